@@ -1,0 +1,58 @@
+// Bundles the extension, the CLI, the webview scripts and the real-VS-Code test suites with esbuild.
+// Type checking is a separate gate (`npm run typecheck`), as in the esbuild sample.
+import * as esbuild from 'esbuild';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const root = new URL('..', import.meta.url).pathname;
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+function listEntries(dir, pattern) {
+  const abs = join(root, dir);
+  if (!existsSync(abs)) return [];
+  return readdirSync(abs, { recursive: true })
+    .map(String)
+    .filter((file) => pattern.test(file))
+    .map((file) => join(dir, file));
+}
+
+const builds = [
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'out/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
+];
+
+const webviewEntries = listEntries('src/webviews', /(^|\/)main\.ts$/);
+if (webviewEntries.length > 0) {
+  builds.push({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: webviewEntries, outdir: 'out/webviews', outbase: 'src/webviews' });
+}
+
+// Integration suites run inside the extension host: `vscode` and mocha come from the host / node_modules.
+const integrationEntries = listEntries('test/integration', /\.ts$/);
+if (integrationEntries.length > 0) {
+  builds.push({ ...common, entryPoints: integrationEntries, outdir: 'out/test/integration', outbase: 'test/integration', bundle: true, external: ['vscode', 'mocha'], sourcemap: true, minify: false });
+}
+
+if (!watch) rmSync(join(root, 'out'), { recursive: true, force: true });
+mkdirSync(join(root, 'out'), { recursive: true });
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[build] watching for changes');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  chmodSync(join(root, 'out/cli.js'), 0o755);
+  console.log(`[build] ${builds.length} bundles written to out/${production ? ' (production)' : ''}`);
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { CliCommandKey } from '../../core/commands/catalog';
+import type { CliContext, CommandOutput, GlobalOptions } from '../context';
+import { showCommands } from './showCommands';
+
+export interface CliInvocation {
+  /** The command's own options, as commander parsed them. */
+  options: Record<string, unknown>;
+  /** Positional arguments, in order. */
+  args: string[];
+  globals: GlobalOptions;
+  ctx: CliContext;
+}
+
+export interface CliHandler {
+  /** Adds the command's arguments and options. */
+  configure?: (command: Command) => void;
+  run: (invocation: CliInvocation) => Promise<CommandOutput> | CommandOutput;
+}
+
+/** One handler per catalog entry with a CLI form; the type makes a missing one a compile error. */
+export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
+  showCommands: { run: () => showCommands() },
+};

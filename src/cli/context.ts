@@ -1,0 +1,26 @@
+import type { Clock } from '../core/clock';
+
+export type OutputFormat = 'json' | 'markdown';
+
+/** Options every command accepts, before or after the command words (as in LoopX). */
+export interface GlobalOptions {
+  registry?: string;
+  runtimeRoot?: string;
+  format: OutputFormat;
+}
+
+/** Everything a CLI command may touch of the outside world, so tests can run it in-process. */
+export interface CliContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** What a command returns: the JSON object for `--format json`, the Markdown for people. */
+export interface CommandOutput {
+  ok: boolean;
+  json: Record<string, unknown>;
+  markdown: string;
+}

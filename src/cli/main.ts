@@ -1,0 +1,21 @@
+import { clockFromEnv } from '../core/clock';
+import { errorMessage } from '../core/errors';
+import { runCli } from './program';
+
+async function main(): Promise<void> {
+  try {
+    const code = await runCli(process.argv.slice(2), {
+      cwd: process.cwd(),
+      env: process.env,
+      clock: clockFromEnv(),
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+    process.exitCode = code;
+  } catch (error) {
+    process.stderr.write(`loopx: ${errorMessage(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+void main();

@@ -1,0 +1,20 @@
+import type { CliContext, CommandOutput, OutputFormat } from './context';
+
+export function printOutput(ctx: CliContext, format: OutputFormat, output: CommandOutput): void {
+  if (format === 'json') {
+    ctx.stdout(`${JSON.stringify(output.json, null, 2)}\n`);
+  } else {
+    ctx.stdout(output.markdown.endsWith('\n') ? output.markdown : `${output.markdown}\n`);
+  }
+}
+
+/** Escapes text for a Markdown table cell. */
+export function cell(text: string | null | undefined): string {
+  return (text ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+export function markdownTable(headers: readonly string[], rows: readonly (readonly (string | null | undefined)[])[]): string {
+  const lines = [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`];
+  for (const row of rows) lines.push(`| ${row.map(cell).join(' | ')} |`);
+  return lines.join('\n');
+}

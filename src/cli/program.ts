@@ -1,0 +1,96 @@
+import { Command, CommanderError, Option } from 'commander';
+import { cliCommands, type CliCommandKey } from '../core/commands/catalog';
+import { errorMessage, isLoopxError } from '../core/errors';
+import { LOOPX_VERSION } from '../core/version';
+import { CLI_HANDLERS } from './commands';
+import type { CliContext, GlobalOptions, OutputFormat } from './context';
+import { printOutput } from './output';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** Builds the `loopx` program from the command catalog. */
+export function buildProgram(ctx: CliContext, onExitCode: (code: number) => void): Command {
+  const program = new Command('loopx')
+    .description('LoopX: a local control plane for long-running agent goals.')
+    .version(LOOPX_VERSION, '-V, --version', 'print the LoopX version')
+    .addOption(new Option('--registry <path>', 'registry file (default: $LOOPX_REGISTRY, then ./.loopx/registry.json)'))
+    .addOption(new Option('--runtime-root <path>', 'runtime root override (default: from the registry)'))
+    .addOption(new Option('--format <format>', 'output format').choices(['json', 'markdown']).default('markdown'))
+    .showHelpAfterError('(run `loopx --help` for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => ctx.stdout(s), writeErr: (s) => ctx.stderr(s) });
+
+  const parents = new Map<string, Command>();
+  for (const spec of cliCommands()) {
+    const words = (spec.cli ?? '').split(' ');
+    let parent = program;
+    if (words.length === 2) {
+      const parentName = words[0] ?? '';
+      let group = parents.get(parentName);
+      if (!group) {
+        group = program.command(parentName).description(`${parentName} commands`).helpGroup(`${spec.group}:`).exitOverride();
+        parents.set(parentName, group);
+      }
+      parent = group;
+    }
+    const handler = CLI_HANDLERS[spec.key as CliCommandKey];
+    const command = parent.command(words[words.length - 1] ?? '').description(spec.intent).exitOverride();
+    if (words.length === 1) command.helpGroup(`${spec.group}:`);
+    handler.configure?.(command);
+    command.action(async (...actionArgs: unknown[]) => {
+      const self = actionArgs[actionArgs.length - 1] as Command;
+      const globals = readGlobals(self);
+      try {
+        const output = await handler.run({ options: self.opts(), args: self.args, globals, ctx });
+        printOutput(ctx, globals.format, output);
+        onExitCode(output.ok ? EXIT_OK : EXIT_FAILED);
+      } catch (error) {
+        reportError(ctx, globals.format, error);
+        onExitCode(isLoopxError(error, 'usage') ? EXIT_USAGE : EXIT_FAILED);
+      }
+    });
+  }
+  return program;
+}
+
+function readGlobals(command: Command): GlobalOptions {
+  const all = command.optsWithGlobals<{ registry?: string; runtimeRoot?: string; format?: OutputFormat }>();
+  const globals: GlobalOptions = { format: all.format ?? 'markdown' };
+  if (all.registry !== undefined) globals.registry = all.registry;
+  if (all.runtimeRoot !== undefined) globals.runtimeRoot = all.runtimeRoot;
+  return globals;
+}
+
+function reportError(ctx: CliContext, format: OutputFormat, error: unknown): void {
+  const payload = isLoopxError(error)
+    ? { code: error.code, message: error.message, details: error.details }
+    : { code: 'internal_error', message: errorMessage(error), details: {} };
+  if (format === 'json') {
+    ctx.stdout(`${JSON.stringify({ ok: false, error: payload }, null, 2)}\n`);
+  } else {
+    ctx.stderr(`loopx: ${payload.message}\n`);
+  }
+}
+
+/** Runs the CLI and resolves with the process exit code (0 ok, 1 failed operation, 2 usage error). */
+export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
+  let exitCode = EXIT_OK;
+  const program = buildProgram(ctx, (code) => { exitCode = code; });
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT_USAGE;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
+      return EXIT_USAGE;
+    }
+    reportError(ctx, 'markdown', error);
+    return EXIT_FAILED;
+  }
+  return exitCode;
+}

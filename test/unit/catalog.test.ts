@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMANDS, cliCommands, paletteCommandId, paletteCommands } from '../../src/core/commands/catalog';
+import { manifestCommands } from '../../src/core/commands/manifest';
+import { buildProgram } from '../../src/cli/program';
+import { fixedClock } from '../../src/core/clock';
+import type { Command } from 'commander';
+
+const root = join(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  contributes: { commands: { command: string }[]; menus: Record<string, { command: string }[]>; viewsWelcome: { contents: string }[] };
+};
+
+function cliWords(program: Command): string[] {
+  const words: string[] = [];
+  for (const command of program.commands) {
+    if (command.commands.length > 0) {
+      for (const sub of command.commands) words.push(`${command.name()} ${sub.name()}`);
+    } else {
+      words.push(command.name());
+    }
+  }
+  return words.sort();
+}
+
+describe('command catalog', () => {
+  it('has unique keys, CLI words, palette titles and slash forms', () => {
+    for (const field of ['key', 'cli', 'title', 'slash'] as const) {
+      const values = COMMANDS.map((c) => c[field]).filter((v) => v !== null);
+      assert.equal(new Set(values).size, values.length, `duplicate ${field}`);
+    }
+  });
+
+  it('matches package.json contributes.commands exactly (run `npm run sync:manifest` to fix)', () => {
+    assert.deepEqual(manifest.contributes.commands, manifestCommands());
+  });
+
+  it('matches the CLI program command for command', () => {
+    const program = buildProgram({ cwd: root, env: {}, clock: fixedClock('2026-01-01T00:00:00Z'), stdout: () => {}, stderr: () => {} }, () => {});
+    assert.deepEqual(cliWords(program), cliCommands().map((c) => c.cli ?? '').sort());
+  });
+
+  it('is what the extension registers: every palette command is registered through the catalog', () => {
+    // The extension registers commands only through registerPaletteCommands(catalog); a literal
+    // registerCommand('loopx.…') elsewhere would add a command the catalog does not know.
+    const sources = readdirSync(join(root, 'src'), { recursive: true }).map(String).filter((f) => f.endsWith('.ts'));
+    const literal = sources.filter((f) => /registerCommand\(\s*['"`]loopx\./.test(readFileSync(join(root, 'src', f), 'utf8')));
+    assert.deepEqual(literal, []);
+    assert.ok(paletteCommands().length > 0);
+  });
+
+  it('only references known commands from menus and welcome views', () => {
+    const known = new Set(paletteCommands().map(paletteCommandId));
+    for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
+      for (const entry of entries) assert.ok(known.has(entry.command), `${menu} references unknown ${entry.command}`);
+    }
+    for (const welcome of manifest.contributes.viewsWelcome) {
+      for (const match of welcome.contents.matchAll(/command:(loopx\.[A-Za-z]+)/g)) {
+        assert.ok(known.has(match[1] ?? ''), `welcome view references unknown ${match[1]}`);
+      }
+    }
+  });
+});

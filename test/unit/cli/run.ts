@@ -1,0 +1,23 @@
+import { fixedClock } from '../../../src/core/clock';
+import { runCli } from '../../../src/cli/program';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: () => Record<string, unknown>;
+}
+
+/** Runs the CLI in-process with captured output. */
+export async function runLoopx(argv: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; now?: string } = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? {},
+    clock: fixedClock(options.now ?? '2026-01-15T10:00:00Z'),
+    stdout: (t) => { stdout += t; },
+    stderr: (t) => { stderr += t; },
+  });
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> };
+}

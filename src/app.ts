@@ -1,39 +1,53 @@
 import * as vscode from 'vscode';
 import { Disposable } from './common/disposable';
 import { CONTEXT_KEYS, VIEW_IDS } from './constants';
+import { agentOnboardCommand } from './commands/agentOnboard';
+import { configureGoalCommand } from './commands/configureGoal';
+import { createGoal } from './commands/createGoal';
+import { registerAgentCommand } from './commands/registerAgent';
 import { registerPaletteCommands } from './commands/registerCommands';
 import { showAllCommands } from './commands/showCommands';
+import { addTodoCommand, listTodosCommand } from './commands/todos';
+import { validateRegistries } from './commands/validateRegistry';
 import { LOOPX_VERSION } from './core/version';
 import { AgentsView } from './views/agentsView';
 import { GoalsView } from './views/goalsView';
+import { WorkspaceModel } from './workspace/workspaceModel';
 
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
 export class LoopxApp extends Disposable {
-  readonly goalsView: GoalsView;
-  readonly agentsView: AgentsView;
+  readonly model: WorkspaceModel;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
-    this.goalsView = this.register(new GoalsView(VIEW_IDS.goals));
-    this.agentsView = this.register(new AgentsView(VIEW_IDS.agents));
+    this.model = this.register(new WorkspaceModel(log));
+    this.register(new GoalsView(VIEW_IDS.goals, this.model));
+    this.register(new AgentsView(VIEW_IDS.agents, this.model));
+    const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     for (const d of registerPaletteCommands({
       showCommands: () => showAllCommands(),
-      refresh: () => this.refresh(),
+      refresh: () => this.model.reload(),
       showLog: () => this.log.show(),
+      validateRegistry: () => validateRegistries(this.model, validation, this.log),
+      createGoal: () => createGoal(this.model, this.log),
+      agentOnboard: () => agentOnboardCommand(this.model),
+      registerAgent: (arg) => registerAgentCommand(this.model, arg),
+      configureGoal: (arg) => configureGoalCommand(this.model, arg),
+      todoAdd: (arg) => addTodoCommand(this.model, arg),
+      todoList: (arg) => listTodosCommand(this.model, arg),
     }, log)) this.register(d);
+    this.register(this.model.onDidChange(() => {
+      void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasGoals, this.model.goals.length > 0);
+    }));
   }
 
   async start(): Promise<void> {
     this.log.info(`LoopX ${LOOPX_VERSION} activating (VS Code ${vscode.version}, trusted: ${vscode.workspace.isTrusted})`);
-    await this.refresh();
+    await this.model.reload();
     await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.ready, true);
-  }
-
-  async refresh(): Promise<void> {
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasGoals, false);
   }
 
   /** The API other extensions get from `getExtension(...).exports`. */

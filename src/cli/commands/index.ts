@@ -2,6 +2,15 @@ import type { Command } from 'commander';
 import type { CliCommandKey } from '../../core/commands/catalog';
 import type { CliContext, CommandOutput, GlobalOptions } from '../context';
 import { showCommands } from './showCommands';
+import { agentOnboardCommand } from './agentOnboard';
+import { registerAgentCommand } from './registerAgent';
+import { configureGoalCommand } from './configureGoal';
+import { registryPrivacyCommand } from './privacy';
+import { syncGlobalCommand } from './syncGlobal';
+import { validateRegistryCommand } from './registry';
+import { bootstrapCommand } from './bootstrap';
+import { archiveRuntimeCommand } from './archiveRuntime';
+import { todoAddCommand, todoClaimCommand, todoCompleteCommand, todoDeferCommand, todoListCommand, todoSupersedeCommand, todoUpdateCommand } from './todo';
 
 export interface CliInvocation {
   /** The command's own options, as commander parsed them. */
@@ -21,4 +30,19 @@ export interface CliHandler {
 /** One handler per catalog entry with a CLI form; the type makes a missing one a compile error. */
 export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   showCommands: { run: () => showCommands() },
+  validateRegistry: validateRegistryCommand,
+  createGoal: bootstrapCommand,
+  registryPrivacy: registryPrivacyCommand,
+  syncGlobal: syncGlobalCommand,
+  agentOnboard: agentOnboardCommand,
+  registerAgent: registerAgentCommand,
+  configureGoal: configureGoalCommand,
+  archiveRuntime: archiveRuntimeCommand,
+  todoAdd: todoAddCommand,
+  todoList: todoListCommand,
+  todoClaim: todoClaimCommand,
+  todoUpdate: todoUpdateCommand,
+  todoComplete: todoCompleteCommand,
+  todoSupersede: todoSupersedeCommand,
+  todoDefer: todoDeferCommand,
 };

@@ -45,6 +45,66 @@ const catalog = [
     key: 'showLog', cli: null, title: 'Show Log', slash: null,
     scope: 'editor', intent: 'open the LoopX output channel', mutation: 'read_only', group: 'Editor', icon: 'output',
   },
+  {
+    key: 'validateRegistry', cli: 'registry', title: 'Validate Registry', slash: null,
+    scope: 'project', intent: 'validate the registry file and list its goals with their repo, state file and quota', mutation: 'read_only', group: 'Inspect', icon: 'checklist',
+  },
+  {
+    key: 'registryPrivacy', cli: 'registry-privacy', title: null, slash: null,
+    scope: 'project', intent: 'classify the registry for publication: private markers, git status and risks, without recording its path', mutation: 'read_only', group: 'Inspect',
+  },
+  {
+    key: 'syncGlobal', cli: 'sync-global', title: null, slash: null,
+    scope: 'global', intent: 'project goals of this registry into the global registry under the runtime root', mutation: 'writes', group: 'Set up',
+  },
+  {
+    key: 'createGoal', cli: 'bootstrap', title: 'Create Goal…', slash: '/loopx-bootstrap',
+    scope: 'project', intent: 'create or connect a project goal: registry entry plus its ACTIVE_GOAL_STATE.md', mutation: 'writes', group: 'Set up', icon: 'add',
+  },
+  {
+    key: 'agentOnboard', cli: 'agent-onboard', title: 'Onboard an Agent…', slash: null,
+    scope: 'project', intent: 'show an agent how the project is connected, which identity it may use and the exact next commands (writes nothing)', mutation: 'read_only', group: 'Agents', icon: 'person-add',
+  },
+  {
+    key: 'registerAgent', cli: 'register-agent', title: 'Register Agent…', slash: null,
+    scope: 'goal', intent: "add an agent id to a goal's registered agents: preview, then --execute to write and verify", mutation: 'writes_after_preview', group: 'Agents', icon: 'person-add',
+  },
+  {
+    key: 'configureGoal', cli: 'configure-goal', title: 'Configure Goal…', slash: null,
+    scope: 'goal', intent: "change a goal's quota, registered agents, write scope and spawn policy: preview, then --execute to write", mutation: 'writes_after_preview', group: 'Goals and todos', icon: 'settings-gear',
+  },
+  {
+    key: 'archiveRuntime', cli: 'archive-runtime', title: null, slash: null,
+    scope: 'goal', intent: "move a goal's runtime folder (runs, journals) to archived-goals: dry run, then --execute; refuses registered goals", mutation: 'writes_after_preview', group: 'Runtime',
+  },
+  {
+    key: 'todoAdd', cli: 'todo add', title: 'Add Todo…', slash: null,
+    scope: 'goal', intent: "add a user or agent todo (or a user gate) to a goal's state file, with an explicit todo_id", mutation: 'writes', group: 'Goals and todos', icon: 'add',
+  },
+  {
+    key: 'todoList', cli: 'todo list', title: 'List Todos', slash: null,
+    scope: 'goal', intent: "list a goal's todos with priority, status, claims, open gates and what each gate blocks", mutation: 'read_only', group: 'Goals and todos', icon: 'checklist',
+  },
+  {
+    key: 'todoClaim', cli: 'todo claim', title: null, slash: null,
+    scope: 'goal', intent: 'claim an agent todo for a registered agent (soft claim)', mutation: 'writes', group: 'Goals and todos',
+  },
+  {
+    key: 'todoUpdate', cli: 'todo update', title: null, slash: null,
+    scope: 'goal', intent: "change a todo's text, priority, status, class, claim, note or gate relations", mutation: 'writes', group: 'Goals and todos',
+  },
+  {
+    key: 'todoComplete', cli: 'todo complete', title: null, slash: null,
+    scope: 'goal', intent: 'mark a todo done with evidence and a successor or --no-follow-up; resolve a gate with approve, reject or cancel', mutation: 'writes', group: 'Goals and todos',
+  },
+  {
+    key: 'todoSupersede', cli: 'todo supersede', title: null, slash: null,
+    scope: 'goal', intent: 'close a todo as replaced by a new or an existing todo', mutation: 'writes', group: 'Goals and todos',
+  },
+  {
+    key: 'todoDefer', cli: 'todo defer', title: null, slash: null,
+    scope: 'goal', intent: 'set a todo aside with a reason and an optional resume condition', mutation: 'writes', group: 'Goals and todos',
+  },
 ] as const satisfies readonly CommandSpec[];
 
 export type CommandKey = (typeof catalog)[number]['key'];

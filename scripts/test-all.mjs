@@ -1,0 +1,75 @@
+// `npm test`: every tier, in order, with a count per tier. Fails if any tier fails or runs no test.
+//   1. static       typecheck (tsc --noEmit, strict) and lint (eslint)
+//   2. unit         mocha over src/core and the CLI (no VS Code)
+//   3. integration  mocha inside a real VS Code extension host (code-server), dev build and installed .vsix
+//   4. e2e          Playwright + Debian Chromium driving the real workbench, with screenshots
+// LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const scratch = mkdtempSync(join(tmpdir(), 'loopx-test-'));
+const only = process.env.LOOPX_TEST_TIERS?.split(',').map((s) => s.trim()).filter(Boolean);
+
+function run(command, args, env = {}) {
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return { ok: result.status === 0, seconds: (Date.now() - started) / 1000 };
+}
+
+function summaryOf(file) {
+  if (!existsSync(file)) return { passed: 0, failed: 0 };
+  const s = JSON.parse(readFileSync(file, 'utf8'));
+  return { passed: s.passed ?? 0, failed: s.failed ?? 0 };
+}
+
+const tiers = [
+  {
+    name: 'static',
+    run() {
+      const checks = [run(npm, ['run', '-s', 'typecheck']), run(npm, ['run', '-s', 'lint'])];
+      return { passed: checks.filter((c) => c.ok).length, failed: checks.filter((c) => !c.ok).length, ok: checks.every((c) => c.ok) };
+    },
+  },
+  ...[
+    ['unit', 'test:unit'],
+    ['integration', 'test:integration'],
+    ['e2e', 'test:e2e'],
+  ].map(([name, script]) => ({
+    name,
+    run() {
+      const file = join(scratch, `${name}.json`);
+      const result = run(npm, ['run', '-s', script], { LOOPX_TEST_SUMMARY: file });
+      const counts = summaryOf(file);
+      return { ...counts, ok: result.ok };
+    },
+  })),
+];
+
+const rows = [];
+for (const tier of tiers) {
+  if (only && !only.includes(tier.name)) continue;
+  console.log(`\n━━ ${tier.name} ━━`);
+  const started = Date.now();
+  const result = tier.run();
+  rows.push({ name: tier.name, ...result, seconds: (Date.now() - started) / 1000 });
+}
+rmSync(scratch, { recursive: true, force: true });
+
+console.log('\n━━ summary ━━');
+let passed = 0;
+let failed = 0;
+let ok = true;
+for (const row of rows) {
+  const empty = row.passed + row.failed === 0;
+  const tierOk = row.ok && row.failed === 0 && !empty;
+  ok &&= tierOk;
+  passed += row.passed;
+  failed += row.failed + (tierOk || row.failed > 0 ? 0 : 1);
+  console.log(`${row.name.padEnd(12)} ${String(row.passed).padStart(4)} passed ${String(row.failed).padStart(3)} failed  ${row.seconds.toFixed(1).padStart(6)} s${empty ? '  (ran no test!)' : ''}${tierOk ? '' : '  FAILED'}`);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = ok ? 0 : 1;

@@ -1,0 +1,27 @@
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { clockFromEnv } from '../core/clock';
+import { bootstrapGoal } from '../core/registry/bootstrap';
+import { checkNewGoalId, slugify } from '../core/registry/goalId';
+import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { askText, HOME_DIR, pickProjectFolder } from './pickers';
+
+/** "LoopX: Create Goal…" — `loopx bootstrap` with prompts; opens the new state file. */
+export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputChannel): Promise<void> {
+  const folder = await pickProjectFolder('Folder for the new goal');
+  const suggested = `${slugify(basename(folder.uri.fsPath)) || 'project'}-goal`;
+  const goalId = await askText({
+    title: 'Create Goal (1/2)', prompt: 'Goal id: lowercase letters, digits and dashes', value: suggested,
+    validateInput: (value) => { try { checkNewGoalId(value); return undefined; } catch (error) { return (error as Error).message; } },
+  });
+  const objective = await askText({
+    title: 'Create Goal (2/2)', prompt: 'Objective: what should this goal achieve? One sentence.',
+    placeHolder: 'e.g. Make the test suite pass on Node 24', validateInput: (v) => (v.trim() === '' ? 'The objective must not be empty.' : undefined),
+  });
+  const result = await bootstrapGoal({ projectDir: folder.uri.fsPath, goalId, objective, homeDir: HOME_DIR, clock: clockFromEnv() });
+  log.info(`created goal ${result.goal_id}: ${result.actions.map((a) => a.action).join(', ')}`);
+  await model.reload();
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(result.state_file_abs));
+  await vscode.window.showTextDocument(document, { preview: false });
+  void vscode.window.showInformationMessage(`LoopX: created goal "${result.goal_id}". Its state file is open: add todos under "Agent Todo".`);
+}

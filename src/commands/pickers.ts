@@ -1,0 +1,63 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { GoalSummary } from '../core/readModel/workspaceGoals';
+import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
+import type { WorkspaceModel } from '../workspace/workspaceModel';
+
+export const HOME_DIR = homedir();
+
+/** Thrown to end a command quietly when the user dismisses a prompt. */
+export class Cancelled extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+/** The goal a command acts on: the tree node it was run from, the only goal, or the user's pick. */
+export async function pickGoal(model: WorkspaceModel, arg: unknown, title: string): Promise<GoalSummary> {
+  const fromNode = goalFromArgument(arg);
+  if (fromNode) return fromNode;
+  const goals = model.goals;
+  if (goals.length === 0) throw new Error('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.');
+  if (goals.length === 1 && goals[0]) return goals[0];
+  const picked = await vscode.window.showQuickPick(
+    goals.map((goal) => ({ label: goal.displayName, description: goal.goalId, detail: goal.projectRoot, goal })),
+    { title, placeHolder: 'Choose a goal', matchOnDescription: true },
+  );
+  if (!picked) throw new Cancelled();
+  return picked.goal;
+}
+
+function goalFromArgument(arg: unknown): GoalSummary | undefined {
+  if (typeof arg === 'object' && arg !== null && 'kind' in arg && (arg as { kind: unknown }).kind === 'goal' && 'goal' in arg) {
+    return (arg as { goal: GoalSummary }).goal;
+  }
+  return undefined;
+}
+
+/** The workspace folder a new goal goes into: the only one, or the user's pick. */
+export async function pickProjectFolder(title: string): Promise<vscode.WorkspaceFolder> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+  if (folders.length === 0) throw new Error('Open a folder first: LoopX keeps goals in the project folder (.loopx/registry.json).');
+  if (folders.length === 1 && folders[0]) return folders[0];
+  const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder: title });
+  if (!picked) throw new Cancelled();
+  return picked;
+}
+
+export function projectRegistryPath(folder: vscode.WorkspaceFolder): string {
+  return join(folder.uri.fsPath, PROJECT_REGISTRY_RELATIVE_PATH);
+}
+
+export async function askText(options: vscode.InputBoxOptions): Promise<string> {
+  const value = await vscode.window.showInputBox({ ignoreFocusOut: true, ...options });
+  if (value === undefined) throw new Cancelled();
+  return value.trim();
+}
+
+/** A modal confirmation; resolves only when the user chose `action`. */
+export async function confirm(message: string, detail: string, action: string): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, action);
+  if (choice !== action) throw new Cancelled();
+}

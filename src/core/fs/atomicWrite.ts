@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface AtomicWriteOptions {
+  /** Permission bits for a NEW file (an existing file keeps its own bits). Default: 0o666 minus the umask. */
+  mode?: number;
+}
+
+/** The JSON text LoopX writes: 2-space indent, key order as given, non-ASCII kept, trailing newline. */
+export function formatJson(value: unknown): string {
+  const text = JSON.stringify(value, null, 2);
+  if (text === undefined) throw new TypeError('value is not representable as JSON');
+  return `${text}\n`;
+}
+
+/** `.<name>.<random>.tmp` next to the target, so the final rename never crosses a filesystem. */
+function tempPathFor(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+function toBuffer(data: string | Uint8Array): Uint8Array {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+}
+
+function existingMode(target: string): number | undefined {
+  try {
+    return fs.statSync(target).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes the rename itself durable. Directories cannot be opened for fsync on Windows: best effort. */
+function fsyncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Not supported on this platform/filesystem; the file itself was fsynced.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * Replaces `target` with `data` so that readers (and a crash at any point) see either the complete
+ * old content or the complete new content: write a temp file in the same folder, fsync, rename.
+ * The temp file is removed whatever happens.
+ */
+export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const dir = path.dirname(target);
+  await fs.promises.mkdir(dir, { recursive: true });
+  const mode = existingMode(target) ?? options.mode;
+  const temp = tempPathFor(target);
+  let renamed = false;
+  try {
+    const handle = await fs.promises.open(temp, 'wx', mode ?? 0o666);
+    try {
+      await handle.writeFile(toBuffer(data));
+      if (mode !== undefined) await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(temp, target);
+    renamed = true;
+    fsyncDirectory(dir);
+  } finally {
+    if (!renamed) await fs.promises.rm(temp, { force: true });
+  }
+}
+
+/** Synchronous twin of {@link writeFileAtomic}, for code that cannot await (e.g. process exit hooks). */
+export function writeFileAtomicSync(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const dir = path.dirname(target);
+  fs.mkdirSync(dir, { recursive: true });
+  const mode = existingMode(target) ?? options.mode;
+  const temp = tempPathFor(target);
+  let renamed = false;
+  try {
+    const fd = fs.openSync(temp, 'wx', mode ?? 0o666);
+    try {
+      fs.writeFileSync(fd, toBuffer(data));
+      if (mode !== undefined) fs.fchmodSync(fd, mode);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temp, target);
+    renamed = true;
+    fsyncDirectory(dir);
+  } finally {
+    if (!renamed) fs.rmSync(temp, { force: true });
+  }
+}
+
+export async function writeJsonAtomic(target: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
+  await writeFileAtomic(target, formatJson(value), options);
+}
+
+export function writeJsonAtomicSync(target: string, value: unknown, options: AtomicWriteOptions = {}): void {
+  writeFileAtomicSync(target, formatJson(value), options);
+}

@@ -1,0 +1,475 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
+import { systemClock, isoSeconds, type Clock } from '../clock';
+import { LoopxError } from '../errors';
+
+/**
+ * Cross-process exclusive lock on a target file X.
+ *
+ * Node has no flock, so the lock is the O_EXCL-created sibling `X.loopx-lock` holding the holder
+ * record (pid, host, agent, operation, time). Release deletes it. A lock whose holder process is
+ * dead (same host, pid gone) is reclaimed; the reclaim is serialized by a second O_EXCL file
+ * `X.loopx-lock.reclaim` so two waiters cannot both delete-and-take the same stale lock.
+ *
+ * The name differs from the Python original's `X.lock` on purpose: that one is flocked and never
+ * deleted, so its mere existence means nothing, while ours means "held".
+ */
+
+export type LockPolicy = 'mutation' | 'monitor' | 'single_flight';
+
+export const LOCK_POLICIES: Readonly<Record<LockPolicy, { timeoutMs: number; pollMs: number; retryMode: string }>> = {
+  mutation: { timeoutMs: 5000, pollMs: 50, retryMode: 'manual_after_holder_inspection' },
+  monitor: { timeoutMs: 1000, pollMs: 100, retryMode: 'next_scheduled_poll_after_holder_inspection' },
+  single_flight: { timeoutMs: 0, pollMs: 50, retryMode: 'skip_duplicate_attempt' },
+};
+
+export interface LockOptions {
+  /** Default `mutation`. */
+  policy?: LockPolicy;
+  /** Overrides the policy's deadline; clamped to ≥ 0. */
+  timeoutMs?: number;
+  /** Overrides the policy's poll interval; clamped to ≥ 1. */
+  pollMs?: number;
+  /** Who takes the lock; default env `LOOPX_AGENT_ID`, else `unknown`. */
+  agentId?: string | null;
+  /** What the holder is doing; default the policy name. */
+  operation?: string;
+  /** Source of `LOOPX_AGENT_ID`; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Source of `acquired_at` / `recorded_at`; default the system clock. */
+  clock?: Clock;
+}
+
+export const LOCK_FILE_SUFFIX = '.loopx-lock';
+const RECLAIM_GUARD_SUFFIX = '.reclaim';
+const INCIDENTS_SUFFIX = '.lock.incidents.jsonl';
+/** A lock file without a readable record (its creator died between create and write) is stale after this. */
+const UNREADABLE_LOCK_GRACE_MS = 2000;
+/** A reclaim guard lives for microseconds; one unchanged for this long was left by a dead process. */
+const RECLAIM_GUARD_STALE_MS = 3000;
+
+export const LockHolder = z.looseObject({
+  schema_version: z.literal('file_lock_holder_v0'),
+  lock_id: z.string(),
+  policy: z.string(),
+  pid: z.number().int(),
+  agent_id: z.string(),
+  operation: z.string(),
+  acquired_at: z.string(),
+  hostname: z.string().optional(),
+  /** Random per acquisition: tells this hold from a later one by the same pid. */
+  nonce: z.string().optional(),
+});
+export type LockHolder = z.infer<typeof LockHolder>;
+
+/** Each run of characters outside `[A-Za-z0-9._:@-]` becomes `_`; ends trimmed of `._-`; at most 128 chars. */
+export function sanitizeLockLabel(label: string): string {
+  return label.replace(/[^A-Za-z0-9._:@-]+/g, '_').replace(/^[._-]+|[._-]+$/g, '').slice(0, 128);
+}
+
+/** The target with symlinks resolved (as far as it exists), so every alias of a file shares one lock. */
+export function resolveLockTarget(target: string): string {
+  const absolute = path.resolve(target);
+  try {
+    return fs.realpathSync(absolute);
+  } catch {
+    try {
+      return path.join(fs.realpathSync(path.dirname(absolute)), path.basename(absolute));
+    } catch {
+      return absolute;
+    }
+  }
+}
+
+/** First 16 hex characters of sha256 of the resolved target path: names the lock without revealing the path. */
+export function lockIdFor(target: string): string {
+  return lockIdOfResolved(resolveLockTarget(target));
+}
+
+function lockIdOfResolved(resolvedTarget: string): string {
+  return createHash('sha256').update(resolvedTarget).digest('hex').slice(0, 16);
+}
+
+export function lockFilePath(target: string): string {
+  return `${resolveLockTarget(target)}${LOCK_FILE_SUFFIX}`;
+}
+
+export function lockIncidentsPath(target: string): string {
+  return `${resolveLockTarget(target)}${INCIDENTS_SUFFIX}`;
+}
+
+function parseHolder(text: string): LockHolder | null {
+  try {
+    const parsed = LockHolder.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The current holder of the lock on `target`, or null when it is free (or its record is unreadable). */
+export async function readLockHolder(target: string): Promise<LockHolder | null> {
+  try {
+    return parseHolder(await fs.promises.readFile(lockFilePath(target), 'utf8'));
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return null;
+    throw error;
+  }
+}
+
+function isErrno(error: unknown, ...codes: string[]): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code !== undefined && codes.includes(code);
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return !isErrno(error, 'ESRCH');
+  }
+}
+
+/** Compact JSON with sorted keys, like the original's holder record. */
+function compactSorted(record: Record<string, unknown>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+function readIfExists(file: string): { text: string; stat: fs.Stats } | null {
+  try {
+    const stat = fs.statSync(file);
+    return { text: fs.readFileSync(file, 'utf8'), stat };
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return null;
+    throw error;
+  }
+}
+
+/** Nonces of the holds this process has right now, released by the exit hook if the process exits mid-hold. */
+const heldByThisProcess = new Map<string, string>(); // lock file path -> nonce
+/** Lock files held in the current async call chain, to refuse nested (re-entrant) acquisition. */
+const heldInContext = new AsyncLocalStorage<ReadonlySet<string>>();
+let exitHookInstalled = false;
+
+/** A process that exits while holding (e.g. process.exit inside a hold) must not leave its lock behind. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const [lockPath, nonce] of heldByThisProcess) {
+      try {
+        if (parseHolder(fs.readFileSync(lockPath, 'utf8'))?.nonce === nonce) fs.unlinkSync(lockPath);
+      } catch {
+        // Best effort: a leftover lock of a dead pid is reclaimed by the next waiter anyway.
+      }
+    }
+  });
+}
+
+interface Resolved {
+  target: string;
+  lockPath: string;
+  lockId: string;
+  policy: LockPolicy;
+  timeoutMs: number;
+  pollMs: number;
+  retryMode: string;
+  agentId: string;
+  operation: string;
+  clock: Clock;
+}
+
+function resolveOptions(target: string, options: LockOptions): Resolved {
+  const policy = options.policy ?? 'mutation';
+  const defaults = LOCK_POLICIES[policy];
+  const env = options.env ?? process.env;
+  const agentRaw = options.agentId ?? env['LOOPX_AGENT_ID'] ?? '';
+  const resolvedTarget = resolveLockTarget(target);
+  return {
+    target: resolvedTarget,
+    lockPath: `${resolvedTarget}${LOCK_FILE_SUFFIX}`,
+    lockId: lockIdOfResolved(resolvedTarget),
+    policy,
+    timeoutMs: Math.max(0, options.timeoutMs ?? defaults.timeoutMs),
+    pollMs: Math.max(1, options.pollMs ?? defaults.pollMs),
+    retryMode: defaults.retryMode,
+    agentId: sanitizeLockLabel(agentRaw) || 'unknown',
+    operation: sanitizeLockLabel(options.operation ?? '') || policy,
+    clock: options.clock ?? systemClock,
+  };
+}
+
+/** What a waiter remembers between polls, to judge "unchanged for long enough". */
+interface WaitState {
+  unreadableLock?: { key: string; since: number };
+  reclaimGuard?: { key: string; since: number };
+  lastHolder: LockHolder | null;
+}
+
+const fileKey = (entry: { text: string; stat: fs.Stats }): string => `${entry.stat.ino}:${entry.stat.mtimeMs}:${entry.stat.size}:${entry.text}`;
+
+/**
+ * Wall-clock start of this process, compared with lock-file mtimes only (not a business "now"): a lock
+ * with our own pid that is older than this process was left by an earlier process that had our pid.
+ */
+const PROCESS_STARTED_MS = Date.now() - process.uptime() * 1000;
+
+/** True when `holder` cannot be holding anything any more. Holders on another host are never judged. */
+function holderIsDead(holder: LockHolder, stat: fs.Stats): boolean {
+  if (holder.hostname !== undefined && holder.hostname !== os.hostname()) return false;
+  // Same pid: alive unless the file predates us (a sibling worker thread would also share our pid).
+  if (holder.pid === process.pid) return stat.mtimeMs < PROCESS_STARTED_MS - 1000;
+  return !pidAlive(holder.pid);
+}
+
+function isStale(entry: { text: string; stat: fs.Stats }, state: WaitState): boolean {
+  const holder = parseHolder(entry.text);
+  if (holder) return holderIsDead(holder, entry.stat);
+  const key = fileKey(entry);
+  const now = performance.now();
+  if (state.unreadableLock?.key !== key) {
+    state.unreadableLock = { key, since: now };
+    return false;
+  }
+  return now - state.unreadableLock.since >= UNREADABLE_LOCK_GRACE_MS;
+}
+
+/**
+ * Deletes the stale lock file `observed`, unless it changed meanwhile. Runs inside the O_EXCL reclaim
+ * guard so that of two waiters who saw the same stale lock only one deletes it; the other re-checks
+ * afterwards and finds the new, live holder.
+ */
+function reclaimStaleLock(r: Resolved, observedKey: string, state: WaitState): void {
+  const guardPath = `${r.lockPath}${RECLAIM_GUARD_SUFFIX}`;
+  const guardNonce = randomBytes(8).toString('hex');
+  try {
+    const fd = fs.openSync(guardPath, 'wx', 0o600);
+    try { fs.writeSync(fd, guardNonce); } finally { fs.closeSync(fd); }
+  } catch (error) {
+    if (!isErrno(error, 'EEXIST')) throw error;
+    clearStaleReclaimGuard(guardPath, state);
+    return;
+  }
+  try {
+    const current = readIfExists(r.lockPath);
+    if (current && fileKey(current) === observedKey && isStale(current, state)) fs.unlinkSync(r.lockPath);
+  } finally {
+    try {
+      if (fs.readFileSync(guardPath, 'utf8') === guardNonce) fs.unlinkSync(guardPath);
+    } catch {
+      // Already removed by a waiter that judged it stale; nothing of ours is left.
+    }
+  }
+}
+
+/** Removes a reclaim guard left by a process that died inside the (microsecond-long) reclaim. */
+function clearStaleReclaimGuard(guardPath: string, state: WaitState): void {
+  const guard = readIfExists(guardPath);
+  if (!guard) return;
+  const key = fileKey(guard);
+  const now = performance.now();
+  if (state.reclaimGuard?.key !== key) {
+    state.reclaimGuard = { key, since: now };
+    return;
+  }
+  if (now - state.reclaimGuard.since < RECLAIM_GUARD_STALE_MS) return;
+  // Move it aside first and check we moved the stale one, not a fresh guard created in between.
+  const aside = `${guardPath}.${randomBytes(6).toString('hex')}.stale`;
+  try {
+    fs.renameSync(guardPath, aside);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return;
+    throw error;
+  }
+  const moved = readIfExists(aside);
+  if (moved && fileKey(moved) !== key) {
+    try { fs.linkSync(aside, guardPath); } catch { /* a newer guard exists: it wins */ }
+  }
+  fs.rmSync(aside, { force: true });
+  state.reclaimGuard = undefined;
+}
+
+/** One non-blocking attempt; on success the lock file holds our record. */
+function attempt(r: Resolved, state: WaitState): { acquired: true; nonce: string } | { acquired: false } {
+  for (let round = 0; round < 3; round++) {
+    const nonce = randomBytes(8).toString('hex');
+    const holder: LockHolder = {
+      schema_version: 'file_lock_holder_v0',
+      lock_id: r.lockId,
+      policy: r.policy,
+      pid: process.pid,
+      agent_id: r.agentId,
+      operation: r.operation,
+      acquired_at: isoSeconds(r.clock.now()),
+      hostname: os.hostname(),
+      nonce,
+    };
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(r.lockPath, 'wx', 0o600);
+    } catch (error) {
+      if (!isErrno(error, 'EEXIST')) throw error;
+    }
+    if (fd !== undefined) {
+      heldByThisProcess.set(r.lockPath, nonce);
+      try {
+        fs.writeSync(fd, compactSorted(holder));
+      } finally {
+        fs.closeSync(fd);
+      }
+      return { acquired: true, nonce };
+    }
+    const existing = readIfExists(r.lockPath);
+    if (!existing) continue; // released between our create and our read: try again at once
+    state.lastHolder = parseHolder(existing.text);
+    if (!isStale(existing, state)) return { acquired: false };
+    reclaimStaleLock(r, fileKey(existing), state);
+  }
+  return { acquired: false };
+}
+
+function release(r: Resolved, nonce: string): void {
+  heldByThisProcess.delete(r.lockPath);
+  try {
+    // Only delete our own record; anything else is not ours to remove.
+    if (parseHolder(fs.readFileSync(r.lockPath, 'utf8'))?.nonce === nonce) fs.unlinkSync(r.lockPath);
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT')) throw error;
+  }
+}
+
+function refuseReentry(r: Resolved): void {
+  if (heldInContext.getStore()?.has(r.lockPath)) {
+    throw new LoopxError(
+      'lock_not_reentrant',
+      `This operation already holds the lock on ${path.basename(r.target)}; LoopX locks are not re-entrant. ` +
+        'Do the nested read-modify-write inside the outer hold instead of locking again.',
+      { lock_id: r.lockId, operation: r.operation },
+    );
+  }
+}
+
+async function runHeld<T>(r: Resolved, nonce: string, fn: () => Promise<T> | T): Promise<T> {
+  const held = new Set(heldInContext.getStore() ?? []);
+  held.add(r.lockPath);
+  try {
+    return await heldInContext.run(held, fn);
+  } finally {
+    release(r, nonce);
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function prepare(target: string, options: LockOptions): Resolved {
+  const r = resolveOptions(target, options);
+  refuseReentry(r);
+  fs.mkdirSync(path.dirname(r.lockPath), { recursive: true });
+  installExitHook();
+  return r;
+}
+
+/**
+ * Runs `fn` while holding the exclusive lock on `target`, waiting up to the policy's deadline.
+ * On timeout it appends an incident line to `<target>.lock.incidents.jsonl` and throws LoopxError
+ * `lock_acquire_timeout` whose details say who holds the lock and what the operator should do.
+ */
+export async function withFileLock<T>(target: string, options: LockOptions, fn: () => Promise<T> | T): Promise<T> {
+  const r = prepare(target, options);
+  const startedAt = r.clock.now();
+  const start = performance.now();
+  const state: WaitState = { lastHolder: null };
+  for (;;) {
+    const result = attempt(r, state);
+    if (result.acquired) return runHeld(r, result.nonce, fn);
+    const remaining = r.timeoutMs - (performance.now() - start);
+    if (remaining <= 0) throw timeoutError(r, state.lastHolder, startedAt, (performance.now() - start) / 1000);
+    await sleep(Math.min(remaining, r.pollMs * (0.75 + Math.random() * 0.5)));
+  }
+}
+
+/** One attempt only: runs `fn` and returns `{ value }`, or returns null at once when the lock is busy (no incident). */
+export async function tryWithFileLock<T>(target: string, options: LockOptions, fn: () => Promise<T> | T): Promise<{ value: T } | null> {
+  const r = prepare(target, options);
+  const result = attempt(r, { lastHolder: null });
+  if (!result.acquired) return null;
+  return { value: await runHeld(r, result.nonce, fn) };
+}
+
+function timeoutError(r: Resolved, holder: LockHolder | null, startedAt: Date, waitedSeconds: number): LoopxError {
+  const waited = Math.round(waitedSeconds * 1000) / 1000;
+  const holderPid = holder?.pid ?? null;
+  const lockName = path.basename(r.lockPath);
+  const operatorAction = {
+    required: true,
+    action: 'inspect_lock_holder',
+    holder_pid: holderPid,
+    retry_mode: r.retryMode,
+    steps: [
+      holderPid === null
+        ? `Find the process that holds ${lockName} (its record could not be read).`
+        : `Check whether process ${holderPid} (agent ${holder?.agent_id}, operation ${holder?.operation}) is still running.`,
+      'If it is still working, wait for it to finish, then retry.',
+      'If it is hung, stop that process; LoopX reclaims the lock of a dead process on the next attempt.',
+      `Do not delete ${lockName} by hand while its holder is running.`,
+    ],
+  };
+  const incident = {
+    schema_version: 'file_lock_incident_v0',
+    error_code: 'lock_acquire_timeout',
+    recorded_at: isoSeconds(r.clock.now()),
+    lock_id: r.lockId,
+    policy: r.policy,
+    holder,
+    waiter: {
+      pid: process.pid,
+      agent_id: r.agentId,
+      operation: r.operation,
+      started_at: isoSeconds(startedAt),
+      timeout_seconds: r.timeoutMs / 1000,
+      waited_seconds: waited,
+    },
+    operator_action: operatorAction,
+  };
+  const incidentsPath = `${r.target}${INCIDENTS_SUFFIX}`;
+  let incidentRecorded = false;
+  try {
+    fs.appendFileSync(incidentsPath, `${JSON.stringify(incident)}\n`, { mode: 0o600 });
+    incidentRecorded = true;
+  } catch {
+    // The structured error below still tells the operator everything.
+  }
+  const byWhom = holder
+    ? ` while waiting for holder pid ${holder.pid} (agent ${holder.agent_id}, operation ${holder.operation}, since ${holder.acquired_at})`
+    : '';
+  return new LoopxError(
+    'lock_acquire_timeout',
+    `file lock acquisition timed out${byWhom} on ${path.basename(r.target)} after ${waited} s. ` +
+      `Check that process; if it is gone, retry (the lock of a dead process is reclaimed). Do not delete ${lockName} by hand.`,
+    {
+      error_code: 'lock_acquire_timeout',
+      lock_timeout: {
+        lock_id: r.lockId,
+        policy: r.policy,
+        timeout_seconds: r.timeoutMs / 1000,
+        waited_seconds: waited,
+        holder_pid: holderPid,
+        holder_agent_id: holder?.agent_id ?? null,
+        holder_operation: holder?.operation ?? null,
+        holder,
+        retry_mode: r.retryMode,
+      },
+      incident_recorded: incidentRecorded,
+      incident_channel: path.basename(incidentsPath),
+      operator_action: operatorAction,
+    },
+  );
+}

@@ -1,0 +1,75 @@
+import type { LatestRunRecommendationInput, RunRow } from './inputs';
+import { latestRunRecommendationInputSchema, runRowSchema } from './inputs';
+import type { LatestRunRecommendation } from './schemas';
+import { actionsAligned, publicSafeCompact } from './text';
+import { parseIsoInstant } from './time';
+import { parseProjectionInput } from './warningIdentity';
+
+/** Classifications of bookkeeping runs that say nothing about the goal's route. */
+export const STATUS_NEUTRAL_CLASSIFICATIONS: ReadonlySet<string> = new Set([
+  'quota_slot_spent',
+  'quota_slot_voided',
+  'quota_monitor_poll',
+  'canary_promotion_readiness_smoke_group',
+]);
+
+export function isAgentLaneRun(row: RunRow): boolean {
+  return row.progress_scope === 'agent_lane';
+}
+
+/** A run that must not count as the goal's latest status: bookkeeping, or an agent-lane run. */
+export function isStatusNeutralRun(row: RunRow): boolean {
+  return (typeof row.classification === 'string' && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) || isAgentLaneRun(row);
+}
+
+export interface LatestRuns {
+  /** The newest run that is not status-neutral. */
+  latestStatusRun: RunRow | null;
+  /** Every agent-lane run, newest first. */
+  agentLaneRuns: RunRow[];
+}
+
+/** Splits index rows (already sorted newest first) into the latest status run and the agent-lane runs. */
+export function pickLatestRuns(rowsNewestFirst: readonly unknown[]): LatestRuns {
+  const rows = rowsNewestFirst.map((row) => runRowSchema.safeParse(row)).flatMap((result) => (result.success ? [result.data] : []));
+  return {
+    latestStatusRun: rows.find((row) => !isStatusNeutralRun(row)) ?? null,
+    agentLaneRuns: rows.filter(isAgentLaneRun),
+  };
+}
+
+/** At least as new as the status run; with no (datable) status run, any lane run qualifies. */
+function laneAtLeastAsNew(laneRun: RunRow, statusRun: RunRow | null | undefined): boolean {
+  const statusAt = parseIsoInstant(statusRun?.generated_at);
+  if (statusAt === null) return true;
+  const laneAt = parseIsoInstant(laneRun.generated_at);
+  return laneAt !== null && laneAt >= statusAt;
+}
+
+/**
+ * Chooses the text status shows as `latest_run_recommended_action` and its source (§4.2): the
+ * status run's action, unless the preferred agent's lane run is at least as new, or the lane
+ * agrees with the durable route while the status run does not. Texts are public-safe compacted:
+ * an action naming a local path or a secret counts as missing.
+ */
+export function selectLatestRunRecommendedAction(input: LatestRunRecommendationInput): LatestRunRecommendation {
+  const { activeStateNextAction, latestStatusRun, latestAgentLaneRun, preferredAgentId } = parseProjectionInput(
+    latestRunRecommendationInputSchema,
+    input,
+    'selectLatestRunRecommendedAction',
+  );
+  const statusText = publicSafeCompact(latestStatusRun?.recommended_action);
+  const laneText = publicSafeCompact(latestAgentLaneRun?.recommended_action);
+  const fromStatus: LatestRunRecommendation = {
+    latest_run_recommended_action: statusText,
+    latest_run_recommended_action_source: statusText === null ? null : 'latest_status_run',
+  };
+  if (laneText === null || !latestAgentLaneRun) return fromStatus;
+  const fromLane: LatestRunRecommendation = { latest_run_recommended_action: laneText, latest_run_recommended_action_source: 'agent_lane_recommendation' };
+
+  const preferredLane = Boolean(preferredAgentId) && latestAgentLaneRun.agent_id === preferredAgentId;
+  if (preferredLane && laneAtLeastAsNew(latestAgentLaneRun, latestStatusRun)) return fromLane;
+  if (!activeStateNextAction || !actionsAligned(laneText, activeStateNextAction)) return fromStatus;
+  if (statusText === null || !actionsAligned(statusText, activeStateNextAction)) return fromLane;
+  return fromStatus;
+}

@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import { errorMessage, LoopxError } from '../errors';
+import { jsonErrorOffset, lineColumnAt } from '../fs/jsonFile';
+import { isRecord, RegistryGoalSchema, type RegistryGoal } from './schema';
+
+export const REGISTRY_ROOT_NOT_OBJECT_MESSAGE = 'registry root must be a JSON object';
+
+/**
+ * Reads a registry file as its raw JSON object. A missing file reads as `{}` (no registry yet).
+ * Unparsable JSON and a non-object root throw a LoopxError that names the file; the file is
+ * never touched.
+ */
+export async function readRegistry(registryPath: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await fs.promises.readFile(registryPath, 'utf8');
+  } catch (error) {
+    if (isMissingFile(error)) return {};
+    throw error;
+  }
+  return parseRegistryText(text, registryPath);
+}
+
+/** Synchronous `readRegistry`, for callers that cannot await (tree views, quick checks). */
+export function readRegistrySync(registryPath: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(registryPath, 'utf8');
+  } catch (error) {
+    if (isMissingFile(error)) return {};
+    throw error;
+  }
+  return parseRegistryText(text, registryPath);
+}
+
+/** Parses registry text; errors name `registryPath` (and the line and column of a syntax error). */
+export function parseRegistryText(text: string, registryPath: string): Record<string, unknown> {
+  const withoutBom = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(withoutBom);
+  } catch (error) {
+    const offset = jsonErrorOffset(withoutBom);
+    const { line, column } = lineColumnAt(withoutBom, offset);
+    const found = withoutBom[offset];
+    const reason = found === undefined ? 'unexpected end of file' : `unexpected ${JSON.stringify(found)}`;
+    throw new LoopxError(
+      'registry_invalid_json',
+      `${registryPath}:${line}:${column}: the registry is not valid JSON (${reason}). Fix the JSON by hand; LoopX left the file untouched.`,
+      { file: registryPath, line, column, reason: errorMessage(error) },
+    );
+  }
+  if (!isRecord(parsed)) {
+    throw new LoopxError('registry_not_object', `${REGISTRY_ROOT_NOT_OBJECT_MESSAGE}: ${registryPath}`, { file: registryPath });
+  }
+  return parsed;
+}
+
+function isMissingFile(error: unknown): boolean {
+  return isRecord(error) && error['code'] === 'ENOENT';
+}
+
+/**
+ * The goals a tolerant reader sees: none when `goals` is not a list; entries that are not
+ * objects or have no truthy id are skipped; order and duplicates are kept. Ids read as strings.
+ */
+export function registryGoals(registry: unknown): RegistryGoal[] {
+  if (!isRecord(registry) || !Array.isArray(registry['goals'])) return [];
+  const goals: RegistryGoal[] = [];
+  for (const entry of registry['goals']) {
+    const parsed = RegistryGoalSchema.safeParse(entry);
+    if (parsed.success) goals.push(parsed.data);
+  }
+  return goals;
+}
+
+/** The first goal whose id, as a string, equals `goalId` (so a stored `7` matches `"7"`). */
+export function findRegistryGoal(registry: unknown, goalId: string | number): RegistryGoal | undefined {
+  const wanted = String(goalId);
+  return registryGoals(registry).find((goal) => goal.id === wanted);
+}
+
+/**
+ * The raw entry (the object inside `registry.goals`, not a parsed copy) of the first goal with
+ * this id, for writers that must keep every field they do not know.
+ */
+export function findRawRegistryGoal(registry: Record<string, unknown>, goalId: string | number): Record<string, unknown> | undefined {
+  const goals = registry['goals'];
+  if (!Array.isArray(goals)) return undefined;
+  const wanted = String(goalId);
+  for (const entry of goals) {
+    const parsed = RegistryGoalSchema.safeParse(entry);
+    if (parsed.success && parsed.data.id === wanted && isRecord(entry)) return entry;
+  }
+  return undefined;
+}

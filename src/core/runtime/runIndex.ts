@@ -1,0 +1,339 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { Clock } from '../clock';
+import { LoopxError } from '../errors';
+import { writeFileAtomic, writeJsonAtomic } from '../fs/atomicWrite';
+import { withFileLock, type LockOptions } from '../fs/fileLock';
+import { parseIsoInstant } from '../projection/time';
+import { goalRunsDir, RUN_INDEX_FILE, validateGoalId } from './layout';
+import { formatLocalIsoSeconds } from './time';
+
+/**
+ * The run history of a goal: `<rt>/goals/<id>/runs/index.jsonl`, one compact JSON row per line,
+ * each pointing at a pretty `.json` record and a `.md` rendering named after `generated_at`.
+ */
+
+/** One index row as read. Every field is optional (old rows vary); unknown fields pass through. */
+export const RunIndexRow = z.looseObject({
+  generated_at: z.string().optional(),
+  goal_id: z.string().optional(),
+  classification: z.string().optional(),
+  recommended_action: z.string().nullable().optional(),
+  health_check: z.string().nullable().optional(),
+  json_path: z.string().optional(),
+  markdown_path: z.string().optional(),
+  agent_id: z.string().nullable().optional(),
+  todo_id: z.string().nullable().optional(),
+  progress_scope: z.string().nullable().optional(),
+});
+export type RunIndexRow = z.infer<typeof RunIndexRow>;
+
+/** A row as returned by {@link readRunIndex}: merged, with the existence of its artifacts. */
+export const RunIndexEntry = RunIndexRow.extend({ json_exists: z.boolean(), markdown_exists: z.boolean() });
+export type RunIndexEntry = z.infer<typeof RunIndexEntry>;
+
+/** What a writer must supply for a run record; the rest of the record passes through as given. */
+export const RunRecordInput = z.looseObject({
+  classification: z.string().min(1),
+  recommended_action: z.string(),
+  health_check: z.string(),
+  generated_at: z.string().min(1).optional(),
+  goal_id: z.string().optional(),
+  agent_id: z.string().nullable().optional(),
+  todo_id: z.string().nullable().optional(),
+  progress_scope: z.string().nullable().optional(),
+});
+export type RunRecordInput = z.infer<typeof RunRecordInput>;
+
+/** Record fields the index row repeats when present, besides the required ones. */
+const OPTIONAL_INDEX_FIELDS = ['agent_id', 'todo_id', 'progress_scope'] as const;
+
+/** Runs that say nothing about the goal's own progress; `latestStatusRun` skips them. */
+export const STATUS_NEUTRAL_CLASSIFICATIONS: ReadonlySet<string> = new Set([
+  'quota_slot_spent',
+  'quota_slot_voided',
+  'quota_monitor_poll',
+  'canary_promotion_readiness_smoke_group',
+]);
+
+/** `generated_at` with each run of characters outside `[0-9A-Za-z-]` replaced by `-`, ends trimmed. */
+export function runArtifactStem(generatedAt: string): string {
+  return generatedAt.replace(/[^0-9A-Za-z-]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+export interface ArtifactPair {
+  jsonPath: string;
+  markdownPath: string;
+}
+
+function pairAt(runsDir: string, base: string, n: number): ArtifactPair {
+  const name = n === 1 ? base : `${base}-${n}`;
+  return { jsonPath: path.join(runsDir, `${name}.json`), markdownPath: path.join(runsDir, `${name}.md`) };
+}
+
+/**
+ * Lowest index known to be taken per base name, so a burst of runs in one second does not probe
+ * -2, -3, … from the start every time. Only a hint: O_EXCL still decides.
+ */
+const nextIndexHint = new Map<string, number>();
+
+function artifactBase(generatedAt: string, suffix: string | undefined): string {
+  const stem = runArtifactStem(generatedAt);
+  const cleanSuffix = suffix === undefined ? '' : runArtifactStem(suffix);
+  const base = cleanSuffix === '' ? stem : stem === '' ? cleanSuffix : `${stem}-${cleanSuffix}`;
+  if (base === '') throw new LoopxError('invalid_run_record', 'generated_at must contain letters or digits to name the run artifacts.', { generated_at: generatedAt });
+  return base;
+}
+
+/** The next free `.json`/`.md` pair, without creating anything (for dry runs). */
+export function nextFreeArtifactPair(runsDir: string, generatedAt: string, suffix?: string): ArtifactPair {
+  const base = artifactBase(generatedAt, suffix);
+  for (let n = 1; ; n++) {
+    const pair = pairAt(runsDir, base, n);
+    if (!fs.existsSync(pair.jsonPath) && !fs.existsSync(pair.markdownPath)) return pair;
+  }
+}
+
+/**
+ * Reserves a fresh pair: the `.json` is created exclusively (O_EXCL) as the sentinel; a pair whose
+ * `.json` or `.md` exists is skipped (`-2`, `-3`, …). Nothing is ever overwritten.
+ */
+export function reserveArtifactPair(runsDir: string, generatedAt: string, suffix?: string): ArtifactPair {
+  const base = artifactBase(generatedAt, suffix);
+  fs.mkdirSync(runsDir, { recursive: true });
+  const hintKey = path.join(runsDir, base);
+  for (let n = nextIndexHint.get(hintKey) ?? 1; ; n++) {
+    const pair = pairAt(runsDir, base, n);
+    if (fs.existsSync(pair.markdownPath)) continue;
+    try {
+      fs.closeSync(fs.openSync(pair.jsonPath, 'wx', 0o644));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    if (n > 1) {
+      // Bounded: the hint only matters for the current burst.
+      if (nextIndexHint.size >= 256) nextIndexHint.clear();
+      nextIndexHint.set(hintKey, n + 1);
+    }
+    return pair;
+  }
+}
+
+export interface AppendRunOptions {
+  runtimeRoot: string;
+  goalId: string;
+  /** The full JSON record. `generated_at` (local time from `clock`) and `goal_id` are filled in when absent. */
+  record: Record<string, unknown>;
+  /** The human rendering written next to it. */
+  markdown: string;
+  /** File-name suffix after the stem, e.g. `quota-slot-spent`. */
+  suffix?: string;
+  /** Extra index-row fields beyond the standard ones (e.g. `state`, `turn_instance_id`). */
+  indexFields?: Record<string, unknown>;
+  /** When given, artifact paths inside this project are written relative to it; otherwise absolute. */
+  projectRoot?: string;
+  clock: Clock;
+  /** Holder labels for the index lock (agent, operation); policy `mutation` by default. */
+  lock?: LockOptions;
+  /** Compute the row and the next free names, write nothing. */
+  dryRun?: boolean;
+}
+
+export interface AppendRunResult {
+  appended: boolean;
+  dry_run: boolean;
+  row: RunIndexRow;
+  /** Absolute paths of the artifacts (written, or that would be written). */
+  json_file: string;
+  markdown_file: string;
+  index_file: string;
+}
+
+function rowPath(file: string, projectRoot: string | undefined): string {
+  if (projectRoot === undefined) return file;
+  const relative = path.relative(projectRoot, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
+function buildRow(record: RunRecordInput, goalId: string, pair: ArtifactPair, options: AppendRunOptions): RunIndexRow {
+  const row: Record<string, unknown> = {
+    generated_at: record.generated_at,
+    goal_id: goalId,
+    classification: record.classification,
+    recommended_action: record.recommended_action,
+    health_check: record.health_check,
+    json_path: rowPath(pair.jsonPath, options.projectRoot),
+    markdown_path: rowPath(pair.markdownPath, options.projectRoot),
+  };
+  for (const field of OPTIONAL_INDEX_FIELDS) {
+    if (record[field] !== undefined && record[field] !== null) row[field] = record[field];
+  }
+  return RunIndexRow.parse({ ...row, ...options.indexFields });
+}
+
+/** Appends `line` to the index, first closing a torn last line (a writer killed mid-append) so it cannot swallow ours. */
+async function appendIndexLine(indexFile: string, line: string): Promise<void> {
+  const handle = await fs.promises.open(indexFile, 'a+', 0o644);
+  try {
+    const { size } = await handle.stat();
+    let prefix = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) prefix = '\n';
+    }
+    await handle.appendFile(`${prefix}${line}\n`, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Records one run: reserves a unique artifact pair, writes the JSON record and the Markdown
+ * atomically, then appends one index line, all under the cross-process lock of the index.
+ */
+export async function appendRun(options: AppendRunOptions): Promise<AppendRunResult> {
+  const goalId = validateGoalId(options.goalId);
+  const parsed = RunRecordInput.safeParse(options.record);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new LoopxError(
+      'invalid_run_record',
+      `run record field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}. A run needs classification, recommended_action and health_check strings.`,
+      { goal_id: goalId, field: issue?.path.join('.') ?? null },
+    );
+  }
+  if (parsed.data.goal_id !== undefined && parsed.data.goal_id !== goalId) {
+    throw new LoopxError('invalid_run_record', `run record goal_id ${JSON.stringify(parsed.data.goal_id)} does not match goal ${JSON.stringify(goalId)}.`, { goal_id: goalId });
+  }
+  const record: RunRecordInput = {
+    generated_at: formatLocalIsoSeconds(options.clock.now()),
+    goal_id: goalId,
+    ...parsed.data,
+  };
+  const generatedAt = record.generated_at ?? '';
+  const runsDir = goalRunsDir(options.runtimeRoot, goalId);
+  const indexFile = path.join(runsDir, RUN_INDEX_FILE);
+
+  if (options.dryRun === true) {
+    const pair = nextFreeArtifactPair(runsDir, generatedAt, options.suffix);
+    return { appended: false, dry_run: true, row: buildRow(record, goalId, pair, options), json_file: pair.jsonPath, markdown_file: pair.markdownPath, index_file: indexFile };
+  }
+
+  await fs.promises.mkdir(runsDir, { recursive: true });
+  return withFileLock(indexFile, { operation: 'append_run', ...options.lock, clock: options.lock?.clock ?? options.clock }, async () => {
+    const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix);
+    const row = buildRow(record, goalId, pair, options);
+    try {
+      await writeJsonAtomic(pair.jsonPath, record);
+      await writeFileAtomic(pair.markdownPath, options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`);
+    } catch (error) {
+      // Our own reservation, never indexed: leave no half-written pair behind.
+      await fs.promises.rm(pair.markdownPath, { force: true });
+      await fs.promises.rm(pair.jsonPath, { force: true });
+      throw error;
+    }
+    await appendIndexLine(indexFile, JSON.stringify(row));
+    return { appended: true, dry_run: false, row, json_file: pair.jsonPath, markdown_file: pair.markdownPath, index_file: indexFile };
+  });
+}
+
+export interface RunIndexRead {
+  index_file: string;
+  exists: boolean;
+  /** Non-blank lines, including the ones skipped. */
+  raw_count: number;
+  /** Lines that were not a JSON object (or had a known field of the wrong type), with the reason. */
+  skipped: { line: number; reason: string }[];
+  /** Merged rows, newest first. */
+  rows: RunIndexEntry[];
+}
+
+export interface ReadRunIndexOptions {
+  /** Relative artifact paths resolve against the registry's project root. */
+  projectRoot: string;
+}
+
+function dedupeKey(row: RunIndexRow): string {
+  return JSON.stringify([row.generated_at ?? null, row.json_path ?? null, row.markdown_path ?? null]);
+}
+
+function artifactExists(file: string | undefined, projectRoot: string): boolean {
+  if (file === undefined || file === '') return false;
+  return fs.existsSync(path.resolve(projectRoot, file));
+}
+
+/**
+ * Reads an index: blank lines skipped; bad JSON and non-objects skipped (and reported); rows with
+ * the same (generated_at, json_path, markdown_path) merged, later over earlier; sorted newest
+ * first, unparsable or missing timestamps last, and on a tie the later line first.
+ */
+export async function readRunIndex(indexFile: string, options: ReadRunIndexOptions): Promise<RunIndexRead> {
+  let text: string;
+  try {
+    text = await fs.promises.readFile(indexFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };
+    throw error;
+  }
+  let rawCount = 0;
+  const skipped: { line: number; reason: string }[] = [];
+  const merged = new Map<string, { row: RunIndexRow; order: number }>();
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === '') return;
+    rawCount++;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      skipped.push({ line: index + 1, reason: 'not valid JSON' });
+      return;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      skipped.push({ line: index + 1, reason: 'not a JSON object' });
+      return;
+    }
+    const parsed = RunIndexRow.safeParse(value);
+    if (!parsed.success) {
+      skipped.push({ line: index + 1, reason: `field ${parsed.error.issues[0]?.path.join('.') ?? ''} has the wrong type` });
+      return;
+    }
+    const key = dedupeKey(parsed.data);
+    const earlier = merged.get(key);
+    merged.set(key, { row: earlier ? { ...earlier.row, ...parsed.data } : parsed.data, order: index });
+  });
+  const rows = [...merged.values()]
+    .map(({ row, order }) => ({ row, order, time: parseIsoInstant(row.generated_at) }))
+    .sort((a, b) => {
+      if (a.time !== null && b.time !== null && a.time !== b.time) return b.time - a.time;
+      if ((a.time === null) !== (b.time === null)) return a.time === null ? 1 : -1;
+      return b.order - a.order;
+    })
+    .map(({ row }) => ({
+      ...row,
+      json_exists: artifactExists(row.json_path, options.projectRoot),
+      markdown_exists: artifactExists(row.markdown_path, options.projectRoot),
+    }));
+  return { index_file: indexFile, exists: true, raw_count: rawCount, skipped, rows };
+}
+
+/** The run history of one goal under a runtime root. */
+export async function readGoalRuns(runtimeRoot: string, goalId: string, options: ReadRunIndexOptions): Promise<RunIndexRead> {
+  return readRunIndex(path.join(goalRunsDir(runtimeRoot, goalId), RUN_INDEX_FILE), options);
+}
+
+export function isStatusNeutralRun(row: RunIndexRow): boolean {
+  return (row.classification !== undefined && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) || row.progress_scope === 'agent_lane';
+}
+
+/** The newest run that speaks for the goal: not status-neutral and not scoped to one agent lane. */
+export function latestStatusRun<T extends RunIndexRow>(rowsNewestFirst: readonly T[]): T | null {
+  return rowsNewestFirst.find((row) => !isStatusNeutralRun(row)) ?? null;
+}
+
+/** The newest run scoped to a single agent lane. */
+export function latestAgentLaneRun<T extends RunIndexRow>(rowsNewestFirst: readonly T[]): T | null {
+  return rowsNewestFirst.find((row) => row.progress_scope === 'agent_lane') ?? null;
+}

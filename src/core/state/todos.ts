@@ -1,0 +1,615 @@
+import { normalizeAgentId, requireRegisteredAgent } from '../agents/identity';
+import { LoopxError } from '../errors';
+import {
+  compactText, deriveTodoId, markerForStatus, parseStateDocument, priorityOf, PRIORITIES, TERMINAL_STATUSES,
+  type Priority, type Section, type StateDocument, type TodoItem, type TodoStatus,
+} from './document';
+import { applyEdits, newTodoLines, rewriteTodo, type MetadataChanges } from './edits';
+import {
+  analyzeGates, DECISION_OUTCOMES, decisionScopeProblem, isUserGate, metaList, USER_GATE_CLASS, type DecisionOutcome,
+} from './gates';
+import type { LineSplice } from './lines';
+import { DEFAULT_SECTION_TITLES, type SectionRole, type TodoRole } from './sections';
+
+/**
+ * Todo operations as pure functions over the state file text: each parses, checks, and returns
+ * the new text with a summary of what changed. When an operation would have to guess (which
+ * todo, which continuation, which outcome) it refuses with a LoopxError that names the fix.
+ */
+
+export const TASK_CLASSES = ['advancement_task', 'continuous_monitor', 'user_gate', 'user_action', 'blocker'] as const;
+
+/** A todo as the CLI and the extension show it (the original's field names). */
+export interface TodoView {
+  index: number;
+  done: boolean;
+  text: string;
+  title: string;
+  todo_id: string;
+  todo_id_source: 'metadata' | 'generated';
+  priority: Priority | null;
+  status: TodoStatus;
+  claimed_by: string | null;
+  task_class: string | null;
+  role: TodoRole;
+  section: string;
+  /** 1-based line of the checkbox. */
+  line: number;
+  /** Every decoded metadata value (gate fields, evidence, continuation, …). */
+  metadata: Record<string, string>;
+}
+
+export function todoView(item: TodoItem): TodoView {
+  return {
+    index: item.index,
+    done: item.status === 'done',
+    text: item.text,
+    title: item.title,
+    todo_id: item.todoId,
+    todo_id_source: item.todoIdSource,
+    priority: item.priority,
+    status: item.status,
+    claimed_by: item.meta['claimed_by'] ?? null,
+    task_class: item.meta['task_class'] ?? null,
+    role: item.role === 'archive' ? 'agent' : item.role,
+    section: item.section.title,
+    line: item.line + 1,
+    metadata: { ...item.meta },
+  };
+}
+
+export interface TodoEditSummary {
+  operation: 'todo_add' | 'todo_claim' | 'todo_update' | 'todo_complete' | 'todo_supersede' | 'todo_defer';
+  todo_id: string;
+  changed: boolean;
+  changed_fields: string[];
+  /** The todo after the edit. */
+  todo: TodoView;
+  /** Todos this edit created (successor, replacement). */
+  added: TodoView[];
+  /** Agent todos a gate held back that are free now (gate approval). */
+  released_todo_ids: string[];
+}
+
+export interface TodoEditResult {
+  text: string;
+  changed: boolean;
+  summary: TodoEditSummary;
+}
+
+export interface OperationContext {
+  /** ISO timestamp written as `updated_at` / `completed_at`. */
+  now: string;
+  /** The goal id, for error messages about the roster. */
+  goalId: string;
+  /** The goal's registered agents, or null when the goal has no roster (any valid id may claim). */
+  roster: readonly string[] | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export interface TodoListFilter {
+  role?: TodoRole;
+  status?: TodoStatus;
+  /** Include done and deferred todos (default: only open and blocked). */
+  includeTerminal?: boolean;
+  claimedBy?: string;
+}
+
+/** Active todos (archive sections excluded) in document order, filtered. */
+export function listTodos(doc: StateDocument, filter: TodoListFilter = {}): TodoView[] {
+  const views: TodoView[] = [];
+  for (const item of doc.todos) {
+    if (item.role === 'archive') continue;
+    if (filter.role !== undefined && item.role !== filter.role) continue;
+    if (filter.status !== undefined && item.status !== filter.status) continue;
+    if (filter.status === undefined && !filter.includeTerminal && TERMINAL_STATUSES.has(item.status)) continue;
+    if (filter.claimedBy !== undefined && item.meta['claimed_by'] !== filter.claimedBy) continue;
+    views.push(todoView(item));
+  }
+  return views;
+}
+
+/** The one active todo with this id; refuses when it is missing, archived or not unique. */
+export function findTodo(doc: StateDocument, todoId: string): TodoItem {
+  const matches = doc.todos.filter((item) => item.todoId === todoId);
+  const active = matches.filter((item) => item.role !== 'archive');
+  if (active.length === 1) return active[0] as TodoItem;
+  if (active.length > 1) {
+    throw new LoopxError('todo_id_ambiguous', `todo ${todoId} appears ${active.length} times (lines ${active.map((t) => t.line + 1).join(', ')}); give each of them its own todo_id in the state file, then retry`, {
+      todo_id: todoId, lines: active.map((t) => t.line + 1),
+    });
+  }
+  if (matches.length > 0) {
+    throw new LoopxError('todo_archived', `todo ${todoId} is in the archive section "${(matches[0] as TodoItem).section.title}" and cannot be edited; add a new todo instead`, { todo_id: todoId });
+  }
+  throw new LoopxError('todo_not_found', `no todo with id ${todoId} in the state file; run \`loopx todo list\` to see the ids`, { todo_id: todoId });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Add
+
+export interface GateFields {
+  blocksAgent?: string;
+  globalGate?: boolean;
+  /** Agent todo ids this gate holds back until approved. */
+  unblocksTodoIds?: string[];
+  decisionScope?: string;
+}
+
+export interface NewTodoInput {
+  text: string;
+  priority?: Priority;
+  taskClass?: string;
+  actionKind?: string;
+  claimedBy?: string;
+  requiredDecisionScopes?: string[];
+  note?: string;
+}
+
+export interface AddTodoInput extends NewTodoInput {
+  role: TodoRole;
+  gate?: GateFields;
+}
+
+export function addTodo(text: string, input: AddTodoInput, context: OperationContext): TodoEditResult {
+  const doc = parseStateDocument(text);
+  const planned = planNewTodo(doc, input.role, input, input.gate ?? {}, context);
+  const insertion = insertTodo(doc, input.role, planned.text, planned.metadata);
+  const newText = applyEdits(doc, insertion.splices);
+  const added = findTodo(parseStateDocument(newText), insertion.todoId);
+  return {
+    text: newText,
+    changed: true,
+    summary: { operation: 'todo_add', todo_id: insertion.todoId, changed: true, changed_fields: ['todo'], todo: todoView(added), added: [todoView(added)], released_todo_ids: [] },
+  };
+}
+
+interface PlannedTodo {
+  text: string;
+  metadata: [string, string][];
+}
+
+/** Validates a new todo and returns its text (with `[Pn]` prefix) and metadata (todo_id comes later). */
+function planNewTodo(doc: StateDocument, role: TodoRole, input: NewTodoInput, gate: GateFields, context: OperationContext): PlannedTodo {
+  let todoText = compactText(input.text);
+  if (todoText === '') throw new LoopxError('todo_text_required', 'a todo needs non-empty text (--text)');
+  if (input.priority !== undefined) {
+    const written = priorityOf(todoText, undefined);
+    if (written !== null && written !== input.priority) {
+      throw new LoopxError('todo_priority_conflict', `the text starts with priority ${written} but ${input.priority} was given; drop one of them`, { text_priority: written, priority: input.priority });
+    }
+    if (written === null) todoText = `[${input.priority}] ${todoText}`;
+  }
+  const hasGateFields = gate.blocksAgent !== undefined || gate.globalGate === true || (gate.unblocksTodoIds ?? []).length > 0 || gate.decisionScope !== undefined;
+  const taskClass = input.taskClass ?? (role === 'agent' ? 'advancement_task' : hasGateFields ? USER_GATE_CLASS : 'user_action');
+  checkTaskClass(role, taskClass);
+  if (hasGateFields && taskClass !== USER_GATE_CLASS) {
+    throw new LoopxError('todo_gate_fields_need_user_gate', 'gate fields (blocks_agent, global_gate, unblocks_todo_id, decision_scope) belong to user todos of class user_gate; use --role user (and --task-class user_gate)');
+  }
+  if (role === 'user' && input.claimedBy !== undefined) {
+    throw new LoopxError('todo_claim_agent_only', 'only agent todos can be claimed; user todos are for people');
+  }
+  const metadata: [string, string][] = [['status', 'open'], ['task_class', taskClass]];
+  if (input.actionKind !== undefined) metadata.push(['action_kind', checkedToken('action_kind', input.actionKind)]);
+  if (input.claimedBy !== undefined) metadata.push(['claimed_by', registeredAgent(input.claimedBy, 'claimed_by', context)]);
+  metadata.push(...gateMetadata(doc, gate, context));
+  if (input.requiredDecisionScopes !== undefined && input.requiredDecisionScopes.length > 0) {
+    metadata.push(['required_decision_scopes', checkedScopes(input.requiredDecisionScopes)]);
+  }
+  if (input.note !== undefined && input.note.trim() !== '') metadata.push(['note', compactText(input.note)]);
+  metadata.push(['updated_at', context.now]);
+  return { text: todoText, metadata };
+}
+
+function gateMetadata(doc: StateDocument, gate: GateFields, context: OperationContext): [string, string][] {
+  const metadata: [string, string][] = [];
+  if (gate.blocksAgent !== undefined) metadata.push(['blocks_agent', registeredAgent(gate.blocksAgent, 'blocks_agent', context)]);
+  if (gate.globalGate === true) metadata.push(['global_gate', 'true']);
+  if (gate.unblocksTodoIds !== undefined && gate.unblocksTodoIds.length > 0) {
+    for (const id of gate.unblocksTodoIds) {
+      const target = findTodo(doc, id);
+      if (target.role !== 'agent') throw new LoopxError('gate_target_not_agent_todo', `unblocks_todo_id ${id} is a ${target.role} todo; a gate holds back agent todos`, { todo_id: id });
+    }
+    metadata.push(['unblocks_todo_id', gate.unblocksTodoIds.join(',')]);
+  }
+  if (gate.decisionScope !== undefined) {
+    const problem = decisionScopeProblem(gate.decisionScope);
+    if (problem !== null) throw new LoopxError('invalid_decision_scope', problem, { decision_scope: gate.decisionScope });
+    metadata.push(['decision_scope', gate.decisionScope]);
+  }
+  return metadata;
+}
+
+function checkedScopes(scopes: readonly string[]): string {
+  for (const scope of scopes) {
+    const problem = decisionScopeProblem(scope);
+    if (problem !== null) throw new LoopxError('invalid_decision_scope', problem, { decision_scope: scope });
+  }
+  return scopes.join(',');
+}
+
+function checkTaskClass(role: TodoRole, taskClass: string): void {
+  if (!(TASK_CLASSES as readonly string[]).includes(taskClass)) {
+    throw new LoopxError('invalid_task_class', `task_class ${JSON.stringify(taskClass)} is not one of ${TASK_CLASSES.join(', ')}`, { task_class: taskClass });
+  }
+  const userClass = taskClass === USER_GATE_CLASS || taskClass === 'user_action';
+  if (userClass !== (role === 'user')) {
+    throw new LoopxError('task_class_role_mismatch', `task_class ${taskClass} belongs to ${userClass ? 'user' : 'agent'} todos, not ${role} todos`, { task_class: taskClass, role });
+  }
+}
+
+function checkedToken(field: string, value: string): string {
+  const token = value.trim().toLowerCase();
+  if (!/^[a-z0-9][a-z0-9_.:-]*$/.test(token)) throw new LoopxError('invalid_todo_field', `${field} must be a lowercase token such as implement or review, got ${JSON.stringify(value)}`, { field, value });
+  return token;
+}
+
+/** A normalized agent id that is on the goal's roster (any valid id when the goal has none). */
+function registeredAgent(value: string, field: string, context: OperationContext): string {
+  if (context.roster === null) {
+    const id = normalizeAgentId(value);
+    if (id === null) throw new LoopxError('agent_id_invalid', `${field} must be a public-safe registered agent id`, { field, value });
+    return id;
+  }
+  return requireRegisteredAgent({ id: context.goalId, coordination: { registered_agents: [...context.roster] } }, value, { field });
+}
+
+/**
+ * Splices that add a todo after the last todo of its role, so the positions (and thus the derived
+ * ids) of the todos already there do not move. The id written is the one the original derives for
+ * the todo at that position; if another todo already has it, a disambiguated hash is used.
+ */
+function insertTodo(doc: StateDocument, role: TodoRole, todoText: string, metadata: readonly [string, string][]): { splices: LineSplice[]; todoId: string } {
+  const roleTodos = doc.todos.filter((t) => t.role === role);
+  const sections = doc.sections.filter((s) => s.role === role);
+  const target = sections[sections.length - 1] ?? null;
+  const sectionTitle = target?.title ?? DEFAULT_SECTION_TITLES[role];
+  const index = roleTodos.length + 1;
+  const taken = new Set(doc.todos.map((t) => t.todoId));
+  let todoId = deriveTodoId(role, sectionTitle, index, todoText);
+  for (let n = 2; taken.has(todoId); n++) todoId = deriveTodoId(role, sectionTitle, index, `${todoText}#${n}`);
+  const lines = newTodoLines(' ', todoText, [['todo_id', todoId], ...metadata]);
+
+  if (target !== null) {
+    const lastInSection = roleTodos.filter((t) => t.section === target).pop();
+    const at = lastInSection ? lastInSection.end : lastContentLine(doc, target) + 1;
+    return { splices: [{ from: at, to: at, lines }], todoId };
+  }
+  // No section for this role yet: create one before the sections that conventionally follow it.
+  const followers: SectionRole[] = role === 'user'
+    ? ['agent', 'next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive']
+    : ['next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive'];
+  const before = doc.sections.find((s) => followers.includes(s.role));
+  const heading = `## ${sectionTitle}`;
+  if (before) return { splices: [{ from: before.headingLine, to: before.headingLine, lines: [heading, ...lines] }], todoId };
+  const last = doc.lines[doc.lines.length - 1];
+  const spacer = last !== undefined && last.content.trim() !== '' ? [''] : [];
+  return { splices: [{ from: doc.lines.length, to: doc.lines.length, lines: [...spacer, heading, ...lines] }], todoId };
+}
+
+/** The last non-blank line of a section (its heading when the body is blank). */
+function lastContentLine(doc: StateDocument, section: Section): number {
+  for (let i = section.end - 1; i >= section.bodyStart; i--) {
+    if ((doc.lines[i]?.content ?? '').trim() !== '') return i;
+  }
+  return section.headingLine;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claim
+
+export interface ClaimTodoInput {
+  todoId: string;
+  agentId: string;
+  /** Take over a todo another agent has claimed. */
+  takeover?: boolean;
+}
+
+export function claimTodo(text: string, input: ClaimTodoInput, context: OperationContext): TodoEditResult {
+  const doc = parseStateDocument(text);
+  const item = findTodo(doc, input.todoId);
+  if (item.role !== 'agent') throw new LoopxError('todo_claim_agent_only', `todo ${item.todoId} is a user todo; only agent todos can be claimed`, { todo_id: item.todoId });
+  requireNotTerminal(item, 'claimed');
+  const agentId = registeredAgent(input.agentId, 'claimed_by', context);
+  if (metaList(item.meta['excluded_agents']).includes(agentId)) {
+    throw new LoopxError('todo_agent_excluded', `agent ${agentId} is in excluded_agents of todo ${item.todoId}; another agent has to take it`, { todo_id: item.todoId, agent_id: agentId });
+  }
+  const holder = item.meta['claimed_by'];
+  if (holder !== undefined && holder !== '' && holder !== agentId && input.takeover !== true) {
+    throw new LoopxError('todo_claimed_by_other_agent', `todo ${item.todoId} is claimed by ${holder}; pass --takeover to take it over from ${holder}`, { todo_id: item.todoId, claimed_by: holder, agent_id: agentId });
+  }
+  return finishEdit(doc, item, 'todo_claim', { metadata: { claimed_by: agentId } }, context);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update
+
+export interface UpdateTodoInput {
+  todoId: string;
+  text?: string;
+  priority?: Priority;
+  /** Only the non-terminal statuses: use complete/defer/supersede to close a todo. `open` also resumes a deferred todo. */
+  status?: 'open' | 'blocked';
+  taskClass?: string;
+  actionKind?: string;
+  /** A new claim, or null to release the claim. */
+  claimedBy?: string | null;
+  note?: string;
+  requiredDecisionScopes?: string[];
+  gate?: GateFields;
+}
+
+export function updateTodo(text: string, input: UpdateTodoInput, context: OperationContext): TodoEditResult {
+  const doc = parseStateDocument(text);
+  const item = findTodo(doc, input.todoId);
+  if (item.status === 'done') {
+    throw new LoopxError('todo_terminal', `todo ${item.todoId} is done; add a new todo instead of editing a finished one`, { todo_id: item.todoId, status: item.status });
+  }
+  if (item.status === 'deferred' && input.status !== 'open') {
+    throw new LoopxError('todo_terminal', `todo ${item.todoId} is deferred; resume it with --status open (in the same update) before changing it`, { todo_id: item.todoId, status: item.status });
+  }
+  const role = item.role as TodoRole;
+  const metadata: Record<string, string | null> = {};
+  let newText: string | undefined;
+  let marker: TodoItem['marker'] | undefined;
+
+  if (input.text !== undefined) {
+    newText = compactText(input.text);
+    if (newText === '') throw new LoopxError('todo_text_required', 'a todo needs non-empty text (--text)');
+    // A new text without a priority prefix keeps the todo's current priority.
+    if (priorityOf(newText, undefined) === null && item.priority !== null && input.priority === undefined && item.meta['priority'] === undefined) {
+      newText = `[${item.priority}] ${newText}`;
+    }
+  }
+  if (input.priority !== undefined) {
+    const base = newText ?? item.lineText;
+    const bracket = /^\[P[0-4]\]\s*/.exec(base);
+    if (bracket) newText = `[${input.priority}] ${base.slice(bracket[0].length)}`;
+    else if (priorityOf(base, undefined) !== null) {
+      throw new LoopxError('todo_priority_conflict', `todo ${item.todoId} text starts with a bare priority word; change it with --text instead of --priority`, { todo_id: item.todoId });
+    } else if (item.meta['priority'] !== undefined) metadata['priority'] = input.priority;
+    else newText = `[${input.priority}] ${base}`;
+  }
+  if (input.status !== undefined) {
+    metadata['status'] = input.status;
+    marker = markerForStatus(input.status);
+  }
+  if (input.taskClass !== undefined) {
+    checkTaskClass(role, input.taskClass);
+    metadata['task_class'] = input.taskClass;
+  }
+  if (input.actionKind !== undefined) metadata['action_kind'] = checkedToken('action_kind', input.actionKind);
+  if (input.claimedBy !== undefined) {
+    if (role !== 'agent') throw new LoopxError('todo_claim_agent_only', `todo ${item.todoId} is a user todo; only agent todos can be claimed`, { todo_id: item.todoId });
+    metadata['claimed_by'] = input.claimedBy === null ? null : registeredAgent(input.claimedBy, 'claimed_by', context);
+  }
+  if (input.note !== undefined) metadata['note'] = compactText(input.note) === '' ? null : compactText(input.note);
+  if (input.requiredDecisionScopes !== undefined) {
+    metadata['required_decision_scopes'] = input.requiredDecisionScopes.length === 0 ? null : checkedScopes(input.requiredDecisionScopes);
+  }
+  if (input.gate !== undefined) {
+    const gateFields = gateMetadata(doc, input.gate, context);
+    if (gateFields.length > 0 && (role !== 'user' || (input.taskClass ?? item.meta['task_class']) !== USER_GATE_CLASS)) {
+      throw new LoopxError('todo_gate_fields_need_user_gate', `todo ${item.todoId} is not a user_gate; gate fields belong to user todos of class user_gate`, { todo_id: item.todoId });
+    }
+    for (const [key, value] of gateFields) metadata[key] = value;
+  }
+  const rewrite: Parameters<typeof rewriteTodo>[2] = { metadata };
+  if (newText !== undefined) rewrite.text = newText;
+  if (marker !== undefined) rewrite.marker = marker;
+  return finishEdit(doc, item, 'todo_update', rewrite, context);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Complete
+
+export interface CompleteTodoInput {
+  todoId: string;
+  evidence: string;
+  /** The follow-up agent todo this completion hands over to. */
+  successor?: NewTodoInput;
+  /** An explicit final: no follow-up work. */
+  noFollowUp?: boolean;
+  /** Required when resolving a user gate. */
+  decisionOutcome?: DecisionOutcome;
+}
+
+export function completeTodo(text: string, input: CompleteTodoInput, context: OperationContext): TodoEditResult {
+  const doc = parseStateDocument(text);
+  const item = findTodo(doc, input.todoId);
+  requireNotTerminal(item, 'completed');
+  const evidence = compactText(input.evidence);
+  if (evidence === '') throw new LoopxError('todo_evidence_required', `completing todo ${item.todoId} needs evidence of what was done (--evidence)`, { todo_id: item.todoId });
+  const successorGiven = input.successor !== undefined;
+  const noFollowUp = input.noFollowUp === true;
+  if (successorGiven && noFollowUp) {
+    throw new LoopxError('todo_completion_continuation_conflict', `completing todo ${item.todoId}: give either a successor todo or --no-follow-up, not both`, { todo_id: item.todoId });
+  }
+  if (item.role === 'agent' && !successorGiven && !noFollowUp) {
+    throw new LoopxError('todo_completion_continuation_required', `completing agent todo ${item.todoId} needs exactly one of a successor todo (--successor-text) or an explicit final (--no-follow-up)`, { todo_id: item.todoId });
+  }
+  const gate = isUserGate(item);
+  if (gate && input.decisionOutcome === undefined) {
+    throw new LoopxError('gate_decision_outcome_required', `todo ${item.todoId} is a user gate; resolve it with a decision outcome (--decision-outcome ${DECISION_OUTCOMES.join('|')})`, { todo_id: item.todoId });
+  }
+  if (!gate && input.decisionOutcome !== undefined) {
+    throw new LoopxError('gate_decision_outcome_not_a_gate', `todo ${item.todoId} is not a user gate; --decision-outcome only resolves user_gate todos`, { todo_id: item.todoId });
+  }
+
+  const metadata: Record<string, string | null> = { status: 'done', evidence, completed_at: context.now };
+  if (input.decisionOutcome !== undefined) metadata['decision_outcome'] = input.decisionOutcome;
+  const splices: LineSplice[] = [];
+  const added: string[] = [];
+  if (input.decisionOutcome === 'approve') {
+    // Approval resumes the work the gate names: todos parked as `blocked` for it reopen.
+    for (const targetId of metaList(item.meta['unblocks_todo_id'])) {
+      const target = doc.todos.find((t) => t.todoId === targetId && t.role === 'agent');
+      if (target && target.status === 'blocked') splices.push(...rewriteTodo(doc, target, { marker: ' ', metadata: { status: 'open', updated_at: context.now } }));
+    }
+  }
+  // The successor is inserted after the rewrites above: when both insert at the same line, a
+  // rewritten todo's new metadata comment must stay directly under its own checkbox.
+  if (successorGiven && input.successor) {
+    const planned = planNewTodo(doc, 'agent', input.successor, {}, context);
+    const insertion = insertTodo(doc, 'agent', planned.text, planned.metadata);
+    splices.push(...insertion.splices);
+    added.push(insertion.todoId);
+    metadata['completion_continuation'] = 'successor';
+    metadata['successor_todo_ids'] = insertion.todoId;
+  } else if (noFollowUp) {
+    metadata['completion_continuation'] = 'no_followup';
+    metadata['no_followup'] = 'true';
+  }
+  return finishEdit(doc, item, 'todo_complete', { marker: 'x', metadata }, context, splices, added);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Supersede
+
+export interface SupersedeTodoInput {
+  todoId: string;
+  reason?: string;
+  /** A new todo that replaces this one (same role, class, action kind, claim and gate relations unless given). */
+  replacement?: NewTodoInput;
+  /** Or an existing todo that replaces it. */
+  supersededBy?: string;
+}
+
+export function supersedeTodo(text: string, input: SupersedeTodoInput, context: OperationContext): TodoEditResult {
+  const doc = parseStateDocument(text);
+  const item = findTodo(doc, input.todoId);
+  const heldGate = isUserGate(item) && item.status === 'done' && ['reject', 'cancel'].includes(item.meta['decision_outcome'] ?? '') && item.meta['superseded_by'] === undefined;
+  if (!heldGate) requireNotTerminal(item, 'superseded');
+  if ((input.replacement === undefined) === (input.supersededBy === undefined)) {
+    throw new LoopxError('todo_supersede_target_required', `superseding todo ${item.todoId} needs exactly one of a replacement todo (--successor-text) or an existing todo id (--superseded-by)`, { todo_id: item.todoId });
+  }
+  const role = item.role as TodoRole;
+  const metadata: Record<string, string | null> = { status: 'done' };
+  if (input.reason !== undefined && compactText(input.reason) !== '') metadata['reason'] = compactText(input.reason);
+  const splices: LineSplice[] = [];
+  const added: string[] = [];
+  if (input.supersededBy !== undefined) {
+    const replacement = findTodo(doc, input.supersededBy);
+    if (replacement.todoId === item.todoId) throw new LoopxError('todo_supersede_self', `todo ${item.todoId} cannot supersede itself`, { todo_id: item.todoId });
+    if (replacement.role !== role) throw new LoopxError('todo_supersede_role_mismatch', `todo ${replacement.todoId} is a ${replacement.role} todo; a ${role} todo is superseded by a todo of the same role`, { todo_id: item.todoId });
+    metadata['superseded_by'] = replacement.todoId;
+  } else if (input.replacement) {
+    const inherited: NewTodoInput = { ...input.replacement };
+    inherited.taskClass ??= item.meta['task_class'];
+    inherited.actionKind ??= item.meta['action_kind'];
+    if (role === 'agent') inherited.claimedBy ??= item.meta['claimed_by'];
+    if (inherited.requiredDecisionScopes === undefined && item.meta['required_decision_scopes'] !== undefined) inherited.requiredDecisionScopes = metaList(item.meta['required_decision_scopes']);
+    const gateFields: GateFields = {};
+    if (isUserGate(item)) {
+      if (item.meta['blocks_agent'] !== undefined) gateFields.blocksAgent = item.meta['blocks_agent'];
+      if (item.meta['global_gate'] !== undefined) gateFields.globalGate = ['true', '1', 'yes'].includes(item.meta['global_gate'].toLowerCase());
+      if (item.meta['unblocks_todo_id'] !== undefined) gateFields.unblocksTodoIds = metaList(item.meta['unblocks_todo_id']);
+      if (item.meta['decision_scope'] !== undefined) gateFields.decisionScope = item.meta['decision_scope'];
+    }
+    const planned = planNewTodo(doc, role, withoutUndefined(inherited), gateFields, context);
+    const insertion = insertTodo(doc, role, planned.text, planned.metadata);
+    splices.push(...insertion.splices);
+    added.push(insertion.todoId);
+    metadata['superseded_by'] = insertion.todoId;
+  }
+  // A rejected or cancelled gate is already closed: it only gains the link that releases its hold.
+  if (heldGate) delete metadata['status'];
+  return finishEdit(doc, item, 'todo_supersede', heldGate ? { metadata } : { marker: 'x', metadata }, context, splices, added);
+}
+
+function withoutUndefined(input: NewTodoInput): NewTodoInput {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as unknown as NewTodoInput;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defer
+
+export const RESUME_CONDITION = /^(?:todo_done:todo_[a-z0-9_-]{3,64}|pr_merged:#\d+|capacity_available)$/;
+
+export interface DeferTodoInput {
+  todoId: string;
+  reason: string;
+  /** `todo_done:<id>`, `pr_merged:#<n>` or `capacity_available`. */
+  resumeWhen?: string;
+}
+
+export function deferTodo(text: string, input: DeferTodoInput, context: OperationContext): TodoEditResult {
+  const doc = parseStateDocument(text);
+  const item = findTodo(doc, input.todoId);
+  requireNotTerminal(item, 'deferred');
+  if (isUserGate(item)) {
+    throw new LoopxError('gate_cannot_be_deferred', `todo ${item.todoId} is a user gate; resolve it with complete --decision-outcome cancel or supersede it, so the work it holds back stays accounted for`, { todo_id: item.todoId });
+  }
+  const reason = compactText(input.reason);
+  if (reason === '') throw new LoopxError('todo_defer_reason_required', `deferring todo ${item.todoId} needs a reason (--reason)`, { todo_id: item.todoId });
+  const metadata: Record<string, string | null> = { status: 'deferred', reason };
+  if (input.resumeWhen !== undefined) {
+    if (!RESUME_CONDITION.test(input.resumeWhen)) {
+      throw new LoopxError('invalid_resume_condition', `resume condition ${JSON.stringify(input.resumeWhen)} must be todo_done:<todo_id>, pr_merged:#<number> or capacity_available`, { resume_when: input.resumeWhen });
+    }
+    metadata['resume_when'] = input.resumeWhen;
+  }
+  return finishEdit(doc, item, 'todo_defer', { marker: '-', metadata }, context);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function requireNotTerminal(item: TodoItem, action: string): void {
+  if (TERMINAL_STATUSES.has(item.status)) {
+    throw new LoopxError('todo_terminal', `todo ${item.todoId} is already ${item.status}; only an open or blocked todo can be ${action}`, { todo_id: item.todoId, status: item.status });
+  }
+}
+
+/** Applies the todo's rewrite plus extra splices, stamps `updated_at` when anything changes, and summarizes. */
+function finishEdit(
+  doc: StateDocument,
+  item: TodoItem,
+  operation: TodoEditSummary['operation'],
+  rewrite: Parameters<typeof rewriteTodo>[2],
+  context: OperationContext,
+  extraSplices: readonly LineSplice[] = [],
+  addedIds: readonly string[] = [],
+  gatesBefore = analyzeGates(doc),
+): TodoEditResult {
+  const metadata = rewrite.metadata ?? {};
+  const changedFields = changedFieldsOf(item, rewrite, metadata);
+  if (changedFields.length === 0 && extraSplices.length === 0) {
+    return { text: doc.text, changed: false, summary: { operation, todo_id: item.todoId, changed: false, changed_fields: [], todo: todoView(item), added: [], released_todo_ids: [] } };
+  }
+  const stamped: MetadataChanges = { ...metadata, updated_at: context.now };
+  const splices = [...rewriteTodo(doc, item, { ...rewrite, metadata: stamped }), ...extraSplices];
+  const newText = applyEdits(doc, splices);
+  const after = parseStateDocument(newText);
+  const gatesAfter = analyzeGates(after);
+  const stillBlocked = new Set(gatesAfter.agent_todos.filter((t) => t.blocked).map((t) => t.todo_id));
+  const released = gatesBefore.agent_todos.filter((t) => t.blocked && !stillBlocked.has(t.todo_id)).map((t) => t.todo_id);
+  const todo = after.todos.find((t) => t.todoId === item.todoId && t.role !== 'archive') ?? item;
+  return {
+    text: newText,
+    changed: true,
+    summary: {
+      operation, todo_id: item.todoId, changed: true, changed_fields: changedFields, todo: todoView(todo),
+      added: addedIds.map((id) => todoView(findTodo(after, id))), released_todo_ids: released,
+    },
+  };
+}
+
+function changedFieldsOf(item: TodoItem, rewrite: Parameters<typeof rewriteTodo>[2], metadata: MetadataChanges): string[] {
+  const fields: string[] = [];
+  if (rewrite.text !== undefined && rewrite.text !== item.lineText) fields.push('text');
+  if (rewrite.marker !== undefined && rewrite.marker !== item.marker) fields.push('checkbox');
+  for (const [key, value] of Object.entries(metadata)) {
+    const current = item.meta[key];
+    if (value === null ? current !== undefined : current !== value) fields.push(key);
+  }
+  return fields;
+}
+
+/** Priority from a CLI-style value (`P1`, `p1`, `1`). */
+export function parsePriority(value: string): Priority | null {
+  const normalized = value.trim().toUpperCase();
+  const candidate = /^[0-4]$/.test(normalized) ? `P${normalized}` : normalized;
+  return (PRIORITIES as readonly string[]).includes(candidate) ? (candidate as Priority) : null;
+}

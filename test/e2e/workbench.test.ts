@@ -1,0 +1,83 @@
+/**
+ * UI end-to-end: Playwright drives the real VS Code workbench (code-server) in Debian's Chromium,
+ * with the extension under development loaded on a copy of the demo workspace. Screenshots go
+ * to test-results/ (the README's screenshot is test-results/sidebar.png).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { materializeDemoWorkspace, REPO_ROOT } from '../support/demoWorkspace';
+import { launchChromium, remoteUri, startCodeServer, workbenchUrl, type CodeServer } from '../support/vscodeHost';
+
+const RESULTS = join(REPO_ROOT, 'test-results');
+
+async function openWorkbench(server: CodeServer, browser: Browser, workspace: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(workbenchUrl(server, workspace, [['extensionDevelopmentPath', remoteUri(server, REPO_ROOT)]]));
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  return page;
+}
+
+async function openLoopxSidebar(page: Page): Promise<void> {
+  await page.locator('.activitybar').getByRole('tab', { name: /LoopX/ }).click();
+  await page.locator('.part.sidebar').getByText('Goals', { exact: false }).first().waitFor();
+}
+
+describe('LoopX in the VS Code workbench (Chromium)', function () {
+  this.timeout(180_000);
+  let scratch: string;
+  let server: CodeServer;
+  let browser: Browser;
+
+  before(async () => {
+    mkdirSync(RESULTS, { recursive: true });
+    scratch = mkdtempSync(join(tmpdir(), 'loopx-e2e-'));
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  afterEach(async () => {
+    await server?.stop();
+  });
+
+  it('shows the LoopX activity-bar container with the Goals and Agents views and their welcome content on an empty folder', async () => {
+    const empty = join(scratch, 'empty');
+    mkdirSync(empty, { recursive: true });
+    server = await startCodeServer({ workspace: empty });
+    const page = await openWorkbench(server, browser, empty);
+    try {
+      await openLoopxSidebar(page);
+      const sidebar = page.locator('.part.sidebar');
+      await sidebar.getByText('No LoopX goals in this workspace yet.').waitFor({ timeout: 30_000 });
+      await sidebar.getByText('No agents are registered', { exact: false }).waitFor();
+      const buttons = await sidebar.locator('.welcome-view-content a.monaco-button, .welcome-view-content .monaco-button').allInnerTexts();
+      assert.ok(buttons.some((b) => /Create Goal/.test(b)), `welcome buttons: ${buttons.join(', ')}`);
+      await page.screenshot({ path: join(RESULTS, 'welcome.png') });
+    } catch (error) {
+      await page.screenshot({ path: join(RESULTS, 'failure-welcome.png') });
+      throw error;
+    }
+  });
+
+  it('lists the demo workspace goal in the Goals view', async () => {
+    const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
+    server = await startCodeServer({ workspace });
+    const page = await openWorkbench(server, browser, workspace);
+    try {
+      await openLoopxSidebar(page);
+      const goalRow = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Tidy the notes folder' });
+      await goalRow.first().waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: join(RESULTS, 'workbench.png') });
+      await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'sidebar.png') });
+    } catch (error) {
+      await page.screenshot({ path: join(RESULTS, 'failure-goals.png') });
+      throw error;
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { paletteCommandId, paletteCommands } from '../../../src/core/commands/catalog';
+import { EXTENSION_ID, VIEW_IDS } from '../../../src/constants';
+
+describe('LoopX extension in a real VS Code host', () => {
+  let extension: vscode.Extension<unknown>;
+
+  before(async () => {
+    const found = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(found, `${EXTENSION_ID} is not installed in this host`);
+    extension = found;
+    await extension.activate();
+  });
+
+  it('activates and returns a versioned API', () => {
+    assert.equal(extension.isActive, true);
+    const api = extension.exports as { apiVersion: number; version: string };
+    assert.equal(api.apiVersion, 1);
+    assert.equal(api.version, (extension.packageJSON as { version: string }).version);
+  });
+
+  it('registers every palette command of the catalog', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = paletteCommands().map(paletteCommandId).filter((id) => !registered.has(id));
+    assert.deepEqual(missing, []);
+  });
+
+  it('contributes the Goals and Agents views, which can be focused', async () => {
+    for (const viewId of Object.values(VIEW_IDS)) {
+      await vscode.commands.executeCommand(`${viewId}.focus`);
+    }
+    const views = (extension.packageJSON as { contributes: { views: Record<string, { id: string }[]> } }).contributes.views['loopx'] ?? [];
+    assert.deepEqual(views.map((v) => v.id), [VIEW_IDS.goals, VIEW_IDS.agents]);
+  });
+
+  it('runs its commands: Refresh resolves without error', async () => {
+    await vscode.commands.executeCommand('loopx.refresh');
+  });
+
+  it('runs in the workspace the driver opened (the demo workspace)', () => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'no workspace folder is open');
+    assert.ok(folder.uri.path.endsWith('/workspace'), folder.uri.path);
+  });
+});

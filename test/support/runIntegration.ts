@@ -1,0 +1,93 @@
+/**
+ * Integration tier: the mocha suites in test/integration run inside a real VS Code extension host.
+ * Here that host is code-server (VS Code 1.139 server + web workbench, driven by headless Chromium);
+ * where a desktop VS Code exists, set LOOPX_VSCODE_EXECUTABLE and @vscode/test-electron runs the same suites.
+ *   1. the extension under development, on a copy of the demo workspace;
+ *   2. the packaged .vsix, installed with `--install-extension` the way a user would, checked by a probe extension.
+ * Writes the combined counts to $LOOPX_TEST_SUMMARY; exits non-zero on any failure or timeout.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { materializeDemoWorkspace, REPO_ROOT } from './demoWorkspace';
+import { combine, printResults, readSummary, type TestSummary } from './testSummary';
+import { installVsix, launchChromium, runTestsInWorkbench, startCodeServer } from './vscodeHost';
+
+const TIMEOUT_MS = Number(process.env['TEST_TIMEOUT_MS'] ?? 180_000);
+const SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'suite', 'index');
+const VSIX_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'vsix', 'index');
+const PROBE = join(REPO_ROOT, 'test', 'integration', 'vsix-probe');
+
+async function runInCodeServer(label: string, options: { extensionDevelopmentPath: string; extensionTestsPath: string; extensionsDir?: string; env?: NodeJS.ProcessEnv }): Promise<TestSummary | undefined> {
+  const scratch = mkdtempSync(join(tmpdir(), 'loopx-it-'));
+  const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
+  const summaryFile = join(scratch, 'summary.json');
+  const server = await startCodeServer({ workspace, rootDir: join(scratch, 'host'), ...(options.extensionsDir ? { extensionsDir: options.extensionsDir } : {}), env: { ...options.env, LOOPX_TEST_SUMMARY: summaryFile } });
+  const browser = await launchChromium();
+  try {
+    console.log(`\n${label} (code-server ${server.url})`);
+    const run = await runTestsInWorkbench({ server, browser, workspace, timeoutMs: TIMEOUT_MS, ...options });
+    const summary = readSummary(summaryFile);
+    if (summary) printResults(summary);
+    if (run.exitCode === 124) console.log(`  ✖ timed out after ${TIMEOUT_MS} ms`);
+    if (run.exitCode !== 0 || !summary) {
+      console.log(run.logs.slice(-40).join('\n'));
+      return summary ? { ...summary, failed: Math.max(1, summary.failed) } : undefined;
+    }
+    return summary;
+  } finally {
+    await browser.close();
+    await server.stop();
+    if (!process.env['KEEP_TMP']) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function runInDesktop(executable: string, label: string, extensionDevelopmentPath: string, extensionTestsPath: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<TestSummary | undefined> {
+  const { runTests } = await import('@vscode/test-electron');
+  const scratch = mkdtempSync(join(tmpdir(), 'loopx-it-'));
+  const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
+  const summaryFile = join(scratch, 'summary.json');
+  console.log(`\n${label} (${executable})`);
+  try {
+    await runTests({ vscodeExecutablePath: executable, extensionDevelopmentPath, extensionTestsPath, launchArgs: [workspace, '--disable-workspace-trust', ...extraArgs], extensionTestsEnv: { ...env, LOOPX_TEST_SUMMARY: summaryFile } });
+  } catch (error) {
+    console.log(`  ✖ ${String(error)}`);
+  }
+  const summary = readSummary(summaryFile);
+  if (summary) printResults(summary);
+  return summary;
+}
+
+async function main(): Promise<void> {
+  const desktop = process.env['LOOPX_VSCODE_EXECUTABLE'];
+  const summaries: (TestSummary | undefined)[] = [];
+
+  summaries.push(desktop
+    ? await runInDesktop(desktop, 'Extension under development', REPO_ROOT, SUITE)
+    : await runInCodeServer('Extension under development', { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: SUITE }));
+
+  const vsix = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop() ?? '';
+  const extensionsDir = mkdtempSync(join(tmpdir(), 'loopx-vsix-ext-'));
+  try {
+    installVsix(vsix, extensionsDir);
+    const env = { LOOPX_EXPECTED_EXTENSIONS_DIR: extensionsDir };
+    summaries.push(desktop
+      ? await runInDesktop(desktop, 'Packaged .vsix, installed', PROBE, VSIX_SUITE, ['--extensions-dir', extensionsDir], env)
+      : await runInCodeServer('Packaged .vsix, installed', { extensionDevelopmentPath: PROBE, extensionTestsPath: VSIX_SUITE, extensionsDir, env }));
+  } finally {
+    rmSync(extensionsDir, { recursive: true, force: true });
+    // The development bundles were replaced by production ones; rebuild so later tiers use the dev build.
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
+  }
+
+  const total = combine(summaries);
+  if (process.env['LOOPX_TEST_SUMMARY']) writeFileSync(process.env['LOOPX_TEST_SUMMARY'], JSON.stringify(total));
+  console.log(`\nintegration: ${total.passed} passed, ${total.failed} failed`);
+  process.exitCode = total.failed > 0 || total.passed === 0 ? 1 : 0;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,188 @@
+/**
+ * Starts a real VS Code (code-server's server + web workbench) and drives it with Chromium,
+ * following ../shared/docs/real-vscode-testing.md. Used by the integration driver, the VSIX
+ * check, the UI end-to-end tests and `npm start`.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { REPO_ROOT } from './demoWorkspace';
+
+export const CACHE_DIR = join(REPO_ROOT, '.vscode-test');
+const NODE24_BIN_DIR = join(CACHE_DIR, 'node', 'node_modules', '.bin');
+const CODE_SERVER_BIN = join(CACHE_DIR, 'code-server', 'node_modules', '.bin', 'code-server');
+export const CHROMIUM_PATH = process.env['LOOPX_CHROMIUM'] ?? '/usr/bin/chromium';
+
+const verbose = process.env['VERBOSE'] === '1';
+
+/** Installs Chromium, Node 24 and code-server into .vscode-test once (a no-op when cached). */
+export function ensureVscodeTestHost(): void {
+  if (existsSync(CODE_SERVER_BIN) && existsSync(CHROMIUM_PATH)) return;
+  const result = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'setup-vscode-test.sh')], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('scripts/setup-vscode-test.sh failed');
+}
+
+export interface CodeServer {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  dirs: { root: string; userData: string; extensions: string };
+  log: () => string;
+  stop: () => Promise<void>;
+}
+
+export interface CodeServerOptions {
+  workspace: string;
+  host?: string;
+  port?: number;
+  extensionsDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Keeps the user-data/extensions folders after stop (for `npm start`). */
+  keepDirs?: boolean;
+  rootDir?: string;
+}
+
+function codeServerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra, PATH: `${NODE24_BIN_DIR}:${process.env['PATH'] ?? ''}` };
+}
+
+export function writeQuietSettings(userDataDir: string, extra: Record<string, unknown> = {}): void {
+  const userDir = join(userDataDir, 'User');
+  mkdirSync(userDir, { recursive: true });
+  writeFileSync(join(userDir, 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    'update.mode': 'none',
+    'chat.disableAIFeatures': true,
+    'chat.commandCenter.enabled': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'security.workspace.trust.enabled': false,
+    'git.enabled': false,
+    ...extra,
+  }, null, 2));
+}
+
+export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
+  ensureVscodeTestHost();
+  const root = options.rootDir ?? mkdtempSync(join(tmpdir(), 'loopx-vscode-'));
+  const userData = join(root, 'user-data');
+  const extensions = options.extensionsDir ?? join(root, 'extensions');
+  mkdirSync(extensions, { recursive: true });
+  writeQuietSettings(userData);
+  const configFile = join(root, 'code-server.yaml');
+  writeFileSync(configFile, 'auth: none\ncert: false\n');
+  const host = options.host ?? '127.0.0.1';
+  const args = [
+    '--config', configFile, '--auth', 'none', '--bind-addr', `${host}:${options.port ?? 0}`,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    '--ignore-last-opened', '--user-data-dir', userData, '--extensions-dir', extensions,
+    '--vscode-option', 'enable-smoke-test-driver', options.workspace,
+  ];
+  const child = spawn(CODE_SERVER_BIN, args, { detached: true, env: codeServerEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`code-server did not start within 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (verbose) process.stderr.write(chunk);
+      const match = /HTTP server listening on (http:\/\/[^\s/]+)\/?/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolvePromise(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`code-server exited with ${code}:\n${output}`));
+    });
+  });
+  const port = Number(new URL(url).port);
+  return {
+    url, port, process: child, dirs: { root, userData, extensions }, log: () => output,
+    stop: async () => {
+      await killGroup(child);
+      if (!options.keepDirs && !process.env['KEEP_TMP']) rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+async function killGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  const exited = new Promise<void>((resolvePromise) => child.once('exit', () => resolvePromise()));
+  try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+  const timeout = new Promise<'timeout'>((resolvePromise) => setTimeout(() => resolvePromise('timeout'), 5000));
+  if ((await Promise.race([exited, timeout])) === 'timeout') {
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+}
+
+/** Installs a .vsix into an extensions folder the way a user would. */
+export function installVsix(vsixPath: string, extensionsDir: string): void {
+  ensureVscodeTestHost();
+  const result = spawnSync(CODE_SERVER_BIN, ['--extensions-dir', extensionsDir, '--install-extension', vsixPath], { env: codeServerEnv(), encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`code-server --install-extension failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+export function remoteUri(server: CodeServer, absolutePath: string): string {
+  return `vscode-remote://127.0.0.1:${server.port}${absolutePath}`;
+}
+
+export function workbenchUrl(server: CodeServer, folder: string, payload: [string, string][]): string {
+  const query = new URLSearchParams({ folder, payload: JSON.stringify([...payload, ['skipWelcome', 'true'], ['skipReleaseNotes', 'true']]) });
+  return `${server.url}/?${query.toString()}`;
+}
+
+export interface SuiteRun {
+  exitCode: number;
+  logs: string[];
+}
+
+/**
+ * Opens the workbench with an extension under development and its test module, and resolves
+ * when the extension host has run the tests (`codeAutomationExit`).
+ */
+export async function runTestsInWorkbench(options: {
+  server: CodeServer;
+  browser: Browser;
+  workspace: string;
+  extensionDevelopmentPath: string;
+  extensionTestsPath: string;
+  timeoutMs: number;
+}): Promise<SuiteRun> {
+  const page: Page = await options.browser.newPage();
+  const logs: string[] = [];
+  let finish: (code: number) => void = () => {};
+  const finished = new Promise<number>((resolvePromise) => { finish = resolvePromise; });
+  await page.exposeFunction('codeAutomationExit', (code: number) => finish(code));
+  await page.exposeFunction('codeAutomationLog', (_level: unknown, args: unknown[]) => {
+    const line = Array.isArray(args) ? args.map(String).join(' ') : String(args);
+    logs.push(line);
+    if (verbose) process.stderr.write(`[workbench] ${line}\n`);
+  });
+  if (verbose) page.on('console', (message) => process.stderr.write(`[console] ${message.text()}\n`));
+  await page.goto(workbenchUrl(options.server, options.workspace, [
+    ['extensionDevelopmentPath', remoteUri(options.server, options.extensionDevelopmentPath)],
+    ['extensionTestsPath', remoteUri(options.server, options.extensionTestsPath)],
+  ]));
+  const timeout = new Promise<number>((resolvePromise) => setTimeout(() => resolvePromise(124), options.timeoutMs));
+  const exitCode = await Promise.race([finished, timeout]);
+  await page.close().catch(() => undefined);
+  return { exitCode, logs };
+}

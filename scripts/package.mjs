@@ -9,7 +9,7 @@ const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'u
 const vsix = join(root, `${name}-${version}.vsix`);
 
 execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production'], { stdio: 'inherit', cwd: root });
-execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--out', vsix], {
+execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', vsix], {
   stdio: ['ignore', 'inherit', 'inherit'], cwd: root,
 });
 console.log(vsix);

@@ -28,6 +28,7 @@ async function runInCodeServer(label: string, options: { extensionDevelopmentPat
   try {
     console.log(`\n${label} (code-server ${server.url})`);
     const run = await runTestsInWorkbench({ server, browser, workspace, timeoutMs: TIMEOUT_MS, ...options });
+    lap(`suite finished (exit ${run.exitCode})`);
     const summary = readSummary(summaryFile);
     if (summary) printResults(summary);
     if (run.exitCode === 124) console.log(`  ✖ timed out after ${TIMEOUT_MS} ms`);
@@ -59,6 +60,11 @@ async function runInDesktop(executable: string, label: string, extensionDevelopm
   return summary;
 }
 
+const startedAt = Date.now();
+function lap(message: string): void {
+  console.log(`  [${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${message}`);
+}
+
 async function main(): Promise<void> {
   const desktop = process.env['LOOPX_VSCODE_EXECUTABLE'];
   const summaries: (TestSummary | undefined)[] = [];
@@ -67,10 +73,12 @@ async function main(): Promise<void> {
     ? await runInDesktop(desktop, 'Extension under development', REPO_ROOT, SUITE)
     : await runInCodeServer('Extension under development', { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: SUITE }));
 
+  lap('development suite done; packaging the .vsix');
   const vsix = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop() ?? '';
   const extensionsDir = mkdtempSync(join(tmpdir(), 'loopx-vsix-ext-'));
   try {
     installVsix(vsix, extensionsDir);
+    lap('installed the .vsix');
     const env = { LOOPX_EXPECTED_EXTENSIONS_DIR: extensionsDir };
     summaries.push(desktop
       ? await runInDesktop(desktop, 'Packaged .vsix, installed', PROBE, VSIX_SUITE, ['--extensions-dir', extensionsDir], env)

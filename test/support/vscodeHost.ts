@@ -181,8 +181,10 @@ export async function runTestsInWorkbench(options: {
     ['extensionDevelopmentPath', remoteUri(options.server, options.extensionDevelopmentPath)],
     ['extensionTestsPath', remoteUri(options.server, options.extensionTestsPath)],
   ]));
-  const timeout = new Promise<number>((resolvePromise) => setTimeout(() => resolvePromise(124), options.timeoutMs));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<number>((resolvePromise) => { timer = setTimeout(() => resolvePromise(124), options.timeoutMs); });
   const exitCode = await Promise.race([finished, timeout]);
+  clearTimeout(timer);
   await page.close().catch(() => undefined);
   return { exitCode, logs };
 }

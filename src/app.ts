@@ -7,8 +7,11 @@ import { createGoal } from './commands/createGoal';
 import { registerAgentCommand } from './commands/registerAgent';
 import { registerPaletteCommands } from './commands/registerCommands';
 import { showAllCommands } from './commands/showCommands';
+import { refreshStateCommand, showQuotaCommand, showStatusCommand } from './commands/status';
 import { addTodoCommand, listTodosCommand } from './commands/todos';
 import { validateRegistries } from './commands/validateRegistry';
+import { createExtensionApi } from './api/extensionApi';
+import type { LoopxExtensionApi, LoopxQuotaChanged, LoopxTurnEnded } from './api/types';
 import { LOOPX_VERSION } from './core/version';
 import { AgentsView } from './views/agentsView';
 import { GoalsView } from './views/goalsView';
@@ -17,6 +20,11 @@ import { WorkspaceModel } from './workspace/workspaceModel';
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
 export class LoopxApp extends Disposable {
   readonly model: WorkspaceModel;
+  /** Fired by the turn driver when a turn's run is recorded; other extensions see it as `api.onDidEndTurn`. */
+  readonly turnEnded: vscode.EventEmitter<LoopxTurnEnded>;
+  /** Fired by quota settlement when a goal's spend changes; part of `api.onDidChangeQuota`. */
+  readonly quotaChanged: vscode.EventEmitter<LoopxQuotaChanged>;
+  private extensionApi: LoopxExtensionApi | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -24,6 +32,8 @@ export class LoopxApp extends Disposable {
   ) {
     super();
     this.model = this.register(new WorkspaceModel(log));
+    this.turnEnded = this.register(new vscode.EventEmitter<LoopxTurnEnded>());
+    this.quotaChanged = this.register(new vscode.EventEmitter<LoopxQuotaChanged>());
     this.register(new GoalsView(VIEW_IDS.goals, this.model));
     this.register(new AgentsView(VIEW_IDS.agents, this.model));
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
@@ -38,6 +48,9 @@ export class LoopxApp extends Disposable {
       configureGoal: (arg) => configureGoalCommand(this.model, arg),
       todoAdd: (arg) => addTodoCommand(this.model, arg),
       todoList: (arg) => listTodosCommand(this.model, arg),
+      status: () => showStatusCommand(this.model),
+      refreshState: (arg) => refreshStateCommand(this.model, arg),
+      quotaStatus: (arg) => showQuotaCommand(this.model, arg),
     }, log)) this.register(d);
     this.register(this.model.onDidChange(() => {
       void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasGoals, this.model.goals.length > 0);
@@ -51,8 +64,8 @@ export class LoopxApp extends Disposable {
   }
 
   /** The API other extensions get from `getExtension(...).exports`. */
-  get api(): { apiVersion: number; version: string } {
-    return { apiVersion: 1, version: LOOPX_VERSION };
+  get api(): LoopxExtensionApi {
+    return (this.extensionApi ??= createExtensionApi(this.model, { onDidEndTurn: this.turnEnded.event, onDidChangeQuota: this.quotaChanged.event }));
   }
 
   get extensionUri(): vscode.Uri {

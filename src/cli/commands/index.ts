@@ -10,6 +10,10 @@ import { syncGlobalCommand } from './syncGlobal';
 import { validateRegistryCommand } from './registry';
 import { bootstrapCommand } from './bootstrap';
 import { archiveRuntimeCommand } from './archiveRuntime';
+import { refreshStateCommand } from './refreshState';
+import { statusCommand } from './status';
+import { heartbeatPromptCommand } from './heartbeatPrompt';
+import { quotaShouldRunCommand, quotaSpendSlotCommand, quotaStatusCommand, quotaVoidSlotCommand } from './quota';
 import { todoAddCommand, todoClaimCommand, todoCompleteCommand, todoDeferCommand, todoListCommand, todoSupersedeCommand, todoUpdateCommand } from './todo';
 
 export interface CliInvocation {
@@ -45,4 +49,11 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   todoComplete: todoCompleteCommand,
   todoSupersede: todoSupersedeCommand,
   todoDefer: todoDeferCommand,
+  status: statusCommand,
+  refreshState: refreshStateCommand,
+  heartbeatPrompt: heartbeatPromptCommand,
+  quotaStatus: quotaStatusCommand,
+  quotaShouldRun: quotaShouldRunCommand,
+  quotaSpendSlot: quotaSpendSlotCommand,
+  quotaVoidSlot: quotaVoidSlotCommand,
 };

@@ -105,6 +105,34 @@ const catalog = [
     key: 'todoDefer', cli: 'todo defer', title: null, slash: null,
     scope: 'goal', intent: 'set a todo aside with a reason and an optional resume condition', mutation: 'writes', group: 'Goals and todos',
   },
+  {
+    key: 'status', cli: 'status', title: 'Show Status', slash: '/loopx-status',
+    scope: 'project', intent: 'per goal: the Next Action, what the latest run recommends, drift warnings with the fix, todo counts, open gates and latest runs', mutation: 'read_only', group: 'Inspect', icon: 'pulse',
+  },
+  {
+    key: 'refreshState', cli: 'refresh-state', title: 'Refresh Goal State…', slash: null,
+    scope: 'goal', intent: "record a snapshot run of a goal's state (digest, updated_at, recommended action); --next-action rewrites the durable route first", mutation: 'writes', group: 'Goals and todos', icon: 'sync',
+  },
+  {
+    key: 'heartbeatPrompt', cli: 'heartbeat-prompt', title: null, slash: null,
+    scope: 'agent', intent: "print the task body of one bounded turn for an agent: objective, its todo, open gates, recent evidence, budget left and the result contract", mutation: 'read_only', group: 'Quota and turns',
+  },
+  {
+    key: 'quotaStatus', cli: 'quota status', title: 'Show Quota', slash: null,
+    scope: 'goal', intent: "show a goal's quota: slots spent and reserved in the rolling window, budgets, warn and limit state", mutation: 'read_only', group: 'Quota and turns', icon: 'dashboard',
+  },
+  {
+    key: 'quotaShouldRun', cli: 'quota should-run', title: null, slash: null,
+    scope: 'goal', intent: 'decide whether an agent may run a turn now and on which todo (read-only)', mutation: 'read_only', group: 'Quota and turns',
+  },
+  {
+    key: 'quotaSpendSlot', cli: 'quota spend-slot', title: null, slash: null,
+    scope: 'goal', intent: "settle a turn's quota slot after its writeback, once per settlement identity: preview, then --execute", mutation: 'writes_after_preview', group: 'Quota and turns',
+  },
+  {
+    key: 'quotaVoidSlot', cli: 'quota void-slot', title: null, slash: null,
+    scope: 'goal', intent: "release a turn's reservation or cancel a spend with a compensating record: preview, then --execute", mutation: 'writes_after_preview', group: 'Quota and turns',
+  },
 ] as const satisfies readonly CommandSpec[];
 
 export type CommandKey = (typeof catalog)[number]['key'];

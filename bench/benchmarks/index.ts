@@ -1,0 +1,40 @@
+import type { Benchmark } from '../core/types';
+import { appendContention } from './appendContention';
+import { cliRegistry, cliStartup, cliTodoList } from './cli';
+import { extensionActivation, reprojectionOneGoal, statusServerLoad, turnOverhead } from './pending';
+import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
+import { refreshStateCli, refreshStateInProcess } from './refreshState';
+import { registryLoad } from './registryLoad';
+import { registryValidate } from './registryValidate';
+import { runIndexRead } from './runIndexRead';
+import { stateProjectAll } from './stateProjectAll';
+import { statusCli, statusInProcess } from './status';
+
+/**
+ * Every benchmark, in the order they run and are documented. To add one: write
+ * benchmarks/<name>.ts exporting a RunnableBenchmark and list it here (replacing its pending entry).
+ */
+export const BENCHMARKS: readonly Benchmark[] = [
+  registryLoad,
+  registryValidate,
+  stateProjectAll,
+  runIndexRead,
+  appendContention,
+  cliStartup,
+  cliRegistry,
+  cliTodoList,
+  statusCli,
+  statusInProcess,
+  quotaShouldRunCli,
+  quotaShouldRunInProcess,
+  refreshStateCli,
+  refreshStateInProcess,
+  reprojectionOneGoal,
+  turnOverhead,
+  statusServerLoad,
+  extensionActivation,
+];
+
+export function findBenchmark(name: string): Benchmark | undefined {
+  return BENCHMARKS.find((benchmark) => benchmark.name === name);
+}

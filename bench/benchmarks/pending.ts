@@ -1,0 +1,32 @@
+import type { PendingBenchmark } from '../core/types';
+
+/** Benchmarks of code being written now; each becomes one file in benchmarks/ when its code lands. */
+
+export const reprojectionOneGoal: PendingBenchmark = {
+  kind: 'pending',
+  name: 'reprojection-one-goal',
+  title: 'Incremental re-projection of one goal after a change',
+  needs: 'an incremental status read model (re-project one goal when its state file or run index changes): edit one state file of L, time the re-projection',
+  targets: [{ caseLabel: 'one goal of L', metric: 'median_ms', limit: 20, text: 'one-goal re-projection under 20 ms' }],
+};
+
+export const turnOverhead: PendingBenchmark = {
+  kind: 'pending',
+  name: 'turn-overhead-demo-agent',
+  title: 'Turn overhead with the demo agent',
+  needs: 'the turn runner (`loopx turn run-once`) and the demo agent: time one full turn (guard, run, refresh-state, spend) minus the agent\'s own work',
+};
+
+export const statusServerLoad: PendingBenchmark = {
+  kind: 'pending',
+  name: 'status-server-load',
+  title: 'Status server under load (/healthz and /status.json)',
+  needs: 'the status server (`loopx serve-status`): load it with autocannon on 127.0.0.1 only and report requests/s and latency percentiles for /healthz and /status.json on M and L',
+};
+
+export const extensionActivation: PendingBenchmark = {
+  kind: 'pending',
+  name: 'extension-activation',
+  title: 'Extension activation and view population in VS Code',
+  needs: 'a timing hook in the real VS Code host run (test/support/vscodeHost.ts): time activate() and until the Goals view lists every goal of M and L',
+};

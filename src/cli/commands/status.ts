@@ -1,0 +1,62 @@
+import { normalizeAgentId, AGENT_ID_RULE } from '../../core/agents/identity';
+import { LoopxError } from '../../core/errors';
+import { goalQuotaSummary } from '../../core/quota/decision';
+import { statusMarkdown } from '../../core/readModel/statusMarkdown';
+import { loadStatus } from '../../core/readModel/statusPayload';
+import { checkGoalIdSegment } from '../../core/registry/goalId';
+import { locateRegistry } from '../../core/registry/locate';
+import type { CommandOutput } from '../context';
+import type { CliHandler } from './index';
+import { cliHomeDir } from './registry';
+
+/**
+ * `loopx status`: per goal the durable Next Action, what the latest run recommends, drift
+ * warnings with the command that resolves each, todo counts, open gates and the latest run.
+ * Exits 0 even with warnings; fails only when the registry cannot be read.
+ */
+export const statusCommand: CliHandler = {
+  configure: (command) => {
+    command
+      .option('--goal-id <id>', 'only this goal')
+      .option('--agent-id <agent>', "look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed")
+      .option('--limit <n>', 'latest runs listed per goal (default 5)');
+  },
+  run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
+    const goalId = typeof options['goalId'] === 'string' ? usage(() => checkGoalIdSegment(options['goalId'] as string)) : null;
+    const rawAgent = typeof options['agentId'] === 'string' ? options['agentId'] : null;
+    const agentId = rawAgent === null ? null : normalizeAgentId(rawAgent);
+    if (rawAgent !== null && agentId === null) throw new LoopxError('usage', `--agent-id ${JSON.stringify(rawAgent)} is not valid: ${AGENT_ID_RULE}`);
+    const limit = parseLimit(options['limit']);
+    const homeDir = cliHomeDir(ctx);
+    const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
+    const payload = await usageOnUnknownGoal(() => loadStatus({
+      registryPath: registry.path, homeDir, runtimeRootOverride: globals.runtimeRoot ?? null, goalId, agentId, ...(limit !== undefined ? { limit } : {}),
+      quotaSummary: (goal) => goalQuotaSummary({ registryPath: registry.path, goalId: goal.goalId, clock: ctx.clock, runtimeRootOverride: globals.runtimeRoot, homeDir }),
+    }));
+    return { ok: true, json: payload, markdown: statusMarkdown(payload) };
+  },
+};
+
+function usage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw new LoopxError('usage', error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function usageOnUnknownGoal<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof LoopxError && error.code === 'goal_not_found') throw new LoopxError('usage', error.message, error.details);
+    throw error;
+  }
+}
+
+function parseLimit(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw new LoopxError('usage', `--limit must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
+  return Number(text);
+}

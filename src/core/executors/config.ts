@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { agentProfileForGoal, type GoalRecord } from '../agents/identity';
+import { LoopxError } from '../errors';
+import { createClaudeCodeExecutor } from './claudeCode';
+import { createCodexExecutor } from './codex';
+import { createCommandExecutor, type ProcessAgentExecutor } from './command';
+import { ENV_NAME_PATTERN } from './process';
+import type { AgentExecutor } from './types';
+
+/**
+ * How an agent is run, configured per agent in the registry:
+ *
+ *   coordination.agent_profiles.<agent id>.executor = {
+ *     preset: "claude-code" | "codex" | "command" | "demo",
+ *     command?: ["claude"],            // argv of the tool (required for "command")
+ *     args?: ["--model", "sonnet"],    // extra arguments after the preset's own
+ *     timeout_minutes?: 20,
+ *     env_allowlist?: ["MY_TOKEN"],    // variables passed through besides PATH, HOME, LANG
+ *     max_output_bytes?: 1048576
+ *   }
+ *
+ * Unknown keys are refused, so a typo does not silently fall back to a default.
+ */
+
+export const EXECUTOR_PRESETS = ['claude-code', 'codex', 'command', 'demo'] as const;
+export type ExecutorPreset = (typeof EXECUTOR_PRESETS)[number];
+
+export const DEFAULT_TIMEOUT_MINUTES: Readonly<Record<ExecutorPreset, number>> = { 'claude-code': 20, codex: 20, command: 10, demo: 2 };
+
+export const ExecutorConfigSchema = z.strictObject({
+  preset: z.enum(EXECUTOR_PRESETS),
+  command: z.array(z.string().min(1)).min(1).optional(),
+  args: z.array(z.string()).optional(),
+  timeout_minutes: z.number().positive().max(24 * 60).optional(),
+  env_allowlist: z.array(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name')).optional(),
+  max_output_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+}).superRefine((config, ctx) => {
+  if (config.preset === 'command' && config.command === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required for the command preset: the agent\'s argv, e.g. ["node", "agent.js"]' });
+  }
+  if (config.preset === 'demo' && (config.command !== undefined || config.args !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['command'], message: 'the demo preset runs LoopX\'s built-in demo agent; it takes no command or args' });
+  }
+});
+export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
+
+/**
+ * The executor configuration of one agent of a goal, or null when its profile has none.
+ * An invalid one is an error naming the field and the fix.
+ */
+export function readAgentExecutorConfig(goal: GoalRecord, agentId: string): ExecutorConfig | null {
+  const profile = agentProfileForGoal(goal, agentId);
+  const raw = profile?.['executor'];
+  if (raw === undefined || raw === null) return null;
+  const parsed = ExecutorConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const goalId = String(goal['id'] ?? '');
+    const problems = parsed.error.issues.map((i) => `${['executor', ...i.path.map(String)].join('.')}: ${i.message}`);
+    throw new LoopxError(
+      'executor_config_invalid',
+      `goal '${goalId}', agent '${agentId}': coordination.agent_profiles.${agentId}.executor is invalid (${problems.join('; ')}); fix it in the registry (see docs/executors.md)`,
+      { goal_id: goalId, agent_id: agentId, problems },
+    );
+  }
+  return parsed.data;
+}
+
+export function executorTimeoutMs(config: ExecutorConfig): number {
+  return Math.round((config.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES[config.preset]) * 60_000);
+}
+
+export interface ExecutorFactoryContext {
+  /**
+   * How to start the built-in demo agent (src/core/executors/demoAgentMain.ts) as a process:
+   * the host knows whether it runs from a bundle or from source. See `demoAgentArgv`.
+   */
+  demoAgentArgv?: readonly string[];
+}
+
+/** Builds the executor an agent's configuration describes. */
+export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFactoryContext = {}): AgentExecutor {
+  const common = {
+    ...(config.env_allowlist !== undefined ? { envAllowlist: config.env_allowlist } : {}),
+    ...(config.max_output_bytes !== undefined ? { maxOutputBytes: config.max_output_bytes } : {}),
+  };
+  switch (config.preset) {
+    case 'claude-code':
+      return createClaudeCodeExecutor({ ...common, ...(config.command ? { command: config.command } : {}), ...(config.args ? { args: config.args } : {}) });
+    case 'codex':
+      return createCodexExecutor({ ...common, ...(config.command ? { command: config.command } : {}), ...(config.args ? { args: config.args } : {}) });
+    case 'command':
+      return createCommandExecutor([...(config.command ?? []), ...(config.args ?? [])], common);
+    case 'demo': {
+      if (context.demoAgentArgv === undefined || context.demoAgentArgv.length === 0) {
+        throw new LoopxError('demo_agent_unavailable', 'the demo agent is not available in this build of LoopX; configure another executor preset');
+      }
+      return createDemoExecutor(context.demoAgentArgv, common);
+    }
+  }
+}
+
+/** The built-in demo agent, run as a real process speaking LoopX's stdin/stdout protocol. */
+export function createDemoExecutor(argv: readonly string[], options: { envAllowlist?: readonly string[]; maxOutputBytes?: number } = {}): ProcessAgentExecutor {
+  return createCommandExecutor(argv, { ...options, kind: 'demo' });
+}

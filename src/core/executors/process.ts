@@ -1,0 +1,209 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { scrubText, type ScrubContext } from '../privacy/scrub';
+
+/**
+ * Runs one agent or validator process with hard bounds: an argv (never a shell string), an
+ * explicit environment, a timeout, a byte cap per output stream and an AbortSignal. The process
+ * gets its own process group, so a timeout or cancellation ends the whole tree it started
+ * (SIGTERM to the group, SIGKILL after a grace period); whatever the main process leaves behind
+ * when it exits is ended the same way, so nothing outlives a bounded turn.
+ *
+ * Built on node:child_process directly: process-group kill is the one thing we need that the
+ * usual wrappers do not do for us, and the rest is a few dozen lines.
+ */
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+export const DEFAULT_KILL_GRACE_MS = 2000;
+export const DEFAULT_EXCERPT_BYTES = 2048;
+
+/** How the process ended; the first cause wins (a timeout stays a timeout even if it exits later). */
+export type ProcessEnd = 'exited' | 'timeout' | 'cancelled' | 'output_too_large' | 'spawn_failed';
+
+export interface BoundedProcessOptions {
+  argv: readonly string[];
+  cwd: string;
+  /** The child's whole environment (already filtered: see buildAgentEnv). */
+  env: NodeJS.ProcessEnv;
+  stdin?: string;
+  timeoutMs: number;
+  /** Cap per stream; going over ends the process with `output_too_large`. */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+  killGraceMs?: number;
+}
+
+export interface BoundedProcessResult {
+  end: ProcessEnd;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** At most `maxOutputBytes` of each stream. */
+  stdout: Buffer;
+  stderr: Buffer;
+  /** Bytes the process wrote, including what went over the cap. */
+  stdoutBytes: number;
+  stderrBytes: number;
+  durationMs: number;
+  pid: number | null;
+  /** Why the spawn failed, for `spawn_failed`. */
+  spawnError: string | null;
+}
+
+class CappedBuffer {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  total = 0;
+  constructor(private readonly cap: number) {}
+
+  /** Returns false once the stream went over the cap. */
+  push(chunk: Buffer): boolean {
+    this.total += chunk.length;
+    const room = this.cap - this.kept;
+    if (room > 0) {
+      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+      this.chunks.push(part);
+      this.kept += part.length;
+    }
+    return this.total <= this.cap;
+  }
+
+  value(): Buffer {
+    return Buffer.concat(this.chunks, this.kept);
+  }
+}
+
+/** Signals the whole process group of a detached child; a group that is gone already is fine. */
+function signalTree(child: ChildProcess, signal: NodeJS.Signals): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  if (process.platform === 'win32') {
+    // Windows has no process groups to signal; taskkill /T walks the tree (argv, no shell).
+    const killer = spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true });
+    killer.on('error', () => undefined);
+    return;
+  }
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: every process of the group has ended already.
+  }
+}
+
+export function runBoundedProcess(options: BoundedProcessOptions): Promise<BoundedProcessResult> {
+  const started = performance.now();
+  const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const stdout = new CappedBuffer(maxBytes);
+  const stderr = new CappedBuffer(maxBytes);
+  const finish = (end: ProcessEnd, extra: Partial<BoundedProcessResult> = {}): BoundedProcessResult => ({
+    end, exitCode: null, signal: null, stdout: stdout.value(), stderr: stderr.value(), stdoutBytes: stdout.total, stderrBytes: stderr.total,
+    durationMs: Math.round(performance.now() - started), pid: null, spawnError: null, ...extra,
+  });
+
+  const [command, ...args] = options.argv;
+  if (command === undefined || command === '') return Promise.resolve(finish('spawn_failed', { spawnError: 'the command argv is empty' }));
+  if (options.signal?.aborted) return Promise.resolve(finish('cancelled'));
+
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(command, args, {
+        cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: true,
+        detached: process.platform !== 'win32',
+      });
+    } catch (error) {
+      resolve(finish('spawn_failed', { spawnError: error instanceof Error ? error.message : String(error) }));
+      return;
+    }
+
+    let end: ProcessEnd | null = null;
+    let settled = false;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    const timers: NodeJS.Timeout[] = [];
+
+    const settle = (result: BoundedProcessResult): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const stop = (cause: ProcessEnd): void => {
+      if (end !== null) return;
+      end = cause;
+      signalTree(child, 'SIGTERM');
+      timers.push(setTimeout(() => signalTree(child, 'SIGKILL'), grace));
+      // Last resort: a process that escaped the group may hold our pipes open forever.
+      timers.push(setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        settle(finish(cause, { exitCode, signal: exitSignal, pid: child.pid ?? null }));
+      }, grace * 2 + 1000));
+    };
+    const onAbort = (): void => stop('cancelled');
+
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) {
+        settle(finish('spawn_failed', { spawnError: `${command}: ${error.code ?? error.message}` }));
+      }
+    });
+    child.stdin?.on('error', () => undefined); // the agent may exit without reading its stdin (EPIPE)
+    child.stdout?.on('data', (chunk: Buffer) => { if (!stdout.push(chunk)) stop('output_too_large'); });
+    child.stderr?.on('data', (chunk: Buffer) => { if (!stderr.push(chunk)) stop('output_too_large'); });
+    child.on('exit', (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      // Anything the main process left running in its group ends with the turn.
+      if (end === null) {
+        signalTree(child, 'SIGTERM');
+        timers.push(setTimeout(() => signalTree(child, 'SIGKILL'), grace));
+      }
+    });
+    child.on('close', (code, signal) => {
+      settle(finish(end ?? 'exited', { exitCode: exitCode ?? code, signal: exitSignal ?? signal, pid: child.pid ?? null }));
+    });
+
+    if (child.pid !== undefined) {
+      timers.push(setTimeout(() => stop('timeout'), options.timeoutMs));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    }
+    child.stdin?.end(options.stdin ?? '');
+  });
+}
+
+/** Variables every agent process gets when the parent has them. */
+export const BASE_ENV_ALLOWLIST: readonly string[] = ['PATH', 'HOME', 'LANG'];
+/** Without these a Windows process cannot even start its runtime. */
+const WINDOWS_ENV_ALLOWLIST: readonly string[] = ['SystemRoot', 'ComSpec', 'PATHEXT', 'USERPROFILE', 'TEMP', 'TMP', 'windir'];
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The environment of an agent process: only the allowlisted names copied from `source` (never
+ * the whole parent environment), plus the variables LoopX sets itself.
+ */
+export function buildAgentEnv(source: NodeJS.ProcessEnv, allowlist: readonly string[], extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const names = [...BASE_ENV_ALLOWLIST, ...(process.platform === 'win32' ? WINDOWS_ENV_ALLOWLIST : []), ...allowlist];
+  const env: NodeJS.ProcessEnv = {};
+  const sourceKeys = Object.keys(source);
+  for (const name of names) {
+    if (!ENV_NAME_PATTERN.test(name)) continue;
+    // Windows variable names are case-insensitive; elsewhere the exact name counts.
+    const key = process.platform === 'win32' ? sourceKeys.find((k) => k.toLowerCase() === name.toLowerCase()) : name;
+    const value = key === undefined ? undefined : source[key];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * The first bytes of an output stream as text, cut at a character boundary and scrubbed of
+ * absolute paths and credentials, with a note of how much was left out.
+ */
+export function outputExcerpt(output: Buffer, totalBytes: number, scrub: ScrubContext, maxBytes: number = DEFAULT_EXCERPT_BYTES): string {
+  let cut = Math.min(output.length, maxBytes);
+  // Step back over UTF-8 continuation bytes so no character is split.
+  if (cut < output.length) while (cut > 0 && ((output[cut] ?? 0) & 0xc0) === 0x80) cut--;
+  const text = scrubText(output.subarray(0, cut).toString('utf8'), scrub);
+  return cut < totalBytes ? `${text}\n[… ${totalBytes - cut} more bytes not shown]` : text;
+}

@@ -1,0 +1,60 @@
+import type { HostFailureReason, HostRequest, HostResult, Usage } from '../turn/contract';
+
+/**
+ * What the turn driver sees of an agent: one call per bounded turn that always resolves with an
+ * outcome. Agent misbehavior (a crash, garbage, silence, a huge answer, a hang) is a
+ * `host_failure` outcome, never a thrown error.
+ */
+export interface AgentExecutor {
+  /** `claude-code`, `codex`, `command` or `demo`. */
+  readonly kind: string;
+  run(request: HostRequest, options: ExecutorRunOptions): Promise<ExecutorOutcome>;
+}
+
+export interface ExecutorRunOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** The project root the agent works in. */
+  cwd: string;
+  /** The environment to pick the allowlisted variables from (the agent never gets all of it). */
+  env: NodeJS.ProcessEnv;
+}
+
+/** Where the usage numbers came from. */
+export type UsageSource = 'agent_reported' | 'claude_code' | 'codex';
+
+export interface OutcomeUsage extends Usage {
+  source: UsageSource;
+}
+
+interface OutcomeBase {
+  executor: string;
+  exit_code: number | null;
+  duration_ms: number;
+  /** What the agent reported spending, even when the turn failed; null when it reported nothing. */
+  usage: OutcomeUsage | null;
+  /** The agent's session id, when its tool reports one (Claude Code, Codex thread id). */
+  session_id: string | null;
+  /** First bytes of stdout / stderr, scrubbed of absolute paths and credentials. */
+  output_excerpt: string;
+  stderr_excerpt: string;
+}
+
+export interface ExecutorSuccess extends OutcomeBase {
+  ok: true;
+  result_kind: HostResult['result_kind'];
+  result: HostResult;
+}
+
+export interface ExecutorFailure extends OutcomeBase {
+  ok: false;
+  result_kind: 'host_failure';
+  failed_phase: 'host_execute';
+  reason: HostFailureReason;
+  /** One sentence for people: what went wrong and, where known, how to fix it. */
+  message: string;
+  /** Contract problems by field, for `contract_violation`. */
+  problems: string[];
+}
+
+export type ExecutorOutcome = ExecutorSuccess | ExecutorFailure;

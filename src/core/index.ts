@@ -1,0 +1,38 @@
+/**
+ * LoopX as a library: the control plane's public API for Node scripts (`require('loopx-vscode')`).
+ * Documented with examples in docs/api.md.
+ *
+ * - Every function takes an options object (or, for the small pure helpers, one or two plain
+ *   arguments), checks it with zod and throws `LoopxError` with code `invalid_argument`, naming
+ *   the argument and what it accepts, before anything is read or written.
+ * - Results have the shapes the `loopx` CLI prints with `--format json`; each has a zod schema
+ *   exported here, so a caller can validate stored results too.
+ * - Every refusal is a `LoopxError` with a stable `code` to branch on (`goal_registered`,
+ *   `goal_not_found`, `registry_invalid_json`, …) and structured `details`.
+ *
+ * This file is the whole public surface: the wrappers in ./api, never internal modules.
+ */
+
+export { LoopxError, isLoopxError } from './errors';
+export { INVALID_ARGUMENT } from './api/arguments';
+export { LOOPX_VERSION as version } from './version';
+
+export { archiveRuntimeGoal, type ArchiveRuntimeGoalOptions } from './api/archive';
+export { nextActionProjectionWarning, type NextActionProjectionWarningOptions } from './api/projection';
+export { compactOrchestrationPolicy } from './api/orchestration';
+export { findRegistryGoal, listGoals, readJson, readRegistry, type ListGoalsOptions } from './api/registry';
+export { listGates, listTodos, loadGoalState, type GoalOptions, type ListTodosOptions } from './api/goalState';
+export { getGoalStatus, type GoalStatusOptions } from './api/status';
+export { shouldRun, type ShouldRunOptions } from './api/quota';
+export { ShouldRunDecisionSchema, type ShouldRunDecision } from './quota/decision';
+
+export {
+  ArchiveRuntimeResultSchema, CompactOrchestrationSchema, GateListResultSchema, GateSchema, GoalStateSchema, GoalStatusSchema,
+  GoalSummarySchema, NextActionProjectionWarningSchema, ProjectionWarningSchema, TodoListResultSchema, TodoSchema,
+  type CompactOrchestration, type Gate, type GateBlock, type GateListResult, type GoalState, type GoalStatus, type Todo, type TodoListResult,
+} from './api/schemas';
+export type { ArchiveRuntimeResult } from './runtime/archive';
+export type { NextActionProjectionWarning, ProjectionWarning } from './projection/schemas';
+export type { GoalSummary } from './readModel/workspaceGoals';
+export type { RegistryGoal } from './registry/schema';
+export type { NormalizedQuota } from './registry/schema';

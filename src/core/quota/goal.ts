@@ -1,0 +1,71 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LoopxError } from '../errors';
+import { checkGoalIdSegment } from '../registry/goalId';
+import { registryProjectRoot, resolveRepo, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
+import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import { goalRuntimeDir } from '../runtime/layout';
+import { readQuotaConfig, type QuotaConfig } from './config';
+
+/** Everything quota code needs to know about one registered goal, loaded once per operation. */
+export interface QuotaGoal {
+  goalId: string;
+  registryPath: string;
+  /** The registry's project: relative run-artifact paths resolve against it. */
+  projectRoot: string;
+  runtimeRoot: string;
+  /** `<runtime>/goals/<goal>`: holds `runs/` and the reservations file. */
+  goalRuntimeDir: string;
+  /** The raw registry entry (unknown fields kept). */
+  goal: Record<string, unknown>;
+  config: QuotaConfig;
+  /** Absolute path of ACTIVE_GOAL_STATE.md, or null when the goal has none that can be resolved. */
+  statePath: string | null;
+}
+
+export interface LoadQuotaGoalOptions {
+  registryPath: string;
+  goalId: string;
+  /** `--runtime-root`; default: the registry's `common_runtime_root`. */
+  runtimeRootOverride?: string | undefined;
+  /** For `~` expansion; default the OS home directory. */
+  homeDir?: string | undefined;
+}
+
+/** Loads the goal, or null when the registry has no goal with this id. */
+export async function findQuotaGoal(options: LoadQuotaGoalOptions): Promise<QuotaGoal | null> {
+  const goalId = checkGoalIdSegment(options.goalId);
+  const homeDir = options.homeDir ?? os.homedir();
+  const registryPath = path.resolve(options.registryPath);
+  const registry = await readRegistry(registryPath);
+  const goal = findRawRegistryGoal(registry, goalId);
+  if (goal === undefined) return null;
+  const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride, homeDir });
+  let statePath = resolveStateFile(goal, homeDir);
+  if (statePath === null && (typeof goal['state_file'] !== 'string' || goal['state_file'].trim() === '')) {
+    // No state_file at all: the conventional place under the goal's repo, when the repo is known.
+    const repo = resolveRepo(goal, homeDir);
+    if (repo !== null) statePath = path.join(repo, '.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
+  }
+  return {
+    goalId,
+    registryPath,
+    projectRoot: registryProjectRoot(registryPath),
+    runtimeRoot,
+    goalRuntimeDir: goalRuntimeDir(runtimeRoot, goalId),
+    goal,
+    config: readQuotaConfig(goal),
+    statePath,
+  };
+}
+
+/** Loads the goal; a goal missing from the registry is LoopxError `goal_not_found`. */
+export async function loadQuotaGoal(options: LoadQuotaGoalOptions): Promise<QuotaGoal> {
+  const loaded = await findQuotaGoal(options);
+  if (loaded === null) {
+    throw new LoopxError('goal_not_found', `goal '${options.goalId}' is not in the registry ${options.registryPath}; check --goal-id or add the goal with loopx bootstrap`, {
+      goal_id: options.goalId, registry: options.registryPath,
+    });
+  }
+  return loaded;
+}

@@ -1,0 +1,244 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { Clock } from '../clock';
+import { parseIsoInstant } from '../projection/time';
+import { isRecord } from '../registry/schema';
+import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
+
+/**
+ * The spend ledger of a goal (spec §5.2), recomputed from the run index every time: the registry's
+ * `spent_slots` is never trusted. A `quota_slot_spent` row counts in the rolling window
+ * `[now − window_hours, now]`; a `quota_slot_voided` row cancels (up to the slots of) the spend it
+ * names; two spend rows with the same settlement identity count once, whoever wrote them (the
+ * Python LoopX or us). Rows without a parsable time are ignored. Nothing is ever deleted.
+ */
+
+export const QUOTA_SLOT_SPENT = 'quota_slot_spent';
+export const QUOTA_SLOT_VOIDED = 'quota_slot_voided';
+
+/** What one turn consumed, as the agent or host reported it; `estimated` marks guesses (e.g. chars/4). */
+export const TurnUsageSchema = z.object({
+  tokens: z.number().int().min(0).optional(),
+  cost_usd: z.number().min(0).optional(),
+  minutes: z.number().min(0).optional(),
+  estimated: z.boolean(),
+});
+export type TurnUsage = z.infer<typeof TurnUsageSchema>;
+
+export interface UsageTotals {
+  tokens: number;
+  cost_usd: number;
+  minutes: number;
+  /** True when any summed value was an estimate. */
+  estimated: boolean;
+}
+
+export interface LedgerSpend {
+  generated_at: string;
+  time: number;
+  slots: number;
+  /** Slots cancelled by voids. */
+  voided_slots: number;
+  effect_id: string | null;
+  agent_id: string | null;
+  todo_id: string | null;
+  turn_instance_id: string | null;
+  usage: TurnUsage | null;
+  json_path: string | null;
+  /** The identity was already spent by an older row: this one counts for nothing. */
+  duplicate: boolean;
+  in_window: boolean;
+}
+
+export interface QuotaLedger {
+  window_hours: number;
+  window_start: string;
+  window_end: string;
+  /** Net slots spent in the window: counted spends minus their voids. */
+  spent_slots: number;
+  voided_slots: number;
+  duplicate_spends: number;
+  usage: UsageTotals;
+  /** Every spend row ever (deduplicated ones flagged), newest first. */
+  spends: LedgerSpend[];
+  /** Effect ids with a spend row at any time: settling one of them again is a replay. */
+  settled_effect_ids: ReadonlySet<string>;
+  /** When the oldest counted spend leaves the window (a slot frees), or null. */
+  next_slot_frees_at: string | null;
+}
+
+export interface LedgerInput {
+  rows: readonly RunIndexEntry[];
+  /** Relative artifact paths resolve against it (to read `slots` of rows that do not repeat it). */
+  projectRoot: string;
+  windowHours: number;
+  clock: Clock;
+}
+
+const UsageFromFile = TurnUsageSchema.partial({ estimated: true });
+
+function stringField(source: Record<string, unknown>, key: string): string | null {
+  const value = source[key];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function readDetail(row: RunIndexEntry, projectRoot: string): Record<string, unknown> {
+  if (row.json_path === undefined || row.json_path === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(path.resolve(projectRoot, row.json_path), 'utf8'));
+    return isRecord(parsed) ? parsed : {};
+  } catch {
+    // A missing or torn detail file: the row still counts, with the defaults.
+    return {};
+  }
+}
+
+function positiveInt(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
+}
+
+function effectIdOf(row: Record<string, unknown>, detail: () => Record<string, unknown>): string | null {
+  for (const source of [row, detail()]) {
+    const identity = source['settlement_identity'];
+    if (isRecord(identity) && typeof identity['effect_id'] === 'string' && identity['effect_id'] !== '') return identity['effect_id'];
+  }
+  return null;
+}
+
+function usageOf(row: Record<string, unknown>, detail: Record<string, unknown>): TurnUsage | null {
+  const raw = row['usage'] ?? detail['usage'];
+  const parsed = UsageFromFile.safeParse(raw);
+  return parsed.success && raw !== undefined ? { ...parsed.data, estimated: parsed.data.estimated ?? false } : null;
+}
+
+interface VoidEntry {
+  targetTime: number | null;
+  targetEffectId: string | null;
+  slots: number | null;
+}
+
+/** Builds the ledger from index rows (newest first, as `readRunIndex` returns them). */
+export function computeLedger(input: LedgerInput): QuotaLedger {
+  const now = input.clock.now().getTime();
+  const windowMs = input.windowHours * 3_600_000;
+  const start = now - windowMs;
+  const spends: LedgerSpend[] = [];
+  const voids: VoidEntry[] = [];
+
+  for (const row of input.rows) {
+    const time = parseIsoInstant(row.generated_at);
+    if (time === null) continue;
+    const record = row as Record<string, unknown>;
+    if (row.classification === QUOTA_SLOT_SPENT) {
+      const inWindow = time >= start && time <= now;
+      let detailCache: Record<string, unknown> | undefined;
+      const detail = (): Record<string, unknown> => (detailCache ??= readDetail(row, input.projectRoot));
+      // Slots and usage matter only inside the window; older rows are read for their identity alone.
+      const slots = inWindow ? positiveInt(record['slots']) ?? slotsOfDetail(detail()) : 1;
+      spends.push({
+        generated_at: row.generated_at ?? '',
+        time,
+        slots,
+        voided_slots: 0,
+        effect_id: effectIdOf(record, detail),
+        agent_id: row.agent_id ?? null,
+        todo_id: row.todo_id ?? null,
+        turn_instance_id: stringField(record, 'turn_instance_id'),
+        usage: inWindow ? usageOf(record, record['usage'] === undefined ? detail() : {}) : null,
+        json_path: row.json_path ?? null,
+        duplicate: false,
+        in_window: inWindow,
+      });
+    } else if (row.classification === QUOTA_SLOT_VOIDED) {
+      voids.push(voidEntryOf(record, () => readDetail(row, input.projectRoot)));
+    }
+  }
+
+  // Oldest first: the first row of an identity is the one that counts.
+  const seen = new Set<string>();
+  for (const spend of [...spends].reverse()) {
+    if (spend.effect_id === null) continue;
+    if (seen.has(spend.effect_id)) spend.duplicate = true;
+    else seen.add(spend.effect_id);
+  }
+  for (const entry of voids) applyVoid(entry, spends);
+
+  let spent = 0;
+  let voided = 0;
+  let oldestCounted: number | null = null;
+  const usage: UsageTotals = { tokens: 0, cost_usd: 0, minutes: 0, estimated: false };
+  for (const spend of spends) {
+    if (!spend.in_window || spend.duplicate) continue;
+    voided += spend.voided_slots;
+    const net = spend.slots - spend.voided_slots;
+    if (net <= 0) continue;
+    spent += net;
+    oldestCounted = oldestCounted === null ? spend.time : Math.min(oldestCounted, spend.time);
+    if (spend.usage !== null) {
+      usage.tokens += spend.usage.tokens ?? 0;
+      usage.cost_usd += spend.usage.cost_usd ?? 0;
+      usage.minutes += spend.usage.minutes ?? 0;
+      usage.estimated ||= spend.usage.estimated;
+    }
+  }
+  usage.cost_usd = Math.round(usage.cost_usd * 1e6) / 1e6;
+  return {
+    window_hours: input.windowHours,
+    window_start: new Date(start).toISOString(),
+    window_end: new Date(now).toISOString(),
+    spent_slots: spent,
+    voided_slots: voided,
+    duplicate_spends: spends.filter((s) => s.duplicate).length,
+    usage,
+    spends,
+    settled_effect_ids: seen,
+    next_slot_frees_at: oldestCounted === null ? null : new Date(oldestCounted + windowMs).toISOString(),
+  };
+}
+
+function slotsOfDetail(detail: Record<string, unknown>): number {
+  const event = detail['quota_event'];
+  return (isRecord(event) ? positiveInt(event['slots']) : null) ?? positiveInt(detail['slots']) ?? 1;
+}
+
+function voidEntryOf(row: Record<string, unknown>, detail: () => Record<string, unknown>): VoidEntry {
+  const pick = (key: string): unknown => {
+    if (row[key] !== undefined) return row[key];
+    const d = detail();
+    const event = d['quota_event'];
+    return (isRecord(event) ? event[key] : undefined) ?? d[key];
+  };
+  const targetTime = pick('voided_run_generated_at');
+  const targetEffect = pick('voided_effect_id');
+  return {
+    targetTime: typeof targetTime === 'string' ? parseIsoInstant(targetTime) : null,
+    targetEffectId: typeof targetEffect === 'string' && targetEffect !== '' ? targetEffect : null,
+    slots: positiveInt(pick('slots')),
+  };
+}
+
+/** A void cancels up to the slots of the one spend it names (by identity, else by time). */
+function applyVoid(entry: VoidEntry, spends: LedgerSpend[]): void {
+  const candidates = spends.filter((spend) =>
+    !spend.duplicate && spend.voided_slots < spend.slots &&
+    (entry.targetEffectId !== null ? spend.effect_id === entry.targetEffectId : entry.targetTime !== null && spend.time === entry.targetTime));
+  const target = candidates[candidates.length - 1];
+  if (target === undefined) return;
+  const remaining = target.slots - target.voided_slots;
+  target.voided_slots += Math.min(entry.slots ?? remaining, remaining);
+}
+
+export interface ReadLedgerOptions {
+  runtimeRoot: string;
+  goalId: string;
+  projectRoot: string;
+  windowHours: number;
+  clock: Clock;
+}
+
+/** Reads the goal's run index and computes its ledger. */
+export async function readQuotaLedger(options: ReadLedgerOptions): Promise<{ ledger: QuotaLedger; rows: RunIndexEntry[] }> {
+  const index = await readGoalRuns(options.runtimeRoot, options.goalId, { projectRoot: options.projectRoot });
+  return { ledger: computeLedger({ rows: index.rows, projectRoot: options.projectRoot, windowHours: options.windowHours, clock: options.clock }), rows: index.rows };
+}

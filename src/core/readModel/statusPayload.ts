@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { registeredAgentsForGoal } from '../agents/identity';
+import { LoopxError } from '../errors';
+import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
+import { registryGoals } from '../registry/read';
+import { errorMessage } from '../errors';
+import {
+  GoalQuotaSummarySchema, GoalStatusCache, GoalStatusItemSchema, StatusRunSchema, type GoalStatusItem, type GoalStatusTarget,
+} from './goalStatus';
+
+/**
+ * The status payload (`loopx status --format json`): the original's top level — `ok`, `registry`,
+ * `runtime_root`, `goal_count`, `run_count`, `contract`, `attention_queue`, `run_history` — with
+ * one status item per registry goal. Field names and types follow the dashboards' contract
+ * (status-contract-fields.txt) for every field emitted.
+ */
+
+export const StatusContractSchema = z.object({
+  ok: z.boolean(),
+  summary: z.object({ errors: z.number().int(), warnings: z.number().int(), checks: z.number().int() }),
+  errors: z.array(z.string()),
+  warnings: z.array(z.string()),
+  checks: z.array(z.string()),
+});
+export type StatusContract = z.infer<typeof StatusContractSchema>;
+
+export const AttentionQueueSchema = z.object({
+  available: z.boolean(),
+  item_count: z.number().int(),
+  needs_user_or_controller: z.number().int(),
+  needs_codex: z.number().int(),
+  watching_external_evidence: z.number().int(),
+  items: z.array(GoalStatusItemSchema),
+});
+export type AttentionQueue = z.infer<typeof AttentionQueueSchema>;
+
+export const RunHistoryGoalSchema = z.object({
+  id: z.string(),
+  domain: z.string().nullable(),
+  status: z.string(),
+  registry_member: z.boolean(),
+  index_exists: z.boolean(),
+  raw_index_records: z.number().int(),
+  unique_runs: z.number().int(),
+  latest_runs: z.array(StatusRunSchema),
+});
+
+export const RunHistorySchema = z.object({
+  available: z.boolean(),
+  goal_count: z.number().int(),
+  run_count: z.number().int(),
+  goals: z.array(RunHistoryGoalSchema),
+});
+export type RunHistory = z.infer<typeof RunHistorySchema>;
+
+export const StatusPayloadSchema = z.object({
+  ok: z.literal(true),
+  registry: z.string(),
+  runtime_root: z.string(),
+  goal_count: z.number().int(),
+  run_count: z.number().int(),
+  /** Set when the status was asked for one agent. */
+  agent_id: z.string().optional(),
+  contract: StatusContractSchema,
+  attention_queue: AttentionQueueSchema,
+  run_history: RunHistorySchema,
+});
+export type StatusPayload = z.infer<typeof StatusPayloadSchema>;
+
+export interface StatusRequest {
+  registryPath: string;
+  homeDir: string;
+  runtimeRootOverride?: string | null;
+  /** Only this goal. */
+  goalId?: string | null;
+  agentId?: string | null;
+  /** Latest runs per goal (default 5). */
+  limit?: number;
+  cache?: GoalStatusCache;
+  /**
+   * The quota summary of a goal (see `GoalQuotaSummarySchema`), attached as the item's `quota`. It depends on the time (a
+   * rolling window), so it is asked for on every call and never cached with the item. A goal
+   * whose summary fails keeps no `quota` and gets a contract warning.
+   */
+  quotaSummary?: (goal: GoalStatusTarget) => Promise<object>;
+}
+
+/** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
+export function statusTargets(registry: Record<string, unknown>, registryPath: string, options: { homeDir: string; runtimeRootOverride?: string | null }): GoalStatusTarget[] {
+  const projectRoot = registryProjectRoot(registryPath);
+  const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride ?? undefined, homeDir: options.homeDir });
+  const seen = new Set<string>();
+  const targets: GoalStatusTarget[] = [];
+  for (const goal of registryGoals(registry)) {
+    if (seen.has(goal.id)) continue;
+    seen.add(goal.id);
+    targets.push({
+      goalId: goal.id,
+      displayName: goal.display_name || goal.id,
+      status: goal.status || 'unknown',
+      domain: goal.domain || null,
+      projectRoot,
+      runtimeRoot,
+      stateFile: resolveStateFile(goal, options.homeDir),
+      agents: registeredAgentsForGoal(goal),
+      registryMember: true,
+    });
+  }
+  return targets;
+}
+
+/**
+ * Reads the registry and projects the status of its goals (or of one). Throws only when the
+ * registry cannot be read (missing, bad JSON, not an object) or the asked-for goal is not in it;
+ * anything wrong with a goal's own files shows up in its item instead.
+ */
+export async function loadStatus(request: StatusRequest): Promise<StatusPayload> {
+  const cache = request.cache ?? new GoalStatusCache();
+  const { exists, registry } = await cache.registry(request.registryPath);
+  if (!exists) {
+    throw new LoopxError('registry_missing', `registry file does not exist: ${request.registryPath}; connect a project with loopx bootstrap, or pass --registry`, { registry: request.registryPath });
+  }
+  const runtimeRoot = resolveRuntimeRoot({ registryPath: request.registryPath, registry, override: request.runtimeRootOverride ?? undefined, homeDir: request.homeDir });
+  let targets = statusTargets(registry, request.registryPath, request);
+  if (request.goalId !== undefined && request.goalId !== null) {
+    targets = targets.filter((target) => target.goalId === request.goalId);
+    if (targets.length === 0) {
+      throw new LoopxError('goal_not_found', `goal '${request.goalId}' is not in the registry ${request.registryPath}`, { goal_id: request.goalId, registry: request.registryPath });
+    }
+  }
+  const items: GoalStatusItem[] = [];
+  const quotaWarnings: string[] = [];
+  for (const target of targets) {
+    const item = await cache.goalStatus(target, { homeDir: request.homeDir, agentId: request.agentId ?? null, ...(request.limit !== undefined ? { limit: request.limit } : {}) });
+    if (request.quotaSummary === undefined) {
+      items.push(item);
+      continue;
+    }
+    try {
+      items.push({ ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target)) });
+    } catch (error) {
+      items.push(item);
+      quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
+    }
+  }
+  const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
+  const agentId = request.agentId ?? null;
+  // Items were validated when they were projected; parsing the payload again would copy every
+  // cached item, so it is assembled as typed instead.
+  return {
+    ok: true,
+    registry: request.registryPath,
+    runtime_root: runtimeRoot,
+    goal_count: items.length,
+    run_count: runCount,
+    ...(agentId !== null ? { agent_id: agentId } : {}),
+    contract: statusContract(items, runtimeRoot, runCount, quotaWarnings),
+    attention_queue: {
+      available: true,
+      item_count: items.length,
+      needs_user_or_controller: items.filter((item) => item.waiting_on === 'user').length,
+      needs_codex: items.filter((item) => item.waiting_on === 'codex').length,
+      watching_external_evidence: 0,
+      items,
+    },
+    run_history: {
+      available: true,
+      goal_count: items.length,
+      run_count: runCount,
+      goals: items.map((item) => ({
+        id: item.goal_id, domain: item.domain, status: item.goal_status, registry_member: item.registry_member,
+        index_exists: item.index_exists, raw_index_records: item.raw_index_records, unique_runs: item.unique_runs, latest_runs: item.latest_runs,
+      })),
+    },
+  };
+}
+
+/** The `contract` block: unreadable state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */
+function statusContract(items: readonly GoalStatusItem[], runtimeRoot: string, runCount: number, extraWarnings: readonly string[]): StatusContract {
+  const errors: string[] = [];
+  const warnings: string[] = [...extraWarnings];
+  for (const item of items) {
+    if (item.active_state.error) errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
+    for (const error of item.state_diagnostics?.errors ?? []) errors.push(`${item.goal_id}: ${error.message}`);
+    for (const warning of item.projection_warnings) if (warning.severity === 'warning') warnings.push(`${item.goal_id}: ${warning.message}`);
+    if (item.skipped_index_lines > 0) warnings.push(`${item.goal_id}: ${item.skipped_index_lines} run index line(s) could not be read and were skipped`);
+  }
+  const checks = [
+    `registry goals checked: ${items.length}`,
+    `state files readable: ${items.filter((item) => item.active_state.available).length}/${items.length}`,
+    `runtime root resolved: ${runtimeRoot}`,
+    `run-history goals=${items.filter((item) => item.index_exists).length} runs=${runCount}`,
+  ];
+  return { ok: errors.length === 0, summary: { errors: errors.length, warnings: warnings.length, checks: checks.length }, errors, warnings, checks };
+}

@@ -1,0 +1,370 @@
+import type { Clock } from '../clock';
+import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent, AGENT_ID_RULE } from '../agents/identity';
+import { isLoopxError, LoopxError } from '../errors';
+import type { LockOptions } from '../fs/fileLock';
+import { stateProjectionGap } from '../projection/projectionGap';
+import { deriveRecommendedAction } from '../projection/recommendedAction';
+import { collapseWhitespace, containsCredential } from '../projection/text';
+import { checkGoalIdSegment } from '../registry/goalId';
+import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
+import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import { isRecord } from '../registry/schema';
+import { appendRun } from '../runtime/runIndex';
+import { formatLocalIsoSeconds } from '../runtime/time';
+import { compactText, firstSectionOf, parseStateDocument, sectionEntries, TERMINAL_STATUSES, TODO_ID_PATTERN, type StateDocument } from '../state/document';
+import { readNextAction, setFrontMatterField, writeNextAction } from '../state/nextAction';
+import { applyStateEdit, readStateText } from '../state/stateFile';
+import {
+  NEXT_ACTION_UPDATE_SCHEMA_VERSION, RefreshIndexRowSchema, RefreshRecordSchema, RefreshStatePayloadSchema,
+  type NextActionUpdate, type ProgressScope, type RefreshRecord, type RefreshStatePayload, type RegistryGoalSnapshot,
+} from './schemas';
+import { indexState, snapshotState, type StateSnapshot } from './snapshot';
+
+/**
+ * refresh-state: records a snapshot run of a goal's state (its digest, `updated_at` and the
+ * derived recommended action) and, with `nextAction`, rewrites the durable route first. It is
+ * split in two so a preview can be shown and applied later: `planRefreshState` reads and decides
+ * everything and writes nothing; `commitRefreshState` writes the route (a locked compare-and-swap
+ * against the text the plan read) and appends the run. A state file edited in between is never
+ * overwritten: the commit fails with `state_changed_concurrently` and records nothing.
+ */
+
+export interface RefreshStateRequest {
+  registryPath: string;
+  goalId: string;
+  /** A public-safe token naming what happened, e.g. `state_refreshed`, `validated_progress`. */
+  classification: string;
+  /** The new durable Next Action (goal scope only). */
+  nextAction?: string | null;
+  /** Overrides the derived recommended action (`explicit_arg`). */
+  recommendedAction?: string | null;
+  agentId?: string | null;
+  /** Default: `agent_lane` when `agentId` is given, else `goal`. */
+  progressScope?: ProgressScope | null;
+  todoId?: string | null;
+  turnInstanceId?: string | null;
+  deliveryBatchScale?: string | null;
+  deliveryOutcome?: string | null;
+  homeDir: string;
+  runtimeRootOverride?: string | null;
+}
+
+export interface RefreshStatePlan {
+  goalId: string;
+  registryPath: string;
+  runtimeRoot: string;
+  projectRoot: string;
+  statePath: string;
+  /** The state file's text the plan was computed from. */
+  baseText: string;
+  /** The text to write, or null when the state file stays as it is. */
+  newText: string | null;
+  record: RefreshRecord;
+}
+
+export interface CommitRefreshOptions {
+  clock: Clock;
+  /** Compute names and payload, write nothing. */
+  dryRun?: boolean;
+  /** Holder labels of the state-file and run-index locks. */
+  lock?: Omit<LockOptions, 'operation'>;
+}
+
+const CLASSIFICATION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,119}$/u;
+const TURN_INSTANCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/u;
+const DELIVERY_TOKEN_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/u;
+
+/** Error codes that mean "the request is wrong" (the CLI exits 2 for them). */
+export const REFRESH_ARGUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
+  'invalid_goal_id', 'refresh_invalid_classification', 'refresh_invalid_field', 'refresh_agent_id_required', 'refresh_multi_agent_requires_agent_id',
+  'refresh_agent_id_invalid', 'refresh_agent_not_registered', 'refresh_agent_lane_cannot_write_next_action', 'next_action_empty',
+  'next_action_credential', 'recommended_action_credential',
+]);
+
+function checkedToken(value: string | null | undefined, pattern: RegExp, field: string, rule: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!pattern.test(value)) {
+    throw new LoopxError('refresh_invalid_field', `${field} ${JSON.stringify(value)} is not valid: ${rule}`, { field, value });
+  }
+  return value;
+}
+
+interface Scope {
+  progressScope: ProgressScope;
+  agentId: string | undefined;
+  agentLane: string | undefined;
+}
+
+/**
+ * The scope rules (spec §5), all checked before anything is read or written: an agent-lane
+ * refresh needs an agent; a goal with several registered agents needs `--agent-id`; a given agent
+ * must be registered when the goal has a roster; an agent-lane refresh never writes the route.
+ */
+function resolveScope(goal: Record<string, unknown>, goalId: string, request: RefreshStateRequest, writesNextAction: boolean): Scope {
+  const roster = registeredAgentsForGoal(goal);
+  const rawAgent = request.agentId ?? null;
+  let agentId: string | undefined;
+  if (rawAgent !== null && rawAgent.trim() !== '') {
+    if (roster.length > 0) {
+      agentId = requireRegisteredAgent({ ...goal, id: goalId }, rawAgent, { field: 'agent_id', codePrefix: 'refresh_' });
+    } else {
+      const normalized = normalizeAgentId(rawAgent);
+      if (normalized === null) throw new LoopxError('refresh_agent_id_invalid', `agent_id ${JSON.stringify(rawAgent)} is not valid: ${AGENT_ID_RULE}`, { field: 'agent_id', value: rawAgent });
+      agentId = normalized;
+    }
+  }
+  if (request.progressScope === 'agent_lane' && agentId === undefined) {
+    throw new LoopxError('refresh_agent_id_required', 'an agent_lane refresh-state needs --agent-id: the lane is named after the agent', { goal_id: goalId });
+  }
+  if (agentId === undefined && roster.length > 1) {
+    throw new LoopxError(
+      'refresh_multi_agent_requires_agent_id',
+      `multi-agent refresh-state requires --agent-id; text inference is disabled. Goal '${goalId}' registers ${roster.join(', ')}: pass the agent this refresh is for`,
+      { goal_id: goalId, registered_agents: roster },
+    );
+  }
+  const progressScope: ProgressScope = request.progressScope ?? (agentId !== undefined ? 'agent_lane' : 'goal');
+  if (progressScope === 'agent_lane' && writesNextAction) {
+    throw new LoopxError(
+      'refresh_agent_lane_cannot_write_next_action',
+      `agent-lane refresh-state cannot update the durable active-state Next Action; only a goal-scope refresh changes the route (add --progress-scope goal if agent ${agentId ?? ''} is working the goal's main route)`,
+      { goal_id: goalId, agent_id: agentId ?? null },
+    );
+  }
+  return { progressScope, agentId, agentLane: progressScope === 'agent_lane' ? agentId : undefined };
+}
+
+/** The route as it will be written: whitespace collapsed, non-empty, free of credentials. */
+function checkedNextAction(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const route = compactText(value);
+  if (route === '') throw new LoopxError('next_action_empty', 'the next action is empty; give the durable route as one line of text');
+  if (containsCredential(route)) {
+    throw new LoopxError('next_action_credential', 'the next action looks like it contains a credential (a token, key or authorization header); the state file is shared with agents and shown in status, so write the route without it');
+  }
+  return route;
+}
+
+function checkedRecommendedAction(value: string | null | undefined): string | null {
+  const text = collapseWhitespace(value);
+  if (text === '') return null;
+  if (containsCredential(text)) {
+    throw new LoopxError('recommended_action_credential', 'the recommended action looks like it contains a credential (a token, key or authorization header); run records are kept and shown, so write it without the secret');
+  }
+  return text;
+}
+
+function registryGoalSnapshot(goal: Record<string, unknown>): RegistryGoalSnapshot {
+  const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+  const adapter = goal['adapter'];
+  const sources = goal['authority_sources'];
+  return {
+    present: true,
+    domain: text(goal['domain']),
+    status: text(goal['status']),
+    adapter: isRecord(adapter) ? { kind: text(adapter['kind']) } : null,
+    authority_source_count: Array.isArray(sources) ? sources.length : 0,
+  };
+}
+
+function agentTodoCandidates(doc: StateDocument): { text: string; status: 'open' | 'done' | 'blocked' | 'deferred'; task_class: string | null }[] {
+  return doc.todos.filter((todo) => todo.role === 'agent').map((todo) => ({ text: todo.text, status: todo.status, task_class: todo.meta['task_class'] ?? null }));
+}
+
+function openCount(doc: StateDocument, role: 'agent' | 'user'): number {
+  return doc.todos.filter((todo) => todo.role === role && !TERMINAL_STATUSES.has(todo.status)).length;
+}
+
+/** Reads the registry and the state file and decides everything a refresh would do. Writes nothing. */
+export async function planRefreshState(request: RefreshStateRequest, clock: Clock): Promise<RefreshStatePlan> {
+  const goalId = checkGoalIdSegment(request.goalId);
+  const classification = request.classification.trim();
+  if (!CLASSIFICATION_PATTERN.test(classification)) {
+    throw new LoopxError(
+      'refresh_invalid_classification',
+      `classification ${JSON.stringify(request.classification)} must be a public-safe token of letters, digits, "_", ".", ":" and "-" (at most 120), such as state_refreshed`,
+      { classification: request.classification },
+    );
+  }
+  const todoId = checkedToken(request.todoId, TODO_ID_PATTERN, 'todo_id', 'a todo id looks like todo_[a-z0-9_-]{3,64}');
+  const turnInstanceId = checkedToken(request.turnInstanceId, TURN_INSTANCE_PATTERN, 'turn_instance_id', 'letters, digits, ".", "_", ":" and "-", at most 128');
+  const deliveryBatchScale = checkedToken(request.deliveryBatchScale, DELIVERY_TOKEN_PATTERN, 'delivery_batch_scale', 'a lowercase token such as single_surface');
+  const deliveryOutcome = checkedToken(request.deliveryOutcome, DELIVERY_TOKEN_PATTERN, 'delivery_outcome', 'a lowercase token such as outcome_progress');
+  const nextAction = checkedNextAction(request.nextAction);
+  const explicitAction = checkedRecommendedAction(request.recommendedAction);
+
+  const registry = await readRegistry(request.registryPath);
+  const goal = findRawRegistryGoal(registry, goalId);
+  if (goal === undefined) {
+    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${request.registryPath}; connect it with loopx bootstrap or pass --registry`, { goal_id: goalId, registry: request.registryPath });
+  }
+  const scope = resolveScope(goal, goalId, request, nextAction !== null);
+  const statePath = resolveStateFile(goal, request.homeDir);
+  if (statePath === null) {
+    throw new LoopxError('state_file_unresolved', `goal '${goalId}' has no state_file (or a relative one without an absolute repo) in ${request.registryPath}; set state_file so refresh-state can find ACTIVE_GOAL_STATE.md`, { goal_id: goalId });
+  }
+  const runtimeRoot = resolveRuntimeRoot({ registryPath: request.registryPath, registry, override: request.runtimeRootOverride ?? undefined, homeDir: request.homeDir });
+  const baseText = await readStateText(statePath);
+  const previous = readNextAction(parseStateDocument(baseText));
+  const generatedAt = formatLocalIsoSeconds(clock.now());
+
+  let newText: string | null = null;
+  let update: NextActionUpdate | undefined;
+  if (nextAction !== null) {
+    const routed = writeNextAction(baseText, nextAction);
+    const stamped = routed.changed ? setFrontMatterField(routed.text, 'updated_at', generatedAt).text : baseText;
+    newText = routed.changed ? stamped : null;
+    update = {
+      schema_version: NEXT_ACTION_UPDATE_SCHEMA_VERSION,
+      source: 'refresh_state',
+      next_action: nextAction,
+      updated: false,
+      would_update: routed.changed,
+      dry_run: false,
+      updated_at: routed.changed ? generatedAt : null,
+      previous_next_action: previous,
+    };
+  }
+
+  const doc = parseStateDocument(newText ?? baseText);
+  const nextSection = firstSectionOf(doc, 'next_action');
+  const derivation = deriveRecommendedAction({
+    explicitAction,
+    nextActionEntries: nextSection ? sectionEntries(doc, nextSection, { limit: 16, maxLength: Number.POSITIVE_INFINITY }) : [],
+    agentTodos: agentTodoCandidates(doc),
+  });
+  const snapshot: StateSnapshot = snapshotState(statePath, doc);
+  const gap = stateProjectionGap({
+    goalId,
+    nextActionEntries: snapshot.next_action,
+    agentTodos: { markdownOpenCount: openCount(doc, 'agent') },
+    userTodos: { markdownOpenCount: openCount(doc, 'user') },
+  });
+  const registryGoal = registryGoalSnapshot(goal);
+
+  const record: RefreshRecord = RefreshRecordSchema.parse({
+    generated_at: generatedAt,
+    goal_id: goalId,
+    classification,
+    ...derivation,
+    health_check: `state_file 1/1; registry_goal 1/1; authority_sources ${registryGoal.authority_source_count}`,
+    state: snapshot,
+    registry_goal: registryGoal,
+    progress_scope: scope.progressScope,
+    ...(scope.agentId !== undefined ? { agent_id: scope.agentId } : {}),
+    ...(scope.agentLane !== undefined ? { agent_lane: scope.agentLane } : {}),
+    ...(todoId !== undefined ? { todo_id: todoId } : {}),
+    ...(turnInstanceId !== undefined ? { turn_instance_id: turnInstanceId } : {}),
+    ...(deliveryBatchScale !== undefined ? { delivery_batch_scale: deliveryBatchScale } : {}),
+    ...(deliveryOutcome !== undefined ? { delivery_outcome: deliveryOutcome } : {}),
+    ...(update !== undefined ? { active_state_next_action_update: update } : {}),
+    ...(gap !== null ? { state_projection_gap: gap } : {}),
+  });
+  return {
+    goalId, registryPath: request.registryPath, runtimeRoot, projectRoot: registryProjectRoot(request.registryPath), statePath,
+    baseText, newText, record,
+  };
+}
+
+function conflictError(plan: RefreshStatePlan, during: string): LoopxError {
+  return new LoopxError(
+    'state_changed_concurrently',
+    `${plan.statePath} changed while refresh-state was ${during} (someone edited it after it was read); nothing was written and no run was recorded. Retry from the current state.`,
+    { path: plan.statePath, goal_id: plan.goalId, operation: 'refresh-state' },
+  );
+}
+
+/**
+ * Applies a plan: writes the new route under the state file's lock only if the file still holds
+ * the text the plan read, then appends the run (record, Markdown, index row). Without a route
+ * change the file is only re-read to check the snapshot still describes it. A dry run writes
+ * nothing and returns the payload with the names the artifacts would get.
+ */
+export async function commitRefreshState(plan: RefreshStatePlan, options: CommitRefreshOptions): Promise<RefreshStatePayload> {
+  const dryRun = options.dryRun === true;
+  const record: RefreshRecord = structuredClone(plan.record);
+  if (record.active_state_next_action_update) {
+    record.active_state_next_action_update.dry_run = dryRun;
+    record.active_state_next_action_update.updated = !dryRun && plan.newText !== null;
+  }
+
+  if (!dryRun) {
+    if (plan.newText !== null) {
+      const newText = plan.newText;
+      try {
+        await applyStateEdit(plan.statePath, () => ({ text: newText, changed: true }), {
+          operation: 'refresh-state', expectedText: plan.baseText, lock: { ...options.lock, clock: options.lock?.clock ?? options.clock },
+        });
+      } catch (error) {
+        if (isLoopxError(error, 'state_changed_concurrently')) throw conflictError(plan, 'writing the Next Action');
+        throw error;
+      }
+    } else if ((await readStateText(plan.statePath)) !== plan.baseText) {
+      throw conflictError(plan, 'recording its snapshot');
+    }
+  }
+
+  const appended = await appendRun({
+    runtimeRoot: plan.runtimeRoot,
+    goalId: plan.goalId,
+    record,
+    markdown: renderRefreshMarkdown(record),
+    indexFields: {
+      recommended_action_source: record.recommended_action_source,
+      state: indexState(record.state),
+      ...(record.agent_lane !== undefined ? { agent_lane: record.agent_lane } : {}),
+      ...(record.turn_instance_id !== undefined ? { turn_instance_id: record.turn_instance_id } : {}),
+      ...(record.delivery_batch_scale !== undefined ? { delivery_batch_scale: record.delivery_batch_scale } : {}),
+      ...(record.delivery_outcome !== undefined ? { delivery_outcome: record.delivery_outcome } : {}),
+    },
+    projectRoot: plan.projectRoot,
+    clock: options.clock,
+    lock: { ...options.lock, operation: 'refresh-state' },
+    dryRun,
+  });
+  return RefreshStatePayloadSchema.parse({
+    ok: true,
+    dry_run: dryRun,
+    appended: appended.appended,
+    registry: plan.registryPath,
+    runtime_root: plan.runtimeRoot,
+    project: plan.projectRoot,
+    json_path: appended.json_file,
+    markdown_path: appended.markdown_file,
+    index_path: appended.index_file,
+    ...record,
+    index_row: RefreshIndexRowSchema.parse(appended.row),
+  });
+}
+
+/** Plans and commits in one go: the `loopx refresh-state` command. */
+export async function refreshState(request: RefreshStateRequest, options: CommitRefreshOptions): Promise<RefreshStatePayload> {
+  return commitRefreshState(await planRefreshState(request, options.clock), options);
+}
+
+/** The `.md` artifact: a `# LoopX State Refresh` bullet list, then the route, feedback and progress. */
+export function renderRefreshMarkdown(record: RefreshRecord): string {
+  const update = record.active_state_next_action_update;
+  const bullets = [
+    `- goal: ${record.goal_id}`,
+    `- generated_at: ${record.generated_at}`,
+    `- classification: ${record.classification}`,
+    `- progress_scope: ${record.progress_scope}`,
+    ...(record.agent_id !== undefined ? [`- agent: ${record.agent_id}`] : []),
+    ...(record.todo_id !== undefined ? [`- todo: ${record.todo_id}`] : []),
+    ...(record.delivery_outcome !== undefined ? [`- delivery_outcome: ${record.delivery_outcome}`] : []),
+    `- recommended_action_source: ${record.recommended_action_source}`,
+    `- health_check: ${record.health_check}`,
+    `- state sha256_16: ${record.state.sha256_16}`,
+    `- state updated_at: ${record.state.frontmatter['updated_at'] ?? '(none)'}`,
+    ...(update !== undefined ? [`- next action updated: ${update.updated ? 'yes' : update.would_update ? 'would update (dry run)' : 'no (unchanged)'}`] : []),
+  ];
+  const list = (items: readonly string[], bullet: boolean): string[] => (items.length === 0 ? ['(none)'] : items.map((item) => (bullet ? `- ${item}` : item)));
+  return [
+    '# LoopX State Refresh', '', ...bullets, '',
+    '## Recommended Action', '', record.recommended_action, '',
+    '## Next Action', '', ...list(record.state.next_action, true), '',
+    '## Recent Feedback', '', ...list(record.state.recent_feedback, false), '',
+    '## Progress', '', ...list(record.state.progress, false), '',
+  ].join('\n');
+}

@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  fileSystemStatusReader, GoalStatusCache, GoalStatusItemSchema, loadGoalStatus, type StatusFileReader,
+} from '../../../src/core/readModel/goalStatus';
+import { loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/readModel/statusPayload';
+import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+
+const DEMO_NEXT_ACTION = 'Add a "Related" section linking notes that share a tag.';
+
+function tempDir(prefix: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+function demo(): { dir: string; registryPath: string } {
+  const dir = materializeDemoWorkspace(path.join(tempDir('loopx-status-'), 'demo'));
+  return { dir, registryPath: path.join(dir, '.loopx', 'registry.json') };
+}
+
+/** A reader that counts reads per kind and file. */
+function countingReader(): { reader: StatusFileReader; reads: string[]; reset: () => void } {
+  const reads: string[] = [];
+  const reader: StatusFileReader = {
+    stat: (file) => fileSystemStatusReader.stat(file),
+    readRegistry: (file) => { reads.push(`registry:${path.basename(file)}`); return fileSystemStatusReader.readRegistry(file); },
+    readState: (file) => { reads.push(`state:${path.basename(path.dirname(file))}`); return fileSystemStatusReader.readState(file); },
+    readRunIndex: (file, options) => { reads.push(`index:${path.basename(path.dirname(path.dirname(file)))}`); return fileSystemStatusReader.readRunIndex(file, options); },
+  };
+  return { reader, reads, reset: () => { reads.length = 0; } };
+}
+
+const STATE = (route: string): string => `---\nstatus: active\nupdated_at: 2026-07-01T00:00:00+00:00\n---\n## Agent Todo\n- [ ] ${route}\n  <!-- loopx:todo todo_id=todo_work status=open task_class=advancement_task -->\n## Next Action\n- ${route}\n`;
+
+/** A project with goals `alpha` and `beta`, each with a state file and one run. */
+function twoGoals(): { dir: string; registryPath: string; statePath: (goal: string) => string; indexPath: (goal: string) => string } {
+  const dir = tempDir('loopx-status-cache-');
+  const statePath = (goal: string): string => path.join(dir, '.codex', 'goals', goal, 'ACTIVE_GOAL_STATE.md');
+  const indexPath = (goal: string): string => path.join(dir, '.loopx', 'runtime', 'goals', goal, 'runs', 'index.jsonl');
+  const goals = ['alpha', 'beta'].map((id) => {
+    fs.mkdirSync(path.dirname(statePath(id)), { recursive: true });
+    fs.writeFileSync(statePath(id), STATE(`Build the ${id} report.`));
+    fs.mkdirSync(path.dirname(indexPath(id)), { recursive: true });
+    fs.writeFileSync(indexPath(id), `${JSON.stringify({ generated_at: '2026-07-01T00:00:00+00:00', goal_id: id, classification: 'state_refreshed', recommended_action: `Build the ${id} report.` })}\n`);
+    return { id, repo: dir, state_file: `.codex/goals/${id}/ACTIVE_GOAL_STATE.md`, status: 'active' };
+  });
+  const registryPath = path.join(dir, '.loopx', 'registry.json');
+  fs.writeFileSync(registryPath, JSON.stringify({ common_runtime_root: '.loopx/runtime', goals }, null, 2));
+  return { dir, registryPath, statePath, indexPath };
+}
+
+/** Rewrites a file so its stamp changes even within one mtime tick (a new inode, as atomic writes do). */
+function replaceFile(file: string, text: string): void {
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+describe('status read model', () => {
+  it('projects the demo workspace: route, latest run, todos, gate, stale warning', async () => {
+    const { dir, registryPath } = demo();
+    const payload = await loadStatus({ registryPath, homeDir: dir });
+    StatusPayloadSchema.parse(payload);
+    assert.equal(payload.goal_count, 1);
+    assert.equal(payload.run_count, 3);
+    assert.equal(payload.runtime_root, path.join(dir, '.loopx', 'runtime'));
+    const item = payload.attention_queue.items[0];
+    assert.ok(item);
+    assert.equal(item.goal_id, 'tidy-notes');
+    assert.equal(item.display_name, 'Tidy the notes folder');
+    assert.equal(item.active_state_next_action, DEMO_NEXT_ACTION);
+    assert.deepEqual(item.active_state_next_action_entries, [DEMO_NEXT_ACTION]);
+    // The 08:56 quota spend is status-neutral, so the 08:55 validated run speaks for the goal.
+    assert.equal(item.status, 'validated_progress');
+    assert.equal(item.latest_run_recommended_action, DEMO_NEXT_ACTION);
+    assert.equal(item.latest_run_recommended_action_source, 'latest_status_run');
+    assert.equal(item.recommended_action, DEMO_NEXT_ACTION);
+    assert.equal(item.source, 'latest_run');
+    assert.equal(item.waiting_on, 'codex');
+    assert.equal(item.severity, 'action');
+    assert.deepEqual(item.registered_agents, ['demo', 'codex-main']);
+
+    assert.deepEqual(
+      [item.agent_todos.source_section, item.agent_todos.total_count, item.agent_todos.open_count, item.agent_todos.done_count],
+      ['Agent Todo', 5, 4, 1],
+    );
+    assert.deepEqual(item.agent_todos.items.map((todo) => todo.todo_id), ['todo_related', 'todo_index', 'todo_links', 'todo_publish']);
+    assert.deepEqual(item.agent_todos.items[0], {
+      index: 2, done: false, text: `[P1] ${DEMO_NEXT_ACTION}`, title: DEMO_NEXT_ACTION, todo_id: 'todo_related',
+      priority: 'P1', status: 'open', claimed_by: null, task_class: 'advancement_task',
+    });
+    assert.deepEqual([item.user_todos.source_section, item.user_todos.open_count], ['User Todo / Owner Review Reading Queue', 2]);
+
+    assert.equal(item.open_gates.length, 1);
+    const gate = item.open_gates[0];
+    assert.deepEqual(
+      [gate?.todo_id, gate?.blocks_agent, gate?.unblocks_todo_ids, gate?.decision_scope, gate?.blocked_todo_ids],
+      ['todo_gate_publish', 'demo', ['todo_publish'], 'public_claim:goal:wiki', ['todo_publish']],
+    );
+
+    // The state file says updated_at 09:00, after the 08:55 run that has no snapshot of it.
+    assert.deepEqual(item.projection_warnings.map((warning) => warning.kind), ['stale_latest_run_projection']);
+    assert.deepEqual(item.stale_latest_run_warning?.reason_codes, ['active_state_updated_after_latest_run']);
+    assert.equal(item.next_action_projection_warning, undefined);
+    assert.equal(item.state_projection_gap, undefined);
+
+    assert.deepEqual(item.latest_runs.map((run) => run.classification), ['quota_slot_spent', 'validated_progress', 'state_refreshed']);
+    assert.equal(item.latest_runs.every((run) => run.json_exists && run.markdown_exists), true);
+    assert.equal(item.active_state.available, true);
+    assert.equal(item.active_state.updated_at, '2026-11-28T09:00:00+00:00');
+    assert.equal(item.state_diagnostics?.parseable, true);
+    assert.equal(item.quota, undefined);
+
+    assert.equal(payload.contract.ok, true);
+    assert.equal(payload.contract.summary.warnings, 1);
+    assert.match(payload.contract.warnings[0] ?? '', /^tidy-notes: The state file changed after the latest run/);
+    assert.deepEqual(
+      [payload.attention_queue.item_count, payload.attention_queue.needs_codex, payload.attention_queue.needs_user_or_controller],
+      [1, 1, 0],
+    );
+    assert.deepEqual(payload.run_history.goals.map((goal) => [goal.id, goal.unique_runs, goal.latest_runs.length]), [['tidy-notes', 3, 3]]);
+  });
+
+  it('emits the fields the dashboards always require, with their types', async () => {
+    const { dir, registryPath } = demo();
+    const payload = JSON.parse(JSON.stringify(await loadStatus({ registryPath, homeDir: dir }))) as StatusPayload;
+    const always: [string, string][] = [
+      ['ok', 'boolean'], ['registry', 'string'], ['runtime_root', 'string'], ['goal_count', 'number'], ['run_count', 'number'],
+      ['contract.ok', 'boolean'], ['contract.summary.errors', 'number'], ['contract.summary.warnings', 'number'], ['contract.summary.checks', 'number'],
+      ['attention_queue.available', 'boolean'], ['attention_queue.item_count', 'number'], ['attention_queue.needs_user_or_controller', 'number'],
+      ['attention_queue.needs_codex', 'number'], ['attention_queue.watching_external_evidence', 'number'],
+    ];
+    for (const [field, type] of always) {
+      const value = field.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], payload);
+      assert.equal(typeof value, type, field);
+    }
+    assert.ok(Array.isArray(payload.contract.errors) && Array.isArray(payload.contract.warnings) && payload.contract.checks.every((c) => typeof c === 'string'));
+    for (const item of payload.attention_queue.items) {
+      for (const field of ['goal_id', 'status', 'waiting_on', 'severity', 'recommended_action'] as const) assert.equal(typeof item[field], 'string', field);
+      for (const todo of [...item.user_todos.items, ...item.agent_todos.items]) {
+        assert.deepEqual([typeof todo.index, typeof todo.done, typeof todo.text], ['number', 'boolean', 'string']);
+      }
+    }
+    for (const goal of payload.run_history.goals) {
+      assert.equal(typeof goal.id, 'string');
+      for (const run of goal.latest_runs) assert.deepEqual([typeof run.generated_at, typeof run.goal_id], ['string', 'string']);
+    }
+  });
+
+  it('seen as one agent: its lane and unclaimed todos are listed, other claims are not', async () => {
+    const { dir, registryPath } = demo();
+    const payload = await loadStatus({ registryPath, homeDir: dir, agentId: 'demo' });
+    const item = payload.attention_queue.items[0];
+    assert.equal(payload.agent_id, 'demo');
+    assert.equal(item?.agent_id, 'demo');
+    assert.deepEqual(item?.agent_todos.items.map((todo) => todo.todo_id), ['todo_related', 'todo_index', 'todo_publish']);
+    assert.equal(item?.agent_todos.open_count, 4, 'counts stay goal-wide');
+  });
+
+  it('a goal whose state file is missing is reported in its item, with paths labelled, and the rest still projects', async () => {
+    const { dir, registryPath } = demo();
+    fs.rmSync(path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'));
+    const payload = await loadStatus({ registryPath, homeDir: dir });
+    const item = payload.attention_queue.items[0];
+    assert.ok(item);
+    assert.equal(item.active_state.available, false);
+    assert.equal(item.active_state.error?.code, 'state_file_missing');
+    assert.ok(!item.active_state.error?.message.includes(dir), 'no absolute path leaks into the item');
+    assert.match(item.active_state.error?.message ?? '', /<project>\/\.codex\/goals\/tidy-notes\/ACTIVE_GOAL_STATE\.md/);
+    assert.equal(item.severity, 'high');
+    assert.equal(item.waiting_on, 'user');
+    assert.equal(item.latest_run_recommended_action, DEMO_NEXT_ACTION, 'the run history is still read');
+    assert.equal(payload.contract.ok, false);
+    assert.equal(payload.contract.summary.errors, 1);
+  });
+
+  it('hides a run recommendation that names a local path or a secret', async () => {
+    const { dir, registryPath } = demo();
+    const index = path.join(dir, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl');
+    fs.appendFileSync(index, `${JSON.stringify({ generated_at: '2026-11-28T10:00:00+00:00', goal_id: 'tidy-notes', classification: 'state_refreshed', recommended_action: 'deploy with token=abcdefghijklmnop' })}\n`);
+    const item = (await loadStatus({ registryPath, homeDir: dir })).attention_queue.items[0];
+    assert.equal(item?.latest_runs[0]?.recommended_action, null);
+    assert.equal(item?.latest_run_recommended_action, null);
+    assert.equal(item?.source, 'active_state_next_action');
+    assert.equal(item?.recommended_action, DEMO_NEXT_ACTION);
+  });
+
+  it('attaches the quota summary a provider gives on every call; a failing provider leaves it unset with a contract warning', async () => {
+    const { dir, registryPath } = demo();
+    const cache = new GoalStatusCache();
+    let calls = 0;
+    const quotaSummary = async () => { calls++; return { state: 'eligible', allowed_slots: 24, spent_slots: calls }; };
+    const first = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
+    const second = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
+    assert.equal(first.attention_queue.items[0]?.quota?.spent_slots, 1);
+    assert.equal(second.attention_queue.items[0]?.quota?.spent_slots, 2, 'quota is time-dependent, so never cached');
+    const failing = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary: () => Promise.reject(new Error('ledger unreadable')) });
+    assert.equal(failing.attention_queue.items[0]?.quota, undefined);
+    assert.ok(failing.contract.warnings.includes('tidy-notes: quota summary unavailable: ledger unreadable'));
+  });
+
+  it('loadGoalStatus takes a workspace goal summary and validates its output', async () => {
+    const { dir } = demo();
+    const item = await loadGoalStatus({
+      goalId: 'tidy-notes', displayName: 'Tidy', status: 'active', domain: null, projectRoot: dir, runtimeRoot: path.join(dir, '.loopx', 'runtime'),
+      stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'), agents: ['demo'],
+    }, { homeDir: dir, limit: 1 });
+    assert.equal(GoalStatusItemSchema.parse(item).latest_runs.length, 1);
+    assert.equal(item.unique_runs, 3);
+  });
+
+  it('the cache re-reads only the files that changed, and re-projects only the goal whose inputs changed', async () => {
+    const project = twoGoals();
+    const counter = countingReader();
+    const cache = new GoalStatusCache(counter.reader);
+    const load = () => loadStatus({ registryPath: project.registryPath, homeDir: project.dir, cache });
+    const byId = (payload: StatusPayload, id: string) => payload.attention_queue.items.find((item) => item.goal_id === id);
+
+    const first = await load();
+    assert.deepEqual(counter.reads.sort(), ['index:alpha', 'index:beta', 'registry:registry.json', 'state:alpha', 'state:beta']);
+
+    counter.reset();
+    const unchanged = await load();
+    assert.deepEqual(counter.reads, [], 'nothing changed: nothing is read');
+    assert.equal(byId(unchanged, 'alpha'), byId(first, 'alpha'), 'the same item object is reused');
+
+    counter.reset();
+    replaceFile(project.statePath('beta'), STATE('Ship the beta report.'));
+    const afterState = await load();
+    assert.deepEqual(counter.reads, ['state:beta']);
+    assert.equal(byId(afterState, 'beta')?.active_state_next_action, 'Ship the beta report.');
+    assert.equal(byId(afterState, 'alpha'), byId(first, 'alpha'));
+
+    counter.reset();
+    fs.appendFileSync(project.indexPath('alpha'), `${JSON.stringify({ generated_at: '2026-07-02T00:00:00+00:00', goal_id: 'alpha', classification: 'validated_progress', recommended_action: 'Review the alpha report.' })}\n`);
+    const afterRun = await load();
+    assert.deepEqual(counter.reads, ['index:alpha']);
+    assert.equal(byId(afterRun, 'alpha')?.latest_run_recommended_action, 'Review the alpha report.');
+    assert.equal(byId(afterRun, 'beta'), byId(afterState, 'beta'));
+
+    counter.reset();
+    const registry = JSON.parse(fs.readFileSync(project.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+    (registry.goals[0] as Record<string, unknown>)['display_name'] = 'Alpha renamed';
+    replaceFile(project.registryPath, JSON.stringify(registry, null, 2));
+    const afterRegistry = await load();
+    assert.deepEqual(counter.reads, ['registry:registry.json'], 'a registry change re-reads no goal files');
+    assert.equal(byId(afterRegistry, 'alpha')?.display_name, 'Alpha renamed');
+    assert.equal(byId(afterRegistry, 'beta'), byId(afterState, 'beta'), 'beta\'s entry did not change, so it is not re-projected');
+  });
+});

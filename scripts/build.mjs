@@ -31,6 +31,8 @@ function listEntries(dir, pattern) {
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'out/extension.js', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The built-in demo agent runs as its own process (the `demo` executor spawns it like any CLI agent).
+  { ...common, entryPoints: ['src/core/executors/demoAgentMain.ts'], outfile: 'out/demoAgent.js' },
 ];
 
 const webviewEntries = listEntries('src/webviews', /(^|\/)main\.ts$/);

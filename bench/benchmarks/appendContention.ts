@@ -77,7 +77,7 @@ export const appendContention: RunnableBenchmark = {
   title: `Append ${APPEND_ROWS.toLocaleString('en-US')} run-index rows from ${APPEND_PROCESSES} processes`,
   description: `${APPEND_PROCESSES} processes each call appendRun ${APPEND_ROWS / APPEND_PROCESSES} times on the same goal (default lock policy; each call: lock, reserve the artifact pair, write .json and .md atomically, append the line); the figure is the wall time until all have exited, and the bench fails unless all rows are there`,
   baselineDescription: `${APPEND_PROCESSES} processes each append ${APPEND_ROWS / APPEND_PROCESSES} index lines with O_APPEND, no lock and no artifacts`,
-  cases: [fixedCase(`${APPEND_PROCESSES} × ${APPEND_ROWS / APPEND_PROCESSES} rows`, null, 3, 0)],
+  cases: [fixedCase(`${APPEND_PROCESSES} × ${APPEND_ROWS / APPEND_PROCESSES} rows`, null, 2, 0)],
   unitLabel: 'rows',
   units: () => APPEND_ROWS,
   prepare: async (ctx) => contention(ctx, 'loopx'),

@@ -1,7 +1,9 @@
+import { fixedClock } from '../../src/core/clock';
+import { shouldRun } from '../../src/core/quota/decision';
 import { BIG_GOAL, fixedCase } from '../core/cases';
-import { requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
+import { rawRead, requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
 import { cliRun, rawReadProcess } from '../core/processes';
-import type { PendingBenchmark, RunnableBenchmark } from '../core/types';
+import type { RunnableBenchmark } from '../core/types';
 import { SIZES } from '../workspace/generate';
 
 const ONE_GOAL_OF_L = 'one goal of L';
@@ -28,13 +30,34 @@ export const quotaShouldRunCli: RunnableBenchmark = {
   },
 };
 
-export const quotaShouldRunInProcess: PendingBenchmark = {
-  kind: 'pending',
+const BIG = '1 goal × 500 todos × 10,000 runs';
+
+export const quotaShouldRunInProcess: RunnableBenchmark = {
+  kind: 'in-process',
   name: 'quota-should-run-in-process',
   title: '`quota should-run` decision for one goal (in-process)',
-  needs: `src/core/quota/ (the should-run decision): time it on goal-0001 of L and on one goal with ${BIG_GOAL.todos} todos and ${BIG_GOAL.runs.toLocaleString('en-US')} run rows (BIG_GOAL in core/cases.ts)`,
+  description: 'shouldRun for goal-0001 as agent codex-main (no turn id, so nothing is written), clock pinned to the workspace clock',
+  baselineDescription: "read registry.json, the goal's state file and its run index",
+  cases: [fixedCase(ONE_GOAL_OF_L, SIZES.L, 15, 2), fixedCase(BIG, BIG_GOAL, 15, 2)],
+  unitLabel: 'run rows of the goal',
+  units: (shape) => shape?.runs ?? 0,
   targets: [
     { caseLabel: ONE_GOAL_OF_L, metric: 'median_ms', limit: 20, text: '`quota should-run` on one goal of L in-process under 20 ms' },
-    { caseLabel: '1 goal × 500 todos × 10,000 runs', metric: 'median_ms', limit: 20, text: '`quota should-run` in-process on a goal with 10,000 run rows and 500 todos under 20 ms' },
+    { caseLabel: BIG, metric: 'median_ms', limit: 20, text: '`quota should-run` in-process on a goal with 10,000 run rows and 500 todos under 20 ms' },
   ],
+  prepare: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    const clock = fixedClock(workspace.now);
+    return {
+      run: async () => {
+        const decision = await shouldRun({ registryPath: workspace.registryPath, goalId: 'goal-0001', agentId: 'codex-main', clock, homeDir: ctx.homeDir });
+        if (typeof decision.should_run !== 'boolean') throw new Error('no decision');
+      },
+    };
+  },
+  prepareBaseline: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    const files = [workspace.registryPath, ...stateFiles(workspace).slice(0, 1), ...runIndexFiles(workspace).slice(0, 1)];
+    return { run: async () => { await rawRead(files); } };
+  },
 };

@@ -1,8 +1,10 @@
+import { fixedClock } from '../../src/core/clock';
+import { refreshState } from '../../src/core/refresh/refreshState';
 import { fixedCase } from '../core/cases';
-import { requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
+import { rawRead, requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
 import { preserveGoal } from '../core/preserve';
 import { cliRun, rawReadProcess } from '../core/processes';
-import type { PendingBenchmark, RunnableBenchmark } from '../core/types';
+import type { RunnableBenchmark } from '../core/types';
 import { SIZES } from '../workspace/generate';
 
 const ONE_GOAL_OF_L = 'one goal of L';
@@ -30,10 +32,30 @@ export const refreshStateCli: RunnableBenchmark = {
   },
 };
 
-export const refreshStateInProcess: PendingBenchmark = {
-  kind: 'pending',
+export const refreshStateInProcess: RunnableBenchmark = {
+  kind: 'in-process',
   name: 'refresh-state-in-process',
   title: '`refresh-state` for one goal (in-process)',
-  needs: 'the refresh-state core (snapshot + run write-back): time it on goal-0001 of L, restoring the goal with preserveGoal (core/preserve.ts)',
+  description: 'refreshState for goal-0001 with classification state_refreshed (snapshot the state file, write the run record and index row; the goal is restored after the runs)',
+  baselineDescription: "read registry.json, the goal's state file and its run index",
+  cases: [fixedCase(ONE_GOAL_OF_L, SIZES.L, 15, 2)],
+  unitLabel: 'run rows of the goal',
+  units: (shape) => shape?.runs ?? 0,
   targets: [{ caseLabel: ONE_GOAL_OF_L, metric: 'median_ms', limit: 20, text: '`refresh-state` on one goal of L in-process under 20 ms' }],
+  prepare: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    const snapshot = preserveGoal(workspace, 'goal-0001');
+    const clock = fixedClock(workspace.now);
+    return {
+      run: async () => {
+        await refreshState({ registryPath: workspace.registryPath, goalId: 'goal-0001', classification: 'state_refreshed', homeDir: ctx.homeDir }, { clock });
+      },
+      cleanup: async () => snapshot.restore(),
+    };
+  },
+  prepareBaseline: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    const files = [workspace.registryPath, ...stateFiles(workspace).slice(0, 1), ...runIndexFiles(workspace).slice(0, 1)];
+    return { run: async () => { await rawRead(files); } };
+  },
 };

@@ -1,11 +1,15 @@
+import { fixedClock } from '../../src/core/clock';
+import { goalQuotaSummary } from '../../src/core/quota/decision';
+import { loadStatus } from '../../src/core/readModel/statusPayload';
 import { scalingCases } from '../core/cases';
+import { rawRead, requireWorkspace } from '../core/files';
 import { cliRun, rawReadProcess } from '../core/processes';
-import type { PendingBenchmark, RunnableBenchmark } from '../core/types';
+import type { RunnableBenchmark } from '../core/types';
 import { statusFiles } from './cli';
 
 /**
  * `loopx status` over the whole workspace. The whole-process benchmark runs as soon as out/cli.js
- * has a `status` command; the in-process one needs src/core/readModel/goalStatus.ts.
+ * has a `status` command; the in-process one times loadStatus.
  */
 export const statusCli: RunnableBenchmark = {
   kind: 'process',
@@ -27,9 +31,32 @@ export const statusCli: RunnableBenchmark = {
   prepareBaseline: async (ctx) => rawReadProcess(ctx, statusFiles(ctx)),
 };
 
-export const statusInProcess: PendingBenchmark = {
-  kind: 'pending',
+export const statusInProcess: RunnableBenchmark = {
+  kind: 'in-process',
   name: 'status-in-process',
   title: 'Status read model of every goal (in-process)',
-  needs: 'src/core/readModel/goalStatus.ts: time the read model of every goal of S…XL against reading the same files (statusFiles in benchmarks/cli.ts)',
+  description: 'loadStatus over the whole registry with goalQuotaSummary per goal, as `loopx status` calls it, without a cache',
+  baselineDescription: 'read registry.json, every state file and every run index (JSON.parse of each line)',
+  cases: scalingCases({ S: 9, M: 7, L: 5, XL: 3 }),
+  unitLabel: 'goals',
+  units: (shape) => shape?.goals ?? 0,
+  prepare: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    const clock = fixedClock(workspace.now);
+    return {
+      run: async () => {
+        const payload = await loadStatus({
+          registryPath: workspace.registryPath,
+          homeDir: ctx.homeDir,
+          quotaSummary: (goal) => goalQuotaSummary({ registryPath: workspace.registryPath, goalId: goal.goalId, clock, homeDir: ctx.homeDir }),
+        });
+        const goals = payload.goal_count;
+        if (goals !== workspace.goalIds.length) throw new Error(`status listed ${goals} goals, expected ${workspace.goalIds.length}`);
+      },
+    };
+  },
+  prepareBaseline: async (ctx) => {
+    const files = statusFiles(ctx);
+    return { run: async () => { await rawRead(files); } };
+  },
 };

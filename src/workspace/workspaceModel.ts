@@ -3,6 +3,10 @@ import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../constants';
+import { clockFromEnv } from '../core/clock';
+import { errorMessage } from '../core/errors';
+import { goalQuotaSummary, type GoalQuotaSummary } from '../core/quota/decision';
+import { GoalStatusCache, type GoalStatusItem } from '../core/readModel/goalStatus';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/readModel/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 
@@ -18,6 +22,8 @@ export class WorkspaceModel extends Disposable {
   readonly onDidChange = this.changed.event;
   private readonly diagnostics = this.register(vscode.languages.createDiagnosticCollection('loopx'));
   private snapshotList: RegistrySnapshot[] = [];
+  private readonly statusCache = new GoalStatusCache();
+  private details = new Map<string, GoalDetails>();
   private reloadTimer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
 
@@ -40,6 +46,11 @@ export class WorkspaceModel extends Disposable {
 
   get goals(): GoalSummary[] {
     return this.snapshotList.flatMap((s) => (s.ok ? s.goals : []));
+  }
+
+  /** Status and quota of a goal as of the last reload (undefined while loading or if unreadable). */
+  detailsOf(goal: GoalSummary): GoalDetails | undefined {
+    return this.details.get(goalKey(goal));
   }
 
   findGoal(goalId: string, registryPath?: string): GoalSummary | undefined {
@@ -74,12 +85,32 @@ export class WorkspaceModel extends Disposable {
       const started = performance.now();
       const snapshots = await Promise.all(this.registryPaths().map((p) => loadRegistrySnapshot(p, { homeDir: homedir() })));
       this.snapshotList = snapshots.filter((s) => !s.ok || s.exists);
+      this.details = await this.loadDetails(this.goals);
       this.publishDiagnostics(snapshots);
       this.log.trace(`loaded ${this.goals.length} goal(s) from ${this.snapshotList.length} registr${this.snapshotList.length === 1 ? 'y' : 'ies'} in ${(performance.now() - started).toFixed(1)} ms`);
       this.changed.fire();
     })();
     this.loading = next;
     await next;
+  }
+
+  /** Per-goal status (cached by file stamps: only changed goals are re-read) and the quota window. */
+  private async loadDetails(goals: GoalSummary[]): Promise<Map<string, GoalDetails>> {
+    const clock = clockFromEnv();
+    const entries = await Promise.all(goals.map(async (goal): Promise<[string, GoalDetails]> => {
+      const [status, quota] = await Promise.all([
+        this.statusCache.goalStatus(goal, { homeDir: homedir() }).catch((error: unknown) => {
+          this.log.warn(`status of ${goal.goalId}: ${errorMessage(error)}`);
+          return undefined;
+        }),
+        goalQuotaSummary({ registryPath: goal.registryPath, goalId: goal.goalId, clock, homeDir: homedir() }).catch((error: unknown) => {
+          this.log.warn(`quota of ${goal.goalId}: ${errorMessage(error)}`);
+          return undefined;
+        }),
+      ]);
+      return [goalKey(goal), { status, quota }];
+    }));
+    return new Map(entries);
   }
 
   private publishDiagnostics(snapshots: RegistrySnapshot[]): void {
@@ -95,4 +126,13 @@ export class WorkspaceModel extends Disposable {
       this.log.error(snapshot.error.message);
     }
   }
+}
+
+export interface GoalDetails {
+  status: GoalStatusItem | undefined;
+  quota: GoalQuotaSummary | undefined;
+}
+
+export function goalKey(goal: Pick<GoalSummary, 'registryPath' | 'goalId'>): string {
+  return `${goal.registryPath}#${goal.goalId}`;
 }

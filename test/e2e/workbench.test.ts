@@ -73,6 +73,14 @@ describe('LoopX in the VS Code workbench (Chromium)', function () {
       await openLoopxSidebar(page);
       const goalRow = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Tidy the notes folder' });
       await goalRow.first().waitFor({ timeout: 30_000 });
+      await goalRow.first().click();
+      const sidebar = page.locator('.part.sidebar');
+      // The goal's children come from the real state file and run index of the demo workspace.
+      await sidebar.getByText('Add a "Related" section linking notes that share a tag.').first().waitFor({ timeout: 15_000 });
+      await sidebar.locator('.monaco-list-row', { hasText: 'Gates' }).first().waitFor();
+      await sidebar.locator('.monaco-list-row', { hasText: 'Approve publishing the knowledge base' }).first().waitFor();
+      await sidebar.locator('.monaco-list-row', { hasText: 'Write notes/index.md listing every note by tag.' }).first().waitFor();
+      assert.equal(await sidebar.locator('.monaco-list-row', { hasText: 'Give every note a level-one title.' }).count(), 0, 'done todos are not listed');
       await page.screenshot({ path: join(RESULTS, 'workbench.png') });
       await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'sidebar.png') });
     } catch (error) {

@@ -127,7 +127,7 @@ async function killGroup(child: ChildProcess): Promise<void> {
 /** Installs a .vsix into an extensions folder the way a user would. */
 export function installVsix(vsixPath: string, extensionsDir: string): void {
   ensureVscodeTestHost();
-  const result = spawnSync(CODE_SERVER_BIN, ['--extensions-dir', extensionsDir, '--install-extension', vsixPath], { env: codeServerEnv(), encoding: 'utf8' });
+  const result = spawnSync(CODE_SERVER_BIN, ['--extensions-dir', extensionsDir, '--install-extension', vsixPath, '--force'], { env: codeServerEnv(), encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`code-server --install-extension failed:\n${result.stdout}\n${result.stderr}`);
 }
 

@@ -230,7 +230,8 @@ function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 }
 
-type StateRead =
+/** A state file as read for status: its text and parsed document, or why it could not be read. */
+export type StateRead =
   | { kind: 'ok'; text: string; doc: StateDocument }
   | { kind: 'error'; code: string; message: string };
 
@@ -429,6 +430,24 @@ export class GoalStatusCache {
     const registry = await this.reader.readRegistry(registryPath);
     this.registries.set(registryPath, { stamp, value: registry });
     return { exists: true, registry };
+  }
+
+  /**
+   * The goal's state file and run index as this cache holds them (read again only when changed),
+   * for read models that need every todo and run rather than the item's first few.
+   */
+  async goalSources(goal: GoalStatusTarget): Promise<{ state: StateRead; runs: RunIndexRead | null }> {
+    const target = GoalStatusTargetSchema.parse(goal);
+    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
+    const [stateStamp, indexStamp] = await Promise.all([
+      target.stateFile === null ? Promise.resolve(null) : this.reader.stat(target.stateFile),
+      this.reader.stat(indexFile),
+    ]);
+    const [state, runs] = await Promise.all([
+      this.readState(target.stateFile, stateStamp),
+      this.readIndex(indexFile, indexStamp, target.projectRoot),
+    ]);
+    return { state, runs };
   }
 
   async goalStatus(goal: GoalStatusTarget, options: Omit<GoalStatusOptions, 'cache' | 'reader'>): Promise<GoalStatusItem> {

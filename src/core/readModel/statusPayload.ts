@@ -3,17 +3,43 @@ import { registeredAgentsForGoal } from '../agents/identity';
 import { LoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { registryGoals } from '../registry/read';
+import type { RegistryGoal } from '../registry/schema';
 import { errorMessage } from '../errors';
+import { dashboardGoalFields, DashboardGoalFieldsSchema } from '../global/goalChannel';
 import {
   GoalQuotaSummarySchema, GoalStatusCache, GoalStatusItemSchema, StatusRunSchema, type GoalStatusItem, type GoalStatusTarget,
 } from './goalStatus';
 
 /**
- * The status payload (`loopx status --format json`): the original's top level — `ok`, `registry`,
- * `runtime_root`, `goal_count`, `run_count`, `contract`, `attention_queue`, `run_history` — with
- * one status item per registry goal. Field names and types follow the dashboards' contract
+ * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
+ * original's top level — `ok`, `registry`, `runtime_root`, `goal_count`, `run_count`,
+ * `status_contract`, `contract`, `attention_queue`, `run_history` — with one status item per
+ * registry goal, carrying the dashboards' per-goal blocks (`project_asset`, `activation_state`,
+ * `goal_channel_projection`). Field names and types follow the dashboards' contract
  * (status-contract-fields.txt) for every field emitted.
  */
+
+/** The dashboard schema this payload satisfies; dashboards refuse payloads below their minimum. */
+export const STATUS_CONTRACT_SCHEMA_VERSION = 2;
+
+export const StatusContractVersionSchema = z.object({
+  schema_version: z.literal(STATUS_CONTRACT_SCHEMA_VERSION),
+  minimum_dashboard_schema_version: z.number().int(),
+  producer: z.string(),
+  reload_hint: z.string(),
+});
+export type StatusContractVersion = z.infer<typeof StatusContractVersionSchema>;
+
+const STATUS_CONTRACT_VERSION: StatusContractVersion = {
+  schema_version: STATUS_CONTRACT_SCHEMA_VERSION,
+  minimum_dashboard_schema_version: STATUS_CONTRACT_SCHEMA_VERSION,
+  producer: 'loopx status',
+  reload_hint: 'restart `loopx serve-status`, or turn the loopx.statusServer.enabled setting off and on',
+};
+
+/** An attention item: the goal's status item plus the dashboards' per-goal blocks. */
+export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoalFieldsSchema.shape);
+export type StatusPayloadItem = z.infer<typeof StatusPayloadItemSchema>;
 
 export const StatusContractSchema = z.object({
   ok: z.boolean(),
@@ -30,19 +56,24 @@ export const AttentionQueueSchema = z.object({
   needs_user_or_controller: z.number().int(),
   needs_codex: z.number().int(),
   watching_external_evidence: z.number().int(),
-  items: z.array(GoalStatusItemSchema),
+  items: z.array(StatusPayloadItemSchema),
 });
 export type AttentionQueue = z.infer<typeof AttentionQueueSchema>;
 
+/** A run as the history lists it: `generated_at` is always a string there (empty when the row had none). */
+export const RunHistoryRunSchema = StatusRunSchema.extend({ generated_at: z.string() });
+
 export const RunHistoryGoalSchema = z.object({
   id: z.string(),
+  display_name: z.string(),
   domain: z.string().nullable(),
   status: z.string(),
   registry_member: z.boolean(),
   index_exists: z.boolean(),
   raw_index_records: z.number().int(),
   unique_runs: z.number().int(),
-  latest_runs: z.array(StatusRunSchema),
+  quota: GoalQuotaSummarySchema.optional(),
+  latest_runs: z.array(RunHistoryRunSchema),
 });
 
 export const RunHistorySchema = z.object({
@@ -61,6 +92,7 @@ export const StatusPayloadSchema = z.object({
   run_count: z.number().int(),
   /** Set when the status was asked for one agent. */
   agent_id: z.string().optional(),
+  status_contract: StatusContractVersionSchema,
   contract: StatusContractSchema,
   attention_queue: AttentionQueueSchema,
   run_history: RunHistorySchema,
@@ -128,20 +160,20 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       throw new LoopxError('goal_not_found', `goal '${request.goalId}' is not in the registry ${request.registryPath}`, { goal_id: request.goalId, registry: request.registryPath });
     }
   }
-  const items: GoalStatusItem[] = [];
+  const registryEntries = new Map<string, RegistryGoal>();
+  for (const goal of registryGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
+  const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];
   for (const target of targets) {
-    const item = await cache.goalStatus(target, { homeDir: request.homeDir, agentId: request.agentId ?? null, ...(request.limit !== undefined ? { limit: request.limit } : {}) });
-    if (request.quotaSummary === undefined) {
-      items.push(item);
-      continue;
+    let item: GoalStatusItem = await cache.goalStatus(target, { homeDir: request.homeDir, agentId: request.agentId ?? null, ...(request.limit !== undefined ? { limit: request.limit } : {}) });
+    if (request.quotaSummary !== undefined) {
+      try {
+        item = { ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target)) };
+      } catch (error) {
+        quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
+      }
     }
-    try {
-      items.push({ ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target)) });
-    } catch (error) {
-      items.push(item);
-      quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
-    }
+    items.push(withDashboardFields(item, registryEntries.get(target.goalId)));
   }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;
@@ -154,6 +186,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     goal_count: items.length,
     run_count: runCount,
     ...(agentId !== null ? { agent_id: agentId } : {}),
+    status_contract: STATUS_CONTRACT_VERSION,
     contract: statusContract(items, runtimeRoot, runCount, quotaWarnings),
     attention_queue: {
       available: true,
@@ -168,11 +201,29 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       goal_count: items.length,
       run_count: runCount,
       goals: items.map((item) => ({
-        id: item.goal_id, domain: item.domain, status: item.goal_status, registry_member: item.registry_member,
-        index_exists: item.index_exists, raw_index_records: item.raw_index_records, unique_runs: item.unique_runs, latest_runs: item.latest_runs,
+        id: item.goal_id, display_name: item.display_name, domain: item.domain, status: item.goal_status, registry_member: item.registry_member,
+        index_exists: item.index_exists, raw_index_records: item.raw_index_records, unique_runs: item.unique_runs,
+        ...(item.quota !== undefined ? { quota: item.quota } : {}),
+        latest_runs: item.latest_runs.map((run) => ({ ...run, generated_at: run.generated_at ?? '' })),
       })),
     },
   };
+}
+
+/**
+ * Extended items of cached status items, so an unchanged goal yields the same item object on every
+ * call (callers compare by identity to skip work). Items with a quota attached are new on every
+ * call anyway, since the quota is time-dependent.
+ */
+const extendedItems = new WeakMap<GoalStatusItem, { key: string; value: StatusPayloadItem }>();
+
+function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefined): StatusPayloadItem {
+  const key = JSON.stringify([goal?.['owner'], goal?.['stop_condition'], goal?.status, goal?.coordination?.write_scope]);
+  const cached = extendedItems.get(item);
+  if (cached !== undefined && cached.key === key) return cached.value;
+  const value: StatusPayloadItem = { ...item, ...dashboardGoalFields(item, goal) };
+  extendedItems.set(item, { key, value });
+  return value;
 }
 
 /** The `contract` block: unreadable state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */

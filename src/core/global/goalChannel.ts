@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { goalStopped } from '../quota/state';
+import type { RegistryGoal } from '../registry/schema';
+import { StatusTodoItemSchema, type GoalStatusItem, type StatusTodoItem } from '../readModel/goalStatus';
+
+/**
+ * The per-goal blocks existing LoopX dashboards read from every `attention_queue.items[]` entry
+ * besides the status item itself: `project_asset`, `activation_state` and the read-only
+ * `goal_channel_projection`. Pure functions of the status item and the goal's registry entry;
+ * field names and types follow status-contract-fields.txt. No paths: sources are named by
+ * their file names only.
+ */
+
+export const GOAL_CHANNEL_PROJECTION_SCHEMA = 'goal_channel_projection_v0' as const;
+
+export const ActivationStateSchema = z.enum(['active', 'stopped']);
+export type ActivationState = z.infer<typeof ActivationStateSchema>;
+
+export const ProjectAssetQuotaSchema = z.object({
+  state: z.string(),
+  compute: z.number(),
+  window_hours: z.number(),
+  slot_minutes: z.number(),
+  allowed_slots: z.number(),
+  spent_slots: z.number(),
+});
+export type ProjectAssetQuota = z.infer<typeof ProjectAssetQuotaSchema>;
+
+export const ProjectAssetSchema = z.object({
+  owner: z.string(),
+  gate: z.string(),
+  next_action: z.string(),
+  stop_condition: z.string(),
+  quota: ProjectAssetQuotaSchema.optional(),
+  user_todos: z.object({ items: z.array(StatusTodoItemSchema) }),
+  agent_todos: z.object({ items: z.array(StatusTodoItemSchema) }),
+});
+export type ProjectAsset = z.infer<typeof ProjectAssetSchema>;
+
+const GoalChannelTodoSchema = z.object({
+  todo_id: z.string(),
+  status: z.string(),
+  title: z.string(),
+  priority: z.string().nullable(),
+  claimed_by: z.string().nullable(),
+});
+export type GoalChannelTodo = z.infer<typeof GoalChannelTodoSchema>;
+
+export const GoalChannelProjectionSchema = z.object({
+  schema_version: z.literal(GOAL_CHANNEL_PROJECTION_SCHEMA),
+  mode: z.literal('read_only'),
+  goal_id: z.string(),
+  display_name: z.string(),
+  latest_status: z.string(),
+  waiting_on: z.string(),
+  next_action: z.string(),
+  /** Which files the projection is computed from, by file name only. */
+  source_refs: z.record(z.string(), z.string()),
+  decision_frame: z.object({ user_action_required: z.boolean(), agent_action_required: z.boolean(), quiet_noop_allowed: z.boolean() }),
+  quota: z.record(z.string(), z.unknown()),
+  user_todos: z.array(GoalChannelTodoSchema),
+  agent_todos: z.array(GoalChannelTodoSchema),
+  open_gates: z.array(z.object({
+    gate_id: z.string(),
+    kind: z.literal('user_gate'),
+    status: z.string(),
+    title: z.string(),
+    /** Todo ids the gate holds back, then `agent:<id>` for a gated agent lane. */
+    blocks: z.array(z.string()),
+    decision_scope: z.string().nullable(),
+  })),
+  /** Claimed open agent todos: the soft leases agents hold. */
+  active_leases: z.array(z.object({ agent_id: z.string(), todo_id: z.string(), write_scope: z.array(z.string()) })),
+  artifacts: z.array(z.record(z.string(), z.unknown())),
+  recent_events: z.array(z.object({ at: z.string().nullable(), kind: z.string().nullable(), agent_id: z.string().nullable(), summary: z.string().nullable() })),
+  source_warnings: z.array(z.object({ id: z.string(), kind: z.string(), severity: z.string(), message: z.string() })),
+  truth_contract: z.object({
+    event_ledger_is_source_of_truth: z.boolean(),
+    projection_is_writable: z.boolean(),
+    recompute_rule: z.string(),
+    write_authority: z.string(),
+  }),
+});
+export type GoalChannelProjection = z.infer<typeof GoalChannelProjectionSchema>;
+
+export const DashboardGoalFieldsSchema = z.object({
+  project_asset: ProjectAssetSchema,
+  activation_state: ActivationStateSchema,
+  goal_channel_projection: GoalChannelProjectionSchema,
+});
+export type DashboardGoalFields = z.infer<typeof DashboardGoalFieldsSchema>;
+
+const DEFAULT_STOP_CONDITION = 'stop when every agent todo is done or deferred, or when the remaining work waits on an open user gate';
+
+const TRUTH_CONTRACT: GoalChannelProjection['truth_contract'] = {
+  event_ledger_is_source_of_truth: true,
+  projection_is_writable: false,
+  recompute_rule: 'recomputed from the registry entry, ACTIVE_GOAL_STATE.md and the run index whenever one of them changes',
+  write_authority: 'loopx CLI and LoopX editor commands (todo, refresh-state, quota); never this projection',
+};
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '') : [];
+}
+
+export function activationState(goal: Record<string, unknown> | undefined): ActivationState {
+  return goal !== undefined && goalStopped(goal) ? 'stopped' : 'active';
+}
+
+function assetQuota(quota: GoalStatusItem['quota']): ProjectAssetQuota | undefined {
+  if (quota === undefined) return undefined;
+  const { state, compute, window_hours: windowHours, slot_minutes: slotMinutes, allowed_slots: allowed, spent_slots: spent } = quota;
+  if (typeof state !== 'string' || compute === undefined || windowHours === undefined || slotMinutes === undefined || allowed === undefined || spent === undefined) return undefined;
+  return { state, compute, window_hours: windowHours, slot_minutes: slotMinutes, allowed_slots: allowed, spent_slots: spent };
+}
+
+function channelTodo(todo: StatusTodoItem): GoalChannelTodo {
+  return { todo_id: todo.todo_id, status: todo.status, title: todo.title, priority: todo.priority, claimed_by: todo.claimed_by };
+}
+
+/** `project_asset`: who owns the goal, what gates it, its route, when to stop, its quota and its first open todos. */
+export function projectAsset(item: GoalStatusItem, goal: RegistryGoal | undefined): ProjectAsset {
+  const firstGate = item.open_gates[0];
+  const quota = assetQuota(item.quota);
+  return {
+    owner: text(goal?.['owner']) ?? 'user',
+    gate: firstGate === undefined ? 'none' : `${firstGate.todo_id}: ${firstGate.title}`,
+    next_action: item.active_state_next_action ?? item.recommended_action,
+    stop_condition: text(goal?.['stop_condition']) ?? DEFAULT_STOP_CONDITION,
+    ...(quota !== undefined ? { quota } : {}),
+    user_todos: { items: item.user_todos.items },
+    agent_todos: { items: item.agent_todos.items },
+  };
+}
+
+/** The read-only goal channel projection of one status item. */
+export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal | undefined): GoalChannelProjection {
+  const userActionRequired = item.waiting_on === 'user' || item.open_gates.length > 0;
+  const agentActionRequired = item.waiting_on === 'codex' && item.agent_todos.open_count > 0;
+  const writeScope = stringList(goal?.coordination?.write_scope);
+  return {
+    schema_version: GOAL_CHANNEL_PROJECTION_SCHEMA,
+    mode: 'read_only',
+    goal_id: item.goal_id,
+    display_name: item.display_name,
+    latest_status: item.status,
+    waiting_on: item.waiting_on,
+    next_action: item.recommended_action,
+    source_refs: { registry: 'registry.json', state_file: 'ACTIVE_GOAL_STATE.md', run_index: 'runs/index.jsonl' },
+    decision_frame: {
+      user_action_required: userActionRequired,
+      agent_action_required: agentActionRequired,
+      quiet_noop_allowed: !userActionRequired && !agentActionRequired,
+    },
+    quota: { ...(item.quota ?? {}) },
+    user_todos: item.user_todos.items.map(channelTodo),
+    agent_todos: item.agent_todos.items.map(channelTodo),
+    open_gates: item.open_gates.map((gate) => ({
+      gate_id: gate.todo_id,
+      kind: 'user_gate',
+      status: gate.gate_state,
+      title: gate.title,
+      blocks: [...gate.blocked_todo_ids, ...(gate.blocks_agent !== null ? [`agent:${gate.blocks_agent}`] : [])],
+      decision_scope: gate.decision_scope,
+    })),
+    active_leases: item.agent_todos.items
+      .filter((todo) => todo.claimed_by !== null)
+      .map((todo) => ({ agent_id: todo.claimed_by ?? '', todo_id: todo.todo_id, write_scope: writeScope })),
+    artifacts: item.latest_runs.map((run) => ({
+      kind: 'run_record', generated_at: run.generated_at, classification: run.classification, json_exists: run.json_exists, markdown_exists: run.markdown_exists,
+    })),
+    recent_events: item.latest_runs.map((run) => ({ at: run.generated_at, kind: run.classification, agent_id: run.agent_id, summary: run.recommended_action })),
+    source_warnings: item.projection_warnings.map((warning) => ({ id: warning.id, kind: warning.kind, severity: warning.severity, message: warning.message })),
+    truth_contract: TRUTH_CONTRACT,
+  };
+}
+
+export function dashboardGoalFields(item: GoalStatusItem, goal: RegistryGoal | undefined): DashboardGoalFields {
+  return { project_asset: projectAsset(item, goal), activation_state: activationState(goal), goal_channel_projection: goalChannelProjection(item, goal) };
+}

@@ -42,7 +42,7 @@ export class LoopxApp extends Disposable {
       refresh: () => this.model.reload(),
       showLog: () => this.log.show(),
       validateRegistry: () => validateRegistries(this.model, validation, this.log),
-      createGoal: () => createGoal(this.model, this.log),
+      createGoal: (arg) => createGoal(this.model, this.log, arg),
       agentOnboard: () => agentOnboardCommand(this.model),
       registerAgent: (arg) => registerAgentCommand(this.model, arg),
       configureGoal: (arg) => configureGoalCommand(this.model, arg),

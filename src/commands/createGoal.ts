@@ -6,15 +6,28 @@ import { checkNewGoalId, slugify } from '../core/registry/goalId';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { askText, HOME_DIR, pickProjectFolder } from './pickers';
 
-/** "LoopX: Create Goal…" — `loopx bootstrap` with prompts; opens the new state file. */
-export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputChannel): Promise<void> {
+export interface CreateGoalArgs {
+  goalId: string;
+  objective: string;
+}
+
+function isCreateGoalArgs(value: unknown): value is CreateGoalArgs {
+  return typeof value === 'object' && value !== null && typeof (value as CreateGoalArgs).goalId === 'string' && typeof (value as CreateGoalArgs).objective === 'string';
+}
+
+/**
+ * "LoopX: Create Goal…" — `loopx bootstrap` with prompts; opens the new state file. Keybindings and
+ * other extensions may pass `{ goalId, objective }` to skip the prompts.
+ */
+export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputChannel, arg?: unknown): Promise<void> {
   const folder = await pickProjectFolder('Folder for the new goal');
+  const given = isCreateGoalArgs(arg) ? arg : undefined;
   const suggested = `${slugify(basename(folder.uri.fsPath)) || 'project'}-goal`;
-  const goalId = await askText({
+  const goalId = given?.goalId ?? await askText({
     title: 'Create Goal (1/2)', prompt: 'Goal id: lowercase letters, digits and dashes', value: suggested,
     validateInput: (value) => { try { checkNewGoalId(value); return undefined; } catch (error) { return (error as Error).message; } },
   });
-  const objective = await askText({
+  const objective = given?.objective ?? await askText({
     title: 'Create Goal (2/2)', prompt: 'Objective: what should this goal achieve? One sentence.',
     placeHolder: 'e.g. Make the test suite pass on Node 24', validateInput: (v) => (v.trim() === '' ? 'The objective must not be empty.' : undefined),
   });

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { registeredAgentsForGoal, requireRegisteredAgent } from '../agents/identity';
+import { maxConcurrentTurns } from '../agents/orchestration';
+import type { Clock } from '../clock';
+import { isoSeconds } from '../clock';
+import { errorMessage, LoopxError } from '../errors';
+import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
+import { readValidationCommand } from '../executors/validation';
+import { shouldRun, type ShouldRunDecision } from '../quota/decision';
+import { loadQuotaGoal, type QuotaGoal } from '../quota/goal';
+import { readQuotaView } from '../quota/reservations';
+import { resolveRepo } from '../registry/locate';
+import { readStateFile } from '../state/stateFile';
+import { listJournals, SESSIONS_DIR } from './journal';
+import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
+
+/**
+ * Loading what a turn needs from disk: the goal (registry), the agent, its executor config, the
+ * validator, the decision, the state file, the runs and the journals of turns in flight.
+ */
+
+export interface TurnGoalOptions {
+  registryPath: string;
+  goalId: string;
+  agentId: string;
+  clock: Clock;
+  homeDir?: string | undefined;
+  runtimeRootOverride?: string | undefined;
+  /** Replaces the agent's registry executor by a `command` executor with this argv (`--host-adapter-command-json`). */
+  hostAdapterCommand?: readonly string[] | undefined;
+  /** Replaces the goal's `validation_command` (`--validation-command-json`). */
+  validationCommand?: readonly string[] | undefined;
+  availableCapabilities?: readonly string[] | undefined;
+}
+
+export interface TurnGoal {
+  goal: QuotaGoal;
+  agentId: string;
+  homeDir: string;
+  runtimeRootOverride: string | undefined;
+  /** Where agents and validators run: the goal's repo, else the registry's project. */
+  projectRoot: string;
+  statePath: string;
+  executorConfig: ExecutorConfig | null;
+  executorProblem: string | null;
+  validationCommand: string[] | null;
+  validationProblem: string | null;
+}
+
+export async function loadTurnGoal(options: TurnGoalOptions): Promise<TurnGoal> {
+  const homeDir = options.homeDir ?? os.homedir();
+  const goal = await loadQuotaGoal({ registryPath: options.registryPath, goalId: options.goalId, runtimeRootOverride: options.runtimeRootOverride, homeDir });
+  const agentId = requireRegisteredAgent(goal.goal, options.agentId, { field: 'agent_id' });
+  if (goal.statePath === null) {
+    throw new LoopxError('state_file_unresolved', `goal '${goal.goalId}' has no state_file LoopX can find; set state_file (and an absolute repo) in ${goal.registryPath}`, { goal_id: goal.goalId });
+  }
+  let executorConfig: ExecutorConfig | null = null;
+  let executorProblem: string | null = null;
+  if (options.hostAdapterCommand !== undefined) {
+    executorConfig = { preset: 'command', command: [...options.hostAdapterCommand] };
+  } else {
+    try {
+      executorConfig = readAgentExecutorConfig(goal.goal, agentId);
+      if (executorConfig === null) executorProblem = `agent ${agentId} has no executor; set coordination.agent_profiles.${agentId}.executor in ${goal.registryPath} (see docs/executors.md)`;
+    } catch (error) {
+      executorProblem = errorMessage(error);
+    }
+  }
+  let validationCommand: string[] | null = null;
+  let validationProblem: string | null = null;
+  if (options.validationCommand !== undefined) {
+    validationCommand = [...options.validationCommand];
+  } else {
+    try {
+      validationCommand = readValidationCommand(goal.goal);
+    } catch (error) {
+      validationProblem = errorMessage(error);
+    }
+  }
+  return {
+    goal, agentId, homeDir, runtimeRootOverride: options.runtimeRootOverride, projectRoot: resolveRepo(goal.goal, homeDir) ?? goal.projectRoot, statePath: goal.statePath,
+    executorConfig, executorProblem, validationCommand, validationProblem,
+  };
+}
+
+export function executorTimeoutMinutes(config: ExecutorConfig): number {
+  return config.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES[config.preset];
+}
+
+/** How many turns of this goal may run at once: its spawn policy, bounded by its registered agents. */
+export function turnConcurrencyLimit(goal: QuotaGoal): number {
+  return maxConcurrentTurns(goal.goal['spawn_policy'], registeredAgentsForGoal(goal.goal).length);
+}
+
+export interface PlanContext {
+  decision: ShouldRunDecision;
+  plan: TurnPlan;
+}
+
+/** Reads the goal's files and plans one turn (read-only). */
+export async function planGoalTurn(turnGoal: TurnGoal, options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined; inFlightTodoIds?: ReadonlySet<string> }): Promise<PlanContext> {
+  const { goal, agentId } = turnGoal;
+  const decision = await shouldRun({
+    registryPath: goal.registryPath, goalId: goal.goalId, agentId, clock: options.clock, runtimeRootOverride: turnGoal.runtimeRootOverride, homeDir: turnGoal.homeDir,
+    ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
+  });
+  const snapshot = await readStateFile(turnGoal.statePath);
+  const view = await readQuotaView(goal, options.clock);
+  const now = options.clock.now();
+  const turnInstanceId = options.turnInstanceId ?? newTurnInstanceId(now, randomBytes(4).toString('hex'));
+  const selectedId = decision.selected_todo?.todo_id ?? null;
+  const plan = planTurn({
+    goalId: goal.goalId, agentId, goal: goal.goal, decision, doc: snapshot.document, runs: view.rows,
+    quotaConfig: goal.config, ledger: view.ledger,
+    executor: turnGoal.executorConfig === null ? null : { kind: turnGoal.executorConfig.preset, timeoutMinutes: executorTimeoutMinutes(turnGoal.executorConfig) },
+    executorProblem: turnGoal.executorProblem,
+    validationCommand: turnGoal.validationCommand, validationProblem: turnGoal.validationProblem,
+    inFlightTodoIds: options.inFlightTodoIds ?? new Set(),
+    sessionBinding: selectedId === null ? null : readSessionBinding(goal, agentId, selectedId),
+    turnInstanceId, generatedAt: isoSeconds(now), now: now.getTime(),
+  });
+  return { decision, plan };
+}
+
+export function sessionBindingPath(goal: QuotaGoal, agentId: string, todoId: string | null): string {
+  return path.join(goal.goalRuntimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
+}
+
+function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(sessionBindingPath(goal, agentId, todoId), 'utf8')) as unknown;
+  } catch {
+    // No binding (or an unreadable one): the agent starts a new session.
+    return null;
+  }
+}
+
+/** Todos that unfinished turns of OTHER agents hold. */
+export async function inFlightTodoIds(goal: QuotaGoal, agentId: string): Promise<Set<string>> {
+  const journals = await listJournals(goal.goalRuntimeDir);
+  return new Set(journals.filter((j) => j.status === 'in_progress' && j.agent_id !== agentId && j.todo_id !== null).map((j) => j.todo_id as string));
+}

@@ -1,7 +1,7 @@
 import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
-import { extensionActivation, reprojectionOneGoal, statusServerLoad, turnOverhead } from './pending';
+import { extensionActivation, reprojectionOneGoal, statusServerLoad } from './pending';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
 import { registryLoad } from './registryLoad';
@@ -9,6 +9,7 @@ import { registryValidate } from './registryValidate';
 import { runIndexRead } from './runIndexRead';
 import { stateProjectAll } from './stateProjectAll';
 import { statusCli, statusInProcess } from './status';
+import { turnLoopGrowth, turnOverhead } from './turn';
 
 /**
  * Every benchmark, in the order they run and are documented. To add one: write
@@ -31,6 +32,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   refreshStateInProcess,
   reprojectionOneGoal,
   turnOverhead,
+  turnLoopGrowth,
   statusServerLoad,
   extensionActivation,
 ];

@@ -10,13 +10,6 @@ export const reprojectionOneGoal: PendingBenchmark = {
   targets: [{ caseLabel: 'one goal of L', metric: 'median_ms', limit: 20, text: 'one-goal re-projection under 20 ms' }],
 };
 
-export const turnOverhead: PendingBenchmark = {
-  kind: 'pending',
-  name: 'turn-overhead-demo-agent',
-  title: 'Turn overhead with the demo agent',
-  needs: 'the turn runner (`loopx turn run-once`) and the demo agent: time one full turn (guard, run, refresh-state, spend) minus the agent\'s own work',
-};
-
 export const statusServerLoad: PendingBenchmark = {
   kind: 'pending',
   name: 'status-server-load',

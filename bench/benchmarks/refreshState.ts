@@ -14,7 +14,7 @@ export const refreshStateCli: RunnableBenchmark = {
   kind: 'process',
   name: 'refresh-state-cli',
   title: '`loopx refresh-state` for one goal (whole process)',
-  description: 'node out/cli.js refresh-state --goal-id goal-0001 --classification state_refreshed --format json (records one run; the goal is restored after the runs)',
+  description: 'node out/cli.js refresh-state --goal-id goal-0001 --agent-id codex-main --classification state_refreshed --format json (records one run; the goal is restored after the runs)',
   baselineDescription: "a node process that reads registry.json, the goal's state file and its run index",
   requiresCli: 'refresh-state',
   cases: [fixedCase(ONE_GOAL_OF_L, SIZES.L, 9)],
@@ -23,7 +23,7 @@ export const refreshStateCli: RunnableBenchmark = {
   targets: [{ caseLabel: ONE_GOAL_OF_L, metric: 'median_ms', limit: 150, text: '`refresh-state` on one goal of L under 150 ms as a whole process' }],
   prepare: async (ctx) => {
     const snapshot = preserveGoal(requireWorkspace(ctx.workspace), 'goal-0001');
-    const prepared = cliRun(ctx, ['refresh-state', '--goal-id', 'goal-0001', '--classification', 'state_refreshed', '--format', 'json']);
+    const prepared = cliRun(ctx, ['refresh-state', '--goal-id', 'goal-0001', '--agent-id', 'codex-main', '--classification', 'state_refreshed', '--format', 'json']);
     return { ...prepared, cleanup: async () => snapshot.restore() };
   },
   prepareBaseline: async (ctx) => {
@@ -36,7 +36,7 @@ export const refreshStateInProcess: RunnableBenchmark = {
   kind: 'in-process',
   name: 'refresh-state-in-process',
   title: '`refresh-state` for one goal (in-process)',
-  description: 'refreshState for goal-0001 with classification state_refreshed (snapshot the state file, write the run record and index row; the goal is restored after the runs)',
+  description: 'refreshState for goal-0001 as agent codex-main with classification state_refreshed (snapshot the state file, write the run record and index row; the goal is restored after the runs)',
   baselineDescription: "read registry.json, the goal's state file and its run index",
   cases: [fixedCase(ONE_GOAL_OF_L, SIZES.L, 15, 2)],
   unitLabel: 'run rows of the goal',
@@ -48,7 +48,7 @@ export const refreshStateInProcess: RunnableBenchmark = {
     const clock = fixedClock(workspace.now);
     return {
       run: async () => {
-        await refreshState({ registryPath: workspace.registryPath, goalId: 'goal-0001', classification: 'state_refreshed', homeDir: ctx.homeDir }, { clock });
+        await refreshState({ registryPath: workspace.registryPath, goalId: 'goal-0001', agentId: 'codex-main', classification: 'state_refreshed', homeDir: ctx.homeDir }, { clock });
       },
       cleanup: async () => snapshot.restore(),
     };

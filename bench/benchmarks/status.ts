@@ -18,7 +18,7 @@ export const statusCli: RunnableBenchmark = {
   description: 'node out/cli.js --registry <registry> status --format json: the attention queue of every goal (state, todos, gates, quota, run history)',
   baselineDescription: 'a node process that reads registry.json, every state file and every run index (JSON.parse of each line)',
   requiresCli: 'status',
-  cases: scalingCases({ S: 7, M: 7, L: 5, XL: 3 }),
+  cases: scalingCases({ S: 7, M: 5, L: 3, XL: 2 }),
   unitLabel: 'goals',
   units: (shape) => shape?.goals ?? 0,
   targets: [
@@ -37,7 +37,7 @@ export const statusInProcess: RunnableBenchmark = {
   title: 'Status read model of every goal (in-process)',
   description: 'loadStatus over the whole registry with goalQuotaSummary per goal, as `loopx status` calls it, without a cache',
   baselineDescription: 'read registry.json, every state file and every run index (JSON.parse of each line)',
-  cases: scalingCases({ S: 9, M: 7, L: 5, XL: 3 }),
+  cases: scalingCases({ S: 9, M: 5, L: 3, XL: 2 }),
   unitLabel: 'goals',
   units: (shape) => shape?.goals ?? 0,
   prepare: async (ctx) => {

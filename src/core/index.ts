@@ -25,6 +25,15 @@ export { listGates, listTodos, loadGoalState, type GoalOptions, type ListTodosOp
 export { getGoalStatus, type GoalStatusOptions } from './api/status';
 export { shouldRun, type ShouldRunOptions } from './api/quota';
 export { ShouldRunDecisionSchema, type ShouldRunDecision } from './quota/decision';
+export {
+  inspectTurnJournal, planTurn, runTurnLoop, runTurnOnce,
+  type InspectTurnJournalOptions, type PlanTurnOptions, type RunTurnLoopOptions, type RunTurnOnceOptions,
+} from './api/turn';
+export { TurnEventEmitter, TurnEventSchema, type TurnEvent, type TurnEventSink } from './turn/events';
+export { TurnPlanSchema, type TurnPlan } from './turn/plan';
+export { TurnRunResultSchema, type TurnRunResult } from './turn/runOnce';
+export { LoopResultSchema, type LoopResult } from './turn/loop';
+export { JournalInspectionSchema, type JournalInspection } from './turn/inspect';
 
 export {
   ArchiveRuntimeResultSchema, CompactOrchestrationSchema, GateListResultSchema, GateSchema, GoalStateSchema, GoalStatusSchema,

@@ -12,8 +12,12 @@ import { bootstrapCommand } from './bootstrap';
 import { archiveRuntimeCommand } from './archiveRuntime';
 import { refreshStateCommand } from './refreshState';
 import { statusCommand } from './status';
+import { globalGatesCommand, globalRisksCommand, globalSummaryCommand, globalTodosCommand } from './globalViews';
+import { serveStatusCommand } from './serveStatus';
+import { slashCommandsCommand } from './slashCommands';
 import { heartbeatPromptCommand } from './heartbeatPrompt';
 import { quotaShouldRunCommand, quotaSpendSlotCommand, quotaStatusCommand, quotaVoidSlotCommand } from './quota';
+import { turnInspectJournalCommand, turnLoopCommand, turnPlanCommand, turnRunOnceCommand } from './turn';
 import { todoAddCommand, todoClaimCommand, todoCompleteCommand, todoDeferCommand, todoListCommand, todoSupersedeCommand, todoUpdateCommand } from './todo';
 
 export interface CliInvocation {
@@ -50,10 +54,20 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   todoSupersede: todoSupersedeCommand,
   todoDefer: todoDeferCommand,
   status: statusCommand,
+  globalSummary: globalSummaryCommand,
+  globalGates: globalGatesCommand,
+  globalTodos: globalTodosCommand,
+  globalRisks: globalRisksCommand,
+  serveStatus: serveStatusCommand,
+  slashCommands: slashCommandsCommand,
   refreshState: refreshStateCommand,
   heartbeatPrompt: heartbeatPromptCommand,
   quotaStatus: quotaStatusCommand,
   quotaShouldRun: quotaShouldRunCommand,
   quotaSpendSlot: quotaSpendSlotCommand,
   quotaVoidSlot: quotaVoidSlotCommand,
+  turnPlan: turnPlanCommand,
+  turnRunOnce: turnRunOnceCommand,
+  turnLoop: turnLoopCommand,
+  turnInspectJournal: turnInspectJournalCommand,
 };

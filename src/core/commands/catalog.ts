@@ -58,6 +58,10 @@ const catalog = [
     scope: 'global', intent: 'project goals of this registry into the global registry under the runtime root', mutation: 'writes', group: 'Set up',
   },
   {
+    key: 'slashCommands', cli: 'slash-commands', title: null, slash: null,
+    scope: 'project', intent: 'list the /loopx slash commands; --install writes their prompt files for Claude Code, Codex and opencode into the project (--dry-run first), --uninstall removes only those', mutation: 'writes_after_preview', group: 'Set up',
+  },
+  {
     key: 'createGoal', cli: 'bootstrap', title: 'Create Goal…', slash: '/loopx-bootstrap',
     scope: 'project', intent: 'create or connect a project goal: registry entry plus its ACTIVE_GOAL_STATE.md', mutation: 'writes', group: 'Set up', icon: 'add',
   },
@@ -110,6 +114,30 @@ const catalog = [
     scope: 'project', intent: 'per goal: the Next Action, what the latest run recommends, drift warnings with the fix, todo counts, open gates and latest runs', mutation: 'read_only', group: 'Inspect', icon: 'pulse',
   },
   {
+    key: 'globalSummary', cli: 'global-summary', title: 'Global Summary', slash: '/loopx-global-summary',
+    scope: 'global', intent: 'progress digest across goals: who each goal waits on, open todos and gates, runs in the time range, quota', mutation: 'read_only', group: 'Inspect',
+  },
+  {
+    key: 'globalGates', cli: 'global-gates', title: 'Global Gates', slash: '/loopx-global-gates',
+    scope: 'global', intent: 'open user gates across goals and what each one blocks, plus rejected or cancelled gates that still hold work', mutation: 'read_only', group: 'Inspect',
+  },
+  {
+    key: 'globalTodos', cli: 'global-todos', title: 'Global Todos', slash: '/loopx-global-todos',
+    scope: 'global', intent: 'todos across goals: runnable, blocked, deferred and ready to resume, and waiting for your review', mutation: 'read_only', group: 'Inspect',
+  },
+  {
+    key: 'globalRisks', cli: 'global-risks', title: 'Global Risks', slash: '/loopx-global-risks',
+    scope: 'global', intent: 'risks across goals: stale runs, projection warnings, failing validations, quota near or over its limit, locks held by dead processes', mutation: 'read_only', group: 'Inspect',
+  },
+  {
+    key: 'serveStatus', cli: 'serve-status', title: null, slash: null,
+    scope: 'project', intent: 'serve the status read model over HTTP on 127.0.0.1 for dashboards: read-only, token-protected, drop-in /status.json', mutation: 'read_only', group: 'Inspect',
+  },
+  {
+    key: 'copyStatusServerUrl', cli: null, title: 'Copy Status Server URL', slash: null,
+    scope: 'editor', intent: "put the status server's URL, with its token, on the clipboard", mutation: 'read_only', group: 'Editor',
+  },
+  {
     key: 'refreshState', cli: 'refresh-state', title: 'Refresh Goal State…', slash: null,
     scope: 'goal', intent: "record a snapshot run of a goal's state (digest, updated_at, recommended action); --next-action rewrites the durable route first", mutation: 'writes', group: 'Goals and todos', icon: 'sync',
   },
@@ -132,6 +160,22 @@ const catalog = [
   {
     key: 'quotaVoidSlot', cli: 'quota void-slot', title: null, slash: null,
     scope: 'goal', intent: "release a turn's reservation or cancel a spend with a compensating record: preview, then --execute", mutation: 'writes_after_preview', group: 'Quota and turns',
+  },
+  {
+    key: 'turnPlan', cli: 'turn plan', title: null, slash: null,
+    scope: 'goal', intent: "plan one turn (read-only): the decision, the selected todo, the route, the host request that would be sent and the settlement identity goal:agent:todo:turn", mutation: 'read_only', group: 'Quota and turns',
+  },
+  {
+    key: 'turnRunOnce', cli: 'turn run-once', title: 'Run One Turn…', slash: null,
+    scope: 'goal', intent: "run one journaled turn: reserve the slot, run the agent, validate, write back, spend once: preview, then --execute (resume or retry a turn with --resume-turn-key)", mutation: 'writes_after_preview', group: 'Quota and turns', icon: 'debug-step-over',
+  },
+  {
+    key: 'turnLoop', cli: 'turn loop', title: 'Run Loop…', slash: null,
+    scope: 'goal', intent: 'run turns back to back until the goal waits, needs a person, runs out of budget, is done or fails; Ctrl+C stops after the current phase', mutation: 'writes', group: 'Quota and turns', icon: 'play',
+  },
+  {
+    key: 'turnInspectJournal', cli: 'turn inspect-journal', title: null, slash: null,
+    scope: 'goal', intent: "list a goal's turn journals (status, phases, settlement identity), or show one turn's journal in full", mutation: 'read_only', group: 'Quota and turns',
   },
 ] as const satisfies readonly CommandSpec[];
 

@@ -14,7 +14,7 @@ import { loadQuotaGoal, type QuotaGoal } from '../quota/goal';
 import { readQuotaView } from '../quota/reservations';
 import { resolveRepo } from '../registry/locate';
 import { readStateFile } from '../state/stateFile';
-import { listJournals, SESSIONS_DIR } from './journal';
+import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
 
 /**
@@ -140,6 +140,6 @@ function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): u
 
 /** Todos that unfinished turns of OTHER agents hold. */
 export async function inFlightTodoIds(goal: QuotaGoal, agentId: string): Promise<Set<string>> {
-  const journals = await listJournals(goal.goalRuntimeDir);
-  return new Set(journals.filter((j) => j.status === 'in_progress' && j.agent_id !== agentId && j.todo_id !== null).map((j) => j.todo_id as string));
+  const journals = await listActiveJournals(goal.goalRuntimeDir);
+  return new Set(journals.filter((j) => j.agent_id !== agentId && j.todo_id !== null).map((j) => j.todo_id as string));
 }

@@ -18,6 +18,8 @@ import { TurnPlanSchema } from './plan';
 
 export const TURN_JOURNAL_SCHEMA = 'loopx_turn_journal_v0';
 export const TURNS_DIR = 'turns';
+/** Markers of the turns in progress (`turns/active/<hex>`), so finding them never reads every old journal. */
+export const ACTIVE_DIR = 'active';
 export const SESSIONS_DIR = 'turn-sessions';
 
 export const JOURNAL_STATUSES = ['in_progress', 'committed', 'stopped', 'failed'] as const;
@@ -51,6 +53,8 @@ export const HostExecuteRecordSchema = z.looseObject({
   session_id: z.string().nullable(),
   output_excerpt: z.string(),
   stderr_excerpt: z.string(),
+  /** The checked result, so typed_result can complete after a crash between the two phases. */
+  result: HostResultSchema,
 });
 export type HostExecuteRecord = z.infer<typeof HostExecuteRecordSchema>;
 
@@ -175,8 +179,12 @@ export async function readJournal(file: string): Promise<TurnJournal | null> {
   return parsed.data;
 }
 
+/** Writes the journal atomically; an unfinished turn is marked active first, a finished one unmarked after. */
 export async function writeJournal(goalRuntimeDir: string, journal: TurnJournal): Promise<void> {
-  await writeJsonAtomic(journalPath(goalRuntimeDir, journal.turn_key), TurnJournalSchema.parse(journal));
+  const parsed = TurnJournalSchema.parse(journal);
+  if (parsed.status === 'in_progress') await syncActiveMarker(goalRuntimeDir, parsed);
+  await writeJsonAtomic(journalPath(goalRuntimeDir, journal.turn_key), parsed);
+  if (parsed.status !== 'in_progress') await syncActiveMarker(goalRuntimeDir, parsed);
 }
 
 const JOURNAL_FILE = /^[0-9a-f]{64}\.json$/;
@@ -195,6 +203,44 @@ export async function listJournals(goalRuntimeDir: string): Promise<TurnJournal[
   for (const name of names.filter((n) => JOURNAL_FILE.test(n))) {
     const journal = await readJournal(path.join(dir, name));
     if (journal !== null) journals.push(journal);
+  }
+  return journals.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.turn_key.localeCompare(b.turn_key));
+}
+
+function activeMarker(goalRuntimeDir: string, turnKey: string): string {
+  return path.join(turnsDir(goalRuntimeDir), ACTIVE_DIR, turnKeyHex(turnKey));
+}
+
+/** Keeps the active marker in step with the journal's status (called after every journal write). */
+export async function syncActiveMarker(goalRuntimeDir: string, journal: TurnJournal): Promise<void> {
+  const marker = activeMarker(goalRuntimeDir, journal.turn_key);
+  if (journal.status !== 'in_progress') {
+    await fs.promises.rm(marker, { force: true });
+    return;
+  }
+  if (fs.existsSync(marker)) return;
+  await fs.promises.mkdir(path.dirname(marker), { recursive: true });
+  await writeJsonAtomic(marker, { turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id });
+}
+
+/**
+ * The goal's unfinished journals, oldest first, found through the active markers. A marker whose
+ * journal is finished or missing (a crash between the two writes) is removed.
+ */
+export async function listActiveJournals(goalRuntimeDir: string): Promise<TurnJournal[]> {
+  const dir = path.join(turnsDir(goalRuntimeDir), ACTIVE_DIR);
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const journals: TurnJournal[] = [];
+  for (const name of names.filter((n) => /^[0-9a-f]{64}$/.test(n))) {
+    const journal = await readJournal(path.join(turnsDir(goalRuntimeDir), `${name}.json`));
+    if (journal !== null && journal.status === 'in_progress') journals.push(journal);
+    else await fs.promises.rm(path.join(dir, name), { force: true });
   }
   return journals.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.turn_key.localeCompare(b.turn_key));
 }

@@ -1,6 +1,6 @@
 import { registeredAgentsForGoal } from '../agents/identity';
 import type { Clock } from '../clock';
-import { isLoopxError, LoopxError } from '../errors';
+import { isLoopxError } from '../errors';
 import { extractMachineObject } from '../executors/extract';
 import { runValidation } from '../executors/validation';
 import { scrubText } from '../privacy/scrub';
@@ -11,7 +11,7 @@ import { commitRefreshState, planRefreshState } from '../refresh/refreshState';
 import { appendRun, readGoalRuns, type RunIndexRow } from '../runtime/runIndex';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { compactText, parseStateDocument, truncate } from '../state/document';
-import { applyStateEdit, readStateText, type StateEditOutcome } from '../state/stateFile';
+import { applyStateEdit, type StateEditOutcome } from '../state/stateFile';
 import { addTodo, completeTodo, findTodo, updateTodo, type OperationContext } from '../state/todos';
 import type { HostResult, TodoDisposition } from './contract';
 import type { TurnGoal } from './context';
@@ -92,6 +92,11 @@ export interface WritebackContext {
   turnKey: string;
   turnInstanceId: string;
   todoId: string | null;
+  /**
+   * The turn ran before (a crash, a cancel, a retry), so a record of it may already exist. Only
+   * then is the run index searched for one: a first attempt cannot have written any.
+   */
+  mayHaveRecords: boolean;
 }
 
 /** How often a compare-and-swap edit is recomputed when someone else changed the file meanwhile. */
@@ -214,6 +219,7 @@ function rowField(row: RunIndexRow, key: string): unknown {
 }
 
 async function findTurnRow(ctx: WritebackContext, classification: string, attempt: number | null): Promise<RunIndexRow | null> {
+  if (!ctx.mayHaveRecords) return null;
   const { goal } = ctx.turnGoal;
   const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot })).rows;
   return rows.find((row) => rowField(row, 'turn_instance_id') === ctx.turnInstanceId && row.agent_id === ctx.identity.agent_id
@@ -314,14 +320,4 @@ export async function recordTurnNote(ctx: WritebackContext, input: TurnNoteInput
     projectRoot: goal.projectRoot, clock: ctx.clock, lock: { agentId: ctx.identity.agent_id, operation: 'turn_note' },
   });
   return appended.row.generated_at ?? '';
-}
-
-/** The state file's text (to prove a failed turn left it unchanged). */
-export async function stateText(ctx: { turnGoal: TurnGoal }): Promise<string> {
-  return readStateText(ctx.turnGoal.statePath);
-}
-
-export function requireTodoId(ctx: WritebackContext): string {
-  if (ctx.todoId === null) throw new LoopxError('turn_todo_missing', 'this turn has no selected todo');
-  return ctx.todoId;
 }

@@ -64,9 +64,11 @@ describe('core API (src/core/index.ts)', () => {
   it('exports exactly the documented surface', () => {
     assert.deepEqual(Object.keys(loopx).sort(), [
       'ArchiveRuntimeResultSchema', 'CompactOrchestrationSchema', 'GateListResultSchema', 'GateSchema', 'GoalStateSchema', 'GoalStatusSchema',
-      'GoalSummarySchema', 'INVALID_ARGUMENT', 'LoopxError', 'NextActionProjectionWarningSchema', 'ProjectionWarningSchema', 'ShouldRunDecisionSchema',
-      'TodoListResultSchema', 'TodoSchema', 'archiveRuntimeGoal', 'compactOrchestrationPolicy', 'findRegistryGoal', 'getGoalStatus', 'isLoopxError',
-      'listGates', 'listGoals', 'listTodos', 'loadGoalState', 'nextActionProjectionWarning', 'readJson', 'readRegistry', 'shouldRun', 'version',
+      'GoalSummarySchema', 'INVALID_ARGUMENT', 'JournalInspectionSchema', 'LoopResultSchema', 'LoopxError', 'NextActionProjectionWarningSchema',
+      'ProjectionWarningSchema', 'ShouldRunDecisionSchema', 'TodoListResultSchema', 'TodoSchema', 'TurnEventEmitter', 'TurnEventSchema',
+      'TurnPlanSchema', 'TurnRunResultSchema', 'archiveRuntimeGoal', 'compactOrchestrationPolicy', 'findRegistryGoal', 'getGoalStatus',
+      'inspectTurnJournal', 'isLoopxError', 'listGates', 'listGoals', 'listTodos', 'loadGoalState', 'nextActionProjectionWarning', 'planTurn',
+      'readJson', 'readRegistry', 'runTurnLoop', 'runTurnOnce', 'shouldRun', 'version',
     ]);
     const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
     assert.equal(loopx.version, pkg.version);

@@ -1,0 +1,80 @@
+import type { Clock } from '../clock';
+import { fileSystemStatusReader, type FileStamp, type GoalStatusTarget, type StatusFileReader } from '../readModel/goalStatus';
+import { goalQuotaSummary, type GoalQuotaSummary } from '../quota/decision';
+import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
+
+/**
+ * Quota summaries for a long-lived reader (the status server). A summary reads the registry, the
+ * run index and the reservations of its goal, and depends on the time only through the rolling
+ * window and the expiry of live reservations. So it is kept while those files are unchanged (the
+ * goal's runtime folder stamp covers the atomically replaced reservations file) until the next
+ * spend leaves the window (`next_slot_frees_at`); with live reservations, only for
+ * RESERVATION_RECHECK_MS (when one expires is not in the summary); never longer than `maxAgeMs`.
+ */
+
+interface Entry {
+  key: string;
+  summary: GoalQuotaSummary;
+  validUntilMs: number;
+}
+
+export interface QuotaSummaryCacheOptions {
+  registryPath: string;
+  homeDir: string;
+  runtimeRootOverride?: string | null;
+  clock: Clock;
+  maxAgeMs?: number;
+  reader?: StatusFileReader;
+}
+
+export const DEFAULT_QUOTA_MAX_AGE_MS = 10 * 60_000;
+export const RESERVATION_RECHECK_MS = 15_000;
+
+export class QuotaSummaryCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly reader: StatusFileReader;
+
+  constructor(private readonly options: QuotaSummaryCacheOptions) {
+    this.reader = options.reader ?? fileSystemStatusReader;
+  }
+
+  /** The stamps a summary of `target` depends on, as one comparable key. */
+  async inputsKey(target: GoalStatusTarget): Promise<string> {
+    const stamps: (FileStamp | null)[] = await Promise.all([
+      this.reader.stat(this.options.registryPath),
+      this.reader.stat(runIndexPath(target.runtimeRoot, target.goalId)),
+      this.reader.stat(goalRuntimeDir(target.runtimeRoot, target.goalId)),
+    ]);
+    return JSON.stringify(stamps);
+  }
+
+  /** Whether the kept summary of a goal is still valid for inputs `key` at the clock's now. */
+  isFresh(goalId: string, key: string): boolean {
+    const entry = this.entries.get(goalId);
+    return entry !== undefined && entry.key === key && this.options.clock.now().getTime() < entry.validUntilMs;
+  }
+
+  async summary(target: GoalStatusTarget): Promise<GoalQuotaSummary> {
+    const key = await this.inputsKey(target);
+    const kept = this.entries.get(target.goalId);
+    if (kept !== undefined && this.isFresh(target.goalId, key)) return kept.summary;
+    const summary = await goalQuotaSummary({
+      registryPath: this.options.registryPath, goalId: target.goalId, clock: this.options.clock,
+      runtimeRootOverride: this.options.runtimeRootOverride ?? undefined, homeDir: this.options.homeDir,
+    });
+    const now = this.options.clock.now().getTime();
+    const frees = summary.next_slot_frees_at === null ? NaN : Date.parse(summary.next_slot_frees_at);
+    const validUntilMs = Math.min(
+      now + (this.options.maxAgeMs ?? DEFAULT_QUOTA_MAX_AGE_MS),
+      Number.isNaN(frees) ? Infinity : frees,
+      summary.reserved_slots > 0 ? now + RESERVATION_RECHECK_MS : Infinity,
+    );
+    this.entries.set(target.goalId, { key, summary, validUntilMs });
+    return summary;
+  }
+
+  /** Forgets goals that are no longer listed. */
+  retain(goalIds: ReadonlySet<string>): void {
+    for (const goalId of this.entries.keys()) if (!goalIds.has(goalId)) this.entries.delete(goalId);
+  }
+}

@@ -1,0 +1,87 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The request gates of the status server, as pure functions. They fix the original's weaknesses
+ * (spec state-projection-refresh-status.md §7): the `Host` header must name a loopback host (no
+ * DNS rebinding), only loopback browser origins get CORS headers, and a bearer token guards
+ * every route but `/healthz`.
+ */
+
+/** Host names that mean this machine; nothing else is loopback here (not even 127.0.0.2). */
+const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** Addresses the server may bind. */
+export const LOOPBACK_BIND_HOSTS = ['127.0.0.1', '::1'] as const;
+export type LoopbackBindHost = (typeof LOOPBACK_BIND_HOSTS)[number];
+
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTNAMES.has(hostname.toLowerCase());
+}
+
+/**
+ * Whether a `Host` header names a loopback host (with or without a port). A missing header fails:
+ * every HTTP/1.1 client sends one, and a rebinding page cannot send a loopback one.
+ */
+export function hostHeaderIsLoopback(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host.trim());
+  if (!match?.[1]) return false;
+  return isLoopbackHostname(match[1]);
+}
+
+/** The origin when it is an http(s) URL on a loopback host (case H1), else null. */
+export function loopbackOrigin(origin: string | undefined): string | null {
+  if (origin === undefined || origin === '' || origin === 'null') return null;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username !== '' || url.password !== '') return null;
+  return isLoopbackHostname(url.hostname) ? origin : null;
+}
+
+export const CORS_ALLOW_METHODS = 'GET, HEAD, OPTIONS';
+export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type';
+
+/** CORS headers for a request's `Origin`: echoed only for loopback origins, none otherwise. */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  const allowed = loopbackOrigin(origin);
+  if (allowed === null) return {};
+  return {
+    'Access-Control-Allow-Origin': allowed,
+    'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
+    'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
+    Vary: 'Origin',
+  };
+}
+
+/** A fresh token: 32 random bytes, URL-safe. */
+export function generateStatusToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Tokens must be long enough to resist guessing and safe to put in a URL. */
+export const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9._~-]{16,512}$/;
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** Compares in constant time (over fixed-length digests, so the length leaks nothing either). */
+export function tokenMatches(expected: string, provided: string): boolean {
+  return timingSafeEqual(digest(expected), digest(provided));
+}
+
+/**
+ * The token a request presents: `Authorization: Bearer <token>` first, else the `token` query
+ * parameter (so a dashboard given the copied URL works unchanged). Null when there is none.
+ */
+export function presentedToken(authorization: string | undefined, query: URLSearchParams): string | null {
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match?.[1]) return match[1];
+  }
+  const fromQuery = query.get('token');
+  return fromQuery === null || fromQuery === '' ? null : fromQuery;
+}

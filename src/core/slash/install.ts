@@ -1,0 +1,231 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { LoopxError } from '../errors';
+import { writeFileAtomic } from '../fs/atomicWrite';
+import { slashCommandEntries, type SlashCommandEntry } from './catalog';
+
+/**
+ * Installs the `/loopx` prompt files of terminal agents into a project, so an agent there can call
+ * our CLI. Every file we write carries MANAGED_MARKER; a file without it belongs to the user and is
+ * never overwritten or removed (`skipped_user_file`).
+ *
+ * Where each surface reads project-level prompts (from each tool's documentation):
+ *   - claude-code: `.claude/commands/<name>.md`, one slash command per file, `$ARGUMENTS` substituted;
+ *   - opencode:    `.opencode/commands/<name>.md`, same shape (front matter `description`);
+ *   - codex:       `.agents/skills/loopx/SKILL.md`, one skill (front matter `name`, `description`)
+ *                  describing every command; Codex has no project-level slash prompts, and its
+ *                  repository skills live there.
+ */
+
+export const MANAGED_MARKER = 'loopx-managed-slash-command:v1';
+const MARKER_LINE = `<!-- ${MANAGED_MARKER} -->`;
+
+export const SLASH_SURFACES = ['codex', 'claude-code', 'opencode'] as const;
+export const SlashSurfaceSchema = z.enum(SLASH_SURFACES);
+export type SlashSurface = z.infer<typeof SlashSurfaceSchema>;
+
+export const InstallFileStatusSchema = z.enum(['created', 'updated', 'unchanged', 'skipped_user_file', 'removed', 'absent']);
+export type InstallFileStatus = z.infer<typeof InstallFileStatusSchema>;
+
+export const InstallFileResultSchema = z.object({
+  surface: SlashSurfaceSchema,
+  /** Relative to the project, with forward slashes. */
+  path: z.string(),
+  commands: z.array(z.string()),
+  status: InstallFileStatusSchema,
+  /** False for a dry run, an unchanged file and a skipped user file. */
+  written: z.boolean(),
+});
+export type InstallFileResult = z.infer<typeof InstallFileResultSchema>;
+
+export const SlashInstallResultSchema = z.object({
+  ok: z.literal(true),
+  schema_version: z.literal('loopx_slash_command_install_v0'),
+  action: z.enum(['install', 'uninstall']),
+  dry_run: z.boolean(),
+  surfaces: z.array(SlashSurfaceSchema),
+  marker: z.literal(MANAGED_MARKER),
+  files: z.array(InstallFileResultSchema),
+});
+export type SlashInstallResult = z.infer<typeof SlashInstallResultSchema>;
+
+/** `all`, or a list of surface names; none means every surface. */
+export function parseSurfaces(values: readonly string[]): SlashSurface[] {
+  const names = values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  if (names.length === 0 || names.includes('all')) return [...SLASH_SURFACES];
+  const unknown = names.filter((name) => !(SLASH_SURFACES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new LoopxError('unknown_slash_surface', `unknown surface(s) ${unknown.join(', ')}: use ${SLASH_SURFACES.join(', ')} or all`, { surfaces: unknown });
+  return SLASH_SURFACES.filter((surface) => names.includes(surface));
+}
+
+interface PlannedFile {
+  surface: SlashSurface;
+  relativePath: string;
+  commands: string[];
+  content: string;
+}
+
+function yamlString(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** The file name of a slash command (`/loopx-global-todos` → `loopx-global-todos`). */
+function commandName(entry: SlashCommandEntry): string {
+  return entry.command.split(' ')[0]?.slice(1) ?? 'loopx';
+}
+
+/** What the agent should do for one command, with `$ARGUMENTS` where the tool substitutes the arguments. */
+function instructions(entry: SlashCommandEntry): string[] {
+  const base = [
+    `Run \`${entry.cli_reference} $ARGUMENTS\` in the project folder and report the result to the user.`,
+    `Intent: ${entry.intent}.`,
+    `Mutation policy: ${entry.mutation_policy}.${entry.mutation_note === null ? '' : ` ${entry.mutation_note}.`}`,
+  ];
+  if (entry.mutation_policy === 'read_only') base.push('This command only reads: never edit LoopX files to "fix" what it reports; use the commands it suggests.');
+  return base;
+}
+
+/** `/loopx` with and without goal text; `when` phrases the two cases for the surface (slash arguments, or a skill request). */
+function inspectAndStartBody(inspect: SlashCommandEntry, start: SlashCommandEntry, when: { empty: string; goal: string }): string[] {
+  return [
+    'LoopX keeps this project\'s long-running goals: todos, user gates, evidence and a spend quota. Use the `loopx` CLI; never edit `.loopx/` files by hand.',
+    '',
+    `${when.empty}:`,
+    `- ${inspect.intent}: run \`loopx agent-onboard\` and \`loopx status\`, then summarize what is connected, what waits on the user (open gates) and the next safe action.`,
+    `- ${inspect.mutation_note ?? ''}.`,
+    '',
+    `${when.goal}:`,
+    `- ${start.intent}.`,
+    '- First plan: a goal id (a lowercase slug), a one-sentence objective and a short list of todos, each with a priority P0 (highest) to P4; show it to the user.',
+    `- ${start.mutation_note ?? ''}.`,
+    `- Then: \`${start.cli_reference}\`.`,
+    '- Finish with `loopx status` and say what the next turn will do.',
+  ];
+}
+
+function claudeLikeFile(surface: 'claude-code' | 'opencode', dir: string, entry: SlashCommandEntry, body: string[], argumentHint: string | null): PlannedFile {
+  const frontMatter = ['---', `description: ${yamlString(`LoopX: ${entry.intent}`)}`];
+  if (surface === 'claude-code' && argumentHint !== null) frontMatter.push(`argument-hint: ${yamlString(argumentHint)}`);
+  frontMatter.push('---');
+  return {
+    surface,
+    relativePath: `${dir}/${commandName(entry)}.md`,
+    commands: [entry.command],
+    content: [...frontMatter, MARKER_LINE, '', ...body, ''].join('\n'),
+  };
+}
+
+function codexSkill(entries: readonly SlashCommandEntry[], inspect: SlashCommandEntry, start: SlashCommandEntry): PlannedFile {
+  const rest = entries.filter((entry) => entry.key !== null);
+  const body = [
+    '---',
+    'name: loopx',
+    `description: ${yamlString('Use LoopX for this project\'s long-running goals: inspect status, gates and todos, start a goal from a sentence, or show global summaries, gates, todos and risks across goals. Runs the loopx CLI.')}`,
+    '---',
+    MARKER_LINE,
+    '',
+    '# LoopX',
+    '',
+    ...inspectAndStartBody(inspect, start, { empty: 'When the user asks about LoopX or the project\'s goals without naming a new goal', goal: 'When the user states a new goal in a sentence' }),
+    '',
+    '## Commands',
+    '',
+    ...rest.map((entry) => `- \`${entry.command}\`: ${entry.intent}. Run \`${entry.cli_reference}\` (${entry.mutation_policy}).`),
+    '',
+  ];
+  return { surface: 'codex', relativePath: '.agents/skills/loopx/SKILL.md', commands: entries.map((entry) => entry.command), content: body.join('\n') };
+}
+
+const SLASH_CASES = { empty: 'If no text follows the command (`$ARGUMENTS` is empty)', goal: 'If text follows (`$ARGUMENTS` is the goal)' };
+
+const SURFACE_DIRS: Record<Exclude<SlashSurface, 'codex'>, string> = { 'claude-code': '.claude/commands', opencode: '.opencode/commands' };
+
+/** The files an install writes for `surfaces`, in a stable order. */
+export function plannedSlashFiles(surfaces: readonly SlashSurface[]): PlannedFile[] {
+  const entries = slashCommandEntries();
+  const inspect = entries[0] as SlashCommandEntry;
+  const start = entries[1] as SlashCommandEntry;
+  const files: PlannedFile[] = [];
+  for (const surface of surfaces) {
+    if (surface === 'codex') {
+      files.push(codexSkill(entries, inspect, start));
+      continue;
+    }
+    const dir = SURFACE_DIRS[surface];
+    // `/loopx` and `/loopx <goal text>` are one command file: the arguments decide.
+    files.push({ ...claudeLikeFile(surface, dir, inspect, inspectAndStartBody(inspect, start, SLASH_CASES), start.argument_hint), commands: [inspect.command, start.command] });
+    for (const entry of entries.slice(2)) files.push(claudeLikeFile(surface, dir, entry, instructions(entry), null));
+  }
+  return files;
+}
+
+async function readIfExists(file: string): Promise<string | null> {
+  try {
+    return await fs.promises.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+export interface SlashInstallOptions {
+  projectRoot: string;
+  surfaces: readonly SlashSurface[];
+  dryRun?: boolean;
+}
+
+export async function installSlashCommands(options: SlashInstallOptions): Promise<SlashInstallResult> {
+  const dryRun = options.dryRun ?? false;
+  const files: InstallFileResult[] = [];
+  for (const planned of plannedSlashFiles(options.surfaces)) {
+    const target = path.join(options.projectRoot, ...planned.relativePath.split('/'));
+    const existing = await readIfExists(target);
+    let status: InstallFileStatus;
+    if (existing === null) status = 'created';
+    else if (!existing.includes(MANAGED_MARKER)) status = 'skipped_user_file';
+    else if (existing === planned.content) status = 'unchanged';
+    else status = 'updated';
+    const write = !dryRun && (status === 'created' || status === 'updated');
+    if (write) await writeFileAtomic(target, planned.content);
+    files.push({ surface: planned.surface, path: planned.relativePath, commands: planned.commands, status, written: write });
+  }
+  return { ok: true, schema_version: 'loopx_slash_command_install_v0', action: 'install', dry_run: dryRun, surfaces: [...options.surfaces], marker: MANAGED_MARKER, files };
+}
+
+/** Managed files of a surface folder: the planned ones, plus older `loopx*.md` files of ours no longer in the catalog. */
+async function managedCandidates(projectRoot: string, surface: SlashSurface): Promise<{ relativePath: string; commands: string[] }[]> {
+  const planned = plannedSlashFiles([surface]).map((file) => ({ relativePath: file.relativePath, commands: file.commands }));
+  if (surface === 'codex') return planned;
+  const dir = SURFACE_DIRS[surface];
+  let names: string[] = [];
+  try {
+    names = await fs.promises.readdir(path.join(projectRoot, ...dir.split('/')));
+  } catch {
+    names = [];
+  }
+  const known = new Set(planned.map((file) => file.relativePath));
+  const extra = names.filter((name) => /^loopx.*\.md$/.test(name)).map((name) => `${dir}/${name}`).filter((relativePath) => !known.has(relativePath));
+  return [...planned, ...extra.sort().map((relativePath) => ({ relativePath, commands: [] }))];
+}
+
+export async function uninstallSlashCommands(options: SlashInstallOptions): Promise<SlashInstallResult> {
+  const dryRun = options.dryRun ?? false;
+  const files: InstallFileResult[] = [];
+  for (const surface of options.surfaces) {
+    for (const candidate of await managedCandidates(options.projectRoot, surface)) {
+      const target = path.join(options.projectRoot, ...candidate.relativePath.split('/'));
+      const existing = await readIfExists(target);
+      const status: InstallFileStatus = existing === null ? 'absent' : existing.includes(MANAGED_MARKER) ? 'removed' : 'skipped_user_file';
+      // Older files of ours that are gone or belong to the user are not worth a line.
+      if (candidate.commands.length === 0 && status !== 'removed') continue;
+      const remove = !dryRun && status === 'removed';
+      if (remove) {
+        await fs.promises.rm(target, { force: true });
+        if (surface === 'codex') await fs.promises.rmdir(path.dirname(target)).catch(() => undefined);
+      }
+      files.push({ surface, path: candidate.relativePath, commands: candidate.commands, status, written: remove });
+    }
+  }
+  return { ok: true, schema_version: 'loopx_slash_command_install_v0', action: 'uninstall', dry_run: dryRun, surfaces: [...options.surfaces], marker: MANAGED_MARKER, files };
+}

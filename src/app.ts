@@ -9,6 +9,7 @@ import { registerPaletteCommands } from './commands/registerCommands';
 import { showAllCommands } from './commands/showCommands';
 import { refreshStateCommand, showQuotaCommand, showStatusCommand } from './commands/status';
 import { addTodoCommand, listTodosCommand } from './commands/todos';
+import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } from './commands/turns';
 import { validateRegistries } from './commands/validateRegistry';
 import { createExtensionApi } from './api/extensionApi';
 import type { LoopxExtensionApi, LoopxQuotaChanged, LoopxTurnEnded } from './api/types';
@@ -37,6 +38,7 @@ export class LoopxApp extends Disposable {
     this.register(new GoalsView(VIEW_IDS.goals, this.model));
     this.register(new AgentsView(VIEW_IDS.agents, this.model));
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
+    const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context), turnEnded: this.turnEnded };
     for (const d of registerPaletteCommands({
       showCommands: () => showAllCommands(),
       refresh: () => this.model.reload(),
@@ -51,6 +53,8 @@ export class LoopxApp extends Disposable {
       status: () => showStatusCommand(this.model),
       refreshState: (arg) => refreshStateCommand(this.model, arg),
       quotaStatus: (arg) => showQuotaCommand(this.model, arg),
+      turnRunOnce: (arg) => runOneTurnCommand(turns, arg),
+      turnLoop: (arg) => runLoopCommand(turns, arg),
     }, log)) this.register(d);
     this.register(this.model.onDidChange(() => {
       void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasGoals, this.model.goals.length > 0);

@@ -1,7 +1,7 @@
 import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
-import { extensionActivation, reprojectionOneGoal, statusServerLoad } from './pending';
+import { extensionActivation, reprojectionOneGoal } from './pending';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
 import { registryLoad } from './registryLoad';
@@ -9,6 +9,7 @@ import { registryValidate } from './registryValidate';
 import { runIndexRead } from './runIndexRead';
 import { stateProjectAll } from './stateProjectAll';
 import { statusCli, statusInProcess } from './status';
+import { statusServerHealthz, statusServerStatusJson } from './statusServer';
 import { turnLoopGrowth, turnOverhead } from './turn';
 
 /**
@@ -33,7 +34,8 @@ export const BENCHMARKS: readonly Benchmark[] = [
   reprojectionOneGoal,
   turnOverhead,
   turnLoopGrowth,
-  statusServerLoad,
+  statusServerStatusJson,
+  statusServerHealthz,
   extensionActivation,
 ];
 

@@ -10,13 +10,6 @@ export const reprojectionOneGoal: PendingBenchmark = {
   targets: [{ caseLabel: 'one goal of L', metric: 'median_ms', limit: 20, text: 'one-goal re-projection under 20 ms' }],
 };
 
-export const statusServerLoad: PendingBenchmark = {
-  kind: 'pending',
-  name: 'status-server-load',
-  title: 'Status server under load (/healthz and /status.json)',
-  needs: 'the status server (`loopx serve-status`): load it with autocannon on 127.0.0.1 only and report requests/s and latency percentiles for /healthz and /status.json on M and L',
-};
-
 export const extensionActivation: PendingBenchmark = {
   kind: 'pending',
   name: 'extension-activation',

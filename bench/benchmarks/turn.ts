@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fixedClock } from '../../src/core/clock';
+import { systemClock } from '../../src/core/clock';
 import type { AgentExecutor, ExecutorOutcome } from '../../src/core/executors/types';
 import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/turn/contract';
 import { runOnce, type RunOnceOptions } from '../../src/core/turn/runOnce';
@@ -18,7 +18,6 @@ import type { BenchContext, RunnableBenchmark } from '../core/types';
  * The result keeps the todo open (progress), so every turn works on the same demo goal.
  */
 
-const NOW = '2026-11-28T10:00:00Z';
 const BLOCK = 100;
 
 /** Answers `validated_progress` on the selected todo instantly, with reported usage. */
@@ -50,7 +49,7 @@ function benchGoal(ctx: BenchContext): RunOnceOptions {
   goal['validation_command'] = ['true'];
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
   return {
-    registryPath, goalId: 'tidy-notes', agentId: 'demo', clock: fixedClock(NOW), env: { PATH: process.env['PATH'] ?? '' }, execute: true,
+    registryPath, goalId: 'tidy-notes', agentId: 'demo', clock: systemClock, env: { PATH: process.env['PATH'] ?? '' }, execute: true,
     executorFactory: () => cannedExecutor,
   };
 }

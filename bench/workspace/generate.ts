@@ -18,7 +18,7 @@ import { seededRandom, type Random } from './random';
  * (only the registry's absolute `repo` depends on where it is written).
  */
 
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 export const MANIFEST_FILE = '.bench-workspace.json';
 /** The demo workspace's "now"; every generated timestamp is relative to it. */
 export const DEFAULT_NOW = '2026-11-28T09:00:00Z';
@@ -308,6 +308,9 @@ function writeRunHistory(root: string, goalId: string, runs: number, now: Date, 
       Object.assign(row, {
         classification: 'quota_slot_spent', recommended_action: state.nextAction, health_check: 'quota should-run eligible; quota slot spend event public-safe',
         agent_id: agentId, todo_id: todoId, turn_instance_id: turnId, settlement_identity: settlement,
+        // As LoopX for VS Code writes a spend: `slots` in the row too (the original's rows lack it,
+        // and the ledger then reads the record; such rows stop costing once they leave the window).
+        slots: 1,
       });
       extraRecord['quota_event'] = { event_type: 'quota_slot_spent', source: 'heartbeat', slots: 1, todo_id: todoId, turn_instance_id: turnId, reason_summary: '1 automatic agent slot(s) completed under an eligible quota guard' };
       counts.spendRows++;

@@ -94,20 +94,36 @@ export class WorkspaceModel extends Disposable {
     await next;
   }
 
-  /** Per-goal status (cached by file stamps: only changed goals are re-read) and the quota window. */
+  /**
+   * Per-goal status (cached by file stamps: only changed goals are re-read) and the quota window.
+   * Each registry is read once, and a goal's quota reuses the run index its status just read.
+   */
   private async loadDetails(goals: GoalSummary[]): Promise<Map<string, GoalDetails>> {
     const clock = clockFromEnv();
+    const registries = new Map<string, Promise<Record<string, unknown> | undefined>>();
+    const registryOf = (registryPath: string): Promise<Record<string, unknown> | undefined> => {
+      let loaded = registries.get(registryPath);
+      if (loaded === undefined) {
+        // Unreadable: each goal's quota then reads it itself and reports why.
+        loaded = this.statusCache.registry(registryPath).then((r) => (r.exists ? r.registry : undefined), () => undefined);
+        registries.set(registryPath, loaded);
+      }
+      return loaded;
+    };
     const entries = await Promise.all(goals.map(async (goal): Promise<[string, GoalDetails]> => {
-      const [status, quota] = await Promise.all([
-        this.statusCache.goalStatus(goal, { homeDir: homedir() }).catch((error: unknown) => {
-          this.log.warn(`status of ${goal.goalId}: ${errorMessage(error)}`);
-          return undefined;
-        }),
-        goalQuotaSummary({ registryPath: goal.registryPath, goalId: goal.goalId, clock, homeDir: homedir() }).catch((error: unknown) => {
-          this.log.warn(`quota of ${goal.goalId}: ${errorMessage(error)}`);
-          return undefined;
-        }),
-      ]);
+      const status = await this.statusCache.goalStatus(goal, { homeDir: homedir() }).catch((error: unknown) => {
+        this.log.warn(`status of ${goal.goalId}: ${errorMessage(error)}`);
+        return undefined;
+      });
+      const registry = await registryOf(goal.registryPath);
+      const runIndex = status === undefined ? undefined : this.statusCache.heldRunIndex(goal);
+      const quota = await goalQuotaSummary({
+        registryPath: goal.registryPath, goalId: goal.goalId, clock, homeDir: homedir(),
+        ...(registry !== undefined ? { registry } : {}), ...(runIndex !== undefined ? { runIndex } : {}),
+      }).catch((error: unknown) => {
+        this.log.warn(`quota of ${goal.goalId}: ${errorMessage(error)}`);
+        return undefined;
+      });
       return [goalKey(goal), { status, quota }];
     }));
     return new Map(entries);

@@ -31,7 +31,10 @@ export const statusCommand: CliHandler = {
     const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
     const payload = await usageOnUnknownGoal(() => loadStatus({
       registryPath: registry.path, homeDir, runtimeRootOverride: globals.runtimeRoot ?? null, goalId, agentId, ...(limit !== undefined ? { limit } : {}),
-      quotaSummary: (goal) => goalQuotaSummary({ registryPath: registry.path, goalId: goal.goalId, clock: ctx.clock, runtimeRootOverride: globals.runtimeRoot, homeDir }),
+      quotaSummary: (goal, sources) => goalQuotaSummary({
+        registryPath: registry.path, goalId: goal.goalId, clock: ctx.clock, runtimeRootOverride: globals.runtimeRoot, homeDir,
+        registry: sources.registry, ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+      }),
     }));
     return { ok: true, json: payload, markdown: statusMarkdown(payload) };
   },

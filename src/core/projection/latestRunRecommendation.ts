@@ -31,11 +31,17 @@ export interface LatestRuns {
 
 /** Splits index rows (already sorted newest first) into the latest status run and the agent-lane runs. */
 export function pickLatestRuns(rowsNewestFirst: readonly unknown[]): LatestRuns {
-  const rows = rowsNewestFirst.map((row) => runRowSchema.safeParse(row)).flatMap((result) => (result.success ? [result.data] : []));
-  return {
-    latestStatusRun: rows.find((row) => !isStatusNeutralRun(row)) ?? null,
-    agentLaneRuns: rows.filter(isAgentLaneRun),
-  };
+  // Neutrality reads only `classification` and `progress_scope`, which the schema keeps as they are
+  // when they are strings, so rows are classified raw and only the picked ones are parsed.
+  let latestStatusRun: RunRow | null = null;
+  const agentLaneRuns: RunRow[] = [];
+  for (const row of rowsNewestFirst) {
+    if (typeof row !== 'object' || row === null || Array.isArray(row)) continue;
+    const raw = row as RunRow;
+    if (isAgentLaneRun(raw)) agentLaneRuns.push(runRowSchema.parse(raw));
+    else if (latestStatusRun === null && !isStatusNeutralRun(raw)) latestStatusRun = runRowSchema.parse(raw);
+  }
+  return { latestStatusRun, agentLaneRuns };
 }
 
 /** At least as new as the status run; with no (datable) status run, any lane run qualifies. */

@@ -7,6 +7,8 @@ const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?
  */
 export function parseIsoInstant(text: string | null | undefined): number | null {
   if (typeof text !== 'string') return null;
+  const fast = parseCanonicalInstant(text);
+  if (fast !== undefined) return fast;
   const match = ISO_INSTANT.exec(text.trim());
   if (match === null) return null;
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', offset = 'Z'] = match;
@@ -18,6 +20,46 @@ export function parseIsoInstant(text: string | null | undefined): number | null 
     return null;
   }
   return utc - offsetMinutes(offset) * 60_000;
+}
+
+/** Value of the two ASCII digits at `at`, or -1 when either is not a digit. */
+function twoDigits(text: string, at: number): number {
+  const high = text.charCodeAt(at) - 48;
+  const low = text.charCodeAt(at + 1) - 48;
+  return high >= 0 && high <= 9 && low >= 0 && low <= 9 ? high * 10 + low : -1;
+}
+
+/**
+ * The common shape `YYYY-MM-DDTHH:MM:SS` + `Z` or `±HH:MM` (every timestamp LoopX writes), read
+ * without the regular expression: run indexes hold one per row. Same result as the general path;
+ * undefined for any other shape, which then takes the general path.
+ */
+function parseCanonicalInstant(text: string): number | null | undefined {
+  const length = text.length;
+  if (length !== 20 && length !== 25) return undefined;
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;
+  const century = twoDigits(text, 0);
+  const yearInCentury = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (century < 0 || yearInCentury < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  let offset = 0;
+  if (length === 20) {
+    if (text.charCodeAt(19) !== 90) return undefined;
+  } else {
+    const sign = text.charCodeAt(19);
+    const offsetHours = twoDigits(text, 20);
+    const offsetMins = twoDigits(text, 23);
+    if ((sign !== 43 && sign !== 45) || text.charCodeAt(22) !== 58 || offsetHours < 0 || offsetMins < 0) return undefined;
+    offset = (sign === 45 ? -1 : 1) * (offsetHours * 60 + offsetMins);
+  }
+  const utc = Date.UTC(century * 100 + yearInCentury, month - 1, day, hour, minute, second, 0);
+  const date = new Date(utc);
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
+  return utc - offset * 60_000;
 }
 
 function offsetMinutes(offset: string): number {

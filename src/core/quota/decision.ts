@@ -3,9 +3,9 @@ import { normalizeAgentId, requireRegisteredAgent } from '../agents/identity';
 import { compactOrchestrationPolicy } from '../agents/orchestration';
 import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
-import { latestStatusRun } from '../runtime/runIndex';
+import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
 import { readStateFile } from '../state/stateFile';
-import { findQuotaGoal, type QuotaGoal } from './goal';
+import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from './goal';
 import { settlementIdentity } from './identity';
 import { readQuotaView } from './reservations';
 import { SelectedTodoSchema, selectTodo, SelectionSummarySchema, type SelectedTodo, type SelectionResult } from './selection';
@@ -413,13 +413,17 @@ export interface GoalQuotaSummaryOptions {
   clock: Clock;
   runtimeRootOverride?: string | undefined;
   homeDir?: string | undefined;
+  /** The registry document as the caller already read it from `registryPath` (status over every goal): not read again. */
+  registry?: Record<string, unknown>;
+  /** The goal's run index as the caller already read it (null: it does not exist): not read again. */
+  runIndex?: RunIndexRead | null;
 }
 
 /** Quota state and usage of a goal without reading its todos (cheap enough for every refresh). */
 export async function goalQuotaSummary(options: GoalQuotaSummaryOptions): Promise<GoalQuotaSummary> {
-  const goal = await findQuotaGoal(options);
+  const goal = options.registry === undefined ? await findQuotaGoal(options) : quotaGoalFromRegistry(options.registry, options);
   if (goal === null) throw new LoopxError('goal_not_found', `goal '${options.goalId}' is not in the registry ${options.registryPath}`, { goal_id: options.goalId });
-  const view = await readQuotaView(goal, options.clock);
+  const view = await readQuotaView(goal, options.clock, options.runIndex === undefined ? {} : { runIndex: options.runIndex });
   const latest = latestStatusRun(view.rows);
   const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, {
     stopped: goalStopped(goal.goal),

@@ -34,10 +34,17 @@ export interface LoadQuotaGoalOptions {
 
 /** Loads the goal, or null when the registry has no goal with this id. */
 export async function findQuotaGoal(options: LoadQuotaGoalOptions): Promise<QuotaGoal | null> {
+  return quotaGoalFromRegistry(await readRegistry(path.resolve(options.registryPath)), options);
+}
+
+/**
+ * The goal from a registry document the caller already read (`options.registryPath` is where it
+ * came from), or null when it has no goal with this id. Reads no file.
+ */
+export function quotaGoalFromRegistry(registry: Record<string, unknown>, options: LoadQuotaGoalOptions): QuotaGoal | null {
   const goalId = checkGoalIdSegment(options.goalId);
   const homeDir = options.homeDir ?? os.homedir();
   const registryPath = path.resolve(options.registryPath);
-  const registry = await readRegistry(registryPath);
   const goal = findRawRegistryGoal(registry, goalId);
   if (goal === undefined) return null;
   const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride, homeDir });

@@ -98,12 +98,14 @@ function positiveInt(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
 }
 
+/** The spend's settlement identity: from the row, and only when the row has none from its record. */
 function effectIdOf(row: Record<string, unknown>, detail: () => Record<string, unknown>): string | null {
-  for (const source of [row, detail()]) {
-    const identity = source['settlement_identity'];
-    if (isRecord(identity) && typeof identity['effect_id'] === 'string' && identity['effect_id'] !== '') return identity['effect_id'];
-  }
-  return null;
+  return identityEffectId(row) ?? identityEffectId(detail());
+}
+
+function identityEffectId(source: Record<string, unknown>): string | null {
+  const identity = source['settlement_identity'];
+  return isRecord(identity) && typeof identity['effect_id'] === 'string' && identity['effect_id'] !== '' ? identity['effect_id'] : null;
 }
 
 function usageOf(row: Record<string, unknown>, detail: Record<string, unknown>): TurnUsage | null {
@@ -135,7 +137,10 @@ export function computeLedger(input: LedgerInput): QuotaLedger {
       let detailCache: Record<string, unknown> | undefined;
       const detail = (): Record<string, unknown> => (detailCache ??= readDetail(row, input.projectRoot));
       // Slots and usage matter only inside the window; older rows are read for their identity alone.
-      const slots = inWindow ? positiveInt(record['slots']) ?? slotsOfDetail(detail()) : 1;
+      // Our spend rows repeat `slots`, and `usage` whenever the record has one, so such a row needs
+      // no record read; the original's rows carry neither and are completed from the record.
+      const rowSlots = positiveInt(record['slots']);
+      const slots = inWindow ? rowSlots ?? slotsOfDetail(detail()) : 1;
       spends.push({
         generated_at: row.generated_at ?? '',
         time,
@@ -145,7 +150,7 @@ export function computeLedger(input: LedgerInput): QuotaLedger {
         agent_id: row.agent_id ?? null,
         todo_id: row.todo_id ?? null,
         turn_instance_id: stringField(record, 'turn_instance_id'),
-        usage: inWindow ? usageOf(record, record['usage'] === undefined ? detail() : {}) : null,
+        usage: inWindow ? usageOf(record, record['usage'] === undefined && rowSlots === null ? detail() : {}) : null,
         json_path: row.json_path ?? null,
         duplicate: false,
         in_window: inWindow,

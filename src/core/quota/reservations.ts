@@ -7,7 +7,8 @@ import { writeJsonAtomic } from '../fs/atomicWrite';
 import { withFileLock } from '../fs/fileLock';
 import { readJsonFile } from '../fs/jsonFile';
 import { parseIsoInstant } from '../projection/time';
-import { appendRun, readGoalRuns, type AppendRunResult, type RunIndexEntry } from '../runtime/runIndex';
+import { runIndexPath } from '../runtime/layout';
+import { appendRun, readGoalRuns, type AppendRunResult, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { BUDGET_FIELDS } from './config';
 import type { QuotaGoal } from './goal';
@@ -126,9 +127,9 @@ interface QuotaSnapshot {
   rows: RunIndexEntry[];
 }
 
-async function takeSnapshot(goal: QuotaGoal, clock: Clock): Promise<QuotaSnapshot> {
+async function takeSnapshot(goal: QuotaGoal, clock: Clock, readIndex?: RunIndexRead): Promise<QuotaSnapshot> {
   const file = await readReservationsFile(reservationsPath(goal), goal.goalId);
-  const index = await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot });
+  const index = readIndex ?? await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot });
   const ledger = computeLedger({ rows: index.rows, projectRoot: goal.projectRoot, windowHours: goal.config.slots.window_hours, clock });
   const now = clock.now().getTime();
   const live: Reservation[] = [];
@@ -480,9 +481,19 @@ export interface QuotaView {
   reserved: ReservedTotals;
 }
 
+export interface ReadQuotaViewOptions {
+  /**
+   * The goal's run index as the caller just read it (status reads it anyway), instead of reading
+   * it again; used only when it is this goal's index file. Null: the index does not exist.
+   */
+  runIndex?: RunIndexRead | null;
+}
+
 /** Reads ledger and reservations without the lock and without writing (status views, previews). */
-export async function readQuotaView(goal: QuotaGoal, clock: Clock): Promise<QuotaView> {
-  const snapshot = await takeSnapshot(goal, clock);
+export async function readQuotaView(goal: QuotaGoal, clock: Clock, options: ReadQuotaViewOptions = {}): Promise<QuotaView> {
+  const indexFile = path.resolve(runIndexPath(goal.runtimeRoot, goal.goalId));
+  const given = options.runIndex === null ? { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] } : options.runIndex;
+  const snapshot = await takeSnapshot(goal, clock, given !== undefined && path.resolve(given.index_file) === indexFile ? given : undefined);
   return { ledger: snapshot.ledger, rows: snapshot.rows, live: snapshot.live, expired: snapshot.expired, reserved: reservedTotals(snapshot.live) };
 }
 

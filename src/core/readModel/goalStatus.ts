@@ -414,6 +414,8 @@ export class GoalStatusCache {
   private readonly registries = new Map<string, Stamped<Record<string, unknown>>>();
   private readonly states = new Map<string, Stamped<StateRead>>();
   private readonly indexes = new Map<string, Stamped<RunIndexRead | null>>();
+  /** Index files found missing by the last look. */
+  private readonly missingIndexes = new Set<string>();
   private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
 
   constructor(readonly reader: StatusFileReader = fileSystemStatusReader) {}
@@ -445,9 +447,30 @@ export class GoalStatusCache {
     ]);
     const [state, runs] = await Promise.all([
       this.readState(target.stateFile, stateStamp),
-      this.readIndex(indexFile, indexStamp, target.projectRoot),
+      this.readIndex(indexFile, indexStamp, target.projectRoot, 0),
     ]);
     return { state, runs };
+  }
+
+  /**
+   * The goal's run index as this cache holds it from its last read (null: the file did not
+   * exist), without a stat; undefined when it holds none. For the quota summary status attaches
+   * right after projecting the goal, so the index is not read twice.
+   */
+  heldRunIndex(goal: GoalStatusTarget): RunIndexRead | null | undefined {
+    const target = GoalStatusTargetSchema.parse(goal);
+    const held = this.indexes.get(runIndexPath(target.runtimeRoot, target.goalId));
+    if (held !== undefined) return held.value;
+    return this.missingIndexes.has(runIndexPath(target.runtimeRoot, target.goalId)) ? null : undefined;
+  }
+
+  /** Drops the goal's file reads (its status item stays): for one-shot callers that must not hold every goal's history at once. */
+  release(goal: GoalStatusTarget): void {
+    const target = GoalStatusTargetSchema.parse(goal);
+    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
+    this.indexes.delete(indexFile);
+    this.missingIndexes.delete(indexFile);
+    if (target.stateFile !== null) this.states.delete(target.stateFile);
   }
 
   async goalStatus(goal: GoalStatusTarget, options: Omit<GoalStatusOptions, 'cache' | 'reader'>): Promise<GoalStatusItem> {
@@ -466,7 +489,7 @@ export class GoalStatusCache {
 
     const [state, runs] = await Promise.all([
       this.readState(target.stateFile, stateStamp),
-      this.readIndex(indexFile, indexStamp, target.projectRoot),
+      this.readIndex(indexFile, indexStamp, target.projectRoot, limit),
     ]);
     const item = projectGoalStatus({ target, state, runs, agentId, limit, todoItemLimit, homeDir: options.homeDir });
     this.items.set(target.goalId, { key, item });
@@ -494,14 +517,17 @@ export class GoalStatusCache {
     return value;
   }
 
-  private async readIndex(indexFile: string, stamp: FileStamp | null, projectRoot: string): Promise<RunIndexRead | null> {
+  /** `artifactChecks`: how many newest rows get their artifacts stat'ed now (the rest on first access). */
+  private async readIndex(indexFile: string, stamp: FileStamp | null, projectRoot: string, artifactChecks: number): Promise<RunIndexRead | null> {
     if (stamp === null) {
       this.indexes.delete(indexFile);
+      this.missingIndexes.add(indexFile);
       return null;
     }
+    this.missingIndexes.delete(indexFile);
     const cached = this.indexes.get(indexFile);
     if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
-    const value = await this.reader.readRunIndex(indexFile, { projectRoot });
+    const value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });
     this.indexes.set(indexFile, { stamp, value });
     return value;
   }

@@ -4,6 +4,7 @@ import { LoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
+import type { RunIndexRead } from '../runtime/runIndex';
 import { errorMessage } from '../errors';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from '../global/goalChannel';
 import {
@@ -114,7 +115,15 @@ export interface StatusRequest {
    * rolling window), so it is asked for on every call and never cached with the item. A goal
    * whose summary fails keeps no `quota` and gets a contract warning.
    */
-  quotaSummary?: (goal: GoalStatusTarget) => Promise<object>;
+  quotaSummary?: (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<object>;
+}
+
+/** What status already read that a quota summary may reuse instead of reading it again. */
+export interface StatusQuotaSources {
+  /** The registry document the targets come from (read from `registryPath`). */
+  registry: Record<string, unknown>;
+  /** The goal's run index as status read it (null: it does not exist); undefined when status holds none. */
+  runIndex: RunIndexRead | null | undefined;
 }
 
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
@@ -147,6 +156,8 @@ export function statusTargets(registry: Record<string, unknown>, registryPath: s
  * anything wrong with a goal's own files shows up in its item instead.
  */
 export async function loadStatus(request: StatusRequest): Promise<StatusPayload> {
+  // A cache of our own serves this call only: each goal's files are let go once its item is built.
+  const ownCache = request.cache === undefined;
   const cache = request.cache ?? new GoalStatusCache();
   const { exists, registry } = await cache.registry(request.registryPath);
   if (!exists) {
@@ -168,11 +179,12 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     let item: GoalStatusItem = await cache.goalStatus(target, { homeDir: request.homeDir, agentId: request.agentId ?? null, ...(request.limit !== undefined ? { limit: request.limit } : {}) });
     if (request.quotaSummary !== undefined) {
       try {
-        item = { ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target)) };
+        item = { ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target, { registry, runIndex: cache.heldRunIndex(target) })) };
       } catch (error) {
         quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
       }
     }
+    if (ownCache) cache.release(target);
     items.push(withDashboardFields(item, registryEntries.get(target.goalId)));
   }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);

@@ -76,8 +76,14 @@ export function registryGoals(registry: unknown): RegistryGoal[] {
 
 /** The first goal whose id, as a string, equals `goalId` (so a stored `7` matches `"7"`). */
 export function findRegistryGoal(registry: unknown, goalId: string | number): RegistryGoal | undefined {
+  if (!isRecord(registry) || !Array.isArray(registry['goals'])) return undefined;
   const wanted = String(goalId);
-  return registryGoals(registry).find((goal) => goal.id === wanted);
+  for (const entry of registry['goals']) {
+    if (!isRecord(entry) || !idMayRead(entry['id'], wanted)) continue;
+    const parsed = RegistryGoalSchema.safeParse(entry);
+    if (parsed.success && parsed.data.id === wanted) return parsed.data;
+  }
+  return undefined;
 }
 
 /**
@@ -89,8 +95,15 @@ export function findRawRegistryGoal(registry: Record<string, unknown>, goalId: s
   if (!Array.isArray(goals)) return undefined;
   const wanted = String(goalId);
   for (const entry of goals) {
+    // Only an entry whose id already reads as `wanted` can match; the schema then decides, as for every reader.
+    if (!isRecord(entry) || !idMayRead(entry['id'], wanted)) continue;
     const parsed = RegistryGoalSchema.safeParse(entry);
-    if (parsed.success && parsed.data.id === wanted && isRecord(entry)) return entry;
+    if (parsed.success && parsed.data.id === wanted) return entry;
   }
   return undefined;
+}
+
+/** Whether a stored id could read as `wanted` (the schema turns a string or number id into its string). */
+function idMayRead(id: unknown, wanted: string): boolean {
+  return (typeof id === 'string' || typeof id === 'number') && String(id) === wanted;
 }

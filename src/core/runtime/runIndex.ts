@@ -254,15 +254,79 @@ export interface RunIndexRead {
 export interface ReadRunIndexOptions {
   /** Relative artifact paths resolve against the registry's project root. */
   projectRoot: string;
+  /**
+   * How many of the newest rows have their artifacts stat'ed while reading: `'all'` (default) or
+   * a count, so a reader that shows the newest few rows of a long history does not stat every
+   * artifact. Past the count, `json_exists`/`markdown_exists` are checked when first read on the
+   * row itself; they are not enumerable there, so copies (spread, JSON, schema passthrough) do
+   * not carry them and do not stat.
+   */
+  artifactChecks?: 'all' | number;
 }
 
+/** Same key for rows that describe the same run; unambiguous (each part is length-prefixed). */
 function dedupeKey(row: RunIndexRow): string {
-  return JSON.stringify([row.generated_at ?? null, row.json_path ?? null, row.markdown_path ?? null]);
+  return `${keyPart(row.generated_at)}|${keyPart(row.json_path)}|${keyPart(row.markdown_path)}`;
+}
+
+function keyPart(value: string | undefined): string {
+  return value === undefined ? '-' : `${value.length}:${value}`;
 }
 
 function artifactExists(file: string | undefined, projectRoot: string): boolean {
   if (file === undefined || file === '') return false;
   return fs.existsSync(path.resolve(projectRoot, file));
+}
+
+/** Fields of {@link RunIndexRow} that must be strings when present, and the ones that may also be null. */
+const STRING_ROW_FIELDS = ['generated_at', 'goal_id', 'classification', 'json_path', 'markdown_path'] as const;
+const NULLABLE_STRING_ROW_FIELDS = ['recommended_action', 'health_check', 'agent_id', 'todo_id', 'progress_scope'] as const;
+
+/**
+ * The {@link RunIndexRow} check without building a copy: true when every known field has its
+ * type. The schema stays the contract; it runs only on rows that fail this, to name the field.
+ */
+function hasRowShape(value: Record<string, unknown>): value is RunIndexRow {
+  for (const field of STRING_ROW_FIELDS) {
+    const v = value[field];
+    if (v !== undefined && typeof v !== 'string') return false;
+  }
+  for (const field of NULLABLE_STRING_ROW_FIELDS) {
+    const v = value[field];
+    if (v !== undefined && v !== null && typeof v !== 'string') return false;
+  }
+  return true;
+}
+
+/** Stats an artifact the first time its flag is read, then keeps the answer (still not enumerable). */
+function lazyArtifactFlag(name: 'json_exists' | 'markdown_exists', pathField: 'json_path' | 'markdown_path', projectRoot: string): PropertyDescriptor {
+  const keep = (row: RunIndexRow, value: boolean): void => {
+    Object.defineProperty(row, name, { value, enumerable: false, configurable: true, writable: true });
+  };
+  return {
+    enumerable: false,
+    configurable: true,
+    get(this: RunIndexRow) {
+      const value = artifactExists(this[pathField], projectRoot);
+      keep(this, value);
+      return value;
+    },
+    set(this: RunIndexRow, value: boolean) {
+      keep(this, value);
+    },
+  };
+}
+
+interface MergedRow {
+  row: RunIndexRow;
+  order: number;
+  time: number | null;
+}
+
+function newerFirst(a: MergedRow, b: MergedRow): number {
+  if (a.time !== null && b.time !== null && a.time !== b.time) return b.time - a.time;
+  if ((a.time === null) !== (b.time === null)) return a.time === null ? 1 : -1;
+  return b.order - a.order;
 }
 
 /**
@@ -280,42 +344,52 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
   }
   let rawCount = 0;
   const skipped: { line: number; reason: string }[] = [];
-  const merged = new Map<string, { row: RunIndexRow; order: number }>();
-  text.split(/\r?\n/).forEach((line, index) => {
-    if (line.trim() === '') return;
+  const merged = new Map<string, MergedRow>();
+  // JSON.parse ignores the '\r' a CRLF line keeps, as it ignores other surrounding whitespace.
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (line.trim() === '') continue;
     rawCount++;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
       skipped.push({ line: index + 1, reason: 'not valid JSON' });
-      return;
+      continue;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       skipped.push({ line: index + 1, reason: 'not a JSON object' });
-      return;
+      continue;
     }
-    const parsed = RunIndexRow.safeParse(value);
-    if (!parsed.success) {
-      skipped.push({ line: index + 1, reason: `field ${parsed.error.issues[0]?.path.join('.') ?? ''} has the wrong type` });
-      return;
+    const record = value as Record<string, unknown>;
+    if (!hasRowShape(record)) {
+      const parsed = RunIndexRow.safeParse(record);
+      skipped.push({ line: index + 1, reason: `field ${parsed.success ? '' : parsed.error.issues[0]?.path.join('.') ?? ''} has the wrong type` });
+      continue;
     }
-    const key = dedupeKey(parsed.data);
+    const key = dedupeKey(record);
     const earlier = merged.get(key);
-    merged.set(key, { row: earlier ? { ...earlier.row, ...parsed.data } : parsed.data, order: index });
-  });
-  const rows = [...merged.values()]
-    .map(({ row, order }) => ({ row, order, time: parseIsoInstant(row.generated_at) }))
-    .sort((a, b) => {
-      if (a.time !== null && b.time !== null && a.time !== b.time) return b.time - a.time;
-      if ((a.time === null) !== (b.time === null)) return a.time === null ? 1 : -1;
-      return b.order - a.order;
-    })
-    .map(({ row }) => ({
-      ...row,
-      json_exists: artifactExists(row.json_path, options.projectRoot),
-      markdown_exists: artifactExists(row.markdown_path, options.projectRoot),
-    }));
+    const row = earlier ? { ...earlier.row, ...record } : record;
+    merged.set(key, { row, order: index, time: earlier ? earlier.time : parseIsoInstant(record.generated_at) });
+  }
+  const sorted = [...merged.values()].sort(newerFirst);
+  const checked = options.artifactChecks === undefined || options.artifactChecks === 'all' ? sorted.length : Math.max(0, options.artifactChecks);
+  const lazy = checked < sorted.length
+    ? { json_exists: lazyArtifactFlag('json_exists', 'json_path', options.projectRoot), markdown_exists: lazyArtifactFlag('markdown_exists', 'markdown_path', options.projectRoot) }
+    : null;
+  const rows = new Array<RunIndexEntry>(sorted.length);
+  for (let i = 0; i < sorted.length; i++) {
+    // Rows are fresh objects of this read (parsed here, or merged copies): flags are added in place.
+    const row = (sorted[i] as MergedRow).row as RunIndexEntry;
+    if (i < checked || lazy === null) {
+      row.json_exists = artifactExists(row.json_path, options.projectRoot);
+      row.markdown_exists = artifactExists(row.markdown_path, options.projectRoot);
+    } else {
+      Object.defineProperties(row, lazy);
+    }
+    rows[i] = row;
+  }
   return { index_file: indexFile, exists: true, raw_count: rawCount, skipped, rows };
 }
 

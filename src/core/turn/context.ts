@@ -11,8 +11,11 @@ import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig, type ExecutorConfig }
 import { readValidationCommand } from '../executors/validation';
 import { shouldRun, type ShouldRunDecision } from '../quota/decision';
 import { loadQuotaGoal, type QuotaGoal } from '../quota/goal';
-import { readQuotaView } from '../quota/reservations';
+import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
+import { runIndexPath } from '../runtime/layout';
+import { RunIndexRow } from '../runtime/runIndex';
+import type { BudgetBrief } from './contract';
 import { readStateFile } from '../state/stateFile';
 import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
@@ -108,13 +111,13 @@ export async function planGoalTurn(turnGoal: TurnGoal, options: { clock: Clock; 
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
   });
   const snapshot = await readStateFile(turnGoal.statePath);
-  const view = await readQuotaView(goal, options.clock);
+  const runs = await recentRuns(goal);
   const now = options.clock.now();
   const turnInstanceId = options.turnInstanceId ?? newTurnInstanceId(now, randomBytes(4).toString('hex'));
   const selectedId = decision.selected_todo?.todo_id ?? null;
   const plan = planTurn({
-    goalId: goal.goalId, agentId, goal: goal.goal, decision, doc: snapshot.document, runs: view.rows,
-    quotaConfig: goal.config, ledger: view.ledger,
+    goalId: goal.goalId, agentId, goal: goal.goal, decision, doc: snapshot.document, runs,
+    budget: budgetOf(decision.quota, decision.state),
     executor: turnGoal.executorConfig === null ? null : { kind: turnGoal.executorConfig.preset, timeoutMinutes: executorTimeoutMinutes(turnGoal.executorConfig) },
     executorProblem: turnGoal.executorProblem,
     validationCommand: turnGoal.validationCommand, validationProblem: turnGoal.validationProblem,
@@ -142,4 +145,54 @@ function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): u
 export async function inFlightTodoIds(goal: QuotaGoal, agentId: string): Promise<Set<string>> {
   const journals = await listActiveJournals(goal.goalRuntimeDir);
   return new Set(journals.filter((j) => j.agent_id !== agentId && j.todo_id !== null).map((j) => j.todo_id as string));
+}
+
+/** The quota part of a turn brief, from the decision's quota status (no second read of the run index). */
+export function budgetOf(quota: QuotaStatus | null, state: string): BudgetBrief | null {
+  if (quota === null) return null;
+  const { max_tokens: tokens, max_cost_usd: cost } = quota.budgets;
+  const reported = tokens.used > 0 || cost.used > 0;
+  return {
+    window_hours: quota.window_hours, allowed_slots: quota.allowed_slots, spent_slots: quota.spent_slots, remaining_slots: quota.remaining_slots, state,
+    spent_tokens: reported ? tokens.used : null, spent_cost_usd: reported ? cost.used : null, usage_estimated: tokens.estimated || cost.estimated,
+    max_tokens: tokens.limit, max_cost_usd: cost.limit, turn_timeout_minutes: null,
+  };
+}
+
+/** How much of the end of the run index the brief's recent evidence is read from. */
+const RECENT_RUNS_BYTES = 64 * 1024;
+
+/**
+ * The newest rows of the goal's run index (newest first), read from the file's last 64 KB only:
+ * the brief shows the latest evidence, and a turn should not cost more as the history grows.
+ */
+export async function recentRuns(goal: QuotaGoal): Promise<RunIndexRow[]> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(runIndexPath(goal.runtimeRoot, goal.goalId), 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - RECENT_RUNS_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const lines = buffer.toString('utf8').split('\n');
+    if (start > 0) lines.shift(); // a partial first line
+    const rows: RunIndexRow[] = [];
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      try {
+        const parsed = RunIndexRow.safeParse(JSON.parse(line));
+        if (parsed.success) rows.push(parsed.data);
+      } catch {
+        // A torn or foreign line: the full reader reports it; the brief just skips it.
+      }
+    }
+    return rows.reverse();
+  } finally {
+    await handle.close();
+  }
 }

@@ -220,7 +220,8 @@ export async function syncActiveMarker(goalRuntimeDir: string, journal: TurnJour
   }
   if (fs.existsSync(marker)) return;
   await fs.promises.mkdir(path.dirname(marker), { recursive: true });
-  await writeJsonAtomic(marker, { turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id });
+  // A hint, not a record (the journal is): a plain write is enough.
+  await fs.promises.writeFile(marker, `${JSON.stringify({ turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id })}\n`);
 }
 
 /**

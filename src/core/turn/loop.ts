@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isLoopxError } from '../errors';
+import { isLoopxError, LoopxError } from '../errors';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { loadTurnGoal, planGoalTurn, turnConcurrencyLimit } from './context';
 import { loopDisposition, type DispositionResult, type LoopDisposition } from './disposition';
@@ -110,7 +110,7 @@ function stopMessage(reason: LoopStopReason, turn: TurnRunResult | null, plan: T
 }
 
 export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
-  if (options.agentIds.length === 0) throw new Error('runLoop needs at least one agent id');
+  if (options.agentIds.length === 0) throw new LoopxError('usage', 'a loop needs at least one agent (--agent-id)');
   const first = await loadTurnGoal({ ...options, agentId: options.agentIds[0] ?? '' });
   const goalId = first.goal.goalId;
   const limit = turnConcurrencyLimit(first.goal);

@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
-import type { QuotaConfig } from '../quota/config';
 import { RouteSchema, type Route, type ShouldRunDecision } from '../quota/decision';
 import { checkTurnInstanceId, settlementIdentity, SettlementIdentitySchema, type SettlementIdentity } from '../quota/identity';
-import type { QuotaLedger } from '../quota/ledger';
 import { selectTodo, type SelectedTodo } from '../quota/selection';
 import type { RunIndexRow } from '../runtime/runIndex';
 import type { StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
-import { buildHostRequest, HOST_ROUTES, HostRequestSchema, TodoBriefSchema, TURN_PHASES, type HostRequest } from './contract';
-import { budgetBrief, buildTurnBrief, todoBrief } from './prompt';
+import { buildHostRequest, HOST_ROUTES, HostRequestSchema, TodoBriefSchema, TURN_PHASES, type BudgetBrief, type HostRequest } from './contract';
+import { buildTurnBrief, todoBrief } from './prompt';
 
 /**
  * Step 3 of a turn (spec §3.3): from the decision to a typed, read-only plan — the route, the
@@ -184,8 +182,8 @@ export interface TurnPlanInputs {
   doc: StateDocument;
   /** The goal's run index rows, newest first. */
   runs: readonly RunIndexRow[];
-  quotaConfig: QuotaConfig;
-  ledger: QuotaLedger;
+  /** The goal's quota for the brief (window, slots, budgets), or null when unknown; planTurn adds the turn timeout. */
+  budget: BudgetBrief | null;
   /** The agent's executor, or null with `executorProblem` saying why there is none. */
   executor: { kind: string; timeoutMinutes: number } | null;
   executorProblem: string | null;
@@ -248,7 +246,7 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
     try {
       const brief = buildTurnBrief({
         goal: inputs.goal, agentId, doc: inputs.doc, runs: inputs.runs, selectedTodoId: todoId,
-        budget: budgetBrief(inputs.quotaConfig, inputs.ledger, { state: decision.state, turnTimeoutMinutes: inputs.executor?.timeoutMinutes ?? null }),
+        budget: inputs.budget === null ? null : { ...inputs.budget, turn_timeout_minutes: inputs.executor?.timeoutMinutes ?? null },
       });
       hostRequest = buildHostRequest({
         brief: { ...brief, validation_command: inputs.validationCommand }, turnKey, route, identity,

@@ -471,8 +471,8 @@ class TurnTransaction {
       await this.save();
       return;
     }
+    // Recorded with the next phase: a crash before it reserves again, which finds this reservation.
     this.journal.reservation = { status: reserved.admitted ? 'reserved' : reserved.status === 'already_settled' ? 'settled' : 'refused', expires_at: reserved.reservation?.expires_at ?? null };
-    await this.save();
     this.event('admission', reserved.reason);
     crashCheckpoint(this.env, 'admission');
   }
@@ -548,17 +548,25 @@ class TurnTransaction {
         return;
       }
     }
-    // LoopX is the scheduler here (outer controller): applying and acknowledging the handoff is immediate.
-    if (!this.done('scheduler_apply')) await this.completePhase('scheduler_apply', { owner: SCHEDULER_OWNER, status: 'completed' }, 'outer controller: nothing to apply');
-    if (!this.done('scheduler_ack')) {
-      await this.completePhase('scheduler_ack', { owner: SCHEDULER_OWNER, status: 'completed' }, 'outer controller: handoff acknowledged');
-      this.effects.scheduler_acknowledged = true;
+    // LoopX is the scheduler here (outer controller): applying and acknowledging the handoff is
+    // immediate and has no side effect, so both phases and the commit are journaled in one write.
+    const at = nowText(this.options);
+    const phases = this.journal.phases as Record<string, unknown>;
+    for (const phase of ['scheduler_apply', 'scheduler_ack'] as const) {
+      if (this.done(phase)) continue;
+      phases[phase] = { completed_at: at, owner: SCHEDULER_OWNER, status: 'completed' };
+      this.journal.completed_phases.push(phase);
+      if (phase === 'scheduler_ack') this.effects.scheduler_acknowledged = true;
     }
     this.journal.status = 'committed';
     this.journal.result_kind = result.result_kind;
     this.journal.summary = result.summary;
     this.journal.receipt = this.receipt();
     await this.save();
+    this.event('scheduler_apply', 'outer controller: nothing to apply');
+    crashCheckpoint(this.env, 'scheduler_apply');
+    this.event('scheduler_ack', 'outer controller: handoff acknowledged');
+    crashCheckpoint(this.env, 'scheduler_ack');
   }
 
   private hostRecordResult(): HostResult {

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { isLoopxError } from '../../../src/core/errors';
 import { planRoute } from '../../../src/core/quota/decision';
-import { loadTurnGoal, planGoalTurn } from '../../../src/core/turn/context';
+import { budgetOf, loadTurnGoal, planGoalTurn, recentRuns } from '../../../src/core/turn/context';
 import { TURN_PHASES } from '../../../src/core/turn/contract';
 import { loopDisposition } from '../../../src/core/turn/disposition';
 import { lineageOf, planSession, planTurn, SESSION_BINDING_SCHEMA, turnKeyOf, type TurnPlanInputs } from '../../../src/core/turn/plan';
 import { readStateFile } from '../../../src/core/state/stateFile';
-import { readQuotaView } from '../../../src/core/quota/reservations';
 import { cleanTempDirs, clock, demo, NOW } from './helpers';
 
 after(cleanTempDirs);
@@ -16,10 +15,9 @@ async function demoInputs(turnInstanceId = 'turn-1'): Promise<TurnPlanInputs> {
   const d = demo();
   const turnGoal = await loadTurnGoal({ registryPath: d.registryPath, goalId: 'tidy-notes', agentId: 'demo', clock });
   const { decision } = await planGoalTurn(turnGoal, { clock, turnInstanceId });
-  const view = await readQuotaView(turnGoal.goal, clock);
   return {
-    goalId: 'tidy-notes', agentId: 'demo', goal: turnGoal.goal.goal, decision, doc: (await readStateFile(d.statePath)).document, runs: view.rows,
-    quotaConfig: turnGoal.goal.config, ledger: view.ledger, executor: { kind: 'demo', timeoutMinutes: 2 }, executorProblem: null,
+    goalId: 'tidy-notes', agentId: 'demo', goal: turnGoal.goal.goal, decision, doc: (await readStateFile(d.statePath)).document, runs: await recentRuns(turnGoal.goal),
+    budget: budgetOf(decision.quota, decision.state), executor: { kind: 'demo', timeoutMinutes: 2 }, executorProblem: null,
     validationCommand: ['node', 'scripts/check-notes.js'], validationProblem: null, inFlightTodoIds: new Set(), sessionBinding: null,
     turnInstanceId, generatedAt: NOW, now: Date.parse(NOW),
   };

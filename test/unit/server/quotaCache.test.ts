@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Clock } from '../../../src/core/clock';
+import { findQuotaGoal } from '../../../src/core/quota/goal';
+import { settlementIdentity } from '../../../src/core/quota/identity';
+import { reserveTurn } from '../../../src/core/quota/reservations';
+import { QuotaSummaryCache, RESERVATION_RECHECK_MS } from '../../../src/core/server/quotaCache';
+import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+
+/** A clock the test moves by hand. */
+function movableClock(start: string): Clock & { set(iso: string): void; advance(ms: number): void } {
+  let now = new Date(start).getTime();
+  return { now: () => new Date(now), set: (iso) => { now = new Date(iso).getTime(); }, advance: (ms) => { now += ms; } };
+}
+
+describe('quota summary cache of the status server', () => {
+  function setup() {
+    const dir = materializeDemoWorkspace(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-quota-cache-')), 'ws'));
+    const registryPath = path.join(dir, '.loopx', 'registry.json');
+    const runtimeRoot = path.join(dir, '.loopx', 'runtime');
+    const target = {
+      goalId: 'tidy-notes', displayName: 'Tidy', status: 'active', domain: null, projectRoot: dir, runtimeRoot,
+      stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'), agents: ['demo'],
+    };
+    const clock = movableClock('2026-11-28T09:30:00Z');
+    const cache = new QuotaSummaryCache({ registryPath, homeDir: os.homedir(), clock });
+    return { dir, registryPath, runtimeRoot, target, clock, cache };
+  }
+
+  it('keeps a summary until the spend leaves the window (or it is 10 minutes old), and recomputes it then', async () => {
+    const { cache, target, clock } = setup();
+    const first = await cache.summary(target);
+    assert.equal(first.spent_slots, 1);
+    assert.equal(first.next_slot_frees_at, '2026-11-29T08:56:00.000Z');
+    assert.equal(await cache.summary(target), first, 'the same object while nothing changed');
+    clock.set('2026-11-28T09:39:59Z');
+    assert.equal(await cache.summary(target), first, 'within the maximum age');
+    clock.set('2026-11-29T08:50:00Z');
+    const aged = await cache.summary(target);
+    assert.notEqual(aged, first, 'older than the maximum age (10 minutes): recomputed');
+    assert.equal(aged.spent_slots, 1);
+    clock.set('2026-11-29T08:55:59Z');
+    assert.equal(await cache.summary(target), aged, 'the spend is still inside the window');
+    clock.set('2026-11-29T08:56:01Z');
+    const later = await cache.summary(target);
+    assert.notEqual(later, aged);
+    assert.equal(later.spent_slots, 0, 'the spend left the 24 h window: recomputed at once');
+  });
+
+  it('recomputes when the run index or the reservations change, and rechecks live reservations soon', async () => {
+    const { cache, target, clock, runtimeRoot, registryPath } = setup();
+    const first = await cache.summary(target);
+    const key = await cache.inputsKey(target);
+    assert.equal(cache.isFresh('tidy-notes', key), true);
+    const index = path.join(runtimeRoot, 'goals', 'tidy-notes', 'runs', 'index.jsonl');
+    fs.appendFileSync(index, `${JSON.stringify({ generated_at: '2026-11-28T09:20:00+00:00', goal_id: 'tidy-notes', classification: 'quota_slot_spent', recommended_action: 'x', agent_id: 'demo', quota_slots: 1 })}\n`);
+    const changedKey = await cache.inputsKey(target);
+    assert.notEqual(changedKey, key);
+    assert.equal(cache.isFresh('tidy-notes', changedKey), false);
+    const second = await cache.summary(target);
+    assert.notEqual(second, first);
+
+    // A real reservation: written atomically into the goal folder, live for an hour.
+    const goal = await findQuotaGoal({ registryPath, goalId: 'tidy-notes', homeDir: os.homedir() });
+    assert.ok(goal);
+    const reserved = await reserveTurn(goal, clock, { identity: settlementIdentity({ goalId: 'tidy-notes', agentId: 'demo', todoId: 'todo_related', turnInstanceId: 'turn-0002' }) });
+    assert.equal(reserved.status, 'reserved');
+    const afterReserve = await cache.inputsKey(target);
+    assert.equal(cache.isFresh('tidy-notes', afterReserve), false, 'the atomic write into the goal folder changes its stamp');
+    const third = await cache.summary(target);
+    assert.equal(third.reserved_slots, 1);
+    clock.advance(RESERVATION_RECHECK_MS - 1);
+    assert.equal(cache.isFresh('tidy-notes', afterReserve), true);
+    clock.advance(2);
+    assert.equal(cache.isFresh('tidy-notes', afterReserve), false, 'with a live reservation the summary is rechecked soon: it may expire');
+  });
+});

@@ -16,7 +16,7 @@ export class Cancelled extends Error {
 
 /** The goal a command acts on: the tree node it was run from, the only goal, or the user's pick. */
 export async function pickGoal(model: WorkspaceModel, arg: unknown, title: string): Promise<GoalSummary> {
-  const fromNode = goalFromArgument(arg);
+  const fromNode = goalFromArgument(model, arg);
   if (fromNode) return fromNode;
   const goals = model.goals;
   if (goals.length === 0) throw new Error('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.');
@@ -29,12 +29,28 @@ export async function pickGoal(model: WorkspaceModel, arg: unknown, title: strin
   return picked.goal;
 }
 
-function goalFromArgument(arg: unknown): GoalSummary | undefined {
-  if (typeof arg === 'object' && arg !== null && 'kind' in arg && (arg as { kind: unknown }).kind === 'goal' && 'goal' in arg) {
-    return (arg as { goal: GoalSummary }).goal;
+/** A tree node of a goal, or `{ goalId }` from a keybinding, a test or another extension. */
+function goalFromArgument(model: WorkspaceModel, arg: unknown): GoalSummary | undefined {
+  if (typeof arg !== 'object' || arg === null) return undefined;
+  if ('goal' in arg && typeof (arg as { goal: unknown }).goal === 'object') return (arg as { goal: GoalSummary }).goal;
+  if ('goalId' in arg && typeof (arg as { goalId: unknown }).goalId === 'string') {
+    const goalId = (arg as { goalId: string }).goalId;
+    const goal = model.findGoal(goalId);
+    if (!goal) throw new Error(`No goal "${goalId}" in this workspace.`);
+    return goal;
   }
   return undefined;
 }
+
+/** Arguments of commands run from code: `{ confirmed: true }` skips the confirmation dialog. */
+export function argumentField<T>(arg: unknown, field: string, check: (value: unknown) => value is T): T | undefined {
+  if (typeof arg !== 'object' || arg === null || !(field in arg)) return undefined;
+  const value = (arg as Record<string, unknown>)[field];
+  return check(value) ? value : undefined;
+}
+
+export const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+export const isTrue = (value: unknown): value is true => value === true;
 
 /** The workspace folder a new goal goes into: the only one, or the user's pick. */
 export async function pickProjectFolder(title: string): Promise<vscode.WorkspaceFolder> {

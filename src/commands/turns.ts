@@ -4,11 +4,11 @@ import type { LoopxTurnEnded } from '../api/types';
 import { clockFromEnv } from '../core/clock';
 import { demoAgentArgv } from '../core/executors/demoAgent';
 import type { TurnEvent } from '../core/turn/events';
-import { runLoop } from '../core/turn/loop';
+import { runLoop, type LoopResult } from '../core/turn/loop';
 import { runOnce } from '../core/turn/runOnce';
 import type { GoalSummary } from '../core/readModel/workspaceGoals';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
-import { Cancelled, confirm, HOME_DIR, pickGoal } from './pickers';
+import { argumentField, Cancelled, confirm, HOME_DIR, isStringArray, isTrue, pickGoal } from './pickers';
 
 export interface TurnSurfaces {
   model: WorkspaceModel;
@@ -18,7 +18,9 @@ export interface TurnSurfaces {
   turnEnded: vscode.EventEmitter<LoopxTurnEnded>;
 }
 
-async function pickAgents(goal: GoalSummary, canPickMany: boolean): Promise<string[]> {
+async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown): Promise<string[]> {
+  const given = argumentField(arg, 'agentIds', isStringArray);
+  if (given && given.length > 0) return given;
   if (goal.agents.length === 0) throw new Error(`Goal "${goal.goalId}" has no registered agents. Run "LoopX: Register Agent…" first.`);
   if (goal.agents.length === 1 && goal.agents[0]) return [goal.agents[0]];
   const items = goal.agents.map((agentId) => ({ label: agentId, picked: !canPickMany || agentId === goal.agents[0] }));
@@ -66,7 +68,7 @@ function withCancellableProgress<T>(title: string, task: (progress: vscode.Progr
 /** "LoopX: Run One Turn…" — preview the turn (agent, todo), confirm, run it with progress; Cancel stops after the current phase. */
 export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): Promise<void> {
   const goal = await pickGoal(surfaces.model, arg, 'Run a turn on which goal?');
-  const [agentId] = await pickAgents(goal, false);
+  const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
   const base = { registryPath: goal.registryPath, goalId: goal.goalId, agentId, clock: clockFromEnv(), homeDir: HOME_DIR, env: process.env, demoAgentArgv: demoAgentArgv(surfaces.bundleDir) };
   const preview = await runOnce({ ...base, execute: false });
@@ -74,7 +76,7 @@ export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): P
     void vscode.window.showInformationMessage(`LoopX: no turn for ${agentId} on "${goal.goalId}": ${preview.message}`);
     return;
   }
-  await confirm(`Run one turn of "${agentId}" on "${preview.todo_title ?? preview.todo_id ?? goal.goalId}"?`, `${preview.message}\nThe turn reserves one quota slot; it is spent only if the result validates.`, 'Run Turn');
+  if (!argumentField(arg, 'confirmed', isTrue)) await confirm(`Run one turn of "${agentId}" on "${preview.todo_title ?? preview.todo_id ?? goal.goalId}"?`, `${preview.message}\nThe turn reserves one quota slot; it is spent only if the result validates.`, 'Run Turn');
   const result = await withCancellableProgress(`LoopX: ${agentId} on ${goal.goalId}`, (progress, signal) => runOnce({ ...base, execute: true, signal, onEvent: eventSink(surfaces, goal, progress) }));
   await surfaces.model.reload();
   const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
@@ -82,11 +84,11 @@ export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): P
 }
 
 /** "LoopX: Run Loop…" — turns back to back until the goal needs a person, the budget stops it, or Cancel. */
-export async function runLoopCommand(surfaces: TurnSurfaces, arg: unknown): Promise<void> {
+export async function runLoopCommand(surfaces: TurnSurfaces, arg: unknown): Promise<LoopResult> {
   const goal = await pickGoal(surfaces.model, arg, 'Run the loop on which goal?');
-  const agentIds = await pickAgents(goal, true);
+  const agentIds = await pickAgents(goal, true, arg);
   const quota = surfaces.model.detailsOf(goal)?.quota;
-  await confirm(`Run the loop on "${goal.goalId}" with ${agentIds.join(', ')}?`,
+  if (!argumentField(arg, 'confirmed', isTrue)) await confirm(`Run the loop on "${goal.goalId}" with ${agentIds.join(', ')}?`,
     `Turns run one after another until the goal waits for a person, runs out of runnable todos or budget, or you cancel.${quota ? `\nQuota: ${quota.remaining_slots} of ${quota.allowed_slots} slots left in the window.` : ''}`, 'Run Loop');
   const result = await withCancellableProgress(`LoopX loop: ${goal.goalId}`, (progress, signal) => runLoop({
     registryPath: goal.registryPath, goalId: goal.goalId, agentIds, clock: clockFromEnv(), homeDir: HOME_DIR, env: process.env,
@@ -96,6 +98,7 @@ export async function runLoopCommand(surfaces: TurnSurfaces, arg: unknown): Prom
   const summary = `${result.turn_count} turn${result.turn_count === 1 ? '' : 's'}, ${result.spend_count} spent — stopped: ${result.message}`;
   const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(`LoopX: ${summary}`, 'Show Log').then((choice) => { if (choice) surfaces.log.show(); });
+  return result;
 }
 
 export function bundleDirOf(context: vscode.ExtensionContext): string {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
@@ -15,8 +16,13 @@ export const STATUS_SERVER_SETTINGS = {
   requireToken: 'statusServer.requireToken',
 } as const;
 
-/** Where the token lives in SecretStorage: generated on first use, kept per machine and workspace profile. */
-export const STATUS_TOKEN_SECRET_KEY = 'loopx.statusServer.token';
+/**
+ * Where a workspace's token lives in SecretStorage (which is shared by every window of the
+ * extension): one key per registry served, so each workspace has its own token.
+ */
+export function statusTokenSecretKey(registryPath: string): string {
+  return `loopx.statusServer.token.${createHash('sha256').update(registryPath).digest('hex').slice(0, 16)}`;
+}
 
 interface DesiredServer {
   registryPath: string;
@@ -118,7 +124,7 @@ export class StatusServerController extends Disposable {
       this.log.info(`status server on ${running.server.origin} stopped`);
     }
     if (desired === undefined) return;
-    const token = desired.requireToken ? await this.token() : null;
+    const token = desired.requireToken ? await this.token(desired.registryPath) : null;
     if (token === null) this.log.warn('status server: loopx.statusServer.requireToken is off; any process on this machine can read the status');
     try {
       const server = await startStatusServer({
@@ -157,11 +163,12 @@ export class StatusServerController extends Disposable {
   }
 
   /** The workspace's token from SecretStorage, generated and stored on first use. */
-  private async token(): Promise<string> {
-    const stored = await this.context.secrets.get(STATUS_TOKEN_SECRET_KEY);
+  private async token(registryPath: string): Promise<string> {
+    const key = statusTokenSecretKey(registryPath);
+    const stored = await this.context.secrets.get(key);
     if (stored !== undefined && STATUS_TOKEN_PATTERN.test(stored)) return stored;
     const token = generateStatusToken();
-    await this.context.secrets.store(STATUS_TOKEN_SECRET_KEY, token);
+    await this.context.secrets.store(key, token);
     return token;
   }
 }

@@ -264,15 +264,6 @@ export interface ReadRunIndexOptions {
   artifactChecks?: 'all' | number;
 }
 
-/** Same key for rows that describe the same run; unambiguous (each part is length-prefixed). */
-function dedupeKey(row: RunIndexRow): string {
-  return `${keyPart(row.generated_at)}|${keyPart(row.json_path)}|${keyPart(row.markdown_path)}`;
-}
-
-function keyPart(value: string | undefined): string {
-  return value === undefined ? '-' : `${value.length}:${value}`;
-}
-
 function artifactExists(file: string | undefined, projectRoot: string): boolean {
   if (file === undefined || file === '') return false;
   return fs.existsSync(path.resolve(projectRoot, file));
@@ -319,6 +310,7 @@ function lazyArtifactFlag(name: 'json_exists' | 'markdown_exists', pathField: 'j
 
 interface MergedRow {
   row: RunIndexRow;
+  /** Line of the row's latest copy. */
   order: number;
   time: number | null;
 }
@@ -329,6 +321,20 @@ function newerFirst(a: MergedRow, b: MergedRow): number {
   return b.order - a.order;
 }
 
+/** Rows describe the same run when (generated_at, json_path, markdown_path) are equal; generated_at is the map key. */
+function sameRun(entry: MergedRow, row: RunIndexRow): boolean {
+  return entry.row.json_path === row.json_path && entry.row.markdown_path === row.markdown_path;
+}
+
+/** Whether `line` holds only whitespace (as `trim` sees it), without copying it. */
+function isBlank(line: string): boolean {
+  if (line.length === 0) return true;
+  const first = line.charCodeAt(0);
+  // A row starts with '{'; anything else that is not whitespace is not blank either.
+  if (first === 123 || (first > 32 && first < 127)) return false;
+  return line.trim() === '';
+}
+
 /**
  * Reads an index: blank lines skipped; bad JSON and non-objects skipped (and reported); rows with
  * the same (generated_at, json_path, markdown_path) merged, later over earlier; sorted newest
@@ -337,19 +343,22 @@ function newerFirst(a: MergedRow, b: MergedRow): number {
 export async function readRunIndex(indexFile: string, options: ReadRunIndexOptions): Promise<RunIndexRead> {
   let text: string;
   try {
-    text = await fs.promises.readFile(indexFile, 'utf8');
+    // Sync: one read of a whole small file; the promise API costs more than the read itself here.
+    text = fs.readFileSync(indexFile, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };
     throw error;
   }
   let rawCount = 0;
   const skipped: { line: number; reason: string }[] = [];
-  const merged = new Map<string, MergedRow>();
+  // In first-seen order; the same run seen again is merged into its entry.
+  const entries: MergedRow[] = [];
+  const byTime = new Map<string | undefined, MergedRow | MergedRow[]>();
   // JSON.parse ignores the '\r' a CRLF line keeps, as it ignores other surrounding whitespace.
   const lines = text.split('\n');
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
-    if (line.trim() === '') continue;
+    if (isBlank(line)) continue;
     rawCount++;
     let value: unknown;
     try {
@@ -368,12 +377,20 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
       skipped.push({ line: index + 1, reason: `field ${parsed.success ? '' : parsed.error.issues[0]?.path.join('.') ?? ''} has the wrong type` });
       continue;
     }
-    const key = dedupeKey(record);
-    const earlier = merged.get(key);
-    const row = earlier ? { ...earlier.row, ...record } : record;
-    merged.set(key, { row, order: index, time: earlier ? earlier.time : parseIsoInstant(record.generated_at) });
+    const sameTime = byTime.get(record.generated_at);
+    const earlier = sameTime === undefined ? undefined : Array.isArray(sameTime) ? sameTime.find((entry) => sameRun(entry, record)) : sameRun(sameTime, record) ? sameTime : undefined;
+    if (earlier !== undefined) {
+      earlier.row = { ...earlier.row, ...record };
+      earlier.order = index;
+      continue;
+    }
+    const entry: MergedRow = { row: record, order: index, time: parseIsoInstant(record.generated_at) };
+    entries.push(entry);
+    if (sameTime === undefined) byTime.set(record.generated_at, entry);
+    else if (Array.isArray(sameTime)) sameTime.push(entry);
+    else byTime.set(record.generated_at, [sameTime, entry]);
   }
-  const sorted = [...merged.values()].sort(newerFirst);
+  const sorted = appendOrderIsOldestFirst(entries) ? entries.reverse() : entries.sort(newerFirst);
   const checked = options.artifactChecks === undefined || options.artifactChecks === 'all' ? sorted.length : Math.max(0, options.artifactChecks);
   const lazy = checked < sorted.length
     ? { json_exists: lazyArtifactFlag('json_exists', 'json_path', options.projectRoot), markdown_exists: lazyArtifactFlag('markdown_exists', 'markdown_path', options.projectRoot) }
@@ -391,6 +408,20 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
     rows[i] = row;
   }
   return { index_file: indexFile, exists: true, raw_count: rawCount, skipped, rows };
+}
+
+/**
+ * True when every entry has a time and they ascend with the line order (an index appended to in
+ * time order, the usual case): newest first is then the reverse, with no sort.
+ */
+function appendOrderIsOldestFirst(entries: readonly MergedRow[]): boolean {
+  let previous: MergedRow | undefined;
+  for (const entry of entries) {
+    if (entry.time === null) return false;
+    if (previous !== undefined && (entry.time < (previous.time as number) || entry.order < previous.order)) return false;
+    previous = entry;
+  }
+  return true;
 }
 
 /** The run history of one goal under a runtime root. */

@@ -58,6 +58,7 @@ function routeIndex(authRequired: boolean): Record<string, unknown> {
 
 const SECURITY_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
 const JSON_TYPE = 'application/json; charset=utf-8';
+const HEALTHZ_BODY = Buffer.from('{"ok":true}', 'utf8');
 
 /** Timeouts against slow or idle clients (milliseconds). */
 const HEADERS_TIMEOUT_MS = 5_000;
@@ -169,7 +170,8 @@ export class StatusServer {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const route = url.pathname;
     if (route === '/healthz') {
-      this.sendJson(req, res, 200, { ok: true });
+      res.writeHead(200, { ...SECURITY_HEADERS, ...corsHeaders(origin), 'Content-Type': JSON_TYPE, 'Content-Length': String(HEALTHZ_BODY.length) });
+      res.end(req.method === 'HEAD' ? undefined : HEALTHZ_BODY);
       return;
     }
     if (origin !== undefined && loopbackOrigin(origin) === null) {

@@ -21,7 +21,6 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'src/core is the shared control plane: it must not depend on the VS Code API.' }],
-        patterns: [{ group: ['**/extension', '**/views/**', '**/webviews/**', '**/statusbar/**', '**/commands/**', '**/cli/**'], message: 'src/core must not depend on surfaces.' }],
       }],
     },
   },

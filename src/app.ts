@@ -14,6 +14,8 @@ import { validateRegistries } from './commands/validateRegistry';
 import { createExtensionApi } from './api/extensionApi';
 import type { LoopxExtensionApi, LoopxQuotaChanged, LoopxTurnEnded } from './api/types';
 import { LOOPX_VERSION } from './core/version';
+import { showGlobalView } from './server/globalViewCommands';
+import { StatusServerController } from './server/statusServerController';
 import { AgentsView } from './views/agentsView';
 import { GoalsView } from './views/goalsView';
 import { WorkspaceModel } from './workspace/workspaceModel';
@@ -38,6 +40,7 @@ export class LoopxApp extends Disposable {
     this.register(new GoalsView(VIEW_IDS.goals, this.model));
     this.register(new AgentsView(VIEW_IDS.agents, this.model));
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
+    const statusServer = this.register(new StatusServerController(context, this.model, log));
     const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context), turnEnded: this.turnEnded };
     for (const d of registerPaletteCommands({
       showCommands: () => showAllCommands(),
@@ -55,6 +58,11 @@ export class LoopxApp extends Disposable {
       quotaStatus: (arg) => showQuotaCommand(this.model, arg),
       turnRunOnce: (arg) => runOneTurnCommand(turns, arg),
       turnLoop: (arg) => runLoopCommand(turns, arg),
+      globalSummary: () => showGlobalView(this.model, 'global-summary'),
+      globalGates: () => showGlobalView(this.model, 'global-gates'),
+      globalTodos: () => showGlobalView(this.model, 'global-todos'),
+      globalRisks: () => showGlobalView(this.model, 'global-risks'),
+      copyStatusServerUrl: () => statusServer.copyUrl(),
     }, log)) this.register(d);
     this.register(this.model.onDidChange(() => {
       void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasGoals, this.model.goals.length > 0);

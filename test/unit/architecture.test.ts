@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 
@@ -10,6 +10,20 @@ describe('architecture', () => {
     assert.ok(files.length > 3, 'expected core sources');
     const offenders = files.filter((f) => /(from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\))/.test(readFileSync(join(root, 'src', 'core', f), 'utf8')));
     assert.deepEqual(offenders, []);
+  });
+
+  it('src/core imports only src/core, Node built-ins and npm packages (never the surfaces)', () => {
+    const coreDir = join(root, 'src', 'core');
+    const files = readdirSync(coreDir, { recursive: true }).map(String).filter((f) => f.endsWith('.ts'));
+    const outside: string[] = [];
+    for (const file of files) {
+      const source = readFileSync(join(coreDir, file), 'utf8');
+      for (const match of source.matchAll(/(?:from\s+|import\(\s*|require\(\s*)['"](\.{1,2}\/[^'"]*)['"]/g)) {
+        const target = resolve(dirname(join(coreDir, file)), match[1] ?? '');
+        if (target !== join(root, 'package.json') && !target.startsWith(`${coreDir}/`) && target !== coreDir) outside.push(`${file} -> ${match[1]}`);
+      }
+    }
+    assert.deepEqual(outside, []);
   });
 
   it('keeps src/extension.ts a short composition root', () => {

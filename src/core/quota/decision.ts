@@ -413,15 +413,17 @@ export interface GoalQuotaSummaryOptions {
   clock: Clock;
   runtimeRootOverride?: string | undefined;
   homeDir?: string | undefined;
-  /** The registry document as the caller already read it from `registryPath` (status over every goal): not read again. */
+  /** The registry document as the caller already read it from `registryPath`: not read again. */
   registry?: Record<string, unknown>;
+  /** The goal as the caller already resolved it from the registry it read (see `quotaGoalFromEntry`); wins over `registry`. */
+  goal?: QuotaGoal;
   /** The goal's run index as the caller already read it (null: it does not exist): not read again. */
   runIndex?: RunIndexRead | null;
 }
 
 /** Quota state and usage of a goal without reading its todos (cheap enough for every refresh). */
 export async function goalQuotaSummary(options: GoalQuotaSummaryOptions): Promise<GoalQuotaSummary> {
-  const goal = options.registry === undefined ? await findQuotaGoal(options) : quotaGoalFromRegistry(options.registry, options);
+  const goal = options.goal ?? (options.registry === undefined ? await findQuotaGoal(options) : quotaGoalFromRegistry(options.registry, options));
   if (goal === null) throw new LoopxError('goal_not_found', `goal '${options.goalId}' is not in the registry ${options.registryPath}`, { goal_id: options.goalId });
   const view = await readQuotaView(goal, options.clock, options.runIndex === undefined ? {} : { runIndex: options.runIndex });
   const latest = latestStatusRun(view.rows);

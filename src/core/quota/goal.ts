@@ -48,6 +48,28 @@ export function quotaGoalFromRegistry(registry: Record<string, unknown>, options
   const goal = findRawRegistryGoal(registry, goalId);
   if (goal === undefined) return null;
   const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride, homeDir });
+  return quotaGoalFromEntry(goal, { goalId, registryPath, projectRoot: registryProjectRoot(registryPath), runtimeRoot, homeDir });
+}
+
+/** Where a registry entry lives, as its reader already resolved it. */
+export interface QuotaGoalPlace {
+  goalId: string;
+  registryPath: string;
+  /** `registryProjectRoot(registryPath)`. */
+  projectRoot: string;
+  /** The resolved runtime root (override, else the registry's `common_runtime_root`). */
+  runtimeRoot: string;
+  homeDir: string;
+}
+
+/**
+ * The quota goal of a raw registry entry (the object in `registry.goals`, e.g. from
+ * `rawRegistryGoalsById`) whose place the caller already resolved. Reads no file.
+ */
+export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGoalPlace): QuotaGoal {
+  const goalId = checkGoalIdSegment(place.goalId);
+  const { homeDir, runtimeRoot } = place;
+  const registryPath = path.resolve(place.registryPath);
   let statePath = resolveStateFile(goal, homeDir);
   if (statePath === null && (typeof goal['state_file'] !== 'string' || goal['state_file'].trim() === '')) {
     // No state_file at all: the conventional place under the goal's repo, when the repo is known.
@@ -57,7 +79,7 @@ export function quotaGoalFromRegistry(registry: Record<string, unknown>, options
   return {
     goalId,
     registryPath,
-    projectRoot: registryProjectRoot(registryPath),
+    projectRoot: place.projectRoot,
     runtimeRoot,
     goalRuntimeDir: goalRuntimeDir(runtimeRoot, goalId),
     goal,

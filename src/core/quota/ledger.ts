@@ -110,8 +110,9 @@ function identityEffectId(source: Record<string, unknown>): string | null {
 
 function usageOf(row: Record<string, unknown>, detail: Record<string, unknown>): TurnUsage | null {
   const raw = row['usage'] ?? detail['usage'];
+  if (raw === undefined) return null;
   const parsed = UsageFromFile.safeParse(raw);
-  return parsed.success && raw !== undefined ? { ...parsed.data, estimated: parsed.data.estimated ?? false } : null;
+  return parsed.success ? { ...parsed.data, estimated: parsed.data.estimated ?? false } : null;
 }
 
 interface VoidEntry {
@@ -129,6 +130,8 @@ export function computeLedger(input: LedgerInput): QuotaLedger {
   const voids: VoidEntry[] = [];
 
   for (const row of input.rows) {
+    // Only spends and voids count; their time is read, no other row's.
+    if (row.classification !== QUOTA_SLOT_SPENT && row.classification !== QUOTA_SLOT_VOIDED) continue;
     const time = parseIsoInstant(row.generated_at);
     if (time === null) continue;
     const record = row as Record<string, unknown>;

@@ -80,6 +80,8 @@ export interface QuotaLockOptions {
 }
 
 async function readReservationsFile(file: string, goalId: string): Promise<ReservationsFile> {
+  // Most goals have no reservations file; say so without building (and throwing) a not-found error.
+  if (!fs.existsSync(file)) return { schema_version: RESERVATIONS_SCHEMA, goal_id: goalId, reservations: [] };
   let raw: unknown;
   try {
     raw = await readJsonFile(file);

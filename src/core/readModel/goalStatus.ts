@@ -213,8 +213,9 @@ export interface StatusFileReader {
 export const fileSystemStatusReader: StatusFileReader = {
   stat: async (file) => {
     try {
-      const stats = await fs.promises.stat(file);
-      return { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino };
+      // Sync: a stat is cheaper than the promise around it, and status stats two files per goal.
+      const stats = fs.statSync(file, { throwIfNoEntry: false });
+      return stats === undefined ? null : { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
       throw error;

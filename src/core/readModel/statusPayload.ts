@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { registeredAgentsForGoal } from '../agents/identity';
 import { LoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
-import { registryGoals } from '../registry/read';
+import { rawRegistryGoalsById, registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import type { RunIndexRead } from '../runtime/runIndex';
 import { errorMessage } from '../errors';
@@ -122,6 +122,8 @@ export interface StatusRequest {
 export interface StatusQuotaSources {
   /** The registry document the targets come from (read from `registryPath`). */
   registry: Record<string, unknown>;
+  /** The goal's raw entry in it (the first of its id). */
+  registryEntry: Record<string, unknown> | undefined;
   /** The goal's run index as status read it (null: it does not exist); undefined when status holds none. */
   runIndex: RunIndexRead | null | undefined;
 }
@@ -173,13 +175,14 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   }
   const registryEntries = new Map<string, RegistryGoal>();
   for (const goal of registryGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
+  const rawEntries = request.quotaSummary === undefined ? null : rawRegistryGoalsById(registry);
   const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, { homeDir: request.homeDir, agentId: request.agentId ?? null, ...(request.limit !== undefined ? { limit: request.limit } : {}) });
     if (request.quotaSummary !== undefined) {
       try {
-        item = { ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target, { registry, runIndex: cache.heldRunIndex(target) })) };
+        item = { ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target, { registry, registryEntry: rawEntries?.get(target.goalId), runIndex: cache.heldRunIndex(target) })) };
       } catch (error) {
         quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
       }

@@ -103,6 +103,22 @@ export function findRawRegistryGoal(registry: Record<string, unknown>, goalId: s
   return undefined;
 }
 
+/**
+ * The raw entry of every goal id, the first entry of a repeated id (what {@link findRawRegistryGoal}
+ * finds for each), in one pass: for callers that look up every goal.
+ */
+export function rawRegistryGoalsById(registry: Record<string, unknown>): Map<string, Record<string, unknown>> {
+  const byId = new Map<string, Record<string, unknown>>();
+  const goals = registry['goals'];
+  if (!Array.isArray(goals)) return byId;
+  for (const entry of goals) {
+    if (!isRecord(entry)) continue;
+    const parsed = RegistryGoalSchema.safeParse(entry);
+    if (parsed.success && !byId.has(parsed.data.id)) byId.set(parsed.data.id, entry);
+  }
+  return byId;
+}
+
 /** Whether a stored id could read as `wanted` (the schema turns a string or number id into its string). */
 function idMayRead(id: unknown, wanted: string): boolean {
   return (typeof id === 'string' || typeof id === 'number') && String(id) === wanted;

@@ -289,7 +289,7 @@ function hasRowShape(value: Record<string, unknown>): value is RunIndexRow {
   return true;
 }
 
-/** Stats an artifact the first time its flag is read, then keeps the answer (still not enumerable). */
+/** Stats an artifact the first time its flag is read, then keeps the answer on the row (not enumerable). */
 function lazyArtifactFlag(name: 'json_exists' | 'markdown_exists', pathField: 'json_path' | 'markdown_path', projectRoot: string): PropertyDescriptor {
   const keep = (row: RunIndexRow, value: boolean): void => {
     Object.defineProperty(row, name, { value, enumerable: false, configurable: true, writable: true });
@@ -308,6 +308,23 @@ function lazyArtifactFlag(name: 'json_exists' | 'markdown_exists', pathField: 'j
   };
 }
 
+/** Prototypes giving rows lazy artifact flags, one per project root (rows of one read share it). */
+const lazyArtifactPrototypes = new Map<string, object>();
+
+function lazyArtifactPrototype(projectRoot: string): object {
+  let prototype = lazyArtifactPrototypes.get(projectRoot);
+  if (prototype === undefined) {
+    prototype = Object.create(Object.prototype, {
+      json_exists: lazyArtifactFlag('json_exists', 'json_path', projectRoot),
+      markdown_exists: lazyArtifactFlag('markdown_exists', 'markdown_path', projectRoot),
+    }) as object;
+    // Bounded: a process reads few projects; the map only saves rebuilding a prototype.
+    if (lazyArtifactPrototypes.size >= 64) lazyArtifactPrototypes.clear();
+    lazyArtifactPrototypes.set(projectRoot, prototype);
+  }
+  return prototype;
+}
+
 interface MergedRow {
   row: RunIndexRow;
   /** Line of the row's latest copy. */
@@ -319,11 +336,6 @@ function newerFirst(a: MergedRow, b: MergedRow): number {
   if (a.time !== null && b.time !== null && a.time !== b.time) return b.time - a.time;
   if ((a.time === null) !== (b.time === null)) return a.time === null ? 1 : -1;
   return b.order - a.order;
-}
-
-/** Rows describe the same run when (generated_at, json_path, markdown_path) are equal; generated_at is the map key. */
-function sameRun(entry: MergedRow, row: RunIndexRow): boolean {
-  return entry.row.json_path === row.json_path && entry.row.markdown_path === row.markdown_path;
 }
 
 /** Whether `line` holds only whitespace (as `trim` sees it), without copying it. */
@@ -351,9 +363,7 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
   }
   let rawCount = 0;
   const skipped: { line: number; reason: string }[] = [];
-  // In first-seen order; the same run seen again is merged into its entry.
   const entries: MergedRow[] = [];
-  const byTime = new Map<string | undefined, MergedRow | MergedRow[]>();
   // JSON.parse ignores the '\r' a CRLF line keeps, as it ignores other surrounding whitespace.
   const lines = text.split('\n');
   for (let index = 0; index < lines.length; index++) {
@@ -377,24 +387,11 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
       skipped.push({ line: index + 1, reason: `field ${parsed.success ? '' : parsed.error.issues[0]?.path.join('.') ?? ''} has the wrong type` });
       continue;
     }
-    const sameTime = byTime.get(record.generated_at);
-    const earlier = sameTime === undefined ? undefined : Array.isArray(sameTime) ? sameTime.find((entry) => sameRun(entry, record)) : sameRun(sameTime, record) ? sameTime : undefined;
-    if (earlier !== undefined) {
-      earlier.row = { ...earlier.row, ...record };
-      earlier.order = index;
-      continue;
-    }
-    const entry: MergedRow = { row: record, order: index, time: parseIsoInstant(record.generated_at) };
-    entries.push(entry);
-    if (sameTime === undefined) byTime.set(record.generated_at, entry);
-    else if (Array.isArray(sameTime)) sameTime.push(entry);
-    else byTime.set(record.generated_at, [sameTime, entry]);
+    entries.push({ row: record, order: index, time: parseIsoInstant(record.generated_at) });
   }
-  const sorted = appendOrderIsOldestFirst(entries) ? entries.reverse() : entries.sort(newerFirst);
+  const sorted = mergeDuplicates(appendOrderIsOldestFirst(entries) ? entries.reverse() : entries.sort(newerFirst));
   const checked = options.artifactChecks === undefined || options.artifactChecks === 'all' ? sorted.length : Math.max(0, options.artifactChecks);
-  const lazy = checked < sorted.length
-    ? { json_exists: lazyArtifactFlag('json_exists', 'json_path', options.projectRoot), markdown_exists: lazyArtifactFlag('markdown_exists', 'markdown_path', options.projectRoot) }
-    : null;
+  const lazy = checked < sorted.length ? lazyArtifactPrototype(options.projectRoot) : null;
   const rows = new Array<RunIndexEntry>(sorted.length);
   for (let i = 0; i < sorted.length; i++) {
     // Rows are fresh objects of this read (parsed here, or merged copies): flags are added in place.
@@ -403,11 +400,49 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
       row.json_exists = artifactExists(row.json_path, options.projectRoot);
       row.markdown_exists = artifactExists(row.markdown_path, options.projectRoot);
     } else {
-      Object.defineProperties(row, lazy);
+      Object.setPrototypeOf(row, lazy);
     }
     rows[i] = row;
   }
   return { index_file: indexFile, exists: true, raw_count: rawCount, skipped, rows };
+}
+
+/**
+ * Merges the rows that describe the same run, (generated_at, json_path, markdown_path) equal, the
+ * later line over the earlier, in an array sorted newest first. Such rows have the same time, so
+ * they sit in one group of equal times (unparsable times form one group at the end).
+ */
+function mergeDuplicates(sorted: MergedRow[]): MergedRow[] {
+  let out: MergedRow[] | null = null;
+  for (let start = 0; start < sorted.length;) {
+    const time = (sorted[start] as MergedRow).time;
+    let end = start + 1;
+    while (end < sorted.length && (sorted[end] as MergedRow).time === time) end++;
+    if (end - start > 1) {
+      const group = sorted.slice(start, end);
+      const merged = mergeGroup(group);
+      if (merged.length !== group.length && out === null) out = sorted.slice(0, start);
+      if (out !== null) out.push(...merged);
+    } else if (out !== null) {
+      out.push(sorted[start] as MergedRow);
+    }
+    start = end;
+  }
+  return out ?? sorted;
+}
+
+/** One group of equal times, newest first: duplicates merged, each at the line of its latest copy. */
+function mergeGroup(group: readonly MergedRow[]): MergedRow[] {
+  const byRun = new Map<string, MergedRow>();
+  for (let i = group.length - 1; i >= 0; i--) {
+    const entry = group[i] as MergedRow;
+    const key = JSON.stringify([entry.row.generated_at ?? null, entry.row.json_path ?? null, entry.row.markdown_path ?? null]);
+    const earlier = byRun.get(key);
+    if (earlier === undefined) byRun.set(key, { ...entry });
+    else byRun.set(key, { row: { ...earlier.row, ...entry.row }, order: entry.order, time: entry.time });
+  }
+  if (byRun.size === group.length) return [...group];
+  return [...byRun.values()].sort((a, b) => b.order - a.order);
 }
 
 /**

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-// src/core/commands is the core command table, not a surface; the lint pattern `**/commands/**` means src/commands and src/cli/commands.
-// eslint-disable-next-line no-restricted-imports
 import { COMMANDS, MutationPolicy, CommandScope, type CommandSpec } from '../commands/catalog';
 
 /**

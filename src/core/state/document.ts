@@ -275,7 +275,8 @@ export function markerForStatus(status: TodoStatus): TodoMarker {
 
 /** Collapses whitespace runs to one space and trims, as the original does before hashing. */
 export function compactText(text: string): string {
-  return text.split(/\s+/).filter((part) => part !== '').join(' ');
+  // `trim` strips exactly the characters `\s` matches, so this equals splitting on \s+ and joining the parts.
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** The original's derived id: `todo_` + the first 12 hex of SHA-1 over `role|section|index|text`. */

@@ -22,7 +22,8 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export async function readStateText(filePath: string): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = await fs.promises.readFile(filePath);
+    // Sync: one small file; the promise API costs more than the read itself (status reads hundreds).
+    bytes = fs.readFileSync(filePath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new LoopxError('state_file_missing', `state file does not exist: ${filePath}; create it (loopx bootstrap) or fix the goal's state_file in the registry`, { path: filePath });

@@ -1,6 +1,6 @@
 import { fixedClock } from '../../src/core/clock';
-import { goalQuotaSummary } from '../../src/core/quota/decision';
 import { loadStatus } from '../../src/core/readModel/statusPayload';
+import { statusQuotaSummaries } from '../../src/core/readModel/statusQuota';
 import { scalingCases } from '../core/cases';
 import { rawRead, requireWorkspace } from '../core/files';
 import { cliRun, rawReadProcess } from '../core/processes';
@@ -35,7 +35,7 @@ export const statusInProcess: RunnableBenchmark = {
   kind: 'in-process',
   name: 'status-in-process',
   title: 'Status read model of every goal (in-process)',
-  description: 'loadStatus over the whole registry with goalQuotaSummary per goal, as `loopx status` calls it, without a cache',
+  description: 'loadStatus over the whole registry with goalQuotaSummary per goal (reusing the registry entry and run index status read), as `loopx status` calls it, without a cache',
   baselineDescription: 'read registry.json, every state file and every run index (JSON.parse of each line)',
   cases: scalingCases({ S: 9, M: 5, L: 3, XL: 2 }),
   unitLabel: 'goals',
@@ -48,7 +48,7 @@ export const statusInProcess: RunnableBenchmark = {
         const payload = await loadStatus({
           registryPath: workspace.registryPath,
           homeDir: ctx.homeDir,
-          quotaSummary: (goal) => goalQuotaSummary({ registryPath: workspace.registryPath, goalId: goal.goalId, clock, homeDir: ctx.homeDir }),
+          quotaSummary: statusQuotaSummaries({ registryPath: workspace.registryPath, clock, homeDir: ctx.homeDir }),
         });
         const goals = payload.goal_count;
         if (goals !== workspace.goalIds.length) throw new Error(`status listed ${goals} goals, expected ${workspace.goalIds.length}`);

@@ -91,7 +91,7 @@ export const heartbeatPromptCommand: CliHandler = {
     const state = await readStateFile(statePath);
     const projectRoot = registryProjectRoot(registry.path);
     const runtimeRoot = resolveRuntimeRoot({ registryPath: registry.path, registry: document, override: globals.runtimeRoot, homeDir });
-    const runs = (await readGoalRuns(runtimeRoot, goalId, { projectRoot })).rows;
+    const runs = (await readGoalRuns(runtimeRoot, goalId, { projectRoot, artifactChecks: 0 })).rows;
 
     const selection = selectTodo({ doc: state.document, agentId, availableCapabilities: [], now: ctx.clock.now().getTime() });
     const quota = readQuotaConfig(goal);

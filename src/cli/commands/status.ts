@@ -1,9 +1,8 @@
 import { normalizeAgentId, AGENT_ID_RULE } from '../../core/agents/identity';
 import { LoopxError } from '../../core/errors';
-import { goalQuotaSummary } from '../../core/quota/decision';
-import { quotaGoalFromEntry } from '../../core/quota/goal';
 import { statusMarkdown } from '../../core/readModel/statusMarkdown';
 import { loadStatus } from '../../core/readModel/statusPayload';
+import { statusQuotaSummaries } from '../../core/readModel/statusQuota';
 import { checkGoalIdSegment } from '../../core/registry/goalId';
 import { locateRegistry } from '../../core/registry/locate';
 import type { CommandOutput } from '../context';
@@ -32,15 +31,7 @@ export const statusCommand: CliHandler = {
     const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
     const payload = await usageOnUnknownGoal(() => loadStatus({
       registryPath: registry.path, homeDir, runtimeRootOverride: globals.runtimeRoot ?? null, goalId, agentId, ...(limit !== undefined ? { limit } : {}),
-      // From what status already read: the registry entry (its place resolved once for all goals) and the run index.
-      quotaSummary: (goal, sources) => goalQuotaSummary({
-        registryPath: registry.path, goalId: goal.goalId, clock: ctx.clock, runtimeRootOverride: globals.runtimeRoot, homeDir,
-        registry: sources.registry,
-        ...(sources.registryEntry !== undefined ? {
-          goal: quotaGoalFromEntry(sources.registryEntry, { goalId: goal.goalId, registryPath: registry.path, projectRoot: goal.projectRoot, runtimeRoot: goal.runtimeRoot, homeDir }),
-        } : {}),
-        ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-      }),
+      quotaSummary: statusQuotaSummaries({ registryPath: registry.path, clock: ctx.clock, runtimeRootOverride: globals.runtimeRoot, homeDir }),
     }));
     return { ok: true, json: payload, markdown: statusMarkdown(payload) };
   },

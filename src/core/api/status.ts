@@ -48,7 +48,8 @@ export async function getGoalStatus(options: GoalStatusOptions): Promise<GoalSta
   }
   const projection = state === null ? null : projectStateDocument(state.document, { goalId: location.goalId });
 
-  const runs = await readGoalRuns(location.runtimeRoot, location.goalId, { projectRoot: registryProjectRoot(location.registryPath) });
+  // Only the latest status run's artifacts are reported, and its flags are checked when read.
+  const runs = await readGoalRuns(location.runtimeRoot, location.goalId, { projectRoot: registryProjectRoot(location.registryPath), artifactChecks: 0 });
   const latest = latestStatusRun(runs.rows);
 
   const warnings = projectGoalWarnings({

@@ -56,10 +56,17 @@ function parseCanonicalInstant(text: string): number | null | undefined {
     if ((sign !== 43 && sign !== 45) || text.charCodeAt(22) !== 58 || offsetHours < 0 || offsetMins < 0) return undefined;
     offset = (sign === 45 ? -1 : 1) * (offsetHours * 60 + offsetMins);
   }
-  const utc = Date.UTC(century * 100 + yearInCentury, month - 1, day, hour, minute, second, 0);
-  const date = new Date(utc);
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return null;
-  return utc - offset * 60_000;
+  const year = century * 100 + yearInCentury;
+  // The general path's check (no calendar roll-over) without building a Date; Date.UTC reads years 0–99 as 1900–1999.
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year < 100 ? 1900 + year : year, month) || hour > 23 || minute > 59 || second > 59) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second, 0) - offset * 60_000;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0)) return 29;
+  return DAYS_IN_MONTH[month - 1] as number;
 }
 
 function offsetMinutes(offset: string): number {

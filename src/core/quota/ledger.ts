@@ -247,6 +247,6 @@ export interface ReadLedgerOptions {
 
 /** Reads the goal's run index and computes its ledger. */
 export async function readQuotaLedger(options: ReadLedgerOptions): Promise<{ ledger: QuotaLedger; rows: RunIndexEntry[] }> {
-  const index = await readGoalRuns(options.runtimeRoot, options.goalId, { projectRoot: options.projectRoot });
+  const index = await readGoalRuns(options.runtimeRoot, options.goalId, { projectRoot: options.projectRoot, artifactChecks: 0 });
   return { ledger: computeLedger({ rows: index.rows, projectRoot: options.projectRoot, windowHours: options.windowHours, clock: options.clock }), rows: index.rows };
 }

@@ -131,7 +131,8 @@ interface QuotaSnapshot {
 
 async function takeSnapshot(goal: QuotaGoal, clock: Clock, readIndex?: RunIndexRead): Promise<QuotaSnapshot> {
   const file = await readReservationsFile(reservationsPath(goal), goal.goalId);
-  const index = readIndex ?? await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot });
+  // The ledger reads no artifact flag: none is stat'ed unless a caller reads it on a row.
+  const index = readIndex ?? await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 });
   const ledger = computeLedger({ rows: index.rows, projectRoot: goal.projectRoot, windowHours: goal.config.slots.window_hours, clock });
   const now = clock.now().getTime();
   const live: Reservation[] = [];

@@ -133,7 +133,11 @@ export function validateRegistryDocument(registry: Record<string, unknown>, opti
     if (!isRecord(adapter) || !truthy(adapter['kind'])) report('registry_goal_missing_adapter_kind', `${label}: missing adapter.kind`, attached);
 
     const stateFile = resolveStateFile(entry, options.homeDir);
-    if (stateFile !== null && id !== '') idsByStateFile.set(stateFile, [...(idsByStateFile.get(stateFile) ?? []), id]);
+    if (stateFile !== null && id !== '') {
+      const ids = idsByStateFile.get(stateFile);
+      if (ids === undefined) idsByStateFile.set(stateFile, [id]);
+      else ids.push(id);
+    }
   }
 
   for (const [stateFile, ids] of idsByStateFile) {
@@ -170,6 +174,10 @@ function goalIdText(entry: Record<string, unknown>): string {
 
 function goalRows(goalObjects: readonly { id: string; goal: Record<string, unknown> }[], homeDir: string): RegistryGoalRow[] {
   const repos = goalObjects.map(({ goal }) => resolveRepo(goal, homeDir));
+  // Counted once: goals of one project share a repo, so a count per goal would be quadratic.
+  const goalsPerRepo = new Map<string, number>();
+  for (const repo of repos) if (repo !== null) goalsPerRepo.set(repo, (goalsPerRepo.get(repo) ?? 0) + 1);
+  const repoIsDirectory = new Map<string, boolean>();
   return goalObjects.map(({ id, goal }, index) => {
     const repo = repos[index] ?? null;
     const stateFileAbs = resolveStateFile(goal, homeDir);
@@ -180,8 +188,8 @@ function goalRows(goalObjects: readonly { id: string; goal: Record<string, unkno
       status: truthyText(goal['status']) ?? 'unknown',
       role: truthyText(goal['role']) ?? 'controller',
       repo: textOrNull(goal['repo']),
-      repo_exists: repo !== null && isDirectory(repo),
-      repo_goal_count: repo === null ? 0 : repos.filter((other) => other === repo).length,
+      repo_exists: repo !== null && isDirectoryOnce(repo, repoIsDirectory),
+      repo_goal_count: repo === null ? 0 : goalsPerRepo.get(repo) ?? 0,
       state_file: textOrNull(goal['state_file']),
       state_file_abs: stateFileAbs,
       state_file_exists: stateFileAbs !== null && isFile(stateFileAbs),
@@ -212,6 +220,16 @@ function truthyText(value: unknown): string | undefined {
 
 function textOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
+}
+
+/** `isDirectory`, asked once per path per validation (goals of one project share their repo). */
+function isDirectoryOnce(target: string, known: Map<string, boolean>): boolean {
+  let value = known.get(target);
+  if (value === undefined) {
+    value = isDirectory(target);
+    known.set(target, value);
+  }
+  return value;
 }
 
 function isDirectory(target: string): boolean {

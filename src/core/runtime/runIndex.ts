@@ -269,24 +269,24 @@ function artifactExists(file: string | undefined, projectRoot: string): boolean 
   return fs.existsSync(path.resolve(projectRoot, file));
 }
 
-/** Fields of {@link RunIndexRow} that must be strings when present, and the ones that may also be null. */
-const STRING_ROW_FIELDS = ['generated_at', 'goal_id', 'classification', 'json_path', 'markdown_path'] as const;
-const NULLABLE_STRING_ROW_FIELDS = ['recommended_action', 'health_check', 'agent_id', 'todo_id', 'progress_scope'] as const;
-
 /**
  * The {@link RunIndexRow} check without building a copy: true when every known field has its
- * type. The schema stays the contract; it runs only on rows that fail this, to name the field.
+ * type (strings, some also null). The schema stays the contract; it runs only on rows that fail
+ * this, to name the field.
  */
 function hasRowShape(value: Record<string, unknown>): value is RunIndexRow {
-  for (const field of STRING_ROW_FIELDS) {
-    const v = value[field];
-    if (v !== undefined && typeof v !== 'string') return false;
-  }
-  for (const field of NULLABLE_STRING_ROW_FIELDS) {
-    const v = value[field];
-    if (v !== undefined && v !== null && typeof v !== 'string') return false;
-  }
-  return true;
+  return optionalText(value['generated_at']) && optionalText(value['goal_id']) && optionalText(value['classification'])
+    && optionalText(value['json_path']) && optionalText(value['markdown_path'])
+    && nullableText(value['recommended_action']) && nullableText(value['health_check']) && nullableText(value['agent_id'])
+    && nullableText(value['todo_id']) && nullableText(value['progress_scope']);
+}
+
+function optionalText(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+function nullableText(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'string';
 }
 
 /** Stats an artifact the first time its flag is read, then keeps the answer on the row (not enumerable). */

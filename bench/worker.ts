@@ -39,7 +39,7 @@ async function main(): Promise<void> {
         const started = performance.now();
         const report = await prepared.run();
         const elapsed = performance.now() - started;
-        if (i >= input.warmup) samples.push(elapsed);
+        if (i >= input.warmup) samples.push(report?.measuredMs ?? elapsed);
         if (report?.childPeakRssMb !== undefined) childPeak = Math.max(childPeak, report.childPeakRssMb);
       }
       verification = prepared.verify ? await prepared.verify() : null;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Disposable } from './common/disposable';
+import { ActivationTimings } from './common/timings';
 import { CONTEXT_KEYS, VIEW_IDS } from './constants';
 import { agentOnboardCommand } from './commands/agentOnboard';
 import { configureGoalCommand } from './commands/configureGoal';
@@ -29,15 +30,21 @@ export class LoopxApp extends Disposable {
   readonly quotaChanged: vscode.EventEmitter<LoopxQuotaChanged>;
   private extensionApi: LoopxExtensionApi | undefined;
 
+  private readonly timings: ActivationTimings;
+
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
+    activateStartedAt: number = performance.now(),
   ) {
     super();
+    this.timings = new ActivationTimings(activateStartedAt);
     this.model = this.register(new WorkspaceModel(log));
     this.turnEnded = this.register(new vscode.EventEmitter<LoopxTurnEnded>());
     this.quotaChanged = this.register(new vscode.EventEmitter<LoopxQuotaChanged>());
-    this.register(new GoalsView(VIEW_IDS.goals, this.model));
+    this.register(new GoalsView(VIEW_IDS.goals, this.model, () => this.timings.goalsShown()));
+    // Hidden (underscore) command for the benchmark harness; not part of the catalog.
+    this.register(vscode.commands.registerCommand('_loopx.activationTimings', () => this.timings.snapshot()));
     this.register(new AgentsView(VIEW_IDS.agents, this.model));
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
@@ -72,6 +79,8 @@ export class LoopxApp extends Disposable {
   async start(): Promise<void> {
     this.log.info(`LoopX ${LOOPX_VERSION} activating (VS Code ${vscode.version}, trusted: ${vscode.workspace.isTrusted})`);
     await this.model.reload();
+    this.timings.modelLoaded(this.model.goals.length);
+    this.log.info(`loaded ${this.model.goals.length} goal(s) in ${this.timings.snapshot().activateToModelMs?.toFixed(0) ?? '?'} ms`);
     await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.ready, true);
   }
 

@@ -4,10 +4,11 @@ import { LoopxApp } from './app';
 
 /** Composition root: build the app, hand its disposables to VS Code, return the public API. */
 export async function activate(context: vscode.ExtensionContext): Promise<LoopxApp['api'] | undefined> {
+  const startedAt = performance.now();
   const log = createLogger();
   context.subscriptions.push(log);
   try {
-    const app = new LoopxApp(context, log);
+    const app = new LoopxApp(context, log, startedAt);
     context.subscriptions.push(app);
     await app.start();
     return app.api;

@@ -1,7 +1,8 @@
 import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
-import { extensionActivation, reprojectionOneGoal } from './pending';
+import { extensionActivation } from './extension';
+import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
 import { registryLoad } from './registryLoad';

@@ -6,7 +6,7 @@ import { requireWorkspace, writeFileList } from './files';
 
 let spawned = 0;
 
-export interface NodeRun extends Required<RunReport> {
+export interface NodeRun extends Required<Pick<RunReport, 'childPeakRssMb'>> {
   stdout: string;
 }
 

@@ -28,6 +28,8 @@ export interface BenchContext {
 export interface RunReport {
   /** Peak RSS of the child process the run spawned (whole-process benchmarks). */
   childPeakRssMb?: number;
+  /** The duration the run measured itself (e.g. inside the VS Code extension host); replaces the wall time of run(). */
+  measuredMs?: number;
 }
 
 export interface Prepared {

@@ -28,7 +28,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   readonly onDidChangeTreeData = this.changed.event;
   readonly treeView: vscode.TreeView<GoalsNode>;
 
-  constructor(viewId: string, private readonly model: WorkspaceModel) {
+  constructor(viewId: string, private readonly model: WorkspaceModel, private readonly onGoalsShown: () => void = () => {}) {
     super();
     this.treeView = this.register(vscode.window.createTreeView(viewId, { treeDataProvider: this, showCollapseAll: true }));
     this.register(model.onDidChange(() => this.changed.fire(undefined)));
@@ -91,7 +91,9 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   getChildren(node?: GoalsNode): GoalsNode[] {
     if (!node) {
       const errors: GoalsNode[] = this.model.snapshots.flatMap((s) => (s.ok ? [] : [{ kind: 'registryError' as const, snapshot: s }]));
-      return [...errors, ...this.model.goals.map((goal) => ({ kind: 'goal' as const, goal }))];
+      const goals = this.model.goals;
+      if (goals.length > 0) this.onGoalsShown();
+      return [...errors, ...goals.map((goal) => ({ kind: 'goal' as const, goal }))];
     }
     switch (node.kind) {
       case 'goal': return this.goalChildren(node.goal);

@@ -5,6 +5,11 @@ import * as path from 'node:path';
 export interface AtomicWriteOptions {
   /** Permission bits for a NEW file (an existing file keeps its own bits). Default: 0o666 minus the umask. */
   mode?: number;
+  /**
+   * Whether to fsync the folder after the rename (default true). A caller that writes several
+   * files into one folder passes false and calls {@link fsyncDirectory} once after the last.
+   */
+  syncDirectory?: boolean;
 }
 
 /** The JSON text LoopX writes: 2-space indent, key order as given, non-ASCII kept, trailing newline. */
@@ -31,8 +36,8 @@ function existingMode(target: string): number | undefined {
   }
 }
 
-/** Makes the rename itself durable. Directories cannot be opened for fsync on Windows: best effort. */
-function fsyncDirectory(dir: string): void {
+/** Makes the renames into `dir` durable. Directories cannot be opened for fsync on Windows: best effort. */
+export function fsyncDirectory(dir: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(dir, 'r');
@@ -66,7 +71,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     }
     await fs.promises.rename(temp, target);
     renamed = true;
-    fsyncDirectory(dir);
+    if (options.syncDirectory !== false) fsyncDirectory(dir);
   } finally {
     if (!renamed) await fs.promises.rm(temp, { force: true });
   }
@@ -90,7 +95,7 @@ export function writeFileAtomicSync(target: string, data: string | Uint8Array, o
     }
     fs.renameSync(temp, target);
     renamed = true;
-    fsyncDirectory(dir);
+    if (options.syncDirectory !== false) fsyncDirectory(dir);
   } finally {
     if (!renamed) fs.rmSync(temp, { force: true });
   }

@@ -18,6 +18,13 @@ import { LoopxError } from '../errors';
  *
  * The name differs from the Python original's `X.lock` on purpose: that one is flocked and never
  * deleted, so its mere existence means nothing, while ours means "held".
+ *
+ * Waiters queue: one that finds the lock busy puts a ticket in `X.loopx-lock.queue/` (named by
+ * arrival time) and takes the lock only when no live ticket is older than its own, so under
+ * steady contention the lock goes round in arrival order instead of back to the process that just
+ * released it. The first waiter polls every millisecond or so, the others back off to the policy's
+ * poll. Tickets of dead waiters (pid gone, or past their deadline) are removed by the next waiter;
+ * the last waiter out removes the folder.
  */
 
 export type LockPolicy = 'mutation' | 'monitor' | 'single_flight';
@@ -47,6 +54,13 @@ export interface LockOptions {
 
 export const LOCK_FILE_SUFFIX = '.loopx-lock';
 const RECLAIM_GUARD_SUFFIX = '.reclaim';
+const QUEUE_SUFFIX = '.queue';
+/** The first waiter in line polls this often (ms, jittered): the holder usually releases within milliseconds. */
+const HEAD_POLL_MS = 1;
+/** A ticket file without a readable record is stale after this (its creator died between create and write). */
+const UNREADABLE_TICKET_GRACE_MS = 2000;
+/** A ticket outlives its waiter's deadline by at most this before others drop it. */
+const TICKET_DEADLINE_GRACE_MS = 1000;
 const INCIDENTS_SUFFIX = '.lock.incidents.jsonl';
 /** A lock file without a readable record (its creator died between create and write) is stale after this. */
 const UNREADABLE_LOCK_GRACE_MS = 2000;
@@ -155,6 +169,8 @@ function readIfExists(file: string): { text: string; stat: fs.Stats } | null {
 
 /** Nonces of the holds this process has right now, released by the exit hook if the process exits mid-hold. */
 const heldByThisProcess = new Map<string, string>(); // lock file path -> nonce
+/** Queue tickets this process has right now, removed by the exit hook. */
+const ticketsOfThisProcess = new Set<string>();
 /** Lock files held in the current async call chain, to refuse nested (re-entrant) acquisition. */
 const heldInContext = new AsyncLocalStorage<ReadonlySet<string>>();
 let exitHookInstalled = false;
@@ -169,6 +185,13 @@ function installExitHook(): void {
         if (parseHolder(fs.readFileSync(lockPath, 'utf8'))?.nonce === nonce) fs.unlinkSync(lockPath);
       } catch {
         // Best effort: a leftover lock of a dead pid is reclaimed by the next waiter anyway.
+      }
+    }
+    for (const ticket of ticketsOfThisProcess) {
+      try {
+        fs.unlinkSync(ticket);
+      } catch {
+        // Best effort: the next waiter drops the ticket of a dead pid anyway.
       }
     }
   });
@@ -369,6 +392,119 @@ async function runHeld<T>(r: Resolved, nonce: string, fn: () => Promise<T> | T):
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+// ---------------------------------------------------------------------------------------------
+// Waiting queue
+
+export const TicketRecord = z.looseObject({
+  schema_version: z.literal('file_lock_ticket_v0'),
+  pid: z.number().int(),
+  hostname: z.string(),
+  /** Wall-clock ms after which the waiter has given up (its timeout). */
+  deadline_ms: z.number(),
+});
+export type TicketRecord = z.infer<typeof TicketRecord>;
+
+interface Ticket {
+  name: string;
+  path: string;
+}
+
+function queueDirOf(r: Resolved): string {
+  return `${r.lockPath}${QUEUE_SUFFIX}`;
+}
+
+/**
+ * Takes a place in the queue. The name sorts in arrival order: wall-clock ms (an order between
+ * processes, not a business "now"), then pid and a nonce for ties.
+ */
+function takeTicket(r: Resolved, deadlineMs: number): Ticket {
+  const queueDir = queueDirOf(r);
+  const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const ticketPath = path.join(queueDir, name);
+  const record: TicketRecord = { schema_version: 'file_lock_ticket_v0', pid: process.pid, hostname: os.hostname(), deadline_ms: deadlineMs };
+  for (let round = 0; ; round++) {
+    fs.mkdirSync(queueDir, { recursive: true, mode: 0o700 });
+    try {
+      fs.writeFileSync(ticketPath, JSON.stringify(record), { flag: 'wx', mode: 0o600 });
+      ticketsOfThisProcess.add(ticketPath);
+      return { name, path: ticketPath };
+    } catch (error) {
+      // The last waiter out removed the folder between our mkdir and our write: make it again.
+      if (!isErrno(error, 'ENOENT') || round >= 5) throw error;
+    }
+  }
+}
+
+/** Leaves the queue; the last one out removes the folder. */
+function dropTicket(r: Resolved, ticket: Ticket): void {
+  ticketsOfThisProcess.delete(ticket.path);
+  fs.rmSync(ticket.path, { force: true });
+  removeQueueIfEmpty(r);
+}
+
+function removeQueueIfEmpty(r: Resolved): void {
+  try {
+    fs.rmdirSync(queueDirOf(r));
+  } catch (error) {
+    if (!isErrno(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST')) throw error;
+  }
+}
+
+/** Whether a ticket's waiter can no longer be waiting: gone, past its deadline, or never wrote its record. */
+function ticketIsStale(ticketPath: string, name: string): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(ticketPath, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return false; // already gone: not ahead of anyone any more
+    throw error;
+  }
+  const now = Date.now();
+  let record: TicketRecord | null = null;
+  try {
+    const parsed = TicketRecord.safeParse(JSON.parse(text));
+    record = parsed.success ? parsed.data : null;
+  } catch {
+    record = null;
+  }
+  if (record === null) return now - Number(name.slice(0, 15)) >= UNREADABLE_TICKET_GRACE_MS;
+  if (now > record.deadline_ms + TICKET_DEADLINE_GRACE_MS) return true;
+  if (record.hostname !== os.hostname()) return false;
+  return record.pid !== process.pid && !pidAlive(record.pid);
+}
+
+/**
+ * Whether a live waiter is ahead: any ticket older than ours (or, without a ticket, any ticket at
+ * all). Stale tickets met on the way are removed.
+ */
+function queuedAhead(r: Resolved, ticket: Ticket | null): boolean {
+  const queueDir = queueDirOf(r);
+  if (!fs.existsSync(queueDir)) return false;
+  let names: string[];
+  try {
+    names = fs.readdirSync(queueDir);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT', 'ENOTDIR')) return false;
+    throw error;
+  }
+  let removed = false;
+  for (const name of names.sort()) {
+    if (ticket !== null && name >= ticket.name) break;
+    const ticketPath = path.join(queueDir, name);
+    if (!ticketIsStale(ticketPath, name)) return true;
+    fs.rmSync(ticketPath, { force: true });
+    removed = true;
+  }
+  if (removed && ticket === null) removeQueueIfEmpty(r);
+  return false;
+}
+
+/** Next wait: about a millisecond at the head of the queue, else doubling from there up to the policy's poll; ±25 % jitter. */
+function nextPollMs(r: Resolved, atHead: boolean, failedPolls: number): number {
+  const base = atHead ? HEAD_POLL_MS : Math.min(r.pollMs, HEAD_POLL_MS * 2 ** Math.min(failedPolls, 16));
+  return Math.min(base, r.pollMs) * (0.75 + Math.random() * 0.5);
+}
+
 function prepare(target: string, options: LockOptions): Resolved {
   const r = resolveOptions(target, options);
   refuseReentry(r);
@@ -387,18 +523,38 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
   const startedAt = r.clock.now();
   const start = performance.now();
   const state: WaitState = { lastHolder: null };
-  for (;;) {
-    const result = attempt(r, state);
-    if (result.acquired) return runHeld(r, result.nonce, fn);
-    const remaining = r.timeoutMs - (performance.now() - start);
-    if (remaining <= 0) throw timeoutError(r, state.lastHolder, startedAt, (performance.now() - start) / 1000);
-    await sleep(Math.min(remaining, r.pollMs * (0.75 + Math.random() * 0.5)));
+  let ticket: Ticket | null = null;
+  let failedPolls = 0;
+  let wasAtHead = false;
+  try {
+    for (;;) {
+      const ahead = queuedAhead(r, ticket);
+      if (!ahead) {
+        const result = attempt(r, state);
+        if (result.acquired) {
+          if (ticket !== null) dropTicket(r, ticket);
+          ticket = null;
+          return await runHeld(r, result.nonce, fn);
+        }
+      }
+      const remaining = r.timeoutMs - (performance.now() - start);
+      if (remaining <= 0) throw timeoutError(r, state.lastHolder, startedAt, (performance.now() - start) / 1000);
+      ticket ??= takeTicket(r, Date.now() + remaining);
+      // Reaching the head restarts the fast polling: the lock is ours as soon as the holder lets go.
+      const atHead = !ahead;
+      if (atHead && !wasAtHead) failedPolls = 0;
+      wasAtHead = atHead;
+      await sleep(Math.min(remaining, nextPollMs(r, atHead, failedPolls++)));
+    }
+  } finally {
+    if (ticket !== null) dropTicket(r, ticket);
   }
 }
 
-/** One attempt only: runs `fn` and returns `{ value }`, or returns null at once when the lock is busy (no incident). */
+/** One attempt only: runs `fn` and returns `{ value }`, or returns null at once when the lock is busy or others wait for it (no incident). */
 export async function tryWithFileLock<T>(target: string, options: LockOptions, fn: () => Promise<T> | T): Promise<{ value: T } | null> {
   const r = prepare(target, options);
+  if (queuedAhead(r, null)) return null;
   const result = attempt(r, { lastHolder: null });
   if (!result.acquired) return null;
   return { value: await runHeld(r, result.nonce, fn) };

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { writeFileAtomic, writeJsonAtomic } from '../fs/atomicWrite';
+import { fsyncDirectory, writeFileAtomic, writeJsonAtomic } from '../fs/atomicWrite';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { parseIsoInstant } from '../projection/time';
 import { goalRunsDir, RUN_INDEX_FILE, validateGoalId } from './layout';
@@ -227,8 +227,10 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
     const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix);
     const row = buildRow(record, goalId, pair, options);
     try {
-      await writeJsonAtomic(pair.jsonPath, record);
-      await writeFileAtomic(pair.markdownPath, options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`);
+      // Both files are fsynced; their folder once, after the second rename, before the index line names them.
+      await writeJsonAtomic(pair.jsonPath, record, { syncDirectory: false });
+      await writeFileAtomic(pair.markdownPath, options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`, { syncDirectory: false });
+      fsyncDirectory(runsDir);
     } catch (error) {
       // Our own reservation, never indexed: leave no half-written pair behind.
       await fs.promises.rm(pair.markdownPath, { force: true });

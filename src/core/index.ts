@@ -23,7 +23,8 @@ export { compactOrchestrationPolicy } from './api/orchestration';
 export { findRegistryGoal, listGoals, readJson, readRegistry, type ListGoalsOptions } from './api/registry';
 export { listGates, listTodos, loadGoalState, type GoalOptions, type ListTodosOptions } from './api/goalState';
 export { getGoalStatus, type GoalStatusOptions } from './api/status';
-export { shouldRun, type ShouldRunOptions } from './api/quota';
+export { settleTurn, shouldRun, type SettleTurnOptions, type ShouldRunOptions } from './api/quota';
+export type { SpendSlotResult } from './quota/spend';
 export { ShouldRunDecisionSchema, type ShouldRunDecision } from './quota/decision';
 export {
   inspectTurnJournal, planTurn, runTurnLoop, runTurnOnce,

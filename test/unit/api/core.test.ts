@@ -68,7 +68,7 @@ describe('core API (src/core/index.ts)', () => {
       'ProjectionWarningSchema', 'ShouldRunDecisionSchema', 'TodoListResultSchema', 'TodoSchema', 'TurnEventEmitter', 'TurnEventSchema',
       'TurnPlanSchema', 'TurnRunResultSchema', 'archiveRuntimeGoal', 'compactOrchestrationPolicy', 'findRegistryGoal', 'getGoalStatus',
       'inspectTurnJournal', 'isLoopxError', 'listGates', 'listGoals', 'listTodos', 'loadGoalState', 'nextActionProjectionWarning', 'planTurn',
-      'readJson', 'readRegistry', 'runTurnLoop', 'runTurnOnce', 'shouldRun', 'version',
+      'readJson', 'readRegistry', 'runTurnLoop', 'runTurnOnce', 'settleTurn', 'shouldRun', 'version',
     ]);
     const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
     assert.equal(loopx.version, pkg.version);
@@ -333,6 +333,39 @@ describe('core API (src/core/index.ts)', () => {
     it('refuses capabilities that are not a list of names', async () => {
       const error = await rejectsWith(() => loopx.shouldRun({ registryPath: 'r.json', goalId: 'g', availableCapabilities: 'git' as never }), loopx.INVALID_ARGUMENT);
       assert.equal(error.details['argument'], 'options.availableCapabilities');
+    });
+  });
+
+  describe('settleTurn', () => {
+    const at = '2026-11-29T10:00:00Z';
+    async function deliver(workspace: string, turn: string): Promise<void> {
+      // A validated delivery by agent demo on todo_related, turn `turn` (what a host records before settling).
+      const run = await runLoopx(['refresh-state', '--goal-id', 'tidy-notes', '--classification', 'validated_progress', '--agent-id', 'demo',
+        '--todo-id', 'todo_related', '--turn-instance-id', turn, '--format', 'json'], { cwd: workspace, now: at });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+    }
+    const spendRows = (workspace: string): string[] => fs.readFileSync(path.join(workspace, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl'), 'utf8')
+      .split('\n').filter((line) => line.includes('"quota_slot_spent"') && line.includes('turn-api-1'));
+
+    it('previews by default, writes exactly one spend with execute, and replays idempotently', async () => {
+      const { workspace, registryPath } = demo();
+      await deliver(workspace, 'turn-api-1');
+      const options = { registryPath, goalId: 'tidy-notes', agentId: 'demo', todoId: 'todo_related', turnInstanceId: 'turn-api-1', now: at, usage: { tokens: 1200, cost_usd: 0.02, estimated: true } };
+      const preview = await loopx.settleTurn(options);
+      assert.deepEqual([preview.ok, preview.dry_run, preview.appended], [true, true, false], preview.reason);
+      assert.equal(spendRows(workspace).length, 0);
+      const spent = await loopx.settleTurn({ ...options, execute: true });
+      assert.deepEqual([spent.ok, spent.appended, spent.settlement_identity?.effect_id], [true, true, 'tidy-notes:demo:todo_related:turn-api-1'], spent.reason);
+      const replay = await loopx.settleTurn({ ...options, execute: true });
+      assert.deepEqual([replay.ok, replay.idempotent_replay, replay.appended], [true, true, false]);
+      assert.equal(spendRows(workspace).length, 1);
+    });
+
+    it('rejects a bad argument naming it, and writes nothing', async () => {
+      const { workspace, registryPath } = demo();
+      const error = await rejectsWith(() => loopx.settleTurn({ registryPath, goalId: 'tidy-notes', agentId: 'demo', turnInstanceId: 't', slots: 0, execute: true }), loopx.INVALID_ARGUMENT);
+      assert.equal(error.details['argument'], 'options.slots');
+      assert.equal(spendRows(workspace).length, 0);
     });
   });
 });

@@ -52,6 +52,9 @@ export function buildProgram(ctx: CliContext, onExitCode: (code: number) => void
       }
     });
   }
+  for (const [name, group] of parents) {
+    group.description(`${group.commands.map((c) => c.name()).join(', ')} (see loopx ${name} --help)`);
+  }
   return program;
 }
 

@@ -33,7 +33,8 @@ export const statusCommand: CliHandler = {
       registryPath: registry.path, homeDir, runtimeRootOverride: globals.runtimeRoot ?? null, goalId, agentId, ...(limit !== undefined ? { limit } : {}),
       quotaSummary: statusQuotaSummaries({ registryPath: registry.path, clock: ctx.clock, runtimeRootOverride: globals.runtimeRoot, homeDir }),
     }));
-    return { ok: true, json: payload, markdown: statusMarkdown(payload) };
+    // Rendered only when printed as Markdown: `--format json` over many goals need not build it.
+    return { ok: true, json: payload, get markdown() { return statusMarkdown(payload); } };
   },
 };
 

@@ -235,6 +235,8 @@ interface WaitState {
   unreadableLock?: { key: string; since: number };
   reclaimGuard?: { key: string; since: number };
   lastHolder: LockHolder | null;
+  /** The holder's nonce at the previous poll: a new one means the lock changed hands. */
+  lastSeenNonce?: string | undefined;
 }
 
 const fileKey = (entry: { text: string; stat: fs.Stats }): string => `${entry.stat.ino}:${entry.stat.mtimeMs}:${entry.stat.size}:${entry.text}`;
@@ -390,7 +392,6 @@ async function runHeld<T>(r: Resolved, nonce: string, fn: () => Promise<T> | T):
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------
 // Waiting queue
@@ -474,35 +475,84 @@ function ticketIsStale(ticketPath: string, name: string): boolean {
 }
 
 /**
- * Whether a live waiter is ahead: any ticket older than ours (or, without a ticket, any ticket at
- * all). Stale tickets met on the way are removed.
+ * How many waiters are ahead: tickets older than ours (without a ticket, all of them). The oldest
+ * is checked to be live, stale ones being removed until a live one leads; the rest are counted
+ * as they are (each is checked when it comes first).
  */
-function queuedAhead(r: Resolved, ticket: Ticket | null): boolean {
+function waitersAhead(r: Resolved, ticket: Ticket | null): number {
   const queueDir = queueDirOf(r);
-  if (!fs.existsSync(queueDir)) return false;
+  if (!fs.existsSync(queueDir)) return 0;
   let names: string[];
   try {
     names = fs.readdirSync(queueDir);
   } catch (error) {
-    if (isErrno(error, 'ENOENT', 'ENOTDIR')) return false;
+    if (isErrno(error, 'ENOENT', 'ENOTDIR')) return 0;
     throw error;
   }
-  let removed = false;
-  for (const name of names.sort()) {
-    if (ticket !== null && name >= ticket.name) break;
+  const ahead = names.filter((name) => ticket === null || name < ticket.name).sort();
+  let first = 0;
+  while (first < ahead.length) {
+    const name = ahead[first] as string;
     const ticketPath = path.join(queueDir, name);
-    if (!ticketIsStale(ticketPath, name)) return true;
+    if (!ticketIsStale(ticketPath, name)) break;
     fs.rmSync(ticketPath, { force: true });
-    removed = true;
+    first++;
   }
-  if (removed && ticket === null) removeQueueIfEmpty(r);
-  return false;
+  if (first > 0 && first === names.length) removeQueueIfEmpty(r);
+  return ahead.length - first;
 }
 
-/** Next wait: about a millisecond at the head of the queue, else doubling from there up to the policy's poll; ±25 % jitter. */
-function nextPollMs(r: Resolved, atHead: boolean, failedPolls: number): number {
-  const base = atHead ? HEAD_POLL_MS : Math.min(r.pollMs, HEAD_POLL_MS * 2 ** Math.min(failedPolls, 16));
-  return Math.min(base, r.pollMs) * (0.75 + Math.random() * 0.5);
+/**
+ * Ends a waiter's sleep as soon as the lock file changes (released or taken), where the platform
+ * reports file changes (inotify and the like); polling stays the fallback. Only the first waiter
+ * in line listens: the others cannot take the lock anyway.
+ */
+class LockFileWatch {
+  private watcher: fs.FSWatcher | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly lockPath: string) {}
+
+  listen(): void {
+    if (this.watcher !== null) return;
+    const name = path.basename(this.lockPath);
+    try {
+      this.watcher = fs.watch(path.dirname(this.lockPath), { persistent: false }, (_event, file) => {
+        if (file === null || String(file) === name) this.wake?.();
+      });
+      this.watcher.on('error', () => this.close());
+    } catch {
+      // No change notification here (or out of watches): polling alone still works.
+      this.watcher = null;
+    }
+  }
+
+  /** Sleeps `ms`, or less when the lock file changes meanwhile. */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    this.wake = null;
+  }
+}
+
+/**
+ * Next wait: about a millisecond, doubling (up to the policy's poll) while the line does not move,
+ * so waiters follow a line of short holds closely and back off behind a long one; ±25 % jitter.
+ */
+function nextPollMs(r: Resolved, pollsWithoutProgress: number): number {
+  return Math.min(r.pollMs, HEAD_POLL_MS * 2 ** Math.min(pollsWithoutProgress, 16)) * (0.75 + Math.random() * 0.5);
 }
 
 function prepare(target: string, options: LockOptions): Resolved {
@@ -524,12 +574,13 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
   const start = performance.now();
   const state: WaitState = { lastHolder: null };
   let ticket: Ticket | null = null;
-  let failedPolls = 0;
-  let wasAtHead = false;
+  let pollsWithoutProgress = 0;
+  let lastAhead = Number.POSITIVE_INFINITY;
+  const watch = new LockFileWatch(r.lockPath);
   try {
     for (;;) {
-      const ahead = queuedAhead(r, ticket);
-      if (!ahead) {
+      const ahead = waitersAhead(r, ticket);
+      if (ahead === 0) {
         const result = attempt(r, state);
         if (result.acquired) {
           if (ticket !== null) dropTicket(r, ticket);
@@ -540,13 +591,16 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
       const remaining = r.timeoutMs - (performance.now() - start);
       if (remaining <= 0) throw timeoutError(r, state.lastHolder, startedAt, (performance.now() - start) / 1000);
       ticket ??= takeTicket(r, Date.now() + remaining);
-      // Reaching the head restarts the fast polling: the lock is ours as soon as the holder lets go.
-      const atHead = !ahead;
-      if (atHead && !wasAtHead) failedPolls = 0;
-      wasAtHead = atHead;
-      await sleep(Math.min(remaining, nextPollMs(r, atHead, failedPolls++)));
+      // The line moved (or the holder changed): keep polling fast, the lock comes round soon.
+      const holderNonce = state.lastHolder?.nonce;
+      if (ahead < lastAhead || holderNonce !== state.lastSeenNonce) pollsWithoutProgress = 0;
+      lastAhead = ahead;
+      state.lastSeenNonce = holderNonce;
+      if (ahead === 0) watch.listen();
+      await watch.sleep(Math.min(remaining, nextPollMs(r, pollsWithoutProgress++)));
     }
   } finally {
+    watch.close();
     if (ticket !== null) dropTicket(r, ticket);
   }
 }
@@ -554,7 +608,7 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
 /** One attempt only: runs `fn` and returns `{ value }`, or returns null at once when the lock is busy or others wait for it (no incident). */
 export async function tryWithFileLock<T>(target: string, options: LockOptions, fn: () => Promise<T> | T): Promise<{ value: T } | null> {
   const r = prepare(target, options);
-  if (queuedAhead(r, null)) return null;
+  if (waitersAhead(r, null) > 0) return null;
   const result = attempt(r, { lastHolder: null });
   if (!result.acquired) return null;
   return { value: await runHeld(r, result.nonce, fn) };

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { isLoopxError } from '../../../src/core/errors';
+import { lockFilePath, tryWithFileLock, withFileLock } from '../../../src/core/fs/fileLock';
+import { expectSuccess, startWorker, waitForOutput, type Worker } from './processes';
+
+const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-')));
+  tempDirs.push(dir);
+  return dir;
+}
+after(() => {
+  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const queueDir = (target: string): string => `${lockFilePath(target)}.queue`;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `dir` holds `count` entries (a waiter has queued). */
+async function queued(dir: string, count: number): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (fs.existsSync(dir) && fs.readdirSync(dir).length >= count) return;
+    await sleep(2);
+  }
+  assert.fail(`${count} ticket(s) never appeared in ${dir}`);
+}
+
+describe('file lock queue', function () {
+  this.timeout(120_000);
+  const workers: Worker[] = [];
+  afterEach(() => {
+    for (const worker of workers.splice(0)) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  });
+
+  it('hands the lock to waiters in arrival order, not back to whoever asks last', async () => {
+    const target = path.join(tempDir(), 'x.json');
+    const order: string[] = [];
+    let release = (): void => undefined;
+    const first = withFileLock(target, {}, () => new Promise<void>((resolve) => { release = resolve; }));
+    await sleep(5);
+    const waiters: Promise<void>[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      waiters.push(withFileLock(target, { pollMs: 200 }, () => { order.push(name); }));
+      await queued(queueDir(target), waiters.length);
+      await sleep(3); // distinct arrival times
+    }
+    release();
+    await first;
+    // A latecomer arriving after the release still queues behind the waiters.
+    waiters.push(withFileLock(target, {}, () => { order.push('late'); }));
+    await Promise.all(waiters);
+    assert.deepEqual(order, ['a', 'b', 'c', 'late']);
+    assert.equal(fs.existsSync(queueDir(target)), false, 'the last waiter out removes the queue');
+  });
+
+  it('a try-once call does not jump the queue', async () => {
+    const target = path.join(tempDir(), 'x.json');
+    let release = (): void => undefined;
+    const holder = withFileLock(target, {}, () => new Promise<void>((resolve) => { release = resolve; }));
+    await sleep(5);
+    const waiter = withFileLock(target, {}, () => 'waited');
+    await queued(queueDir(target), 1);
+    release();
+    await holder;
+    assert.equal(await tryWithFileLock(target, {}, () => 'jumped'), null, 'the lock is free, but someone waits for it');
+    assert.equal(await waiter, 'waited');
+    assert.deepEqual(await tryWithFileLock(target, {}, () => 'free'), { value: 'free' });
+  });
+
+  it('a waiter that times out leaves no ticket behind', async () => {
+    const target = path.join(tempDir(), 'x.json');
+    let release = (): void => undefined;
+    const holder = withFileLock(target, {}, () => new Promise<void>((resolve) => { release = resolve; }));
+    await sleep(5);
+    await assert.rejects(withFileLock(target, { timeoutMs: 60 }, () => 'never'), (error: unknown) => isLoopxError(error, 'lock_acquire_timeout'));
+    assert.equal(fs.existsSync(queueDir(target)), false);
+    release();
+    await holder;
+  });
+
+  it('drops the ticket of a waiter that died instead of waiting behind it', async () => {
+    const target = path.join(tempDir(), 'x.json');
+    const holder = startWorker(WORKER, ['hold', target, 'holder', 'stalled']);
+    workers.push(holder);
+    await waitForOutput(holder, 'held');
+    // A waiter in another process queues, then is killed while waiting.
+    const doomed = startWorker(WORKER, ['plain-increment', target, '1']);
+    workers.push(doomed);
+    await queued(queueDir(target), 1);
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    const ticketsLeft = fs.readdirSync(queueDir(target));
+    assert.equal(ticketsLeft.length, 1, "the dead waiter's ticket is still there");
+    const value = await withFileLock(target, { timeoutMs: 10_000 }, () => 'mine');
+    assert.equal(value, 'mine');
+    assert.equal(fs.existsSync(queueDir(target)), false);
+  });
+
+  it('4 processes incrementing through the lock lose nothing and leave no queue behind', async () => {
+    const dir = tempDir();
+    const counter = path.join(dir, 'counter.txt');
+    const racers = Array.from({ length: 4 }, () => startWorker(WORKER, ['plain-increment', counter, '40']));
+    workers.push(...racers);
+    await Promise.all(racers.map(expectSuccess));
+    assert.equal(fs.readFileSync(counter, 'utf8'), '160');
+    assert.deepEqual(fs.readdirSync(dir), ['counter.txt']);
+  });
+});

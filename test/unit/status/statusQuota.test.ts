@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fixedClock } from '../../../src/core/clock';
+import { goalQuotaSummary } from '../../../src/core/quota/decision';
+import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/readModel/goalStatus';
+import { loadStatus } from '../../../src/core/readModel/statusPayload';
+import { statusQuotaSummaries } from '../../../src/core/readModel/statusQuota';
+import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+
+const CLOCK = fixedClock('2026-11-28T12:00:00Z');
+
+function demo(): { dir: string; registryPath: string } {
+  const dir = materializeDemoWorkspace(path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-status-quota-'))), 'demo'));
+  return { dir, registryPath: path.join(dir, '.loopx', 'registry.json') };
+}
+
+describe('status quota from the reads status already made', () => {
+  it('attaches the same quota as a standalone summary, for every goal', async () => {
+    const { dir, registryPath } = demo();
+    const payload = await loadStatus({ registryPath, homeDir: dir, quotaSummary: statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir }) });
+    const standalone = await goalQuotaSummary({ registryPath, goalId: 'tidy-notes', clock: CLOCK, homeDir: dir });
+    assert.deepEqual(payload.attention_queue.items[0]?.quota, standalone);
+    assert.equal(payload.contract.warnings.some((w) => w.includes('quota summary unavailable')), false);
+  });
+
+  it('hands the provider the registry, the raw entry and the run index status read (the index is read once)', async () => {
+    const { dir, registryPath } = demo();
+    let indexReads = 0;
+    const reader: StatusFileReader = {
+      ...fileSystemStatusReader,
+      readRunIndex: async (file, options) => {
+        indexReads++;
+        const read = await fileSystemStatusReader.readRunIndex(file, options);
+        // A spend only this read knows about: the quota must count it, so it used this read.
+        return { ...read, rows: [{ generated_at: '2026-11-28T11:59:00+00:00', classification: 'quota_slot_spent', slots: 5, json_exists: false, markdown_exists: false }, ...read.rows] };
+      },
+    };
+    const seen: { entry: unknown; rows: number | undefined; registryGoals: unknown }[] = [];
+    const provider = statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir });
+    const payload = await loadStatus({
+      registryPath, homeDir: dir, cache: new GoalStatusCache(reader),
+      quotaSummary: (goal, sources) => {
+        seen.push({ entry: sources.registryEntry, rows: sources.runIndex?.rows.length, registryGoals: sources.registry['goals'] });
+        return provider(goal, sources);
+      },
+    });
+    assert.equal(indexReads, 1);
+    const item = payload.attention_queue.items[0];
+    assert.equal(item?.quota?.spent_slots, 1 + 5, 'the demo spend plus the one only the shared read has');
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.rows, item?.unique_runs);
+    assert.equal(seen[0]?.entry, (seen[0]?.registryGoals as unknown[])[0], 'the raw entry object, unknown fields and all');
+  });
+
+  it("a caller's cache keeps each goal's run index for its quota; release lets it go", async () => {
+    const { dir, registryPath } = demo();
+    const cache = new GoalStatusCache();
+    await loadStatus({ registryPath, homeDir: dir, cache });
+    const target = { goalId: 'tidy-notes', displayName: 'x', status: 'active', domain: null, projectRoot: dir, runtimeRoot: path.join(dir, '.loopx', 'runtime'), stateFile: null, agents: [] };
+    assert.equal(cache.heldRunIndex(target)?.rows.length, 3);
+    cache.release(target);
+    assert.equal(cache.heldRunIndex(target), undefined);
+  });
+});

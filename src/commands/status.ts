@@ -3,6 +3,7 @@ import { clockFromEnv } from '../core/clock';
 import { goalQuotaSummary } from '../core/quota/decision';
 import { statusMarkdown } from '../core/readModel/statusMarkdown';
 import { loadStatus } from '../core/readModel/statusPayload';
+import { statusQuotaSummaries } from '../core/readModel/statusQuota';
 import { refreshState } from '../core/refresh/refreshState';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { askText, Cancelled, confirm, HOME_DIR, pickGoal } from './pickers';
@@ -21,7 +22,7 @@ export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
   for (const snapshot of snapshots) {
     const payload = await loadStatus({
       registryPath: snapshot.registryPath, homeDir: HOME_DIR,
-      quotaSummary: (goal) => goalQuotaSummary({ registryPath: snapshot.registryPath, goalId: goal.goalId, clock, homeDir: HOME_DIR }),
+      quotaSummary: statusQuotaSummaries({ registryPath: snapshot.registryPath, clock, homeDir: HOME_DIR }),
     });
     parts.push(statusMarkdown(payload));
   }

@@ -99,6 +99,8 @@ function ensureCli(rebuild: boolean): string {
   }
   const builtAt = fs.statSync(BUILT_CLI).mtime.toISOString();
   fs.copyFileSync(BUILT_CLI, CLI_PATH);
+  // out/cli.js is a launcher that loads the bundle beside it (through a V8 code cache).
+  fs.copyFileSync(path.join(ROOT, 'out', 'cli-main.js'), path.join(BUILD_DIR, 'cli-main.js'));
   return builtAt;
 }
 

@@ -30,7 +30,9 @@ function listEntries(dir, pattern) {
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'out/extension.js', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli-main.js' },
+  // The `loopx` bin: a small launcher that loads cli-main.js through a V8 code cache.
+  { ...common, entryPoints: ['src/cli/launcher.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The built-in demo agent runs as its own process (the `demo` executor spawns it like any CLI agent).
   { ...common, entryPoints: ['src/core/executors/demoAgentMain.ts'], outfile: 'out/demoAgent.js' },
 ];

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const vsix = join(root, `${name}-${version}.vsix`);
-const shipped = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'out/extension.js', 'out/cli.js', 'out/demoAgent.js', 'out/webviews', 'media', 'docs/images'];
+const shipped = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'out/extension.js', 'out/cli.js', 'out/cli-main.js', 'out/demoAgent.js', 'out/webviews', 'media', 'docs/images'];
 
 execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production'], { stdio: 'inherit', cwd: root });
 const stage = mkdtempSync(join(tmpdir(), 'loopx-vsix-'));

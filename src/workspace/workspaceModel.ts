@@ -5,12 +5,14 @@ import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../constants';
 import { clockFromEnv } from '../core/clock';
 import { errorMessage } from '../core/errors';
-import { goalQuotaSummary, type GoalQuotaSummary } from '../core/quota/decision';
+import type { GoalQuotaSummary } from '../core/quota/decision';
+import { QuotaSummaryCache } from '../core/server/quotaCache';
 import { GoalStatusCache, type GoalStatusItem } from '../core/readModel/goalStatus';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/readModel/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 
 const RELOAD_DEBOUNCE_MS = 200;
+const DETAILS_CONCURRENCY = 8;
 
 /**
  * The LoopX registries of this workspace (each folder's `.loopx/registry.json`, plus the
@@ -23,6 +25,8 @@ export class WorkspaceModel extends Disposable {
   private readonly diagnostics = this.register(vscode.languages.createDiagnosticCollection('loopx'));
   private snapshotList: RegistrySnapshot[] = [];
   private readonly statusCache = new GoalStatusCache();
+  private readonly quotaCaches = new Map<string, QuotaSummaryCache>();
+  private readonly clock = clockFromEnv();
   private details = new Map<string, GoalDetails>();
   private reloadTimer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
@@ -99,7 +103,6 @@ export class WorkspaceModel extends Disposable {
    * Each registry is read once, and a goal's quota reuses the run index its status just read.
    */
   private async loadDetails(goals: GoalSummary[]): Promise<Map<string, GoalDetails>> {
-    const clock = clockFromEnv();
     const registries = new Map<string, Promise<Record<string, unknown> | undefined>>();
     const registryOf = (registryPath: string): Promise<Record<string, unknown> | undefined> => {
       let loaded = registries.get(registryPath);
@@ -110,24 +113,43 @@ export class WorkspaceModel extends Disposable {
       }
       return loaded;
     };
-    const entries = await Promise.all(goals.map(async (goal): Promise<[string, GoalDetails]> => {
+    const detailsOf = async (goal: GoalSummary): Promise<[string, GoalDetails]> => {
       const status = await this.statusCache.goalStatus(goal, { homeDir: homedir() }).catch((error: unknown) => {
         this.log.warn(`status of ${goal.goalId}: ${errorMessage(error)}`);
         return undefined;
       });
       const registry = await registryOf(goal.registryPath);
       const runIndex = status === undefined ? undefined : this.statusCache.heldRunIndex(goal);
-      const quota = await goalQuotaSummary({
-        registryPath: goal.registryPath, goalId: goal.goalId, clock, homeDir: homedir(),
+      const quota = await this.quotaCacheOf(goal.registryPath).summary(goal, {
         ...(registry !== undefined ? { registry } : {}), ...(runIndex !== undefined ? { runIndex } : {}),
       }).catch((error: unknown) => {
         this.log.warn(`quota of ${goal.goalId}: ${errorMessage(error)}`);
         return undefined;
       });
+      // Items and quota stay cached by file stamps; the parsed histories need not stay in memory.
+      this.statusCache.release(goal);
       return [goalKey(goal), { status, quota }];
-    }));
+    };
+    // A few goals at a time: each holds its whole run history until its quota is computed.
+    const entries: [string, GoalDetails][] = [];
+    for (let start = 0; start < goals.length; start += DETAILS_CONCURRENCY) {
+      entries.push(...await Promise.all(goals.slice(start, start + DETAILS_CONCURRENCY).map(detailsOf)));
+    }
+    for (const [registryPath, cache] of this.quotaCaches) {
+      cache.retain(new Set(goals.filter((g) => g.registryPath === registryPath).map((g) => g.goalId)));
+    }
     return new Map(entries);
   }
+
+  private quotaCacheOf(registryPath: string): QuotaSummaryCache {
+    let cache = this.quotaCaches.get(registryPath);
+    if (cache === undefined) {
+      cache = new QuotaSummaryCache({ registryPath, homeDir: homedir(), clock: this.clock });
+      this.quotaCaches.set(registryPath, cache);
+    }
+    return cache;
+  }
+
 
   private publishDiagnostics(snapshots: RegistrySnapshot[]): void {
     this.diagnostics.clear();

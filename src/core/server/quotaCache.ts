@@ -1,6 +1,6 @@
 import type { Clock } from '../clock';
 import { fileSystemStatusReader, type FileStamp, type GoalStatusTarget, type StatusFileReader } from '../readModel/goalStatus';
-import { goalQuotaSummary, type GoalQuotaSummary } from '../quota/decision';
+import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../quota/decision';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
 
 /**
@@ -54,13 +54,20 @@ export class QuotaSummaryCache {
     return entry !== undefined && entry.key === key && this.options.clock.now().getTime() < entry.validUntilMs;
   }
 
-  async summary(target: GoalStatusTarget): Promise<GoalQuotaSummary> {
+  /**
+   * The goal's summary, recomputed only when its inputs changed or its window moved. `preloaded`
+   * passes reads the caller already holds (the parsed registry, the goal's run index), so a
+   * recomputation does not read them again.
+   */
+  async summary(target: GoalStatusTarget, preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex'> = {}): Promise<GoalQuotaSummary> {
     const key = await this.inputsKey(target);
     const kept = this.entries.get(target.goalId);
     if (kept !== undefined && this.isFresh(target.goalId, key)) return kept.summary;
     const summary = await goalQuotaSummary({
       registryPath: this.options.registryPath, goalId: target.goalId, clock: this.options.clock,
       runtimeRootOverride: this.options.runtimeRootOverride ?? undefined, homeDir: this.options.homeDir,
+      ...(preloaded.registry !== undefined ? { registry: preloaded.registry } : {}),
+      ...(preloaded.runIndex !== undefined ? { runIndex: preloaded.runIndex } : {}),
     });
     const now = this.options.clock.now().getTime();
     const frees = summary.next_slot_frees_at === null ? NaN : Date.parse(summary.next_slot_frees_at);

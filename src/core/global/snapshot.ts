@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { Clock } from '../clock';
-import { goalQuotaSummary } from '../quota/decision';
+import { statusQuotaSummaries } from '../readModel/statusQuota';
 import { GoalStatusCache, type GoalStatusTarget, type StateRead } from '../readModel/goalStatus';
 import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from '../readModel/statusPayload';
 import { registryProjectRoot, resolveRepo } from '../registry/locate';
@@ -54,7 +54,8 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
   const runtimeRootOverride = options.runtimeRootOverride ?? null;
   const payload = await loadStatus({
     registryPath, homeDir: options.homeDir, runtimeRootOverride, cache,
-    quotaSummary: (goal) => goalQuotaSummary({ registryPath, goalId: goal.goalId, clock: options.clock, runtimeRootOverride: runtimeRootOverride ?? undefined, homeDir: options.homeDir }),
+    // Reuses the registry and run index status already read, instead of re-reading them per goal.
+    quotaSummary: statusQuotaSummaries({ registryPath, clock: options.clock, runtimeRootOverride, homeDir: options.homeDir }),
   });
   const { registry } = await cache.registry(registryPath);
   const targets = statusTargets(registry, registryPath, { homeDir: options.homeDir, runtimeRootOverride });

@@ -15,6 +15,7 @@ import {
   addTodo, claimTodo, completeTodo, deferTodo, listTodos, parsePriority, supersedeTodo, updateTodo,
   type GateFields, type NewTodoInput, type OperationContext, type TodoEditResult, type TodoEditSummary, type TodoView,
 } from '../../core/state/todos';
+import { TodoListResultSchema, TodoSchema } from '../../core/api/schemas';
 import type { CliContext, CommandOutput, GlobalOptions } from '../context';
 import { markdownTable } from '../output';
 import type { CliHandler, CliInvocation } from './index';
@@ -35,23 +36,6 @@ const ARGUMENT_ERROR_CODES = new Set([
   'invalid_resume_condition', 'agent_id_invalid', 'todo_gate_fields_need_user_gate', 'invalid_goal_id',
 ]);
 
-const TodoItemJson = z.object({
-  index: z.number().int(),
-  done: z.boolean(),
-  text: z.string(),
-  title: z.string(),
-  todo_id: z.string(),
-  todo_id_source: z.enum(['metadata', 'generated']),
-  priority: z.string().nullable(),
-  status: z.enum(TODO_STATUSES),
-  claimed_by: z.string().nullable(),
-  task_class: z.string().nullable(),
-  role: z.enum(['user', 'agent']),
-  section: z.string(),
-  line: z.number().int(),
-  metadata: z.record(z.string(), z.string()),
-});
-
 export const TodoEditJsonSchema = z.object({
   ok: z.literal(true),
   goal_id: z.string(),
@@ -61,22 +45,13 @@ export const TodoEditJsonSchema = z.object({
   changed: z.boolean(),
   written: z.boolean(),
   changed_fields: z.array(z.string()),
-  todo: TodoItemJson,
-  added: z.array(TodoItemJson),
+  todo: TodoSchema,
+  added: z.array(TodoSchema),
   released_todo_ids: z.array(z.string()),
 });
 
-export const TodoListJsonSchema = z.object({
-  ok: z.literal(true),
-  goal_id: z.string(),
-  state_file: z.string(),
-  count: z.number().int(),
-  todos: z.array(TodoItemJson.extend({ blocked_by: z.array(z.object({ gate_todo_id: z.string(), relation: z.string(), gate_state: z.string() })) })),
-  open_gates: z.array(z.looseObject({ todo_id: z.string(), blocked_todo_ids: z.array(z.string()) })),
-  holding_gates: z.array(z.looseObject({ todo_id: z.string() })),
-  lane_gates_by_agent: z.record(z.string(), z.array(z.string())),
-  diagnostics: z.looseObject({ parseable: z.boolean(), warning_count: z.number().int(), error_count: z.number().int() }),
-});
+/** `loopx todo list --format json`: the same contract as the library's `listTodos`. */
+export const TodoListJsonSchema = TodoListResultSchema;
 
 interface GoalState {
   goalId: string;

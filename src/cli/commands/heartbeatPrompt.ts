@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { requireRegisteredAgent } from '../../core/agents/identity';
 import { cliCommands } from '../../core/commands/catalog';
 import { LoopxError, isLoopxError } from '../../core/errors';
@@ -7,7 +6,7 @@ import { readQuotaConfig } from '../../core/quota/config';
 import { computeLedger } from '../../core/quota/ledger';
 import { selectTodo } from '../../core/quota/selection';
 import { checkGoalIdSegment } from '../../core/registry/goalId';
-import { locateRegistry, registryProjectRoot, resolveRepo, resolveRuntimeRoot, resolveStateFile } from '../../core/registry/locate';
+import { locateRegistry, registryProjectRoot, resolveGoalStatePath, resolveRuntimeRoot } from '../../core/registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../../core/registry/read';
 import { readGoalRuns } from '../../core/runtime/runIndex';
 import { readStateFile } from '../../core/state/stateFile';
@@ -82,12 +81,8 @@ export const heartbeatPromptCommand: CliHandler = {
     if (goal === undefined) throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registry.path}`, { goal_id: goalId, registry: registry.path });
     const agentId = requireRegisteredAgent(goal, options['agentId'], { field: 'agent_id' });
 
-    let statePath = resolveStateFile(goal, homeDir);
-    if (statePath === null) {
-      const repo = resolveRepo(goal, homeDir);
-      if (repo === null) throw new LoopxError('state_file_unresolved', `goal '${goalId}' has no state_file and no absolute repo; set state_file in ${registry.path}`, { goal_id: goalId });
-      statePath = path.join(repo, '.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
-    }
+    const statePath = resolveGoalStatePath(goal, goalId, homeDir);
+    if (statePath === null) throw new LoopxError('state_file_unresolved', `goal '${goalId}' has no state_file and no absolute repo; set state_file in ${registry.path}`, { goal_id: goalId });
     const state = await readStateFile(statePath);
     const projectRoot = registryProjectRoot(registry.path);
     const runtimeRoot = resolveRuntimeRoot({ registryPath: registry.path, registry: document, override: globals.runtimeRoot, homeDir });

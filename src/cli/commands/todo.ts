@@ -1,11 +1,10 @@
-import * as path from 'node:path';
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { registeredAgentsForGoal } from '../../core/agents/identity';
 import { isLoopxError, LoopxError } from '../../core/errors';
 import { isoSeconds } from '../../core/clock';
 import { checkGoalIdSegment } from '../../core/registry/goalId';
-import { locateRegistry, resolveRepo, resolveStateFile } from '../../core/registry/locate';
+import { locateRegistry, resolveGoalStatePath } from '../../core/registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../../core/registry/read';
 import { TODO_STATUSES, type Priority, type TodoStatus } from '../../core/state/document';
 import { analyzeGates, DECISION_OUTCOMES, type DecisionOutcome, type GateBlock } from '../../core/state/gates';
@@ -69,13 +68,9 @@ async function resolveGoalState(options: Record<string, unknown>, globals: Globa
   }
   const goal = findRawRegistryGoal(await readRegistry(registry.path), goalId);
   if (goal === undefined) throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registry.path}`, { goal_id: goalId, registry: registry.path });
-  let statePath = resolveStateFile(goal, homeDir);
+  const statePath = resolveGoalStatePath(goal, goalId, homeDir);
   if (statePath === null) {
-    const repo = resolveRepo(goal, homeDir);
-    if (repo === null) {
-      throw new LoopxError('state_file_unresolved', `goal '${goalId}' has no state_file and no absolute repo, so its ACTIVE_GOAL_STATE.md cannot be found; set state_file in ${registry.path}`, { goal_id: goalId });
-    }
-    statePath = path.join(repo, '.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
+    throw new LoopxError('state_file_unresolved', `goal '${goalId}' has no state_file and no absolute repo, so its ACTIVE_GOAL_STATE.md cannot be found; set state_file in ${registry.path}`, { goal_id: goalId });
   }
   const registered = registeredAgentsForGoal(goal);
   return { goalId, statePath, roster: registered.length > 0 ? registered : null };

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { clockFromEnv, fixedClock, type Clock } from '../clock';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
-import { resolveRepo, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
+import { resolveGoalStatePath, resolveRuntimeRoot } from '../registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 
 /**
@@ -89,16 +89,9 @@ export async function locateGoal(lookup: GoalLookup): Promise<GoalLocation> {
     throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registryPath}`, { goal_id: goalId, registry: registryPath });
   }
   const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: lookup.runtimeRootOverride, homeDir });
-  return { registryPath, goalId, goal, registry, runtimeRoot, statePath: goalStatePath(goal, goalId, homeDir) };
+  return { registryPath, goalId, goal, registry, runtimeRoot, statePath: resolveGoalStatePath(goal, goalId, homeDir) };
 }
 
-/** `state_file` resolved, else the conventional `<repo>/.codex/goals/<id>/ACTIVE_GOAL_STATE.md`. */
-function goalStatePath(goal: Record<string, unknown>, goalId: string, homeDir: string): string | null {
-  const stateFile = resolveStateFile(goal, homeDir);
-  if (stateFile !== null) return stateFile;
-  const repo = resolveRepo(goal, homeDir);
-  return repo === null ? null : path.join(repo, '.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
-}
 
 /** The state path of a located goal, or `state_file_unresolved`. */
 export function requireStatePath(location: GoalLocation): string {

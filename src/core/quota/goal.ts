@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
-import { registryProjectRoot, resolveRepo, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
+import { registryProjectRoot, resolveGoalStatePath, resolveRuntimeRoot } from '../registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { goalRuntimeDir } from '../runtime/layout';
 import { readQuotaConfig, type QuotaConfig } from './config';
@@ -70,12 +70,7 @@ export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGo
   const goalId = checkGoalIdSegment(place.goalId);
   const { homeDir, runtimeRoot } = place;
   const registryPath = path.resolve(place.registryPath);
-  let statePath = resolveStateFile(goal, homeDir);
-  if (statePath === null && (typeof goal['state_file'] !== 'string' || goal['state_file'].trim() === '')) {
-    // No state_file at all: the conventional place under the goal's repo, when the repo is known.
-    const repo = resolveRepo(goal, homeDir);
-    if (repo !== null) statePath = path.join(repo, '.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
-  }
+  const statePath = resolveGoalStatePath(goal, goalId, homeDir);
   return {
     goalId,
     registryPath,

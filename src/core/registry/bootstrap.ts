@@ -6,7 +6,7 @@ import { LoopxError } from '../errors';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { withFileLock } from '../fs/fileLock';
 import { checkNewGoalId, slugify } from './goalId';
-import { PROJECT_REGISTRY_RELATIVE_PATH, resolveRuntimeRoot } from './locate';
+import { defaultStateFile, PROJECT_REGISTRY_RELATIVE_PATH, resolveRuntimeRoot } from './locate';
 import { findRawRegistryGoal } from './read';
 import { DEFAULT_QUOTA, isRecord, REGISTRY_SCHEMA_VERSION } from './schema';
 import { updateRegistry } from './update';
@@ -27,9 +27,7 @@ export const LOOPX_GITIGNORE = [
   '',
 ].join('\n');
 
-export function defaultStateFile(goalId: string): string {
-  return path.posix.join('.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
-}
+export { defaultStateFile } from './locate';
 
 export const BootstrapActionKind = z.enum([
   'created_registry',

@@ -117,6 +117,23 @@ export function resolveStateFile(goal: unknown, homeDir: string): string | null 
   return repo === null ? null : path.join(repo, expanded);
 }
 
+/** Where bootstrap puts a goal's state file, relative to its repo. */
+export function defaultStateFile(goalId: string): string {
+  return path.posix.join('.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
+}
+
+/**
+ * The state file commands read and edit: `state_file` resolved, else the conventional
+ * `<repo>/.codex/goals/<id>/ACTIVE_GOAL_STATE.md` (where bootstrap puts it); null when neither
+ * can be resolved.
+ */
+export function resolveGoalStatePath(goal: unknown, goalId: string, homeDir: string): string | null {
+  const stateFile = resolveStateFile(goal, homeDir);
+  if (stateFile !== null) return stateFile;
+  const repo = resolveRepo(goal, homeDir);
+  return repo === null ? null : path.join(repo, defaultStateFile(goalId));
+}
+
 /** The goal's `repo` with `~` expanded, or null when it is missing or not absolute. */
 export function resolveRepo(goal: unknown, homeDir: string): string | null {
   if (!isRecord(goal)) return null;

@@ -21,13 +21,16 @@ function main(): void {
     strict: true,
   });
   if (values.help) {
-    console.log('usage: npm run bench:gen -- (--size S|M|L|XL | --goals G --todos T --runs R) [--seed N] [--now ISO] --out DIR');
+    console.log(
+      'usage: npm run bench:gen -- (--size S|M|L|XL | --goals G --todos T --runs R) [--seed N] [--now ISO] --out DIR',
+    );
     return;
   }
   if (values.out === undefined) throw new Error('--out DIR is required (a new or empty folder)');
   let base = { goals: 10, todos: 20, runs: 50 };
   if (values.size !== undefined) {
-    if (!(SIZE_NAMES as readonly string[]).includes(values.size)) throw new Error(`--size must be one of ${SIZE_NAMES.join(', ')}`);
+    if (!(SIZE_NAMES as readonly string[]).includes(values.size))
+      throw new Error(`--size must be one of ${SIZE_NAMES.join(', ')}`);
     base = { ...SIZES[values.size as SizeName] };
   }
   const whole = (name: string, text: string | undefined, fallback: number): number => {

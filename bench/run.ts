@@ -5,7 +5,16 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { BENCHMARKS } from './benchmarks';
-import { renderMachine, renderResults, renderScaling, renderTargets, replaceBetweenMarkers, scalingRows, type BenchResults, type MachineInfo } from './core/report';
+import {
+  renderMachine,
+  renderResults,
+  renderScaling,
+  renderTargets,
+  replaceBetweenMarkers,
+  scalingRows,
+  type BenchResults,
+  type MachineInfo,
+} from './core/report';
 import { round } from './core/stats';
 import type { BenchCase, CaseResult, RunnableBenchmark, SideResult } from './core/types';
 import { BENCH_SEED, ensureWorkspace } from './core/workspaces';
@@ -49,19 +58,37 @@ function parseOptions(): RunOptions {
     strict: true,
   });
   if (values.help) {
-    console.log('usage: npm run bench -- [--only NAME[,NAME…]] [--sizes S,M,L,XL] [--runs N] [--no-docs] [--rebuild-cli]');
+    console.log(
+      'usage: npm run bench -- [--only NAME[,NAME…]] [--sizes S,M,L,XL] [--runs N] [--no-docs] [--rebuild-cli]',
+    );
     console.log(`benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
     process.exit(0);
   }
-  const list = (text: string | undefined): string[] | null => (text === undefined ? null : text.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const list = (text: string | undefined): string[] | null =>
+    text === undefined
+      ? null
+      : text
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   const only = list(values.only);
   for (const name of only ?? []) {
-    if (!BENCHMARKS.some((b) => b.name === name || b.name.startsWith(name))) throw new Error(`--only ${name}: no such benchmark (${BENCHMARKS.map((b) => b.name).join(', ')})`);
+    if (!BENCHMARKS.some((b) => b.name === name || b.name.startsWith(name)))
+      throw new Error(`--only ${name}: no such benchmark (${BENCHMARKS.map((b) => b.name).join(', ')})`);
   }
   const sizes = list(values.sizes);
-  for (const size of sizes ?? []) if (!(SIZE_NAMES as readonly string[]).includes(size)) throw new Error(`--sizes: ${size} is not one of ${SIZE_NAMES.join(', ')}`);
-  if (values.runs !== undefined && !/^[1-9]\d*$/.test(values.runs)) throw new Error('--runs must be a whole number ≥ 1');
-  return { only, sizes: sizes as SizeName[] | null, runs: values.runs === undefined ? null : Number(values.runs), docs: values['no-docs'] !== true, rebuildCli: values['rebuild-cli'] === true };
+  for (const size of sizes ?? [])
+    if (!(SIZE_NAMES as readonly string[]).includes(size))
+      throw new Error(`--sizes: ${size} is not one of ${SIZE_NAMES.join(', ')}`);
+  if (values.runs !== undefined && !/^[1-9]\d*$/.test(values.runs))
+    throw new Error('--runs must be a whole number ≥ 1');
+  return {
+    only,
+    sizes: sizes as SizeName[] | null,
+    runs: values.runs === undefined ? null : Number(values.runs),
+    docs: values['no-docs'] !== true,
+    rebuildCli: values['rebuild-cli'] === true,
+  };
 }
 
 function machineInfo(): MachineInfo {
@@ -73,20 +100,40 @@ function machineInfo(): MachineInfo {
     // Not Linux: os.cpus() names the model.
   }
   return {
-    cpu_model: cpu, cores: os.cpus().length, memory_gb: round(os.totalmem() / 1024 ** 3, 1), node_version: process.version, platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    load_average_start: round(os.loadavg()[0] ?? 0, 2), load_average_end: null,
+    cpu_model: cpu,
+    cores: os.cpus().length,
+    memory_gb: round(os.totalmem() / 1024 ** 3, 1),
+    node_version: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    load_average_start: round(os.loadavg()[0] ?? 0, 2),
+    load_average_end: null,
   };
 }
 
 /** Bundles the worker and the child scripts the way the CLI is bundled, so no TypeScript loader runs while measuring. */
 async function buildHelpers(): Promise<void> {
   fs.mkdirSync(BUILD_DIR, { recursive: true });
-  const entries = { worker: 'bench/worker.ts', rawRead: 'bench/children/rawRead.ts', appendRows: 'bench/children/appendRows.ts' };
-  await Promise.all(Object.entries(entries).map(([name, entry]) => build({
-    entryPoints: [path.join(ROOT, entry)], outfile: path.join(BUILD_DIR, `${name}.cjs`), bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', absWorkingDir: ROOT,
-    // The extension benchmark drives a real workbench; Playwright cannot be bundled.
-    external: ['playwright-core'],
-  })));
+  const entries = {
+    worker: 'bench/worker.ts',
+    rawRead: 'bench/children/rawRead.ts',
+    appendRows: 'bench/children/appendRows.ts',
+  };
+  await Promise.all(
+    Object.entries(entries).map(([name, entry]) =>
+      build({
+        entryPoints: [path.join(ROOT, entry)],
+        outfile: path.join(BUILD_DIR, `${name}.cjs`),
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        logLevel: 'warning',
+        absWorkingDir: ROOT,
+        // The extension benchmark drives a real workbench; Playwright cannot be bundled.
+        external: ['playwright-core'],
+      }),
+    ),
+  );
   fs.copyFileSync(path.join(ROOT, 'bench', 'children', 'peakRss.cjs'), path.join(BUILD_DIR, 'peakRss.cjs'));
 }
 
@@ -94,8 +141,12 @@ async function buildHelpers(): Promise<void> {
 function ensureCli(rebuild: boolean): string {
   if (!fs.existsSync(BUILT_CLI) || rebuild) {
     console.log('building the CLI (npm run build) …');
-    const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
-    if (result.status !== 0 || !fs.existsSync(BUILT_CLI)) throw new Error('npm run build failed; the whole-process benchmarks need out/cli.js');
+    const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (result.status !== 0 || !fs.existsSync(BUILT_CLI))
+      throw new Error('npm run build failed; the whole-process benchmarks need out/cli.js');
   }
   const builtAt = fs.statSync(BUILT_CLI).mtime.toISOString();
   fs.copyFileSync(BUILT_CLI, CLI_PATH);
@@ -116,25 +167,53 @@ function sizeOf(benchCase: BenchCase): SizeName | null {
   if (benchCase.size !== undefined) return benchCase.size;
   const shape = benchCase.shape;
   if (shape === null) return null;
-  return SIZE_NAMES.find((size) => SIZES[size].goals === shape.goals && SIZES[size].todos === shape.todos && SIZES[size].runs === shape.runs) ?? null;
+  return (
+    SIZE_NAMES.find(
+      (size) =>
+        SIZES[size].goals === shape.goals && SIZES[size].todos === shape.todos && SIZES[size].runs === shape.runs,
+    ) ?? null
+  );
 }
 
 function runWorker(input: WorkerInput): SideResult {
-  const result = spawnSync(process.execPath, ['--expose-gc', path.join(BUILD_DIR, 'worker.cjs'), JSON.stringify(input)], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const result = spawnSync(
+    process.execPath,
+    ['--expose-gc', path.join(BUILD_DIR, 'worker.cjs'), JSON.stringify(input)],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 },
+  );
   const line = result.stdout.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
-  if (result.status !== 0 || line === undefined) throw new Error((result.stderr || result.stdout || `worker exited with ${String(result.status)}`).trim().split('\n').slice(0, 6).join('\n'));
+  if (result.status !== 0 || line === undefined)
+    throw new Error(
+      (result.stderr || result.stdout || `worker exited with ${String(result.status)}`)
+        .trim()
+        .split('\n')
+        .slice(0, 6)
+        .join('\n'),
+    );
   return JSON.parse(line.slice(RESULT_PREFIX.length)) as SideResult;
 }
 
 function baseResult(benchmark: RunnableBenchmark, benchCase: BenchCase, runs: number): CaseResult {
   return {
-    benchmark: benchmark.name, case: benchCase.label, size: benchCase.size ?? null, units: benchmark.units(benchCase.shape), unit_label: benchmark.unitLabel,
-    runs, warmup: benchCase.warmup, measured_at: new Date().toISOString(), subject: null, baseline: null, baseline_ratio: null, skipped: null, error: null,
+    benchmark: benchmark.name,
+    case: benchCase.label,
+    size: benchCase.size ?? null,
+    units: benchmark.units(benchCase.shape),
+    unit_label: benchmark.unitLabel,
+    runs,
+    warmup: benchCase.warmup,
+    measured_at: new Date().toISOString(),
+    subject: null,
+    baseline: null,
+    baseline_ratio: null,
+    skipped: null,
+    error: null,
   };
 }
 
 const pad = (text: string, width: number): string => text.padEnd(width);
-const ms = (value: number): string => (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : Math.round(value).toString());
+const ms = (value: number): string =>
+  value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : Math.round(value).toString();
 
 async function main(): Promise<void> {
   const options = parseOptions();
@@ -144,7 +223,9 @@ async function main(): Promise<void> {
   await buildHelpers();
   const cliBuiltAt = ensureCli(options.rebuildCli);
   const available = cliCommands();
-  const selected = BENCHMARKS.filter((b) => options.only === null || options.only.some((name) => b.name === name || b.name.startsWith(name)));
+  const selected = BENCHMARKS.filter(
+    (b) => options.only === null || options.only.some((name) => b.name === name || b.name.startsWith(name)),
+  );
   const results: CaseResult[] = [];
 
   for (const benchmark of selected) {
@@ -165,15 +246,27 @@ async function main(): Promise<void> {
         continue;
       }
       try {
-        const workspace = benchCase.shape === null ? null : ensureWorkspace(WORKSPACES_DIR, benchCase.shape, BENCH_SEED, (line) => console.log(`  ${line}`));
+        const workspace =
+          benchCase.shape === null
+            ? null
+            : ensureWorkspace(WORKSPACES_DIR, benchCase.shape, BENCH_SEED, (line) => console.log(`  ${line}`));
         const input = (side: WorkerInput['side']): WorkerInput => ({
-          benchmark: benchmark.name, caseLabel: benchCase.label, side, workspaceRoot: workspace?.root ?? null, cliPath: CLI_PATH, buildDir: BUILD_DIR, runs, warmup: benchCase.warmup,
+          benchmark: benchmark.name,
+          caseLabel: benchCase.label,
+          side,
+          workspaceRoot: workspace?.root ?? null,
+          cliPath: CLI_PATH,
+          buildDir: BUILD_DIR,
+          runs,
+          warmup: benchCase.warmup,
         });
         result.subject = runWorker(input('subject'));
         result.baseline = runWorker(input('baseline'));
         result.baseline_ratio = round(result.subject.median_ms / result.baseline.median_ms, 2);
         const s = result.subject;
-        console.log(`${label} median ${ms(s.median_ms)} ms (min ${ms(s.min_ms)}, max ${ms(s.max_ms)}), raw ${ms(result.baseline.median_ms)} ms → ${result.baseline_ratio}×, peak ${s.peak_rss_mb.toFixed(0)} MB`);
+        console.log(
+          `${label} median ${ms(s.median_ms)} ms (min ${ms(s.min_ms)}, max ${ms(s.max_ms)}), raw ${ms(result.baseline.median_ms)} ms → ${result.baseline_ratio}×, peak ${s.peak_rss_mb.toFixed(0)} MB`,
+        );
         if (s.verification !== null) console.log(`  ✓ ${s.verification}`);
       } catch (error) {
         result.error = error instanceof Error ? error.message : String(error);

@@ -21,14 +21,23 @@ const collectGarbage = (): void => {
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '{}') as WorkerInput;
   const benchmark = findBenchmark(input.benchmark);
-  if (benchmark === undefined || benchmark.kind === 'pending') throw new Error(`no runnable benchmark named ${input.benchmark}`);
+  if (benchmark === undefined || benchmark.kind === 'pending')
+    throw new Error(`no runnable benchmark named ${input.benchmark}`);
   const workspace = input.workspaceRoot === null ? null : loadWorkspace(input.workspaceRoot);
-  if (input.workspaceRoot !== null && workspace === null) throw new Error(`${input.workspaceRoot} is not a generated workspace`);
+  if (input.workspaceRoot !== null && workspace === null)
+    throw new Error(`${input.workspaceRoot} is not a generated workspace`);
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-'));
-  const ctx: BenchContext = { workspace, cliPath: input.cliPath, buildDir: input.buildDir, tmpDir, homeDir: os.homedir() };
+  const ctx: BenchContext = {
+    workspace,
+    cliPath: input.cliPath,
+    buildDir: input.buildDir,
+    tmpDir,
+    homeDir: os.homedir(),
+  };
   try {
     collectGarbage();
-    const idleRssMb = benchmark.kind === 'process' ? runNode(ctx, ['-e', '0']).childPeakRssMb : process.memoryUsage().rss / 1024 / 1024;
+    const idleRssMb =
+      benchmark.kind === 'process' ? runNode(ctx, ['-e', '0']).childPeakRssMb : process.memoryUsage().rss / 1024 / 1024;
     const prepared = input.side === 'subject' ? await benchmark.prepare(ctx) : await benchmark.prepareBaseline(ctx);
     let childPeak = 0;
     const samples: number[] = [];
@@ -47,7 +56,12 @@ async function main(): Promise<void> {
       await prepared.cleanup?.();
     }
     const peakRssMb = benchmark.kind === 'process' ? childPeak : process.resourceUsage().maxRSS / 1024;
-    const result: SideResult = { ...summarize(samples), peak_rss_mb: round(peakRssMb, 1), idle_rss_mb: round(idleRssMb, 1), verification };
+    const result: SideResult = {
+      ...summarize(samples),
+      peak_rss_mb: round(peakRssMb, 1),
+      idle_rss_mb: round(idleRssMb, 1),
+      verification,
+    };
     process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
   } finally {
     fs.rmSync(tmpDir, { recursive: true, force: true });
@@ -55,6 +69,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -12,7 +12,8 @@ import { join, resolve } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const outDirFlag = process.argv.indexOf('--outdir');
 const outDirValue = outDirFlag === -1 ? undefined : process.argv[outDirFlag + 1];
-if (outDirFlag !== -1 && (outDirValue === undefined || outDirValue.startsWith('-'))) throw new Error('--outdir needs a folder: node scripts/build-lib.mjs --outdir <dir>');
+if (outDirFlag !== -1 && (outDirValue === undefined || outDirValue.startsWith('-')))
+  throw new Error('--outdir needs a folder: node scripts/build-lib.mjs --outdir <dir>');
 // The folder is emptied first, so it must be a folder of its own.
 const outDir = outDirValue === undefined ? join(root, 'out', 'core') : resolve(outDirValue);
 const production = process.argv.includes('--production');
@@ -33,6 +34,9 @@ await esbuild.build({
 });
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.lib.json'), '--outDir', outDir], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.lib.json'), '--outDir', outDir], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (!existsSync(join(outDir, 'index.d.ts'))) throw new Error(`tsc did not emit ${join(outDir, 'index.d.ts')}`);
 console.log(`[build-lib] ${join(outDir, 'index.js')} and index.d.ts written`);

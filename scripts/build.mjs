@@ -39,13 +39,30 @@ const builds = [
 
 const webviewEntries = listEntries('src/webviews', /(^|\/)main\.ts$/);
 if (webviewEntries.length > 0) {
-  builds.push({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: webviewEntries, outdir: 'out/webviews', outbase: 'src/webviews' });
+  builds.push({
+    ...common,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    entryPoints: webviewEntries,
+    outdir: 'out/webviews',
+    outbase: 'src/webviews',
+  });
 }
 
 // Integration suites run inside the extension host: `vscode` and mocha come from the host / node_modules.
 const integrationEntries = listEntries('test/integration', /\.ts$/);
 if (integrationEntries.length > 0) {
-  builds.push({ ...common, entryPoints: integrationEntries, outdir: 'out/test/integration', outbase: 'test/integration', bundle: true, external: ['vscode', 'mocha'], sourcemap: true, minify: false });
+  builds.push({
+    ...common,
+    entryPoints: integrationEntries,
+    outdir: 'out/test/integration',
+    outbase: 'test/integration',
+    bundle: true,
+    external: ['vscode', 'mocha'],
+    sourcemap: true,
+    minify: false,
+  });
 }
 
 if (!watch) rmSync(join(root, 'out'), { recursive: true, force: true });

@@ -10,7 +10,20 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const vsix = join(root, `${name}-${version}.vsix`);
-const shipped = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'out/extension.js', 'out/cli.js', 'out/cli-main.js', 'out/demoAgent.js', 'out/webviews', 'media', 'docs/images'];
+const shipped = [
+  'package.json',
+  'README.md',
+  'LICENSE',
+  'CHANGELOG.md',
+  '.vscodeignore',
+  'out/extension.js',
+  'out/cli.js',
+  'out/cli-main.js',
+  'out/demoAgent.js',
+  'out/webviews',
+  'media',
+  'docs/images',
+];
 
 execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production'], { stdio: 'inherit', cwd: root });
 const stage = mkdtempSync(join(tmpdir(), 'loopx-vsix-'));
@@ -18,9 +31,22 @@ try {
   for (const entry of shipped) {
     if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true });
   }
-  execFileSync(process.execPath, [join(root, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', vsix], {
-    stdio: ['ignore', 'inherit', 'inherit'], cwd: stage,
-  });
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--no-rewrite-relative-links',
+      '--out',
+      vsix,
+    ],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      cwd: stage,
+    },
+  );
 } finally {
   rmSync(stage, { recursive: true, force: true });
 }

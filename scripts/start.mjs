@@ -11,7 +11,11 @@ if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) {
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
-const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'start.ts'), ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', join(root, 'scripts', 'start.ts'), ...process.argv.slice(2)],
+  { cwd: root, stdio: 'inherit' },
+);
 // Ctrl+C reaches both processes through the terminal; a plain kill of this one is passed on.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code) => process.exit(code ?? 0));

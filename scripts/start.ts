@@ -15,7 +15,8 @@ const args = process.argv.slice(2);
 const reset = args.includes('--reset');
 const forceCodeServer = args.includes('--code-server');
 const portArg = args[args.indexOf('--port') + 1];
-const requestedPort = args.includes('--port') && portArg ? Number(portArg) : Number(process.env['LOOPX_DEMO_PORT'] ?? 8733);
+const requestedPort =
+  args.includes('--port') && portArg ? Number(portArg) : Number(process.env['LOOPX_DEMO_PORT'] ?? 8733);
 
 function log(message: string): void {
   console.log(`[start] ${message}`);
@@ -35,7 +36,15 @@ function portIsFree(port: number): Promise<boolean> {
 
 async function main(): Promise<void> {
   log('building and packaging the extension…');
-  const vsix = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop() ?? '';
+  const vsix =
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+      .trim()
+      .split('\n')
+      .pop() ?? '';
   const demoRoot = join(REPO_ROOT, '.demo');
   const workspace = materializeDemoWorkspace(join(demoRoot, 'workspace'), { replace: reset });
   log(`demo workspace: ${workspace}${reset ? ' (fresh copy)' : ' (kept; pass --reset for a fresh copy)'}`);
@@ -54,9 +63,17 @@ async function main(): Promise<void> {
   installVsix(vsix, extensionsDir);
   const port = (await portIsFree(requestedPort)) ? requestedPort : 0;
   if (port === 0) log(`port ${requestedPort} is in use; picking a free one (use --port N to choose)`);
-  const server = await startCodeServer({ workspace, extensionsDir, port, rootDir: join(demoRoot, 'host'), keepDirs: true });
+  const server = await startCodeServer({
+    workspace,
+    extensionsDir,
+    port,
+    rootDir: join(demoRoot, 'host'),
+    keepDirs: true,
+  });
   const url = `${server.url}/?folder=${encodeURIComponent(workspace)}`;
-  console.log(`\n  LoopX demo is running in VS Code (code-server ${server.url}, bound to 127.0.0.1 only).\n\n  Open: ${url}\n\n  Press Ctrl+C to stop.\n`);
+  console.log(
+    `\n  LoopX demo is running in VS Code (code-server ${server.url}, bound to 127.0.0.1 only).\n\n  Open: ${url}\n\n  Press Ctrl+C to stop.\n`,
+  );
 
   let stopping = false;
   const stop = async (): Promise<void> => {

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const scratch = mkdtempSync(join(tmpdir(), 'loopx-test-'));
-const only = process.env.LOOPX_TEST_TIERS?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = process.env.LOOPX_TEST_TIERS?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 function run(command, args, env = {}) {
   const started = Date.now();
@@ -31,7 +33,11 @@ const tiers = [
     name: 'static',
     run() {
       const checks = [run(npm, ['run', '-s', 'typecheck']), run(npm, ['run', '-s', 'lint'])];
-      return { passed: checks.filter((c) => c.ok).length, failed: checks.filter((c) => !c.ok).length, ok: checks.every((c) => c.ok) };
+      return {
+        passed: checks.filter((c) => c.ok).length,
+        failed: checks.filter((c) => !c.ok).length,
+        ok: checks.every((c) => c.ok),
+      };
     },
   },
   ...[
@@ -69,7 +75,9 @@ for (const row of rows) {
   ok &&= tierOk;
   passed += row.passed;
   failed += row.failed + (tierOk || row.failed > 0 ? 0 : 1);
-  console.log(`${row.name.padEnd(12)} ${String(row.passed).padStart(4)} passed ${String(row.failed).padStart(3)} failed  ${row.seconds.toFixed(1).padStart(6)} s${empty ? '  (ran no test!)' : ''}${tierOk ? '' : '  FAILED'}`);
+  console.log(
+    `${row.name.padEnd(12)} ${String(row.passed).padStart(4)} passed ${String(row.failed).padStart(3)} failed  ${row.seconds.toFixed(1).padStart(6)} s${empty ? '  (ran no test!)' : ''}${tierOk ? '' : '  FAILED'}`,
+  );
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exitCode = ok ? 0 : 1;

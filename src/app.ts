@@ -49,44 +49,57 @@ export class LoopxApp extends Disposable {
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
     const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context), turnEnded: this.turnEnded };
-    for (const d of registerPaletteCommands({
-      showCommands: () => showAllCommands(),
-      refresh: () => this.model.reload(),
-      showLog: () => this.log.show(),
-      validateRegistry: () => validateRegistries(this.model, validation, this.log),
-      createGoal: (arg) => createGoal(this.model, this.log, arg),
-      agentOnboard: () => agentOnboardCommand(this.model),
-      registerAgent: (arg) => registerAgentCommand(this.model, arg),
-      configureGoal: (arg) => configureGoalCommand(this.model, arg),
-      todoAdd: (arg) => addTodoCommand(this.model, arg),
-      todoList: (arg) => listTodosCommand(this.model, arg),
-      status: () => showStatusCommand(this.model),
-      refreshState: (arg) => refreshStateCommand(this.model, arg),
-      quotaStatus: (arg) => showQuotaCommand(this.model, arg),
-      turnRunOnce: (arg) => runOneTurnCommand(turns, arg),
-      turnLoop: (arg) => runLoopCommand(turns, arg),
-      globalSummary: () => showGlobalView(this.model, 'global-summary'),
-      globalGates: () => showGlobalView(this.model, 'global-gates'),
-      globalTodos: () => showGlobalView(this.model, 'global-todos'),
-      globalRisks: () => showGlobalView(this.model, 'global-risks'),
-      copyStatusServerUrl: () => statusServer.copyUrl(),
-    }, log)) this.register(d);
-    this.register(this.model.onDidChange(() => {
-      void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasGoals, this.model.goals.length > 0);
-    }));
+    for (const d of registerPaletteCommands(
+      {
+        showCommands: () => showAllCommands(),
+        refresh: () => this.model.reload(),
+        showLog: () => this.log.show(),
+        validateRegistry: () => validateRegistries(this.model, validation, this.log),
+        createGoal: (arg) => createGoal(this.model, this.log, arg),
+        agentOnboard: () => agentOnboardCommand(this.model),
+        registerAgent: (arg) => registerAgentCommand(this.model, arg),
+        configureGoal: (arg) => configureGoalCommand(this.model, arg),
+        todoAdd: (arg) => addTodoCommand(this.model, arg),
+        todoList: (arg) => listTodosCommand(this.model, arg),
+        status: () => showStatusCommand(this.model),
+        refreshState: (arg) => refreshStateCommand(this.model, arg),
+        quotaStatus: (arg) => showQuotaCommand(this.model, arg),
+        turnRunOnce: (arg) => runOneTurnCommand(turns, arg),
+        turnLoop: (arg) => runLoopCommand(turns, arg),
+        globalSummary: () => showGlobalView(this.model, 'global-summary'),
+        globalGates: () => showGlobalView(this.model, 'global-gates'),
+        globalTodos: () => showGlobalView(this.model, 'global-todos'),
+        globalRisks: () => showGlobalView(this.model, 'global-risks'),
+        copyStatusServerUrl: () => statusServer.copyUrl(),
+      },
+      log,
+    ))
+      this.register(d);
+    this.register(
+      this.model.onDidChange(() => {
+        void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasGoals, this.model.goals.length > 0);
+      }),
+    );
   }
 
   async start(): Promise<void> {
-    this.log.info(`LoopX ${LOOPX_VERSION} activating (VS Code ${vscode.version}, trusted: ${vscode.workspace.isTrusted})`);
+    this.log.info(
+      `LoopX ${LOOPX_VERSION} activating (VS Code ${vscode.version}, trusted: ${vscode.workspace.isTrusted})`,
+    );
     await this.model.reload();
     this.timings.modelLoaded(this.model.goals.length);
-    this.log.info(`loaded ${this.model.goals.length} goal(s) in ${this.timings.snapshot().activateToModelMs?.toFixed(0) ?? '?'} ms`);
+    this.log.info(
+      `loaded ${this.model.goals.length} goal(s) in ${this.timings.snapshot().activateToModelMs?.toFixed(0) ?? '?'} ms`,
+    );
     await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.ready, true);
   }
 
   /** The API other extensions get from `getExtension(...).exports`. */
   get api(): LoopxExtensionApi {
-    return (this.extensionApi ??= createExtensionApi(this.model, { onDidEndTurn: this.turnEnded.event, onDidChangeQuota: this.quotaChanged.event }));
+    return (this.extensionApi ??= createExtensionApi(this.model, {
+      onDidEndTurn: this.turnEnded.event,
+      onDidChangeQuota: this.quotaChanged.event,
+    }));
   }
 
   get extensionUri(): vscode.Uri {

@@ -16,24 +16,54 @@ interface ChildReport {
 }
 
 /** Starts the writer processes at once and waits for all of them; a failing writer fails the run. */
-async function appendFromProcesses(ctx: BenchContext, mode: 'loopx' | 'raw', projectRoot: string): Promise<ChildReport[]> {
+async function appendFromProcesses(
+  ctx: BenchContext,
+  mode: 'loopx' | 'raw',
+  projectRoot: string,
+): Promise<ChildReport[]> {
   const script = path.join(ctx.buildDir, 'appendRows.cjs');
   const runtimeRoot = path.join(projectRoot, '.loopx', 'runtime');
   const perChild = APPEND_ROWS / APPEND_PROCESSES;
-  const children = Array.from({ length: APPEND_PROCESSES }, (_, child) => new Promise<ChildReport>((resolve, reject) => {
-    const rssFile = path.join(ctx.tmpDir, `rss-${mode}-${child}`);
-    const args = ['--require', path.join(ctx.buildDir, 'peakRss.cjs'), script, mode, runtimeRoot, GOAL_ID, String(child), String(APPEND_PROCESSES), String(perChild)];
-    const proc = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOOPX_BENCH_RSS_FILE: rssFile } });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    proc.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-    proc.on('error', reject);
-    proc.on('close', (code) => {
-      if (code === 0) resolve({ ...(JSON.parse(stdout) as Omit<ChildReport, 'peak_rss_mb'>), peak_rss_mb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024 });
-      else reject(new Error(`writer ${child} exited with ${String(code)}: ${stderr.slice(0, 600)}`));
-    });
-  }));
+  const children = Array.from(
+    { length: APPEND_PROCESSES },
+    (_, child) =>
+      new Promise<ChildReport>((resolve, reject) => {
+        const rssFile = path.join(ctx.tmpDir, `rss-${mode}-${child}`);
+        const args = [
+          '--require',
+          path.join(ctx.buildDir, 'peakRss.cjs'),
+          script,
+          mode,
+          runtimeRoot,
+          GOAL_ID,
+          String(child),
+          String(APPEND_PROCESSES),
+          String(perChild),
+        ];
+        const proc = spawn(process.execPath, args, {
+          cwd: projectRoot,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, LOOPX_BENCH_RSS_FILE: rssFile },
+        });
+        let stdout = '';
+        let stderr = '';
+        proc.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+        });
+        proc.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        proc.on('error', reject);
+        proc.on('close', (code) => {
+          if (code === 0)
+            resolve({
+              ...(JSON.parse(stdout) as Omit<ChildReport, 'peak_rss_mb'>),
+              peak_rss_mb: Number(fs.readFileSync(rssFile, 'utf8')) / 1024,
+            });
+          else reject(new Error(`writer ${child} exited with ${String(code)}: ${stderr.slice(0, 600)}`));
+        });
+      }),
+  );
   return Promise.all(children);
 }
 
@@ -58,8 +88,12 @@ function contention(ctx: BenchContext, mode: 'loopx' | 'raw'): Prepared {
         if (read.raw_count !== APPEND_ROWS) problems.push(`${read.raw_count} index lines`);
         if (read.skipped.length > 0) problems.push(`${read.skipped.length} torn or invalid lines`);
         if (distinct.size !== APPEND_ROWS) problems.push(`${distinct.size} distinct rows`);
-        if (mode === 'loopx' && !read.rows.every((row) => row.json_exists && row.markdown_exists)) problems.push('rows without both artifacts');
-        if (problems.length > 0) throw new Error(`run ${index + 1}: expected ${APPEND_ROWS} rows, found ${problems.join(', ')}: rows were lost`);
+        if (mode === 'loopx' && !read.rows.every((row) => row.json_exists && row.markdown_exists))
+          problems.push('rows without both artifacts');
+        if (problems.length > 0)
+          throw new Error(
+            `run ${index + 1}: expected ${APPEND_ROWS} rows, found ${problems.join(', ')}: rows were lost`,
+          );
         lockTimeouts += (reports[index] ?? []).reduce((sum, report) => sum + report.lock_timeouts, 0);
       }
       const timeouts = mode === 'loopx' ? `; ${lockTimeouts} lock timeout(s) retried` : '';

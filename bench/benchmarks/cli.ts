@@ -28,18 +28,21 @@ export const cliRegistry: RunnableBenchmark = {
   kind: 'process',
   name: 'cli-registry',
   title: '`loopx registry --format json` (whole process)',
-  description: 'node out/cli.js --registry <registry> registry --format json: validate the registry and print every goal row',
+  description:
+    'node out/cli.js --registry <registry> registry --format json: validate the registry and print every goal row',
   baselineDescription: 'a node process that reads registry.json and JSON.parses it',
   cases: scalingCases({ S: 10, M: 9, L: 7, XL: 7 }),
   unitLabel: 'goals',
   units: (shape) => shape?.goals ?? 0,
-  prepare: async (ctx) => cliRun(ctx, ['registry', '--format', 'json'], {
-    check: (stdout) => {
-      expectOkJson(stdout);
-      const goals = (JSON.parse(stdout) as { goal_count?: number }).goal_count;
-      if (goals !== requireWorkspace(ctx.workspace).goalIds.length) throw new Error(`registry printed ${String(goals)} goals`);
-    },
-  }),
+  prepare: async (ctx) =>
+    cliRun(ctx, ['registry', '--format', 'json'], {
+      check: (stdout) => {
+        expectOkJson(stdout);
+        const goals = (JSON.parse(stdout) as { goal_count?: number }).goal_count;
+        if (goals !== requireWorkspace(ctx.workspace).goalIds.length)
+          throw new Error(`registry printed ${String(goals)} goals`);
+      },
+    }),
   prepareBaseline: async (ctx) => rawReadProcess(ctx, [requireWorkspace(ctx.workspace).registryPath]),
 };
 
@@ -47,12 +50,14 @@ export const cliTodoList: RunnableBenchmark = {
   kind: 'process',
   name: 'cli-todo-list',
   title: '`loopx todo list --goal-id <one goal> --format json` (whole process)',
-  description: 'node out/cli.js todo list for the first goal: read the registry, find the goal, parse its state file, list todos and gates',
+  description:
+    'node out/cli.js todo list for the first goal: read the registry, find the goal, parse its state file, list todos and gates',
   baselineDescription: "a node process that reads registry.json (JSON.parse) and the goal's state file",
   cases: scalingCases({ S: 10, M: 9, L: 7, XL: 7 }),
   unitLabel: 'goals in the registry',
   units: (shape) => shape?.goals ?? 0,
-  prepare: async (ctx) => cliRun(ctx, ['todo', 'list', '--goal-id', requireWorkspace(ctx.workspace).goalIds[0] ?? '', '--format', 'json']),
+  prepare: async (ctx) =>
+    cliRun(ctx, ['todo', 'list', '--goal-id', requireWorkspace(ctx.workspace).goalIds[0] ?? '', '--format', 'json']),
   prepareBaseline: async (ctx) => {
     const workspace = requireWorkspace(ctx.workspace);
     return rawReadProcess(ctx, [workspace.registryPath, ...stateFiles(workspace).slice(0, 1)]);

@@ -23,13 +23,18 @@ export const registryLoad: RunnableBenchmark = {
         resolveRuntimeRoot({ registryPath: workspace.registryPath, registry, homeDir: ctx.homeDir });
         let resolved = 0;
         for (const goal of goals) if (resolveStateFile(goal, ctx.homeDir) !== null) resolved++;
-        if (resolved !== workspace.goalIds.length) throw new Error(`resolved ${resolved} state files, expected ${workspace.goalIds.length}`);
+        if (resolved !== workspace.goalIds.length)
+          throw new Error(`resolved ${resolved} state files, expected ${workspace.goalIds.length}`);
       },
     };
   },
   prepareBaseline: async (ctx) => {
     const workspace = requireWorkspace(ctx.workspace);
     if (!fs.existsSync(workspace.registryPath)) throw new Error(`missing ${workspace.registryPath}`);
-    return { run: async () => { await rawRead([workspace.registryPath]); } };
+    return {
+      run: async () => {
+        await rawRead([workspace.registryPath]);
+      },
+    };
   },
 };

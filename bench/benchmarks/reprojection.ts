@@ -15,7 +15,8 @@ export const reprojectionOneGoal: RunnableBenchmark = {
   kind: 'in-process',
   name: 'reprojection-one-goal',
   title: 'Incremental re-projection of one goal after a change',
-  description: 'GoalStatusCache warmed with every goal of L; each run appends a todo to one goal\'s state file and asks the cache for that goal\'s status item',
+  description:
+    "GoalStatusCache warmed with every goal of L; each run appends a todo to one goal's state file and asks the cache for that goal's status item",
   baselineDescription: "read that goal's state file and JSON.parse its run index",
   cases: [fixedCase('one goal of L', SIZES.L, 15, 2)],
   unitLabel: 'goals re-projected',
@@ -37,11 +38,15 @@ export const reprojectionOneGoal: RunnableBenchmark = {
     return {
       run: async () => {
         runs++;
-        fs.appendFileSync(stateFile, `\n## Agent Todo\n- [ ] [P3] Benchmark todo ${runs}.\n  <!-- loopx:todo todo_id=todo_bench_${runs} status=open -->\n`);
+        fs.appendFileSync(
+          stateFile,
+          `\n## Agent Todo\n- [ ] [P3] Benchmark todo ${runs}.\n  <!-- loopx:todo todo_id=todo_bench_${runs} status=open -->\n`,
+        );
         lastCount = (await cache.goalStatus(target, { homeDir: ctx.homeDir })).agent_todos.total_count;
       },
       verify: async () => {
-        if (lastCount <= before) throw new Error(`the re-projected item did not see the change (${before} → ${lastCount} agent todos)`);
+        if (lastCount <= before)
+          throw new Error(`the re-projected item did not see the change (${before} → ${lastCount} agent todos)`);
         return `agent todos of the changed goal ${before} → ${lastCount}; the other ${targets.length - 1} goals were not re-read`;
       },
       cleanup: async () => fs.writeFileSync(stateFile, original),
@@ -50,6 +55,10 @@ export const reprojectionOneGoal: RunnableBenchmark = {
   prepareBaseline: async (ctx) => {
     const workspace = requireWorkspace(ctx.workspace);
     const files = [stateFiles(workspace)[0] ?? '', runIndexFiles(workspace)[0] ?? ''];
-    return { run: async () => { await rawRead(files); } };
+    return {
+      run: async () => {
+        await rawRead(files);
+      },
+    };
   },
 };

@@ -8,7 +8,8 @@ export const runIndexRead: RunnableBenchmark = {
   kind: 'in-process',
   name: 'run-index-read',
   title: 'Read the run index of every goal',
-  description: 'readGoalRuns for every goal: parse and validate each row, merge duplicates, sort newest first, check both artifacts of every row exist',
+  description:
+    'readGoalRuns for every goal: parse and validate each row, merge duplicates, sort newest first, check both artifacts of every row exist',
   baselineDescription: 'read every index.jsonl and JSON.parse each line',
   cases: scalingCases({ L: 5, XL: 5 }),
   unitLabel: 'run rows',
@@ -23,12 +24,17 @@ export const runIndexRead: RunnableBenchmark = {
           const read = await readGoalRuns(workspace.runtimeRoot, goalId, { projectRoot });
           rows += read.rows.length;
         }
-        if (rows !== workspace.counts.runRows) throw new Error(`read ${rows} rows, expected ${workspace.counts.runRows}`);
+        if (rows !== workspace.counts.runRows)
+          throw new Error(`read ${rows} rows, expected ${workspace.counts.runRows}`);
       },
     };
   },
   prepareBaseline: async (ctx) => {
     const files = runIndexFiles(requireWorkspace(ctx.workspace));
-    return { run: async () => { await rawRead(files); } };
+    return {
+      run: async () => {
+        await rawRead(files);
+      },
+    };
   },
 };

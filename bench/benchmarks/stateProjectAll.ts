@@ -18,7 +18,14 @@ export const stateProjectAll: RunnableBenchmark = {
   cases: [...scalingCases(), fixedCase(FIVE_HUNDRED, FIVE_HUNDRED_TODOS, 30, 3)],
   unitLabel: 'todos',
   units: (shape) => (shape === null ? 0 : shape.goals * shape.todos),
-  targets: [{ caseLabel: FIVE_HUNDRED, metric: 'median_ms', limit: 5, text: 'state file of 500 todos parsed + projected well under 5 ms' }],
+  targets: [
+    {
+      caseLabel: FIVE_HUNDRED,
+      metric: 'median_ms',
+      limit: 5,
+      text: 'state file of 500 todos parsed + projected well under 5 ms',
+    },
+  ],
   prepare: async (ctx) => {
     const workspace = requireWorkspace(ctx.workspace);
     const files = stateFiles(workspace);
@@ -29,16 +36,22 @@ export const stateProjectAll: RunnableBenchmark = {
           const doc = parseStateDocument(await readStateText(file));
           const projection = projectStateDocument(doc);
           analyzeGates(doc);
-          if (projection.diagnostics.error_count > 0) throw new Error(`${file}: ${JSON.stringify(projection.diagnostics.errors)}`);
+          if (projection.diagnostics.error_count > 0)
+            throw new Error(`${file}: ${JSON.stringify(projection.diagnostics.errors)}`);
           todos += projection.todos.user.total_count + projection.todos.agent.total_count;
         }
-        if (todos !== workspace.counts.todos) throw new Error(`projected ${todos} todos, expected ${workspace.counts.todos}`);
+        if (todos !== workspace.counts.todos)
+          throw new Error(`projected ${todos} todos, expected ${workspace.counts.todos}`);
       },
     };
   },
   prepareBaseline: async (ctx) => {
     const files = stateFiles(requireWorkspace(ctx.workspace));
     if (!files.every((file) => fs.existsSync(file))) throw new Error('a state file is missing');
-    return { run: async () => { await rawRead(files); } };
+    return {
+      run: async () => {
+        await rawRead(files);
+      },
+    };
   },
 };

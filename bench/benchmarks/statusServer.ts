@@ -67,7 +67,10 @@ interface Served {
 /** Starts `node <args>` and resolves once it prints `listening on http://127.0.0.1:<port>` on stderr. */
 function startServer(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -127,12 +130,23 @@ function loadRuns(served: Served, spec: LoadSpec, goals: number): Prepared {
   return {
     run: async () => {
       const result = await autocannon({
-        url: `${served.origin}${spec.route}`, connections: CONNECTIONS, amount: spec.amount, headers: headersOf(spec), sampleInt: SAMPLE_INTERVAL_MS,
-        setupClient: (client) => { client.pipelinedRequests.addBody = () => undefined; },
+        url: `${served.origin}${spec.route}`,
+        connections: CONNECTIONS,
+        amount: spec.amount,
+        headers: headersOf(spec),
+        sampleInt: SAMPLE_INTERVAL_MS,
+        setupClient: (client) => {
+          client.pipelinedRequests.addBody = () => undefined;
+        },
       });
       failures += result.errors + result.timeouts + result.non2xx;
       requests += result.requests.total;
-      runs.push({ rate: result.requests.total / result.duration, p99: result.latency.p99, p50: result.latency.p50, max: result.latency.max });
+      runs.push({
+        rate: result.requests.total / result.duration,
+        p99: result.latency.p99,
+        p50: result.latency.p50,
+        max: result.latency.max,
+      });
       return { childPeakRssMb: peakRssMb(served.child.pid) };
     },
     verify: async () => {
@@ -152,10 +166,16 @@ function loadRuns(served: Served, spec: LoadSpec, goals: number): Prepared {
 /** The subject: out/cli.js serve-status on the case's workspace, its read model built before the runs. */
 async function prepareServer(ctx: BenchContext, spec: LoadSpec): Promise<Prepared> {
   const workspace = requireWorkspace(ctx.workspace);
-  const served = await startServer([ctx.cliPath, '--registry', workspace.registryPath, 'serve-status', '--port', '0'], { LOOPX_STATUS_TOKEN: TOKEN, LOOPX_NOW: workspace.now });
+  const served = await startServer([ctx.cliPath, '--registry', workspace.registryPath, 'serve-status', '--port', '0'], {
+    LOOPX_STATUS_TOKEN: TOKEN,
+    LOOPX_NOW: workspace.now,
+  });
   try {
     const status = await fetchChecked(`${served.origin}/status.json`, headersOf(spec));
-    if (status['goal_count'] !== workspace.goalIds.length) throw new Error(`/status.json listed ${String(status['goal_count'])} goals, expected ${workspace.goalIds.length}`);
+    if (status['goal_count'] !== workspace.goalIds.length)
+      throw new Error(
+        `/status.json listed ${String(status['goal_count'])} goals, expected ${workspace.goalIds.length}`,
+      );
     if (JSON.stringify(status).includes(workspace.root)) throw new Error('/status.json leaked the workspace path');
   } catch (error) {
     await stopServer(served);
@@ -182,7 +202,10 @@ http.createServer((req, res) => {
 async function prepareRawServer(ctx: BenchContext, spec: LoadSpec): Promise<Prepared> {
   const workspace = requireWorkspace(ctx.workspace);
   const bodyFile = path.join(ctx.tmpDir, 'body.json');
-  const subject = await startServer([ctx.cliPath, '--registry', workspace.registryPath, 'serve-status', '--port', '0'], { LOOPX_STATUS_TOKEN: TOKEN, LOOPX_NOW: workspace.now });
+  const subject = await startServer(
+    [ctx.cliPath, '--registry', workspace.registryPath, 'serve-status', '--port', '0'],
+    { LOOPX_STATUS_TOKEN: TOKEN, LOOPX_NOW: workspace.now },
+  );
   try {
     fs.writeFileSync(bodyFile, JSON.stringify(await fetchChecked(`${subject.origin}${spec.route}`, headersOf(spec))));
   } finally {
@@ -205,13 +228,19 @@ export const statusServerStatusJson: RunnableBenchmark = {
   name: 'status-server-status-json',
   title: 'Status server under load: `GET /status.json` (gzip, as dashboards fetch it)',
   description: `one burst of GET /status.json (Authorization: Bearer, Accept-Encoding: gzip) over ${CONNECTIONS} connections against \`loopx serve-status\` on 127.0.0.1 (${STATUS_JSON.amount.toLocaleString('en-US')} requests); peak RSS is the server's`,
-  baselineDescription: 'the same bursts against a bare node:http server that replays the same response bytes from memory',
+  baselineDescription:
+    'the same bursts against a bare node:http server that replays the same response bytes from memory',
   requiresCli: 'serve-status',
   cases: [loadCase('M', 'M', 5), loadCase('L', 'L', 3)],
   unitLabel: 'goals',
   units: (shape) => shape?.goals ?? 0,
   targets: [
-    { caseLabel: 'M', metric: 'median_ms', limit: (STATUS_JSON.amount / 2_000) * 1000, text: `\`GET /status.json\` on M at least 2,000 requests/s (${STATUS_JSON.amount.toLocaleString('en-US')} requests in under ${STATUS_JSON.amount / 2_000} s; p99 latency in the checked line)` },
+    {
+      caseLabel: 'M',
+      metric: 'median_ms',
+      limit: (STATUS_JSON.amount / 2_000) * 1000,
+      text: `\`GET /status.json\` on M at least 2,000 requests/s (${STATUS_JSON.amount.toLocaleString('en-US')} requests in under ${STATUS_JSON.amount / 2_000} s; p99 latency in the checked line)`,
+    },
   ],
   prepare: async (ctx) => prepareServer(ctx, STATUS_JSON),
   prepareBaseline: async (ctx) => prepareRawServer(ctx, STATUS_JSON),
@@ -222,13 +251,19 @@ export const statusServerHealthz: RunnableBenchmark = {
   name: 'status-server-healthz',
   title: 'Status server under load: `GET /healthz`',
   description: `one burst of ${HEALTHZ.amount.toLocaleString('en-US')} GET /healthz over ${CONNECTIONS} connections against \`loopx serve-status\` on 127.0.0.1 (workspace M); peak RSS is the server's`,
-  baselineDescription: 'the same burst against a bare node:http server that replays the same response bytes from memory',
+  baselineDescription:
+    'the same burst against a bare node:http server that replays the same response bytes from memory',
   requiresCli: 'serve-status',
   cases: [loadCase('M', 'M', 5)],
   unitLabel: 'goals',
   units: (shape) => shape?.goals ?? 0,
   targets: [
-    { caseLabel: 'M', metric: 'median_ms', limit: (HEALTHZ.amount / 10_000) * 1000, text: `\`GET /healthz\` at least 10,000 requests/s (${HEALTHZ.amount.toLocaleString('en-US')} requests in under ${HEALTHZ.amount / 10_000} s)` },
+    {
+      caseLabel: 'M',
+      metric: 'median_ms',
+      limit: (HEALTHZ.amount / 10_000) * 1000,
+      text: `\`GET /healthz\` at least 10,000 requests/s (${HEALTHZ.amount.toLocaleString('en-US')} requests in under ${HEALTHZ.amount / 10_000} s)`,
+    },
   ],
   prepare: async (ctx) => prepareServer(ctx, HEALTHZ),
   prepareBaseline: async (ctx) => prepareRawServer(ctx, HEALTHZ),

@@ -27,13 +27,28 @@ const cannedExecutor: AgentExecutor = {
     const todo = request.selected_todo;
     if (todo === null) throw new Error('the benchmark goal ran out of todos');
     return {
-      ok: true, executor: 'canned', exit_code: 0, duration_ms: 0, session_id: null, output_excerpt: '', stderr_excerpt: '',
+      ok: true,
+      executor: 'canned',
+      exit_code: 0,
+      duration_ms: 0,
+      session_id: null,
+      output_excerpt: '',
+      stderr_excerpt: '',
       usage: { input_tokens: 1000, output_tokens: 100, cost_usd: 0.001, estimated: true, source: 'agent_reported' },
       result_kind: 'validated_progress',
       result: {
-        schema_version: HOST_RESULT_SCHEMA_VERSION, turn_key: request.turn_key, result_kind: 'validated_progress', summary: 'canned progress',
-        classification: 'bench_progress', recommended_action: 'Run the next turn.', next_action: 'Run the next turn.',
-        delivery_batch_scale: 'single_surface', delivery_outcome: 'outcome_progress', evidence: ['canned'], todo: { todo_id: todo.todo_id, disposition: 'in_progress' }, changed_files: [],
+        schema_version: HOST_RESULT_SCHEMA_VERSION,
+        turn_key: request.turn_key,
+        result_kind: 'validated_progress',
+        summary: 'canned progress',
+        classification: 'bench_progress',
+        recommended_action: 'Run the next turn.',
+        next_action: 'Run the next turn.',
+        delivery_batch_scale: 'single_surface',
+        delivery_outcome: 'outcome_progress',
+        evidence: ['canned'],
+        todo: { todo_id: todo.todo_id, disposition: 'in_progress' },
+        changed_files: [],
       },
     };
   },
@@ -49,7 +64,12 @@ function benchGoal(ctx: BenchContext): RunOnceOptions {
   goal['validation_command'] = ['true'];
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
   return {
-    registryPath, goalId: 'tidy-notes', agentId: 'demo', clock: systemClock, env: { PATH: process.env['PATH'] ?? '' }, execute: true,
+    registryPath,
+    goalId: 'tidy-notes',
+    agentId: 'demo',
+    clock: systemClock,
+    env: { PATH: process.env['PATH'] ?? '' },
+    execute: true,
     executorFactory: () => cannedExecutor,
   };
 }
@@ -62,7 +82,7 @@ async function oneTurn(options: RunOnceOptions): Promise<void> {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] ?? 0 : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 function baselineFiles(options: RunOnceOptions): string[] {
@@ -80,19 +100,35 @@ export const turnOverhead: RunnableBenchmark = {
   kind: 'in-process',
   name: 'turn-overhead',
   title: 'Control-plane overhead of one turn (in-process agent double)',
-  description: 'runOnce --execute on the demo goal with an agent that answers a canned validated_progress at once and validator `true`: plan, reserve, 7 journaled phases, writeback, spend',
+  description:
+    'runOnce --execute on the demo goal with an agent that answers a canned validated_progress at once and validator `true`: plan, reserve, 7 journaled phases, writeback, spend',
   baselineDescription: "read registry.json, the goal's state file and its run index",
   cases: [fixedCase(ONE_TURN, null, 30, 3)],
   unitLabel: 'turns',
   units: () => 1,
-  targets: [{ caseLabel: ONE_TURN, metric: 'median_ms', limit: 50, text: 'one turn\'s control-plane overhead (everything but the agent process) under 50 ms' }],
+  targets: [
+    {
+      caseLabel: ONE_TURN,
+      metric: 'median_ms',
+      limit: 50,
+      text: "one turn's control-plane overhead (everything but the agent process) under 50 ms",
+    },
+  ],
   prepare: async (ctx) => {
     const options = benchGoal(ctx);
-    return { run: async () => { await oneTurn(options); } };
+    return {
+      run: async () => {
+        await oneTurn(options);
+      },
+    };
   },
   prepareBaseline: async (ctx) => {
     const files = baselineFiles(benchGoal(ctx));
-    return { run: async () => { await rawRead(files); } };
+    return {
+      run: async () => {
+        await rawRead(files);
+      },
+    };
   },
 };
 
@@ -129,6 +165,10 @@ export const turnLoopGrowth: RunnableBenchmark = {
   },
   prepareBaseline: async (ctx) => {
     const files = baselineFiles(benchGoal(ctx));
-    return { run: async () => { await rawRead(files); } };
+    return {
+      run: async () => {
+        await rawRead(files);
+      },
+    };
   },
 };

@@ -17,7 +17,8 @@ import { formatLocalIsoSeconds } from '../../src/core/runtime/time';
 const BASE = Date.parse('2026-11-28T00:00:00Z');
 
 async function main(): Promise<void> {
-  const [mode, runtimeRoot = '', goalId = '', childText = '0', childrenText = '1', rowsText = '0'] = process.argv.slice(2);
+  const [mode, runtimeRoot = '', goalId = '', childText = '0', childrenText = '1', rowsText = '0'] =
+    process.argv.slice(2);
   const child = Number(childText);
   const children = Number(childrenText);
   const rows = Number(rowsText);
@@ -26,17 +27,34 @@ async function main(): Promise<void> {
   const runsDir = path.join(runtimeRoot, 'goals', goalId, 'runs');
   for (let i = 0; i < rows; i++) {
     const generatedAt = formatLocalIsoSeconds(new Date(BASE + (i * children + child) * 1000), 0);
-    const record = { generated_at: generatedAt, classification: 'validated_progress', recommended_action: `row ${i} of child ${child}`, health_check: 'ok', agent_id: `bench-${child}`, turn_instance_id: `c${child}-${i}` };
+    const record = {
+      generated_at: generatedAt,
+      classification: 'validated_progress',
+      recommended_action: `row ${i} of child ${child}`,
+      health_check: 'ok',
+      agent_id: `bench-${child}`,
+      turn_instance_id: `c${child}-${i}`,
+    };
     if (mode === 'raw') {
       const stem = runArtifactStem(generatedAt);
       fs.mkdirSync(runsDir, { recursive: true });
-      fs.appendFileSync(path.join(runsDir, RUN_INDEX_FILE), `${JSON.stringify({ ...record, goal_id: goalId, json_path: `${stem}.json`, markdown_path: `${stem}.md` })}\n`);
+      fs.appendFileSync(
+        path.join(runsDir, RUN_INDEX_FILE),
+        `${JSON.stringify({ ...record, goal_id: goalId, json_path: `${stem}.json`, markdown_path: `${stem}.md` })}\n`,
+      );
       appended++;
       continue;
     }
     for (;;) {
       try {
-        await appendRun({ runtimeRoot, goalId, record, markdown: `# run ${i} of child ${child}\n`, clock: fixedClock(generatedAt), lock: { agentId: `bench-${child}` } });
+        await appendRun({
+          runtimeRoot,
+          goalId,
+          record,
+          markdown: `# run ${i} of child ${child}\n`,
+          clock: fixedClock(generatedAt),
+          lock: { agentId: `bench-${child}` },
+        });
         appended++;
         break;
       } catch (error) {
@@ -49,6 +67,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -5,7 +5,10 @@ import { rawRead } from '../core/files';
 async function main(): Promise<void> {
   const listFile = process.argv[2];
   if (listFile === undefined) throw new Error('usage: rawRead.cjs <file with one path per line>');
-  const files = fs.readFileSync(listFile, 'utf8').split('\n').filter((line) => line !== '');
+  const files = fs
+    .readFileSync(listFile, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   const values = await rawRead(files);
   process.stdout.write(`${JSON.stringify({ files: files.length, values })}\n`);
 }

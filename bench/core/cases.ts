@@ -6,7 +6,13 @@ export const DEFAULT_RUNS: Readonly<Record<SizeName, number>> = { S: 15, M: 9, L
 
 /** One case per standard size (S, M, L, XL), each after one warm-up run. */
 export function scalingCases(runs: Partial<Record<SizeName, number>> = {}): BenchCase[] {
-  return SIZE_NAMES.map((size) => ({ label: size, size, shape: SIZES[size], runs: runs[size] ?? DEFAULT_RUNS[size], warmup: 1 }));
+  return SIZE_NAMES.map((size) => ({
+    label: size,
+    size,
+    shape: SIZES[size],
+    runs: runs[size] ?? DEFAULT_RUNS[size],
+    warmup: 1,
+  }));
 }
 
 export function fixedCase(label: string, shape: WorkspaceShape | null, runs: number, warmup = 1): BenchCase {

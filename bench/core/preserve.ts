@@ -14,7 +14,8 @@ export function preserveGoal(workspace: GeneratedWorkspace, goalId: string): { r
   const stateFile = path.join(workspace.root, defaultStateFile(goalId));
   const stateText = fs.readFileSync(stateFile);
   const runtimeDir = goalRuntimeDir(workspace.runtimeRoot, goalId);
-  const listFiles = (): string[] => (fs.existsSync(runtimeDir) ? fs.readdirSync(runtimeDir, { recursive: true }).map(String) : []);
+  const listFiles = (): string[] =>
+    fs.existsSync(runtimeDir) ? fs.readdirSync(runtimeDir, { recursive: true }).map(String) : [];
   const before = new Set(listFiles());
   const indexFile = path.join(runtimeDir, 'runs', 'index.jsonl');
   const indexText = fs.existsSync(indexFile) ? fs.readFileSync(indexFile) : null;

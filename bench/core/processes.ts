@@ -14,7 +14,11 @@ export interface NodeRun extends Required<Pick<RunReport, 'childPeakRssMb'>> {
  * Runs `node <args>` to completion with the peak-RSS probe preloaded; throws (with its stderr)
  * when it exits non-zero, so a failing command never yields a figure.
  */
-export function runNode(ctx: BenchContext, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; okExitCodes?: readonly number[] } = {}): NodeRun {
+export function runNode(
+  ctx: BenchContext,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; okExitCodes?: readonly number[] } = {},
+): NodeRun {
   const rssFile = path.join(ctx.tmpDir, `rss-${process.pid}-${spawned++}`);
   const result = spawnSync(process.execPath, ['--require', path.join(ctx.buildDir, 'peakRss.cjs'), ...args], {
     cwd: options.cwd ?? ctx.tmpDir,
@@ -24,7 +28,9 @@ export function runNode(ctx: BenchContext, args: readonly string[], options: { c
   });
   if (result.error) throw result.error;
   if (!(options.okExitCodes ?? [0]).includes(result.status ?? -1)) {
-    throw new Error(`node ${args.join(' ')} exited with ${String(result.status ?? result.signal)}: ${(result.stderr || result.stdout).slice(0, 600)}`);
+    throw new Error(
+      `node ${args.join(' ')} exited with ${String(result.status ?? result.signal)}: ${(result.stderr || result.stdout).slice(0, 600)}`,
+    );
   }
   const peakKb = Number(fs.readFileSync(rssFile, 'utf8'));
   fs.rmSync(rssFile, { force: true });
@@ -45,7 +51,11 @@ export function cliRun(ctx: BenchContext, args: readonly string[], options: CliR
   const check = options.check ?? expectOkJson;
   return {
     run: async () => {
-      const { stdout, childPeakRssMb } = runNode(ctx, argv, { cwd: workspace.root, env: { LOOPX_NOW: workspace.now }, ...(options.okExitCodes ? { okExitCodes: options.okExitCodes } : {}) });
+      const { stdout, childPeakRssMb } = runNode(ctx, argv, {
+        cwd: workspace.root,
+        env: { LOOPX_NOW: workspace.now },
+        ...(options.okExitCodes ? { okExitCodes: options.okExitCodes } : {}),
+      });
       check(stdout);
       return { childPeakRssMb };
     },

@@ -54,7 +54,8 @@ export function scalingRows(results: readonly CaseResult[]): ScalingRow[] {
       if (from.subject === null || to.subject === null) continue;
       const dataFactor = from.units > 0 ? to.units / from.units : 1;
       const timeFactor = to.subject.median_ms / from.subject.median_ms;
-      const netMemory = (side: NonNullable<CaseResult['subject']>): number => Math.max(side.peak_rss_mb - side.idle_rss_mb, 1);
+      const netMemory = (side: NonNullable<CaseResult['subject']>): number =>
+        Math.max(side.peak_rss_mb - side.idle_rss_mb, 1);
       const memoryFactor = netMemory(to.subject) / netMemory(from.subject);
       const time = growthLabel(dataFactor, timeFactor);
       rows.push({
@@ -101,7 +102,10 @@ export function targetFigure(target: Target, result: CaseResult | undefined): { 
 }
 
 function findResult(results: readonly CaseResult[], benchmark: string, caseLabel: string): CaseResult | undefined {
-  return results.find((r) => r.benchmark === benchmark && r.case === caseLabel) ?? results.find((r) => r.benchmark === benchmark && r.skipped !== null);
+  return (
+    results.find((r) => r.benchmark === benchmark && r.case === caseLabel) ??
+    results.find((r) => r.benchmark === benchmark && r.skipped !== null)
+  );
 }
 
 export function renderMachine(data: BenchResults): string {
@@ -121,9 +125,10 @@ export function renderTargets(benchmarks: readonly Benchmark[], results: readonl
   const lines = ['| Target | Benchmark | Case | Figure | Status |', '|---|---|---|---|---|'];
   for (const benchmark of benchmarks) {
     for (const target of benchmark.targets ?? []) {
-      const { figure, status } = benchmark.kind === 'pending'
-        ? { figure: '—', status: 'not implemented yet' }
-        : targetFigure(target, findResult(results, benchmark.name, target.caseLabel));
+      const { figure, status } =
+        benchmark.kind === 'pending'
+          ? { figure: '—', status: 'not implemented yet' }
+          : targetFigure(target, findResult(results, benchmark.name, target.caseLabel));
       lines.push(`| ${target.text} | \`${benchmark.name}\` | ${target.caseLabel} | ${figure} | ${status} |`);
     }
   }
@@ -136,7 +141,8 @@ export function renderResults(benchmarks: readonly Benchmark[], results: readonl
     out.push(`### \`${benchmark.name}\`: ${benchmark.title}`, '');
     if (benchmark.kind === 'pending') {
       out.push(`Not implemented yet. Needs ${benchmark.needs}.`, '');
-      for (const target of benchmark.targets ?? []) out.push(`- Target: ${target.text} (${target.caseLabel}): not implemented yet.`);
+      for (const target of benchmark.targets ?? [])
+        out.push(`- Target: ${target.text} (${target.caseLabel}): not implemented yet.`);
       if ((benchmark.targets ?? []).length > 0) out.push('');
       continue;
     }
@@ -151,14 +157,20 @@ export function renderResults(benchmarks: readonly Benchmark[], results: readonl
     }
     if (skipped !== undefined && mine.every((r) => r.skipped !== null)) {
       out.push(`Skipped: ${skipped.skipped ?? ''}.`, '');
-      for (const target of benchmark.targets ?? []) out.push(`- Target: ${target.text} (${target.caseLabel}): not implemented yet.`);
+      for (const target of benchmark.targets ?? [])
+        out.push(`- Target: ${target.text} (${target.caseLabel}): not implemented yet.`);
       if ((benchmark.targets ?? []).length > 0) out.push('');
       continue;
     }
-    out.push(`| Case | Data | Median | Min | Max | Raw baseline (median) | × baseline | Peak RSS (baseline) | Runs | Measured |`, '|---|---|---|---|---|---|---|---|---|---|');
+    out.push(
+      `| Case | Data | Median | Min | Max | Raw baseline (median) | × baseline | Peak RSS (baseline) | Runs | Measured |`,
+      '|---|---|---|---|---|---|---|---|---|---|',
+    );
     for (const r of mine) {
       if (r.subject === null) {
-        out.push(`| ${r.case} | ${count(r.units)} ${r.unit_label} | ${r.skipped ?? `failed: ${(r.error ?? '').slice(0, 120).replace(/\|/g, '/').replace(/\n/g, ' ')}`} | | | | | | | ${r.measured_at.slice(0, 10)} |`);
+        out.push(
+          `| ${r.case} | ${count(r.units)} ${r.unit_label} | ${r.skipped ?? `failed: ${(r.error ?? '').slice(0, 120).replace(/\|/g, '/').replace(/\n/g, ' ')}`} | | | | | | | ${r.measured_at.slice(0, 10)} |`,
+        );
         continue;
       }
       const s = r.subject;
@@ -180,9 +192,14 @@ export function renderResults(benchmarks: readonly Benchmark[], results: readonl
 }
 
 export function renderScaling(rows: readonly ScalingRow[]): string {
-  const lines = ['| Benchmark | Step | Data × | Time × | k (time ∝ data^k) | Time | Memory × | Memory |', '|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| Benchmark | Step | Data × | Time × | k (time ∝ data^k) | Time | Memory × | Memory |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
   for (const row of rows) {
-    lines.push(`| \`${row.benchmark}\` | ${row.step} | ${row.data_factor} | ${row.time_factor} | ${row.time_exponent ?? '—'} | ${row.time_label} | ${row.memory_factor} | ${row.memory_label} |`);
+    lines.push(
+      `| \`${row.benchmark}\` | ${row.step} | ${row.data_factor} | ${row.time_factor} | ${row.time_exponent ?? '—'} | ${row.time_label} | ${row.memory_factor} | ${row.memory_label} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -193,6 +210,9 @@ export function replaceBetweenMarkers(document: string, name: string, content: s
   const end = `<!-- bench:${name}:end -->`;
   const from = document.indexOf(begin);
   const to = document.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`docs/benchmarks.md has no ${begin} … ${end} block; add the two marker lines where the ${name} table belongs`);
+  if (from < 0 || to < from)
+    throw new Error(
+      `docs/benchmarks.md has no ${begin} … ${end} block; add the two marker lines where the ${name} table belongs`,
+    );
   return `${document.slice(0, from + begin.length)}\n${content}\n${document.slice(to)}`;
 }

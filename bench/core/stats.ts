@@ -4,8 +4,16 @@ export function summarize(samplesMs: readonly number[]): Stats {
   if (samplesMs.length === 0) throw new Error('no samples to summarize');
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-  return { median_ms: round(median), min_ms: round(sorted[0] as number), max_ms: round(sorted[sorted.length - 1] as number), samples_ms: samplesMs.map(round) };
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[middle] as number)
+      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return {
+    median_ms: round(median),
+    min_ms: round(sorted[0] as number),
+    max_ms: round(sorted[sorted.length - 1] as number),
+    samples_ms: samplesMs.map(round),
+  };
 }
 
 export function round(value: number, decimals = 3): number {

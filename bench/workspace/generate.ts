@@ -94,7 +94,16 @@ export function generateWorkspace(options: GenerateOptions): GeneratedWorkspace 
   if (Number.isNaN(now.getTime())) throw new Error(`--now must be an ISO instant, got ${JSON.stringify(options.now)}`);
   const random = seededRandom(options.seed);
   const counts: WorkspaceCounts = {
-    goals: 0, todos: 0, userTodos: 0, agentTodos: 0, gates: 0, openAgentTodos: 0, runRows: 0, spendRows: 0, spendRowsInWindow: 0, artifactFiles: 0,
+    goals: 0,
+    todos: 0,
+    userTodos: 0,
+    agentTodos: 0,
+    gates: 0,
+    openAgentTodos: 0,
+    runRows: 0,
+    spendRows: 0,
+    spendRowsInWindow: 0,
+    artifactFiles: 0,
   };
   const goalIds: string[] = [];
   const registryGoals: Record<string, unknown>[] = [];
@@ -146,8 +155,14 @@ export function readWorkspaceManifest(root: string): Omit<GeneratedWorkspace, 'g
 }
 
 function checkShape(shape: WorkspaceShape & { seed: number }): void {
-  for (const [name, value] of Object.entries({ goals: shape.goals, todos: shape.todos, runs: shape.runs, seed: shape.seed })) {
-    if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a whole number ≥ 0, got ${String(value)}`);
+  for (const [name, value] of Object.entries({
+    goals: shape.goals,
+    todos: shape.todos,
+    runs: shape.runs,
+    seed: shape.seed,
+  })) {
+    if (!Number.isInteger(value) || value < 0)
+      throw new Error(`--${name} must be a whole number ≥ 0, got ${String(value)}`);
   }
   if (shape.goals > 99_999) throw new Error('--goals must be at most 99999');
 }
@@ -157,7 +172,13 @@ function writeFile(file: string, content: string): void {
   fs.writeFileSync(file, content);
 }
 
-function registryEntry(goalId: string, index: number, root: string, stateFile: string, random: Random): Record<string, unknown> {
+function registryEntry(
+  goalId: string,
+  index: number,
+  root: string,
+  stateFile: string,
+  random: Random,
+): Record<string, unknown> {
   return {
     id: goalId,
     display_name: `Synthetic goal ${index + 1}`,
@@ -169,7 +190,11 @@ function registryEntry(goalId: string, index: number, root: string, stateFile: s
     adapter: { kind: GENERIC_ADAPTER_KIND, status: 'connected' },
     quota: { compute: random.pick([1, 0.5, 0.25]), window_hours: QUOTA_WINDOW_HOURS, slot_minutes: 1 },
     spawn_policy: { mode: 'default', allowed: false, max_children: 0 },
-    coordination: { agent_model: 'peer_v1', registered_agents: [...AGENT_IDS], peer_task_coordination: { coordinator_agent_id: 'codex-main' } },
+    coordination: {
+      agent_model: 'peer_v1',
+      registered_agents: [...AGENT_IDS],
+      peer_task_coordination: { coordinator_agent_id: 'codex-main' },
+    },
   };
 }
 
@@ -183,7 +208,16 @@ interface RenderedState {
 }
 
 const VERBS = ['Tidy', 'Document', 'Validate', 'Refactor', 'Measure', 'Review', 'Migrate', 'Fix'];
-const NOUNS = ['the parser', 'the notes index', 'the release checklist', 'the CI lane', 'the quota report', 'the onboarding guide', 'broken links', 'the cache layer'];
+const NOUNS = [
+  'the parser',
+  'the notes index',
+  'the release checklist',
+  'the CI lane',
+  'the quota report',
+  'the onboarding guide',
+  'broken links',
+  'the cache layer',
+];
 
 function todoTitle(random: Random, n: number, goalId: string): string {
   return `${random.pick(VERBS)} ${random.pick(NOUNS)} (step ${n} of ${goalId}).`;
@@ -216,7 +250,12 @@ function renderStateFile(goalId: string, todos: number, now: Date, random: Rando
     const status = roll < 0.35 ? 'done' : roll < 0.4 ? 'deferred' : roll < 0.45 ? 'blocked' : 'open';
     const fields: Record<string, string> = { todo_id: todoId, status, task_class: 'advancement_task' };
     if (status === 'done') {
-      Object.assign(fields, { evidence: `npm test passed for step ${i}`, completed_at: stamp, completion_continuation: 'no_followup', no_followup: 'true' });
+      Object.assign(fields, {
+        evidence: `npm test passed for step ${i}`,
+        completed_at: stamp,
+        completion_continuation: 'no_followup',
+        no_followup: 'true',
+      });
     } else if (status === 'deferred') {
       Object.assign(fields, { reason: 'waiting for capacity', resume_when: 'capacity_available' });
     } else {
@@ -237,13 +276,20 @@ function renderStateFile(goalId: string, todos: number, now: Date, random: Rando
   for (let i = 1; i <= split.user; i++) {
     if (i <= split.gates) {
       const resolved = i > 1 && random.chance(0.25);
-      const fields: Record<string, string> = { todo_id: `todo_g${pad4(i)}`, status: resolved ? 'done' : 'open', task_class: 'user_gate' };
+      const fields: Record<string, string> = {
+        todo_id: `todo_g${pad4(i)}`,
+        status: resolved ? 'done' : 'open',
+        task_class: 'user_gate',
+      };
       const target = gateTargets[i - 1];
       if (target !== undefined) fields['unblocks_todo_id'] = target;
       fields['decision_scope'] = i % 4 === 0 ? 'write_scope:goal:main' : `public_claim:goal:release-${i}`;
       if (i % 3 === 0) fields['blocks_agent'] = 'demo';
       if (resolved) Object.assign(fields, { decision_outcome: 'approve', completed_at: stamp });
-      userLines.push(`- [${resolved ? 'x' : ' '}] [P${random.int(3)}] Approve release step ${i} of ${goalId}.`, metadataLine(fields));
+      userLines.push(
+        `- [${resolved ? 'x' : ' '}] [P${random.int(3)}] Approve release step ${i} of ${goalId}.`,
+        metadataLine(fields),
+      );
     } else {
       const done = random.chance(0.3);
       userLines.push(
@@ -281,7 +327,15 @@ function renderStateFile(goalId: string, todos: number, now: Date, random: Rando
   return { text, userTodos: split.user, agentTodos: split.agent, gates: split.gates, openAgentTodoIds, nextAction };
 }
 
-function writeRunHistory(root: string, goalId: string, runs: number, now: Date, state: RenderedState, random: Random, counts: WorkspaceCounts): void {
+function writeRunHistory(
+  root: string,
+  goalId: string,
+  runs: number,
+  now: Date,
+  state: RenderedState,
+  random: Random,
+  counts: WorkspaceCounts,
+): void {
   if (runs === 0) return;
   const runsRelative = path.join(RUNTIME_ROOT_RELATIVE, GOALS_DIR, goalId, RUNS_DIR);
   const runsDir = path.join(root, runsRelative);
@@ -304,26 +358,57 @@ function writeRunHistory(root: string, goalId: string, runs: number, now: Date, 
     let suffix = '';
     if (roll < 0.35) {
       suffix = '-quota-slot-spent';
-      const settlement = { schema_version: 'quota_settlement_identity_v0', effect_id: `${goalId}:${agentId}:${todoId ?? 'none'}:${turnId}`, goal_id: goalId, agent_id: agentId, todo_id: todoId, turn_instance_id: turnId };
+      const settlement = {
+        schema_version: 'quota_settlement_identity_v0',
+        effect_id: `${goalId}:${agentId}:${todoId ?? 'none'}:${turnId}`,
+        goal_id: goalId,
+        agent_id: agentId,
+        todo_id: todoId,
+        turn_instance_id: turnId,
+      };
       Object.assign(row, {
-        classification: 'quota_slot_spent', recommended_action: state.nextAction, health_check: 'quota should-run eligible; quota slot spend event public-safe',
-        agent_id: agentId, todo_id: todoId, turn_instance_id: turnId, settlement_identity: settlement,
+        classification: 'quota_slot_spent',
+        recommended_action: state.nextAction,
+        health_check: 'quota should-run eligible; quota slot spend event public-safe',
+        agent_id: agentId,
+        todo_id: todoId,
+        turn_instance_id: turnId,
+        settlement_identity: settlement,
         // As LoopX for VS Code writes a spend: `slots` in the row too (the original's rows lack it,
         // and the ledger then reads the record; such rows stop costing once they leave the window).
         slots: 1,
       });
-      extraRecord['quota_event'] = { event_type: 'quota_slot_spent', source: 'heartbeat', slots: 1, todo_id: todoId, turn_instance_id: turnId, reason_summary: '1 automatic agent slot(s) completed under an eligible quota guard' };
+      extraRecord['quota_event'] = {
+        event_type: 'quota_slot_spent',
+        source: 'heartbeat',
+        slots: 1,
+        todo_id: todoId,
+        turn_instance_id: turnId,
+        reason_summary: '1 automatic agent slot(s) completed under an eligible quota guard',
+      };
       counts.spendRows++;
       if (at.getTime() >= windowStart) counts.spendRowsInWindow++;
     } else if (roll < 0.45) {
       Object.assign(row, {
-        classification: 'validated_progress', recommended_action: state.nextAction, health_check: 'validation passed: npm test',
-        agent_id: agentId, todo_id: todoId, progress_scope: 'agent_lane', turn_instance_id: turnId,
+        classification: 'validated_progress',
+        recommended_action: state.nextAction,
+        health_check: 'validation passed: npm test',
+        agent_id: agentId,
+        todo_id: todoId,
+        progress_scope: 'agent_lane',
+        turn_instance_id: turnId,
       });
     } else {
-      const classification = newest ? 'state_refreshed' : random.pick(['validated_progress', 'state_refreshed', 'blocked_progress']);
-      Object.assign(row, { classification, recommended_action: state.nextAction, health_check: classification === 'state_refreshed' ? 'state refreshed' : 'validation passed: npm test' });
-      if (classification === 'state_refreshed') row['state'] = { sha256_16: stateSha, frontmatter: { updated_at: stateUpdatedAt } };
+      const classification = newest
+        ? 'state_refreshed'
+        : random.pick(['validated_progress', 'state_refreshed', 'blocked_progress']);
+      Object.assign(row, {
+        classification,
+        recommended_action: state.nextAction,
+        health_check: classification === 'state_refreshed' ? 'state refreshed' : 'validation passed: npm test',
+      });
+      if (classification === 'state_refreshed')
+        row['state'] = { sha256_16: stateSha, frontmatter: { updated_at: stateUpdatedAt } };
     }
     const stem = `${runArtifactStem(generatedAt)}${suffix}`;
     const jsonRelative = path.join(runsRelative, `${stem}.json`);
@@ -331,7 +416,10 @@ function writeRunHistory(root: string, goalId: string, runs: number, now: Date, 
     const { state: snapshot, ...recordFields } = row;
     const record = { ...recordFields, ...(snapshot === undefined ? {} : { state: snapshot }), ...extraRecord };
     fs.writeFileSync(path.join(root, jsonRelative), `${JSON.stringify(record, null, 2)}\n`);
-    fs.writeFileSync(path.join(root, markdownRelative), `# ${goalId} — ${String(row['classification'])}\n\n- generated_at: ${generatedAt}\n- recommended_action: ${state.nextAction}\n`);
+    fs.writeFileSync(
+      path.join(root, markdownRelative),
+      `# ${goalId} — ${String(row['classification'])}\n\n- generated_at: ${generatedAt}\n- recommended_action: ${state.nextAction}\n`,
+    );
     lines.push(JSON.stringify({ ...row, json_path: jsonRelative, markdown_path: markdownRelative }));
     counts.runRows++;
     counts.artifactFiles += 2;

@@ -25,13 +25,18 @@ export const API_VERSION = 1;
 
 export function createExtensionApi(model: ApiWorkspaceModel, events: ApiEventSources): LoopxExtensionApi {
   const findGoal = (goalId: string, registryPath?: string): GoalSummary | undefined =>
-    model.goals.find((goal) => goal.goalId === goalId && (registryPath === undefined || goal.registryPath === registryPath));
+    model.goals.find(
+      (goal) => goal.goalId === goalId && (registryPath === undefined || goal.registryPath === registryPath),
+    );
 
   const requireGoal = (goalId: string, registryPath?: string): GoalSummary => {
     const goal = findGoal(goalId, registryPath);
     if (goal !== undefined) return goal;
     const where = registryPath === undefined ? 'the registries of this workspace' : registryPath;
-    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in ${where}`, { goal_id: goalId, registry: registryPath ?? null });
+    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in ${where}`, {
+      goal_id: goalId,
+      registry: registryPath ?? null,
+    });
   };
 
   const onDidChangeGoals: vscode.Event<readonly LoopxGoal[]> = (listener, thisArgs, disposables) =>
@@ -75,16 +80,20 @@ function quotaSettingChanges(model: ApiWorkspaceModel): vscode.Event<LoopxQuotaC
   return (listener, thisArgs, disposables) => {
     const quotaOf = (): Map<string, LoopxQuota> => new Map(model.goals.map((goal) => [goalKey(goal), goal.quota]));
     let seen = quotaOf();
-    return model.onDidChange(() => {
-      const current = quotaOf();
-      for (const goal of model.goals) {
-        const before = seen.get(goalKey(goal));
-        if (before !== undefined && JSON.stringify(before) !== JSON.stringify(goal.quota)) {
-          listener.call(thisArgs, { goalId: goal.goalId, registryPath: goal.registryPath, quota: goal.quota });
+    return model.onDidChange(
+      () => {
+        const current = quotaOf();
+        for (const goal of model.goals) {
+          const before = seen.get(goalKey(goal));
+          if (before !== undefined && JSON.stringify(before) !== JSON.stringify(goal.quota)) {
+            listener.call(thisArgs, { goalId: goal.goalId, registryPath: goal.registryPath, quota: goal.quota });
+          }
         }
-      }
-      seen = current;
-    }, undefined, disposables);
+        seen = current;
+      },
+      undefined,
+      disposables,
+    );
   };
 }
 

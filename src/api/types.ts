@@ -138,7 +138,13 @@ export interface LoopxGoalStatus {
   runs: {
     count: number;
     /** The newest run that speaks for the goal, as its run-index row. */
-    latest_status_run: { generated_at?: string; classification?: string; recommended_action?: string | null; agent_id?: string | null; todo_id?: string | null } | null;
+    latest_status_run: {
+      generated_at?: string;
+      classification?: string;
+      recommended_action?: string | null;
+      agent_id?: string | null;
+      todo_id?: string | null;
+    } | null;
   };
   warnings: LoopxWarning[];
 }

@@ -26,7 +26,13 @@ try {
 const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 const script = new vm.Script(wrapper, { filename: bundle, ...(cachedData ? { cachedData } : {}) });
 const bundleModule = { exports: {} };
-const run = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+const run = script.runInThisContext() as (
+  exports: object,
+  require: NodeJS.Require,
+  module: object,
+  filename: string,
+  dirname: string,
+) => void;
 run(bundleModule.exports, createRequire(bundle), bundleModule, bundle, __dirname);
 
 if (cachedData === undefined || script.cachedDataRejected === true) {

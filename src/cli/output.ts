@@ -13,7 +13,10 @@ export function cell(text: string | null | undefined): string {
   return (text ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
-export function markdownTable(headers: readonly string[], rows: readonly (readonly (string | null | undefined)[])[]): string {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly (string | null | undefined)[])[],
+): string {
   const lines = [`| ${headers.join(' | ')} |`, `| ${headers.map(() => '---').join(' | ')} |`];
   for (const row of rows) lines.push(`| ${row.map(cell).join(' | ')} |`);
   return lines.join('\n');

@@ -30,13 +30,20 @@ export function buildProgram(ctx: CliContext, onExitCode: (code: number) => void
       const parentName = words[0] ?? '';
       let group = parents.get(parentName);
       if (!group) {
-        group = program.command(parentName).description(`${parentName} commands`).helpGroup(`${spec.group}:`).exitOverride();
+        group = program
+          .command(parentName)
+          .description(`${parentName} commands`)
+          .helpGroup(`${spec.group}:`)
+          .exitOverride();
         parents.set(parentName, group);
       }
       parent = group;
     }
     const handler = CLI_HANDLERS[spec.key as CliCommandKey];
-    const command = parent.command(words[words.length - 1] ?? '').description(spec.intent).exitOverride();
+    const command = parent
+      .command(words[words.length - 1] ?? '')
+      .description(spec.intent)
+      .exitOverride();
     if (words.length === 1) command.helpGroup(`${spec.group}:`);
     handler.configure?.(command);
     command.action(async (...actionArgs: unknown[]) => {
@@ -80,7 +87,9 @@ function reportError(ctx: CliContext, format: OutputFormat, error: unknown): voi
 /** Runs the CLI and resolves with the process exit code (0 ok, 1 failed operation, 2 usage error). */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   let exitCode = EXIT_OK;
-  const program = buildProgram(ctx, (code) => { exitCode = code; });
+  const program = buildProgram(ctx, (code) => {
+    exitCode = code;
+  });
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT_USAGE;
@@ -89,7 +98,12 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return EXIT_OK;
       return EXIT_USAGE;
     }
     reportError(ctx, 'markdown', error);

@@ -12,7 +12,12 @@ export interface CreateGoalArgs {
 }
 
 function isCreateGoalArgs(value: unknown): value is CreateGoalArgs {
-  return typeof value === 'object' && value !== null && typeof (value as CreateGoalArgs).goalId === 'string' && typeof (value as CreateGoalArgs).objective === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as CreateGoalArgs).goalId === 'string' &&
+    typeof (value as CreateGoalArgs).objective === 'string'
+  );
 }
 
 /**
@@ -23,18 +28,41 @@ export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputCha
   const folder = await pickProjectFolder('Folder for the new goal');
   const given = isCreateGoalArgs(arg) ? arg : undefined;
   const suggested = `${slugify(basename(folder.uri.fsPath)) || 'project'}-goal`;
-  const goalId = given?.goalId ?? await askText({
-    title: 'Create Goal (1/2)', prompt: 'Goal id: lowercase letters, digits and dashes', value: suggested,
-    validateInput: (value) => { try { checkNewGoalId(value); return undefined; } catch (error) { return (error as Error).message; } },
+  const goalId =
+    given?.goalId ??
+    (await askText({
+      title: 'Create Goal (1/2)',
+      prompt: 'Goal id: lowercase letters, digits and dashes',
+      value: suggested,
+      validateInput: (value) => {
+        try {
+          checkNewGoalId(value);
+          return undefined;
+        } catch (error) {
+          return (error as Error).message;
+        }
+      },
+    }));
+  const objective =
+    given?.objective ??
+    (await askText({
+      title: 'Create Goal (2/2)',
+      prompt: 'Objective: what should this goal achieve? One sentence.',
+      placeHolder: 'e.g. Make the test suite pass on Node 24',
+      validateInput: (v) => (v.trim() === '' ? 'The objective must not be empty.' : undefined),
+    }));
+  const result = await bootstrapGoal({
+    projectDir: folder.uri.fsPath,
+    goalId,
+    objective,
+    homeDir: HOME_DIR,
+    clock: clockFromEnv(),
   });
-  const objective = given?.objective ?? await askText({
-    title: 'Create Goal (2/2)', prompt: 'Objective: what should this goal achieve? One sentence.',
-    placeHolder: 'e.g. Make the test suite pass on Node 24', validateInput: (v) => (v.trim() === '' ? 'The objective must not be empty.' : undefined),
-  });
-  const result = await bootstrapGoal({ projectDir: folder.uri.fsPath, goalId, objective, homeDir: HOME_DIR, clock: clockFromEnv() });
   log.info(`created goal ${result.goal_id}: ${result.actions.map((a) => a.action).join(', ')}`);
   await model.reload();
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(result.state_file_abs));
   await vscode.window.showTextDocument(document, { preview: false });
-  void vscode.window.showInformationMessage(`LoopX: created goal "${result.goal_id}". Its state file is open: add todos under "Agent Todo".`);
+  void vscode.window.showInformationMessage(
+    `LoopX: created goal "${result.goal_id}". Its state file is open: add todos under "Agent Todo".`,
+  );
 }

@@ -49,13 +49,15 @@ export function argumentField<T>(arg: unknown, field: string, check: (value: unk
   return check(value) ? value : undefined;
 }
 
-export const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+export const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string');
 export const isTrue = (value: unknown): value is true => value === true;
 
 /** The workspace folder a new goal goes into: the only one, or the user's pick. */
 export async function pickProjectFolder(title: string): Promise<vscode.WorkspaceFolder> {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
-  if (folders.length === 0) throw new Error('Open a folder first: LoopX keeps goals in the project folder (.loopx/registry.json).');
+  if (folders.length === 0)
+    throw new Error('Open a folder first: LoopX keeps goals in the project folder (.loopx/registry.json).');
   if (folders.length === 1 && folders[0]) return folders[0];
   const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder: title });
   if (!picked) throw new Cancelled();

@@ -17,7 +17,10 @@ export function registerPaletteCommands(handlers: PaletteHandlers, log: vscode.L
     return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       log.trace(`command ${id}`);
       if (needsTrust(spec) && !vscode.workspace.isTrusted) {
-        const choice = await vscode.window.showWarningMessage(`LoopX: "${spec.title}" changes files, and this workspace is not trusted. Trust the workspace to use it.`, 'Manage Workspace Trust');
+        const choice = await vscode.window.showWarningMessage(
+          `LoopX: "${spec.title}" changes files, and this workspace is not trusted. Trust the workspace to use it.`,
+          'Manage Workspace Trust',
+        );
         if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
         return undefined;
       }
@@ -27,7 +30,9 @@ export function registerPaletteCommands(handlers: PaletteHandlers, log: vscode.L
         if (error instanceof Cancelled) return undefined;
         const message = error instanceof Error ? error.message : String(error);
         log.error(`${id} failed: ${message}`);
-        void vscode.window.showErrorMessage(`LoopX: ${message}`, 'Show Log').then((choice) => { if (choice === 'Show Log') log.show(); });
+        void vscode.window.showErrorMessage(`LoopX: ${message}`, 'Show Log').then((choice) => {
+          if (choice === 'Show Log') log.show();
+        });
         return undefined;
       }
     });

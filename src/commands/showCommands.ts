@@ -9,7 +9,11 @@ export async function showAllCommands(): Promise<void> {
     detail: `${spec.intent} (${spec.mutation.replace(/_/g, ' ')})`,
     spec,
   }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'LoopX commands', matchOnDescription: true, matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'LoopX commands',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
   if (!picked) return;
   if (picked.spec.title) {
     await vscode.commands.executeCommand(paletteCommandId(picked.spec));

@@ -21,7 +21,8 @@ export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
   const parts: string[] = [];
   for (const snapshot of snapshots) {
     const payload = await loadStatus({
-      registryPath: snapshot.registryPath, homeDir: HOME_DIR,
+      registryPath: snapshot.registryPath,
+      homeDir: HOME_DIR,
       quotaSummary: statusQuotaSummaries({ registryPath: snapshot.registryPath, clock, homeDir: HOME_DIR }),
     });
     parts.push(statusMarkdown(payload));
@@ -32,13 +33,22 @@ export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
 /** "LoopX: Show Quota" — the goal's quota window, spend and budgets. */
 export async function showQuotaCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const goal = await pickGoal(model, arg, 'Show the quota of which goal?');
-  const quota = await goalQuotaSummary({ registryPath: goal.registryPath, goalId: goal.goalId, clock: clockFromEnv(), homeDir: HOME_DIR });
+  const quota = await goalQuotaSummary({
+    registryPath: goal.registryPath,
+    goalId: goal.goalId,
+    clock: clockFromEnv(),
+    homeDir: HOME_DIR,
+  });
   const lines = [
-    `# Quota of ${goal.goalId}`, '',
+    `# Quota of ${goal.goalId}`,
+    '',
     `- State: **${quota.state}**${quota.reason ? ` — ${quota.reason}` : ''}`,
     `- Slots: ${quota.spent_slots} spent, ${quota.reserved_slots} reserved, ${quota.remaining_slots} left of ${quota.allowed_slots} (${quota.slot_minutes} min each, ${quota.window_hours} h window, compute ${quota.compute})`,
     quota.next_slot_frees_at ? `- Next slot frees at ${quota.next_slot_frees_at}` : '',
-    quota.warn ? '- ⚠ Near the limit.' : '', quota.exceeded ? '- ⛔ Limit reached: no turn will start until the window frees a slot or the limit is raised ("LoopX: Configure Goal…").' : '',
+    quota.warn ? '- ⚠ Near the limit.' : '',
+    quota.exceeded
+      ? '- ⛔ Limit reached: no turn will start until the window frees a slot or the limit is raised ("LoopX: Configure Goal…").'
+      : '',
     ...quota.config_warnings.map((w) => `- Config: ${JSON.stringify(w)}`),
   ].filter((line) => line !== '');
   await showMarkdown(lines.join('\n'));
@@ -49,14 +59,28 @@ const CLASSIFICATIONS = ['state_refreshed', 'validated_progress', 'partial_progr
 /** "LoopX: Refresh Goal State…" — `loopx refresh-state`: optionally a new Next Action, then a recorded run. */
 export async function refreshStateCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const goal = await pickGoal(model, arg, 'Refresh the state of which goal?');
-  const classification = await vscode.window.showQuickPick(CLASSIFICATIONS, { title: `Refresh ${goal.goalId} (1/2): what happened?` });
+  const classification = await vscode.window.showQuickPick(CLASSIFICATIONS, {
+    title: `Refresh ${goal.goalId} (1/2): what happened?`,
+  });
   if (!classification) throw new Cancelled();
-  const nextAction = await askText({ title: `Refresh ${goal.goalId} (2/2)`, prompt: 'New Next Action (leave empty to keep the current one)' });
-  const request = { registryPath: goal.registryPath, goalId: goal.goalId, classification, nextAction: nextAction === '' ? null : nextAction, homeDir: HOME_DIR };
+  const nextAction = await askText({
+    title: `Refresh ${goal.goalId} (2/2)`,
+    prompt: 'New Next Action (leave empty to keep the current one)',
+  });
+  const request = {
+    registryPath: goal.registryPath,
+    goalId: goal.goalId,
+    classification,
+    nextAction: nextAction === '' ? null : nextAction,
+    homeDir: HOME_DIR,
+  };
   const clock = clockFromEnv();
   await refreshState(request, { clock, dryRun: true }); // validates the request and the scope rules, writes nothing
-  await confirm(`Record a "${classification}" run for "${goal.goalId}"?`,
-    nextAction === '' ? 'The Next Action stays as it is.' : `Next Action becomes: ${nextAction}`, 'Record');
+  await confirm(
+    `Record a "${classification}" run for "${goal.goalId}"?`,
+    nextAction === '' ? 'The Next Action stays as it is.' : `Next Action becomes: ${nextAction}`,
+    'Record',
+  );
   await refreshState(request, { clock });
   await model.reload();
   void vscode.window.showInformationMessage(`LoopX: recorded a ${classification} run for "${goal.goalId}".`);

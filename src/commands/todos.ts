@@ -9,7 +9,10 @@ import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { askText, Cancelled, pickGoal } from './pickers';
 
 function requireStateFile(goal: GoalSummary): string {
-  if (!goal.stateFile) throw new Error(`Goal "${goal.goalId}" has no state_file in ${goal.registryPath}. Set one (e.g. .codex/goals/${goal.goalId}/ACTIVE_GOAL_STATE.md) and retry.`);
+  if (!goal.stateFile)
+    throw new Error(
+      `Goal "${goal.goalId}" has no state_file in ${goal.registryPath}. Set one (e.g. .codex/goals/${goal.goalId}/ACTIVE_GOAL_STATE.md) and retry.`,
+    );
   return goal.stateFile;
 }
 
@@ -17,17 +20,38 @@ function requireStateFile(goal: GoalSummary): string {
 export async function addTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const goal = await pickGoal(model, arg, 'Add a todo to which goal?');
   const stateFile = requireStateFile(goal);
-  const role = await vscode.window.showQuickPick([
-    { label: '$(hubot) Agent todo', description: 'work for an agent', role: 'agent' as const },
-    { label: '$(person) User todo', description: 'something a person must do or decide', role: 'user' as const },
-  ], { title: `Add Todo to ${goal.goalId} (1/3)` });
+  const role = await vscode.window.showQuickPick(
+    [
+      { label: '$(hubot) Agent todo', description: 'work for an agent', role: 'agent' as const },
+      { label: '$(person) User todo', description: 'something a person must do or decide', role: 'user' as const },
+    ],
+    { title: `Add Todo to ${goal.goalId} (1/3)` },
+  );
   if (!role) throw new Cancelled();
-  const priority = await vscode.window.showQuickPick(PRIORITIES.map((p) => ({ label: p, description: p === 'P0' ? 'most urgent' : p === 'P4' ? 'least urgent' : undefined })), { title: `Add Todo to ${goal.goalId} (2/3): priority` });
+  const priority = await vscode.window.showQuickPick(
+    PRIORITIES.map((p) => ({
+      label: p,
+      description: p === 'P0' ? 'most urgent' : p === 'P4' ? 'least urgent' : undefined,
+    })),
+    { title: `Add Todo to ${goal.goalId} (2/3): priority` },
+  );
   if (!priority) throw new Cancelled();
-  const text = await askText({ title: `Add Todo to ${goal.goalId} (3/3)`, prompt: 'What needs doing?', validateInput: (v) => (v.trim() === '' ? 'The todo text must not be empty.' : undefined) });
+  const text = await askText({
+    title: `Add Todo to ${goal.goalId} (3/3)`,
+    prompt: 'What needs doing?',
+    validateInput: (v) => (v.trim() === '' ? 'The todo text must not be empty.' : undefined),
+  });
   const agents = registeredAgentsForGoal({ coordination: { registered_agents: goal.agents } });
-  const context = { now: isoSeconds(clockFromEnv().now()), goalId: goal.goalId, roster: agents.length > 0 ? agents : null };
-  const result = await applyStateEdit(stateFile, (current) => addTodo(current, { role: role.role, text, priority: priority.label as Priority }, context), { operation: 'todo add' });
+  const context = {
+    now: isoSeconds(clockFromEnv().now()),
+    goalId: goal.goalId,
+    roster: agents.length > 0 ? agents : null,
+  };
+  const result = await applyStateEdit(
+    stateFile,
+    (current) => addTodo(current, { role: role.role, text, priority: priority.label as Priority }, context),
+    { operation: 'todo add' },
+  );
   await model.reload();
   void vscode.window.showInformationMessage(`LoopX: added ${result.summary.todo_id} to "${goal.goalId}".`);
 }
@@ -42,12 +66,17 @@ export async function listTodosCommand(model: WorkspaceModel, arg: unknown): Pro
     void vscode.window.showInformationMessage(`LoopX: "${goal.goalId}" has no open todos.`);
     return;
   }
-  const picked = await vscode.window.showQuickPick(todos.map((todo) => ({
-    label: `${todo.role === 'user' ? (todo.task_class === 'user_gate' ? '$(shield)' : '$(person)') : '$(hubot)'} ${todo.title}`,
-    description: [todo.priority, todo.status, todo.claimed_by ? `claimed by ${todo.claimed_by}` : null].filter(Boolean).join(' · '),
-    detail: todo.todo_id,
-    todo,
-  })), { title: `Todos of ${goal.goalId}`, matchOnDetail: true, matchOnDescription: true });
+  const picked = await vscode.window.showQuickPick(
+    todos.map((todo) => ({
+      label: `${todo.role === 'user' ? (todo.task_class === 'user_gate' ? '$(shield)' : '$(person)') : '$(hubot)'} ${todo.title}`,
+      description: [todo.priority, todo.status, todo.claimed_by ? `claimed by ${todo.claimed_by}` : null]
+        .filter(Boolean)
+        .join(' · '),
+      detail: todo.todo_id,
+      todo,
+    })),
+    { title: `Todos of ${goal.goalId}`, matchOnDetail: true, matchOnDescription: true },
+  );
   if (!picked) return;
   const line = picked.todo.line - 1;
   await vscode.window.showTextDocument(vscode.Uri.file(stateFile), { selection: new vscode.Range(line, 0, line, 0) });

@@ -4,7 +4,11 @@ import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { HOME_DIR } from './pickers';
 
 /** "LoopX: Validate Registry" — `loopx registry` for each registry; problems go to the Problems panel. */
-export async function validateRegistries(model: WorkspaceModel, diagnostics: vscode.DiagnosticCollection, log: vscode.LogOutputChannel): Promise<void> {
+export async function validateRegistries(
+  model: WorkspaceModel,
+  diagnostics: vscode.DiagnosticCollection,
+  log: vscode.LogOutputChannel,
+): Promise<void> {
   const paths = model.registryPaths();
   if (paths.length === 0) throw new Error('Open a folder first: there is no registry to validate.');
   let problems = 0;
@@ -23,15 +27,23 @@ export async function validateRegistries(model: WorkspaceModel, diagnostics: vsc
     if (!('diagnostics' in result)) continue; // no registry in this folder
     checked += 1;
     problems += result.diagnostics.length;
-    diagnostics.set(uri, result.diagnostics.map((d) => errorDiagnostic(d.message, d.code)));
-    log.info(`${registryPath}: ${result.ok ? 'ok' : `${result.diagnostics.length} problem(s)`} (${result.goal_count} goal(s))`);
+    diagnostics.set(
+      uri,
+      result.diagnostics.map((d) => errorDiagnostic(d.message, d.code)),
+    );
+    log.info(
+      `${registryPath}: ${result.ok ? 'ok' : `${result.diagnostics.length} problem(s)`} (${result.goal_count} goal(s))`,
+    );
   }
   if (checked === 0 && problems === 0) {
     void vscode.window.showInformationMessage('LoopX: no registry in this workspace yet. Create a goal to make one.');
   } else if (problems === 0) {
     void vscode.window.showInformationMessage(`LoopX: ${checked} registr${checked === 1 ? 'y is' : 'ies are'} valid.`);
   } else {
-    const choice = await vscode.window.showWarningMessage(`LoopX: ${problems} registry problem(s). See the Problems panel.`, 'Show Problems');
+    const choice = await vscode.window.showWarningMessage(
+      `LoopX: ${problems} registry problem(s). See the Problems panel.`,
+      'Show Problems',
+    );
     if (choice === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
   }
 }

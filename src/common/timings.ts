@@ -19,7 +19,12 @@ export class ActivationTimings {
     this.goalsShownAt ??= performance.now();
   }
 
-  snapshot(): { activateToModelMs: number | null; activateToGoalsShownMs: number | null; goalCount: number; extensionHostRssMb: number } {
+  snapshot(): {
+    activateToModelMs: number | null;
+    activateToGoalsShownMs: number | null;
+    goalCount: number;
+    extensionHostRssMb: number;
+  } {
     const since = (at: number | undefined): number | null => (at === undefined ? null : at - this.activateStartedAt);
     return {
       activateToModelMs: since(this.modelLoadedAt),

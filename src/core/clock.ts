@@ -18,7 +18,11 @@ export function fixedClock(instant: Date | string): Clock {
 function parseInstant(text: string, source: string): Date {
   const date = new Date(text);
   if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(date.getTime())) {
-    throw new LoopxError('invalid_clock', `${source} must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, got ${JSON.stringify(text)}.`, { source, value: text });
+    throw new LoopxError(
+      'invalid_clock',
+      `${source} must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, got ${JSON.stringify(text)}.`,
+      { source, value: text },
+    );
   }
   return date;
 }

@@ -27,8 +27,14 @@ export { settleTurn, shouldRun, type SettleTurnOptions, type ShouldRunOptions } 
 export type { SpendSlotResult } from './quota/spend';
 export { ShouldRunDecisionSchema, type ShouldRunDecision } from './quota/decision';
 export {
-  inspectTurnJournal, planTurn, runTurnLoop, runTurnOnce,
-  type InspectTurnJournalOptions, type PlanTurnOptions, type RunTurnLoopOptions, type RunTurnOnceOptions,
+  inspectTurnJournal,
+  planTurn,
+  runTurnLoop,
+  runTurnOnce,
+  type InspectTurnJournalOptions,
+  type PlanTurnOptions,
+  type RunTurnLoopOptions,
+  type RunTurnOnceOptions,
 } from './api/turn';
 export { TurnEventEmitter, TurnEventSchema, type TurnEvent, type TurnEventSink } from './turn/events';
 export { TurnPlanSchema, type TurnPlan } from './turn/plan';
@@ -37,9 +43,25 @@ export { LoopResultSchema, type LoopResult } from './turn/loop';
 export { JournalInspectionSchema, type JournalInspection } from './turn/inspect';
 
 export {
-  ArchiveRuntimeResultSchema, CompactOrchestrationSchema, GateListResultSchema, GateSchema, GoalStateSchema, GoalStatusSchema,
-  GoalSummarySchema, NextActionProjectionWarningSchema, ProjectionWarningSchema, TodoListResultSchema, TodoSchema,
-  type CompactOrchestration, type Gate, type GateBlock, type GateListResult, type GoalState, type GoalStatus, type Todo, type TodoListResult,
+  ArchiveRuntimeResultSchema,
+  CompactOrchestrationSchema,
+  GateListResultSchema,
+  GateSchema,
+  GoalStateSchema,
+  GoalStatusSchema,
+  GoalSummarySchema,
+  NextActionProjectionWarningSchema,
+  ProjectionWarningSchema,
+  TodoListResultSchema,
+  TodoSchema,
+  type CompactOrchestration,
+  type Gate,
+  type GateBlock,
+  type GateListResult,
+  type GoalState,
+  type GoalStatus,
+  type Todo,
+  type TodoListResult,
 } from './api/schemas';
 export type { ArchiveRuntimeResult } from './runtime/archive';
 export type { NextActionProjectionWarning, ProjectionWarning } from './projection/schemas';

@@ -14,7 +14,9 @@ import type { WorkspaceModel } from '../workspace/workspaceModel';
  * workspace (what `loopx global-*` prints), as a Markdown preview. Read-only.
  */
 export async function showGlobalView(model: WorkspaceModel, command: GlobalCommand): Promise<void> {
-  const registries = model.snapshots.filter((snapshot) => snapshot.ok && snapshot.exists).map((snapshot) => snapshot.registryPath);
+  const registries = model.snapshots
+    .filter((snapshot) => snapshot.ok && snapshot.exists)
+    .map((snapshot) => snapshot.registryPath);
   if (registries.length === 0) throw new Error('No LoopX registry in this workspace. Run "LoopX: Create Goal…" first.');
   const clock = clockFromEnv();
   const homeDir = homedir();
@@ -24,10 +26,18 @@ export async function showGlobalView(model: WorkspaceModel, command: GlobalComma
     try {
       response = globalView(command, await loadGlobalSnapshot({ registryPath, homeDir, clock }));
     } catch (error) {
-      response = globalUnavailable(command, errorMessage(error), { projectRoots: [registryProjectRoot(registryPath)], homeDir, now: clock.now(), registryPath });
+      response = globalUnavailable(command, errorMessage(error), {
+        projectRoots: [registryProjectRoot(registryPath)],
+        homeDir,
+        now: clock.now(),
+        registryPath,
+      });
     }
     parts.push(globalMarkdown(response));
   }
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: parts.join('\n\n---\n\n') });
+  const document = await vscode.workspace.openTextDocument({
+    language: 'markdown',
+    content: parts.join('\n\n---\n\n'),
+  });
   await vscode.commands.executeCommand('markdown.showPreview', document.uri);
 }

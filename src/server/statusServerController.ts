@@ -5,7 +5,12 @@ import { Disposable } from '../common/disposable';
 import { clockFromEnv } from '../core/clock';
 import { errorMessage, isLoopxError } from '../core/errors';
 import { generateStatusToken, STATUS_TOKEN_PATTERN } from '../core/server/security';
-import { DEFAULT_STATUS_PORT, startStatusServer, STATUS_PATH, type ListeningStatusServer } from '../core/server/statusServer';
+import {
+  DEFAULT_STATUS_PORT,
+  startStatusServer,
+  STATUS_PATH,
+  type ListeningStatusServer,
+} from '../core/server/statusServer';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 
 /** Settings of the status server (`loopx.statusServer.*`). */
@@ -50,14 +55,19 @@ export class StatusServerController extends Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
-    this.register(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(`${STATUS_SERVER_SETTINGS.section}.statusServer`)) void this.sync();
-    }));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(`${STATUS_SERVER_SETTINGS.section}.statusServer`)) void this.sync();
+      }),
+    );
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.sync()));
-    this.register(model.onDidChange(() => {
-      if (this.running !== undefined && this.running.desired.registryPath !== this.desired()?.registryPath) void this.sync();
-      else this.running?.server.source.invalidate();
-    }));
+    this.register(
+      model.onDidChange(() => {
+        if (this.running !== undefined && this.running.desired.registryPath !== this.desired()?.registryPath)
+          void this.sync();
+        else this.running?.server.source.invalidate();
+      }),
+    );
     void this.sync();
   }
 
@@ -74,15 +84,24 @@ export class StatusServerController extends Disposable {
     const url = this.url;
     if (url !== undefined) {
       await vscode.env.clipboard.writeText(url);
-      void vscode.window.showInformationMessage(`LoopX: copied the status server URL (${this.running?.server.origin ?? ''}${STATUS_PATH}, with its token).`);
+      void vscode.window.showInformationMessage(
+        `LoopX: copied the status server URL (${this.running?.server.origin ?? ''}${STATUS_PATH}, with its token).`,
+      );
       return;
     }
     const reason = !vscode.workspace.isTrusted
       ? 'it runs only in a trusted workspace'
-      : this.model.registryPaths().length === 0 ? 'no workspace folder is open' : 'it is turned off';
-    const choice = await vscode.window.showInformationMessage(`LoopX: the status server is not running: ${reason}.`, 'Turn It On');
+      : this.model.registryPaths().length === 0
+        ? 'no workspace folder is open'
+        : 'it is turned off';
+    const choice = await vscode.window.showInformationMessage(
+      `LoopX: the status server is not running: ${reason}.`,
+      'Turn It On',
+    );
     if (choice === 'Turn It On') {
-      await vscode.workspace.getConfiguration(STATUS_SERVER_SETTINGS.section).update(STATUS_SERVER_SETTINGS.enabled, true, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace
+        .getConfiguration(STATUS_SERVER_SETTINGS.section)
+        .update(STATUS_SERVER_SETTINGS.enabled, true, vscode.ConfigurationTarget.Workspace);
     }
   }
 
@@ -96,21 +115,30 @@ export class StatusServerController extends Disposable {
 
   /** Brings the server in line with the settings, trust and registry (queued behind earlier calls). */
   sync(): Promise<void> {
-    this.queue = this.queue.then(() => this.reconcile()).catch((error: unknown) => {
-      this.log.error(`status server: ${errorMessage(error)}`);
-    });
+    this.queue = this.queue
+      .then(() => this.reconcile())
+      .catch((error: unknown) => {
+        this.log.error(`status server: ${errorMessage(error)}`);
+      });
     return this.queue;
   }
 
   private desired(): DesiredServer | undefined {
     const config = vscode.workspace.getConfiguration(STATUS_SERVER_SETTINGS.section);
     if (!config.get<boolean>(STATUS_SERVER_SETTINGS.enabled, false) || !vscode.workspace.isTrusted) return undefined;
-    const registryPath = this.model.snapshots.find((snapshot) => snapshot.ok && snapshot.exists)?.registryPath ?? this.model.registryPaths()[0];
+    const registryPath =
+      this.model.snapshots.find((snapshot) => snapshot.ok && snapshot.exists)?.registryPath ??
+      this.model.registryPaths()[0];
     if (registryPath === undefined) return undefined;
     const configured = config.get<number>(STATUS_SERVER_SETTINGS.port, DEFAULT_STATUS_PORT);
-    const port = Number.isInteger(configured) && configured >= 0 && configured <= 65535 ? configured : DEFAULT_STATUS_PORT;
+    const port =
+      Number.isInteger(configured) && configured >= 0 && configured <= 65535 ? configured : DEFAULT_STATUS_PORT;
     if (this.portOverride !== undefined && this.portOverride.configured !== port) this.portOverride = undefined;
-    return { registryPath, port: this.portOverride?.port ?? port, requireToken: config.get<boolean>(STATUS_SERVER_SETTINGS.requireToken, true) };
+    return {
+      registryPath,
+      port: this.portOverride?.port ?? port,
+      requireToken: config.get<boolean>(STATUS_SERVER_SETTINGS.requireToken, true),
+    };
   }
 
   private async reconcile(): Promise<void> {
@@ -125,18 +153,28 @@ export class StatusServerController extends Disposable {
     }
     if (desired === undefined) return;
     const token = desired.requireToken ? await this.token(desired.registryPath) : null;
-    if (token === null) this.log.warn('status server: loopx.statusServer.requireToken is off; any process on this machine can read the status');
+    if (token === null)
+      this.log.warn(
+        'status server: loopx.statusServer.requireToken is off; any process on this machine can read the status',
+      );
     try {
       const server = await startStatusServer({
-        registryPath: desired.registryPath, homeDir: homedir(), clock: clockFromEnv(), token, port: desired.port,
-        log: (level, message) => (level === 'warn' ? this.log.warn(`status server: ${message}`) : this.log.info(`status server: ${message}`)),
+        registryPath: desired.registryPath,
+        homeDir: homedir(),
+        clock: clockFromEnv(),
+        token,
+        port: desired.port,
+        log: (level, message) =>
+          level === 'warn' ? this.log.warn(`status server: ${message}`) : this.log.info(`status server: ${message}`),
       });
       if (this.stopped) {
         await server.close();
         return;
       }
       this.running = { server, desired, token };
-      this.log.info(`status server listening on ${server.origin} (${STATUS_PATH}; token ${token === null ? 'off' : 'required'})`);
+      this.log.info(
+        `status server listening on ${server.origin} (${STATUS_PATH}; token ${token === null ? 'off' : 'required'})`,
+      );
     } catch (error) {
       if (isLoopxError(error, 'port_in_use')) {
         void this.offerFreePort(desired.port);
@@ -148,17 +186,27 @@ export class StatusServerController extends Disposable {
 
   private async offerFreePort(port: number): Promise<void> {
     this.log.warn(`status server: port ${port} on 127.0.0.1 is in use`);
-    const choice = await vscode.window.showWarningMessage(`LoopX: port ${port} is already in use, so the status server did not start.`, 'Use a Free Port', 'Change Port Setting');
+    const choice = await vscode.window.showWarningMessage(
+      `LoopX: port ${port} is already in use, so the status server did not start.`,
+      'Use a Free Port',
+      'Change Port Setting',
+    );
     if (choice === 'Use a Free Port') {
       this.portOverride = { configured: port, port: 0 };
       await this.sync();
       const url = this.url;
       if (url !== undefined) {
-        const copy = await vscode.window.showInformationMessage(`LoopX: the status server runs on ${this.running?.server.origin ?? ''} for this session.`, 'Copy URL');
+        const copy = await vscode.window.showInformationMessage(
+          `LoopX: the status server runs on ${this.running?.server.origin ?? ''} for this session.`,
+          'Copy URL',
+        );
         if (copy === 'Copy URL') await vscode.env.clipboard.writeText(url);
       }
     } else if (choice === 'Change Port Setting') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', `${STATUS_SERVER_SETTINGS.section}.${STATUS_SERVER_SETTINGS.port}`);
+      await vscode.commands.executeCommand(
+        'workbench.action.openSettings',
+        `${STATUS_SERVER_SETTINGS.section}.${STATUS_SERVER_SETTINGS.port}`,
+      );
     }
   }
 

@@ -11,7 +11,10 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
   private readonly changed = this.register(new vscode.EventEmitter<AgentsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(viewId: string, private readonly model: WorkspaceModel) {
+  constructor(
+    viewId: string,
+    private readonly model: WorkspaceModel,
+  ) {
     super();
     this.register(vscode.window.createTreeView(viewId, { treeDataProvider: this }));
     this.register(model.onDidChange(() => this.changed.fire(undefined)));
@@ -35,7 +38,9 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
 
   getChildren(node?: AgentsNode): AgentsNode[] {
     if (node) {
-      return node.kind === 'agent' ? node.goals.map((g) => ({ kind: 'agentGoal' as const, agentId: node.agentId, ...g })) : [];
+      return node.kind === 'agent'
+        ? node.goals.map((g) => ({ kind: 'agentGoal' as const, agentId: node.agentId, ...g }))
+        : [];
     }
     const byAgent = new Map<string, { goalId: string; displayName: string }[]>();
     for (const goal of this.model.goals) {
@@ -45,6 +50,8 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         byAgent.set(agentId, list);
       }
     }
-    return [...byAgent.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([agentId, goals]) => ({ kind: 'agent' as const, agentId, goals }));
+    return [...byAgent.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([agentId, goals]) => ({ kind: 'agent' as const, agentId, goals }));
   }
 }

@@ -38,9 +38,11 @@ export class WorkspaceModel extends Disposable {
       this.register(event(() => this.scheduleReload()));
     }
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleReload()));
-    this.register(vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`${SETTINGS.section}.${SETTINGS.registryPath}`)) this.scheduleReload();
-    }));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SETTINGS.section}.${SETTINGS.registryPath}`)) this.scheduleReload();
+      }),
+    );
     this.register({ dispose: () => clearTimeout(this.reloadTimer) });
   }
 
@@ -58,7 +60,9 @@ export class WorkspaceModel extends Disposable {
   }
 
   findGoal(goalId: string, registryPath?: string): GoalSummary | undefined {
-    return this.goals.find((g) => g.goalId === goalId && (registryPath === undefined || g.registryPath === registryPath));
+    return this.goals.find(
+      (g) => g.goalId === goalId && (registryPath === undefined || g.registryPath === registryPath),
+    );
   }
 
   /** Registry files this workspace shows, in folder order, without duplicates. */
@@ -68,7 +72,10 @@ export class WorkspaceModel extends Disposable {
     for (const folder of folders) {
       if (folder.uri.scheme === 'file') paths.push(join(folder.uri.fsPath, PROJECT_REGISTRY_RELATIVE_PATH));
     }
-    const configured = vscode.workspace.getConfiguration(SETTINGS.section).get<string>(SETTINGS.registryPath, '').trim();
+    const configured = vscode.workspace
+      .getConfiguration(SETTINGS.section)
+      .get<string>(SETTINGS.registryPath, '')
+      .trim();
     if (configured !== '') {
       const base = folders[0]?.uri.fsPath ?? homedir();
       paths.push(isAbsolute(configured) ? configured : join(base, configured));
@@ -87,11 +94,15 @@ export class WorkspaceModel extends Disposable {
     const next = (async () => {
       await previous;
       const started = performance.now();
-      const snapshots = await Promise.all(this.registryPaths().map((p) => loadRegistrySnapshot(p, { homeDir: homedir() })));
+      const snapshots = await Promise.all(
+        this.registryPaths().map((p) => loadRegistrySnapshot(p, { homeDir: homedir() })),
+      );
       this.snapshotList = snapshots.filter((s) => !s.ok || s.exists);
       this.details = await this.loadDetails(this.goals);
       this.publishDiagnostics(snapshots);
-      this.log.trace(`loaded ${this.goals.length} goal(s) from ${this.snapshotList.length} registr${this.snapshotList.length === 1 ? 'y' : 'ies'} in ${(performance.now() - started).toFixed(1)} ms`);
+      this.log.trace(
+        `loaded ${this.goals.length} goal(s) from ${this.snapshotList.length} registr${this.snapshotList.length === 1 ? 'y' : 'ies'} in ${(performance.now() - started).toFixed(1)} ms`,
+      );
       this.changed.fire();
     })();
     this.loading = next;
@@ -108,7 +119,10 @@ export class WorkspaceModel extends Disposable {
       let loaded = registries.get(registryPath);
       if (loaded === undefined) {
         // Unreadable: each goal's quota then reads it itself and reports why.
-        loaded = this.statusCache.registry(registryPath).then((r) => (r.exists ? r.registry : undefined), () => undefined);
+        loaded = this.statusCache.registry(registryPath).then(
+          (r) => (r.exists ? r.registry : undefined),
+          () => undefined,
+        );
         registries.set(registryPath, loaded);
       }
       return loaded;
@@ -120,12 +134,15 @@ export class WorkspaceModel extends Disposable {
       });
       const registry = await registryOf(goal.registryPath);
       const runIndex = status === undefined ? undefined : this.statusCache.heldRunIndex(goal);
-      const quota = await this.quotaCacheOf(goal.registryPath).summary(goal, {
-        ...(registry !== undefined ? { registry } : {}), ...(runIndex !== undefined ? { runIndex } : {}),
-      }).catch((error: unknown) => {
-        this.log.warn(`quota of ${goal.goalId}: ${errorMessage(error)}`);
-        return undefined;
-      });
+      const quota = await this.quotaCacheOf(goal.registryPath)
+        .summary(goal, {
+          ...(registry !== undefined ? { registry } : {}),
+          ...(runIndex !== undefined ? { runIndex } : {}),
+        })
+        .catch((error: unknown) => {
+          this.log.warn(`quota of ${goal.goalId}: ${errorMessage(error)}`);
+          return undefined;
+        });
       // Items and quota stay cached by file stamps; the parsed histories need not stay in memory.
       this.statusCache.release(goal);
       return [goalKey(goal), { status, quota }];
@@ -133,7 +150,7 @@ export class WorkspaceModel extends Disposable {
     // A few goals at a time: each holds its whole run history until its quota is computed.
     const entries: [string, GoalDetails][] = [];
     for (let start = 0; start < goals.length; start += DETAILS_CONCURRENCY) {
-      entries.push(...await Promise.all(goals.slice(start, start + DETAILS_CONCURRENCY).map(detailsOf)));
+      entries.push(...(await Promise.all(goals.slice(start, start + DETAILS_CONCURRENCY).map(detailsOf))));
     }
     for (const [registryPath, cache] of this.quotaCaches) {
       cache.retain(new Set(goals.filter((g) => g.registryPath === registryPath).map((g) => g.goalId)));
@@ -150,14 +167,17 @@ export class WorkspaceModel extends Disposable {
     return cache;
   }
 
-
   private publishDiagnostics(snapshots: RegistrySnapshot[]): void {
     this.diagnostics.clear();
     for (const snapshot of snapshots) {
       if (snapshot.ok) continue;
       const line = Math.max(0, (snapshot.error.line ?? 1) - 1);
       const column = Math.max(0, (snapshot.error.column ?? 1) - 1);
-      const diagnostic = new vscode.Diagnostic(new vscode.Range(line, column, line, column + 1), snapshot.error.message, vscode.DiagnosticSeverity.Error);
+      const diagnostic = new vscode.Diagnostic(
+        new vscode.Range(line, column, line, column + 1),
+        snapshot.error.message,
+        vscode.DiagnosticSeverity.Error,
+      );
       diagnostic.source = 'LoopX';
       diagnostic.code = snapshot.error.code;
       this.diagnostics.set(vscode.Uri.file(snapshot.registryPath), [diagnostic]);

@@ -56,8 +56,13 @@ describe('LoopX in the VS Code workbench (Chromium)', function () {
       const sidebar = page.locator('.part.sidebar');
       await sidebar.getByText('No LoopX goals in this workspace yet.').waitFor({ timeout: 30_000 });
       await sidebar.getByText('No agents are registered', { exact: false }).waitFor();
-      const buttons = await sidebar.locator('.welcome-view-content a.monaco-button, .welcome-view-content .monaco-button').allInnerTexts();
-      assert.ok(buttons.some((b) => /Create Goal/.test(b)), `welcome buttons: ${buttons.join(', ')}`);
+      const buttons = await sidebar
+        .locator('.welcome-view-content a.monaco-button, .welcome-view-content .monaco-button')
+        .allInnerTexts();
+      assert.ok(
+        buttons.some((b) => /Create Goal/.test(b)),
+        `welcome buttons: ${buttons.join(', ')}`,
+      );
       await page.screenshot({ path: join(RESULTS, 'welcome.png') });
     } catch (error) {
       await page.screenshot({ path: join(RESULTS, 'failure-welcome.png') });
@@ -76,11 +81,21 @@ describe('LoopX in the VS Code workbench (Chromium)', function () {
       await goalRow.first().click();
       const sidebar = page.locator('.part.sidebar');
       // The goal's children come from the real state file and run index of the demo workspace.
-      await sidebar.getByText('Add a "Related" section linking notes that share a tag.').first().waitFor({ timeout: 15_000 });
+      await sidebar
+        .getByText('Add a "Related" section linking notes that share a tag.')
+        .first()
+        .waitFor({ timeout: 15_000 });
       await sidebar.locator('.monaco-list-row', { hasText: 'Gates' }).first().waitFor();
       await sidebar.locator('.monaco-list-row', { hasText: 'Approve publishing the knowledge base' }).first().waitFor();
-      await sidebar.locator('.monaco-list-row', { hasText: 'Write notes/index.md listing every note by tag.' }).first().waitFor();
-      assert.equal(await sidebar.locator('.monaco-list-row', { hasText: 'Give every note a level-one title.' }).count(), 0, 'done todos are not listed');
+      await sidebar
+        .locator('.monaco-list-row', { hasText: 'Write notes/index.md listing every note by tag.' })
+        .first()
+        .waitFor();
+      assert.equal(
+        await sidebar.locator('.monaco-list-row', { hasText: 'Give every note a level-one title.' }).count(),
+        0,
+        'done todos are not listed',
+      );
       await page.screenshot({ path: join(RESULTS, 'workbench.png') });
       await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'sidebar.png') });
     } catch (error) {

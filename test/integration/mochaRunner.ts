@@ -2,7 +2,11 @@ import Mocha from 'mocha';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface TestResult { title: string; state: 'passed' | 'failed' | 'pending'; error?: string }
+interface TestResult {
+  title: string;
+  state: 'passed' | 'failed' | 'pending';
+  error?: string;
+}
 
 /**
  * Runs every `*.test.js` beside `dir` with mocha inside the extension host and writes a JSON
@@ -10,20 +14,32 @@ interface TestResult { title: string; state: 'passed' | 'failed' | 'pending'; er
  */
 export function runMochaSuite(dir: string): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(join(dir, file));
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort())
+    mocha.addFile(join(dir, file));
   const results: TestResult[] = [];
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       const summaryFile = process.env['LOOPX_TEST_SUMMARY'];
       if (summaryFile) {
         const count = (state: TestResult['state']): number => results.filter((r) => r.state === state).length;
-        writeFileSync(summaryFile, JSON.stringify({ passed: count('passed'), failed: count('failed'), pending: count('pending'), results }, null, 2));
+        writeFileSync(
+          summaryFile,
+          JSON.stringify(
+            { passed: count('passed'), failed: count('failed'), pending: count('pending'), results },
+            null,
+            2,
+          ),
+        );
       }
       if (failures > 0) reject(new Error(`${failures} test(s) failed`));
       else resolve();
     });
     runner.on('pass', (test) => results.push({ title: test.fullTitle(), state: 'passed' }));
-    runner.on('fail', (test, error: Error) => results.push({ title: test.fullTitle(), state: 'failed', error: `${error.message}\n${error.stack ?? ''}` }));
+    runner.on('fail', (test, error: Error) =>
+      results.push({ title: test.fullTitle(), state: 'failed', error: `${error.message}\n${error.stack ?? ''}` }),
+    );
     runner.on('pending', (test) => results.push({ title: test.fullTitle(), state: 'pending' }));
   });
 }

@@ -19,11 +19,24 @@ const SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'suite', 'index');
 const VSIX_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'vsix', 'index');
 const PROBE = join(REPO_ROOT, 'test', 'integration', 'vsix-probe');
 
-async function runInCodeServer(label: string, options: { extensionDevelopmentPath: string; extensionTestsPath: string; extensionsDir?: string; env?: NodeJS.ProcessEnv }): Promise<TestSummary | undefined> {
+async function runInCodeServer(
+  label: string,
+  options: {
+    extensionDevelopmentPath: string;
+    extensionTestsPath: string;
+    extensionsDir?: string;
+    env?: NodeJS.ProcessEnv;
+  },
+): Promise<TestSummary | undefined> {
   const scratch = mkdtempSync(join(tmpdir(), 'loopx-it-'));
   const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
   const summaryFile = join(scratch, 'summary.json');
-  const server = await startCodeServer({ workspace, rootDir: join(scratch, 'host'), ...(options.extensionsDir ? { extensionsDir: options.extensionsDir } : {}), env: { ...options.env, LOOPX_TEST_SUMMARY: summaryFile } });
+  const server = await startCodeServer({
+    workspace,
+    rootDir: join(scratch, 'host'),
+    ...(options.extensionsDir ? { extensionsDir: options.extensionsDir } : {}),
+    env: { ...options.env, LOOPX_TEST_SUMMARY: summaryFile },
+  });
   const browser = await launchChromium();
   try {
     console.log(`\n${label} (code-server ${server.url})`);
@@ -44,14 +57,27 @@ async function runInCodeServer(label: string, options: { extensionDevelopmentPat
   }
 }
 
-async function runInDesktop(executable: string, label: string, extensionDevelopmentPath: string, extensionTestsPath: string, extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<TestSummary | undefined> {
+async function runInDesktop(
+  executable: string,
+  label: string,
+  extensionDevelopmentPath: string,
+  extensionTestsPath: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<TestSummary | undefined> {
   const { runTests } = await import('@vscode/test-electron');
   const scratch = mkdtempSync(join(tmpdir(), 'loopx-it-'));
   const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
   const summaryFile = join(scratch, 'summary.json');
   console.log(`\n${label} (${executable})`);
   try {
-    await runTests({ vscodeExecutablePath: executable, extensionDevelopmentPath, extensionTestsPath, launchArgs: [workspace, '--disable-workspace-trust', ...extraArgs], extensionTestsEnv: { ...env, LOOPX_TEST_SUMMARY: summaryFile } });
+    await runTests({
+      vscodeExecutablePath: executable,
+      extensionDevelopmentPath,
+      extensionTestsPath,
+      launchArgs: [workspace, '--disable-workspace-trust', ...extraArgs],
+      extensionTestsEnv: { ...env, LOOPX_TEST_SUMMARY: summaryFile },
+    });
   } catch (error) {
     console.log(`  ✖ ${String(error)}`);
   }
@@ -69,20 +95,47 @@ async function main(): Promise<void> {
   const desktop = process.env['LOOPX_VSCODE_EXECUTABLE'];
   const summaries: (TestSummary | undefined)[] = [];
 
-  summaries.push(desktop
-    ? await runInDesktop(desktop, 'Extension under development', REPO_ROOT, SUITE)
-    : await runInCodeServer('Extension under development', { extensionDevelopmentPath: REPO_ROOT, extensionTestsPath: SUITE }));
+  summaries.push(
+    desktop
+      ? await runInDesktop(desktop, 'Extension under development', REPO_ROOT, SUITE)
+      : await runInCodeServer('Extension under development', {
+          extensionDevelopmentPath: REPO_ROOT,
+          extensionTestsPath: SUITE,
+        }),
+  );
 
   lap('development suite done; packaging the .vsix');
-  const vsix = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop() ?? '';
+  const vsix =
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+      .trim()
+      .split('\n')
+      .pop() ?? '';
   const extensionsDir = mkdtempSync(join(tmpdir(), 'loopx-vsix-ext-'));
   try {
     installVsix(vsix, extensionsDir);
     lap('installed the .vsix');
     const env = { LOOPX_EXPECTED_EXTENSIONS_DIR: extensionsDir };
-    summaries.push(desktop
-      ? await runInDesktop(desktop, 'Packaged .vsix, installed', PROBE, VSIX_SUITE, ['--extensions-dir', extensionsDir], env)
-      : await runInCodeServer('Packaged .vsix, installed', { extensionDevelopmentPath: PROBE, extensionTestsPath: VSIX_SUITE, extensionsDir, env }));
+    summaries.push(
+      desktop
+        ? await runInDesktop(
+            desktop,
+            'Packaged .vsix, installed',
+            PROBE,
+            VSIX_SUITE,
+            ['--extensions-dir', extensionsDir],
+            env,
+          )
+        : await runInCodeServer('Packaged .vsix, installed', {
+            extensionDevelopmentPath: PROBE,
+            extensionTestsPath: VSIX_SUITE,
+            extensionsDir,
+            env,
+          }),
+    );
   } finally {
     rmSync(extensionsDir, { recursive: true, force: true });
     // The development bundles were replaced by production ones; rebuild so later tiers use the dev build.

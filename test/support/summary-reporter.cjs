@@ -12,7 +12,10 @@ class SummaryReporter extends Mocha.reporters.Spec {
       const file = process.env.LOOPX_TEST_SUMMARY;
       if (!file) return;
       const s = runner.stats || {};
-      writeFileSync(file, JSON.stringify({ passed: s.passes || 0, failed: s.failures || 0, pending: s.pending || 0, failures }, null, 2));
+      writeFileSync(
+        file,
+        JSON.stringify({ passed: s.passes || 0, failed: s.failures || 0, pending: s.pending || 0, failures }, null, 2),
+      );
     });
   }
 }

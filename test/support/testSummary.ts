@@ -16,13 +16,23 @@ export function printResults(summary: TestSummary): void {
   for (const result of summary.results ?? []) {
     const mark = result.state === 'passed' ? '✔' : result.state === 'failed' ? '✖' : '-';
     console.log(`  ${mark} ${result.title}`);
-    if (result.error) console.log(result.error.split('\n').map((l) => `      ${l}`).join('\n'));
+    if (result.error)
+      console.log(
+        result.error
+          .split('\n')
+          .map((l) => `      ${l}`)
+          .join('\n'),
+      );
   }
 }
 
 /** Adds up summaries; an absent one counts as a failure so a crashed run never passes. */
 export function combine(summaries: (TestSummary | undefined)[]): TestSummary {
-  return summaries.reduce<TestSummary>((total, s) => (s
-    ? { passed: total.passed + s.passed, failed: total.failed + s.failed, pending: total.pending + s.pending }
-    : { ...total, failed: total.failed + 1 }), { passed: 0, failed: 0, pending: 0 });
+  return summaries.reduce<TestSummary>(
+    (total, s) =>
+      s
+        ? { passed: total.passed + s.passed, failed: total.failed + s.failed, pending: total.pending + s.pending }
+        : { ...total, failed: total.failed + 1 },
+    { passed: 0, failed: 0, pending: 0 },
+  );
 }

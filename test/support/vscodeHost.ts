@@ -51,21 +51,28 @@ function codeServerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 export function writeQuietSettings(userDataDir: string, extra: Record<string, unknown> = {}): void {
   const userDir = join(userDataDir, 'User');
   mkdirSync(userDir, { recursive: true });
-  writeFileSync(join(userDir, 'settings.json'), JSON.stringify({
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'workbench.welcomePage.walkthroughs.openOnInstall': false,
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoUpdate': false,
-    'extensions.autoCheckUpdates': false,
-    'update.mode': 'none',
-    'chat.disableAIFeatures': true,
-    'chat.commandCenter.enabled': false,
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'security.workspace.trust.enabled': false,
-    'git.enabled': false,
-    ...extra,
-  }, null, 2));
+  writeFileSync(
+    join(userDir, 'settings.json'),
+    JSON.stringify(
+      {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'workbench.welcomePage.walkthroughs.openOnInstall': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoUpdate': false,
+        'extensions.autoCheckUpdates': false,
+        'update.mode': 'none',
+        'chat.disableAIFeatures': true,
+        'chat.commandCenter.enabled': false,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'security.workspace.trust.enabled': false,
+        'git.enabled': false,
+        ...extra,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
@@ -79,12 +86,30 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   writeFileSync(configFile, 'auth: none\ncert: false\n');
   const host = options.host ?? '127.0.0.1';
   const args = [
-    '--config', configFile, '--auth', 'none', '--bind-addr', `${host}:${options.port ?? 0}`,
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-    '--ignore-last-opened', '--user-data-dir', userData, '--extensions-dir', extensions,
-    '--vscode-option', 'enable-smoke-test-driver', options.workspace,
+    '--config',
+    configFile,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `${host}:${options.port ?? 0}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--ignore-last-opened',
+    '--user-data-dir',
+    userData,
+    '--extensions-dir',
+    extensions,
+    '--vscode-option',
+    'enable-smoke-test-driver',
+    options.workspace,
   ];
-  const child = spawn(CODE_SERVER_BIN, args, { detached: true, env: codeServerEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(CODE_SERVER_BIN, args, {
+    detached: true,
+    env: codeServerEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const url = await new Promise<string>((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`code-server did not start within 60 s:\n${output}`)), 60_000);
@@ -106,7 +131,11 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   });
   const port = Number(new URL(url).port);
   return {
-    url, port, process: child, dirs: { root, userData, extensions }, log: () => output,
+    url,
+    port,
+    process: child,
+    dirs: { root, userData, extensions },
+    log: () => output,
     stop: async () => {
       await killGroup(child);
       if (!options.keepDirs && !process.env['KEEP_TMP']) rmSync(root, { recursive: true, force: true });
@@ -117,26 +146,47 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 async function killGroup(child: ChildProcess): Promise<void> {
   if (child.pid === undefined || child.exitCode !== null) return;
   const exited = new Promise<void>((resolvePromise) => child.once('exit', () => resolvePromise()));
-  try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
   const timeout = new Promise<'timeout'>((resolvePromise) => setTimeout(() => resolvePromise('timeout'), 5000));
   if ((await Promise.race([exited, timeout])) === 'timeout') {
-    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
   }
 }
 
 /** Installs a .vsix into an extensions folder the way a user would. */
 export function installVsix(vsixPath: string, extensionsDir: string): void {
   ensureVscodeTestHost();
-  const result = spawnSync(CODE_SERVER_BIN, ['--extensions-dir', extensionsDir, '--install-extension', vsixPath, '--force'], { env: codeServerEnv(), encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`code-server --install-extension failed:\n${result.stdout}\n${result.stderr}`);
+  const result = spawnSync(
+    CODE_SERVER_BIN,
+    ['--extensions-dir', extensionsDir, '--install-extension', vsixPath, '--force'],
+    { env: codeServerEnv(), encoding: 'utf8' },
+  );
+  if (result.status !== 0)
+    throw new Error(`code-server --install-extension failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -145,7 +195,10 @@ export function remoteUri(server: CodeServer, absolutePath: string): string {
 }
 
 export function workbenchUrl(server: CodeServer, folder: string, payload: [string, string][]): string {
-  const query = new URLSearchParams({ folder, payload: JSON.stringify([...payload, ['skipWelcome', 'true'], ['skipReleaseNotes', 'true']]) });
+  const query = new URLSearchParams({
+    folder,
+    payload: JSON.stringify([...payload, ['skipWelcome', 'true'], ['skipReleaseNotes', 'true']]),
+  });
   return `${server.url}/?${query.toString()}`;
 }
 
@@ -169,7 +222,9 @@ export async function runTestsInWorkbench(options: {
   const page: Page = await options.browser.newPage();
   const logs: string[] = [];
   let finish: (code: number) => void = () => {};
-  const finished = new Promise<number>((resolvePromise) => { finish = resolvePromise; });
+  const finished = new Promise<number>((resolvePromise) => {
+    finish = resolvePromise;
+  });
   await page.exposeFunction('codeAutomationExit', (code: number) => finish(code));
   await page.exposeFunction('codeAutomationLog', (_level: unknown, args: unknown[]) => {
     const line = Array.isArray(args) ? args.map(String).join(' ') : String(args);
@@ -177,12 +232,16 @@ export async function runTestsInWorkbench(options: {
     if (verbose) process.stderr.write(`[workbench] ${line}\n`);
   });
   if (verbose) page.on('console', (message) => process.stderr.write(`[console] ${message.text()}\n`));
-  await page.goto(workbenchUrl(options.server, options.workspace, [
-    ['extensionDevelopmentPath', remoteUri(options.server, options.extensionDevelopmentPath)],
-    ['extensionTestsPath', remoteUri(options.server, options.extensionTestsPath)],
-  ]));
+  await page.goto(
+    workbenchUrl(options.server, options.workspace, [
+      ['extensionDevelopmentPath', remoteUri(options.server, options.extensionDevelopmentPath)],
+      ['extensionTestsPath', remoteUri(options.server, options.extensionTestsPath)],
+    ]),
+  );
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<number>((resolvePromise) => { timer = setTimeout(() => resolvePromise(124), options.timeoutMs); });
+  const timeout = new Promise<number>((resolvePromise) => {
+    timer = setTimeout(() => resolvePromise(124), options.timeoutMs);
+  });
   const exitCode = await Promise.race([finished, timeout]);
   clearTimeout(timer);
   await page.close().catch(() => undefined);

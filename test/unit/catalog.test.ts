@@ -9,7 +9,11 @@ import type { Command } from 'commander';
 
 const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  contributes: { commands: { command: string }[]; menus: Record<string, { command: string }[]>; viewsWelcome: { contents: string }[] };
+  contributes: {
+    commands: { command: string }[];
+    menus: Record<string, { command: string }[]>;
+    viewsWelcome: { contents: string }[];
+  };
 };
 
 function cliWords(program: Command): string[] {
@@ -37,15 +41,27 @@ describe('command catalog', () => {
   });
 
   it('matches the CLI program command for command', () => {
-    const program = buildProgram({ cwd: root, env: {}, clock: fixedClock('2026-01-01T00:00:00Z'), stdout: () => {}, stderr: () => {} }, () => {});
-    assert.deepEqual(cliWords(program), cliCommands().map((c) => c.cli ?? '').sort());
+    const program = buildProgram(
+      { cwd: root, env: {}, clock: fixedClock('2026-01-01T00:00:00Z'), stdout: () => {}, stderr: () => {} },
+      () => {},
+    );
+    assert.deepEqual(
+      cliWords(program),
+      cliCommands()
+        .map((c) => c.cli ?? '')
+        .sort(),
+    );
   });
 
   it('is what the extension registers: every palette command is registered through the catalog', () => {
     // The extension registers commands only through registerPaletteCommands(catalog); a literal
     // registerCommand('loopx.…') elsewhere would add a command the catalog does not know.
-    const sources = readdirSync(join(root, 'src'), { recursive: true }).map(String).filter((f) => f.endsWith('.ts'));
-    const literal = sources.filter((f) => /registerCommand\(\s*['"`]loopx\./.test(readFileSync(join(root, 'src', f), 'utf8')));
+    const sources = readdirSync(join(root, 'src'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.ts'));
+    const literal = sources.filter((f) =>
+      /registerCommand\(\s*['"`]loopx\./.test(readFileSync(join(root, 'src', f), 'utf8')),
+    );
     assert.deepEqual(literal, []);
     assert.ok(paletteCommands().length > 0);
   });

@@ -12,7 +12,10 @@ import { cliHomeDir } from './registry';
 export const agentOnboardCommand: CliHandler = {
   configure: (command) => {
     command
-      .option('--agent-type <type>', 'the agent host, e.g. vscode-lm, command, claude-code, codex-cli (see --list-agent-types)')
+      .option(
+        '--agent-type <type>',
+        'the agent host, e.g. vscode-lm, command, claude-code, codex-cli (see --list-agent-types)',
+      )
       .option('--list-agent-types', 'list the known agent types and their aliases')
       .option('--project <dir>', 'the project directory (default: the current directory)')
       .option('--goal-id <id>', 'the goal (default: the project directory name plus -goal)')
@@ -22,12 +25,19 @@ export const agentOnboardCommand: CliHandler = {
     if (options['listAgentTypes'] === true) return listAgentTypes();
     const resolution = resolveAgentType(options['agentType']);
     if (!resolution.ok) {
-      const supported = resolution.reason_kind === 'required' ? `; supported: ${resolution.suggestions.join(', ')}` : '';
+      const supported =
+        resolution.reason_kind === 'required' ? `; supported: ${resolution.suggestions.join(', ')}` : '';
       throw new LoopxError('usage', `${resolution.reason}${supported}`, agentTypeErrorPayload(resolution));
     }
     const project = path.resolve(ctx.cwd, typeof options['project'] === 'string' ? options['project'] : '.');
     const homeDir = cliHomeDir(ctx);
-    const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: project, homeDir, globalFallback: false });
+    const registry = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: project,
+      homeDir,
+      globalFallback: false,
+    });
     const packet = await buildOnboardingPacket({
       agentType: resolution.entry,
       project,
@@ -52,7 +62,10 @@ function listAgentTypes(): CommandOutput {
     markdown: [
       '# LoopX agent types',
       '',
-      markdownTable(['Agent type', 'Name', 'Host', 'Aliases'], rows.map((row) => [`\`${row.agent_type}\``, row.display_name, row.host_kind, row.aliases.join(', ')])),
+      markdownTable(
+        ['Agent type', 'Name', 'Host', 'Aliases'],
+        rows.map((row) => [`\`${row.agent_type}\``, row.display_name, row.host_kind, row.aliases.join(', ')]),
+      ),
       '',
       'Ambiguous names (`codex`, `openai-codex`, `cli`) are rejected with the candidates listed.',
     ].join('\n'),
@@ -79,7 +92,10 @@ function onboardingMarkdown(packet: OnboardingPacket): string {
   const commands = Object.entries(packet.commands).filter((entry): entry is [string, string] => entry[1] !== null);
   lines.push('', '## Commands', '', ...commands.map(([name, command]) => `- ${name}: \`${command}\``));
   if (packet.identity_selection_gate && packet.identity_selection_gate.choices.length > 0) {
-    lines.push('', `Taking over a registered agent (${packet.identity_selection_gate.choices.map((c) => `\`${c.agent_id}\``).join(', ')}) needs an explicit --agent-id.`);
+    lines.push(
+      '',
+      `Taking over a registered agent (${packet.identity_selection_gate.choices.map((c) => `\`${c.agent_id}\``).join(', ')}) needs an explicit --agent-id.`,
+    );
   }
   lines.push('', packet.host_loop_activation.how, '', 'Onboarding wrote nothing.');
   return lines.join('\n');

@@ -13,21 +13,33 @@ export const archiveRuntimeCommand: CliHandler = {
     command
       .option('--goal-id <id>', 'the runtime goal folder to archive (required)')
       .option('--archive-root <path>', 'where archived folders go (default: <runtime root>/archived-goals)')
-      .option('--allow-registered', 'archive even a goal the registry lists (or when the registry cannot be read); only after confirming it is obsolete')
+      .option(
+        '--allow-registered',
+        'archive even a goal the registry lists (or when the registry cannot be read); only after confirming it is obsolete',
+      )
       .option('--execute', 'move the folder; without it, only show what would happen');
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const goalId = options['goalId'];
     if (typeof goalId !== 'string') throw new LoopxError('usage', 'archive-runtime needs --goal-id <id>.');
     const homeDir = cliHomeDir(ctx);
-    const located = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
+    const located = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      homeDir,
+      runtimeRootOverride: globals.runtimeRoot,
+    });
     const archiveRootOption = options['archiveRoot'];
     try {
       const result = await archiveRuntimeGoal({
         registryPath: located.path,
         runtimeRootOverride: globals.runtimeRoot,
         goalId,
-        archiveRoot: typeof archiveRootOption === 'string' ? path.resolve(ctx.cwd, expandHome(archiveRootOption, homeDir)) : undefined,
+        archiveRoot:
+          typeof archiveRootOption === 'string'
+            ? path.resolve(ctx.cwd, expandHome(archiveRootOption, homeDir))
+            : undefined,
         allowRegistered: options['allowRegistered'] === true,
         execute: options['execute'] === true,
         clock: ctx.clock,

@@ -13,10 +13,16 @@ export const bootstrapCommand: CliHandler = {
   configure: (command) => {
     command
       .addOption(new Option('--project <dir>', 'the project folder (default: the current folder)'))
-      .addOption(new Option('--goal-id <id>', 'the new goal id, a lowercase slug such as my-project-goal').makeOptionMandatory())
-      .addOption(new Option('--objective <text>', 'what the goal should achieve, in one sentence').makeOptionMandatory())
+      .addOption(
+        new Option('--goal-id <id>', 'the new goal id, a lowercase slug such as my-project-goal').makeOptionMandatory(),
+      )
+      .addOption(
+        new Option('--objective <text>', 'what the goal should achieve, in one sentence').makeOptionMandatory(),
+      )
       .addOption(new Option('--domain <domain>', 'the goal domain (default: the project folder name)'))
-      .addOption(new Option('--force', 'replace an existing goal entry and state file (the old state file is backed up)'));
+      .addOption(
+        new Option('--force', 'replace an existing goal entry and state file (the old state file is backed up)'),
+      );
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const homeDir = cliHomeDir(ctx);
@@ -24,7 +30,8 @@ export const bootstrapCommand: CliHandler = {
     try {
       checkNewGoalId(goalId);
     } catch (error) {
-      if (isLoopxError(error, 'invalid_goal_id')) throw new LoopxError('usage', `--goal-id: ${error.message}`, error.details);
+      if (isLoopxError(error, 'invalid_goal_id'))
+        throw new LoopxError('usage', `--goal-id: ${error.message}`, error.details);
       throw error;
     }
     const project = path.resolve(ctx.cwd, expandHome(stringOption(options['project']) ?? '.', homeDir));
@@ -70,12 +77,19 @@ function bootstrapMarkdown(result: BootstrapResult): string {
 
 function describeAction(action: BootstrapAction): string {
   switch (action.action) {
-    case 'created_registry': return `- Created the registry \`${action.path}\`.`;
-    case 'added_goal': return '- Added the goal to the registry (status active, adapter generic_project_goal_v0, full compute quota).';
-    case 'replaced_goal': return '- Reset the existing goal entry (its quota, agents and other fields were kept).';
-    case 'wrote_state_file': return `- Wrote the state file \`${action.path}\`.`;
-    case 'kept_existing_state_file': return `- Kept the existing state file \`${action.path}\` unchanged.`;
-    case 'replaced_state_file': return `- Replaced the state file \`${action.path}\`; the previous one is saved as \`${action.backup_path ?? ''}\`.`;
-    case 'wrote_gitignore': return `- Wrote \`${action.path}\` so the private registry and runtime files stay out of git.`;
+    case 'created_registry':
+      return `- Created the registry \`${action.path}\`.`;
+    case 'added_goal':
+      return '- Added the goal to the registry (status active, adapter generic_project_goal_v0, full compute quota).';
+    case 'replaced_goal':
+      return '- Reset the existing goal entry (its quota, agents and other fields were kept).';
+    case 'wrote_state_file':
+      return `- Wrote the state file \`${action.path}\`.`;
+    case 'kept_existing_state_file':
+      return `- Kept the existing state file \`${action.path}\` unchanged.`;
+    case 'replaced_state_file':
+      return `- Replaced the state file \`${action.path}\`; the previous one is saved as \`${action.backup_path ?? ''}\`.`;
+    case 'wrote_gitignore':
+      return `- Wrote \`${action.path}\` so the private registry and runtime files stay out of git.`;
   }
 }

@@ -18,22 +18,44 @@ function globalCommand(command: GlobalCommand): CliHandler {
   return {
     configure: (cmd) => {
       cmd
-        .option('--agent-id <agent>', 'look at the goals as this agent: goals it is registered on, its own and unclaimed todos')
+        .option(
+          '--agent-id <agent>',
+          'look at the goals as this agent: goals it is registered on, its own and unclaimed todos',
+        )
         .option('--limit <n>', 'rows listed per group (default 8; counts are always complete)')
         .option('--time-range <range>', 'window for run counts and stale checks, e.g. 24h, 7d, 90m (default 24h)');
     },
     run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
       const viewOptions = parseViewOptions(options);
       const homeDir = cliHomeDir(ctx);
-      const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
+      const registry = locateRegistry({
+        flag: globals.registry,
+        env: ctx.env,
+        cwd: ctx.cwd,
+        homeDir,
+        runtimeRootOverride: globals.runtimeRoot,
+      });
       let response;
       try {
-        const snapshot = await loadGlobalSnapshot({ registryPath: registry.path, homeDir, runtimeRootOverride: globals.runtimeRoot ?? null, clock: ctx.clock });
+        const snapshot = await loadGlobalSnapshot({
+          registryPath: registry.path,
+          homeDir,
+          runtimeRootOverride: globals.runtimeRoot ?? null,
+          clock: ctx.clock,
+        });
         response = globalView(command, snapshot, viewOptions);
       } catch (error) {
-        response = globalUnavailable(command, errorMessage(error), {
-          projectRoots: [registryProjectRoot(registry.path)], homeDir, now: ctx.clock.now(), registryPath: registry.path,
-        }, viewOptions);
+        response = globalUnavailable(
+          command,
+          errorMessage(error),
+          {
+            projectRoots: [registryProjectRoot(registry.path)],
+            homeDir,
+            now: ctx.clock.now(),
+            registryPath: registry.path,
+          },
+          viewOptions,
+        );
       }
       return { ok: response.ok, json: response, markdown: globalMarkdown(response) };
     },
@@ -44,12 +66,14 @@ function parseViewOptions(options: Record<string, unknown>): GlobalViewOptions {
   const result: GlobalViewOptions = {};
   if (typeof options['agentId'] === 'string') {
     const agentId = normalizeAgentId(options['agentId']);
-    if (agentId === null) throw new LoopxError('usage', `--agent-id ${JSON.stringify(options['agentId'])} is not valid: ${AGENT_ID_RULE}`);
+    if (agentId === null)
+      throw new LoopxError('usage', `--agent-id ${JSON.stringify(options['agentId'])} is not valid: ${AGENT_ID_RULE}`);
     result.agentId = agentId;
   }
   if (options['limit'] !== undefined) {
     const text = String(options['limit']);
-    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw new LoopxError('usage', `--limit must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
+    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000)
+      throw new LoopxError('usage', `--limit must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
     result.limit = Number(text);
   }
   if (options['timeRange'] !== undefined) {

@@ -18,7 +18,15 @@ import { slashCommandsCommand } from './slashCommands';
 import { heartbeatPromptCommand } from './heartbeatPrompt';
 import { quotaShouldRunCommand, quotaSpendSlotCommand, quotaStatusCommand, quotaVoidSlotCommand } from './quota';
 import { turnInspectJournalCommand, turnLoopCommand, turnPlanCommand, turnRunOnceCommand } from './turn';
-import { todoAddCommand, todoClaimCommand, todoCompleteCommand, todoDeferCommand, todoListCommand, todoSupersedeCommand, todoUpdateCommand } from './todo';
+import {
+  todoAddCommand,
+  todoClaimCommand,
+  todoCompleteCommand,
+  todoDeferCommand,
+  todoListCommand,
+  todoSupersedeCommand,
+  todoUpdateCommand,
+} from './todo';
 
 export interface CliInvocation {
   /** The command's own options, as commander parsed them. */

@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
-import { inspectRegistryPrivacy, type RegistryPrivacyFailure, type RegistryPrivacyReport } from '../../core/privacy/classify';
+import {
+  inspectRegistryPrivacy,
+  type RegistryPrivacyFailure,
+  type RegistryPrivacyReport,
+} from '../../core/privacy/classify';
 import { locateRegistry } from '../../core/registry/locate';
 import type { CommandOutput } from '../context';
 import type { CliHandler } from './index';
@@ -13,18 +17,33 @@ export const registryPrivacyCommand: CliHandler = {
       .option('--require-not-tracked', 'fail when git tracks the registry');
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
-    const located = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir: cliHomeDir(ctx), runtimeRootOverride: globals.runtimeRoot });
+    const located = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      homeDir: cliHomeDir(ctx),
+      runtimeRootOverride: globals.runtimeRoot,
+    });
     const report = await inspectRegistryPrivacy(
       located.path,
-      { requireGitignored: options['requireGitignored'] === true, requireNotTracked: options['requireNotTracked'] === true },
+      {
+        requireGitignored: options['requireGitignored'] === true,
+        requireNotTracked: options['requireNotTracked'] === true,
+      },
       { env: ctx.env },
     );
-    return { ok: report.ok, json: report, markdown: 'error' in report ? failureMarkdown(report) : reportMarkdown(report) };
+    return {
+      ok: report.ok,
+      json: report,
+      markdown: 'error' in report ? failureMarkdown(report) : reportMarkdown(report),
+    };
   },
 };
 
 function failureMarkdown(report: RegistryPrivacyFailure): string {
-  return ['# LoopX registry privacy', '', `- Registry: \`${report.path_label}\``, `- Result: ${report.error}`].join('\n');
+  return ['# LoopX registry privacy', '', `- Registry: \`${report.path_label}\``, `- Result: ${report.error}`].join(
+    '\n',
+  );
 }
 
 function reportMarkdown(report: RegistryPrivacyReport): string {
@@ -42,10 +61,20 @@ function reportMarkdown(report: RegistryPrivacyReport): string {
     `- Result: ${report.ok ? 'ok' : `${report.blocking_risks.length} blocking risk${report.blocking_risks.length === 1 ? '' : 's'}`}`,
   ];
   if (report.private_markers.length > 0) {
-    lines.push('', '## Private markers', '', ...report.private_markers.map((marker) => `- \`${marker.path}\`: ${marker.kind}`));
+    lines.push(
+      '',
+      '## Private markers',
+      '',
+      ...report.private_markers.map((marker) => `- \`${marker.path}\`: ${marker.kind}`),
+    );
   }
   if (report.risks.length > 0) {
-    lines.push('', '## Risks', '', ...report.risks.map((risk) => `- ${risk.severity}: ${risk.message} (\`${risk.code}\`)`));
+    lines.push(
+      '',
+      '## Risks',
+      '',
+      ...report.risks.map((risk) => `- ${risk.severity}: ${risk.message} (\`${risk.code}\`)`),
+    );
   }
   return lines.join('\n');
 }

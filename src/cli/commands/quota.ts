@@ -22,10 +22,18 @@ import { cliHomeDir } from './registry';
  */
 
 /** Core refusals that mean "the arguments are wrong": exit 2. */
-const USAGE_CODES = new Set(['invalid_goal_id', 'quota_turn_instance_id_invalid', 'quota_settlement_binding_conflict', 'quota_replan_obligation_id_invalid', 'quota_slots_invalid']);
+const USAGE_CODES = new Set([
+  'invalid_goal_id',
+  'quota_turn_instance_id_invalid',
+  'quota_settlement_binding_conflict',
+  'quota_replan_obligation_id_invalid',
+  'quota_slots_invalid',
+]);
 
 function asUsage(error: unknown): unknown {
-  return isLoopxError(error) && USAGE_CODES.has(error.code) ? new LoopxError('usage', error.message, { ...error.details, code: error.code }) : error;
+  return isLoopxError(error) && USAGE_CODES.has(error.code)
+    ? new LoopxError('usage', error.message, { ...error.details, code: error.code })
+    : error;
 }
 
 async function usageGuard<T>(fn: () => Promise<T>): Promise<T> {
@@ -42,8 +50,19 @@ function text(options: Record<string, unknown>, key: string): string | null {
 }
 
 function registryPathOf(globals: GlobalOptions, ctx: CliContext): string {
-  const located = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir: cliHomeDir(ctx), runtimeRootOverride: globals.runtimeRoot });
-  if (!located.exists) throw new LoopxError('registry_missing', `registry file does not exist: ${located.path}; pass --registry or run loopx bootstrap`, { registry: located.path });
+  const located = locateRegistry({
+    flag: globals.registry,
+    env: ctx.env,
+    cwd: ctx.cwd,
+    homeDir: cliHomeDir(ctx),
+    runtimeRootOverride: globals.runtimeRoot,
+  });
+  if (!located.exists)
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${located.path}; pass --registry or run loopx bootstrap`,
+      { registry: located.path },
+    );
   return located.path;
 }
 
@@ -61,7 +80,12 @@ function goalArgs(options: Record<string, unknown>, globals: GlobalOptions, ctx:
   } catch (error) {
     throw asUsage(error);
   }
-  return { registryPath: registryPathOf(globals, ctx), goalId, homeDir: cliHomeDir(ctx), runtimeRootOverride: globals.runtimeRoot };
+  return {
+    registryPath: registryPathOf(globals, ctx),
+    goalId,
+    homeDir: cliHomeDir(ctx),
+    runtimeRootOverride: globals.runtimeRoot,
+  };
 }
 
 function agentOption(options: Record<string, unknown>): string | null {
@@ -80,17 +104,30 @@ function turnOption(options: Record<string, unknown>): string | null {
   }
 }
 
-function numberOption(options: Record<string, unknown>, key: string, flag: string, integer: boolean): number | undefined {
+function numberOption(
+  options: Record<string, unknown>,
+  key: string,
+  flag: string,
+  integer: boolean,
+): number | undefined {
   const raw = text(options, key);
   if (raw === null) return undefined;
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
-    throw new LoopxError('usage', `${flag} must be ${integer ? 'a whole number' : 'a number'} of at least 0, got ${JSON.stringify(raw)}`);
+    throw new LoopxError(
+      'usage',
+      `${flag} must be ${integer ? 'a whole number' : 'a number'} of at least 0, got ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
 
-async function decisionFor(args: GoalArgs, agentId: string | null, ctx: CliContext, extra: { availableCapabilities?: string[]; turnInstanceId?: string } = {}): Promise<ShouldRunDecision> {
+async function decisionFor(
+  args: GoalArgs,
+  agentId: string | null,
+  ctx: CliContext,
+  extra: { availableCapabilities?: string[]; turnInstanceId?: string } = {},
+): Promise<ShouldRunDecision> {
   return shouldRun({ ...args, agentId, clock: ctx.clock, ...extra });
 }
 
@@ -108,7 +145,13 @@ export const quotaStatusCommand: CliHandler = {
     const args = goalArgs(options, globals, ctx);
     const summary = await goalQuotaSummary({ ...args, clock: ctx.clock });
     const view = await readQuotaView(await loadGoal(args), ctx.clock);
-    const reservations = view.live.map((r) => ({ effect_id: r.effect_id, slots: r.slots, reserved_at: r.reserved_at, expires_at: r.expires_at, estimate: r.estimate }));
+    const reservations = view.live.map((r) => ({
+      effect_id: r.effect_id,
+      slots: r.slots,
+      reserved_at: r.reserved_at,
+      expires_at: r.expires_at,
+      estimate: r.estimate,
+    }));
     const json = { ok: true, ...summary, reservations, expired_reservations: view.expired.map((r) => r.effect_id) };
     return { ok: true, json, markdown: statusMarkdown(summary, reservations.length) };
   },
@@ -127,13 +170,20 @@ function statusMarkdown(summary: GoalQuotaSummary, reservationCount: number): st
     `- State: **${summary.state}**${flag}: ${summary.reason}`,
     `- Slots: ${summary.spent_slots} spent + ${summary.reserved_slots} reserved of ${summary.allowed_slots} in the last ${summary.window_hours} h (${summary.remaining_slots} left; compute ${summary.compute})`,
   ];
-  if (summary.next_slot_frees_at !== null && summary.remaining_slots === 0) lines.push(`- Next slot frees at ${summary.next_slot_frees_at}`);
+  if (summary.next_slot_frees_at !== null && summary.remaining_slots === 0)
+    lines.push(`- Next slot frees at ${summary.next_slot_frees_at}`);
   if (reservationCount > 0) lines.push(`- Turns in flight: ${reservationCount}`);
-  lines.push('', markdownTable(['Budget', 'Used'], [
-    ['Cost (USD)', budgetCell(summary.budgets.max_cost_usd)],
-    ['Tokens', budgetCell(summary.budgets.max_tokens)],
-    ['Turn minutes', budgetCell(summary.budgets.max_turn_minutes)],
-  ]));
+  lines.push(
+    '',
+    markdownTable(
+      ['Budget', 'Used'],
+      [
+        ['Cost (USD)', budgetCell(summary.budgets.max_cost_usd)],
+        ['Tokens', budgetCell(summary.budgets.max_tokens)],
+        ['Turn minutes', budgetCell(summary.budgets.max_turn_minutes)],
+      ],
+    ),
+  );
   if (summary.config_warnings.length > 0) {
     lines.push('', '## Config warnings', '', ...summary.config_warnings.map((w) => `- ${w.field}: ${w.message}`));
   }
@@ -154,7 +204,11 @@ export const quotaShouldRunCommand: CliHandler = {
     const args = goalArgs(options, globals, ctx);
     const extra: { availableCapabilities?: string[]; turnInstanceId?: string } = {};
     const capabilities = options['availableCapability'];
-    if (Array.isArray(capabilities)) extra.availableCapabilities = capabilities.flatMap((c) => String(c).split(',')).map((c) => c.trim()).filter((c) => c !== '');
+    if (Array.isArray(capabilities))
+      extra.availableCapabilities = capabilities
+        .flatMap((c) => String(c).split(','))
+        .map((c) => c.trim())
+        .filter((c) => c !== '');
     const turn = turnOption(options);
     if (turn !== null) extra.turnInstanceId = turn;
     const decision = await usageGuard(() => decisionFor(args, agentOption(options), ctx, extra));
@@ -169,11 +223,17 @@ function decisionMarkdown(decision: ShouldRunDecision): string {
     `- Decision: ${decision.decision} (${decision.effective_action}), route ${decision.route}`,
     `- State: ${decision.state}: ${decision.reason}`,
   ];
-  if (decision.quota !== null) lines.push(`- Slots: ${decision.quota.spent_slots} spent + ${decision.quota.reserved_slots} reserved of ${decision.quota.allowed_slots}`);
-  if (decision.selected_todo !== null) lines.push(`- Todo: ${decision.selected_todo.todo_id} — ${decision.selected_todo.title}`);
+  if (decision.quota !== null)
+    lines.push(
+      `- Slots: ${decision.quota.spent_slots} spent + ${decision.quota.reserved_slots} reserved of ${decision.quota.allowed_slots}`,
+    );
+  if (decision.selected_todo !== null)
+    lines.push(`- Todo: ${decision.selected_todo.todo_id} — ${decision.selected_todo.title}`);
   for (const action of decision.interaction_contract.user_channel.actions) lines.push(`- Needs you: ${action}`);
-  if (!decision.should_run && decision.ok && decision.interaction_contract.user_channel.actions.length === 0) lines.push('', 'Nothing to do now: this is a quiet wait, not a failure.');
-  for (const command of decision.interaction_contract.cli_channel.settlement_plan) lines.push('', 'After the work is validated and recorded:', '', `    ${command}`);
+  if (!decision.should_run && decision.ok && decision.interaction_contract.user_channel.actions.length === 0)
+    lines.push('', 'Nothing to do now: this is a quiet wait, not a failure.');
+  for (const command of decision.interaction_contract.cli_channel.settlement_plan)
+    lines.push('', 'After the work is validated and recorded:', '', `    ${command}`);
   return lines.join('\n');
 }
 
@@ -201,7 +261,11 @@ export const quotaSpendSlotCommand: CliHandler = {
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const args = goalArgs(options, globals, ctx);
     const source = text(options, 'source') ?? 'heartbeat';
-    if (!(SPEND_SOURCES as readonly string[]).includes(source)) throw new LoopxError('usage', `--source must be one of ${SPEND_SOURCES.join(', ')}, got ${JSON.stringify(source)}`);
+    if (!(SPEND_SOURCES as readonly string[]).includes(source))
+      throw new LoopxError(
+        'usage',
+        `--source must be one of ${SPEND_SOURCES.join(', ')}, got ${JSON.stringify(source)}`,
+      );
     const slots = numberOption(options, 'slots', '--slots', true) ?? 1;
     if (slots < 1) throw new LoopxError('usage', '--slots must be at least 1');
     const usage: TurnUsage = { estimated: options['usageEstimated'] === true };
@@ -216,24 +280,49 @@ export const quotaSpendSlotCommand: CliHandler = {
     const result = await usageGuard(async () => {
       const decision = await decisionFor(args, agentId, ctx);
       const spend = await spendSlot(await loadGoal(args), ctx.clock, {
-        decision, agentId, todoId: text(options, 'todoId'), turnInstanceId: turn, slots, source: source as SpendSource, execute: options['execute'] === true,
+        decision,
+        agentId,
+        todoId: text(options, 'todoId'),
+        turnInstanceId: turn,
+        slots,
+        source: source as SpendSource,
+        execute: options['execute'] === true,
         ...(tokens !== undefined || cost !== undefined || minutes !== undefined ? { usage } : {}),
       });
       return { spend, decision };
     });
     const json = {
-      goal_id: args.goalId, agent_id: agentId, todo_id: text(options, 'todoId'), slots, source, ...result.spend,
-      decision: { should_run: result.decision.should_run, state: result.decision.state, effective_action: result.decision.effective_action, selected_todo_id: result.decision.selected_todo?.todo_id ?? null },
+      goal_id: args.goalId,
+      agent_id: agentId,
+      todo_id: text(options, 'todoId'),
+      slots,
+      source,
+      ...result.spend,
+      decision: {
+        should_run: result.decision.should_run,
+        state: result.decision.state,
+        effective_action: result.decision.effective_action,
+        selected_todo_id: result.decision.selected_todo?.todo_id ?? null,
+      },
     };
     return { ok: result.spend.ok, json, markdown: spendMarkdown(args.goalId, result.spend) };
   },
 };
 
 function spendMarkdown(goalId: string, spend: SpendSlotResult): string {
-  const verb = spend.idempotent_replay ? 'Already spent (replay, nothing written)' : !spend.ok ? 'Not spent' : spend.dry_run ? 'Preview (nothing written; add --execute)' : 'Spent';
+  const verb = spend.idempotent_replay
+    ? 'Already spent (replay, nothing written)'
+    : !spend.ok
+      ? 'Not spent'
+      : spend.dry_run
+        ? 'Preview (nothing written; add --execute)'
+        : 'Spent';
   const lines = [`# Quota spend on ${goalId}: ${verb}`, '', `- ${spend.reason}`];
-  if (spend.settlement_identity !== null) lines.push(`- Settlement identity: \`${spend.settlement_identity.effect_id}\``);
-  lines.push(`- Slots: ${spend.quota.spent_slots} spent + ${spend.quota.reserved_slots} reserved of ${spend.quota.allowed_slots}`);
+  if (spend.settlement_identity !== null)
+    lines.push(`- Settlement identity: \`${spend.settlement_identity.effect_id}\``);
+  lines.push(
+    `- Slots: ${spend.quota.spent_slots} spent + ${spend.quota.reserved_slots} reserved of ${spend.quota.allowed_slots}`,
+  );
   return lines.join('\n');
 }
 
@@ -246,15 +335,26 @@ export const quotaVoidSlotCommand: CliHandler = {
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const args = goalArgs(options, globals, ctx);
     const agentId = agentOption(options);
-    const result = await usageGuard(async () => voidSlot(await loadGoal(args), ctx.clock, {
-      agentId, todoId: text(options, 'todoId'), turnInstanceId: turnOption(options), generatedAt: text(options, 'voidGeneratedAt'),
-      reason: text(options, 'reason') ?? 'voided by operator', execute: options['execute'] === true,
-    }));
+    const result = await usageGuard(async () =>
+      voidSlot(await loadGoal(args), ctx.clock, {
+        agentId,
+        todoId: text(options, 'todoId'),
+        turnInstanceId: turnOption(options),
+        generatedAt: text(options, 'voidGeneratedAt'),
+        reason: text(options, 'reason') ?? 'voided by operator',
+        execute: options['execute'] === true,
+      }),
+    );
     return { ok: result.ok, json: { goal_id: args.goalId, ...result }, markdown: voidMarkdown(args.goalId, result) };
   },
 };
 
 function voidMarkdown(goalId: string, result: VoidSlotResult): string {
   const verb = !result.ok ? 'Nothing voided' : result.dry_run ? 'Preview (nothing written; add --execute)' : 'Voided';
-  return [`# Quota void on ${goalId}: ${verb}`, '', `- ${result.reason}`, `- Slots: ${result.quota.spent_slots} spent + ${result.quota.reserved_slots} reserved of ${result.quota.allowed_slots}`].join('\n');
+  return [
+    `# Quota void on ${goalId}: ${verb}`,
+    '',
+    `- ${result.reason}`,
+    `- Slots: ${result.quota.spent_slots} spent + ${result.quota.reserved_slots} reserved of ${result.quota.allowed_slots}`,
+  ].join('\n');
 }

@@ -16,11 +16,25 @@ export const refreshStateCommand: CliHandler = {
   configure: (command) => {
     command
       .requiredOption('--goal-id <id>', 'the goal to refresh')
-      .requiredOption('--classification <token>', 'what happened, as a public-safe token (e.g. state_refreshed, validated_progress)')
+      .requiredOption(
+        '--classification <token>',
+        'what happened, as a public-safe token (e.g. state_refreshed, validated_progress)',
+      )
       .option('--next-action <text>', 'write this as the durable Next Action (goal scope only)')
-      .option('--recommended-action <text>', 'record this recommended action instead of deriving it from the state file')
-      .option('--agent-id <agent>', 'the registered agent this refresh is for (required when the goal registers several)')
-      .addOption(new Option('--progress-scope <scope>', 'goal, or agent_lane (default: agent_lane with --agent-id, else goal)').choices(['goal', 'agent_lane']))
+      .option(
+        '--recommended-action <text>',
+        'record this recommended action instead of deriving it from the state file',
+      )
+      .option(
+        '--agent-id <agent>',
+        'the registered agent this refresh is for (required when the goal registers several)',
+      )
+      .addOption(
+        new Option(
+          '--progress-scope <scope>',
+          'goal, or agent_lane (default: agent_lane with --agent-id, else goal)',
+        ).choices(['goal', 'agent_lane']),
+      )
       .option('--todo-id <id>', 'the todo this run delivered on')
       .option('--turn-instance-id <id>', 'the turn this run belongs to')
       .option('--delivery-batch-scale <scale>', 'size of the delivered batch, e.g. single_surface')
@@ -30,9 +44,19 @@ export const refreshStateCommand: CliHandler = {
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const text = (key: string): string | null => (typeof options[key] === 'string' ? options[key] : null);
     const homeDir = cliHomeDir(ctx);
-    const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
+    const registry = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      homeDir,
+      runtimeRootOverride: globals.runtimeRoot,
+    });
     if (!registry.exists) {
-      throw new LoopxError('registry_missing', `registry file does not exist: ${registry.path}; pass --registry or run loopx bootstrap`, { registry: registry.path });
+      throw new LoopxError(
+        'registry_missing',
+        `registry file does not exist: ${registry.path}; pass --registry or run loopx bootstrap`,
+        { registry: registry.path },
+      );
     }
     let payload: RefreshStatePayload;
     try {
@@ -55,7 +79,8 @@ export const refreshStateCommand: CliHandler = {
         { clock: ctx.clock, dryRun: options['dryRun'] === true, lock: { clock: ctx.clock, env: ctx.env } },
       );
     } catch (error) {
-      if (isLoopxError(error) && REFRESH_ARGUMENT_ERROR_CODES.has(error.code)) throw new LoopxError('usage', error.message, { ...error.details, code: error.code });
+      if (isLoopxError(error) && REFRESH_ARGUMENT_ERROR_CODES.has(error.code))
+        throw new LoopxError('usage', error.message, { ...error.details, code: error.code });
       throw error;
     }
     return { ok: true, json: payload, markdown: refreshMarkdown(payload) };
@@ -77,12 +102,19 @@ function refreshMarkdown(payload: RefreshStatePayload): string {
   if (update !== undefined) {
     const before = update.previous_next_action === null ? '(none)' : `"${update.previous_next_action}"`;
     if (!update.would_update) lines.push(`- Next Action: unchanged ("${update.next_action}")`);
-    else if (update.updated) lines.push(`- Next Action: changed from ${before} to "${update.next_action}"; updated_at set to ${update.updated_at ?? ''}`);
+    else if (update.updated)
+      lines.push(
+        `- Next Action: changed from ${before} to "${update.next_action}"; updated_at set to ${update.updated_at ?? ''}`,
+      );
     else lines.push(`- Next Action: would change from ${before} to "${update.next_action}"`);
   } else {
-    lines.push(`- Next Action: ${payload.state.next_action[0] !== undefined ? `"${payload.state.next_action[0]}"` : '(none)'} (not changed; use --next-action to change it)`);
+    lines.push(
+      `- Next Action: ${payload.state.next_action[0] !== undefined ? `"${payload.state.next_action[0]}"` : '(none)'} (not changed; use --next-action to change it)`,
+    );
   }
-  lines.push(`- State snapshot: sha256_16 ${payload.state.sha256_16}, updated_at ${payload.state.frontmatter['updated_at'] ?? '(none)'}`);
+  lines.push(
+    `- State snapshot: sha256_16 ${payload.state.sha256_16}, updated_at ${payload.state.frontmatter['updated_at'] ?? '(none)'}`,
+  );
   if (payload.state_projection_gap) lines.push('', `Warning: ${payload.state_projection_gap.message}`);
   return lines.join('\n');
 }

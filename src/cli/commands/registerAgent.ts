@@ -18,16 +18,24 @@ export const registerAgentCommand: CliHandler = {
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const goalId = usage(() => checkGoalIdSegment(String(options['goalId'])));
-    const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir: cliHomeDir(ctx), runtimeRootOverride: globals.runtimeRoot });
-    const result = await usageAsync(() => registerAgent({
-      registryPath: registry.path,
-      goalId,
-      agentIds: options['agentId'] as string[],
-      requireNew: options['requireNew'] === true,
-      execute: options['execute'] === true,
-      clock: ctx.clock,
+    const registry = locateRegistry({
+      flag: globals.registry,
       env: ctx.env,
-    }));
+      cwd: ctx.cwd,
+      homeDir: cliHomeDir(ctx),
+      runtimeRootOverride: globals.runtimeRoot,
+    });
+    const result = await usageAsync(() =>
+      registerAgent({
+        registryPath: registry.path,
+        goalId,
+        agentIds: options['agentId'] as string[],
+        requireNew: options['requireNew'] === true,
+        execute: options['execute'] === true,
+        clock: ctx.clock,
+        env: ctx.env,
+      }),
+    );
     return { ok: result.ok, json: { ...result }, markdown: registrationMarkdown(result) };
   },
 };
@@ -67,7 +75,9 @@ function registrationMarkdown(result: RegisterAgentResult): string {
     lines.push(`Refused (${result.error_kind}): ${result.error ?? ''}`, '', 'Nothing was written.');
   } else if (result.dry_run) {
     lines.push(
-      result.changed ? `Would add ${result.added.map((id) => `\`${id}\``).join(', ')}.` : 'Nothing to add: every id is already registered.',
+      result.changed
+        ? `Would add ${result.added.map((id) => `\`${id}\``).join(', ')}.`
+        : 'Nothing to add: every id is already registered.',
       '',
       `- Registered now: ${listOrNone(result.registered_agents_before)}`,
       `- After: ${listOrNone(result.registered_agents)}`,
@@ -76,7 +86,9 @@ function registrationMarkdown(result: RegisterAgentResult): string {
     );
   } else {
     lines.push(
-      result.written ? `Added ${result.added.map((id) => `\`${id}\``).join(', ')}.` : 'Nothing to add: every id is already registered.',
+      result.written
+        ? `Added ${result.added.map((id) => `\`${id}\``).join(', ')}.`
+        : 'Nothing to add: every id is already registered.',
       '',
       `- Registered agents: ${listOrNone(result.registered_agents)}`,
       `- Read back and verified: ${result.verified ? 'yes' : 'NO'}`,

@@ -15,7 +15,13 @@ export function cliHomeDir(ctx: CliContext): string {
 export const validateRegistryCommand: CliHandler = {
   run: async ({ globals, ctx }): Promise<CommandOutput> => {
     const homeDir = cliHomeDir(ctx);
-    const located = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
+    const located = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      homeDir,
+      runtimeRootOverride: globals.runtimeRoot,
+    });
     const result = await validateRegistryFile(located.path, { homeDir });
     if (!('goals' in result)) {
       return {
@@ -35,7 +41,9 @@ export const validateRegistryCommand: CliHandler = {
 };
 
 function validationMarkdown(result: RegistryValidation): string {
-  const counts = Object.entries(result.status_counts).map(([status, count]) => `${count} ${status}`).join(', ');
+  const counts = Object.entries(result.status_counts)
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
   const lines = [
     '# LoopX registry',
     '',
@@ -47,17 +55,22 @@ function validationMarkdown(result: RegistryValidation): string {
     lines.push('', '## Problems', '', ...result.diagnostics.map((d) => `- ${d.message} (\`${d.code}\`, ${d.scope})`));
   }
   if (result.goals.length > 0) {
-    lines.push('', '## Goals', '', markdownTable(
-      ['Goal', 'Status', 'Role', 'Repo', 'State file', 'Quota'],
-      result.goals.map((goal) => [
-        goal.id === '' ? '(no id)' : goal.id,
-        goal.status,
-        goal.role,
-        `${goal.repo ?? '(none)'}${goal.repo !== null && !goal.repo_exists ? ' (missing)' : ''}`,
-        `${goal.state_file ?? '(none)'}${goal.state_file !== null && !goal.state_file_exists ? ' (missing)' : ''}`,
-        `compute ${goal.quota.compute}, ${goal.quota.allowed_slots} slots / ${goal.quota.window_hours} h`,
-      ]),
-    ));
+    lines.push(
+      '',
+      '## Goals',
+      '',
+      markdownTable(
+        ['Goal', 'Status', 'Role', 'Repo', 'State file', 'Quota'],
+        result.goals.map((goal) => [
+          goal.id === '' ? '(no id)' : goal.id,
+          goal.status,
+          goal.role,
+          `${goal.repo ?? '(none)'}${goal.repo !== null && !goal.repo_exists ? ' (missing)' : ''}`,
+          `${goal.state_file ?? '(none)'}${goal.state_file !== null && !goal.state_file_exists ? ' (missing)' : ''}`,
+          `compute ${goal.quota.compute}, ${goal.quota.allowed_slots} slots / ${goal.quota.window_hours} h`,
+        ]),
+      ),
+    );
   }
   return lines.join('\n');
 }

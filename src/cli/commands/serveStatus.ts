@@ -2,7 +2,12 @@ import { LoopxError } from '../../core/errors';
 import { scrubText } from '../../core/privacy/scrub';
 import { locateRegistry, registryProjectRoot } from '../../core/registry/locate';
 import { generateStatusToken, STATUS_TOKEN_PATTERN, type LoopbackBindHost } from '../../core/server/security';
-import { DEFAULT_STATUS_PORT, startStatusServer, STATUS_PATH, type ListeningStatusServer } from '../../core/server/statusServer';
+import {
+  DEFAULT_STATUS_PORT,
+  startStatusServer,
+  STATUS_PATH,
+  type ListeningStatusServer,
+} from '../../core/server/statusServer';
 import type { CliContext, CommandOutput } from '../context';
 import type { CliHandler } from './index';
 import { cliHomeDir } from './registry';
@@ -20,7 +25,10 @@ export const serveStatusCommand: CliHandler = {
     command
       .option('--port <n>', `TCP port on the loopback address (default ${DEFAULT_STATUS_PORT}; 0 picks a free one)`)
       .option('--host <host>', 'loopback address to bind: 127.0.0.1 (default) or ::1')
-      .option('--no-token', 'serve without a token, for dashboards that cannot send one (any local process can then read the status)');
+      .option(
+        '--no-token',
+        'serve without a token, for dashboards that cannot send one (any local process can then read the status)',
+      );
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const port = parsePort(options['port']);
@@ -28,37 +36,76 @@ export const serveStatusCommand: CliHandler = {
     const useToken = options['token'] !== false;
     const envToken = ctx.env[STATUS_TOKEN_ENV];
     if (useToken && envToken !== undefined && envToken !== '' && !STATUS_TOKEN_PATTERN.test(envToken)) {
-      throw new LoopxError('usage', `${STATUS_TOKEN_ENV} must be 16 to 512 characters of A-Z, a-z, 0-9, '.', '_', '~' or '-'`);
+      throw new LoopxError(
+        'usage',
+        `${STATUS_TOKEN_ENV} must be 16 to 512 characters of A-Z, a-z, 0-9, '.', '_', '~' or '-'`,
+      );
     }
     const token = !useToken ? null : envToken !== undefined && envToken !== '' ? envToken : generateStatusToken();
     const homeDir = cliHomeDir(ctx);
-    const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
-    const label = (text: string): string => scrubText(text, { projectRoots: [registryProjectRoot(registry.path)], homeDir });
+    const registry = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      homeDir,
+      runtimeRootOverride: globals.runtimeRoot,
+    });
+    const label = (text: string): string =>
+      scrubText(text, { projectRoots: [registryProjectRoot(registry.path)], homeDir });
     let server: ListeningStatusServer;
     try {
       server = await startStatusServer({
-        registryPath: registry.path, homeDir, runtimeRootOverride: globals.runtimeRoot ?? null, clock: ctx.clock, token, port, host,
+        registryPath: registry.path,
+        homeDir,
+        runtimeRootOverride: globals.runtimeRoot ?? null,
+        clock: ctx.clock,
+        token,
+        port,
+        host,
         log: (level, message) => ctx.stderr(`loopx serve-status: ${level}: ${message}\n`),
       });
     } catch (error) {
       if (error instanceof LoopxError && error.code === 'port_in_use') {
-        throw new LoopxError('port_in_use', `${error.message} (pass --port 0, or --port N for another port)`, error.details);
+        throw new LoopxError(
+          'port_in_use',
+          `${error.message} (pass --port 0, or --port N for another port)`,
+          error.details,
+        );
       }
       throw error;
     }
-    printBanner(ctx, server, token, envToken !== undefined && envToken !== '' && token === envToken, label(registry.path));
+    printBanner(
+      ctx,
+      server,
+      token,
+      envToken !== undefined && envToken !== '' && token === envToken,
+      label(registry.path),
+    );
     const started = ctx.clock.now();
     const signal = await untilStopped();
     await server.close();
     return {
       ok: true,
-      json: { ok: true, stopped_by: signal, origin: server.origin, port: server.port, started_at: started.toISOString(), snapshots_built: server.source.rebuilds },
+      json: {
+        ok: true,
+        stopped_by: signal,
+        origin: server.origin,
+        port: server.port,
+        started_at: started.toISOString(),
+        snapshots_built: server.source.rebuilds,
+      },
       markdown: `LoopX status server on ${server.origin} stopped (${signal}).`,
     };
   },
 };
 
-function printBanner(ctx: CliContext, server: ListeningStatusServer, token: string | null, fromEnv: boolean, registryLabel: string): void {
+function printBanner(
+  ctx: CliContext,
+  server: ListeningStatusServer,
+  token: string | null,
+  fromEnv: boolean,
+  registryLabel: string,
+): void {
   const lines = [`LoopX status server for ${registryLabel}: listening on ${server.origin}`];
   if (token === null) {
     lines.push(`  warning: no token (--no-token): any process on this machine can read ${server.origin}${STATUS_PATH}`);
@@ -90,7 +137,8 @@ function untilStopped(): Promise<string> {
 function parsePort(value: unknown): number {
   if (value === undefined) return DEFAULT_STATUS_PORT;
   const text = String(value);
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new LoopxError('usage', `--port must be a whole number from 0 to 65535, got ${JSON.stringify(text)}`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new LoopxError('usage', `--port must be a whole number from 0 to 65535, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -99,5 +147,8 @@ function parseHost(value: unknown): LoopbackBindHost {
   const text = String(value).trim().toLowerCase();
   if (text === '127.0.0.1' || text === 'localhost') return '127.0.0.1';
   if (text === '::1' || text === '[::1]') return '::1';
-  throw new LoopxError('usage', `--host ${JSON.stringify(value)}: the status server binds only a loopback address (127.0.0.1 or ::1); reach it from elsewhere through an SSH tunnel`);
+  throw new LoopxError(
+    'usage',
+    `--host ${JSON.stringify(value)}: the status server binds only a loopback address (127.0.0.1 or ::1); reach it from elsewhere through an SSH tunnel`,
+  );
 }

@@ -18,8 +18,19 @@ export function showCommands(): CommandOutput {
     '',
     markdownTable(
       ['CLI', 'Palette', 'Slash', 'Scope', 'Mutation', 'Intent'],
-      commands.map((c) => [c.cli ? `\`${c.cli}\`` : '', c.palette?.title ?? '', c.slash ?? '', c.scope, c.mutation_policy, c.intent]),
+      commands.map((c) => [
+        c.cli ? `\`${c.cli}\`` : '',
+        c.palette?.title ?? '',
+        c.slash ?? '',
+        c.scope,
+        c.mutation_policy,
+        c.intent,
+      ]),
     ),
   ].join('\n');
-  return { ok: true, json: { ok: true, schema_version: 'loopx_command_catalog_v1', count: commands.length, commands }, markdown };
+  return {
+    ok: true,
+    json: { ok: true, schema_version: 'loopx_command_catalog_v1', count: commands.length, commands },
+    markdown,
+  };
 }

@@ -2,7 +2,13 @@ import * as path from 'node:path';
 import { errorMessage, LoopxError } from '../../core/errors';
 import { expandHome } from '../../core/registry/locate';
 import { slashCatalog } from '../../core/slash/catalog';
-import { installSlashCommands, MANAGED_MARKER, parseSurfaces, uninstallSlashCommands, type SlashInstallResult } from '../../core/slash/install';
+import {
+  installSlashCommands,
+  MANAGED_MARKER,
+  parseSurfaces,
+  uninstallSlashCommands,
+  type SlashInstallResult,
+} from '../../core/slash/install';
 import type { CommandOutput } from '../context';
 import { markdownTable } from '../output';
 import type { CliHandler } from './index';
@@ -20,7 +26,12 @@ export const slashCommandsCommand: CliHandler = {
       .option('--no-legacy-aliases', 'leave out the /loop-global-* aliases')
       .option('--install', 'write the /loopx prompt files of terminal agents into the project')
       .option('--uninstall', 'remove the /loopx prompt files LoopX wrote (files without its marker are kept)')
-      .option('--surface <surface>', 'claude-code, codex, opencode or all (repeatable; default all)', collect, undefined)
+      .option(
+        '--surface <surface>',
+        'claude-code, codex, opencode or all (repeatable; default all)',
+        collect,
+        undefined,
+      )
       .option('--project <dir>', 'the project folder to install into (default: the current folder)')
       .option('--dry-run', 'show what --install or --uninstall would do, write nothing');
   },
@@ -37,10 +48,22 @@ export const slashCommandsCommand: CliHandler = {
       const markdown = [
         '# LoopX slash commands',
         '',
-        markdownTable(['Command', 'Scope', 'Intent', 'Mutation policy', 'CLI reference'], catalog.commands.map((entry) => [
-          `\`${entry.command}\``, entry.scope, entry.intent, entry.mutation_note === null ? entry.mutation_policy : `${entry.mutation_policy}: ${entry.mutation_note}`, `\`${entry.cli_reference}\``,
-        ])),
-        ...(catalog.legacy_aliases.length > 0 ? ['', `Legacy aliases: ${catalog.legacy_aliases.map((a) => `\`${a.alias}\` → \`${a.command}\``).join(', ')}.`] : []),
+        markdownTable(
+          ['Command', 'Scope', 'Intent', 'Mutation policy', 'CLI reference'],
+          catalog.commands.map((entry) => [
+            `\`${entry.command}\``,
+            entry.scope,
+            entry.intent,
+            entry.mutation_note === null ? entry.mutation_policy : `${entry.mutation_policy}: ${entry.mutation_note}`,
+            `\`${entry.cli_reference}\``,
+          ]),
+        ),
+        ...(catalog.legacy_aliases.length > 0
+          ? [
+              '',
+              `Legacy aliases: ${catalog.legacy_aliases.map((a) => `\`${a.alias}\` → \`${a.command}\``).join(', ')}.`,
+            ]
+          : []),
         '',
         'Install them for terminal agents with `loopx slash-commands --install [--surface claude-code|codex|opencode] [--dry-run]`.',
       ].join('\n');
@@ -52,7 +75,10 @@ export const slashCommandsCommand: CliHandler = {
     } catch (error) {
       throw new LoopxError('usage', errorMessage(error));
     }
-    const project = path.resolve(ctx.cwd, expandHome(typeof options['project'] === 'string' ? options['project'] : '.', cliHomeDir(ctx)));
+    const project = path.resolve(
+      ctx.cwd,
+      expandHome(typeof options['project'] === 'string' ? options['project'] : '.', cliHomeDir(ctx)),
+    );
     const request = { projectRoot: project, surfaces, dryRun: options['dryRun'] === true };
     const result = install ? await installSlashCommands(request) : await uninstallSlashCommands(request);
     return { ok: true, json: result, markdown: installMarkdown(result) };
@@ -70,7 +96,12 @@ const STATUS_WORDS: Record<string, [string, string]> = {
 
 function installMarkdown(result: SlashInstallResult): string {
   const title = `# LoopX slash commands: ${result.action}${result.dry_run ? ' (dry run, nothing written)' : ''}`;
-  const rows = result.files.map((file) => [file.surface, `\`${file.path}\``, STATUS_WORDS[file.status]?.[result.dry_run ? 1 : 0] ?? file.status, file.commands.join(', ')]);
+  const rows = result.files.map((file) => [
+    file.surface,
+    `\`${file.path}\``,
+    STATUS_WORDS[file.status]?.[result.dry_run ? 1 : 0] ?? file.status,
+    file.commands.join(', '),
+  ]);
   return [
     title,
     '',

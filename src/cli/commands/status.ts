@@ -18,23 +18,52 @@ export const statusCommand: CliHandler = {
   configure: (command) => {
     command
       .option('--goal-id <id>', 'only this goal')
-      .option('--agent-id <agent>', "look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed")
+      .option(
+        '--agent-id <agent>',
+        'look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed',
+      )
       .option('--limit <n>', 'latest runs listed per goal (default 5)');
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
-    const goalId = typeof options['goalId'] === 'string' ? usage(() => checkGoalIdSegment(options['goalId'] as string)) : null;
+    const goalId =
+      typeof options['goalId'] === 'string' ? usage(() => checkGoalIdSegment(options['goalId'] as string)) : null;
     const rawAgent = typeof options['agentId'] === 'string' ? options['agentId'] : null;
     const agentId = rawAgent === null ? null : normalizeAgentId(rawAgent);
-    if (rawAgent !== null && agentId === null) throw new LoopxError('usage', `--agent-id ${JSON.stringify(rawAgent)} is not valid: ${AGENT_ID_RULE}`);
+    if (rawAgent !== null && agentId === null)
+      throw new LoopxError('usage', `--agent-id ${JSON.stringify(rawAgent)} is not valid: ${AGENT_ID_RULE}`);
     const limit = parseLimit(options['limit']);
     const homeDir = cliHomeDir(ctx);
-    const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
-    const payload = await usageOnUnknownGoal(() => loadStatus({
-      registryPath: registry.path, homeDir, runtimeRootOverride: globals.runtimeRoot ?? null, goalId, agentId, ...(limit !== undefined ? { limit } : {}),
-      quotaSummary: statusQuotaSummaries({ registryPath: registry.path, clock: ctx.clock, runtimeRootOverride: globals.runtimeRoot, homeDir }),
-    }));
+    const registry = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      homeDir,
+      runtimeRootOverride: globals.runtimeRoot,
+    });
+    const payload = await usageOnUnknownGoal(() =>
+      loadStatus({
+        registryPath: registry.path,
+        homeDir,
+        runtimeRootOverride: globals.runtimeRoot ?? null,
+        goalId,
+        agentId,
+        ...(limit !== undefined ? { limit } : {}),
+        quotaSummary: statusQuotaSummaries({
+          registryPath: registry.path,
+          clock: ctx.clock,
+          runtimeRootOverride: globals.runtimeRoot,
+          homeDir,
+        }),
+      }),
+    );
     // Rendered only when printed as Markdown: `--format json` over many goals need not build it.
-    return { ok: true, json: payload, get markdown() { return statusMarkdown(payload); } };
+    return {
+      ok: true,
+      json: payload,
+      get markdown() {
+        return statusMarkdown(payload);
+      },
+    };
   },
 };
 
@@ -50,7 +79,8 @@ async function usageOnUnknownGoal<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof LoopxError && error.code === 'goal_not_found') throw new LoopxError('usage', error.message, error.details);
+    if (error instanceof LoopxError && error.code === 'goal_not_found')
+      throw new LoopxError('usage', error.message, error.details);
     throw error;
   }
 }
@@ -58,6 +88,7 @@ async function usageOnUnknownGoal<T>(fn: () => Promise<T>): Promise<T> {
 function parseLimit(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000) throw new LoopxError('usage', `--limit must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000)
+    throw new LoopxError('usage', `--limit must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
   return Number(text);
 }

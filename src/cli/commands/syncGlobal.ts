@@ -17,15 +17,30 @@ export const syncGlobalCommand: CliHandler = {
   configure: (command: Command) => {
     command
       .option('--goal-id <id>', 'sync only this goal (repeatable); default every goal of the registry', collect, [])
-      .option('--allow-route-replacement', 'let a goal id owned by another project be replaced (the global registry is backed up first)')
+      .option(
+        '--allow-route-replacement',
+        'let a goal id owned by another project be replaced (the global registry is backed up first)',
+      )
       .option('--dry-run', 'show what would change without locking or writing');
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const homeDir = cliHomeDir(ctx);
     // The project's own registry only: falling back to the global one would sync it into itself.
-    const located = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, globalFallback: false });
+    const located = locateRegistry({
+      flag: globals.registry,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      homeDir,
+      globalFallback: false,
+    });
     const registry = await readRegistry(located.path);
-    const runtimeRoot = resolveRuntimeRoot({ registryPath: located.path, registry, override: globals.runtimeRoot, homeDir, cwd: ctx.cwd });
+    const runtimeRoot = resolveRuntimeRoot({
+      registryPath: located.path,
+      registry,
+      override: globals.runtimeRoot,
+      homeDir,
+      cwd: ctx.cwd,
+    });
     const goalIds = (options['goalId'] as string[] | undefined) ?? [];
     const result = await syncGlobalRegistry({
       projectRegistryPath: located.path,
@@ -52,14 +67,22 @@ function syncMarkdown(result: GlobalSyncResult): string {
   ];
   if (result.backup_path !== null) lines.push(`- Backup before route replacement: \`${result.backup_path}\``);
   if (result.goals.length > 0) {
-    lines.push('', markdownTable(['Goal', 'Action', 'Notes'], result.goals.map((goal) => [
-      goal.goal_id,
-      goal.action,
-      [
-        goal.route_changes.length > 0 ? `route changed: ${goal.route_changes.join(', ')}` : '',
-        goal.attention_carried.length > 0 ? `kept attention: ${goal.attention_carried.join(', ')}` : '',
-      ].filter((note) => note !== '').join('; '),
-    ])));
+    lines.push(
+      '',
+      markdownTable(
+        ['Goal', 'Action', 'Notes'],
+        result.goals.map((goal) => [
+          goal.goal_id,
+          goal.action,
+          [
+            goal.route_changes.length > 0 ? `route changed: ${goal.route_changes.join(', ')}` : '',
+            goal.attention_carried.length > 0 ? `kept attention: ${goal.attention_carried.join(', ')}` : '',
+          ]
+            .filter((note) => note !== '')
+            .join('; '),
+        ]),
+      ),
+    );
   }
   if (result.dry_run) lines.push('', 'Run again without `--dry-run` to write.');
   return lines.join('\n');

@@ -11,8 +11,20 @@ import { analyzeGates, DECISION_OUTCOMES, type DecisionOutcome, type GateBlock }
 import { applyStateEdit, readStateFile } from '../../core/state/stateFile';
 import { diagnoseStateDocument } from '../../core/state/structured';
 import {
-  addTodo, claimTodo, completeTodo, deferTodo, listTodos, parsePriority, supersedeTodo, updateTodo,
-  type GateFields, type NewTodoInput, type OperationContext, type TodoEditResult, type TodoEditSummary, type TodoView,
+  addTodo,
+  claimTodo,
+  completeTodo,
+  deferTodo,
+  listTodos,
+  parsePriority,
+  supersedeTodo,
+  updateTodo,
+  type GateFields,
+  type NewTodoInput,
+  type OperationContext,
+  type TodoEditResult,
+  type TodoEditSummary,
+  type TodoView,
 } from '../../core/state/todos';
 import { TodoListResultSchema, TodoSchema } from '../../core/api/schemas';
 import type { CliContext, CommandOutput, GlobalOptions } from '../context';
@@ -29,10 +41,23 @@ import { cliHomeDir } from './registry';
 
 /** Core refusals that mean "the arguments are wrong": the CLI exits 2 for them. */
 const ARGUMENT_ERROR_CODES = new Set([
-  'todo_text_required', 'todo_priority_conflict', 'invalid_task_class', 'task_class_role_mismatch', 'invalid_todo_field',
-  'invalid_decision_scope', 'todo_evidence_required', 'todo_completion_continuation_required', 'todo_completion_continuation_conflict',
-  'gate_decision_outcome_required', 'gate_decision_outcome_not_a_gate', 'todo_supersede_target_required', 'todo_defer_reason_required',
-  'invalid_resume_condition', 'agent_id_invalid', 'todo_gate_fields_need_user_gate', 'invalid_goal_id',
+  'todo_text_required',
+  'todo_priority_conflict',
+  'invalid_task_class',
+  'task_class_role_mismatch',
+  'invalid_todo_field',
+  'invalid_decision_scope',
+  'todo_evidence_required',
+  'todo_completion_continuation_required',
+  'todo_completion_continuation_conflict',
+  'gate_decision_outcome_required',
+  'gate_decision_outcome_not_a_gate',
+  'todo_supersede_target_required',
+  'todo_defer_reason_required',
+  'invalid_resume_condition',
+  'agent_id_invalid',
+  'todo_gate_fields_need_user_gate',
+  'invalid_goal_id',
 ]);
 
 export const TodoEditJsonSchema = z.object({
@@ -59,18 +84,40 @@ interface GoalState {
 }
 
 /** Finds the goal in the registry and its state file; the roster is null when the goal registers no agents. */
-async function resolveGoalState(options: Record<string, unknown>, globals: GlobalOptions, ctx: CliContext): Promise<GoalState> {
+async function resolveGoalState(
+  options: Record<string, unknown>,
+  globals: GlobalOptions,
+  ctx: CliContext,
+): Promise<GoalState> {
   const goalId = asUsage(() => checkGoalIdSegment(String(options['goalId'] ?? '')));
   const homeDir = cliHomeDir(ctx);
-  const registry = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir, runtimeRootOverride: globals.runtimeRoot });
+  const registry = locateRegistry({
+    flag: globals.registry,
+    env: ctx.env,
+    cwd: ctx.cwd,
+    homeDir,
+    runtimeRootOverride: globals.runtimeRoot,
+  });
   if (!registry.exists) {
-    throw new LoopxError('registry_missing', `registry file does not exist: ${registry.path}; pass --registry or run loopx bootstrap`, { registry: registry.path });
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${registry.path}; pass --registry or run loopx bootstrap`,
+      { registry: registry.path },
+    );
   }
   const goal = findRawRegistryGoal(await readRegistry(registry.path), goalId);
-  if (goal === undefined) throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registry.path}`, { goal_id: goalId, registry: registry.path });
+  if (goal === undefined)
+    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registry.path}`, {
+      goal_id: goalId,
+      registry: registry.path,
+    });
   const statePath = resolveGoalStatePath(goal, goalId, homeDir);
   if (statePath === null) {
-    throw new LoopxError('state_file_unresolved', `goal '${goalId}' has no state_file and no absolute repo, so its ACTIVE_GOAL_STATE.md cannot be found; set state_file in ${registry.path}`, { goal_id: goalId });
+    throw new LoopxError(
+      'state_file_unresolved',
+      `goal '${goalId}' has no state_file and no absolute repo, so its ACTIVE_GOAL_STATE.md cannot be found; set state_file in ${registry.path}`,
+      { goal_id: goalId },
+    );
   }
   const registered = registeredAgentsForGoal(goal);
   return { goalId, statePath, roster: registered.length > 0 ? registered : null };
@@ -85,7 +132,9 @@ function asUsage<T>(fn: () => T): T {
 }
 
 function usageError(error: unknown): unknown {
-  return isLoopxError(error) && ARGUMENT_ERROR_CODES.has(error.code) ? new LoopxError('usage', error.message, { ...error.details, code: error.code }) : error;
+  return isLoopxError(error) && ARGUMENT_ERROR_CODES.has(error.code)
+    ? new LoopxError('usage', error.message, { ...error.details, code: error.code })
+    : error;
 }
 
 function stringOption(options: Record<string, unknown>, key: string): string | undefined {
@@ -97,7 +146,8 @@ function priorityOption(options: Record<string, unknown>, key: string): Priority
   const raw = stringOption(options, key);
   if (raw === undefined) return undefined;
   const priority = parsePriority(raw);
-  if (priority === null) throw new LoopxError('usage', `${flagName(key)} must be one of P0, P1, P2, P3, P4, got ${JSON.stringify(raw)}`);
+  if (priority === null)
+    throw new LoopxError('usage', `${flagName(key)} must be one of P0, P1, P2, P3, P4, got ${JSON.stringify(raw)}`);
   return priority;
 }
 
@@ -108,7 +158,10 @@ function flagName(key: string): string {
 function listOption(options: Record<string, unknown>, key: string): string[] | undefined {
   const value = options[key];
   if (!Array.isArray(value)) return undefined;
-  return value.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return value
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 function gateOptions(options: Record<string, unknown>): GateFields | undefined {
@@ -127,8 +180,16 @@ function addGateOptions(command: Command): Command {
   return command
     .option('--blocks-agent <agent>', 'gate: the agent lane this gate concerns')
     .option('--global-gate', 'gate: every agent todo waits for this gate')
-    .option('--unblocks-todo-id <id>', 'gate: an agent todo this gate holds back until approved (repeatable)', collect, undefined)
-    .option('--decision-scope <scope>', 'gate: the decision it grants, kind:granularity:key (e.g. public_claim:project:release)');
+    .option(
+      '--unblocks-todo-id <id>',
+      'gate: an agent todo this gate holds back until approved (repeatable)',
+      collect,
+      undefined,
+    )
+    .option(
+      '--decision-scope <scope>',
+      'gate: the decision it grants, kind:granularity:key (e.g. public_claim:project:release)',
+    );
 }
 
 function operationContext(state: GoalState, ctx: CliContext): OperationContext {
@@ -136,17 +197,30 @@ function operationContext(state: GoalState, ctx: CliContext): OperationContext {
 }
 
 /** Runs one edit as a locked compare-and-swap write and renders the summary. */
-async function runEdit(invocation: CliInvocation, operation: string, edit: (text: string, context: OperationContext) => TodoEditResult): Promise<CommandOutput> {
+async function runEdit(
+  invocation: CliInvocation,
+  operation: string,
+  edit: (text: string, context: OperationContext) => TodoEditResult,
+): Promise<CommandOutput> {
   const { options, globals, ctx } = invocation;
   const state = await resolveGoalState(options, globals, ctx);
   const context = operationContext(state, ctx);
   let result: TodoEditResult & { written: boolean };
   try {
-    result = await applyStateEdit(state.statePath, (text) => edit(text, context), { operation, lock: { clock: ctx.clock, env: ctx.env } });
+    result = await applyStateEdit(state.statePath, (text) => edit(text, context), {
+      operation,
+      lock: { clock: ctx.clock, env: ctx.env },
+    });
   } catch (error) {
     throw usageError(error);
   }
-  const json = TodoEditJsonSchema.parse({ ok: true, goal_id: state.goalId, state_file: state.statePath, written: result.written, ...result.summary });
+  const json = TodoEditJsonSchema.parse({
+    ok: true,
+    goal_id: state.goalId,
+    state_file: state.statePath,
+    written: result.written,
+    ...result.summary,
+  });
   return { ok: true, json, markdown: editMarkdown(result.summary, result.written, state) };
 }
 
@@ -157,7 +231,8 @@ function editMarkdown(summary: TodoEditSummary, written: boolean, state: GoalSta
   if (summary.changed) lines.push('', `Changed: ${summary.changed_fields.join(', ') || 'new todo'}.`);
   else lines.push('', 'Nothing changed; the state file was not written.');
   for (const added of summary.added) if (added.todo_id !== summary.todo_id) lines.push(`Added: ${todoLine(added)}`);
-  if (summary.released_todo_ids.length > 0) lines.push(`Released: ${summary.released_todo_ids.map((id) => `\`${id}\``).join(', ')}.`);
+  if (summary.released_todo_ids.length > 0)
+    lines.push(`Released: ${summary.released_todo_ids.map((id) => `\`${id}\``).join(', ')}.`);
   lines.push('', `${written ? 'Written' : 'State file'}: \`${state.statePath}\``);
   return lines.join('\n');
 }
@@ -207,7 +282,7 @@ function successorOptions(options: Record<string, unknown>): NewTodoInput | unde
 function addSuccessorOptions(command: Command, what: string): Command {
   return command
     .option('--successor-text <text>', `the ${what} todo to add`)
-    .option('--next-agent-todo <text>', 'same as --successor-text (the original\'s name)')
+    .option('--next-agent-todo <text>', "same as --successor-text (the original's name)")
     .option('--successor-priority <P>', `priority of the ${what} todo, P0…P4`)
     .option('--next-claimed-by <agent>', `agent that claims the ${what} todo`)
     .option('--next-action-kind <kind>', `action kind of the ${what} todo`);
@@ -222,7 +297,8 @@ function requireOption(options: Record<string, unknown>, key: string): string {
 function roleOption(options: Record<string, unknown>): 'user' | 'agent' | undefined {
   const role = stringOption(options, 'role');
   if (role === undefined) return undefined;
-  if (role !== 'user' && role !== 'agent') throw new LoopxError('usage', `--role must be user or agent, got ${JSON.stringify(role)}`);
+  if (role !== 'user' && role !== 'agent')
+    throw new LoopxError('usage', `--role must be user or agent, got ${JSON.stringify(role)}`);
   return role;
 }
 
@@ -230,23 +306,34 @@ function roleOption(options: Record<string, unknown>): 'user' | 'agent' | undefi
 
 export const todoAddCommand: CliHandler = {
   configure: (command) => {
-    addGateOptions(command
-      .requiredOption('--goal-id <id>', 'the goal whose state file gets the todo')
-      .requiredOption('--text <text>', 'the todo text')
-      .option('--role <role>', 'user or agent (default agent; gate options imply user)')
-      .option('--priority <P>', 'P0 (highest) … P4, written as a [Pn] prefix')
-      .option('--task-class <class>', 'advancement_task, continuous_monitor, blocker, user_action or user_gate')
-      .option('--action-kind <kind>', 'lowercase action kind, e.g. implement, review')
-      .option('--claimed-by <agent>', 'claim it for a registered agent right away')
-      .option('--note <text>', 'a note kept in the metadata')
-      .option('--required-decision-scope <scope>', 'a decision this agent todo needs, kind:granularity:key (repeatable)', collect, undefined));
+    addGateOptions(
+      command
+        .requiredOption('--goal-id <id>', 'the goal whose state file gets the todo')
+        .requiredOption('--text <text>', 'the todo text')
+        .option('--role <role>', 'user or agent (default agent; gate options imply user)')
+        .option('--priority <P>', 'P0 (highest) … P4, written as a [Pn] prefix')
+        .option('--task-class <class>', 'advancement_task, continuous_monitor, blocker, user_action or user_gate')
+        .option('--action-kind <kind>', 'lowercase action kind, e.g. implement, review')
+        .option('--claimed-by <agent>', 'claim it for a registered agent right away')
+        .option('--note <text>', 'a note kept in the metadata')
+        .option(
+          '--required-decision-scope <scope>',
+          'a decision this agent todo needs, kind:granularity:key (repeatable)',
+          collect,
+          undefined,
+        ),
+    );
   },
   run: (invocation) => {
     const { options } = invocation;
     const gate = gateOptions(options);
-    const role = roleOption(options) ?? (gate !== undefined || stringOption(options, 'taskClass') === 'user_gate' ? 'user' : 'agent');
+    const role =
+      roleOption(options) ??
+      (gate !== undefined || stringOption(options, 'taskClass') === 'user_gate' ? 'user' : 'agent');
     const input = newTodoOptions(options);
-    return runEdit(invocation, 'todo add', (text, context) => addTodo(text, { ...input, role, ...(gate ? { gate } : {}) }, context));
+    return runEdit(invocation, 'todo add', (text, context) =>
+      addTodo(text, { ...input, role, ...(gate ? { gate } : {}) }, context),
+    );
   },
 };
 
@@ -264,7 +351,10 @@ export const todoListCommand: CliHandler = {
     const role = roleOption(options);
     const status = stringOption(options, 'status');
     if (status !== undefined && !(TODO_STATUSES as readonly string[]).includes(status)) {
-      throw new LoopxError('usage', `--status must be one of ${TODO_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      throw new LoopxError(
+        'usage',
+        `--status must be one of ${TODO_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+      );
     }
     const snapshot = await readStateFile(state.statePath);
     const filter: Parameters<typeof listTodos>[1] = { includeTerminal: options['all'] === true };
@@ -274,27 +364,51 @@ export const todoListCommand: CliHandler = {
     if (claimedBy !== undefined) filter.claimedBy = claimedBy;
     const gates = analyzeGates(snapshot.document);
     const blockedBy = new Map<string, GateBlock[]>(gates.agent_todos.map((t) => [t.todo_id, t.blocked_by]));
-    const todos = listTodos(snapshot.document, filter).map((todo) => ({ ...todo, blocked_by: todo.role === 'agent' ? blockedBy.get(todo.todo_id) ?? [] : [] }));
+    const todos = listTodos(snapshot.document, filter).map((todo) => ({
+      ...todo,
+      blocked_by: todo.role === 'agent' ? (blockedBy.get(todo.todo_id) ?? []) : [],
+    }));
     const diagnostics = diagnoseStateDocument(snapshot.document);
     const json = TodoListJsonSchema.parse({
-      ok: true, goal_id: state.goalId, state_file: state.statePath, count: todos.length, todos,
-      open_gates: gates.open_gates, holding_gates: gates.holding_gates, lane_gates_by_agent: gates.lane_gates_by_agent, diagnostics,
+      ok: true,
+      goal_id: state.goalId,
+      state_file: state.statePath,
+      count: todos.length,
+      todos,
+      open_gates: gates.open_gates,
+      holding_gates: gates.holding_gates,
+      lane_gates_by_agent: gates.lane_gates_by_agent,
+      diagnostics,
     });
     const lines = [`# Todos of ${state.goalId}`, ''];
     if (todos.length === 0) lines.push('No todos match.');
     else {
-      lines.push(markdownTable(
-        ['Id', 'Role', 'P', 'Status', 'Claimed by', 'Text', 'Blocked by'],
-        todos.map((t) => [`\`${t.todo_id}\``, t.role, t.priority ?? '', t.status, t.claimed_by ?? '', t.title, t.blocked_by.map((b) => `${b.gate_todo_id} (${b.relation}, ${b.gate_state})`).join(', ')]),
-      ));
+      lines.push(
+        markdownTable(
+          ['Id', 'Role', 'P', 'Status', 'Claimed by', 'Text', 'Blocked by'],
+          todos.map((t) => [
+            `\`${t.todo_id}\``,
+            t.role,
+            t.priority ?? '',
+            t.status,
+            t.claimed_by ?? '',
+            t.title,
+            t.blocked_by.map((b) => `${b.gate_todo_id} (${b.relation}, ${b.gate_state})`).join(', '),
+          ]),
+        ),
+      );
     }
     if (gates.open_gates.length > 0) {
       lines.push('', '## Open gates', '');
-      for (const gate of gates.open_gates) lines.push(`- \`${gate.todo_id}\` ${gate.title}${gate.blocked_todo_ids.length > 0 ? ` — holds back ${gate.blocked_todo_ids.map((id) => `\`${id}\``).join(', ')}` : ''}`);
+      for (const gate of gates.open_gates)
+        lines.push(
+          `- \`${gate.todo_id}\` ${gate.title}${gate.blocked_todo_ids.length > 0 ? ` — holds back ${gate.blocked_todo_ids.map((id) => `\`${id}\``).join(', ')}` : ''}`,
+        );
     }
     if (diagnostics.warning_count + diagnostics.error_count > 0) {
       lines.push('', '## Diagnostics', '');
-      for (const d of [...diagnostics.errors, ...diagnostics.warnings]) lines.push(`- ${d.line === null ? '' : `line ${d.line}: `}${d.kind}: ${d.message}`);
+      for (const d of [...diagnostics.errors, ...diagnostics.warnings])
+        lines.push(`- ${d.line === null ? '' : `line ${d.line}: `}${d.kind}: ${d.message}`);
     }
     lines.push('', `State file: \`${state.statePath}\``);
     return { ok: true, json, markdown: lines.join('\n') };
@@ -313,33 +427,49 @@ export const todoClaimCommand: CliHandler = {
     const { options } = invocation;
     const todoId = requireOption(options, 'todoId');
     const agentId = requireOption(options, 'agentId');
-    return runEdit(invocation, 'todo claim', (text, context) => claimTodo(text, { todoId, agentId, takeover: options['takeover'] === true }, context));
+    return runEdit(invocation, 'todo claim', (text, context) =>
+      claimTodo(text, { todoId, agentId, takeover: options['takeover'] === true }, context),
+    );
   },
 };
 
 export const todoUpdateCommand: CliHandler = {
   configure: (command) => {
-    addGateOptions(command
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--todo-id <id>', 'the todo to change')
-      .option('--text <text>', 'new text (keeps the priority unless the text has its own)')
-      .option('--priority <P>', 'new priority, P0…P4')
-      .option('--status <status>', 'open or blocked (use complete, defer, supersede to close a todo); open resumes a deferred todo')
-      .option('--task-class <class>', 'new task class')
-      .option('--action-kind <kind>', 'new action kind')
-      .option('--claimed-by <agent>', 'claim it for this registered agent')
-      .option('--unclaim', 'release the claim')
-      .option('--note <text>', 'replace the note (empty removes it)')
-      .option('--required-decision-scope <scope>', 'decisions the todo needs, kind:granularity:key (repeatable; replaces the list)', collect, undefined));
+    addGateOptions(
+      command
+        .requiredOption('--goal-id <id>', 'the goal')
+        .requiredOption('--todo-id <id>', 'the todo to change')
+        .option('--text <text>', 'new text (keeps the priority unless the text has its own)')
+        .option('--priority <P>', 'new priority, P0…P4')
+        .option(
+          '--status <status>',
+          'open or blocked (use complete, defer, supersede to close a todo); open resumes a deferred todo',
+        )
+        .option('--task-class <class>', 'new task class')
+        .option('--action-kind <kind>', 'new action kind')
+        .option('--claimed-by <agent>', 'claim it for this registered agent')
+        .option('--unclaim', 'release the claim')
+        .option('--note <text>', 'replace the note (empty removes it)')
+        .option(
+          '--required-decision-scope <scope>',
+          'decisions the todo needs, kind:granularity:key (repeatable; replaces the list)',
+          collect,
+          undefined,
+        ),
+    );
   },
   run: (invocation) => {
     const { options } = invocation;
     const todoId = requireOption(options, 'todoId');
     const status = stringOption(options, 'status');
     if (status !== undefined && status !== 'open' && status !== 'blocked') {
-      throw new LoopxError('usage', `--status must be open or blocked; close a todo with todo complete, defer or supersede (got ${JSON.stringify(status)})`);
+      throw new LoopxError(
+        'usage',
+        `--status must be open or blocked; close a todo with todo complete, defer or supersede (got ${JSON.stringify(status)})`,
+      );
     }
-    if (options['unclaim'] === true && stringOption(options, 'claimedBy') !== undefined) throw new LoopxError('usage', '--claimed-by and --unclaim contradict each other; give one');
+    if (options['unclaim'] === true && stringOption(options, 'claimedBy') !== undefined)
+      throw new LoopxError('usage', '--claimed-by and --unclaim contradict each other; give one');
     const input: Parameters<typeof updateTodo>[1] = { todoId };
     const text = stringOption(options, 'text');
     if (text !== undefined) input.text = text;
@@ -359,19 +489,30 @@ export const todoUpdateCommand: CliHandler = {
     if (scopes !== undefined) input.requiredDecisionScopes = scopes;
     const gate = gateOptions(options);
     if (gate !== undefined) input.gate = gate;
-    if (Object.keys(input).length === 1) throw new LoopxError('usage', 'nothing to update: give at least one of --text, --priority, --status, --task-class, --action-kind, --claimed-by, --unclaim, --note, --required-decision-scope or a gate option');
+    if (Object.keys(input).length === 1)
+      throw new LoopxError(
+        'usage',
+        'nothing to update: give at least one of --text, --priority, --status, --task-class, --action-kind, --claimed-by, --unclaim, --note, --required-decision-scope or a gate option',
+      );
     return runEdit(invocation, 'todo update', (stateText, context) => updateTodo(stateText, input, context));
   },
 };
 
 export const todoCompleteCommand: CliHandler = {
   configure: (command) => {
-    addSuccessorOptions(command
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--todo-id <id>', 'the todo that is done')
-      .requiredOption('--evidence <text>', 'what shows it is done (test run, commit, link)')
-      .option('--no-follow-up', 'an explicit final: no successor work')
-      .addOption(new Option('--decision-outcome <outcome>', 'resolve a user gate: approve, reject or cancel').choices([...DECISION_OUTCOMES])), 'successor');
+    addSuccessorOptions(
+      command
+        .requiredOption('--goal-id <id>', 'the goal')
+        .requiredOption('--todo-id <id>', 'the todo that is done')
+        .requiredOption('--evidence <text>', 'what shows it is done (test run, commit, link)')
+        .option('--no-follow-up', 'an explicit final: no successor work')
+        .addOption(
+          new Option('--decision-outcome <outcome>', 'resolve a user gate: approve, reject or cancel').choices([
+            ...DECISION_OUTCOMES,
+          ]),
+        ),
+      'successor',
+    );
   },
   run: (invocation) => {
     const { options } = invocation;
@@ -389,11 +530,14 @@ export const todoCompleteCommand: CliHandler = {
 
 export const todoSupersedeCommand: CliHandler = {
   configure: (command) => {
-    addSuccessorOptions(command
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--todo-id <id>', 'the todo that is replaced')
-      .option('--superseded-by <id>', 'an existing todo that replaces it')
-      .option('--reason <text>', 'why it is replaced'), 'replacement');
+    addSuccessorOptions(
+      command
+        .requiredOption('--goal-id <id>', 'the goal')
+        .requiredOption('--todo-id <id>', 'the todo that is replaced')
+        .option('--superseded-by <id>', 'an existing todo that replaces it')
+        .option('--reason <text>', 'why it is replaced'),
+      'replacement',
+    );
   },
   run: (invocation) => {
     const { options } = invocation;

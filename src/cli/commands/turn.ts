@@ -26,13 +26,20 @@ import { cliHomeDir } from './registry';
  */
 
 /** Core refusals that mean "the arguments are wrong": exit 2. */
-const USAGE_CODES = new Set(['invalid_goal_id', 'quota_turn_instance_id_invalid', 'quota_agent_id_invalid', 'agent_id_invalid']);
+const USAGE_CODES = new Set([
+  'invalid_goal_id',
+  'quota_turn_instance_id_invalid',
+  'quota_agent_id_invalid',
+  'agent_id_invalid',
+]);
 
 async function usageGuard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    throw isLoopxError(error) && USAGE_CODES.has(error.code) ? new LoopxError('usage', error.message, { ...error.details, code: error.code }) : error;
+    throw isLoopxError(error) && USAGE_CODES.has(error.code)
+      ? new LoopxError('usage', error.message, { ...error.details, code: error.code })
+      : error;
   }
 }
 
@@ -50,8 +57,19 @@ function goalId(options: Record<string, unknown>): string {
 }
 
 function registryPathOf(globals: GlobalOptions, ctx: CliContext): string {
-  const located = locateRegistry({ flag: globals.registry, env: ctx.env, cwd: ctx.cwd, homeDir: cliHomeDir(ctx), runtimeRootOverride: globals.runtimeRoot });
-  if (!located.exists) throw new LoopxError('registry_missing', `registry file does not exist: ${located.path}; pass --registry or run loopx bootstrap`, { registry: located.path });
+  const located = locateRegistry({
+    flag: globals.registry,
+    env: ctx.env,
+    cwd: ctx.cwd,
+    homeDir: cliHomeDir(ctx),
+    runtimeRootOverride: globals.runtimeRoot,
+  });
+  if (!located.exists)
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${located.path}; pass --registry or run loopx bootstrap`,
+      { registry: located.path },
+    );
   return located.path;
 }
 
@@ -62,10 +80,16 @@ function argvOption(options: Record<string, unknown>, key: string, flag: string)
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new LoopxError('usage', `${flag} must be a JSON array of strings such as '["node","scripts/check.js"]', got ${JSON.stringify(raw)}`);
+    throw new LoopxError(
+      'usage',
+      `${flag} must be a JSON array of strings such as '["node","scripts/check.js"]', got ${JSON.stringify(raw)}`,
+    );
   }
   if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v !== '')) {
-    throw new LoopxError('usage', `${flag} must be a non-empty JSON array of non-empty strings (an argv; LoopX never runs a shell)`);
+    throw new LoopxError(
+      'usage',
+      `${flag} must be a non-empty JSON array of non-empty strings (an argv; LoopX never runs a shell)`,
+    );
   }
   return value as string[];
 }
@@ -73,14 +97,19 @@ function argvOption(options: Record<string, unknown>, key: string, flag: string)
 function failureKindOption(options: Record<string, unknown>): RecoveryKind | undefined {
   const raw = text(options, 'validationFailureKind');
   if (raw === undefined) return undefined;
-  if (!(RECOVERY_KINDS as readonly string[]).includes(raw)) throw new LoopxError('usage', `--validation-failure-kind must be one of ${RECOVERY_KINDS.join(', ')}, got ${JSON.stringify(raw)}`);
+  if (!(RECOVERY_KINDS as readonly string[]).includes(raw))
+    throw new LoopxError(
+      'usage',
+      `--validation-failure-kind must be one of ${RECOVERY_KINDS.join(', ')}, got ${JSON.stringify(raw)}`,
+    );
   return raw as RecoveryKind;
 }
 
 function positiveInt(options: Record<string, unknown>, key: string, flag: string): number | undefined {
   const raw = text(options, key);
   if (raw === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(raw)) throw new LoopxError('usage', `${flag} must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
+  if (!/^[1-9]\d*$/.test(raw))
+    throw new LoopxError('usage', `${flag} must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -88,7 +117,8 @@ function nonNegative(options: Record<string, unknown>, key: string, flag: string
   const raw = text(options, key);
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new LoopxError('usage', `${flag} must be a number of seconds of at least 0, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new LoopxError('usage', `${flag} must be a number of seconds of at least 0, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -107,24 +137,49 @@ export function cliDemoAgentArgv(): string[] | undefined {
   }
 }
 
-function common(options: Record<string, unknown>, globals: GlobalOptions, ctx: CliContext): {
-  registryPath: string; goalId: string; clock: CliContext['clock']; homeDir: string; runtimeRootOverride: string | undefined;
-  hostAdapterCommand: string[] | undefined; validationCommand: string[] | undefined; availableCapabilities: string[] | undefined;
+function common(
+  options: Record<string, unknown>,
+  globals: GlobalOptions,
+  ctx: CliContext,
+): {
+  registryPath: string;
+  goalId: string;
+  clock: CliContext['clock'];
+  homeDir: string;
+  runtimeRootOverride: string | undefined;
+  hostAdapterCommand: string[] | undefined;
+  validationCommand: string[] | undefined;
+  availableCapabilities: string[] | undefined;
 } {
   const id = goalId(options);
   return {
-    registryPath: registryPathOf(globals, ctx), goalId: id, clock: ctx.clock, homeDir: cliHomeDir(ctx), runtimeRootOverride: globals.runtimeRoot,
+    registryPath: registryPathOf(globals, ctx),
+    goalId: id,
+    clock: ctx.clock,
+    homeDir: cliHomeDir(ctx),
+    runtimeRootOverride: globals.runtimeRoot,
     hostAdapterCommand: argvOption(options, 'hostAdapterCommandJson', '--host-adapter-command-json'),
     validationCommand: argvOption(options, 'validationCommandJson', '--validation-command-json'),
-    availableCapabilities: Array.isArray(options['availableCapability']) ? (options['availableCapability'] as string[]) : undefined,
+    availableCapabilities: Array.isArray(options['availableCapability'])
+      ? (options['availableCapability'] as string[])
+      : undefined,
   };
 }
 
 function executionOptions(command: Command): Command {
   return command
-    .option('--host-adapter-command-json <argv>', 'run this command (JSON argv) as the agent instead of the registry executor')
-    .option('--validation-command-json <argv>', "run this validator (JSON argv) instead of the goal's validation_command")
-    .option('--validation-failure-kind <kind>', `what a failed validation asks for next (${RECOVERY_KINDS.join(', ')}; default repair_required)`)
+    .option(
+      '--host-adapter-command-json <argv>',
+      'run this command (JSON argv) as the agent instead of the registry executor',
+    )
+    .option(
+      '--validation-command-json <argv>',
+      "run this validator (JSON argv) instead of the goal's validation_command",
+    )
+    .option(
+      '--validation-failure-kind <kind>',
+      `what a failed validation asks for next (${RECOVERY_KINDS.join(', ')}; default repair_required)`,
+    )
     .option('--available-capability <name>', 'a capability the agent has (repeatable)', collect, undefined);
 }
 
@@ -143,7 +198,9 @@ export function eventLine(event: TurnEvent): string {
 }
 
 function progressSink(ctx: CliContext): (event: TurnEvent) => void {
-  return (event) => { ctx.stderr(`${eventLine(event)}\n`); };
+  return (event) => {
+    ctx.stderr(`${eventLine(event)}\n`);
+  };
 }
 
 /** Ctrl+C: the first one stops after the current phase (a running agent is stopped); the handler is removed afterwards. */
@@ -176,29 +233,48 @@ function planMarkdown(plan: TurnPlan): string {
     `- Agent: ${plan.executor === null ? '(no executor configured)' : `${plan.executor.kind}, stopped after ${plan.executor.timeout_minutes} min`}; session ${plan.session.action}`,
     `- Validator: ${plan.validation_command === null ? '(none)' : `\`${plan.validation_command.join(' ')}\``}`,
   ];
-  if (plan.contract_problems.length > 0) lines.push('', '## Problems', '', ...plan.contract_problems.map((p) => `- ${p}`));
+  if (plan.contract_problems.length > 0)
+    lines.push('', '## Problems', '', ...plan.contract_problems.map((p) => `- ${p}`));
   if (plan.skipped_todos.length > 0) {
-    lines.push('', '## Skipped todos', '', markdownTable(['Todo', 'Why'], plan.skipped_todos.map((s) => [s.todo_id, s.detail === null ? s.reason : `${s.reason}: ${s.detail}`])));
+    lines.push(
+      '',
+      '## Skipped todos',
+      '',
+      markdownTable(
+        ['Todo', 'Why'],
+        plan.skipped_todos.map((s) => [s.todo_id, s.detail === null ? s.reason : `${s.reason}: ${s.detail}`]),
+      ),
+    );
   }
-  if (plan.decision.user_actions.length > 0) lines.push('', '## Needs you', '', ...plan.decision.user_actions.map((a) => `- ${a}`));
+  if (plan.decision.user_actions.length > 0)
+    lines.push('', '## Needs you', '', ...plan.decision.user_actions.map((a) => `- ${a}`));
   return lines.join('\n');
 }
 
 function runMarkdown(result: TurnRunResult): string {
-  const lines = [
-    `# Turn ${result.status}: ${result.goal_id} / ${result.agent_id}`,
-    '',
-    result.message,
-  ];
-  if (result.todo_id !== null) lines.push('', `- Todo: \`${result.todo_id}\`${result.todo_title === null ? '' : ` ${result.todo_title}`}`);
+  const lines = [`# Turn ${result.status}: ${result.goal_id} / ${result.agent_id}`, '', result.message];
+  if (result.todo_id !== null)
+    lines.push('', `- Todo: \`${result.todo_id}\`${result.todo_title === null ? '' : ` ${result.todo_title}`}`);
   if (result.turn_key !== null) lines.push(`- Turn key: \`${result.turn_key}\``);
-  if (result.settlement_identity !== null) lines.push(`- Settlement: \`${result.settlement_identity.effect_id}\` (${result.quota_slot_spend_count} spend)`);
+  if (result.settlement_identity !== null)
+    lines.push(`- Settlement: \`${result.settlement_identity.effect_id}\` (${result.quota_slot_spend_count} spend)`);
   if (result.summary !== null && result.status !== 'failed') lines.push(`- Agent: ${result.summary}`);
   if (result.validation !== null) lines.push(`- Validation: ${result.validation.status} — ${result.validation.reason}`);
-  if (result.receipt !== null) lines.push(`- Phases: ${result.receipt.completed_phases.join(' → ') || '(none)'}${result.receipt.failed_phase === null ? '' : `, failed at ${result.receipt.failed_phase}`}`);
-  if (result.failure !== null && result.failure.output_excerpt !== '') lines.push('', '```text', result.failure.output_excerpt, '```');
+  if (result.receipt !== null)
+    lines.push(
+      `- Phases: ${result.receipt.completed_phases.join(' → ') || '(none)'}${result.receipt.failed_phase === null ? '' : `, failed at ${result.receipt.failed_phase}`}`,
+    );
+  if (result.failure !== null && result.failure.output_excerpt !== '')
+    lines.push('', '```text', result.failure.output_excerpt, '```');
   if (result.plan !== null && result.status === 'preview' && result.plan.host_request !== null) {
-    lines.push('', '## Host request that would be sent', '', '```json', JSON.stringify(result.plan.host_request, null, 2), '```');
+    lines.push(
+      '',
+      '## Host request that would be sent',
+      '',
+      '```json',
+      JSON.stringify(result.plan.host_request, null, 2),
+      '```',
+    );
   }
   return lines.join('\n');
 }
@@ -213,19 +289,51 @@ function loopMarkdown(result: LoopResult): string {
     `- Turns: ${result.turn_count}; spends: ${result.spend_count}`,
   ];
   if (result.turns.length > 0) {
-    lines.push('', markdownTable(['Agent', 'Todo', 'Status', 'Result', 'Spent'], result.turns.map((t) => [t.agent_id, t.todo_id ?? '', t.status, t.result_kind ?? '', t.effects.quota_spent ? 'yes' : 'no'])));
+    lines.push(
+      '',
+      markdownTable(
+        ['Agent', 'Todo', 'Status', 'Result', 'Spent'],
+        result.turns.map((t) => [
+          t.agent_id,
+          t.todo_id ?? '',
+          t.status,
+          t.result_kind ?? '',
+          t.effects.quota_spent ? 'yes' : 'no',
+        ]),
+      ),
+    );
   }
   return lines.join('\n');
 }
 
 function journalMarkdown(inspection: JournalInspection): string {
   if (inspection.journal !== null) {
-    return [`# Turn journal ${inspection.journal.turn_key}`, '', '```json', JSON.stringify(inspection.journal, null, 2), '```'].join('\n');
+    return [
+      `# Turn journal ${inspection.journal.turn_key}`,
+      '',
+      '```json',
+      JSON.stringify(inspection.journal, null, 2),
+      '```',
+    ].join('\n');
   }
-  if (inspection.turns.length === 0) return `# Turn journals of ${inspection.goal_id}\n\nNo turn has run for this goal yet.`;
-  return [`# Turn journals of ${inspection.goal_id}`, '', markdownTable(['Turn key', 'Agent', 'Todo', 'Status', 'Result', 'Phases', 'Updated'], inspection.turns.map((t) => [
-    `\`${t.turn_key.slice(0, 19)}…\``, t.agent_id, t.todo_id ?? '', t.status, t.result_kind ?? '', String(t.completed_phases.length), t.updated_at,
-  ]))].join('\n');
+  if (inspection.turns.length === 0)
+    return `# Turn journals of ${inspection.goal_id}\n\nNo turn has run for this goal yet.`;
+  return [
+    `# Turn journals of ${inspection.goal_id}`,
+    '',
+    markdownTable(
+      ['Turn key', 'Agent', 'Todo', 'Status', 'Result', 'Phases', 'Updated'],
+      inspection.turns.map((t) => [
+        `\`${t.turn_key.slice(0, 19)}…\``,
+        t.agent_id,
+        t.todo_id ?? '',
+        t.status,
+        t.result_kind ?? '',
+        String(t.completed_phases.length),
+        t.updated_at,
+      ]),
+    ),
+  ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,74 +341,112 @@ function journalMarkdown(inspection: JournalInspection): string {
 
 export const turnPlanCommand: CliHandler = {
   configure: (command) => {
-    executionOptions(command
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--agent-id <id>', 'the registered agent the turn is for')
-      .option('--turn-instance-id <id>', 'the turn instance id (default: a fresh one from the clock)'));
+    executionOptions(
+      command
+        .requiredOption('--goal-id <id>', 'the goal')
+        .requiredOption('--agent-id <id>', 'the registered agent the turn is for')
+        .option('--turn-instance-id <id>', 'the turn instance id (default: a fresh one from the clock)'),
+    );
   },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> => usageGuard(async () => {
-    const args = common(options, globals, ctx);
-    const turnGoal = await loadTurnGoal({ ...args, agentId: String(options['agentId'] ?? '') });
-    const { plan } = await planGoalTurn(turnGoal, { clock: ctx.clock, turnInstanceId: text(options, 'turnInstanceId'), availableCapabilities: args.availableCapabilities });
-    return { ok: plan.ok, json: plan, markdown: planMarkdown(plan) };
-  }),
+  run: async ({ options, globals, ctx }): Promise<CommandOutput> =>
+    usageGuard(async () => {
+      const args = common(options, globals, ctx);
+      const turnGoal = await loadTurnGoal({ ...args, agentId: String(options['agentId'] ?? '') });
+      const { plan } = await planGoalTurn(turnGoal, {
+        clock: ctx.clock,
+        turnInstanceId: text(options, 'turnInstanceId'),
+        availableCapabilities: args.availableCapabilities,
+      });
+      return { ok: plan.ok, json: plan, markdown: planMarkdown(plan) };
+    }),
 };
 
 export const turnRunOnceCommand: CliHandler = {
   configure: (command) => {
-    executionOptions(command
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--agent-id <id>', 'the registered agent to run')
-      .option('--execute', 'run the turn (without it: a preview that invokes and writes nothing)')
-      .option('--turn-instance-id <id>', 'the turn instance id (default: a fresh one from the clock)')
-      .option('--resume-turn-key <key>', "resume this turn from its journal (or replay it when it is finished)")
-      .option('--retry-failed-turn', 'with --resume-turn-key: retry a failed turn from its last safe phase'));
+    executionOptions(
+      command
+        .requiredOption('--goal-id <id>', 'the goal')
+        .requiredOption('--agent-id <id>', 'the registered agent to run')
+        .option('--execute', 'run the turn (without it: a preview that invokes and writes nothing)')
+        .option('--turn-instance-id <id>', 'the turn instance id (default: a fresh one from the clock)')
+        .option('--resume-turn-key <key>', 'resume this turn from its journal (or replay it when it is finished)')
+        .option('--retry-failed-turn', 'with --resume-turn-key: retry a failed turn from its last safe phase'),
+    );
   },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> => usageGuard(async () => {
-    const args = common(options, globals, ctx);
-    const failureKind = failureKindOption(options);
-    const result = await withInterrupt(ctx, (signal) => runOnce({
-      ...args, agentId: String(options['agentId'] ?? ''), env: ctx.env, execute: options['execute'] === true,
-      turnInstanceId: text(options, 'turnInstanceId'), resumeTurnKey: text(options, 'resumeTurnKey'), retryFailedTurn: options['retryFailedTurn'] === true,
-      ...(failureKind !== undefined ? { validationFailureKind: failureKind } : {}),
-      signal, onEvent: progressSink(ctx), demoAgentArgv: cliDemoAgentArgv(),
-    }));
-    return { ok: result.ok, json: result, markdown: runMarkdown(result) };
-  }),
+  run: async ({ options, globals, ctx }): Promise<CommandOutput> =>
+    usageGuard(async () => {
+      const args = common(options, globals, ctx);
+      const failureKind = failureKindOption(options);
+      const result = await withInterrupt(ctx, (signal) =>
+        runOnce({
+          ...args,
+          agentId: String(options['agentId'] ?? ''),
+          env: ctx.env,
+          execute: options['execute'] === true,
+          turnInstanceId: text(options, 'turnInstanceId'),
+          resumeTurnKey: text(options, 'resumeTurnKey'),
+          retryFailedTurn: options['retryFailedTurn'] === true,
+          ...(failureKind !== undefined ? { validationFailureKind: failureKind } : {}),
+          signal,
+          onEvent: progressSink(ctx),
+          demoAgentArgv: cliDemoAgentArgv(),
+        }),
+      );
+      return { ok: result.ok, json: result, markdown: runMarkdown(result) };
+    }),
 };
 
 export const turnLoopCommand: CliHandler = {
   configure: (command) => {
-    executionOptions(command
-      .requiredOption('--goal-id <id>', 'the goal')
-      .requiredOption('--agent-id <id>', 'a registered agent to run (repeatable: several agents run side by side when the spawn policy allows)', collect, undefined)
-      .option('--max-turns <n>', 'stop after this many turns')
-      .option('--cadence-seconds <s>', 'pause between turns (default 0)'));
+    executionOptions(
+      command
+        .requiredOption('--goal-id <id>', 'the goal')
+        .requiredOption(
+          '--agent-id <id>',
+          'a registered agent to run (repeatable: several agents run side by side when the spawn policy allows)',
+          collect,
+          undefined,
+        )
+        .option('--max-turns <n>', 'stop after this many turns')
+        .option('--cadence-seconds <s>', 'pause between turns (default 0)'),
+    );
   },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> => usageGuard(async () => {
-    const args = common(options, globals, ctx);
-    const agentIds = Array.isArray(options['agentId']) ? (options['agentId'] as string[]) : [];
-    if (agentIds.length === 0) throw new LoopxError('usage', '--agent-id is required');
-    const failureKind = failureKindOption(options);
-    const result = await withInterrupt(ctx, (signal) => runLoop({
-      ...args, agentIds, env: ctx.env, maxTurns: positiveInt(options, 'maxTurns', '--max-turns'), cadenceSeconds: nonNegative(options, 'cadenceSeconds', '--cadence-seconds'),
-      ...(failureKind !== undefined ? { validationFailureKind: failureKind } : {}),
-      signal, onEvent: progressSink(ctx), demoAgentArgv: cliDemoAgentArgv(),
-    }));
-    return { ok: result.ok, json: result, markdown: loopMarkdown(result) };
-  }),
+  run: async ({ options, globals, ctx }): Promise<CommandOutput> =>
+    usageGuard(async () => {
+      const args = common(options, globals, ctx);
+      const agentIds = Array.isArray(options['agentId']) ? (options['agentId'] as string[]) : [];
+      if (agentIds.length === 0) throw new LoopxError('usage', '--agent-id is required');
+      const failureKind = failureKindOption(options);
+      const result = await withInterrupt(ctx, (signal) =>
+        runLoop({
+          ...args,
+          agentIds,
+          env: ctx.env,
+          maxTurns: positiveInt(options, 'maxTurns', '--max-turns'),
+          cadenceSeconds: nonNegative(options, 'cadenceSeconds', '--cadence-seconds'),
+          ...(failureKind !== undefined ? { validationFailureKind: failureKind } : {}),
+          signal,
+          onEvent: progressSink(ctx),
+          demoAgentArgv: cliDemoAgentArgv(),
+        }),
+      );
+      return { ok: result.ok, json: result, markdown: loopMarkdown(result) };
+    }),
 };
 
 export const turnInspectJournalCommand: CliHandler = {
   configure: (command) => {
-    command
-      .requiredOption('--goal-id <id>', 'the goal')
-      .option('--turn-key <key>', 'show this turn\'s journal in full');
+    command.requiredOption('--goal-id <id>', 'the goal').option('--turn-key <key>', "show this turn's journal in full");
   },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> => usageGuard(async () => {
-    const inspection = await inspectJournal({
-      registryPath: registryPathOf(globals, ctx), goalId: goalId(options), turnKey: text(options, 'turnKey'), homeDir: cliHomeDir(ctx), runtimeRootOverride: globals.runtimeRoot,
-    });
-    return { ok: true, json: inspection, markdown: journalMarkdown(inspection) };
-  }),
+  run: async ({ options, globals, ctx }): Promise<CommandOutput> =>
+    usageGuard(async () => {
+      const inspection = await inspectJournal({
+        registryPath: registryPathOf(globals, ctx),
+        goalId: goalId(options),
+        turnKey: text(options, 'turnKey'),
+        homeDir: cliHomeDir(ctx),
+        runtimeRootOverride: globals.runtimeRoot,
+      });
+      return { ok: true, json: inspection, markdown: journalMarkdown(inspection) };
+    }),
 };

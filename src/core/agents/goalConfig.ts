@@ -60,24 +60,57 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
   const changes: GoalConfigChanges = {};
   if (input.quotaCompute !== undefined) {
     const compute = parseNumber(input.quotaCompute, '--quota-compute');
-    if (compute < 0) throw invalid(`--quota-compute must be greater than or equal to 0, got ${compute}`, '--quota-compute', input.quotaCompute);
-    if (compute > 1) throw invalid(`--quota-compute must be less than or equal to 1 (the fraction of each window the goal may use), got ${compute}`, '--quota-compute', input.quotaCompute);
+    if (compute < 0)
+      throw invalid(
+        `--quota-compute must be greater than or equal to 0, got ${compute}`,
+        '--quota-compute',
+        input.quotaCompute,
+      );
+    if (compute > 1)
+      throw invalid(
+        `--quota-compute must be less than or equal to 1 (the fraction of each window the goal may use), got ${compute}`,
+        '--quota-compute',
+        input.quotaCompute,
+      );
     changes.quotaCompute = compute;
   }
   if (input.quotaWindowHours !== undefined) {
     const hours = parseNumber(input.quotaWindowHours, '--quota-window-hours');
-    if (hours <= 0) throw invalid(`--quota-window-hours must be greater than 0, got ${hours}`, '--quota-window-hours', input.quotaWindowHours);
-    if (!Number.isInteger(hours)) throw invalid(`--quota-window-hours must be a whole number of hours (quota accounting counts whole hours), got ${hours}`, '--quota-window-hours', input.quotaWindowHours);
+    if (hours <= 0)
+      throw invalid(
+        `--quota-window-hours must be greater than 0, got ${hours}`,
+        '--quota-window-hours',
+        input.quotaWindowHours,
+      );
+    if (!Number.isInteger(hours))
+      throw invalid(
+        `--quota-window-hours must be a whole number of hours (quota accounting counts whole hours), got ${hours}`,
+        '--quota-window-hours',
+        input.quotaWindowHours,
+      );
     changes.quotaWindowHours = hours;
   }
   if (input.registeredAgents !== undefined) {
     const ids: string[] = [];
-    for (const token of input.registeredAgents.flatMap((value) => value.split(',')).map((token) => token.trim()).filter((token) => token !== '')) {
+    for (const token of input.registeredAgents
+      .flatMap((value) => value.split(','))
+      .map((token) => token.trim())
+      .filter((token) => token !== '')) {
       const id = normalizeAgentId(token);
-      if (id === null) throw invalid(`registered agents must be public-safe tokens such as codex-main-control (got '${token}': ${AGENT_ID_RULE})`, '--registered-agent', token);
+      if (id === null)
+        throw invalid(
+          `registered agents must be public-safe tokens such as codex-main-control (got '${token}': ${AGENT_ID_RULE})`,
+          '--registered-agent',
+          token,
+        );
       if (!ids.includes(id)) ids.push(id);
     }
-    if (ids.length === 0) throw invalid('registered agents must be public-safe tokens such as codex-main-control (got none)', '--registered-agent', input.registeredAgents);
+    if (ids.length === 0)
+      throw invalid(
+        'registered agents must be public-safe tokens such as codex-main-control (got none)',
+        '--registered-agent',
+        input.registeredAgents,
+      );
     changes.registeredAgents = ids;
   }
   if (input.writeScope !== undefined) {
@@ -86,7 +119,11 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
       const glob = raw.trim();
       if (glob === '') throw invalid('--write-scope must not be empty', '--write-scope', raw);
       if (/^([/\\]|~|[A-Za-z]:)/.test(glob) || glob.split(/[/\\]/).includes('..')) {
-        throw invalid(`--write-scope globs are relative to the goal's repo and stay inside it, got '${glob}'`, '--write-scope', raw);
+        throw invalid(
+          `--write-scope globs are relative to the goal's repo and stay inside it, got '${glob}'`,
+          '--write-scope',
+          raw,
+        );
       }
       if (!scope.includes(glob)) scope.push(glob);
     }
@@ -95,21 +132,31 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
   if (input.spawnAllowed !== undefined) changes.spawnAllowed = input.spawnAllowed;
   if (input.maxChildren !== undefined) {
     const text = String(input.maxChildren).trim();
-    if (!/^\d+$/.test(text)) throw invalid(`--max-children must be a whole number greater than or equal to 0, got '${String(input.maxChildren)}'`, '--max-children', input.maxChildren);
+    if (!/^\d+$/.test(text))
+      throw invalid(
+        `--max-children must be a whole number greater than or equal to 0, got '${String(input.maxChildren)}'`,
+        '--max-children',
+        input.maxChildren,
+      );
     changes.maxChildren = Number.parseInt(text, 10);
   }
   if (input.exploreHarness !== undefined) changes.exploreHarness = input.exploreHarness;
   if (input.exploreHarnessProfile !== undefined) {
     const profile = normalizeExploreHarnessProfile(input.exploreHarnessProfile);
     if (profile === null) {
-      throw invalid(`--explore-harness-profile must be one of ${EXPLORE_HARNESS_PROFILES.join(', ')}, got '${input.exploreHarnessProfile}'`, '--explore-harness-profile', input.exploreHarnessProfile);
+      throw invalid(
+        `--explore-harness-profile must be one of ${EXPLORE_HARNESS_PROFILES.join(', ')}, got '${input.exploreHarnessProfile}'`,
+        '--explore-harness-profile',
+        input.exploreHarnessProfile,
+      );
     }
     changes.exploreHarnessProfile = profile;
   }
   if (Object.keys(changes).length === 0) {
     throw invalid(
       'nothing to configure: pass at least one of --quota-compute, --quota-window-hours, --registered-agent, --write-scope, --spawn-allowed/--no-spawn-allowed, --max-children, --explore-harness/--no-explore-harness, --explore-harness-profile',
-      'options', null,
+      'options',
+      null,
     );
   }
   return changes;
@@ -140,7 +187,8 @@ export function applyGoalConfig(goal: Record<string, unknown>, changes: GoalConf
     else parent[last] = value;
     after[fieldPath] = structuredClone(value ?? null);
   };
-  const get = (fieldPath: string): unknown => fieldPath.split('.').reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), goal);
+  const get = (fieldPath: string): unknown =>
+    fieldPath.split('.').reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), goal);
 
   if (changes.quotaCompute !== undefined) set('quota.compute', changes.quotaCompute);
   if (changes.quotaWindowHours !== undefined) set('quota.window_hours', changes.quotaWindowHours);
@@ -162,7 +210,8 @@ export function applyGoalConfig(goal: Record<string, unknown>, changes: GoalConf
       set('spawn_policy.explore_harness', {});
     }
     if (changes.exploreHarness !== undefined) set('spawn_policy.explore_harness.enabled', changes.exploreHarness);
-    if (changes.exploreHarnessProfile !== undefined) set('spawn_policy.explore_harness.profile', changes.exploreHarnessProfile);
+    if (changes.exploreHarnessProfile !== undefined)
+      set('spawn_policy.explore_harness.profile', changes.exploreHarnessProfile);
   }
 
   const changedFields = Object.keys(after).filter((field) => !isDeepStrictEqual(before[field], after[field]));
@@ -195,28 +244,52 @@ export async function configureGoal(request: ConfigureGoalRequest): Promise<Conf
   const stored = await readRegistryGoal(request.registryPath, request.goalId);
   const previewGoal = structuredClone(stored);
   const preview = applyGoalConfig(previewGoal, request.changes);
-  const base = { schema_version: 'loopx_configure_goal_v0' as const, goal_id: request.goalId, registry: request.registryPath };
+  const base = {
+    schema_version: 'loopx_configure_goal_v0' as const,
+    goal_id: request.goalId,
+    registry: request.registryPath,
+  };
   if (!request.execute) {
     return {
-      ...base, ok: true, dry_run: true, ...preview, preview_id: previewId(request.goalId, preview),
-      orchestration: { before: orchestrationSummary(stored['spawn_policy']), after: orchestrationSummary(previewGoal['spawn_policy']) },
-      written: false, verified: false,
+      ...base,
+      ok: true,
+      dry_run: true,
+      ...preview,
+      preview_id: previewId(request.goalId, preview),
+      orchestration: {
+        before: orchestrationSummary(stored['spawn_policy']),
+        after: orchestrationSummary(previewGoal['spawn_policy']),
+      },
+      written: false,
+      verified: false,
     };
   }
 
   let orchestrationBefore = '';
-  const { written, outcome } = await updateRegistryGoal(request.registryPath, request.goalId, (goal) => {
-    orchestrationBefore = orchestrationSummary(goal['spawn_policy']);
-    const diff = applyGoalConfig(goal, request.changes);
-    return { write: diff.changed, outcome: diff };
-  }, { clock: request.clock, env: request.env, operation: 'configure-goal', agentId: null });
+  const { written, outcome } = await updateRegistryGoal(
+    request.registryPath,
+    request.goalId,
+    (goal) => {
+      orchestrationBefore = orchestrationSummary(goal['spawn_policy']);
+      const diff = applyGoalConfig(goal, request.changes);
+      return { write: diff.changed, outcome: diff };
+    },
+    { clock: request.clock, env: request.env, operation: 'configure-goal', agentId: null },
+  );
 
   const readback = await readRegistryGoal(request.registryPath, request.goalId);
-  const verified = Object.entries(outcome.after).every(([field, value]) => isDeepStrictEqual(valueAt(readback, field) ?? null, value));
+  const verified = Object.entries(outcome.after).every(([field, value]) =>
+    isDeepStrictEqual(valueAt(readback, field) ?? null, value),
+  );
   return {
-    ...base, ok: verified, dry_run: false, ...outcome, preview_id: previewId(request.goalId, outcome),
+    ...base,
+    ok: verified,
+    dry_run: false,
+    ...outcome,
+    preview_id: previewId(request.goalId, outcome),
     orchestration: { before: orchestrationBefore, after: orchestrationSummary(readback['spawn_policy']) },
-    written, verified,
+    written,
+    verified,
   };
 }
 
@@ -225,7 +298,13 @@ function valueAt(goal: Record<string, unknown>, fieldPath: string): unknown {
 }
 
 function previewId(goalId: string, diff: GoalConfigDiff): string {
-  const payload = { goal_id: goalId, changed: diff.changed, changed_fields: diff.changed_fields, before: diff.before, after: diff.after };
+  const payload = {
+    goal_id: goalId,
+    changed: diff.changed,
+    changed_fields: diff.changed_fields,
+    before: diff.before,
+    after: diff.after,
+  };
   return createHash('sha256').update(sortedCompactJson(payload)).digest('hex').slice(0, 24);
 }
 
@@ -233,7 +312,10 @@ function previewId(goalId: string, diff: GoalConfigDiff): string {
 function sortedCompactJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(sortedCompactJson).join(',')}]`;
   if (isRecord(value)) {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${sortedCompactJson(value[key])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${sortedCompactJson(value[key])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }

@@ -30,7 +30,8 @@ export function normalizeAgentId(value: unknown): string | null {
 
 /** Why a value is not an agent id, or null when it is one. */
 export function agentIdProblem(value: unknown): string | null {
-  if (typeof value !== 'string') return `expected a string, got ${value === null ? 'null' : typeof value}; ${AGENT_ID_RULE}`;
+  if (typeof value !== 'string')
+    return `expected a string, got ${value === null ? 'null' : typeof value}; ${AGENT_ID_RULE}`;
   if (value.trim() === '') return `the agent id is empty; ${AGENT_ID_RULE}`;
   return normalizeAgentId(value) === null ? AGENT_ID_RULE : null;
 }
@@ -68,7 +69,11 @@ export function registeredAgentsForGoal(goal: GoalRecord): string[] {
   const coordination = objectField(goal, 'coordination');
   const spawnPolicy = objectField(goal, 'spawn_policy');
   const union: string[] = [];
-  for (const source of [coordination['registered_agents'], goal['registered_agents'], spawnPolicy['registered_agents']]) {
+  for (const source of [
+    coordination['registered_agents'],
+    goal['registered_agents'],
+    spawnPolicy['registered_agents'],
+  ]) {
     for (const id of normalizeAgentIdList(source)) if (!union.includes(id)) union.push(id);
   }
   return union;
@@ -85,8 +90,10 @@ export function agentProfileForGoal(goal: GoalRecord, query: unknown): Record<st
   if (agentId === null) return null;
   const profiles = objectField(goal, 'coordination')['agent_profiles'];
   if (Array.isArray(profiles)) {
-    const match = profiles.find((profile): profile is Record<string, unknown> =>
-      isPlainObject(profile) && ['agent_id', 'id', 'name'].some((key) => normalizeAgentId(profile[key]) === agentId));
+    const match = profiles.find(
+      (profile): profile is Record<string, unknown> =>
+        isPlainObject(profile) && ['agent_id', 'id', 'name'].some((key) => normalizeAgentId(profile[key]) === agentId),
+    );
     return match ? { ...match, agent_id: agentId } : null;
   }
   if (isPlainObject(profiles) && Object.hasOwn(profiles, agentId)) {
@@ -108,14 +115,21 @@ export interface RequireRegisteredOptions {
  * texts: `agent_id_invalid`, `agent_registry_roster_missing` or `agent_not_registered` (each
  * code prefixed by `codePrefix`).
  */
-export function requireRegisteredAgent(goal: GoalRecord, value: unknown, options: RequireRegisteredOptions = {}): string {
+export function requireRegisteredAgent(
+  goal: GoalRecord,
+  value: unknown,
+  options: RequireRegisteredOptions = {},
+): string {
   const field = options.field ?? 'claimed_by';
   const prefix = options.codePrefix ?? '';
   const goalId = goalIdOf(goal);
   const agentId = normalizeAgentId(value);
   if (agentId === null) {
     throw new LoopxError(`${prefix}agent_id_invalid`, `${field} must be a public-safe registered agent id`, {
-      field, value: typeof value === 'string' ? value : String(value), rule: AGENT_ID_RULE, goal_id: goalId,
+      field,
+      value: typeof value === 'string' ? value : String(value),
+      rule: AGENT_ID_RULE,
+      goal_id: goalId,
     });
   }
   const registered = registeredAgentsForGoal(goal);
@@ -151,7 +165,11 @@ export type ThreadBinding =
  * thread: no entry is `missing`, one distinct agent is `bound`, several are a `conflict`. When a
  * host surface is given, bindings for other surfaces are ignored. Returns null without a thread id.
  */
-export function resolveThreadBinding(goal: GoalRecord, threadId: string | null | undefined, hostSurface?: string | null): ThreadBinding | null {
+export function resolveThreadBinding(
+  goal: GoalRecord,
+  threadId: string | null | undefined,
+  hostSurface?: string | null,
+): ThreadBinding | null {
   const thread = threadId?.trim() ?? '';
   if (thread === '') return null;
   const bindings = objectField(goal, 'coordination')['thread_agent_bindings'];
@@ -252,55 +270,107 @@ export function evaluateIdentityGate(input: IdentityGateInput): IdentityGateResu
   const isRegistered = (id: string | null): id is string => id !== null && registered.includes(id);
 
   const allow = (status: IdentityGateStatus, agentId: string | null, reason: string): IdentityGateResult => ({
-    status, activation_allowed: true, agent_id: agentId, requested_agent_id: requested ?? (rawRequested || null), registered_agents: registered, reason, identity_selection_gate: null,
+    status,
+    activation_allowed: true,
+    agent_id: agentId,
+    requested_agent_id: requested ?? (rawRequested || null),
+    registered_agents: registered,
+    reason,
+    identity_selection_gate: null,
   });
   const deny = (status: IdentityGateStatus, reason: string): IdentityGateResult => {
     const gate: IdentitySelectionGate = {
       status,
       reason,
       default_action: fresh ? 'register_fresh_agent' : 'select_registered_agent',
-      choices: registered.map((agentId) => ({ action: 'takeover_existing_agent', agent_id: agentId, requires_explicit_takeover_intent: true })),
+      choices: registered.map((agentId) => ({
+        action: 'takeover_existing_agent',
+        agent_id: agentId,
+        requires_explicit_takeover_intent: true,
+      })),
       activation_input_command: null,
     };
     if (fresh) gate.fresh_agent_registration = freshRegistration(input.goalId, requestedInvalid ? null : requested);
     return {
-      status, activation_allowed: false, agent_id: null, requested_agent_id: requested ?? (rawRequested || null), registered_agents: registered, reason, identity_selection_gate: gate,
+      status,
+      activation_allowed: false,
+      agent_id: null,
+      requested_agent_id: requested ?? (rawRequested || null),
+      registered_agents: registered,
+      reason,
+      identity_selection_gate: gate,
     };
   };
 
-  if (requestedInvalid) return deny('invalid_selection', `requested agent id '${rawRequested}' is not a public-safe agent id: ${AGENT_ID_RULE}`);
+  if (requestedInvalid)
+    return deny(
+      'invalid_selection',
+      `requested agent id '${rawRequested}' is not a public-safe agent id: ${AGENT_ID_RULE}`,
+    );
   if (binding?.status === 'conflict') {
-    return deny('thread_binding_conflict', `thread '${binding.thread_id}' is bound to several agents (${binding.agent_ids.join(', ')}); pass --agent-id to choose one`);
+    return deny(
+      'thread_binding_conflict',
+      `thread '${binding.thread_id}' is bound to several agents (${binding.agent_ids.join(', ')}); pass --agent-id to choose one`,
+    );
   }
   if (binding?.status === 'bound') {
     if (!isRegistered(binding.agent_id)) {
-      return deny('thread_binding_invalid', `thread '${binding.thread_id}' is bound to '${binding.agent_id}', which is not registered for goal '${input.goalId}'`);
+      return deny(
+        'thread_binding_invalid',
+        `thread '${binding.thread_id}' is bound to '${binding.agent_id}', which is not registered for goal '${input.goalId}'`,
+      );
     }
     if (requested !== null && requested !== binding.agent_id) {
       return isRegistered(requested)
-        ? allow('explicit_agent_selected', requested, `explicit --agent-id '${requested}' overrides the thread binding to '${binding.agent_id}'`)
+        ? allow(
+            'explicit_agent_selected',
+            requested,
+            `explicit --agent-id '${requested}' overrides the thread binding to '${binding.agent_id}'`,
+          )
         : deny('invalid_selection', `'${requested}' is not registered for goal '${input.goalId}'`);
     }
-    return allow('thread_binding_selected', binding.agent_id, `thread '${binding.thread_id}' is bound to '${binding.agent_id}'`);
+    return allow(
+      'thread_binding_selected',
+      binding.agent_id,
+      `thread '${binding.thread_id}' is bound to '${binding.agent_id}'`,
+    );
   }
   if (binding?.status === 'missing' && requested === null && !fresh) {
-    return deny('thread_binding_selection_required', `thread '${binding.thread_id}' has no agent binding; pass --agent-id with a registered agent`);
+    return deny(
+      'thread_binding_selection_required',
+      `thread '${binding.thread_id}' has no agent binding; pass --agent-id with a registered agent`,
+    );
   }
   if (fresh && requested === null) {
-    return deny('fresh_agent_registration_required', 'a new agent registers its own fresh identity; taking over a registered agent needs an explicit --agent-id');
+    return deny(
+      'fresh_agent_registration_required',
+      'a new agent registers its own fresh identity; taking over a registered agent needs an explicit --agent-id',
+    );
   }
   if (fresh && !isRegistered(requested)) {
     return deny('invalid_selection', `'${requested}' is not registered for goal '${input.goalId}'; register it first`);
   }
-  if (registered.length === 0) return allow('legacy_unscoped', requested, `goal '${input.goalId}' has no registered agents; any agent id is accepted`);
+  if (registered.length === 0)
+    return allow(
+      'legacy_unscoped',
+      requested,
+      `goal '${input.goalId}' has no registered agents; any agent id is accepted`,
+    );
   const [single] = registered;
   if (requested === null && registered.length === 1 && single !== undefined) {
     return allow('single_registered_agent_selected', single, `'${single}' is the only registered agent`);
   }
-  if (isRegistered(requested)) return allow('selected', requested, `'${requested}' is registered for goal '${input.goalId}'`);
+  if (isRegistered(requested))
+    return allow('selected', requested, `'${requested}' is registered for goal '${input.goalId}'`);
   return requested !== null
-    ? deny('invalid_selection', `'${requested}' is not registered for goal '${input.goalId}'; registered_agents=${registered.join(', ')}`)
-    : deny('selection_required', `goal '${input.goalId}' has ${registered.length} registered agents; pass --agent-id to choose one`);
+    ? deny(
+        'invalid_selection',
+        `'${requested}' is not registered for goal '${input.goalId}'; registered_agents=${registered.join(', ')}`,
+      )
+    : deny(
+        'selection_required',
+        `goal '${input.goalId}' has ${registered.length} registered agents; pass --agent-id to choose one`,
+      );
 }
 
 function freshRegistration(goalId: string, agentId: string | null): FreshAgentRegistration {
@@ -311,7 +381,8 @@ function freshRegistration(goalId: string, agentId: string | null): FreshAgentRe
     execute_command: `${preview} --execute`,
     continuation_contract: {
       requires_true: [...REGISTRATION_CONTINUATION_FIELDS],
-      description: 'continue only when the register-agent --execute result has ok, changed, written and verified all true',
+      description:
+        'continue only when the register-agent --execute result has ok, changed, written and verified all true',
     },
   };
 }

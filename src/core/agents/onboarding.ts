@@ -6,7 +6,13 @@ import { resolveStateFile } from '../registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { isRecord } from '../registry/schema';
 import type { AgentTypeEntry } from './agentTypes';
-import { evaluateIdentityGate, registeredAgentsForGoal, shellWord, type IdentityGateResult, type IdentitySelectionGate } from './identity';
+import {
+  evaluateIdentityGate,
+  registeredAgentsForGoal,
+  shellWord,
+  type IdentityGateResult,
+  type IdentitySelectionGate,
+} from './identity';
 
 /**
  * Read-only onboarding (spec §11): tells an agent of a given type where a project stands, which
@@ -86,9 +92,18 @@ export function inferGoalId(projectDir: string): string {
 }
 
 /** Classifies how far a project is connected to LoopX for one goal; never throws on a bad registry. */
-export async function inspectProjectConnection(registryPath: string, goalId: string, homeDir: string): Promise<{ connection: ProjectConnection; goal: Record<string, unknown> | null }> {
+export async function inspectProjectConnection(
+  registryPath: string,
+  goalId: string,
+  homeDir: string,
+): Promise<{ connection: ProjectConnection; goal: Record<string, unknown> | null }> {
   const connection: ProjectConnection = {
-    status: 'not_connected', registry: registryPath, registry_exists: fs.existsSync(registryPath), goal_found: false, state_file: null, state_file_exists: false,
+    status: 'not_connected',
+    registry: registryPath,
+    registry_exists: fs.existsSync(registryPath),
+    goal_found: false,
+    state_file: null,
+    state_file_exists: false,
   };
   if (!connection.registry_exists) return { connection, goal: null };
 
@@ -107,7 +122,12 @@ export async function inspectProjectConnection(registryPath: string, goalId: str
     return { connection, goal: null };
   }
   const goals = registry['goals'];
-  if (goals !== undefined && goals !== null && !Array.isArray(goals) && !(isRecord(goals) && Object.keys(goals).length === 0)) {
+  if (
+    goals !== undefined &&
+    goals !== null &&
+    !Array.isArray(goals) &&
+    !(isRecord(goals) && Object.keys(goals).length === 0)
+  ) {
     connection.status = 'registry_invalid';
     connection.error = { code: 'registry_goals_not_list', message: `${registryPath}: goals must be a list` };
     return { connection, goal: null };
@@ -117,7 +137,11 @@ export async function inspectProjectConnection(registryPath: string, goalId: str
   if (goal === null) {
     connection.status = 'registry_without_goal';
     connection.available_goal_ids = (Array.isArray(goals) ? goals : [])
-      .map((entry) => (isRecord(entry) && (typeof entry['id'] === 'string' || typeof entry['id'] === 'number') ? String(entry['id']) : ''))
+      .map((entry) =>
+        isRecord(entry) && (typeof entry['id'] === 'string' || typeof entry['id'] === 'number')
+          ? String(entry['id'])
+          : '',
+      )
       .filter((id) => id !== '');
     return { connection, goal: null };
   }
@@ -133,13 +157,18 @@ export async function inspectProjectConnection(registryPath: string, goalId: str
 }
 
 const HOW_BY_HOST_KIND: Readonly<Record<AgentTypeEntry['host_kind'], string>> = {
-  vscode: 'The LoopX extension runs each turn with a VS Code language model; run the quota guard, do one bounded todo, write back, then spend the slot.',
+  vscode:
+    'The LoopX extension runs each turn with a VS Code language model; run the quota guard, do one bounded todo, write back, then spend the slot.',
   cli: 'Run each turn as one process: run the quota guard, do one bounded todo, write back, then spend the slot.',
-  desktop_app: 'Schedule a recurring host task that runs the quota guard before each bounded turn and stops when it says to skip.',
-  ide_plugin: 'Schedule a recurring host task that runs the quota guard before each bounded turn and stops when it says to skip.',
-  managed_service: 'Configure the managed agent to run the quota guard before each bounded turn and to stop when it says to skip.',
+  desktop_app:
+    'Schedule a recurring host task that runs the quota guard before each bounded turn and stops when it says to skip.',
+  ide_plugin:
+    'Schedule a recurring host task that runs the quota guard before each bounded turn and stops when it says to skip.',
+  managed_service:
+    'Configure the managed agent to run the quota guard before each bounded turn and to stop when it says to skip.',
   manual: 'Before each bounded piece of work, run the quota guard by hand and follow its decision.',
-  generic: 'Before each bounded turn, run the quota guard and follow its decision; write back before spending the slot.',
+  generic:
+    'Before each bounded turn, run the quota guard and follow its decision; write back before spending the slot.',
 };
 
 /** Builds the onboarding packet. Reads the registry (and checks the state file exists); writes nothing. */
@@ -162,14 +191,16 @@ export async function buildOnboardingPacket(request: OnboardingRequest): Promise
   const agentArg = identity.agent_id === null ? '' : ` --agent-id ${shellWord(identity.agent_id)}`;
   const fresh = identity.identity_selection_gate?.fresh_agent_registration;
   const commands: OnboardingCommands = {
-    connect: connection.status === 'connected' || connection.status === 'registry_invalid'
-      ? null
-      : `loopx bootstrap --project ${projectWord} --goal-id ${goalWord} --objective '<goal text>'`,
+    connect:
+      connection.status === 'connected' || connection.status === 'registry_invalid'
+        ? null
+        : `loopx bootstrap --project ${projectWord} --goal-id ${goalWord} --objective '<goal text>'`,
     register_agent_preview: fresh?.preview_command ?? null,
     register_agent_execute: fresh?.execute_command ?? null,
-    takeover_existing_agent: identity.identity_selection_gate && identity.identity_selection_gate.choices.length > 0
-      ? `loopx agent-onboard --agent-type ${agentType} --project ${projectWord} --goal-id ${goalWord} --agent-id '<registered-agent-id>'`
-      : null,
+    takeover_existing_agent:
+      identity.identity_selection_gate && identity.identity_selection_gate.choices.length > 0
+        ? `loopx agent-onboard --agent-type ${agentType} --project ${projectWord} --goal-id ${goalWord} --agent-id '<registered-agent-id>'`
+        : null,
     status: `loopx status --goal-id ${goalWord}${agentArg}`,
     quota_guard: activationAllowed ? `loopx quota should-run --goal-id ${goalWord}${agentArg}` : null,
   };
@@ -190,24 +221,45 @@ export async function buildOnboardingPacket(request: OnboardingRequest): Promise
     identity_status: identity.status,
     identity_selection_gate: identity.identity_selection_gate,
     project_connection: connection,
-    host_loop_activation: { allowed: activationAllowed, blocked_by: blockedBy, host_kind: request.agentType.host_kind, how: HOW_BY_HOST_KIND[request.agentType.host_kind] },
+    host_loop_activation: {
+      allowed: activationAllowed,
+      blocked_by: blockedBy,
+      host_kind: request.agentType.host_kind,
+      how: HOW_BY_HOST_KIND[request.agentType.host_kind],
+    },
     recommended_start: recommendedStart(goalId, connection, identity, commands),
     commands,
     writes_now: false,
   };
 }
 
-function recommendedStart(goalId: string, connection: ProjectConnection, identity: IdentityGateResult, commands: OnboardingCommands): OnboardingPacket['recommended_start'] {
+function recommendedStart(
+  goalId: string,
+  connection: ProjectConnection,
+  identity: IdentityGateResult,
+  commands: OnboardingCommands,
+): OnboardingPacket['recommended_start'] {
   switch (connection.status) {
     case 'registry_invalid':
-      return { step: 'repair_registry', command: null, reason: `${connection.error?.message ?? 'the registry cannot be read'} Onboarding did not change it.` };
+      return {
+        step: 'repair_registry',
+        command: null,
+        reason: `${connection.error?.message ?? 'the registry cannot be read'} Onboarding did not change it.`,
+      };
     case 'not_connected':
       return { step: 'connect_project', command: commands.connect, reason: 'the project has no LoopX registry yet' };
     case 'registry_without_goal':
       return { step: 'connect_goal', command: commands.connect, reason: `the registry has no goal '${goalId}'` };
     case 'registry_goal_missing_state_file':
     case 'state_file_missing':
-      return { step: 'create_state_file', command: commands.connect, reason: connection.status === 'state_file_missing' ? 'the goal state file does not exist yet' : 'the goal has no state_file' };
+      return {
+        step: 'create_state_file',
+        command: commands.connect,
+        reason:
+          connection.status === 'state_file_missing'
+            ? 'the goal state file does not exist yet'
+            : 'the goal has no state_file',
+      };
     case 'connected':
       break;
   }

@@ -50,12 +50,19 @@ export function compactOrchestrationPolicy(policy: unknown): CompactOrchestratio
   const source = isPlainObject(policy) ? policy : {};
   const allowed = spawnAllowed(source);
   const maxChildren = Math.max(0, coerceInt(source['max_children']));
-  const compact: CompactOrchestration = { mode: orchestrationMode(source, allowed, maxChildren), spawn_allowed: allowed, max_children: maxChildren };
+  const compact: CompactOrchestration = {
+    mode: orchestrationMode(source, allowed, maxChildren),
+    spawn_allowed: allowed,
+    max_children: maxChildren,
+  };
 
   const domains = source['allowed_domains'];
   if (Array.isArray(domains)) {
     const kept = domains
-      .filter((domain): domain is string | number => typeof domain === 'string' || (typeof domain === 'number' && Number.isFinite(domain)))
+      .filter(
+        (domain): domain is string | number =>
+          typeof domain === 'string' || (typeof domain === 'number' && Number.isFinite(domain)),
+      )
       .map((domain) => String(domain).trim())
       .filter((domain) => domain !== '');
     if (kept.length > 0) compact.allowed_domains = kept;
@@ -70,7 +77,11 @@ export function compactOrchestrationPolicy(policy: unknown): CompactOrchestratio
   return compact;
 }
 
-function orchestrationMode(policy: Readonly<Record<string, unknown>>, allowed: boolean, maxChildren: number): OrchestrationMode {
+function orchestrationMode(
+  policy: Readonly<Record<string, unknown>>,
+  allowed: boolean,
+  maxChildren: number,
+): OrchestrationMode {
   const canSpawn = allowed && maxChildren > 0;
   for (const key of ['mode', 'orchestration_mode']) {
     const explicit = typeof policy[key] === 'string' ? policy[key].trim() : '';
@@ -94,7 +105,10 @@ export function orchestrationSummary(policy: unknown): string {
 /** Normalizes a profile name (trim, lowercase, `_` and spaces to `-`); null when it is not a known profile. */
 export function normalizeExploreHarnessProfile(value: unknown): ExploreHarnessProfile | null {
   if (typeof value !== 'string') return null;
-  const key = value.trim().toLowerCase().replace(/[_\s]+/g, '-');
+  const key = value
+    .trim()
+    .toLowerCase()
+    .replace(/[_\s]+/g, '-');
   return (EXPLORE_HARNESS_PROFILES as readonly string[]).includes(key) ? (key as ExploreHarnessProfile) : null;
 }
 
@@ -110,7 +124,11 @@ export type ExploreHarnessGateState = 'disabled' | 'analysis_only' | 'commands_s
 export interface ExploreHarnessGate {
   ok: boolean;
   state: ExploreHarnessGateState;
-  reason: 'explore_harness_opt_in_required' | 'spawn_not_allowed_by_goal_boundary' | 'spawn_allowed_without_child_capacity' | 'goal_boundary_opt_in';
+  reason:
+    | 'explore_harness_opt_in_required'
+    | 'spawn_not_allowed_by_goal_boundary'
+    | 'spawn_allowed_without_child_capacity'
+    | 'goal_boundary_opt_in';
   profile: ExploreHarnessProfile | null;
   profile_source: 'goal_pinned' | 'requested' | 'default';
   /** Set when the pinned or requested profile is not a known profile. */
@@ -139,17 +157,27 @@ export function exploreHarnessGate(policy: unknown, request: ExploreHarnessReque
   const compact = compactOrchestrationPolicy(policy);
   const fanout = request.fanout ?? 'worker_lanes';
   const plannerCap = PLANNER_WIDTH_CAPS[fanout];
-  const requestedWidth = Math.max(1, request.requestedWidth === undefined ? plannerCap : coerceInt(request.requestedWidth));
+  const requestedWidth = Math.max(
+    1,
+    request.requestedWidth === undefined ? plannerCap : coerceInt(request.requestedWidth),
+  );
 
   const pinned = compact.explore_harness?.profile;
-  const [profileText, profileSource] = pinned !== undefined
-    ? [pinned, 'goal_pinned' as const]
-    : request.requestedProfile !== undefined && request.requestedProfile.trim() !== ''
-      ? [request.requestedProfile, 'requested' as const]
-      : ['generic', 'default' as const];
+  const [profileText, profileSource] =
+    pinned !== undefined
+      ? [pinned, 'goal_pinned' as const]
+      : request.requestedProfile !== undefined && request.requestedProfile.trim() !== ''
+        ? [request.requestedProfile, 'requested' as const]
+        : ['generic', 'default' as const];
   const profile = normalizeExploreHarnessProfile(profileText);
 
-  const base = { profile, profile_source: profileSource, requested_width: requestedWidth, planner_cap: plannerCap, max_children: compact.max_children };
+  const base = {
+    profile,
+    profile_source: profileSource,
+    requested_width: requestedWidth,
+    planner_cap: plannerCap,
+    max_children: compact.max_children,
+  };
   const closed = (state: ExploreHarnessGateState, reason: ExploreHarnessGate['reason']): ExploreHarnessGate =>
     withProfileCheck({ ok: true, state, reason, ...base, width: 0, width_cap_source: null }, profileText);
 
@@ -164,12 +192,19 @@ export function exploreHarnessGate(policy: unknown, request: ExploreHarnessReque
   ];
   const width = Math.min(...caps.map(([, cap]) => cap));
   const source = caps.find(([, cap]) => cap === width)?.[0] ?? 'requested';
-  return withProfileCheck({ ok: true, state: 'commands_suggested', reason: 'goal_boundary_opt_in', ...base, width, width_cap_source: source }, profileText);
+  return withProfileCheck(
+    { ok: true, state: 'commands_suggested', reason: 'goal_boundary_opt_in', ...base, width, width_cap_source: source },
+    profileText,
+  );
 }
 
 function withProfileCheck(gate: ExploreHarnessGate, profileText: string): ExploreHarnessGate {
   if (gate.profile !== null) return gate;
-  return { ...gate, ok: false, error: `explore harness profile '${profileText}' is not one of ${EXPLORE_HARNESS_PROFILES.join(', ')}` };
+  return {
+    ...gate,
+    ok: false,
+    error: `explore harness profile '${profileText}' is not one of ${EXPLORE_HARNESS_PROFILES.join(', ')}`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -49,12 +49,17 @@ export interface RegisterAgentResult {
 
 /** Normalizes the requested ids, rejecting (never dropping) one that is not an agent id. */
 export function normalizeRequestedAgentIds(values: readonly string[]): string[] {
-  if (values.length === 0) throw new LoopxError('invalid_argument', 'at least one --agent-id is required', { field: 'agent_id' });
+  if (values.length === 0)
+    throw new LoopxError('invalid_argument', 'at least one --agent-id is required', { field: 'agent_id' });
   const ids: string[] = [];
   for (const value of values) {
     const id = normalizeAgentId(value);
     if (id === null) {
-      throw new LoopxError('invalid_argument', `--agent-id '${value}' is not a valid agent id: ${AGENT_ID_RULE}`, { field: 'agent_id', value, rule: AGENT_ID_RULE });
+      throw new LoopxError('invalid_argument', `--agent-id '${value}' is not a valid agent id: ${AGENT_ID_RULE}`, {
+        field: 'agent_id',
+        value,
+        rule: AGENT_ID_RULE,
+      });
     }
     if (!ids.includes(id)) ids.push(id);
   }
@@ -65,30 +70,57 @@ export async function registerAgent(request: RegisterAgentRequest): Promise<Regi
   const agentIds = normalizeRequestedAgentIds(request.agentIds);
   const goal = await readRegistryGoal(request.registryPath, request.goalId);
   const preview = planRegistration(goal, agentIds, request.requireNew);
-  const base = { schema_version: 'loopx_agent_registration_v0' as const, goal_id: request.goalId, registry: request.registryPath, agent_ids: agentIds };
+  const base = {
+    schema_version: 'loopx_agent_registration_v0' as const,
+    goal_id: request.goalId,
+    registry: request.registryPath,
+    agent_ids: agentIds,
+  };
 
   if (preview.collision !== null) return refused(base, preview, !request.execute);
   if (!request.execute) {
     return {
-      ...base, ok: true, dry_run: true, changed: preview.added.length > 0, written: false, verified: false,
-      added: preview.added, already_registered: preview.alreadyRegistered, registered_agents_before: preview.before, registered_agents: preview.after, registration_readback: null,
+      ...base,
+      ok: true,
+      dry_run: true,
+      changed: preview.added.length > 0,
+      written: false,
+      verified: false,
+      added: preview.added,
+      already_registered: preview.alreadyRegistered,
+      registered_agents_before: preview.before,
+      registered_agents: preview.after,
+      registration_readback: null,
     };
   }
 
-  const { written, outcome } = await updateRegistryGoal(request.registryPath, request.goalId, (lockedGoal) => {
-    // Re-checked inside the lock: another process may have registered the same id since the preview.
-    const plan = planRegistration(lockedGoal, agentIds, request.requireNew);
-    if (plan.collision === null && plan.added.length > 0) appendRegisteredAgents(lockedGoal, plan.added);
-    return { write: plan.collision === null && plan.added.length > 0, outcome: plan };
-  }, { clock: request.clock, env: request.env, operation: 'register-agent', agentId: agentIds[0] ?? null });
+  const { written, outcome } = await updateRegistryGoal(
+    request.registryPath,
+    request.goalId,
+    (lockedGoal) => {
+      // Re-checked inside the lock: another process may have registered the same id since the preview.
+      const plan = planRegistration(lockedGoal, agentIds, request.requireNew);
+      if (plan.collision === null && plan.added.length > 0) appendRegisteredAgents(lockedGoal, plan.added);
+      return { write: plan.collision === null && plan.added.length > 0, outcome: plan };
+    },
+    { clock: request.clock, env: request.env, operation: 'register-agent', agentId: agentIds[0] ?? null },
+  );
   if (outcome.collision !== null) return refused(base, outcome, false);
 
   const readback = registeredAgentsForGoal(await readRegistryGoal(request.registryPath, request.goalId));
   const verified = agentIds.every((id) => readback.includes(id));
   return {
-    ...base, ok: verified, dry_run: false, changed: written, written, verified,
-    added: written ? outcome.added : [], already_registered: outcome.alreadyRegistered,
-    registered_agents_before: outcome.before, registered_agents: readback, registration_readback: { verified, registered_agents: readback },
+    ...base,
+    ok: verified,
+    dry_run: false,
+    changed: written,
+    written,
+    verified,
+    added: written ? outcome.added : [],
+    already_registered: outcome.alreadyRegistered,
+    registered_agents_before: outcome.before,
+    registered_agents: readback,
+    registration_readback: { verified, registered_agents: readback },
   };
 }
 
@@ -100,20 +132,44 @@ interface RegistrationPlan {
   collision: string[] | null;
 }
 
-function planRegistration(goal: Record<string, unknown>, agentIds: readonly string[], requireNew: boolean): RegistrationPlan {
+function planRegistration(
+  goal: Record<string, unknown>,
+  agentIds: readonly string[],
+  requireNew: boolean,
+): RegistrationPlan {
   const before = registeredAgentsForGoal(goal);
   const alreadyRegistered = agentIds.filter((id) => before.includes(id));
   const added = agentIds.filter((id) => !before.includes(id));
-  return { before, after: [...before, ...added], added, alreadyRegistered, collision: requireNew && alreadyRegistered.length > 0 ? alreadyRegistered : null };
+  return {
+    before,
+    after: [...before, ...added],
+    added,
+    alreadyRegistered,
+    collision: requireNew && alreadyRegistered.length > 0 ? alreadyRegistered : null,
+  };
 }
 
-function refused(base: Pick<RegisterAgentResult, 'schema_version' | 'goal_id' | 'registry' | 'agent_ids'>, plan: RegistrationPlan, dryRun: boolean): RegisterAgentResult {
+function refused(
+  base: Pick<RegisterAgentResult, 'schema_version' | 'goal_id' | 'registry' | 'agent_ids'>,
+  plan: RegistrationPlan,
+  dryRun: boolean,
+): RegisterAgentResult {
   const ids = plan.collision ?? [];
   return {
-    ...base, ok: false, dry_run: dryRun, changed: false, written: false, verified: false,
-    added: [], already_registered: plan.alreadyRegistered, registered_agents_before: plan.before, registered_agents: plan.before, registration_readback: null,
+    ...base,
+    ok: false,
+    dry_run: dryRun,
+    changed: false,
+    written: false,
+    verified: false,
+    added: [],
+    already_registered: plan.alreadyRegistered,
+    registered_agents_before: plan.before,
+    registered_agents: plan.before,
+    registration_readback: null,
     error_kind: 'agent_identity_already_registered',
-    error: `agent id ${ids.map((id) => `'${id}'`).join(', ')} is already registered for goal '${base.goal_id}'; choose a new id, ` +
+    error:
+      `agent id ${ids.map((id) => `'${id}'`).join(', ')} is already registered for goal '${base.goal_id}'; choose a new id, ` +
       'or take the existing identity over explicitly with loopx agent-onboard --agent-id',
   };
 }

@@ -2,14 +2,27 @@ import { z } from 'zod';
 import { archiveRuntimeGoal as archiveGoalFolder, type ArchiveRuntimeResult } from '../runtime/archive';
 import { parseArguments } from './arguments';
 import {
-  clockOf, flagArgument, goalIdArgument, homeDirArgument, homeDirOf, nowArgument, registryPathArgument, resolvedPath, runtimeRootOverrideArgument,
+  clockOf,
+  flagArgument,
+  goalIdArgument,
+  homeDirArgument,
+  homeDirOf,
+  nowArgument,
+  registryPathArgument,
+  resolvedPath,
+  runtimeRootOverrideArgument,
 } from './common';
 
 const ArchiveRuntimeGoalArguments = z.strictObject({
   registryPath: registryPathArgument,
   runtimeRootOverride: runtimeRootOverrideArgument,
   goalId: goalIdArgument,
-  archiveRoot: z.string().trim().min(1).nullish().transform((value) => value ?? undefined)
+  archiveRoot: z
+    .string()
+    .trim()
+    .min(1)
+    .nullish()
+    .transform((value) => value ?? undefined)
     .describe('the folder archived goals go to, or null/undefined for <runtime root>/archived-goals'),
   allowRegistered: flagArgument,
   execute: flagArgument,
@@ -29,7 +42,10 @@ export type ArchiveRuntimeGoalOptions = z.input<typeof ArchiveRuntimeGoalArgumen
  * filesystem (`archive_cross_device`). It never deletes and never copies.
  */
 export async function archiveRuntimeGoal(options: ArchiveRuntimeGoalOptions): Promise<ArchiveRuntimeResult> {
-  const args = parseArguments(ArchiveRuntimeGoalArguments, options, { functionName: 'archiveRuntimeGoal', root: 'options' });
+  const args = parseArguments(ArchiveRuntimeGoalArguments, options, {
+    functionName: 'archiveRuntimeGoal',
+    root: 'options',
+  });
   return archiveGoalFolder({
     registryPath: resolvedPath(args.registryPath),
     runtimeRootOverride: args.runtimeRootOverride,

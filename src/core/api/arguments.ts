@@ -26,14 +26,25 @@ export function parseArguments<S extends z.ZodObject>(schema: S, value: unknown,
   throw invalidArgument(schema, value, issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0], label);
 }
 
-function invalidArgument(schema: z.ZodObject, value: unknown, issue: z.core.$ZodIssue | undefined, label: ArgumentLabel): LoopxError {
+function invalidArgument(
+  schema: z.ZodObject,
+  value: unknown,
+  issue: z.core.$ZodIssue | undefined,
+  label: ArgumentLabel,
+): LoopxError {
   const prefix = label.root === undefined ? '' : `${label.root}.`;
   const known = Object.keys(schema.shape);
   if (issue === undefined || (issue.path.length === 0 && issue.code !== 'unrecognized_keys')) {
     const what = label.root ?? 'arguments';
-    return new LoopxError(INVALID_ARGUMENT, `${label.functionName}: ${what} must be an object with ${known.join(', ')}; got ${describeValue(value)}.`, {
-      function: label.functionName, argument: what, accepted: known,
-    });
+    return new LoopxError(
+      INVALID_ARGUMENT,
+      `${label.functionName}: ${what} must be an object with ${known.join(', ')}; got ${describeValue(value)}.`,
+      {
+        function: label.functionName,
+        argument: what,
+        accepted: known,
+      },
+    );
   }
   if (issue.code === 'unrecognized_keys') {
     const names = issue.keys.map((key) => `${prefix}${key}`);
@@ -47,9 +58,17 @@ function invalidArgument(schema: z.ZodObject, value: unknown, issue: z.core.$Zod
   const argument = `${prefix}${issue.path.map(String).join('.')}`;
   const accepted = schema.shape[key]?.description ?? issue.message;
   const received = valueAt(value, issue.path);
-  return new LoopxError(INVALID_ARGUMENT, `${label.functionName}: ${argument} must be ${accepted}; got ${describeValue(received)}.`, {
-    function: label.functionName, argument, accepted, received: received === undefined ? null : received, reason: issue.message,
-  });
+  return new LoopxError(
+    INVALID_ARGUMENT,
+    `${label.functionName}: ${argument} must be ${accepted}; got ${describeValue(received)}.`,
+    {
+      function: label.functionName,
+      argument,
+      accepted,
+      received: received === undefined ? null : received,
+      reason: issue.message,
+    },
+  );
 }
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {

@@ -27,20 +27,32 @@ function isGoalIdSegment(value: string): boolean {
 /** `null` reads as "not given", as the original's `None` does. */
 const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
 
-export const registryPathArgument = z.string().trim().min(1)
-  .describe('the path of a registry file such as ".loopx/registry.json" (absolute, or relative to the current directory)');
+export const registryPathArgument = z
+  .string()
+  .trim()
+  .min(1)
+  .describe(
+    'the path of a registry file such as ".loopx/registry.json" (absolute, or relative to the current directory)',
+  );
 
-export const goalIdArgument = z.string().refine(isGoalIdSegment)
+export const goalIdArgument = z
+  .string()
+  .refine(isGoalIdSegment)
   .describe('a goal id: one path segment such as "my-goal-id" (not empty, no "/" or "\\", not "." or "..")');
 
-export const runtimeRootOverrideArgument = absent(z.string().trim().min(1))
-  .describe('a runtime root folder that replaces the registry\'s common_runtime_root, or null/undefined to use it');
+export const runtimeRootOverrideArgument = absent(z.string().trim().min(1)).describe(
+  "a runtime root folder that replaces the registry's common_runtime_root, or null/undefined to use it",
+);
 
-export const homeDirArgument = absent(z.string().trim().min(1))
-  .describe('the home folder that "~" in the registry stands for, or null/undefined for the current user\'s');
+export const homeDirArgument = absent(z.string().trim().min(1)).describe(
+  'the home folder that "~" in the registry stands for, or null/undefined for the current user\'s',
+);
 
-export const nowArgument = absent(z.union([z.iso.datetime({ offset: true }), z.date().refine((date) => !Number.isNaN(date.getTime()))]))
-  .describe('an ISO-8601 instant such as "2026-01-15T10:00:00Z" or a valid Date, or null/undefined for the LOOPX_NOW environment variable or the system clock');
+export const nowArgument = absent(
+  z.union([z.iso.datetime({ offset: true }), z.date().refine((date) => !Number.isNaN(date.getTime()))]),
+).describe(
+  'an ISO-8601 instant such as "2026-01-15T10:00:00Z" or a valid Date, or null/undefined for the LOOPX_NOW environment variable or the system clock',
+);
 
 export const flagArgument = absent(z.boolean()).describe('true or false');
 
@@ -80,18 +92,24 @@ export async function locateGoal(lookup: GoalLookup): Promise<GoalLocation> {
   const registryPath = resolvedPath(lookup.registryPath);
   const homeDir = homeDirOf(lookup.homeDir);
   if (!fs.existsSync(registryPath)) {
-    throw new LoopxError('registry_missing', `registry file does not exist: ${registryPath}; create it with \`loopx bootstrap\` or pass the right registryPath`, { registry: registryPath });
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${registryPath}; create it with \`loopx bootstrap\` or pass the right registryPath`,
+      { registry: registryPath },
+    );
   }
   const registry = await readRegistry(registryPath);
   const goalId = checkGoalIdSegment(lookup.goalId);
   const goal = findRawRegistryGoal(registry, goalId);
   if (goal === undefined) {
-    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registryPath}`, { goal_id: goalId, registry: registryPath });
+    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registryPath}`, {
+      goal_id: goalId,
+      registry: registryPath,
+    });
   }
   const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: lookup.runtimeRootOverride, homeDir });
   return { registryPath, goalId, goal, registry, runtimeRoot, statePath: resolveGoalStatePath(goal, goalId, homeDir) };
 }
-
 
 /** The state path of a located goal, or `state_file_unresolved`. */
 export function requireStatePath(location: GoalLocation): string {

@@ -5,9 +5,21 @@ import { readStateFile } from '../state/stateFile';
 import { diagnoseStateDocument, projectStateDocument } from '../state/structured';
 import { listTodos as listStateTodos, type TodoListFilter } from '../state/todos';
 import { parseArguments } from './arguments';
-import { flagArgument, goalIdArgument, homeDirArgument, locateGoal, registryPathArgument, requireStatePath } from './common';
 import {
-  GateListResultSchema, GoalStateSchema, TodoListResultSchema, type GateListResult, type GoalState, type TodoListResult,
+  flagArgument,
+  goalIdArgument,
+  homeDirArgument,
+  locateGoal,
+  registryPathArgument,
+  requireStatePath,
+} from './common';
+import {
+  GateListResultSchema,
+  GoalStateSchema,
+  TodoListResultSchema,
+  type GateListResult,
+  type GoalState,
+  type TodoListResult,
 } from './schemas';
 
 /** The goal of a registry whose ACTIVE_GOAL_STATE.md to read. */
@@ -35,16 +47,35 @@ async function readGoalStateFile(options: z.output<typeof GoalArguments>) {
 export async function loadGoalState(options: GoalOptions): Promise<GoalState> {
   const args = parseArguments(GoalArguments, options, { functionName: 'loadGoalState', root: 'options' });
   const { goalId, statePath, snapshot } = await readGoalStateFile(args);
-  return GoalStateSchema.parse({ goal_id: goalId, state_file: statePath, projection: projectStateDocument(snapshot.document, { goalId }) });
+  return GoalStateSchema.parse({
+    goal_id: goalId,
+    state_file: statePath,
+    projection: projectStateDocument(snapshot.document, { goalId }),
+  });
 }
 
 const ListTodosArguments = z.strictObject({
   ...goalFields,
-  role: z.enum(['user', 'agent']).nullish().transform((value) => value ?? undefined).describe('"user" or "agent", or null/undefined for both'),
-  status: z.enum(TODO_STATUSES).nullish().transform((value) => value ?? undefined)
+  role: z
+    .enum(['user', 'agent'])
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .describe('"user" or "agent", or null/undefined for both'),
+  status: z
+    .enum(TODO_STATUSES)
+    .nullish()
+    .transform((value) => value ?? undefined)
     .describe(`one of ${TODO_STATUSES.map((s) => `"${s}"`).join(', ')}, or null/undefined for open and blocked todos`),
-  claimedBy: z.string().trim().min(1).nullish().transform((value) => value ?? undefined).describe('an agent id, or null/undefined for any'),
-  includeTerminal: flagArgument.describe('true to include done and deferred todos, false or undefined to leave them out'),
+  claimedBy: z
+    .string()
+    .trim()
+    .min(1)
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .describe('an agent id, or null/undefined for any'),
+  includeTerminal: flagArgument.describe(
+    'true to include done and deferred todos, false or undefined to leave them out',
+  ),
 });
 export type ListTodosOptions = z.input<typeof ListTodosArguments>;
 
@@ -61,12 +92,22 @@ export async function listTodos(options: ListTodosOptions): Promise<TodoListResu
   if (args.status !== undefined) filter.status = args.status;
   if (args.claimedBy !== undefined) filter.claimedBy = args.claimedBy;
   const gates = analyzeGates(snapshot.document);
-  const blockedBy = new Map<string, InternalGateBlock[]>(gates.agent_todos.map((todo) => [todo.todo_id, todo.blocked_by]));
-  const todos = listStateTodos(snapshot.document, filter)
-    .map((todo) => ({ ...todo, blocked_by: todo.role === 'agent' ? blockedBy.get(todo.todo_id) ?? [] : [] }));
+  const blockedBy = new Map<string, InternalGateBlock[]>(
+    gates.agent_todos.map((todo) => [todo.todo_id, todo.blocked_by]),
+  );
+  const todos = listStateTodos(snapshot.document, filter).map((todo) => ({
+    ...todo,
+    blocked_by: todo.role === 'agent' ? (blockedBy.get(todo.todo_id) ?? []) : [],
+  }));
   return TodoListResultSchema.parse({
-    ok: true, goal_id: goalId, state_file: statePath, count: todos.length, todos,
-    open_gates: gates.open_gates, holding_gates: gates.holding_gates, lane_gates_by_agent: gates.lane_gates_by_agent,
+    ok: true,
+    goal_id: goalId,
+    state_file: statePath,
+    count: todos.length,
+    todos,
+    open_gates: gates.open_gates,
+    holding_gates: gates.holding_gates,
+    lane_gates_by_agent: gates.lane_gates_by_agent,
     diagnostics: diagnoseStateDocument(snapshot.document),
   });
 }

@@ -5,8 +5,11 @@ import { parseArguments } from './arguments';
 import { CompactOrchestrationSchema, type CompactOrchestration } from './schemas';
 
 const CompactOrchestrationPolicyArguments = z.strictObject({
-  policy: z.custom<Record<string, unknown> | null | undefined>((value) => value === null || value === undefined || isPlainObject(value))
-    .describe('a goal\'s spawn_policy object (such as { allowed: true, max_children: 3 }), or null/undefined for none'),
+  policy: z
+    .custom<Record<string, unknown> | null | undefined>(
+      (value) => value === null || value === undefined || isPlainObject(value),
+    )
+    .describe("a goal's spawn_policy object (such as { allowed: true, max_children: 3 }), or null/undefined for none"),
 });
 
 /**
@@ -16,6 +19,10 @@ const CompactOrchestrationPolicyArguments = z.strictObject({
  * `max_children` accepts whole-number strings (`"3"`).
  */
 export function compactOrchestrationPolicy(policy: Record<string, unknown> | null | undefined): CompactOrchestration {
-  const args = parseArguments(CompactOrchestrationPolicyArguments, { policy }, { functionName: 'compactOrchestrationPolicy' });
+  const args = parseArguments(
+    CompactOrchestrationPolicyArguments,
+    { policy },
+    { functionName: 'compactOrchestrationPolicy' },
+  );
   return CompactOrchestrationSchema.parse(compactPolicy(args.policy));
 }

@@ -5,14 +5,18 @@ import type { NextActionProjectionWarning } from '../projection/schemas';
 import { parseArguments } from './arguments';
 import { goalIdArgument } from './common';
 
-const actionText = (what: string) => z.string().nullish().describe(`${what} as text, or null/undefined when there is none`);
+const actionText = (what: string) =>
+  z.string().nullish().describe(`${what} as text, or null/undefined when there is none`);
 
 const NextActionProjectionWarningArguments = z.strictObject({
   activeStateNextAction: actionText('the durable Next Action of the state file'),
-  latestRunRecommendedAction: actionText('the latest run\'s recommended_action'),
-  agentLaneNextAction: agentLaneNextActionSchema.nullish()
-    .describe('the agent lane\'s next action: text, an object { text, preserves_goal_next_action }, or null/undefined'),
-  goalId: goalIdArgument.nullish().describe('the goal the texts belong to (it becomes goal_id and part of the warning id), or null/undefined'),
+  latestRunRecommendedAction: actionText("the latest run's recommended_action"),
+  agentLaneNextAction: agentLaneNextActionSchema
+    .nullish()
+    .describe("the agent lane's next action: text, an object { text, preserves_goal_next_action }, or null/undefined"),
+  goalId: goalIdArgument
+    .nullish()
+    .describe('the goal the texts belong to (it becomes goal_id and part of the warning id), or null/undefined'),
 });
 export type NextActionProjectionWarningOptions = z.input<typeof NextActionProjectionWarningArguments>;
 
@@ -23,7 +27,12 @@ export type NextActionProjectionWarningOptions = z.input<typeof NextActionProjec
  * `reason` and `recommended_action`, and a human `message`. A lane that explicitly preserves the
  * durable route downgrades it to `severity: "info"`.
  */
-export function nextActionProjectionWarning(options: NextActionProjectionWarningOptions): NextActionProjectionWarning | null {
-  const args = parseArguments(NextActionProjectionWarningArguments, options, { functionName: 'nextActionProjectionWarning', root: 'options' });
+export function nextActionProjectionWarning(
+  options: NextActionProjectionWarningOptions,
+): NextActionProjectionWarning | null {
+  const args = parseArguments(NextActionProjectionWarningArguments, options, {
+    functionName: 'nextActionProjectionWarning',
+    root: 'options',
+  });
   return projectNextActionWarning(args);
 }

@@ -5,18 +5,40 @@ import { TurnUsageSchema } from '../quota/ledger';
 import { spendSlot, type SpendSlotResult } from '../quota/spend';
 import { parseArguments } from './arguments';
 import {
-  clockOf, goalIdArgument, homeDirArgument, homeDirOf, nowArgument, registryPathArgument, resolvedPath, runtimeRootOverrideArgument,
+  clockOf,
+  goalIdArgument,
+  homeDirArgument,
+  homeDirOf,
+  nowArgument,
+  registryPathArgument,
+  resolvedPath,
+  runtimeRootOverrideArgument,
 } from './common';
 
 const ShouldRunArguments = z.strictObject({
   registryPath: registryPathArgument,
   goalId: goalIdArgument,
-  agentId: z.string().trim().min(1).nullish().transform((value) => value ?? undefined)
+  agentId: z
+    .string()
+    .trim()
+    .min(1)
+    .nullish()
+    .transform((value) => value ?? undefined)
     .describe('a registered agent id of the goal, or null/undefined to decide for the goal as a whole'),
-  availableCapabilities: z.array(z.string().trim().min(1)).nullish().transform((value) => value ?? undefined)
+  availableCapabilities: z
+    .array(z.string().trim().min(1))
+    .nullish()
+    .transform((value) => value ?? undefined)
     .describe('a list of capability names the agent has, or null/undefined for none'),
-  turnInstanceId: z.string().trim().min(1).nullish().transform((value) => value ?? undefined)
-    .describe('the id of the turn about to run (with agentId, the decision names its settlement identity), or null/undefined'),
+  turnInstanceId: z
+    .string()
+    .trim()
+    .min(1)
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .describe(
+      'the id of the turn about to run (with agentId, the decision names its settlement identity), or null/undefined',
+    ),
   runtimeRootOverride: runtimeRootOverrideArgument,
   now: nowArgument,
   homeDir: homeDirArgument,
@@ -47,8 +69,18 @@ const SettleTurnArguments = z.strictObject({
   registryPath: registryPathArgument,
   goalId: goalIdArgument,
   agentId: z.string().trim().min(1).describe('the registered agent whose turn is settled'),
-  turnInstanceId: z.string().trim().min(1).describe('the id of the turn being settled (with agentId and todoId it forms the settlement identity)'),
-  todoId: z.string().trim().min(1).nullish().transform((value) => value ?? null).describe('the todo the turn worked on, or null/undefined'),
+  turnInstanceId: z
+    .string()
+    .trim()
+    .min(1)
+    .describe('the id of the turn being settled (with agentId and todoId it forms the settlement identity)'),
+  todoId: z
+    .string()
+    .trim()
+    .min(1)
+    .nullish()
+    .transform((value) => value ?? null)
+    .describe('the todo the turn worked on, or null/undefined'),
   slots: z.number().int().min(1).default(1).describe('a whole number of slots, at least 1 (default 1)'),
   usage: TurnUsageSchema.optional().describe('{ tokens?, cost_usd?, minutes?, estimated } as the agent reported it'),
   execute: z.boolean().default(false).describe('true to write the spend; false (default) previews'),
@@ -67,11 +99,27 @@ export type SettleTurnOptions = z.input<typeof SettleTurnArguments>;
  */
 export async function settleTurn(options: SettleTurnOptions): Promise<SpendSlotResult> {
   const args = parseArguments(SettleTurnArguments, options, { functionName: 'settleTurn', root: 'options' });
-  const goalOptions = { registryPath: resolvedPath(args.registryPath), goalId: args.goalId, runtimeRootOverride: args.runtimeRootOverride, homeDir: homeDirOf(args.homeDir) };
+  const goalOptions = {
+    registryPath: resolvedPath(args.registryPath),
+    goalId: args.goalId,
+    runtimeRootOverride: args.runtimeRootOverride,
+    homeDir: homeDirOf(args.homeDir),
+  };
   const clock = clockOf(args.now);
-  const decision = await decideShouldRun({ ...goalOptions, agentId: args.agentId, clock, turnInstanceId: args.turnInstanceId });
+  const decision = await decideShouldRun({
+    ...goalOptions,
+    agentId: args.agentId,
+    clock,
+    turnInstanceId: args.turnInstanceId,
+  });
   return spendSlot(await loadQuotaGoal(goalOptions), clock, {
-    decision, agentId: args.agentId, todoId: args.todoId, turnInstanceId: args.turnInstanceId, slots: args.slots, source: 'heartbeat', execute: args.execute,
+    decision,
+    agentId: args.agentId,
+    todoId: args.todoId,
+    turnInstanceId: args.turnInstanceId,
+    slots: args.slots,
+    source: 'heartbeat',
+    execute: args.execute,
     ...(args.usage === undefined ? {} : { usage: args.usage }),
   });
 }

@@ -3,12 +3,27 @@ import { z } from 'zod';
 import { isPlainObject } from '../agents/identity';
 import { LoopxError } from '../errors';
 import { loadRegistrySnapshot, type GoalSummary } from '../readModel/workspaceGoals';
-import { findRegistryGoal as findGoalEntry, parseRegistryText, readRegistry as readRegistryFile } from '../registry/read';
+import {
+  findRegistryGoal as findGoalEntry,
+  parseRegistryText,
+  readRegistry as readRegistryFile,
+} from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { parseArguments } from './arguments';
-import { goalIdArgument, homeDirArgument, homeDirOf, registryPathArgument, resolvedPath, runtimeRootOverrideArgument } from './common';
+import {
+  goalIdArgument,
+  homeDirArgument,
+  homeDirOf,
+  registryPathArgument,
+  resolvedPath,
+  runtimeRootOverrideArgument,
+} from './common';
 
-const pathArgument = z.string().trim().min(1).describe('the path of a JSON file (absolute, or relative to the current directory)');
+const pathArgument = z
+  .string()
+  .trim()
+  .min(1)
+  .describe('the path of a JSON file (absolute, or relative to the current directory)');
 
 /**
  * Reads a JSON file whose root must be an object (the original's `read_json`). Throws LoopxError
@@ -22,7 +37,8 @@ export async function readJson(filePath: string): Promise<Record<string, unknown
   try {
     text = await fs.promises.readFile(absolute, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new LoopxError('file_not_found', `${absolute} does not exist.`, { path: absolute });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new LoopxError('file_not_found', `${absolute} does not exist.`, { path: absolute });
     throw error;
   }
   return parseRegistryText(text, absolute);
@@ -30,7 +46,11 @@ export async function readJson(filePath: string): Promise<Record<string, unknown
 
 /** Reads a registry file as its raw JSON object, every field kept; a missing file reads as `{}` (the original's `load_registry`). */
 export async function readRegistry(registryPath: string): Promise<Record<string, unknown>> {
-  const args = parseArguments(z.strictObject({ registryPath: registryPathArgument }), { registryPath }, { functionName: 'readRegistry' });
+  const args = parseArguments(
+    z.strictObject({ registryPath: registryPathArgument }),
+    { registryPath },
+    { functionName: 'readRegistry' },
+  );
   return readRegistryFile(resolvedPath(args.registryPath));
 }
 
@@ -41,8 +61,12 @@ export async function readRegistry(registryPath: string): Promise<Record<string,
 export function findRegistryGoal(registry: Record<string, unknown>, goalId: string | number): RegistryGoal | undefined {
   const args = parseArguments(
     z.strictObject({
-      registry: z.custom<Record<string, unknown>>(isPlainObject).describe('a registry object, as readJson or readRegistry return it'),
-      goalId: z.union([z.number().finite(), goalIdArgument]).describe('a goal id such as "my-goal-id" (a number matches the same id stored as a string)'),
+      registry: z
+        .custom<Record<string, unknown>>(isPlainObject)
+        .describe('a registry object, as readJson or readRegistry return it'),
+      goalId: z
+        .union([z.number().finite(), goalIdArgument])
+        .describe('a goal id such as "my-goal-id" (a number matches the same id stored as a string)'),
     }),
     { registry, goalId },
     { functionName: 'findRegistryGoal' },
@@ -65,7 +89,10 @@ export type ListGoalsOptions = z.input<typeof ListGoalsArguments>;
 export async function listGoals(options: ListGoalsOptions): Promise<GoalSummary[]> {
   const args = parseArguments(ListGoalsArguments, options, { functionName: 'listGoals', root: 'options' });
   const registryPath = resolvedPath(args.registryPath);
-  const snapshot = await loadRegistrySnapshot(registryPath, { homeDir: homeDirOf(args.homeDir), ...(args.runtimeRootOverride === undefined ? {} : { runtimeRootOverride: args.runtimeRootOverride }) });
+  const snapshot = await loadRegistrySnapshot(registryPath, {
+    homeDir: homeDirOf(args.homeDir),
+    ...(args.runtimeRootOverride === undefined ? {} : { runtimeRootOverride: args.runtimeRootOverride }),
+  });
   if (!snapshot.ok) {
     const { code, message, ...position } = snapshot.error;
     throw new LoopxError(code, message, { registry: registryPath, ...position });

@@ -57,10 +57,19 @@ export const TodoSchema = z.object({
 });
 export type Todo = z.infer<typeof TodoSchema>;
 
-export const GateRelationSchema = z.enum(['global_gate', 'gate_targets_todo', 'gate_covers_action', 'projection_repair_required']);
+export const GateRelationSchema = z.enum([
+  'global_gate',
+  'gate_targets_todo',
+  'gate_covers_action',
+  'projection_repair_required',
+]);
 export const GateStateSchema = z.enum(['open', 'rejected', 'cancelled']);
 
-export const GateBlockSchema = z.object({ gate_todo_id: z.string(), relation: GateRelationSchema, gate_state: GateStateSchema });
+export const GateBlockSchema = z.object({
+  gate_todo_id: z.string(),
+  relation: GateRelationSchema,
+  gate_state: GateStateSchema,
+});
 export type GateBlock = z.infer<typeof GateBlockSchema>;
 
 /** A user gate (a `user_gate` todo that is open, or resolved with reject/cancel and still holding work back). */
@@ -102,7 +111,14 @@ export const GateListResultSchema = z.object({
   state_file: z.string(),
   open_gates: z.array(GateSchema),
   holding_gates: z.array(GateSchema),
-  agent_todos: z.array(z.object({ todo_id: z.string(), claimed_by: z.string().nullable(), blocked: z.boolean(), blocked_by: z.array(GateBlockSchema) })),
+  agent_todos: z.array(
+    z.object({
+      todo_id: z.string(),
+      claimed_by: z.string().nullable(),
+      blocked: z.boolean(),
+      blocked_by: z.array(GateBlockSchema),
+    }),
+  ),
   /** Agents with an open lane gate (`blocks_agent`), and those gates' ids. */
   lane_gates_by_agent: z.record(z.string(), z.array(z.string())),
 });

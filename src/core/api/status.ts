@@ -9,7 +9,14 @@ import { analyzeGates } from '../state/gates';
 import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
 import { projectStateDocument, type RoleSummary, type StructuredProjection } from '../state/structured';
 import { parseArguments } from './arguments';
-import { goalIdArgument, homeDirArgument, homeDirOf, locateGoal, registryPathArgument, runtimeRootOverrideArgument } from './common';
+import {
+  goalIdArgument,
+  homeDirArgument,
+  homeDirOf,
+  locateGoal,
+  registryPathArgument,
+  runtimeRootOverrideArgument,
+} from './common';
 import { GoalStatusSchema, type GoalStatus } from './schemas';
 
 const GoalStatusArguments = z.strictObject({
@@ -30,14 +37,25 @@ export async function getGoalStatus(options: GoalStatusOptions): Promise<GoalSta
   const args = parseArguments(GoalStatusArguments, options, { functionName: 'getGoalStatus', root: 'options' });
   const location = await locateGoal(args);
   const homeDir = homeDirOf(args.homeDir);
-  const snapshot = await loadRegistrySnapshot(location.registryPath, { homeDir, ...(args.runtimeRootOverride === undefined ? {} : { runtimeRootOverride: args.runtimeRootOverride }) });
+  const snapshot = await loadRegistrySnapshot(location.registryPath, {
+    homeDir,
+    ...(args.runtimeRootOverride === undefined ? {} : { runtimeRootOverride: args.runtimeRootOverride }),
+  });
   const summary = snapshot.ok ? snapshot.goals.find((goal) => goal.goalId === location.goalId) : undefined;
-  if (summary === undefined) throw new LoopxError('goal_not_found', `goal '${location.goalId}' is not in the registry ${location.registryPath}`, { goal_id: location.goalId });
+  if (summary === undefined)
+    throw new LoopxError(
+      'goal_not_found',
+      `goal '${location.goalId}' is not in the registry ${location.registryPath}`,
+      { goal_id: location.goalId },
+    );
 
   let state: StateFileSnapshot | null = null;
   let stateError: GoalStatus['state_error'] = null;
   if (location.statePath === null) {
-    stateError = { code: 'state_file_unresolved', message: `goal '${location.goalId}' has no state_file and no absolute repo` };
+    stateError = {
+      code: 'state_file_unresolved',
+      message: `goal '${location.goalId}' has no state_file and no absolute repo`,
+    };
   } else {
     try {
       state = await readStateFile(location.statePath);
@@ -49,23 +67,38 @@ export async function getGoalStatus(options: GoalStatusOptions): Promise<GoalSta
   const projection = state === null ? null : projectStateDocument(state.document, { goalId: location.goalId });
 
   // Only the latest status run's artifacts are reported, and its flags are checked when read.
-  const runs = await readGoalRuns(location.runtimeRoot, location.goalId, { projectRoot: registryProjectRoot(location.registryPath), artifactChecks: 0 });
+  const runs = await readGoalRuns(location.runtimeRoot, location.goalId, {
+    projectRoot: registryProjectRoot(location.registryPath),
+    artifactChecks: 0,
+  });
   const latest = latestStatusRun(runs.rows);
 
   const warnings = projectGoalWarnings({
     goalId: location.goalId,
-    activeState: state === null || projection === null ? null : {
-      next_action: projection.next_action.first,
-      next_action_entries: projection.next_action.entries,
-      updated_at: projection.frontmatter['updated_at'] ?? null,
-      sha256_16: createHash('sha256').update(state.text, 'utf8').digest('hex').slice(0, 16),
-    },
+    activeState:
+      state === null || projection === null
+        ? null
+        : {
+            next_action: projection.next_action.first,
+            next_action_entries: projection.next_action.entries,
+            updated_at: projection.frontmatter['updated_at'] ?? null,
+            sha256_16: createHash('sha256').update(state.text, 'utf8').digest('hex').slice(0, 16),
+          },
     latestStatusRun: latest,
     agentLaneRuns: runs.rows.filter((row) => row.progress_scope === 'agent_lane'),
-    todoCounts: projection === null ? null : {
-      agent: { summary: { open_count: projection.todos.agent.open_count }, markdownOpenCount: projection.todos.agent.open_count },
-      user: { summary: { open_count: projection.todos.user.open_count }, markdownOpenCount: projection.todos.user.open_count },
-    },
+    todoCounts:
+      projection === null
+        ? null
+        : {
+            agent: {
+              summary: { open_count: projection.todos.agent.open_count },
+              markdownOpenCount: projection.todos.agent.open_count,
+            },
+            user: {
+              summary: { open_count: projection.todos.user.open_count },
+              markdownOpenCount: projection.todos.user.open_count,
+            },
+          },
   });
 
   return GoalStatusSchema.parse({
@@ -79,7 +112,13 @@ export async function getGoalStatus(options: GoalStatusOptions): Promise<GoalSta
 }
 
 function stateSection(state: StateFileSnapshot, projection: StructuredProjection): NonNullable<GoalStatus['state']> {
-  const counts = ({ total_count, open_count, done_count, blocked_count, deferred_count }: RoleSummary) => ({ total_count, open_count, done_count, blocked_count, deferred_count });
+  const counts = ({ total_count, open_count, done_count, blocked_count, deferred_count }: RoleSummary) => ({
+    total_count,
+    open_count,
+    done_count,
+    blocked_count,
+    deferred_count,
+  });
   const { parseable, warning_count, error_count } = projection.diagnostics;
   return {
     state_file: state.path,

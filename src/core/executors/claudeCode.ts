@@ -23,12 +23,14 @@ const ClaudeEnvelope = z.looseObject({
   total_cost_usd: z.number().nonnegative().optional(),
   /** The name older Claude Code versions used. */
   cost_usd: z.number().nonnegative().optional(),
-  usage: z.looseObject({
-    input_tokens: NonNegative.optional(),
-    output_tokens: NonNegative.optional(),
-    cache_creation_input_tokens: NonNegative.optional(),
-    cache_read_input_tokens: NonNegative.optional(),
-  }).optional(),
+  usage: z
+    .looseObject({
+      input_tokens: NonNegative.optional(),
+      output_tokens: NonNegative.optional(),
+      cache_creation_input_tokens: NonNegative.optional(),
+      cache_read_input_tokens: NonNegative.optional(),
+    })
+    .optional(),
 });
 
 export const CLAUDE_CODE_ENV_ALLOWLIST: readonly string[] = ['ANTHROPIC_API_KEY', 'CLAUDE_CONFIG_DIR'];
@@ -37,35 +39,60 @@ export function readClaudeCodeOutput(stdout: string): ProtocolReading {
   const raw = extractMachineObject(stdout);
   const parsed = raw === null ? null : ClaudeEnvelope.safeParse(raw);
   if (parsed === null || !parsed.success || (parsed.data.type !== undefined && parsed.data.type !== 'result')) {
-    return { candidate: null, missing: 'Claude Code printed no JSON result envelope; run it with -p --output-format json', agentError: null, usage: null, sessionId: null };
+    return {
+      candidate: null,
+      missing: 'Claude Code printed no JSON result envelope; run it with -p --output-format json',
+      agentError: null,
+      usage: null,
+      sessionId: null,
+    };
   }
   const envelope = parsed.data;
-  const usage = envelope.usage === undefined ? null : {
-    // Cache reads and writes are input the model processed too; they are billed separately.
-    input_tokens: Math.round((envelope.usage.input_tokens ?? 0) + (envelope.usage.cache_creation_input_tokens ?? 0) + (envelope.usage.cache_read_input_tokens ?? 0)),
-    output_tokens: Math.round(envelope.usage.output_tokens ?? 0),
-    cached_input_tokens: Math.round(envelope.usage.cache_read_input_tokens ?? 0),
-    cost_usd: envelope.total_cost_usd ?? envelope.cost_usd ?? null,
-    estimated: false,
-    source: 'claude_code' as const,
-  };
+  const usage =
+    envelope.usage === undefined
+      ? null
+      : {
+          // Cache reads and writes are input the model processed too; they are billed separately.
+          input_tokens: Math.round(
+            (envelope.usage.input_tokens ?? 0) +
+              (envelope.usage.cache_creation_input_tokens ?? 0) +
+              (envelope.usage.cache_read_input_tokens ?? 0),
+          ),
+          output_tokens: Math.round(envelope.usage.output_tokens ?? 0),
+          cached_input_tokens: Math.round(envelope.usage.cache_read_input_tokens ?? 0),
+          cost_usd: envelope.total_cost_usd ?? envelope.cost_usd ?? null,
+          estimated: false,
+          source: 'claude_code' as const,
+        };
   const sessionId = envelope.session_id ?? null;
   const failed = envelope.is_error === true || (envelope.subtype !== undefined && envelope.subtype.startsWith('error'));
   if (failed) {
     const detail = (envelope.result ?? '').trim().slice(0, 300);
-    return { candidate: null, missing: null, agentError: `${envelope.subtype ?? 'error'}${detail === '' ? '' : ` (${detail})`}`, usage, sessionId };
+    return {
+      candidate: null,
+      missing: null,
+      agentError: `${envelope.subtype ?? 'error'}${detail === '' ? '' : ` (${detail})`}`,
+      usage,
+      sessionId,
+    };
   }
   const candidate = envelope.result === undefined ? null : extractObjectFromMessage(envelope.result);
   return {
     candidate,
-    missing: candidate === null ? 'Claude\'s final message holds no JSON result object; the prompt asks it to end with one' : null,
+    missing:
+      candidate === null
+        ? "Claude's final message holds no JSON result object; the prompt asks it to end with one"
+        : null,
     agentError: null,
     usage,
     sessionId,
   };
 }
 
-export function claudeCodeProtocol(command: readonly string[] = ['claude'], args: readonly string[] = []): AgentProtocol {
+export function claudeCodeProtocol(
+  command: readonly string[] = ['claude'],
+  args: readonly string[] = [],
+): AgentProtocol {
   return {
     kind: 'claude-code',
     envAllowlist: CLAUDE_CODE_ENV_ALLOWLIST,
@@ -75,7 +102,9 @@ export function claudeCodeProtocol(command: readonly string[] = ['claude'], args
   };
 }
 
-export function createClaudeCodeExecutor(options: { command?: readonly string[]; args?: readonly string[] } & Omit<ProcessExecutorOptions, 'protocol'> = {}): ProcessAgentExecutor {
+export function createClaudeCodeExecutor(
+  options: { command?: readonly string[]; args?: readonly string[] } & Omit<ProcessExecutorOptions, 'protocol'> = {},
+): ProcessAgentExecutor {
   const { command, args, ...rest } = options;
   return new ProcessAgentExecutor({ ...rest, protocol: claudeCodeProtocol(command, args) });
 }

@@ -55,15 +55,25 @@ export function readCodexOutput(stdout: string): ProtocolReading {
       agentError = stringField(event, 'message') ?? 'error';
     }
   }
-  const usage = turns === 0 ? null : {
-    input_tokens: totals.input, output_tokens: totals.output, cached_input_tokens: totals.cached,
-    cost_usd: null, estimated: false, source: 'codex' as const,
-  };
+  const usage =
+    turns === 0
+      ? null
+      : {
+          input_tokens: totals.input,
+          output_tokens: totals.output,
+          cached_input_tokens: totals.cached,
+          cost_usd: null,
+          estimated: false,
+          source: 'codex' as const,
+        };
   if (agentError !== null) return { candidate: null, missing: null, agentError, usage, sessionId };
   const candidate = lastMessage === null ? null : extractObjectFromMessage(lastMessage);
-  const missing = candidate !== null ? null : lastMessage === null
-    ? 'Codex printed no agent_message event; run it as codex exec --json'
-    : 'Codex\'s final message holds no JSON result object; the prompt asks it to end with one';
+  const missing =
+    candidate !== null
+      ? null
+      : lastMessage === null
+        ? 'Codex printed no agent_message event; run it as codex exec --json'
+        : "Codex's final message holds no JSON result object; the prompt asks it to end with one";
   return { candidate, missing, agentError: null, usage, sessionId };
 }
 
@@ -77,7 +87,9 @@ export function codexProtocol(command: readonly string[] = ['codex'], args: read
   };
 }
 
-export function createCodexExecutor(options: { command?: readonly string[]; args?: readonly string[] } & Omit<ProcessExecutorOptions, 'protocol'> = {}): ProcessAgentExecutor {
+export function createCodexExecutor(
+  options: { command?: readonly string[]; args?: readonly string[] } & Omit<ProcessExecutorOptions, 'protocol'> = {},
+): ProcessAgentExecutor {
   const { command, args, ...rest } = options;
   return new ProcessAgentExecutor({ ...rest, protocol: codexProtocol(command, args) });
 }

@@ -3,7 +3,11 @@ import type { ScrubContext } from '../privacy/scrub';
 import { checkHostResult, type HostFailureReason, type HostRequest } from '../turn/contract';
 import { extractMachineObject } from './extract';
 import {
-  buildAgentEnv, DEFAULT_MAX_OUTPUT_BYTES, outputExcerpt, runBoundedProcess, type BoundedProcessResult,
+  buildAgentEnv,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  outputExcerpt,
+  runBoundedProcess,
+  type BoundedProcessResult,
 } from './process';
 import type { AgentExecutor, ExecutorFailure, ExecutorOutcome, ExecutorRunOptions, OutcomeUsage } from './types';
 
@@ -63,9 +67,19 @@ export class ProcessAgentExecutor implements AgentExecutor {
     const { protocol } = this.options;
     const maxOutputBytes = this.options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     const argv = protocol.argv(request);
-    const env = buildAgentEnv(options.env, [...protocol.envAllowlist, ...(this.options.envAllowlist ?? [])], loopxVariables(request));
+    const env = buildAgentEnv(
+      options.env,
+      [...protocol.envAllowlist, ...(this.options.envAllowlist ?? [])],
+      loopxVariables(request),
+    );
     const run = await runBoundedProcess({
-      argv, cwd: options.cwd, env, stdin: protocol.stdin(request), timeoutMs: options.timeoutMs, maxOutputBytes, signal: options.signal,
+      argv,
+      cwd: options.cwd,
+      env,
+      stdin: protocol.stdin(request),
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes,
+      signal: options.signal,
       ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
     });
     const homeDir = options.env['HOME'] ?? os.homedir();
@@ -79,8 +93,20 @@ export class ProcessAgentExecutor implements AgentExecutor {
       output_excerpt: outputExcerpt(run.stdout, run.stdoutBytes, scrub),
       stderr_excerpt: outputExcerpt(run.stderr, run.stderrBytes, scrub),
     };
-    const fail = (reason: HostFailureReason, message: string, problems: string[] = [], extra: Partial<ExecutorFailure> = {}): ExecutorFailure => ({
-      ...base, ok: false, result_kind: 'host_failure', failed_phase: 'host_execute', reason, message, problems, ...extra,
+    const fail = (
+      reason: HostFailureReason,
+      message: string,
+      problems: string[] = [],
+      extra: Partial<ExecutorFailure> = {},
+    ): ExecutorFailure => ({
+      ...base,
+      ok: false,
+      result_kind: 'host_failure',
+      failed_phase: 'host_execute',
+      reason,
+      message,
+      problems,
+      ...extra,
     });
 
     const early = this.earlyFailure(run, argv, options.timeoutMs, maxOutputBytes);
@@ -89,35 +115,69 @@ export class ProcessAgentExecutor implements AgentExecutor {
     const reading = protocol.read(run.stdout.toString('utf8'));
     const reported = { usage: reading.usage, session_id: reading.sessionId };
     if (run.exitCode !== 0) {
-      const how = run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with code ${run.exitCode}`;
+      const how =
+        run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with code ${run.exitCode}`;
       const said = reading.agentError === null ? '' : `: ${reading.agentError}`;
       return fail('non_zero_exit', `the ${this.kind} agent ${how}${said}`, [], reported);
     }
-    if (reading.agentError !== null) return fail('agent_reported_error', `the ${this.kind} agent reported a failed run: ${reading.agentError}`, [], reported);
-    if (reading.candidate === null) return fail('malformed_result', reading.missing ?? 'the agent printed no result object', [], reported);
+    if (reading.agentError !== null)
+      return fail(
+        'agent_reported_error',
+        `the ${this.kind} agent reported a failed run: ${reading.agentError}`,
+        [],
+        reported,
+      );
+    if (reading.candidate === null)
+      return fail('malformed_result', reading.missing ?? 'the agent printed no result object', [], reported);
 
     const check = checkHostResult(reading.candidate, request);
     if (!check.ok) {
-      const message = check.reason === 'result_too_large'
-        ? check.problems[0] ?? 'the result object is too large'
-        : `the agent's result breaks the ${request.result_contract.schema_version} contract: ${check.problems.slice(0, 3).join('; ')}`;
+      const message =
+        check.reason === 'result_too_large'
+          ? (check.problems[0] ?? 'the result object is too large')
+          : `the agent's result breaks the ${request.result_contract.schema_version} contract: ${check.problems.slice(0, 3).join('; ')}`;
       return fail(check.reason, message, check.problems, reported);
     }
     const agentUsage = check.result.usage;
-    const usage: OutcomeUsage | null = reading.usage ?? (agentUsage === undefined ? null : { ...agentUsage, source: 'agent_reported' });
-    return { ...base, ok: true, result_kind: check.result.result_kind, result: check.result, usage, session_id: reading.sessionId };
+    const usage: OutcomeUsage | null =
+      reading.usage ?? (agentUsage === undefined ? null : { ...agentUsage, source: 'agent_reported' });
+    return {
+      ...base,
+      ok: true,
+      result_kind: check.result.result_kind,
+      result: check.result,
+      usage,
+      session_id: reading.sessionId,
+    };
   }
 
-  private earlyFailure(run: BoundedProcessResult, argv: readonly string[], timeoutMs: number, maxOutputBytes: number): { reason: HostFailureReason; message: string } | null {
+  private earlyFailure(
+    run: BoundedProcessResult,
+    argv: readonly string[],
+    timeoutMs: number,
+    maxOutputBytes: number,
+  ): { reason: HostFailureReason; message: string } | null {
     switch (run.end) {
       case 'spawn_failed':
-        return { reason: 'spawn_failed', message: `could not start the ${this.kind} agent (${argv[0] ?? ''}): ${run.spawnError ?? 'unknown error'}; check that the command is installed and on PATH, or set executor.command in the agent profile` };
+        return {
+          reason: 'spawn_failed',
+          message: `could not start the ${this.kind} agent (${argv[0] ?? ''}): ${run.spawnError ?? 'unknown error'}; check that the command is installed and on PATH, or set executor.command in the agent profile`,
+        };
       case 'timeout':
-        return { reason: 'timeout', message: `the ${this.kind} agent did not finish within ${Math.round(timeoutMs / 1000)} s; it and every process it started were stopped` };
+        return {
+          reason: 'timeout',
+          message: `the ${this.kind} agent did not finish within ${Math.round(timeoutMs / 1000)} s; it and every process it started were stopped`,
+        };
       case 'cancelled':
-        return { reason: 'cancelled', message: `the ${this.kind} turn was cancelled; the agent and every process it started were stopped` };
+        return {
+          reason: 'cancelled',
+          message: `the ${this.kind} turn was cancelled; the agent and every process it started were stopped`,
+        };
       case 'output_too_large':
-        return { reason: 'result_too_large', message: `the ${this.kind} agent wrote more than ${maxOutputBytes} bytes to ${run.stdoutBytes > maxOutputBytes ? 'stdout' : 'stderr'}; it was stopped` };
+        return {
+          reason: 'result_too_large',
+          message: `the ${this.kind} agent wrote more than ${maxOutputBytes} bytes to ${run.stdoutBytes > maxOutputBytes ? 'stdout' : 'stderr'}; it was stopped`,
+        };
       case 'exited':
         return null;
     }
@@ -133,16 +193,22 @@ export function commandProtocol(argv: readonly string[], kind = 'command'): Agen
     stdin: (request) => `${JSON.stringify(request)}\n`,
     read: (stdout) => {
       const candidate = extractMachineObject(stdout);
-      const missing = candidate !== null ? null : stdout.trim() === ''
-        ? 'the agent printed nothing on stdout; it must print one loopx_turn_result_v0 JSON object'
-        : 'no line of the agent\'s stdout is a JSON object; print the result object on its own line, last';
+      const missing =
+        candidate !== null
+          ? null
+          : stdout.trim() === ''
+            ? 'the agent printed nothing on stdout; it must print one loopx_turn_result_v0 JSON object'
+            : "no line of the agent's stdout is a JSON object; print the result object on its own line, last";
       return { candidate, missing, agentError: null, usage: null, sessionId: null };
     },
   };
 }
 
 /** An executor for a custom agent command that speaks LoopX's protocol. */
-export function createCommandExecutor(argv: readonly string[], options: Omit<ProcessExecutorOptions, 'protocol'> & { kind?: string } = {}): ProcessAgentExecutor {
+export function createCommandExecutor(
+  argv: readonly string[],
+  options: Omit<ProcessExecutorOptions, 'protocol'> & { kind?: string } = {},
+): ProcessAgentExecutor {
   const { kind, ...rest } = options;
   return new ProcessAgentExecutor({ ...rest, protocol: commandProtocol(argv, kind) });
 }

@@ -25,23 +25,47 @@ import type { AgentExecutor } from './types';
 export const EXECUTOR_PRESETS = ['claude-code', 'codex', 'command', 'demo'] as const;
 export type ExecutorPreset = (typeof EXECUTOR_PRESETS)[number];
 
-export const DEFAULT_TIMEOUT_MINUTES: Readonly<Record<ExecutorPreset, number>> = { 'claude-code': 20, codex: 20, command: 10, demo: 2 };
+export const DEFAULT_TIMEOUT_MINUTES: Readonly<Record<ExecutorPreset, number>> = {
+  'claude-code': 20,
+  codex: 20,
+  command: 10,
+  demo: 2,
+};
 
-export const ExecutorConfigSchema = z.strictObject({
-  preset: z.enum(EXECUTOR_PRESETS),
-  command: z.array(z.string().min(1)).min(1).optional(),
-  args: z.array(z.string()).optional(),
-  timeout_minutes: z.number().positive().max(24 * 60).optional(),
-  env_allowlist: z.array(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name')).optional(),
-  max_output_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
-}).superRefine((config, ctx) => {
-  if (config.preset === 'command' && config.command === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['command'], message: 'is required for the command preset: the agent\'s argv, e.g. ["node", "agent.js"]' });
-  }
-  if (config.preset === 'demo' && (config.command !== undefined || config.args !== undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['command'], message: 'the demo preset runs LoopX\'s built-in demo agent; it takes no command or args' });
-  }
-});
+export const ExecutorConfigSchema = z
+  .strictObject({
+    preset: z.enum(EXECUTOR_PRESETS),
+    command: z.array(z.string().min(1)).min(1).optional(),
+    args: z.array(z.string()).optional(),
+    timeout_minutes: z
+      .number()
+      .positive()
+      .max(24 * 60)
+      .optional(),
+    env_allowlist: z.array(z.string().regex(ENV_NAME_PATTERN, 'must be an environment variable name')).optional(),
+    max_output_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional(),
+  })
+  .superRefine((config, ctx) => {
+    if (config.preset === 'command' && config.command === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: 'is required for the command preset: the agent\'s argv, e.g. ["node", "agent.js"]',
+      });
+    }
+    if (config.preset === 'demo' && (config.command !== undefined || config.args !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: "the demo preset runs LoopX's built-in demo agent; it takes no command or args",
+      });
+    }
+  });
 export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
 
 /**
@@ -85,14 +109,25 @@ export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFac
   };
   switch (config.preset) {
     case 'claude-code':
-      return createClaudeCodeExecutor({ ...common, ...(config.command ? { command: config.command } : {}), ...(config.args ? { args: config.args } : {}) });
+      return createClaudeCodeExecutor({
+        ...common,
+        ...(config.command ? { command: config.command } : {}),
+        ...(config.args ? { args: config.args } : {}),
+      });
     case 'codex':
-      return createCodexExecutor({ ...common, ...(config.command ? { command: config.command } : {}), ...(config.args ? { args: config.args } : {}) });
+      return createCodexExecutor({
+        ...common,
+        ...(config.command ? { command: config.command } : {}),
+        ...(config.args ? { args: config.args } : {}),
+      });
     case 'command':
       return createCommandExecutor([...(config.command ?? []), ...(config.args ?? [])], common);
     case 'demo': {
       if (context.demoAgentArgv === undefined || context.demoAgentArgv.length === 0) {
-        throw new LoopxError('demo_agent_unavailable', 'the demo agent is not available in this build of LoopX; configure another executor preset');
+        throw new LoopxError(
+          'demo_agent_unavailable',
+          'the demo agent is not available in this build of LoopX; configure another executor preset',
+        );
       }
       return createDemoExecutor(context.demoAgentArgv, common);
     }
@@ -100,6 +135,9 @@ export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFac
 }
 
 /** The built-in demo agent, run as a real process speaking LoopX's stdin/stdout protocol. */
-export function createDemoExecutor(argv: readonly string[], options: { envAllowlist?: readonly string[]; maxOutputBytes?: number } = {}): ProcessAgentExecutor {
+export function createDemoExecutor(
+  argv: readonly string[],
+  options: { envAllowlist?: readonly string[]; maxOutputBytes?: number } = {},
+): ProcessAgentExecutor {
   return createCommandExecutor(argv, { ...options, kind: 'demo' });
 }

@@ -45,14 +45,18 @@ const PRICE_PER_MTOK = { input: 3, output: 15 };
 function readNotes(workspace: string): Note[] {
   const dir = path.join(workspace, NOTES_DIR);
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir)
+  return fs
+    .readdirSync(dir)
     .filter((file) => file.endsWith('.md') && file !== INDEX_FILE)
     .sort()
     .map((file) => {
       const text = fs.readFileSync(path.join(dir, file), 'utf8');
       const title = /^# (.+)$/m.exec(text)?.[1]?.trim() ?? file.replace(/\.md$/, '');
       const tagLine = /^Tags:\s*(.+)$/m.exec(text)?.[1] ?? '';
-      const tags = tagLine.split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== '');
+      const tags = tagLine
+        .split(',')
+        .map((t) => t.trim().toLowerCase())
+        .filter((t) => t !== '');
       return { file, title, tags, text };
     });
 }
@@ -78,12 +82,15 @@ function addRelatedSections(workspace: string): WorkDone {
   const changed: string[] = [];
   let links = 0;
   for (const note of notes) {
-    const related = notes.filter((other) => other.file !== note.file && other.tags.some((tag) => note.tags.includes(tag)));
+    const related = notes.filter(
+      (other) => other.file !== note.file && other.tags.some((tag) => note.tags.includes(tag)),
+    );
     links += related.length;
     const body = note.text.replace(/\n*## Related\n[\s\S]*?(?=\n## |\s*$)/, '').replace(/\s*$/, '');
-    const section = related.length === 0
-      ? ['## Related', '', '- (no other note shares a tag)']
-      : ['## Related', '', ...related.map((other) => `- [${other.title}](${other.file})`)];
+    const section =
+      related.length === 0
+        ? ['## Related', '', '- (no other note shares a tag)']
+        : ['## Related', '', ...related.map((other) => `- [${other.title}](${other.file})`)];
     const file = writeIfChanged(workspace, path.join(NOTES_DIR, note.file), `${body}\n\n${section.join('\n')}\n`);
     if (file !== null) changed.push(file);
   }
@@ -91,19 +98,25 @@ function addRelatedSections(workspace: string): WorkDone {
     changed,
     classification: 'notes_related_linked',
     evidence: `${notes.length} notes under notes/ end with a Related section (${links} links to notes sharing a tag)`,
-    summary: changed.length === 0
-      ? `Every note already had an up-to-date Related section; nothing changed (${links} links).`
-      : `Added or refreshed the Related section of ${changed.length} note(s): ${links} links between notes that share a tag.`,
+    summary:
+      changed.length === 0
+        ? `Every note already had an up-to-date Related section; nothing changed (${links} links).`
+        : `Added or refreshed the Related section of ${changed.length} note(s): ${links} links between notes that share a tag.`,
   };
 }
 
 function writeIndex(workspace: string): WorkDone {
   const notes = readNotes(workspace);
   const tags = [...new Set(notes.flatMap((n) => n.tags))].sort();
-  const lines = ['# Notes index', '', 'Every note, grouped by tag. A note with several tags appears under each of them.'];
+  const lines = [
+    '# Notes index',
+    '',
+    'Every note, grouped by tag. A note with several tags appears under each of them.',
+  ];
   for (const tag of tags) {
     lines.push('', `## ${tag}`, '');
-    for (const note of notes.filter((n) => n.tags.includes(tag)).sort((a, b) => a.title.localeCompare(b.title))) lines.push(`- [${note.title}](${note.file})`);
+    for (const note of notes.filter((n) => n.tags.includes(tag)).sort((a, b) => a.title.localeCompare(b.title)))
+      lines.push(`- [${note.title}](${note.file})`);
   }
   const untagged = notes.filter((n) => n.tags.length === 0);
   if (untagged.length > 0) {
@@ -115,7 +128,10 @@ function writeIndex(workspace: string): WorkDone {
     changed: file === null ? [] : [file],
     classification: 'notes_index_written',
     evidence: `notes/index.md lists ${notes.length} notes under ${tags.length} tags`,
-    summary: file === null ? 'notes/index.md was already up to date.' : `Wrote notes/index.md: ${notes.length} notes under ${tags.length} tags.`,
+    summary:
+      file === null
+        ? 'notes/index.md was already up to date.'
+        : `Wrote notes/index.md: ${notes.length} notes under ${tags.length} tags.`,
   };
 }
 
@@ -123,7 +139,12 @@ const LINK = /\[([^\]]*)\]\(([^)\s]+)\)/g;
 
 function fixLinks(workspace: string): WorkDone {
   const dir = path.join(workspace, NOTES_DIR);
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort() : [];
+  const files = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+    : [];
   const byLowerName = new Map(files.map((f) => [f.toLowerCase(), f]));
   const changed: string[] = [];
   let fixed = 0;
@@ -153,13 +174,20 @@ function fixLinks(workspace: string): WorkDone {
     changed,
     classification: 'notes_links_fixed',
     evidence: `${checked} relative links checked in notes/: ${fixed} fixed, ${unresolved} without a matching note`,
-    summary: fixed === 0 ? `All ${checked - unresolved} resolvable relative links already worked; nothing changed.` : `Fixed ${fixed} broken relative link(s) in ${changed.length} note(s).`,
+    summary:
+      fixed === 0
+        ? `All ${checked - unresolved} resolvable relative links already worked; nothing changed.`
+        : `Fixed ${fixed} broken relative link(s) in ${changed.length} note(s).`,
   };
 }
 
 function exportToWiki(workspace: string): WorkDone {
   const notes = readNotes(workspace);
-  const parts = ['# Knowledge base', '', '_Exported by the LoopX demo agent: the demo has no real wiki, so this file stands in for it._'];
+  const parts = [
+    '# Knowledge base',
+    '',
+    '_Exported by the LoopX demo agent: the demo has no real wiki, so this file stands in for it._',
+  ];
   for (const note of notes) parts.push('', note.text.replace(/^# /m, '## ').trim());
   const file = writeIfChanged(workspace, EXPORT_FILE, `${parts.join('\n')}\n`);
   return {
@@ -172,7 +200,12 @@ function exportToWiki(workspace: string): WorkDone {
 
 type DemoTask = 'related' | 'index' | 'links' | 'publish';
 
-const TASKS_BY_ID: Readonly<Record<string, DemoTask>> = { todo_related: 'related', todo_index: 'index', todo_links: 'links', todo_publish: 'publish' };
+const TASKS_BY_ID: Readonly<Record<string, DemoTask>> = {
+  todo_related: 'related',
+  todo_index: 'index',
+  todo_links: 'links',
+  todo_publish: 'publish',
+};
 const TASK_PATTERNS: readonly [RegExp, DemoTask][] = [
   [/\brelated\b/i, 'related'],
   [/\bindex(\.md)?\b/i, 'index'],
@@ -188,7 +221,12 @@ function estimateUsage(request: HostRequest, outputChars: number): Usage {
   const inputTokens = Math.ceil(renderTurnPrompt(request, { size: 'full', mode: 'executor' }).length / 4);
   const outputTokens = Math.ceil(outputChars / 4);
   const cost = (inputTokens * PRICE_PER_MTOK.input + outputTokens * PRICE_PER_MTOK.output) / 1_000_000;
-  return { input_tokens: inputTokens, output_tokens: outputTokens, cost_usd: Math.round(cost * 1e6) / 1e6, estimated: true };
+  return {
+    input_tokens: inputTokens,
+    output_tokens: outputTokens,
+    cost_usd: Math.round(cost * 1e6) / 1e6,
+    estimated: true,
+  };
 }
 
 function base(request: HostRequest): Pick<HostResult, 'schema_version' | 'turn_key'> {
@@ -200,29 +238,49 @@ export function performDemoTurn(workspaceDir: string, request: HostRequest): Hos
   const todo = request.selected_todo;
   // The recorded next action is usually this very todo; once it is done, point past it.
   const recorded = request.next_action;
-  const nextAction = recorded === null || (todo !== null && recorded.trim() === todo.title.trim()) ? 'Run the next turn on the next open todo of the goal.' : recorded;
+  const nextAction =
+    recorded === null || (todo !== null && recorded.trim() === todo.title.trim())
+      ? 'Run the next turn on the next open todo of the goal.'
+      : recorded;
   if (todo === null) {
     return {
-      ...base(request), result_kind: 'wait', summary: 'No todo was selected for the demo agent, so it did nothing.',
-      next_action: nextAction, evidence: [], changed_files: [], usage: estimateUsage(request, 80),
+      ...base(request),
+      result_kind: 'wait',
+      summary: 'No todo was selected for the demo agent, so it did nothing.',
+      next_action: nextAction,
+      evidence: [],
+      changed_files: [],
+      usage: estimateUsage(request, 80),
     };
   }
   const task = taskOf(todo);
   const gate = request.open_gates.find((g) => g.global_gate || g.blocked_todo_ids.includes(todo.todo_id));
   if (task === null || gate !== undefined) {
-    const question = gate !== undefined
-      ? `Todo ${todo.todo_id} waits for the decision "${gate.title}" (${gate.todo_id}). Please resolve that gate first.`
-      : `The demo agent only knows the demo goal's notes tasks and cannot do "${todo.title}". Please do it yourself or give it to a real agent.`;
+    const question =
+      gate !== undefined
+        ? `Todo ${todo.todo_id} waits for the decision "${gate.title}" (${gate.todo_id}). Please resolve that gate first.`
+        : `The demo agent only knows the demo goal's notes tasks and cannot do "${todo.title}". Please do it yourself or give it to a real agent.`;
     return {
-      ...base(request), result_kind: 'user_action_required',
-      summary: gate !== undefined ? `Stopped: ${todo.todo_id} is held back by the gate ${gate.todo_id}.` : `Stopped: ${todo.todo_id} is not a task the demo agent knows.`,
+      ...base(request),
+      result_kind: 'user_action_required',
+      summary:
+        gate !== undefined
+          ? `Stopped: ${todo.todo_id} is held back by the gate ${gate.todo_id}.`
+          : `Stopped: ${todo.todo_id} is not a task the demo agent knows.`,
       next_action: `Resolve ${gate?.todo_id ?? todo.todo_id}, then run the next turn.`,
-      evidence: [], todo: { todo_id: todo.todo_id, disposition: gate !== undefined ? 'needs_user' : 'blocked', question },
-      changed_files: [], usage: estimateUsage(request, question.length),
+      evidence: [],
+      todo: { todo_id: todo.todo_id, disposition: gate !== undefined ? 'needs_user' : 'blocked', question },
+      changed_files: [],
+      usage: estimateUsage(request, question.length),
     };
   }
-  const work = { related: addRelatedSections, index: writeIndex, links: fixLinks, publish: exportToWiki }[task](workspaceDir);
-  const outputChars = work.changed.reduce((sum, file) => sum + fs.readFileSync(path.join(workspaceDir, file), 'utf8').length, work.summary.length);
+  const work = { related: addRelatedSections, index: writeIndex, links: fixLinks, publish: exportToWiki }[task](
+    workspaceDir,
+  );
+  const outputChars = work.changed.reduce(
+    (sum, file) => sum + fs.readFileSync(path.join(workspaceDir, file), 'utf8').length,
+    work.summary.length,
+  );
   return {
     ...base(request),
     result_kind: 'validated_completion',

@@ -13,12 +13,16 @@ async function main(): Promise<number> {
   try {
     raw = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch (error) {
-    process.stderr.write(`demo agent: the request on stdin is not JSON: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `demo agent: the request on stdin is not JSON: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 2;
   }
   const request = HostRequestSchema.safeParse(raw);
   if (!request.success) {
-    process.stderr.write(`demo agent: the request does not match loopx_turn_host_request_v0: ${request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}\n`);
+    process.stderr.write(
+      `demo agent: the request does not match loopx_turn_host_request_v0: ${request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}\n`,
+    );
     return 2;
   }
   process.stderr.write(`demo agent: working on ${request.data.selected_todo?.todo_id ?? '(no todo)'}\n`);
@@ -27,7 +31,12 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then((code) => { process.exitCode = code; }, (error: unknown) => {
-  process.stderr.write(`demo agent: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`demo agent: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

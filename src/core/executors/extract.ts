@@ -53,5 +53,8 @@ export function extractObjectFromMessage(text: string): JsonObject | null {
 
 /** Each line of JSONL output that is a JSON object, in order; other lines are skipped. */
 export function jsonLines(text: string): JsonObject[] {
-  return text.split(/\r?\n/).map(parseObject).filter((v): v is JsonObject => v !== null);
+  return text
+    .split(/\r?\n/)
+    .map(parseObject)
+    .filter((v): v is JsonObject => v !== null);
 }

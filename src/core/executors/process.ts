@@ -96,19 +96,33 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
   const stdout = new CappedBuffer(maxBytes);
   const stderr = new CappedBuffer(maxBytes);
   const finish = (end: ProcessEnd, extra: Partial<BoundedProcessResult> = {}): BoundedProcessResult => ({
-    end, exitCode: null, signal: null, stdout: stdout.value(), stderr: stderr.value(), stdoutBytes: stdout.total, stderrBytes: stderr.total,
-    durationMs: Math.round(performance.now() - started), pid: null, spawnError: null, ...extra,
+    end,
+    exitCode: null,
+    signal: null,
+    stdout: stdout.value(),
+    stderr: stderr.value(),
+    stdoutBytes: stdout.total,
+    stderrBytes: stderr.total,
+    durationMs: Math.round(performance.now() - started),
+    pid: null,
+    spawnError: null,
+    ...extra,
   });
 
   const [command, ...args] = options.argv;
-  if (command === undefined || command === '') return Promise.resolve(finish('spawn_failed', { spawnError: 'the command argv is empty' }));
+  if (command === undefined || command === '')
+    return Promise.resolve(finish('spawn_failed', { spawnError: 'the command argv is empty' }));
   if (options.signal?.aborted) return Promise.resolve(finish('cancelled'));
 
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
       child = spawn(command, args, {
-        cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: true,
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: true,
         detached: process.platform !== 'win32',
       });
     } catch (error) {
@@ -135,11 +149,16 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
       signalTree(child, 'SIGTERM');
       timers.push(setTimeout(() => signalTree(child, 'SIGKILL'), grace));
       // Last resort: a process that escaped the group may hold our pipes open forever.
-      timers.push(setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        settle(finish(cause, { exitCode, signal: exitSignal, pid: child.pid ?? null }));
-      }, grace * 2 + 1000));
+      timers.push(
+        setTimeout(
+          () => {
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+            settle(finish(cause, { exitCode, signal: exitSignal, pid: child.pid ?? null }));
+          },
+          grace * 2 + 1000,
+        ),
+      );
     };
     const onAbort = (): void => stop('cancelled');
 
@@ -149,8 +168,12 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
       }
     });
     child.stdin?.on('error', () => undefined); // the agent may exit without reading its stdin (EPIPE)
-    child.stdout?.on('data', (chunk: Buffer) => { if (!stdout.push(chunk)) stop('output_too_large'); });
-    child.stderr?.on('data', (chunk: Buffer) => { if (!stderr.push(chunk)) stop('output_too_large'); });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (!stdout.push(chunk)) stop('output_too_large');
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (!stderr.push(chunk)) stop('output_too_large');
+    });
     child.on('exit', (code, signal) => {
       exitCode = code;
       exitSignal = signal;
@@ -161,7 +184,9 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
       }
     });
     child.on('close', (code, signal) => {
-      settle(finish(end ?? 'exited', { exitCode: exitCode ?? code, signal: exitSignal ?? signal, pid: child.pid ?? null }));
+      settle(
+        finish(end ?? 'exited', { exitCode: exitCode ?? code, signal: exitSignal ?? signal, pid: child.pid ?? null }),
+      );
     });
 
     if (child.pid !== undefined) {
@@ -175,14 +200,26 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
 /** Variables every agent process gets when the parent has them. */
 export const BASE_ENV_ALLOWLIST: readonly string[] = ['PATH', 'HOME', 'LANG'];
 /** Without these a Windows process cannot even start its runtime. */
-const WINDOWS_ENV_ALLOWLIST: readonly string[] = ['SystemRoot', 'ComSpec', 'PATHEXT', 'USERPROFILE', 'TEMP', 'TMP', 'windir'];
+const WINDOWS_ENV_ALLOWLIST: readonly string[] = [
+  'SystemRoot',
+  'ComSpec',
+  'PATHEXT',
+  'USERPROFILE',
+  'TEMP',
+  'TMP',
+  'windir',
+];
 export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * The environment of an agent process: only the allowlisted names copied from `source` (never
  * the whole parent environment), plus the variables LoopX sets itself.
  */
-export function buildAgentEnv(source: NodeJS.ProcessEnv, allowlist: readonly string[], extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+export function buildAgentEnv(
+  source: NodeJS.ProcessEnv,
+  allowlist: readonly string[],
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
   const names = [...BASE_ENV_ALLOWLIST, ...(process.platform === 'win32' ? WINDOWS_ENV_ALLOWLIST : []), ...allowlist];
   const env: NodeJS.ProcessEnv = {};
   const sourceKeys = Object.keys(source);
@@ -200,7 +237,12 @@ export function buildAgentEnv(source: NodeJS.ProcessEnv, allowlist: readonly str
  * The first bytes of an output stream as text, cut at a character boundary and scrubbed of
  * absolute paths and credentials, with a note of how much was left out.
  */
-export function outputExcerpt(output: Buffer, totalBytes: number, scrub: ScrubContext, maxBytes: number = DEFAULT_EXCERPT_BYTES): string {
+export function outputExcerpt(
+  output: Buffer,
+  totalBytes: number,
+  scrub: ScrubContext,
+  maxBytes: number = DEFAULT_EXCERPT_BYTES,
+): string {
   let cut = Math.min(output.length, maxBytes);
   // Step back over UTF-8 continuation bytes so no character is split.
   if (cut < output.length) while (cut > 0 && ((output[cut] ?? 0) & 0xc0) === 0x80) cut--;

@@ -45,7 +45,12 @@ export function readValidationCommand(goal: Readonly<Record<string, unknown>>): 
   const value = goal['validation_command'];
   if (value === undefined || value === null) return null;
   const goalId = String(goal['id'] ?? '');
-  if (!Array.isArray(value) || value.length === 0 || !value.every((part) => typeof part === 'string') || value[0] === '') {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((part) => typeof part === 'string') ||
+    value[0] === ''
+  ) {
     throw new LoopxError(
       'validation_command_invalid',
       `goal '${goalId}': validation_command must be a non-empty JSON array of strings (an argv such as ["node", "scripts/check.js"]), not ${typeof value === 'string' ? 'a shell string' : JSON.stringify(value)}; fix it in the registry`,
@@ -70,7 +75,8 @@ export async function runValidation(options: ValidationOptions): Promise<Validat
   const scrub = { projectRoots: [options.cwd], homeDir: options.env['HOME'] ?? os.homedir() };
   const parts = [outputExcerpt(run.stdout, run.stdoutBytes, scrub)];
   if (run.stderrBytes > 0) parts.push(`[stderr]\n${outputExcerpt(run.stderr, run.stderrBytes, scrub)}`);
-  if (run.end === 'spawn_failed') parts.push(`[could not start ${options.argv[0] ?? ''}: ${run.spawnError ?? 'unknown error'}]`);
+  if (run.end === 'spawn_failed')
+    parts.push(`[could not start ${options.argv[0] ?? ''}: ${run.spawnError ?? 'unknown error'}]`);
   return {
     ok: run.end === 'exited' && run.exitCode === 0,
     exit_code: run.exitCode,

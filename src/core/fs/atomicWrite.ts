@@ -54,7 +54,11 @@ export function fsyncDirectory(dir: string): void {
  * old content or the complete new content: write a temp file in the same folder, fsync, rename.
  * The temp file is removed whatever happens.
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const dir = path.dirname(target);
   await fs.promises.mkdir(dir, { recursive: true });
   const mode = existingMode(target) ?? options.mode;

@@ -83,7 +83,10 @@ export type LockHolder = z.infer<typeof LockHolder>;
 
 /** Each run of characters outside `[A-Za-z0-9._:@-]` becomes `_`; ends trimmed of `._-`; at most 128 chars. */
 export function sanitizeLockLabel(label: string): string {
-  return label.replace(/[^A-Za-z0-9._:@-]+/g, '_').replace(/^[._-]+|[._-]+$/g, '').slice(0, 128);
+  return label
+    .replace(/[^A-Za-z0-9._:@-]+/g, '_')
+    .replace(/^[._-]+|[._-]+$/g, '')
+    .slice(0, 128);
 }
 
 /** The target with symlinks resolved (as far as it exists), so every alias of a file shares one lock. */
@@ -239,7 +242,8 @@ interface WaitState {
   lastSeenNonce?: string | undefined;
 }
 
-const fileKey = (entry: { text: string; stat: fs.Stats }): string => `${entry.stat.ino}:${entry.stat.mtimeMs}:${entry.stat.size}:${entry.text}`;
+const fileKey = (entry: { text: string; stat: fs.Stats }): string =>
+  `${entry.stat.ino}:${entry.stat.mtimeMs}:${entry.stat.size}:${entry.text}`;
 
 /**
  * Wall-clock start of this process, compared with lock-file mtimes only (not a business "now"): a lock
@@ -277,7 +281,11 @@ function reclaimStaleLock(r: Resolved, observedKey: string, state: WaitState): v
   const guardNonce = randomBytes(8).toString('hex');
   try {
     const fd = fs.openSync(guardPath, 'wx', 0o600);
-    try { fs.writeSync(fd, guardNonce); } finally { fs.closeSync(fd); }
+    try {
+      fs.writeSync(fd, guardNonce);
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch (error) {
     if (!isErrno(error, 'EEXIST')) throw error;
     clearStaleReclaimGuard(guardPath, state);
@@ -316,7 +324,11 @@ function clearStaleReclaimGuard(guardPath: string, state: WaitState): void {
   }
   const moved = readIfExists(aside);
   if (moved && fileKey(moved) !== key) {
-    try { fs.linkSync(aside, guardPath); } catch { /* a newer guard exists: it wins */ }
+    try {
+      fs.linkSync(aside, guardPath);
+    } catch {
+      /* a newer guard exists: it wins */
+    }
   }
   fs.rmSync(aside, { force: true });
   state.reclaimGuard = undefined;
@@ -392,7 +404,6 @@ async function runHeld<T>(r: Resolved, nonce: string, fn: () => Promise<T> | T):
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Waiting queue
 
@@ -422,7 +433,12 @@ function takeTicket(r: Resolved, deadlineMs: number): Ticket {
   const queueDir = queueDirOf(r);
   const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const ticketPath = path.join(queueDir, name);
-  const record: TicketRecord = { schema_version: 'file_lock_ticket_v0', pid: process.pid, hostname: os.hostname(), deadline_ms: deadlineMs };
+  const record: TicketRecord = {
+    schema_version: 'file_lock_ticket_v0',
+    pid: process.pid,
+    hostname: os.hostname(),
+    deadline_ms: deadlineMs,
+  };
   for (let round = 0; ; round++) {
     fs.mkdirSync(queueDir, { recursive: true, mode: 0o700 });
     try {
@@ -606,7 +622,11 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
 }
 
 /** One attempt only: runs `fn` and returns `{ value }`, or returns null at once when the lock is busy or others wait for it (no incident). */
-export async function tryWithFileLock<T>(target: string, options: LockOptions, fn: () => Promise<T> | T): Promise<{ value: T } | null> {
+export async function tryWithFileLock<T>(
+  target: string,
+  options: LockOptions,
+  fn: () => Promise<T> | T,
+): Promise<{ value: T } | null> {
   const r = prepare(target, options);
   if (waitersAhead(r, null) > 0) return null;
   const result = attempt(r, { lastHolder: null });

@@ -16,22 +16,36 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
  */
 export function jsonErrorOffset(text: string): number {
   let i = 0;
-  const fail = (): never => { throw i; };
-  const ws = (): void => { while (i < text.length && ' \t\n\r'.includes(text[i] ?? '')) i++; };
+  const fail = (): never => {
+    throw i;
+  };
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i] ?? '')) i++;
+  };
   const literal = (word: string): void => {
-    for (const ch of word) { if (text[i] !== ch) fail(); i++; }
+    for (const ch of word) {
+      if (text[i] !== ch) fail();
+      i++;
+    }
   };
   const string = (): void => {
     i++; // opening quote
     for (;;) {
       const ch = text[i];
       if (ch === undefined || ch < ' ') fail();
-      if (ch === '"') { i++; return; }
+      if (ch === '"') {
+        i++;
+        return;
+      }
       if (ch === '\\') {
         i++;
         const esc = text[i];
         if (esc === 'u') {
-          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) { i += k; fail(); }
+          for (let k = 1; k <= 4; k++)
+            if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) {
+              i += k;
+              fail();
+            }
           i += 5;
         } else if (esc !== undefined && '"\\/bfnrt'.includes(esc)) i++;
         else fail();
@@ -47,25 +61,49 @@ export function jsonErrorOffset(text: string): number {
     ws();
     const ch = text[i];
     if (ch === '{') {
-      i++; ws();
-      if (text[i] === '}') { i++; return; }
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
       for (;;) {
         ws();
         if (text[i] !== '"') fail();
-        string(); ws();
+        string();
+        ws();
         if (text[i] !== ':') fail();
-        i++; value(); ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === '}') { i++; return; }
+        i++;
+        value();
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return;
+        }
         fail();
       }
     } else if (ch === '[') {
-      i++; ws();
-      if (text[i] === ']') { i++; return; }
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
       for (;;) {
-        value(); ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === ']') { i++; return; }
+        value();
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return;
+        }
         fail();
       }
     } else if (ch === '"') string();
@@ -76,7 +114,8 @@ export function jsonErrorOffset(text: string): number {
     else fail();
   };
   try {
-    value(); ws();
+    value();
+    ws();
     return i < text.length ? i : text.length;
   } catch (offset) {
     return typeof offset === 'number' ? offset : 0;

@@ -56,23 +56,36 @@ export const GoalChannelProjectionSchema = z.object({
   next_action: z.string(),
   /** Which files the projection is computed from, by file name only. */
   source_refs: z.record(z.string(), z.string()),
-  decision_frame: z.object({ user_action_required: z.boolean(), agent_action_required: z.boolean(), quiet_noop_allowed: z.boolean() }),
+  decision_frame: z.object({
+    user_action_required: z.boolean(),
+    agent_action_required: z.boolean(),
+    quiet_noop_allowed: z.boolean(),
+  }),
   quota: z.record(z.string(), z.unknown()),
   user_todos: z.array(GoalChannelTodoSchema),
   agent_todos: z.array(GoalChannelTodoSchema),
-  open_gates: z.array(z.object({
-    gate_id: z.string(),
-    kind: z.literal('user_gate'),
-    status: z.string(),
-    title: z.string(),
-    /** Todo ids the gate holds back, then `agent:<id>` for a gated agent lane. */
-    blocks: z.array(z.string()),
-    decision_scope: z.string().nullable(),
-  })),
+  open_gates: z.array(
+    z.object({
+      gate_id: z.string(),
+      kind: z.literal('user_gate'),
+      status: z.string(),
+      title: z.string(),
+      /** Todo ids the gate holds back, then `agent:<id>` for a gated agent lane. */
+      blocks: z.array(z.string()),
+      decision_scope: z.string().nullable(),
+    }),
+  ),
   /** Claimed open agent todos: the soft leases agents hold. */
   active_leases: z.array(z.object({ agent_id: z.string(), todo_id: z.string(), write_scope: z.array(z.string()) })),
   artifacts: z.array(z.record(z.string(), z.unknown())),
-  recent_events: z.array(z.object({ at: z.string().nullable(), kind: z.string().nullable(), agent_id: z.string().nullable(), summary: z.string().nullable() })),
+  recent_events: z.array(
+    z.object({
+      at: z.string().nullable(),
+      kind: z.string().nullable(),
+      agent_id: z.string().nullable(),
+      summary: z.string().nullable(),
+    }),
+  ),
   source_warnings: z.array(z.object({ id: z.string(), kind: z.string(), severity: z.string(), message: z.string() })),
   truth_contract: z.object({
     event_ledger_is_source_of_truth: z.boolean(),
@@ -90,12 +103,14 @@ export const DashboardGoalFieldsSchema = z.object({
 });
 export type DashboardGoalFields = z.infer<typeof DashboardGoalFieldsSchema>;
 
-const DEFAULT_STOP_CONDITION = 'stop when every agent todo is done or deferred, or when the remaining work waits on an open user gate';
+const DEFAULT_STOP_CONDITION =
+  'stop when every agent todo is done or deferred, or when the remaining work waits on an open user gate';
 
 const TRUTH_CONTRACT: GoalChannelProjection['truth_contract'] = {
   event_ledger_is_source_of_truth: true,
   projection_is_writable: false,
-  recompute_rule: 'recomputed from the registry entry, ACTIVE_GOAL_STATE.md and the run index whenever one of them changes',
+  recompute_rule:
+    'recomputed from the registry entry, ACTIVE_GOAL_STATE.md and the run index whenever one of them changes',
   write_authority: 'loopx CLI and LoopX editor commands (todo, refresh-state, quota); never this projection',
 };
 
@@ -104,7 +119,9 @@ function text(value: unknown): string | null {
 }
 
 function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '') : [];
+  return Array.isArray(value)
+    ? value.filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '')
+    : [];
 }
 
 export function activationState(goal: Record<string, unknown> | undefined): ActivationState {
@@ -113,13 +130,41 @@ export function activationState(goal: Record<string, unknown> | undefined): Acti
 
 function assetQuota(quota: GoalStatusItem['quota']): ProjectAssetQuota | undefined {
   if (quota === undefined) return undefined;
-  const { state, compute, window_hours: windowHours, slot_minutes: slotMinutes, allowed_slots: allowed, spent_slots: spent } = quota;
-  if (typeof state !== 'string' || compute === undefined || windowHours === undefined || slotMinutes === undefined || allowed === undefined || spent === undefined) return undefined;
-  return { state, compute, window_hours: windowHours, slot_minutes: slotMinutes, allowed_slots: allowed, spent_slots: spent };
+  const {
+    state,
+    compute,
+    window_hours: windowHours,
+    slot_minutes: slotMinutes,
+    allowed_slots: allowed,
+    spent_slots: spent,
+  } = quota;
+  if (
+    typeof state !== 'string' ||
+    compute === undefined ||
+    windowHours === undefined ||
+    slotMinutes === undefined ||
+    allowed === undefined ||
+    spent === undefined
+  )
+    return undefined;
+  return {
+    state,
+    compute,
+    window_hours: windowHours,
+    slot_minutes: slotMinutes,
+    allowed_slots: allowed,
+    spent_slots: spent,
+  };
 }
 
 function channelTodo(todo: StatusTodoItem): GoalChannelTodo {
-  return { todo_id: todo.todo_id, status: todo.status, title: todo.title, priority: todo.priority, claimed_by: todo.claimed_by };
+  return {
+    todo_id: todo.todo_id,
+    status: todo.status,
+    title: todo.title,
+    priority: todo.priority,
+    claimed_by: todo.claimed_by,
+  };
 }
 
 /** `project_asset`: who owns the goal, what gates it, its route, when to stop, its quota and its first open todos. */
@@ -171,14 +216,32 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
       .filter((todo) => todo.claimed_by !== null)
       .map((todo) => ({ agent_id: todo.claimed_by ?? '', todo_id: todo.todo_id, write_scope: writeScope })),
     artifacts: item.latest_runs.map((run) => ({
-      kind: 'run_record', generated_at: run.generated_at, classification: run.classification, json_exists: run.json_exists, markdown_exists: run.markdown_exists,
+      kind: 'run_record',
+      generated_at: run.generated_at,
+      classification: run.classification,
+      json_exists: run.json_exists,
+      markdown_exists: run.markdown_exists,
     })),
-    recent_events: item.latest_runs.map((run) => ({ at: run.generated_at, kind: run.classification, agent_id: run.agent_id, summary: run.recommended_action })),
-    source_warnings: item.projection_warnings.map((warning) => ({ id: warning.id, kind: warning.kind, severity: warning.severity, message: warning.message })),
+    recent_events: item.latest_runs.map((run) => ({
+      at: run.generated_at,
+      kind: run.classification,
+      agent_id: run.agent_id,
+      summary: run.recommended_action,
+    })),
+    source_warnings: item.projection_warnings.map((warning) => ({
+      id: warning.id,
+      kind: warning.kind,
+      severity: warning.severity,
+      message: warning.message,
+    })),
     truth_contract: TRUTH_CONTRACT,
   };
 }
 
 export function dashboardGoalFields(item: GoalStatusItem, goal: RegistryGoal | undefined): DashboardGoalFields {
-  return { project_asset: projectAsset(item, goal), activation_state: activationState(goal), goal_channel_projection: goalChannelProjection(item, goal) };
+  return {
+    project_asset: projectAsset(item, goal),
+    activation_state: activationState(goal),
+    goal_channel_projection: goalChannelProjection(item, goal),
+  };
 }

@@ -58,7 +58,10 @@ async function inspect(lockFile: string, options: DeadLockScanOptions): Promise<
   let text: string;
   let mtimeMs: number;
   try {
-    [text, mtimeMs] = await Promise.all([fs.promises.readFile(lockFile, 'utf8'), fs.promises.stat(lockFile).then((s) => s.mtimeMs)]);
+    [text, mtimeMs] = await Promise.all([
+      fs.promises.readFile(lockFile, 'utf8'),
+      fs.promises.stat(lockFile).then((s) => s.mtimeMs),
+    ]);
   } catch {
     return null; // Released meanwhile.
   }
@@ -71,18 +74,36 @@ async function inspect(lockFile: string, options: DeadLockScanOptions): Promise<
   }
   if (holder === null) {
     if (options.nowMs - mtimeMs < UNREADABLE_GRACE_MS) return null;
-    return { lock_file: lockFile, target, reason: 'holder_record_unreadable', pid: null, agent_id: null, operation: null, acquired_at: null };
+    return {
+      lock_file: lockFile,
+      target,
+      reason: 'holder_record_unreadable',
+      pid: null,
+      agent_id: null,
+      operation: null,
+      acquired_at: null,
+    };
   }
   const hostname = options.hostname ?? os.hostname();
   // A holder on another host cannot be probed from here: it is not reported as dead.
   if (holder.hostname !== undefined && holder.hostname !== hostname) return null;
   if ((options.isProcessAlive ?? processAlive)(holder.pid)) return null;
-  return { lock_file: lockFile, target, reason: 'holder_process_gone', pid: holder.pid, agent_id: holder.agent_id, operation: holder.operation, acquired_at: holder.acquired_at };
+  return {
+    lock_file: lockFile,
+    target,
+    reason: 'holder_process_gone',
+    pid: holder.pid,
+    agent_id: holder.agent_id,
+    operation: holder.operation,
+    acquired_at: holder.acquired_at,
+  };
 }
 
 /** Dead locks among the `*.loopx-lock` files directly inside `dirs` (missing folders are skipped), sorted by file. */
 export async function findDeadLocks(dirs: readonly string[], options: DeadLockScanOptions): Promise<DeadLockFinding[]> {
   const files = (await Promise.all([...new Set(dirs)].map(lockFilesIn))).flat();
   const findings = await Promise.all([...new Set(files)].map((file) => inspect(file, options)));
-  return findings.filter((finding): finding is DeadLockFinding => finding !== null).sort((a, b) => a.lock_file.localeCompare(b.lock_file));
+  return findings
+    .filter((finding): finding is DeadLockFinding => finding !== null)
+    .sort((a, b) => a.lock_file.localeCompare(b.lock_file));
 }

@@ -114,7 +114,14 @@ export const RiskRowSchema = z.object({
 export type RiskRow = z.infer<typeof RiskRowSchema>;
 
 export const TODO_GROUPS = ['runnable', 'deferred_ready', 'blocked', 'review'] as const;
-export const RISK_GROUPS = ['state_errors', 'failing_validations', 'stale_runs', 'projection_warnings', 'quota', 'dead_locks'] as const;
+export const RISK_GROUPS = [
+  'state_errors',
+  'failing_validations',
+  'stale_runs',
+  'projection_warnings',
+  'quota',
+  'dead_locks',
+] as const;
 export const GATE_GROUPS = ['open', 'holding'] as const;
 
 const responseBase = {
@@ -173,7 +180,12 @@ export const GlobalTodosResponseSchema = z.object({
     not_listed_without_delivery_authority: z.number().int(),
     goals_considered: z.number().int(),
   }),
-  groups: z.object({ runnable: z.array(TodoRowSchema), deferred_ready: z.array(TodoRowSchema), blocked: z.array(TodoRowSchema), review: z.array(TodoRowSchema) }),
+  groups: z.object({
+    runnable: z.array(TodoRowSchema),
+    deferred_ready: z.array(TodoRowSchema),
+    blocked: z.array(TodoRowSchema),
+    review: z.array(TodoRowSchema),
+  }),
 });
 export type GlobalTodosResponse = z.infer<typeof GlobalTodosResponseSchema>;
 

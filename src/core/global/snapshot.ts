@@ -53,9 +53,17 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
   const registryPath = path.resolve(options.registryPath);
   const runtimeRootOverride = options.runtimeRootOverride ?? null;
   const payload = await loadStatus({
-    registryPath, homeDir: options.homeDir, runtimeRootOverride, cache,
+    registryPath,
+    homeDir: options.homeDir,
+    runtimeRootOverride,
+    cache,
     // Reuses the registry and run index status already read, instead of re-reading them per goal.
-    quotaSummary: statusQuotaSummaries({ registryPath, clock: options.clock, runtimeRootOverride, homeDir: options.homeDir }),
+    quotaSummary: statusQuotaSummaries({
+      registryPath,
+      clock: options.clock,
+      runtimeRootOverride,
+      homeDir: options.homeDir,
+    }),
   });
   const { registry } = await cache.registry(registryPath);
   const targets = statusTargets(registry, registryPath, { homeDir: options.homeDir, runtimeRootOverride });
@@ -68,7 +76,13 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
     const item = items.get(target.goalId);
     if (item === undefined) continue;
     const sources = await cache.goalSources(target);
-    goals.push({ item, target, registryGoal: entries.get(target.goalId), state: sources.state, runs: sources.runs?.rows ?? [] });
+    goals.push({
+      item,
+      target,
+      registryGoal: entries.get(target.goalId),
+      state: sources.state,
+      runs: sources.runs?.rows ?? [],
+    });
   }
 
   const lockDirs = [path.dirname(registryPath)];
@@ -77,11 +91,28 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
     if (target.stateFile !== null) lockDirs.push(path.dirname(target.stateFile));
   }
   const now = options.clock.now();
-  const deadLocks = await findDeadLocks(lockDirs, { nowMs: now.getTime(), ...(options.isProcessAlive ? { isProcessAlive: options.isProcessAlive } : {}) });
+  const deadLocks = await findDeadLocks(lockDirs, {
+    nowMs: now.getTime(),
+    ...(options.isProcessAlive ? { isProcessAlive: options.isProcessAlive } : {}),
+  });
 
-  const projectRoots = [registryProjectRoot(registryPath), ...[...entries.values()].map((goal) => resolveRepo(goal, options.homeDir)).filter((repo): repo is string => repo !== null)];
+  const projectRoots = [
+    registryProjectRoot(registryPath),
+    ...[...entries.values()]
+      .map((goal) => resolveRepo(goal, options.homeDir))
+      .filter((repo): repo is string => repo !== null),
+  ];
   return {
-    registryPath, runtimeRoot: payload.runtime_root, now, payload, goals, deadLocks,
-    scrubContext: { projectRoots: [...new Set(projectRoots)], homeDir: options.homeDir, runtimeRoot: payload.runtime_root },
+    registryPath,
+    runtimeRoot: payload.runtime_root,
+    now,
+    payload,
+    goals,
+    deadLocks,
+    scrubContext: {
+      projectRoots: [...new Set(projectRoots)],
+      homeDir: options.homeDir,
+      runtimeRoot: payload.runtime_root,
+    },
   };
 }

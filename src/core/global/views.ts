@@ -7,10 +7,24 @@ import { activationState } from './goalChannel';
 import type { DeadLockFinding } from './locks';
 import type { GlobalGoal, GlobalSnapshot } from './snapshot';
 import {
-  DEFAULT_GLOBAL_LIMIT, DEFAULT_TIME_RANGE, GLOBAL_RESPONSE_SCHEMA, GLOBAL_SOURCE_UNAVAILABLE,
-  type GateRow, type GlobalBoundary, type GlobalCommand, type GlobalGatesResponse, type GlobalRequest, type GlobalRisksResponse,
-  type GlobalSummaryResponse, type GlobalTodosResponse, type GlobalUnavailableResponse, type GlobalWarning, type RiskRow,
-  type RiskSeverity, type SummaryRow, type TodoRow,
+  DEFAULT_GLOBAL_LIMIT,
+  DEFAULT_TIME_RANGE,
+  GLOBAL_RESPONSE_SCHEMA,
+  GLOBAL_SOURCE_UNAVAILABLE,
+  type GateRow,
+  type GlobalBoundary,
+  type GlobalCommand,
+  type GlobalGatesResponse,
+  type GlobalRequest,
+  type GlobalRisksResponse,
+  type GlobalSummaryResponse,
+  type GlobalTodosResponse,
+  type GlobalUnavailableResponse,
+  type GlobalWarning,
+  type RiskRow,
+  type RiskSeverity,
+  type SummaryRow,
+  type TodoRow,
 } from './schemas';
 
 /**
@@ -32,7 +46,11 @@ export function parseTimeRange(text: string): number {
   const match = /^(\d+(?:\.\d+)?)([mhd])$/.exec(text.trim());
   const amount = match ? Number(match[1]) : NaN;
   if (!match || !(amount > 0)) {
-    throw new LoopxError('invalid_time_range', `time range ${JSON.stringify(text)} must be a positive number followed by m, h or d (e.g. 24h, 7d)`, { time_range: text });
+    throw new LoopxError(
+      'invalid_time_range',
+      `time range ${JSON.stringify(text)} must be a positive number followed by m, h or d (e.g. 24h, 7d)`,
+      { time_range: text },
+    );
   }
   const unit = match[2];
   return unit === 'm' ? amount / 60 : unit === 'd' ? amount * 24 : amount;
@@ -52,7 +70,15 @@ function requestOf(snapshot: Pick<GlobalSnapshot, 'now'>, options: GlobalViewOpt
 const REGISTRY_LABEL_SOURCE = 'loopx status read model (registry, ACTIVE_GOAL_STATE.md, run index, quota ledger)';
 
 function boundaryOf(registryLabel: string, goalCount: number): GlobalBoundary {
-  return { mode: 'read_only', writes: false, spends_quota: false, scrubbed: true, source: REGISTRY_LABEL_SOURCE, registry: registryLabel, goal_count: goalCount };
+  return {
+    mode: 'read_only',
+    writes: false,
+    spends_quota: false,
+    scrubbed: true,
+    source: REGISTRY_LABEL_SOURCE,
+    registry: registryLabel,
+    goal_count: goalCount,
+  };
 }
 
 function registryLabel(snapshot: GlobalSnapshot): string {
@@ -127,7 +153,9 @@ export function globalSummary(snapshot: GlobalSnapshot, options: GlobalViewOptio
       allowed_slots: item.quota?.allowed_slots ?? null,
     };
   });
-  rows.sort((a, b) => (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9) || a.goal_id.localeCompare(b.goal_id));
+  rows.sort(
+    (a, b) => (SEVERITY_RANK[a.severity] ?? 9) - (SEVERITY_RANK[b.severity] ?? 9) || a.goal_id.localeCompare(b.goal_id),
+  );
   const sum = (pick: (row: SummaryRow) => number): number => rows.reduce((total, row) => total + pick(row), 0);
   const truncated = { value: false };
   return finish(snapshot, {
@@ -161,9 +189,18 @@ export function globalSummary(snapshot: GlobalSnapshot, options: GlobalViewOptio
 
 function gateRow(goal: GlobalGoal, gate: GateView, priority: string | null): GateRow {
   return {
-    goal_id: goal.item.goal_id, display_name: goal.item.display_name, todo_id: gate.todo_id, title: gate.title, priority,
-    gate_state: gate.gate_state, blocks_agent: gate.blocks_agent, global_gate: gate.global_gate, decision_scope: gate.decision_scope,
-    blocked_todo_ids: gate.blocked_todo_ids, unscoped: gate.unscoped, line: gate.line,
+    goal_id: goal.item.goal_id,
+    display_name: goal.item.display_name,
+    todo_id: gate.todo_id,
+    title: gate.title,
+    priority,
+    gate_state: gate.gate_state,
+    blocks_agent: gate.blocks_agent,
+    global_gate: gate.global_gate,
+    decision_scope: gate.decision_scope,
+    blocked_todo_ids: gate.blocked_todo_ids,
+    unscoped: gate.unscoped,
+    line: gate.line,
   };
 }
 
@@ -175,12 +212,16 @@ export function globalGates(snapshot: GlobalSnapshot, options: GlobalViewOptions
   for (const goal of goals) {
     if (goal.state.kind !== 'ok') continue;
     const priorities = new Map(goal.state.doc.todos.map((todo) => [todo.todoId, todo.priority]));
-    const concernsAgent = (gate: GateView): boolean => request.agent_id === null || gate.blocks_agent === null || gate.blocks_agent === request.agent_id;
+    const concernsAgent = (gate: GateView): boolean =>
+      request.agent_id === null || gate.blocks_agent === null || gate.blocks_agent === request.agent_id;
     const analysis = analyzeGates(goal.state.doc);
-    for (const gate of analysis.open_gates) if (concernsAgent(gate)) open.push(gateRow(goal, gate, priorities.get(gate.todo_id) ?? null));
-    for (const gate of analysis.holding_gates) if (concernsAgent(gate)) holding.push(gateRow(goal, gate, priorities.get(gate.todo_id) ?? null));
+    for (const gate of analysis.open_gates)
+      if (concernsAgent(gate)) open.push(gateRow(goal, gate, priorities.get(gate.todo_id) ?? null));
+    for (const gate of analysis.holding_gates)
+      if (concernsAgent(gate)) holding.push(gateRow(goal, gate, priorities.get(gate.todo_id) ?? null));
   }
-  const order = (a: GateRow, b: GateRow): number => priorityRank(a.priority) - priorityRank(b.priority) || a.goal_id.localeCompare(b.goal_id) || a.line - b.line;
+  const order = (a: GateRow, b: GateRow): number =>
+    priorityRank(a.priority) - priorityRank(b.priority) || a.goal_id.localeCompare(b.goal_id) || a.line - b.line;
   open.sort(order);
   holding.sort(order);
   const truncated = { value: false };
@@ -193,7 +234,9 @@ export function globalGates(snapshot: GlobalSnapshot, options: GlobalViewOptions
       open_gate_count: open.length,
       holding_gate_count: holding.length,
       goals_with_open_gates: new Set(open.map((row) => row.goal_id)).size,
-      blocked_todo_count: new Set([...open, ...holding].flatMap((row) => row.blocked_todo_ids.map((id) => `${row.goal_id}\u0000${id}`))).size,
+      blocked_todo_count: new Set(
+        [...open, ...holding].flatMap((row) => row.blocked_todo_ids.map((id) => `${row.goal_id}\u0000${id}`)),
+      ).size,
       unscoped_gate_count: open.filter((row) => row.unscoped).length,
     },
     groups: { open: cut(open, request.limit, truncated), holding: cut(holding, request.limit, truncated) },
@@ -223,9 +266,17 @@ function resumeConditionMet(condition: string | undefined, goal: GlobalGoal, tod
 
 function todoRow(goal: GlobalGoal, todo: TodoItem, reasons: string[]): TodoRow {
   return {
-    goal_id: goal.item.goal_id, display_name: goal.item.display_name, todo_id: todo.todoId, title: todo.title, priority: todo.priority,
-    status: todo.status, role: todo.role === 'user' ? 'user' : 'agent', claimed_by: todo.meta['claimed_by'] ?? null,
-    task_class: todo.meta['task_class'] ?? null, reasons, resume_when: todo.meta['resume_when'] ?? null,
+    goal_id: goal.item.goal_id,
+    display_name: goal.item.display_name,
+    todo_id: todo.todoId,
+    title: todo.title,
+    priority: todo.priority,
+    status: todo.status,
+    role: todo.role === 'user' ? 'user' : 'agent',
+    claimed_by: todo.meta['claimed_by'] ?? null,
+    task_class: todo.meta['task_class'] ?? null,
+    reasons,
+    resume_when: todo.meta['resume_when'] ?? null,
   };
 }
 
@@ -244,7 +295,12 @@ function hasDeliveryAuthority(goal: GlobalGoal, agentId: string | null): boolean
 export function globalTodos(snapshot: GlobalSnapshot, options: GlobalViewOptions = {}): GlobalTodosResponse {
   const request = requestOf(snapshot, options);
   const agentId = request.agent_id;
-  const groups: { runnable: TodoRow[]; deferred_ready: TodoRow[]; blocked: TodoRow[]; review: TodoRow[] } = { runnable: [], deferred_ready: [], blocked: [], review: [] };
+  const groups: { runnable: TodoRow[]; deferred_ready: TodoRow[]; blocked: TodoRow[]; review: TodoRow[] } = {
+    runnable: [],
+    deferred_ready: [],
+    blocked: [],
+    review: [],
+  };
   const warnings: GlobalWarning[] = [];
   let notListed = 0;
   let deferredWaiting = 0;
@@ -254,15 +310,20 @@ export function globalTodos(snapshot: GlobalSnapshot, options: GlobalViewOptions
     considered += 1;
     const doc = goal.state.doc;
     const analysis = analyzeGates(doc);
-    const gateHolds = new Map(analysis.agent_todos.map((status) => [status.todo_id, status.blocked_by.map((block) => block.gate_todo_id)]));
+    const gateHolds = new Map(
+      analysis.agent_todos.map((status) => [status.todo_id, status.blocked_by.map((block) => block.gate_todo_id)]),
+    );
     // Gate analysis skips deferred todos (they are not work now); whether a gate would hold one back on resuming is asked here.
     const gates = doc.todos.filter((item) => gateState(item) !== null);
-    const heldBy = (todo: TodoItem): string[] => gateHolds.get(todo.todoId) ?? gates.filter((gate) => gateRelation(gate, todo) !== null).map((gate) => gate.todoId);
+    const heldBy = (todo: TodoItem): string[] =>
+      gateHolds.get(todo.todoId) ??
+      gates.filter((gate) => gateRelation(gate, todo) !== null).map((gate) => gate.todoId);
     const gatedLanes = new Set(Object.keys(analysis.lane_gates_by_agent));
     const authority = hasDeliveryAuthority(goal, agentId);
     for (const todo of doc.todos) {
       if (todo.role === 'user') {
-        if (!isUserGate(todo) && (todo.status === 'open' || todo.status === 'blocked')) groups.review.push(todoRow(goal, todo, []));
+        if (!isUserGate(todo) && (todo.status === 'open' || todo.status === 'blocked'))
+          groups.review.push(todoRow(goal, todo, []));
         continue;
       }
       if (todo.role !== 'agent' || todo.status === 'done') continue;
@@ -287,7 +348,9 @@ export function globalTodos(snapshot: GlobalSnapshot, options: GlobalViewOptions
         // A deferred todo whose resume condition holds says "ready" while something still holds it back: list it once, as blocked.
         if (resumeReady) {
           warnings.push({
-            kind: 'conflicting_readiness_projection', goal_id: goal.item.goal_id, todo_id: todo.todoId,
+            kind: 'conflicting_readiness_projection',
+            goal_id: goal.item.goal_id,
+            todo_id: todo.todoId,
             message: `${todo.todoId} may resume (${resumeWhen ?? ''}) but is held by ${held.join(', ')}; listed as blocked`,
           });
         }
@@ -299,7 +362,8 @@ export function globalTodos(snapshot: GlobalSnapshot, options: GlobalViewOptions
       }
     }
   }
-  const order = (a: TodoRow, b: TodoRow): number => priorityRank(a.priority) - priorityRank(b.priority) || a.goal_id.localeCompare(b.goal_id);
+  const order = (a: TodoRow, b: TodoRow): number =>
+    priorityRank(a.priority) - priorityRank(b.priority) || a.goal_id.localeCompare(b.goal_id);
   for (const rows of Object.values(groups)) rows.sort(order);
   const truncated = { value: false };
   return finish(snapshot, {
@@ -333,71 +397,179 @@ export function globalTodos(snapshot: GlobalSnapshot, options: GlobalViewOptions
 
 const FAILURE = /(?:^|[^a-z])(?:fail(?:ed|ure|ing)?|error)(?:[^a-z]|$)/i;
 
-function risk(kind: string, severity: RiskSeverity, goalId: string | null, message: string, recommendedAction: string, details: Record<string, unknown> = {}): RiskRow {
+function risk(
+  kind: string,
+  severity: RiskSeverity,
+  goalId: string | null,
+  message: string,
+  recommendedAction: string,
+  details: Record<string, unknown> = {},
+): RiskRow {
   return { kind, severity, goal_id: goalId, message, recommended_action: recommendedAction, details };
 }
 
-function goalRisks(goal: GlobalGoal, snapshot: GlobalSnapshot, hours: number): Record<'state_errors' | 'failing_validations' | 'stale_runs' | 'projection_warnings' | 'quota', RiskRow[]> {
+function goalRisks(
+  goal: GlobalGoal,
+  snapshot: GlobalSnapshot,
+  hours: number,
+): Record<'state_errors' | 'failing_validations' | 'stale_runs' | 'projection_warnings' | 'quota', RiskRow[]> {
   const { item } = goal;
   const id = item.goal_id;
-  const out = { state_errors: [] as RiskRow[], failing_validations: [] as RiskRow[], stale_runs: [] as RiskRow[], projection_warnings: [] as RiskRow[], quota: [] as RiskRow[] };
+  const out = {
+    state_errors: [] as RiskRow[],
+    failing_validations: [] as RiskRow[],
+    stale_runs: [] as RiskRow[],
+    projection_warnings: [] as RiskRow[],
+    quota: [] as RiskRow[],
+  };
 
   if (item.active_state.error !== null) {
-    out.state_errors.push(risk('state_file_unreadable', 'high', id, item.active_state.error.message, 'fix the state file (or the goal\'s state_file in the registry), then run loopx status', { code: item.active_state.error.code }));
+    out.state_errors.push(
+      risk(
+        'state_file_unreadable',
+        'high',
+        id,
+        item.active_state.error.message,
+        "fix the state file (or the goal's state_file in the registry), then run loopx status",
+        { code: item.active_state.error.code },
+      ),
+    );
   }
   for (const error of item.state_diagnostics?.errors ?? []) {
-    out.state_errors.push(risk(error.kind, 'high', id, error.message, 'edit ACTIVE_GOAL_STATE.md so every todo_id is unique', { line: error.line }));
+    out.state_errors.push(
+      risk(error.kind, 'high', id, error.message, 'edit ACTIVE_GOAL_STATE.md so every todo_id is unique', {
+        line: error.line,
+      }),
+    );
   }
 
   const inRange = runsInRange(goal, snapshot.now, hours);
   const outcomes = inRange.filter(isProgressRun);
   const newest = outcomes[0];
   if (newest !== undefined && (FAILURE.test(newest.classification ?? '') || FAILURE.test(newest.health_check ?? ''))) {
-    const failing = outcomes.filter((run) => FAILURE.test(run.classification ?? '') || FAILURE.test(run.health_check ?? '')).length;
-    out.failing_validations.push(risk('failing_validation', 'high', id,
-      `the latest run (${newest.generated_at ?? 'no time'}, ${newest.classification ?? 'unclassified'}) failed: ${newest.health_check ?? 'no health check recorded'}`,
-      `inspect the run, fix the cause and run the goal's validation again; ${failing} failing run(s) in the last ${hours}h`,
-      { generated_at: newest.generated_at ?? null, classification: newest.classification ?? null, failing_runs_in_range: failing }));
+    const failing = outcomes.filter(
+      (run) => FAILURE.test(run.classification ?? '') || FAILURE.test(run.health_check ?? ''),
+    ).length;
+    out.failing_validations.push(
+      risk(
+        'failing_validation',
+        'high',
+        id,
+        `the latest run (${newest.generated_at ?? 'no time'}, ${newest.classification ?? 'unclassified'}) failed: ${newest.health_check ?? 'no health check recorded'}`,
+        `inspect the run, fix the cause and run the goal's validation again; ${failing} failing run(s) in the last ${hours}h`,
+        {
+          generated_at: newest.generated_at ?? null,
+          classification: newest.classification ?? null,
+          failing_runs_in_range: failing,
+        },
+      ),
+    );
   }
 
   if (item.stale_latest_run_warning !== undefined) {
-    out.stale_runs.push(risk(item.stale_latest_run_warning.kind, 'action', id, item.stale_latest_run_warning.message, `loopx refresh-state --goal-id ${id}`, { reasons: item.stale_latest_run_warning.reason_codes }));
+    out.stale_runs.push(
+      risk(
+        item.stale_latest_run_warning.kind,
+        'action',
+        id,
+        item.stale_latest_run_warning.message,
+        `loopx refresh-state --goal-id ${id}`,
+        { reasons: item.stale_latest_run_warning.reason_codes },
+      ),
+    );
   }
   if (item.activation_state === 'active' && item.agent_todos.open_count > 0 && inRange.length === 0) {
     const latest = goal.runs[0]?.generated_at ?? null;
-    out.stale_runs.push(risk('no_recent_run', 'info', id,
-      `no run in the last ${hours}h while ${item.agent_todos.open_count} agent todo(s) are open (latest run: ${latest ?? 'none'})`,
-      `check that an agent loop runs for ${id}, or defer the open todos`, { latest_run_at: latest }));
+    out.stale_runs.push(
+      risk(
+        'no_recent_run',
+        'info',
+        id,
+        `no run in the last ${hours}h while ${item.agent_todos.open_count} agent todo(s) are open (latest run: ${latest ?? 'none'})`,
+        `check that an agent loop runs for ${id}, or defer the open todos`,
+        { latest_run_at: latest },
+      ),
+    );
   }
 
   for (const warning of item.projection_warnings) {
     if (warning.kind === 'stale_latest_run_projection') continue;
-    out.projection_warnings.push(risk(warning.kind, warning.severity === 'warning' ? 'action' : 'info', id, warning.message, warning.recommended_action, { id: warning.id }));
+    out.projection_warnings.push(
+      risk(
+        warning.kind,
+        warning.severity === 'warning' ? 'action' : 'info',
+        id,
+        warning.message,
+        warning.recommended_action,
+        { id: warning.id },
+      ),
+    );
   }
 
   const quota = item.quota;
   if (quota !== undefined) {
-    const numbers = { state: quota.state ?? null, spent_slots: quota.spent_slots ?? null, allowed_slots: quota.allowed_slots ?? null };
+    const numbers = {
+      state: quota.state ?? null,
+      spent_slots: quota.spent_slots ?? null,
+      allowed_slots: quota.allowed_slots ?? null,
+    };
     if (quota['exceeded'] === true) {
-      out.quota.push(risk('quota_over_limit', 'high', id, `quota over its limit: ${quota.spent_slots ?? '?'} of ${quota.allowed_slots ?? '?'} slots spent`, `raise the quota (loopx configure-goal --goal-id ${id} --quota-compute …) or wait for the window to free slots`, numbers));
+      out.quota.push(
+        risk(
+          'quota_over_limit',
+          'high',
+          id,
+          `quota over its limit: ${quota.spent_slots ?? '?'} of ${quota.allowed_slots ?? '?'} slots spent`,
+          `raise the quota (loopx configure-goal --goal-id ${id} --quota-compute …) or wait for the window to free slots`,
+          numbers,
+        ),
+      );
     } else if (quota['warn'] === true || quota.state === 'throttled') {
-      out.quota.push(risk('quota_near_limit', 'action', id, `quota near its limit (${quota.state ?? 'unknown'}): ${quota.spent_slots ?? '?'} of ${quota.allowed_slots ?? '?'} slots spent`, `loopx quota status --goal-id ${id}`, numbers));
+      out.quota.push(
+        risk(
+          'quota_near_limit',
+          'action',
+          id,
+          `quota near its limit (${quota.state ?? 'unknown'}): ${quota.spent_slots ?? '?'} of ${quota.allowed_slots ?? '?'} slots spent`,
+          `loopx quota status --goal-id ${id}`,
+          numbers,
+        ),
+      );
     }
   }
   return out;
 }
 
 function deadLockRisk(lock: DeadLockFinding): RiskRow {
-  const holder = lock.pid === null ? 'an unreadable holder record' : `pid ${lock.pid} (${lock.operation ?? 'unknown operation'}, agent ${lock.agent_id ?? 'unknown'}), which no longer runs`;
-  return risk('lock_held_by_dead_process', 'action', null, `${lock.lock_file} is held by ${holder}`,
-    'the next write of the locked file reclaims it automatically; delete the lock file only if no loopx process is writing', {
-      lock_file: lock.lock_file, reason: lock.reason, pid: lock.pid, acquired_at: lock.acquired_at,
-    });
+  const holder =
+    lock.pid === null
+      ? 'an unreadable holder record'
+      : `pid ${lock.pid} (${lock.operation ?? 'unknown operation'}, agent ${lock.agent_id ?? 'unknown'}), which no longer runs`;
+  return risk(
+    'lock_held_by_dead_process',
+    'action',
+    null,
+    `${lock.lock_file} is held by ${holder}`,
+    'the next write of the locked file reclaims it automatically; delete the lock file only if no loopx process is writing',
+    {
+      lock_file: lock.lock_file,
+      reason: lock.reason,
+      pid: lock.pid,
+      acquired_at: lock.acquired_at,
+    },
+  );
 }
 
 export function globalRisks(snapshot: GlobalSnapshot, options: GlobalViewOptions = {}): GlobalRisksResponse {
   const request = requestOf(snapshot, options);
-  const groups: GlobalRisksResponse['groups'] = { state_errors: [], failing_validations: [], stale_runs: [], projection_warnings: [], quota: [], dead_locks: [] };
+  const groups: GlobalRisksResponse['groups'] = {
+    state_errors: [],
+    failing_validations: [],
+    stale_runs: [],
+    projection_warnings: [],
+    quota: [],
+    dead_locks: [],
+  };
   const goals = snapshot.goals.filter((goal) => agentMayAct(goal, request.agent_id));
   for (const goal of goals) {
     const found = goalRisks(goal, snapshot, request.time_range_hours);
@@ -407,16 +579,25 @@ export function globalRisks(snapshot: GlobalSnapshot, options: GlobalViewOptions
   const all = Object.values(groups).flat();
   const bySeverity = (severity: RiskSeverity): number => all.filter((row) => row.severity === severity).length;
   const truncated = { value: false };
-  const limited = Object.fromEntries(Object.entries(groups).map(([key, rows]) => [key, cut(rows, request.limit, truncated)])) as GlobalRisksResponse['groups'];
+  const limited = Object.fromEntries(
+    Object.entries(groups).map(([key, rows]) => [key, cut(rows, request.limit, truncated)]),
+  ) as GlobalRisksResponse['groups'];
   return finish(snapshot, {
     ok: true,
     schema_version: GLOBAL_RESPONSE_SCHEMA,
     command: 'global-risks',
     request,
     summary: {
-      risk_count: all.length, high: bySeverity('high'), action: bySeverity('action'), info: bySeverity('info'),
-      state_errors: groups.state_errors.length, failing_validations: groups.failing_validations.length, stale_runs: groups.stale_runs.length,
-      projection_warnings: groups.projection_warnings.length, quota: groups.quota.length, dead_locks: groups.dead_locks.length,
+      risk_count: all.length,
+      high: bySeverity('high'),
+      action: bySeverity('action'),
+      info: bySeverity('info'),
+      state_errors: groups.state_errors.length,
+      failing_validations: groups.failing_validations.length,
+      stale_runs: groups.stale_runs.length,
+      projection_warnings: groups.projection_warnings.length,
+      quota: groups.quota.length,
+      dead_locks: groups.dead_locks.length,
     },
     groups: limited,
     truncated: truncated.value,
@@ -427,24 +608,40 @@ export function globalRisks(snapshot: GlobalSnapshot, options: GlobalViewOptions
 
 // ---------------------------------------------------------------------------------------------
 
-export function globalView(command: GlobalCommand, snapshot: GlobalSnapshot, options: GlobalViewOptions = {}): GlobalSummaryResponse | GlobalGatesResponse | GlobalTodosResponse | GlobalRisksResponse {
+export function globalView(
+  command: GlobalCommand,
+  snapshot: GlobalSnapshot,
+  options: GlobalViewOptions = {},
+): GlobalSummaryResponse | GlobalGatesResponse | GlobalTodosResponse | GlobalRisksResponse {
   switch (command) {
-    case 'global-summary': return globalSummary(snapshot, options);
-    case 'global-gates': return globalGates(snapshot, options);
-    case 'global-todos': return globalTodos(snapshot, options);
-    case 'global-risks': return globalRisks(snapshot, options);
+    case 'global-summary':
+      return globalSummary(snapshot, options);
+    case 'global-gates':
+      return globalGates(snapshot, options);
+    case 'global-todos':
+      return globalTodos(snapshot, options);
+    case 'global-risks':
+      return globalRisks(snapshot, options);
   }
 }
 
 /** The answer when the snapshot could not be read: `ok:false` with the fixed error and the reason, paths labelled. */
-export function globalUnavailable(command: GlobalCommand, reason: string, context: ScrubContext & { now: Date; registryPath: string }, options: GlobalViewOptions = {}): GlobalUnavailableResponse {
-  return scrubValue({
-    ok: false,
-    schema_version: GLOBAL_RESPONSE_SCHEMA,
-    command,
-    request: requestOf({ now: context.now }, options),
-    error: GLOBAL_SOURCE_UNAVAILABLE,
-    reason,
-    boundary: boundaryOf(context.registryPath, 0),
-  }, context);
+export function globalUnavailable(
+  command: GlobalCommand,
+  reason: string,
+  context: ScrubContext & { now: Date; registryPath: string },
+  options: GlobalViewOptions = {},
+): GlobalUnavailableResponse {
+  return scrubValue(
+    {
+      ok: false,
+      schema_version: GLOBAL_RESPONSE_SCHEMA,
+      command,
+      request: requestOf({ now: context.now }, options),
+      error: GLOBAL_SOURCE_UNAVAILABLE,
+      reason,
+      boundary: boundaryOf(context.registryPath, 0),
+    },
+    context,
+  );
 }

@@ -11,7 +11,13 @@ export const ROUTE_FIELDS = ['source_registry', 'repo', 'state_file'] as const;
 export type RouteField = (typeof ROUTE_FIELDS)[number];
 
 /** Operator-facing attention fields, carried over when the incoming goal leaves them empty. */
-export const ATTENTION_FIELDS = ['waiting_on', 'attention_status', 'operator_question', 'recommended_action', 'next_handoff_condition'] as const;
+export const ATTENTION_FIELDS = [
+  'waiting_on',
+  'attention_status',
+  'operator_question',
+  'recommended_action',
+  'next_handoff_condition',
+] as const;
 
 export type GoalSyncAction = 'added' | 'updated' | 'replaced-route';
 
@@ -58,7 +64,12 @@ function routeValue(value: unknown): string {
 }
 
 function changedRouteFields(existing: Record<string, unknown>, incoming: Record<string, unknown>): RouteField[] {
-  return ROUTE_FIELDS.filter((field) => !isEmpty(existing[field]) && !isEmpty(incoming[field]) && routeValue(existing[field]) !== routeValue(incoming[field]));
+  return ROUTE_FIELDS.filter(
+    (field) =>
+      !isEmpty(existing[field]) &&
+      !isEmpty(incoming[field]) &&
+      routeValue(existing[field]) !== routeValue(incoming[field]),
+  );
 }
 
 export function routeCollisionMessage(goalId: string, fields: readonly RouteField[]): string {
@@ -85,7 +96,8 @@ export function mergeGlobalRegistry(
   const syncedIds = new Set(incomingGoals.map((goal) => String(goal['id'])));
   const previousById = new Map<string, Record<string, unknown>>();
   for (const entry of existingGoals) {
-    if (isRecord(entry) && !isEmpty(entry['id']) && !previousById.has(String(entry['id']))) previousById.set(String(entry['id']), entry);
+    if (isRecord(entry) && !isEmpty(entry['id']) && !previousById.has(String(entry['id'])))
+      previousById.set(String(entry['id']), entry);
   }
 
   const collisions: { goalId: string; fields: RouteField[] }[] = [];
@@ -99,9 +111,13 @@ export function mergeGlobalRegistry(
   }
   const firstCollision = collisions[0];
   if (firstCollision !== undefined && !options.allowRouteReplacement) {
-    throw new LoopxError('global_route_collision', routeCollisionMessage(firstCollision.goalId, firstCollision.fields), {
-      collisions: collisions.map((collision) => ({ goal_id: collision.goalId, fields: collision.fields })),
-    });
+    throw new LoopxError(
+      'global_route_collision',
+      routeCollisionMessage(firstCollision.goalId, firstCollision.fields),
+      {
+        collisions: collisions.map((collision) => ({ goal_id: collision.goalId, fields: collision.fields })),
+      },
+    );
   }
 
   const outcomes: GoalSyncOutcome[] = [];
@@ -109,14 +125,25 @@ export function mergeGlobalRegistry(
   for (const goal of incomingGoals) {
     const goalId = String(goal['id']);
     const previous = previousById.get(goalId);
-    const routeChanges = [...new Set(collisions.filter((collision) => collision.goalId === goalId).flatMap((collision) => collision.fields))];
-    const action: GoalSyncAction = previous === undefined ? 'added' : routeChanges.length > 0 ? 'replaced-route' : 'updated';
+    const routeChanges = [
+      ...new Set(
+        collisions.filter((collision) => collision.goalId === goalId).flatMap((collision) => collision.fields),
+      ),
+    ];
+    const action: GoalSyncAction =
+      previous === undefined ? 'added' : routeChanges.length > 0 ? 'replaced-route' : 'updated';
     const merged = { ...goal };
     const attentionCarried: string[] = [];
     // Attention belongs to the route: carry it over only when the same goal arrives from a newly
     // recorded source, never across a route replacement (the original did; spec §13.6).
-    const sourceDiffers = previous !== undefined && routeValue(previous['source_registry']) !== routeValue(goal['source_registry']);
-    if (previous !== undefined && sourceDiffers && action !== 'replaced-route' && goal['clear_attention_override'] !== true) {
+    const sourceDiffers =
+      previous !== undefined && routeValue(previous['source_registry']) !== routeValue(goal['source_registry']);
+    if (
+      previous !== undefined &&
+      sourceDiffers &&
+      action !== 'replaced-route' &&
+      goal['clear_attention_override'] !== true
+    ) {
       for (const field of ATTENTION_FIELDS) {
         if (isEmpty(merged[field]) && !isEmpty(previous[field])) {
           merged[field] = structuredClone(previous[field]);
@@ -125,7 +152,12 @@ export function mergeGlobalRegistry(
       }
     }
     mergedGoals.push(merged);
-    outcomes.push({ goal_id: goalId, action, route_changes: action === 'replaced-route' ? routeChanges : [], attention_carried: attentionCarried });
+    outcomes.push({
+      goal_id: goalId,
+      action,
+      route_changes: action === 'replaced-route' ? routeChanges : [],
+      attention_carried: attentionCarried,
+    });
   }
 
   const projectOutcomes: ProjectSyncOutcome[] = [];
@@ -152,5 +184,10 @@ export function mergeGlobalRegistry(
     goals: mergedGoals,
   };
   if (mergedProjects.length > 0 || Array.isArray(base['projects'])) registry['projects'] = mergedProjects;
-  return { registry, goals: outcomes, projects: projectOutcomes, routeReplaced: outcomes.some((outcome) => outcome.action === 'replaced-route') };
+  return {
+    registry,
+    goals: outcomes,
+    projects: projectOutcomes,
+    routeReplaced: outcomes.some((outcome) => outcome.action === 'replaced-route'),
+  };
 }

@@ -6,7 +6,10 @@ import { reduceAuthorityData } from '../privacy/authority';
  * machine, so it must not hold another project's document names or topic maps), stamped with
  * where it came from and when.
  */
-export function projectGoalForGlobal(goal: Record<string, unknown>, stamp: { sourceRegistry: string; syncedAt: string }): Record<string, unknown> {
+export function projectGoalForGlobal(
+  goal: Record<string, unknown>,
+  stamp: { sourceRegistry: string; syncedAt: string },
+): Record<string, unknown> {
   const projected = reduceAuthorityData(structuredClone(goal));
   return { ...projected, source_registry: stamp.sourceRegistry, synced_at: stamp.syncedAt };
 }

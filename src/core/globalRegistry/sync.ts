@@ -42,12 +42,14 @@ export const GlobalSyncResult = z.object({
   synced_at: z.string(),
   /** `<goal id>:<action>`, in sync order (the original's compact form). */
   actions: z.array(z.string()),
-  goals: z.array(z.object({
-    goal_id: z.string(),
-    action: z.enum(['added', 'updated', 'replaced-route']),
-    route_changes: z.array(z.string()),
-    attention_carried: z.array(z.string()),
-  })),
+  goals: z.array(
+    z.object({
+      goal_id: z.string(),
+      action: z.enum(['added', 'updated', 'replaced-route']),
+      route_changes: z.array(z.string()),
+      attention_carried: z.array(z.string()),
+    }),
+  ),
   projects: z.array(z.object({ project_id: z.string(), action: z.enum(['added', 'updated']) })),
   global_goal_count: z.number().int().nonnegative(),
   changed: z.boolean(),
@@ -82,30 +84,58 @@ function realPathOrResolved(target: string): string {
 }
 
 /** The goals to sync, projected, and the project records they reference. */
-async function readIncoming(options: SyncGlobalOptions, sourceRegistry: string, syncedAt: string): Promise<{ goals: Record<string, unknown>[]; projects: Record<string, unknown>[] }> {
+async function readIncoming(
+  options: SyncGlobalOptions,
+  sourceRegistry: string,
+  syncedAt: string,
+): Promise<{ goals: Record<string, unknown>[]; projects: Record<string, unknown>[] }> {
   if (!fs.existsSync(options.projectRegistryPath)) {
-    throw new LoopxError('registry_not_found', `project registry does not exist: ${options.projectRegistryPath}. Pass --registry PATH or run from the project folder.`, { file: options.projectRegistryPath });
+    throw new LoopxError(
+      'registry_not_found',
+      `project registry does not exist: ${options.projectRegistryPath}. Pass --registry PATH or run from the project folder.`,
+      { file: options.projectRegistryPath },
+    );
   }
   const registry = await readRegistry(options.projectRegistryPath);
-  if (registry['registry_role'] === 'global-local' || path.basename(options.projectRegistryPath) === GLOBAL_REGISTRY_FILE_NAME) {
-    throw new LoopxError('sync_source_is_global', `${options.projectRegistryPath} is a global registry; sync-global reads a project registry (.loopx/registry.json). Pass --registry with the project's registry.`, { file: options.projectRegistryPath });
+  if (
+    registry['registry_role'] === 'global-local' ||
+    path.basename(options.projectRegistryPath) === GLOBAL_REGISTRY_FILE_NAME
+  ) {
+    throw new LoopxError(
+      'sync_source_is_global',
+      `${options.projectRegistryPath} is a global registry; sync-global reads a project registry (.loopx/registry.json). Pass --registry with the project's registry.`,
+      { file: options.projectRegistryPath },
+    );
   }
-  const requested = options.goalIds !== undefined && options.goalIds.length > 0
-    ? [...new Set(options.goalIds.map((id) => id.trim()))]
-    : [...new Set(registryGoals(registry).map((goal) => goal.id))];
+  const requested =
+    options.goalIds !== undefined && options.goalIds.length > 0
+      ? [...new Set(options.goalIds.map((id) => id.trim()))]
+      : [...new Set(registryGoals(registry).map((goal) => goal.id))];
   const goals = requested.map((goalId) => {
     const goal = findRawRegistryGoal(registry, goalId);
     if (goal === undefined) {
-      throw new LoopxError('goal_not_found', `goal ${JSON.stringify(goalId)} is not in the project registry ${options.projectRegistryPath}; check the id with \`loopx registry\`.`, { goal_id: goalId, file: options.projectRegistryPath });
+      throw new LoopxError(
+        'goal_not_found',
+        `goal ${JSON.stringify(goalId)} is not in the project registry ${options.projectRegistryPath}; check the id with \`loopx registry\`.`,
+        { goal_id: goalId, file: options.projectRegistryPath },
+      );
     }
     return projectGoalForGlobal(goal, { sourceRegistry, syncedAt });
   });
-  const referenced = new Set(goals.map((goal) => goal['project_id']).filter((id): id is string => typeof id === 'string'));
+  const referenced = new Set(
+    goals.map((goal) => goal['project_id']).filter((id): id is string => typeof id === 'string'),
+  );
   const allProjects = Array.isArray(registry['projects']) ? registry['projects'] : [];
-  const projects = allProjects.filter((project): project is Record<string, unknown> =>
-    project !== null && typeof project === 'object' && !Array.isArray(project) &&
-    typeof (project as Record<string, unknown>)['project_id'] === 'string' &&
-    (options.goalIds === undefined || options.goalIds.length === 0 || referenced.has((project as Record<string, unknown>)['project_id'] as string)));
+  const projects = allProjects.filter(
+    (project): project is Record<string, unknown> =>
+      project !== null &&
+      typeof project === 'object' &&
+      !Array.isArray(project) &&
+      typeof (project as Record<string, unknown>)['project_id'] === 'string' &&
+      (options.goalIds === undefined ||
+        options.goalIds.length === 0 ||
+        referenced.has((project as Record<string, unknown>)['project_id'] as string)),
+  );
   return { goals, projects };
 }
 
@@ -117,22 +147,28 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
   const incoming = await readIncoming(options, sourceRegistry, syncedAt);
   const mergeOptions = { allowRouteReplacement: options.allowRouteReplacement, runtimeRoot, updatedAt: syncedAt };
 
-  const result = (merge: GlobalMergeResult, changed: boolean, written: boolean, backupPath: string | null): GlobalSyncResult => GlobalSyncResult.parse({
-    ok: true,
-    schema_version: 'loopx_global_sync_v0',
-    dry_run: options.dryRun,
-    registry: sourceRegistry,
-    global_registry: path.resolve(options.globalRegistryPath),
-    runtime_root: runtimeRoot,
-    synced_at: syncedAt,
-    actions: merge.goals.map((goal) => `${goal.goal_id}:${goal.action}`),
-    goals: merge.goals,
-    projects: merge.projects,
-    global_goal_count: Array.isArray(merge.registry['goals']) ? merge.registry['goals'].length : 0,
-    changed,
-    written,
-    backup_path: backupPath,
-  });
+  const result = (
+    merge: GlobalMergeResult,
+    changed: boolean,
+    written: boolean,
+    backupPath: string | null,
+  ): GlobalSyncResult =>
+    GlobalSyncResult.parse({
+      ok: true,
+      schema_version: 'loopx_global_sync_v0',
+      dry_run: options.dryRun,
+      registry: sourceRegistry,
+      global_registry: path.resolve(options.globalRegistryPath),
+      runtime_root: runtimeRoot,
+      synced_at: syncedAt,
+      actions: merge.goals.map((goal) => `${goal.goal_id}:${goal.action}`),
+      goals: merge.goals,
+      projects: merge.projects,
+      global_goal_count: Array.isArray(merge.registry['goals']) ? merge.registry['goals'].length : 0,
+      changed,
+      written,
+      backup_path: backupPath,
+    });
 
   if (options.dryRun) {
     const current = await readRegistry(options.globalRegistryPath);
@@ -140,16 +176,21 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
     return result(merge, JSON.stringify(merge.registry) !== JSON.stringify(current), false, null);
   }
 
-  return withFileLock(options.globalRegistryPath, { ...options.lock, clock: options.clock, operation: 'sync-global' }, async () => {
-    // Re-read inside the hold: whatever another process committed before we got the lock stays.
-    const current = await readRegistry(options.globalRegistryPath);
-    const merge = mergeGlobalRegistry(current, incoming.goals, incoming.projects, mergeOptions);
-    const changed = JSON.stringify(merge.registry) !== JSON.stringify(current);
-    if (!changed) return result(merge, false, false, null);
-    const backupPath = merge.routeReplaced && fs.existsSync(options.globalRegistryPath)
-      ? writeBackup(options.globalRegistryPath, ROUTE_COLLISION_BACKUP_LABEL, now)
-      : null;
-    await writeJsonAtomic(options.globalRegistryPath, merge.registry, { mode: 0o600 });
-    return result(merge, true, true, backupPath);
-  });
+  return withFileLock(
+    options.globalRegistryPath,
+    { ...options.lock, clock: options.clock, operation: 'sync-global' },
+    async () => {
+      // Re-read inside the hold: whatever another process committed before we got the lock stays.
+      const current = await readRegistry(options.globalRegistryPath);
+      const merge = mergeGlobalRegistry(current, incoming.goals, incoming.projects, mergeOptions);
+      const changed = JSON.stringify(merge.registry) !== JSON.stringify(current);
+      if (!changed) return result(merge, false, false, null);
+      const backupPath =
+        merge.routeReplaced && fs.existsSync(options.globalRegistryPath)
+          ? writeBackup(options.globalRegistryPath, ROUTE_COLLISION_BACKUP_LABEL, now)
+          : null;
+      await writeJsonAtomic(options.globalRegistryPath, merge.registry, { mode: 0o600 });
+      return result(merge, true, true, backupPath);
+    },
+  );
 }

@@ -17,7 +17,8 @@ export function summarizeAuthorityRegistry(registry: unknown): Record<string, un
   const summary: Record<string, unknown> = { schema_version: AUTHORITY_REGISTRY_SUMMARY_SCHEMA };
   if (typeof registry === 'string') return { ...summary, present: registry !== '', path: registry };
   if (Array.isArray(registry)) return { ...summary, present: true, entry_count: registry.length };
-  if (registry === null || typeof registry !== 'object') return { ...summary, present: registry !== null && registry !== undefined };
+  if (registry === null || typeof registry !== 'object')
+    return { ...summary, present: registry !== null && registry !== undefined };
   const fields = registry as Record<string, unknown>;
   // Already a summary (a global-registry goal projected once more): keep it as it is.
   if (fields['schema_version'] === AUTHORITY_REGISTRY_SUMMARY_SCHEMA) return { ...fields };
@@ -26,7 +27,8 @@ export function summarizeAuthorityRegistry(registry: unknown): Record<string, un
     if (Array.isArray(value)) summary[`${key}_count`] = value.length;
     else if (value !== null && typeof value === 'object') summary[`${key}_count`] = Object.keys(value).length;
     else if (typeof value === 'boolean' || typeof value === 'number') summary[key] = value;
-    else if (typeof value === 'string' && KEPT_STRING_FIELDS.has(key)) summary[key === 'schema_version' ? 'source_schema_version' : key] = value;
+    else if (typeof value === 'string' && KEPT_STRING_FIELDS.has(key))
+      summary[key === 'schema_version' ? 'source_schema_version' : key] = value;
   }
   return summary;
 }

@@ -51,7 +51,10 @@ export function classifyRegistry(filePath: string, role: string | null, markerCo
   const parts = filePath.split(/[\\/]+/).filter((part) => part !== '');
   const fileName = parts[parts.length - 1] ?? '';
   const directories = parts.slice(0, -1);
-  const pick = (classification: RegistryClassification): RegistryClass => ({ classification, boundary_kind: BOUNDARY_KINDS[classification] });
+  const pick = (classification: RegistryClassification): RegistryClass => ({
+    classification,
+    boundary_kind: BOUNDARY_KINDS[classification],
+  });
   if (role === 'global-local' || fileName === GLOBAL_REGISTRY_FILE_NAME) return pick('shared_local_registry');
   if (directories.some((dir) => PRIVATE_DIRECTORY_NAMES.has(dir))) return pick('project_local_private_registry');
   if (directories.includes('examples') && fileName.includes('example')) return pick('public_example_fixture');
@@ -107,26 +110,55 @@ export function privacyRisks(
   const advisory: PrivacyRisk[] = [];
   const isPublic = classification === 'public_example_fixture' || classification === 'public_safe_projection';
   if (isPublic && markerCount > 0) {
-    blocking.push({ code: 'public_registry_contains_private_markers', severity: 'blocking', message: `a registry meant to be public holds ${markerCount} private marker(s); remove them or keep the file out of version control` });
+    blocking.push({
+      code: 'public_registry_contains_private_markers',
+      severity: 'blocking',
+      message: `a registry meant to be public holds ${markerCount} private marker(s); remove them or keep the file out of version control`,
+    });
   }
   if (git.tracked && !flags.github_push_allowed) {
-    blocking.push({ code: 'registry_tracked_but_not_push_allowed', severity: 'blocking', message: 'git tracks this registry but it is not safe to push; untrack it (git rm --cached) and add it to .gitignore' });
+    blocking.push({
+      code: 'registry_tracked_but_not_push_allowed',
+      severity: 'blocking',
+      message:
+        'git tracks this registry but it is not safe to push; untrack it (git rm --cached) and add it to .gitignore',
+    });
   }
   if (requirements.requireGitignored && !git.ignored) {
     const why = git.available ? 'git does not ignore it' : 'git could not confirm it is ignored';
-    blocking.push({ code: 'registry_not_gitignored', severity: 'blocking', message: `--require-gitignored: ${why}; add it to .gitignore` });
+    blocking.push({
+      code: 'registry_not_gitignored',
+      severity: 'blocking',
+      message: `--require-gitignored: ${why}; add it to .gitignore`,
+    });
   }
   if (requirements.requireNotTracked && git.tracked) {
-    blocking.push({ code: 'registry_tracked', severity: 'blocking', message: '--require-not-tracked: git tracks this registry; untrack it with git rm --cached' });
+    blocking.push({
+      code: 'registry_tracked',
+      severity: 'blocking',
+      message: '--require-not-tracked: git tracks this registry; untrack it with git rm --cached',
+    });
   }
   if (flags.should_be_gitignored && git.inside_worktree && !git.ignored && !git.tracked) {
-    advisory.push({ code: 'registry_should_be_gitignored', severity: 'advisory', message: 'this registry is in a git worktree but not ignored; add it to .gitignore before it gets committed' });
+    advisory.push({
+      code: 'registry_should_be_gitignored',
+      severity: 'advisory',
+      message: 'this registry is in a git worktree but not ignored; add it to .gitignore before it gets committed',
+    });
   }
   if (classification === 'shared_local_registry') {
-    advisory.push({ code: 'global_registry_is_local_control_plane_only', severity: 'advisory', message: 'the global registry is local control-plane state; never publish or share it' });
+    advisory.push({
+      code: 'global_registry_is_local_control_plane_only',
+      severity: 'advisory',
+      message: 'the global registry is local control-plane state; never publish or share it',
+    });
   }
   if (classification === 'public_safe_projection') {
-    advisory.push({ code: 'public_safe_projection_is_not_runtime_publish_artifact', severity: 'advisory', message: 'a public-safe projection is a documentation artifact, not something the runtime publishes' });
+    advisory.push({
+      code: 'public_safe_projection_is_not_runtime_publish_artifact',
+      severity: 'advisory',
+      message: 'a public-safe projection is a documentation artifact, not something the runtime publishes',
+    });
   }
   return [...blocking, ...advisory];
 }
@@ -139,7 +171,10 @@ const GitProbeSchema = z.object({
   ignored: z.boolean(),
 });
 
-const PrivateMarkerSchema = z.object({ path: z.string(), kind: z.enum(['local_path', 'raw_source_reference', 'private_text']) });
+const PrivateMarkerSchema = z.object({
+  path: z.string(),
+  kind: z.enum(['local_path', 'raw_source_reference', 'private_text']),
+});
 
 /** The JSON contract of `loopx registry-privacy`. */
 export const RegistryPrivacyReport = z.object({
@@ -201,7 +236,10 @@ export function buildPrivacyReport(
     private_markers_truncated: scan.truncated,
     ...flags,
     git,
-    requirements: { require_gitignored: requirements.requireGitignored, require_not_tracked: requirements.requireNotTracked },
+    requirements: {
+      require_gitignored: requirements.requireGitignored,
+      require_not_tracked: requirements.requireNotTracked,
+    },
     blocking_risks: blocking,
     advisory_risks: risks.filter((risk) => risk.severity === 'advisory').map((risk) => risk.code),
     risks,
@@ -209,7 +247,13 @@ export function buildPrivacyReport(
 }
 
 function failure(filePath: string, error: string): RegistryPrivacyFailure {
-  return { ok: false, schema_version: 'loopx_registry_privacy_v0', path_label: path.basename(filePath), path_recorded: false, error };
+  return {
+    ok: false,
+    schema_version: 'loopx_registry_privacy_v0',
+    path_label: path.basename(filePath),
+    path_recorded: false,
+    error,
+  };
 }
 
 /**
@@ -237,7 +281,10 @@ export async function inspectRegistryPrivacy(
     // The engine's message quotes the file's text, which may hold the very paths we withhold.
     const body = text.replace(/^\uFEFF/, '');
     const { line, column } = lineColumnAt(body, jsonErrorOffset(body));
-    return failure(filePath, `${label} is not valid JSON at line ${line}, column ${column}; fix the syntax and run the check again`);
+    return failure(
+      filePath,
+      `${label} is not valid JSON at line ${line}, column ${column}; fix the syntax and run the check again`,
+    );
   }
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     return failure(filePath, `registry root must be a JSON object (${label})`);

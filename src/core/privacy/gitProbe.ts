@@ -21,7 +21,13 @@ export interface GitProbeOptions {
 
 export const GIT_PROBE_TIMEOUT_MS = 1500;
 
-const UNAVAILABLE: GitProbe = { available: false, probe_status: 'git_unavailable', inside_worktree: false, tracked: false, ignored: false };
+const UNAVAILABLE: GitProbe = {
+  available: false,
+  probe_status: 'git_unavailable',
+  inside_worktree: false,
+  tracked: false,
+  ignored: false,
+};
 
 interface GitResult {
   /** Exit code, or null when git could not be started or was killed by the timeout. */
@@ -34,7 +40,13 @@ function runGit(args: string[], cwd: string, options: GitProbeOptions): Promise<
     execFile(
       options.gitCommand ?? 'git',
       args,
-      { cwd, env: options.env ?? process.env, timeout: options.timeoutMs ?? GIT_PROBE_TIMEOUT_MS, windowsHide: true, encoding: 'utf8' },
+      {
+        cwd,
+        env: options.env ?? process.env,
+        timeout: options.timeoutMs ?? GIT_PROBE_TIMEOUT_MS,
+        windowsHide: true,
+        encoding: 'utf8',
+      },
       (error, stdout) => {
         if (error === null) {
           resolve({ code: 0, stdout });
@@ -61,6 +73,13 @@ export async function probeGit(filePath: string, options: GitProbeOptions = {}):
     runGit(['check-ignore', '-q', '--', name], cwd, options),
   ]);
   // check-ignore exits 1 for "not ignored"; anything else but 0/1 means git could not answer.
-  if (listed.code === null || ignoreCheck.code === null || (ignoreCheck.code !== 0 && ignoreCheck.code !== 1)) return { ...UNAVAILABLE };
-  return { available: true, probe_status: 'ok', inside_worktree: true, tracked: listed.code === 0, ignored: ignoreCheck.code === 0 };
+  if (listed.code === null || ignoreCheck.code === null || (ignoreCheck.code !== 0 && ignoreCheck.code !== 1))
+    return { ...UNAVAILABLE };
+  return {
+    available: true,
+    probe_status: 'ok',
+    inside_worktree: true,
+    tracked: listed.code === 0,
+    ignored: ignoreCheck.code === 0,
+  };
 }

@@ -21,7 +21,15 @@ export interface PrivateMarkerScan {
 export const MAX_PRIVATE_MARKERS = 25;
 
 /** Keys whose value is a filesystem location: any absolute or local-looking value is private. */
-const PATH_KEYS = new Set(['repo', 'source_registry', 'json_path', 'markdown_path', 'index_path', 'common_runtime_root', 'global_registry']);
+const PATH_KEYS = new Set([
+  'repo',
+  'source_registry',
+  'json_path',
+  'markdown_path',
+  'index_path',
+  'common_runtime_root',
+  'global_registry',
+]);
 
 /** Keys that point into a private document system: private whatever the value. */
 const RAW_SOURCE_KEYS = new Set(['url', 'doc_url', 'wiki_url', 'document_id', 'wiki_node_token', 'source_ref']);
@@ -42,7 +50,9 @@ const PRIVATE_TEXT_PATTERN = /larkoffice|docs\.internal|bearer|authorization|tok
 const WINDOWS_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 
 function isAbsoluteOrLocal(value: string): boolean {
-  return value.startsWith('/') || value.startsWith('~') || WINDOWS_ABSOLUTE.test(value) || LOCAL_PATH_PATTERN.test(value);
+  return (
+    value.startsWith('/') || value.startsWith('~') || WINDOWS_ABSOLUTE.test(value) || LOCAL_PATH_PATTERN.test(value)
+  );
 }
 
 /** The kind of one leaf, or null when it is public. `lastKey` is the nearest object key above it. */

@@ -36,9 +36,23 @@ const NOT_AFTER_LABEL = `(?<!<(?:${PATH_LABELS.join('|')})>)`;
 
 const AUTH_SCHEMES = ['Bearer', 'Basic', 'Token', 'Digest', 'Bot', 'ApiKey', 'Negotiate'].map(anyCase).join('|');
 const CREDENTIAL_ASSIGNMENT_KEYS = [
-  'aws_secret_access_key', 'aws_session_token', 'client_secret', 'access_token', 'refresh_token', 'auth_token', 'id_token',
-  'session_token', 'private_key', 'api[_-]?key', 'token', 'password', 'passwd', 'secret',
-].map(anyCase).join('|');
+  'aws_secret_access_key',
+  'aws_session_token',
+  'client_secret',
+  'access_token',
+  'refresh_token',
+  'auth_token',
+  'id_token',
+  'session_token',
+  'private_key',
+  'api[_-]?key',
+  'token',
+  'password',
+  'passwd',
+  'secret',
+]
+  .map(anyCase)
+  .join('|');
 
 /** Token characters (RFC 6750 token68 plus `_`). */
 const TOKEN_CHARS = '[A-Za-z0-9._~+/=-]';
@@ -124,7 +138,8 @@ function labelPath(raw: string, kind: 'posix' | 'windows' | 'unc', compiled: Com
   for (const root of compiled.roots) {
     const candidate = root.caseInsensitive ? lower : normalized;
     if (candidate === root.prefix) return `${root.label}${trailing}`;
-    if (candidate.startsWith(`${root.prefix}/`)) return `${root.label}/${normalized.slice(root.prefix.length + 1)}${trailing}`;
+    if (candidate.startsWith(`${root.prefix}/`))
+      return `${root.label}/${normalized.slice(root.prefix.length + 1)}${trailing}`;
   }
   const segments = normalized.split('/').filter((part) => part !== '');
   if (kind === 'posix' && segments.length < 2) return raw;
@@ -156,7 +171,9 @@ function replaceMatch(match: string, groups: Groups, compiled: CompiledContext):
 }
 
 function scrubWith(text: string, compiled: CompiledContext): string {
-  return text.replace(SCRUB_PATTERN, (match: string, ...rest: unknown[]) => replaceMatch(match, rest[rest.length - 1] as Groups, compiled));
+  return text.replace(SCRUB_PATTERN, (match: string, ...rest: unknown[]) =>
+    replaceMatch(match, rest[rest.length - 1] as Groups, compiled),
+  );
 }
 
 /** `text` with absolute paths labelled and credentials redacted. Idempotent. */
@@ -166,9 +183,26 @@ export function scrubText(text: string, context: ScrubContext): string {
 
 /** Object keys whose values are credentials whatever they look like (compared lower-case, `-` as `_`). */
 const CREDENTIAL_KEYS = new Set([
-  'authorization', 'proxy_authorization', 'cookie', 'set_cookie', 'password', 'passwd', 'secret', 'client_secret',
-  'api_key', 'apikey', 'x_api_key', 'access_token', 'refresh_token', 'auth_token', 'id_token', 'session_token', 'token',
-  'private_key', 'aws_secret_access_key', 'aws_session_token',
+  'authorization',
+  'proxy_authorization',
+  'cookie',
+  'set_cookie',
+  'password',
+  'passwd',
+  'secret',
+  'client_secret',
+  'api_key',
+  'apikey',
+  'x_api_key',
+  'access_token',
+  'refresh_token',
+  'auth_token',
+  'id_token',
+  'session_token',
+  'token',
+  'private_key',
+  'aws_secret_access_key',
+  'aws_session_token',
 ]);
 
 /**
@@ -193,7 +227,8 @@ export function scrubValue<T>(value: T, context: ScrubContext): T {
       const copy: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(record)) {
         const kind = credentialKind(key);
-        const isSecret = CREDENTIAL_KEYS.has(kind) && ((typeof child === 'string' && child !== '') || typeof child === 'number');
+        const isSecret =
+          CREDENTIAL_KEYS.has(kind) && ((typeof child === 'string' && child !== '') || typeof child === 'number');
         copy[key] = isSecret ? `[redacted:${kind}]` : visit(child);
       }
       result = copy;

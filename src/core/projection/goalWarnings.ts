@@ -55,10 +55,19 @@ export function projectGoalWarnings(input: GoalWarningsInput): ProjectionWarning
       agentLaneNextAction: goal.agentLaneNextAction ?? null,
     }),
     goal.quotaSelection
-      ? stateActionProjectionWarning({ goalId: goal.goalId, activeStateNextAction: activeNextAction, ...goal.quotaSelection })
+      ? stateActionProjectionWarning({
+          goalId: goal.goalId,
+          activeStateNextAction: activeNextAction,
+          ...goal.quotaSelection,
+        })
       : null,
     goal.todoCounts && goal.activeState
-      ? stateProjectionGap({ goalId: goal.goalId, nextActionEntries, agentTodos: goal.todoCounts.agent, userTodos: goal.todoCounts.user })
+      ? stateProjectionGap({
+          goalId: goal.goalId,
+          nextActionEntries,
+          agentTodos: goal.todoCounts.agent,
+          userTodos: goal.todoCounts.user,
+        })
       : null,
   ];
   return warnings.filter((warning): warning is ProjectionWarning => warning !== null).sort(compareProjectionWarnings);

@@ -59,7 +59,10 @@ export type WorkLaneContract = z.infer<typeof workLaneContractSchema>;
 /** The quota summary fields that tell whether the selected backlog item is this agent's own claim. */
 export const quotaClaimSummarySchema = z.looseObject({
   claim_scope: z.looseObject({ agent_id: looseText }).nullish().catch(null),
-  first_executable_items: z.array(z.looseObject({ claimed_by: looseText })).nullish().catch(null),
+  first_executable_items: z
+    .array(z.looseObject({ claimed_by: looseText }))
+    .nullish()
+    .catch(null),
 });
 export type QuotaClaimSummary = z.infer<typeof quotaClaimSummarySchema>;
 
@@ -158,7 +161,10 @@ export const goalWarningsInputSchema = z.object({
       /** All Next Action entries; defaults to `[next_action]`. */
       next_action_entries: z.array(z.string()).nullish(),
       updated_at: z.string().nullish(),
-      sha256_16: z.string().regex(/^[0-9a-f]{16}$/u).nullish(),
+      sha256_16: z
+        .string()
+        .regex(/^[0-9a-f]{16}$/u)
+        .nullish(),
     })
     .nullable(),
   latestStatusRun: runRowSchema.nullable(),

@@ -19,7 +19,10 @@ export function isAgentLaneRun(row: RunRow): boolean {
 
 /** A run that must not count as the goal's latest status: bookkeeping, or an agent-lane run. */
 export function isStatusNeutralRun(row: RunRow): boolean {
-  return (typeof row.classification === 'string' && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) || isAgentLaneRun(row);
+  return (
+    (typeof row.classification === 'string' && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) ||
+    isAgentLaneRun(row)
+  );
 }
 
 export interface LatestRuns {
@@ -71,7 +74,10 @@ export function selectLatestRunRecommendedAction(input: LatestRunRecommendationI
     latest_run_recommended_action_source: statusText === null ? null : 'latest_status_run',
   };
   if (laneText === null || !latestAgentLaneRun) return fromStatus;
-  const fromLane: LatestRunRecommendation = { latest_run_recommended_action: laneText, latest_run_recommended_action_source: 'agent_lane_recommendation' };
+  const fromLane: LatestRunRecommendation = {
+    latest_run_recommended_action: laneText,
+    latest_run_recommended_action_source: 'agent_lane_recommendation',
+  };
 
   const preferredLane = Boolean(preferredAgentId) && latestAgentLaneRun.agent_id === preferredAgentId;
   if (preferredLane && laneAtLeastAsNew(latestAgentLaneRun, latestStatusRun)) return fromLane;

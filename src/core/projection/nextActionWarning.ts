@@ -42,7 +42,9 @@ export function nextActionProjectionWarning(input: NextActionWarningInput): Next
   ];
   // A text cut for display must not become the durable route, so adopting it is offered only when whole.
   const adoptLatest: ResolutionAction[] =
-    !preserving && collapseWhitespace(latestRunRecommendedAction) === latest ? [{ kind: 'set_next_action', text: latest }] : [];
+    !preserving && collapseWhitespace(latestRunRecommendedAction) === latest
+      ? [{ kind: 'set_next_action', text: latest }]
+      : [];
   const actions: ResolutionAction[] = [...adoptLatest, { kind: 'refresh_state' }, { kind: 'dismiss' }];
   return {
     schema_version: 'next_action_projection_warning_v0',

@@ -8,7 +8,8 @@ const KIND = 'state_projection_gap';
 const ENTRIES_READ = 3;
 const EVIDENCE_SHOWN = 3;
 
-const EXECUTABLE_VERB = /\b(?:run|fix|implement|add|update|write|record|validate|test|sync|refresh|todo)\b|推进|修复|实现|验证/iu;
+const EXECUTABLE_VERB =
+  /\b(?:run|fix|implement|add|update|write|record|validate|test|sync|refresh|todo)\b|推进|修复|实现|验证/iu;
 
 const USER_WAIT: readonly RegExp[] = [
   /\b(?:wait(?:ing)? for|blocked by|needs|requires|pending)\b.{0,120}?\b(?:owner|user|approval|decision|permission)/iu,
@@ -64,7 +65,11 @@ function resolutionActions(evidence: readonly GapEvidence[]): ResolutionAction[]
  * when no entry gives such evidence.
  */
 export function stateProjectionGap(input: StateProjectionGapInput): StateProjectionGap | null {
-  const { goalId, nextActionEntries, agentTodos, userTodos } = parseProjectionInput(stateProjectionGapInputSchema, input, 'stateProjectionGap');
+  const { goalId, nextActionEntries, agentTodos, userTodos } = parseProjectionInput(
+    stateProjectionGapInputSchema,
+    input,
+    'stateProjectionGap',
+  );
   const agentOpen = openCount(agentTodos);
   const userOpen = openCount(userTodos);
 
@@ -73,7 +78,12 @@ export function stateProjectionGap(input: StateProjectionGapInput): StateProject
     const text = entry.trim();
     if (text === '') continue;
     if (agentOpen === 0 && isExecutable(text)) {
-      evidence.push({ kind: 'next_action_executable_without_agent_todo', target_role: 'agent', section: 'Next Action', text });
+      evidence.push({
+        kind: 'next_action_executable_without_agent_todo',
+        target_role: 'agent',
+        section: 'Next Action',
+        text,
+      });
     }
     if (userOpen === 0 && waitsOnUser(text)) {
       evidence.push({ kind: 'next_action_waits_without_user_todo', target_role: 'user', section: 'Next Action', text });
@@ -83,7 +93,10 @@ export function stateProjectionGap(input: StateProjectionGapInput): StateProject
 
   const targetRoles = [...new Set<TodoRole>(evidence.map((item) => item.target_role))].sort();
   const firstEvidence = evidence.slice(0, EVIDENCE_SHOWN);
-  const compared: ComparedValue[] = [...new Set(evidence.map((item) => item.text))].map((text) => ({ field: 'next_action', value: text }));
+  const compared: ComparedValue[] = [...new Set(evidence.map((item) => item.text))].map((text) => ({
+    field: 'next_action',
+    value: text,
+  }));
   return {
     schema_version: 'state_projection_gap_v0',
     kind: KIND,

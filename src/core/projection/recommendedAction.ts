@@ -4,7 +4,8 @@ import type { RecommendedActionDerivation } from './schemas';
 import { collapseWhitespace, containsCredential } from './text';
 import { parseProjectionInput } from './warningIdentity';
 
-export const DEFAULT_REFRESH_ACTION = 'inspect refreshed active goal state and continue the next bounded progress segment';
+export const DEFAULT_REFRESH_ACTION =
+  'inspect refreshed active goal state and continue the next bounded progress segment';
 
 /** Classes that never become the recommended action: watching, waiting on the owner, or blocked. */
 const NON_ADVANCING_CLASSES: ReadonlySet<string> = new Set(['continuous_monitor', 'user_gate', 'blocker']);
@@ -26,8 +27,18 @@ function priorityOf(text: string): number {
 function bestAgentTodo(todos: readonly AgentTodoCandidate[]): string | null {
   const ranked = todos
     .map((todo, position) => ({ todo, position, text: collapseWhitespace(todo.text) }))
-    .filter(({ todo, text }) => todo.status !== 'done' && todo.status !== 'deferred' && text !== '' && !NON_ADVANCING_CLASSES.has(todo.task_class ?? ''))
-    .map((entry) => ({ ...entry, classRank: entry.todo.task_class === 'advancement_task' ? 0 : 1, priority: priorityOf(entry.text) }))
+    .filter(
+      ({ todo, text }) =>
+        todo.status !== 'done' &&
+        todo.status !== 'deferred' &&
+        text !== '' &&
+        !NON_ADVANCING_CLASSES.has(todo.task_class ?? ''),
+    )
+    .map((entry) => ({
+      ...entry,
+      classRank: entry.todo.task_class === 'advancement_task' ? 0 : 1,
+      priority: priorityOf(entry.text),
+    }))
     .sort((a, b) => a.classRank - b.classRank || a.priority - b.priority || a.position - b.position);
   return ranked[0]?.text ?? null;
 }
@@ -38,7 +49,11 @@ function bestAgentTodo(todos: readonly AgentTodoCandidate[]): string | null {
  * fixed default. Next Action entries must be the ones after this refresh's write-back, if any.
  */
 export function deriveRecommendedAction(input: RecommendedActionInput): RecommendedActionDerivation {
-  const { explicitAction, nextActionEntries, agentTodos } = parseProjectionInput(recommendedActionInputSchema, input, 'deriveRecommendedAction');
+  const { explicitAction, nextActionEntries, agentTodos } = parseProjectionInput(
+    recommendedActionInputSchema,
+    input,
+    'deriveRecommendedAction',
+  );
   const explicit = collapseWhitespace(explicitAction);
   if (explicit !== '') return { recommended_action: explicit, recommended_action_source: 'explicit_arg' };
 

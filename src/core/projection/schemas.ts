@@ -47,7 +47,8 @@ export const NEXT_ACTION_WARNING_TEXT = {
       'if the latest run action is the intended durable route, write it back explicitly with refresh-state --next-action; otherwise keep treating the run recommendation and active-state Next Action as separate signals',
   },
   info: {
-    reason: 'current agent lane action differs from the durable goal route while explicitly preserving the active-state Next Action',
+    reason:
+      'current agent lane action differs from the durable goal route while explicitly preserving the active-state Next Action',
     recommended_action:
       'run the agent-lane action without mutating active-state Next Action; only the primary/goal route should write a new durable Next Action',
   },
@@ -61,7 +62,10 @@ export const nextActionProjectionWarningSchema = z.object({
   active_state_next_action: z.string().min(1),
   latest_run_recommended_action: z.string().min(1),
   reason: z.enum([NEXT_ACTION_WARNING_TEXT.warning.reason, NEXT_ACTION_WARNING_TEXT.info.reason]),
-  recommended_action: z.enum([NEXT_ACTION_WARNING_TEXT.warning.recommended_action, NEXT_ACTION_WARNING_TEXT.info.recommended_action]),
+  recommended_action: z.enum([
+    NEXT_ACTION_WARNING_TEXT.warning.recommended_action,
+    NEXT_ACTION_WARNING_TEXT.info.recommended_action,
+  ]),
   agent_lane_next_action: z.string().optional(),
   ...uiFields,
 });
@@ -85,7 +89,10 @@ export const stateActionProjectionWarningSchema = z.object({
 });
 export type StateActionProjectionWarning = z.infer<typeof stateActionProjectionWarningSchema>;
 
-export const gapEvidenceKindSchema = z.enum(['next_action_executable_without_agent_todo', 'next_action_waits_without_user_todo']);
+export const gapEvidenceKindSchema = z.enum([
+  'next_action_executable_without_agent_todo',
+  'next_action_waits_without_user_todo',
+]);
 export type GapEvidenceKind = z.infer<typeof gapEvidenceKindSchema>;
 
 export const gapEvidenceSchema = z.object({

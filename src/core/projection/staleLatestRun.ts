@@ -39,9 +39,12 @@ export function staleLatestRunWarning(input: StaleLatestRunInput): StaleLatestRu
   const runDigest = latestStatusRun.state?.sha256_16 ?? null;
 
   const reasons: StaleReasonCode[] = [];
-  if (isLater(stateUpdatedAt, parseIsoInstant(latestStatusRun.generated_at))) reasons.push('active_state_updated_after_latest_run');
-  if (isLater(stateUpdatedAt, parseIsoInstant(runStateUpdatedAtText))) reasons.push('active_state_updated_after_latest_run_snapshot');
-  if (runDigest && runDigest !== activeState.sha256_16) reasons.push('active_state_digest_differs_from_latest_run_snapshot');
+  if (isLater(stateUpdatedAt, parseIsoInstant(latestStatusRun.generated_at)))
+    reasons.push('active_state_updated_after_latest_run');
+  if (isLater(stateUpdatedAt, parseIsoInstant(runStateUpdatedAtText)))
+    reasons.push('active_state_updated_after_latest_run_snapshot');
+  if (runDigest && runDigest !== activeState.sha256_16)
+    reasons.push('active_state_digest_differs_from_latest_run_snapshot');
   if (reasons.length === 0) return null;
   if (agentLaneRuns.some((run) => laneRunSawState(run, activeState.sha256_16, stateUpdatedAt))) return null;
 
@@ -64,7 +67,8 @@ export function staleLatestRunWarning(input: StaleLatestRunInput): StaleLatestRu
     latest_run_classification: latestStatusRun.classification ?? null,
     recommended_action: STALE_LATEST_RUN_RECOMMENDED_ACTION,
     reason_codes: reasons,
-    message: 'The state file changed after the latest run recorded it, so routing from that run may be out of date. Refresh the state to record a new snapshot.',
+    message:
+      'The state file changed after the latest run recorded it, so routing from that run may be out of date. Refresh the state to record a new snapshot.',
     id: projectionWarningId(KIND, goalId, compared),
     ...goalIdField(goalId),
     compared,

@@ -14,9 +14,19 @@ const KIND = 'state_action_projection_mismatch';
  * agent's own todo, or when the two texts are aligned.
  */
 export function stateActionProjectionWarning(input: StateActionWarningInput): StateActionProjectionWarning | null {
-  const { goalId, activeStateNextAction, projectAssetNextAction, selectedRecommendedAction, workLaneContract, quotaSummary } =
-    parseProjectionInput(stateActionWarningInputSchema, input, 'stateActionProjectionWarning');
-  if (workLaneContract?.lane !== 'advancement_task' || !(workLaneContract.reason_codes ?? []).includes('open_agent_todo')) return null;
+  const {
+    goalId,
+    activeStateNextAction,
+    projectAssetNextAction,
+    selectedRecommendedAction,
+    workLaneContract,
+    quotaSummary,
+  } = parseProjectionInput(stateActionWarningInputSchema, input, 'stateActionProjectionWarning');
+  if (
+    workLaneContract?.lane !== 'advancement_task' ||
+    !(workLaneContract.reason_codes ?? []).includes('open_agent_todo')
+  )
+    return null;
 
   const active = displayText(activeStateNextAction) || displayText(projectAssetNextAction);
   const selected = displayText(selectedRecommendedAction);
@@ -46,6 +56,9 @@ export function stateActionProjectionWarning(input: StateActionWarningInput): St
     ...goalIdField(goalId),
     compared,
     // A text cut for display must not become the durable route, so adopting it is offered only when whole.
-    actions: collapseWhitespace(selectedRecommendedAction) === selected ? [{ kind: 'set_next_action', text: selected }, { kind: 'dismiss' }] : [{ kind: 'dismiss' }],
+    actions:
+      collapseWhitespace(selectedRecommendedAction) === selected
+        ? [{ kind: 'set_next_action', text: selected }, { kind: 'dismiss' }]
+        : [{ kind: 'dismiss' }],
   };
 }

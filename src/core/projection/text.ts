@@ -9,14 +9,22 @@ const ELLIPSIS = '…';
 
 export function collapseWhitespace(text: string | null | undefined): string {
   if (typeof text !== 'string') return '';
-  return text.split(/\s+/u).filter((part) => part !== '').join(' ');
+  return text
+    .split(/\s+/u)
+    .filter((part) => part !== '')
+    .join(' ');
 }
 
 /** Cuts `text` to at most `limit` characters (code points), ending in `…` when it was longer. */
 export function truncateText(text: string, limit: number): string {
   const chars = Array.from(text);
   if (chars.length <= limit) return text;
-  return chars.slice(0, limit - 1).join('').trimEnd() + ELLIPSIS;
+  return (
+    chars
+      .slice(0, limit - 1)
+      .join('')
+      .trimEnd() + ELLIPSIS
+  );
 }
 
 /** `display(x)`: whitespace collapsed, cut at 320 characters. Empty for missing values. */

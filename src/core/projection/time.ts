@@ -1,4 +1,5 @@
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/iu;
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/iu;
 
 /**
  * Milliseconds since the epoch of an ISO-8601 timestamp as the original writes them
@@ -13,10 +14,24 @@ export function parseIsoInstant(text: string | null | undefined): number | null 
   if (match === null) return null;
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', offset = 'Z'] = match;
   const millis = Number(fraction.padEnd(3, '0').slice(0, 3));
-  const utc = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), millis);
+  const utc = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+    millis,
+  );
   const date = new Date(utc);
   // Reject impossible calendar values (2026-02-31, 25:00) instead of letting Date roll them over.
-  if (date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) {
+  if (
+    date.getUTCMonth() !== Number(month) - 1 ||
+    date.getUTCDate() !== Number(day) ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59
+  ) {
     return null;
   }
   return utc - offsetMinutes(offset) * 60_000;
@@ -37,7 +52,14 @@ function twoDigits(text: string, at: number): number {
 function parseCanonicalInstant(text: string): number | null | undefined {
   const length = text.length;
   if (length !== 20 && length !== 25) return undefined;
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;
+  if (
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58
+  )
+    return undefined;
   const century = twoDigits(text, 0);
   const yearInCentury = twoDigits(text, 2);
   const month = twoDigits(text, 5);
@@ -45,7 +67,8 @@ function parseCanonicalInstant(text: string): number | null | undefined {
   const hour = twoDigits(text, 11);
   const minute = twoDigits(text, 14);
   const second = twoDigits(text, 17);
-  if (century < 0 || yearInCentury < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  if (century < 0 || yearInCentury < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0)
+    return undefined;
   let offset = 0;
   if (length === 20) {
     if (text.charCodeAt(19) !== 90) return undefined;
@@ -53,12 +76,22 @@ function parseCanonicalInstant(text: string): number | null | undefined {
     const sign = text.charCodeAt(19);
     const offsetHours = twoDigits(text, 20);
     const offsetMins = twoDigits(text, 23);
-    if ((sign !== 43 && sign !== 45) || text.charCodeAt(22) !== 58 || offsetHours < 0 || offsetMins < 0) return undefined;
+    if ((sign !== 43 && sign !== 45) || text.charCodeAt(22) !== 58 || offsetHours < 0 || offsetMins < 0)
+      return undefined;
     offset = (sign === 45 ? -1 : 1) * (offsetHours * 60 + offsetMins);
   }
   const year = century * 100 + yearInCentury;
   // The general path's check (no calendar roll-over) without building a Date; Date.UTC reads years 0–99 as 1900–1999.
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year < 100 ? 1900 + year : year, month) || hour > 23 || minute > 59 || second > 59) return null;
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysInMonth(year < 100 ? 1900 + year : year, month) ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 59
+  )
+    return null;
   return Date.UTC(year, month - 1, day, hour, minute, second, 0) - offset * 60_000;
 }
 

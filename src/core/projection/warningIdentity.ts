@@ -8,7 +8,11 @@ import type { ComparedValue, ProjectionWarningKind } from './schemas';
  * It stays the same while the same texts disagree and changes as soon as any of them changes,
  * so a dismissal keyed by id lapses when the situation it dismissed is gone.
  */
-export function projectionWarningId(kind: ProjectionWarningKind, goalId: string | null | undefined, compared: readonly ComparedValue[]): string {
+export function projectionWarningId(
+  kind: ProjectionWarningKind,
+  goalId: string | null | undefined,
+  compared: readonly ComparedValue[],
+): string {
   const material = JSON.stringify([kind, goalId ?? null, compared.map((entry) => [entry.field, entry.value])]);
   return `lxw_${createHash('sha256').update(material, 'utf8').digest('hex').slice(0, 16)}`;
 }

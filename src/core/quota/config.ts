@@ -37,7 +37,9 @@ export interface QuotaConfig {
 }
 
 /** A finite number or numeric string, as `normalizeQuota` reads numbers. */
-const NumericInput = z.union([z.number(), z.string().trim().min(1).transform(Number)]).pipe(z.number().refine(Number.isFinite));
+const NumericInput = z
+  .union([z.number(), z.string().trim().min(1).transform(Number)])
+  .pipe(z.number().refine(Number.isFinite));
 
 const PositiveBudget = NumericInput.pipe(z.number().positive());
 const WarnRatio = NumericInput.pipe(z.number().gt(0).max(1));
@@ -55,12 +57,22 @@ export function readQuotaConfig(goal: unknown): QuotaConfig {
     if (value === undefined || value === null) continue;
     const parsed = PositiveBudget.safeParse(value);
     if (!parsed.success) {
-      warnings.push({ field: `quota.${field}`, value, used: null, message: `quota.${field} must be a positive number; ${describe(value)} was ignored, so this budget is off` });
+      warnings.push({
+        field: `quota.${field}`,
+        value,
+        used: null,
+        message: `quota.${field} must be a positive number; ${describe(value)} was ignored, so this budget is off`,
+      });
       continue;
     }
     if (field === 'max_tokens' && !Number.isInteger(parsed.data)) {
       const used = Math.max(1, Math.floor(parsed.data));
-      warnings.push({ field: 'quota.max_tokens', value, used, message: `quota.max_tokens counts whole tokens; ${describe(value)} was read as ${used}` });
+      warnings.push({
+        field: 'quota.max_tokens',
+        value,
+        used,
+        message: `quota.max_tokens counts whole tokens; ${describe(value)} was read as ${used}`,
+      });
       budgets.max_tokens = used;
       continue;
     }
@@ -72,26 +84,82 @@ export function readQuotaConfig(goal: unknown): QuotaConfig {
   if (rawWarn !== undefined && rawWarn !== null) {
     const parsed = WarnRatio.safeParse(rawWarn);
     if (parsed.success) warnRatio = parsed.data;
-    else warnings.push({ field: 'quota.warn_ratio', value: rawWarn, used: DEFAULT_WARN_RATIO, message: `quota.warn_ratio must be a number above 0 and at most 1; ${describe(rawWarn)} was replaced by ${DEFAULT_WARN_RATIO}` });
+    else
+      warnings.push({
+        field: 'quota.warn_ratio',
+        value: rawWarn,
+        used: DEFAULT_WARN_RATIO,
+        message: `quota.warn_ratio must be a number above 0 and at most 1; ${describe(rawWarn)} was replaced by ${DEFAULT_WARN_RATIO}`,
+      });
   }
   return { slots, budgets, warn_ratio: warnRatio, config_warnings: warnings };
 }
 
 /** Reports every slot setting that `normalizeQuota` did not use as written. */
-function slotWarnings(goal: Record<string, unknown>, raw: Record<string, unknown>, slots: NormalizedQuota, warnings: ConfigWarning[]): void {
+function slotWarnings(
+  goal: Record<string, unknown>,
+  raw: Record<string, unknown>,
+  slots: NormalizedQuota,
+  warnings: ConfigWarning[],
+): void {
   const computeField = 'compute' in raw ? 'quota.compute' : 'compute_quota';
   const computeRaw = 'compute' in raw ? raw['compute'] : goal['compute_quota'];
-  compare(computeField, computeRaw, slots.compute, DEFAULT_QUOTA.compute, 'compute is a fraction from 0 to 1 with 2 decimals', warnings);
-  compare('quota.window_hours', raw['window_hours'], slots.window_hours, DEFAULT_QUOTA.window_hours, 'window_hours is a whole number of hours, at least 1', warnings);
-  compare('quota.slot_minutes', raw['slot_minutes'], slots.slot_minutes, DEFAULT_QUOTA.slot_minutes, 'slot_minutes is a whole number of minutes, at least 1', warnings);
-  if ('allowed_slots' in raw) compare('quota.allowed_slots', raw['allowed_slots'], slots.allowed_slots, null, 'allowed_slots is a whole number, at least 0', warnings);
+  compare(
+    computeField,
+    computeRaw,
+    slots.compute,
+    DEFAULT_QUOTA.compute,
+    'compute is a fraction from 0 to 1 with 2 decimals',
+    warnings,
+  );
+  compare(
+    'quota.window_hours',
+    raw['window_hours'],
+    slots.window_hours,
+    DEFAULT_QUOTA.window_hours,
+    'window_hours is a whole number of hours, at least 1',
+    warnings,
+  );
+  compare(
+    'quota.slot_minutes',
+    raw['slot_minutes'],
+    slots.slot_minutes,
+    DEFAULT_QUOTA.slot_minutes,
+    'slot_minutes is a whole number of minutes, at least 1',
+    warnings,
+  );
+  if ('allowed_slots' in raw)
+    compare(
+      'quota.allowed_slots',
+      raw['allowed_slots'],
+      slots.allowed_slots,
+      null,
+      'allowed_slots is a whole number, at least 0',
+      warnings,
+    );
 }
 
-function compare(field: string, value: unknown, used: number, fallback: number | null, rule: string, warnings: ConfigWarning[]): void {
+function compare(
+  field: string,
+  value: unknown,
+  used: number,
+  fallback: number | null,
+  rule: string,
+  warnings: ConfigWarning[],
+): void {
   if (value === undefined || value === null) return;
-  const asNumber = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : Number.NaN;
+  const asNumber =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value.trim())
+        : Number.NaN;
   if (asNumber === used) return;
-  const replaced = Number.isFinite(asNumber) ? `read as ${used}` : fallback === null ? `ignored (default ${used} used)` : `replaced by the default ${fallback}`;
+  const replaced = Number.isFinite(asNumber)
+    ? `read as ${used}`
+    : fallback === null
+      ? `ignored (default ${used} used)`
+      : `replaced by the default ${fallback}`;
   warnings.push({ field, value, used, message: `${rule}; ${describe(value)} was ${replaced}` });
 }
 

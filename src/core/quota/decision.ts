@@ -8,9 +8,21 @@ import { readStateFile } from '../state/stateFile';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from './goal';
 import { settlementIdentity } from './identity';
 import { readQuotaView } from './reservations';
-import { SelectedTodoSchema, selectTodo, SelectionSummarySchema, type SelectedTodo, type SelectionResult } from './selection';
 import {
-  asRecord, computeQuotaStatus, deriveWaitingOn, focusMarkerOf, goalStopped, QuotaStatusSchema, type QuotaStatus,
+  SelectedTodoSchema,
+  selectTodo,
+  SelectionSummarySchema,
+  type SelectedTodo,
+  type SelectionResult,
+} from './selection';
+import {
+  asRecord,
+  computeQuotaStatus,
+  deriveWaitingOn,
+  focusMarkerOf,
+  goalStopped,
+  QuotaStatusSchema,
+  type QuotaStatus,
 } from './state';
 
 /**
@@ -27,12 +39,30 @@ import {
  * Unlike the original, the guard never writes (no receipt, no stall record): it is a pure read.
  */
 
-export const ROUTES = ['contract_error', 'blocked', 'replan_required', 'repair_required', 'ready_for_host', 'user_action_required', 'wait'] as const;
+export const ROUTES = [
+  'contract_error',
+  'blocked',
+  'replan_required',
+  'repair_required',
+  'ready_for_host',
+  'user_action_required',
+  'wait',
+] as const;
 export const RouteSchema = z.enum(ROUTES);
 export type Route = z.infer<typeof RouteSchema>;
 
-export const REPLAN_ACTIONS: ReadonlySet<string> = new Set(['autonomous_replan', 'autonomous_replan_required', 'successor_replan_required']);
-export const REPAIR_ACTIONS: ReadonlySet<string> = new Set(['capability_repair', 'projection_repair', 'self_repair', 'state_projection_repair', 'workspace_repair']);
+export const REPLAN_ACTIONS: ReadonlySet<string> = new Set([
+  'autonomous_replan',
+  'autonomous_replan_required',
+  'successor_replan_required',
+]);
+export const REPAIR_ACTIONS: ReadonlySet<string> = new Set([
+  'capability_repair',
+  'projection_repair',
+  'self_repair',
+  'state_projection_repair',
+  'workspace_repair',
+]);
 
 export interface RouteInput {
   should_run: boolean;
@@ -52,7 +82,8 @@ export function planRoute(input: RouteInput): Route {
     if (!input.delivery_allowed || !input.must_attempt) return 'blocked';
     if (REPLAN_ACTIONS.has(input.effective_action)) return 'replan_required';
     const action = input.effective_action;
-    if (REPAIR_ACTIONS.has(action) || action.endsWith('_repair') || action.endsWith('_repair_required')) return 'repair_required';
+    if (REPAIR_ACTIONS.has(action) || action.endsWith('_repair') || action.endsWith('_repair_required'))
+      return 'repair_required';
     // A visible user action does not stop a run that is allowed (safe bypass).
     return 'ready_for_host';
   }
@@ -61,7 +92,11 @@ export function planRoute(input: RouteInput): Route {
   return 'blocked';
 }
 
-export const DecisionStateSchema = z.union([QuotaStatusSchema.shape.state, z.literal('terminal_no_followup'), z.literal('unknown')]);
+export const DecisionStateSchema = z.union([
+  QuotaStatusSchema.shape.state,
+  z.literal('terminal_no_followup'),
+  z.literal('unknown'),
+]);
 
 const PermissionsSchema = z.object({
   normal_delivery_allowed: z.boolean(),
@@ -91,9 +126,22 @@ export const ShouldRunDecisionSchema = z.object({
   execution_obligation: z.object({ must_attempt_work: z.boolean(), delivery_allowed: z.boolean() }),
   interaction_contract: z.object({
     mode: z.enum(['deliver', 'quiet_wait', 'user_action', 'paused', 'blocked']),
-    user_channel: z.object({ notify: z.enum(['NOTIFY', 'DONT_NOTIFY']), action_required: z.boolean(), actions: z.array(z.string()) }),
-    agent_channel: z.object({ must_attempt: z.boolean(), delivery_allowed: z.boolean(), quiet_noop_allowed: z.boolean(), primary_action: z.string() }),
-    cli_channel: z.object({ next_cli_actions: z.array(z.string()), settlement_plan: z.array(z.string()), spend_after_validation: z.boolean() }),
+    user_channel: z.object({
+      notify: z.enum(['NOTIFY', 'DONT_NOTIFY']),
+      action_required: z.boolean(),
+      actions: z.array(z.string()),
+    }),
+    agent_channel: z.object({
+      must_attempt: z.boolean(),
+      delivery_allowed: z.boolean(),
+      quiet_noop_allowed: z.boolean(),
+      primary_action: z.string(),
+    }),
+    cli_channel: z.object({
+      next_cli_actions: z.array(z.string()),
+      settlement_plan: z.array(z.string()),
+      spend_after_validation: z.boolean(),
+    }),
   }),
   scheduler_hint: z.object({ action: z.string(), cadence_class: z.string(), next_eligible_at: z.string().nullable() }),
   heartbeat_recommendation: z.object({ recommended_mode: z.string() }),
@@ -102,7 +150,9 @@ export const ShouldRunDecisionSchema = z.object({
   settlement_identity: z.looseObject({ effect_id: z.string() }).nullable(),
   /** Present once todos were read (never in the paused contract). */
   selection: SelectionSummarySchema.optional(),
-  capability_gate: z.object({ todo_id: z.string(), required: z.array(z.string()), missing: z.array(z.string()) }).optional(),
+  capability_gate: z
+    .object({ todo_id: z.string(), required: z.array(z.string()), missing: z.array(z.string()) })
+    .optional(),
 });
 export type ShouldRunDecision = z.infer<typeof ShouldRunDecisionSchema>;
 
@@ -119,7 +169,13 @@ export interface ShouldRunOptions {
   turnInstanceId?: string | undefined;
 }
 
-const NO_PERMISSIONS = { normal_delivery_allowed: false, recovery_allowed: false, self_repair_allowed: false, capability_repair_allowed: false, workspace_repair_allowed: false };
+const NO_PERMISSIONS = {
+  normal_delivery_allowed: false,
+  recovery_allowed: false,
+  self_repair_allowed: false,
+  capability_repair_allowed: false,
+  workspace_repair_allowed: false,
+};
 
 interface Outcome {
   should_run: boolean;
@@ -140,26 +196,52 @@ export async function shouldRun(options: ShouldRunOptions): Promise<ShouldRunDec
   const goal = await findQuotaGoal(options);
   const generatedAt = isoSeconds(options.clock.now());
   const requested = options.agentId ?? null;
-  if (goal === null) return goalNotFound(options.goalId, requested === null ? null : normalizeAgentId(requested) ?? requested, generatedAt);
-  const agentId = requested === null ? null : requireRegisteredAgent(goal.goal, requested, { field: 'agent_id', codePrefix: 'quota_' });
+  if (goal === null)
+    return goalNotFound(
+      options.goalId,
+      requested === null ? null : (normalizeAgentId(requested) ?? requested),
+      generatedAt,
+    );
+  const agentId =
+    requested === null
+      ? null
+      : requireRegisteredAgent(goal.goal, requested, { field: 'agent_id', codePrefix: 'quota_' });
   return decide(goal, agentId, options, generatedAt);
 }
 
-async function decide(goal: QuotaGoal, agentId: string | null, options: ShouldRunOptions, generatedAt: string): Promise<ShouldRunDecision> {
+async function decide(
+  goal: QuotaGoal,
+  agentId: string | null,
+  options: ShouldRunOptions,
+  generatedAt: string,
+): Promise<ShouldRunDecision> {
   const view = await readQuotaView(goal, options.clock);
   const stopped = goalStopped(goal.goal);
   const latest = latestStatusRun(view.rows);
-  const facts = { stopped, health: { ok: true, reason: '' }, waitingOn: deriveWaitingOn(goal.goal, latest === null ? null : asRecord(latest)), focusMarker: focusMarkerOf(goal.goal) };
+  const facts = {
+    stopped,
+    health: { ok: true, reason: '' },
+    waitingOn: deriveWaitingOn(goal.goal, latest === null ? null : asRecord(latest)),
+    focusMarker: focusMarkerOf(goal.goal),
+  };
   const preliminary = computeQuotaStatus(goal.config, view.ledger, view.reserved, facts);
   if (preliminary.state === 'paused') return pausedContract(goal, agentId, preliminary, generatedAt);
 
   let selection: SelectionResult | null = null;
   if (goal.statePath === null) {
-    facts.health = { ok: false, reason: `goal '${goal.goalId}' has no state file LoopX can find; set state_file (and an absolute repo) in the registry` };
+    facts.health = {
+      ok: false,
+      reason: `goal '${goal.goalId}' has no state file LoopX can find; set state_file (and an absolute repo) in the registry`,
+    };
   } else {
     try {
       const snapshot = await readStateFile(goal.statePath);
-      selection = selectTodo({ doc: snapshot.document, agentId, availableCapabilities: options.availableCapabilities ?? [], now: options.clock.now().getTime() });
+      selection = selectTodo({
+        doc: snapshot.document,
+        agentId,
+        availableCapabilities: options.availableCapabilities ?? [],
+        now: options.clock.now().getTime(),
+      });
     } catch (error) {
       facts.health = { ok: false, reason: `the goal's state file cannot be read: ${errorMessage(error)}` };
     }
@@ -171,22 +253,67 @@ async function decide(goal: QuotaGoal, agentId: string | null, options: ShouldRu
 
 function quietWait(state: Outcome['state'], action: string, reason: string, extra: Partial<Outcome> = {}): Outcome {
   return {
-    should_run: false, state, effective_action: action, reason, mode: 'quiet_wait', notify: false, user_actions: [], quiet_noop_allowed: true, safe_bypass_kind: null,
-    scheduler: { action: 'poll_later', cadence_class: 'idle', next_eligible_at: null }, recommended_mode: 'quiet_wait', selected: null, ...extra,
+    should_run: false,
+    state,
+    effective_action: action,
+    reason,
+    mode: 'quiet_wait',
+    notify: false,
+    user_actions: [],
+    quiet_noop_allowed: true,
+    safe_bypass_kind: null,
+    scheduler: { action: 'poll_later', cadence_class: 'idle', next_eligible_at: null },
+    recommended_mode: 'quiet_wait',
+    selected: null,
+    ...extra,
   };
 }
 
-function userAction(state: Outcome['state'], action: string, reason: string, actions: string[], extra: Partial<Outcome> = {}): Outcome {
+function userAction(
+  state: Outcome['state'],
+  action: string,
+  reason: string,
+  actions: string[],
+  extra: Partial<Outcome> = {},
+): Outcome {
   return {
-    should_run: false, state, effective_action: action, reason, mode: 'user_action', notify: true, user_actions: actions, quiet_noop_allowed: false, safe_bypass_kind: null,
-    scheduler: { action: 'wait_for_user', cadence_class: 'user_gate', next_eligible_at: null }, recommended_mode: 'notify_user', selected: null, ...extra,
+    should_run: false,
+    state,
+    effective_action: action,
+    reason,
+    mode: 'user_action',
+    notify: true,
+    user_actions: actions,
+    quiet_noop_allowed: false,
+    safe_bypass_kind: null,
+    scheduler: { action: 'wait_for_user', cadence_class: 'user_gate', next_eligible_at: null },
+    recommended_mode: 'notify_user',
+    selected: null,
+    ...extra,
   };
 }
 
-function run(state: Outcome['state'], action: string, reason: string, selected: SelectedTodo, extra: Partial<Outcome> = {}): Outcome {
+function run(
+  state: Outcome['state'],
+  action: string,
+  reason: string,
+  selected: SelectedTodo,
+  extra: Partial<Outcome> = {},
+): Outcome {
   return {
-    should_run: true, state, effective_action: action, reason, mode: 'deliver', notify: false, user_actions: [], quiet_noop_allowed: false, safe_bypass_kind: null,
-    scheduler: { action: 'run_now', cadence_class: 'active', next_eligible_at: null }, recommended_mode: 'run', selected, ...extra,
+    should_run: true,
+    state,
+    effective_action: action,
+    reason,
+    mode: 'deliver',
+    notify: false,
+    user_actions: [],
+    quiet_noop_allowed: false,
+    safe_bypass_kind: null,
+    scheduler: { action: 'run_now', cadence_class: 'active', next_eligible_at: null },
+    recommended_mode: 'run',
+    selected,
+    ...extra,
   };
 }
 
@@ -197,17 +324,29 @@ function gateActions(selection: SelectionResult, gateIds: readonly string[]): st
   });
 }
 
-function applyGuards(goal: QuotaGoal, quota: QuotaStatus, selection: SelectionResult | null, options: ShouldRunOptions): Outcome {
+function applyGuards(
+  goal: QuotaGoal,
+  quota: QuotaStatus,
+  selection: SelectionResult | null,
+  options: ShouldRunOptions,
+): Outcome {
   switch (quota.state) {
     case 'blocked_health':
       return userAction('blocked_health', 'health_blocked', quota.reason, [quota.reason], { mode: 'blocked' });
     case 'operator_gate':
-      return userAction('operator_gate', 'operator_gate_wait', `${quota.reason}; the controller must act before normal delivery resumes`, [`answer the goal's open question (waiting_on ${quota.waiting_on})`], { safe_bypass_kind: 'operator_gate' });
+      return userAction(
+        'operator_gate',
+        'operator_gate_wait',
+        `${quota.reason}; the controller must act before normal delivery resumes`,
+        [`answer the goal's open question (waiting_on ${quota.waiting_on})`],
+        { safe_bypass_kind: 'operator_gate' },
+      );
     case 'focus_wait':
       return quietWait('focus_wait', 'focus_wait', quota.reason);
     case 'throttled':
       return quietWait('throttled', 'quota_skip', quota.reason, {
-        scheduler: { action: 'wait_until', cadence_class: 'throttled', next_eligible_at: quota.next_slot_frees_at }, recommended_mode: 'quota_throttled',
+        scheduler: { action: 'wait_until', cadence_class: 'throttled', next_eligible_at: quota.next_slot_frees_at },
+        recommended_mode: 'quota_throttled',
       });
     default:
       break;
@@ -218,49 +357,120 @@ function applyGuards(goal: QuotaGoal, quota: QuotaStatus, selection: SelectionRe
   // Terminal frontier: no open agent work and nothing to resume.
   if (summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0) {
     return {
-      ...quietWait('terminal_no_followup', 'terminal_no_followup', 'every agent todo is done and none has a follow-up; add a todo to continue the goal'),
-      scheduler: { action: 'stop', cadence_class: 'terminal', next_eligible_at: null }, recommended_mode: 'terminal',
+      ...quietWait(
+        'terminal_no_followup',
+        'terminal_no_followup',
+        'every agent todo is done and none has a follow-up; add a todo to continue the goal',
+      ),
+      scheduler: { action: 'stop', cadence_class: 'terminal', next_eligible_at: null },
+      recommended_mode: 'terminal',
     };
   }
 
   if (quota.state === 'waiting') {
     if (selected !== null && selected.task_class === 'continuous_monitor' && quota.waiting_on === 'external_evidence') {
-      return run('waiting', 'external_evidence_observe', `monitor ${selected.todo_id} is due: one read-only poll for external evidence`, selected);
+      return run(
+        'waiting',
+        'external_evidence_observe',
+        `monitor ${selected.todo_id} is due: one read-only poll for external evidence`,
+        selected,
+      );
     }
-    return quietWait('waiting', quota.waiting_on === 'external_evidence' ? 'external_evidence_wait' : 'quiet_wait', quota.reason);
+    return quietWait(
+      'waiting',
+      quota.waiting_on === 'external_evidence' ? 'external_evidence_wait' : 'quiet_wait',
+      quota.reason,
+    );
   }
 
   // quota.state === 'eligible' from here.
   if (selected === null) {
-    if (successor !== null) return run('eligible', 'successor_replan_required', `${successor.selection_reason}: replan it into runnable work`, successor);
+    if (successor !== null)
+      return run(
+        'eligible',
+        'successor_replan_required',
+        `${successor.selection_reason}: replan it into runnable work`,
+        successor,
+      );
     if (summary.blocking_gate_ids.length > 0) {
-      return userAction('eligible', 'user_gate_wait', `every runnable todo for this agent waits on a user gate (${summary.blocking_gate_ids.join(', ')})`, gateActions(selection, summary.blocking_gate_ids));
+      return userAction(
+        'eligible',
+        'user_gate_wait',
+        `every runnable todo for this agent waits on a user gate (${summary.blocking_gate_ids.join(', ')})`,
+        gateActions(selection, summary.blocking_gate_ids),
+      );
     }
-    const notDue = summary.excluded.filter((e) => e.reason === 'monitor_not_due' || e.reason === 'monitor_missing_capability');
-    if (notDue.length > 0) return quietWait('eligible', 'monitor_quiet_skip', `only monitors remain and none is due (${notDue.map((e) => e.todo_id).join(', ')})`);
-    const claimed = summary.excluded.filter((e) => e.reason === 'claimed_by_other_agent' || e.reason === 'excluded_agent');
-    if (claimed.length > 0) return quietWait('eligible', 'peer_claims_wait', `the open todos are claimed by or reserved for other agents (${claimed.map((e) => e.todo_id).join(', ')})`);
-    return userAction('eligible', 'no_runnable_todo', 'open agent todos exist but none is runnable (blocked or not work); update or unblock them', ['unblock or update the open agent todos']);
+    const notDue = summary.excluded.filter(
+      (e) => e.reason === 'monitor_not_due' || e.reason === 'monitor_missing_capability',
+    );
+    if (notDue.length > 0)
+      return quietWait(
+        'eligible',
+        'monitor_quiet_skip',
+        `only monitors remain and none is due (${notDue.map((e) => e.todo_id).join(', ')})`,
+      );
+    const claimed = summary.excluded.filter(
+      (e) => e.reason === 'claimed_by_other_agent' || e.reason === 'excluded_agent',
+    );
+    if (claimed.length > 0)
+      return quietWait(
+        'eligible',
+        'peer_claims_wait',
+        `the open todos are claimed by or reserved for other agents (${claimed.map((e) => e.todo_id).join(', ')})`,
+      );
+    return userAction(
+      'eligible',
+      'no_runnable_todo',
+      'open agent todos exist but none is runnable (blocked or not work); update or unblock them',
+      ['unblock or update the open agent todos'],
+    );
   }
 
   const missing = selected.required_capabilities.filter((c) => !(options.availableCapabilities ?? []).includes(c));
   if (missing.length > 0) {
     return {
-      ...userAction('eligible', 'capability_gate_blocked', `todo ${selected.todo_id} needs ${missing.join(', ')}, which this agent did not declare (--available-capability)`, [`give the agent ${missing.join(', ')} or let another agent take ${selected.todo_id}`]),
-      mode: 'blocked', selected,
+      ...userAction(
+        'eligible',
+        'capability_gate_blocked',
+        `todo ${selected.todo_id} needs ${missing.join(', ')}, which this agent did not declare (--available-capability)`,
+        [`give the agent ${missing.join(', ')} or let another agent take ${selected.todo_id}`],
+      ),
+      mode: 'blocked',
+      selected,
     };
   }
   if (selected.task_class === 'continuous_monitor') {
-    return run('eligible', 'external_evidence_observe', `monitor ${selected.todo_id} is due: one read-only poll`, selected);
+    return run(
+      'eligible',
+      'external_evidence_observe',
+      `monitor ${selected.todo_id} is due: one read-only poll`,
+      selected,
+    );
   }
   const gatesForMe = [...new Set([...summary.blocking_gate_ids, ...summary.lane_gate_ids])];
   if (gatesForMe.length > 0) {
-    return run('eligible', 'scoped_user_gate_fallback', `user gate ${gatesForMe.join(', ')} holds back part of the work; run ${selected.todo_id}, which it does not block`, selected, {
-      notify: true, user_actions: gateActions(selection, gatesForMe), safe_bypass_kind: 'scoped_user_gate_fallback',
-    });
+    return run(
+      'eligible',
+      'scoped_user_gate_fallback',
+      `user gate ${gatesForMe.join(', ')} holds back part of the work; run ${selected.todo_id}, which it does not block`,
+      selected,
+      {
+        notify: true,
+        user_actions: gateActions(selection, gatesForMe),
+        safe_bypass_kind: 'scoped_user_gate_fallback',
+      },
+    );
   }
-  const action = compactOrchestrationPolicy(goal.goal['spawn_policy']).mode === 'multi_subagent' ? 'coordinate_task_bundle' : 'normal_run';
-  return run('eligible', action, `${quota.reason}; selected ${selected.todo_id} (${selected.selection_reason})`, selected);
+  const action =
+    compactOrchestrationPolicy(goal.goal['spawn_policy']).mode === 'multi_subagent'
+      ? 'coordinate_task_bundle'
+      : 'normal_run';
+  return run(
+    'eligible',
+    action,
+    `${quota.reason}; selected ${selected.todo_id} (${selected.selection_reason})`,
+    selected,
+  );
 }
 
 function spendCommand(goalId: string, agentId: string | null, todoId: string | null): string {
@@ -271,12 +481,21 @@ function spendCommand(goalId: string, agentId: string | null, todoId: string | n
   return parts.join(' ');
 }
 
-function assemble(goal: QuotaGoal, agentId: string | null, quota: QuotaStatus, outcome: Outcome, selection: SelectionResult | null, options: ShouldRunOptions, generatedAt: string): ShouldRunDecision {
+function assemble(
+  goal: QuotaGoal,
+  agentId: string | null,
+  quota: QuotaStatus,
+  outcome: Outcome,
+  selection: SelectionResult | null,
+  options: ShouldRunOptions,
+  generatedAt: string,
+): ShouldRunDecision {
   const delivery = outcome.should_run;
   const todoId = outcome.selected?.todo_id ?? null;
-  const identity = delivery && agentId !== null && options.turnInstanceId !== undefined
-    ? settlementIdentity({ goalId: goal.goalId, agentId, turnInstanceId: options.turnInstanceId, todoId })
-    : null;
+  const identity =
+    delivery && agentId !== null && options.turnInstanceId !== undefined
+      ? settlementIdentity({ goalId: goal.goalId, agentId, turnInstanceId: options.turnInstanceId, todoId })
+      : null;
   const settlementPlan = delivery ? [spendCommand(goal.goalId, agentId, todoId)] : [];
   const decision: ShouldRunDecision = {
     ok: true,
@@ -298,10 +517,22 @@ function assemble(goal: QuotaGoal, agentId: string | null, quota: QuotaStatus, o
     execution_obligation: { must_attempt_work: delivery, delivery_allowed: delivery },
     interaction_contract: {
       mode: outcome.mode,
-      user_channel: { notify: outcome.notify ? 'NOTIFY' : 'DONT_NOTIFY', action_required: outcome.user_actions.length > 0, actions: outcome.user_actions },
-      agent_channel: { must_attempt: delivery, delivery_allowed: delivery, quiet_noop_allowed: outcome.quiet_noop_allowed, primary_action: outcome.effective_action },
+      user_channel: {
+        notify: outcome.notify ? 'NOTIFY' : 'DONT_NOTIFY',
+        action_required: outcome.user_actions.length > 0,
+        actions: outcome.user_actions,
+      },
+      agent_channel: {
+        must_attempt: delivery,
+        delivery_allowed: delivery,
+        quiet_noop_allowed: outcome.quiet_noop_allowed,
+        primary_action: outcome.effective_action,
+      },
       cli_channel: {
-        next_cli_actions: delivery && todoId !== null ? [`work on ${todoId}, validate, record it with loopx refresh-state, then spend`] : [],
+        next_cli_actions:
+          delivery && todoId !== null
+            ? [`work on ${todoId}, validate, record it with loopx refresh-state, then spend`]
+            : [],
         settlement_plan: settlementPlan,
         spend_after_validation: delivery,
       },
@@ -312,19 +543,32 @@ function assemble(goal: QuotaGoal, agentId: string | null, quota: QuotaStatus, o
     settlement_identity: identity,
   };
   decision.route = planRoute({
-    should_run: decision.should_run, delivery_allowed: delivery, must_attempt: delivery, effective_action: decision.effective_action,
-    user_action_required: decision.interaction_contract.user_channel.action_required, quiet_noop_allowed: outcome.quiet_noop_allowed,
+    should_run: decision.should_run,
+    delivery_allowed: delivery,
+    must_attempt: delivery,
+    effective_action: decision.effective_action,
+    user_action_required: decision.interaction_contract.user_channel.action_required,
+    quiet_noop_allowed: outcome.quiet_noop_allowed,
   });
   if (selection !== null) decision.selection = selection.summary;
   if (outcome.effective_action === 'capability_gate_blocked' && outcome.selected !== null) {
     const required = outcome.selected.required_capabilities;
-    decision.capability_gate = { todo_id: outcome.selected.todo_id, required, missing: required.filter((c) => !(options.availableCapabilities ?? []).includes(c)) };
+    decision.capability_gate = {
+      todo_id: outcome.selected.todo_id,
+      required,
+      missing: required.filter((c) => !(options.availableCapabilities ?? []).includes(c)),
+    };
   }
   return decision;
 }
 
 /** The canonical paused contract: nothing may run, nothing is owed, the scheduler stops until resumed. */
-function pausedContract(goal: QuotaGoal, agentId: string | null, quota: QuotaStatus, generatedAt: string): ShouldRunDecision {
+function pausedContract(
+  goal: QuotaGoal,
+  agentId: string | null,
+  quota: QuotaStatus,
+  generatedAt: string,
+): ShouldRunDecision {
   return {
     ok: true,
     status: 'decided',
@@ -346,7 +590,12 @@ function pausedContract(goal: QuotaGoal, agentId: string | null, quota: QuotaSta
     interaction_contract: {
       mode: 'paused',
       user_channel: { notify: 'DONT_NOTIFY', action_required: false, actions: [] },
-      agent_channel: { must_attempt: false, delivery_allowed: false, quiet_noop_allowed: true, primary_action: 'quota_skip' },
+      agent_channel: {
+        must_attempt: false,
+        delivery_allowed: false,
+        quiet_noop_allowed: true,
+        primary_action: 'quota_skip',
+      },
       cli_channel: { next_cli_actions: [], settlement_plan: [], spend_after_validation: false },
     },
     scheduler_hint: { action: 'stop_until_explicit_resume', cadence_class: 'paused', next_eligible_at: null },
@@ -377,8 +626,17 @@ function goalNotFound(goalId: string, agentId: string | null, generatedAt: strin
     execution_obligation: { must_attempt_work: false, delivery_allowed: false },
     interaction_contract: {
       mode: 'blocked',
-      user_channel: { notify: 'NOTIFY', action_required: true, actions: [`register goal '${goalId}' or fix --goal-id`] },
-      agent_channel: { must_attempt: false, delivery_allowed: false, quiet_noop_allowed: false, primary_action: 'quota_skip' },
+      user_channel: {
+        notify: 'NOTIFY',
+        action_required: true,
+        actions: [`register goal '${goalId}' or fix --goal-id`],
+      },
+      agent_channel: {
+        must_attempt: false,
+        delivery_allowed: false,
+        quiet_noop_allowed: false,
+        primary_action: 'quota_skip',
+      },
       cli_channel: { next_cli_actions: [], settlement_plan: [], spend_after_validation: false },
     },
     scheduler_hint: { action: 'stop_until_explicit_resume', cadence_class: 'unknown', next_eligible_at: null },
@@ -423,9 +681,18 @@ export interface GoalQuotaSummaryOptions {
 
 /** Quota state and usage of a goal without reading its todos (cheap enough for every refresh). */
 export async function goalQuotaSummary(options: GoalQuotaSummaryOptions): Promise<GoalQuotaSummary> {
-  const goal = options.goal ?? (options.registry === undefined ? await findQuotaGoal(options) : quotaGoalFromRegistry(options.registry, options));
-  if (goal === null) throw new LoopxError('goal_not_found', `goal '${options.goalId}' is not in the registry ${options.registryPath}`, { goal_id: options.goalId });
-  const view = await readQuotaView(goal, options.clock, options.runIndex === undefined ? {} : { runIndex: options.runIndex });
+  const goal =
+    options.goal ??
+    (options.registry === undefined ? await findQuotaGoal(options) : quotaGoalFromRegistry(options.registry, options));
+  if (goal === null)
+    throw new LoopxError('goal_not_found', `goal '${options.goalId}' is not in the registry ${options.registryPath}`, {
+      goal_id: options.goalId,
+    });
+  const view = await readQuotaView(
+    goal,
+    options.clock,
+    options.runIndex === undefined ? {} : { runIndex: options.runIndex },
+  );
   const latest = latestStatusRun(view.rows);
   const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, {
     stopped: goalStopped(goal.goal),

@@ -41,14 +41,23 @@ export async function findQuotaGoal(options: LoadQuotaGoalOptions): Promise<Quot
  * The goal from a registry document the caller already read (`options.registryPath` is where it
  * came from), or null when it has no goal with this id. Reads no file.
  */
-export function quotaGoalFromRegistry(registry: Record<string, unknown>, options: LoadQuotaGoalOptions): QuotaGoal | null {
+export function quotaGoalFromRegistry(
+  registry: Record<string, unknown>,
+  options: LoadQuotaGoalOptions,
+): QuotaGoal | null {
   const goalId = checkGoalIdSegment(options.goalId);
   const homeDir = options.homeDir ?? os.homedir();
   const registryPath = path.resolve(options.registryPath);
   const goal = findRawRegistryGoal(registry, goalId);
   if (goal === undefined) return null;
   const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride, homeDir });
-  return quotaGoalFromEntry(goal, { goalId, registryPath, projectRoot: registryProjectRoot(registryPath), runtimeRoot, homeDir });
+  return quotaGoalFromEntry(goal, {
+    goalId,
+    registryPath,
+    projectRoot: registryProjectRoot(registryPath),
+    runtimeRoot,
+    homeDir,
+  });
 }
 
 /** Where a registry entry lives, as its reader already resolved it. */
@@ -87,9 +96,14 @@ export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGo
 export async function loadQuotaGoal(options: LoadQuotaGoalOptions): Promise<QuotaGoal> {
   const loaded = await findQuotaGoal(options);
   if (loaded === null) {
-    throw new LoopxError('goal_not_found', `goal '${options.goalId}' is not in the registry ${options.registryPath}; check --goal-id or add the goal with loopx bootstrap`, {
-      goal_id: options.goalId, registry: options.registryPath,
-    });
+    throw new LoopxError(
+      'goal_not_found',
+      `goal '${options.goalId}' is not in the registry ${options.registryPath}; check --goal-id or add the goal with loopx bootstrap`,
+      {
+        goal_id: options.goalId,
+        registry: options.registryPath,
+      },
+    );
   }
   return loaded;
 }

@@ -34,7 +34,11 @@ export interface SettlementBinding {
 
 export function checkTurnInstanceId(value: string): string {
   if (!TURN_INSTANCE_ID_PATTERN.test(value)) {
-    throw new LoopxError('quota_turn_instance_id_invalid', `turn instance id ${JSON.stringify(value)} must start with a letter or digit and have at most 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"`, { turn_instance_id: value });
+    throw new LoopxError(
+      'quota_turn_instance_id_invalid',
+      `turn instance id ${JSON.stringify(value)} must start with a letter or digit and have at most 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"`,
+      { turn_instance_id: value },
+    );
   }
   return value;
 }
@@ -44,12 +48,21 @@ export function settlementIdentity(binding: SettlementBinding): SettlementIdenti
   const todoId = nonEmpty(binding.todoId);
   const replanId = nonEmpty(binding.replanObligationId);
   if (todoId !== null && replanId !== null) {
-    throw new LoopxError('quota_settlement_binding_conflict', `a settlement binds either a todo (${todoId}) or a replan obligation (${replanId}), not both`, { todo_id: todoId, replan_obligation_id: replanId });
+    throw new LoopxError(
+      'quota_settlement_binding_conflict',
+      `a settlement binds either a todo (${todoId}) or a replan obligation (${replanId}), not both`,
+      { todo_id: todoId, replan_obligation_id: replanId },
+    );
   }
-  if (binding.agentId.trim() === '') throw new LoopxError('quota_settlement_agent_required', 'a turn-scoped settlement needs an agent id (--agent-id)');
+  if (binding.agentId.trim() === '')
+    throw new LoopxError('quota_settlement_agent_required', 'a turn-scoped settlement needs an agent id (--agent-id)');
   const turn = checkTurnInstanceId(binding.turnInstanceId);
   if (replanId !== null && !REPLAN_OBLIGATION_ID_PATTERN.test(replanId)) {
-    throw new LoopxError('quota_replan_obligation_id_invalid', `replan obligation id ${JSON.stringify(replanId)} must look like replan-<16 hex digits>`, { replan_obligation_id: replanId });
+    throw new LoopxError(
+      'quota_replan_obligation_id_invalid',
+      `replan obligation id ${JSON.stringify(replanId)} must look like replan-<16 hex digits>`,
+      { replan_obligation_id: replanId },
+    );
   }
   const bindingPart = todoId !== null ? todoId : replanId !== null ? `autonomous_replan:${replanId}` : '';
   const identity: SettlementIdentity = {

@@ -105,7 +105,9 @@ function effectIdOf(row: Record<string, unknown>, detail: () => Record<string, u
 
 function identityEffectId(source: Record<string, unknown>): string | null {
   const identity = source['settlement_identity'];
-  return isRecord(identity) && typeof identity['effect_id'] === 'string' && identity['effect_id'] !== '' ? identity['effect_id'] : null;
+  return isRecord(identity) && typeof identity['effect_id'] === 'string' && identity['effect_id'] !== ''
+    ? identity['effect_id']
+    : null;
 }
 
 function usageOf(row: Record<string, unknown>, detail: Record<string, unknown>): TurnUsage | null {
@@ -143,7 +145,7 @@ export function computeLedger(input: LedgerInput): QuotaLedger {
       // Our spend rows repeat `slots`, and `usage` whenever the record has one, so such a row needs
       // no record read; the original's rows carry neither and are completed from the record.
       const rowSlots = positiveInt(record['slots']);
-      const slots = inWindow ? rowSlots ?? slotsOfDetail(detail()) : 1;
+      const slots = inWindow ? (rowSlots ?? slotsOfDetail(detail())) : 1;
       spends.push({
         generated_at: row.generated_at ?? '',
         time,
@@ -228,9 +230,14 @@ function voidEntryOf(row: Record<string, unknown>, detail: () => Record<string, 
 
 /** A void cancels up to the slots of the one spend it names (by identity, else by time). */
 function applyVoid(entry: VoidEntry, spends: LedgerSpend[]): void {
-  const candidates = spends.filter((spend) =>
-    !spend.duplicate && spend.voided_slots < spend.slots &&
-    (entry.targetEffectId !== null ? spend.effect_id === entry.targetEffectId : entry.targetTime !== null && spend.time === entry.targetTime));
+  const candidates = spends.filter(
+    (spend) =>
+      !spend.duplicate &&
+      spend.voided_slots < spend.slots &&
+      (entry.targetEffectId !== null
+        ? spend.effect_id === entry.targetEffectId
+        : entry.targetTime !== null && spend.time === entry.targetTime),
+  );
   const target = candidates[candidates.length - 1];
   if (target === undefined) return;
   const remaining = target.slots - target.voided_slots;
@@ -246,7 +253,20 @@ export interface ReadLedgerOptions {
 }
 
 /** Reads the goal's run index and computes its ledger. */
-export async function readQuotaLedger(options: ReadLedgerOptions): Promise<{ ledger: QuotaLedger; rows: RunIndexEntry[] }> {
-  const index = await readGoalRuns(options.runtimeRoot, options.goalId, { projectRoot: options.projectRoot, artifactChecks: 0 });
-  return { ledger: computeLedger({ rows: index.rows, projectRoot: options.projectRoot, windowHours: options.windowHours, clock: options.clock }), rows: index.rows };
+export async function readQuotaLedger(
+  options: ReadLedgerOptions,
+): Promise<{ ledger: QuotaLedger; rows: RunIndexEntry[] }> {
+  const index = await readGoalRuns(options.runtimeRoot, options.goalId, {
+    projectRoot: options.projectRoot,
+    artifactChecks: 0,
+  });
+  return {
+    ledger: computeLedger({
+      rows: index.rows,
+      projectRoot: options.projectRoot,
+      windowHours: options.windowHours,
+      clock: options.clock,
+    }),
+    rows: index.rows,
+  };
 }

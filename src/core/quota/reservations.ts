@@ -8,7 +8,13 @@ import { withFileLock } from '../fs/fileLock';
 import { readJsonFile } from '../fs/jsonFile';
 import { parseIsoInstant } from '../projection/time';
 import { runIndexPath } from '../runtime/layout';
-import { appendRun, readGoalRuns, type AppendRunResult, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
+import {
+  appendRun,
+  readGoalRuns,
+  type AppendRunResult,
+  type RunIndexEntry,
+  type RunIndexRead,
+} from '../runtime/runIndex';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { BUDGET_FIELDS } from './config';
 import type { QuotaGoal } from './goal';
@@ -56,7 +62,11 @@ export const ReservationSchema = z.looseObject({
 });
 export type Reservation = z.infer<typeof ReservationSchema>;
 
-export const ReclaimedReservationSchema = z.looseObject({ effect_id: z.string(), expires_at: z.string(), reclaimed_at: z.string() });
+export const ReclaimedReservationSchema = z.looseObject({
+  effect_id: z.string(),
+  expires_at: z.string(),
+  reclaimed_at: z.string(),
+});
 
 export const ReservationsFileSchema = z.looseObject({
   schema_version: z.literal(RESERVATIONS_SCHEMA),
@@ -86,7 +96,8 @@ async function readReservationsFile(file: string, goalId: string): Promise<Reser
   try {
     raw = await readJsonFile(file);
   } catch (error) {
-    if (error instanceof LoopxError && error.code === 'file_not_found') return { schema_version: RESERVATIONS_SCHEMA, goal_id: goalId, reservations: [] };
+    if (error instanceof LoopxError && error.code === 'file_not_found')
+      return { schema_version: RESERVATIONS_SCHEMA, goal_id: goalId, reservations: [] };
     throw error;
   }
   const parsed = ReservationsFileSchema.safeParse(raw);
@@ -132,8 +143,15 @@ interface QuotaSnapshot {
 async function takeSnapshot(goal: QuotaGoal, clock: Clock, readIndex?: RunIndexRead): Promise<QuotaSnapshot> {
   const file = await readReservationsFile(reservationsPath(goal), goal.goalId);
   // The ledger reads no artifact flag: none is stat'ed unless a caller reads it on a row.
-  const index = readIndex ?? await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 });
-  const ledger = computeLedger({ rows: index.rows, projectRoot: goal.projectRoot, windowHours: goal.config.slots.window_hours, clock });
+  const index =
+    readIndex ??
+    (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }));
+  const ledger = computeLedger({
+    rows: index.rows,
+    projectRoot: goal.projectRoot,
+    windowHours: goal.config.slots.window_hours,
+    clock,
+  });
   const now = clock.now().getTime();
   const live: Reservation[] = [];
   const expired: Reservation[] = [];
@@ -146,8 +164,14 @@ async function takeSnapshot(goal: QuotaGoal, clock: Clock, readIndex?: RunIndexR
   return { file, live, expired, consumed, ledger, rows: index.rows };
 }
 
-async function saveReservations(goal: QuotaGoal, snapshot: QuotaSnapshot, live: Reservation[], clock: Clock): Promise<void> {
-  const unchanged = live.length === snapshot.file.reservations.length && live.every((r, i) => snapshot.file.reservations[i] === r);
+async function saveReservations(
+  goal: QuotaGoal,
+  snapshot: QuotaSnapshot,
+  live: Reservation[],
+  clock: Clock,
+): Promise<void> {
+  const unchanged =
+    live.length === snapshot.file.reservations.length && live.every((r, i) => snapshot.file.reservations[i] === r);
   if (unchanged) return;
   const reclaimedAt = formatLocalIsoSeconds(clock.now());
   const reclaimed = [
@@ -159,7 +183,13 @@ async function saveReservations(goal: QuotaGoal, snapshot: QuotaSnapshot, live: 
   await writeJsonAtomic(reservationsPath(goal), next);
 }
 
-async function underQuotaLock<T>(goal: QuotaGoal, clock: Clock, operation: string, lock: QuotaLockOptions | undefined, fn: () => Promise<T>): Promise<T> {
+async function underQuotaLock<T>(
+  goal: QuotaGoal,
+  clock: Clock,
+  operation: string,
+  lock: QuotaLockOptions | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   await fs.promises.mkdir(goal.goalRuntimeDir, { recursive: true });
   const options: Parameters<typeof withFileLock>[1] = { operation, clock };
   if (lock?.agentId !== undefined) options.agentId = lock.agentId;
@@ -169,10 +199,21 @@ async function underQuotaLock<T>(goal: QuotaGoal, clock: Clock, operation: strin
 }
 
 /** Quota status facts for admission: the goal is the agents' (`codex`) and healthy. */
-const ADMISSION_FACTS: GoalFacts = { stopped: false, health: { ok: true, reason: '' }, waitingOn: 'codex', focusMarker: null };
+const ADMISSION_FACTS: GoalFacts = {
+  stopped: false,
+  health: { ok: true, reason: '' },
+  waitingOn: 'codex',
+  focusMarker: null,
+};
 
 /** Why `slots` more (and `estimate`) would not fit, or null when they fit. */
-function capacityProblem(goal: QuotaGoal, ledger: QuotaLedger, held: ReservedTotals, slots: number, estimate: UsageEstimate): string | null {
+function capacityProblem(
+  goal: QuotaGoal,
+  ledger: QuotaLedger,
+  held: ReservedTotals,
+  slots: number,
+  estimate: UsageEstimate,
+): string | null {
   const allowed = goal.config.slots.allowed_slots;
   const committed = ledger.spent_slots + held.slots;
   if (goal.config.slots.compute <= 0) return 'the goal has 0 compute quota (paused)';
@@ -181,8 +222,13 @@ function capacityProblem(goal: QuotaGoal, ledger: QuotaLedger, held: ReservedTot
   }
   const status = computeQuotaStatus(goal.config, ledger, held, ADMISSION_FACTS);
   const full = exhaustedBudget(status.budgets);
-  if (full !== null) return `the ${full} budget is used up (${status.budgets[full].used} spent + ${status.budgets[full].reserved} reserved of ${status.budgets[full].limit ?? 0})`;
-  const want: Record<(typeof BUDGET_FIELDS)[number], number> = { max_cost_usd: estimate.cost_usd ?? 0, max_tokens: estimate.tokens ?? 0, max_turn_minutes: estimate.minutes ?? 0 };
+  if (full !== null)
+    return `the ${full} budget is used up (${status.budgets[full].used} spent + ${status.budgets[full].reserved} reserved of ${status.budgets[full].limit ?? 0})`;
+  const want: Record<(typeof BUDGET_FIELDS)[number], number> = {
+    max_cost_usd: estimate.cost_usd ?? 0,
+    max_tokens: estimate.tokens ?? 0,
+    max_turn_minutes: estimate.minutes ?? 0,
+  };
   for (const field of BUDGET_FIELDS) {
     const b = status.budgets[field];
     if (b.limit !== null && b.used + b.reserved + want[field] > b.limit) {
@@ -201,7 +247,12 @@ export interface QuotaCounts {
 
 function counts(goal: QuotaGoal, ledger: QuotaLedger, live: readonly Reservation[]): QuotaCounts {
   const reserved = reservedTotals(live).slots;
-  return { allowed_slots: goal.config.slots.allowed_slots, spent_slots: ledger.spent_slots, reserved_slots: reserved, remaining_slots: Math.max(0, goal.config.slots.allowed_slots - ledger.spent_slots - reserved) };
+  return {
+    allowed_slots: goal.config.slots.allowed_slots,
+    spent_slots: ledger.spent_slots,
+    reserved_slots: reserved,
+    remaining_slots: Math.max(0, goal.config.slots.allowed_slots - ledger.spent_slots - reserved),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,15 +282,29 @@ export interface ReserveTurnResult {
 export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveTurnInput): Promise<ReserveTurnResult> {
   const identity = SettlementIdentitySchema.parse(input.identity);
   const slots = input.slots ?? 1;
-  if (!Number.isInteger(slots) || slots < 1) throw new LoopxError('quota_slots_invalid', `slots must be a whole number of at least 1, got ${slots}`, { slots });
+  if (!Number.isInteger(slots) || slots < 1)
+    throw new LoopxError('quota_slots_invalid', `slots must be a whole number of at least 1, got ${slots}`, { slots });
   const estimate = UsageEstimateSchema.parse(input.estimate ?? {});
   const ttl = input.ttlMinutes ?? DEFAULT_RESERVATION_TTL_MINUTES;
-  if (!(ttl > 0)) throw new LoopxError('quota_ttl_invalid', `a reservation TTL must be a positive number of minutes, got ${ttl}`, { ttl_minutes: ttl });
+  if (!(ttl > 0))
+    throw new LoopxError('quota_ttl_invalid', `a reservation TTL must be a positive number of minutes, got ${ttl}`, {
+      ttl_minutes: ttl,
+    });
   return underQuotaLock(goal, clock, 'quota_reserve', input.lock, async () => {
     const snapshot = await takeSnapshot(goal, clock);
     const { ledger, live } = snapshot;
-    const done = (status: ReserveTurnResult['status'], reason: string, reservation: Reservation | null, kept: Reservation[]): ReserveTurnResult => ({
-      status, admitted: status === 'reserved' || status === 'already_reserved', reason, reservation, quota: counts(goal, ledger, kept), reclaimed: snapshot.expired,
+    const done = (
+      status: ReserveTurnResult['status'],
+      reason: string,
+      reservation: Reservation | null,
+      kept: Reservation[],
+    ): ReserveTurnResult => ({
+      status,
+      admitted: status === 'reserved' || status === 'already_reserved',
+      reason,
+      reservation,
+      quota: counts(goal, ledger, kept),
+      reclaimed: snapshot.expired,
     });
     if (ledger.settled_effect_ids.has(identity.effect_id)) {
       await saveReservations(goal, snapshot, live, clock);
@@ -248,7 +313,12 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
     const existing = live.find((r) => r.effect_id === identity.effect_id);
     if (existing !== undefined) {
       await saveReservations(goal, snapshot, live, clock);
-      return done('already_reserved', `turn ${identity.effect_id} already holds a reservation until ${existing.expires_at}`, existing, live);
+      return done(
+        'already_reserved',
+        `turn ${identity.effect_id} already holds a reservation until ${existing.expires_at}`,
+        existing,
+        live,
+      );
     }
     const problem = capacityProblem(goal, ledger, reservedTotals(live), slots, estimate);
     if (problem !== null) {
@@ -267,7 +337,12 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
     };
     const kept = [...live, reservation];
     await saveReservations(goal, snapshot, kept, clock);
-    return done('reserved', `reserved ${slots} slot(s) for turn ${identity.effect_id} until ${reservation.expires_at}`, reservation, kept);
+    return done(
+      'reserved',
+      `reserved ${slots} slot(s) for turn ${identity.effect_id} until ${reservation.expires_at}`,
+      reservation,
+      kept,
+    );
   });
 }
 
@@ -318,13 +393,21 @@ export interface SettleResult {
 
 const DEFAULT_DECISION: DecisionSnapshot = { should_run: true, state: 'eligible', effective_action: 'normal_run' };
 
-function buildSpendRecord(goal: QuotaGoal, identity: SettlementIdentity, slots: number, ledger: QuotaLedger, input: SettleInput, reservation: Reservation | null): { record: Record<string, unknown>; indexFields: Record<string, unknown> } {
+function buildSpendRecord(
+  goal: QuotaGoal,
+  identity: SettlementIdentity,
+  slots: number,
+  ledger: QuotaLedger,
+  input: SettleInput,
+  reservation: Reservation | null,
+): { record: Record<string, unknown>; indexFields: Record<string, unknown> } {
   const decision = input.decision ?? DEFAULT_DECISION;
   const before = { ...decision, spent_slots: ledger.spent_slots, allowed_slots: goal.config.slots.allowed_slots };
   const after = { ...before, spent_slots: before.spent_slots + slots };
-  const reasonSummary = decision.state === 'eligible'
-    ? `${slots} automatic agent slot(s) completed under an eligible quota guard`
-    : `${slots} automatic agent slot(s) settled for admitted work (quota state ${decision.state})`;
+  const reasonSummary =
+    decision.state === 'eligible'
+      ? `${slots} automatic agent slot(s) completed under an eligible quota guard`
+      : `${slots} automatic agent slot(s) settled for admitted work (quota state ${decision.state})`;
   const quotaEvent: Record<string, unknown> = {
     event_type: QUOTA_SLOT_SPENT,
     source: input.source ?? 'heartbeat',
@@ -354,15 +437,28 @@ function buildSpendRecord(goal: QuotaGoal, identity: SettlementIdentity, slots: 
   // Our additions; the original's fields above are unchanged.
   record['slots'] = slots;
   if (input.usage !== undefined) record['usage'] = input.usage;
-  if (reservation !== null) record['reservation'] = { reserved_at: reservation.reserved_at, expires_at: reservation.expires_at };
-  const indexFields: Record<string, unknown> = { turn_instance_id: identity.turn_instance_id, settlement_identity: identity, slots };
+  if (reservation !== null)
+    record['reservation'] = { reserved_at: reservation.reserved_at, expires_at: reservation.expires_at };
+  const indexFields: Record<string, unknown> = {
+    turn_instance_id: identity.turn_instance_id,
+    settlement_identity: identity,
+    slots,
+  };
   if (identity.replan_obligation_id !== undefined) indexFields['replan_obligation_id'] = identity.replan_obligation_id;
   if (input.usage !== undefined) indexFields['usage'] = input.usage;
   return { record, indexFields };
 }
 
-function spendMarkdown(goal: QuotaGoal, identity: SettlementIdentity, slots: number, ledger: QuotaLedger, usage: TurnUsage | undefined): string {
-  const binding = identity.todo_id ?? (identity.replan_obligation_id !== undefined ? `replan ${identity.replan_obligation_id}` : '(unbound)');
+function spendMarkdown(
+  goal: QuotaGoal,
+  identity: SettlementIdentity,
+  slots: number,
+  ledger: QuotaLedger,
+  usage: TurnUsage | undefined,
+): string {
+  const binding =
+    identity.todo_id ??
+    (identity.replan_obligation_id !== undefined ? `replan ${identity.replan_obligation_id}` : '(unbound)');
   const lines = [
     `# ${goal.goalId} — ${QUOTA_SLOT_SPENT}`,
     '',
@@ -370,38 +466,85 @@ function spendMarkdown(goal: QuotaGoal, identity: SettlementIdentity, slots: num
     `- slots: ${slots} (${ledger.spent_slots} → ${ledger.spent_slots + slots} of ${goal.config.slots.allowed_slots})`,
   ];
   if (usage !== undefined) {
-    const parts = [usage.tokens !== undefined ? `${usage.tokens} tokens` : null, usage.cost_usd !== undefined ? `${usage.cost_usd} USD` : null, usage.minutes !== undefined ? `${usage.minutes} min` : null].filter((p) => p !== null);
-    lines.push(`- usage: ${parts.length > 0 ? parts.join(', ') : 'none reported'}${usage.estimated ? ' (estimated)' : ''}`);
+    const parts = [
+      usage.tokens !== undefined ? `${usage.tokens} tokens` : null,
+      usage.cost_usd !== undefined ? `${usage.cost_usd} USD` : null,
+      usage.minutes !== undefined ? `${usage.minutes} min` : null,
+    ].filter((p) => p !== null);
+    lines.push(
+      `- usage: ${parts.length > 0 ? parts.join(', ') : 'none reported'}${usage.estimated ? ' (estimated)' : ''}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
 
-async function settleWith(goal: QuotaGoal, clock: Clock, input: SettleInput, snapshot: QuotaSnapshot, write: boolean): Promise<SettleResult> {
+async function settleWith(
+  goal: QuotaGoal,
+  clock: Clock,
+  input: SettleInput,
+  snapshot: QuotaSnapshot,
+  write: boolean,
+): Promise<SettleResult> {
   const identity = SettlementIdentitySchema.parse(input.identity);
   const { ledger } = snapshot;
   const reservation = snapshot.live.find((r) => r.effect_id === identity.effect_id) ?? null;
   const others = snapshot.live.filter((r) => r.effect_id !== identity.effect_id);
   const base = { effect_id: identity.effect_id, reclaimed: snapshot.expired };
-  const result = (fields: Omit<SettleResult, 'effect_id' | 'reclaimed' | 'quota'>, kept: Reservation[], spentAfter = ledger.spent_slots): SettleResult => ({
-    ...fields, ...base, quota: counts(goal, { ...ledger, spent_slots: spentAfter }, kept),
+  const result = (
+    fields: Omit<SettleResult, 'effect_id' | 'reclaimed' | 'quota'>,
+    kept: Reservation[],
+    spentAfter = ledger.spent_slots,
+  ): SettleResult => ({
+    ...fields,
+    ...base,
+    quota: counts(goal, { ...ledger, spent_slots: spentAfter }, kept),
   });
 
   if (ledger.settled_effect_ids.has(identity.effect_id)) {
     if (write) await saveReservations(goal, snapshot, others, clock);
-    return result({ status: 'replayed', ok: true, appended: false, idempotent_replay: true, admission: null, reason: `turn ${identity.effect_id} is already settled; replay wrote nothing`, record: null, row: null, json_file: null }, others);
+    return result(
+      {
+        status: 'replayed',
+        ok: true,
+        appended: false,
+        idempotent_replay: true,
+        admission: null,
+        reason: `turn ${identity.effect_id} is already settled; replay wrote nothing`,
+        record: null,
+        row: null,
+        json_file: null,
+      },
+      others,
+    );
   }
   const slots = reservation?.slots ?? input.slots ?? 1;
-  if (!Number.isInteger(slots) || slots < 1) throw new LoopxError('quota_slots_invalid', `slots must be a whole number of at least 1, got ${slots}`, { slots });
+  if (!Number.isInteger(slots) || slots < 1)
+    throw new LoopxError('quota_slots_invalid', `slots must be a whole number of at least 1, got ${slots}`, { slots });
   let admission: SettleResult['admission'] = 'reservation';
   if (reservation === null) {
     // No live reservation (never reserved, or it expired): admit now, within the limit.
     admission = 'direct';
-    const expired = snapshot.expired.some((r) => r.effect_id === identity.effect_id) || (snapshot.file.reclaimed ?? []).some((r) => r.effect_id === identity.effect_id);
+    const expired =
+      snapshot.expired.some((r) => r.effect_id === identity.effect_id) ||
+      (snapshot.file.reclaimed ?? []).some((r) => r.effect_id === identity.effect_id);
     const problem = capacityProblem(goal, ledger, reservedTotals(others), slots, input.usage ?? {});
     if (problem !== null) {
       if (write) await saveReservations(goal, snapshot, others, clock);
       const why = expired ? `the reservation of turn ${identity.effect_id} expired and ${problem}` : problem;
-      return result({ status: 'refused', ok: false, appended: false, idempotent_replay: false, admission: null, reason: `quota refused: ${why}`, record: null, row: null, json_file: null }, others);
+      return result(
+        {
+          status: 'refused',
+          ok: false,
+          appended: false,
+          idempotent_replay: false,
+          admission: null,
+          reason: `quota refused: ${why}`,
+          record: null,
+          row: null,
+          json_file: null,
+        },
+        others,
+      );
     }
   }
   const { record, indexFields } = buildSpendRecord(goal, identity, slots, ledger, input, reservation);
@@ -420,11 +563,23 @@ async function settleWith(goal: QuotaGoal, clock: Clock, input: SettleInput, sna
   const appended: AppendRunResult = await appendRun(appendOptions);
   // Only after the spend is durable: a crash before this line leaves a reservation whose identity is spent, which the next operation drops.
   if (write) await saveReservations(goal, snapshot, others, clock);
-  return result({
-    status: write ? 'settled' : 'preview', ok: true, appended: appended.appended, idempotent_replay: false, admission,
-    reason: write ? `settled ${slots} slot(s) for turn ${identity.effect_id}` : `would settle ${slots} slot(s) for turn ${identity.effect_id}`,
-    record: { generated_at: appended.row.generated_at, goal_id: goal.goalId, ...record }, row: appended.row, json_file: appended.json_file,
-  }, others, ledger.spent_slots + slots);
+  return result(
+    {
+      status: write ? 'settled' : 'preview',
+      ok: true,
+      appended: appended.appended,
+      idempotent_replay: false,
+      admission,
+      reason: write
+        ? `settled ${slots} slot(s) for turn ${identity.effect_id}`
+        : `would settle ${slots} slot(s) for turn ${identity.effect_id}`,
+      record: { generated_at: appended.row.generated_at, goal_id: goal.goalId, ...record },
+      row: appended.row,
+      json_file: appended.json_file,
+    },
+    others,
+    ledger.spent_slots + slots,
+  );
 }
 
 function lockTimeouts(lock: QuotaLockOptions | undefined): { timeoutMs?: number; pollMs?: number } {
@@ -441,7 +596,9 @@ function lockTimeouts(lock: QuotaLockOptions | undefined): { timeoutMs?: number;
  */
 export async function settleReservation(goal: QuotaGoal, clock: Clock, input: SettleInput): Promise<SettleResult> {
   if (input.dryRun === true) return settleWith(goal, clock, input, await takeSnapshot(goal, clock), false);
-  return underQuotaLock(goal, clock, 'quota_settle', input.lock, async () => settleWith(goal, clock, input, await takeSnapshot(goal, clock), true));
+  return underQuotaLock(goal, clock, 'quota_settle', input.lock, async () =>
+    settleWith(goal, clock, input, await takeSnapshot(goal, clock), true),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -455,19 +612,32 @@ export interface VoidReservationResult {
 }
 
 /** Releases a turn's reservation without spending (the turn failed or stopped). */
-export async function voidReservation(goal: QuotaGoal, clock: Clock, input: { effectId: string; lock?: QuotaLockOptions }): Promise<VoidReservationResult> {
+export async function voidReservation(
+  goal: QuotaGoal,
+  clock: Clock,
+  input: { effectId: string; lock?: QuotaLockOptions },
+): Promise<VoidReservationResult> {
   return underQuotaLock(goal, clock, 'quota_void_reservation', input.lock, async () => {
     const snapshot = await takeSnapshot(goal, clock);
     const reservation = snapshot.live.find((r) => r.effect_id === input.effectId) ?? null;
     const kept = snapshot.live.filter((r) => r.effect_id !== input.effectId);
     await saveReservations(goal, snapshot, kept, clock);
-    const status = reservation !== null ? 'voided' : snapshot.ledger.settled_effect_ids.has(input.effectId) ? 'already_settled' : 'not_found';
+    const status =
+      reservation !== null
+        ? 'voided'
+        : snapshot.ledger.settled_effect_ids.has(input.effectId)
+          ? 'already_settled'
+          : 'not_found';
     return { status, reservation, quota: counts(goal, snapshot.ledger, kept), reclaimed: snapshot.expired };
   });
 }
 
 /** Releases expired reservations (and ones already spent); returns the expired ones. */
-export async function reclaimExpiredReservations(goal: QuotaGoal, clock: Clock, lock?: QuotaLockOptions): Promise<Reservation[]> {
+export async function reclaimExpiredReservations(
+  goal: QuotaGoal,
+  clock: Clock,
+  lock?: QuotaLockOptions,
+): Promise<Reservation[]> {
   return underQuotaLock(goal, clock, 'quota_reclaim', lock, async () => {
     const snapshot = await takeSnapshot(goal, clock);
     await saveReservations(goal, snapshot, snapshot.live, clock);
@@ -493,11 +663,28 @@ export interface ReadQuotaViewOptions {
 }
 
 /** Reads ledger and reservations without the lock and without writing (status views, previews). */
-export async function readQuotaView(goal: QuotaGoal, clock: Clock, options: ReadQuotaViewOptions = {}): Promise<QuotaView> {
+export async function readQuotaView(
+  goal: QuotaGoal,
+  clock: Clock,
+  options: ReadQuotaViewOptions = {},
+): Promise<QuotaView> {
   const indexFile = path.resolve(runIndexPath(goal.runtimeRoot, goal.goalId));
-  const given = options.runIndex === null ? { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] } : options.runIndex;
-  const snapshot = await takeSnapshot(goal, clock, given !== undefined && path.resolve(given.index_file) === indexFile ? given : undefined);
-  return { ledger: snapshot.ledger, rows: snapshot.rows, live: snapshot.live, expired: snapshot.expired, reserved: reservedTotals(snapshot.live) };
+  const given =
+    options.runIndex === null
+      ? { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] }
+      : options.runIndex;
+  const snapshot = await takeSnapshot(
+    goal,
+    clock,
+    given !== undefined && path.resolve(given.index_file) === indexFile ? given : undefined,
+  );
+  return {
+    ledger: snapshot.ledger,
+    rows: snapshot.rows,
+    live: snapshot.live,
+    expired: snapshot.expired,
+    reserved: reservedTotals(snapshot.live),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,13 +720,28 @@ export async function voidSpend(goal: QuotaGoal, clock: Clock, input: VoidSpendI
     const { ledger } = snapshot;
     const targetTime = input.generatedAt === undefined ? null : parseIsoInstant(input.generatedAt);
     if (input.generatedAt !== undefined && targetTime === null) {
-      throw new LoopxError('usage', `--void-generated-at must be an ISO-8601 time such as 2026-01-01T10:00:00+08:00, got ${JSON.stringify(input.generatedAt)}`);
+      throw new LoopxError(
+        'usage',
+        `--void-generated-at must be an ISO-8601 time such as 2026-01-01T10:00:00+08:00, got ${JSON.stringify(input.generatedAt)}`,
+      );
     }
-    const target = ledger.spends.find((s) => !s.duplicate && s.voided_slots < s.slots &&
-      (input.effectId !== undefined ? s.effect_id === input.effectId : s.time === targetTime));
+    const target = ledger.spends.find(
+      (s) =>
+        !s.duplicate &&
+        s.voided_slots < s.slots &&
+        (input.effectId !== undefined ? s.effect_id === input.effectId : s.time === targetTime),
+    );
     const quota = counts(goal, ledger, snapshot.live);
     if (target === undefined) {
-      return { ok: false, appended: false, reason: `no unvoided ${QUOTA_SLOT_SPENT} record matches ${input.effectId ?? input.generatedAt ?? '(nothing given)'}`, voided: null, record: null, json_file: null, quota };
+      return {
+        ok: false,
+        appended: false,
+        reason: `no unvoided ${QUOTA_SLOT_SPENT} record matches ${input.effectId ?? input.generatedAt ?? '(nothing given)'}`,
+        voided: null,
+        record: null,
+        json_file: null,
+        quota,
+      };
     }
     const slots = target.slots - target.voided_slots;
     const record: Record<string, unknown> = {
@@ -561,14 +763,30 @@ export async function voidSpend(goal: QuotaGoal, clock: Clock, input: VoidSpendI
     const indexFields: Record<string, unknown> = { voided_run_generated_at: target.generated_at, slots };
     if (target.effect_id !== null) indexFields['voided_effect_id'] = target.effect_id;
     const appended = await appendRun({
-      runtimeRoot: goal.runtimeRoot, goalId: goal.goalId, record, indexFields, projectRoot: goal.projectRoot, clock, suffix: 'quota-slot-voided',
+      runtimeRoot: goal.runtimeRoot,
+      goalId: goal.goalId,
+      record,
+      indexFields,
+      projectRoot: goal.projectRoot,
+      clock,
+      suffix: 'quota-slot-voided',
       markdown: `# ${goal.goalId} — ${QUOTA_SLOT_VOIDED}\n\n- voids the spend of ${target.generated_at}${target.effect_id === null ? '' : ` (${target.effect_id})`}: ${slots} slot(s)\n- reason: ${input.reason}\n`,
-      lock: { operation: 'quota_void', ...lockTimeouts(input.lock) }, dryRun: !write,
+      lock: { operation: 'quota_void', ...lockTimeouts(input.lock) },
+      dryRun: !write,
     });
     return {
-      ok: true, appended: appended.appended, reason: write ? `voided ${slots} slot(s) of the spend at ${target.generated_at}` : `would void ${slots} slot(s) of the spend at ${target.generated_at}`,
-      voided: { generated_at: target.generated_at, effect_id: target.effect_id, slots }, record: { generated_at: appended.row.generated_at, goal_id: goal.goalId, ...record }, json_file: appended.json_file,
-      quota: write && target.in_window ? counts(goal, { ...ledger, spent_slots: ledger.spent_slots - slots }, snapshot.live) : quota,
+      ok: true,
+      appended: appended.appended,
+      reason: write
+        ? `voided ${slots} slot(s) of the spend at ${target.generated_at}`
+        : `would void ${slots} slot(s) of the spend at ${target.generated_at}`,
+      voided: { generated_at: target.generated_at, effect_id: target.effect_id, slots },
+      record: { generated_at: appended.row.generated_at, goal_id: goal.goalId, ...record },
+      json_file: appended.json_file,
+      quota:
+        write && target.in_window
+          ? counts(goal, { ...ledger, spent_slots: ledger.spent_slots - slots }, snapshot.live)
+          : quota,
     };
   };
   if (input.dryRun === true) return run(false);

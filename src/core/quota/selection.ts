@@ -32,7 +32,13 @@ export const SelectedTodoSchema = z.object({
 export type SelectedTodo = z.infer<typeof SelectedTodoSchema>;
 
 export const ExclusionReasonSchema = z.enum([
-  'claimed_by_other_agent', 'excluded_agent', 'gate_blocked', 'status_blocked', 'not_work', 'monitor_not_due', 'monitor_missing_capability',
+  'claimed_by_other_agent',
+  'excluded_agent',
+  'gate_blocked',
+  'status_blocked',
+  'not_work',
+  'monitor_not_due',
+  'monitor_missing_capability',
 ]);
 export type ExclusionReason = z.infer<typeof ExclusionReasonSchema>;
 
@@ -72,9 +78,11 @@ function taskClassOf(item: TodoItem): string {
 
 function monitorProblem(item: TodoItem, input: SelectionInput): { reason: ExclusionReason; detail: string } | null {
   const due = parseIsoInstant(item.meta['next_due_at']);
-  if (due !== null && due > input.now) return { reason: 'monitor_not_due', detail: `next due at ${item.meta['next_due_at'] ?? ''}` };
+  if (due !== null && due > input.now)
+    return { reason: 'monitor_not_due', detail: `next due at ${item.meta['next_due_at'] ?? ''}` };
   const expires = parseIsoInstant(item.meta['expires_at']);
-  if (expires !== null && expires <= input.now) return { reason: 'monitor_not_due', detail: `expired at ${item.meta['expires_at'] ?? ''}` };
+  if (expires !== null && expires <= input.now)
+    return { reason: 'monitor_not_due', detail: `expired at ${item.meta['expires_at'] ?? ''}` };
   const missing = metaList(item.meta['required_capabilities']).filter((c) => !input.availableCapabilities.includes(c));
   if (missing.length > 0) return { reason: 'monitor_missing_capability', detail: `needs ${missing.join(', ')}` };
   return null;
@@ -82,8 +90,17 @@ function monitorProblem(item: TodoItem, input: SelectionInput): { reason: Exclus
 
 function view(item: TodoItem, reason: string): SelectedTodo {
   return {
-    todo_id: item.todoId, text: item.text, title: item.title, priority: item.priority, priority_rank: priorityRank(item), index: item.index, line: item.line + 1,
-    task_class: taskClassOf(item), claimed_by: item.meta['claimed_by'] ?? null, required_capabilities: metaList(item.meta['required_capabilities']), selection_reason: reason,
+    todo_id: item.todoId,
+    text: item.text,
+    title: item.title,
+    priority: item.priority,
+    priority_rank: priorityRank(item),
+    index: item.index,
+    line: item.line + 1,
+    task_class: taskClassOf(item),
+    claimed_by: item.meta['claimed_by'] ?? null,
+    required_capabilities: metaList(item.meta['required_capabilities']),
+    selection_reason: reason,
   };
 }
 
@@ -95,8 +112,10 @@ function compareCandidates(agentId: string | null): (a: TodoItem, b: TodoItem) =
 
 function ownershipProblem(item: TodoItem, agentId: string | null): { reason: ExclusionReason; detail: string } | null {
   const holder = item.meta['claimed_by'];
-  if (holder !== undefined && holder !== '' && holder !== agentId) return { reason: 'claimed_by_other_agent', detail: `claimed by ${holder}` };
-  if (agentId !== null && metaList(item.meta['excluded_agents']).includes(agentId)) return { reason: 'excluded_agent', detail: `excludes ${agentId}` };
+  if (holder !== undefined && holder !== '' && holder !== agentId)
+    return { reason: 'claimed_by_other_agent', detail: `claimed by ${holder}` };
+  if (agentId !== null && metaList(item.meta['excluded_agents']).includes(agentId))
+    return { reason: 'excluded_agent', detail: `excludes ${agentId}` };
   return null;
 }
 
@@ -121,10 +140,18 @@ export function selectTodo(input: SelectionInput): SelectionResult {
   for (const item of input.doc.todos) {
     if (item.role !== 'agent' || TERMINAL_STATUSES.has(item.status)) continue;
     openCount++;
-    const exclude = (reason: ExclusionReason, detail: string | null): void => { excluded.push({ todo_id: item.todoId, reason, detail }); };
-    if (item.status === 'blocked') { exclude('status_blocked', null); continue; }
+    const exclude = (reason: ExclusionReason, detail: string | null): void => {
+      excluded.push({ todo_id: item.todoId, reason, detail });
+    };
+    if (item.status === 'blocked') {
+      exclude('status_blocked', null);
+      continue;
+    }
     const ownership = ownershipProblem(item, input.agentId);
-    if (ownership !== null) { exclude(ownership.reason, ownership.detail); continue; }
+    if (ownership !== null) {
+      exclude(ownership.reason, ownership.detail);
+      continue;
+    }
     const gate = gateStatus.get(item.todoId);
     if (gate?.blocked === true) {
       for (const block of gate.blocked_by) blockingGates.add(block.gate_todo_id);
@@ -132,26 +159,45 @@ export function selectTodo(input: SelectionInput): SelectionResult {
       continue;
     }
     const taskClass = taskClassOf(item);
-    if (!WORK_CLASSES.has(taskClass)) { exclude('not_work', `task_class ${taskClass}`); continue; }
+    if (!WORK_CLASSES.has(taskClass)) {
+      exclude('not_work', `task_class ${taskClass}`);
+      continue;
+    }
     if (taskClass === 'continuous_monitor') {
       const problem = monitorProblem(item, input);
-      if (problem !== null) { exclude(problem.reason, problem.detail); continue; }
+      if (problem !== null) {
+        exclude(problem.reason, problem.detail);
+        continue;
+      }
     }
     candidates.push(item);
   }
   candidates.sort(compareCandidates(input.agentId));
   const first = candidates[0];
-  const selected = first === undefined ? null : view(first, input.agentId !== null && first.meta['claimed_by'] === input.agentId
-    ? `claimed by ${input.agentId}; highest priority among its claims`
-    : 'highest-priority unclaimed todo in document order');
+  const selected =
+    first === undefined
+      ? null
+      : view(
+          first,
+          input.agentId !== null && first.meta['claimed_by'] === input.agentId
+            ? `claimed by ${input.agentId}; highest priority among its claims`
+            : 'highest-priority unclaimed todo in document order',
+        );
 
   let successor: SelectedTodo | null = null;
   if (selected === null) {
     const deferred = input.doc.todos
-      .filter((t) => t.role === 'agent' && t.status === 'deferred' && ownershipProblem(t, input.agentId) === null && resumeConditionMet(t, input.doc))
+      .filter(
+        (t) =>
+          t.role === 'agent' &&
+          t.status === 'deferred' &&
+          ownershipProblem(t, input.agentId) === null &&
+          resumeConditionMet(t, input.doc),
+      )
       .sort(compareCandidates(input.agentId));
     const ready = deferred[0];
-    if (ready !== undefined) successor = view(ready, `deferred todo whose resume condition ${ready.meta['resume_when'] ?? ''} is met`);
+    if (ready !== undefined)
+      successor = view(ready, `deferred todo whose resume condition ${ready.meta['resume_when'] ?? ''} is met`);
   }
   return {
     selected,
@@ -160,7 +206,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
       candidate_count: candidates.length,
       excluded,
       blocking_gate_ids: [...blockingGates],
-      lane_gate_ids: input.agentId === null ? [] : gates.lane_gates_by_agent[input.agentId] ?? [],
+      lane_gate_ids: input.agentId === null ? [] : (gates.lane_gates_by_agent[input.agentId] ?? []),
       open_agent_todo_count: openCount,
     },
     gates,

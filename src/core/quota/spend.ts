@@ -6,7 +6,14 @@ import type { QuotaGoal } from './goal';
 import { settlementIdentity, type SettlementIdentity } from './identity';
 import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED, type TurnUsage } from './ledger';
 import {
-  readQuotaView, settleReservation, voidReservation, voidSpend, type QuotaCounts, type QuotaLockOptions, type SettleResult, type SpendSource,
+  readQuotaView,
+  settleReservation,
+  voidReservation,
+  voidSpend,
+  type QuotaCounts,
+  type QuotaLockOptions,
+  type SettleResult,
+  type SpendSource,
 } from './reservations';
 
 /**
@@ -23,12 +30,23 @@ import {
  */
 
 export const ACCOUNTABLE_OUTCOMES: ReadonlySet<string> = new Set(['outcome_progress', 'primary_goal_outcome']);
-const NORMAL_DELIVERY_ACTIONS: ReadonlySet<string> = new Set(['normal_run', 'coordinate_task_bundle', 'scoped_user_gate_fallback']);
+const NORMAL_DELIVERY_ACTIONS: ReadonlySet<string> = new Set([
+  'normal_run',
+  'coordinate_task_bundle',
+  'scoped_user_gate_fallback',
+]);
 const COMPLETION_STATES: ReadonlySet<string> = new Set(['waiting', 'focus_wait', 'operator_gate', 'eligible']);
-const SAFE_BYPASS_KINDS: ReadonlySet<string> = new Set(['operator_gate', 'recovery', 'outcome_floor_recovery', 'scoped_user_gate_fallback']);
+const SAFE_BYPASS_KINDS: ReadonlySet<string> = new Set([
+  'operator_gate',
+  'recovery',
+  'outcome_floor_recovery',
+  'scoped_user_gate_fallback',
+]);
 
-export type SpendCategory = 'reserved_turn' | 'eligible_spend' | 'safe_bypass_spend' | 'repair_spend' | 'delivery_completion_spend';
-export type SpendFailureKind = 'invalid_identity' | 'identity_mismatch' | 'writeback_missing' | 'quota_spend_rejected' | 'binding_required';
+export type SpendCategory =
+  'reserved_turn' | 'eligible_spend' | 'safe_bypass_spend' | 'repair_spend' | 'delivery_completion_spend';
+export type SpendFailureKind =
+  'invalid_identity' | 'identity_mismatch' | 'writeback_missing' | 'quota_spend_rejected' | 'binding_required';
 
 function rowField(row: RunIndexEntry, key: string): unknown {
   return (row as Record<string, unknown>)[key];
@@ -54,7 +72,10 @@ function isTransparent(row: RunIndexEntry): boolean {
  * deliveries of the agent that spent it (the original stopped at any spend, so a peer's spend
  * hid another agent's unspent delivery).
  */
-export function latestUnspentDelivery(rowsNewestFirst: readonly RunIndexEntry[], agentId: string | null): RunIndexEntry | null {
+export function latestUnspentDelivery(
+  rowsNewestFirst: readonly RunIndexEntry[],
+  agentId: string | null,
+): RunIndexEntry | null {
   const consumedAgents = new Set<string>();
   for (const row of rowsNewestFirst) {
     const rowAgent = row.agent_id ?? null;
@@ -79,8 +100,16 @@ export function latestUnspentDelivery(rowsNewestFirst: readonly RunIndexEntry[],
 
 /** An accountable delivery written for exactly this turn (agent, todo and turn id), if any. */
 export function boundDelivery(rows: readonly RunIndexEntry[], identity: SettlementIdentity): RunIndexEntry | null {
-  return rows.find((row) => row.classification !== QUOTA_SLOT_SPENT && isAccountable(row) && row.agent_id === identity.agent_id &&
-    (row.todo_id ?? undefined) === identity.todo_id && rowField(row, 'turn_instance_id') === identity.turn_instance_id) ?? null;
+  return (
+    rows.find(
+      (row) =>
+        row.classification !== QUOTA_SLOT_SPENT &&
+        isAccountable(row) &&
+        row.agent_id === identity.agent_id &&
+        (row.todo_id ?? undefined) === identity.todo_id &&
+        rowField(row, 'turn_instance_id') === identity.turn_instance_id,
+    ) ?? null
+  );
 }
 
 /** The turn id of the latest accountable row of this agent on this todo (to replay a spend given without one). */
@@ -88,7 +117,8 @@ export function recoverTurnInstanceId(rows: readonly RunIndexEntry[], agentId: s
   for (const row of rows) {
     if (row.agent_id !== agentId || row.todo_id !== todoId) continue;
     const turn = rowField(row, 'turn_instance_id');
-    if (typeof turn === 'string' && turn !== '' && (isAccountable(row) || row.classification === QUOTA_SLOT_SPENT)) return turn;
+    if (typeof turn === 'string' && turn !== '' && (isAccountable(row) || row.classification === QUOTA_SLOT_SPENT))
+      return turn;
   }
   return null;
 }
@@ -96,16 +126,27 @@ export function recoverTurnInstanceId(rows: readonly RunIndexEntry[], agentId: s
 /** A row of this turn (same agent, todo and turn) whose persisted identity names another effect id. */
 function persistedIdentityMismatch(rows: readonly RunIndexEntry[], identity: SettlementIdentity): string | null {
   for (const row of rows) {
-    if (row.agent_id !== identity.agent_id || rowField(row, 'turn_instance_id') !== identity.turn_instance_id || (row.todo_id ?? undefined) !== identity.todo_id) continue;
+    if (
+      row.agent_id !== identity.agent_id ||
+      rowField(row, 'turn_instance_id') !== identity.turn_instance_id ||
+      (row.todo_id ?? undefined) !== identity.todo_id
+    )
+      continue;
     const persisted = rowField(row, 'settlement_identity');
-    const effectId = typeof persisted === 'object' && persisted !== null ? (persisted as Record<string, unknown>)['effect_id'] : undefined;
+    const effectId =
+      typeof persisted === 'object' && persisted !== null
+        ? (persisted as Record<string, unknown>)['effect_id']
+        : undefined;
     if (typeof effectId === 'string' && effectId !== identity.effect_id) return effectId;
   }
   return null;
 }
 
 export interface SpendEvaluationInput {
-  decision: Pick<ShouldRunDecision, 'ok' | 'should_run' | 'state' | 'effective_action' | 'safe_bypass_allowed' | 'safe_bypass_kind' | 'selected_todo'>;
+  decision: Pick<
+    ShouldRunDecision,
+    'ok' | 'should_run' | 'state' | 'effective_action' | 'safe_bypass_allowed' | 'safe_bypass_kind' | 'selected_todo'
+  >;
   rows: readonly RunIndexEntry[];
   agentId: string | null;
   todoId: string | null;
@@ -125,38 +166,83 @@ export interface SpendEvaluation {
 /** Decides whether a spend is allowed (pure: no reads, no writes). */
 export function evaluateSpend(input: SpendEvaluationInput): SpendEvaluation {
   const { decision, identity } = input;
-  const fail = (reason: string, kind: SpendFailureKind, delivery: RunIndexEntry | null = null): SpendEvaluation => ({ ok: false, category: null, reason, failure_kind: kind, delivery_run: delivery });
-  const allow = (category: SpendCategory, reason: string, delivery: RunIndexEntry | null): SpendEvaluation => ({ ok: true, category, reason, failure_kind: null, delivery_run: delivery });
+  const fail = (reason: string, kind: SpendFailureKind, delivery: RunIndexEntry | null = null): SpendEvaluation => ({
+    ok: false,
+    category: null,
+    reason,
+    failure_kind: kind,
+    delivery_run: delivery,
+  });
+  const allow = (category: SpendCategory, reason: string, delivery: RunIndexEntry | null): SpendEvaluation => ({
+    ok: true,
+    category,
+    reason,
+    failure_kind: null,
+    delivery_run: delivery,
+  });
   const bound = identity === null ? null : boundDelivery(input.rows, identity);
   const unspent = bound ?? latestUnspentDelivery(input.rows, input.agentId);
-  if (input.hasLiveReservation) return allow('reserved_turn', 'the turn holds a live reservation: its admitted slot settles', unspent);
+  if (input.hasLiveReservation)
+    return allow('reserved_turn', 'the turn holds a live reservation: its admitted slot settles', unspent);
   if (!decision.ok) return fail('the quota decision failed; fix it before spending', 'quota_spend_rejected');
 
   const selected = decision.selected_todo?.todo_id ?? null;
   const normalDelivery = decision.should_run && NORMAL_DELIVERY_ACTIONS.has(decision.effective_action);
   if (normalDelivery && input.source === 'heartbeat' && selected !== null && bound === null) {
-    if (input.todoId === null) return fail(`heartbeat spend for ${decision.effective_action} requires --todo-id ${selected} (the selected todo)`, 'binding_required');
-    if (input.todoId !== selected) return fail(`todo binding mismatch: --todo-id ${input.todoId} but the decision selected ${selected}`, 'identity_mismatch');
+    if (input.todoId === null)
+      return fail(
+        `heartbeat spend for ${decision.effective_action} requires --todo-id ${selected} (the selected todo)`,
+        'binding_required',
+      );
+    if (input.todoId !== selected)
+      return fail(
+        `todo binding mismatch: --todo-id ${input.todoId} but the decision selected ${selected}`,
+        'identity_mismatch',
+      );
   }
   const sameTodo = selected === null || input.todoId === null || input.todoId === selected;
-  if (normalDelivery && decision.state === 'eligible' && sameTodo) return allow('eligible_spend', `eligible quota guard selected ${selected ?? 'no todo'}`, unspent);
+  if (normalDelivery && decision.state === 'eligible' && sameTodo)
+    return allow('eligible_spend', `eligible quota guard selected ${selected ?? 'no todo'}`, unspent);
 
   const bypassKind = decision.safe_bypass_kind ?? (decision.state === 'operator_gate' ? 'operator_gate' : null);
   if (decision.safe_bypass_allowed && bypassKind !== null && SAFE_BYPASS_KINDS.has(bypassKind)) {
-    if (unspent === null) return fail(`safe bypass spend (${bypassKind}) requires a latest unspent accountable delivery writeback`, 'writeback_missing');
-    return allow('safe_bypass_spend', `safe bypass (${bypassKind}) accounts the delivery of ${unspent.generated_at ?? '?'}`, unspent);
+    if (unspent === null)
+      return fail(
+        `safe bypass spend (${bypassKind}) requires a latest unspent accountable delivery writeback`,
+        'writeback_missing',
+      );
+    return allow(
+      'safe_bypass_spend',
+      `safe bypass (${bypassKind}) accounts the delivery of ${unspent.generated_at ?? '?'}`,
+      unspent,
+    );
   }
-  if (decision.should_run && (decision.effective_action.endsWith('_repair') || decision.effective_action.endsWith('_repair_required'))) {
+  if (
+    decision.should_run &&
+    (decision.effective_action.endsWith('_repair') || decision.effective_action.endsWith('_repair_required'))
+  ) {
     return allow('repair_spend', `repair turn ${decision.effective_action}`, unspent);
   }
   if (unspent !== null && COMPLETION_STATES.has(decision.state)) {
     const turnScoped = bound !== null;
     if (turnScoped || !decision.should_run || decision.effective_action === 'external_evidence_observe') {
-      return allow('delivery_completion_spend', `accounts the delivery of ${unspent.generated_at ?? '?'} (${unspent.classification ?? '?'})`, unspent);
+      return allow(
+        'delivery_completion_spend',
+        `accounts the delivery of ${unspent.generated_at ?? '?'} (${unspent.classification ?? '?'})`,
+        unspent,
+      );
     }
   }
-  if (unspent === null) return fail(`no spend is due: the decision is ${decision.effective_action} (${decision.state}) and there is no unspent accountable delivery writeback`, 'writeback_missing');
-  return fail(`no spend category applies to ${decision.effective_action} in state ${decision.state}`, 'quota_spend_rejected', unspent);
+  if (unspent === null)
+    return fail(
+      `no spend is due: the decision is ${decision.effective_action} (${decision.state}) and there is no unspent accountable delivery writeback`,
+      'writeback_missing',
+    );
+  return fail(
+    `no spend category applies to ${decision.effective_action} in state ${decision.state}`,
+    'quota_spend_rejected',
+    unspent,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,7 +271,12 @@ export interface SpendSlotResult {
   turn_instance_id: string | null;
   recovered_turn_instance_id: boolean;
   settlement_identity: SettlementIdentity | null;
-  delivery_run: { generated_at: string | null; classification: string | null; agent_id: string | null; todo_id: string | null } | null;
+  delivery_run: {
+    generated_at: string | null;
+    classification: string | null;
+    agent_id: string | null;
+    todo_id: string | null;
+  } | null;
   admission: SettleResult['admission'];
   spend_record: Record<string, unknown> | null;
   quota_event: Record<string, unknown> | null;
@@ -197,7 +288,9 @@ export interface SpendSlotResult {
 export async function spendSlot(goal: QuotaGoal, clock: Clock, input: SpendSlotInput): Promise<SpendSlotResult> {
   const view = await readQuotaView(goal, clock);
   const quotaNow: QuotaCounts = {
-    allowed_slots: goal.config.slots.allowed_slots, spent_slots: view.ledger.spent_slots, reserved_slots: view.reserved.slots,
+    allowed_slots: goal.config.slots.allowed_slots,
+    spent_slots: view.ledger.spent_slots,
+    reserved_slots: view.reserved.slots,
     remaining_slots: Math.max(0, goal.config.slots.allowed_slots - view.ledger.spent_slots - view.reserved.slots),
   };
   let turn = input.turnInstanceId;
@@ -207,42 +300,102 @@ export async function spendSlot(goal: QuotaGoal, clock: Clock, input: SpendSlotI
     recovered = turn !== null;
   }
   const result = (fields: Partial<SpendSlotResult> & Pick<SpendSlotResult, 'ok' | 'reason'>): SpendSlotResult => ({
-    dry_run: !input.execute, appended: false, idempotent_replay: false, category: null, safe_bypass_spend: false, failure_kind: null,
-    turn_instance_id: turn, recovered_turn_instance_id: recovered, settlement_identity: null, delivery_run: null, admission: null,
-    spend_record: null, quota_event: null, json_file: null, quota: quotaNow, ...fields,
+    dry_run: !input.execute,
+    appended: false,
+    idempotent_replay: false,
+    category: null,
+    safe_bypass_spend: false,
+    failure_kind: null,
+    turn_instance_id: turn,
+    recovered_turn_instance_id: recovered,
+    settlement_identity: null,
+    delivery_run: null,
+    admission: null,
+    spend_record: null,
+    quota_event: null,
+    json_file: null,
+    quota: quotaNow,
+    ...fields,
   });
 
   let identity: SettlementIdentity | null = null;
   if (input.agentId !== null && turn !== null) {
-    identity = settlementIdentity({ goalId: goal.goalId, agentId: input.agentId, turnInstanceId: turn, todoId: input.todoId });
+    identity = settlementIdentity({
+      goalId: goal.goalId,
+      agentId: input.agentId,
+      turnInstanceId: turn,
+      todoId: input.todoId,
+    });
     const drifted = persistedIdentityMismatch(view.rows, identity);
     if (drifted !== null) {
-      return result({ ok: false, reason: `persisted settlement identity mismatch: a record of this turn carries effect id ${drifted}, expected ${identity.effect_id}`, failure_kind: 'identity_mismatch', settlement_identity: identity });
+      return result({
+        ok: false,
+        reason: `persisted settlement identity mismatch: a record of this turn carries effect id ${drifted}, expected ${identity.effect_id}`,
+        failure_kind: 'identity_mismatch',
+        settlement_identity: identity,
+      });
     }
     if (view.ledger.settled_effect_ids.has(identity.effect_id)) {
-      return result({ ok: true, reason: `turn ${identity.effect_id} is already spent; replay wrote nothing`, idempotent_replay: true, settlement_identity: identity });
+      return result({
+        ok: true,
+        reason: `turn ${identity.effect_id} is already spent; replay wrote nothing`,
+        idempotent_replay: true,
+        settlement_identity: identity,
+      });
     }
   }
   const evaluation = evaluateSpend({
-    decision: input.decision, rows: view.rows, agentId: input.agentId, todoId: input.todoId, identity, source: input.source,
+    decision: input.decision,
+    rows: view.rows,
+    agentId: input.agentId,
+    todoId: input.todoId,
+    identity,
+    source: input.source,
     hasLiveReservation: identity !== null && view.live.some((r) => r.effect_id === identity.effect_id),
   });
-  const deliveryRun = evaluation.delivery_run === null ? null : {
-    generated_at: evaluation.delivery_run.generated_at ?? null, classification: evaluation.delivery_run.classification ?? null,
-    agent_id: evaluation.delivery_run.agent_id ?? null, todo_id: evaluation.delivery_run.todo_id ?? null,
+  const deliveryRun =
+    evaluation.delivery_run === null
+      ? null
+      : {
+          generated_at: evaluation.delivery_run.generated_at ?? null,
+          classification: evaluation.delivery_run.classification ?? null,
+          agent_id: evaluation.delivery_run.agent_id ?? null,
+          todo_id: evaluation.delivery_run.todo_id ?? null,
+        };
+  const common = {
+    category: evaluation.category,
+    safe_bypass_spend: evaluation.category === 'safe_bypass_spend',
+    settlement_identity: identity,
+    delivery_run: deliveryRun,
   };
-  const common = { category: evaluation.category, safe_bypass_spend: evaluation.category === 'safe_bypass_spend', settlement_identity: identity, delivery_run: deliveryRun };
-  if (!evaluation.ok) return result({ ok: false, reason: evaluation.reason, failure_kind: evaluation.failure_kind, ...common });
+  if (!evaluation.ok)
+    return result({ ok: false, reason: evaluation.reason, failure_kind: evaluation.failure_kind, ...common });
   if (identity === null) {
     return result({
-      ok: false, reason: 'a spend needs a settlement identity so it is written exactly once: pass --agent-id and --turn-instance-id (the turn id of the delivery it pays for)',
-      failure_kind: 'invalid_identity', ...common,
+      ok: false,
+      reason:
+        'a spend needs a settlement identity so it is written exactly once: pass --agent-id and --turn-instance-id (the turn id of the delivery it pays for)',
+      failure_kind: 'invalid_identity',
+      ...common,
     });
   }
   const settleInput: Parameters<typeof settleReservation>[2] = {
-    identity, slots: input.slots, source: input.source, dryRun: !input.execute,
-    decision: { should_run: input.decision.should_run, state: input.decision.state, effective_action: input.decision.effective_action },
-    deliveryRun: evaluation.delivery_run === null ? null : { generated_at: evaluation.delivery_run.generated_at ?? '', classification: evaluation.delivery_run.classification ?? '' },
+    identity,
+    slots: input.slots,
+    source: input.source,
+    dryRun: !input.execute,
+    decision: {
+      should_run: input.decision.should_run,
+      state: input.decision.state,
+      effective_action: input.decision.effective_action,
+    },
+    deliveryRun:
+      evaluation.delivery_run === null
+        ? null
+        : {
+            generated_at: evaluation.delivery_run.generated_at ?? '',
+            classification: evaluation.delivery_run.classification ?? '',
+          },
   };
   const recommended = evaluation.delivery_run?.recommended_action;
   if (typeof recommended === 'string') settleInput.recommendedAction = recommended;
@@ -251,9 +404,17 @@ export async function spendSlot(goal: QuotaGoal, clock: Clock, input: SpendSlotI
   const settled = await settleReservation(goal, clock, settleInput);
   const event = settled.record?.['quota_event'];
   return result({
-    ok: settled.ok, reason: settled.ok ? `${evaluation.reason}; ${settled.reason}` : settled.reason, failure_kind: settled.ok ? null : 'quota_spend_rejected',
-    appended: settled.appended, idempotent_replay: settled.idempotent_replay, admission: settled.admission, spend_record: settled.record,
-    quota_event: typeof event === 'object' && event !== null ? event as Record<string, unknown> : null, json_file: settled.json_file, quota: settled.quota, ...common,
+    ok: settled.ok,
+    reason: settled.ok ? `${evaluation.reason}; ${settled.reason}` : settled.reason,
+    failure_kind: settled.ok ? null : 'quota_spend_rejected',
+    appended: settled.appended,
+    idempotent_replay: settled.idempotent_replay,
+    admission: settled.admission,
+    spend_record: settled.record,
+    quota_event: typeof event === 'object' && event !== null ? (event as Record<string, unknown>) : null,
+    json_file: settled.json_file,
+    quota: settled.quota,
+    ...common,
   });
 }
 
@@ -288,28 +449,63 @@ export interface VoidSlotResult {
  */
 export async function voidSlot(goal: QuotaGoal, clock: Clock, input: VoidSlotInput): Promise<VoidSlotResult> {
   if (input.turnInstanceId === null && input.generatedAt === null) {
-    throw new LoopxError('usage', 'void-slot needs the spend to cancel: --void-generated-at <time of the spend>, or --agent-id with --turn-instance-id (and --todo-id) of the turn');
+    throw new LoopxError(
+      'usage',
+      'void-slot needs the spend to cancel: --void-generated-at <time of the spend>, or --agent-id with --turn-instance-id (and --todo-id) of the turn',
+    );
   }
   let effectId: string | null = null;
   if (input.turnInstanceId !== null) {
-    if (input.agentId === null) throw new LoopxError('usage', 'void-slot --turn-instance-id needs --agent-id to name the turn');
-    effectId = settlementIdentity({ goalId: goal.goalId, agentId: input.agentId, turnInstanceId: input.turnInstanceId, todoId: input.todoId }).effect_id;
+    if (input.agentId === null)
+      throw new LoopxError('usage', 'void-slot --turn-instance-id needs --agent-id to name the turn');
+    effectId = settlementIdentity({
+      goalId: goal.goalId,
+      agentId: input.agentId,
+      turnInstanceId: input.turnInstanceId,
+      todoId: input.todoId,
+    }).effect_id;
   }
   const view = await readQuotaView(goal, clock);
   const reservation = effectId === null ? undefined : view.live.find((r) => r.effect_id === effectId);
   if (reservation !== undefined) {
     const quota: QuotaCounts = {
-      allowed_slots: goal.config.slots.allowed_slots, spent_slots: view.ledger.spent_slots, reserved_slots: view.reserved.slots,
+      allowed_slots: goal.config.slots.allowed_slots,
+      spent_slots: view.ledger.spent_slots,
+      reserved_slots: view.reserved.slots,
       remaining_slots: Math.max(0, goal.config.slots.allowed_slots - view.ledger.spent_slots - view.reserved.slots),
     };
     if (!input.execute) {
-      return { ok: true, dry_run: true, appended: false, target: 'reservation', reason: `would release the reservation of turn ${reservation.effect_id} (${reservation.slots} slot(s))`, effect_id: effectId, voided: { generated_at: null, effect_id: effectId, slots: reservation.slots }, void_record: null, json_file: null, quota };
+      return {
+        ok: true,
+        dry_run: true,
+        appended: false,
+        target: 'reservation',
+        reason: `would release the reservation of turn ${reservation.effect_id} (${reservation.slots} slot(s))`,
+        effect_id: effectId,
+        voided: { generated_at: null, effect_id: effectId, slots: reservation.slots },
+        void_record: null,
+        json_file: null,
+        quota,
+      };
     }
-    const released = await voidReservation(goal, clock, { effectId: reservation.effect_id, ...(input.lock ? { lock: input.lock } : {}) });
+    const released = await voidReservation(goal, clock, {
+      effectId: reservation.effect_id,
+      ...(input.lock ? { lock: input.lock } : {}),
+    });
     return {
-      ok: released.status === 'voided', dry_run: false, appended: false, target: 'reservation',
-      reason: released.status === 'voided' ? `released the reservation of turn ${reservation.effect_id}` : `the reservation of turn ${reservation.effect_id} is gone (${released.status})`,
-      effect_id: effectId, voided: { generated_at: null, effect_id: effectId, slots: reservation.slots }, void_record: null, json_file: null, quota: released.quota,
+      ok: released.status === 'voided',
+      dry_run: false,
+      appended: false,
+      target: 'reservation',
+      reason:
+        released.status === 'voided'
+          ? `released the reservation of turn ${reservation.effect_id}`
+          : `the reservation of turn ${reservation.effect_id} is gone (${released.status})`,
+      effect_id: effectId,
+      voided: { generated_at: null, effect_id: effectId, slots: reservation.slots },
+      void_record: null,
+      json_file: null,
+      quota: released.quota,
     };
   }
   const voidInput: Parameters<typeof voidSpend>[2] = { reason: input.reason, dryRun: !input.execute };
@@ -319,7 +515,15 @@ export async function voidSlot(goal: QuotaGoal, clock: Clock, input: VoidSlotInp
   if (input.lock !== undefined) voidInput.lock = input.lock;
   const voided = await voidSpend(goal, clock, voidInput);
   return {
-    ok: voided.ok, dry_run: !input.execute, appended: voided.appended, target: voided.ok ? 'spend' : null, reason: voided.reason, effect_id: effectId ?? voided.voided?.effect_id ?? null,
-    voided: voided.voided, void_record: voided.record, json_file: voided.json_file, quota: voided.quota,
+    ok: voided.ok,
+    dry_run: !input.execute,
+    appended: voided.appended,
+    target: voided.ok ? 'spend' : null,
+    reason: voided.reason,
+    effect_id: effectId ?? voided.voided?.effect_id ?? null,
+    voided: voided.voided,
+    void_record: voided.record,
+    json_file: voided.json_file,
+    quota: voided.quota,
   };
 }

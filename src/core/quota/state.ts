@@ -17,7 +17,15 @@ import type { QuotaLedger } from './ledger';
  * Reserved slots of turns in flight count as used, so admission can never overshoot the limit.
  */
 
-export const QUOTA_STATES = ['blocked_health', 'operator_gate', 'focus_wait', 'eligible', 'waiting', 'throttled', 'paused'] as const;
+export const QUOTA_STATES = [
+  'blocked_health',
+  'operator_gate',
+  'focus_wait',
+  'eligible',
+  'waiting',
+  'throttled',
+  'paused',
+] as const;
 export const QuotaStateSchema = z.enum(QUOTA_STATES);
 export type QuotaState = z.infer<typeof QuotaStateSchema>;
 
@@ -56,7 +64,11 @@ export const QuotaStatusSchema = z.object({
   remaining_slots: z.number().int(),
   would_throttle: z.boolean(),
   throttle_cause: z.string().nullable(),
-  budgets: z.object({ max_cost_usd: BudgetUsageSchema, max_tokens: BudgetUsageSchema, max_turn_minutes: BudgetUsageSchema }),
+  budgets: z.object({
+    max_cost_usd: BudgetUsageSchema,
+    max_tokens: BudgetUsageSchema,
+    max_turn_minutes: BudgetUsageSchema,
+  }),
   warn_ratio: z.number(),
   warn: z.boolean(),
   exceeded: z.boolean(),
@@ -96,7 +108,10 @@ export function goalStopped(goal: Record<string, unknown>): boolean {
  * Who the goal waits on: the registry's `waiting_on` when set, else the `waiting_on` recorded by the
  * latest status run, else `codex` (the agents' turn).
  */
-export function deriveWaitingOn(goal: Record<string, unknown>, latestStatusRun: Record<string, unknown> | null): string {
+export function deriveWaitingOn(
+  goal: Record<string, unknown>,
+  latestStatusRun: Record<string, unknown> | null,
+): string {
   for (const source of [goal, latestStatusRun ?? {}]) {
     const value = source['waiting_on'];
     if (typeof value === 'string' && value.trim() !== '') return value.trim().toLowerCase();
@@ -112,7 +127,10 @@ export function focusMarkerOf(goal: Record<string, unknown>): string | null {
   return found ?? null;
 }
 
-const BUDGET_SOURCE: Record<BudgetField, { used: keyof QuotaLedger['usage']; reserved: keyof ReservedTotals; unit: string }> = {
+const BUDGET_SOURCE: Record<
+  BudgetField,
+  { used: keyof QuotaLedger['usage']; reserved: keyof ReservedTotals; unit: string }
+> = {
   max_cost_usd: { used: 'cost_usd', reserved: 'cost_usd', unit: 'USD' },
   max_tokens: { used: 'tokens', reserved: 'tokens', unit: 'tokens' },
   max_turn_minutes: { used: 'minutes', reserved: 'minutes', unit: 'turn minutes' },
@@ -123,9 +141,19 @@ function budgetUsage(config: QuotaConfig, ledger: QuotaLedger, reserved: Reserve
     const limit = config.budgets[field];
     const used = ledger.usage[BUDGET_SOURCE[field].used] as number;
     const held = reserved[BUDGET_SOURCE[field].reserved];
-    return { used, reserved: held, limit, ratio: limit === null ? null : round4((used + held) / limit), estimated: ledger.usage.estimated };
+    return {
+      used,
+      reserved: held,
+      limit,
+      ratio: limit === null ? null : round4((used + held) / limit),
+      estimated: ledger.usage.estimated,
+    };
   };
-  return { max_cost_usd: entry('max_cost_usd'), max_tokens: entry('max_tokens'), max_turn_minutes: entry('max_turn_minutes') };
+  return {
+    max_cost_usd: entry('max_cost_usd'),
+    max_tokens: entry('max_tokens'),
+    max_turn_minutes: entry('max_turn_minutes'),
+  };
 }
 
 function round4(value: number): number {
@@ -134,20 +162,30 @@ function round4(value: number): number {
 
 /** The first exhausted budget (used + reserved at or over its limit), or null. */
 export function exhaustedBudget(budgets: QuotaStatus['budgets']): BudgetField | null {
-  return BUDGET_FIELDS.find((field) => {
-    const b = budgets[field];
-    return b.limit !== null && b.used + b.reserved >= b.limit;
-  }) ?? null;
+  return (
+    BUDGET_FIELDS.find((field) => {
+      const b = budgets[field];
+      return b.limit !== null && b.used + b.reserved >= b.limit;
+    }) ?? null
+  );
 }
 
-export function computeQuotaStatus(config: QuotaConfig, ledger: QuotaLedger, reserved: ReservedTotals, facts: GoalFacts): QuotaStatus {
+export function computeQuotaStatus(
+  config: QuotaConfig,
+  ledger: QuotaLedger,
+  reserved: ReservedTotals,
+  facts: GoalFacts,
+): QuotaStatus {
   const { slots } = config;
   const committed = ledger.spent_slots + reserved.slots;
   const remaining = Math.max(0, slots.allowed_slots - committed);
   const budgets = budgetUsage(config, ledger, reserved);
   const budgetOut = exhaustedBudget(budgets);
   const slotsOut = committed >= slots.allowed_slots;
-  const ratios = [slots.allowed_slots === 0 ? 1 : committed / slots.allowed_slots, ...BUDGET_FIELDS.map((f) => budgets[f].ratio ?? 0)];
+  const ratios = [
+    slots.allowed_slots === 0 ? 1 : committed / slots.allowed_slots,
+    ...BUDGET_FIELDS.map((f) => budgets[f].ratio ?? 0),
+  ];
   const base = {
     waiting_on: facts.waitingOn,
     compute: slots.compute,
@@ -173,24 +211,51 @@ export function computeQuotaStatus(config: QuotaConfig, ledger: QuotaLedger, res
     duplicate_spends: ledger.duplicate_spends,
     config_warnings: config.config_warnings,
   };
-  const paused = (cause: PauseCause, reason: string): QuotaStatus => ({ ...base, state: 'paused', reason, pause_cause: cause, compute: 0, allowed_slots: 0, remaining_slots: 0 });
-  if (facts.stopped) return paused('goal_stopped', 'the goal is stopped by its owner; paused until it is explicitly resumed');
-  if (slots.compute <= 0) return paused('compute_quota_zero', '0 compute quota; paused until compute is raised above 0');
-  const status = (state: QuotaState, reason: string, extra: Partial<QuotaStatus> = {}): QuotaStatus => ({ ...base, state, reason, pause_cause: null, ...extra });
+  const paused = (cause: PauseCause, reason: string): QuotaStatus => ({
+    ...base,
+    state: 'paused',
+    reason,
+    pause_cause: cause,
+    compute: 0,
+    allowed_slots: 0,
+    remaining_slots: 0,
+  });
+  if (facts.stopped)
+    return paused('goal_stopped', 'the goal is stopped by its owner; paused until it is explicitly resumed');
+  if (slots.compute <= 0)
+    return paused('compute_quota_zero', '0 compute quota; paused until compute is raised above 0');
+  const status = (state: QuotaState, reason: string, extra: Partial<QuotaStatus> = {}): QuotaStatus => ({
+    ...base,
+    state,
+    reason,
+    pause_cause: null,
+    ...extra,
+  });
   if (!facts.health.ok) return status('blocked_health', facts.health.reason);
   if (OPERATOR_WAITS.has(facts.waitingOn)) {
-    return status('operator_gate', `waiting on the ${facts.waitingOn.replace(/_/g, ' ')}; one bounded non-gated step may run`, { safe_bypass_allowed: true });
+    return status(
+      'operator_gate',
+      `waiting on the ${facts.waitingOn.replace(/_/g, ' ')}; one bounded non-gated step may run`,
+      { safe_bypass_allowed: true },
+    );
   }
   if (facts.waitingOn === 'external_evidence') return status('waiting', 'waiting on external evidence');
   if (facts.waitingOn !== 'codex') return status('waiting', `waiting on ${facts.waitingOn}`);
-  if (facts.focusMarker !== null) return status('focus_wait', `focus marker ${facts.focusMarker}: the goal waits at a continuation boundary`);
+  if (facts.focusMarker !== null)
+    return status('focus_wait', `focus marker ${facts.focusMarker}: the goal waits at a continuation boundary`);
   if (slotsOut) {
     const frees = ledger.next_slot_frees_at === null ? '' : `; the next slot frees at ${ledger.next_slot_frees_at}`;
-    return status('throttled', `${ledger.spent_slots} spent + ${reserved.slots} reserved of ${slots.allowed_slots} allowed slots in the last ${slots.window_hours} h; throttled${frees}`);
+    return status(
+      'throttled',
+      `${ledger.spent_slots} spent + ${reserved.slots} reserved of ${slots.allowed_slots} allowed slots in the last ${slots.window_hours} h; throttled${frees}`,
+    );
   }
   if (budgetOut !== null) {
     const b = budgets[budgetOut];
-    return status('throttled', `${budgetOut} budget used: ${b.used} spent + ${b.reserved} reserved of ${b.limit ?? 0} ${BUDGET_SOURCE[budgetOut].unit} in the last ${slots.window_hours} h; throttled until usage leaves the window or the limit is raised`);
+    return status(
+      'throttled',
+      `${budgetOut} budget used: ${b.used} spent + ${b.reserved} reserved of ${b.limit ?? 0} ${BUDGET_SOURCE[budgetOut].unit} in the last ${slots.window_hours} h; throttled until usage leaves the window or the limit is raised`,
+    );
   }
   return status('eligible', `${slots.compute} compute quota; eligible for the next automatic agent turn`);
 }

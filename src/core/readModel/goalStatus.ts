@@ -4,8 +4,12 @@ import { isLoopxError, errorMessage } from '../errors';
 import { projectGoalWarnings } from '../projection/goalWarnings';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from '../projection/latestRunRecommendation';
 import {
-  latestRunRecommendationSourceSchema, nextActionProjectionWarningSchema, projectionWarningSchema, staleLatestRunWarningSchema,
-  stateProjectionGapSchema, type ProjectionWarning,
+  latestRunRecommendationSourceSchema,
+  nextActionProjectionWarningSchema,
+  projectionWarningSchema,
+  staleLatestRunWarningSchema,
+  stateProjectionGapSchema,
+  type ProjectionWarning,
 } from '../projection/schemas';
 import { publicSafeCompact } from '../projection/text';
 import { scrubText } from '../privacy/scrub';
@@ -115,7 +119,8 @@ export const WaitingOnSchema = z.enum(['codex', 'user']);
 export const AttentionSeveritySchema = z.enum(['high', 'action', 'info']);
 export const RecommendedActionOriginSchema = z.enum(['latest_run', 'active_state_next_action', 'default']);
 
-export const DEFAULT_STATUS_ACTION = 'add a durable route under "## Next Action" in ACTIVE_GOAL_STATE.md, or record a run with loopx refresh-state';
+export const DEFAULT_STATUS_ACTION =
+  'add a durable route under "## Next Action" in ACTIVE_GOAL_STATE.md, or record a run with loopx refresh-state';
 
 /** One goal of the status read model (an `attention_queue.items[]` entry of the original). */
 export const GoalStatusItemSchema = z.object({
@@ -217,7 +222,8 @@ export const fileSystemStatusReader: StatusFileReader = {
       const stats = fs.statSync(file, { throwIfNoEntry: false });
       return stats === undefined ? null : { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        return null;
       throw error;
     }
   },
@@ -233,8 +239,7 @@ function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 
 /** A state file as read for status: its text and parsed document, or why it could not be read. */
 export type StateRead =
-  | { kind: 'ok'; text: string; doc: StateDocument }
-  | { kind: 'error'; code: string; message: string };
+  { kind: 'ok'; text: string; doc: StateDocument } | { kind: 'error'; code: string; message: string };
 
 // ---------------------------------------------------------------------------------------------
 // Projection (pure)
@@ -251,12 +256,27 @@ interface ProjectionInput {
 
 function statusTodoItem(item: StructuredTodoItem): StatusTodoItem {
   return {
-    index: item.index, done: item.done, text: item.text, title: item.title, todo_id: item.todo_id,
-    priority: item.priority, status: item.status, claimed_by: item.claimed_by, task_class: item.task_class,
+    index: item.index,
+    done: item.done,
+    text: item.text,
+    title: item.title,
+    todo_id: item.todo_id,
+    priority: item.priority,
+    status: item.status,
+    claimed_by: item.claimed_by,
+    task_class: item.task_class,
   };
 }
 
-const EMPTY_TODOS: StatusTodoSummary = { source_section: null, total_count: 0, open_count: 0, done_count: 0, blocked_count: 0, deferred_count: 0, items: [] };
+const EMPTY_TODOS: StatusTodoSummary = {
+  source_section: null,
+  total_count: 0,
+  open_count: 0,
+  done_count: 0,
+  blocked_count: 0,
+  deferred_count: 0,
+  items: [],
+};
 
 function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
@@ -264,11 +284,22 @@ function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
 
 function todoSummary(
   doc: StateDocument,
-  summary: { total_count: number; open_count: number; done_count: number; blocked_count: number; deferred_count: number; items: StructuredTodoItem[] },
+  summary: {
+    total_count: number;
+    open_count: number;
+    done_count: number;
+    blocked_count: number;
+    deferred_count: number;
+    items: StructuredTodoItem[];
+  },
   role: TodoRole,
   input: ProjectionInput,
 ): StatusTodoSummary {
-  const visible = summary.items.filter((item) => isOpen(item) && (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId));
+  const visible = summary.items.filter(
+    (item) =>
+      isOpen(item) &&
+      (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId),
+  );
   return {
     source_section: firstSectionOf(doc, role)?.title ?? null,
     total_count: summary.total_count,
@@ -297,7 +328,11 @@ function statusRun(row: RunIndexEntry, goalId: string): StatusRun {
 }
 
 function labelPaths(message: string, input: ProjectionInput): string {
-  return scrubText(message, { projectRoots: [input.target.projectRoot], homeDir: input.homeDir, runtimeRoot: input.target.runtimeRoot });
+  return scrubText(message, {
+    projectRoots: [input.target.projectRoot],
+    homeDir: input.homeDir,
+    runtimeRoot: input.target.runtimeRoot,
+  });
 }
 
 /** Builds the status item of one goal from what was read. Pure: same inputs, same item. */
@@ -313,14 +348,19 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const digest = state.kind === 'ok' ? stateDigest16(state.text) : null;
 
   const latest = selectLatestRunRecommendedAction({
-    activeStateNextAction: activeNextAction, latestStatusRun, latestAgentLaneRun: agentLaneRuns[0] ?? null, preferredAgentId: input.agentId,
+    activeStateNextAction: activeNextAction,
+    latestStatusRun,
+    latestAgentLaneRun: agentLaneRuns[0] ?? null,
+    preferredAgentId: input.agentId,
   });
   const userTodos = doc && structured ? todoSummary(doc, structured.todos.user, 'user', input) : EMPTY_TODOS;
   const agentTodos = doc && structured ? todoSummary(doc, structured.todos.agent, 'agent', input) : EMPTY_TODOS;
   const warnings: ProjectionWarning[] = projectGoalWarnings({
     goalId: target.goalId,
     registryMember: target.registryMember,
-    activeState: doc ? { next_action: activeNextAction, next_action_entries: entries, updated_at: updatedAt, sha256_16: digest } : null,
+    activeState: doc
+      ? { next_action: activeNextAction, next_action_entries: entries, updated_at: updatedAt, sha256_16: digest }
+      : null,
     latestStatusRun,
     agentLaneRuns,
     preferredAgentId: input.agentId,
@@ -331,30 +371,49 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
 
   const gates = doc ? analyzeGates(doc) : null;
   const openGates: StatusGate[] = (gates?.open_gates ?? []).map((gate) => ({
-    todo_id: gate.todo_id, text: gate.text, title: gate.title, status: gate.status, gate_state: gate.gate_state, line: gate.line,
-    blocks_agent: gate.blocks_agent, global_gate: gate.global_gate, unblocks_todo_ids: gate.unblocks_todo_ids,
-    decision_scope: gate.decision_scope, unscoped: gate.unscoped, blocked_todo_ids: gate.blocked_todo_ids,
+    todo_id: gate.todo_id,
+    text: gate.text,
+    title: gate.title,
+    status: gate.status,
+    gate_state: gate.gate_state,
+    line: gate.line,
+    blocks_agent: gate.blocks_agent,
+    global_gate: gate.global_gate,
+    unblocks_todo_ids: gate.unblocks_todo_ids,
+    decision_scope: gate.decision_scope,
+    unscoped: gate.unscoped,
+    blocked_todo_ids: gate.blocked_todo_ids,
   }));
   // Agent work that can go ahead now: open, not marked blocked, not held by a gate, and (for one agent) its own or unclaimed.
   const agentStatuses = new Map((structured?.todos.agent.items ?? []).map((item) => [item.todo_id, item.status]));
-  const runnableAgentWork = (gates?.agent_todos ?? []).filter((todo) =>
-    agentStatuses.get(todo.todo_id) === 'open' && !todo.blocked && (input.agentId === null || todo.claimed_by === null || todo.claimed_by === input.agentId));
+  const runnableAgentWork = (gates?.agent_todos ?? []).filter(
+    (todo) =>
+      agentStatuses.get(todo.todo_id) === 'open' &&
+      !todo.blocked &&
+      (input.agentId === null || todo.claimed_by === null || todo.claimed_by === input.agentId),
+  );
 
   // The owner is needed when the file is unreadable, or when no agent work can go ahead while gates or user todos are open.
-  const waitingOn = state.kind !== 'ok'
-    ? 'user'
-    : runnableAgentWork.length === 0 && (openGates.length > 0 || userTodos.open_count > 0)
+  const waitingOn =
+    state.kind !== 'ok'
       ? 'user'
-      : 'codex';
+      : runnableAgentWork.length === 0 && (openGates.length > 0 || userTodos.open_count > 0)
+        ? 'user'
+        : 'codex';
   const hasErrors = state.kind !== 'ok' || (structured?.diagnostics.error_count ?? 0) > 0;
-  const hasWork = openGates.length > 0 || userTodos.open_count > 0 || agentTodos.open_count > 0 || warnings.some((w) => w.severity === 'warning');
+  const hasWork =
+    openGates.length > 0 ||
+    userTodos.open_count > 0 ||
+    agentTodos.open_count > 0 ||
+    warnings.some((w) => w.severity === 'warning');
   const severity = hasErrors ? 'high' : hasWork ? 'action' : 'info';
 
-  const [recommendedAction, source] = latest.latest_run_recommended_action !== null
-    ? [latest.latest_run_recommended_action, 'latest_run' as const]
-    : activeNextAction !== null
-      ? [activeNextAction, 'active_state_next_action' as const]
-      : [DEFAULT_STATUS_ACTION, 'default' as const];
+  const [recommendedAction, source] =
+    latest.latest_run_recommended_action !== null
+      ? [latest.latest_run_recommended_action, 'latest_run' as const]
+      : activeNextAction !== null
+        ? [activeNextAction, 'active_state_next_action' as const]
+        : [DEFAULT_STATUS_ACTION, 'default' as const];
 
   const byKind = <K extends ProjectionWarning['kind']>(kind: K): Extract<ProjectionWarning, { kind: K }> | undefined =>
     warnings.find((warning): warning is Extract<ProjectionWarning, { kind: K }> => warning.kind === kind);
@@ -375,7 +434,9 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     registry_member: target.registryMember,
     registered_agents: target.agents,
     ...(input.agentId !== null ? { agent_id: input.agentId } : {}),
-    ...(activeNextAction !== null ? { active_state_next_action: activeNextAction, active_state_next_action_entries: entries } : {}),
+    ...(activeNextAction !== null
+      ? { active_state_next_action: activeNextAction, active_state_next_action_entries: entries }
+      : {}),
     latest_run_recommended_action: latest.latest_run_recommended_action,
     latest_run_recommended_action_source: latest.latest_run_recommended_action_source,
     ...(nextActionWarning ? { next_action_projection_warning: nextActionWarning } : {}),
@@ -390,9 +451,22 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     raw_index_records: runs?.raw_count ?? 0,
     unique_runs: rows.length,
     skipped_index_lines: runs?.skipped.length ?? 0,
-    active_state: state.kind === 'ok'
-      ? { available: true, status: structured?.frontmatter['status'] ?? null, updated_at: updatedAt, sha256_16: digest, error: null }
-      : { available: false, status: null, updated_at: null, sha256_16: null, error: { code: state.code, message: labelPaths(state.message, input) } },
+    active_state:
+      state.kind === 'ok'
+        ? {
+            available: true,
+            status: structured?.frontmatter['status'] ?? null,
+            updated_at: updatedAt,
+            sha256_16: digest,
+            error: null,
+          }
+        : {
+            available: false,
+            status: null,
+            updated_at: null,
+            sha256_16: null,
+            error: { code: state.code, message: labelPaths(state.message, input) },
+          },
     state_diagnostics: structured?.diagnostics ?? null,
   };
   return GoalStatusItemSchema.parse(item);
@@ -474,7 +548,10 @@ export class GoalStatusCache {
     if (target.stateFile !== null) this.states.delete(target.stateFile);
   }
 
-  async goalStatus(goal: GoalStatusTarget, options: Omit<GoalStatusOptions, 'cache' | 'reader'>): Promise<GoalStatusItem> {
+  async goalStatus(
+    goal: GoalStatusTarget,
+    options: Omit<GoalStatusOptions, 'cache' | 'reader'>,
+  ): Promise<GoalStatusItem> {
     const target = GoalStatusTargetSchema.parse(goal);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
     const [stateStamp, indexStamp] = await Promise.all([
@@ -499,11 +576,20 @@ export class GoalStatusCache {
 
   private async readState(stateFile: string | null, stamp: FileStamp | null): Promise<StateRead> {
     if (stateFile === null) {
-      return { kind: 'error', code: 'state_file_unresolved', message: 'the goal has no state_file (or a relative one without an absolute repo) in the registry; set state_file' };
+      return {
+        kind: 'error',
+        code: 'state_file_unresolved',
+        message:
+          'the goal has no state_file (or a relative one without an absolute repo) in the registry; set state_file',
+      };
     }
     if (stamp === null) {
       this.states.delete(stateFile);
-      return { kind: 'error', code: 'state_file_missing', message: `state file does not exist: ${stateFile}; create it (loopx bootstrap) or fix the goal's state_file in the registry` };
+      return {
+        kind: 'error',
+        code: 'state_file_missing',
+        message: `state file does not exist: ${stateFile}; create it (loopx bootstrap) or fix the goal's state_file in the registry`,
+      };
     }
     const cached = this.states.get(stateFile);
     if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
@@ -512,14 +598,23 @@ export class GoalStatusCache {
       const text = await this.reader.readState(stateFile);
       value = { kind: 'ok', text, doc: parseStateDocument(text) };
     } catch (error) {
-      value = { kind: 'error', code: isLoopxError(error) ? error.code : 'state_file_unreadable', message: errorMessage(error) };
+      value = {
+        kind: 'error',
+        code: isLoopxError(error) ? error.code : 'state_file_unreadable',
+        message: errorMessage(error),
+      };
     }
     this.states.set(stateFile, { stamp, value });
     return value;
   }
 
   /** `artifactChecks`: how many newest rows get their artifacts stat'ed now (the rest on first access). */
-  private async readIndex(indexFile: string, stamp: FileStamp | null, projectRoot: string, artifactChecks: number): Promise<RunIndexRead | null> {
+  private async readIndex(
+    indexFile: string,
+    stamp: FileStamp | null,
+    projectRoot: string,
+    artifactChecks: number,
+  ): Promise<RunIndexRead | null> {
     if (stamp === null) {
       this.indexes.delete(indexFile);
       this.missingIndexes.add(indexFile);

@@ -9,9 +9,11 @@ export function statusMarkdown(payload: StatusPayload): string {
     '# LoopX status',
     '',
     `Registry \`${payload.registry}\`: ${payload.goal_count} goal${payload.goal_count === 1 ? '' : 's'}, ${payload.run_count} run${payload.run_count === 1 ? '' : 's'}` +
-      (payload.agent_id !== undefined ? `, seen as agent ${payload.agent_id}` : '') + '.',
+      (payload.agent_id !== undefined ? `, seen as agent ${payload.agent_id}` : '') +
+      '.',
   ];
-  if (payload.goal_count === 0) lines.push('', 'No goals yet. Connect one with `loopx bootstrap --project . --goal-id <id> --objective "<text>"`.');
+  if (payload.goal_count === 0)
+    lines.push('', 'No goals yet. Connect one with `loopx bootstrap --project . --goal-id <id> --objective "<text>"`.');
   for (const item of payload.attention_queue.items) lines.push('', ...goalMarkdown(item));
   return lines.join('\n');
 }
@@ -25,7 +27,9 @@ function goalMarkdown(item: GoalStatusItem): string[] {
     lines.push(`- Next Action: ${item.active_state_next_action ?? '(none — add one under "## Next Action")'}`);
   }
   if (item.latest_run_recommended_action !== null) {
-    lines.push(`- Latest run recommends: ${item.latest_run_recommended_action} (${item.latest_run_recommended_action_source ?? ''})`);
+    lines.push(
+      `- Latest run recommends: ${item.latest_run_recommended_action} (${item.latest_run_recommended_action_source ?? ''})`,
+    );
   }
   if (item.quota !== undefined) lines.push(`- Quota: ${quotaLine(item)}`);
   lines.push(`- Agent todos: ${todoCounts(item.agent_todos)}`, ...todoItems(item.agent_todos));
@@ -34,14 +38,17 @@ function goalMarkdown(item: GoalStatusItem): string[] {
     lines.push('- Open gates:');
     for (const gate of item.open_gates) {
       const holds = gate.blocked_todo_ids.length > 0 ? `; holds back ${gate.blocked_todo_ids.join(', ')}` : '';
-      const lane = gate.blocks_agent !== null ? ` (agent ${gate.blocks_agent})` : gate.global_gate ? ' (all agents)' : '';
+      const lane =
+        gate.blocks_agent !== null ? ` (agent ${gate.blocks_agent})` : gate.global_gate ? ' (all agents)' : '';
       lines.push(`  - \`${gate.todo_id}\` ${gate.title}${lane}${holds}`);
     }
   }
   const latest = item.latest_runs[0];
-  lines.push(latest === undefined
-    ? '- Latest run: none yet'
-    : `- Latest run: ${latest.generated_at ?? '(no time)'} ${latest.classification ?? ''}${latest.agent_id !== null ? ` by ${latest.agent_id}` : ''} (${item.unique_runs} run${item.unique_runs === 1 ? '' : 's'})`);
+  lines.push(
+    latest === undefined
+      ? '- Latest run: none yet'
+      : `- Latest run: ${latest.generated_at ?? '(no time)'} ${latest.classification ?? ''}${latest.agent_id !== null ? ` by ${latest.agent_id}` : ''} (${item.unique_runs} run${item.unique_runs === 1 ? '' : 's'})`,
+  );
   if (item.state_diagnostics && item.state_diagnostics.error_count > 0) {
     for (const error of item.state_diagnostics.errors) lines.push(`- State file error: ${error.message}`);
   }
@@ -54,18 +61,27 @@ function goalMarkdown(item: GoalStatusItem): string[] {
 
 function quotaLine(item: GoalStatusItem): string {
   const quota = item.quota ?? {};
-  const used = quota.spent_slots !== undefined && quota.allowed_slots !== undefined ? ` — ${quota.spent_slots} of ${quota.allowed_slots} slots used in ${quota.window_hours ?? '?'} h` : '';
+  const used =
+    quota.spent_slots !== undefined && quota.allowed_slots !== undefined
+      ? ` — ${quota.spent_slots} of ${quota.allowed_slots} slots used in ${quota.window_hours ?? '?'} h`
+      : '';
   return `${quota.state ?? 'unknown'}${used}${quota.reason !== undefined ? ` (${quota.reason})` : ''}`;
 }
 
 function todoCounts(todos: StatusTodoSummary): string {
   if (todos.total_count === 0) return 'none';
-  const extra = [todos.blocked_count > 0 ? `${todos.blocked_count} blocked` : '', todos.deferred_count > 0 ? `${todos.deferred_count} deferred` : ''].filter((part) => part !== '');
+  const extra = [
+    todos.blocked_count > 0 ? `${todos.blocked_count} blocked` : '',
+    todos.deferred_count > 0 ? `${todos.deferred_count} deferred` : '',
+  ].filter((part) => part !== '');
   return `${todos.open_count} open, ${todos.done_count} done of ${todos.total_count}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`;
 }
 
 function todoItems(todos: StatusTodoSummary): string[] {
-  return todos.items.map((todo) => `  - [${todo.status === 'blocked' ? '!' : ' '}] \`${todo.todo_id}\` ${todo.text}${todo.claimed_by !== null ? ` (claimed by ${todo.claimed_by})` : ''}`);
+  return todos.items.map(
+    (todo) =>
+      `  - [${todo.status === 'blocked' ? '!' : ' '}] \`${todo.todo_id}\` ${todo.text}${todo.claimed_by !== null ? ` (claimed by ${todo.claimed_by})` : ''}`,
+  );
 }
 
 function warningMarkdown(goalId: string, warning: ProjectionWarning): string[] {
@@ -85,7 +101,10 @@ function resolutionCommand(goalId: string, action: ResolutionAction): { label: s
     case 'refresh_state':
       return { label: 'record a fresh snapshot', text: refresh };
     case 'add_todo':
-      return { label: `add ${action.role === 'agent' ? 'an agent' : 'a user'} todo`, text: `loopx todo add --goal-id ${shellWord(goalId)} --role ${action.role} --text ${shellWord(action.text)}` };
+      return {
+        label: `add ${action.role === 'agent' ? 'an agent' : 'a user'} todo`,
+        text: `loopx todo add --goal-id ${shellWord(goalId)} --role ${action.role} --text ${shellWord(action.text)}`,
+      };
     case 'dismiss':
       return null;
   }

@@ -8,7 +8,12 @@ import type { RunIndexRead } from '../runtime/runIndex';
 import { errorMessage } from '../errors';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from '../global/goalChannel';
 import {
-  GoalQuotaSummarySchema, GoalStatusCache, GoalStatusItemSchema, StatusRunSchema, type GoalStatusItem, type GoalStatusTarget,
+  GoalQuotaSummarySchema,
+  GoalStatusCache,
+  GoalStatusItemSchema,
+  StatusRunSchema,
+  type GoalStatusItem,
+  type GoalStatusTarget,
 } from './goalStatus';
 
 /**
@@ -129,9 +134,18 @@ export interface StatusQuotaSources {
 }
 
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
-export function statusTargets(registry: Record<string, unknown>, registryPath: string, options: { homeDir: string; runtimeRootOverride?: string | null }): GoalStatusTarget[] {
+export function statusTargets(
+  registry: Record<string, unknown>,
+  registryPath: string,
+  options: { homeDir: string; runtimeRootOverride?: string | null },
+): GoalStatusTarget[] {
   const projectRoot = registryProjectRoot(registryPath);
-  const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride ?? undefined, homeDir: options.homeDir });
+  const runtimeRoot = resolveRuntimeRoot({
+    registryPath,
+    registry,
+    override: options.runtimeRootOverride ?? undefined,
+    homeDir: options.homeDir,
+  });
   const seen = new Set<string>();
   const targets: GoalStatusTarget[] = [];
   for (const goal of registryGoals(registry)) {
@@ -163,14 +177,27 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const cache = request.cache ?? new GoalStatusCache();
   const { exists, registry } = await cache.registry(request.registryPath);
   if (!exists) {
-    throw new LoopxError('registry_missing', `registry file does not exist: ${request.registryPath}; connect a project with loopx bootstrap, or pass --registry`, { registry: request.registryPath });
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${request.registryPath}; connect a project with loopx bootstrap, or pass --registry`,
+      { registry: request.registryPath },
+    );
   }
-  const runtimeRoot = resolveRuntimeRoot({ registryPath: request.registryPath, registry, override: request.runtimeRootOverride ?? undefined, homeDir: request.homeDir });
+  const runtimeRoot = resolveRuntimeRoot({
+    registryPath: request.registryPath,
+    registry,
+    override: request.runtimeRootOverride ?? undefined,
+    homeDir: request.homeDir,
+  });
   let targets = statusTargets(registry, request.registryPath, request);
   if (request.goalId !== undefined && request.goalId !== null) {
     targets = targets.filter((target) => target.goalId === request.goalId);
     if (targets.length === 0) {
-      throw new LoopxError('goal_not_found', `goal '${request.goalId}' is not in the registry ${request.registryPath}`, { goal_id: request.goalId, registry: request.registryPath });
+      throw new LoopxError(
+        'goal_not_found',
+        `goal '${request.goalId}' is not in the registry ${request.registryPath}`,
+        { goal_id: request.goalId, registry: request.registryPath },
+      );
     }
   }
   const registryEntries = new Map<string, RegistryGoal>();
@@ -179,10 +206,23 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];
   for (const target of targets) {
-    let item: GoalStatusItem = await cache.goalStatus(target, { homeDir: request.homeDir, agentId: request.agentId ?? null, ...(request.limit !== undefined ? { limit: request.limit } : {}) });
+    let item: GoalStatusItem = await cache.goalStatus(target, {
+      homeDir: request.homeDir,
+      agentId: request.agentId ?? null,
+      ...(request.limit !== undefined ? { limit: request.limit } : {}),
+    });
     if (request.quotaSummary !== undefined) {
       try {
-        item = { ...item, quota: GoalQuotaSummarySchema.parse(await request.quotaSummary(target, { registry, registryEntry: rawEntries?.get(target.goalId), runIndex: cache.heldRunIndex(target) })) };
+        item = {
+          ...item,
+          quota: GoalQuotaSummarySchema.parse(
+            await request.quotaSummary(target, {
+              registry,
+              registryEntry: rawEntries?.get(target.goalId),
+              runIndex: cache.heldRunIndex(target),
+            }),
+          ),
+        };
       } catch (error) {
         quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
       }
@@ -216,8 +256,14 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       goal_count: items.length,
       run_count: runCount,
       goals: items.map((item) => ({
-        id: item.goal_id, display_name: item.display_name, domain: item.domain, status: item.goal_status, registry_member: item.registry_member,
-        index_exists: item.index_exists, raw_index_records: item.raw_index_records, unique_runs: item.unique_runs,
+        id: item.goal_id,
+        display_name: item.display_name,
+        domain: item.domain,
+        status: item.goal_status,
+        registry_member: item.registry_member,
+        index_exists: item.index_exists,
+        raw_index_records: item.raw_index_records,
+        unique_runs: item.unique_runs,
         ...(item.quota !== undefined ? { quota: item.quota } : {}),
         latest_runs: item.latest_runs.map((run) => ({ ...run, generated_at: run.generated_at ?? '' })),
       })),
@@ -233,7 +279,12 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
 const extendedItems = new WeakMap<GoalStatusItem, { key: string; value: StatusPayloadItem }>();
 
 function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefined): StatusPayloadItem {
-  const key = JSON.stringify([goal?.['owner'], goal?.['stop_condition'], goal?.status, goal?.coordination?.write_scope]);
+  const key = JSON.stringify([
+    goal?.['owner'],
+    goal?.['stop_condition'],
+    goal?.status,
+    goal?.coordination?.write_scope,
+  ]);
   const cached = extendedItems.get(item);
   if (cached !== undefined && cached.key === key) return cached.value;
   const value: StatusPayloadItem = { ...item, ...dashboardGoalFields(item, goal) };
@@ -242,14 +293,23 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
 }
 
 /** The `contract` block: unreadable state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */
-function statusContract(items: readonly GoalStatusItem[], runtimeRoot: string, runCount: number, extraWarnings: readonly string[]): StatusContract {
+function statusContract(
+  items: readonly GoalStatusItem[],
+  runtimeRoot: string,
+  runCount: number,
+  extraWarnings: readonly string[],
+): StatusContract {
   const errors: string[] = [];
   const warnings: string[] = [...extraWarnings];
   for (const item of items) {
     if (item.active_state.error) errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
     for (const error of item.state_diagnostics?.errors ?? []) errors.push(`${item.goal_id}: ${error.message}`);
-    for (const warning of item.projection_warnings) if (warning.severity === 'warning') warnings.push(`${item.goal_id}: ${warning.message}`);
-    if (item.skipped_index_lines > 0) warnings.push(`${item.goal_id}: ${item.skipped_index_lines} run index line(s) could not be read and were skipped`);
+    for (const warning of item.projection_warnings)
+      if (warning.severity === 'warning') warnings.push(`${item.goal_id}: ${warning.message}`);
+    if (item.skipped_index_lines > 0)
+      warnings.push(
+        `${item.goal_id}: ${item.skipped_index_lines} run index line(s) could not be read and were skipped`,
+      );
   }
   const checks = [
     `registry goals checked: ${items.length}`,
@@ -257,5 +317,11 @@ function statusContract(items: readonly GoalStatusItem[], runtimeRoot: string, r
     `runtime root resolved: ${runtimeRoot}`,
     `run-history goals=${items.filter((item) => item.index_exists).length} runs=${runCount}`,
   ];
-  return { ok: errors.length === 0, summary: { errors: errors.length, warnings: warnings.length, checks: checks.length }, errors, warnings, checks };
+  return {
+    ok: errors.length === 0,
+    summary: { errors: errors.length, warnings: warnings.length, checks: checks.length },
+    errors,
+    warnings,
+    checks,
+  };
 }

@@ -17,20 +17,29 @@ export interface StatusQuotaOptions {
  * read (the goal's registry entry, with its project and runtime root resolved once for all goals,
  * and its run index), so no goal re-reads the registry or its index.
  */
-export function statusQuotaSummaries(options: StatusQuotaOptions): (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<GoalQuotaSummary> {
+export function statusQuotaSummaries(
+  options: StatusQuotaOptions,
+): (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<GoalQuotaSummary> {
   const runtimeRootOverride = options.runtimeRootOverride ?? undefined;
-  return (target, sources) => goalQuotaSummary({
-    registryPath: options.registryPath,
-    goalId: target.goalId,
-    clock: options.clock,
-    runtimeRootOverride,
-    homeDir: options.homeDir,
-    registry: sources.registry,
-    ...(sources.registryEntry !== undefined ? {
-      goal: quotaGoalFromEntry(sources.registryEntry, {
-        goalId: target.goalId, registryPath: options.registryPath, projectRoot: target.projectRoot, runtimeRoot: target.runtimeRoot, homeDir: options.homeDir,
-      }),
-    } : {}),
-    ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-  });
+  return (target, sources) =>
+    goalQuotaSummary({
+      registryPath: options.registryPath,
+      goalId: target.goalId,
+      clock: options.clock,
+      runtimeRootOverride,
+      homeDir: options.homeDir,
+      registry: sources.registry,
+      ...(sources.registryEntry !== undefined
+        ? {
+            goal: quotaGoalFromEntry(sources.registryEntry, {
+              goalId: target.goalId,
+              registryPath: options.registryPath,
+              projectRoot: target.projectRoot,
+              runtimeRoot: target.runtimeRoot,
+              homeDir: options.homeDir,
+            }),
+          }
+        : {}),
+      ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+    });
 }

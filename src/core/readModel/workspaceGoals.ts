@@ -32,7 +32,10 @@ export type RegistrySnapshot =
   | { registryPath: string; exists: boolean; ok: true; goals: GoalSummary[] }
   | { registryPath: string; exists: true; ok: false; error: z.infer<typeof RegistryLoadErrorSchema> };
 
-export async function loadRegistrySnapshot(registryPath: string, options: { homeDir: string; runtimeRootOverride?: string }): Promise<RegistrySnapshot> {
+export async function loadRegistrySnapshot(
+  registryPath: string,
+  options: { homeDir: string; runtimeRootOverride?: string },
+): Promise<RegistrySnapshot> {
   let registry: Record<string, unknown>;
   try {
     registry = await readRegistry(registryPath);
@@ -41,16 +44,29 @@ export async function loadRegistrySnapshot(registryPath: string, options: { home
     const line = typeof details['line'] === 'number' ? details['line'] : undefined;
     const column = typeof details['column'] === 'number' ? details['column'] : undefined;
     return {
-      registryPath, exists: true, ok: false,
-      error: { code: isLoopxError(error) ? error.code : 'registry_unreadable', message: errorMessage(error), ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}) },
+      registryPath,
+      exists: true,
+      ok: false,
+      error: {
+        code: isLoopxError(error) ? error.code : 'registry_unreadable',
+        message: errorMessage(error),
+        ...(line !== undefined ? { line } : {}),
+        ...(column !== undefined ? { column } : {}),
+      },
     };
   }
   const exists = Object.keys(registry).length > 0;
   const projectRoot = registryProjectRoot(registryPath);
-  const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride, homeDir: options.homeDir });
+  const runtimeRoot = resolveRuntimeRoot({
+    registryPath,
+    registry,
+    override: options.runtimeRootOverride,
+    homeDir: options.homeDir,
+  });
   const goals = registryGoals(registry).map((goal): GoalSummary => {
     const raw = goal as Record<string, unknown>;
-    const text = (key: string): string | null => (typeof raw[key] === 'string' && raw[key] !== '' ? (raw[key] as string) : null);
+    const text = (key: string): string | null =>
+      typeof raw[key] === 'string' && raw[key] !== '' ? (raw[key] as string) : null;
     return {
       goalId: goal.id,
       displayName: text('display_name') ?? goal.id,

@@ -11,12 +11,27 @@ import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { isRecord } from '../registry/schema';
 import { appendRun } from '../runtime/runIndex';
 import { formatLocalIsoSeconds } from '../runtime/time';
-import { compactText, firstSectionOf, parseStateDocument, sectionEntries, TERMINAL_STATUSES, TODO_ID_PATTERN, type StateDocument } from '../state/document';
+import {
+  compactText,
+  firstSectionOf,
+  parseStateDocument,
+  sectionEntries,
+  TERMINAL_STATUSES,
+  TODO_ID_PATTERN,
+  type StateDocument,
+} from '../state/document';
 import { readNextAction, setFrontMatterField, writeNextAction } from '../state/nextAction';
 import { applyStateEdit, readStateText } from '../state/stateFile';
 import {
-  NEXT_ACTION_UPDATE_SCHEMA_VERSION, RefreshIndexRowSchema, RefreshRecordSchema, RefreshStatePayloadSchema,
-  type NextActionUpdate, type ProgressScope, type RefreshRecord, type RefreshStatePayload, type RegistryGoalSnapshot,
+  NEXT_ACTION_UPDATE_SCHEMA_VERSION,
+  RefreshIndexRowSchema,
+  RefreshRecordSchema,
+  RefreshStatePayloadSchema,
+  type NextActionUpdate,
+  type ProgressScope,
+  type RefreshRecord,
+  type RefreshStatePayload,
+  type RegistryGoalSnapshot,
 } from './schemas';
 import { indexState, snapshotState, type StateSnapshot } from './snapshot';
 
@@ -76,15 +91,31 @@ const DELIVERY_TOKEN_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/u;
 
 /** Error codes that mean "the request is wrong" (the CLI exits 2 for them). */
 export const REFRESH_ARGUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
-  'invalid_goal_id', 'refresh_invalid_classification', 'refresh_invalid_field', 'refresh_agent_id_required', 'refresh_multi_agent_requires_agent_id',
-  'refresh_agent_id_invalid', 'refresh_agent_not_registered', 'refresh_agent_lane_cannot_write_next_action', 'next_action_empty',
-  'next_action_credential', 'recommended_action_credential',
+  'invalid_goal_id',
+  'refresh_invalid_classification',
+  'refresh_invalid_field',
+  'refresh_agent_id_required',
+  'refresh_multi_agent_requires_agent_id',
+  'refresh_agent_id_invalid',
+  'refresh_agent_not_registered',
+  'refresh_agent_lane_cannot_write_next_action',
+  'next_action_empty',
+  'next_action_credential',
+  'recommended_action_credential',
 ]);
 
-function checkedToken(value: string | null | undefined, pattern: RegExp, field: string, rule: string): string | undefined {
+function checkedToken(
+  value: string | null | undefined,
+  pattern: RegExp,
+  field: string,
+  rule: string,
+): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (!pattern.test(value)) {
-    throw new LoopxError('refresh_invalid_field', `${field} ${JSON.stringify(value)} is not valid: ${rule}`, { field, value });
+    throw new LoopxError('refresh_invalid_field', `${field} ${JSON.stringify(value)} is not valid: ${rule}`, {
+      field,
+      value,
+    });
   }
   return value;
 }
@@ -100,21 +131,38 @@ interface Scope {
  * refresh needs an agent; a goal with several registered agents needs `--agent-id`; a given agent
  * must be registered when the goal has a roster; an agent-lane refresh never writes the route.
  */
-function resolveScope(goal: Record<string, unknown>, goalId: string, request: RefreshStateRequest, writesNextAction: boolean): Scope {
+function resolveScope(
+  goal: Record<string, unknown>,
+  goalId: string,
+  request: RefreshStateRequest,
+  writesNextAction: boolean,
+): Scope {
   const roster = registeredAgentsForGoal(goal);
   const rawAgent = request.agentId ?? null;
   let agentId: string | undefined;
   if (rawAgent !== null && rawAgent.trim() !== '') {
     if (roster.length > 0) {
-      agentId = requireRegisteredAgent({ ...goal, id: goalId }, rawAgent, { field: 'agent_id', codePrefix: 'refresh_' });
+      agentId = requireRegisteredAgent({ ...goal, id: goalId }, rawAgent, {
+        field: 'agent_id',
+        codePrefix: 'refresh_',
+      });
     } else {
       const normalized = normalizeAgentId(rawAgent);
-      if (normalized === null) throw new LoopxError('refresh_agent_id_invalid', `agent_id ${JSON.stringify(rawAgent)} is not valid: ${AGENT_ID_RULE}`, { field: 'agent_id', value: rawAgent });
+      if (normalized === null)
+        throw new LoopxError(
+          'refresh_agent_id_invalid',
+          `agent_id ${JSON.stringify(rawAgent)} is not valid: ${AGENT_ID_RULE}`,
+          { field: 'agent_id', value: rawAgent },
+        );
       agentId = normalized;
     }
   }
   if (request.progressScope === 'agent_lane' && agentId === undefined) {
-    throw new LoopxError('refresh_agent_id_required', 'an agent_lane refresh-state needs --agent-id: the lane is named after the agent', { goal_id: goalId });
+    throw new LoopxError(
+      'refresh_agent_id_required',
+      'an agent_lane refresh-state needs --agent-id: the lane is named after the agent',
+      { goal_id: goalId },
+    );
   }
   if (agentId === undefined && roster.length > 1) {
     throw new LoopxError(
@@ -138,9 +186,13 @@ function resolveScope(goal: Record<string, unknown>, goalId: string, request: Re
 function checkedNextAction(value: string | null | undefined): string | null {
   if (value === undefined || value === null) return null;
   const route = compactText(value);
-  if (route === '') throw new LoopxError('next_action_empty', 'the next action is empty; give the durable route as one line of text');
+  if (route === '')
+    throw new LoopxError('next_action_empty', 'the next action is empty; give the durable route as one line of text');
   if (containsCredential(route)) {
-    throw new LoopxError('next_action_credential', 'the next action looks like it contains a credential (a token, key or authorization header); the state file is shared with agents and shown in status, so write the route without it');
+    throw new LoopxError(
+      'next_action_credential',
+      'the next action looks like it contains a credential (a token, key or authorization header); the state file is shared with agents and shown in status, so write the route without it',
+    );
   }
   return route;
 }
@@ -149,7 +201,10 @@ function checkedRecommendedAction(value: string | null | undefined): string | nu
   const text = collapseWhitespace(value);
   if (text === '') return null;
   if (containsCredential(text)) {
-    throw new LoopxError('recommended_action_credential', 'the recommended action looks like it contains a credential (a token, key or authorization header); run records are kept and shown, so write it without the secret');
+    throw new LoopxError(
+      'recommended_action_credential',
+      'the recommended action looks like it contains a credential (a token, key or authorization header); run records are kept and shown, so write it without the secret',
+    );
   }
   return text;
 }
@@ -167,8 +222,12 @@ function registryGoalSnapshot(goal: Record<string, unknown>): RegistryGoalSnapsh
   };
 }
 
-function agentTodoCandidates(doc: StateDocument): { text: string; status: 'open' | 'done' | 'blocked' | 'deferred'; task_class: string | null }[] {
-  return doc.todos.filter((todo) => todo.role === 'agent').map((todo) => ({ text: todo.text, status: todo.status, task_class: todo.meta['task_class'] ?? null }));
+function agentTodoCandidates(
+  doc: StateDocument,
+): { text: string; status: 'open' | 'done' | 'blocked' | 'deferred'; task_class: string | null }[] {
+  return doc.todos
+    .filter((todo) => todo.role === 'agent')
+    .map((todo) => ({ text: todo.text, status: todo.status, task_class: todo.meta['task_class'] ?? null }));
 }
 
 function openCount(doc: StateDocument, role: 'agent' | 'user'): number {
@@ -187,23 +246,51 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     );
   }
   const todoId = checkedToken(request.todoId, TODO_ID_PATTERN, 'todo_id', 'a todo id looks like todo_[a-z0-9_-]{3,64}');
-  const turnInstanceId = checkedToken(request.turnInstanceId, TURN_INSTANCE_PATTERN, 'turn_instance_id', 'letters, digits, ".", "_", ":" and "-", at most 128');
-  const deliveryBatchScale = checkedToken(request.deliveryBatchScale, DELIVERY_TOKEN_PATTERN, 'delivery_batch_scale', 'a lowercase token such as single_surface');
-  const deliveryOutcome = checkedToken(request.deliveryOutcome, DELIVERY_TOKEN_PATTERN, 'delivery_outcome', 'a lowercase token such as outcome_progress');
+  const turnInstanceId = checkedToken(
+    request.turnInstanceId,
+    TURN_INSTANCE_PATTERN,
+    'turn_instance_id',
+    'letters, digits, ".", "_", ":" and "-", at most 128',
+  );
+  const deliveryBatchScale = checkedToken(
+    request.deliveryBatchScale,
+    DELIVERY_TOKEN_PATTERN,
+    'delivery_batch_scale',
+    'a lowercase token such as single_surface',
+  );
+  const deliveryOutcome = checkedToken(
+    request.deliveryOutcome,
+    DELIVERY_TOKEN_PATTERN,
+    'delivery_outcome',
+    'a lowercase token such as outcome_progress',
+  );
   const nextAction = checkedNextAction(request.nextAction);
   const explicitAction = checkedRecommendedAction(request.recommendedAction);
 
   const registry = await readRegistry(request.registryPath);
   const goal = findRawRegistryGoal(registry, goalId);
   if (goal === undefined) {
-    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${request.registryPath}; connect it with loopx bootstrap or pass --registry`, { goal_id: goalId, registry: request.registryPath });
+    throw new LoopxError(
+      'goal_not_found',
+      `goal '${goalId}' is not in the registry ${request.registryPath}; connect it with loopx bootstrap or pass --registry`,
+      { goal_id: goalId, registry: request.registryPath },
+    );
   }
   const scope = resolveScope(goal, goalId, request, nextAction !== null);
   const statePath = resolveStateFile(goal, request.homeDir);
   if (statePath === null) {
-    throw new LoopxError('state_file_unresolved', `goal '${goalId}' has no state_file (or a relative one without an absolute repo) in ${request.registryPath}; set state_file so refresh-state can find ACTIVE_GOAL_STATE.md`, { goal_id: goalId });
+    throw new LoopxError(
+      'state_file_unresolved',
+      `goal '${goalId}' has no state_file (or a relative one without an absolute repo) in ${request.registryPath}; set state_file so refresh-state can find ACTIVE_GOAL_STATE.md`,
+      { goal_id: goalId },
+    );
   }
-  const runtimeRoot = resolveRuntimeRoot({ registryPath: request.registryPath, registry, override: request.runtimeRootOverride ?? undefined, homeDir: request.homeDir });
+  const runtimeRoot = resolveRuntimeRoot({
+    registryPath: request.registryPath,
+    registry,
+    override: request.runtimeRootOverride ?? undefined,
+    homeDir: request.homeDir,
+  });
   const baseText = await readStateText(statePath);
   const previous = readNextAction(parseStateDocument(baseText));
   const generatedAt = formatLocalIsoSeconds(clock.now());
@@ -230,7 +317,9 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
   const nextSection = firstSectionOf(doc, 'next_action');
   const derivation = deriveRecommendedAction({
     explicitAction,
-    nextActionEntries: nextSection ? sectionEntries(doc, nextSection, { limit: 16, maxLength: Number.POSITIVE_INFINITY }) : [],
+    nextActionEntries: nextSection
+      ? sectionEntries(doc, nextSection, { limit: 16, maxLength: Number.POSITIVE_INFINITY })
+      : [],
     agentTodos: agentTodoCandidates(doc),
   });
   const snapshot: StateSnapshot = snapshotState(statePath, doc);
@@ -261,8 +350,14 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     ...(gap !== null ? { state_projection_gap: gap } : {}),
   });
   return {
-    goalId, registryPath: request.registryPath, runtimeRoot, projectRoot: registryProjectRoot(request.registryPath), statePath,
-    baseText, newText, record,
+    goalId,
+    registryPath: request.registryPath,
+    runtimeRoot,
+    projectRoot: registryProjectRoot(request.registryPath),
+    statePath,
+    baseText,
+    newText,
+    record,
   };
 }
 
@@ -280,7 +375,10 @@ function conflictError(plan: RefreshStatePlan, during: string): LoopxError {
  * change the file is only re-read to check the snapshot still describes it. A dry run writes
  * nothing and returns the payload with the names the artifacts would get.
  */
-export async function commitRefreshState(plan: RefreshStatePlan, options: CommitRefreshOptions): Promise<RefreshStatePayload> {
+export async function commitRefreshState(
+  plan: RefreshStatePlan,
+  options: CommitRefreshOptions,
+): Promise<RefreshStatePayload> {
   const dryRun = options.dryRun === true;
   const record: RefreshRecord = structuredClone(plan.record);
   if (record.active_state_next_action_update) {
@@ -293,7 +391,9 @@ export async function commitRefreshState(plan: RefreshStatePlan, options: Commit
       const newText = plan.newText;
       try {
         await applyStateEdit(plan.statePath, () => ({ text: newText, changed: true }), {
-          operation: 'refresh-state', expectedText: plan.baseText, lock: { ...options.lock, clock: options.lock?.clock ?? options.clock },
+          operation: 'refresh-state',
+          expectedText: plan.baseText,
+          lock: { ...options.lock, clock: options.lock?.clock ?? options.clock },
         });
       } catch (error) {
         if (isLoopxError(error, 'state_changed_concurrently')) throw conflictError(plan, 'writing the Next Action');
@@ -338,7 +438,10 @@ export async function commitRefreshState(plan: RefreshStatePlan, options: Commit
 }
 
 /** Plans and commits in one go: the `loopx refresh-state` command. */
-export async function refreshState(request: RefreshStateRequest, options: CommitRefreshOptions): Promise<RefreshStatePayload> {
+export async function refreshState(
+  request: RefreshStateRequest,
+  options: CommitRefreshOptions,
+): Promise<RefreshStatePayload> {
   return commitRefreshState(await planRefreshState(request, options.clock), options);
 }
 
@@ -357,14 +460,34 @@ export function renderRefreshMarkdown(record: RefreshRecord): string {
     `- health_check: ${record.health_check}`,
     `- state sha256_16: ${record.state.sha256_16}`,
     `- state updated_at: ${record.state.frontmatter['updated_at'] ?? '(none)'}`,
-    ...(update !== undefined ? [`- next action updated: ${update.updated ? 'yes' : update.would_update ? 'would update (dry run)' : 'no (unchanged)'}`] : []),
+    ...(update !== undefined
+      ? [
+          `- next action updated: ${update.updated ? 'yes' : update.would_update ? 'would update (dry run)' : 'no (unchanged)'}`,
+        ]
+      : []),
   ];
-  const list = (items: readonly string[], bullet: boolean): string[] => (items.length === 0 ? ['(none)'] : items.map((item) => (bullet ? `- ${item}` : item)));
+  const list = (items: readonly string[], bullet: boolean): string[] =>
+    items.length === 0 ? ['(none)'] : items.map((item) => (bullet ? `- ${item}` : item));
   return [
-    '# LoopX State Refresh', '', ...bullets, '',
-    '## Recommended Action', '', record.recommended_action, '',
-    '## Next Action', '', ...list(record.state.next_action, true), '',
-    '## Recent Feedback', '', ...list(record.state.recent_feedback, false), '',
-    '## Progress', '', ...list(record.state.progress, false), '',
+    '# LoopX State Refresh',
+    '',
+    ...bullets,
+    '',
+    '## Recommended Action',
+    '',
+    record.recommended_action,
+    '',
+    '## Next Action',
+    '',
+    ...list(record.state.next_action, true),
+    '',
+    '## Recent Feedback',
+    '',
+    ...list(record.state.recent_feedback, false),
+    '',
+    '## Progress',
+    '',
+    ...list(record.state.progress, false),
+    '',
   ].join('\n');
 }

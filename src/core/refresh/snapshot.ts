@@ -52,7 +52,9 @@ export function snapshotState(statePath: string, doc: StateDocument): StateSnaps
     path: statePath,
     sha256_16: stateDigest16(doc.text),
     frontmatter,
-    next_action: nextSection ? sectionEntries(doc, nextSection, { limit: NEXT_ACTION_ENTRIES_RECORDED, maxLength: Number.POSITIVE_INFINITY }) : [],
+    next_action: nextSection
+      ? sectionEntries(doc, nextSection, { limit: NEXT_ACTION_ENTRIES_RECORDED, maxLength: Number.POSITIVE_INFINITY })
+      : [],
     recent_feedback: firstLinesOf(doc, 'recent_feedback'),
     progress: firstLinesOf(doc, 'progress_ledger'),
   };

@@ -90,10 +90,15 @@ export interface BootstrapOptions {
 export async function bootstrapGoal(options: BootstrapOptions): Promise<BootstrapResult> {
   const goalId = checkNewGoalId(options.goalId);
   const objective = collapseWhitespace(options.objective);
-  if (objective === '') throw new LoopxError('usage', 'the objective must not be empty: say in one sentence what the goal should achieve');
+  if (objective === '')
+    throw new LoopxError('usage', 'the objective must not be empty: say in one sentence what the goal should achieve');
   const projectDir = path.resolve(options.projectDir);
   if (!isDirectory(projectDir)) {
-    throw new LoopxError('project_not_found', `project folder does not exist: ${projectDir}. Create it first or pass an existing folder with --project.`, { project: projectDir });
+    throw new LoopxError(
+      'project_not_found',
+      `project folder does not exist: ${projectDir}. Create it first or pass an existing folder with --project.`,
+      { project: projectDir },
+    );
   }
   const requestedDomain = collapseWhitespace(options.domain ?? '');
   const registryPath = options.registryPath ?? path.join(projectDir, PROJECT_REGISTRY_RELATIVE_PATH);
@@ -102,43 +107,64 @@ export async function bootstrapGoal(options: BootstrapOptions): Promise<Bootstra
   const now = options.clock.now();
   const actions: BootstrapAction[] = [];
 
-  const update = await updateRegistry(registryPath, async (registry, { existed }) => {
-    if (!existed) {
-      Object.assign(registry, { schema_version: REGISTRY_SCHEMA_VERSION, updated_at: isoSeconds(now), common_runtime_root: BOOTSTRAP_RUNTIME_ROOT, goals: [] });
-      actions.push({ action: 'created_registry', path: registryPath });
-    }
-    const goals = writableGoals(registry, registryPath);
-    const existing = findRawRegistryGoal(registry, goalId);
-    if (existing !== undefined && options.force !== true) {
-      throw new LoopxError(
-        'goal_exists',
-        `goal ${goalId} already exists in ${registryPath}; nothing was changed. Pick another --goal-id, or pass --force to reset its entry and state file (the old state file is backed up).`,
-        { goal_id: goalId, registry: registryPath },
-      );
-    }
-    const entry = existing ?? {};
-    const keptDomain = typeof entry['domain'] === 'string' && entry['domain'] !== '' ? entry['domain'] : undefined;
-    Object.assign(entry, {
-      id: goalId,
-      domain: requestedDomain || keptDomain || slugify(path.basename(projectDir)) || 'project',
-      status: 'active',
-      repo: projectDir,
-      state_file: stateFile,
-      adapter: { ...(isRecord(entry['adapter']) ? entry['adapter'] : {}), kind: GENERIC_ADAPTER_KIND, status: 'connected' },
-    });
-    // A reset keeps what other commands configured: quota and the registered agents.
-    if (!isRecord(entry['quota'])) entry['quota'] = { ...DEFAULT_QUOTA };
-    if (!isRecord(entry['coordination'])) entry['coordination'] = { agent_model: 'peer_v1', registered_agents: [] };
-    if (existing === undefined) goals.push(entry);
-    actions.push({ action: existing === undefined ? 'added_goal' : 'replaced_goal', path: registryPath });
+  const update = await updateRegistry(
+    registryPath,
+    async (registry, { existed }) => {
+      if (!existed) {
+        Object.assign(registry, {
+          schema_version: REGISTRY_SCHEMA_VERSION,
+          updated_at: isoSeconds(now),
+          common_runtime_root: BOOTSTRAP_RUNTIME_ROOT,
+          goals: [],
+        });
+        actions.push({ action: 'created_registry', path: registryPath });
+      }
+      const goals = writableGoals(registry, registryPath);
+      const existing = findRawRegistryGoal(registry, goalId);
+      if (existing !== undefined && options.force !== true) {
+        throw new LoopxError(
+          'goal_exists',
+          `goal ${goalId} already exists in ${registryPath}; nothing was changed. Pick another --goal-id, or pass --force to reset its entry and state file (the old state file is backed up).`,
+          { goal_id: goalId, registry: registryPath },
+        );
+      }
+      const entry = existing ?? {};
+      const keptDomain = typeof entry['domain'] === 'string' && entry['domain'] !== '' ? entry['domain'] : undefined;
+      Object.assign(entry, {
+        id: goalId,
+        domain: requestedDomain || keptDomain || slugify(path.basename(projectDir)) || 'project',
+        status: 'active',
+        repo: projectDir,
+        state_file: stateFile,
+        adapter: {
+          ...(isRecord(entry['adapter']) ? entry['adapter'] : {}),
+          kind: GENERIC_ADAPTER_KIND,
+          status: 'connected',
+        },
+      });
+      // A reset keeps what other commands configured: quota and the registered agents.
+      if (!isRecord(entry['quota'])) entry['quota'] = { ...DEFAULT_QUOTA };
+      if (!isRecord(entry['coordination'])) entry['coordination'] = { agent_model: 'peer_v1', registered_agents: [] };
+      if (existing === undefined) goals.push(entry);
+      actions.push({ action: existing === undefined ? 'added_goal' : 'replaced_goal', path: registryPath });
 
-    actions.push(await writeStateFile(stateFileAbs, renderActiveGoalState({ goalId, objective, now }), options.force === true, now, options));
-    if (!existed) {
-      const gitignore = await writeLoopxGitignore(registryPath);
-      if (gitignore !== null) actions.push({ action: 'wrote_gitignore', path: gitignore });
-    }
-    return { ...entry };
-  }, { operation: 'bootstrap', clock: options.clock, agentId: options.agentId, env: options.env });
+      actions.push(
+        await writeStateFile(
+          stateFileAbs,
+          renderActiveGoalState({ goalId, objective, now }),
+          options.force === true,
+          now,
+          options,
+        ),
+      );
+      if (!existed) {
+        const gitignore = await writeLoopxGitignore(registryPath);
+        if (gitignore !== null) actions.push({ action: 'wrote_gitignore', path: gitignore });
+      }
+      return { ...entry };
+    },
+    { operation: 'bootstrap', clock: options.clock, agentId: options.agentId, env: options.env },
+  );
 
   return BootstrapResultSchema.parse({
     ok: true,
@@ -160,7 +186,11 @@ function writableGoals(registry: Record<string, unknown>, registryPath: string):
   if (Array.isArray(goals)) return goals;
   const isEmpty = goals === undefined || goals === null || (isRecord(goals) && Object.keys(goals).length === 0);
   if (!isEmpty) {
-    throw new LoopxError('registry_goals_not_list', `goals must be a list: ${registryPath} has a \`goals\` that is not a JSON array; fix it by hand (LoopX left the file untouched).`, { file: registryPath, field: 'goals' });
+    throw new LoopxError(
+      'registry_goals_not_list',
+      `goals must be a list: ${registryPath} has a \`goals\` that is not a JSON array; fix it by hand (LoopX left the file untouched).`,
+      { file: registryPath, field: 'goals' },
+    );
   }
   const fresh: unknown[] = [];
   registry['goals'] = fresh;
@@ -175,7 +205,12 @@ async function writeStateFile(
   now: Date,
   options: Pick<BootstrapOptions, 'clock' | 'agentId' | 'env'>,
 ): Promise<BootstrapAction> {
-  const lockOptions = { operation: 'bootstrap', clock: options.clock, ...(options.agentId !== undefined ? { agentId: options.agentId } : {}), ...(options.env ? { env: options.env } : {}) };
+  const lockOptions = {
+    operation: 'bootstrap',
+    clock: options.clock,
+    ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  };
   await fs.promises.mkdir(path.dirname(stateFileAbs), { recursive: true });
   return withFileLock(stateFileAbs, lockOptions, async (): Promise<BootstrapAction> => {
     if (!fs.existsSync(stateFileAbs)) {

@@ -39,5 +39,8 @@ export function checkNewGoalId(raw: string): string {
 
 /** A lowercase slug of free text: runs of other characters become `-`, ends trimmed. */
 export function slugify(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }

@@ -51,7 +51,9 @@ export function parseRegistryText(text: string, registryPath: string): Record<st
     );
   }
   if (!isRecord(parsed)) {
-    throw new LoopxError('registry_not_object', `${REGISTRY_ROOT_NOT_OBJECT_MESSAGE}: ${registryPath}`, { file: registryPath });
+    throw new LoopxError('registry_not_object', `${REGISTRY_ROOT_NOT_OBJECT_MESSAGE}: ${registryPath}`, {
+      file: registryPath,
+    });
   }
   return parsed;
 }
@@ -90,7 +92,10 @@ export function findRegistryGoal(registry: unknown, goalId: string | number): Re
  * The raw entry (the object inside `registry.goals`, not a parsed copy) of the first goal with
  * this id, for writers that must keep every field they do not know.
  */
-export function findRawRegistryGoal(registry: Record<string, unknown>, goalId: string | number): Record<string, unknown> | undefined {
+export function findRawRegistryGoal(
+  registry: Record<string, unknown>,
+  goalId: string | number,
+): Record<string, unknown> | undefined {
   const goals = registry['goals'];
   if (!Array.isArray(goals)) return undefined;
   const wanted = String(goalId);

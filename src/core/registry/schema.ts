@@ -130,9 +130,10 @@ export function normalizeQuota(goal: unknown): NormalizedQuota {
   const slotValue = parseNumber(quota['slot_minutes']);
   const slot_minutes = slotValue === undefined ? DEFAULT_QUOTA.slot_minutes : Math.max(1, Math.trunc(slotValue));
   const allowedValue = parseNumber(quota['allowed_slots']);
-  const allowed_slots = allowedValue === undefined
-    ? roundHalfEven(((window_hours * 60) / slot_minutes) * compute, 0)
-    : Math.max(0, Math.trunc(allowedValue));
+  const allowed_slots =
+    allowedValue === undefined
+      ? roundHalfEven(((window_hours * 60) / slot_minutes) * compute, 0)
+      : Math.max(0, Math.trunc(allowedValue));
 
   const normalized: NormalizedQuota = { compute, window_hours, slot_minutes, allowed_slots };
   const spentValue = parseNumber(quota['spent_slots']);

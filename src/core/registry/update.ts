@@ -49,7 +49,12 @@ export async function updateRegistry<T>(
   mutate: (registry: Record<string, unknown>, context: RegistryMutationContext) => T | Promise<T>,
   options: RegistryUpdateOptions,
 ): Promise<RegistryUpdateResult<T>> {
-  const lockOptions: LockOptions = { policy: 'mutation', operation: options.operation, clock: options.clock, ...options.lock };
+  const lockOptions: LockOptions = {
+    policy: 'mutation',
+    operation: options.operation,
+    clock: options.clock,
+    ...options.lock,
+  };
   if (options.agentId !== undefined) lockOptions.agentId = options.agentId;
   if (options.env !== undefined) lockOptions.env = options.env;
   return withFileLock(registryPath, lockOptions, async () => {

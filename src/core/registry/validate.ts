@@ -77,22 +77,38 @@ export const RegistryValidationSchema = z.object({
 });
 export type RegistryValidation = z.infer<typeof RegistryValidationSchema>;
 
-export const MissingRegistrySchema = z.object({ ok: z.literal(false), registry: z.string(), error: z.literal(REGISTRY_FILE_MISSING_MESSAGE) });
+export const MissingRegistrySchema = z.object({
+  ok: z.literal(false),
+  registry: z.string(),
+  error: z.literal(REGISTRY_FILE_MISSING_MESSAGE),
+});
 export type MissingRegistry = z.infer<typeof MissingRegistrySchema>;
 
-const ATTENTION_FIELDS = ['waiting_on', 'attention_status', 'operator_question', 'recommended_action', 'next_handoff_condition'] as const;
+const ATTENTION_FIELDS = [
+  'waiting_on',
+  'attention_status',
+  'operator_question',
+  'recommended_action',
+  'next_handoff_condition',
+] as const;
 
 /**
  * Validates the registry file. A missing file is reported in the result; a file that is not
  * JSON, whose root is not an object, or whose non-empty `goals` is not a list, throws.
  */
-export async function validateRegistryFile(registryPath: string, options: { homeDir: string }): Promise<RegistryValidation | MissingRegistry> {
+export async function validateRegistryFile(
+  registryPath: string,
+  options: { homeDir: string },
+): Promise<RegistryValidation | MissingRegistry> {
   if (!fs.existsSync(registryPath)) return { ok: false, registry: registryPath, error: REGISTRY_FILE_MISSING_MESSAGE };
   return validateRegistryDocument(await readRegistry(registryPath), { registryPath, homeDir: options.homeDir });
 }
 
 /** Validates an already-parsed registry document; entries are checked in order. */
-export function validateRegistryDocument(registry: Record<string, unknown>, options: { registryPath: string; homeDir: string }): RegistryValidation {
+export function validateRegistryDocument(
+  registry: Record<string, unknown>,
+  options: { registryPath: string; homeDir: string },
+): RegistryValidation {
   const entries = goalEntries(registry['goals'], options.registryPath);
   const diagnostics: RegistryDiagnostic[] = [];
   const report = (code: RegistryProblemCode, message: string, goalIds: string[] = []): void => {
@@ -128,9 +144,11 @@ export function validateRegistryDocument(registry: Record<string, unknown>, opti
     const attached = id === '' ? [] : [id];
     if (!truthy(entry['repo'])) report('registry_goal_missing_repo', `${label}: missing repo`, attached);
     if (!truthy(entry['domain'])) report('registry_goal_missing_domain', `${label}: missing domain`, attached);
-    if (!truthy(entry['state_file'])) report('registry_goal_missing_state_file', `${label}: missing state_file`, attached);
+    if (!truthy(entry['state_file']))
+      report('registry_goal_missing_state_file', `${label}: missing state_file`, attached);
     const adapter = entry['adapter'];
-    if (!isRecord(adapter) || !truthy(adapter['kind'])) report('registry_goal_missing_adapter_kind', `${label}: missing adapter.kind`, attached);
+    if (!isRecord(adapter) || !truthy(adapter['kind']))
+      report('registry_goal_missing_adapter_kind', `${label}: missing adapter.kind`, attached);
 
     const stateFile = resolveStateFile(entry, options.homeDir);
     if (stateFile !== null && id !== '') {
@@ -142,7 +160,12 @@ export function validateRegistryDocument(registry: Record<string, unknown>, opti
 
   for (const [stateFile, ids] of idsByStateFile) {
     const distinct = [...new Set(ids)].sort();
-    if (distinct.length > 1) report('registry_state_file_shared', `state_file shared by multiple goals: ${distinct.join(', ')} -> ${stateFile}`, distinct);
+    if (distinct.length > 1)
+      report(
+        'registry_state_file_shared',
+        `state_file shared by multiple goals: ${distinct.join(', ')} -> ${stateFile}`,
+        distinct,
+      );
   }
 
   const goals = goalRows(goalObjects, options.homeDir);
@@ -163,7 +186,11 @@ export function validateRegistryDocument(registry: Record<string, unknown>, opti
 function goalEntries(goals: unknown, registryPath: string): unknown[] {
   if (Array.isArray(goals)) return goals;
   if (!truthy(goals)) return [];
-  throw new LoopxError('registry_goals_not_list', `${GOALS_NOT_LIST_MESSAGE}: ${registryPath} has a \`goals\` that is not a JSON array; make it a list of goal objects.`, { file: registryPath, field: 'goals' });
+  throw new LoopxError(
+    'registry_goals_not_list',
+    `${GOALS_NOT_LIST_MESSAGE}: ${registryPath} has a \`goals\` that is not a JSON array; make it a list of goal objects.`,
+    { file: registryPath, field: 'goals' },
+  );
 }
 
 /** The entry's id the way readers see it (a non-empty string or a non-zero number), else `""`. */
@@ -172,7 +199,10 @@ function goalIdText(entry: Record<string, unknown>): string {
   return parsed.success ? parsed.data : '';
 }
 
-function goalRows(goalObjects: readonly { id: string; goal: Record<string, unknown> }[], homeDir: string): RegistryGoalRow[] {
+function goalRows(
+  goalObjects: readonly { id: string; goal: Record<string, unknown> }[],
+  homeDir: string,
+): RegistryGoalRow[] {
   const repos = goalObjects.map(({ goal }) => resolveRepo(goal, homeDir));
   // Counted once: goals of one project share a repo, so a count per goal would be quadratic.
   const goalsPerRepo = new Map<string, number>();
@@ -189,7 +219,7 @@ function goalRows(goalObjects: readonly { id: string; goal: Record<string, unkno
       role: truthyText(goal['role']) ?? 'controller',
       repo: textOrNull(goal['repo']),
       repo_exists: repo !== null && isDirectoryOnce(repo, repoIsDirectory),
-      repo_goal_count: repo === null ? 0 : goalsPerRepo.get(repo) ?? 0,
+      repo_goal_count: repo === null ? 0 : (goalsPerRepo.get(repo) ?? 0),
       state_file: textOrNull(goal['state_file']),
       state_file_abs: stateFileAbs,
       state_file_exists: stateFileAbs !== null && isFile(stateFileAbs),
@@ -247,4 +277,3 @@ function isFile(target: string): boolean {
     return false;
   }
 }
-

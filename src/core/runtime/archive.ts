@@ -82,12 +82,18 @@ function checkSource(runtimeRoot: string, goalId: string): string {
     stat = fs.statSync(source);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new LoopxError('runtime_goal_missing', `runtime goal directory does not exist: ${source}`, { goal_id: goalId, source });
+      throw new LoopxError('runtime_goal_missing', `runtime goal directory does not exist: ${source}`, {
+        goal_id: goalId,
+        source,
+      });
     }
     throw error;
   }
   if (!stat.isDirectory()) {
-    throw new LoopxError('runtime_goal_not_directory', `runtime goal path is not a directory: ${source}`, { goal_id: goalId, source });
+    throw new LoopxError('runtime_goal_not_directory', `runtime goal path is not a directory: ${source}`, {
+      goal_id: goalId,
+      source,
+    });
   }
   if (path.dirname(fs.realpathSync(source)) !== realpathOrSelf(goalsRoot)) {
     throw new LoopxError(
@@ -168,7 +174,11 @@ export async function archiveRuntimeGoal(options: ArchiveRuntimeOptions): Promis
   } else {
     registryMember = findRegistryGoal(registry.document, goalId) !== undefined;
     if (registryMember && !allowRegistered) {
-      throw new LoopxError('goal_registered', 'goal exists in registry; pass --allow-registered only after confirming it is obsolete', { goal_id: goalId, registry: options.registryPath });
+      throw new LoopxError(
+        'goal_registered',
+        'goal exists in registry; pass --allow-registered only after confirming it is obsolete',
+        { goal_id: goalId, registry: options.registryPath },
+      );
     }
     checks.push(registryMember ? 'registered_goal_allowed_by_flag' : 'goal_not_in_registry');
   }
@@ -178,7 +188,11 @@ export async function archiveRuntimeGoal(options: ArchiveRuntimeOptions): Promis
 
   const archiveRoot = path.resolve(options.archiveRoot ?? defaultArchiveRoot(runtimeRoot));
   if (isInside(realpathOrSelf(archiveRoot), fs.realpathSync(source))) {
-    throw new LoopxError('archive_root_inside_source', `the archive root ${archiveRoot} lies inside the folder being archived (${source}); choose another --archive-root.`, { goal_id: goalId });
+    throw new LoopxError(
+      'archive_root_inside_source',
+      `the archive root ${archiveRoot} lies inside the folder being archived (${source}); choose another --archive-root.`,
+      { goal_id: goalId },
+    );
   }
   const baseName = `${goalId}-${compactUtcStamp(options.clock.now())}`;
   const execute = options.execute === true;

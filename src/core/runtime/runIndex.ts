@@ -82,7 +82,12 @@ function artifactBase(generatedAt: string, suffix: string | undefined): string {
   const stem = runArtifactStem(generatedAt);
   const cleanSuffix = suffix === undefined ? '' : runArtifactStem(suffix);
   const base = cleanSuffix === '' ? stem : stem === '' ? cleanSuffix : `${stem}-${cleanSuffix}`;
-  if (base === '') throw new LoopxError('invalid_run_record', 'generated_at must contain letters or digits to name the run artifacts.', { generated_at: generatedAt });
+  if (base === '')
+    throw new LoopxError(
+      'invalid_run_record',
+      'generated_at must contain letters or digits to name the run artifacts.',
+      { generated_at: generatedAt },
+    );
   return base;
 }
 
@@ -206,7 +211,11 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
     );
   }
   if (parsed.data.goal_id !== undefined && parsed.data.goal_id !== goalId) {
-    throw new LoopxError('invalid_run_record', `run record goal_id ${JSON.stringify(parsed.data.goal_id)} does not match goal ${JSON.stringify(goalId)}.`, { goal_id: goalId });
+    throw new LoopxError(
+      'invalid_run_record',
+      `run record goal_id ${JSON.stringify(parsed.data.goal_id)} does not match goal ${JSON.stringify(goalId)}.`,
+      { goal_id: goalId },
+    );
   }
   const record: RunRecordInput = {
     generated_at: formatLocalIsoSeconds(options.clock.now()),
@@ -219,27 +228,49 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
 
   if (options.dryRun === true) {
     const pair = nextFreeArtifactPair(runsDir, generatedAt, options.suffix);
-    return { appended: false, dry_run: true, row: buildRow(record, goalId, pair, options), json_file: pair.jsonPath, markdown_file: pair.markdownPath, index_file: indexFile };
+    return {
+      appended: false,
+      dry_run: true,
+      row: buildRow(record, goalId, pair, options),
+      json_file: pair.jsonPath,
+      markdown_file: pair.markdownPath,
+      index_file: indexFile,
+    };
   }
 
   await fs.promises.mkdir(runsDir, { recursive: true });
-  return withFileLock(indexFile, { operation: 'append_run', ...options.lock, clock: options.lock?.clock ?? options.clock }, async () => {
-    const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix);
-    const row = buildRow(record, goalId, pair, options);
-    try {
-      // Both files are fsynced; their folder once, after the second rename, before the index line names them.
-      await writeJsonAtomic(pair.jsonPath, record, { syncDirectory: false });
-      await writeFileAtomic(pair.markdownPath, options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`, { syncDirectory: false });
-      fsyncDirectory(runsDir);
-    } catch (error) {
-      // Our own reservation, never indexed: leave no half-written pair behind.
-      await fs.promises.rm(pair.markdownPath, { force: true });
-      await fs.promises.rm(pair.jsonPath, { force: true });
-      throw error;
-    }
-    await appendIndexLine(indexFile, JSON.stringify(row));
-    return { appended: true, dry_run: false, row, json_file: pair.jsonPath, markdown_file: pair.markdownPath, index_file: indexFile };
-  });
+  return withFileLock(
+    indexFile,
+    { operation: 'append_run', ...options.lock, clock: options.lock?.clock ?? options.clock },
+    async () => {
+      const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix);
+      const row = buildRow(record, goalId, pair, options);
+      try {
+        // Both files are fsynced; their folder once, after the second rename, before the index line names them.
+        await writeJsonAtomic(pair.jsonPath, record, { syncDirectory: false });
+        await writeFileAtomic(
+          pair.markdownPath,
+          options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`,
+          { syncDirectory: false },
+        );
+        fsyncDirectory(runsDir);
+      } catch (error) {
+        // Our own reservation, never indexed: leave no half-written pair behind.
+        await fs.promises.rm(pair.markdownPath, { force: true });
+        await fs.promises.rm(pair.jsonPath, { force: true });
+        throw error;
+      }
+      await appendIndexLine(indexFile, JSON.stringify(row));
+      return {
+        appended: true,
+        dry_run: false,
+        row,
+        json_file: pair.jsonPath,
+        markdown_file: pair.markdownPath,
+        index_file: indexFile,
+      };
+    },
+  );
 }
 
 export interface RunIndexRead {
@@ -277,10 +308,18 @@ function artifactExists(file: string | undefined, projectRoot: string): boolean 
  * this, to name the field.
  */
 function hasRowShape(value: Record<string, unknown>): value is RunIndexRow {
-  return optionalText(value['generated_at']) && optionalText(value['goal_id']) && optionalText(value['classification'])
-    && optionalText(value['json_path']) && optionalText(value['markdown_path'])
-    && nullableText(value['recommended_action']) && nullableText(value['health_check']) && nullableText(value['agent_id'])
-    && nullableText(value['todo_id']) && nullableText(value['progress_scope']);
+  return (
+    optionalText(value['generated_at']) &&
+    optionalText(value['goal_id']) &&
+    optionalText(value['classification']) &&
+    optionalText(value['json_path']) &&
+    optionalText(value['markdown_path']) &&
+    nullableText(value['recommended_action']) &&
+    nullableText(value['health_check']) &&
+    nullableText(value['agent_id']) &&
+    nullableText(value['todo_id']) &&
+    nullableText(value['progress_scope'])
+  );
 }
 
 function optionalText(value: unknown): boolean {
@@ -292,7 +331,11 @@ function nullableText(value: unknown): boolean {
 }
 
 /** Stats an artifact the first time its flag is read, then keeps the answer on the row (not enumerable). */
-function lazyArtifactFlag(name: 'json_exists' | 'markdown_exists', pathField: 'json_path' | 'markdown_path', projectRoot: string): PropertyDescriptor {
+function lazyArtifactFlag(
+  name: 'json_exists' | 'markdown_exists',
+  pathField: 'json_path' | 'markdown_path',
+  projectRoot: string,
+): PropertyDescriptor {
   const keep = (row: RunIndexRow, value: boolean): void => {
     Object.defineProperty(row, name, { value, enumerable: false, configurable: true, writable: true });
   };
@@ -360,7 +403,8 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
     // Sync: one read of a whole small file; the promise API costs more than the read itself here.
     text = fs.readFileSync(indexFile, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };
     throw error;
   }
   let rawCount = 0;
@@ -386,13 +430,19 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
     const record = value as Record<string, unknown>;
     if (!hasRowShape(record)) {
       const parsed = RunIndexRow.safeParse(record);
-      skipped.push({ line: index + 1, reason: `field ${parsed.success ? '' : parsed.error.issues[0]?.path.join('.') ?? ''} has the wrong type` });
+      skipped.push({
+        line: index + 1,
+        reason: `field ${parsed.success ? '' : (parsed.error.issues[0]?.path.join('.') ?? '')} has the wrong type`,
+      });
       continue;
     }
     entries.push({ row: record, order: index, time: parseIsoInstant(record.generated_at) });
   }
   const sorted = mergeDuplicates(appendOrderIsOldestFirst(entries) ? entries.reverse() : entries.sort(newerFirst));
-  const checked = options.artifactChecks === undefined || options.artifactChecks === 'all' ? sorted.length : Math.max(0, options.artifactChecks);
+  const checked =
+    options.artifactChecks === undefined || options.artifactChecks === 'all'
+      ? sorted.length
+      : Math.max(0, options.artifactChecks);
   const lazy = checked < sorted.length ? lazyArtifactPrototype(options.projectRoot) : null;
   const rows = new Array<RunIndexEntry>(sorted.length);
   for (let i = 0; i < sorted.length; i++) {
@@ -438,7 +488,11 @@ function mergeGroup(group: readonly MergedRow[]): MergedRow[] {
   const byRun = new Map<string, MergedRow>();
   for (let i = group.length - 1; i >= 0; i--) {
     const entry = group[i] as MergedRow;
-    const key = JSON.stringify([entry.row.generated_at ?? null, entry.row.json_path ?? null, entry.row.markdown_path ?? null]);
+    const key = JSON.stringify([
+      entry.row.generated_at ?? null,
+      entry.row.json_path ?? null,
+      entry.row.markdown_path ?? null,
+    ]);
     const earlier = byRun.get(key);
     if (earlier === undefined) byRun.set(key, { ...entry });
     else byRun.set(key, { row: { ...earlier.row, ...entry.row }, order: entry.order, time: entry.time });
@@ -455,19 +509,27 @@ function appendOrderIsOldestFirst(entries: readonly MergedRow[]): boolean {
   let previous: MergedRow | undefined;
   for (const entry of entries) {
     if (entry.time === null) return false;
-    if (previous !== undefined && (entry.time < (previous.time as number) || entry.order < previous.order)) return false;
+    if (previous !== undefined && (entry.time < (previous.time as number) || entry.order < previous.order))
+      return false;
     previous = entry;
   }
   return true;
 }
 
 /** The run history of one goal under a runtime root. */
-export async function readGoalRuns(runtimeRoot: string, goalId: string, options: ReadRunIndexOptions): Promise<RunIndexRead> {
+export async function readGoalRuns(
+  runtimeRoot: string,
+  goalId: string,
+  options: ReadRunIndexOptions,
+): Promise<RunIndexRead> {
   return readRunIndex(path.join(goalRunsDir(runtimeRoot, goalId), RUN_INDEX_FILE), options);
 }
 
 export function isStatusNeutralRun(row: RunIndexRow): boolean {
-  return (row.classification !== undefined && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) || row.progress_scope === 'agent_lane';
+  return (
+    (row.classification !== undefined && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) ||
+    row.progress_scope === 'agent_lane'
+  );
 }
 
 /** The newest run that speaks for the goal: not status-neutral and not scoped to one agent lane. */

@@ -209,7 +209,8 @@ export function parseContractFields(text: string): ContractField[] {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const match = /^(always|if-present)\s+(\S+)\s*:\s*(\S+)$/.exec(line);
-    if (!match) throw new Error(`contract field line ${index + 1} is not "<always|if-present> <path> : <type>": ${line}`);
+    if (!match)
+      throw new Error(`contract field line ${index + 1} is not "<always|if-present> <path> : <type>": ${line}`);
     fields.push({ presence: match[1] as ContractPresence, path: match[2] as string, type: match[3] as string });
   }
   return fields;
@@ -264,13 +265,21 @@ function leafSchema(type: string | undefined): z.ZodType | null {
   const literal = /^literal\((.*)\)$/.exec(type);
   if (literal) return z.literal(literal[1] as string);
   switch (type) {
-    case 'boolean': return z.boolean();
-    case 'string': return z.string();
-    case 'number': return z.number();
-    case 'record': return z.record(z.string(), z.unknown());
-    case 'union': return z.unknown();
-    case 'object': case 'array': return null;
-    default: throw new Error(`unknown contract field type ${type}`);
+    case 'boolean':
+      return z.boolean();
+    case 'string':
+      return z.string();
+    case 'number':
+      return z.number();
+    case 'record':
+      return z.record(z.string(), z.unknown());
+    case 'union':
+      return z.unknown();
+    case 'object':
+    case 'array':
+      return null;
+    default:
+      throw new Error(`unknown contract field type ${type}`);
   }
 }
 

@@ -1,5 +1,10 @@
 import type { Clock } from '../clock';
-import { fileSystemStatusReader, type FileStamp, type GoalStatusTarget, type StatusFileReader } from '../readModel/goalStatus';
+import {
+  fileSystemStatusReader,
+  type FileStamp,
+  type GoalStatusTarget,
+  type StatusFileReader,
+} from '../readModel/goalStatus';
 import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../quota/decision';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
 
@@ -59,13 +64,19 @@ export class QuotaSummaryCache {
    * passes reads the caller already holds (the parsed registry, the goal's run index), so a
    * recomputation does not read them again.
    */
-  async summary(target: GoalStatusTarget, preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex'> = {}): Promise<GoalQuotaSummary> {
+  async summary(
+    target: GoalStatusTarget,
+    preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex'> = {},
+  ): Promise<GoalQuotaSummary> {
     const key = await this.inputsKey(target);
     const kept = this.entries.get(target.goalId);
     if (kept !== undefined && this.isFresh(target.goalId, key)) return kept.summary;
     const summary = await goalQuotaSummary({
-      registryPath: this.options.registryPath, goalId: target.goalId, clock: this.options.clock,
-      runtimeRootOverride: this.options.runtimeRootOverride ?? undefined, homeDir: this.options.homeDir,
+      registryPath: this.options.registryPath,
+      goalId: target.goalId,
+      clock: this.options.clock,
+      runtimeRootOverride: this.options.runtimeRootOverride ?? undefined,
+      homeDir: this.options.homeDir,
       ...(preloaded.registry !== undefined ? { registry: preloaded.registry } : {}),
       ...(preloaded.runIndex !== undefined ? { runIndex: preloaded.runIndex } : {}),
     });

@@ -6,7 +6,15 @@ import { scrubValue, type ScrubContext } from '../privacy/scrub';
 import { checkGoalIdSegment } from '../registry/goalId';
 import { registryProjectRoot } from '../registry/locate';
 import { LOOPX_VERSION } from '../version';
-import { corsHeaders, hostHeaderIsLoopback, LOOPBACK_BIND_HOSTS, loopbackOrigin, presentedToken, tokenMatches, type LoopbackBindHost } from './security';
+import {
+  corsHeaders,
+  hostHeaderIsLoopback,
+  LOOPBACK_BIND_HOSTS,
+  loopbackOrigin,
+  presentedToken,
+  tokenMatches,
+  type LoopbackBindHost,
+} from './security';
 import { StatusSource, type CachedBody } from './statusSource';
 
 /**
@@ -47,16 +55,32 @@ export interface ListeningStatusServer {
 function routeIndex(authRequired: boolean): Record<string, unknown> {
   return {
     source: 'serve-status',
-    runtime_identity: { schema_version: 'loopx_runtime_identity_v1', package_version: LOOPX_VERSION, release_id: `loopx-vscode@${LOOPX_VERSION}`, source_revision: null },
+    runtime_identity: {
+      schema_version: 'loopx_runtime_identity_v1',
+      package_version: LOOPX_VERSION,
+      release_id: `loopx-vscode@${LOOPX_VERSION}`,
+      source_revision: null,
+    },
     read_only: true,
-    auth: authRequired ? { required: true, accepts: ['Authorization: Bearer <token>', '?token=<token>'] } : { required: false, accepts: [] },
+    auth: authRequired
+      ? { required: true, accepts: ['Authorization: Bearer <token>', '?token=<token>'] }
+      : { required: false, accepts: [] },
     routes: {
-      index: '/', healthz: '/healthz', status: STATUS_PATH, goal: '/goals/{goal_id}', goal_projection: '/goals/{goal_id}/projection', quota: '/quota',
+      index: '/',
+      healthz: '/healthz',
+      status: STATUS_PATH,
+      goal: '/goals/{goal_id}',
+      goal_projection: '/goals/{goal_id}/projection',
+      quota: '/quota',
     },
   };
 }
 
-const SECURITY_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+const SECURITY_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
 const JSON_TYPE = 'application/json; charset=utf-8';
 const HEALTHZ_BODY = Buffer.from('{"ok":true}', 'utf8');
 
@@ -77,21 +101,32 @@ export class StatusServer {
   constructor(private readonly options: StatusServerOptions) {
     this.indexBody = routeIndex(options.token !== null);
     this.source = new StatusSource({
-      registryPath: options.registryPath, homeDir: options.homeDir, runtimeRootOverride: options.runtimeRootOverride ?? null, clock: options.clock,
-      ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}), ...(options.watch !== undefined ? { watch: options.watch } : {}),
-      dashboardApi: this.indexBody, ...(options.log ? { log: options.log } : {}),
+      registryPath: options.registryPath,
+      homeDir: options.homeDir,
+      runtimeRootOverride: options.runtimeRootOverride ?? null,
+      clock: options.clock,
+      ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
+      ...(options.watch !== undefined ? { watch: options.watch } : {}),
+      dashboardApi: this.indexBody,
+      ...(options.log ? { log: options.log } : {}),
     });
     this.fallbackScrub = { projectRoots: [registryProjectRoot(options.registryPath)], homeDir: options.homeDir };
-    this.server = http.createServer({
-      maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
-    }, (req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
-        options.log?.('warn', `request failed: ${scrubValue(errorMessage(error), this.fallbackScrub)}`);
-        if (!res.headersSent) this.sendJson(req, res, 500, { ok: false, error: 'internal error; see the LoopX log' });
-        else res.destroy();
-      });
-    });
+    this.server = http.createServer(
+      {
+        maxHeaderSize: MAX_HEADER_BYTES,
+        requestTimeout: REQUEST_TIMEOUT_MS,
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+      },
+      (req, res) => {
+        this.handle(req, res).catch((error: unknown) => {
+          options.log?.('warn', `request failed: ${scrubValue(errorMessage(error), this.fallbackScrub)}`);
+          if (!res.headersSent) this.sendJson(req, res, 500, { ok: false, error: 'internal error; see the LoopX log' });
+          else res.destroy();
+        });
+      },
+    );
     this.server.headersTimeout = HEADERS_TIMEOUT_MS;
     this.server.requestTimeout = REQUEST_TIMEOUT_MS;
     this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -104,18 +139,38 @@ export class StatusServer {
    */
   listen(port: number, host: LoopbackBindHost = '127.0.0.1'): Promise<ListeningStatusServer> {
     if (!(LOOPBACK_BIND_HOSTS as readonly string[]).includes(host)) {
-      return Promise.reject(new LoopxError('not_loopback', `the status server binds only ${LOOPBACK_BIND_HOSTS.join(' or ')}, not ${host}`, { host }));
+      return Promise.reject(
+        new LoopxError(
+          'not_loopback',
+          `the status server binds only ${LOOPBACK_BIND_HOSTS.join(' or ')}, not ${host}`,
+          { host },
+        ),
+      );
     }
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      return Promise.reject(new LoopxError('invalid_port', `port must be a whole number from 0 to 65535, got ${String(port)}`, { port }));
+      return Promise.reject(
+        new LoopxError('invalid_port', `port must be a whole number from 0 to 65535, got ${String(port)}`, { port }),
+      );
     }
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
         this.server.off('listening', onListening);
         if (error.code === 'EADDRINUSE') {
-          reject(new LoopxError('port_in_use', `port ${port} on ${host} is already in use; choose another port, or port 0 for a free one`, { host, port }));
+          reject(
+            new LoopxError(
+              'port_in_use',
+              `port ${port} on ${host} is already in use; choose another port, or port 0 for a free one`,
+              { host, port },
+            ),
+          );
         } else {
-          reject(new LoopxError('listen_failed', `the status server could not listen on ${host}:${port}: ${error.message}`, { host, port, code: error.code }));
+          reject(
+            new LoopxError('listen_failed', `the status server could not listen on ${host}:${port}: ${error.message}`, {
+              host,
+              port,
+              code: error.code,
+            }),
+          );
         }
       };
       const onListening = (): void => {
@@ -146,7 +201,10 @@ export class StatusServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const origin = req.headers.origin;
     if (!hostHeaderIsLoopback(req.headers.host)) {
-      this.sendJson(req, res, 403, { ok: false, error: 'the Host header must name a loopback host (127.0.0.1, localhost or [::1])' });
+      this.sendJson(req, res, 403, {
+        ok: false,
+        error: 'the Host header must name a loopback host (127.0.0.1, localhost or [::1])',
+      });
       return;
     }
     const length = req.headers['content-length'];
@@ -164,13 +222,24 @@ export class StatusServer {
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      this.sendJson(req, res, 405, { ok: false, error: `method ${req.method ?? ''} is not allowed: the status server is read-only` }, { Allow: 'GET, HEAD, OPTIONS' });
+      this.sendJson(
+        req,
+        res,
+        405,
+        { ok: false, error: `method ${req.method ?? ''} is not allowed: the status server is read-only` },
+        { Allow: 'GET, HEAD, OPTIONS' },
+      );
       return;
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const route = url.pathname;
     if (route === '/healthz') {
-      res.writeHead(200, { ...SECURITY_HEADERS, ...corsHeaders(origin), 'Content-Type': JSON_TYPE, 'Content-Length': String(HEALTHZ_BODY.length) });
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        ...corsHeaders(origin),
+        'Content-Type': JSON_TYPE,
+        'Content-Length': String(HEALTHZ_BODY.length),
+      });
       res.end(req.method === 'HEAD' ? undefined : HEALTHZ_BODY);
       return;
     }
@@ -181,12 +250,19 @@ export class StatusServer {
     if (this.options.token !== null) {
       const token = presentedToken(req.headers.authorization, url.searchParams);
       if (token === null || !tokenMatches(this.options.token, token)) {
-        this.sendJson(req, res, 401, {
-          ok: false,
-          error: token === null
-            ? 'a token is required: send Authorization: Bearer <token>, or add ?token=<token> (LoopX: Copy Status Server URL copies a URL with it)'
-            : 'the token is not valid for this server',
-        }, { 'WWW-Authenticate': 'Bearer realm="loopx-status"' });
+        this.sendJson(
+          req,
+          res,
+          401,
+          {
+            ok: false,
+            error:
+              token === null
+                ? 'a token is required: send Authorization: Bearer <token>, or add ?token=<token> (LoopX: Copy Status Server URL copies a URL with it)'
+                : 'the token is not valid for this server',
+          },
+          { 'WWW-Authenticate': 'Bearer realm="loopx-status"' },
+        );
         return;
       }
     }
@@ -215,7 +291,8 @@ export class StatusServer {
         return;
       }
       const bodies = await this.source.goalBodies(goalId);
-      if (bodies === null) this.sendJson(req, res, 404, { ok: false, error: `unknown goal: ${goalId}`, status_url: STATUS_PATH });
+      if (bodies === null)
+        this.sendJson(req, res, 404, { ok: false, error: `unknown goal: ${goalId}`, status_url: STATUS_PATH });
       else this.sendBody(req, res, 200, goalRoute[2] === undefined ? bodies.detail : bodies.projection);
       return;
     }
@@ -223,15 +300,33 @@ export class StatusServer {
   }
 
   /** A small computed body: scrubbed, then sent. */
-  private sendJson(req: http.IncomingMessage, res: http.ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void {
+  private sendJson(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: number,
+    value: unknown,
+    extra: Record<string, string> = {},
+  ): void {
     const json = Buffer.from(JSON.stringify(scrubValue(value, this.fallbackScrub)), 'utf8');
-    res.writeHead(status, { ...SECURITY_HEADERS, ...corsHeaders(req.headers.origin), ...extra, 'Content-Type': JSON_TYPE, 'Content-Length': String(json.length) });
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      ...corsHeaders(req.headers.origin),
+      ...extra,
+      'Content-Type': JSON_TYPE,
+      'Content-Length': String(json.length),
+    });
     res.end(req.method === 'HEAD' ? undefined : json);
   }
 
   /** A cached body (scrubbed when it was built): gzip when the client takes it, 304 when its copy is current. */
   private sendBody(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: CachedBody): void {
-    const headers: Record<string, string> = { ...SECURITY_HEADERS, ...corsHeaders(req.headers.origin), 'Content-Type': JSON_TYPE, ETag: body.etag, Vary: req.headers.origin === undefined ? 'Accept-Encoding' : 'Origin, Accept-Encoding' };
+    const headers: Record<string, string> = {
+      ...SECURITY_HEADERS,
+      ...corsHeaders(req.headers.origin),
+      'Content-Type': JSON_TYPE,
+      ETag: body.etag,
+      Vary: req.headers.origin === undefined ? 'Accept-Encoding' : 'Origin, Accept-Encoding',
+    };
     if (status === 200 && req.headers['if-none-match'] === body.etag) {
       res.writeHead(304, headers);
       res.end();
@@ -247,7 +342,9 @@ export class StatusServer {
 }
 
 /** Starts a status server on `host:port` (a loopback address). */
-export async function startStatusServer(options: StatusServerOptions & { port: number; host?: LoopbackBindHost }): Promise<ListeningStatusServer> {
+export async function startStatusServer(
+  options: StatusServerOptions & { port: number; host?: LoopbackBindHost },
+): Promise<ListeningStatusServer> {
   const server = new StatusServer(options);
   try {
     return await server.listen(options.port, options.host ?? '127.0.0.1');

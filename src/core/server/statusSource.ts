@@ -72,7 +72,11 @@ const MAX_WATCHED_DIRS = 2_000;
 
 export async function cachedBody(value: unknown): Promise<CachedBody> {
   const json = Buffer.from(JSON.stringify(value), 'utf8');
-  return { json, gzip: await gzipAsync(json), etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+  return {
+    json,
+    gzip: await gzipAsync(json),
+    etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`,
+  };
 }
 
 export class StatusSource {
@@ -95,7 +99,12 @@ export class StatusSource {
 
   constructor(private readonly options: StatusSourceOptions) {
     this.registryPath = path.resolve(options.registryPath);
-    this.quota = new QuotaSummaryCache({ registryPath: this.registryPath, homeDir: options.homeDir, runtimeRootOverride: options.runtimeRootOverride ?? null, clock: options.clock });
+    this.quota = new QuotaSummaryCache({
+      registryPath: this.registryPath,
+      homeDir: options.homeDir,
+      runtimeRootOverride: options.runtimeRootOverride ?? null,
+      clock: options.clock,
+    });
     this.scrubContext = { projectRoots: [registryProjectRoot(this.registryPath)], homeDir: options.homeDir };
   }
 
@@ -112,7 +121,8 @@ export class StatusSource {
   async current(): Promise<StatusSnapshot> {
     const now = performance.now();
     if (this.snapshot !== undefined && !this.dirty) {
-      if (now - this.checkedAtMs >= (this.options.ttlMs ?? DEFAULT_STATUS_TTL_MS)) void this.refresh().catch(() => undefined);
+      if (now - this.checkedAtMs >= (this.options.ttlMs ?? DEFAULT_STATUS_TTL_MS))
+        void this.refresh().catch(() => undefined);
       return this.snapshot;
     }
     return this.refresh();
@@ -132,29 +142,48 @@ export class StatusSource {
     const structured = doc === null ? null : projectStateDocument(doc, { goalId });
     const gates = doc === null ? null : analyzeGates(doc);
     const todo = (t: NonNullable<typeof structured>['todos']['user']['items'][number]) => ({
-      todo_id: t.todo_id, role: t.role, index: t.index, status: t.status, done: t.done, text: t.text, title: t.title,
-      priority: t.priority, claimed_by: t.claimed_by, task_class: t.task_class, line: t.line,
+      todo_id: t.todo_id,
+      role: t.role,
+      index: t.index,
+      status: t.status,
+      done: t.done,
+      text: t.text,
+      title: t.title,
+      priority: t.priority,
+      claimed_by: t.claimed_by,
+      task_class: t.task_class,
+      line: t.line,
     });
-    const detail = scrubValue({
-      ok: true,
-      goal_id: item.goal_id,
-      display_name: item.display_name,
-      status: item.status,
-      activation_state: item.activation_state,
-      waiting_on: item.waiting_on,
-      severity: item.severity,
-      recommended_action: item.recommended_action,
-      quota: item.quota ?? null,
-      todos: { user: structured?.todos.user.items.map(todo) ?? [], agent: structured?.todos.agent.items.map(todo) ?? [] },
-      gates: { open: item.open_gates, holding: gates?.holding_gates ?? [] },
-      recent_runs: item.latest_runs,
-      warnings: item.projection_warnings,
-      active_state: item.active_state,
-    }, this.scrubContext);
+    const detail = scrubValue(
+      {
+        ok: true,
+        goal_id: item.goal_id,
+        display_name: item.display_name,
+        status: item.status,
+        activation_state: item.activation_state,
+        waiting_on: item.waiting_on,
+        severity: item.severity,
+        recommended_action: item.recommended_action,
+        quota: item.quota ?? null,
+        todos: {
+          user: structured?.todos.user.items.map(todo) ?? [],
+          agent: structured?.todos.agent.items.map(todo) ?? [],
+        },
+        gates: { open: item.open_gates, holding: gates?.holding_gates ?? [] },
+        recent_runs: item.latest_runs,
+        warnings: item.projection_warnings,
+        active_state: item.active_state,
+      },
+      this.scrubContext,
+    );
     const bodies = {
       version: snapshot.version,
       detail: await cachedBody(detail),
-      projection: await cachedBody({ ok: true, goal_id: item.goal_id, goal_channel_projection: item.goal_channel_projection }),
+      projection: await cachedBody({
+        ok: true,
+        goal_id: item.goal_id,
+        goal_channel_projection: item.goal_channel_projection,
+      }),
     };
     this.goalBodyCache.set(goalId, bodies);
     return bodies;
@@ -177,18 +206,30 @@ export class StatusSource {
   private async inputsFingerprint(): Promise<{ fingerprint: string; quotaExpired: boolean }> {
     const { exists, registry } = await this.cache.registry(this.registryPath);
     if (!exists) return { fingerprint: 'registry-missing', quotaExpired: false };
-    this.targets = statusTargets(registry, this.registryPath, { homeDir: this.options.homeDir, runtimeRootOverride: this.options.runtimeRootOverride ?? null });
+    this.targets = statusTargets(registry, this.registryPath, {
+      homeDir: this.options.homeDir,
+      runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+    });
     const reader = this.cache.reader;
-    const parts = await Promise.all(this.targets.map(async (target) => {
-      const [state, index, quotaKey] = await Promise.all([
-        target.stateFile === null ? null : reader.stat(target.stateFile),
-        reader.stat(path.join(goalRunsDir(target.runtimeRoot, target.goalId), RUN_INDEX_FILE)),
-        this.quota.inputsKey(target),
-      ]);
-      return { stamps: [target.goalId, state, index, quotaKey], quotaFresh: this.quota.isFresh(target.goalId, quotaKey) };
-    }));
+    const parts = await Promise.all(
+      this.targets.map(async (target) => {
+        const [state, index, quotaKey] = await Promise.all([
+          target.stateFile === null ? null : reader.stat(target.stateFile),
+          reader.stat(path.join(goalRunsDir(target.runtimeRoot, target.goalId), RUN_INDEX_FILE)),
+          this.quota.inputsKey(target),
+        ]);
+        return {
+          stamps: [target.goalId, state, index, quotaKey],
+          quotaFresh: this.quota.isFresh(target.goalId, quotaKey),
+        };
+      }),
+    );
     return {
-      fingerprint: JSON.stringify([await reader.stat(this.registryPath), this.targets, parts.map((part) => part.stamps)]),
+      fingerprint: JSON.stringify([
+        await reader.stat(this.registryPath),
+        this.targets,
+        parts.map((part) => part.stamps),
+      ]),
       quotaExpired: parts.some((part) => !part.quotaFresh),
     };
   }
@@ -203,7 +244,13 @@ export class StatusSource {
       fingerprint = null; // Unreadable registry: the rebuild reports it.
     }
     this.checkedAtMs = performance.now();
-    if (this.snapshot !== undefined && fingerprint !== null && fingerprint === this.fingerprint && !(this.snapshot.ok && quotaExpired)) return this.snapshot;
+    if (
+      this.snapshot !== undefined &&
+      fingerprint !== null &&
+      fingerprint === this.fingerprint &&
+      !(this.snapshot.ok && quotaExpired)
+    )
+      return this.snapshot;
     const snapshot = await this.build();
     this.fingerprint = fingerprint ?? '';
     this.snapshot = snapshot;
@@ -216,26 +263,54 @@ export class StatusSource {
     const runtimeRootOverride = this.options.runtimeRootOverride ?? null;
     try {
       const payload = await loadStatus({
-        registryPath: this.registryPath, homeDir: this.options.homeDir, runtimeRootOverride, cache: this.cache,
+        registryPath: this.registryPath,
+        homeDir: this.options.homeDir,
+        runtimeRootOverride,
+        cache: this.cache,
         quotaSummary: (goal) => this.quota.summary(goal),
       });
       this.quota.retain(new Set(payload.attention_queue.items.map((item) => item.goal_id)));
       const { registry } = await this.cache.registry(this.registryPath);
-      const repos = registryGoals(registry).map((goal) => resolveRepo(goal, this.options.homeDir)).filter((repo): repo is string => repo !== null);
-      this.scrubContext = { projectRoots: [...new Set([registryProjectRoot(this.registryPath), ...repos])], homeDir: this.options.homeDir, runtimeRoot: payload.runtime_root };
-      const served = scrubValue({ ...payload, ...(this.options.dashboardApi ? { local_dashboard_api: this.options.dashboardApi } : {}) }, this.scrubContext);
+      const repos = registryGoals(registry)
+        .map((goal) => resolveRepo(goal, this.options.homeDir))
+        .filter((repo): repo is string => repo !== null);
+      this.scrubContext = {
+        projectRoots: [...new Set([registryProjectRoot(this.registryPath), ...repos])],
+        homeDir: this.options.homeDir,
+        runtimeRoot: payload.runtime_root,
+      };
+      const served = scrubValue(
+        { ...payload, ...(this.options.dashboardApi ? { local_dashboard_api: this.options.dashboardApi } : {}) },
+        this.scrubContext,
+      );
       const items = new Map(served.attention_queue.items.map((item) => [item.goal_id, item]));
       const quota = {
         ok: true,
         goal_count: served.goal_count,
-        goals: served.attention_queue.items.map((item) => ({ goal_id: item.goal_id, display_name: item.display_name, activation_state: item.activation_state, ...(item.quota ?? {}) })),
+        goals: served.attention_queue.items.map((item) => ({
+          goal_id: item.goal_id,
+          display_name: item.display_name,
+          activation_state: item.activation_state,
+          ...(item.quota ?? {}),
+        })),
       };
       this.goalBodyCache.clear();
-      return { ok: true, version, payload: served, items, bodies: { status: await cachedBody(served), quota: await cachedBody(quota) } };
+      return {
+        ok: true,
+        version,
+        payload: served,
+        items,
+        bodies: { status: await cachedBody(served), quota: await cachedBody(quota) },
+      };
     } catch (error) {
       let runtimeRoot: string | null = null;
       try {
-        runtimeRoot = resolveRuntimeRoot({ registryPath: this.registryPath, registry: {}, override: runtimeRootOverride ?? undefined, homeDir: this.options.homeDir });
+        runtimeRoot = resolveRuntimeRoot({
+          registryPath: this.registryPath,
+          registry: {},
+          override: runtimeRootOverride ?? undefined,
+          homeDir: this.options.homeDir,
+        });
       } catch {
         runtimeRoot = null;
       }
@@ -243,7 +318,12 @@ export class StatusSource {
       return {
         ok: false,
         version,
-        body: await cachedBody(scrubValue({ ok: false, registry: this.registryPath, runtime_root: runtimeRoot, error: errorMessage(error) }, { ...this.scrubContext, ...(runtimeRoot !== null ? { runtimeRoot } : {}) })),
+        body: await cachedBody(
+          scrubValue(
+            { ok: false, registry: this.registryPath, runtime_root: runtimeRoot, error: errorMessage(error) },
+            { ...this.scrubContext, ...(runtimeRoot !== null ? { runtimeRoot } : {}) },
+          ),
+        ),
       };
     }
   }
@@ -258,7 +338,10 @@ export class StatusSource {
         const dir = path.dirname(target.stateFile);
         const previous = wanted.get(dir);
         const mine = only(path.basename(target.stateFile));
-        wanted.set(dir, previous === undefined ? mine : previous === null ? null : (file) => previous(file) || mine(file));
+        wanted.set(
+          dir,
+          previous === undefined ? mine : previous === null ? null : (file) => previous(file) || mine(file),
+        );
       }
       wanted.set(goalRunsDir(target.runtimeRoot, target.goalId), only(RUN_INDEX_FILE));
       wanted.set(goalRuntimeDir(target.runtimeRoot, target.goalId), null);

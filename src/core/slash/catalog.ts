@@ -54,10 +54,13 @@ const GOAL_START_ENTRY: SlashCommandEntry = {
   command: '/loopx <goal text>',
   key: null,
   scope: 'project',
-  intent: 'plan ordered todos for a new goal, write them in priority order, then work through them in quota-gated turns',
+  intent:
+    'plan ordered todos for a new goal, write them in priority order, then work through them in quota-gated turns',
   mutation_policy: 'writes_after_preview',
-  mutation_note: 'plan first and show the plan; write the goal and its todos only after the user agrees; setup is incomplete with a registry entry alone',
-  cli_reference: "loopx bootstrap --goal-id <id> --objective '<goal text>' && loopx todo add --goal-id <id> --priority <P> --text '<todo>' (one per planned todo, highest priority first)",
+  mutation_note:
+    'plan first and show the plan; write the goal and its todos only after the user agrees; setup is incomplete with a registry entry alone',
+  cli_reference:
+    "loopx bootstrap --goal-id <id> --objective '<goal text>' && loopx todo add --goal-id <id> --priority <P> --text '<todo>' (one per planned todo, highest priority first)",
   argument_hint: '<goal text>',
 };
 
@@ -76,7 +79,9 @@ function entryOf(spec: CommandSpec & { slash: string }): SlashCommandEntry {
 
 /** Every slash entry: `/loopx`, `/loopx <goal text>`, then the catalog's slash forms in catalog order. */
 export function slashCommandEntries(): SlashCommandEntry[] {
-  const fromCatalog = COMMANDS.filter((spec): spec is CommandSpec & { slash: string } => spec.slash !== null).map(entryOf);
+  const fromCatalog = COMMANDS.filter((spec): spec is CommandSpec & { slash: string } => spec.slash !== null).map(
+    entryOf,
+  );
   return [INSPECT_ENTRY, GOAL_START_ENTRY, ...fromCatalog];
 }
 
@@ -84,7 +89,10 @@ export function slashCommandEntries(): SlashCommandEntry[] {
 export function legacyAliases(entries: readonly SlashCommandEntry[]): { alias: string; command: string }[] {
   return entries
     .filter((entry) => entry.command.startsWith(`${CANONICAL_SLASH_PREFIX}-global-`))
-    .map((entry) => ({ alias: `${LEGACY_ALIAS_PREFIX}${entry.command.slice(`${CANONICAL_SLASH_PREFIX}-global-`.length)}`, command: entry.command }));
+    .map((entry) => ({
+      alias: `${LEGACY_ALIAS_PREFIX}${entry.command.slice(`${CANONICAL_SLASH_PREFIX}-global-`.length)}`,
+      command: entry.command,
+    }));
 }
 
 export function slashCatalog(options: { legacyAliases?: boolean } = {}): SlashCatalog {

@@ -25,7 +25,14 @@ export const SLASH_SURFACES = ['codex', 'claude-code', 'opencode'] as const;
 export const SlashSurfaceSchema = z.enum(SLASH_SURFACES);
 export type SlashSurface = z.infer<typeof SlashSurfaceSchema>;
 
-export const InstallFileStatusSchema = z.enum(['created', 'updated', 'unchanged', 'skipped_user_file', 'removed', 'absent']);
+export const InstallFileStatusSchema = z.enum([
+  'created',
+  'updated',
+  'unchanged',
+  'skipped_user_file',
+  'removed',
+  'absent',
+]);
 export type InstallFileStatus = z.infer<typeof InstallFileStatusSchema>;
 
 export const InstallFileResultSchema = z.object({
@@ -52,10 +59,18 @@ export type SlashInstallResult = z.infer<typeof SlashInstallResultSchema>;
 
 /** `all`, or a list of surface names; none means every surface. */
 export function parseSurfaces(values: readonly string[]): SlashSurface[] {
-  const names = values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  const names = values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
   if (names.length === 0 || names.includes('all')) return [...SLASH_SURFACES];
   const unknown = names.filter((name) => !(SLASH_SURFACES as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new LoopxError('unknown_slash_surface', `unknown surface(s) ${unknown.join(', ')}: use ${SLASH_SURFACES.join(', ')} or all`, { surfaces: unknown });
+  if (unknown.length > 0)
+    throw new LoopxError(
+      'unknown_slash_surface',
+      `unknown surface(s) ${unknown.join(', ')}: use ${SLASH_SURFACES.join(', ')} or all`,
+      { surfaces: unknown },
+    );
   return SLASH_SURFACES.filter((surface) => names.includes(surface));
 }
 
@@ -82,14 +97,21 @@ function instructions(entry: SlashCommandEntry): string[] {
     `Intent: ${entry.intent}.`,
     `Mutation policy: ${entry.mutation_policy}.${entry.mutation_note === null ? '' : ` ${entry.mutation_note}.`}`,
   ];
-  if (entry.mutation_policy === 'read_only') base.push('This command only reads: never edit LoopX files to "fix" what it reports; use the commands it suggests.');
+  if (entry.mutation_policy === 'read_only')
+    base.push(
+      'This command only reads: never edit LoopX files to "fix" what it reports; use the commands it suggests.',
+    );
   return base;
 }
 
 /** `/loopx` with and without goal text; `when` phrases the two cases for the surface (slash arguments, or a skill request). */
-function inspectAndStartBody(inspect: SlashCommandEntry, start: SlashCommandEntry, when: { empty: string; goal: string }): string[] {
+function inspectAndStartBody(
+  inspect: SlashCommandEntry,
+  start: SlashCommandEntry,
+  when: { empty: string; goal: string },
+): string[] {
   return [
-    'LoopX keeps this project\'s long-running goals: todos, user gates, evidence and a spend quota. Use the `loopx` CLI; never edit `.loopx/` files by hand.',
+    "LoopX keeps this project's long-running goals: todos, user gates, evidence and a spend quota. Use the `loopx` CLI; never edit `.loopx/` files by hand.",
     '',
     `${when.empty}:`,
     `- ${inspect.intent}: run \`loopx agent-onboard\` and \`loopx status\`, then summarize what is connected, what waits on the user (open gates) and the next safe action.`,
@@ -104,9 +126,16 @@ function inspectAndStartBody(inspect: SlashCommandEntry, start: SlashCommandEntr
   ];
 }
 
-function claudeLikeFile(surface: 'claude-code' | 'opencode', dir: string, entry: SlashCommandEntry, body: string[], argumentHint: string | null): PlannedFile {
+function claudeLikeFile(
+  surface: 'claude-code' | 'opencode',
+  dir: string,
+  entry: SlashCommandEntry,
+  body: string[],
+  argumentHint: string | null,
+): PlannedFile {
   const frontMatter = ['---', `description: ${yamlString(`LoopX: ${entry.intent}`)}`];
-  if (surface === 'claude-code' && argumentHint !== null) frontMatter.push(`argument-hint: ${yamlString(argumentHint)}`);
+  if (surface === 'claude-code' && argumentHint !== null)
+    frontMatter.push(`argument-hint: ${yamlString(argumentHint)}`);
   frontMatter.push('---');
   return {
     surface,
@@ -116,30 +145,50 @@ function claudeLikeFile(surface: 'claude-code' | 'opencode', dir: string, entry:
   };
 }
 
-function codexSkill(entries: readonly SlashCommandEntry[], inspect: SlashCommandEntry, start: SlashCommandEntry): PlannedFile {
+function codexSkill(
+  entries: readonly SlashCommandEntry[],
+  inspect: SlashCommandEntry,
+  start: SlashCommandEntry,
+): PlannedFile {
   const rest = entries.filter((entry) => entry.key !== null);
   const body = [
     '---',
     'name: loopx',
-    `description: ${yamlString('Use LoopX for this project\'s long-running goals: inspect status, gates and todos, start a goal from a sentence, or show global summaries, gates, todos and risks across goals. Runs the loopx CLI.')}`,
+    `description: ${yamlString("Use LoopX for this project's long-running goals: inspect status, gates and todos, start a goal from a sentence, or show global summaries, gates, todos and risks across goals. Runs the loopx CLI.")}`,
     '---',
     MARKER_LINE,
     '',
     '# LoopX',
     '',
-    ...inspectAndStartBody(inspect, start, { empty: 'When the user asks about LoopX or the project\'s goals without naming a new goal', goal: 'When the user states a new goal in a sentence' }),
+    ...inspectAndStartBody(inspect, start, {
+      empty: "When the user asks about LoopX or the project's goals without naming a new goal",
+      goal: 'When the user states a new goal in a sentence',
+    }),
     '',
     '## Commands',
     '',
-    ...rest.map((entry) => `- \`${entry.command}\`: ${entry.intent}. Run \`${entry.cli_reference}\` (${entry.mutation_policy}).`),
+    ...rest.map(
+      (entry) => `- \`${entry.command}\`: ${entry.intent}. Run \`${entry.cli_reference}\` (${entry.mutation_policy}).`,
+    ),
     '',
   ];
-  return { surface: 'codex', relativePath: '.agents/skills/loopx/SKILL.md', commands: entries.map((entry) => entry.command), content: body.join('\n') };
+  return {
+    surface: 'codex',
+    relativePath: '.agents/skills/loopx/SKILL.md',
+    commands: entries.map((entry) => entry.command),
+    content: body.join('\n'),
+  };
 }
 
-const SLASH_CASES = { empty: 'If no text follows the command (`$ARGUMENTS` is empty)', goal: 'If text follows (`$ARGUMENTS` is the goal)' };
+const SLASH_CASES = {
+  empty: 'If no text follows the command (`$ARGUMENTS` is empty)',
+  goal: 'If text follows (`$ARGUMENTS` is the goal)',
+};
 
-const SURFACE_DIRS: Record<Exclude<SlashSurface, 'codex'>, string> = { 'claude-code': '.claude/commands', opencode: '.opencode/commands' };
+const SURFACE_DIRS: Record<Exclude<SlashSurface, 'codex'>, string> = {
+  'claude-code': '.claude/commands',
+  opencode: '.opencode/commands',
+};
 
 /** The files an install writes for `surfaces`, in a stable order. */
 export function plannedSlashFiles(surfaces: readonly SlashSurface[]): PlannedFile[] {
@@ -154,7 +203,10 @@ export function plannedSlashFiles(surfaces: readonly SlashSurface[]): PlannedFil
     }
     const dir = SURFACE_DIRS[surface];
     // `/loopx` and `/loopx <goal text>` are one command file: the arguments decide.
-    files.push({ ...claudeLikeFile(surface, dir, inspect, inspectAndStartBody(inspect, start, SLASH_CASES), start.argument_hint), commands: [inspect.command, start.command] });
+    files.push({
+      ...claudeLikeFile(surface, dir, inspect, inspectAndStartBody(inspect, start, SLASH_CASES), start.argument_hint),
+      commands: [inspect.command, start.command],
+    });
     for (const entry of entries.slice(2)) files.push(claudeLikeFile(surface, dir, entry, instructions(entry), null));
   }
   return files;
@@ -188,14 +240,34 @@ export async function installSlashCommands(options: SlashInstallOptions): Promis
     else status = 'updated';
     const write = !dryRun && (status === 'created' || status === 'updated');
     if (write) await writeFileAtomic(target, planned.content);
-    files.push({ surface: planned.surface, path: planned.relativePath, commands: planned.commands, status, written: write });
+    files.push({
+      surface: planned.surface,
+      path: planned.relativePath,
+      commands: planned.commands,
+      status,
+      written: write,
+    });
   }
-  return { ok: true, schema_version: 'loopx_slash_command_install_v0', action: 'install', dry_run: dryRun, surfaces: [...options.surfaces], marker: MANAGED_MARKER, files };
+  return {
+    ok: true,
+    schema_version: 'loopx_slash_command_install_v0',
+    action: 'install',
+    dry_run: dryRun,
+    surfaces: [...options.surfaces],
+    marker: MANAGED_MARKER,
+    files,
+  };
 }
 
 /** Managed files of a surface folder: the planned ones, plus older `loopx*.md` files of ours no longer in the catalog. */
-async function managedCandidates(projectRoot: string, surface: SlashSurface): Promise<{ relativePath: string; commands: string[] }[]> {
-  const planned = plannedSlashFiles([surface]).map((file) => ({ relativePath: file.relativePath, commands: file.commands }));
+async function managedCandidates(
+  projectRoot: string,
+  surface: SlashSurface,
+): Promise<{ relativePath: string; commands: string[] }[]> {
+  const planned = plannedSlashFiles([surface]).map((file) => ({
+    relativePath: file.relativePath,
+    commands: file.commands,
+  }));
   if (surface === 'codex') return planned;
   const dir = SURFACE_DIRS[surface];
   let names: string[] = [];
@@ -205,7 +277,10 @@ async function managedCandidates(projectRoot: string, surface: SlashSurface): Pr
     names = [];
   }
   const known = new Set(planned.map((file) => file.relativePath));
-  const extra = names.filter((name) => /^loopx.*\.md$/.test(name)).map((name) => `${dir}/${name}`).filter((relativePath) => !known.has(relativePath));
+  const extra = names
+    .filter((name) => /^loopx.*\.md$/.test(name))
+    .map((name) => `${dir}/${name}`)
+    .filter((relativePath) => !known.has(relativePath));
   return [...planned, ...extra.sort().map((relativePath) => ({ relativePath, commands: [] }))];
 }
 
@@ -216,7 +291,8 @@ export async function uninstallSlashCommands(options: SlashInstallOptions): Prom
     for (const candidate of await managedCandidates(options.projectRoot, surface)) {
       const target = path.join(options.projectRoot, ...candidate.relativePath.split('/'));
       const existing = await readIfExists(target);
-      const status: InstallFileStatus = existing === null ? 'absent' : existing.includes(MANAGED_MARKER) ? 'removed' : 'skipped_user_file';
+      const status: InstallFileStatus =
+        existing === null ? 'absent' : existing.includes(MANAGED_MARKER) ? 'removed' : 'skipped_user_file';
       // Older files of ours that are gone or belong to the user are not worth a line.
       if (candidate.commands.length === 0 && status !== 'removed') continue;
       const remove = !dryRun && status === 'removed';
@@ -227,5 +303,13 @@ export async function uninstallSlashCommands(options: SlashInstallOptions): Prom
       files.push({ surface, path: candidate.relativePath, commands: candidate.commands, status, written: remove });
     }
   }
-  return { ok: true, schema_version: 'loopx_slash_command_install_v0', action: 'uninstall', dry_run: dryRun, surfaces: [...options.surfaces], marker: MANAGED_MARKER, files };
+  return {
+    ok: true,
+    schema_version: 'loopx_slash_command_install_v0',
+    action: 'uninstall',
+    dry_run: dryRun,
+    surfaces: [...options.surfaces],
+    marker: MANAGED_MARKER,
+    files,
+  };
 }

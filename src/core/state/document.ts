@@ -126,10 +126,23 @@ export function parseStateDocument(text: string): StateDocument {
       const role = sectionRoleOf(heading.title);
       const firstOfRole = role === 'other' || !seenRoles.has(role);
       if (role === 'next_action' && !firstOfRole) {
-        issues.push({ kind: 'duplicate_next_action_section', line: i + 1, message: 'a second Next Action section is ignored; merge it into the first one' });
+        issues.push({
+          kind: 'duplicate_next_action_section',
+          line: i + 1,
+          message: 'a second Next Action section is ignored; merge it into the first one',
+        });
       }
       seenRoles.add(role);
-      current = { ordinal: sections.length, headingLine: i, level: heading.level, title: heading.title, role, bodyStart: i + 1, end: lines.length, firstOfRole };
+      current = {
+        ordinal: sections.length,
+        headingLine: i,
+        level: heading.level,
+        title: heading.title,
+        role,
+        bodyStart: i + 1,
+        end: lines.length,
+        firstOfRole,
+      };
       sections.push(current);
       i++;
       continue;
@@ -167,7 +180,11 @@ function parseFrontMatter(lines: readonly SourceLine[], issues: LineIssue[]): Fr
     fields[key] = stripQuotes(content.slice(colon + 1).trim());
     fieldLines[key] = i;
   }
-  issues.push({ kind: 'unterminated_frontmatter', line: 1, message: 'front matter opened with --- is never closed; add a closing --- line' });
+  issues.push({
+    kind: 'unterminated_frontmatter',
+    line: 1,
+    message: 'front matter opened with --- is never closed; add a closing --- line',
+  });
   return null;
 }
 
@@ -206,7 +223,11 @@ function readTodo(
         metadataLine = end;
         metadata = parseMetadataLine(content);
       } else {
-        issues.push({ kind: 'extra_metadata_comment', line: end + 1, message: 'only the first loopx:todo comment of a todo is read; merge this one into it' });
+        issues.push({
+          kind: 'extra_metadata_comment',
+          line: end + 1,
+          message: 'only the first loopx:todo comment of a todo is read; merge this one into it',
+        });
       }
     } else if (!content.trimStart().startsWith('<!--')) {
       textParts.push(content);
@@ -220,11 +241,22 @@ function readTodo(
     for (const token of metadata.tokens) {
       if (!(token.key in meta)) meta[token.key] = token.value;
       if (!token.decodedCleanly) {
-        issues.push({ kind: 'bad_metadata_encoding', line: metadataLine + 1, key: token.key, value: token.raw, message: `metadata ${token.key}=${token.raw} is not valid percent-encoding; write % as %25` });
+        issues.push({
+          kind: 'bad_metadata_encoding',
+          line: metadataLine + 1,
+          key: token.key,
+          value: token.raw,
+          message: `metadata ${token.key}=${token.raw} is not valid percent-encoding; write % as %25`,
+        });
       }
     }
     for (const word of metadata.strayWords) {
-      issues.push({ kind: 'malformed_metadata', line: metadataLine + 1, value: word, message: `metadata word ${JSON.stringify(word)} is not key=value` });
+      issues.push({
+        kind: 'malformed_metadata',
+        line: metadataLine + 1,
+        value: word,
+        message: `metadata word ${JSON.stringify(word)} is not key=value`,
+      });
     }
   }
 
@@ -233,7 +265,13 @@ function readTodo(
   const metaStatus = meta['status'];
   if (metaStatus !== undefined) {
     if (isTodoStatus(metaStatus)) status = metaStatus;
-    else issues.push({ kind: 'unknown_status', line: (metadataLine ?? line) + 1, value: metaStatus, message: `status=${metaStatus} is not one of ${TODO_STATUSES.join(', ')}; the checkbox [${marker}] is used instead` });
+    else
+      issues.push({
+        kind: 'unknown_status',
+        line: (metadataLine ?? line) + 1,
+        value: metaStatus,
+        message: `status=${metaStatus} is not one of ${TODO_STATUSES.join(', ')}; the checkbox [${marker}] is used instead`,
+      });
   }
 
   const explicitId = meta['todo_id'];
@@ -244,7 +282,12 @@ function readTodo(
     todoIdSource = 'metadata';
   } else {
     if (explicitId !== undefined) {
-      issues.push({ kind: 'invalid_todo_id', line: (metadataLine ?? line) + 1, value: explicitId, message: `todo_id=${explicitId} does not match todo_[a-z0-9_-]{3,64}; a derived id is used instead` });
+      issues.push({
+        kind: 'invalid_todo_id',
+        line: (metadataLine ?? line) + 1,
+        value: explicitId,
+        message: `todo_id=${explicitId} does not match todo_[a-z0-9_-]{3,64}; a derived id is used instead`,
+      });
     }
     todoId = deriveTodoId(role, section.title, index, text);
     todoIdSource = 'generated';
@@ -252,8 +295,24 @@ function readTodo(
 
   const priority = priorityOf(text, meta['priority']);
   return {
-    role, section, index, line, end, bullet, marker, lineText, continuationLines, text,
-    title: titleOf(text), priority, metadataLine, metadata, meta, todoId, todoIdSource, status,
+    role,
+    section,
+    index,
+    line,
+    end,
+    bullet,
+    marker,
+    lineText,
+    continuationLines,
+    text,
+    title: titleOf(text),
+    priority,
+    metadataLine,
+    metadata,
+    meta,
+    todoId,
+    todoIdSource,
+    status,
   };
 }
 

@@ -31,18 +31,27 @@ export function rewriteTodo(doc: StateDocument, item: TodoItem, rewrite: TodoRew
   const splices: LineSplice[] = [];
   const checkbox = (doc.lines[item.line] as SourceLine).content;
   if (rewrite.text !== undefined && rewrite.text !== item.lineText) {
-    splices.push({ from: item.line, to: item.line + 1, lines: [`${item.bullet}[${rewrite.marker ?? item.marker}] ${rewrite.text}`] });
+    splices.push({
+      from: item.line,
+      to: item.line + 1,
+      lines: [`${item.bullet}[${rewrite.marker ?? item.marker}] ${rewrite.text}`],
+    });
     for (const line of item.continuationLines) splices.push({ from: line, to: line + 1, lines: [] });
   } else if (rewrite.marker !== undefined && rewrite.marker !== item.marker) {
     const column = item.bullet.length + 1;
-    splices.push({ from: item.line, to: item.line + 1, lines: [checkbox.slice(0, column) + rewrite.marker + checkbox.slice(column + 1)] });
+    splices.push({
+      from: item.line,
+      to: item.line + 1,
+      lines: [checkbox.slice(0, column) + rewrite.marker + checkbox.slice(column + 1)],
+    });
   }
 
   const changes: Record<string, string | null> = { ...(rewrite.metadata ?? {}) };
   if (item.todoIdSource === 'generated' && changes['todo_id'] === undefined) changes['todo_id'] = item.todoId;
   const metadataText = rewriteMetadata(doc, item, changes);
   if (metadataText !== null) {
-    if (item.metadataLine !== null) splices.push({ from: item.metadataLine, to: item.metadataLine + 1, lines: [metadataText] });
+    if (item.metadataLine !== null)
+      splices.push({ from: item.metadataLine, to: item.metadataLine + 1, lines: [metadataText] });
     else splices.push({ from: item.end, to: item.end, lines: [metadataText] });
   }
   return splices;
@@ -82,7 +91,10 @@ function rewriteMetadata(doc: StateDocument, item: TodoItem, changes: MetadataCh
     changed = true;
   }
   if (!changed) return null;
-  const indent = item.metadataLine !== null ? leadingWhitespace((doc.lines[item.metadataLine] as SourceLine).content) : METADATA_INDENT;
+  const indent =
+    item.metadataLine !== null
+      ? leadingWhitespace((doc.lines[item.metadataLine] as SourceLine).content)
+      : METADATA_INDENT;
   return formatMetadataLine(indent, tokens, item.metadata?.strayWords ?? []);
 }
 
@@ -92,6 +104,16 @@ function leadingWhitespace(content: string): string {
 }
 
 /** The lines of a new todo: checkbox line plus metadata comment. */
-export function newTodoLines(marker: TodoMarker, text: string, metadata: readonly (readonly [string, string])[]): string[] {
-  return [`- [${marker}] ${text}`, formatMetadataLine(METADATA_INDENT, metadata.map(([key, value]) => ({ key, raw: percentEncode(value) })))];
+export function newTodoLines(
+  marker: TodoMarker,
+  text: string,
+  metadata: readonly (readonly [string, string])[],
+): string[] {
+  return [
+    `- [${marker}] ${text}`,
+    formatMetadataLine(
+      METADATA_INDENT,
+      metadata.map(([key, value]) => ({ key, raw: percentEncode(value) })),
+    ),
+  ];
 }

@@ -15,7 +15,15 @@ export const USER_GATE_CLASS = 'user_gate';
 export const DECISION_OUTCOMES = ['approve', 'reject', 'cancel'] as const;
 export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
 
-export const DECISION_KINDS = ['private_read', 'write_scope', 'resource', 'production', 'public_claim', 'direction', 'other'] as const;
+export const DECISION_KINDS = [
+  'private_read',
+  'write_scope',
+  'resource',
+  'production',
+  'public_claim',
+  'direction',
+  'other',
+] as const;
 export const DECISION_GRANULARITIES = ['action', 'lane', 'goal', 'project', 'global'] as const;
 
 export type GateRelation = 'global_gate' | 'gate_targets_todo' | 'gate_covers_action' | 'projection_repair_required';
@@ -32,7 +40,11 @@ export function parseDecisionScope(text: string): DecisionScope | null {
   const first = text.indexOf(':');
   const second = first < 0 ? -1 : text.indexOf(':', first + 1);
   if (second < 0) return null;
-  const scope = { kind: text.slice(0, first).trim(), granularity: text.slice(first + 1, second).trim(), key: text.slice(second + 1).trim() };
+  const scope = {
+    kind: text.slice(0, first).trim(),
+    granularity: text.slice(first + 1, second).trim(),
+    key: text.slice(second + 1).trim(),
+  };
   if (!(DECISION_KINDS as readonly string[]).includes(scope.kind)) return null;
   if (!(DECISION_GRANULARITIES as readonly string[]).includes(scope.granularity)) return null;
   return scope.key === '' ? null : scope;
@@ -55,7 +67,10 @@ export function scopeCovers(gate: DecisionScope, required: DecisionScope): boole
 /** Splits a comma-separated metadata list, dropping empty parts. */
 export function metaList(value: string | undefined): string[] {
   if (value === undefined) return [];
-  return value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 export function metaFlag(value: string | undefined): boolean {
@@ -135,7 +150,9 @@ function gateRelations(gate: TodoItem): GateRelations {
 }
 
 function requiredScopes(todo: TodoItem): DecisionScope[] {
-  return metaList(todo.meta['required_decision_scopes']).map(parseDecisionScope).filter((s): s is DecisionScope => s !== null);
+  return metaList(todo.meta['required_decision_scopes'])
+    .map(parseDecisionScope)
+    .filter((s): s is DecisionScope => s !== null);
 }
 
 function relationOf(gate: GateRelations, todoId: string, required: readonly DecisionScope[]): GateRelation | null {
@@ -172,7 +189,12 @@ export function analyzeGates(doc: StateDocument): GateAnalysis {
       list.push(todo.todoId);
       blockedByGate.set(gate.todoId, list);
     }
-    return { todo_id: todo.todoId, claimed_by: todo.meta['claimed_by'] ?? null, blocked: blocks.length > 0, blocked_by: blocks };
+    return {
+      todo_id: todo.todoId,
+      claimed_by: todo.meta['claimed_by'] ?? null,
+      blocked: blocks.length > 0,
+      blocked_by: blocks,
+    };
   });
 
   const laneGates: Record<string, string[]> = {};
@@ -183,8 +205,16 @@ export function analyzeGates(doc: StateDocument): GateAnalysis {
     const scope = item.meta['decision_scope'] ?? null;
     if (state === 'open' && blocksAgent !== null) (laneGates[blocksAgent] ??= []).push(item.todoId);
     return {
-      todo_id: item.todoId, text: item.text, title: item.title, status: item.status, gate_state: state, line: item.line + 1,
-      blocks_agent: blocksAgent, global_gate: globalGate, unblocks_todo_ids: targets, decision_scope: scope,
+      todo_id: item.todoId,
+      text: item.text,
+      title: item.title,
+      status: item.status,
+      gate_state: state,
+      line: item.line + 1,
+      blocks_agent: blocksAgent,
+      global_gate: globalGate,
+      unblocks_todo_ids: targets,
+      decision_scope: scope,
       decision_outcome: item.meta['decision_outcome'] ?? null,
       unscoped: blocksAgent === null && !globalGate && targets.length === 0 && scope === null,
       blocked_todo_ids: blockedByGate.get(item.todoId) ?? [],

@@ -27,7 +27,11 @@ const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 /** True for an (indented or not) line holding a loopx todo metadata comment. */
 export function isMetadataLine(content: string): boolean {
   const trimmed = content.trim();
-  return trimmed.startsWith(METADATA_OPEN) && trimmed.endsWith(METADATA_CLOSE) && (trimmed.length === METADATA_OPEN.length + METADATA_CLOSE.length || /\s/.test(trimmed.charAt(METADATA_OPEN.length)));
+  return (
+    trimmed.startsWith(METADATA_OPEN) &&
+    trimmed.endsWith(METADATA_CLOSE) &&
+    (trimmed.length === METADATA_OPEN.length + METADATA_CLOSE.length || /\s/.test(trimmed.charAt(METADATA_OPEN.length)))
+  );
 }
 
 export function parseMetadataLine(content: string): ParsedMetadataLine {
@@ -51,7 +55,11 @@ export function parseMetadataLine(content: string): ParsedMetadataLine {
 }
 
 /** Writes a metadata line: `<indent><!-- loopx:todo k=v … -->`. */
-export function formatMetadataLine(indent: string, tokens: readonly Pick<MetadataToken, 'key' | 'raw'>[], strayWords: readonly string[] = []): string {
+export function formatMetadataLine(
+  indent: string,
+  tokens: readonly Pick<MetadataToken, 'key' | 'raw'>[],
+  strayWords: readonly string[] = [],
+): string {
   const words = [...tokens.map((t) => `${t.key}=${t.raw}`), ...strayWords];
   return `${indent}${METADATA_OPEN}${words.length > 0 ? ` ${words.join(' ')}` : ''} ${METADATA_CLOSE}`;
 }

@@ -22,7 +22,12 @@ export function readNextAction(doc: StateDocument): string | null {
 }
 
 /** Sections a new Next Action section is placed before (the original's anchors), in order of preference. */
-const NEXT_ACTION_ANCHORS: readonly SectionRole[] = ['recent_feedback', 'progress_ledger', 'operating_lessons', 'archive'];
+const NEXT_ACTION_ANCHORS: readonly SectionRole[] = [
+  'recent_feedback',
+  'progress_ledger',
+  'operating_lessons',
+  'archive',
+];
 
 /**
  * Replaces the body of the first Next Action section with a blank line, `- <text>` and a blank
@@ -31,13 +36,20 @@ const NEXT_ACTION_ANCHORS: readonly SectionRole[] = ['recent_feedback', 'progres
  */
 export function writeNextAction(text: string, nextAction: string): TextEdit {
   const route = compactText(nextAction);
-  if (route === '') throw new LoopxError('next_action_empty', 'the next action text is empty; give the durable route as one line of text');
+  if (route === '')
+    throw new LoopxError(
+      'next_action_empty',
+      'the next action text is empty; give the durable route as one line of text',
+    );
   const doc = parseStateDocument(text);
   const section = firstSectionOf(doc, 'next_action');
   const bullet = `- ${route}`;
   let splice: LineSplice;
   if (section !== null) {
-    const current = doc.lines.slice(section.bodyStart, section.end).map((l) => l.content).filter((c) => c.trim() !== '');
+    const current = doc.lines
+      .slice(section.bodyStart, section.end)
+      .map((l) => l.content)
+      .filter((c) => c.trim() !== '');
     if (current.length === 1 && current[0] === bullet) return { text, changed: false };
     const body = section.end < doc.lines.length ? ['', bullet, ''] : ['', bullet];
     splice = { from: section.bodyStart, to: section.end, lines: body };
@@ -61,8 +73,14 @@ export function writeNextAction(text: string, nextAction: string): TextEdit {
  * before the closing `---`, and a file without front matter gets one.
  */
 export function setFrontMatterField(text: string, key: string, value: string): TextEdit {
-  if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(key)) throw new LoopxError('invalid_frontmatter_key', `front matter key ${JSON.stringify(key)} is not a plain key such as updated_at`, { key });
-  if (/[\r\n]/.test(value)) throw new LoopxError('invalid_frontmatter_value', `front matter ${key} must be a single line`, { key });
+  if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(key))
+    throw new LoopxError(
+      'invalid_frontmatter_key',
+      `front matter key ${JSON.stringify(key)} is not a plain key such as updated_at`,
+      { key },
+    );
+  if (/[\r\n]/.test(value))
+    throw new LoopxError('invalid_frontmatter_value', `front matter ${key} must be a single line`, { key });
   const doc = parseStateDocument(text);
   const fm = doc.frontMatter;
   let splice: LineSplice;

@@ -5,13 +5,7 @@
  */
 export type TodoRole = 'user' | 'agent';
 export type SectionRole =
-  | TodoRole
-  | 'archive'
-  | 'next_action'
-  | 'recent_feedback'
-  | 'progress_ledger'
-  | 'operating_lessons'
-  | 'other';
+  TodoRole | 'archive' | 'next_action' | 'recent_feedback' | 'progress_ledger' | 'operating_lessons' | 'other';
 
 interface RoleRule {
   role: Exclude<SectionRole, 'other'>;
@@ -22,7 +16,11 @@ interface RoleRule {
 
 /** Checked in order: archive markers first, so "Agent Todo Archive" is an archive, not open work. */
 export const SECTION_ROLE_RULES: readonly RoleRule[] = [
-  { role: 'archive', match: 'contains', markers: ['todo archive', 'work archive', 'completed archive', 'completed work', '完成归档', '待办归档'] },
+  {
+    role: 'archive',
+    match: 'contains',
+    markers: ['todo archive', 'work archive', 'completed archive', 'completed work', '完成归档', '待办归档'],
+  },
   { role: 'user', match: 'contains', markers: ['user todo', 'owner review reading queue', 'owner reading queue'] },
   { role: 'agent', match: 'contains', markers: ['agent todo', 'codex todo', 'project agent todo'] },
   { role: 'next_action', match: 'equals', markers: ['next action'] },

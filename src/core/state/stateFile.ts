@@ -26,13 +26,25 @@ export async function readStateText(filePath: string): Promise<string> {
     bytes = fs.readFileSync(filePath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new LoopxError('state_file_missing', `state file does not exist: ${filePath}; create it (loopx bootstrap) or fix the goal's state_file in the registry`, { path: filePath });
-    throw new LoopxError('state_file_unreadable', `cannot read state file ${filePath}: ${(error as Error).message}`, { path: filePath, errno: code ?? null });
+    if (code === 'ENOENT')
+      throw new LoopxError(
+        'state_file_missing',
+        `state file does not exist: ${filePath}; create it (loopx bootstrap) or fix the goal's state_file in the registry`,
+        { path: filePath },
+      );
+    throw new LoopxError('state_file_unreadable', `cannot read state file ${filePath}: ${(error as Error).message}`, {
+      path: filePath,
+      errno: code ?? null,
+    });
   }
   try {
     return STRICT_UTF8.decode(bytes);
   } catch {
-    throw new LoopxError('state_file_not_utf8', `state file ${filePath} is not valid UTF-8; LoopX leaves it untouched. Re-save it as UTF-8, then retry`, { path: filePath });
+    throw new LoopxError(
+      'state_file_not_utf8',
+      `state file ${filePath} is not valid UTF-8; LoopX leaves it untouched. Re-save it as UTF-8, then retry`,
+      { path: filePath },
+    );
   }
 }
 
@@ -70,9 +82,14 @@ export async function applyStateEdit<R extends StateEditOutcome>(
   await withFileLock(filePath, { ...options.lock, operation: options.operation }, async () => {
     const current = await readStateText(filePath);
     if (current !== base) {
-      throw new LoopxError('state_changed_concurrently', `${filePath} changed while ${options.operation} was being applied; nothing was written. Retry from the current state`, {
-        path: filePath, operation: options.operation,
-      });
+      throw new LoopxError(
+        'state_changed_concurrently',
+        `${filePath} changed while ${options.operation} was being applied; nothing was written. Retry from the current state`,
+        {
+          path: filePath,
+          operation: options.operation,
+        },
+      );
     }
     await writeFileAtomic(filePath, result.text);
   });

@@ -134,10 +134,18 @@ export function diagnoseStateDocument(doc: StateDocument): StateDiagnostics {
   const warnings: Diagnostic[] = [];
   const errors: Diagnostic[] = [];
   if (doc.frontMatter === null) {
-    warnings.push({ kind: 'missing_frontmatter', line: 1, message: 'the file has no front matter; start it with a --- block holding status and updated_at' });
+    warnings.push({
+      kind: 'missing_frontmatter',
+      line: 1,
+      message: 'the file has no front matter; start it with a --- block holding status and updated_at',
+    });
   }
   if (firstSectionOf(doc, 'next_action') === null) {
-    warnings.push({ kind: 'missing_next_action', line: null, message: 'no Next Action section; add "## Next Action" with the durable route as its first bullet' });
+    warnings.push({
+      kind: 'missing_next_action',
+      line: null,
+      message: 'no Next Action section; add "## Next Action" with the durable route as its first bullet',
+    });
   }
   if (firstSectionOf(doc, 'user') === null && firstSectionOf(doc, 'agent') === null) {
     warnings.push({ kind: 'missing_todo_sections', line: null, message: 'no User Todo or Agent Todo section' });
@@ -151,7 +159,8 @@ export function diagnoseStateDocument(doc: StateDocument): StateDiagnostics {
       message: `${implicit.length} todo(s) have no explicit todo_id; their derived ids change when their text or position changes`,
       count: implicit.length,
       lines: implicit.map((t) => t.line + 1),
-      recommendation: 'write an explicit todo_id into each todo\'s loopx:todo comment (any loopx todo edit does this for the todo it touches)',
+      recommendation:
+        "write an explicit todo_id into each todo's loopx:todo comment (any loopx todo edit does this for the todo it touches)",
     });
   }
   for (const issue of doc.issues) {

@@ -1,12 +1,28 @@
 import { normalizeAgentId, requireRegisteredAgent } from '../agents/identity';
 import { LoopxError } from '../errors';
 import {
-  compactText, deriveTodoId, markerForStatus, parseStateDocument, priorityOf, PRIORITIES, TERMINAL_STATUSES,
-  type Priority, type Section, type StateDocument, type TodoItem, type TodoStatus,
+  compactText,
+  deriveTodoId,
+  markerForStatus,
+  parseStateDocument,
+  priorityOf,
+  PRIORITIES,
+  TERMINAL_STATUSES,
+  type Priority,
+  type Section,
+  type StateDocument,
+  type TodoItem,
+  type TodoStatus,
 } from './document';
 import { applyEdits, newTodoLines, rewriteTodo, type MetadataChanges } from './edits';
 import {
-  analyzeGates, DECISION_OUTCOMES, decisionScopeProblem, isUserGate, metaList, USER_GATE_CLASS, type DecisionOutcome,
+  analyzeGates,
+  DECISION_OUTCOMES,
+  decisionScopeProblem,
+  isUserGate,
+  metaList,
+  USER_GATE_CLASS,
+  type DecisionOutcome,
 } from './gates';
 import type { LineSplice } from './lines';
 import { DEFAULT_SECTION_TITLES, type SectionRole, type TodoRole } from './sections';
@@ -117,14 +133,27 @@ export function findTodo(doc: StateDocument, todoId: string): TodoItem {
   const active = matches.filter((item) => item.role !== 'archive');
   if (active.length === 1) return active[0] as TodoItem;
   if (active.length > 1) {
-    throw new LoopxError('todo_id_ambiguous', `todo ${todoId} appears ${active.length} times (lines ${active.map((t) => t.line + 1).join(', ')}); give each of them its own todo_id in the state file, then retry`, {
-      todo_id: todoId, lines: active.map((t) => t.line + 1),
-    });
+    throw new LoopxError(
+      'todo_id_ambiguous',
+      `todo ${todoId} appears ${active.length} times (lines ${active.map((t) => t.line + 1).join(', ')}); give each of them its own todo_id in the state file, then retry`,
+      {
+        todo_id: todoId,
+        lines: active.map((t) => t.line + 1),
+      },
+    );
   }
   if (matches.length > 0) {
-    throw new LoopxError('todo_archived', `todo ${todoId} is in the archive section "${(matches[0] as TodoItem).section.title}" and cannot be edited; add a new todo instead`, { todo_id: todoId });
+    throw new LoopxError(
+      'todo_archived',
+      `todo ${todoId} is in the archive section "${(matches[0] as TodoItem).section.title}" and cannot be edited; add a new todo instead`,
+      { todo_id: todoId },
+    );
   }
-  throw new LoopxError('todo_not_found', `no todo with id ${todoId} in the state file; run \`loopx todo list\` to see the ids`, { todo_id: todoId });
+  throw new LoopxError(
+    'todo_not_found',
+    `no todo with id ${todoId} in the state file; run \`loopx todo list\` to see the ids`,
+    { todo_id: todoId },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,7 +191,15 @@ export function addTodo(text: string, input: AddTodoInput, context: OperationCon
   return {
     text: newText,
     changed: true,
-    summary: { operation: 'todo_add', todo_id: insertion.todoId, changed: true, changed_fields: ['todo'], todo: todoView(added), added: [todoView(added)], released_todo_ids: [] },
+    summary: {
+      operation: 'todo_add',
+      todo_id: insertion.todoId,
+      changed: true,
+      changed_fields: ['todo'],
+      todo: todoView(added),
+      added: [todoView(added)],
+      released_todo_ids: [],
+    },
   };
 }
 
@@ -172,28 +209,50 @@ interface PlannedTodo {
 }
 
 /** Validates a new todo and returns its text (with `[Pn]` prefix) and metadata (todo_id comes later). */
-function planNewTodo(doc: StateDocument, role: TodoRole, input: NewTodoInput, gate: GateFields, context: OperationContext): PlannedTodo {
+function planNewTodo(
+  doc: StateDocument,
+  role: TodoRole,
+  input: NewTodoInput,
+  gate: GateFields,
+  context: OperationContext,
+): PlannedTodo {
   let todoText = compactText(input.text);
   if (todoText === '') throw new LoopxError('todo_text_required', 'a todo needs non-empty text (--text)');
   if (input.priority !== undefined) {
     const written = priorityOf(todoText, undefined);
     if (written !== null && written !== input.priority) {
-      throw new LoopxError('todo_priority_conflict', `the text starts with priority ${written} but ${input.priority} was given; drop one of them`, { text_priority: written, priority: input.priority });
+      throw new LoopxError(
+        'todo_priority_conflict',
+        `the text starts with priority ${written} but ${input.priority} was given; drop one of them`,
+        { text_priority: written, priority: input.priority },
+      );
     }
     if (written === null) todoText = `[${input.priority}] ${todoText}`;
   }
-  const hasGateFields = gate.blocksAgent !== undefined || gate.globalGate === true || (gate.unblocksTodoIds ?? []).length > 0 || gate.decisionScope !== undefined;
-  const taskClass = input.taskClass ?? (role === 'agent' ? 'advancement_task' : hasGateFields ? USER_GATE_CLASS : 'user_action');
+  const hasGateFields =
+    gate.blocksAgent !== undefined ||
+    gate.globalGate === true ||
+    (gate.unblocksTodoIds ?? []).length > 0 ||
+    gate.decisionScope !== undefined;
+  const taskClass =
+    input.taskClass ?? (role === 'agent' ? 'advancement_task' : hasGateFields ? USER_GATE_CLASS : 'user_action');
   checkTaskClass(role, taskClass);
   if (hasGateFields && taskClass !== USER_GATE_CLASS) {
-    throw new LoopxError('todo_gate_fields_need_user_gate', 'gate fields (blocks_agent, global_gate, unblocks_todo_id, decision_scope) belong to user todos of class user_gate; use --role user (and --task-class user_gate)');
+    throw new LoopxError(
+      'todo_gate_fields_need_user_gate',
+      'gate fields (blocks_agent, global_gate, unblocks_todo_id, decision_scope) belong to user todos of class user_gate; use --role user (and --task-class user_gate)',
+    );
   }
   if (role === 'user' && input.claimedBy !== undefined) {
     throw new LoopxError('todo_claim_agent_only', 'only agent todos can be claimed; user todos are for people');
   }
-  const metadata: [string, string][] = [['status', 'open'], ['task_class', taskClass]];
+  const metadata: [string, string][] = [
+    ['status', 'open'],
+    ['task_class', taskClass],
+  ];
   if (input.actionKind !== undefined) metadata.push(['action_kind', checkedToken('action_kind', input.actionKind)]);
-  if (input.claimedBy !== undefined) metadata.push(['claimed_by', registeredAgent(input.claimedBy, 'claimed_by', context)]);
+  if (input.claimedBy !== undefined)
+    metadata.push(['claimed_by', registeredAgent(input.claimedBy, 'claimed_by', context)]);
   metadata.push(...gateMetadata(doc, gate, context));
   if (input.requiredDecisionScopes !== undefined && input.requiredDecisionScopes.length > 0) {
     metadata.push(['required_decision_scopes', checkedScopes(input.requiredDecisionScopes)]);
@@ -205,18 +264,25 @@ function planNewTodo(doc: StateDocument, role: TodoRole, input: NewTodoInput, ga
 
 function gateMetadata(doc: StateDocument, gate: GateFields, context: OperationContext): [string, string][] {
   const metadata: [string, string][] = [];
-  if (gate.blocksAgent !== undefined) metadata.push(['blocks_agent', registeredAgent(gate.blocksAgent, 'blocks_agent', context)]);
+  if (gate.blocksAgent !== undefined)
+    metadata.push(['blocks_agent', registeredAgent(gate.blocksAgent, 'blocks_agent', context)]);
   if (gate.globalGate === true) metadata.push(['global_gate', 'true']);
   if (gate.unblocksTodoIds !== undefined && gate.unblocksTodoIds.length > 0) {
     for (const id of gate.unblocksTodoIds) {
       const target = findTodo(doc, id);
-      if (target.role !== 'agent') throw new LoopxError('gate_target_not_agent_todo', `unblocks_todo_id ${id} is a ${target.role} todo; a gate holds back agent todos`, { todo_id: id });
+      if (target.role !== 'agent')
+        throw new LoopxError(
+          'gate_target_not_agent_todo',
+          `unblocks_todo_id ${id} is a ${target.role} todo; a gate holds back agent todos`,
+          { todo_id: id },
+        );
     }
     metadata.push(['unblocks_todo_id', gate.unblocksTodoIds.join(',')]);
   }
   if (gate.decisionScope !== undefined) {
     const problem = decisionScopeProblem(gate.decisionScope);
-    if (problem !== null) throw new LoopxError('invalid_decision_scope', problem, { decision_scope: gate.decisionScope });
+    if (problem !== null)
+      throw new LoopxError('invalid_decision_scope', problem, { decision_scope: gate.decisionScope });
     metadata.push(['decision_scope', gate.decisionScope]);
   }
   return metadata;
@@ -232,17 +298,30 @@ function checkedScopes(scopes: readonly string[]): string {
 
 function checkTaskClass(role: TodoRole, taskClass: string): void {
   if (!(TASK_CLASSES as readonly string[]).includes(taskClass)) {
-    throw new LoopxError('invalid_task_class', `task_class ${JSON.stringify(taskClass)} is not one of ${TASK_CLASSES.join(', ')}`, { task_class: taskClass });
+    throw new LoopxError(
+      'invalid_task_class',
+      `task_class ${JSON.stringify(taskClass)} is not one of ${TASK_CLASSES.join(', ')}`,
+      { task_class: taskClass },
+    );
   }
   const userClass = taskClass === USER_GATE_CLASS || taskClass === 'user_action';
   if (userClass !== (role === 'user')) {
-    throw new LoopxError('task_class_role_mismatch', `task_class ${taskClass} belongs to ${userClass ? 'user' : 'agent'} todos, not ${role} todos`, { task_class: taskClass, role });
+    throw new LoopxError(
+      'task_class_role_mismatch',
+      `task_class ${taskClass} belongs to ${userClass ? 'user' : 'agent'} todos, not ${role} todos`,
+      { task_class: taskClass, role },
+    );
   }
 }
 
 function checkedToken(field: string, value: string): string {
   const token = value.trim().toLowerCase();
-  if (!/^[a-z0-9][a-z0-9_.:-]*$/.test(token)) throw new LoopxError('invalid_todo_field', `${field} must be a lowercase token such as implement or review, got ${JSON.stringify(value)}`, { field, value });
+  if (!/^[a-z0-9][a-z0-9_.:-]*$/.test(token))
+    throw new LoopxError(
+      'invalid_todo_field',
+      `${field} must be a lowercase token such as implement or review, got ${JSON.stringify(value)}`,
+      { field, value },
+    );
   return token;
 }
 
@@ -250,10 +329,15 @@ function checkedToken(field: string, value: string): string {
 function registeredAgent(value: string, field: string, context: OperationContext): string {
   if (context.roster === null) {
     const id = normalizeAgentId(value);
-    if (id === null) throw new LoopxError('agent_id_invalid', `${field} must be a public-safe registered agent id`, { field, value });
+    if (id === null)
+      throw new LoopxError('agent_id_invalid', `${field} must be a public-safe registered agent id`, { field, value });
     return id;
   }
-  return requireRegisteredAgent({ id: context.goalId, coordination: { registered_agents: [...context.roster] } }, value, { field });
+  return requireRegisteredAgent(
+    { id: context.goalId, coordination: { registered_agents: [...context.roster] } },
+    value,
+    { field },
+  );
 }
 
 /**
@@ -261,7 +345,12 @@ function registeredAgent(value: string, field: string, context: OperationContext
  * ids) of the todos already there do not move. The id written is the one the original derives for
  * the todo at that position; if another todo already has it, a disambiguated hash is used.
  */
-function insertTodo(doc: StateDocument, role: TodoRole, todoText: string, metadata: readonly [string, string][]): { splices: LineSplice[]; todoId: string } {
+function insertTodo(
+  doc: StateDocument,
+  role: TodoRole,
+  todoText: string,
+  metadata: readonly [string, string][],
+): { splices: LineSplice[]; todoId: string } {
   const roleTodos = doc.todos.filter((t) => t.role === role);
   const sections = doc.sections.filter((s) => s.role === role);
   const target = sections[sections.length - 1] ?? null;
@@ -278,12 +367,14 @@ function insertTodo(doc: StateDocument, role: TodoRole, todoText: string, metada
     return { splices: [{ from: at, to: at, lines }], todoId };
   }
   // No section for this role yet: create one before the sections that conventionally follow it.
-  const followers: SectionRole[] = role === 'user'
-    ? ['agent', 'next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive']
-    : ['next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive'];
+  const followers: SectionRole[] =
+    role === 'user'
+      ? ['agent', 'next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive']
+      : ['next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive'];
   const before = doc.sections.find((s) => followers.includes(s.role));
   const heading = `## ${sectionTitle}`;
-  if (before) return { splices: [{ from: before.headingLine, to: before.headingLine, lines: [heading, ...lines] }], todoId };
+  if (before)
+    return { splices: [{ from: before.headingLine, to: before.headingLine, lines: [heading, ...lines] }], todoId };
   const last = doc.lines[doc.lines.length - 1];
   const spacer = last !== undefined && last.content.trim() !== '' ? [''] : [];
   return { splices: [{ from: doc.lines.length, to: doc.lines.length, lines: [...spacer, heading, ...lines] }], todoId };
@@ -310,15 +401,28 @@ export interface ClaimTodoInput {
 export function claimTodo(text: string, input: ClaimTodoInput, context: OperationContext): TodoEditResult {
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
-  if (item.role !== 'agent') throw new LoopxError('todo_claim_agent_only', `todo ${item.todoId} is a user todo; only agent todos can be claimed`, { todo_id: item.todoId });
+  if (item.role !== 'agent')
+    throw new LoopxError(
+      'todo_claim_agent_only',
+      `todo ${item.todoId} is a user todo; only agent todos can be claimed`,
+      { todo_id: item.todoId },
+    );
   requireNotTerminal(item, 'claimed');
   const agentId = registeredAgent(input.agentId, 'claimed_by', context);
   if (metaList(item.meta['excluded_agents']).includes(agentId)) {
-    throw new LoopxError('todo_agent_excluded', `agent ${agentId} is in excluded_agents of todo ${item.todoId}; another agent has to take it`, { todo_id: item.todoId, agent_id: agentId });
+    throw new LoopxError(
+      'todo_agent_excluded',
+      `agent ${agentId} is in excluded_agents of todo ${item.todoId}; another agent has to take it`,
+      { todo_id: item.todoId, agent_id: agentId },
+    );
   }
   const holder = item.meta['claimed_by'];
   if (holder !== undefined && holder !== '' && holder !== agentId && input.takeover !== true) {
-    throw new LoopxError('todo_claimed_by_other_agent', `todo ${item.todoId} is claimed by ${holder}; pass --takeover to take it over from ${holder}`, { todo_id: item.todoId, claimed_by: holder, agent_id: agentId });
+    throw new LoopxError(
+      'todo_claimed_by_other_agent',
+      `todo ${item.todoId} is claimed by ${holder}; pass --takeover to take it over from ${holder}`,
+      { todo_id: item.todoId, claimed_by: holder, agent_id: agentId },
+    );
   }
   return finishEdit(doc, item, 'todo_claim', { metadata: { claimed_by: agentId } }, context);
 }
@@ -345,10 +449,18 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
   if (item.status === 'done') {
-    throw new LoopxError('todo_terminal', `todo ${item.todoId} is done; add a new todo instead of editing a finished one`, { todo_id: item.todoId, status: item.status });
+    throw new LoopxError(
+      'todo_terminal',
+      `todo ${item.todoId} is done; add a new todo instead of editing a finished one`,
+      { todo_id: item.todoId, status: item.status },
+    );
   }
   if (item.status === 'deferred' && input.status !== 'open') {
-    throw new LoopxError('todo_terminal', `todo ${item.todoId} is deferred; resume it with --status open (in the same update) before changing it`, { todo_id: item.todoId, status: item.status });
+    throw new LoopxError(
+      'todo_terminal',
+      `todo ${item.todoId} is deferred; resume it with --status open (in the same update) before changing it`,
+      { todo_id: item.todoId, status: item.status },
+    );
   }
   const role = item.role as TodoRole;
   const metadata: Record<string, string | null> = {};
@@ -359,7 +471,12 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
     newText = compactText(input.text);
     if (newText === '') throw new LoopxError('todo_text_required', 'a todo needs non-empty text (--text)');
     // A new text without a priority prefix keeps the todo's current priority.
-    if (priorityOf(newText, undefined) === null && item.priority !== null && input.priority === undefined && item.meta['priority'] === undefined) {
+    if (
+      priorityOf(newText, undefined) === null &&
+      item.priority !== null &&
+      input.priority === undefined &&
+      item.meta['priority'] === undefined
+    ) {
       newText = `[${item.priority}] ${newText}`;
     }
   }
@@ -368,7 +485,11 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
     const bracket = /^\[P[0-4]\]\s*/.exec(base);
     if (bracket) newText = `[${input.priority}] ${base.slice(bracket[0].length)}`;
     else if (priorityOf(base, undefined) !== null) {
-      throw new LoopxError('todo_priority_conflict', `todo ${item.todoId} text starts with a bare priority word; change it with --text instead of --priority`, { todo_id: item.todoId });
+      throw new LoopxError(
+        'todo_priority_conflict',
+        `todo ${item.todoId} text starts with a bare priority word; change it with --text instead of --priority`,
+        { todo_id: item.todoId },
+      );
     } else if (item.meta['priority'] !== undefined) metadata['priority'] = input.priority;
     else newText = `[${input.priority}] ${base}`;
   }
@@ -382,17 +503,30 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
   }
   if (input.actionKind !== undefined) metadata['action_kind'] = checkedToken('action_kind', input.actionKind);
   if (input.claimedBy !== undefined) {
-    if (role !== 'agent') throw new LoopxError('todo_claim_agent_only', `todo ${item.todoId} is a user todo; only agent todos can be claimed`, { todo_id: item.todoId });
+    if (role !== 'agent')
+      throw new LoopxError(
+        'todo_claim_agent_only',
+        `todo ${item.todoId} is a user todo; only agent todos can be claimed`,
+        { todo_id: item.todoId },
+      );
     metadata['claimed_by'] = input.claimedBy === null ? null : registeredAgent(input.claimedBy, 'claimed_by', context);
   }
   if (input.note !== undefined) metadata['note'] = compactText(input.note) === '' ? null : compactText(input.note);
   if (input.requiredDecisionScopes !== undefined) {
-    metadata['required_decision_scopes'] = input.requiredDecisionScopes.length === 0 ? null : checkedScopes(input.requiredDecisionScopes);
+    metadata['required_decision_scopes'] =
+      input.requiredDecisionScopes.length === 0 ? null : checkedScopes(input.requiredDecisionScopes);
   }
   if (input.gate !== undefined) {
     const gateFields = gateMetadata(doc, input.gate, context);
-    if (gateFields.length > 0 && (role !== 'user' || (input.taskClass ?? item.meta['task_class']) !== USER_GATE_CLASS)) {
-      throw new LoopxError('todo_gate_fields_need_user_gate', `todo ${item.todoId} is not a user_gate; gate fields belong to user todos of class user_gate`, { todo_id: item.todoId });
+    if (
+      gateFields.length > 0 &&
+      (role !== 'user' || (input.taskClass ?? item.meta['task_class']) !== USER_GATE_CLASS)
+    ) {
+      throw new LoopxError(
+        'todo_gate_fields_need_user_gate',
+        `todo ${item.todoId} is not a user_gate; gate fields belong to user todos of class user_gate`,
+        { todo_id: item.todoId },
+      );
     }
     for (const [key, value] of gateFields) metadata[key] = value;
   }
@@ -421,21 +555,42 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   const item = findTodo(doc, input.todoId);
   requireNotTerminal(item, 'completed');
   const evidence = compactText(input.evidence);
-  if (evidence === '') throw new LoopxError('todo_evidence_required', `completing todo ${item.todoId} needs evidence of what was done (--evidence)`, { todo_id: item.todoId });
+  if (evidence === '')
+    throw new LoopxError(
+      'todo_evidence_required',
+      `completing todo ${item.todoId} needs evidence of what was done (--evidence)`,
+      { todo_id: item.todoId },
+    );
   const successorGiven = input.successor !== undefined;
   const noFollowUp = input.noFollowUp === true;
   if (successorGiven && noFollowUp) {
-    throw new LoopxError('todo_completion_continuation_conflict', `completing todo ${item.todoId}: give either a successor todo or --no-follow-up, not both`, { todo_id: item.todoId });
+    throw new LoopxError(
+      'todo_completion_continuation_conflict',
+      `completing todo ${item.todoId}: give either a successor todo or --no-follow-up, not both`,
+      { todo_id: item.todoId },
+    );
   }
   if (item.role === 'agent' && !successorGiven && !noFollowUp) {
-    throw new LoopxError('todo_completion_continuation_required', `completing agent todo ${item.todoId} needs exactly one of a successor todo (--successor-text) or an explicit final (--no-follow-up)`, { todo_id: item.todoId });
+    throw new LoopxError(
+      'todo_completion_continuation_required',
+      `completing agent todo ${item.todoId} needs exactly one of a successor todo (--successor-text) or an explicit final (--no-follow-up)`,
+      { todo_id: item.todoId },
+    );
   }
   const gate = isUserGate(item);
   if (gate && input.decisionOutcome === undefined) {
-    throw new LoopxError('gate_decision_outcome_required', `todo ${item.todoId} is a user gate; resolve it with a decision outcome (--decision-outcome ${DECISION_OUTCOMES.join('|')})`, { todo_id: item.todoId });
+    throw new LoopxError(
+      'gate_decision_outcome_required',
+      `todo ${item.todoId} is a user gate; resolve it with a decision outcome (--decision-outcome ${DECISION_OUTCOMES.join('|')})`,
+      { todo_id: item.todoId },
+    );
   }
   if (!gate && input.decisionOutcome !== undefined) {
-    throw new LoopxError('gate_decision_outcome_not_a_gate', `todo ${item.todoId} is not a user gate; --decision-outcome only resolves user_gate todos`, { todo_id: item.todoId });
+    throw new LoopxError(
+      'gate_decision_outcome_not_a_gate',
+      `todo ${item.todoId} is not a user gate; --decision-outcome only resolves user_gate todos`,
+      { todo_id: item.todoId },
+    );
   }
 
   const metadata: Record<string, string | null> = { status: 'done', evidence, completed_at: context.now };
@@ -446,7 +601,10 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
     // Approval resumes the work the gate names: todos parked as `blocked` for it reopen.
     for (const targetId of metaList(item.meta['unblocks_todo_id'])) {
       const target = doc.todos.find((t) => t.todoId === targetId && t.role === 'agent');
-      if (target && target.status === 'blocked') splices.push(...rewriteTodo(doc, target, { marker: ' ', metadata: { status: 'open', updated_at: context.now } }));
+      if (target && target.status === 'blocked')
+        splices.push(
+          ...rewriteTodo(doc, target, { marker: ' ', metadata: { status: 'open', updated_at: context.now } }),
+        );
     }
   }
   // The successor is inserted after the rewrites above: when both insert at the same line, a
@@ -480,10 +638,18 @@ export interface SupersedeTodoInput {
 export function supersedeTodo(text: string, input: SupersedeTodoInput, context: OperationContext): TodoEditResult {
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
-  const heldGate = isUserGate(item) && item.status === 'done' && ['reject', 'cancel'].includes(item.meta['decision_outcome'] ?? '') && item.meta['superseded_by'] === undefined;
+  const heldGate =
+    isUserGate(item) &&
+    item.status === 'done' &&
+    ['reject', 'cancel'].includes(item.meta['decision_outcome'] ?? '') &&
+    item.meta['superseded_by'] === undefined;
   if (!heldGate) requireNotTerminal(item, 'superseded');
   if ((input.replacement === undefined) === (input.supersededBy === undefined)) {
-    throw new LoopxError('todo_supersede_target_required', `superseding todo ${item.todoId} needs exactly one of a replacement todo (--successor-text) or an existing todo id (--superseded-by)`, { todo_id: item.todoId });
+    throw new LoopxError(
+      'todo_supersede_target_required',
+      `superseding todo ${item.todoId} needs exactly one of a replacement todo (--successor-text) or an existing todo id (--superseded-by)`,
+      { todo_id: item.todoId },
+    );
   }
   const role = item.role as TodoRole;
   const metadata: Record<string, string | null> = { status: 'done' };
@@ -492,20 +658,31 @@ export function supersedeTodo(text: string, input: SupersedeTodoInput, context: 
   const added: string[] = [];
   if (input.supersededBy !== undefined) {
     const replacement = findTodo(doc, input.supersededBy);
-    if (replacement.todoId === item.todoId) throw new LoopxError('todo_supersede_self', `todo ${item.todoId} cannot supersede itself`, { todo_id: item.todoId });
-    if (replacement.role !== role) throw new LoopxError('todo_supersede_role_mismatch', `todo ${replacement.todoId} is a ${replacement.role} todo; a ${role} todo is superseded by a todo of the same role`, { todo_id: item.todoId });
+    if (replacement.todoId === item.todoId)
+      throw new LoopxError('todo_supersede_self', `todo ${item.todoId} cannot supersede itself`, {
+        todo_id: item.todoId,
+      });
+    if (replacement.role !== role)
+      throw new LoopxError(
+        'todo_supersede_role_mismatch',
+        `todo ${replacement.todoId} is a ${replacement.role} todo; a ${role} todo is superseded by a todo of the same role`,
+        { todo_id: item.todoId },
+      );
     metadata['superseded_by'] = replacement.todoId;
   } else if (input.replacement) {
     const inherited: NewTodoInput = { ...input.replacement };
     inherited.taskClass ??= item.meta['task_class'];
     inherited.actionKind ??= item.meta['action_kind'];
     if (role === 'agent') inherited.claimedBy ??= item.meta['claimed_by'];
-    if (inherited.requiredDecisionScopes === undefined && item.meta['required_decision_scopes'] !== undefined) inherited.requiredDecisionScopes = metaList(item.meta['required_decision_scopes']);
+    if (inherited.requiredDecisionScopes === undefined && item.meta['required_decision_scopes'] !== undefined)
+      inherited.requiredDecisionScopes = metaList(item.meta['required_decision_scopes']);
     const gateFields: GateFields = {};
     if (isUserGate(item)) {
       if (item.meta['blocks_agent'] !== undefined) gateFields.blocksAgent = item.meta['blocks_agent'];
-      if (item.meta['global_gate'] !== undefined) gateFields.globalGate = ['true', '1', 'yes'].includes(item.meta['global_gate'].toLowerCase());
-      if (item.meta['unblocks_todo_id'] !== undefined) gateFields.unblocksTodoIds = metaList(item.meta['unblocks_todo_id']);
+      if (item.meta['global_gate'] !== undefined)
+        gateFields.globalGate = ['true', '1', 'yes'].includes(item.meta['global_gate'].toLowerCase());
+      if (item.meta['unblocks_todo_id'] !== undefined)
+        gateFields.unblocksTodoIds = metaList(item.meta['unblocks_todo_id']);
       if (item.meta['decision_scope'] !== undefined) gateFields.decisionScope = item.meta['decision_scope'];
     }
     const planned = planNewTodo(doc, role, withoutUndefined(inherited), gateFields, context);
@@ -516,11 +693,21 @@ export function supersedeTodo(text: string, input: SupersedeTodoInput, context: 
   }
   // A rejected or cancelled gate is already closed: it only gains the link that releases its hold.
   if (heldGate) delete metadata['status'];
-  return finishEdit(doc, item, 'todo_supersede', heldGate ? { metadata } : { marker: 'x', metadata }, context, splices, added);
+  return finishEdit(
+    doc,
+    item,
+    'todo_supersede',
+    heldGate ? { metadata } : { marker: 'x', metadata },
+    context,
+    splices,
+    added,
+  );
 }
 
 function withoutUndefined(input: NewTodoInput): NewTodoInput {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as unknown as NewTodoInput;
+  return Object.fromEntries(
+    Object.entries(input).filter(([, value]) => value !== undefined),
+  ) as unknown as NewTodoInput;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -540,14 +727,25 @@ export function deferTodo(text: string, input: DeferTodoInput, context: Operatio
   const item = findTodo(doc, input.todoId);
   requireNotTerminal(item, 'deferred');
   if (isUserGate(item)) {
-    throw new LoopxError('gate_cannot_be_deferred', `todo ${item.todoId} is a user gate; resolve it with complete --decision-outcome cancel or supersede it, so the work it holds back stays accounted for`, { todo_id: item.todoId });
+    throw new LoopxError(
+      'gate_cannot_be_deferred',
+      `todo ${item.todoId} is a user gate; resolve it with complete --decision-outcome cancel or supersede it, so the work it holds back stays accounted for`,
+      { todo_id: item.todoId },
+    );
   }
   const reason = compactText(input.reason);
-  if (reason === '') throw new LoopxError('todo_defer_reason_required', `deferring todo ${item.todoId} needs a reason (--reason)`, { todo_id: item.todoId });
+  if (reason === '')
+    throw new LoopxError('todo_defer_reason_required', `deferring todo ${item.todoId} needs a reason (--reason)`, {
+      todo_id: item.todoId,
+    });
   const metadata: Record<string, string | null> = { status: 'deferred', reason };
   if (input.resumeWhen !== undefined) {
     if (!RESUME_CONDITION.test(input.resumeWhen)) {
-      throw new LoopxError('invalid_resume_condition', `resume condition ${JSON.stringify(input.resumeWhen)} must be todo_done:<todo_id>, pr_merged:#<number> or capacity_available`, { resume_when: input.resumeWhen });
+      throw new LoopxError(
+        'invalid_resume_condition',
+        `resume condition ${JSON.stringify(input.resumeWhen)} must be todo_done:<todo_id>, pr_merged:#<number> or capacity_available`,
+        { resume_when: input.resumeWhen },
+      );
     }
     metadata['resume_when'] = input.resumeWhen;
   }
@@ -558,7 +756,11 @@ export function deferTodo(text: string, input: DeferTodoInput, context: Operatio
 
 function requireNotTerminal(item: TodoItem, action: string): void {
   if (TERMINAL_STATUSES.has(item.status)) {
-    throw new LoopxError('todo_terminal', `todo ${item.todoId} is already ${item.status}; only an open or blocked todo can be ${action}`, { todo_id: item.todoId, status: item.status });
+    throw new LoopxError(
+      'todo_terminal',
+      `todo ${item.todoId} is already ${item.status}; only an open or blocked todo can be ${action}`,
+      { todo_id: item.todoId, status: item.status },
+    );
   }
 }
 
@@ -576,7 +778,19 @@ function finishEdit(
   const metadata = rewrite.metadata ?? {};
   const changedFields = changedFieldsOf(item, rewrite, metadata);
   if (changedFields.length === 0 && extraSplices.length === 0) {
-    return { text: doc.text, changed: false, summary: { operation, todo_id: item.todoId, changed: false, changed_fields: [], todo: todoView(item), added: [], released_todo_ids: [] } };
+    return {
+      text: doc.text,
+      changed: false,
+      summary: {
+        operation,
+        todo_id: item.todoId,
+        changed: false,
+        changed_fields: [],
+        todo: todoView(item),
+        added: [],
+        released_todo_ids: [],
+      },
+    };
   }
   const stamped: MetadataChanges = { ...metadata, updated_at: context.now };
   const splices = [...rewriteTodo(doc, item, { ...rewrite, metadata: stamped }), ...extraSplices];
@@ -584,19 +798,30 @@ function finishEdit(
   const after = parseStateDocument(newText);
   const gatesAfter = analyzeGates(after);
   const stillBlocked = new Set(gatesAfter.agent_todos.filter((t) => t.blocked).map((t) => t.todo_id));
-  const released = gatesBefore.agent_todos.filter((t) => t.blocked && !stillBlocked.has(t.todo_id)).map((t) => t.todo_id);
+  const released = gatesBefore.agent_todos
+    .filter((t) => t.blocked && !stillBlocked.has(t.todo_id))
+    .map((t) => t.todo_id);
   const todo = after.todos.find((t) => t.todoId === item.todoId && t.role !== 'archive') ?? item;
   return {
     text: newText,
     changed: true,
     summary: {
-      operation, todo_id: item.todoId, changed: true, changed_fields: changedFields, todo: todoView(todo),
-      added: addedIds.map((id) => todoView(findTodo(after, id))), released_todo_ids: released,
+      operation,
+      todo_id: item.todoId,
+      changed: true,
+      changed_fields: changedFields,
+      todo: todoView(todo),
+      added: addedIds.map((id) => todoView(findTodo(after, id))),
+      released_todo_ids: released,
     },
   };
 }
 
-function changedFieldsOf(item: TodoItem, rewrite: Parameters<typeof rewriteTodo>[2], metadata: MetadataChanges): string[] {
+function changedFieldsOf(
+  item: TodoItem,
+  rewrite: Parameters<typeof rewriteTodo>[2],
+  metadata: MetadataChanges,
+): string[] {
   const fields: string[] = [];
   if (rewrite.text !== undefined && rewrite.text !== item.lineText) fields.push('text');
   if (rewrite.marker !== undefined && rewrite.marker !== item.marker) fields.push('checkbox');

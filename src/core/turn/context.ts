@@ -55,10 +55,19 @@ export interface TurnGoal {
 
 export async function loadTurnGoal(options: TurnGoalOptions): Promise<TurnGoal> {
   const homeDir = options.homeDir ?? os.homedir();
-  const goal = await loadQuotaGoal({ registryPath: options.registryPath, goalId: options.goalId, runtimeRootOverride: options.runtimeRootOverride, homeDir });
+  const goal = await loadQuotaGoal({
+    registryPath: options.registryPath,
+    goalId: options.goalId,
+    runtimeRootOverride: options.runtimeRootOverride,
+    homeDir,
+  });
   const agentId = requireRegisteredAgent(goal.goal, options.agentId, { field: 'agent_id' });
   if (goal.statePath === null) {
-    throw new LoopxError('state_file_unresolved', `goal '${goal.goalId}' has no state_file LoopX can find; set state_file (and an absolute repo) in ${goal.registryPath}`, { goal_id: goal.goalId });
+    throw new LoopxError(
+      'state_file_unresolved',
+      `goal '${goal.goalId}' has no state_file LoopX can find; set state_file (and an absolute repo) in ${goal.registryPath}`,
+      { goal_id: goal.goalId },
+    );
   }
   let executorConfig: ExecutorConfig | null = null;
   let executorProblem: string | null = null;
@@ -67,7 +76,8 @@ export async function loadTurnGoal(options: TurnGoalOptions): Promise<TurnGoal> 
   } else {
     try {
       executorConfig = readAgentExecutorConfig(goal.goal, agentId);
-      if (executorConfig === null) executorProblem = `agent ${agentId} has no executor; set coordination.agent_profiles.${agentId}.executor in ${goal.registryPath} (see docs/executors.md)`;
+      if (executorConfig === null)
+        executorProblem = `agent ${agentId} has no executor; set coordination.agent_profiles.${agentId}.executor in ${goal.registryPath} (see docs/executors.md)`;
     } catch (error) {
       executorProblem = errorMessage(error);
     }
@@ -84,8 +94,16 @@ export async function loadTurnGoal(options: TurnGoalOptions): Promise<TurnGoal> 
     }
   }
   return {
-    goal, agentId, homeDir, runtimeRootOverride: options.runtimeRootOverride, projectRoot: resolveRepo(goal.goal, homeDir) ?? goal.projectRoot, statePath: goal.statePath,
-    executorConfig, executorProblem, validationCommand, validationProblem,
+    goal,
+    agentId,
+    homeDir,
+    runtimeRootOverride: options.runtimeRootOverride,
+    projectRoot: resolveRepo(goal.goal, homeDir) ?? goal.projectRoot,
+    statePath: goal.statePath,
+    executorConfig,
+    executorProblem,
+    validationCommand,
+    validationProblem,
   };
 }
 
@@ -104,10 +122,23 @@ export interface PlanContext {
 }
 
 /** Reads the goal's files and plans one turn (read-only). */
-export async function planGoalTurn(turnGoal: TurnGoal, options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined; inFlightTodoIds?: ReadonlySet<string> }): Promise<PlanContext> {
+export async function planGoalTurn(
+  turnGoal: TurnGoal,
+  options: {
+    clock: Clock;
+    turnInstanceId?: string | undefined;
+    availableCapabilities?: readonly string[] | undefined;
+    inFlightTodoIds?: ReadonlySet<string>;
+  },
+): Promise<PlanContext> {
   const { goal, agentId } = turnGoal;
   const decision = await shouldRun({
-    registryPath: goal.registryPath, goalId: goal.goalId, agentId, clock: options.clock, runtimeRootOverride: turnGoal.runtimeRootOverride, homeDir: turnGoal.homeDir,
+    registryPath: goal.registryPath,
+    goalId: goal.goalId,
+    agentId,
+    clock: options.clock,
+    runtimeRootOverride: turnGoal.runtimeRootOverride,
+    homeDir: turnGoal.homeDir,
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
   });
   const snapshot = await readStateFile(turnGoal.statePath);
@@ -116,14 +147,25 @@ export async function planGoalTurn(turnGoal: TurnGoal, options: { clock: Clock; 
   const turnInstanceId = options.turnInstanceId ?? newTurnInstanceId(now, randomBytes(4).toString('hex'));
   const selectedId = decision.selected_todo?.todo_id ?? null;
   const plan = planTurn({
-    goalId: goal.goalId, agentId, goal: goal.goal, decision, doc: snapshot.document, runs,
+    goalId: goal.goalId,
+    agentId,
+    goal: goal.goal,
+    decision,
+    doc: snapshot.document,
+    runs,
     budget: budgetOf(decision.quota, decision.state),
-    executor: turnGoal.executorConfig === null ? null : { kind: turnGoal.executorConfig.preset, timeoutMinutes: executorTimeoutMinutes(turnGoal.executorConfig) },
+    executor:
+      turnGoal.executorConfig === null
+        ? null
+        : { kind: turnGoal.executorConfig.preset, timeoutMinutes: executorTimeoutMinutes(turnGoal.executorConfig) },
     executorProblem: turnGoal.executorProblem,
-    validationCommand: turnGoal.validationCommand, validationProblem: turnGoal.validationProblem,
+    validationCommand: turnGoal.validationCommand,
+    validationProblem: turnGoal.validationProblem,
     inFlightTodoIds: options.inFlightTodoIds ?? new Set(),
     sessionBinding: selectedId === null ? null : readSessionBinding(goal, agentId, selectedId),
-    turnInstanceId, generatedAt: isoSeconds(now), now: now.getTime(),
+    turnInstanceId,
+    generatedAt: isoSeconds(now),
+    now: now.getTime(),
   });
   return { decision, plan };
 }
@@ -153,9 +195,17 @@ export function budgetOf(quota: QuotaStatus | null, state: string): BudgetBrief 
   const { max_tokens: tokens, max_cost_usd: cost } = quota.budgets;
   const reported = tokens.used > 0 || cost.used > 0;
   return {
-    window_hours: quota.window_hours, allowed_slots: quota.allowed_slots, spent_slots: quota.spent_slots, remaining_slots: quota.remaining_slots, state,
-    spent_tokens: reported ? tokens.used : null, spent_cost_usd: reported ? cost.used : null, usage_estimated: tokens.estimated || cost.estimated,
-    max_tokens: tokens.limit, max_cost_usd: cost.limit, turn_timeout_minutes: null,
+    window_hours: quota.window_hours,
+    allowed_slots: quota.allowed_slots,
+    spent_slots: quota.spent_slots,
+    remaining_slots: quota.remaining_slots,
+    state,
+    spent_tokens: reported ? tokens.used : null,
+    spent_cost_usd: reported ? cost.used : null,
+    usage_estimated: tokens.estimated || cost.estimated,
+    max_tokens: tokens.limit,
+    max_cost_usd: cost.limit,
+    turn_timeout_minutes: null,
   };
 }
 

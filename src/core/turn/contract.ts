@@ -16,12 +16,23 @@ import { SettlementIdentitySchema, type SettlementIdentity } from '../quota/iden
 
 /** The transaction phases of a LoopX-driven turn, in order. */
 export const TURN_PHASES = [
-  'host_execute', 'typed_result', 'validation', 'durable_writeback', 'quota_spend', 'scheduler_apply', 'scheduler_ack',
+  'host_execute',
+  'typed_result',
+  'validation',
+  'durable_writeback',
+  'quota_spend',
+  'scheduler_apply',
+  'scheduler_ack',
 ] as const;
 export type TurnPhase = (typeof TURN_PHASES)[number];
 
 /** Material results change the goal: they must be validated, written back and settled. */
-export const MATERIAL_RESULT_KINDS = ['validated_progress', 'validated_completion', 'repair_required', 'replan_required'] as const;
+export const MATERIAL_RESULT_KINDS = [
+  'validated_progress',
+  'validated_completion',
+  'repair_required',
+  'replan_required',
+] as const;
 /** Stop results end the turn without validation, writeback or spend. */
 export const STOP_RESULT_KINDS = ['user_action_required', 'wait'] as const;
 /** The kinds a host agent may answer with. */
@@ -50,7 +61,13 @@ export type TurnResultKind = HostResultKind | FailureResultKind;
  * a crash: every such case ends as one of these.
  */
 export const HOST_FAILURE_REASONS = [
-  'timeout', 'non_zero_exit', 'malformed_result', 'result_too_large', 'contract_violation', 'spawn_failed', 'cancelled',
+  'timeout',
+  'non_zero_exit',
+  'malformed_result',
+  'result_too_large',
+  'contract_violation',
+  'spawn_failed',
+  'cancelled',
   /** The agent's own envelope said the run failed (Claude Code `is_error`, Codex `turn.failed`) while exiting 0. */
   'agent_reported_error',
 ] as const;
@@ -58,7 +75,10 @@ export type HostFailureReason = (typeof HOST_FAILURE_REASONS)[number];
 
 export const DELIVERY_BATCH_SCALES = ['test_only', 'single_surface', 'multi_surface', 'implementation'] as const;
 /** Older spellings the original accepts for `single_surface`. */
-const BATCH_SCALE_ALIASES: Readonly<Record<string, string>> = { single_segment: 'single_surface', bounded_segment: 'single_surface' };
+const BATCH_SCALE_ALIASES: Readonly<Record<string, string>> = {
+  single_segment: 'single_surface',
+  bounded_segment: 'single_surface',
+};
 export const DELIVERY_OUTCOMES = ['surface_only', 'outcome_gap', 'outcome_progress', 'primary_goal_outcome'] as const;
 export const TODO_DISPOSITIONS = ['done', 'in_progress', 'blocked', 'needs_user'] as const;
 export type TodoDispositionKind = (typeof TODO_DISPOSITIONS)[number];
@@ -80,15 +100,23 @@ const CLASSIFICATION_PATTERN = /^[a-z][a-z0-9_]{1,63}$/;
 
 const boundedText = (max: number) => z.string().trim().min(1).max(max);
 /** Text that ends up in run records others read: no absolute paths, no credentials (§3.4 "public-safe"). */
-const publicText = (max: number) => boundedText(max).refine((text) => !containsPrivateData(text), {
-  message: 'must be public-safe: no absolute paths and no credentials',
-});
+const publicText = (max: number) =>
+  boundedText(max).refine((text) => !containsPrivateData(text), {
+    message: 'must be public-safe: no absolute paths and no credentials',
+  });
 
 /** A project-relative path that stays inside the project. */
-const relativePath = z.string().min(1).max(500).refine((value) => {
-  if (value.includes('\0') || path.posix.isAbsolute(value) || path.win32.isAbsolute(value)) return false;
-  return !value.split(/[\\/]+/).includes('..');
-}, { message: 'must be a path relative to the project root, without ".." segments' });
+const relativePath = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine(
+    (value) => {
+      if (value.includes('\0') || path.posix.isAbsolute(value) || path.win32.isAbsolute(value)) return false;
+      return !value.split(/[\\/]+/).includes('..');
+    },
+    { message: 'must be a path relative to the project root, without ".." segments' },
+  );
 
 /** Token and cost usage of one turn. `estimated` says the numbers are not a provider's meter reading. */
 export const UsageSchema = z.strictObject({
@@ -104,7 +132,6 @@ export type Usage = z.infer<typeof UsageSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Host request
-
 
 export const TodoBriefSchema = z.object({
   todo_id: z.string(),
@@ -242,7 +269,11 @@ export const TodoDispositionSchema = z.discriminatedUnion('disposition', [
     successor: SuccessorSchema.optional(),
     no_follow_up: z.boolean().optional(),
   }),
-  z.strictObject({ todo_id: z.string().min(1), disposition: z.literal('in_progress'), note: boundedText(1000).optional() }),
+  z.strictObject({
+    todo_id: z.string().min(1),
+    disposition: z.literal('in_progress'),
+    note: boundedText(1000).optional(),
+  }),
   z.strictObject({ todo_id: z.string().min(1), disposition: z.literal('blocked'), question: boundedText(1000) }),
   z.strictObject({ todo_id: z.string().min(1), disposition: z.literal('needs_user'), question: boundedText(1000) }),
 ]);
@@ -258,7 +289,9 @@ const HostResultObject = z.strictObject({
   classification: z.string().regex(CLASSIFICATION_PATTERN, 'must be a lowercase token such as notes_linked').optional(),
   recommended_action: publicText(500).optional(),
   next_action: publicText(500),
-  delivery_batch_scale: z.preprocess((v) => (typeof v === 'string' ? BATCH_SCALE_ALIASES[v] ?? v : v), z.enum(DELIVERY_BATCH_SCALES)).optional(),
+  delivery_batch_scale: z
+    .preprocess((v) => (typeof v === 'string' ? (BATCH_SCALE_ALIASES[v] ?? v) : v), z.enum(DELIVERY_BATCH_SCALES))
+    .optional(),
   delivery_outcome: z.enum(DELIVERY_OUTCOMES).optional(),
   path_delta: z.enum(['unchanged', 'material_replan']).optional(),
   vision_unchanged_reason: boundedText(500).optional(),
@@ -270,27 +303,38 @@ const HostResultObject = z.strictObject({
 });
 
 export const HostResultSchema = HostResultObject.superRefine((result, ctx) => {
-  const issue = (pathKey: string, message: string): void => { ctx.addIssue({ code: 'custom', path: [pathKey], message }); };
+  const issue = (pathKey: string, message: string): void => {
+    ctx.addIssue({ code: 'custom', path: [pathKey], message });
+  };
   const material = isMaterialResultKind(result.result_kind);
   if (material) {
     for (const field of ['classification', 'recommended_action', 'delivery_batch_scale', 'delivery_outcome'] as const) {
       if (result[field] === undefined) issue(field, `is required for the material result kind ${result.result_kind}`);
     }
   } else {
-    if (result.path_delta !== undefined) issue('path_delta', `a stop result (${result.result_kind}) may not declare a path delta`);
-    if (result.vision !== undefined) issue('vision', `a stop result (${result.result_kind}) may not carry a vision packet`);
+    if (result.path_delta !== undefined)
+      issue('path_delta', `a stop result (${result.result_kind}) may not declare a path delta`);
+    if (result.vision !== undefined)
+      issue('vision', `a stop result (${result.result_kind}) may not carry a vision packet`);
   }
   if (result.path_delta === 'unchanged' && result.vision_unchanged_reason === undefined) {
     issue('vision_unchanged_reason', 'is required when path_delta is unchanged');
   }
   if (result.path_delta === 'material_replan') {
-    if (result.result_kind !== 'replan_required') issue('path_delta', 'material_replan needs result_kind replan_required');
+    if (result.result_kind !== 'replan_required')
+      issue('path_delta', 'material_replan needs result_kind replan_required');
     if (result.vision === undefined) issue('vision', 'material_replan needs a vision packet with outcome replan');
   }
   if (result.completed_phases !== undefined) {
     const allowed = TURN_PHASES.slice(0, 2);
-    const ok = result.completed_phases.length <= allowed.length && result.completed_phases.every((phase, i) => phase === allowed[i]);
-    if (!ok) issue('completed_phases', 'a host may only report [host_execute, typed_result]; validation and later phases are LoopX\'s');
+    const ok =
+      result.completed_phases.length <= allowed.length &&
+      result.completed_phases.every((phase, i) => phase === allowed[i]);
+    if (!ok)
+      issue(
+        'completed_phases',
+        "a host may only report [host_execute, typed_result]; validation and later phases are LoopX's",
+      );
   }
   const todo = result.todo;
   if (todo !== undefined) {
@@ -298,10 +342,16 @@ export const HostResultSchema = HostResultObject.superRefine((result, ctx) => {
       const successor = todo.successor !== undefined;
       const final = todo.no_follow_up === true;
       if (successor === final) issue('todo', 'a done todo needs exactly one of successor {text} or no_follow_up: true');
-      if (result.result_kind !== 'validated_completion') issue('todo', 'disposition done needs result_kind validated_completion');
+      if (result.result_kind !== 'validated_completion')
+        issue('todo', 'disposition done needs result_kind validated_completion');
     }
-    if (result.result_kind === 'validated_completion' && todo.disposition !== 'done') issue('todo', 'validated_completion needs disposition done');
-    if (result.result_kind === 'user_action_required' && todo.disposition !== 'needs_user' && todo.disposition !== 'blocked') {
+    if (result.result_kind === 'validated_completion' && todo.disposition !== 'done')
+      issue('todo', 'validated_completion needs disposition done');
+    if (
+      result.result_kind === 'user_action_required' &&
+      todo.disposition !== 'needs_user' &&
+      todo.disposition !== 'blocked'
+    ) {
       issue('todo', 'user_action_required needs disposition needs_user or blocked, with the question for the user');
     }
   } else if (result.result_kind === 'validated_completion') {
@@ -332,21 +382,38 @@ export function jsonByteLength(value: unknown): number {
 export function checkHostResult(value: unknown, expected: ResultExpectation = {}): HostResultCheck {
   const size = jsonByteLength(value);
   if (size > RESULT_MAX_BYTES) {
-    return { ok: false, reason: 'result_too_large', problems: [`the result object is ${size} bytes; the contract allows at most ${RESULT_MAX_BYTES}`] };
+    return {
+      ok: false,
+      reason: 'result_too_large',
+      problems: [`the result object is ${size} bytes; the contract allows at most ${RESULT_MAX_BYTES}`],
+    };
   }
   const parsed = HostResultSchema.safeParse(value);
   if (!parsed.success) {
-    return { ok: false, reason: 'contract_violation', problems: parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(result)'}: ${i.message}`) };
+    return {
+      ok: false,
+      reason: 'contract_violation',
+      problems: parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(result)'}: ${i.message}`),
+    };
   }
   const result = parsed.data;
   const problems: string[] = [];
   if (expected.turn_key !== undefined && result.turn_key !== expected.turn_key) {
-    problems.push(result.turn_key === undefined ? `turn_key: missing; answer with the request's turn_key ${expected.turn_key}` : `turn_key: ${result.turn_key} does not match the request's ${expected.turn_key}`);
+    problems.push(
+      result.turn_key === undefined
+        ? `turn_key: missing; answer with the request's turn_key ${expected.turn_key}`
+        : `turn_key: ${result.turn_key} does not match the request's ${expected.turn_key}`,
+    );
   }
   const selected = expected.selected_todo ?? null;
-  if (selected !== null && result.todo === undefined) problems.push(`todo: missing; say what became of todo ${selected.todo_id}`);
+  if (selected !== null && result.todo === undefined)
+    problems.push(`todo: missing; say what became of todo ${selected.todo_id}`);
   if (result.todo !== undefined && result.todo.todo_id !== selected?.todo_id) {
-    problems.push(selected === null ? `todo.todo_id: ${result.todo.todo_id} was not selected for this turn (no todo was)` : `todo.todo_id: ${result.todo.todo_id} is not the selected todo ${selected.todo_id}`);
+    problems.push(
+      selected === null
+        ? `todo.todo_id: ${result.todo.todo_id} was not selected for this turn (no todo was)`
+        : `todo.todo_id: ${result.todo.todo_id} is not the selected todo ${selected.todo_id}`,
+    );
   }
   return problems.length > 0 ? { ok: false, reason: 'contract_violation', problems } : { ok: true, result };
 }
@@ -382,7 +449,8 @@ function isFailureKind(kind: string): kind is FailureResultKind {
  */
 export function checkTurnReceipt(receipt: TurnReceiptInput, expectedTurnKey: string): TurnReceiptCheck {
   const problems: string[] = [];
-  if (receipt.turn_key !== expectedTurnKey) problems.push(`turn_key ${receipt.turn_key} does not match ${expectedTurnKey}`);
+  if (receipt.turn_key !== expectedTurnKey)
+    problems.push(`turn_key ${receipt.turn_key} does not match ${expectedTurnKey}`);
   const kind = receipt.result_kind;
   const known = (TURN_RESULT_KINDS as readonly string[]).includes(kind);
   if (!known) problems.push(`unknown result_kind ${kind}`);
@@ -393,12 +461,19 @@ export function checkTurnReceipt(receipt: TurnReceiptInput, expectedTurnKey: str
   if (isFailureKind(kind)) {
     const expectedPhase = FAILED_PHASE_BY_KIND[kind];
     if (failed !== expectedPhase) problems.push(`${kind} must name failed_phase ${expectedPhase}`);
-    const nextPhase = kind === 'terminal_closeout_failed' ? (phases.length === 5 ? 'terminal_closeout' : null) : TURN_PHASES[phases.length];
-    if (failed !== null && failed !== nextPhase) problems.push(`failed_phase ${failed} is not the next uncompleted phase`);
+    const nextPhase =
+      kind === 'terminal_closeout_failed'
+        ? phases.length === 5
+          ? 'terminal_closeout'
+          : null
+        : TURN_PHASES[phases.length];
+    if (failed !== null && failed !== nextPhase)
+      problems.push(`failed_phase ${failed} is not the next uncompleted phase`);
   } else if (failed !== null) {
     problems.push(`failed_phase is only allowed on failure kinds, not ${kind}`);
   }
-  if (isMaterialResultKind(kind) && !phases.includes('validation')) problems.push(`material result ${kind} needs the validation phase completed`);
+  if (isMaterialResultKind(kind) && !phases.includes('validation'))
+    problems.push(`material result ${kind} needs the validation phase completed`);
   // Terminal closeout runs after the spend, so its failure is the one no-spend kind that follows quota_spend.
   const noSpend = known && !isMaterialResultKind(kind) && kind !== 'terminal_closeout_failed';
   if (noSpend && phases.includes('quota_spend')) problems.push(`no-spend result ${kind} may not include quota_spend`);

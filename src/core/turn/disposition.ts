@@ -59,53 +59,103 @@ export interface TurnBudget {
 }
 
 const REPLAN: z.infer<typeof ReplanRequirementsSchema> = {
-  requires_bounded_delta: true, delta_kinds: ['todo_delta', 'vision_delta'], stale_todo_rerun_allowed: false, fresh_envelope_required: true,
+  requires_bounded_delta: true,
+  delta_kinds: ['todo_delta', 'vision_delta'],
+  stale_todo_rerun_allowed: false,
+  fresh_envelope_required: true,
 };
 
 const FAILURE_KINDS: ReadonlySet<string> = new Set(FAILURE_RESULT_KINDS);
 
 function result(disposition: LoopDisposition, reason: string): DispositionResult {
-  return { disposition, reason, spends: false, launches: false, replan: disposition === 'replan' ? { ...REPLAN } : null };
+  return {
+    disposition,
+    reason,
+    spends: false,
+    launches: false,
+    replan: disposition === 'replan' ? { ...REPLAN } : null,
+  };
 }
 
 export function routeDisposition(route: Route): LoopDisposition {
   switch (route) {
-    case 'ready_for_host': return 'run_now';
-    case 'replan_required': return 'replan';
-    case 'repair_required': return 'repair';
-    case 'contract_error': return 'repair';
-    case 'user_action_required': return 'user_action_required';
+    case 'ready_for_host':
+      return 'run_now';
+    case 'replan_required':
+      return 'replan';
+    case 'repair_required':
+      return 'repair';
+    case 'contract_error':
+      return 'repair';
+    case 'user_action_required':
+      return 'user_action_required';
     case 'wait':
     case 'blocked':
       return 'wait';
   }
 }
 
-export function loopDisposition(receipt: ReceiptInput | null, fresh: FreshPlanInput, budget: TurnBudget | null = null): DispositionResult {
+export function loopDisposition(
+  receipt: ReceiptInput | null,
+  fresh: FreshPlanInput,
+  budget: TurnBudget | null = null,
+): DispositionResult {
   if (receipt !== null) {
-    const stale = receipt.goal_id !== fresh.goal_id || receipt.agent_id !== fresh.agent_id
-      || (fresh.predecessor_turn_key !== undefined && fresh.predecessor_turn_key !== null && fresh.predecessor_turn_key !== receipt.turn_key);
+    const stale =
+      receipt.goal_id !== fresh.goal_id ||
+      receipt.agent_id !== fresh.agent_id ||
+      (fresh.predecessor_turn_key !== undefined &&
+        fresh.predecessor_turn_key !== null &&
+        fresh.predecessor_turn_key !== receipt.turn_key);
     if (stale) {
-      throw new LoopxError('turn_disposition_stale_input', `the receipt (goal ${receipt.goal_id}, agent ${receipt.agent_id}, turn ${receipt.turn_key}) does not belong to the fresh plan (goal ${fresh.goal_id}, agent ${fresh.agent_id}); plan again from current files`, {
-        receipt_turn_key: receipt.turn_key, goal_id: fresh.goal_id, agent_id: fresh.agent_id,
-      });
+      throw new LoopxError(
+        'turn_disposition_stale_input',
+        `the receipt (goal ${receipt.goal_id}, agent ${receipt.agent_id}, turn ${receipt.turn_key}) does not belong to the fresh plan (goal ${fresh.goal_id}, agent ${fresh.agent_id}); plan again from current files`,
+        {
+          receipt_turn_key: receipt.turn_key,
+          goal_id: fresh.goal_id,
+          agent_id: fresh.agent_id,
+        },
+      );
     }
   }
-  if (budget !== null && (!Number.isInteger(budget.max_turns) || budget.max_turns <= 0 || budget.completed < 0 || budget.completed > budget.max_turns)) {
-    throw new LoopxError('turn_budget_invalid', `a bounded turn budget needs max_turns > 0 and 0 ≤ completed ≤ max_turns, got ${budget.completed}/${budget.max_turns}`, { ...budget });
+  if (
+    budget !== null &&
+    (!Number.isInteger(budget.max_turns) ||
+      budget.max_turns <= 0 ||
+      budget.completed < 0 ||
+      budget.completed > budget.max_turns)
+  ) {
+    throw new LoopxError(
+      'turn_budget_invalid',
+      `a bounded turn budget needs max_turns > 0 and 0 ≤ completed ≤ max_turns, got ${budget.completed}/${budget.max_turns}`,
+      { ...budget },
+    );
   }
-  if (fresh.state === 'terminal_no_followup') return result('terminal', 'every agent todo is done and none has a follow-up');
-  if (fresh.route === 'user_action_required') return result('user_action_required', 'a person must act before this agent can continue');
+  if (fresh.state === 'terminal_no_followup')
+    return result('terminal', 'every agent todo is done and none has a follow-up');
+  if (fresh.route === 'user_action_required')
+    return result('user_action_required', 'a person must act before this agent can continue');
   if (receipt !== null) {
     switch (receipt.result_kind) {
-      case 'repair_required': return result('repair', 'the last turn asked for a repair');
-      case 'replan_required': return result('replan', 'the last turn asked for a replan');
-      case 'wait': return result('wait', 'the last turn found nothing to do');
-      case 'user_action_required': return result('user_action_required', 'the last turn asked a person for something');
-      default: break;
+      case 'repair_required':
+        return result('repair', 'the last turn asked for a repair');
+      case 'replan_required':
+        return result('replan', 'the last turn asked for a replan');
+      case 'wait':
+        return result('wait', 'the last turn found nothing to do');
+      case 'user_action_required':
+        return result('user_action_required', 'the last turn asked a person for something');
+      default:
+        break;
     }
-    if (FAILURE_KINDS.has(receipt.result_kind)) return result('repair', `the last turn failed (${receipt.result_kind})`);
-    if ((receipt.result_kind === 'validated_progress' || receipt.result_kind === 'validated_completion') && budget !== null && budget.completed >= budget.max_turns) {
+    if (FAILURE_KINDS.has(receipt.result_kind))
+      return result('repair', `the last turn failed (${receipt.result_kind})`);
+    if (
+      (receipt.result_kind === 'validated_progress' || receipt.result_kind === 'validated_completion') &&
+      budget !== null &&
+      budget.completed >= budget.max_turns
+    ) {
       return result('replan', `the bounded turn budget is used up (${budget.completed}/${budget.max_turns})`);
     }
   }

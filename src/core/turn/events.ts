@@ -79,7 +79,12 @@ export const LoopStoppedEventSchema = z.object({
   spends: z.number().int().nonnegative(),
 });
 
-export const TurnEventSchema = z.discriminatedUnion('type', [TurnStartedEventSchema, PhaseDoneEventSchema, TurnEndedEventSchema, LoopStoppedEventSchema]);
+export const TurnEventSchema = z.discriminatedUnion('type', [
+  TurnStartedEventSchema,
+  PhaseDoneEventSchema,
+  TurnEndedEventSchema,
+  LoopStoppedEventSchema,
+]);
 export type TurnEvent = z.infer<typeof TurnEventSchema>;
 export type TurnStartedEvent = z.infer<typeof TurnStartedEventSchema>;
 export type PhaseDoneEvent = z.infer<typeof PhaseDoneEventSchema>;
@@ -96,7 +101,9 @@ export class TurnEventEmitter {
   /** Adds a listener; the returned function removes it. */
   on(listener: TurnEventSink): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   readonly emit: TurnEventSink = (event) => {

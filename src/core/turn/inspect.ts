@@ -45,19 +45,51 @@ export interface InspectJournalOptions {
 
 export function summarizeJournal(journal: TurnJournal): JournalSummary {
   return {
-    turn_key: journal.turn_key, status: journal.status, agent_id: journal.agent_id, todo_id: journal.todo_id, turn_instance_id: journal.turn_instance_id,
-    effect_id: journal.settlement_identity.effect_id, result_kind: journal.result_kind, completed_phases: journal.completed_phases, failed_phase: journal.failed_phase,
-    attempts: journal.attempts, created_at: journal.created_at, updated_at: journal.updated_at, summary: journal.summary,
+    turn_key: journal.turn_key,
+    status: journal.status,
+    agent_id: journal.agent_id,
+    todo_id: journal.todo_id,
+    turn_instance_id: journal.turn_instance_id,
+    effect_id: journal.settlement_identity.effect_id,
+    result_kind: journal.result_kind,
+    completed_phases: journal.completed_phases,
+    failed_phase: journal.failed_phase,
+    attempts: journal.attempts,
+    created_at: journal.created_at,
+    updated_at: journal.updated_at,
+    summary: journal.summary,
   };
 }
 
 export async function inspectJournal(options: InspectJournalOptions): Promise<JournalInspection> {
-  const goal = await loadQuotaGoal({ registryPath: options.registryPath, goalId: options.goalId, runtimeRootOverride: options.runtimeRootOverride, homeDir: options.homeDir ?? os.homedir() });
+  const goal = await loadQuotaGoal({
+    registryPath: options.registryPath,
+    goalId: options.goalId,
+    runtimeRootOverride: options.runtimeRootOverride,
+    homeDir: options.homeDir ?? os.homedir(),
+  });
   if (options.turnKey !== undefined) {
     const journal = await readJournal(journalPath(goal.goalRuntimeDir, options.turnKey));
-    if (journal === null) throw new LoopxError('turn_journal_not_found', `goal '${goal.goalId}' has no journal for turn ${options.turnKey}; run loopx turn inspect-journal --goal-id ${goal.goalId} to list its turns`, { turn_key: options.turnKey });
-    return { ok: true, schema_version: JOURNAL_INSPECTION_SCHEMA, goal_id: goal.goalId, turns: [summarizeJournal(journal)], journal };
+    if (journal === null)
+      throw new LoopxError(
+        'turn_journal_not_found',
+        `goal '${goal.goalId}' has no journal for turn ${options.turnKey}; run loopx turn inspect-journal --goal-id ${goal.goalId} to list its turns`,
+        { turn_key: options.turnKey },
+      );
+    return {
+      ok: true,
+      schema_version: JOURNAL_INSPECTION_SCHEMA,
+      goal_id: goal.goalId,
+      turns: [summarizeJournal(journal)],
+      journal,
+    };
   }
   const journals = await listJournals(goal.goalRuntimeDir);
-  return { ok: true, schema_version: JOURNAL_INSPECTION_SCHEMA, goal_id: goal.goalId, turns: journals.map(summarizeJournal), journal: null };
+  return {
+    ok: true,
+    schema_version: JOURNAL_INSPECTION_SCHEMA,
+    goal_id: goal.goalId,
+    turns: journals.map(summarizeJournal),
+    journal: null,
+  };
 }

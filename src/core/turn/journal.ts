@@ -25,7 +25,14 @@ export const SESSIONS_DIR = 'turn-sessions';
 export const JOURNAL_STATUSES = ['in_progress', 'committed', 'stopped', 'failed'] as const;
 export type JournalStatus = (typeof JOURNAL_STATUSES)[number];
 
-export const VALIDATION_STATUSES = ['passed', 'progress', 'failed', 'inconclusive', 'unavailable', 'not_required'] as const;
+export const VALIDATION_STATUSES = [
+  'passed',
+  'progress',
+  'failed',
+  'inconclusive',
+  'unavailable',
+  'not_required',
+] as const;
 export const RECOVERY_KINDS = ['repair_required', 'replan_required'] as const;
 export type RecoveryKind = (typeof RECOVERY_KINDS)[number];
 
@@ -128,11 +135,20 @@ export const TurnJournalSchema = z.looseObject({
   attempts: z.number().int().min(1),
   status: z.enum(JOURNAL_STATUSES),
   plan: TurnPlanSchema,
-  reservation: z.object({ status: z.enum(['none', 'reserved', 'voided', 'settled', 'refused']), expires_at: z.string().nullable() }),
+  reservation: z.object({
+    status: z.enum(['none', 'reserved', 'voided', 'settled', 'refused']),
+    expires_at: z.string().nullable(),
+  }),
   completed_phases: z.array(z.enum(TURN_PHASES)),
   phases: PhaseRecordsSchema,
   /** State edits of a stop result (a gate for the user's question); stop turns have no writeback phase. */
-  stop_writeback: z.looseObject({ gate_todo_id: z.string().nullable(), todo_transition: z.string(), run_generated_at: z.string().nullable() }).nullable(),
+  stop_writeback: z
+    .looseObject({
+      gate_todo_id: z.string().nullable(),
+      todo_transition: z.string(),
+      run_generated_at: z.string().nullable(),
+    })
+    .nullable(),
   result_kind: z.string().nullable(),
   failed_phase: z.string().nullable(),
   failure: TurnFailureSchema.nullable(),
@@ -149,7 +165,11 @@ export function turnsDir(goalRuntimeDir: string): string {
 export function turnKeyHex(turnKey: string): string {
   const key = turnKey.startsWith('sha256:') ? turnKey : `sha256:${turnKey}`;
   if (!TURN_KEY_PATTERN.test(key)) {
-    throw new LoopxError('usage', `turn key ${JSON.stringify(turnKey)} is not sha256:<64 hex digits>; copy it from \`loopx turn inspect-journal\``, { turn_key: turnKey });
+    throw new LoopxError(
+      'usage',
+      `turn key ${JSON.stringify(turnKey)} is not sha256:<64 hex digits>; copy it from \`loopx turn inspect-journal\``,
+      { turn_key: turnKey },
+    );
   }
   return key.slice('sha256:'.length);
 }
@@ -221,7 +241,10 @@ export async function syncActiveMarker(goalRuntimeDir: string, journal: TurnJour
   if (fs.existsSync(marker)) return;
   await fs.promises.mkdir(path.dirname(marker), { recursive: true });
   // A hint, not a record (the journal is): a plain write is enough.
-  await fs.promises.writeFile(marker, `${JSON.stringify({ turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id })}\n`);
+  await fs.promises.writeFile(
+    marker,
+    `${JSON.stringify({ turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id })}\n`,
+  );
 }
 
 /**

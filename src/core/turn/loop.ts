@@ -34,11 +34,16 @@ export const LoopResultSchema = z.object({
   spend_count: z.number().int().nonnegative(),
   max_concurrent_turns: z.number().int().positive(),
   /** Open agent todos the agents did not take, and why (claimed by a peer, held by a gate, …). */
-  skipped_todos: z.array(z.object({ agent_id: z.string(), todo_id: z.string(), reason: z.string(), detail: z.string().nullable() })),
+  skipped_todos: z.array(
+    z.object({ agent_id: z.string(), todo_id: z.string(), reason: z.string(), detail: z.string().nullable() }),
+  ),
 });
 export type LoopResult = z.infer<typeof LoopResultSchema>;
 
-export interface RunLoopOptions extends Omit<RunOnceOptions, 'agentId' | 'execute' | 'resumeTurnKey' | 'retryFailedTurn' | 'turnInstanceId' | 'onEvent'> {
+export interface RunLoopOptions extends Omit<
+  RunOnceOptions,
+  'agentId' | 'execute' | 'resumeTurnKey' | 'retryFailedTurn' | 'turnInstanceId' | 'onEvent'
+> {
   agentIds: readonly string[];
   /** Stop after this many turns (all agents together); default unbounded. */
   maxTurns?: number | undefined;
@@ -74,20 +79,31 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /** The stop reason a disposition means, given the turn and plan it came from. */
 function stopReasonOf(disposition: DispositionResult, turn: TurnRunResult | null, plan: TurnPlan): LoopStopReason {
   switch (disposition.disposition) {
-    case 'terminal': return 'terminal';
-    case 'user_action_required': return 'user_action';
-    case 'replan': return 'replan';
+    case 'terminal':
+      return 'terminal';
+    case 'user_action_required':
+      return 'user_action';
+    case 'replan':
+      return 'replan';
     case 'repair':
-      return turn !== null && (turn.status === 'failed' || turn.result_kind === 'host_failure') ? 'error' : plan.route === 'contract_error' ? 'error' : 'repair';
+      return turn !== null && (turn.status === 'failed' || turn.result_kind === 'host_failure')
+        ? 'error'
+        : plan.route === 'contract_error'
+          ? 'error'
+          : 'repair';
     case 'wait':
-      return plan.decision.state === 'throttled' || turn?.result_kind === 'wait' && turn.summary?.startsWith('quota refused') === true ? 'budget' : 'wait';
+      return plan.decision.state === 'throttled' ||
+        (turn?.result_kind === 'wait' && turn.summary?.startsWith('quota refused') === true)
+        ? 'budget'
+        : 'wait';
     case 'run_now':
       return 'wait';
   }
 }
 
 function stopMessage(reason: LoopStopReason, turn: TurnRunResult | null, plan: TurnPlan): string {
-  const skipped = plan.skipped_todos.filter((s) => s.reason === 'claimed_by_other_agent' || s.reason === 'excluded_agent' || s.reason === 'in_flight')
+  const skipped = plan.skipped_todos
+    .filter((s) => s.reason === 'claimed_by_other_agent' || s.reason === 'excluded_agent' || s.reason === 'in_flight')
     .map((s) => `skipped ${s.todo_id} (${s.detail ?? s.reason})`);
   const tail = skipped.length > 0 ? `; ${skipped.join('; ')}` : '';
   switch (reason) {
@@ -103,7 +119,9 @@ function stopMessage(reason: LoopStopReason, turn: TurnRunResult | null, plan: T
       return turn !== null && turn.status === 'failed' ? turn.message : `${notRunMessage(plan)}${tail}`;
     case 'replan':
     case 'repair':
-      return turn !== null && turn.result_kind !== null ? `the agent reported ${turn.result_kind}: ${turn.summary ?? ''}; plan the next step before running again${tail}` : `${notRunMessage(plan)}${tail}`;
+      return turn !== null && turn.result_kind !== null
+        ? `the agent reported ${turn.result_kind}: ${turn.summary ?? ''}; plan the next step before running again${tail}`
+        : `${notRunMessage(plan)}${tail}`;
     default:
       return `${notRunMessage(plan)}${tail}`;
   }
@@ -122,11 +140,17 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
 
   const agentLoop = async (agentId: string): Promise<void> => {
     const turnGoal = await loadTurnGoal({ ...options, agentId });
-    const stop = (reason: LoopStopReason, disposition: LoopDisposition | null, message: string, plan: TurnPlan | null): void => {
+    const stop = (
+      reason: LoopStopReason,
+      disposition: LoopDisposition | null,
+      message: string,
+      plan: TurnPlan | null,
+    ): void => {
       stops.push({ agentId: turnGoal.agentId, reason, disposition, message, plan });
     };
     for (;;) {
-      if (options.signal?.aborted === true) return stop('cancelled', null, 'cancelled; the last turn stopped cleanly after its current phase', null);
+      if (options.signal?.aborted === true)
+        return stop('cancelled', null, 'cancelled; the last turn stopped cleanly after its current phase', null);
       if (options.maxTurns !== undefined && turnBudgetUsed >= options.maxTurns) {
         maxTurnsHit = true;
         return stop('max_turns', null, `ran the ${options.maxTurns} turn(s) asked for`, null);
@@ -149,15 +173,37 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       else turns.push(turn);
       if (turn.status === 'cancelled') return stop('cancelled', null, turn.message, turn.plan);
 
-      const { plan } = await planGoalTurn(turnGoal, { clock: options.clock, availableCapabilities: options.availableCapabilities });
-      for (const s of plan.skipped_todos) skipped.set(`${turnGoal.agentId}:${s.todo_id}`, { agent_id: turnGoal.agentId, ...s });
-      const receipt = turn.status === 'not_run' || turn.receipt === null || turn.turn_key === null ? null : {
-        goal_id: turn.goal_id, agent_id: turn.agent_id, todo_id: turn.todo_id, turn_key: turn.turn_key, status: turn.status, result_kind: turn.result_kind ?? turn.receipt.result_kind,
-      };
-      const disposition = loopDisposition(receipt, { goal_id: plan.goal_id, agent_id: plan.agent_id, route: plan.route, state: plan.decision.state });
+      const { plan } = await planGoalTurn(turnGoal, {
+        clock: options.clock,
+        availableCapabilities: options.availableCapabilities,
+      });
+      for (const s of plan.skipped_todos)
+        skipped.set(`${turnGoal.agentId}:${s.todo_id}`, { agent_id: turnGoal.agentId, ...s });
+      const receipt =
+        turn.status === 'not_run' || turn.receipt === null || turn.turn_key === null
+          ? null
+          : {
+              goal_id: turn.goal_id,
+              agent_id: turn.agent_id,
+              todo_id: turn.todo_id,
+              turn_key: turn.turn_key,
+              status: turn.status,
+              result_kind: turn.result_kind ?? turn.receipt.result_kind,
+            };
+      const disposition = loopDisposition(receipt, {
+        goal_id: plan.goal_id,
+        agent_id: plan.agent_id,
+        route: plan.route,
+        state: plan.decision.state,
+      });
       if (disposition.disposition !== 'run_now') {
         const reason = stopReasonOf(disposition, turn.status === 'not_run' ? null : turn, plan);
-        return stop(reason, disposition.disposition, stopMessage(reason, turn.status === 'not_run' ? null : turn, plan), plan);
+        return stop(
+          reason,
+          disposition.disposition,
+          stopMessage(reason, turn.status === 'not_run' ? null : turn, plan),
+          plan,
+        );
       }
       await sleep((options.cadenceSeconds ?? 0) * 1000, options.signal);
     }
@@ -166,10 +212,21 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   await Promise.all(options.agentIds.map((agentId) => agentLoop(agentId)));
 
   // The loop's reason: cancellation first, then the most pressing stop of any agent.
-  const order: LoopStopReason[] = ['cancelled', 'error', 'user_action', 'budget', 'repair', 'replan', 'max_turns', 'wait', 'terminal'];
+  const order: LoopStopReason[] = [
+    'cancelled',
+    'error',
+    'user_action',
+    'budget',
+    'repair',
+    'replan',
+    'max_turns',
+    'wait',
+    'terminal',
+  ];
   const main = [...stops].sort((a, b) => order.indexOf(a.reason) - order.indexOf(b.reason))[0];
   const reason: LoopStopReason = main?.reason ?? (maxTurnsHit ? 'max_turns' : 'wait');
-  const message = stops.length <= 1 ? main?.message ?? '' : stops.map((s) => `${s.agentId}: ${s.message}`).join(' | ');
+  const message =
+    stops.length <= 1 ? (main?.message ?? '') : stops.map((s) => `${s.agentId}: ${s.message}`).join(' | ');
   const spendCount = turns.filter((t) => t.effects.quota_spent).length;
   const result: LoopResult = {
     ok: reason !== 'error',
@@ -186,8 +243,15 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     skipped_todos: [...skipped.values()],
   };
   emitTo(options.onEvent, {
-    type: 'loop_stopped', goal_id: goalId, agent_ids: [...options.agentIds], at: formatLocalIsoSeconds(options.clock.now()), reason, disposition: result.disposition, message,
-    turns: turns.length, spends: spendCount,
+    type: 'loop_stopped',
+    goal_id: goalId,
+    agent_ids: [...options.agentIds],
+    at: formatLocalIsoSeconds(options.clock.now()),
+    reason,
+    disposition: result.disposition,
+    message,
+    turns: turns.length,
+    spends: spendCount,
   });
   return result;
 }

@@ -2,12 +2,25 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
 import { RouteSchema, type Route, type ShouldRunDecision } from '../quota/decision';
-import { checkTurnInstanceId, settlementIdentity, SettlementIdentitySchema, type SettlementIdentity } from '../quota/identity';
+import {
+  checkTurnInstanceId,
+  settlementIdentity,
+  SettlementIdentitySchema,
+  type SettlementIdentity,
+} from '../quota/identity';
 import { selectTodo, type SelectedTodo } from '../quota/selection';
 import type { RunIndexRow } from '../runtime/runIndex';
 import type { StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
-import { buildHostRequest, HOST_ROUTES, HostRequestSchema, TodoBriefSchema, TURN_PHASES, type BudgetBrief, type HostRequest } from './contract';
+import {
+  buildHostRequest,
+  HOST_ROUTES,
+  HostRequestSchema,
+  TodoBriefSchema,
+  TURN_PHASES,
+  type BudgetBrief,
+  type HostRequest,
+} from './contract';
 import { buildTurnBrief, todoBrief } from './prompt';
 
 /**
@@ -33,7 +46,9 @@ export function isHostRoute(route: Route): route is HostRequest['route'] {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -52,8 +67,19 @@ export const LineageSchema = z.object({
 });
 export type Lineage = z.infer<typeof LineageSchema>;
 
-export function lineageOf(goalId: string, agentId: string, todoId: string | null, route: Route, effectiveAction: string): Lineage {
-  return { goal_id: goalId, agent_id: agentId, todo_id: todoId, action_hash: sha256Hex(canonicalJson({ route, effective_action: effectiveAction })) };
+export function lineageOf(
+  goalId: string,
+  agentId: string,
+  todoId: string | null,
+  route: Route,
+  effectiveAction: string,
+): Lineage {
+  return {
+    goal_id: goalId,
+    agent_id: agentId,
+    todo_id: todoId,
+    action_hash: sha256Hex(canonicalJson({ route, effective_action: effectiveAction })),
+  };
 }
 
 export interface TurnKeyInput {
@@ -71,10 +97,16 @@ export interface TurnKeyInput {
  */
 export function turnKeyOf(input: TurnKeyInput): string {
   const turn = checkTurnInstanceId(input.turnInstanceId);
-  return `sha256:${sha256Hex(canonicalJson({
-    lineage: input.lineage, host: input.host, execution_mode: input.executionMode, scheduler_owner: input.schedulerOwner,
-    session_action: input.sessionAction, turn_instance_id: turn,
-  }))}`;
+  return `sha256:${sha256Hex(
+    canonicalJson({
+      lineage: input.lineage,
+      host: input.host,
+      execution_mode: input.executionMode,
+      scheduler_owner: input.schedulerOwner,
+      session_action: input.sessionAction,
+      turn_instance_id: turn,
+    }),
+  )}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,8 +156,18 @@ export function planSession(lineage: Lineage, hostRoute: boolean, binding: unkno
 export const SkippedTodoSchema = z.object({ todo_id: z.string(), reason: z.string(), detail: z.string().nullable() });
 export type SkippedTodo = z.infer<typeof SkippedTodoSchema>;
 
-const FALSE_EFFECTS = { host_invoked: false, state_written: false, quota_spent: false, scheduler_acknowledged: false } as const;
-export const EffectsSchema = z.object({ host_invoked: z.boolean(), state_written: z.boolean(), quota_spent: z.boolean(), scheduler_acknowledged: z.boolean() });
+const FALSE_EFFECTS = {
+  host_invoked: false,
+  state_written: false,
+  quota_spent: false,
+  scheduler_acknowledged: false,
+} as const;
+export const EffectsSchema = z.object({
+  host_invoked: z.boolean(),
+  state_written: z.boolean(),
+  quota_spent: z.boolean(),
+  scheduler_acknowledged: z.boolean(),
+});
 export type Effects = z.infer<typeof EffectsSchema>;
 
 /** Settlement receipts a committed turn produces, each keyed by the settlement identity. */
@@ -162,8 +204,12 @@ export const TurnPlanSchema = z.object({
   scheduler_owner: z.literal(SCHEDULER_OWNER),
   session: SessionPlanSchema,
   transaction: z.object({ status: z.enum(['planned', 'not_applicable']), phases: z.array(z.enum(TURN_PHASES)) }),
-  receipt_seed: z.object({ turn_key: z.string(), completed_phases: z.array(z.string()), next_phase: z.string() }).nullable(),
-  settlement_steps: z.array(z.object({ step_kind: z.enum(SETTLEMENT_STEPS), idempotency_key_ref: z.literal('$.identity.effect_id') })),
+  receipt_seed: z
+    .object({ turn_key: z.string(), completed_phases: z.array(z.string()), next_phase: z.string() })
+    .nullable(),
+  settlement_steps: z.array(
+    z.object({ step_kind: z.enum(SETTLEMENT_STEPS), idempotency_key_ref: z.literal('$.identity.effect_id') }),
+  ),
   effects: EffectsSchema,
   contract_problems: z.array(z.string()),
   executor: z.object({ kind: z.string(), timeout_minutes: z.number() }).nullable(),
@@ -200,22 +246,48 @@ export interface TurnPlanInputs {
 }
 
 /** The selected todo after in-flight exclusion, and the route it leaves. */
-function effectiveSelection(inputs: TurnPlanInputs): { selected: SelectedTodo | null; route: Route; action: string; reason: string } {
+function effectiveSelection(inputs: TurnPlanInputs): {
+  selected: SelectedTodo | null;
+  route: Route;
+  action: string;
+  reason: string;
+} {
   const { decision } = inputs;
   const selected = decision.selected_todo;
   if (selected === null || !inputs.inFlightTodoIds.has(selected.todo_id)) {
     return { selected, route: decision.route, action: decision.effective_action, reason: decision.reason };
   }
   const remaining = { ...inputs.doc, todos: inputs.doc.todos.filter((t) => !inputs.inFlightTodoIds.has(t.todoId)) };
-  const again = selectTodo({ doc: remaining, agentId: inputs.agentId, availableCapabilities: [], now: inputs.now }).selected;
-  if (again !== null) return { selected: again, route: decision.route, action: decision.effective_action, reason: `${selected.todo_id} is being worked on by another turn; selected ${again.todo_id} instead` };
-  return { selected: null, route: 'wait', action: 'peer_turn_in_flight', reason: `every todo this agent could take is being worked on by another turn (${[...inputs.inFlightTodoIds].join(', ')})` };
+  const again = selectTodo({
+    doc: remaining,
+    agentId: inputs.agentId,
+    availableCapabilities: [],
+    now: inputs.now,
+  }).selected;
+  if (again !== null)
+    return {
+      selected: again,
+      route: decision.route,
+      action: decision.effective_action,
+      reason: `${selected.todo_id} is being worked on by another turn; selected ${again.todo_id} instead`,
+    };
+  return {
+    selected: null,
+    route: 'wait',
+    action: 'peer_turn_in_flight',
+    reason: `every todo this agent could take is being worked on by another turn (${[...inputs.inFlightTodoIds].join(', ')})`,
+  };
 }
 
 function skippedTodos(inputs: TurnPlanInputs, selectedId: string | null): SkippedTodo[] {
-  const skipped: SkippedTodo[] = (inputs.decision.selection?.excluded ?? []).map((e) => ({ todo_id: e.todo_id, reason: e.reason, detail: e.detail }));
+  const skipped: SkippedTodo[] = (inputs.decision.selection?.excluded ?? []).map((e) => ({
+    todo_id: e.todo_id,
+    reason: e.reason,
+    detail: e.detail,
+  }));
   for (const id of inputs.inFlightTodoIds) {
-    if (id !== selectedId && inputs.doc.todos.some((t) => t.todoId === id && t.role === 'agent')) skipped.push({ todo_id: id, reason: 'in_flight', detail: 'another turn is working on it' });
+    if (id !== selectedId && inputs.doc.todos.some((t) => t.todoId === id && t.role === 'agent'))
+      skipped.push({ todo_id: id, reason: 'in_flight', detail: 'another turn is working on it' });
   }
   return skipped;
 }
@@ -227,7 +299,11 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
   const host = isHostRoute(selection.route);
   const problems: string[] = [];
   if (host) {
-    if (inputs.executor === null) problems.push(inputs.executorProblem ?? `agent ${agentId} has no executor; set coordination.agent_profiles.${agentId}.executor in the registry (see docs/executors.md)`);
+    if (inputs.executor === null)
+      problems.push(
+        inputs.executorProblem ??
+          `agent ${agentId} has no executor; set coordination.agent_profiles.${agentId}.executor in the registry (see docs/executors.md)`,
+      );
     if (inputs.validationProblem !== null) problems.push(inputs.validationProblem);
   }
   const lineage = lineageOf(goalId, agentId, todoId, selection.route, selection.action);
@@ -237,19 +313,36 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
   const invokes = isHostRoute(route);
   const executorKind = inputs.executor?.kind ?? null;
   const turnKey = turnKeyOf({
-    lineage, host: executorKind ?? 'none', executionMode: EXECUTION_MODE, schedulerOwner: SCHEDULER_OWNER, sessionAction: session.action, turnInstanceId: inputs.turnInstanceId,
+    lineage,
+    host: executorKind ?? 'none',
+    executionMode: EXECUTION_MODE,
+    schedulerOwner: SCHEDULER_OWNER,
+    sessionAction: session.action,
+    turnInstanceId: inputs.turnInstanceId,
   });
-  const identity: SettlementIdentity | null = invokes ? settlementIdentity({ goalId, agentId, turnInstanceId: inputs.turnInstanceId, todoId }) : null;
+  const identity: SettlementIdentity | null = invokes
+    ? settlementIdentity({ goalId, agentId, turnInstanceId: inputs.turnInstanceId, todoId })
+    : null;
 
   let hostRequest: HostRequest | null = null;
   if (invokes && identity !== null) {
     try {
       const brief = buildTurnBrief({
-        goal: inputs.goal, agentId, doc: inputs.doc, runs: inputs.runs, selectedTodoId: todoId,
-        budget: inputs.budget === null ? null : { ...inputs.budget, turn_timeout_minutes: inputs.executor?.timeoutMinutes ?? null },
+        goal: inputs.goal,
+        agentId,
+        doc: inputs.doc,
+        runs: inputs.runs,
+        selectedTodoId: todoId,
+        budget:
+          inputs.budget === null
+            ? null
+            : { ...inputs.budget, turn_timeout_minutes: inputs.executor?.timeoutMinutes ?? null },
       });
       hostRequest = buildHostRequest({
-        brief: { ...brief, validation_command: inputs.validationCommand }, turnKey, route, identity,
+        brief: { ...brief, validation_command: inputs.validationCommand },
+        turnKey,
+        route,
+        identity,
         session: { action: session.action === 'resume' ? 'resume' : 'start_new', session_id: session.session_id },
       });
     } catch (error) {
@@ -267,8 +360,13 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
     agent_id: agentId,
     generated_at: inputs.generatedAt,
     decision: {
-      should_run: decision.should_run, state: decision.state, effective_action: selection.action, reason: selection.reason, route: decision.route,
-      notify: decision.interaction_contract.user_channel.notify === 'NOTIFY', user_actions: decision.interaction_contract.user_channel.actions,
+      should_run: decision.should_run,
+      state: decision.state,
+      effective_action: selection.action,
+      reason: selection.reason,
+      route: decision.route,
+      notify: decision.interaction_contract.user_channel.notify === 'NOTIFY',
+      user_actions: decision.interaction_contract.user_channel.actions,
     },
     route: finalRoute,
     would_invoke_host: planned,
@@ -283,13 +381,18 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
     host: executorKind,
     execution_mode: EXECUTION_MODE,
     scheduler_owner: SCHEDULER_OWNER,
-    session: planned ? session : { action: 'none', session_id: null, reason: session.action === 'reject' ? session.reason : null },
+    session: planned
+      ? session
+      : { action: 'none', session_id: null, reason: session.action === 'reject' ? session.reason : null },
     transaction: planned ? { status: 'planned', phases: [...TURN_PHASES] } : { status: 'not_applicable', phases: [] },
     receipt_seed: planned ? { turn_key: turnKey, completed_phases: [], next_phase: 'host_execute' } : null,
-    settlement_steps: planned ? SETTLEMENT_STEPS.map((step) => ({ step_kind: step, idempotency_key_ref: '$.identity.effect_id' as const })) : [],
+    settlement_steps: planned
+      ? SETTLEMENT_STEPS.map((step) => ({ step_kind: step, idempotency_key_ref: '$.identity.effect_id' as const }))
+      : [],
     effects: { ...FALSE_EFFECTS },
     contract_problems: problems,
-    executor: inputs.executor === null ? null : { kind: inputs.executor.kind, timeout_minutes: inputs.executor.timeoutMinutes },
+    executor:
+      inputs.executor === null ? null : { kind: inputs.executor.kind, timeout_minutes: inputs.executor.timeoutMinutes },
     validation_command: inputs.validationCommand,
     host_request: planned ? hostRequest : null,
   };
@@ -297,6 +400,9 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
 
 /** A fresh turn instance id: the clock's instant plus a random suffix, e.g. `20260115T100000Z-3fa1b2c4`. */
 export function newTurnInstanceId(now: Date, randomHex: string): string {
-  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   return checkTurnInstanceId(`${stamp}-${randomHex}`);
 }

@@ -8,19 +8,64 @@ import { tryWithFileLock, withFileLock } from '../fs/fileLock';
 import { writeJsonAtomic } from '../fs/atomicWrite';
 import { SettlementIdentitySchema } from '../quota/identity';
 import type { TurnUsage } from '../quota/ledger';
-import { DEFAULT_RESERVATION_TTL_MINUTES, reserveTurn, settleReservation, voidReservation } from '../quota/reservations';
+import {
+  DEFAULT_RESERVATION_TTL_MINUTES,
+  reserveTurn,
+  settleReservation,
+  voidReservation,
+} from '../quota/reservations';
 import { formatLocalIsoSeconds } from '../runtime/time';
-import { checkHostResult, checkTurnReceipt, isMaterialResultKind, TURN_PHASES, type HostResult, type TurnPhase } from './contract';
-import { executorTimeoutMinutes, inFlightTodoIds, loadTurnGoal, planGoalTurn, sessionBindingPath, turnConcurrencyLimit, type TurnGoal, type TurnGoalOptions } from './context';
+import {
+  checkHostResult,
+  checkTurnReceipt,
+  isMaterialResultKind,
+  TURN_PHASES,
+  type HostResult,
+  type TurnPhase,
+} from './contract';
+import {
+  executorTimeoutMinutes,
+  inFlightTodoIds,
+  loadTurnGoal,
+  planGoalTurn,
+  sessionBindingPath,
+  turnConcurrencyLimit,
+  type TurnGoal,
+  type TurnGoalOptions,
+} from './context';
 import { crashCheckpoint } from './crashHook';
 import { emitTo, type TurnEventSink } from './events';
 import {
-  journalPath, listActiveJournals, readJournal, TURN_JOURNAL_SCHEMA, TurnFailureSchema, TurnReceiptSchema, turnsDir, ValidationReceiptSchema, writeJournal,
-  type RecoveryKind, type TurnFailure, type TurnJournal, type TurnReceipt,
+  journalPath,
+  listActiveJournals,
+  readJournal,
+  TURN_JOURNAL_SCHEMA,
+  TurnFailureSchema,
+  TurnReceiptSchema,
+  turnsDir,
+  ValidationReceiptSchema,
+  writeJournal,
+  type RecoveryKind,
+  type TurnFailure,
+  type TurnJournal,
+  type TurnReceipt,
 } from './journal';
-import { EffectsSchema, SCHEDULER_OWNER, SESSION_BINDING_SCHEMA, TurnPlanSchema, type Effects, type TurnPlan } from './plan';
 import {
-  applyStopWriteback, applyTodoTransition, recordMaterialRun, recordTurnNote, validateTurn, validationPassed, type WritebackContext,
+  EffectsSchema,
+  SCHEDULER_OWNER,
+  SESSION_BINDING_SCHEMA,
+  TurnPlanSchema,
+  type Effects,
+  type TurnPlan,
+} from './plan';
+import {
+  applyStopWriteback,
+  applyTodoTransition,
+  recordMaterialRun,
+  recordTurnNote,
+  validateTurn,
+  validationPassed,
+  type WritebackContext,
 } from './writeback';
 
 /**
@@ -43,7 +88,16 @@ import {
  */
 
 export const TURN_RUN_SCHEMA_VERSION = 'loopx_turn_run_v0';
-export const TURN_RUN_STATUSES = ['preview', 'committed', 'stopped', 'failed', 'in_progress', 'not_run', 'busy', 'cancelled'] as const;
+export const TURN_RUN_STATUSES = [
+  'preview',
+  'committed',
+  'stopped',
+  'failed',
+  'in_progress',
+  'not_run',
+  'busy',
+  'cancelled',
+] as const;
 export type TurnRunStatus = (typeof TURN_RUN_STATUSES)[number];
 
 export const TurnRunResultSchema = z.object({
@@ -105,7 +159,12 @@ export interface RunOnceOptions extends TurnGoalOptions {
   demoAgentArgv?: readonly string[] | undefined;
 }
 
-const NO_EFFECTS: Effects = { host_invoked: false, state_written: false, quota_spent: false, scheduler_acknowledged: false };
+const NO_EFFECTS: Effects = {
+  host_invoked: false,
+  state_written: false,
+  quota_spent: false,
+  scheduler_acknowledged: false,
+};
 
 function nowText(options: RunOnceOptions): string {
   return formatLocalIsoSeconds(options.clock.now());
@@ -113,7 +172,6 @@ function nowText(options: RunOnceOptions): string {
 
 // ---------------------------------------------------------------------------------------------
 // Results
-
 
 function journalUsage(journal: TurnJournal): TurnUsage | null {
   const host = journal.phases.host_execute;
@@ -123,7 +181,10 @@ function journalUsage(journal: TurnJournal): TurnUsage | null {
 
 /** What the spend records: the agent's tokens and cost (when reported) and the measured turn minutes. */
 function turnUsage(usage: OutcomeUsage | null, durationMs: number): TurnUsage {
-  const out: TurnUsage = { minutes: Math.round((durationMs / 60_000) * 10_000) / 10_000, estimated: usage?.estimated ?? false };
+  const out: TurnUsage = {
+    minutes: Math.round((durationMs / 60_000) * 10_000) / 10_000,
+    estimated: usage?.estimated ?? false,
+  };
   if (usage !== null) {
     out.tokens = usage.input_tokens + usage.output_tokens;
     if (usage.cost_usd !== null) out.cost_usd = usage.cost_usd;
@@ -147,7 +208,11 @@ function journalMessage(journal: TurnJournal): string {
   }
 }
 
-async function resultFromJournal(turnGoal: TurnGoal, journal: TurnJournal, extra: { status?: TurnRunStatus; replayed: boolean; resumed: boolean; effects: Effects; message?: string }): Promise<TurnRunResult> {
+async function resultFromJournal(
+  turnGoal: TurnGoal,
+  journal: TurnJournal,
+  extra: { status?: TurnRunStatus; replayed: boolean; resumed: boolean; effects: Effects; message?: string },
+): Promise<TurnRunResult> {
   const status: TurnRunStatus = extra.status ?? journal.status;
   const validation = journal.phases.validation;
   return {
@@ -174,7 +239,10 @@ async function resultFromJournal(turnGoal: TurnGoal, journal: TurnJournal, extra
     quota_slot_spend_count: journal.completed_phases.includes('quota_spend') ? 1 : 0,
     resume_turn_key: journal.turn_key,
     failure: journal.failure,
-    scheduler: journal.phases.scheduler_ack === undefined ? null : { owner: `${SCHEDULER_OWNER}_owned`, phase: journal.phases.scheduler_ack.status },
+    scheduler:
+      journal.phases.scheduler_ack === undefined
+        ? null
+        : { owner: `${SCHEDULER_OWNER}_owned`, phase: journal.phases.scheduler_ack.status },
     usage: journalUsage(journal),
     plan: journal.plan,
     journal_path: journalPath(turnGoal.goal.goalRuntimeDir, journal.turn_key),
@@ -214,17 +282,41 @@ function planResult(plan: TurnPlan, status: 'preview' | 'not_run' | 'busy', mess
 
 function busyResult(turnGoal: TurnGoal, message: string): TurnRunResult {
   return {
-    ok: true, schema_version: TURN_RUN_SCHEMA_VERSION, status: 'busy', goal_id: turnGoal.goal.goalId, agent_id: turnGoal.agentId,
-    turn_key: null, turn_instance_id: null, todo_id: null, todo_title: null, settlement_identity: null, route: 'wait', result_kind: null, message, summary: null,
-    replayed: false, resumed: false, validation: null, receipt: null, effects: { ...NO_EFFECTS }, quota_slot_spend_count: 0, resume_turn_key: null,
-    failure: null, scheduler: null, usage: null, plan: null, journal_path: null,
+    ok: true,
+    schema_version: TURN_RUN_SCHEMA_VERSION,
+    status: 'busy',
+    goal_id: turnGoal.goal.goalId,
+    agent_id: turnGoal.agentId,
+    turn_key: null,
+    turn_instance_id: null,
+    todo_id: null,
+    todo_title: null,
+    settlement_identity: null,
+    route: 'wait',
+    result_kind: null,
+    message,
+    summary: null,
+    replayed: false,
+    resumed: false,
+    validation: null,
+    receipt: null,
+    effects: { ...NO_EFFECTS },
+    quota_slot_spend_count: 0,
+    resume_turn_key: null,
+    failure: null,
+    scheduler: null,
+    usage: null,
+    plan: null,
+    journal_path: null,
   };
 }
 
 /** Why the plan does not run a turn, for people. */
 export function notRunMessage(plan: TurnPlan): string {
   if (!plan.ok) return `no turn: the plan is broken (${plan.contract_problems.join('; ')})`;
-  const gates = plan.open_gates.filter((g) => plan.skipped_todos.some((s) => s.reason === 'gate_blocked' && g.blocked_todo_ids.includes(s.todo_id)));
+  const gates = plan.open_gates.filter((g) =>
+    plan.skipped_todos.some((s) => s.reason === 'gate_blocked' && g.blocked_todo_ids.includes(s.todo_id)),
+  );
   const parts = [`no turn for ${plan.agent_id} (${plan.route}): ${plan.decision.reason}`];
   if (gates.length > 0) parts.push(`waiting on ${gates.map((g) => `${g.todo_id} "${g.title}"`).join(', ')}`);
   return parts.join('; ');
@@ -239,7 +331,10 @@ function isFinished(journal: TurnJournal): boolean {
 
 export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
   if (options.resumeTurnKey !== undefined && options.turnInstanceId !== undefined) {
-    throw new LoopxError('usage', '--resume-turn-key reloads the journaled plan; it cannot be combined with --turn-instance-id');
+    throw new LoopxError(
+      'usage',
+      '--resume-turn-key reloads the journaled plan; it cannot be combined with --turn-instance-id',
+    );
   }
   if (options.retryFailedTurn === true && options.resumeTurnKey === undefined) {
     throw new LoopxError('usage', '--retry-failed-turn needs --resume-turn-key: name the failed turn to retry');
@@ -251,14 +346,27 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
     const journal = await requireJournal(turnGoal, options.resumeTurnKey);
     const retry = journal.status === 'failed' && options.retryFailedTurn === true;
     if (options.execute !== true || (isFinished(journal) && !retry)) {
-      return resultFromJournal(turnGoal, journal, { replayed: isFinished(journal), resumed: false, effects: { ...NO_EFFECTS }, ...(options.execute !== true ? { status: 'preview' as const } : {}) });
+      return resultFromJournal(turnGoal, journal, {
+        replayed: isFinished(journal),
+        resumed: false,
+        effects: { ...NO_EFFECTS },
+        ...(options.execute !== true ? { status: 'preview' as const } : {}),
+      });
     }
   }
   if (options.execute !== true) {
-    const { plan } = await planGoalTurn(turnGoal, { clock: options.clock, turnInstanceId: options.turnInstanceId, availableCapabilities: options.availableCapabilities });
-    return planResult(plan, 'preview', plan.would_invoke_host
-      ? `would run ${plan.agent_id} on ${plan.selected_todo?.todo_id ?? '(no todo)'} (add --execute to run it)`
-      : notRunMessage(plan));
+    const { plan } = await planGoalTurn(turnGoal, {
+      clock: options.clock,
+      turnInstanceId: options.turnInstanceId,
+      availableCapabilities: options.availableCapabilities,
+    });
+    return planResult(
+      plan,
+      'preview',
+      plan.would_invoke_host
+        ? `would run ${plan.agent_id} on ${plan.selected_todo?.todo_id ?? '(no todo)'} (add --execute to run it)`
+        : notRunMessage(plan),
+    );
   }
 
   const dir = turnsDir(goal.goalRuntimeDir);
@@ -283,15 +391,24 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
       journal = admitted.journal;
     }
     const file = journalPath(goal.goalRuntimeDir, journal.turn_key);
-    const held = await tryWithFileLock(file, { operation: 'turn_run', agentId: turnGoal.agentId, clock: options.clock }, async () => {
-      const current = (await readJournal(file)) ?? journal;
-      return new TurnTransaction(turnGoal, options, current, resumed).run();
-    });
-    return held === null ? busyResult(turnGoal, `turn ${journal.turn_key} is being run by another process; nothing was done`) : held.value;
+    const held = await tryWithFileLock(
+      file,
+      { operation: 'turn_run', agentId: turnGoal.agentId, clock: options.clock },
+      async () => {
+        const current = (await readJournal(file)) ?? journal;
+        return new TurnTransaction(turnGoal, options, current, resumed).run();
+      },
+    );
+    return held === null
+      ? busyResult(turnGoal, `turn ${journal.turn_key} is being run by another process; nothing was done`)
+      : held.value;
   });
   if (slot === null) {
     const limit = turnConcurrencyLimit(goal);
-    return busyResult(turnGoal, `no turn started: ${limit === 1 ? 'another turn of this goal (or of this agent) is running' : `${limit} turns of this goal are already running (or this agent is busy)`}; the goal's spawn policy allows ${limit} at once`);
+    return busyResult(
+      turnGoal,
+      `no turn started: ${limit === 1 ? 'another turn of this goal (or of this agent) is running' : `${limit} turns of this goal are already running (or this agent is busy)`}; the goal's spawn policy allows ${limit} at once`,
+    );
   }
   return slot;
 }
@@ -299,10 +416,18 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
 async function requireJournal(turnGoal: TurnGoal, turnKey: string): Promise<TurnJournal> {
   const journal = await readJournal(journalPath(turnGoal.goal.goalRuntimeDir, turnKey));
   if (journal === null) {
-    throw new LoopxError('turn_journal_not_found', `goal '${turnGoal.goal.goalId}' has no journal for turn ${turnKey}; list the turns with loopx turn inspect-journal --goal-id ${turnGoal.goal.goalId}`, { turn_key: turnKey });
+    throw new LoopxError(
+      'turn_journal_not_found',
+      `goal '${turnGoal.goal.goalId}' has no journal for turn ${turnKey}; list the turns with loopx turn inspect-journal --goal-id ${turnGoal.goal.goalId}`,
+      { turn_key: turnKey },
+    );
   }
   if (journal.agent_id !== turnGoal.agentId) {
-    throw new LoopxError('usage', `turn ${turnKey} belongs to agent ${journal.agent_id}, not ${turnGoal.agentId}; resume it with --agent-id ${journal.agent_id}`, { turn_key: turnKey, agent_id: journal.agent_id });
+    throw new LoopxError(
+      'usage',
+      `turn ${turnKey} belongs to agent ${journal.agent_id}, not ${turnGoal.agentId}; resume it with --agent-id ${journal.agent_id}`,
+      { turn_key: turnKey, agent_id: journal.agent_id },
+    );
   }
   return journal;
 }
@@ -315,52 +440,73 @@ async function withTurnSlot<T>(turnGoal: TurnGoal, options: RunOnceOptions, fn: 
   const dir = turnsDir(turnGoal.goal.goalRuntimeDir);
   const lockOptions = { agentId: turnGoal.agentId, clock: options.clock };
   const limit = turnConcurrencyLimit(turnGoal.goal);
-  const held = await tryWithFileLock(path.join(dir, `.agent-${turnGoal.agentId}`), { ...lockOptions, operation: 'turn_agent' }, async () => {
-    for (let lane = 0; lane < limit; lane++) {
-      const inLane = await tryWithFileLock(path.join(dir, `.lane-${lane}`), { ...lockOptions, operation: 'turn_lane' }, fn);
-      if (inLane !== null) return inLane;
-    }
-    return null;
-  });
+  const held = await tryWithFileLock(
+    path.join(dir, `.agent-${turnGoal.agentId}`),
+    { ...lockOptions, operation: 'turn_agent' },
+    async () => {
+      for (let lane = 0; lane < limit; lane++) {
+        const inLane = await tryWithFileLock(
+          path.join(dir, `.lane-${lane}`),
+          { ...lockOptions, operation: 'turn_lane' },
+          fn,
+        );
+        if (inLane !== null) return inLane;
+      }
+      return null;
+    },
+  );
   return held?.value?.value ?? null;
 }
 
 /** Plans a new turn under the goal's admission lock (so two agents never take the same todo) and writes its journal. */
-async function admitNewTurn(turnGoal: TurnGoal, options: RunOnceOptions): Promise<{ journal: TurnJournal } | { notRun: TurnRunResult }> {
+async function admitNewTurn(
+  turnGoal: TurnGoal,
+  options: RunOnceOptions,
+): Promise<{ journal: TurnJournal } | { notRun: TurnRunResult }> {
   const { goal } = turnGoal;
-  return withFileLock(path.join(turnsDir(goal.goalRuntimeDir), '.admission'), { operation: 'turn_admission', agentId: turnGoal.agentId, clock: options.clock }, async () => {
-    const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
-    const { plan } = await planGoalTurn(turnGoal, { clock: options.clock, turnInstanceId: options.turnInstanceId, availableCapabilities: options.availableCapabilities, inFlightTodoIds: inFlight });
-    if (!plan.would_invoke_host || plan.settlement_identity === null) return { notRun: planResult(plan, 'not_run', notRunMessage(plan)) };
-    const existing = await readJournal(journalPath(goal.goalRuntimeDir, plan.turn_key));
-    if (existing !== null) return { journal: existing };
-    const at = nowText(options);
-    const journal: TurnJournal = {
-      schema_version: TURN_JOURNAL_SCHEMA,
-      turn_key: plan.turn_key,
-      goal_id: goal.goalId,
-      agent_id: turnGoal.agentId,
-      todo_id: plan.selected_todo?.todo_id ?? null,
-      turn_instance_id: plan.turn_instance_id,
-      settlement_identity: plan.settlement_identity,
-      created_at: at,
-      updated_at: at,
-      attempts: 1,
-      status: 'in_progress',
-      plan,
-      reservation: { status: 'none', expires_at: null },
-      completed_phases: [],
-      phases: {},
-      stop_writeback: null,
-      result_kind: null,
-      failed_phase: null,
-      failure: null,
-      receipt: null,
-      summary: null,
-    };
-    await writeJournal(goal.goalRuntimeDir, journal);
-    return { journal };
-  });
+  return withFileLock(
+    path.join(turnsDir(goal.goalRuntimeDir), '.admission'),
+    { operation: 'turn_admission', agentId: turnGoal.agentId, clock: options.clock },
+    async () => {
+      const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
+      const { plan } = await planGoalTurn(turnGoal, {
+        clock: options.clock,
+        turnInstanceId: options.turnInstanceId,
+        availableCapabilities: options.availableCapabilities,
+        inFlightTodoIds: inFlight,
+      });
+      if (!plan.would_invoke_host || plan.settlement_identity === null)
+        return { notRun: planResult(plan, 'not_run', notRunMessage(plan)) };
+      const existing = await readJournal(journalPath(goal.goalRuntimeDir, plan.turn_key));
+      if (existing !== null) return { journal: existing };
+      const at = nowText(options);
+      const journal: TurnJournal = {
+        schema_version: TURN_JOURNAL_SCHEMA,
+        turn_key: plan.turn_key,
+        goal_id: goal.goalId,
+        agent_id: turnGoal.agentId,
+        todo_id: plan.selected_todo?.todo_id ?? null,
+        turn_instance_id: plan.turn_instance_id,
+        settlement_identity: plan.settlement_identity,
+        created_at: at,
+        updated_at: at,
+        attempts: 1,
+        status: 'in_progress',
+        plan,
+        reservation: { status: 'none', expires_at: null },
+        completed_phases: [],
+        phases: {},
+        stop_writeback: null,
+        result_kind: null,
+        failed_phase: null,
+        failure: null,
+        receipt: null,
+        summary: null,
+      };
+      await writeJournal(goal.goalRuntimeDir, journal);
+      return { journal };
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -383,11 +529,21 @@ class TurnTransaction {
   private readonly ctx: WritebackContext;
   private readonly dir: string;
 
-  constructor(private readonly turnGoal: TurnGoal, private readonly options: RunOnceOptions, private journal: TurnJournal, private readonly resumed: boolean) {
+  constructor(
+    private readonly turnGoal: TurnGoal,
+    private readonly options: RunOnceOptions,
+    private journal: TurnJournal,
+    private readonly resumed: boolean,
+  ) {
     this.dir = turnGoal.goal.goalRuntimeDir;
     this.ctx = {
-      turnGoal, clock: options.clock, identity: journal.settlement_identity, turnKey: journal.turn_key,
-      turnInstanceId: journal.turn_instance_id, todoId: journal.todo_id, mayHaveRecords: resumed || journal.attempts > 1,
+      turnGoal,
+      clock: options.clock,
+      identity: journal.settlement_identity,
+      turnKey: journal.turn_key,
+      turnInstanceId: journal.turn_instance_id,
+      todoId: journal.todo_id,
+      mayHaveRecords: resumed || journal.attempts > 1,
     };
   }
 
@@ -405,7 +561,15 @@ class TurnTransaction {
   }
 
   private event(phase: 'admission' | TurnPhase, detail: string): void {
-    emitTo(this.options.onEvent, { type: 'phase_done', goal_id: this.journal.goal_id, agent_id: this.journal.agent_id, at: nowText(this.options), turn_key: this.journal.turn_key, phase, detail });
+    emitTo(this.options.onEvent, {
+      type: 'phase_done',
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      at: nowText(this.options),
+      turn_key: this.journal.turn_key,
+      phase,
+      detail,
+    });
   }
 
   private async completePhase(phase: TurnPhase, record: Record<string, unknown>, detail: string): Promise<void> {
@@ -426,8 +590,15 @@ class TurnTransaction {
     if (this.journal.status !== 'in_progress') return this.finish();
     const plan = this.journal.plan;
     emitTo(this.options.onEvent, {
-      type: 'turn_started', goal_id: this.journal.goal_id, agent_id: this.journal.agent_id, at: nowText(this.options), turn_key: this.journal.turn_key,
-      turn_instance_id: this.journal.turn_instance_id, todo_id: this.journal.todo_id, todo_title: plan.selected_todo?.title ?? null, resumed: this.resumed,
+      type: 'turn_started',
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      at: nowText(this.options),
+      turn_key: this.journal.turn_key,
+      turn_instance_id: this.journal.turn_instance_id,
+      todo_id: this.journal.todo_id,
+      todo_title: plan.selected_todo?.title ?? null,
+      resumed: this.resumed,
     });
     try {
       await this.admit();
@@ -443,7 +614,8 @@ class TurnTransaction {
     const from = RETRY_FROM[this.journal.failed_phase ?? ''] ?? 'host_execute';
     const keep = TURN_PHASES.slice(0, TURN_PHASES.indexOf(from));
     this.journal.completed_phases = this.journal.completed_phases.filter((p) => keep.includes(p));
-    for (const phase of TURN_PHASES) if (!keep.includes(phase)) delete (this.journal.phases as Record<string, unknown>)[phase];
+    for (const phase of TURN_PHASES)
+      if (!keep.includes(phase)) delete (this.journal.phases as Record<string, unknown>)[phase];
     this.journal.status = 'in_progress';
     this.journal.result_kind = null;
     this.journal.failed_phase = null;
@@ -472,7 +644,10 @@ class TurnTransaction {
       return;
     }
     // Recorded with the next phase: a crash before it reserves again, which finds this reservation.
-    this.journal.reservation = { status: reserved.admitted ? 'reserved' : reserved.status === 'already_settled' ? 'settled' : 'refused', expires_at: reserved.reservation?.expires_at ?? null };
+    this.journal.reservation = {
+      status: reserved.admitted ? 'reserved' : reserved.status === 'already_settled' ? 'settled' : 'refused',
+      expires_at: reserved.reservation?.expires_at ?? null,
+    };
     this.event('admission', reserved.reason);
     crashCheckpoint(this.env, 'admission');
   }
@@ -494,13 +669,32 @@ class TurnTransaction {
     if (!this.done('validation')) {
       this.checkCancelled();
       const validation = await validateTurn({
-        argv: this.turnGoal.validationCommand, cwd: this.turnGoal.projectRoot, env: this.env, homeDir: this.turnGoal.homeDir, result,
-        failureKind: this.options.validationFailureKind ?? 'repair_required', signal: this.options.signal,
+        argv: this.turnGoal.validationCommand,
+        cwd: this.turnGoal.projectRoot,
+        env: this.env,
+        homeDir: this.turnGoal.homeDir,
+        result,
+        failureKind: this.options.validationFailureKind ?? 'repair_required',
+        signal: this.options.signal,
       });
       this.checkCancelled();
       if (!validationPassed(validation)) {
-        (this.journal.phases as Record<string, unknown>)['validation'] = { completed_at: nowText(this.options), ...validation };
-        await this.fail('validation_failed', 'validation', { kind: 'validation_failed', reason: validation.status, message: validation.reason, output_excerpt: validation.output_excerpt, problems: [] }, true);
+        (this.journal.phases as Record<string, unknown>)['validation'] = {
+          completed_at: nowText(this.options),
+          ...validation,
+        };
+        await this.fail(
+          'validation_failed',
+          'validation',
+          {
+            kind: 'validation_failed',
+            reason: validation.status,
+            message: validation.reason,
+            output_excerpt: validation.output_excerpt,
+            problems: [],
+          },
+          true,
+        );
         return;
       }
       await this.completePhase('validation', validation, validation.reason);
@@ -510,10 +704,20 @@ class TurnTransaction {
       try {
         const transition = await applyTodoTransition(this.ctx, result);
         const validation = ValidationReceiptSchema.parse(this.journal.phases.validation);
-        const run = await recordMaterialRun(this.ctx, { result, validation, usage: journalUsage(this.journal), executor: this.journal.phases.host_execute?.executor ?? '', transition: transition.value });
+        const run = await recordMaterialRun(this.ctx, {
+          result,
+          validation,
+          usage: journalUsage(this.journal),
+          executor: this.journal.phases.host_execute?.executor ?? '',
+          transition: transition.value,
+        });
         if (transition.written || run.written) this.effects.state_written = true;
         crashCheckpoint(this.env, 'durable_writeback:effect');
-        await this.completePhase('durable_writeback', run.record, `recorded ${run.record.run_classification} (${run.record.todo_transition}) at ${run.record.run_generated_at}`);
+        await this.completePhase(
+          'durable_writeback',
+          run.record,
+          `recorded ${run.record.run_classification} (${run.record.todo_transition}) at ${run.record.run_generated_at}`,
+        );
       } catch (error) {
         if (error instanceof Cancelled) throw error;
         await this.fail('writeback_failed', 'durable_writeback', failureOf('writeback_failed', error), false);
@@ -526,23 +730,51 @@ class TurnTransaction {
       const usage = journalUsage(this.journal);
       try {
         const settled = await settleReservation(this.turnGoal.goal, this.options.clock, {
-          identity: this.journal.settlement_identity, source: 'heartbeat', recommendedAction: result.recommended_action ?? result.next_action,
+          identity: this.journal.settlement_identity,
+          source: 'heartbeat',
+          recommendedAction: result.recommended_action ?? result.next_action,
           ...(usage !== null ? { usage } : {}),
-          deliveryRun: writeback === undefined ? null : { generated_at: writeback.run_generated_at, classification: writeback.run_classification },
-          decision: { should_run: this.journal.plan.decision.should_run, state: this.journal.plan.decision.state, effective_action: this.journal.plan.decision.effective_action },
+          deliveryRun:
+            writeback === undefined
+              ? null
+              : { generated_at: writeback.run_generated_at, classification: writeback.run_classification },
+          decision: {
+            should_run: this.journal.plan.decision.should_run,
+            state: this.journal.plan.decision.state,
+            effective_action: this.journal.plan.decision.effective_action,
+          },
           lock: { agentId: this.journal.agent_id },
         });
         if (!settled.ok) {
-          await this.fail('quota_spend_failed', 'quota_spend', { kind: 'quota_spend_failed', reason: 'quota_spend_rejected', message: settled.reason, output_excerpt: '', problems: [] }, false);
+          await this.fail(
+            'quota_spend_failed',
+            'quota_spend',
+            {
+              kind: 'quota_spend_failed',
+              reason: 'quota_spend_rejected',
+              message: settled.reason,
+              output_excerpt: '',
+              problems: [],
+            },
+            false,
+          );
           return;
         }
         if (settled.appended) this.effects.quota_spent = true;
         crashCheckpoint(this.env, 'quota_spend:effect');
         this.journal.reservation = { status: 'settled', expires_at: null };
-        await this.completePhase('quota_spend', {
-          status: settled.status, appended: settled.appended, effect_id: settled.effect_id,
-          spend_generated_at: typeof settled.record?.['generated_at'] === 'string' ? settled.record['generated_at'] : null, usage,
-        }, settled.reason);
+        await this.completePhase(
+          'quota_spend',
+          {
+            status: settled.status,
+            appended: settled.appended,
+            effect_id: settled.effect_id,
+            spend_generated_at:
+              typeof settled.record?.['generated_at'] === 'string' ? settled.record['generated_at'] : null,
+            usage,
+          },
+          settled.reason,
+        );
       } catch (error) {
         await this.fail('quota_spend_failed', 'quota_spend', failureOf('quota_spend_failed', error), false);
         return;
@@ -571,23 +803,42 @@ class TurnTransaction {
 
   private hostRecordResult(): HostResult {
     const record = this.journal.phases.host_execute;
-    if (record === undefined) throw new LoopxError('turn_journal_invalid', `the journal of turn ${this.journal.turn_key} has no host_execute record`, { turn_key: this.journal.turn_key });
+    if (record === undefined)
+      throw new LoopxError(
+        'turn_journal_invalid',
+        `the journal of turn ${this.journal.turn_key} has no host_execute record`,
+        { turn_key: this.journal.turn_key },
+      );
     return record.result;
   }
 
   private hostResult(): HostResult {
     const record = this.journal.phases.typed_result;
-    if (record === undefined) throw new LoopxError('turn_journal_invalid', `the journal of turn ${this.journal.turn_key} has host_execute but no typed_result`, { turn_key: this.journal.turn_key });
+    if (record === undefined)
+      throw new LoopxError(
+        'turn_journal_invalid',
+        `the journal of turn ${this.journal.turn_key} has host_execute but no typed_result`,
+        { turn_key: this.journal.turn_key },
+      );
     return record.result;
   }
 
   private executor(): { executor: AgentExecutor; config: ExecutorConfig } {
     const config = this.turnGoal.executorConfig;
-    if (config === null) throw new LoopxError('executor_missing', this.turnGoal.executorProblem ?? `agent ${this.journal.agent_id} has no executor`, { agent_id: this.journal.agent_id });
+    if (config === null)
+      throw new LoopxError(
+        'executor_missing',
+        this.turnGoal.executorProblem ?? `agent ${this.journal.agent_id} has no executor`,
+        { agent_id: this.journal.agent_id },
+      );
     const factory = this.options.executorFactory;
-    const executor = factory !== undefined
-      ? factory(config, this.journal.agent_id)
-      : createAgentExecutor(config, this.options.demoAgentArgv === undefined ? {} : { demoAgentArgv: this.options.demoAgentArgv });
+    const executor =
+      factory !== undefined
+        ? factory(config, this.journal.agent_id)
+        : createAgentExecutor(
+            config,
+            this.options.demoAgentArgv === undefined ? {} : { demoAgentArgv: this.options.demoAgentArgv },
+          );
     return { executor, config };
   }
 
@@ -595,11 +846,19 @@ class TurnTransaction {
   private async hostExecute(): Promise<boolean> {
     this.checkCancelled();
     const request = this.journal.plan.host_request;
-    if (request === null) throw new LoopxError('turn_journal_invalid', `turn ${this.journal.turn_key} has no host request in its plan`, { turn_key: this.journal.turn_key });
+    if (request === null)
+      throw new LoopxError('turn_journal_invalid', `turn ${this.journal.turn_key} has no host request in its plan`, {
+        turn_key: this.journal.turn_key,
+      });
     let outcome: ExecutorOutcome;
     try {
       const { executor, config } = this.executor();
-      outcome = await executor.run(request, { signal: this.options.signal ?? new AbortController().signal, timeoutMs: executorTimeoutMs(config), cwd: this.turnGoal.projectRoot, env: this.env });
+      outcome = await executor.run(request, {
+        signal: this.options.signal ?? new AbortController().signal,
+        timeoutMs: executorTimeoutMs(config),
+        cwd: this.turnGoal.projectRoot,
+        env: this.env,
+      });
     } catch (error) {
       await this.fail('host_failure', 'host_execute', failureOf('host_failure', error), true);
       return true;
@@ -607,22 +866,60 @@ class TurnTransaction {
     this.effects.host_invoked = true;
     this.checkCancelled();
     if (!outcome.ok) {
-      await this.fail('host_failure', 'host_execute', {
-        kind: 'host_failure', reason: outcome.reason, message: outcome.message,
-        output_excerpt: [outcome.output_excerpt, outcome.stderr_excerpt === '' ? '' : `[stderr]\n${outcome.stderr_excerpt}`].filter((p) => p !== '').join('\n'),
-        problems: outcome.problems,
-      }, true, outcome);
+      await this.fail(
+        'host_failure',
+        'host_execute',
+        {
+          kind: 'host_failure',
+          reason: outcome.reason,
+          message: outcome.message,
+          output_excerpt: [
+            outcome.output_excerpt,
+            outcome.stderr_excerpt === '' ? '' : `[stderr]\n${outcome.stderr_excerpt}`,
+          ]
+            .filter((p) => p !== '')
+            .join('\n'),
+          problems: outcome.problems,
+        },
+        true,
+        outcome,
+      );
       return true;
     }
-    const check = checkHostResult(outcome.result, { turn_key: this.journal.turn_key, selected_todo: this.journal.todo_id === null ? null : { todo_id: this.journal.todo_id } });
+    const check = checkHostResult(outcome.result, {
+      turn_key: this.journal.turn_key,
+      selected_todo: this.journal.todo_id === null ? null : { todo_id: this.journal.todo_id },
+    });
     if (!check.ok) {
-      await this.fail('host_failure', 'host_execute', { kind: 'host_failure', reason: check.reason, message: `the result breaks the contract: ${check.problems.slice(0, 3).join('; ')}`, output_excerpt: outcome.output_excerpt, problems: check.problems }, true, outcome);
+      await this.fail(
+        'host_failure',
+        'host_execute',
+        {
+          kind: 'host_failure',
+          reason: check.reason,
+          message: `the result breaks the contract: ${check.problems.slice(0, 3).join('; ')}`,
+          output_excerpt: outcome.output_excerpt,
+          problems: check.problems,
+        },
+        true,
+        outcome,
+      );
       return true;
     }
-    await this.completePhase('host_execute', {
-      executor: outcome.executor, exit_code: outcome.exit_code, duration_ms: outcome.duration_ms, usage: outcome.usage, session_id: outcome.session_id,
-      output_excerpt: outcome.output_excerpt, stderr_excerpt: outcome.stderr_excerpt, result: check.result,
-    }, `${outcome.executor} answered ${check.result.result_kind} in ${Math.round(outcome.duration_ms)} ms`);
+    await this.completePhase(
+      'host_execute',
+      {
+        executor: outcome.executor,
+        exit_code: outcome.exit_code,
+        duration_ms: outcome.duration_ms,
+        usage: outcome.usage,
+        session_id: outcome.session_id,
+        output_excerpt: outcome.output_excerpt,
+        stderr_excerpt: outcome.stderr_excerpt,
+        result: check.result,
+      },
+      `${outcome.executor} answered ${check.result.result_kind} in ${Math.round(outcome.duration_ms)} ms`,
+    );
     if (outcome.session_id !== null) await this.bindSession(outcome.session_id);
     return false;
   }
@@ -631,8 +928,12 @@ class TurnTransaction {
     const file = sessionBindingPath(this.turnGoal.goal, this.journal.agent_id, this.journal.todo_id);
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     await writeJsonAtomic(file, {
-      schema_version: SESSION_BINDING_SCHEMA, goal_id: this.journal.goal_id, agent_id: this.journal.agent_id, todo_id: this.journal.todo_id,
-      session_id: sessionId, updated_at: nowText(this.options),
+      schema_version: SESSION_BINDING_SCHEMA,
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      todo_id: this.journal.todo_id,
+      session_id: sessionId,
+      updated_at: nowText(this.options),
     });
   }
 
@@ -644,11 +945,20 @@ class TurnTransaction {
       if (parked.written) this.effects.state_written = true;
       const question = result.todo !== undefined && 'question' in result.todo ? result.todo.question : result.summary;
       const at = await recordTurnNote(this.ctx, {
-        classification: 'user_action_required', attempt: this.journal.attempts,
-        recommendedAction: parked.value.gate_todo_id === null ? result.next_action : `resolve user gate ${parked.value.gate_todo_id}, then run the next turn`,
-        healthCheck: `the agent asked a person: ${question}`, details: { summary: result.summary, gate_todo_id: parked.value.gate_todo_id },
+        classification: 'user_action_required',
+        attempt: this.journal.attempts,
+        recommendedAction:
+          parked.value.gate_todo_id === null
+            ? result.next_action
+            : `resolve user gate ${parked.value.gate_todo_id}, then run the next turn`,
+        healthCheck: `the agent asked a person: ${question}`,
+        details: { summary: result.summary, gate_todo_id: parked.value.gate_todo_id },
       });
-      this.journal.stop_writeback = { gate_todo_id: parked.value.gate_todo_id, todo_transition: parked.value.transition, run_generated_at: at };
+      this.journal.stop_writeback = {
+        gate_todo_id: parked.value.gate_todo_id,
+        todo_transition: parked.value.transition,
+        run_generated_at: at,
+      };
     }
     this.journal.status = 'stopped';
     this.journal.result_kind = result.result_kind;
@@ -659,7 +969,10 @@ class TurnTransaction {
 
   private async release(): Promise<void> {
     if (this.journal.reservation.status !== 'reserved') return;
-    await voidReservation(this.turnGoal.goal, this.options.clock, { effectId: this.journal.settlement_identity.effect_id, lock: { agentId: this.journal.agent_id } });
+    await voidReservation(this.turnGoal.goal, this.options.clock, {
+      effectId: this.journal.settlement_identity.effect_id,
+      lock: { agentId: this.journal.agent_id },
+    });
     this.journal.reservation = { status: 'voided', expires_at: null };
   }
 
@@ -667,7 +980,13 @@ class TurnTransaction {
    * Ends the turn as failed (never spent). Failures before the work is accepted release the slot;
    * writeback and spend failures keep it, so a retry can still account for the validated work.
    */
-  private async fail(kind: string, phase: string, failure: TurnFailure, releaseSlot: boolean, outcome?: ExecutorOutcome): Promise<void> {
+  private async fail(
+    kind: string,
+    phase: string,
+    failure: TurnFailure,
+    releaseSlot: boolean,
+    outcome?: ExecutorOutcome,
+  ): Promise<void> {
     if (releaseSlot) await this.release();
     this.journal.status = 'failed';
     this.journal.result_kind = kind;
@@ -677,9 +996,17 @@ class TurnTransaction {
     this.journal.receipt = this.receipt();
     const retry = `loopx turn run-once --goal-id ${this.journal.goal_id} --agent-id ${this.journal.agent_id} --resume-turn-key ${this.journal.turn_key} --retry-failed-turn --execute`;
     await recordTurnNote(this.ctx, {
-      classification: kind, attempt: this.journal.attempts, recommendedAction: `fix the cause, then retry: ${retry}`,
+      classification: kind,
+      attempt: this.journal.attempts,
+      recommendedAction: `fix the cause, then retry: ${retry}`,
       healthCheck: `turn failed at ${phase} (${failure.reason}): ${failure.message}`,
-      details: { failed_phase: phase, failure_reason: failure.reason, output_excerpt: failure.output_excerpt, problems: failure.problems.slice(0, 10), ...(outcome ? { exit_code: outcome.exit_code, duration_ms: outcome.duration_ms } : {}) },
+      details: {
+        failed_phase: phase,
+        failure_reason: failure.reason,
+        output_excerpt: failure.output_excerpt,
+        problems: failure.problems.slice(0, 10),
+        ...(outcome ? { exit_code: outcome.exit_code, duration_ms: outcome.duration_ms } : {}),
+      },
     });
     await this.save();
   }
@@ -687,8 +1014,24 @@ class TurnTransaction {
   private receipt(): TurnReceipt {
     const j = this.journal;
     const resultKind = j.result_kind ?? 'wait';
-    const check = checkTurnReceipt({ turn_key: j.turn_key, result_kind: resultKind, completed_phases: j.completed_phases, failed_phase: j.failed_phase }, j.turn_key);
-    return { turn_key: j.turn_key, result_kind: resultKind, completed_phases: [...j.completed_phases], failed_phase: j.failed_phase, status: check.status, ok: check.ok, problems: check.problems };
+    const check = checkTurnReceipt(
+      {
+        turn_key: j.turn_key,
+        result_kind: resultKind,
+        completed_phases: j.completed_phases,
+        failed_phase: j.failed_phase,
+      },
+      j.turn_key,
+    );
+    return {
+      turn_key: j.turn_key,
+      result_kind: resultKind,
+      completed_phases: [...j.completed_phases],
+      failed_phase: j.failed_phase,
+      status: check.status,
+      ok: check.ok,
+      problems: check.problems,
+    };
   }
 
   /** Cancelled between phases: before the agent's work is accepted the slot is released; the journal stays resumable. */
@@ -696,21 +1039,41 @@ class TurnTransaction {
     if (!this.done('host_execute')) await this.release();
     await this.save();
     return resultFromJournal(this.turnGoal, this.journal, {
-      status: 'cancelled', replayed: false, resumed: this.resumed, effects: this.effects,
+      status: 'cancelled',
+      replayed: false,
+      resumed: this.resumed,
+      effects: this.effects,
       message: `cancelled after ${this.journal.completed_phases.at(-1) ?? 'admission'}; nothing is half-written. Resume with --resume-turn-key ${this.journal.turn_key}`,
     });
   }
 
   private async finish(): Promise<TurnRunResult> {
-    const result = await resultFromJournal(this.turnGoal, this.journal, { replayed: false, resumed: this.resumed, effects: this.effects });
+    const result = await resultFromJournal(this.turnGoal, this.journal, {
+      replayed: false,
+      resumed: this.resumed,
+      effects: this.effects,
+    });
     emitTo(this.options.onEvent, {
-      type: 'turn_ended', goal_id: this.journal.goal_id, agent_id: this.journal.agent_id, at: nowText(this.options), turn_key: this.journal.turn_key,
-      status: result.status, result_kind: result.result_kind, summary: result.message, spent: this.done('quota_spend'),
+      type: 'turn_ended',
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      at: nowText(this.options),
+      turn_key: this.journal.turn_key,
+      status: result.status,
+      result_kind: result.result_kind,
+      summary: result.message,
+      spent: this.done('quota_spend'),
     });
     return result;
   }
 }
 
 function failureOf(kind: string, error: unknown): TurnFailure {
-  return { kind, reason: isLoopxError(error) ? error.code : 'internal_error', message: errorMessage(error), output_excerpt: '', problems: [] };
+  return {
+    kind,
+    reason: isLoopxError(error) ? error.code : 'internal_error',
+    message: errorMessage(error),
+    output_excerpt: '',
+    problems: [],
+  };
 }

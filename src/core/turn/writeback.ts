@@ -54,28 +54,66 @@ function reportedStatus(excerpt: string): string | null {
 export async function validateTurn(input: TurnValidationInput): Promise<ValidationReceipt> {
   if (input.argv === null) {
     return {
-      status: 'unavailable', command: null, exit_code: null, duration_ms: 0, output_excerpt: '', recovery_kind: input.failureKind,
-      reason: 'the goal has no validation_command, so the turn cannot be validated independently; set validation_command (an argv array) in the registry',
+      status: 'unavailable',
+      command: null,
+      exit_code: null,
+      duration_ms: 0,
+      output_excerpt: '',
+      recovery_kind: input.failureKind,
+      reason:
+        'the goal has no validation_command, so the turn cannot be validated independently; set validation_command (an argv array) in the registry',
     };
   }
-  const run = await runValidation({ argv: input.argv, cwd: input.cwd, env: input.env, stdin: `${JSON.stringify(input.result)}\n`, ...(input.signal ? { signal: input.signal } : {}) });
-  const base = { command: [...input.argv], exit_code: run.exit_code, duration_ms: run.duration_ms, output_excerpt: run.output_excerpt };
+  const run = await runValidation({
+    argv: input.argv,
+    cwd: input.cwd,
+    env: input.env,
+    stdin: `${JSON.stringify(input.result)}\n`,
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  const base = {
+    command: [...input.argv],
+    exit_code: run.exit_code,
+    duration_ms: run.duration_ms,
+    output_excerpt: run.output_excerpt,
+  };
   const shown = input.argv.join(' ');
   switch (run.end) {
     case 'spawn_failed':
-      return { ...base, status: 'unavailable', recovery_kind: input.failureKind, reason: `the validator ${shown} could not start` };
+      return {
+        ...base,
+        status: 'unavailable',
+        recovery_kind: input.failureKind,
+        reason: `the validator ${shown} could not start`,
+      };
     case 'timeout':
     case 'output_too_large':
     case 'cancelled':
-      return { ...base, status: 'inconclusive', recovery_kind: input.failureKind, reason: `the validator ${shown} ended without a verdict (${run.end})` };
+      return {
+        ...base,
+        status: 'inconclusive',
+        recovery_kind: input.failureKind,
+        reason: `the validator ${shown} ended without a verdict (${run.end})`,
+      };
     case 'exited':
       break;
   }
-  if (run.exit_code === 0) return { ...base, status: 'passed', recovery_kind: null, reason: `validation passed: ${shown}` };
+  if (run.exit_code === 0)
+    return { ...base, status: 'passed', recovery_kind: null, reason: `validation passed: ${shown}` };
   if (reportedStatus(run.output_excerpt) === 'progress') {
-    return { ...base, status: 'progress', recovery_kind: null, reason: `validation reports progress (exit ${run.exit_code ?? '?'}): ${shown}` };
+    return {
+      ...base,
+      status: 'progress',
+      recovery_kind: null,
+      reason: `validation reports progress (exit ${run.exit_code ?? '?'}): ${shown}`,
+    };
   }
-  return { ...base, status: 'failed', recovery_kind: input.failureKind, reason: `validation failed (exit ${run.exit_code ?? '?'}): ${shown}` };
+  return {
+    ...base,
+    status: 'failed',
+    recovery_kind: input.failureKind,
+    reason: `validation failed (exit ${run.exit_code ?? '?'}): ${shown}`,
+  };
 }
 
 export function validationPassed(receipt: ValidationReceipt): boolean {
@@ -114,16 +152,27 @@ async function withCasRetry<T>(fn: () => Promise<T>): Promise<T> {
 
 function operationContext(ctx: WritebackContext): OperationContext {
   const roster = registeredAgentsForGoal(ctx.turnGoal.goal.goal);
-  return { now: formatLocalIsoSeconds(ctx.clock.now()), goalId: ctx.turnGoal.goal.goalId, roster: roster.length > 0 ? roster : null };
+  return {
+    now: formatLocalIsoSeconds(ctx.clock.now()),
+    goalId: ctx.turnGoal.goal.goalId,
+    roster: roster.length > 0 ? roster : null,
+  };
 }
 
 interface Edit<T> extends StateEditOutcome {
   value: T;
 }
 
-async function editState<T>(ctx: WritebackContext, operation: string, edit: (text: string) => Edit<T>): Promise<{ value: T; written: boolean }> {
+async function editState<T>(
+  ctx: WritebackContext,
+  operation: string,
+  edit: (text: string) => Edit<T>,
+): Promise<{ value: T; written: boolean }> {
   return withCasRetry(async () => {
-    const outcome = await applyStateEdit(ctx.turnGoal.statePath, edit, { operation, lock: { agentId: ctx.identity.agent_id, clock: ctx.clock } });
+    const outcome = await applyStateEdit(ctx.turnGoal.statePath, edit, {
+      operation,
+      lock: { agentId: ctx.identity.agent_id, clock: ctx.clock },
+    });
     return { value: outcome.value, written: outcome.written };
   });
 }
@@ -143,21 +192,50 @@ export interface TodoTransition {
  * Parks the todo (`blocked`, the question as its note) behind a new user gate that blocks this
  * agent and names the todo in `unblocks_todo_id`, so approving the gate reopens it.
  */
-function parkBehindGate(text: string, ctx: WritebackContext, todoId: string, question: string, context: OperationContext): Edit<TodoTransition> {
+function parkBehindGate(
+  text: string,
+  ctx: WritebackContext,
+  todoId: string,
+  question: string,
+  context: OperationContext,
+): Edit<TodoTransition> {
   const doc = parseStateDocument(text);
   const note = gateNote(ctx);
   const existing = doc.todos.find((t) => t.role === 'user' && t.meta['note'] === note);
-  if (existing !== undefined) return { text, changed: false, value: { transition: 'blocked_with_gate', successor_todo_ids: [], gate_todo_id: existing.todoId } };
+  if (existing !== undefined)
+    return {
+      text,
+      changed: false,
+      value: { transition: 'blocked_with_gate', successor_todo_ids: [], gate_todo_id: existing.todoId },
+    };
   const item = findTodo(doc, todoId);
-  const gate = addTodo(text, {
-    role: 'user', text: `[P1] ${truncate(compactText(question), 400)}`, taskClass: 'user_gate', note,
-    gate: { blocksAgent: ctx.identity.agent_id, unblocksTodoIds: [todoId] },
-  }, context);
-  const parked = item.status === 'blocked' ? gate : updateTodo(gate.text, { todoId, status: 'blocked', note: truncate(compactText(question), 500) }, context);
-  return { text: parked.text, changed: true, value: { transition: 'blocked_with_gate', successor_todo_ids: [], gate_todo_id: gate.summary.todo_id } };
+  const gate = addTodo(
+    text,
+    {
+      role: 'user',
+      text: `[P1] ${truncate(compactText(question), 400)}`,
+      taskClass: 'user_gate',
+      note,
+      gate: { blocksAgent: ctx.identity.agent_id, unblocksTodoIds: [todoId] },
+    },
+    context,
+  );
+  const parked =
+    item.status === 'blocked'
+      ? gate
+      : updateTodo(gate.text, { todoId, status: 'blocked', note: truncate(compactText(question), 500) }, context);
+  return {
+    text: parked.text,
+    changed: true,
+    value: { transition: 'blocked_with_gate', successor_todo_ids: [], gate_todo_id: gate.summary.todo_id },
+  };
 }
 
-function transitionEdit(ctx: WritebackContext, result: HostResult, disposition: TodoDisposition): (text: string) => Edit<TodoTransition> {
+function transitionEdit(
+  ctx: WritebackContext,
+  result: HostResult,
+  disposition: TodoDisposition,
+): (text: string) => Edit<TodoTransition> {
   return (text) => {
     const context = operationContext(ctx);
     const doc = parseStateDocument(text);
@@ -166,26 +244,67 @@ function transitionEdit(ctx: WritebackContext, result: HostResult, disposition: 
       case 'done': {
         if (item.status === 'done') {
           const successors = (item.meta['successor_todo_ids'] ?? '').split(',').filter((id) => id !== '');
-          return { text, changed: false, value: { transition: 'already_done', successor_todo_ids: successors, gate_todo_id: null } };
+          return {
+            text,
+            changed: false,
+            value: { transition: 'already_done', successor_todo_ids: successors, gate_todo_id: null },
+          };
         }
-        const done = completeTodo(text, {
-          todoId: disposition.todo_id, evidence: disposition.evidence,
-          ...(disposition.successor !== undefined
-            ? { successor: { text: disposition.successor.text, ...(disposition.successor.priority !== undefined ? { priority: disposition.successor.priority } : {}) } }
-            : { noFollowUp: true }),
-        }, context);
-        return { text: done.text, changed: done.changed, value: { transition: disposition.successor !== undefined ? 'done_with_successor' : 'done_no_follow_up', successor_todo_ids: done.summary.added.map((t) => t.todo_id), gate_todo_id: null } };
+        const done = completeTodo(
+          text,
+          {
+            todoId: disposition.todo_id,
+            evidence: disposition.evidence,
+            ...(disposition.successor !== undefined
+              ? {
+                  successor: {
+                    text: disposition.successor.text,
+                    ...(disposition.successor.priority !== undefined
+                      ? { priority: disposition.successor.priority }
+                      : {}),
+                  },
+                }
+              : { noFollowUp: true }),
+          },
+          context,
+        );
+        return {
+          text: done.text,
+          changed: done.changed,
+          value: {
+            transition: disposition.successor !== undefined ? 'done_with_successor' : 'done_no_follow_up',
+            successor_todo_ids: done.summary.added.map((t) => t.todo_id),
+            gate_todo_id: null,
+          },
+        };
       }
       case 'in_progress': {
-        const annotation = result.result_kind === 'repair_required' || result.result_kind === 'replan_required' ? `${result.result_kind}: ${result.summary}` : disposition.note;
-        const claim = item.meta['claimed_by'] === undefined || item.meta['claimed_by'] === '' ? ctx.identity.agent_id : undefined;
-        if (annotation === undefined && claim === undefined) return { text, changed: false, value: { transition: 'in_progress', successor_todo_ids: [], gate_todo_id: null } };
-        const updated = updateTodo(text, {
-          todoId: disposition.todo_id,
-          ...(annotation !== undefined ? { note: truncate(compactText(annotation), 500) } : {}),
-          ...(claim !== undefined ? { claimedBy: claim } : {}),
-        }, context);
-        return { text: updated.text, changed: updated.changed, value: { transition: 'in_progress', successor_todo_ids: [], gate_todo_id: null } };
+        const annotation =
+          result.result_kind === 'repair_required' || result.result_kind === 'replan_required'
+            ? `${result.result_kind}: ${result.summary}`
+            : disposition.note;
+        const claim =
+          item.meta['claimed_by'] === undefined || item.meta['claimed_by'] === '' ? ctx.identity.agent_id : undefined;
+        if (annotation === undefined && claim === undefined)
+          return {
+            text,
+            changed: false,
+            value: { transition: 'in_progress', successor_todo_ids: [], gate_todo_id: null },
+          };
+        const updated = updateTodo(
+          text,
+          {
+            todoId: disposition.todo_id,
+            ...(annotation !== undefined ? { note: truncate(compactText(annotation), 500) } : {}),
+            ...(claim !== undefined ? { claimedBy: claim } : {}),
+          },
+          context,
+        );
+        return {
+          text: updated.text,
+          changed: updated.changed,
+          value: { transition: 'in_progress', successor_todo_ids: [], gate_todo_id: null },
+        };
       }
       case 'blocked':
       case 'needs_user':
@@ -195,20 +314,32 @@ function transitionEdit(ctx: WritebackContext, result: HostResult, disposition: 
 }
 
 /** The todo edit of a material result (complete, annotate, or park behind a gate). */
-export async function applyTodoTransition(ctx: WritebackContext, result: HostResult): Promise<{ value: TodoTransition; written: boolean }> {
+export async function applyTodoTransition(
+  ctx: WritebackContext,
+  result: HostResult,
+): Promise<{ value: TodoTransition; written: boolean }> {
   const disposition = result.todo;
-  if (disposition === undefined) return { value: { transition: 'none', successor_todo_ids: [], gate_todo_id: null }, written: false };
+  if (disposition === undefined)
+    return { value: { transition: 'none', successor_todo_ids: [], gate_todo_id: null }, written: false };
   return editState(ctx, `turn writeback (${disposition.disposition})`, transitionEdit(ctx, result, disposition));
 }
 
 /** The stop-result edit: a question becomes a user gate in front of the todo. */
-export async function applyStopWriteback(ctx: WritebackContext, result: HostResult): Promise<{ value: TodoTransition; written: boolean }> {
+export async function applyStopWriteback(
+  ctx: WritebackContext,
+  result: HostResult,
+): Promise<{ value: TodoTransition; written: boolean }> {
   const disposition = result.todo;
-  if (disposition === undefined || (disposition.disposition !== 'blocked' && disposition.disposition !== 'needs_user')) {
+  if (
+    disposition === undefined ||
+    (disposition.disposition !== 'blocked' && disposition.disposition !== 'needs_user')
+  ) {
     return { value: { transition: 'none', successor_todo_ids: [], gate_todo_id: null }, written: false };
   }
   const { todo_id: todoId, question } = disposition;
-  return editState(ctx, 'turn stop (question for the user)', (text) => parkBehindGate(text, ctx, todoId, question, operationContext(ctx)));
+  return editState(ctx, 'turn stop (question for the user)', (text) =>
+    parkBehindGate(text, ctx, todoId, question, operationContext(ctx)),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,12 +349,23 @@ function rowField(row: RunIndexRow, key: string): unknown {
   return (row as Record<string, unknown>)[key];
 }
 
-async function findTurnRow(ctx: WritebackContext, classification: string, attempt: number | null): Promise<RunIndexRow | null> {
+async function findTurnRow(
+  ctx: WritebackContext,
+  classification: string,
+  attempt: number | null,
+): Promise<RunIndexRow | null> {
   if (!ctx.mayHaveRecords) return null;
   const { goal } = ctx.turnGoal;
   const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot })).rows;
-  return rows.find((row) => rowField(row, 'turn_instance_id') === ctx.turnInstanceId && row.agent_id === ctx.identity.agent_id
-    && row.classification === classification && (attempt === null || rowField(row, 'turn_attempt') === attempt)) ?? null;
+  return (
+    rows.find(
+      (row) =>
+        rowField(row, 'turn_instance_id') === ctx.turnInstanceId &&
+        row.agent_id === ctx.identity.agent_id &&
+        row.classification === classification &&
+        (attempt === null || rowField(row, 'turn_attempt') === attempt),
+    ) ?? null
+  );
 }
 
 export interface MaterialWritebackInput {
@@ -240,23 +382,50 @@ export interface MaterialWritebackInput {
  * turn and its settlement identity; it also rewrites the Next Action. Found, not re-appended,
  * when a resumed turn already wrote it.
  */
-export async function recordMaterialRun(ctx: WritebackContext, input: MaterialWritebackInput): Promise<{ record: Omit<WritebackRecord, 'completed_at'>; written: boolean }> {
+export async function recordMaterialRun(
+  ctx: WritebackContext,
+  input: MaterialWritebackInput,
+): Promise<{ record: Omit<WritebackRecord, 'completed_at'>; written: boolean }> {
   const { result } = input;
   const transition = input.transition;
   const existing = await findTurnRow(ctx, result.result_kind, null);
-  const base = { todo_transition: transition.transition, successor_todo_ids: transition.successor_todo_ids, gate_todo_id: transition.gate_todo_id, next_action: result.next_action };
+  const base = {
+    todo_transition: transition.transition,
+    successor_todo_ids: transition.successor_todo_ids,
+    gate_todo_id: transition.gate_todo_id,
+    next_action: result.next_action,
+  };
   if (existing !== null) {
-    return { record: { ...base, run_generated_at: existing.generated_at ?? '', run_classification: result.result_kind, run_json_path: existing.json_path ?? null }, written: false };
+    return {
+      record: {
+        ...base,
+        run_generated_at: existing.generated_at ?? '',
+        run_classification: result.result_kind,
+        run_json_path: existing.json_path ?? null,
+      },
+      written: false,
+    };
   }
   const { turnGoal } = ctx;
   return withCasRetry(async () => {
-    const plan = await planRefreshState({
-      registryPath: turnGoal.goal.registryPath, goalId: turnGoal.goal.goalId, classification: result.result_kind,
-      nextAction: result.next_action, recommendedAction: result.recommended_action ?? result.next_action,
-      agentId: ctx.identity.agent_id, progressScope: 'goal', todoId: ctx.todoId, turnInstanceId: ctx.turnInstanceId,
-      deliveryBatchScale: result.delivery_batch_scale ?? null, deliveryOutcome: result.delivery_outcome ?? null,
-      homeDir: turnGoal.homeDir, runtimeRootOverride: turnGoal.runtimeRootOverride ?? null,
-    }, ctx.clock);
+    const plan = await planRefreshState(
+      {
+        registryPath: turnGoal.goal.registryPath,
+        goalId: turnGoal.goal.goalId,
+        classification: result.result_kind,
+        nextAction: result.next_action,
+        recommendedAction: result.recommended_action ?? result.next_action,
+        agentId: ctx.identity.agent_id,
+        progressScope: 'goal',
+        todoId: ctx.todoId,
+        turnInstanceId: ctx.turnInstanceId,
+        deliveryBatchScale: result.delivery_batch_scale ?? null,
+        deliveryOutcome: result.delivery_outcome ?? null,
+        homeDir: turnGoal.homeDir,
+        runtimeRootOverride: turnGoal.runtimeRootOverride ?? null,
+      },
+      ctx.clock,
+    );
     const record = Object.assign(structuredClone(plan.record), {
       turn_key: ctx.turnKey,
       settlement_identity: ctx.identity,
@@ -266,13 +435,25 @@ export async function recordMaterialRun(ctx: WritebackContext, input: MaterialWr
       changed_files: result.changed_files,
       todo_transition: transition.transition,
       successor_todo_ids: transition.successor_todo_ids,
-      validation: { status: input.validation.status, command: input.validation.command, exit_code: input.validation.exit_code },
+      validation: {
+        status: input.validation.status,
+        command: input.validation.command,
+        exit_code: input.validation.exit_code,
+      },
       executor: input.executor,
       usage: input.usage,
     });
-    const payload = await commitRefreshState({ ...plan, record }, { clock: ctx.clock, lock: { agentId: ctx.identity.agent_id } });
+    const payload = await commitRefreshState(
+      { ...plan, record },
+      { clock: ctx.clock, lock: { agentId: ctx.identity.agent_id } },
+    );
     return {
-      record: { ...base, run_generated_at: payload.generated_at, run_classification: result.result_kind, run_json_path: payload.index_row.json_path },
+      record: {
+        ...base,
+        run_generated_at: payload.generated_at,
+        run_classification: result.result_kind,
+        run_json_path: payload.index_row.json_path,
+      },
       written: true,
     };
   });
@@ -295,7 +476,11 @@ export async function recordTurnNote(ctx: WritebackContext, input: TurnNoteInput
   const existing = await findTurnRow(ctx, input.classification, input.attempt);
   if (existing !== null) return existing.generated_at ?? '';
   const { goal } = ctx.turnGoal;
-  const scrub = { projectRoots: [ctx.turnGoal.projectRoot, goal.projectRoot], homeDir: ctx.turnGoal.homeDir, runtimeRoot: goal.runtimeRoot };
+  const scrub = {
+    projectRoots: [ctx.turnGoal.projectRoot, goal.projectRoot],
+    homeDir: ctx.turnGoal.homeDir,
+    runtimeRoot: goal.runtimeRoot,
+  };
   const details = JSON.parse(scrubText(JSON.stringify(input.details), scrub)) as Record<string, unknown>;
   const record: Record<string, unknown> = {
     classification: input.classification,
@@ -311,13 +496,30 @@ export async function recordTurnNote(ctx: WritebackContext, input: TurnNoteInput
     settlement_identity: ctx.identity,
     ...details,
   };
-  const lines = [`# ${goal.goalId} — ${input.classification}`, '', `- agent: ${ctx.identity.agent_id}, todo: ${ctx.todoId ?? '(none)'}, turn: ${ctx.turnInstanceId} (attempt ${input.attempt})`, `- ${record['health_check'] as string}`, `- next: ${record['recommended_action'] as string}`];
+  const lines = [
+    `# ${goal.goalId} — ${input.classification}`,
+    '',
+    `- agent: ${ctx.identity.agent_id}, todo: ${ctx.todoId ?? '(none)'}, turn: ${ctx.turnInstanceId} (attempt ${input.attempt})`,
+    `- ${record['health_check'] as string}`,
+    `- next: ${record['recommended_action'] as string}`,
+  ];
   const excerpt = details['output_excerpt'];
   if (typeof excerpt === 'string' && excerpt !== '') lines.push('', '```text', excerpt.replace(/```/g, "'''"), '```');
   const appended = await appendRun({
-    runtimeRoot: goal.runtimeRoot, goalId: goal.goalId, record, markdown: `${lines.join('\n')}\n`, suffix: input.classification.replace(/_/g, '-'),
-    indexFields: { turn_instance_id: ctx.turnInstanceId, turn_attempt: input.attempt, settlement_identity: ctx.identity, agent_lane: ctx.identity.agent_id },
-    projectRoot: goal.projectRoot, clock: ctx.clock, lock: { agentId: ctx.identity.agent_id, operation: 'turn_note' },
+    runtimeRoot: goal.runtimeRoot,
+    goalId: goal.goalId,
+    record,
+    markdown: `${lines.join('\n')}\n`,
+    suffix: input.classification.replace(/_/g, '-'),
+    indexFields: {
+      turn_instance_id: ctx.turnInstanceId,
+      turn_attempt: input.attempt,
+      settlement_identity: ctx.identity,
+      agent_lane: ctx.identity.agent_id,
+    },
+    projectRoot: goal.projectRoot,
+    clock: ctx.clock,
+    lock: { agentId: ctx.identity.agent_id, operation: 'turn_note' },
   });
   return appended.row.generated_at ?? '';
 }

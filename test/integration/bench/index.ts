@@ -15,7 +15,9 @@ export async function run(): Promise<void> {
   await vscode.commands.executeCommand('loopx.goals.focus');
   const deadline = Date.now() + 240_000;
   for (;;) {
-    const timings = (await vscode.commands.executeCommand('_loopx.activationTimings')) as { activateToGoalsShownMs: number | null };
+    const timings = (await vscode.commands.executeCommand('_loopx.activationTimings')) as {
+      activateToGoalsShownMs: number | null;
+    };
     if (timings.activateToGoalsShownMs !== null) {
       writeFileSync(output, JSON.stringify(timings));
       return;

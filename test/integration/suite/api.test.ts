@@ -29,7 +29,10 @@ describe('LoopX extension API, as another extension reads it', () => {
     const todos = await api.getTodos('tidy-notes', { role: 'agent' });
     assert.ok(todos.todos.some((t) => t.todo_id === 'todo_related'));
     const gates = await api.getGates('tidy-notes');
-    assert.deepEqual(gates.open_gates.map((g) => g.todo_id), ['todo_gate_publish']);
+    assert.deepEqual(
+      gates.open_gates.map((g) => g.todo_id),
+      ['todo_gate_publish'],
+    );
   });
 
   it('fires onDidChangeGoals when LoopX reloads', async () => {

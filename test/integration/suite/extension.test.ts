@@ -22,7 +22,9 @@ describe('LoopX extension in a real VS Code host', () => {
 
   it('registers every palette command of the catalog', async () => {
     const registered = new Set(await vscode.commands.getCommands(true));
-    const missing = paletteCommands().map(paletteCommandId).filter((id) => !registered.has(id));
+    const missing = paletteCommands()
+      .map(paletteCommandId)
+      .filter((id) => !registered.has(id));
     assert.deepEqual(missing, []);
   });
 
@@ -30,8 +32,14 @@ describe('LoopX extension in a real VS Code host', () => {
     for (const viewId of Object.values(VIEW_IDS)) {
       await vscode.commands.executeCommand(`${viewId}.focus`);
     }
-    const views = (extension.packageJSON as { contributes: { views: Record<string, { id: string }[]> } }).contributes.views['loopx'] ?? [];
-    assert.deepEqual(views.map((v) => v.id), [VIEW_IDS.goals, VIEW_IDS.agents]);
+    const views =
+      (extension.packageJSON as { contributes: { views: Record<string, { id: string }[]> } }).contributes.views[
+        'loopx'
+      ] ?? [];
+    assert.deepEqual(
+      views.map((v) => v.id),
+      [VIEW_IDS.goals, VIEW_IDS.agents],
+    );
   });
 
   it('runs its commands: Refresh resolves without error', async () => {

@@ -4,9 +4,21 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/constants';
 
-interface TurnEnded { goalId: string; agentId: string | null; todoId: string | null; classification: string }
-interface Api { onDidEndTurn: vscode.Event<TurnEnded> }
-interface LoopResult { turn_count: number; spend_count: number; stop_reason: string; skipped_todos: { todo_id: string; reason: string }[] }
+interface TurnEnded {
+  goalId: string;
+  agentId: string | null;
+  todoId: string | null;
+  classification: string;
+}
+interface Api {
+  onDidEndTurn: vscode.Event<TurnEnded>;
+}
+interface LoopResult {
+  turn_count: number;
+  spend_count: number;
+  stop_reason: string;
+  skipped_todos: { todo_id: string; reason: string }[];
+}
 
 describe('Running the demo goal from the editor (real VS Code host, real agent process)', function () {
   this.timeout(120_000);
@@ -19,7 +31,11 @@ describe('Running the demo goal from the editor (real VS Code host, real agent p
     const subscription = api.onDidEndTurn((event) => ended.push(event));
     let result: LoopResult;
     try {
-      result = (await vscode.commands.executeCommand('loopx.turnLoop', { goalId: 'tidy-notes', agentIds: ['demo'], confirmed: true })) as LoopResult;
+      result = (await vscode.commands.executeCommand('loopx.turnLoop', {
+        goalId: 'tidy-notes',
+        agentIds: ['demo'],
+        confirmed: true,
+      })) as LoopResult;
     } finally {
       subscription.dispose();
     }
@@ -27,8 +43,14 @@ describe('Running the demo goal from the editor (real VS Code host, real agent p
     assert.equal(result.turn_count, 2);
     assert.equal(result.spend_count, 2);
     assert.equal(result.stop_reason, 'user_action');
-    assert.ok(result.skipped_todos.some((s) => s.todo_id === 'todo_links'), 'todo_links is claimed by codex-main and must be skipped');
-    assert.deepEqual(ended.map((e) => e.todoId), ['todo_related', 'todo_index']);
+    assert.ok(
+      result.skipped_todos.some((s) => s.todo_id === 'todo_links'),
+      'todo_links is claimed by codex-main and must be skipped',
+    );
+    assert.deepEqual(
+      ended.map((e) => e.todoId),
+      ['todo_related', 'todo_index'],
+    );
     assert.ok(ended.every((e) => e.goalId === 'tidy-notes' && e.agentId === 'demo'));
 
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
@@ -36,8 +58,16 @@ describe('Running the demo goal from the editor (real VS Code host, real agent p
     assert.match(state, /- \[x\] \[P1\] Add a "Related" section linking notes that share a tag\./);
     assert.match(state, /- \[x\] \[P1\] Write notes\/index\.md listing every note by tag\./);
     assert.match(state, /- \[ \] \[P3\] Publish the knowledge base to the team wiki\./, 'the gated todo stays open');
-    assert.match(readFileSync(join(folder, 'notes', 'index.md'), 'utf8'), /gardening/i, 'the demo agent really wrote notes/index.md');
+    assert.match(
+      readFileSync(join(folder, 'notes', 'index.md'), 'utf8'),
+      /gardening/i,
+      'the demo agent really wrote notes/index.md',
+    );
     const index = readFileSync(join(folder, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl'), 'utf8');
-    assert.equal(index.split('\n').filter((line) => line.includes('"quota_slot_spent"')).length, 3, 'the demo history had one spend; the loop adds two');
+    assert.equal(
+      index.split('\n').filter((line) => line.includes('"quota_slot_spent"')).length,
+      3,
+      'the demo history had one spend; the loop adds two',
+    );
   });
 });

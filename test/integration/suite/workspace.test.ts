@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/constants';
 
-interface GoalsApi { getGoals(): { goalId: string }[]; onDidChangeGoals: vscode.Event<unknown> }
+interface GoalsApi {
+  getGoals(): { goalId: string }[];
+  onDidChangeGoals: vscode.Event<unknown>;
+}
 
 function workspaceDir(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -33,13 +36,24 @@ describe('LoopX reacts to the files on disk (real VS Code host)', () => {
   });
 
   it('creates a goal through the palette command: registry entry, state file, and the view model updates', async () => {
-    await vscode.commands.executeCommand('loopx.createGoal', { goalId: 'second-goal', objective: 'Check that goals can be created from the editor.' });
-    const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as { goals: { id: string; display_name?: string }[] };
-    assert.deepEqual(registry.goals.map((g) => g.id), ['tidy-notes', 'second-goal']);
+    await vscode.commands.executeCommand('loopx.createGoal', {
+      goalId: 'second-goal',
+      objective: 'Check that goals can be created from the editor.',
+    });
+    const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as {
+      goals: { id: string; display_name?: string }[];
+    };
+    assert.deepEqual(
+      registry.goals.map((g) => g.id),
+      ['tidy-notes', 'second-goal'],
+    );
     assert.equal(registry.goals[0]?.display_name, 'Tidy the notes folder', 'the existing goal is untouched');
     const state = readFileSync(join(workspaceDir(), '.codex', 'goals', 'second-goal', 'ACTIVE_GOAL_STATE.md'), 'utf8');
     assert.match(state, /objective: "Check that goals can be created from the editor\."/);
-    await until(() => (api.getGoals().some((g) => g.goalId === 'second-goal') ? true : undefined), 'the new goal in the API');
+    await until(
+      () => (api.getGoals().some((g) => g.goalId === 'second-goal') ? true : undefined),
+      'the new goal in the API',
+    );
   });
 
   it('reports a malformed registry in the Problems panel, keeps the file untouched, and recovers when it is fixed', async () => {
@@ -57,7 +71,13 @@ describe('LoopX reacts to the files on disk (real VS Code host)', () => {
     } finally {
       writeFileSync(registryPath(), original);
     }
-    await until(() => (vscode.languages.getDiagnostics(vscode.Uri.file(registryPath())).some((d) => d.source === 'LoopX') ? undefined : true), 'the diagnostic to clear');
+    await until(
+      () =>
+        vscode.languages.getDiagnostics(vscode.Uri.file(registryPath())).some((d) => d.source === 'LoopX')
+          ? undefined
+          : true,
+      'the diagnostic to clear',
+    );
     await until(() => (api.getGoals().some((g) => g.goalId === 'tidy-notes') ? true : undefined), 'goals to come back');
   });
 });

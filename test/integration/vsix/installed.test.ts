@@ -8,7 +8,10 @@ describe('LoopX installed from its .vsix', () => {
     assert.ok(extension, `${EXTENSION_ID} is not installed`);
     const expectedDir = process.env['LOOPX_EXPECTED_EXTENSIONS_DIR'];
     assert.ok(expectedDir, 'LOOPX_EXPECTED_EXTENSIONS_DIR not set by the driver');
-    assert.ok(extension.extensionUri.path.startsWith(expectedDir), `${extension.extensionUri.path} is not under ${expectedDir}`);
+    assert.ok(
+      extension.extensionUri.path.startsWith(expectedDir),
+      `${extension.extensionUri.path} is not under ${expectedDir}`,
+    );
   });
 
   it('activates from there and exposes its API to other extensions', async () => {

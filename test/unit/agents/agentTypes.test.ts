@@ -15,7 +15,25 @@ function resolved(value: string): string {
 
 describe('agent types', () => {
   it("keeps the original's 17 types and adds vscode-lm and command", () => {
-    const original = ['ark-managed-agent', 'codex-app', 'codex-app-ssh', 'codex-ide-plugin', 'codex-cli', 'claude-code', 'kunluncode', 'opencode', 'opencode2', 'traex-cli', 'pi', 'gemini-cli', 'cursor-agent', 'deepseek-harness', 'deepseek-harness-native', 'manual', 'other-agent'];
+    const original = [
+      'ark-managed-agent',
+      'codex-app',
+      'codex-app-ssh',
+      'codex-ide-plugin',
+      'codex-cli',
+      'claude-code',
+      'kunluncode',
+      'opencode',
+      'opencode2',
+      'traex-cli',
+      'pi',
+      'gemini-cli',
+      'cursor-agent',
+      'deepseek-harness',
+      'deepseek-harness-native',
+      'manual',
+      'other-agent',
+    ];
     assert.deepEqual([...canonicalAgentTypes()].sort(), [...original, 'vscode-lm', 'command'].sort());
     for (const entry of AGENT_TYPE_CATALOG) assert.equal(resolved(entry.agent_type), entry.agent_type);
   });
@@ -36,7 +54,8 @@ describe('agent types', () => {
   });
 
   it("resolves this product's hosts without taking over the original's names", () => {
-    for (const alias of ['vscode', 'VS Code', 'copilot', 'vscode-language-model', 'vscode_lm']) assert.equal(resolved(alias), 'vscode-lm');
+    for (const alias of ['vscode', 'VS Code', 'copilot', 'vscode-language-model', 'vscode_lm'])
+      assert.equal(resolved(alias), 'vscode-lm');
     for (const alias of ['command', 'process', 'script', 'SubProcess']) assert.equal(resolved(alias), 'command');
     assert.equal(resolved('shell'), 'manual', 'shell keeps the original mapping');
   });

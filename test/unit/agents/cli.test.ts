@@ -20,7 +20,10 @@ describe('agent CLI commands', () => {
     const ambiguous = await runLoopx(['--format', 'json', 'agent-onboard', '--agent-type', 'codex']);
     assert.equal(ambiguous.code, 2);
     const error = ambiguous.json()['error'] as { message: string; details: Record<string, unknown> };
-    assert.match(error.message, /'codex' is ambiguous; choose one of: codex-app, codex-app-ssh, codex-ide-plugin, codex-cli/);
+    assert.match(
+      error.message,
+      /'codex' is ambiguous; choose one of: codex-app, codex-app-ssh, codex-ide-plugin, codex-cli/,
+    );
     assert.equal(error.details['error_kind'], 'ambiguous_or_unsupported_agent_type');
     assert.deepEqual(error.details['suggestions'], ['codex-app', 'codex-app-ssh', 'codex-ide-plugin', 'codex-cli']);
 
@@ -35,7 +38,10 @@ describe('agent CLI commands', () => {
   it('case 13: agent-onboard in an empty project prints the packet and creates nothing', async () => {
     const project = path.join(tempDir(), 'my_Project');
     fs.mkdirSync(project);
-    const run = await runLoopx(['--format', 'json', 'agent-onboard', '--agent-type', 'claude-code', '--project', 'my_Project'], { cwd: path.dirname(project) });
+    const run = await runLoopx(
+      ['--format', 'json', 'agent-onboard', '--agent-type', 'claude-code', '--project', 'my_Project'],
+      { cwd: path.dirname(project) },
+    );
     assert.equal(run.code, 0);
     const json = run.json();
     assert.equal(json['goal_id'], 'my-project-goal');
@@ -50,19 +56,65 @@ describe('agent CLI commands', () => {
 
   it('register-agent previews, executes, and exits 2 on an invalid id', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['codex-existing'] } });
-    const preview = await runLoopx(['--registry', registry, 'register-agent', '--goal-id', 'g', '--agent-id', 'codex-fresh', '--require-new']);
+    const preview = await runLoopx([
+      '--registry',
+      registry,
+      'register-agent',
+      '--goal-id',
+      'g',
+      '--agent-id',
+      'codex-fresh',
+      '--require-new',
+    ]);
     assert.equal(preview.code, 0);
     assert.match(preview.stdout, /Would add `codex-fresh`/);
 
-    const execute = await runLoopx(['--registry', registry, '--format', 'json', 'register-agent', '--goal-id', 'g', '--agent-id', 'codex-fresh', '--require-new', '--execute']);
+    const execute = await runLoopx([
+      '--registry',
+      registry,
+      '--format',
+      'json',
+      'register-agent',
+      '--goal-id',
+      'g',
+      '--agent-id',
+      'codex-fresh',
+      '--require-new',
+      '--execute',
+    ]);
     assert.equal(execute.code, 0);
-    assert.deepEqual([execute.json()['changed'], execute.json()['written'], execute.json()['verified']], [true, true, true]);
+    assert.deepEqual(
+      [execute.json()['changed'], execute.json()['written'], execute.json()['verified']],
+      [true, true, true],
+    );
 
-    const again = await runLoopx(['--registry', registry, '--format', 'json', 'register-agent', '--goal-id', 'g', '--agent-id', 'codex-fresh', '--require-new', '--execute']);
+    const again = await runLoopx([
+      '--registry',
+      registry,
+      '--format',
+      'json',
+      'register-agent',
+      '--goal-id',
+      'g',
+      '--agent-id',
+      'codex-fresh',
+      '--require-new',
+      '--execute',
+    ]);
     assert.equal(again.code, 1);
     assert.equal(again.json()['error_kind'], 'agent_identity_already_registered');
 
-    const invalid = await runLoopx(['--registry', registry, 'register-agent', '--goal-id', 'g', '--agent-id', 'true', '--agent-id', 'x/y']);
+    const invalid = await runLoopx([
+      '--registry',
+      registry,
+      'register-agent',
+      '--goal-id',
+      'g',
+      '--agent-id',
+      'true',
+      '--agent-id',
+      'x/y',
+    ]);
     assert.equal(invalid.code, 2);
     assert.match(invalid.stderr, /--agent-id 'x\/y' is not a valid agent id: an agent id starts with a letter/);
 
@@ -73,28 +125,86 @@ describe('agent CLI commands', () => {
 
   it('configure-goal: --quota-compute 0 --execute stores 0; a rejected value exits 2 and writes nothing', async () => {
     const { registry } = connectedProject();
-    const rejected = await runLoopx(['--registry', registry, 'configure-goal', '--goal-id', 'g', '--quota-compute', '-0.1', '--registered-agent', 'a', '--execute']);
+    const rejected = await runLoopx([
+      '--registry',
+      registry,
+      'configure-goal',
+      '--goal-id',
+      'g',
+      '--quota-compute',
+      '-0.1',
+      '--registered-agent',
+      'a',
+      '--execute',
+    ]);
     assert.equal(rejected.code, 2);
     assert.match(rejected.stderr, /greater than or equal to 0/);
     assert.equal(goalOf(registry)['quota'], undefined);
     assert.equal(goalOf(registry)['coordination'], undefined);
 
-    const preview = await runLoopx(['--registry', registry, 'configure-goal', '--goal-id', 'g', '--quota-compute', '0']);
+    const preview = await runLoopx([
+      '--registry',
+      registry,
+      'configure-goal',
+      '--goal-id',
+      'g',
+      '--quota-compute',
+      '0',
+    ]);
     assert.equal(preview.code, 0);
     assert.match(preview.stdout, /\| `quota.compute` \| null \| 0 \| yes \|/);
     assert.match(preview.stdout, /Preview only/);
     assert.equal(goalOf(registry)['quota'], undefined);
 
-    const execute = await runLoopx(['--registry', registry, '--format', 'json', 'configure-goal', '--goal-id', 'g', '--quota-compute', '0', '--spawn-allowed', '--max-children', '2', '--execute']);
+    const execute = await runLoopx([
+      '--registry',
+      registry,
+      '--format',
+      'json',
+      'configure-goal',
+      '--goal-id',
+      'g',
+      '--quota-compute',
+      '0',
+      '--spawn-allowed',
+      '--max-children',
+      '2',
+      '--execute',
+    ]);
     assert.equal(execute.code, 0);
-    assert.deepEqual(execute.json()['changed_fields'], ['quota.compute', 'spawn_policy.allowed', 'spawn_policy.max_children']);
+    assert.deepEqual(execute.json()['changed_fields'], [
+      'quota.compute',
+      'spawn_policy.allowed',
+      'spawn_policy.max_children',
+    ]);
     assert.deepEqual(goalOf(registry)['quota'], { compute: 0 });
 
-    const off = await runLoopx(['--registry', registry, '--format', 'json', 'configure-goal', '--goal-id', 'g', '--no-spawn-allowed', '--execute']);
+    const off = await runLoopx([
+      '--registry',
+      registry,
+      '--format',
+      'json',
+      'configure-goal',
+      '--goal-id',
+      'g',
+      '--no-spawn-allowed',
+      '--execute',
+    ]);
     assert.equal(off.code, 0);
-    assert.deepEqual((off.json()['orchestration'] as Record<string, unknown>)['after'], 'mode=default spawn_allowed=False max_children=2');
+    assert.deepEqual(
+      (off.json()['orchestration'] as Record<string, unknown>)['after'],
+      'mode=default spawn_allowed=False max_children=2',
+    );
 
-    const missingGoal = await runLoopx(['--registry', registry, 'configure-goal', '--goal-id', 'zz', '--quota-compute', '1']);
+    const missingGoal = await runLoopx([
+      '--registry',
+      registry,
+      'configure-goal',
+      '--goal-id',
+      'zz',
+      '--quota-compute',
+      '1',
+    ]);
     assert.equal(missingGoal.code, 1);
     assert.match(missingGoal.stderr, /goal 'zz' is not in/);
   });

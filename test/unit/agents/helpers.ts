@@ -28,7 +28,18 @@ export function connectedProject(goal: Record<string, unknown> = {}): { project:
   const registry = writeRegistry(project, {
     schema_version: '0.1',
     custom_top_level: { keep: true },
-    goals: [{ id: 'g', domain: 'demo', status: 'active', repo: project, state_file: stateFile, adapter: { kind: 'generic_project_goal_v0' }, x_unknown: [1, 2], ...goal }],
+    goals: [
+      {
+        id: 'g',
+        domain: 'demo',
+        status: 'active',
+        repo: project,
+        state_file: stateFile,
+        adapter: { kind: 'generic_project_goal_v0' },
+        x_unknown: [1, 2],
+        ...goal,
+      },
+    ],
   });
   return { project, registry };
 }

@@ -51,24 +51,39 @@ describe('agent identity', () => {
   });
 
   it('case 3: normalizes lists', () => {
-    assert.deepEqual(normalizeAgentIdList(['a', 'A', { id: 'b' }, { agent_id: 'c' }, { name: 'D' }, { x: 1 }, '1bad']), ['a', 'b', 'c', 'd']);
+    assert.deepEqual(
+      normalizeAgentIdList(['a', 'A', { id: 'b' }, { agent_id: 'c' }, { name: 'D' }, { x: 1 }, '1bad']),
+      ['a', 'b', 'c', 'd'],
+    );
     assert.deepEqual(normalizeAgentIdList(null), []);
     assert.deepEqual(normalizeAgentIdList('Codex Main'), ['codex-main']);
     assert.deepEqual(normalizeAgentIdList('a,b'), [], 'commas are not split');
   });
 
   it('case 4: registered agents are the ordered union of coordination, top-level and spawn_policy lists', () => {
-    const goal = { id: 'g', coordination: { registered_agents: ['coord', 'top'] }, registered_agents: ['top'], spawn_policy: { registered_agents: 'spawn' } };
+    const goal = {
+      id: 'g',
+      coordination: { registered_agents: ['coord', 'top'] },
+      registered_agents: ['top'],
+      spawn_policy: { registered_agents: 'spawn' },
+    };
     assert.deepEqual(registeredAgentsForGoal(goal), ['coord', 'top', 'spawn']);
     assert.deepEqual(registeredAgentsForGoal({ id: 'g', coordination: 'junk' }), []);
   });
 
   it('case 5: looks up agent profiles in a dict by normalized key and in a list by any id field', () => {
-    const dictGoal = { id: 'g', coordination: { agent_profiles: { 'codex-main': { role: 'main' }, 'Codex-Other': { role: 'other' } } } };
+    const dictGoal = {
+      id: 'g',
+      coordination: { agent_profiles: { 'codex-main': { role: 'main' }, 'Codex-Other': { role: 'other' } } },
+    };
     assert.deepEqual(agentProfileForGoal(dictGoal, 'Codex Main'), { role: 'main', agent_id: 'codex-main' });
     assert.equal(agentProfileForGoal(dictGoal, 'codex-other'), null);
     const listGoal = { id: 'g', coordination: { agent_profiles: [{ id: 'Codex Main', role: 'x' }] } };
-    assert.deepEqual(agentProfileForGoal(listGoal, 'codex-main'), { id: 'Codex Main', role: 'x', agent_id: 'codex-main' });
+    assert.deepEqual(agentProfileForGoal(listGoal, 'codex-main'), {
+      id: 'Codex Main',
+      role: 'x',
+      agent_id: 'codex-main',
+    });
     assert.equal(agentProfileForGoal(listGoal, 'other'), null);
   });
 
@@ -94,7 +109,12 @@ describe('agent identity', () => {
   });
 
   it('case 6: lets a subsystem name its field and prefix its codes', () => {
-    const error = thrown(() => requireRegisteredAgent({ id: 'g', coordination: { registered_agents: ['a'] } }, 'b', { field: 'agent_id', codePrefix: 'quota_' }));
+    const error = thrown(() =>
+      requireRegisteredAgent({ id: 'g', coordination: { registered_agents: ['a'] } }, 'b', {
+        field: 'agent_id',
+        codePrefix: 'quota_',
+      }),
+    );
     assert.equal(error.code, 'quota_agent_not_registered');
     assert.match(error.message, /^agent_id='b' is not registered/);
   });
@@ -121,7 +141,13 @@ describe('agent identity', () => {
 
 describe('identity gate', () => {
   const gate = (registered: string[], requested?: string, options: { fresh?: boolean; binding?: ThreadBinding } = {}) =>
-    evaluateIdentityGate({ goalId: 'g', registeredAgents: registered, requestedAgentId: requested, freshAgentDefault: options.fresh ?? false, threadBinding: options.binding ?? null });
+    evaluateIdentityGate({
+      goalId: 'g',
+      registeredAgents: registered,
+      requestedAgentId: requested,
+      freshAgentDefault: options.fresh ?? false,
+      threadBinding: options.binding ?? null,
+    });
 
   it('case 10: without the fresh default', () => {
     const legacy = gate([]);
@@ -140,7 +166,11 @@ describe('identity gate', () => {
     assert.equal(two.activation_allowed, false);
     assert.equal(two.identity_selection_gate?.choices.length, 2);
     assert.equal(two.identity_selection_gate?.activation_input_command, null);
-    assert.deepEqual(two.identity_selection_gate?.choices[0], { action: 'takeover_existing_agent', agent_id: 'a', requires_explicit_takeover_intent: true });
+    assert.deepEqual(two.identity_selection_gate?.choices[0], {
+      action: 'takeover_existing_agent',
+      agent_id: 'a',
+      requires_explicit_takeover_intent: true,
+    });
     assert.equal(two.identity_selection_gate?.fresh_agent_registration, undefined);
 
     const selected = gate(['a', 'b'], 'B');
@@ -156,10 +186,18 @@ describe('identity gate', () => {
     const packet = fresh.identity_selection_gate;
     assert.ok(packet);
     assert.equal(packet.default_action, 'register_fresh_agent');
-    assert.equal(packet.fresh_agent_registration?.preview_command, "loopx register-agent --goal-id g --agent-id '<new-public-safe-agent-id>' --require-new");
+    assert.equal(
+      packet.fresh_agent_registration?.preview_command,
+      "loopx register-agent --goal-id g --agent-id '<new-public-safe-agent-id>' --require-new",
+    );
     assert.ok(packet.fresh_agent_registration?.preview_command.endsWith('--require-new'));
     assert.ok(packet.fresh_agent_registration?.execute_command.endsWith('--require-new --execute'));
-    assert.deepEqual(packet.fresh_agent_registration?.continuation_contract.requires_true, ['ok', 'changed', 'written', 'verified']);
+    assert.deepEqual(packet.fresh_agent_registration?.continuation_contract.requires_true, [
+      'ok',
+      'changed',
+      'written',
+      'verified',
+    ]);
     assert.equal(packet.choices.length, 1);
     assert.equal(packet.choices[0]?.agent_id, 'codex-existing');
 
@@ -168,7 +206,10 @@ describe('identity gate', () => {
     const unregistered = gate(['codex-existing'], 'new', { fresh: true });
     assert.equal(unregistered.status, 'invalid_selection');
     assert.equal(unregistered.identity_selection_gate?.fresh_agent_registration?.agent_id, 'new');
-    assert.equal(unregistered.identity_selection_gate?.fresh_agent_registration?.execute_command, 'loopx register-agent --goal-id g --agent-id new --require-new --execute');
+    assert.equal(
+      unregistered.identity_selection_gate?.fresh_agent_registration?.execute_command,
+      'loopx register-agent --goal-id g --agent-id new --require-new --execute',
+    );
 
     const registered = gate(['codex-existing'], 'codex-existing', { fresh: true });
     assert.equal(registered.status, 'selected');
@@ -180,12 +221,18 @@ describe('identity gate', () => {
     assert.equal(gate(['a', 'b'], undefined, { binding: bound('b') }).status, 'thread_binding_selected');
     assert.equal(gate(['a', 'b'], undefined, { binding: bound('b') }).agent_id, 'b');
     assert.equal(gate(['a', 'b'], undefined, { binding: bound('z') }).status, 'thread_binding_invalid');
-    assert.equal(gate(['a', 'b'], undefined, { binding: { status: 'conflict', agent_ids: ['a', 'b'], thread_id: 't' } }).status, 'thread_binding_conflict');
+    assert.equal(
+      gate(['a', 'b'], undefined, { binding: { status: 'conflict', agent_ids: ['a', 'b'], thread_id: 't' } }).status,
+      'thread_binding_conflict',
+    );
     const explicit = gate(['a', 'b'], 'a', { binding: bound('b') });
     assert.equal(explicit.status, 'explicit_agent_selected');
     assert.equal(explicit.agent_id, 'a');
     assert.equal(gate(['a', 'b'], 'z', { binding: bound('b') }).status, 'invalid_selection');
-    assert.equal(gate(['a', 'b'], undefined, { binding: { status: 'missing', thread_id: 't' } }).status, 'thread_binding_selection_required');
+    assert.equal(
+      gate(['a', 'b'], undefined, { binding: { status: 'missing', thread_id: 't' } }).status,
+      'thread_binding_selection_required',
+    );
   });
 
   it('treats a requested id that is not an agent id as an invalid selection, not as no id', () => {

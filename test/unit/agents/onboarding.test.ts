@@ -16,7 +16,13 @@ function snapshot(dir: string): string[] {
 }
 
 async function onboard(project: string, type: string, extra: { goalId?: string; agentId?: string } = {}) {
-  return buildOnboardingPacket({ agentType: entry(type), project, registryPath: path.join(project, '.loopx', 'registry.json'), homeDir: project, ...extra });
+  return buildOnboardingPacket({
+    agentType: entry(type),
+    project,
+    registryPath: path.join(project, '.loopx', 'registry.json'),
+    homeDir: project,
+    ...extra,
+  });
 }
 
 describe('agent onboarding', () => {
@@ -70,11 +76,20 @@ describe('agent onboarding', () => {
 
   it('classifies registry_without_goal, registry_goal_missing_state_file and state_file_missing', async () => {
     const project = tempDir();
-    writeRegistry(project, { goals: [{ id: 'other', repo: project, state_file: 's.md' }, { id: 'bare', repo: project }, { id: 'g', repo: project, state_file: 's.md' }] });
+    writeRegistry(project, {
+      goals: [
+        { id: 'other', repo: project, state_file: 's.md' },
+        { id: 'bare', repo: project },
+        { id: 'g', repo: project, state_file: 's.md' },
+      ],
+    });
     const without = await onboard(project, 'cc', { goalId: 'missing' });
     assert.equal(without.project_connection.status, 'registry_without_goal');
     assert.deepEqual(without.project_connection.available_goal_ids, ['other', 'bare', 'g']);
-    assert.equal((await onboard(project, 'cc', { goalId: 'bare' })).project_connection.status, 'registry_goal_missing_state_file');
+    assert.equal(
+      (await onboard(project, 'cc', { goalId: 'bare' })).project_connection.status,
+      'registry_goal_missing_state_file',
+    );
     const missing = await onboard(project, 'cc', { goalId: 'g' });
     assert.equal(missing.project_connection.status, 'state_file_missing');
     assert.equal(missing.project_connection.state_file, path.join(project, 's.md'));
@@ -87,7 +102,10 @@ describe('agent onboarding', () => {
     assert.equal(fresh.identity_status, 'fresh_agent_registration_required');
     assert.equal(fresh.identity_selection_gate?.choices.length, 2);
     assert.equal(fresh.recommended_start.step, 'register_fresh_agent');
-    assert.match(fresh.commands.takeover_existing_agent ?? '', /^loopx agent-onboard --agent-type vscode-lm .* --agent-id '<registered-agent-id>'$/);
+    assert.match(
+      fresh.commands.takeover_existing_agent ?? '',
+      /^loopx agent-onboard --agent-type vscode-lm .* --agent-id '<registered-agent-id>'$/,
+    );
 
     const selected = await onboard(project, 'command', { goalId: 'g', agentId: 'Codex Beta' });
     assert.equal(selected.identity_status, 'selected');

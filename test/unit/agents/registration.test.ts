@@ -11,17 +11,32 @@ const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const clock = fixedClock('2026-01-15T10:00:00Z');
 
 function request(registryPath: string, agentIds: string[], extra: { requireNew?: boolean; execute?: boolean } = {}) {
-  return { registryPath, goalId: 'g', agentIds, requireNew: extra.requireNew ?? false, execute: extra.execute ?? false, clock, env: {} };
+  return {
+    registryPath,
+    goalId: 'g',
+    agentIds,
+    requireNew: extra.requireNew ?? false,
+    execute: extra.execute ?? false,
+    clock,
+    env: {},
+  };
 }
 
 /** Runs the real CLI in its own process and resolves with its exit code and JSON output. */
 function loopxProcess(args: string[]): Promise<{ code: number | null; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli', 'main.ts'), ...args], { cwd: repoRoot, env: { ...process.env, LOOPX_NOW: '2026-01-15T10:00:00Z' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli', 'main.ts'), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, LOOPX_NOW: '2026-01-15T10:00:00Z' },
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       try {
@@ -48,15 +63,25 @@ describe('register-agent', () => {
   });
 
   it('appends to coordination.registered_agents under the lock, keeps unknown fields and verifies the readback', async () => {
-    const { registry } = connectedProject({ registered_agents: ['legacy-top'], coordination: { registered_agents: ['codex-existing'], note: 'keep' } });
+    const { registry } = connectedProject({
+      registered_agents: ['legacy-top'],
+      coordination: { registered_agents: ['codex-existing'], note: 'keep' },
+    });
     const result = await registerAgent(request(registry, ['codex-fresh', 'legacy-top'], { execute: true }));
     assert.equal(result.ok, true);
     assert.deepEqual([result.changed, result.written, result.verified], [true, true, true]);
     assert.deepEqual(result.added, ['codex-fresh']);
     assert.deepEqual(result.already_registered, ['legacy-top']);
-    assert.deepEqual(result.registration_readback, { verified: true, registered_agents: ['codex-existing', 'codex-fresh', 'legacy-top'] });
+    assert.deepEqual(result.registration_readback, {
+      verified: true,
+      registered_agents: ['codex-existing', 'codex-fresh', 'legacy-top'],
+    });
     const goal = goalOf(registry);
-    assert.deepEqual(goal['coordination'], { registered_agents: ['codex-existing', 'codex-fresh'], note: 'keep', agent_model: 'peer_v1' });
+    assert.deepEqual(goal['coordination'], {
+      registered_agents: ['codex-existing', 'codex-fresh'],
+      note: 'keep',
+      agent_model: 'peer_v1',
+    });
     assert.deepEqual(goal['registered_agents'], ['legacy-top'], 'the legacy list is read, never written');
     assert.deepEqual(goal['x_unknown'], [1, 2]);
     assert.deepEqual(readJson(registry)['custom_top_level'], { keep: true });
@@ -95,28 +120,67 @@ describe('register-agent', () => {
   it('names a missing registry or goal', async () => {
     const { registry, project } = connectedProject();
     await assert.rejects(registerAgent(request(path.join(project, 'nope.json'), ['a'])), /nope\.json does not exist/);
-    await assert.rejects(registerAgent({ ...request(registry, ['a']), goalId: 'zz' }), /goal 'zz' is not in .*; goals: g/);
+    await assert.rejects(
+      registerAgent({ ...request(registry, ['a']), goalId: 'zz' }),
+      /goal 'zz' is not in .*; goals: g/,
+    );
   });
 
   it('case 7: two processes registering the same new id concurrently: exactly one wins', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['codex-existing'] } });
-    const args = ['--registry', registry, '--format', 'json', 'register-agent', '--goal-id', 'g', '--agent-id', 'codex-fresh', '--require-new', '--execute'];
+    const args = [
+      '--registry',
+      registry,
+      '--format',
+      'json',
+      'register-agent',
+      '--goal-id',
+      'g',
+      '--agent-id',
+      'codex-fresh',
+      '--require-new',
+      '--execute',
+    ];
     const results = await Promise.all([loopxProcess(args), loopxProcess(args)]);
-    const winners = results.filter((r) => r.json['changed'] === true && r.json['written'] === true && r.json['verified'] === true);
+    const winners = results.filter(
+      (r) => r.json['changed'] === true && r.json['written'] === true && r.json['verified'] === true,
+    );
     const losers = results.filter((r) => r.json['error_kind'] === 'agent_identity_already_registered');
     assert.equal(winners.length, 1, JSON.stringify(results));
     assert.equal(losers.length, 1, JSON.stringify(results));
     assert.equal(winners[0]?.code, 0);
     assert.equal(losers[0]?.code, 1);
     assert.deepEqual([losers[0]?.json['changed'], losers[0]?.json['written']], [false, false]);
-    assert.deepEqual((goalOf(registry)['coordination'] as Record<string, unknown>)['registered_agents'], ['codex-existing', 'codex-fresh']);
+    assert.deepEqual((goalOf(registry)['coordination'] as Record<string, unknown>)['registered_agents'], [
+      'codex-existing',
+      'codex-fresh',
+    ]);
   });
 
   it('loses no registration when four processes register different ids at once', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['codex-existing'] } });
     const ids = ['lane-a', 'lane-b', 'lane-c', 'lane-d'];
-    const results = await Promise.all(ids.map((id) => loopxProcess(['--registry', registry, '--format', 'json', 'register-agent', '--goal-id', 'g', '--agent-id', id, '--require-new', '--execute'])));
-    assert.ok(results.every((r) => r.code === 0 && r.json['verified'] === true), JSON.stringify(results));
+    const results = await Promise.all(
+      ids.map((id) =>
+        loopxProcess([
+          '--registry',
+          registry,
+          '--format',
+          'json',
+          'register-agent',
+          '--goal-id',
+          'g',
+          '--agent-id',
+          id,
+          '--require-new',
+          '--execute',
+        ]),
+      ),
+    );
+    assert.ok(
+      results.every((r) => r.code === 0 && r.json['verified'] === true),
+      JSON.stringify(results),
+    );
     const stored = (goalOf(registry)['coordination'] as Record<string, unknown>)['registered_agents'] as string[];
     assert.deepEqual([...stored].sort(), ['codex-existing', ...ids].sort());
   });

@@ -59,7 +59,13 @@ function codeBlocks(markdown: string): Block[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i] ?? '');
-    blocks.push({ language: fence[1] ?? '', attributes: (fence[2] ?? '').split(/\s+/).filter(Boolean), body: body.join('\n'), line: start + 1, heading });
+    blocks.push({
+      language: fence[1] ?? '',
+      attributes: (fence[2] ?? '').split(/\s+/).filter(Boolean),
+      body: body.join('\n'),
+      line: start + 1,
+      heading,
+    });
   }
   return blocks;
 }
@@ -98,18 +104,24 @@ export function writeFixture(projectDir: string, fixtures: readonly DocFixtureFi
 export function exampleToCommonJs(code: string, packageSpecifier: string): string {
   const javascript = transformSync(code, { loader: 'ts', format: 'esm', target: 'node20' }).code;
   const requires: string[] = [];
-  const body = javascript.replace(/^import\s+(.+?)\s+from\s+(["'])([^"']+)\2;\n/gms, (_match, clause: string, _quote, specifier: string) => {
-    const target = JSON.stringify(specifier === PACKAGE_NAME ? packageSpecifier : specifier);
-    const namespace = /^\*\s+as\s+(\w+)$/.exec(clause.trim());
-    const binding = namespace ? namespace[1] : clause.trim().replace(/\b(\w+)\s+as\s+(\w+)\b/g, '$1: $2');
-    requires.push(`const ${binding} = require(${target});`);
-    return '';
-  });
+  const body = javascript.replace(
+    /^import\s+(.+?)\s+from\s+(["'])([^"']+)\2;\n/gms,
+    (_match, clause: string, _quote, specifier: string) => {
+      const target = JSON.stringify(specifier === PACKAGE_NAME ? packageSpecifier : specifier);
+      const namespace = /^\*\s+as\s+(\w+)$/.exec(clause.trim());
+      const binding = namespace ? namespace[1] : clause.trim().replace(/\b(\w+)\s+as\s+(\w+)\b/g, '$1: $2');
+      requires.push(`const ${binding} = require(${target});`);
+      return '';
+    },
+  );
   return `'use strict';\n${requires.join('\n')}\n(async () => {\n${body}\n})().catch((error) => { console.error(error); process.exitCode = 1; });\n`;
 }
 
 /** Node arguments that let a script outside the repository require TypeScript sources (tsx, from the repo). */
-export const TSX_NODE_ARGS: readonly string[] = ['--import', pathToFileURL(path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href];
+export const TSX_NODE_ARGS: readonly string[] = [
+  '--import',
+  pathToFileURL(path.join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
+];
 
 export interface ExampleRun {
   status: number | null;

@@ -17,10 +17,19 @@ describe('docs/api.md examples', () => {
 
   it('documents the four scripted operations of the original, and each example has its output', () => {
     const code = doc.examples.map((example) => example.code).join('\n');
-    for (const name of ['archiveRuntimeGoal', 'nextActionProjectionWarning', 'readJson', 'findRegistryGoal', 'compactOrchestrationPolicy']) {
+    for (const name of [
+      'archiveRuntimeGoal',
+      'nextActionProjectionWarning',
+      'readJson',
+      'findRegistryGoal',
+      'compactOrchestrationPolicy',
+    ]) {
       assert.ok(code.includes(`${name}(`), `no example calls ${name}`);
     }
-    assert.ok(doc.examples.every((example) => example.expectedOutput.trim() !== ''), 'an example has an empty output block');
+    assert.ok(
+      doc.examples.every((example) => example.expectedOutput.trim() !== ''),
+      'an example has an empty output block',
+    );
     assert.ok(doc.fixtures.some((fixture) => fixture.path === '.loopx/registry.json'));
   });
 

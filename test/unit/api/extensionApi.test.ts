@@ -13,9 +13,15 @@ import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 class TestEmitter<T> {
   private listeners: ((value: T) => void)[] = [];
   readonly event: vscode.Event<T> = (listener, thisArgs) => {
-    const bound = (value: T): void => { listener.call(thisArgs, value); };
+    const bound = (value: T): void => {
+      listener.call(thisArgs, value);
+    };
     this.listeners.push(bound);
-    return { dispose: () => { this.listeners = this.listeners.filter((l) => l !== bound); } };
+    return {
+      dispose: () => {
+        this.listeners = this.listeners.filter((l) => l !== bound);
+      },
+    };
   };
   fire(value: T): void {
     for (const listener of [...this.listeners]) listener(value);
@@ -65,17 +71,31 @@ describe('extension API (createExtensionApi)', () => {
 
   it('lists the demo goal with its agents and quota', () => {
     const goals = api().getGoals();
-    assert.deepEqual(goals.map((g) => [g.goalId, g.agents]), [['tidy-notes', ['demo', 'codex-main']]]);
+    assert.deepEqual(
+      goals.map((g) => [g.goalId, g.agents]),
+      [['tidy-notes', ['demo', 'codex-main']]],
+    );
     assert.equal(api().getGoal('tidy-notes', model.registryPath)?.displayName, 'Tidy the notes folder');
     assert.equal(api().getGoal('tidy-notes', '/elsewhere/registry.json'), undefined);
-    assert.deepEqual(api().getQuota('tidy-notes'), { compute: 0.5, window_hours: 24, slot_minutes: 30, allowed_slots: 24 });
+    assert.deepEqual(api().getQuota('tidy-notes'), {
+      compute: 0.5,
+      window_hours: 24,
+      slot_minutes: 30,
+      allowed_slots: 24,
+    });
   });
 
   it('reads todos, gates and status through the core', async () => {
     const todos = await api().getTodos('tidy-notes', { role: 'agent', claimedBy: 'codex-main' });
-    assert.deepEqual(todos.todos.map((t) => t.todo_id), ['todo_links']);
+    assert.deepEqual(
+      todos.todos.map((t) => t.todo_id),
+      ['todo_links'],
+    );
     const gates = await api().getGates('tidy-notes');
-    assert.deepEqual(gates.open_gates.map((g) => g.todo_id), ['todo_gate_publish']);
+    assert.deepEqual(
+      gates.open_gates.map((g) => g.todo_id),
+      ['todo_gate_publish'],
+    );
     const status = await api().getGoalStatus('tidy-notes');
     assert.equal(status.state?.open_gate_count, 1);
   });
@@ -98,13 +118,22 @@ describe('extension API (createExtensionApi)', () => {
     const seen: LoopxQuotaChanged[] = [];
     const subscription = api().onDidChangeQuota((change) => seen.push(change));
     await model.reload(); // nothing changed
-    const registry = JSON.parse(fs.readFileSync(model.registryPath, 'utf8')) as { goals: { quota: Record<string, unknown> }[] };
+    const registry = JSON.parse(fs.readFileSync(model.registryPath, 'utf8')) as {
+      goals: { quota: Record<string, unknown> }[];
+    };
     (registry.goals[0] as { quota: Record<string, unknown> }).quota['compute'] = 0.25;
     fs.writeFileSync(model.registryPath, JSON.stringify(registry));
     await model.reload();
-    assert.deepEqual(seen.map((c) => [c.goalId, c.quota.compute, c.quota.allowed_slots]), [['tidy-notes', 0.25, 12]]);
+    assert.deepEqual(
+      seen.map((c) => [c.goalId, c.quota.compute, c.quota.allowed_slots]),
+      [['tidy-notes', 0.25, 12]],
+    );
 
-    quotaSpend.fire({ goalId: 'tidy-notes', registryPath: model.registryPath, quota: { compute: 0.25, window_hours: 24, slot_minutes: 30, allowed_slots: 12, spent_slots: 1 } });
+    quotaSpend.fire({
+      goalId: 'tidy-notes',
+      registryPath: model.registryPath,
+      quota: { compute: 0.25, window_hours: 24, slot_minutes: 30, allowed_slots: 12, spent_slots: 1 },
+    });
     assert.equal(seen.length, 2);
     subscription.dispose();
     assert.equal(quotaSpend.listenerCount, 0);
@@ -114,14 +143,33 @@ describe('extension API (createExtensionApi)', () => {
   it('passes onDidEndTurn through from the turn driver', () => {
     const seen: string[] = [];
     const subscription = api().onDidEndTurn((turn) => seen.push(`${turn.goalId}:${turn.classification}`));
-    turns.fire({ goalId: 'tidy-notes', registryPath: model.registryPath, agentId: 'demo', todoId: 'todo_related', classification: 'validated_progress', generatedAt: '2026-11-29T10:00:00+00:00' });
+    turns.fire({
+      goalId: 'tidy-notes',
+      registryPath: model.registryPath,
+      agentId: 'demo',
+      todoId: 'todo_related',
+      classification: 'validated_progress',
+      generatedAt: '2026-11-29T10:00:00+00:00',
+    });
     subscription.dispose();
     assert.deepEqual(seen, ['tidy-notes:validated_progress']);
   });
 
   it('offers no operation that writes', () => {
     const names = Object.keys(api()).sort();
-    assert.deepEqual(names, ['apiVersion', 'getGates', 'getGoal', 'getGoalStatus', 'getGoals', 'getQuota', 'getTodos', 'onDidChangeGoals', 'onDidChangeQuota', 'onDidEndTurn', 'version']);
+    assert.deepEqual(names, [
+      'apiVersion',
+      'getGates',
+      'getGoal',
+      'getGoalStatus',
+      'getGoals',
+      'getQuota',
+      'getTodos',
+      'onDidChangeGoals',
+      'onDidChangeQuota',
+      'onDidEndTurn',
+      'version',
+    ]);
   });
 
   it('src/api/types.ts imports nothing but vscode types, so other extensions can copy it', () => {

@@ -24,18 +24,30 @@ describe('the built library, required from outside the repository', function () 
 
   before(() => {
     fs.mkdirSync(installed, { recursive: true });
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'build-lib.mjs'), '--outdir', path.join(installed, 'out', 'core')], { cwd: REPO_ROOT, stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'scripts', 'build-lib.mjs'), '--outdir', path.join(installed, 'out', 'core')],
+      { cwd: REPO_ROOT, stdio: 'pipe' },
+    );
     fs.symlinkSync(path.join(REPO_ROOT, 'package.json'), path.join(installed, 'package.json'), 'file');
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(installed, 'node_modules'), 'dir');
     // Only for the type check: a TypeScript consumer of a Node library has @types/node.
-    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules', '@types'), path.join(consumer, 'node_modules', '@types'), 'dir');
+    fs.symlinkSync(
+      path.join(REPO_ROOT, 'node_modules', '@types'),
+      path.join(consumer, 'node_modules', '@types'),
+      'dir',
+    );
   });
   after(() => fs.rmSync(consumer, { recursive: true, force: true }));
 
   function runNode(script: string, source: string): { status: number | null; stdout: string; stderr: string } {
     const file = path.join(consumer, script);
     fs.writeFileSync(file, source);
-    const result = spawnSync(process.execPath, [file], { cwd: consumer, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    const result = spawnSync(process.execPath, [file], {
+      cwd: consumer,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
@@ -43,31 +55,43 @@ describe('the built library, required from outside the repository', function () 
     const run = runNode('resolve.cjs', `console.log(require.resolve(${JSON.stringify(PACKAGE_NAME)}));\n`);
     assert.equal(run.status, 0, run.stderr);
     assert.equal(
-      run.stdout.trim(), path.join(installed, 'out', 'core', 'index.js'),
+      run.stdout.trim(),
+      path.join(installed, 'out', 'core', 'index.js'),
       'package.json must map "." to the library: "exports": { ".": { "types": "./out/core/index.d.ts", "default": "./out/core/index.js" }, "./package.json": "./package.json" }',
     );
   });
 
   it('exports the same surface as src/core/index.ts, with working LoopxError instances', () => {
-    const run = runNode('surface.cjs', [
-      `const loopx = require(${JSON.stringify(PACKAGE_NAME)});`,
-      'let refusal = null;',
-      'try { loopx.compactOrchestrationPolicy("x"); } catch (error) { refusal = { isLoopxError: error instanceof loopx.LoopxError && loopx.isLoopxError(error, "invalid_argument"), code: error.code }; }',
-      'console.log(JSON.stringify({ keys: Object.keys(loopx).sort(), version: loopx.version, refusal }));',
-    ].join('\n'));
+    const run = runNode(
+      'surface.cjs',
+      [
+        `const loopx = require(${JSON.stringify(PACKAGE_NAME)});`,
+        'let refusal = null;',
+        'try { loopx.compactOrchestrationPolicy("x"); } catch (error) { refusal = { isLoopxError: error instanceof loopx.LoopxError && loopx.isLoopxError(error, "invalid_argument"), code: error.code }; }',
+        'console.log(JSON.stringify({ keys: Object.keys(loopx).sort(), version: loopx.version, refusal }));',
+      ].join('\n'),
+    );
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout), {
-      keys: Object.keys(loopx).sort(), version: loopx.version, refusal: { isLoopxError: true, code: 'invalid_argument' },
+      keys: Object.keys(loopx).sort(),
+      version: loopx.version,
+      refusal: { isLoopxError: true, code: 'invalid_argument' },
     });
   });
 
   it('can be imported by name from an ES module', () => {
-    const run = runNode('import.mjs', [
-      `import { compactOrchestrationPolicy, version } from ${JSON.stringify(PACKAGE_NAME)};`,
-      'console.log(JSON.stringify({ version, policy: compactOrchestrationPolicy({ allowed: true, max_children: 2 }) }));',
-    ].join('\n'));
+    const run = runNode(
+      'import.mjs',
+      [
+        `import { compactOrchestrationPolicy, version } from ${JSON.stringify(PACKAGE_NAME)};`,
+        'console.log(JSON.stringify({ version, policy: compactOrchestrationPolicy({ allowed: true, max_children: 2 }) }));',
+      ].join('\n'),
+    );
     assert.equal(run.status, 0, run.stderr);
-    assert.deepEqual(JSON.parse(run.stdout), { version: loopx.version, policy: { mode: 'multi_subagent', spawn_allowed: true, max_children: 2 } });
+    assert.deepEqual(JSON.parse(run.stdout), {
+      version: loopx.version,
+      policy: { mode: 'multi_subagent', spawn_allowed: true, max_children: 2 },
+    });
   });
 
   doc.examples.forEach((example, index) => {
@@ -84,41 +108,59 @@ describe('the built library, required from outside the repository', function () 
 
   it('type-checks a TypeScript consumer and the docs/api.md examples against the emitted declarations', () => {
     const files = ['consumer.ts'];
-    fs.writeFileSync(path.join(consumer, 'consumer.ts'), [
-      `import { archiveRuntimeGoal, getGoalStatus, isLoopxError, listTodos, LoopxError, TodoListResultSchema, type ArchiveRuntimeResult, type GoalStatus } from '${PACKAGE_NAME}';`,
-      '',
-      'export async function main(): Promise<void> {',
-      "  const archived: ArchiveRuntimeResult = await archiveRuntimeGoal({ registryPath: '.loopx/registry.json', goalId: 'g', execute: false });",
-      '  const where: string = archived.archive_path;',
-      "  const dryRun: boolean = archived.dry_run;",
-      "  const status: GoalStatus = await getGoalStatus({ registryPath: 'r.json', goalId: 'g' });",
-      '  const open: number | undefined = status.state?.todos.agent.open_count;',
-      "  const todos = TodoListResultSchema.parse(await listTodos({ registryPath: 'r.json', goalId: 'g', role: 'agent' }));",
-      '  const firstId: string | undefined = todos.todos[0]?.todo_id;',
-      '  console.log(where, dryRun, open, firstId);',
-      '  // @ts-expect-error goalId is a string',
-      "  await archiveRuntimeGoal({ registryPath: 'r.json', goalId: 5 });",
-      '  // @ts-expect-error role is "user" or "agent"',
-      "  await listTodos({ registryPath: 'r.json', goalId: 'g', role: 'owner' });",
-      '  try {',
-      "    await archiveRuntimeGoal({ registryPath: 'r.json', goalId: 'g' });",
-      '  } catch (error) {',
-      '    if (isLoopxError(error)) { const code: string = error.code; console.log(code, error instanceof LoopxError); }',
-      '  }',
-      '}',
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(consumer, 'consumer.ts'),
+      [
+        `import { archiveRuntimeGoal, getGoalStatus, isLoopxError, listTodos, LoopxError, TodoListResultSchema, type ArchiveRuntimeResult, type GoalStatus } from '${PACKAGE_NAME}';`,
+        '',
+        'export async function main(): Promise<void> {',
+        "  const archived: ArchiveRuntimeResult = await archiveRuntimeGoal({ registryPath: '.loopx/registry.json', goalId: 'g', execute: false });",
+        '  const where: string = archived.archive_path;',
+        '  const dryRun: boolean = archived.dry_run;',
+        "  const status: GoalStatus = await getGoalStatus({ registryPath: 'r.json', goalId: 'g' });",
+        '  const open: number | undefined = status.state?.todos.agent.open_count;',
+        "  const todos = TodoListResultSchema.parse(await listTodos({ registryPath: 'r.json', goalId: 'g', role: 'agent' }));",
+        '  const firstId: string | undefined = todos.todos[0]?.todo_id;',
+        '  console.log(where, dryRun, open, firstId);',
+        '  // @ts-expect-error goalId is a string',
+        "  await archiveRuntimeGoal({ registryPath: 'r.json', goalId: 5 });",
+        '  // @ts-expect-error role is "user" or "agent"',
+        "  await listTodos({ registryPath: 'r.json', goalId: 'g', role: 'owner' });",
+        '  try {',
+        "    await archiveRuntimeGoal({ registryPath: 'r.json', goalId: 'g' });",
+        '  } catch (error) {',
+        '    if (isLoopxError(error)) { const code: string = error.code; console.log(code, error instanceof LoopxError); }',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
     doc.examples.forEach((example, index) => {
       // .mts: the examples use top-level await, which TypeScript allows in ES modules.
       const name = `example-${index}.mts`;
       fs.writeFileSync(path.join(consumer, name), `${example.code}\nexport {};\n`);
       files.push(name);
     });
-    fs.writeFileSync(path.join(consumer, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'Node16', moduleResolution: 'Node16', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] },
-      files,
-    }));
-    const tsc = spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(consumer, 'tsconfig.json')], { cwd: consumer, encoding: 'utf8' });
+    fs.writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'Node16',
+          moduleResolution: 'Node16',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files,
+      }),
+    );
+    const tsc = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(consumer, 'tsconfig.json')],
+      { cwd: consumer, encoding: 'utf8' },
+    );
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   });
 });

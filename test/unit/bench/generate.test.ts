@@ -31,12 +31,21 @@ describe('bench workspace generator', () => {
     const registry = await readRegistry(workspace.registryPath);
     const goals = registryGoals(registry);
     assert.equal(goals.length, SIZES.S.goals);
-    assert.deepEqual(goals.map((g) => g.id), workspace.goalIds);
-    const validation = validateRegistryDocument(registry, { registryPath: workspace.registryPath, homeDir: os.homedir() });
+    assert.deepEqual(
+      goals.map((g) => g.id),
+      workspace.goalIds,
+    );
+    const validation = validateRegistryDocument(registry, {
+      registryPath: workspace.registryPath,
+      homeDir: os.homedir(),
+    });
     assert.deepEqual(validation.diagnostics, []);
     assert.equal(validation.ok, true);
     assert.ok(validation.goals.every((row) => row.repo_exists && row.state_file_exists));
-    assert.equal(resolveRuntimeRoot({ registryPath: workspace.registryPath, registry, homeDir: os.homedir() }), fs.realpathSync(workspace.runtimeRoot));
+    assert.equal(
+      resolveRuntimeRoot({ registryPath: workspace.registryPath, registry, homeDir: os.homedir() }),
+      fs.realpathSync(workspace.runtimeRoot),
+    );
   });
 
   it('writes state files that parse with zero errors and zero warnings, with the exact todo counts', async () => {
@@ -55,8 +64,15 @@ describe('bench workspace generator', () => {
       assert.equal(projection.todos.agent.total_count, split.agent);
       assert.ok(projection.next_action.first !== null);
       const gates = analyzeGates(doc);
-      assert.equal(gates.open_gates.length + doc.todos.filter((t) => t.meta['task_class'] === 'user_gate' && t.status === 'done').length, split.gates);
-      assert.ok(gates.agent_todos.some((t) => t.blocked), 'some agent todo is held by a gate');
+      assert.equal(
+        gates.open_gates.length +
+          doc.todos.filter((t) => t.meta['task_class'] === 'user_gate' && t.status === 'done').length,
+        split.gates,
+      );
+      assert.ok(
+        gates.agent_todos.some((t) => t.blocked),
+        'some agent todo is held by a gate',
+      );
       openAgent += projection.todos.agent.open_count;
     }
     assert.equal(openAgent, workspace.counts.openAgentTodos);
@@ -80,7 +96,9 @@ describe('bench workspace generator', () => {
       for (const row of read.rows.filter((r) => r.classification === 'quota_slot_spent')) {
         spends++;
         if (new Date(row.generated_at ?? '').getTime() >= windowStart) spendsInWindow++;
-        const record = JSON.parse(fs.readFileSync(path.resolve(projectRoot, row.json_path ?? ''), 'utf8')) as { quota_event?: { slots?: number } };
+        const record = JSON.parse(fs.readFileSync(path.resolve(projectRoot, row.json_path ?? ''), 'utf8')) as {
+          quota_event?: { slots?: number };
+        };
         assert.equal(record.quota_event?.slots, 1);
       }
     }
@@ -93,10 +111,16 @@ describe('bench workspace generator', () => {
   it('is deterministic: the same seed gives the same files, another seed different ones', () => {
     const again = generateWorkspace({ ...SIZES.S, seed: 7, out: path.join(tempDir(), 'ws') });
     const other = generateWorkspace({ ...SIZES.S, seed: 8, out: path.join(tempDir(), 'ws') });
-    const relativeFiles = (root: string): string[] => fs.readdirSync(root, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(root, f)).isFile()).sort();
+    const relativeFiles = (root: string): string[] =>
+      fs
+        .readdirSync(root, { recursive: true })
+        .map(String)
+        .filter((f) => fs.statSync(path.join(root, f)).isFile())
+        .sort();
     const files = relativeFiles(workspace.root);
     assert.deepEqual(relativeFiles(again.root), files);
-    const normalize = (root: string, file: string): string => fs.readFileSync(path.join(root, file), 'utf8').split(root).join('<root>');
+    const normalize = (root: string, file: string): string =>
+      fs.readFileSync(path.join(root, file), 'utf8').split(root).join('<root>');
     for (const file of files) assert.equal(normalize(again.root, file), normalize(workspace.root, file), file);
     const stateFile = path.join('.codex', 'goals', 'goal-0001', 'ACTIVE_GOAL_STATE.md');
     assert.notEqual(normalize(other.root, stateFile), normalize(workspace.root, stateFile));
@@ -114,7 +138,9 @@ describe('bench workspace generator', () => {
     assert.equal(small.counts.runRows, 0);
     const read = await readGoalRuns(small.runtimeRoot, small.goalIds[0] ?? '', { projectRoot: small.root });
     assert.equal(read.exists, false);
-    const doc = parseStateDocument(fs.readFileSync(path.join(small.root, '.codex', 'goals', 'goal-0001', 'ACTIVE_GOAL_STATE.md'), 'utf8'));
+    const doc = parseStateDocument(
+      fs.readFileSync(path.join(small.root, '.codex', 'goals', 'goal-0001', 'ACTIVE_GOAL_STATE.md'), 'utf8'),
+    );
     assert.equal(doc.todos.length, 1);
     assert.equal(projectStateDocument(doc).diagnostics.error_count, 0);
   });

@@ -9,15 +9,22 @@ export interface CliRun {
 }
 
 /** Runs the CLI in-process with captured output. */
-export async function runLoopx(argv: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; now?: string } = {}): Promise<CliRun> {
+export async function runLoopx(
+  argv: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; now?: string } = {},
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? {},
     clock: fixedClock(options.now ?? '2026-01-15T10:00:00Z'),
-    stdout: (t) => { stdout += t; },
-    stderr: (t) => { stderr += t; },
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
   });
   return { code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> };
 }

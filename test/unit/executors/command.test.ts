@@ -8,7 +8,9 @@ import type { ExecutorFailure, ExecutorOutcome, ExecutorSuccess } from '../../..
 import { demoRequest, demoWorkspace, eventually, isAlive, runOptions, SCRIPTED_AGENT, tempDir } from './helpers';
 
 function agent(mode: string, arg?: string): ReturnType<typeof createCommandExecutor> {
-  return createCommandExecutor([process.execPath, SCRIPTED_AGENT, mode, ...(arg === undefined ? [] : [arg])], { killGraceMs: 500 });
+  return createCommandExecutor([process.execPath, SCRIPTED_AGENT, mode, ...(arg === undefined ? [] : [arg])], {
+    killGraceMs: 500,
+  });
 }
 
 function expectSuccess(outcome: ExecutorOutcome): ExecutorSuccess {
@@ -26,7 +28,9 @@ function expectFailure(outcome: ExecutorOutcome, reason: ExecutorFailure['reason
 
 describe('command executor', () => {
   let workspace: string;
-  before(() => { workspace = demoWorkspace(); });
+  before(() => {
+    workspace = demoWorkspace();
+  });
 
   it('returns the validated result after leading log lines, with the agent-reported usage', async () => {
     const request = await demoRequest(workspace);
@@ -35,7 +39,13 @@ describe('command executor', () => {
     assert.equal(outcome.result.turn_key, request.turn_key);
     assert.equal(outcome.result.delivery_batch_scale, 'single_surface', 'the alias single_segment is normalized');
     assert.deepEqual(outcome.result.todo, { todo_id: 'todo_related', disposition: 'in_progress' });
-    assert.deepEqual(outcome.usage, { input_tokens: 1200, output_tokens: 300, cost_usd: 0.0081, estimated: false, source: 'agent_reported' });
+    assert.deepEqual(outcome.usage, {
+      input_tokens: 1200,
+      output_tokens: 300,
+      cost_usd: 0.0081,
+      estimated: false,
+      source: 'agent_reported',
+    });
     assert.equal(outcome.exit_code, 0);
     assert.match(outcome.output_excerpt, /^agent: starting/);
   });
@@ -44,7 +54,9 @@ describe('command executor', () => {
     const marker = path.join(tempDir(), 'still-here.txt');
     fs.writeFileSync(marker, 'x');
     const payload = `$(rm -rf ${marker}) \`rm -rf ${marker}\` <script>alert(1)</script>`;
-    const outcome = expectSuccess(await agent('inert', payload).run(await demoRequest(workspace), runOptions(workspace)));
+    const outcome = expectSuccess(
+      await agent('inert', payload).run(await demoRequest(workspace), runOptions(workspace)),
+    );
     assert.equal(outcome.result.summary, payload);
     assert.deepEqual(outcome.result.evidence, [payload]);
     assert.ok(fs.existsSync(marker), 'the text was never executed');
@@ -60,7 +72,10 @@ describe('command executor', () => {
   });
 
   it('fails with contract_violation naming the fields', async () => {
-    const outcome = expectFailure(await agent('violation').run(await demoRequest(workspace), runOptions(workspace)), 'contract_violation');
+    const outcome = expectFailure(
+      await agent('violation').run(await demoRequest(workspace), runOptions(workspace)),
+      'contract_violation',
+    );
     const problems = outcome.problems.join('\n');
     assert.match(problems, /result_kind/);
     assert.match(problems, /next_action/);
@@ -86,7 +101,10 @@ describe('command executor', () => {
   });
 
   it('fails with non_zero_exit even when a valid result was printed', async () => {
-    const outcome = expectFailure(await agent('exit3').run(await demoRequest(workspace), runOptions(workspace)), 'non_zero_exit');
+    const outcome = expectFailure(
+      await agent('exit3').run(await demoRequest(workspace), runOptions(workspace)),
+      'non_zero_exit',
+    );
     assert.equal(outcome.exit_code, 3);
     assert.match(outcome.message, /exited with code 3/);
     assert.match(outcome.stderr_excerpt, /something went wrong/);
@@ -94,13 +112,19 @@ describe('command executor', () => {
 
   it('fails with spawn_failed when the command does not exist', async () => {
     const executor = createCommandExecutor(['loopx-no-such-agent-binary']);
-    const outcome = expectFailure(await executor.run(await demoRequest(workspace), runOptions(workspace)), 'spawn_failed');
+    const outcome = expectFailure(
+      await executor.run(await demoRequest(workspace), runOptions(workspace)),
+      'spawn_failed',
+    );
     assert.match(outcome.message, /loopx-no-such-agent-binary/);
   });
 
   it('on timeout kills the whole process tree: the agent and the grandchild it started', async () => {
     const pids = path.join(tempDir(), 'pids.json');
-    const outcome = expectFailure(await agent('tree', pids).run(await demoRequest(workspace), runOptions(workspace, undefined, 1500)), 'timeout');
+    const outcome = expectFailure(
+      await agent('tree', pids).run(await demoRequest(workspace), runOptions(workspace, undefined, 1500)),
+      'timeout',
+    );
     const { child, grandchild } = JSON.parse(fs.readFileSync(pids, 'utf8')) as { child: number; grandchild: number };
     assert.ok(await eventually(() => !isAlive(child)), `agent ${child} is gone`);
     assert.ok(await eventually(() => !isAlive(grandchild)), `grandchild ${grandchild} is gone`);
@@ -110,7 +134,10 @@ describe('command executor', () => {
   it('stops the agent when the turn is cancelled', async () => {
     const pidFile = path.join(tempDir(), 'pid');
     const controller = new AbortController();
-    const running = agent('sleep', pidFile).run(await demoRequest(workspace), { ...runOptions(workspace), signal: controller.signal });
+    const running = agent('sleep', pidFile).run(await demoRequest(workspace), {
+      ...runOptions(workspace),
+      signal: controller.signal,
+    });
     const started = (): boolean => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8') !== '';
     assert.ok(await eventually(started, 200), 'the agent started');
     controller.abort();
@@ -122,8 +149,17 @@ describe('command executor', () => {
 
   it('passes only the allowlisted environment: never a secret of the parent', async () => {
     const envFile = path.join(tempDir(), 'env.json');
-    const executor = createCommandExecutor([process.execPath, SCRIPTED_AGENT, 'env', envFile], { envAllowlist: ['AGENT_MODEL'] });
-    const parentEnv = { PATH: process.env['PATH'] ?? '', HOME: os.homedir(), LANG: 'C.UTF-8', AGENT_MODEL: 'small', SECRET_TOKEN: 'do-not-leak', AWS_SECRET_ACCESS_KEY: 'nope' };
+    const executor = createCommandExecutor([process.execPath, SCRIPTED_AGENT, 'env', envFile], {
+      envAllowlist: ['AGENT_MODEL'],
+    });
+    const parentEnv = {
+      PATH: process.env['PATH'] ?? '',
+      HOME: os.homedir(),
+      LANG: 'C.UTF-8',
+      AGENT_MODEL: 'small',
+      SECRET_TOKEN: 'do-not-leak',
+      AWS_SECRET_ACCESS_KEY: 'nope',
+    };
     expectSuccess(await executor.run(await demoRequest(workspace), runOptions(workspace, parentEnv)));
     const seen = JSON.parse(fs.readFileSync(envFile, 'utf8')) as Record<string, string>;
     assert.equal(seen['SECRET_TOKEN'], undefined);
@@ -133,21 +169,31 @@ describe('command executor', () => {
     assert.equal(seen['LOOPX_GOAL_ID'], 'tidy-notes');
     assert.equal(seen['LOOPX_TODO_ID'], 'todo_related');
     assert.equal(seen['LOOPX_TURN'], 'turn-0002');
-    const unexpected = Object.keys(seen).filter((k) => !['PATH', 'HOME', 'LANG', 'AGENT_MODEL'].includes(k) && !k.startsWith('LOOPX_'));
+    const unexpected = Object.keys(seen).filter(
+      (k) => !['PATH', 'HOME', 'LANG', 'AGENT_MODEL'].includes(k) && !k.startsWith('LOOPX_'),
+    );
     // Node itself may add nothing but these when it starts; anything else leaked from the parent.
-    assert.deepEqual(unexpected.filter((k) => k in parentEnv), []);
+    assert.deepEqual(
+      unexpected.filter((k) => k in parentEnv),
+      [],
+    );
   });
 });
 
 describe('bounded process helpers', () => {
   it('buildAgentEnv copies only allowlisted names and skips invalid ones', () => {
-    const env = buildAgentEnv({ PATH: '/bin', HOME: '/h', SECRET: 's', 'BAD-NAME': 'x' }, ['BAD-NAME', 'MISSING'], { LOOPX_TURN: 't' });
+    const env = buildAgentEnv({ PATH: '/bin', HOME: '/h', SECRET: 's', 'BAD-NAME': 'x' }, ['BAD-NAME', 'MISSING'], {
+      LOOPX_TURN: 't',
+    });
     assert.deepEqual(env, { PATH: '/bin', HOME: '/h', LOOPX_TURN: 't' });
   });
 
   it('outputExcerpt keeps the first bytes, never splits a character and scrubs paths and keys', () => {
     const text = `é${'a'.repeat(10)} /home/someone/project/secret.txt sk-ant-${'x'.repeat(30)}`;
-    const excerpt = outputExcerpt(Buffer.from(text), Buffer.byteLength(text), { projectRoots: [], homeDir: '/home/someone' });
+    const excerpt = outputExcerpt(Buffer.from(text), Buffer.byteLength(text), {
+      projectRoots: [],
+      homeDir: '/home/someone',
+    });
     assert.match(excerpt, /<home>\/project\/secret\.txt/);
     assert.match(excerpt, /\[redacted:anthropic_key\]/);
     const cut = outputExcerpt(Buffer.from('ééé'), 6, { projectRoots: [], homeDir: '/h' }, 3);
@@ -156,8 +202,17 @@ describe('bounded process helpers', () => {
 
   it('runs an argv without a shell: metacharacters reach the program as plain arguments', async () => {
     const run = await runBoundedProcess({
-      argv: [process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', '$(echo hi)', '; ls', '| cat'],
-      cwd: os.tmpdir(), env: { PATH: process.env['PATH'] ?? '' }, timeoutMs: 20_000,
+      argv: [
+        process.execPath,
+        '-e',
+        'process.stdout.write(JSON.stringify(process.argv.slice(1)))',
+        '$(echo hi)',
+        '; ls',
+        '| cat',
+      ],
+      cwd: os.tmpdir(),
+      env: { PATH: process.env['PATH'] ?? '' },
+      timeoutMs: 20_000,
     });
     assert.equal(run.end, 'exited');
     assert.deepEqual(JSON.parse(run.stdout.toString('utf8')), ['$(echo hi)', '; ls', '| cat']);

@@ -11,7 +11,8 @@ import { checkHostResult } from '../../../src/core/turn/contract';
 import { DEMO_AGENT_SOURCE_ARGV, demoRequest, demoWorkspace, runOptions, tempDir } from './helpers';
 
 function success(outcome: ExecutorOutcome): ExecutorSuccess {
-  if (!outcome.ok) assert.fail(`expected a result, got ${outcome.reason}: ${outcome.message}\n${outcome.stderr_excerpt}`);
+  if (!outcome.ok)
+    assert.fail(`expected a result, got ${outcome.reason}: ${outcome.message}\n${outcome.stderr_excerpt}`);
   return outcome;
 }
 
@@ -46,9 +47,17 @@ describe('demo agent', () => {
     assert.ok((outcome.usage?.input_tokens ?? 0) > 0);
     const gardening = fs.readFileSync(path.join(workspace, 'notes', 'gardening.md'), 'utf8');
     assert.match(gardening, /## Related\n\n- \[Bike maintenance\]\(bikes\.md\)\n- \[Sourdough bread\]\(bread\.md\)\n$/);
-    assert.match(fs.readFileSync(path.join(workspace, 'notes', 'bread.md'), 'utf8'), /## Related\n\n- \[Gardening\]\(gardening\.md\)\n$/);
+    assert.match(
+      fs.readFileSync(path.join(workspace, 'notes', 'bread.md'), 'utf8'),
+      /## Related\n\n- \[Gardening\]\(gardening\.md\)\n$/,
+    );
 
-    const validation = await runValidation({ argv: goalValidation(workspace), cwd: workspace, env: runOptions(workspace).env, timeoutMs: 20_000 });
+    const validation = await runValidation({
+      argv: goalValidation(workspace),
+      cwd: workspace,
+      env: runOptions(workspace).env,
+      timeoutMs: 20_000,
+    });
     assert.equal(validation.ok, true, validation.output_excerpt);
     assert.equal(validation.exit_code, 0);
     assert.match(validation.output_excerpt, /all notes have a level-one title/);
@@ -100,11 +109,19 @@ describe('demo agent', () => {
     const request = await demoRequest(workspace);
     const unknown = performDemoTurn(workspace, {
       ...request,
-      selected_todo: { ...request.selected_todo!, todo_id: 'todo_taxes', title: 'File the quarterly taxes.', text: '[P1] File the quarterly taxes.' },
+      selected_todo: {
+        ...request.selected_todo!,
+        todo_id: 'todo_taxes',
+        title: 'File the quarterly taxes.',
+        text: '[P1] File the quarterly taxes.',
+      },
     });
     assert.equal(unknown.result_kind, 'user_action_required');
     assert.equal(unknown.todo?.disposition, 'blocked');
-    assert.match(unknown.todo?.disposition === 'blocked' ? unknown.todo.question : '', /cannot do "File the quarterly taxes\."/);
+    assert.match(
+      unknown.todo?.disposition === 'blocked' ? unknown.todo.question : '',
+      /cannot do "File the quarterly taxes\."/,
+    );
     assert.deepEqual(snapshot(workspace), before, 'nothing was edited');
   });
 
@@ -123,7 +140,10 @@ describe('demo agent', () => {
     const request = await demoRequest(workspace, { todoId: 'todo_publish' });
     const result = performDemoTurn(workspace, { ...request, open_gates: [] });
     assert.deepEqual(result.changed_files, ['wiki-export/knowledge-base.md']);
-    assert.match(fs.readFileSync(path.join(workspace, 'wiki-export', 'knowledge-base.md'), 'utf8'), /## Sourdough bread/);
+    assert.match(
+      fs.readFileSync(path.join(workspace, 'wiki-export', 'knowledge-base.md'), 'utf8'),
+      /## Sourdough bread/,
+    );
   });
 });
 
@@ -131,7 +151,12 @@ describe('independent validation runner', () => {
   it('reports a failing validator with its exit code and output', async () => {
     const workspace = demoWorkspace();
     fs.writeFileSync(path.join(workspace, 'notes', 'untitled.md'), 'no title here\n');
-    const run = await runValidation({ argv: goalValidation(workspace), cwd: workspace, env: runOptions(workspace).env, timeoutMs: 20_000 });
+    const run = await runValidation({
+      argv: goalValidation(workspace),
+      cwd: workspace,
+      env: runOptions(workspace).env,
+      timeoutMs: 20_000,
+    });
     assert.equal(run.ok, false);
     assert.equal(run.exit_code, 1);
     assert.equal(run.end, 'exited');
@@ -139,13 +164,22 @@ describe('independent validation runner', () => {
   });
 
   it('stops a validator that runs too long', async () => {
-    const run = await runValidation({ argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], cwd: tempDir(), env: runOptions('.').env, timeoutMs: 500, killGraceMs: 200 });
+    const run = await runValidation({
+      argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'],
+      cwd: tempDir(),
+      env: runOptions('.').env,
+      timeoutMs: 500,
+      killGraceMs: 200,
+    });
     assert.equal(run.ok, false);
     assert.equal(run.end, 'timeout');
   });
 
   it('refuses a shell-string validation command', () => {
-    assert.throws(() => readValidationCommand({ id: 'g', validation_command: 'npm test && rm -rf /' }), (error: unknown) => isLoopxError(error, 'validation_command_invalid') && /not a shell string/.test(error.message));
+    assert.throws(
+      () => readValidationCommand({ id: 'g', validation_command: 'npm test && rm -rf /' }),
+      (error: unknown) => isLoopxError(error, 'validation_command_invalid') && /not a shell string/.test(error.message),
+    );
     assert.equal(readValidationCommand({ id: 'g' }), null);
   });
 });

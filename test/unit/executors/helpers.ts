@@ -19,7 +19,10 @@ export const SCRIPTED_AGENT = path.join(FIXTURES, 'agents', 'scripted-agent.js')
 export const NOW = '2026-11-28T10:00:00Z';
 /** The demo agent run from source: its entry script under tsx (a build runs out/demoAgent.js instead). */
 export const DEMO_AGENT_SOURCE_ARGV = [
-  process.execPath, '--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts'),
+  process.execPath,
+  '--import',
+  pathToFileURL(require.resolve('tsx')).href,
+  path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts'),
 ];
 
 export function tempDir(prefix = 'loopx-exec-'): string {
@@ -49,9 +52,21 @@ export async function demoRequest(workspace: string, options: RequestOptions = {
   const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, homeDir: os.homedir() });
   const runs = (await readGoalRuns(runtimeRoot, 'tidy-notes', { projectRoot })).rows;
   const quota = readQuotaConfig(goal);
-  const ledger = computeLedger({ rows: runs, projectRoot, windowHours: quota.slots.window_hours, clock: fixedClock(NOW) });
+  const ledger = computeLedger({
+    rows: runs,
+    projectRoot,
+    windowHours: quota.slots.window_hours,
+    clock: fixedClock(NOW),
+  });
   const todoId = options.todoId === undefined ? 'todo_related' : options.todoId;
-  const brief = buildTurnBrief({ goal, agentId, doc, runs, selectedTodoId: todoId, budget: budgetBrief(quota, ledger, { turnTimeoutMinutes: 2 }) });
+  const brief = buildTurnBrief({
+    goal,
+    agentId,
+    doc,
+    runs,
+    selectedTodoId: todoId,
+    budget: budgetBrief(quota, ledger, { turnTimeoutMinutes: 2 }),
+  });
   const turnInstanceId = options.turnInstanceId ?? 'turn-0002';
   return buildHostRequest({
     brief,
@@ -94,8 +109,15 @@ export async function eventually(check: () => boolean, attempts = 40): Promise<b
   return check();
 }
 
-export function runOptions(cwd: string, env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', HOME: os.homedir() }, timeoutMs = 20_000): {
-  signal: AbortSignal; timeoutMs: number; cwd: string; env: NodeJS.ProcessEnv;
+export function runOptions(
+  cwd: string,
+  env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', HOME: os.homedir() },
+  timeoutMs = 20_000,
+): {
+  signal: AbortSignal;
+  timeoutMs: number;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
 } {
   return { signal: new AbortController().signal, timeoutMs, cwd, env };
 }

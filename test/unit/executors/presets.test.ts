@@ -47,8 +47,11 @@ function failure(outcome: ExecutorOutcome, reason: ExecutorFailure['reason']): E
 
 describe('Claude Code preset', () => {
   let workspace: string;
-  before(() => { workspace = demoWorkspace(); });
-  const claude = (): ReturnType<typeof createClaudeCodeExecutor> => createClaudeCodeExecutor({ args: ['--model', 'sonnet'], envAllowlist: FAKE_VARIABLES });
+  before(() => {
+    workspace = demoWorkspace();
+  });
+  const claude = (): ReturnType<typeof createClaudeCodeExecutor> =>
+    createClaudeCodeExecutor({ args: ['--model', 'sonnet'], envAllowlist: FAKE_VARIABLES });
 
   it('runs `claude -p --output-format json` with the turn prompt on stdin and reads the recorded envelope', async () => {
     const fake = fakeTool('claude', 'claude-code/success.json');
@@ -63,14 +66,22 @@ describe('Claude Code preset', () => {
     assert.equal(outcome.result_kind, 'validated_completion');
     assert.deepEqual(outcome.result.changed_files, ['notes/bikes.md', 'notes/bread.md', 'notes/gardening.md']);
     assert.deepEqual(outcome.usage, {
-      input_tokens: 31 + 10240 + 88412, output_tokens: 2210, cached_input_tokens: 88412, cost_usd: 0.18734, estimated: false, source: 'claude_code',
+      input_tokens: 31 + 10240 + 88412,
+      output_tokens: 2210,
+      cached_input_tokens: 88412,
+      cost_usd: 0.18734,
+      estimated: false,
+      source: 'claude_code',
     });
     assert.equal(outcome.session_id, '4f1c2a9e-7b3d-4e8a-9c61-2d5f0b8e1a47');
   });
 
   it('reports a failed run (error sample, exit 1) as non_zero_exit and still records its cost', async () => {
     const fake = fakeTool('claude', 'claude-code/error-max-turns.json', 1);
-    const outcome = failure(await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, fake.env)), 'non_zero_exit');
+    const outcome = failure(
+      await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, fake.env)),
+      'non_zero_exit',
+    );
     assert.match(outcome.message, /error_max_turns/);
     assert.equal(outcome.usage?.cost_usd, 0.52117);
     assert.equal(outcome.usage?.output_tokens, 9120);
@@ -79,13 +90,19 @@ describe('Claude Code preset', () => {
 
   it('reports is_error with exit 0 as agent_reported_error', async () => {
     const fake = fakeTool('claude', 'claude-code/error-max-turns.json', 0);
-    const outcome = failure(await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, fake.env)), 'agent_reported_error');
+    const outcome = failure(
+      await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, fake.env)),
+      'agent_reported_error',
+    );
     assert.match(outcome.message, /error_max_turns/);
   });
 
   it('reports a final message without a result object as malformed_result, with usage', async () => {
     const fake = fakeTool('claude', 'claude-code/no-result-object.json');
-    const outcome = failure(await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, fake.env)), 'malformed_result');
+    const outcome = failure(
+      await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, fake.env)),
+      'malformed_result',
+    );
     assert.match(outcome.message, /no JSON result object/);
     assert.equal(outcome.usage?.cost_usd, 0.18734);
   });
@@ -94,10 +111,15 @@ describe('Claude Code preset', () => {
     const fake = fakeTool('claude', 'claude-code/success.json');
     const probe = path.join(tempDir(), 'env.json');
     const script = path.join(tempDir(), 'claude');
-    fs.writeFileSync(script, `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(probe)}, JSON.stringify(process.env));\nprocess.stdout.write(require('fs').readFileSync(process.env.FAKE_SAMPLE, 'utf8'));\n`);
+    fs.writeFileSync(
+      script,
+      `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(probe)}, JSON.stringify(process.env));\nprocess.stdout.write(require('fs').readFileSync(process.env.FAKE_SAMPLE, 'utf8'));\n`,
+    );
     fs.chmodSync(script, 0o755);
     const env = { ...fake.env, PATH: `${path.dirname(script)}${path.delimiter}${process.env['PATH'] ?? ''}` };
-    success(await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, env)));
+    success(
+      await claude().run(await demoRequest(workspace, { turnKey: CLAUDE_SAMPLE_KEY }), runOptions(workspace, env)),
+    );
     const seen = JSON.parse(fs.readFileSync(probe, 'utf8')) as Record<string, string>;
     assert.equal(seen['ANTHROPIC_API_KEY'], 'sk-ant-test-key-for-the-fake-tool-only');
     assert.equal(seen['UNRELATED_SECRET'], undefined);
@@ -106,9 +128,13 @@ describe('Claude Code preset', () => {
 
 describe('Codex preset', () => {
   let workspace: string;
-  before(() => { workspace = demoWorkspace(); });
-  const codex = (): ReturnType<typeof createCodexExecutor> => createCodexExecutor({ args: ['--skip-git-repo-check'], envAllowlist: FAKE_VARIABLES });
-  const request = (): ReturnType<typeof demoRequest> => demoRequest(workspace, { agentId: 'codex-main', todoId: 'todo_index', turnKey: CODEX_SAMPLE_KEY });
+  before(() => {
+    workspace = demoWorkspace();
+  });
+  const codex = (): ReturnType<typeof createCodexExecutor> =>
+    createCodexExecutor({ args: ['--skip-git-repo-check'], envAllowlist: FAKE_VARIABLES });
+  const request = (): ReturnType<typeof demoRequest> =>
+    demoRequest(workspace, { agentId: 'codex-main', todoId: 'todo_index', turnKey: CODEX_SAMPLE_KEY });
 
   it('runs `codex exec --json … -` with the prompt on stdin and reads the final agent message and token usage', async () => {
     const fake = fakeTool('codex', 'codex/success.jsonl');
@@ -118,9 +144,19 @@ describe('Codex preset', () => {
     assert.match(call.stdin, /You are the agent `codex-main`/);
     assert.equal(outcome.result_kind, 'validated_completion');
     assert.deepEqual(outcome.result.todo, {
-      todo_id: 'todo_index', disposition: 'done', evidence: 'notes/index.md lists 3 notes by tag', successor: { text: 'Link notes/index.md from the README.', priority: 'P3' },
+      todo_id: 'todo_index',
+      disposition: 'done',
+      evidence: 'notes/index.md lists 3 notes by tag',
+      successor: { text: 'Link notes/index.md from the README.', priority: 'P3' },
     });
-    assert.deepEqual(outcome.usage, { input_tokens: 24763, output_tokens: 1122, cached_input_tokens: 24448, cost_usd: null, estimated: false, source: 'codex' });
+    assert.deepEqual(outcome.usage, {
+      input_tokens: 24763,
+      output_tokens: 1122,
+      cached_input_tokens: 24448,
+      cost_usd: null,
+      estimated: false,
+      source: 'codex',
+    });
     assert.equal(outcome.session_id, '0199a213-81c0-7800-8aa1-bbab2a035a53');
   });
 
@@ -139,11 +175,20 @@ describe('Codex preset', () => {
 
 describe('executor configuration in the registry', () => {
   const goal = (executor: unknown): Record<string, unknown> => ({
-    id: 'g', coordination: { registered_agents: ['a'], agent_profiles: { a: { executor } } },
+    id: 'g',
+    coordination: { registered_agents: ['a'], agent_profiles: { a: { executor } } },
   });
 
   it('reads coordination.agent_profiles.<agent>.executor and builds the preset', () => {
-    const config = readAgentExecutorConfig(goal({ preset: 'codex', args: ['--skip-git-repo-check'], timeout_minutes: 5, env_allowlist: ['OPENAI_BASE_URL'] }), 'a');
+    const config = readAgentExecutorConfig(
+      goal({
+        preset: 'codex',
+        args: ['--skip-git-repo-check'],
+        timeout_minutes: 5,
+        env_allowlist: ['OPENAI_BASE_URL'],
+      }),
+      'a',
+    );
     assert.ok(config !== null);
     assert.equal(executorTimeoutMs(config), 300_000);
     assert.equal(createAgentExecutor(config).kind, 'codex');
@@ -160,12 +205,21 @@ describe('executor configuration in the registry', () => {
       [{ preset: 'command', command: 'node agent.js' }, /executor\.command/],
     ];
     for (const [executor, message] of cases) {
-      assert.throws(() => readAgentExecutorConfig(goal(executor), 'a'), (error: unknown) => isLoopxError(error, 'executor_config_invalid') && message.test(error.message));
+      assert.throws(
+        () => readAgentExecutorConfig(goal(executor), 'a'),
+        (error: unknown) => isLoopxError(error, 'executor_config_invalid') && message.test(error.message),
+      );
     }
   });
 
   it('needs the host to say how to start the demo agent', () => {
-    assert.throws(() => createAgentExecutor({ preset: 'demo' }), (error: unknown) => isLoopxError(error, 'demo_agent_unavailable'));
-    assert.equal(createAgentExecutor({ preset: 'demo' }, { demoAgentArgv: [process.execPath, 'demo.js'] }).kind, 'demo');
+    assert.throws(
+      () => createAgentExecutor({ preset: 'demo' }),
+      (error: unknown) => isLoopxError(error, 'demo_agent_unavailable'),
+    );
+    assert.equal(
+      createAgentExecutor({ preset: 'demo' }, { demoAgentArgv: [process.execPath, 'demo.js'] }).kind,
+      'demo',
+    );
   });
 });

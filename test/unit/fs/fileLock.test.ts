@@ -17,7 +17,12 @@ import { expectSuccess, startWorker, waitForOutput, type Worker } from './proces
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
 
-interface OperatorAction { action: string; holder_pid: number; retry_mode: string; steps: string[] }
+interface OperatorAction {
+  action: string;
+  holder_pid: number;
+  retry_mode: string;
+  steps: string[];
+}
 interface TimeoutDetails {
   error_code: string;
   incident_recorded: boolean;
@@ -79,12 +84,16 @@ describe('file lock', function () {
   it('case 36: the holder record names pid, agent, operation and a UTC acquired_at; release frees it', async () => {
     const dir = tempDir();
     const target = path.join(dir, 'registry.json');
-    const seen = await withFileLock(target, { agentId: 'Agent A', operation: 'sync global', clock: fixedClock('2026-01-15T10:00:00Z') }, async () => {
-      const raw = fs.readFileSync(`${target}${LOCK_FILE_SUFFIX}`, 'utf8');
-      assert.ok(!raw.includes(dir), 'the holder record never contains the target path');
-      if (process.platform !== 'win32') assert.equal((fs.statSync(`${target}${LOCK_FILE_SUFFIX}`).mode & 0o777), 0o600);
-      return readLockHolder(target);
-    });
+    const seen = await withFileLock(
+      target,
+      { agentId: 'Agent A', operation: 'sync global', clock: fixedClock('2026-01-15T10:00:00Z') },
+      async () => {
+        const raw = fs.readFileSync(`${target}${LOCK_FILE_SUFFIX}`, 'utf8');
+        assert.ok(!raw.includes(dir), 'the holder record never contains the target path');
+        if (process.platform !== 'win32') assert.equal(fs.statSync(`${target}${LOCK_FILE_SUFFIX}`).mode & 0o777, 0o600);
+        return readLockHolder(target);
+      },
+    );
     assert.ok(seen);
     const holder = seen;
     assert.equal(holder.schema_version, 'file_lock_holder_v0');
@@ -121,8 +130,18 @@ describe('file lock', function () {
     assert.equal(lockIdFor(alias), lockIdFor(real));
     let releaseHold = (): void => undefined;
     let signalHeld = (): void => undefined;
-    const held = new Promise<void>((resolve) => { signalHeld = resolve; });
-    const hold = withFileLock(real, {}, () => new Promise<void>((resolve) => { releaseHold = resolve; signalHeld(); }));
+    const held = new Promise<void>((resolve) => {
+      signalHeld = resolve;
+    });
+    const hold = withFileLock(
+      real,
+      {},
+      () =>
+        new Promise<void>((resolve) => {
+          releaseHold = resolve;
+          signalHeld();
+        }),
+    );
     await held;
     assert.equal(await tryWithFileLock(alias, {}, () => 'second'), null);
     releaseHold();
@@ -132,7 +151,9 @@ describe('file lock', function () {
 
   it('refuses a nested acquire of the same lock at once instead of deadlocking', async () => {
     const target = path.join(tempDir(), 'x.json');
-    const error = await rejection(withFileLock(target, { timeoutMs: 60_000 }, () => withFileLock(target, { timeoutMs: 60_000 }, () => 'inner')));
+    const error = await rejection(
+      withFileLock(target, { timeoutMs: 60_000 }, () => withFileLock(target, { timeoutMs: 60_000 }, () => 'inner')),
+    );
     assert.equal(error.code, 'lock_not_reentrant');
     assert.equal(await readLockHolder(target), null, 'the outer hold was released');
   });
@@ -141,18 +162,27 @@ describe('file lock', function () {
     const target = path.join(tempDir(), 'x.json');
     let inside = 0;
     let maxInside = 0;
-    await Promise.all(Array.from({ length: 5 }, () => withFileLock(target, { pollMs: 1 }, async () => {
-      inside++;
-      maxInside = Math.max(maxInside, inside);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      inside--;
-    })));
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        withFileLock(target, { pollMs: 1 }, async () => {
+          inside++;
+          maxInside = Math.max(maxInside, inside);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          inside--;
+        }),
+      ),
+    );
     assert.equal(maxInside, 1);
   });
 
   it('releases the lock when the held function throws', async () => {
     const target = path.join(tempDir(), 'x.json');
-    await assert.rejects(withFileLock(target, {}, () => { throw new Error('boom'); }), /boom/);
+    await assert.rejects(
+      withFileLock(target, {}, () => {
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
     assert.equal(await readLockHolder(target), null);
   });
 
@@ -163,7 +193,9 @@ describe('file lock', function () {
     workers.push(holder);
     await waitForOutput(holder, 'held');
 
-    const error = await rejection(withFileLock(target, { timeoutMs: 150, agentId: 'codex-waiter', operation: 'register-agent' }, () => 'never'));
+    const error = await rejection(
+      withFileLock(target, { timeoutMs: 150, agentId: 'codex-waiter', operation: 'register-agent' }, () => 'never'),
+    );
     assert.equal(error.code, 'lock_acquire_timeout');
     assert.match(error.message, new RegExp(`holder pid ${holder.child.pid}`));
     const details = error.details as unknown as TimeoutDetails;
@@ -198,7 +230,7 @@ describe('file lock', function () {
 
     const single = await rejection(withFileLock(target, { policy: 'single_flight' }, () => 'never'));
     assert.equal((single.details as unknown as TimeoutDetails).operator_action.retry_mode, 'skip_duplicate_attempt');
-    assert.ok(fs.existsSync(lockFilePath(target)), 'the waiters never removed the live holder\'s lock');
+    assert.ok(fs.existsSync(lockFilePath(target)), "the waiters never removed the live holder's lock");
   });
 
   it('reclaims the lock of a holder killed with SIGKILL on the next acquire', async () => {
@@ -210,7 +242,7 @@ describe('file lock', function () {
     assert.equal(await readLockHolder(target), null);
   });
 
-  it('try-once also reclaims a dead holder\'s lock', async () => {
+  it("try-once also reclaims a dead holder's lock", async () => {
     const target = path.join(tempDir(), 'registry.json');
     await deadHolderLock(target);
     assert.deepEqual(await tryWithFileLock(target, {}, () => 'got it'), { value: 'got it' });
@@ -218,10 +250,20 @@ describe('file lock', function () {
 
   it('reclaims a lock file older than this process that names our own pid (pid reuse)', async () => {
     const target = path.join(tempDir(), 'x.json');
-    fs.writeFileSync(lockFilePath(target), JSON.stringify({
-      schema_version: 'file_lock_holder_v0', lock_id: lockIdFor(target), policy: 'mutation', pid: process.pid,
-      agent_id: 'old', operation: 'old', acquired_at: '2026-01-01T00:00:00Z', hostname: os.hostname(), nonce: 'from-a-previous-boot',
-    }));
+    fs.writeFileSync(
+      lockFilePath(target),
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: lockIdFor(target),
+        policy: 'mutation',
+        pid: process.pid,
+        agent_id: 'old',
+        operation: 'old',
+        acquired_at: '2026-01-01T00:00:00Z',
+        hostname: os.hostname(),
+        nonce: 'from-a-previous-boot',
+      }),
+    );
     const beforeThisProcess = new Date(Date.now() - process.uptime() * 1000 - 60_000);
     fs.utimesSync(lockFilePath(target), beforeThisProcess, beforeThisProcess);
     assert.deepEqual(await tryWithFileLock(target, {}, () => 1), { value: 1 });
@@ -229,19 +271,39 @@ describe('file lock', function () {
 
   it('treats a fresh lock with our pid but an unknown hold (e.g. a worker thread) as live', async () => {
     const target = path.join(tempDir(), 'x.json');
-    fs.writeFileSync(lockFilePath(target), JSON.stringify({
-      schema_version: 'file_lock_holder_v0', lock_id: lockIdFor(target), policy: 'mutation', pid: process.pid,
-      agent_id: 'thread', operation: 'op', acquired_at: '2026-01-01T00:00:00Z', hostname: os.hostname(), nonce: 'other-thread',
-    }));
+    fs.writeFileSync(
+      lockFilePath(target),
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: lockIdFor(target),
+        policy: 'mutation',
+        pid: process.pid,
+        agent_id: 'thread',
+        operation: 'op',
+        acquired_at: '2026-01-01T00:00:00Z',
+        hostname: os.hostname(),
+        nonce: 'other-thread',
+      }),
+    );
     assert.equal(await tryWithFileLock(target, {}, () => 1), null);
   });
 
   it('never reclaims a lock held on another host', async () => {
     const target = path.join(tempDir(), 'x.json');
-    fs.writeFileSync(lockFilePath(target), JSON.stringify({
-      schema_version: 'file_lock_holder_v0', lock_id: lockIdFor(target), policy: 'mutation', pid: 999_999_999,
-      agent_id: 'remote', operation: 'op', acquired_at: '2026-01-01T00:00:00Z', hostname: `${os.hostname()}-elsewhere`, nonce: 'n',
-    }));
+    fs.writeFileSync(
+      lockFilePath(target),
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: lockIdFor(target),
+        policy: 'mutation',
+        pid: 999_999_999,
+        agent_id: 'remote',
+        operation: 'op',
+        acquired_at: '2026-01-01T00:00:00Z',
+        hostname: `${os.hostname()}-elsewhere`,
+        nonce: 'n',
+      }),
+    );
     assert.equal(await tryWithFileLock(target, {}, () => 1), null);
   });
 

@@ -41,18 +41,33 @@ describe('file lock queue', function () {
     const target = path.join(tempDir(), 'x.json');
     const order: string[] = [];
     let release = (): void => undefined;
-    const first = withFileLock(target, {}, () => new Promise<void>((resolve) => { release = resolve; }));
+    const first = withFileLock(
+      target,
+      {},
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    );
     await sleep(5);
     const waiters: Promise<void>[] = [];
     for (const name of ['a', 'b', 'c']) {
-      waiters.push(withFileLock(target, { pollMs: 200 }, () => { order.push(name); }));
+      waiters.push(
+        withFileLock(target, { pollMs: 200 }, () => {
+          order.push(name);
+        }),
+      );
       await queued(queueDir(target), waiters.length);
       await sleep(3); // distinct arrival times
     }
     release();
     await first;
     // A latecomer arriving after the release still queues behind the waiters.
-    waiters.push(withFileLock(target, {}, () => { order.push('late'); }));
+    waiters.push(
+      withFileLock(target, {}, () => {
+        order.push('late');
+      }),
+    );
     await Promise.all(waiters);
     assert.deepEqual(order, ['a', 'b', 'c', 'late']);
     assert.equal(fs.existsSync(queueDir(target)), false, 'the last waiter out removes the queue');
@@ -61,7 +76,14 @@ describe('file lock queue', function () {
   it('a try-once call does not jump the queue', async () => {
     const target = path.join(tempDir(), 'x.json');
     let release = (): void => undefined;
-    const holder = withFileLock(target, {}, () => new Promise<void>((resolve) => { release = resolve; }));
+    const holder = withFileLock(
+      target,
+      {},
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    );
     await sleep(5);
     const waiter = withFileLock(target, {}, () => 'waited');
     await queued(queueDir(target), 1);
@@ -75,9 +97,19 @@ describe('file lock queue', function () {
   it('a waiter that times out leaves no ticket behind', async () => {
     const target = path.join(tempDir(), 'x.json');
     let release = (): void => undefined;
-    const holder = withFileLock(target, {}, () => new Promise<void>((resolve) => { release = resolve; }));
+    const holder = withFileLock(
+      target,
+      {},
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    );
     await sleep(5);
-    await assert.rejects(withFileLock(target, { timeoutMs: 60 }, () => 'never'), (error: unknown) => isLoopxError(error, 'lock_acquire_timeout'));
+    await assert.rejects(
+      withFileLock(target, { timeoutMs: 60 }, () => 'never'),
+      (error: unknown) => isLoopxError(error, 'lock_acquire_timeout'),
+    );
     assert.equal(fs.existsSync(queueDir(target)), false);
     release();
     await holder;

@@ -106,7 +106,10 @@ describe('JSON files', function () {
     assert.equal(error.details['line'], 3);
     assert.equal(error.details['column'], 16);
     assert.equal(error.details['path'], file);
-    assert.match(error.message, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON \\(line 3, column 16`));
+    assert.match(
+      error.message,
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON \\(line 3, column 16`),
+    );
     assert.match(error.message, /Fix the file/);
     assert.throws(() => readJsonFileSync(file), /line 3, column 16/);
   });
@@ -136,7 +139,16 @@ describe('JSON files', function () {
     const broken = '{"goals": [ {"id": "a"} \n';
     fs.writeFileSync(file, broken);
     let called = false;
-    const error = await rejection(updateJsonFile(file, () => { called = true; return { goals: [] }; }, {}));
+    const error = await rejection(
+      updateJsonFile(
+        file,
+        () => {
+          called = true;
+          return { goals: [] };
+        },
+        {},
+      ),
+    );
     assert.equal(error.code, 'invalid_json');
     assert.equal(called, false);
     assert.equal(fs.readFileSync(file, 'utf8'), broken);
@@ -145,17 +157,25 @@ describe('JSON files', function () {
 
   it('writes only when the content changed, and hands mutate a copy', async () => {
     const file = path.join(tempDir(), 'x.json');
-    const created = await updateJsonFile(file, (current) => {
-      assert.equal(current, undefined, 'a missing file is undefined');
-      return { b: 1, a: [1] };
-    }, {});
+    const created = await updateJsonFile(
+      file,
+      (current) => {
+        assert.equal(current, undefined, 'a missing file is undefined');
+        return { b: 1, a: [1] };
+      },
+      {},
+    );
     assert.equal(created.changed, true);
     const before = fs.statSync(file).mtimeMs;
-    const same = await updateJsonFile(file, (current) => {
-      const doc = current as { b: number; a: number[] };
-      doc.a.push(2);
-      return { b: 1, a: [1] };
-    }, {});
+    const same = await updateJsonFile(
+      file,
+      (current) => {
+        const doc = current as { b: number; a: number[] };
+        doc.a.push(2);
+        return { b: 1, a: [1] };
+      },
+      {},
+    );
     assert.deepEqual(same, { changed: false, value: { b: 1, a: [1] } });
     assert.equal(fs.statSync(file).mtimeMs, before);
     assert.equal((await updateJsonFile(file, () => undefined, {})).changed, false);

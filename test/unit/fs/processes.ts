@@ -20,8 +20,12 @@ export function startWorker(script: string, args: readonly string[], env: NodeJS
   });
   let out = '';
   let err = '';
-  child.stdout?.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
-  child.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString('utf8'); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8');
+  });
   const exited = new Promise<number | string>((resolve) => {
     child.on('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });

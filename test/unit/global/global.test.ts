@@ -4,7 +4,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
-import { GlobalGatesResponseSchema, GlobalRisksResponseSchema, GlobalSummaryResponseSchema, GlobalTodosResponseSchema, GlobalUnavailableResponseSchema } from '../../../src/core/global/schemas';
+import {
+  GlobalGatesResponseSchema,
+  GlobalRisksResponseSchema,
+  GlobalSummaryResponseSchema,
+  GlobalTodosResponseSchema,
+  GlobalUnavailableResponseSchema,
+} from '../../../src/core/global/schemas';
 import { loadGlobalSnapshot } from '../../../src/core/global/snapshot';
 import { globalGates, globalRisks, globalSummary, globalTodos, parseTimeRange } from '../../../src/core/global/views';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
@@ -38,19 +44,54 @@ describe('global read models on the demo workspace', () => {
     const { registryPath } = demo();
     const response = GlobalSummaryResponseSchema.parse(globalSummary(await snapshotOf(registryPath)));
     assert.equal(response.schema_version, 'global_manager_command_response_v0');
-    assert.deepEqual(response.request, { agent_id: null, limit: 8, time_range: '24h', time_range_hours: 24, generated_at: '2026-11-28T09:30:00Z' });
+    assert.deepEqual(response.request, {
+      agent_id: null,
+      limit: 8,
+      time_range: '24h',
+      time_range_hours: 24,
+      generated_at: '2026-11-28T09:30:00Z',
+    });
     assert.deepEqual(response.summary, {
-      goal_count: 1, active_goal_count: 1, stopped_goal_count: 0, waiting_on_user: 0, waiting_on_agents: 1, open_agent_todos: 4, open_user_todos: 2,
-      open_gates: 1, runs_in_range: 3, progress_runs_in_range: 2, contract_errors: 0, contract_warnings: 1,
+      goal_count: 1,
+      active_goal_count: 1,
+      stopped_goal_count: 0,
+      waiting_on_user: 0,
+      waiting_on_agents: 1,
+      open_agent_todos: 4,
+      open_user_todos: 2,
+      open_gates: 1,
+      runs_in_range: 3,
+      progress_runs_in_range: 2,
+      contract_errors: 0,
+      contract_warnings: 1,
     });
     assert.deepEqual(response.groups.goals[0], {
-      goal_id: 'tidy-notes', display_name: 'Tidy the notes folder', status: 'validated_progress', activation_state: 'active', waiting_on: 'codex', severity: 'action',
-      recommended_action: 'Add a "Related" section linking notes that share a tag.', open_agent_todos: 4, open_user_todos: 2, open_gates: 1, runs_in_range: 3,
-      progress_runs_in_range: 2, latest_run_at: '2026-11-28T08:56:00+00:00', latest_run_classification: 'quota_slot_spent', quota_state: 'eligible', spent_slots: 1, allowed_slots: 24,
+      goal_id: 'tidy-notes',
+      display_name: 'Tidy the notes folder',
+      status: 'validated_progress',
+      activation_state: 'active',
+      waiting_on: 'codex',
+      severity: 'action',
+      recommended_action: 'Add a "Related" section linking notes that share a tag.',
+      open_agent_todos: 4,
+      open_user_todos: 2,
+      open_gates: 1,
+      runs_in_range: 3,
+      progress_runs_in_range: 2,
+      latest_run_at: '2026-11-28T08:56:00+00:00',
+      latest_run_classification: 'quota_slot_spent',
+      quota_state: 'eligible',
+      spent_slots: 1,
+      allowed_slots: 24,
     });
     assert.deepEqual(response.boundary, {
-      mode: 'read_only', writes: false, spends_quota: false, scrubbed: true,
-      source: 'loopx status read model (registry, ACTIVE_GOAL_STATE.md, run index, quota ledger)', registry: '<project>/.loopx/registry.json', goal_count: 1,
+      mode: 'read_only',
+      writes: false,
+      spends_quota: false,
+      scrubbed: true,
+      source: 'loopx status read model (registry, ACTIVE_GOAL_STATE.md, run index, quota ledger)',
+      registry: '<project>/.loopx/registry.json',
+      goal_count: 1,
     });
     const narrow = globalSummary(await snapshotOf(registryPath), { timeRange: '40m' });
     assert.equal(narrow.summary.runs_in_range, 2, 'the runs at 08:55 and 08:56, not the one of the day before');
@@ -59,28 +100,63 @@ describe('global read models on the demo workspace', () => {
   it('global-gates: the publishing gate, what it holds back and the lane it blocks', async () => {
     const { registryPath } = demo();
     const response = GlobalGatesResponseSchema.parse(globalGates(await snapshotOf(registryPath)));
-    assert.deepEqual(response.summary, { open_gate_count: 1, holding_gate_count: 0, goals_with_open_gates: 1, blocked_todo_count: 1, unscoped_gate_count: 0 });
-    assert.deepEqual(response.groups.open, [{
-      goal_id: 'tidy-notes', display_name: 'Tidy the notes folder', todo_id: 'todo_gate_publish', title: 'Approve publishing the knowledge base to the team wiki.',
-      priority: 'P0', gate_state: 'open', blocks_agent: 'demo', global_gate: false, decision_scope: 'public_claim:goal:wiki', blocked_todo_ids: ['todo_publish'], unscoped: false, line: 10,
-    }]);
+    assert.deepEqual(response.summary, {
+      open_gate_count: 1,
+      holding_gate_count: 0,
+      goals_with_open_gates: 1,
+      blocked_todo_count: 1,
+      unscoped_gate_count: 0,
+    });
+    assert.deepEqual(response.groups.open, [
+      {
+        goal_id: 'tidy-notes',
+        display_name: 'Tidy the notes folder',
+        todo_id: 'todo_gate_publish',
+        title: 'Approve publishing the knowledge base to the team wiki.',
+        priority: 'P0',
+        gate_state: 'open',
+        blocks_agent: 'demo',
+        global_gate: false,
+        decision_scope: 'public_claim:goal:wiki',
+        blocked_todo_ids: ['todo_publish'],
+        unscoped: false,
+        line: 10,
+      },
+    ]);
     assert.deepEqual(response.groups.holding, []);
-    assert.equal(globalGates(await snapshotOf(registryPath), { agentId: 'codex-main' }).summary.open_gate_count, 0, "the gate blocks demo's lane, not codex-main's");
+    assert.equal(
+      globalGates(await snapshotOf(registryPath), { agentId: 'codex-main' }).summary.open_gate_count,
+      0,
+      "the gate blocks demo's lane, not codex-main's",
+    );
   });
 
   it('global-todos: runnable in priority order, the gated todo blocked, the owner review listed', async () => {
     const { registryPath } = demo();
     const response = GlobalTodosResponseSchema.parse(globalTodos(await snapshotOf(registryPath)));
     assert.deepEqual(ids(response.groups.runnable), ['todo_related', 'todo_index', 'todo_links']);
-    assert.deepEqual(response.groups.blocked.map((row) => [row.todo_id, row.reasons]), [['todo_publish', ['gate:todo_gate_publish']]]);
+    assert.deepEqual(
+      response.groups.blocked.map((row) => [row.todo_id, row.reasons]),
+      [['todo_publish', ['gate:todo_gate_publish']]],
+    );
     assert.deepEqual(ids(response.groups.review), ['todo_review_index']);
     assert.deepEqual(response.groups.deferred_ready, []);
     assert.deepEqual(response.summary, {
-      runnable_count: 3, deferred_ready_count: 0, blocked_count: 1, review_count: 1, deferred_waiting_count: 0, not_listed_without_delivery_authority: 0, goals_considered: 1,
+      runnable_count: 3,
+      deferred_ready_count: 0,
+      blocked_count: 1,
+      review_count: 1,
+      deferred_waiting_count: 0,
+      not_listed_without_delivery_authority: 0,
+      goals_considered: 1,
     });
     assert.equal(response.truncated, false);
     const asDemo = globalTodos(await snapshotOf(registryPath), { agentId: 'demo' });
-    assert.deepEqual(ids(asDemo.groups.runnable), ['todo_related', 'todo_index'], "codex-main's claimed todo is not demo's");
+    assert.deepEqual(
+      ids(asDemo.groups.runnable),
+      ['todo_related', 'todo_index'],
+      "codex-main's claimed todo is not demo's",
+    );
     const limited = globalTodos(await snapshotOf(registryPath), { limit: 1 });
     assert.deepEqual(ids(limited.groups.runnable), ['todo_related']);
     assert.equal(limited.summary.runnable_count, 3);
@@ -91,22 +167,57 @@ describe('global read models on the demo workspace', () => {
     const { registryPath, indexPath, dir } = demo();
     const plain = GlobalRisksResponseSchema.parse(globalRisks(await snapshotOf(registryPath)));
     assert.equal(plain.summary.risk_count, 1);
-    assert.deepEqual(plain.groups.stale_runs.map((row) => [row.kind, row.severity, row.goal_id, row.recommended_action]), [
-      ['stale_latest_run_projection', 'action', 'tidy-notes', 'loopx refresh-state --goal-id tidy-notes'],
-    ]);
+    assert.deepEqual(
+      plain.groups.stale_runs.map((row) => [row.kind, row.severity, row.goal_id, row.recommended_action]),
+      [['stale_latest_run_projection', 'action', 'tidy-notes', 'loopx refresh-state --goal-id tidy-notes']],
+    );
 
-    fs.appendFileSync(indexPath, `${JSON.stringify({ generated_at: '2026-11-28T09:10:00+00:00', goal_id: 'tidy-notes', classification: 'validation_failed', recommended_action: 'Fix the broken link check.', health_check: 'validation failed: node scripts/check-notes.js exited 1' })}\n`);
-    editRegistry(registryPath, (goals) => { (goals[0] as Record<string, unknown>)['quota'] = { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1 }; });
+    fs.appendFileSync(
+      indexPath,
+      `${JSON.stringify({ generated_at: '2026-11-28T09:10:00+00:00', goal_id: 'tidy-notes', classification: 'validation_failed', recommended_action: 'Fix the broken link check.', health_check: 'validation failed: node scripts/check-notes.js exited 1' })}\n`,
+    );
+    editRegistry(registryPath, (goals) => {
+      (goals[0] as Record<string, unknown>)['quota'] = {
+        compute: 1,
+        window_hours: 24,
+        slot_minutes: 1,
+        allowed_slots: 1,
+      };
+    });
     const lockFile = path.join(dir, '.loopx', 'registry.json.loopx-lock');
-    fs.writeFileSync(lockFile, JSON.stringify({
-      schema_version: 'file_lock_holder_v0', lock_id: 'abc', policy: 'mutation', pid: 424242, agent_id: 'demo', operation: 'todo_add', acquired_at: '2026-11-28T09:00:00Z', hostname: os.hostname(),
-    }));
-    const risky = GlobalRisksResponseSchema.parse(globalRisks(await snapshotOf(registryPath, { isProcessAlive: (pid) => pid !== 424242 })));
-    assert.deepEqual(risky.groups.failing_validations.map((row) => [row.kind, row.severity, row.details['failing_runs_in_range']]), [['failing_validation', 'high', 1]]);
-    assert.deepEqual(risky.groups.quota.map((row) => [row.kind, row.severity, row.details['spent_slots'], row.details['allowed_slots']]), [['quota_over_limit', 'high', 1, 1]]);
-    assert.deepEqual(risky.groups.dead_locks.map((row) => [row.kind, row.details['pid'], row.details['lock_file']]), [
-      ['lock_held_by_dead_process', 424242, '<project>/.loopx/registry.json.loopx-lock'],
-    ]);
+    fs.writeFileSync(
+      lockFile,
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: 'abc',
+        policy: 'mutation',
+        pid: 424242,
+        agent_id: 'demo',
+        operation: 'todo_add',
+        acquired_at: '2026-11-28T09:00:00Z',
+        hostname: os.hostname(),
+      }),
+    );
+    const risky = GlobalRisksResponseSchema.parse(
+      globalRisks(await snapshotOf(registryPath, { isProcessAlive: (pid) => pid !== 424242 })),
+    );
+    assert.deepEqual(
+      risky.groups.failing_validations.map((row) => [row.kind, row.severity, row.details['failing_runs_in_range']]),
+      [['failing_validation', 'high', 1]],
+    );
+    assert.deepEqual(
+      risky.groups.quota.map((row) => [
+        row.kind,
+        row.severity,
+        row.details['spent_slots'],
+        row.details['allowed_slots'],
+      ]),
+      [['quota_over_limit', 'high', 1, 1]],
+    );
+    assert.deepEqual(
+      risky.groups.dead_locks.map((row) => [row.kind, row.details['pid'], row.details['lock_file']]),
+      [['lock_held_by_dead_process', 424242, '<project>/.loopx/registry.json.loopx-lock']],
+    );
     assert.equal(risky.summary.high, 2);
     assert.equal(JSON.stringify(risky).includes(dir), false, 'paths are labelled');
 
@@ -119,14 +230,37 @@ describe('global read models on the demo workspace', () => {
     const child = spawn(process.execPath, ['-e', '0']);
     const pid = child.pid ?? 0;
     await new Promise((resolve) => child.on('exit', resolve));
-    fs.writeFileSync(`${statePath}.loopx-lock`, JSON.stringify({
-      schema_version: 'file_lock_holder_v0', lock_id: 'def', policy: 'mutation', pid, agent_id: 'codex-main', operation: 'todo_claim', acquired_at: '2026-11-28T09:00:00Z', hostname: os.hostname(),
-    }));
-    fs.writeFileSync(`${registryPath}.loopx-lock`, JSON.stringify({
-      schema_version: 'file_lock_holder_v0', lock_id: 'ghi', policy: 'mutation', pid: process.pid, agent_id: 'demo', operation: 'todo_add', acquired_at: '2026-11-28T09:00:00Z', hostname: os.hostname(),
-    }));
+    fs.writeFileSync(
+      `${statePath}.loopx-lock`,
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: 'def',
+        policy: 'mutation',
+        pid,
+        agent_id: 'codex-main',
+        operation: 'todo_claim',
+        acquired_at: '2026-11-28T09:00:00Z',
+        hostname: os.hostname(),
+      }),
+    );
+    fs.writeFileSync(
+      `${registryPath}.loopx-lock`,
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: 'ghi',
+        policy: 'mutation',
+        pid: process.pid,
+        agent_id: 'demo',
+        operation: 'todo_add',
+        acquired_at: '2026-11-28T09:00:00Z',
+        hostname: os.hostname(),
+      }),
+    );
     const risks = globalRisks(await snapshotOf(registryPath));
-    assert.deepEqual(risks.groups.dead_locks.map((row) => row.details['pid']), [pid]);
+    assert.deepEqual(
+      risks.groups.dead_locks.map((row) => row.details['pid']),
+      [pid],
+    );
   });
 });
 
@@ -145,25 +279,44 @@ describe('global-todos readiness (case 37)', () => {
 
   it('case 37: a todo with conflicting readiness is one blocked row with a conflicting_readiness_projection warning', async () => {
     const { registryPath, statePath } = demo();
-    const text = fs.readFileSync(statePath, 'utf8')
+    const text = fs
+      .readFileSync(statePath, 'utf8')
       // Deferred until the titles are done (they are), but the publishing gate holds it back.
-      .replace('status=open task_class=advancement_task -->\n- [ ] [P1] Write notes/index.md', 'status=deferred task_class=advancement_task resume_when=todo_done:todo_titles -->\n- [ ] [P1] Write notes/index.md')
+      .replace(
+        'status=open task_class=advancement_task -->\n- [ ] [P1] Write notes/index.md',
+        'status=deferred task_class=advancement_task resume_when=todo_done:todo_titles -->\n- [ ] [P1] Write notes/index.md',
+      )
       .replace('unblocks_todo_id=todo_publish', 'unblocks_todo_id=todo_publish,todo_related');
     fs.writeFileSync(statePath, text);
     const response = globalTodos(await snapshotOf(registryPath));
-    const rows = [...response.groups.runnable, ...response.groups.deferred_ready, ...response.groups.blocked].filter((row) => row.todo_id === 'todo_related');
-    assert.deepEqual(rows.map((row) => [row.status, row.reasons]), [['deferred', ['gate:todo_gate_publish']]]);
+    const rows = [...response.groups.runnable, ...response.groups.deferred_ready, ...response.groups.blocked].filter(
+      (row) => row.todo_id === 'todo_related',
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.status, row.reasons]),
+      [['deferred', ['gate:todo_gate_publish']]],
+    );
     assert.ok(response.groups.blocked.some((row) => row.todo_id === 'todo_related'));
-    assert.deepEqual(response.warnings.map((w) => [w.kind, w.todo_id]), [['conflicting_readiness_projection', 'todo_related']]);
+    assert.deepEqual(
+      response.warnings.map((w) => [w.kind, w.todo_id]),
+      [['conflicting_readiness_projection', 'todo_related']],
+    );
   });
 
   it('a deferred todo is listed as ready once its resume condition holds, and not before', async () => {
     const { registryPath, statePath } = demo();
     const base = fs.readFileSync(statePath, 'utf8');
-    const defer = (condition: string) => base.replace('todo_id=todo_index status=open task_class=advancement_task', `todo_id=todo_index status=deferred task_class=advancement_task resume_when=${condition}`);
+    const defer = (condition: string) =>
+      base.replace(
+        'todo_id=todo_index status=open task_class=advancement_task',
+        `todo_id=todo_index status=deferred task_class=advancement_task resume_when=${condition}`,
+      );
     fs.writeFileSync(statePath, defer('todo_done:todo_titles'));
     let response = globalTodos(await snapshotOf(registryPath));
-    assert.deepEqual(response.groups.deferred_ready.map((row) => [row.todo_id, row.reasons]), [['todo_index', ['resume_when:todo_done:todo_titles']]]);
+    assert.deepEqual(
+      response.groups.deferred_ready.map((row) => [row.todo_id, row.reasons]),
+      [['todo_index', ['resume_when:todo_done:todo_titles']]],
+    );
     fs.writeFileSync(statePath, defer('todo_done:todo_links'));
     response = globalTodos(await snapshotOf(registryPath));
     assert.deepEqual(response.groups.deferred_ready, []);
@@ -178,16 +331,22 @@ describe('global-todos readiness (case 37)', () => {
 
   it('case 37: open todos of a goal without delivery authority are not listed', async () => {
     for (const edit of [
-      (goal: Record<string, unknown>) => { goal['status'] = 'stopped'; },
-      (goal: Record<string, unknown>) => { goal['coordination'] = { agent_model: 'peer_v1', registered_agents: [] }; },
-      (goal: Record<string, unknown>) => { goal['quota'] = { compute: 0 }; },
+      (goal: Record<string, unknown>) => {
+        goal['status'] = 'stopped';
+      },
+      (goal: Record<string, unknown>) => {
+        goal['coordination'] = { agent_model: 'peer_v1', registered_agents: [] };
+      },
+      (goal: Record<string, unknown>) => {
+        goal['quota'] = { compute: 0 };
+      },
     ]) {
       const { registryPath } = demo();
       editRegistry(registryPath, (goals) => edit(goals[0] as Record<string, unknown>));
       const response = globalTodos(await snapshotOf(registryPath));
       assert.deepEqual([...response.groups.runnable, ...response.groups.blocked], []);
       assert.equal(response.summary.not_listed_without_delivery_authority, 4);
-      assert.deepEqual(ids(response.groups.review), ['todo_review_index'], 'the owner review is still the owner\'s');
+      assert.deepEqual(ids(response.groups.review), ['todo_review_index'], "the owner review is still the owner's");
     }
     const { registryPath } = demo();
     const stranger = globalTodos(await snapshotOf(registryPath), { agentId: 'someone-else' });
@@ -204,11 +363,20 @@ describe('loopx global-* (CLI)', () => {
     assert.match(markdown.stdout, /3 runnable, 0 deferred and ready to resume, 1 blocked, 1 for you to review\./);
     assert.match(markdown.stdout, /Read-only: nothing was written/);
     for (const command of ['global-summary', 'global-gates', 'global-todos', 'global-risks']) {
-      const run = await runLoopx([command, '--format', 'json', '--limit', '2', '--time-range', '7d', '--agent-id', 'demo'], { cwd: dir, now: NOW });
+      const run = await runLoopx(
+        [command, '--format', 'json', '--limit', '2', '--time-range', '7d', '--agent-id', 'demo'],
+        { cwd: dir, now: NOW },
+      );
       assert.equal(run.code, 0, `${command}: ${run.stderr}`);
       const json = run.json();
       assert.equal(json['command'], command);
-      assert.deepEqual(json['request'], { agent_id: 'demo', limit: 2, time_range: '7d', time_range_hours: 168, generated_at: '2026-11-28T09:30:00Z' });
+      assert.deepEqual(json['request'], {
+        agent_id: 'demo',
+        limit: 2,
+        time_range: '7d',
+        time_range_hours: 168,
+        generated_at: '2026-11-28T09:30:00Z',
+      });
     }
   });
 
@@ -222,7 +390,11 @@ describe('loopx global-* (CLI)', () => {
     fs.mkdirSync(path.join(dir, '.loopx'));
     fs.writeFileSync(path.join(dir, '.loopx', 'registry.json'), '{ not json');
     assert.equal((await runLoopx(['global-summary'], { cwd: dir, now: NOW })).code, 1);
-    for (const args of [['--limit', '0'], ['--time-range', 'soon'], ['--agent-id', '../x']]) {
+    for (const args of [
+      ['--limit', '0'],
+      ['--time-range', 'soon'],
+      ['--agent-id', '../x'],
+    ]) {
       assert.equal((await runLoopx(['global-todos', ...args], { cwd: dir, now: NOW })).code, 2, args.join(' '));
     }
   });

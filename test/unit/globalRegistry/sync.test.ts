@@ -39,24 +39,50 @@ function goalById(registry: Record<string, unknown>, id: string): Record<string,
 }
 
 /** A project folder with `.loopx/registry.json` holding the given goals (repo defaults to the folder). */
-function makeProject(root: string, name: string, goals: Record<string, unknown>[], projects: Record<string, unknown>[] = []): string {
+function makeProject(
+  root: string,
+  name: string,
+  goals: Record<string, unknown>[],
+  projects: Record<string, unknown>[] = [],
+): string {
   const dir = path.join(root, name);
   return writeJson(path.join(dir, '.loopx', 'registry.json'), {
     schema_version: '0.1',
-    goals: goals.map((goal) => ({ repo: dir, state_file: `.codex/goals/${String(goal['id'])}/ACTIVE_GOAL_STATE.md`, domain: 'd', ...goal })),
+    goals: goals.map((goal) => ({
+      repo: dir,
+      state_file: `.codex/goals/${String(goal['id'])}/ACTIVE_GOAL_STATE.md`,
+      domain: 'd',
+      ...goal,
+    })),
     projects,
   });
 }
 
-function options(projectRegistryPath: string, globalRegistryPath: string, extra: Partial<SyncGlobalOptions> = {}): SyncGlobalOptions {
-  return { projectRegistryPath, globalRegistryPath, allowRouteReplacement: false, dryRun: false, clock: fixedClock('2026-01-15T10:00:00Z'), ...extra };
+function options(
+  projectRegistryPath: string,
+  globalRegistryPath: string,
+  extra: Partial<SyncGlobalOptions> = {},
+): SyncGlobalOptions {
+  return {
+    projectRegistryPath,
+    globalRegistryPath,
+    allowRouteReplacement: false,
+    dryRun: false,
+    clock: fixedClock('2026-01-15T10:00:00Z'),
+    ...extra,
+  };
 }
 
 function runTsx(script: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(FIXTURES, script), ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(FIXTURES, script), ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stderr }));
   });
@@ -68,14 +94,28 @@ async function waitForFile(file: string): Promise<void> {
 
 describe('global registry sync', () => {
   it('projects a goal: authority data becomes counts, source and time are stamped, the input is untouched', () => {
-    const goal = { id: 'g', authority_sources: [{ source_ref: 'x' }], authority_registry: { path: 'a.json', topic_map: { t: 1 }, entries: ['e1', 'e2'], strict: true, owner: 'name' } };
+    const goal = {
+      id: 'g',
+      authority_sources: [{ source_ref: 'x' }],
+      authority_registry: { path: 'a.json', topic_map: { t: 1 }, entries: ['e1', 'e2'], strict: true, owner: 'name' },
+    };
     const before = structuredClone(goal);
-    const projected = projectGoalForGlobal(goal, { sourceRegistry: '/p/.loopx/registry.json', syncedAt: '2026-01-15T10:00:00Z' });
+    const projected = projectGoalForGlobal(goal, {
+      sourceRegistry: '/p/.loopx/registry.json',
+      syncedAt: '2026-01-15T10:00:00Z',
+    });
     assert.deepEqual(goal, before);
     assert.deepEqual(projected, {
       id: 'g',
       authority_source_count: 1,
-      authority_registry: { schema_version: 'loopx_authority_registry_summary_v0', present: true, path: 'a.json', topic_map_count: 1, entries_count: 2, strict: true },
+      authority_registry: {
+        schema_version: 'loopx_authority_registry_summary_v0',
+        present: true,
+        path: 'a.json',
+        topic_map_count: 1,
+        entries_count: 2,
+        strict: true,
+      },
       source_registry: '/p/.loopx/registry.json',
       synced_at: '2026-01-15T10:00:00Z',
     });
@@ -91,7 +131,10 @@ describe('global registry sync', () => {
     const first = await syncGlobalRegistry(options(project, globalPath, { goalIds: ['goal-a'] }));
     const second = await syncGlobalRegistry(options(project, globalPath, { goalIds: ['goal-b'] }));
     const third = await syncGlobalRegistry(options(project, globalPath, { goalIds: ['goal-a'] }));
-    assert.deepEqual([...first.actions, ...second.actions, ...third.actions], ['goal-a:added', 'goal-b:added', 'goal-a:updated']);
+    assert.deepEqual(
+      [...first.actions, ...second.actions, ...third.actions],
+      ['goal-a:added', 'goal-b:added', 'goal-a:updated'],
+    );
     const global = readJson(globalPath);
     assert.deepEqual(goalIds(global), ['goal-b', 'goal-a']);
     const goalA = goalById(global, 'goal-a');
@@ -133,23 +176,55 @@ describe('global registry sync', () => {
   it('attention fields survive a re-sync from a newly recorded source, unless the goal clears them, but never a route replacement', () => {
     const current = { goals: [{ id: 'g', repo: '/r', waiting_on: 'owner', operator_question: 'ship it?' }] };
     const mergeOptions = { allowRouteReplacement: true, runtimeRoot: '/rt', updatedAt: 't' };
-    const carried = mergeGlobalRegistry(current, [{ id: 'g', repo: '/r', source_registry: '/p/r.json', waiting_on: '' }], [], mergeOptions);
+    const carried = mergeGlobalRegistry(
+      current,
+      [{ id: 'g', repo: '/r', source_registry: '/p/r.json', waiting_on: '' }],
+      [],
+      mergeOptions,
+    );
     assert.deepEqual(carried.goals[0]?.attention_carried, ['waiting_on', 'operator_question']);
     assert.equal((carried.registry['goals'] as Record<string, unknown>[])[0]?.['waiting_on'], 'owner');
-    const cleared = mergeGlobalRegistry(current, [{ id: 'g', repo: '/r', source_registry: '/p/r.json', clear_attention_override: true }], [], mergeOptions);
+    const cleared = mergeGlobalRegistry(
+      current,
+      [{ id: 'g', repo: '/r', source_registry: '/p/r.json', clear_attention_override: true }],
+      [],
+      mergeOptions,
+    );
     assert.deepEqual(cleared.goals[0]?.attention_carried, []);
-    const replaced = mergeGlobalRegistry(current, [{ id: 'g', repo: '/other', source_registry: '/p/r.json' }], [], mergeOptions);
+    const replaced = mergeGlobalRegistry(
+      current,
+      [{ id: 'g', repo: '/other', source_registry: '/p/r.json' }],
+      [],
+      mergeOptions,
+    );
     assert.equal(replaced.goals[0]?.action, 'replaced-route');
     assert.deepEqual(replaced.goals[0]?.attention_carried, []);
   });
 
   it('keeps unknown top-level fields, non-synced goals in place, and merges project records by id', () => {
-    const current = { schema_version: '0.1', custom: { keep: true }, goals: [{ id: 'x' }, 'junk', { id: 'g', repo: '/r' }, { id: 'y' }], projects: [{ project_id: 'p1', v: 1 }, { project_id: 'p0' }] };
-    const merged = mergeGlobalRegistry(current, [{ id: 'g', repo: '/r' }], [{ project_id: 'p1', v: 2 }, { project_id: 'p2' }], { allowRouteReplacement: false, runtimeRoot: '/rt', updatedAt: 't' });
+    const current = {
+      schema_version: '0.1',
+      custom: { keep: true },
+      goals: [{ id: 'x' }, 'junk', { id: 'g', repo: '/r' }, { id: 'y' }],
+      projects: [{ project_id: 'p1', v: 1 }, { project_id: 'p0' }],
+    };
+    const merged = mergeGlobalRegistry(
+      current,
+      [{ id: 'g', repo: '/r' }],
+      [{ project_id: 'p1', v: 2 }, { project_id: 'p2' }],
+      { allowRouteReplacement: false, runtimeRoot: '/rt', updatedAt: 't' },
+    );
     assert.deepEqual(merged.registry['custom'], { keep: true });
     assert.deepEqual(merged.registry['goals'], [{ id: 'x' }, 'junk', { id: 'y' }, { id: 'g', repo: '/r' }]);
-    assert.deepEqual(merged.registry['projects'], [{ project_id: 'p1', v: 2 }, { project_id: 'p0' }, { project_id: 'p2' }]);
-    assert.deepEqual(merged.projects, [{ project_id: 'p1', action: 'updated' }, { project_id: 'p2', action: 'added' }]);
+    assert.deepEqual(merged.registry['projects'], [
+      { project_id: 'p1', v: 2 },
+      { project_id: 'p0' },
+      { project_id: 'p2' },
+    ]);
+    assert.deepEqual(merged.projects, [
+      { project_id: 'p1', action: 'updated' },
+      { project_id: 'p2', action: 'added' },
+    ]);
     assert.deepEqual(current.projects[0], { project_id: 'p1', v: 1 }, 'the current registry is not modified');
   });
 
@@ -159,9 +234,14 @@ describe('global registry sync', () => {
     const globalPath = path.join(root, 'rt', 'registry.global.json');
     fs.mkdirSync(path.dirname(globalPath), { recursive: true });
     fs.writeFileSync(globalPath, '{ "goals": [ broken');
-    await assert.rejects(syncGlobalRegistry(options(project, globalPath)), (error: unknown) => isLoopxError(error, 'registry_invalid_json'));
+    await assert.rejects(syncGlobalRegistry(options(project, globalPath)), (error: unknown) =>
+      isLoopxError(error, 'registry_invalid_json'),
+    );
     assert.equal(fs.readFileSync(globalPath, 'utf8'), '{ "goals": [ broken');
-    await assert.rejects(syncGlobalRegistry(options(project, path.join(root, 'rt2', 'registry.global.json'), { goalIds: ['nope'] })), (error: unknown) => isLoopxError(error, 'goal_not_found'));
+    await assert.rejects(
+      syncGlobalRegistry(options(project, path.join(root, 'rt2', 'registry.global.json'), { goalIds: ['nope'] })),
+      (error: unknown) => isLoopxError(error, 'goal_not_found'),
+    );
   });
 
   describe('case 38: one lock hold, concurrent writers, dry runs', () => {
@@ -215,12 +295,25 @@ describe('global registry sync', () => {
       const root = tempDir();
       const globalPath = path.join(root, 'rt', 'registry.global.json');
       const projects = Array.from({ length: 6 }, (_, index) =>
-        makeProject(root, `proj-${index}`, [{ id: `goal-${index}`, project_id: `project-${index}` }], [{ project_id: `project-${index}`, project_kind: 'code' }]));
+        makeProject(
+          root,
+          `proj-${index}`,
+          [{ id: `goal-${index}`, project_id: `project-${index}` }],
+          [{ project_id: `project-${index}`, project_kind: 'code' }],
+        ),
+      );
       const results = await Promise.all(projects.map((project) => runTsx('syncWorker.ts', [project, globalPath, '3'])));
       for (const result of results) assert.equal(result.code, 0, result.stderr);
       const global = readJson(globalPath);
       assert.deepEqual(goalIds(global).sort(), ['goal-0', 'goal-1', 'goal-2', 'goal-3', 'goal-4', 'goal-5']);
-      assert.deepEqual((global['projects'] as Record<string, unknown>[]).map((p) => p['project_id']).sort(), ['project-0', 'project-1', 'project-2', 'project-3', 'project-4', 'project-5']);
+      assert.deepEqual((global['projects'] as Record<string, unknown>[]).map((p) => p['project_id']).sort(), [
+        'project-0',
+        'project-1',
+        'project-2',
+        'project-3',
+        'project-4',
+        'project-5',
+      ]);
       assert.equal(global['registry_role'], 'global-local');
     });
   });
@@ -228,7 +321,13 @@ describe('global registry sync', () => {
   it('loopx sync-global syncs into <runtime root>/registry.global.json, previews with --dry-run, and exits 1 on a collision', async () => {
     const root = tempDir();
     const projectDir = path.join(root, 'proj');
-    writeJson(path.join(projectDir, '.loopx', 'registry.json'), { common_runtime_root: './runtime', goals: [{ id: 'goal-a', repo: projectDir }, { id: 'goal-b', repo: projectDir }] });
+    writeJson(path.join(projectDir, '.loopx', 'registry.json'), {
+      common_runtime_root: './runtime',
+      goals: [
+        { id: 'goal-a', repo: projectDir },
+        { id: 'goal-b', repo: projectDir },
+      ],
+    });
     const dry = await runLoopx(['--format', 'json', 'sync-global', '--dry-run'], { cwd: projectDir });
     assert.equal(dry.code, 0);
     assert.deepEqual(dry.json()['actions'], ['goal-a:added', 'goal-b:added']);
@@ -243,10 +342,16 @@ describe('global registry sync', () => {
 
     const otherDir = path.join(root, 'other');
     writeJson(path.join(otherDir, '.loopx', 'registry.json'), { goals: [{ id: 'goal-b', repo: otherDir }] });
-    const collision = await runLoopx(['--format', 'json', '--runtime-root', path.join(projectDir, 'runtime'), 'sync-global'], { cwd: otherDir });
+    const collision = await runLoopx(
+      ['--format', 'json', '--runtime-root', path.join(projectDir, 'runtime'), 'sync-global'],
+      { cwd: otherDir },
+    );
     assert.equal(collision.code, 1);
     const error = collision.json()['error'] as Record<string, unknown>;
     assert.equal(error['code'], 'global_route_collision');
-    assert.match(String(error['message']), /global route collision for goal_id goal-b: source_registry, repo would change/);
+    assert.match(
+      String(error['message']),
+      /global route collision for goal_id goal-b: source_registry, repo would change/,
+    );
   });
 });

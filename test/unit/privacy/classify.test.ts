@@ -3,7 +3,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { classifyRegistry, inspectRegistryPrivacy, RegistryPrivacyReport, type RegistryPrivacyFailure } from '../../../src/core/privacy/classify';
+import {
+  classifyRegistry,
+  inspectRegistryPrivacy,
+  RegistryPrivacyReport,
+  type RegistryPrivacyFailure,
+} from '../../../src/core/privacy/classify';
 import { probeGit } from '../../../src/core/privacy/gitProbe';
 import { projectGoalForGlobal } from '../../../src/core/globalRegistry/project';
 import { runLoopx } from '../cli/run';
@@ -15,18 +20,25 @@ const EXAMPLE_REGISTRY = {
   schema_version: '0.1',
   registry_role: 'public-safe-projection',
   common_runtime_root: './runtime',
-  goals: [{
-    id: 'demo-goal',
-    domain: 'demo',
-    status: 'active',
-    repo: '/path/to/project',
-    state_file: '.codex/goals/demo-goal/ACTIVE_GOAL_STATE.md',
-    adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
-    spawn_policy: { mode: 'multi_subagent', allowed: true, max_children: 3, allowed_domains: ['docs-map', 'validation-map'] },
-    quota: { compute: 0.5, window_hours: 24, slot_minutes: 1 },
-    authority_sources: [{ kind: 'doc', label: 'design notes' }],
-    coordination: { agent_model: 'peer_v1', registered_agents: ['codex-alpha', 'codex-beta'] },
-  }],
+  goals: [
+    {
+      id: 'demo-goal',
+      domain: 'demo',
+      status: 'active',
+      repo: '/path/to/project',
+      state_file: '.codex/goals/demo-goal/ACTIVE_GOAL_STATE.md',
+      adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
+      spawn_policy: {
+        mode: 'multi_subagent',
+        allowed: true,
+        max_children: 3,
+        allowed_domains: ['docs-map', 'validation-map'],
+      },
+      quota: { compute: 0.5, window_hours: 24, slot_minutes: 1 },
+      authority_sources: [{ kind: 'doc', label: 'design notes' }],
+      coordination: { agent_model: 'peer_v1', registered_agents: ['codex-alpha', 'codex-beta'] },
+    },
+  ],
 };
 
 function tempDir(): string {
@@ -51,12 +63,24 @@ function asReport(value: RegistryPrivacyReport | RegistryPrivacyFailure): Regist
 describe('registry privacy classification', () => {
   it('case 31: classification table, first matching rule wins', () => {
     assert.equal(classifyRegistry('/a/.loopx/registry.json', null, 0).classification, 'project_local_private_registry');
-    assert.equal(classifyRegistry('/a/runtime/examples/registry.example.json', null, 0).classification, 'project_local_private_registry');
+    assert.equal(
+      classifyRegistry('/a/runtime/examples/registry.example.json', null, 0).classification,
+      'project_local_private_registry',
+    );
     const global = classifyRegistry('/a/registry.global.json', null, 0);
-    assert.deepEqual(global, { classification: 'shared_local_registry', boundary_kind: 'global_local_private_registry' });
+    assert.deepEqual(global, {
+      classification: 'shared_local_registry',
+      boundary_kind: 'global_local_private_registry',
+    });
     assert.equal(classifyRegistry('/a/b/r.json', 'global-local', 3).classification, 'shared_local_registry');
-    assert.deepEqual(classifyRegistry('/a/examples/registry.example.json', null, 0), { classification: 'public_example_fixture', boundary_kind: 'public_fixture_registry_projection' });
-    assert.deepEqual(classifyRegistry('/a/examples/reg.json', null, 0), { classification: 'public_safe_projection', boundary_kind: 'public_safe_registry_projection' });
+    assert.deepEqual(classifyRegistry('/a/examples/registry.example.json', null, 0), {
+      classification: 'public_example_fixture',
+      boundary_kind: 'public_fixture_registry_projection',
+    });
+    assert.deepEqual(classifyRegistry('/a/examples/reg.json', null, 0), {
+      classification: 'public_safe_projection',
+      boundary_kind: 'public_safe_registry_projection',
+    });
     assert.equal(classifyRegistry('/a/b/r.json', null, 2).classification, 'local_private_registry');
     assert.equal(classifyRegistry('/a/b/r.json', 'public', 2).classification, 'public_safe_projection');
     assert.equal(classifyRegistry('C:\\a\\.codex\\r.json', null, 0).classification, 'project_local_private_registry');
@@ -72,7 +96,10 @@ describe('registry privacy classification', () => {
     assert.equal(report.github_push_allowed, true);
     assert.equal(report.should_be_gitignored, false);
     assert.deepEqual(report.blocking_risks, []);
-    const projected = projectGoalForGlobal(EXAMPLE_REGISTRY.goals[0] as Record<string, unknown>, { sourceRegistry: file, syncedAt: '2026-01-15T10:00:00Z' });
+    const projected = projectGoalForGlobal(EXAMPLE_REGISTRY.goals[0] as Record<string, unknown>, {
+      sourceRegistry: file,
+      syncedAt: '2026-01-15T10:00:00Z',
+    });
     assert.equal(projected['authority_source_count'], 1);
     assert.equal('authority_sources' in projected, false);
   });
@@ -86,13 +113,19 @@ describe('registry privacy classification', () => {
     assert.equal(report.ok, false);
     assert.equal(report.github_push_allowed, false);
     assert.deepEqual(report.blocking_risks, ['public_registry_contains_private_markers']);
-    assert.deepEqual(report.private_markers, [{ path: 'goals[0].authority_sources[0].source_ref', kind: 'raw_source_reference' }]);
+    assert.deepEqual(report.private_markers, [
+      { path: 'goals[0].authority_sources[0].source_ref', kind: 'raw_source_reference' },
+    ]);
   });
 
   it('case 33: without git a .loopx registry reports git_unavailable and no risks; the absolute path is never in the output', async () => {
     const dir = tempDir();
-    const file = writeJson(path.join(dir, '.loopx', 'registry.json'), { goals: [{ id: 'g', repo: dir, state_file: `${dir}/state.md`, note: `see ${dir}/x` }] });
-    const missingGit = asReport(await inspectRegistryPrivacy(file, NO_REQUIREMENTS, { gitCommand: path.join(dir, 'no-such-git') }));
+    const file = writeJson(path.join(dir, '.loopx', 'registry.json'), {
+      goals: [{ id: 'g', repo: dir, state_file: `${dir}/state.md`, note: `see ${dir}/x` }],
+    });
+    const missingGit = asReport(
+      await inspectRegistryPrivacy(file, NO_REQUIREMENTS, { gitCommand: path.join(dir, 'no-such-git') }),
+    );
     const notARepo = asReport(await inspectRegistryPrivacy(file, NO_REQUIREMENTS));
     for (const report of [missingGit, notARepo]) {
       assert.equal(report.git.probe_status, 'git_unavailable');
@@ -112,7 +145,13 @@ describe('registry privacy classification', () => {
   it('errors name only the file: missing, invalid JSON, non-object root', async () => {
     const dir = tempDir();
     const missing = await inspectRegistryPrivacy(path.join(dir, '.loopx', 'registry.json'), NO_REQUIREMENTS);
-    assert.deepEqual(missing, { ok: false, schema_version: 'loopx_registry_privacy_v0', path_label: 'registry.json', path_recorded: false, error: 'registry file does not exist' });
+    assert.deepEqual(missing, {
+      ok: false,
+      schema_version: 'loopx_registry_privacy_v0',
+      path_label: 'registry.json',
+      path_recorded: false,
+      error: 'registry file does not exist',
+    });
     const broken = path.join(dir, 'broken.json');
     fs.writeFileSync(broken, `{\n  "repo": "${dir}/x",\n  oops\n}`);
     const invalid = await inspectRegistryPrivacy(broken, NO_REQUIREMENTS);
@@ -120,7 +159,10 @@ describe('registry privacy classification', () => {
     assert.match((invalid as RegistryPrivacyFailure).error, /broken\.json is not valid JSON at line 3, column 3/);
     assert.ok(!JSON.stringify(invalid).includes(dir));
     const list = writeJson(path.join(dir, 'list.json'), [1]);
-    assert.match((await inspectRegistryPrivacy(list, NO_REQUIREMENTS) as RegistryPrivacyFailure).error, /registry root must be a JSON object/);
+    assert.match(
+      ((await inspectRegistryPrivacy(list, NO_REQUIREMENTS)) as RegistryPrivacyFailure).error,
+      /registry root must be a JSON object/,
+    );
   });
 
   describe('with a real git repository', () => {
@@ -141,13 +183,33 @@ describe('registry privacy classification', () => {
       const looseFile = writeJson(path.join(repo, 'config', 'loose.json'), { goals: [] });
       git(repo, 'add', '.gitignore', 'config/tracked.json');
       git(repo, 'commit', '-q', '-m', 'init');
-      assert.deepEqual(await probeGit(ignoredFile), { available: true, probe_status: 'ok', inside_worktree: true, tracked: false, ignored: true });
-      assert.deepEqual(await probeGit(trackedFile), { available: true, probe_status: 'ok', inside_worktree: true, tracked: true, ignored: false });
-      assert.deepEqual(await probeGit(looseFile), { available: true, probe_status: 'ok', inside_worktree: true, tracked: false, ignored: false });
+      assert.deepEqual(await probeGit(ignoredFile), {
+        available: true,
+        probe_status: 'ok',
+        inside_worktree: true,
+        tracked: false,
+        ignored: true,
+      });
+      assert.deepEqual(await probeGit(trackedFile), {
+        available: true,
+        probe_status: 'ok',
+        inside_worktree: true,
+        tracked: true,
+        ignored: false,
+      });
+      assert.deepEqual(await probeGit(looseFile), {
+        available: true,
+        probe_status: 'ok',
+        inside_worktree: true,
+        tracked: false,
+        ignored: false,
+      });
     });
 
     it('raises the tracked and should-be-gitignored risks, and the --require-* failures', async () => {
-      const tracked = asReport(await inspectRegistryPrivacy(path.join(repo, 'config', 'tracked.json'), NO_REQUIREMENTS));
+      const tracked = asReport(
+        await inspectRegistryPrivacy(path.join(repo, 'config', 'tracked.json'), NO_REQUIREMENTS),
+      );
       assert.equal(tracked.classification, 'public_safe_projection');
       assert.deepEqual(tracked.blocking_risks, ['registry_tracked_but_not_push_allowed']);
       assert.deepEqual(tracked.advisory_risks, ['public_safe_projection_is_not_runtime_publish_artifact']);
@@ -155,12 +217,29 @@ describe('registry privacy classification', () => {
 
       const loose = asReport(await inspectRegistryPrivacy(path.join(repo, 'config', 'loose.json'), NO_REQUIREMENTS));
       assert.equal(loose.ok, true);
-      assert.deepEqual(loose.advisory_risks, ['registry_should_be_gitignored', 'public_safe_projection_is_not_runtime_publish_artifact']);
+      assert.deepEqual(loose.advisory_risks, [
+        'registry_should_be_gitignored',
+        'public_safe_projection_is_not_runtime_publish_artifact',
+      ]);
 
-      const required = asReport(await inspectRegistryPrivacy(path.join(repo, 'config', 'tracked.json'), { requireGitignored: true, requireNotTracked: true }));
-      assert.deepEqual(required.blocking_risks, ['registry_tracked_but_not_push_allowed', 'registry_not_gitignored', 'registry_tracked']);
+      const required = asReport(
+        await inspectRegistryPrivacy(path.join(repo, 'config', 'tracked.json'), {
+          requireGitignored: true,
+          requireNotTracked: true,
+        }),
+      );
+      assert.deepEqual(required.blocking_risks, [
+        'registry_tracked_but_not_push_allowed',
+        'registry_not_gitignored',
+        'registry_tracked',
+      ]);
 
-      const ignored = asReport(await inspectRegistryPrivacy(path.join(repo, '.loopx', 'registry.json'), { requireGitignored: true, requireNotTracked: true }));
+      const ignored = asReport(
+        await inspectRegistryPrivacy(path.join(repo, '.loopx', 'registry.json'), {
+          requireGitignored: true,
+          requireNotTracked: true,
+        }),
+      );
       assert.equal(ignored.ok, true);
       assert.deepEqual(ignored.risks, []);
     });

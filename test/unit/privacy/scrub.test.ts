@@ -8,7 +8,8 @@ const context: ScrubContext = {
 };
 
 const GITHUB_BODY = 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
-const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+const JWT =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
 
 /** [input, expected output]: everything private must be replaced exactly like this. */
 const CAUGHT: readonly (readonly [string, string])[] = [
@@ -50,9 +51,15 @@ const CAUGHT: readonly (readonly [string, string])[] = [
   ['sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd', '[redacted:openai_key]'],
   ['AKIAIOSFODNN7EXAMPLE', '[redacted:aws_access_key_id]'],
   ['id=ASIAY34FZKBOKMUTVV7A,', 'id=[redacted:aws_access_key_id],'],
-  ['aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key=[redacted:aws_secret_access_key]'],
+  [
+    'aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'aws_secret_access_key=[redacted:aws_secret_access_key]',
+  ],
   [`jwt ${JWT} end`, 'jwt [redacted:jwt] end'],
-  ['-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nnext', '[redacted:private_key]\nnext'],
+  [
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nnext',
+    '[redacted:private_key]\nnext',
+  ],
   ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA (truncated', '[redacted:private_key]'],
 ];
 
@@ -113,11 +120,19 @@ describe('privacy scrubber', () => {
   });
 
   it('prefers the most specific root: runtime under home, project under home', () => {
-    const nested: ScrubContext = { projectRoots: ['/home/alice/code/app'], homeDir: '/home/alice', runtimeRoot: '/home/alice/code/app/runtime' };
+    const nested: ScrubContext = {
+      projectRoots: ['/home/alice/code/app'],
+      homeDir: '/home/alice',
+      runtimeRoot: '/home/alice/code/app/runtime',
+    };
     assert.equal(scrubText('/home/alice/code/app/runtime/goals/g', nested), '<runtime>/goals/g');
     assert.equal(scrubText('/home/alice/code/app/README.md', nested), '<project>/README.md');
     assert.equal(scrubText('/home/alice/code/other/x', nested), '<home>/code/other/x');
-    assert.equal(scrubText('/home/alice/code/app2/x', nested), '<home>/code/app2/x', 'a sibling folder with a common prefix is not the project');
+    assert.equal(
+      scrubText('/home/alice/code/app2/x', nested),
+      '<home>/code/app2/x',
+      'a sibling folder with a common prefix is not the project',
+    );
   });
 
   it('without context every absolute path is reduced to its base name', () => {
@@ -130,14 +145,22 @@ describe('privacy scrubber', () => {
       registry: '/work/acme-app/.loopx/registry.json',
       runtime_root: '/home/alice/.codex/loopx',
       headers: { Authorization: 'Basic abc', 'x-api-key': 'k', token_count: 5 },
-      goals: [{
-        id: 'g',
-        password: 'hunter2',
-        token: 12345,
-        authority_sources: [{ source_ref: 'wiki-1' }, { source_ref: 'wiki-2' }],
-        authority_registry: { path: '/work/acme-app/authority.json', topics: { a: 1, b: 2 }, materials: ['m1'], enabled: true, owner: 'Alice Private' },
-        notes: ['see /tmp/build/x.log', 'fine'],
-      }],
+      goals: [
+        {
+          id: 'g',
+          password: 'hunter2',
+          token: 12345,
+          authority_sources: [{ source_ref: 'wiki-1' }, { source_ref: 'wiki-2' }],
+          authority_registry: {
+            path: '/work/acme-app/authority.json',
+            topics: { a: 1, b: 2 },
+            materials: ['m1'],
+            enabled: true,
+            owner: 'Alice Private',
+          },
+          notes: ['see /tmp/build/x.log', 'fine'],
+        },
+      ],
       count: 3,
       flag: null,
     };
@@ -148,21 +171,23 @@ describe('privacy scrubber', () => {
       registry: '<project>/.loopx/registry.json',
       runtime_root: '<runtime>',
       headers: { Authorization: '[redacted:authorization]', 'x-api-key': '[redacted:x_api_key]', token_count: 5 },
-      goals: [{
-        id: 'g',
-        password: '[redacted:password]',
-        token: '[redacted:token]',
-        authority_source_count: 2,
-        authority_registry: {
-          schema_version: 'loopx_authority_registry_summary_v0',
-          present: true,
-          path: '<project>/authority.json',
-          topics_count: 2,
-          materials_count: 1,
-          enabled: true,
+      goals: [
+        {
+          id: 'g',
+          password: '[redacted:password]',
+          token: '[redacted:token]',
+          authority_source_count: 2,
+          authority_registry: {
+            schema_version: 'loopx_authority_registry_summary_v0',
+            present: true,
+            path: '<project>/authority.json',
+            topics_count: 2,
+            materials_count: 1,
+            enabled: true,
+          },
+          notes: ['see <abs>/x.log', 'fine'],
         },
-        notes: ['see <abs>/x.log', 'fine'],
-      }],
+      ],
       count: 3,
       flag: null,
     });

@@ -1,9 +1,21 @@
 import assert from 'node:assert/strict';
-import { actionsAligned, compareForm, containsCredential, displayText, publicSafeCompact } from '../../../src/core/projection/text';
+import {
+  actionsAligned,
+  compareForm,
+  containsCredential,
+  displayText,
+  publicSafeCompact,
+} from '../../../src/core/projection/text';
 
 describe('projection text: normalization and alignment (§4.4)', () => {
   it('case A1: a priority tag and role prefix do not break alignment', () => {
-    assert.equal(actionsAligned('[P1] Agent: Validate the primary public PoC control-plane lane.', 'Validate the primary public PoC control-plane lane.'), true);
+    assert.equal(
+      actionsAligned(
+        '[P1] Agent: Validate the primary public PoC control-plane lane.',
+        'Validate the primary public PoC control-plane lane.',
+      ),
+      true,
+    );
   });
 
   it('case A2: a todo id prefix and a P<n>: prefix are stripped before comparing', () => {
@@ -31,7 +43,13 @@ describe('projection text: normalization and alignment (§4.4)', () => {
   });
 
   it('case A6: the first six words of the leading clause align when found in the other text (prefix rule)', () => {
-    assert.equal(actionsAligned('Run the trace reducer backfill and validate output', 'Run the trace reducer backfill and then stop'), true);
+    assert.equal(
+      actionsAligned(
+        'Run the trace reducer backfill and validate output',
+        'Run the trace reducer backfill and then stop',
+      ),
+      true,
+    );
   });
 
   it('case A7: a short label before the colon does not align; empty texts never align', () => {
@@ -42,7 +60,13 @@ describe('projection text: normalization and alignment (§4.4)', () => {
 
   it('alignment is symmetric on the spec pairs', () => {
     assert.equal(actionsAligned('fix bugs in parser', 'Fix bugs'), true);
-    assert.equal(actionsAligned('Run the trace reducer backfill and then stop', 'Run the trace reducer backfill and validate output'), true);
+    assert.equal(
+      actionsAligned(
+        'Run the trace reducer backfill and then stop',
+        'Run the trace reducer backfill and validate output',
+      ),
+      true,
+    );
   });
 
   it('compare form strips each prefix kind once, in order', () => {

@@ -23,7 +23,12 @@ function goal(overrides: Partial<GoalWarningsInput> = {}): GoalWarningsInput {
 
 describe('projectGoalWarnings', () => {
   it('a goal whose latest run is current and agrees with the route has no warnings', () => {
-    const current = { ...STATUS_RUN, recommended_action: ACTIVE, state: { sha256_16: 'aaaaaaaaaaaaaaaa', frontmatter: { updated_at: '2026-06-22T00:03:00+00:00' } }, generated_at: '2026-06-22T00:04:00Z' };
+    const current = {
+      ...STATUS_RUN,
+      recommended_action: ACTIVE,
+      state: { sha256_16: 'aaaaaaaaaaaaaaaa', frontmatter: { updated_at: '2026-06-22T00:03:00+00:00' } },
+      generated_at: '2026-06-22T00:04:00Z',
+    };
     assert.deepEqual(projectGoalWarnings(goal({ latestStatusRun: current })), []);
   });
 
@@ -38,7 +43,10 @@ describe('projectGoalWarnings', () => {
         },
         agentLaneNextAction: { text: SIDE, preserves_goal_next_action: true },
         todoCounts: { agent: { markdownOpenCount: 1 }, user: { summary: { open_count: 0 }, markdownOpenCount: 2 } },
-        quotaSelection: { selectedRecommendedAction: SIDE, workLaneContract: { lane: 'advancement_task', reason_codes: ['open_agent_todo'] } },
+        quotaSelection: {
+          selectedRecommendedAction: SIDE,
+          workLaneContract: { lane: 'advancement_task', reason_codes: ['open_agent_todo'] },
+        },
       }),
     );
     assert.deepEqual(
@@ -57,7 +65,9 @@ describe('projectGoalWarnings', () => {
 
   it('case W1 through status: an explicit run action that differs from the route is a warning', () => {
     const [mismatch] = projectGoalWarnings(
-      goal({ activeState: { next_action: ACTIVE, updated_at: '2026-06-22T00:00:00+00:00', sha256_16: 'bbbbbbbbbbbbbbbb' } }),
+      goal({
+        activeState: { next_action: ACTIVE, updated_at: '2026-06-22T00:00:00+00:00', sha256_16: 'bbbbbbbbbbbbbbbb' },
+      }),
     );
     assert.equal(mismatch?.kind, 'next_action_projection_mismatch');
     assert.equal(mismatch?.severity, 'warning');
@@ -65,20 +75,39 @@ describe('projectGoalWarnings', () => {
   });
 
   it('case L1 through status: an agent-lane run that saw the current digest suppresses the stale warning', () => {
-    const lane = { generated_at: '2026-06-22T00:00:30+00:00', progress_scope: 'agent_lane', agent_id: 'codex-side', state: { sha256_16: 'aaaaaaaaaaaaaaaa' } };
+    const lane = {
+      generated_at: '2026-06-22T00:00:30+00:00',
+      progress_scope: 'agent_lane',
+      agent_id: 'codex-side',
+      state: { sha256_16: 'aaaaaaaaaaaaaaaa' },
+    };
     const kinds = projectGoalWarnings(goal({ agentLaneRuns: [lane] })).map((w) => w.kind);
     assert.deepEqual(kinds, ['next_action_projection_mismatch']);
-    assert.deepEqual(projectGoalWarnings(goal({ registryMember: false })).map((w) => w.kind), ['next_action_projection_mismatch']);
+    assert.deepEqual(
+      projectGoalWarnings(goal({ registryMember: false })).map((w) => w.kind),
+      ['next_action_projection_mismatch'],
+    );
   });
 
   it('a goal without a readable state file or run history gets no warnings', () => {
-    assert.deepEqual(projectGoalWarnings(goal({ activeState: null, todoCounts: { agent: { markdownOpenCount: 0 }, user: { markdownOpenCount: 0 } } })), []);
+    assert.deepEqual(
+      projectGoalWarnings(
+        goal({ activeState: null, todoCounts: { agent: { markdownOpenCount: 0 }, user: { markdownOpenCount: 0 } } }),
+      ),
+      [],
+    );
     assert.deepEqual(projectGoalWarnings(goal({ latestStatusRun: null })), []);
   });
 
   it('a path-bearing run recommendation is hidden, so it cannot surface in a warning', () => {
-    const leaky = { ...STATUS_RUN, recommended_action: 'open /Users/me/secret-plan.md', state: { sha256_16: 'aaaaaaaaaaaaaaaa' } };
-    const warnings = projectGoalWarnings(goal({ latestStatusRun: leaky, activeState: { next_action: ACTIVE, sha256_16: 'aaaaaaaaaaaaaaaa' } }));
+    const leaky = {
+      ...STATUS_RUN,
+      recommended_action: 'open /Users/me/secret-plan.md',
+      state: { sha256_16: 'aaaaaaaaaaaaaaaa' },
+    };
+    const warnings = projectGoalWarnings(
+      goal({ latestStatusRun: leaky, activeState: { next_action: ACTIVE, sha256_16: 'aaaaaaaaaaaaaaaa' } }),
+    );
     assert.deepEqual(warnings, []);
   });
 });

@@ -10,7 +10,11 @@ const WARNING_RECOMMENDED_ACTION =
 
 describe('nextActionProjectionWarning (§4.5)', () => {
   it('case W1: active and latest differ with no lane → warning that requires write-back', () => {
-    const warning = nextActionProjectionWarning({ activeStateNextAction: ACTIVE, latestRunRecommendedAction: RUN, agentLaneNextAction: null });
+    const warning = nextActionProjectionWarning({
+      activeStateNextAction: ACTIVE,
+      latestRunRecommendedAction: RUN,
+      agentLaneNextAction: null,
+    });
     assert.deepEqual(warning, {
       schema_version: 'next_action_projection_warning_v0',
       kind: 'next_action_projection_mismatch',
@@ -32,7 +36,14 @@ describe('nextActionProjectionWarning (§4.5)', () => {
     assert.equal(Object.hasOwn(warning ?? {}, 'agent_lane_next_action'), false);
     // The original's fields come first and in the original's order; ours follow.
     assert.deepEqual(Object.keys(warning ?? {}).slice(0, 8), [
-      'schema_version', 'kind', 'severity', 'requires_state_writeback', 'active_state_next_action', 'latest_run_recommended_action', 'reason', 'recommended_action',
+      'schema_version',
+      'kind',
+      'severity',
+      'requires_state_writeback',
+      'active_state_next_action',
+      'latest_run_recommended_action',
+      'reason',
+      'recommended_action',
     ]);
     assert.equal(nextActionProjectionWarningSchema.safeParse(warning).success, true);
   });
@@ -51,7 +62,8 @@ describe('nextActionProjectionWarning (§4.5)', () => {
       requires_state_writeback: false,
       active_state_next_action: ACTIVE,
       latest_run_recommended_action: RUN,
-      reason: 'current agent lane action differs from the durable goal route while explicitly preserving the active-state Next Action',
+      reason:
+        'current agent lane action differs from the durable goal route while explicitly preserving the active-state Next Action',
       recommended_action:
         'run the agent-lane action without mutating active-state Next Action; only the primary/goal route should write a new durable Next Action',
       agent_lane_next_action: '[P1] Polish the hosted frontstage public case card.',
@@ -70,7 +82,11 @@ describe('nextActionProjectionWarning (§4.5)', () => {
   });
 
   it('case W3: a plain-string lane, or a lane whose flag is the string "true", stays a warning', () => {
-    const plain = nextActionProjectionWarning({ activeStateNextAction: ACTIVE, latestRunRecommendedAction: RUN, agentLaneNextAction: 'plain string lane' });
+    const plain = nextActionProjectionWarning({
+      activeStateNextAction: ACTIVE,
+      latestRunRecommendedAction: RUN,
+      agentLaneNextAction: 'plain string lane',
+    });
     assert.equal(plain?.severity, 'warning');
     assert.equal(plain?.requires_state_writeback, true);
     assert.equal(plain?.agent_lane_next_action, 'plain string lane');
@@ -88,16 +104,41 @@ describe('nextActionProjectionWarning (§4.5)', () => {
   });
 
   it('case W4: no warning when a text is missing or blank, or the two are aligned', () => {
-    assert.equal(nextActionProjectionWarning({ activeStateNextAction: ACTIVE, latestRunRecommendedAction: null }), null);
+    assert.equal(
+      nextActionProjectionWarning({ activeStateNextAction: ACTIVE, latestRunRecommendedAction: null }),
+      null,
+    );
     assert.equal(nextActionProjectionWarning({ activeStateNextAction: '  ', latestRunRecommendedAction: RUN }), null);
-    assert.equal(nextActionProjectionWarning({ activeStateNextAction: `[P0] Agent: ${ACTIVE}`, latestRunRecommendedAction: ACTIVE.toUpperCase() }), null);
+    assert.equal(
+      nextActionProjectionWarning({
+        activeStateNextAction: `[P0] Agent: ${ACTIVE}`,
+        latestRunRecommendedAction: ACTIVE.toUpperCase(),
+      }),
+      null,
+    );
   });
 
   it('the id is stable for the same texts and changes when a compared text changes', () => {
-    const first = nextActionProjectionWarning({ goalId: 'g1', activeStateNextAction: ACTIVE, latestRunRecommendedAction: RUN });
-    const again = nextActionProjectionWarning({ goalId: 'g1', activeStateNextAction: `  ${ACTIVE}  `, latestRunRecommendedAction: RUN });
-    const otherGoal = nextActionProjectionWarning({ goalId: 'g2', activeStateNextAction: ACTIVE, latestRunRecommendedAction: RUN });
-    const otherRun = nextActionProjectionWarning({ goalId: 'g1', activeStateNextAction: ACTIVE, latestRunRecommendedAction: SIDE });
+    const first = nextActionProjectionWarning({
+      goalId: 'g1',
+      activeStateNextAction: ACTIVE,
+      latestRunRecommendedAction: RUN,
+    });
+    const again = nextActionProjectionWarning({
+      goalId: 'g1',
+      activeStateNextAction: `  ${ACTIVE}  `,
+      latestRunRecommendedAction: RUN,
+    });
+    const otherGoal = nextActionProjectionWarning({
+      goalId: 'g2',
+      activeStateNextAction: ACTIVE,
+      latestRunRecommendedAction: RUN,
+    });
+    const otherRun = nextActionProjectionWarning({
+      goalId: 'g1',
+      activeStateNextAction: ACTIVE,
+      latestRunRecommendedAction: SIDE,
+    });
     assert.equal(first?.id, again?.id);
     assert.notEqual(first?.id, otherGoal?.id);
     assert.notEqual(first?.id, otherRun?.id);
@@ -113,7 +154,8 @@ describe('nextActionProjectionWarning (§4.5)', () => {
   it('rejects input of the wrong shape with a LoopxError naming the field', () => {
     assert.throws(
       () => nextActionProjectionWarning({ activeStateNextAction: 42 } as never),
-      (error: unknown) => isLoopxError(error, 'invalid_projection_input') && /activeStateNextAction/.test(error.message),
+      (error: unknown) =>
+        isLoopxError(error, 'invalid_projection_input') && /activeStateNextAction/.test(error.message),
     );
   });
 });

@@ -7,7 +7,10 @@ describe('deriveRecommendedAction: refresh-state derivation chain (§5)', () => 
   it('case R1: the first Next Action item wins, with its bullet/checkbox stripped and continuation joined', () => {
     // "## Next Action\n\n- [ ] First\n  more\n- Second\n"
     const derived = deriveRecommendedAction({ nextActionEntries: ['[ ] First\n  more', 'Second'] });
-    assert.deepEqual(derived, { recommended_action: 'First more', recommended_action_source: 'active_state_next_action' });
+    assert.deepEqual(derived, {
+      recommended_action: 'First more',
+      recommended_action_source: 'active_state_next_action',
+    });
     assert.equal(recommendedActionDerivationSchema.safeParse(derived).success, true);
   });
 
@@ -30,7 +33,10 @@ describe('deriveRecommendedAction: refresh-state derivation chain (§5)', () => 
         { text: '[P0] deferred', status: 'deferred' },
       ],
     });
-    assert.deepEqual(derived, { recommended_action: '[P3] advancement low', recommended_action_source: 'agent_todo_fallback' });
+    assert.deepEqual(derived, {
+      recommended_action: '[P3] advancement low',
+      recommended_action_source: 'agent_todo_fallback',
+    });
   });
 
   it('case R2: among unclassified items the lowest [P<n>] wins; a lone user gate gives no fallback', () => {
@@ -43,23 +49,43 @@ describe('deriveRecommendedAction: refresh-state derivation chain (§5)', () => 
       }),
       { recommended_action: '[P0] a unclassified', recommended_action_source: 'agent_todo_fallback' },
     );
-    assert.deepEqual(deriveRecommendedAction({ agentTodos: [{ text: '[P0] approve release', status: 'open', task_class: 'user_gate' }] }), {
-      recommended_action: DEFAULT_REFRESH_ACTION,
-      recommended_action_source: 'default_refresh_action',
-    });
-    assert.equal(DEFAULT_REFRESH_ACTION, 'inspect refreshed active goal state and continue the next bounded progress segment');
+    assert.deepEqual(
+      deriveRecommendedAction({
+        agentTodos: [{ text: '[P0] approve release', status: 'open', task_class: 'user_gate' }],
+      }),
+      {
+        recommended_action: DEFAULT_REFRESH_ACTION,
+        recommended_action_source: 'default_refresh_action',
+      },
+    );
+    assert.equal(
+      DEFAULT_REFRESH_ACTION,
+      'inspect refreshed active goal state and continue the next bounded progress segment',
+    );
   });
 
   it('an explicit argument beats everything; ties keep document order; no priority ranks last', () => {
-    assert.deepEqual(deriveRecommendedAction({ explicitAction: '  Inspect   the run ', nextActionEntries: ['First'] }), {
-      recommended_action: 'Inspect the run',
-      recommended_action_source: 'explicit_arg',
-    });
+    assert.deepEqual(
+      deriveRecommendedAction({ explicitAction: '  Inspect   the run ', nextActionEntries: ['First'] }),
+      {
+        recommended_action: 'Inspect the run',
+        recommended_action_source: 'explicit_arg',
+      },
+    );
     assert.equal(
-      deriveRecommendedAction({ agentTodos: [{ text: 'no priority', status: 'open' }, { text: '[P5] first p5', status: 'open' }, { text: '[P5] second p5', status: 'open' }] })
-        .recommended_action,
+      deriveRecommendedAction({
+        agentTodos: [
+          { text: 'no priority', status: 'open' },
+          { text: '[P5] first p5', status: 'open' },
+          { text: '[P5] second p5', status: 'open' },
+        ],
+      }).recommended_action,
       '[P5] first p5',
     );
-    assert.equal(deriveRecommendedAction({ agentTodos: [{ text: '[P0] blocker', status: 'open', task_class: 'blocker' }] }).recommended_action_source, 'default_refresh_action');
+    assert.equal(
+      deriveRecommendedAction({ agentTodos: [{ text: '[P0] blocker', status: 'open', task_class: 'blocker' }] })
+        .recommended_action_source,
+      'default_refresh_action',
+    );
   });
 });

@@ -11,13 +11,19 @@ const STATUS_RUN = {
 
 describe('staleLatestRunWarning (§4.5)', () => {
   it('case L1: state updated after the run and its snapshot, with an old digest → all three reasons', () => {
-    const warning = staleLatestRunWarning({ goalId: 'g1', registryMember: true, activeState: STATE, latestStatusRun: STATUS_RUN });
+    const warning = staleLatestRunWarning({
+      goalId: 'g1',
+      registryMember: true,
+      activeState: STATE,
+      latestStatusRun: STATUS_RUN,
+    });
     assert.deepEqual(warning, {
       kind: 'stale_latest_run_projection',
       source: 'active_state_vs_latest_run',
       severity: 'warning',
       requires_refresh_state: true,
-      reason: 'active_state_updated_after_latest_run,active_state_updated_after_latest_run_snapshot,active_state_digest_differs_from_latest_run_snapshot',
+      reason:
+        'active_state_updated_after_latest_run,active_state_updated_after_latest_run_snapshot,active_state_digest_differs_from_latest_run_snapshot',
       active_state_updated_at: '2026-06-22T00:03:00+00:00',
       latest_run_generated_at: '2026-06-22T00:02:00+00:00',
       latest_run_state_updated_at: '2026-06-22T00:01:00+00:00',
@@ -28,7 +34,8 @@ describe('staleLatestRunWarning (§4.5)', () => {
         'active_state_updated_after_latest_run_snapshot',
         'active_state_digest_differs_from_latest_run_snapshot',
       ],
-      message: 'The state file changed after the latest run recorded it, so routing from that run may be out of date. Refresh the state to record a new snapshot.',
+      message:
+        'The state file changed after the latest run recorded it, so routing from that run may be out of date. Refresh the state to record a new snapshot.',
       id: 'lxw_5c0fc22b0ccefac4',
       goal_id: 'g1',
       compared: [
@@ -44,18 +51,65 @@ describe('staleLatestRunWarning (§4.5)', () => {
   });
 
   it('case L1: an agent-lane run with the matching digest suppresses it; a non-registry goal gets none', () => {
-    const laneRun = { generated_at: '2026-06-22T00:00:30+00:00', progress_scope: 'agent_lane', state: { sha256_16: 'aaaaaaaaaaaaaaaa' } };
-    assert.equal(staleLatestRunWarning({ registryMember: true, activeState: STATE, latestStatusRun: STATUS_RUN, agentLaneRuns: [laneRun] }), null);
-    assert.equal(staleLatestRunWarning({ registryMember: false, activeState: STATE, latestStatusRun: STATUS_RUN }), null);
+    const laneRun = {
+      generated_at: '2026-06-22T00:00:30+00:00',
+      progress_scope: 'agent_lane',
+      state: { sha256_16: 'aaaaaaaaaaaaaaaa' },
+    };
+    assert.equal(
+      staleLatestRunWarning({
+        registryMember: true,
+        activeState: STATE,
+        latestStatusRun: STATUS_RUN,
+        agentLaneRuns: [laneRun],
+      }),
+      null,
+    );
+    assert.equal(
+      staleLatestRunWarning({ registryMember: false, activeState: STATE, latestStatusRun: STATUS_RUN }),
+      null,
+    );
   });
 
   it('an agent-lane run that snapshotted the state at or after its updated_at suppresses it; an older one does not', () => {
-    const sawIt = { progress_scope: 'agent_lane', generated_at: '2026-06-22T00:00:00Z', state: { sha256_16: 'cccccccccccccccc', frontmatter: { updated_at: '2026-06-22T00:03:00Z' } } };
+    const sawIt = {
+      progress_scope: 'agent_lane',
+      generated_at: '2026-06-22T00:00:00Z',
+      state: { sha256_16: 'cccccccccccccccc', frontmatter: { updated_at: '2026-06-22T00:03:00Z' } },
+    };
     const generatedAfter = { progress_scope: 'agent_lane', generated_at: '2026-06-22T00:04:00+00:00' };
-    const older = { progress_scope: 'agent_lane', generated_at: '2026-06-22T00:04:00+00:00', state: { frontmatter: { updated_at: '2026-06-22T00:02:59+00:00' } } };
-    assert.equal(staleLatestRunWarning({ registryMember: true, activeState: STATE, latestStatusRun: STATUS_RUN, agentLaneRuns: [sawIt] }), null);
-    assert.equal(staleLatestRunWarning({ registryMember: true, activeState: STATE, latestStatusRun: STATUS_RUN, agentLaneRuns: [generatedAfter] }), null);
-    assert.equal(staleLatestRunWarning({ registryMember: true, activeState: STATE, latestStatusRun: STATUS_RUN, agentLaneRuns: [older] })?.reason_codes.length, 3);
+    const older = {
+      progress_scope: 'agent_lane',
+      generated_at: '2026-06-22T00:04:00+00:00',
+      state: { frontmatter: { updated_at: '2026-06-22T00:02:59+00:00' } },
+    };
+    assert.equal(
+      staleLatestRunWarning({
+        registryMember: true,
+        activeState: STATE,
+        latestStatusRun: STATUS_RUN,
+        agentLaneRuns: [sawIt],
+      }),
+      null,
+    );
+    assert.equal(
+      staleLatestRunWarning({
+        registryMember: true,
+        activeState: STATE,
+        latestStatusRun: STATUS_RUN,
+        agentLaneRuns: [generatedAfter],
+      }),
+      null,
+    );
+    assert.equal(
+      staleLatestRunWarning({
+        registryMember: true,
+        activeState: STATE,
+        latestStatusRun: STATUS_RUN,
+        agentLaneRuns: [older],
+      })?.reason_codes.length,
+      3,
+    );
   });
 
   it('compares instants across offsets, and reports only the reasons that hold', () => {

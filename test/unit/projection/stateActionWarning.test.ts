@@ -34,11 +34,14 @@ describe('stateActionProjectionWarning (§4.5)', () => {
     assert.equal(stateActionProjectionWarningSchema.safeParse(warning).success, true);
   });
 
-  it('case S2: no warning when the first executable item is the claiming agent\'s own, or outside the backlog lane', () => {
+  it("case S2: no warning when the first executable item is the claiming agent's own, or outside the backlog lane", () => {
     assert.equal(
       stateActionProjectionWarning({
         activeStateNextAction: ACTIVE,
-        quotaSummary: { claim_scope: { agent_id: 'codex-side-bypass' }, first_executable_items: [{ claimed_by: 'codex-side-bypass' }] },
+        quotaSummary: {
+          claim_scope: { agent_id: 'codex-side-bypass' },
+          first_executable_items: [{ claimed_by: 'codex-side-bypass' }],
+        },
         selectedRecommendedAction: SIDE,
         workLaneContract: BACKLOG_CONTRACT,
       }),
@@ -56,18 +59,36 @@ describe('stateActionProjectionWarning (§4.5)', () => {
 
   it('needs open_agent_todo among the reason codes, and falls back to project_asset.next_action', () => {
     assert.equal(
-      stateActionProjectionWarning({ activeStateNextAction: ACTIVE, selectedRecommendedAction: SIDE, workLaneContract: { lane: 'advancement_task', reason_codes: [] } }),
+      stateActionProjectionWarning({
+        activeStateNextAction: ACTIVE,
+        selectedRecommendedAction: SIDE,
+        workLaneContract: { lane: 'advancement_task', reason_codes: [] },
+      }),
       null,
     );
-    const fallback = stateActionProjectionWarning({ projectAssetNextAction: ACTIVE, selectedRecommendedAction: SIDE, workLaneContract: BACKLOG_CONTRACT });
+    const fallback = stateActionProjectionWarning({
+      projectAssetNextAction: ACTIVE,
+      selectedRecommendedAction: SIDE,
+      workLaneContract: BACKLOG_CONTRACT,
+    });
     assert.equal(fallback?.active_state_next_action, ACTIVE);
-    assert.equal(stateActionProjectionWarning({ activeStateNextAction: ACTIVE, selectedRecommendedAction: `[P1] ${ACTIVE}`, workLaneContract: BACKLOG_CONTRACT }), null);
+    assert.equal(
+      stateActionProjectionWarning({
+        activeStateNextAction: ACTIVE,
+        selectedRecommendedAction: `[P1] ${ACTIVE}`,
+        workLaneContract: BACKLOG_CONTRACT,
+      }),
+      null,
+    );
   });
 
-  it('a different agent\'s claim does not suppress the warning', () => {
+  it("a different agent's claim does not suppress the warning", () => {
     const warning = stateActionProjectionWarning({
       activeStateNextAction: ACTIVE,
-      quotaSummary: { claim_scope: { agent_id: 'codex-main' }, first_executable_items: [{ claimed_by: 'codex-side-bypass' }] },
+      quotaSummary: {
+        claim_scope: { agent_id: 'codex-main' },
+        first_executable_items: [{ claimed_by: 'codex-side-bypass' }],
+      },
       selectedRecommendedAction: SIDE,
       workLaneContract: BACKLOG_CONTRACT,
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { parseIsoInstant } from '../../../src/core/projection/time';
 
 describe('parseIsoInstant', () => {
-  it('reads the original\'s timestamp forms, honouring offsets and treating naive times as UTC', () => {
+  it("reads the original's timestamp forms, honouring offsets and treating naive times as UTC", () => {
     const utc = Date.UTC(2026, 5, 22, 0, 1, 0);
     assert.equal(parseIsoInstant('2026-06-22T00:01:00+00:00'), utc);
     assert.equal(parseIsoInstant('2026-06-22T08:01:00+08:00'), utc);

@@ -5,32 +5,89 @@ import { makeWorkspace, NOW, readIndexRows } from './helpers';
 describe('loopx quota CLI', () => {
   it('should-run prints the decision as one JSON object and exits 0', async () => {
     const ws = makeWorkspace();
-    const run = await runLoopx(['--registry', ws.registryPath, '--format', 'json', 'quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-a'], { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW });
+    const run = await runLoopx(
+      [
+        '--registry',
+        ws.registryPath,
+        '--format',
+        'json',
+        'quota',
+        'should-run',
+        '--goal-id',
+        'g',
+        '--agent-id',
+        'agent-a',
+      ],
+      { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW },
+    );
     assert.equal(run.code, 0, run.stderr);
     const json = run.json();
-    assert.deepEqual([json['should_run'], json['decision'], json['state'], json['effective_action']], [true, 'run', 'eligible', 'normal_run']);
+    assert.deepEqual(
+      [json['should_run'], json['decision'], json['state'], json['effective_action']],
+      [true, 'run', 'eligible', 'normal_run'],
+    );
     assert.equal((json['selected_todo'] as { todo_id: string }).todo_id, 'todo_parser');
   });
 
   it('should-run for an unknown goal exits 1 with ok=false; a bad turn id is a usage error (exit 2)', async () => {
     const ws = makeWorkspace();
-    const missing = await runLoopx(['--registry', ws.registryPath, '--format', 'json', 'quota', 'should-run', '--goal-id', 'nope'], { cwd: ws.dir, env: { HOME: ws.dir } });
+    const missing = await runLoopx(
+      ['--registry', ws.registryPath, '--format', 'json', 'quota', 'should-run', '--goal-id', 'nope'],
+      { cwd: ws.dir, env: { HOME: ws.dir } },
+    );
     assert.equal(missing.code, 1);
     assert.equal(missing.json()['status'], 'goal_not_found');
-    const bad = await runLoopx(['--registry', ws.registryPath, 'quota', 'should-run', '--goal-id', 'g', '--turn-instance-id', 'private/path'], { cwd: ws.dir, env: { HOME: ws.dir } });
+    const bad = await runLoopx(
+      ['--registry', ws.registryPath, 'quota', 'should-run', '--goal-id', 'g', '--turn-instance-id', 'private/path'],
+      { cwd: ws.dir, env: { HOME: ws.dir } },
+    );
     assert.equal(bad.code, 2);
   });
 
   it('case 11: an unregistered agent exits 1 with quota_agent_not_registered', async () => {
     const ws = makeWorkspace();
-    const run = await runLoopx(['--registry', ws.registryPath, '--format', 'json', 'quota', 'should-run', '--goal-id', 'g', '--agent-id', 'stranger'], { cwd: ws.dir, env: { HOME: ws.dir } });
+    const run = await runLoopx(
+      [
+        '--registry',
+        ws.registryPath,
+        '--format',
+        'json',
+        'quota',
+        'should-run',
+        '--goal-id',
+        'g',
+        '--agent-id',
+        'stranger',
+      ],
+      { cwd: ws.dir, env: { HOME: ws.dir } },
+    );
     assert.equal(run.code, 1);
     assert.equal((run.json()['error'] as { code: string }).code, 'quota_agent_not_registered');
   });
 
   it('spend-slot previews by default, writes once with --execute, and replays without writing', async () => {
     const ws = makeWorkspace();
-    const args = ['--registry', ws.registryPath, '--format', 'json', 'quota', 'spend-slot', '--goal-id', 'g', '--agent-id', 'agent-a', '--todo-id', 'todo_parser', '--turn-instance-id', 't1', '--tokens', '900', '--cost-usd', '0.12', '--usage-estimated'];
+    const args = [
+      '--registry',
+      ws.registryPath,
+      '--format',
+      'json',
+      'quota',
+      'spend-slot',
+      '--goal-id',
+      'g',
+      '--agent-id',
+      'agent-a',
+      '--todo-id',
+      'todo_parser',
+      '--turn-instance-id',
+      't1',
+      '--tokens',
+      '900',
+      '--cost-usd',
+      '0.12',
+      '--usage-estimated',
+    ];
     const options = { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW };
     const preview = await runLoopx(args, options);
     assert.equal(preview.code, 0, preview.stdout);
@@ -45,7 +102,10 @@ describe('loopx quota CLI', () => {
     assert.equal(rows.length, 1);
     assert.deepEqual(rows[0]?.['usage'], { estimated: true, tokens: 900, cost_usd: 0.12 });
 
-    const status = await runLoopx(['--registry', ws.registryPath, '--format', 'json', 'quota', 'status', '--goal-id', 'g'], options);
+    const status = await runLoopx(
+      ['--registry', ws.registryPath, '--format', 'json', 'quota', 'status', '--goal-id', 'g'],
+      options,
+    );
     assert.equal(status.code, 0);
     const summary = status.json();
     assert.deepEqual([summary['spent_slots'], summary['remaining_slots'], summary['state']], [1, 1439, 'eligible']);
@@ -54,7 +114,24 @@ describe('loopx quota CLI', () => {
 
   it('spend-slot that is not allowed exits 1 (a paused goal spends nothing)', async () => {
     const ws = makeWorkspace({ quota: { compute: 0 } });
-    const run = await runLoopx(['--registry', ws.registryPath, '--format', 'json', 'quota', 'spend-slot', '--goal-id', 'g', '--agent-id', 'agent-a', '--turn-instance-id', 't1', '--execute'], { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW });
+    const run = await runLoopx(
+      [
+        '--registry',
+        ws.registryPath,
+        '--format',
+        'json',
+        'quota',
+        'spend-slot',
+        '--goal-id',
+        'g',
+        '--agent-id',
+        'agent-a',
+        '--turn-instance-id',
+        't1',
+        '--execute',
+      ],
+      { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW },
+    );
     assert.equal(run.code, 1);
     assert.equal(run.json()['ok'], false);
     assert.equal(readIndexRows(ws).length, 0);
@@ -63,20 +140,57 @@ describe('loopx quota CLI', () => {
   it('void-slot previews, then writes a compensating record with --execute', async () => {
     const ws = makeWorkspace();
     const options = { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW };
-    await runLoopx(['--registry', ws.registryPath, 'quota', 'spend-slot', '--goal-id', 'g', '--agent-id', 'agent-a', '--todo-id', 'todo_parser', '--turn-instance-id', 't1', '--execute'], options);
+    await runLoopx(
+      [
+        '--registry',
+        ws.registryPath,
+        'quota',
+        'spend-slot',
+        '--goal-id',
+        'g',
+        '--agent-id',
+        'agent-a',
+        '--todo-id',
+        'todo_parser',
+        '--turn-instance-id',
+        't1',
+        '--execute',
+      ],
+      options,
+    );
     const spentAt = String(readIndexRows(ws)[0]?.['generated_at']);
-    const args = ['--registry', ws.registryPath, '--format', 'json', 'quota', 'void-slot', '--goal-id', 'g', '--void-generated-at', spentAt, '--reason', 'double count'];
+    const args = [
+      '--registry',
+      ws.registryPath,
+      '--format',
+      'json',
+      'quota',
+      'void-slot',
+      '--goal-id',
+      'g',
+      '--void-generated-at',
+      spentAt,
+      '--reason',
+      'double count',
+    ];
     const preview = await runLoopx(args, options);
     assert.deepEqual([preview.code, preview.json()['appended']], [0, false]);
     const written = await runLoopx([...args, '--execute'], options);
-    assert.deepEqual([written.code, written.json()['appended'], (written.json()['quota'] as { spent_slots: number }).spent_slots], [0, true, 0]);
+    assert.deepEqual(
+      [written.code, written.json()['appended'], (written.json()['quota'] as { spent_slots: number }).spent_slots],
+      [0, true, 0],
+    );
     const none = await runLoopx(['--registry', ws.registryPath, 'quota', 'void-slot', '--goal-id', 'g'], options);
     assert.equal(none.code, 2);
   });
 
   it('status in Markdown names the state and the budgets; config warnings are shown', async () => {
     const ws = makeWorkspace({ quota: { compute: 3, max_cost_usd: 5 } });
-    const run = await runLoopx(['--registry', ws.registryPath, 'quota', 'status', '--goal-id', 'g'], { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW });
+    const run = await runLoopx(['--registry', ws.registryPath, 'quota', 'status', '--goal-id', 'g'], {
+      cwd: ws.dir,
+      env: { HOME: ws.dir },
+      now: NOW,
+    });
     assert.equal(run.code, 0);
     assert.match(run.stdout, /State: \*\*eligible\*\*/);
     assert.match(run.stdout, /Cost \(USD\) \| 0 of 5 \(0%\)/);

@@ -36,7 +36,11 @@ export interface Workspace {
 }
 
 /** A project with `.loopx/registry.json` holding one goal (overrides merged in) and its state file. */
-export function makeWorkspace(goal: Record<string, unknown> = {}, stateText: string | null = DEFAULT_STATE, goalId = 'g'): Workspace {
+export function makeWorkspace(
+  goal: Record<string, unknown> = {},
+  stateText: string | null = DEFAULT_STATE,
+  goalId = 'g',
+): Workspace {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-quota-'));
   const statePath = path.join(dir, '.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
   if (stateText !== null) {
@@ -44,13 +48,19 @@ export function makeWorkspace(goal: Record<string, unknown> = {}, stateText: str
     fs.writeFileSync(statePath, stateText);
   }
   const entry = {
-    id: goalId, status: 'active', repo: dir, state_file: `.codex/goals/${goalId}/ACTIVE_GOAL_STATE.md`,
+    id: goalId,
+    status: 'active',
+    repo: dir,
+    state_file: `.codex/goals/${goalId}/ACTIVE_GOAL_STATE.md`,
     coordination: { agent_model: 'peer_v1', registered_agents: ['agent-a', 'agent-b'] },
     ...goal,
   };
   const registryPath = path.join(dir, '.loopx', 'registry.json');
   fs.mkdirSync(path.dirname(registryPath), { recursive: true });
-  fs.writeFileSync(registryPath, JSON.stringify({ schema_version: '0.1', common_runtime_root: '.loopx/runtime', goals: [entry] }, null, 2));
+  fs.writeFileSync(
+    registryPath,
+    JSON.stringify({ schema_version: '0.1', common_runtime_root: '.loopx/runtime', goals: [entry] }, null, 2),
+  );
   return { dir, registryPath, runtimeRoot: path.join(dir, '.loopx', 'runtime'), statePath, goalId };
 }
 
@@ -58,14 +68,27 @@ export function loadGoal(ws: Workspace): Promise<QuotaGoal> {
   return loadQuotaGoal({ registryPath: ws.registryPath, goalId: ws.goalId, homeDir: ws.dir });
 }
 
-export function identityFor(ws: Workspace, agentId: string, turn: string, todoId: string | null = 'todo_parser'): SettlementIdentity {
+export function identityFor(
+  ws: Workspace,
+  agentId: string,
+  turn: string,
+  todoId: string | null = 'todo_parser',
+): SettlementIdentity {
   return settlementIdentity({ goalId: ws.goalId, agentId, turnInstanceId: turn, todoId });
 }
 
 /** Appends one run row (with extra index fields) at `at`, as another writer would. */
-export async function addRun(ws: Workspace, at: Date, record: Record<string, unknown>, indexFields: Record<string, unknown> = {}): Promise<void> {
+export async function addRun(
+  ws: Workspace,
+  at: Date,
+  record: Record<string, unknown>,
+  indexFields: Record<string, unknown> = {},
+): Promise<void> {
   await appendRun({
-    runtimeRoot: ws.runtimeRoot, goalId: ws.goalId, clock: fixedClock(at), projectRoot: ws.dir,
+    runtimeRoot: ws.runtimeRoot,
+    goalId: ws.goalId,
+    clock: fixedClock(at),
+    projectRoot: ws.dir,
     record: { recommended_action: '', health_check: 'test', ...record },
     indexFields: { ...indexFields, ...pick(record, ['delivery_outcome', 'turn_instance_id', 'settlement_identity']) },
     markdown: '# run\n',
@@ -79,5 +102,9 @@ function pick(record: Record<string, unknown>, keys: string[]): Record<string, u
 export function readIndexRows(ws: Workspace): Record<string, unknown>[] {
   const file = path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs', 'index.jsonl');
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

@@ -3,7 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
 import {
-  reclaimExpiredReservations, reservationsPath, reserveTurn, settleReservation, voidReservation,
+  reclaimExpiredReservations,
+  reservationsPath,
+  reserveTurn,
+  settleReservation,
+  voidReservation,
 } from '../../../src/core/quota/reservations';
 import { appendRun } from '../../../src/core/runtime/runIndex';
 import { expectSuccess, startWorker, waitForOutput } from '../fs/processes';
@@ -28,7 +32,10 @@ describe('quota reservations (hard limits)', () => {
     assert.equal(third.status, 'refused');
     assert.match(third.reason, /0 spent \+ 2 reserved \+ 1 requested exceeds the 2 allowed/);
 
-    const settled = await settleReservation(goal, clock, { identity: a, usage: { tokens: 1200, cost_usd: 0.25, minutes: 3, estimated: false } });
+    const settled = await settleReservation(goal, clock, {
+      identity: a,
+      usage: { tokens: 1200, cost_usd: 0.25, minutes: 3, estimated: false },
+    });
     assert.equal(settled.status, 'settled');
     assert.equal(settled.admission, 'reservation');
     const replay = await settleReservation(goal, clock, { identity: a });
@@ -37,7 +44,13 @@ describe('quota reservations (hard limits)', () => {
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.['classification'], 'quota_slot_spent');
     assert.deepEqual(rows[0]?.['usage'], { tokens: 1200, cost_usd: 0.25, minutes: 3, estimated: false });
-    const { ledger } = await readQuotaLedger({ runtimeRoot: ws.runtimeRoot, goalId: 'g', projectRoot: ws.dir, windowHours: 24, clock });
+    const { ledger } = await readQuotaLedger({
+      runtimeRoot: ws.runtimeRoot,
+      goalId: 'g',
+      projectRoot: ws.dir,
+      windowHours: 24,
+      clock,
+    });
     assert.equal(ledger.spent_slots, 1);
     assert.deepEqual(ledger.usage, { tokens: 1200, cost_usd: 0.25, minutes: 3, estimated: false });
   });
@@ -49,7 +62,14 @@ describe('quota reservations (hard limits)', () => {
     const admitted = identityFor(ws, 'agent-a', 't1');
     await reserveTurn(goal, clock, { identity: admitted });
     // Another writer (e.g. the Python LoopX, which takes no reservation) fills the window meanwhile.
-    await appendRun({ runtimeRoot: ws.runtimeRoot, goalId: 'g', clock, projectRoot: ws.dir, record: { classification: 'quota_slot_spent', recommended_action: '', health_check: 'x' }, markdown: '#\n' });
+    await appendRun({
+      runtimeRoot: ws.runtimeRoot,
+      goalId: 'g',
+      clock,
+      projectRoot: ws.dir,
+      record: { classification: 'quota_slot_spent', recommended_action: '', health_check: 'x' },
+      markdown: '#\n',
+    });
     const direct = await settleReservation(goal, clock, { identity: identityFor(ws, 'agent-b', 'other') });
     assert.equal(direct.status, 'refused');
     const settled = await settleReservation(goal, clock, { identity: admitted });
@@ -61,7 +81,10 @@ describe('quota reservations (hard limits)', () => {
     const ws = makeWorkspace({ quota: { allowed_slots: 3 } });
     const goal = await loadGoal(ws);
     const clock = clockAt();
-    assert.equal((await settleReservation(goal, clock, { identity: identityFor(ws, 'agent-a', 't1'), slots: 2 })).status, 'settled');
+    assert.equal(
+      (await settleReservation(goal, clock, { identity: identityFor(ws, 'agent-a', 't1'), slots: 2 })).status,
+      'settled',
+    );
     const over = await settleReservation(goal, clock, { identity: identityFor(ws, 'agent-a', 't2'), slots: 5 });
     assert.equal(over.status, 'refused');
     assert.match(over.reason, /2 spent \+ 0 reserved \+ 5 requested exceeds the 3 allowed/);
@@ -72,11 +95,21 @@ describe('quota reservations (hard limits)', () => {
     const ws = makeWorkspace({ quota: { max_cost_usd: 1 } });
     const goal = await loadGoal(ws);
     const clock = clockAt();
-    assert.equal((await reserveTurn(goal, clock, { identity: identityFor(ws, 'agent-a', 't1'), estimate: { cost_usd: 0.6 } })).status, 'reserved');
-    const second = await reserveTurn(goal, clock, { identity: identityFor(ws, 'agent-b', 't2'), estimate: { cost_usd: 0.6 } });
+    assert.equal(
+      (await reserveTurn(goal, clock, { identity: identityFor(ws, 'agent-a', 't1'), estimate: { cost_usd: 0.6 } }))
+        .status,
+      'reserved',
+    );
+    const second = await reserveTurn(goal, clock, {
+      identity: identityFor(ws, 'agent-b', 't2'),
+      estimate: { cost_usd: 0.6 },
+    });
     assert.equal(second.status, 'refused');
     assert.match(second.reason, /max_cost_usd budget has 0.4 left/);
-    await settleReservation(goal, clock, { identity: identityFor(ws, 'agent-a', 't1'), usage: { cost_usd: 1.1, estimated: false } });
+    await settleReservation(goal, clock, {
+      identity: identityFor(ws, 'agent-a', 't1'),
+      usage: { cost_usd: 1.1, estimated: false },
+    });
     const after = await reserveTurn(goal, clock, { identity: identityFor(ws, 'agent-b', 't3') });
     assert.equal(after.status, 'refused');
     assert.match(after.reason, /max_cost_usd budget is used up/);
@@ -103,16 +136,31 @@ describe('quota reservations (hard limits)', () => {
     await reserveTurn(goal, clock, { identity: turn });
     // The crash window: the spend is durable but the reservation was not removed yet.
     await appendRun({
-      runtimeRoot: ws.runtimeRoot, goalId: 'g', clock, projectRoot: ws.dir, markdown: '#\n',
-      record: { classification: 'quota_slot_spent', recommended_action: '', health_check: 'x', agent_id: 'agent-a', settlement_identity: turn },
+      runtimeRoot: ws.runtimeRoot,
+      goalId: 'g',
+      clock,
+      projectRoot: ws.dir,
+      markdown: '#\n',
+      record: {
+        classification: 'quota_slot_spent',
+        recommended_action: '',
+        health_check: 'x',
+        agent_id: 'agent-a',
+        settlement_identity: turn,
+      },
       indexFields: { settlement_identity: turn },
     });
     const next = await reserveTurn(goal, clock, { identity: identityFor(ws, 'agent-b', 't2') });
     assert.equal(next.status, 'reserved');
     assert.deepEqual(next.quota, { allowed_slots: 2, spent_slots: 1, reserved_slots: 1, remaining_slots: 0 });
     assert.equal((await settleReservation(goal, clock, { identity: turn })).status, 'replayed');
-    const file = JSON.parse(fs.readFileSync(reservationsPath(goal), 'utf8')) as { reservations: { effect_id: string }[] };
-    assert.deepEqual(file.reservations.map((r) => r.effect_id), ['g:agent-b:todo_parser:t2']);
+    const file = JSON.parse(fs.readFileSync(reservationsPath(goal), 'utf8')) as {
+      reservations: { effect_id: string }[];
+    };
+    assert.deepEqual(
+      file.reservations.map((r) => r.effect_id),
+      ['g:agent-b:todo_parser:t2'],
+    );
   });
 
   it('refuses to touch an unparsable reservations file and names it', async () => {
@@ -120,34 +168,71 @@ describe('quota reservations (hard limits)', () => {
     const goal = await loadGoal(ws);
     fs.mkdirSync(path.dirname(reservationsPath(goal)), { recursive: true });
     fs.writeFileSync(reservationsPath(goal), '{"schema_version": "loopx_quota_reservations_v0", ');
-    await assert.rejects(reserveTurn(goal, clockAt(), { identity: identityFor(ws, 'agent-a', 't1') }), (error: Error & { code?: string }) =>
-      error.code === 'invalid_json' && error.message.includes('quota-reservations.json'));
+    await assert.rejects(
+      reserveTurn(goal, clockAt(), { identity: identityFor(ws, 'agent-a', 't1') }),
+      (error: Error & { code?: string }) =>
+        error.code === 'invalid_json' && error.message.includes('quota-reservations.json'),
+    );
     assert.equal(fs.readFileSync(reservationsPath(goal), 'utf8'), '{"schema_version": "loopx_quota_reservations_v0", ');
   });
 
   it('8 processes racing 200 turns against 50 allowed slots write exactly 50 spends', async function () {
     this.timeout(180_000);
-    const ws = makeWorkspace({ quota: { allowed_slots: 50 }, coordination: { registered_agents: Array.from({ length: 8 }, (_, i) => `racer-${i}`) } });
-    const workers = Array.from({ length: 8 }, (_, i) => startWorker(RACE_WORKER, [ws.registryPath, 'g', `racer-${i}`, '25']));
+    const ws = makeWorkspace({
+      quota: { allowed_slots: 50 },
+      coordination: { registered_agents: Array.from({ length: 8 }, (_, i) => `racer-${i}`) },
+    });
+    const workers = Array.from({ length: 8 }, (_, i) =>
+      startWorker(RACE_WORKER, [ws.registryPath, 'g', `racer-${i}`, '25']),
+    );
     await Promise.all(workers.map(expectSuccess));
-    const summaries = workers.map((w) => JSON.parse(w.stdout().trim()) as { admitted: number; refused: number; settled: number });
-    assert.equal(summaries.reduce((n, s) => n + s.admitted + s.refused, 0), 200);
-    assert.equal(summaries.reduce((n, s) => n + s.admitted, 0), 50);
-    assert.equal(summaries.reduce((n, s) => n + s.settled, 0), 50);
+    const summaries = workers.map(
+      (w) => JSON.parse(w.stdout().trim()) as { admitted: number; refused: number; settled: number },
+    );
+    assert.equal(
+      summaries.reduce((n, s) => n + s.admitted + s.refused, 0),
+      200,
+    );
+    assert.equal(
+      summaries.reduce((n, s) => n + s.admitted, 0),
+      50,
+    );
+    assert.equal(
+      summaries.reduce((n, s) => n + s.settled, 0),
+      50,
+    );
 
     const rows = readIndexRows(ws);
     const spends = rows.filter((r) => r['classification'] === 'quota_slot_spent');
     assert.equal(spends.length, 50);
     const effectIds = spends.map((r) => (r['settlement_identity'] as { effect_id: string }).effect_id);
     assert.equal(new Set(effectIds).size, 50, 'no duplicate settlement identity');
-    for (const row of spends) assert.ok(fs.existsSync(path.resolve(ws.dir, String(row['json_path']))), `record of ${String(row['json_path'])} exists`);
+    for (const row of spends)
+      assert.ok(
+        fs.existsSync(path.resolve(ws.dir, String(row['json_path']))),
+        `record of ${String(row['json_path'])} exists`,
+      );
     const runsDir = path.join(ws.runtimeRoot, 'goals', 'g', 'runs');
-    assert.equal(fs.readdirSync(runsDir).filter((f) => f.endsWith('-quota-slot-spent.json') || /-quota-slot-spent-\d+\.json$/.test(f)).length, 50, 'no lost or orphan record');
-    const { ledger } = await readQuotaLedger({ runtimeRoot: ws.runtimeRoot, goalId: 'g', projectRoot: ws.dir, windowHours: 24, clock: clockAt() });
+    assert.equal(
+      fs
+        .readdirSync(runsDir)
+        .filter((f) => f.endsWith('-quota-slot-spent.json') || /-quota-slot-spent-\d+\.json$/.test(f)).length,
+      50,
+      'no lost or orphan record',
+    );
+    const { ledger } = await readQuotaLedger({
+      runtimeRoot: ws.runtimeRoot,
+      goalId: 'g',
+      projectRoot: ws.dir,
+      windowHours: 24,
+      clock: clockAt(),
+    });
     assert.equal(ledger.spent_slots, 50);
     assert.equal(ledger.usage.tokens, 5000);
     assert.equal(ledger.usage.estimated, true);
-    const file = JSON.parse(fs.readFileSync(path.join(ws.runtimeRoot, 'goals', 'g', 'quota-reservations.json'), 'utf8')) as { reservations: unknown[] };
+    const file = JSON.parse(
+      fs.readFileSync(path.join(ws.runtimeRoot, 'goals', 'g', 'quota-reservations.json'), 'utf8'),
+    ) as { reservations: unknown[] };
     assert.deepEqual(file.reservations, []);
   });
 
@@ -161,7 +246,11 @@ describe('quota reservations (hard limits)', () => {
 
     const goal = await loadGoal(ws);
     const within = clockAt(minutesAfter(10));
-    assert.equal((await reserveTurn(goal, within, { identity: identityFor(ws, 'agent-b', 'other') })).status, 'refused', 'the crashed turn still holds the only slot');
+    assert.equal(
+      (await reserveTurn(goal, within, { identity: identityFor(ws, 'agent-b', 'other') })).status,
+      'refused',
+      'the crashed turn still holds the only slot',
+    );
     const turn = identityFor(ws, 'agent-a', 'crash-1');
     const settled = await settleReservation(goal, within, { identity: turn });
     assert.deepEqual([settled.status, settled.admission], ['settled', 'reservation']);
@@ -181,11 +270,17 @@ describe('quota reservations (hard limits)', () => {
     const afterTtl = clockAt(minutesAfter(31));
     const next = await reserveTurn(goal, afterTtl, { identity: identityFor(ws, 'agent-b', 'fresh') });
     assert.equal(next.status, 'reserved');
-    assert.deepEqual(next.reclaimed.map((r) => r.effect_id), ['g:agent-a:todo_parser:crash-2']);
+    assert.deepEqual(
+      next.reclaimed.map((r) => r.effect_id),
+      ['g:agent-a:todo_parser:crash-2'],
+    );
     const late = await settleReservation(goal, afterTtl, { identity: identityFor(ws, 'agent-a', 'crash-2') });
     assert.equal(late.status, 'refused');
     assert.match(late.reason, /reservation of turn g:agent-a:todo_parser:crash-2 expired/);
-    assert.equal((await settleReservation(goal, afterTtl, { identity: identityFor(ws, 'agent-b', 'fresh') })).status, 'settled');
+    assert.equal(
+      (await settleReservation(goal, afterTtl, { identity: identityFor(ws, 'agent-b', 'fresh') })).status,
+      'settled',
+    );
     assert.equal(readIndexRows(ws).length, 1);
     assert.deepEqual(await reclaimExpiredReservations(goal, afterTtl), []);
   });

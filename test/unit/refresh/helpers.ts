@@ -25,19 +25,39 @@ export function refreshProject(state: string, options: { agents?: string[]; goal
   fs.mkdirSync(path.dirname(statePath), { recursive: true });
   fs.writeFileSync(statePath, state);
   const goal: Record<string, unknown> = {
-    id: goalId, domain: 'd', status: 'active', repo: dir, state_file: relativeState, adapter: { kind: 'fixture' },
+    id: goalId,
+    domain: 'd',
+    status: 'active',
+    repo: dir,
+    state_file: relativeState,
+    adapter: { kind: 'fixture' },
   };
   if (options.agents) goal['coordination'] = { agent_model: 'peer_v1', registered_agents: options.agents };
   const registryPath = path.join(dir, '.loopx', 'registry.json');
   fs.mkdirSync(path.dirname(registryPath), { recursive: true });
-  fs.writeFileSync(registryPath, JSON.stringify({ schema_version: '0.1', common_runtime_root: '.loopx/runtime', goals: [goal] }, null, 2));
+  fs.writeFileSync(
+    registryPath,
+    JSON.stringify({ schema_version: '0.1', common_runtime_root: '.loopx/runtime', goals: [goal] }, null, 2),
+  );
   const runtimeRoot = path.join(dir, '.loopx', 'runtime');
   const indexPath = path.join(runtimeRoot, 'goals', goalId, 'runs', 'index.jsonl');
   return {
-    dir, registryPath, statePath, runtimeRoot, indexPath,
+    dir,
+    registryPath,
+    statePath,
+    runtimeRoot,
+    indexPath,
     request: (fields = {}) => ({ registryPath, goalId, classification: 'state_refreshed', homeDir: dir, ...fields }),
     readState: () => fs.readFileSync(statePath, 'utf8'),
-    indexRows: () => (fs.existsSync(indexPath) ? fs.readFileSync(indexPath, 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>) : []),
+    indexRows: () =>
+      fs.existsSync(indexPath)
+        ? fs
+            .readFileSync(indexPath, 'utf8')
+            .trim()
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l) as Record<string, unknown>)
+        : [],
   };
 }
 

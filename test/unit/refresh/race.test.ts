@@ -17,9 +17,15 @@ function spawnScript(script: string, args: string[]): Spawned {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, script), ...args], { cwd: REPO });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, stdout: () => stdout, done };
 }
 
@@ -32,7 +38,9 @@ function waitForLine(spawned: Spawned, line: string): Promise<void> {
       }
     };
     spawned.child.stdout.on('data', check);
-    void spawned.done.then((result) => reject(new Error(`worker exited ${result.code} before printing ${line}: ${result.stderr}`)));
+    void spawned.done.then((result) =>
+      reject(new Error(`worker exited ${result.code} before printing ${line}: ${result.stderr}`)),
+    );
     check();
   });
 }
@@ -54,13 +62,20 @@ describe('refresh-state racing another process', function () {
     refresher.child.stdin.write('go\n');
     const result = await refresher.done;
     assert.equal(result.code, 0, result.stderr);
-    const outcome = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as { outcome: string; code?: string; message?: string };
+    const outcome = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as {
+      outcome: string;
+      code?: string;
+      message?: string;
+    };
     assert.equal(outcome.outcome, 'refused');
     assert.equal(outcome.code, 'state_changed_concurrently');
-    assert.match(outcome.message ?? '', /changed while refresh-state was writing the Next Action .*nothing was written and no run was recorded\. Retry from the current state/);
+    assert.match(
+      outcome.message ?? '',
+      /changed while refresh-state was writing the Next Action .*nothing was written and no run was recorded\. Retry from the current state/,
+    );
 
     const text = p.readState();
-    assert.match(text, /editor todo 0/, 'the other process\'s edit is kept');
+    assert.match(text, /editor todo 0/, "the other process's edit is kept");
     assert.equal(readNextAction(parseStateDocument(text)), 'old');
     assert.deepEqual(p.indexRows(), []);
 
@@ -82,14 +97,21 @@ describe('refresh-state racing another process', function () {
     ]);
     assert.equal(refresher.code, 0, refresher.stderr);
     assert.equal(editor.code, 0, editor.stderr);
-    const { succeeded, conflicts } = JSON.parse(refresher.stdout.trim()) as { succeeded: string[]; conflicts: string[] };
+    const { succeeded, conflicts } = JSON.parse(refresher.stdout.trim()) as {
+      succeeded: string[];
+      conflicts: string[];
+    };
     assert.equal(succeeded.length + conflicts.length, refreshes);
-    for (const message of conflicts) assert.match(message, /changed while refresh-state was .*Retry from the current state/);
+    for (const message of conflicts)
+      assert.match(message, /changed while refresh-state was .*Retry from the current state/);
 
     const text = p.readState();
     for (let i = 0; i < adds; i++) assert.ok(text.includes(`racer todo ${i}\n`), `todo ${i} was lost`);
     assert.equal(p.indexRows().length, succeeded.length, 'one run per refresh that landed, none for refused ones');
     const route = readNextAction(parseStateDocument(text));
-    assert.ok(route !== null && (succeeded.length === 0 ? route === 'old' : succeeded.includes(route)), `unexpected route ${String(route)}`);
+    assert.ok(
+      route !== null && (succeeded.length === 0 ? route === 'old' : succeeded.includes(route)),
+      `unexpected route ${String(route)}`,
+    );
   });
 });

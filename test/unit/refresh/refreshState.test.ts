@@ -38,8 +38,14 @@ describe('refresh-state', () => {
     assert.equal(text.match(/Next Action/g)?.length, 1);
     assert.match(text, new RegExp(`^---\nstatus: active\nupdated_at: ${GENERATED_AT.replace(/\+/g, '\\+')}\n---\n`));
     assert.deepEqual(payload.active_state_next_action_update, {
-      schema_version: 'active_state_next_action_update_v0', source: 'refresh_state', next_action: 'new act',
-      updated: true, would_update: true, dry_run: false, updated_at: GENERATED_AT, previous_next_action: 'old',
+      schema_version: 'active_state_next_action_update_v0',
+      source: 'refresh_state',
+      next_action: 'new act',
+      updated: true,
+      would_update: true,
+      dry_run: false,
+      updated_at: GENERATED_AT,
+      previous_next_action: 'old',
     });
     assert.equal(payload.recommended_action, 'new act');
     assert.equal(payload.recommended_action_source, 'active_state_next_action');
@@ -51,7 +57,9 @@ describe('refresh-state', () => {
     const p = refreshProject(BASIC_STATE);
     await refreshState(p.request({ nextAction: 'new act' }), { clock });
     const before = p.readState();
-    const again = await refreshState(p.request({ nextAction: 'new act' }), { clock: fixedClock('2026-07-31T08:00:00Z') });
+    const again = await refreshState(p.request({ nextAction: 'new act' }), {
+      clock: fixedClock('2026-07-31T08:00:00Z'),
+    });
     assert.equal(p.readState(), before);
     assert.equal(again.active_state_next_action_update?.would_update, false);
     assert.equal(again.active_state_next_action_update?.updated, false);
@@ -64,7 +72,13 @@ describe('refresh-state', () => {
     const plan = await planRefreshState(p.request({ nextAction: 'new act' }), clock);
     const edited = `${BASIC_STATE}- a person added this meanwhile\n`;
     fs.writeFileSync(p.statePath, edited);
-    await assert.rejects(commitRefreshState(plan, { clock }), rejectsWith('state_changed_concurrently', /changed while refresh-state was writing the Next Action.*nothing was written and no run was recorded\. Retry/));
+    await assert.rejects(
+      commitRefreshState(plan, { clock }),
+      rejectsWith(
+        'state_changed_concurrently',
+        /changed while refresh-state was writing the Next Action.*nothing was written and no run was recorded\. Retry/,
+      ),
+    );
     assert.equal(p.readState(), edited);
     assert.equal(fs.existsSync(p.indexPath), false);
   });
@@ -73,7 +87,10 @@ describe('refresh-state', () => {
     const p = refreshProject(BASIC_STATE);
     const plan = await planRefreshState(p.request(), clock);
     fs.writeFileSync(p.statePath, BASIC_STATE.replace('- old', '- edited'));
-    await assert.rejects(commitRefreshState(plan, { clock }), rejectsWith('state_changed_concurrently', /recording its snapshot/));
+    await assert.rejects(
+      commitRefreshState(plan, { clock }),
+      rejectsWith('state_changed_concurrently', /recording its snapshot/),
+    );
     assert.equal(fs.existsSync(p.indexPath), false);
   });
 
@@ -84,7 +101,10 @@ describe('refresh-state', () => {
     fs.mkdirSync(runsDir, { recursive: true });
     fs.writeFileSync(path.join(runsDir, `${stem}.json`), '{"old":true}\n');
     fs.writeFileSync(path.join(runsDir, `${stem}.md`), '# old\n');
-    fs.writeFileSync(p.indexPath, `${JSON.stringify({ generated_at: GENERATED_AT, goal_id: 'g1', classification: 'state_refreshed', json_path: `${stem}.json` })}\n`);
+    fs.writeFileSync(
+      p.indexPath,
+      `${JSON.stringify({ generated_at: GENERATED_AT, goal_id: 'g1', classification: 'state_refreshed', json_path: `${stem}.json` })}\n`,
+    );
     const payload = await refreshState(p.request(), { clock });
     assert.equal(path.basename(payload.json_path), `${stem}-2.json`);
     assert.equal(path.basename(payload.markdown_path), `${stem}-2.md`);
@@ -97,16 +117,28 @@ describe('refresh-state', () => {
 
   it('case R5: the multi-agent agent_id rule and the goal / agent-lane scope rules', async () => {
     const p = refreshProject(BASIC_STATE, { agents: ['codex-main', 'codex-side-bypass'] });
-    await assert.rejects(refreshState(p.request(), { clock }), rejectsWith('refresh_multi_agent_requires_agent_id', /^multi-agent refresh-state requires --agent-id/));
+    await assert.rejects(
+      refreshState(p.request(), { clock }),
+      rejectsWith('refresh_multi_agent_requires_agent_id', /^multi-agent refresh-state requires --agent-id/),
+    );
     await assert.rejects(
       refreshState(p.request({ agentId: 'codex-side-bypass', nextAction: 'new act' }), { clock }),
-      rejectsWith('refresh_agent_lane_cannot_write_next_action', /^agent-lane refresh-state cannot update the durable active-state Next Action/),
+      rejectsWith(
+        'refresh_agent_lane_cannot_write_next_action',
+        /^agent-lane refresh-state cannot update the durable active-state Next Action/,
+      ),
     );
-    await assert.rejects(refreshState(p.request({ agentId: 'someone-else' }), { clock }), rejectsWith('refresh_agent_not_registered'));
+    await assert.rejects(
+      refreshState(p.request({ agentId: 'someone-else' }), { clock }),
+      rejectsWith('refresh_agent_not_registered'),
+    );
     assert.equal(p.readState(), BASIC_STATE, 'refused refreshes write nothing');
     assert.equal(fs.existsSync(p.indexPath), false);
 
-    const goalScope = await refreshState(p.request({ agentId: 'codex-side-bypass', progressScope: 'goal', nextAction: 'new act' }), { clock });
+    const goalScope = await refreshState(
+      p.request({ agentId: 'codex-side-bypass', progressScope: 'goal', nextAction: 'new act' }),
+      { clock },
+    );
     assert.equal(goalScope.progress_scope, 'goal');
     assert.equal(goalScope.agent_lane, undefined);
     assert.equal(goalScope.active_state_next_action_update?.updated, true);
@@ -120,11 +152,16 @@ describe('refresh-state', () => {
 
   it('case R5: an agent_lane scope needs an agent even on a single-agent goal', async () => {
     const p = refreshProject(BASIC_STATE);
-    await assert.rejects(refreshState(p.request({ progressScope: 'agent_lane' }), { clock }), rejectsWith('refresh_agent_id_required'));
+    await assert.rejects(
+      refreshState(p.request({ progressScope: 'agent_lane' }), { clock }),
+      rejectsWith('refresh_agent_id_required'),
+    );
   });
 
   it('case R6: an explicit RUN leaves the file alone and status then shows the W1 warning; --next-action writes the route', async () => {
-    const p = refreshProject(`---\nstatus: active\nupdated_at: 2026-07-01T00:00:00+00:00\n---\n## Next Action\n\n- ${ACTIVE}\n`);
+    const p = refreshProject(
+      `---\nstatus: active\nupdated_at: 2026-07-01T00:00:00+00:00\n---\n## Next Action\n\n- ${ACTIVE}\n`,
+    );
     const before = p.readState();
     const explicit = await refreshState(p.request({ recommendedAction: RUN }), { clock });
     assert.equal(p.readState(), before);
@@ -143,7 +180,10 @@ describe('refresh-state', () => {
     assert.equal(warning.latest_run_recommended_action, RUN);
     assert.equal(status.stale_latest_run_warning, undefined, 'the run saw the current file');
 
-    const promoted = await refreshState(p.request({ nextAction: 'Promote the vliw repair slice as the durable next action.' }), { clock });
+    const promoted = await refreshState(
+      p.request({ nextAction: 'Promote the vliw repair slice as the durable next action.' }),
+      { clock },
+    );
     assert.equal(promoted.active_state_next_action_update?.updated, true);
     assert.match(p.readState(), /\n- Promote the vliw repair slice as the durable next action\.\n/);
     const after = await statusOf(p);
@@ -152,11 +192,16 @@ describe('refresh-state', () => {
   });
 
   it('case R7: the index row carries state {sha256_16, frontmatter {updated_at}}; the payload state equals the record state', async () => {
-    const p = refreshProject(`---\nstatus: active\nupdated_at: 2026-07-30T23:59:00+00:00\n---\n## Next Action\n\n- ${ACTIVE}\n`);
+    const p = refreshProject(
+      `---\nstatus: active\nupdated_at: 2026-07-30T23:59:00+00:00\n---\n## Next Action\n\n- ${ACTIVE}\n`,
+    );
     const payload = await refreshState(p.request({ classification: 'repair_completed' }), { clock });
     assert.equal(payload.appended, true);
     const [row] = p.indexRows();
-    assert.deepEqual(row?.['state'], { sha256_16: stateDigest16(p.readState()), frontmatter: { updated_at: '2026-07-30T23:59:00+00:00' } });
+    assert.deepEqual(row?.['state'], {
+      sha256_16: stateDigest16(p.readState()),
+      frontmatter: { updated_at: '2026-07-30T23:59:00+00:00' },
+    });
     assert.equal(row?.['recommended_action_source'], 'active_state_next_action');
     const record = RefreshRecordSchema.parse(JSON.parse(fs.readFileSync(payload.json_path, 'utf8')));
     assert.deepEqual(payload.state, record.state);
@@ -174,24 +219,39 @@ describe('refresh-state', () => {
     assert.deepEqual(payload.state.progress, ['- Fixture initialized.']);
     const markdown = fs.readFileSync(payload.markdown_path, 'utf8');
     assert.match(markdown, /^# LoopX State Refresh\n\n- goal: g1\n/);
-    assert.match(markdown, /## Recommended Action\n\nPromote the new durable route\.\n\n## Next Action\n\n- Promote the new durable route\.\n\n## Recent Feedback\n\n- fb1\n\n## Progress\n\n- Fixture initialized\.\n/);
+    assert.match(
+      markdown,
+      /## Recommended Action\n\nPromote the new durable route\.\n\n## Next Action\n\n- Promote the new durable route\.\n\n## Recent Feedback\n\n- fb1\n\n## Progress\n\n- Fixture initialized\.\n/,
+    );
   });
 
   it('after a route write-back the status sees no stale run; a later human edit makes it stale with all three reasons', async () => {
     const p = refreshProject(BASIC_STATE);
     await refreshState(p.request({ nextAction: 'new act' }), { clock });
     assert.equal((await statusOf(p)).stale_latest_run_warning, undefined);
-    fs.writeFileSync(p.statePath, p.readState().replace(/updated_at: .*/, 'updated_at: 2026-08-01T00:00:00+00:00').replace('- new act', '- edited by hand'));
+    fs.writeFileSync(
+      p.statePath,
+      p
+        .readState()
+        .replace(/updated_at: .*/, 'updated_at: 2026-08-01T00:00:00+00:00')
+        .replace('- new act', '- edited by hand'),
+    );
     const stale = (await statusOf(p)).stale_latest_run_warning;
     assert.deepEqual(stale?.reason_codes, [
-      'active_state_updated_after_latest_run', 'active_state_updated_after_latest_run_snapshot', 'active_state_digest_differs_from_latest_run_snapshot',
+      'active_state_updated_after_latest_run',
+      'active_state_updated_after_latest_run_snapshot',
+      'active_state_digest_differs_from_latest_run_snapshot',
     ]);
   });
 
-  it('an agent-lane refresh never becomes the latest status run, but is the preferred agent\'s recommendation', async () => {
-    const p = refreshProject(`---\nstatus: active\n---\n## Next Action\n\n- ${ACTIVE}\n`, { agents: ['codex-main', 'codex-side'] });
+  it("an agent-lane refresh never becomes the latest status run, but is the preferred agent's recommendation", async () => {
+    const p = refreshProject(`---\nstatus: active\n---\n## Next Action\n\n- ${ACTIVE}\n`, {
+      agents: ['codex-main', 'codex-side'],
+    });
     await refreshState(p.request({ agentId: 'codex-main', progressScope: 'goal' }), { clock });
-    await refreshState(p.request({ agentId: 'codex-side', recommendedAction: 'Polish the side lane card.' }), { clock: fixedClock('2026-07-31T00:00:00Z') });
+    await refreshState(p.request({ agentId: 'codex-side', recommendedAction: 'Polish the side lane card.' }), {
+      clock: fixedClock('2026-07-31T00:00:00Z'),
+    });
     const goalView = await statusOf(p);
     assert.equal(goalView.status, 'state_refreshed');
     assert.equal(goalView.latest_run_recommended_action, ACTIVE);
@@ -203,9 +263,18 @@ describe('refresh-state', () => {
 
   it('refuses a credential-bearing Next Action or recommended action and writes nothing', async () => {
     const p = refreshProject(BASIC_STATE);
-    await assert.rejects(refreshState(p.request({ nextAction: 'call the API with token=abcdefghijkl' }), { clock }), rejectsWith('next_action_credential'));
-    await assert.rejects(refreshState(p.request({ nextAction: 'use Bearer abc.def.ghi to deploy' }), { clock }), rejectsWith('next_action_credential'));
-    await assert.rejects(refreshState(p.request({ recommendedAction: 'export AKIAABCDEFGHIJKLMNOP' }), { clock }), rejectsWith('recommended_action_credential'));
+    await assert.rejects(
+      refreshState(p.request({ nextAction: 'call the API with token=abcdefghijkl' }), { clock }),
+      rejectsWith('next_action_credential'),
+    );
+    await assert.rejects(
+      refreshState(p.request({ nextAction: 'use Bearer abc.def.ghi to deploy' }), { clock }),
+      rejectsWith('next_action_credential'),
+    );
+    await assert.rejects(
+      refreshState(p.request({ recommendedAction: 'export AKIAABCDEFGHIJKLMNOP' }), { clock }),
+      rejectsWith('recommended_action_credential'),
+    );
     await assert.rejects(refreshState(p.request({ nextAction: '   ' }), { clock }), rejectsWith('next_action_empty'));
     assert.equal(p.readState(), BASIC_STATE);
     assert.equal(fs.existsSync(path.dirname(p.indexPath)), false);
@@ -230,7 +299,9 @@ describe('refresh-state', () => {
   });
 
   it('records the Next Action / todo gap found in the Markdown', async () => {
-    const p = refreshProject('## Agent Todo\n- [x] Finish the previous slice.\n## Next Action\n- Run the trace reducer backfill and validate the output.\n');
+    const p = refreshProject(
+      '## Agent Todo\n- [x] Finish the previous slice.\n## Next Action\n- Run the trace reducer backfill and validate the output.\n',
+    );
     const payload = await refreshState(p.request(), { clock });
     assert.deepEqual(payload.state_projection_gap?.target_roles, ['agent']);
     assert.equal(payload.recommended_action, 'Run the trace reducer backfill and validate the output.');
@@ -254,16 +325,32 @@ describe('refresh-state', () => {
 
   it('records delivery fields on the record and the index row, and refuses malformed ones', async () => {
     const p = refreshProject(BASIC_STATE, { agents: ['codex-main'] });
-    const payload = await refreshState(p.request({
-      classification: 'validated_progress', agentId: 'codex-main', progressScope: 'goal', todoId: 'todo_primary',
-      turnInstanceId: 'batch-42:turn-1', deliveryBatchScale: 'single_surface', deliveryOutcome: 'outcome_progress',
-    }), { clock });
+    const payload = await refreshState(
+      p.request({
+        classification: 'validated_progress',
+        agentId: 'codex-main',
+        progressScope: 'goal',
+        todoId: 'todo_primary',
+        turnInstanceId: 'batch-42:turn-1',
+        deliveryBatchScale: 'single_surface',
+        deliveryOutcome: 'outcome_progress',
+      }),
+      { clock },
+    );
     assert.deepEqual(
-      ['agent_id', 'todo_id', 'turn_instance_id', 'delivery_batch_scale', 'delivery_outcome', 'progress_scope'].map((k) => payload.index_row[k]),
+      ['agent_id', 'todo_id', 'turn_instance_id', 'delivery_batch_scale', 'delivery_outcome', 'progress_scope'].map(
+        (k) => payload.index_row[k],
+      ),
       ['codex-main', 'todo_primary', 'batch-42:turn-1', 'single_surface', 'outcome_progress', 'goal'],
     );
-    await assert.rejects(refreshState(p.request({ turnInstanceId: 'private/path' }), { clock }), rejectsWith('refresh_invalid_field'));
-    await assert.rejects(refreshState(p.request({ classification: 'has space' }), { clock }), rejectsWith('refresh_invalid_classification'));
+    await assert.rejects(
+      refreshState(p.request({ turnInstanceId: 'private/path' }), { clock }),
+      rejectsWith('refresh_invalid_field'),
+    );
+    await assert.rejects(
+      refreshState(p.request({ classification: 'has space' }), { clock }),
+      rejectsWith('refresh_invalid_classification'),
+    );
   });
 });
 
@@ -272,14 +359,33 @@ describe('loopx refresh-state (CLI)', () => {
 
   it('prints the original payload in JSON and a summary in Markdown', async () => {
     const p = refreshProject(BASIC_STATE);
-    const json = await run(p, 'refresh-state', '--goal-id', 'g1', '--classification', 'state_refreshed', '--next-action', 'new act', '--format', 'json');
+    const json = await run(
+      p,
+      'refresh-state',
+      '--goal-id',
+      'g1',
+      '--classification',
+      'state_refreshed',
+      '--next-action',
+      'new act',
+      '--format',
+      'json',
+    );
     assert.equal(json.code, 0, json.stdout + json.stderr);
     const payload = RefreshStatePayloadSchema.parse(json.json());
     assert.equal(payload.ok, true);
     assert.equal(payload.registry, p.registryPath);
     assert.equal(payload.project, p.dir);
     assert.equal(payload.runtime_root, p.runtimeRoot);
-    const markdown = await run(p, 'refresh-state', '--goal-id', 'g1', '--classification', 'state_refreshed', '--dry-run');
+    const markdown = await run(
+      p,
+      'refresh-state',
+      '--goal-id',
+      'g1',
+      '--classification',
+      'state_refreshed',
+      '--dry-run',
+    );
     assert.equal(markdown.code, 0, markdown.stderr);
     assert.match(markdown.stdout, /Dry run: nothing was written/);
     assert.match(markdown.stdout, /Recommended action: new act \(from active_state_next_action\)/);
@@ -290,7 +396,18 @@ describe('loopx refresh-state (CLI)', () => {
     const noAgent = await run(p, 'refresh-state', '--goal-id', 'g1', '--classification', 'state_refreshed');
     assert.equal(noAgent.code, 2);
     assert.match(noAgent.stderr, /multi-agent refresh-state requires --agent-id/);
-    const laneRoute = await run(p, 'refresh-state', '--goal-id', 'g1', '--classification', 'x', '--agent-id', 'codex-main', '--next-action', 'y');
+    const laneRoute = await run(
+      p,
+      'refresh-state',
+      '--goal-id',
+      'g1',
+      '--classification',
+      'x',
+      '--agent-id',
+      'codex-main',
+      '--next-action',
+      'y',
+    );
     assert.equal(laneRoute.code, 2);
     const missing = await run(p, 'refresh-state', '--goal-id', 'nope', '--classification', 'state_refreshed');
     assert.equal(missing.code, 1);

@@ -9,7 +9,12 @@
  */
 import { systemClock } from '../../../src/core/clock';
 import { errorMessage, isLoopxError } from '../../../src/core/errors';
-import { commitRefreshState, planRefreshState, refreshState, type RefreshStateRequest } from '../../../src/core/refresh/refreshState';
+import {
+  commitRefreshState,
+  planRefreshState,
+  refreshState,
+  type RefreshStateRequest,
+} from '../../../src/core/refresh/refreshState';
 
 function request(registryPath: string, homeDir: string, nextAction: string): RefreshStateRequest {
   return { registryPath, goalId: 'g1', classification: 'state_refreshed', nextAction, homeDir };
@@ -54,6 +59,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${errorMessage(error)}\n${error instanceof Error ? error.stack ?? '' : ''}`);
+  process.stderr.write(`${errorMessage(error)}\n${error instanceof Error ? (error.stack ?? '') : ''}`);
   process.exit(1);
 });

@@ -13,7 +13,11 @@ import { readJson, tempDir, writeJson } from './helpers';
 const NOW = '2026-01-15T10:00:00Z';
 const clock = fixedClock(NOW);
 
-function bootstrap(projectDir: string, goalId: string, extra: { force?: boolean; domain?: string } = {}): ReturnType<typeof bootstrapGoal> {
+function bootstrap(
+  projectDir: string,
+  goalId: string,
+  extra: { force?: boolean; domain?: string } = {},
+): ReturnType<typeof bootstrapGoal> {
   return bootstrapGoal({ projectDir, goalId, objective: 'Ship the parser.', homeDir: '/home/tester', clock, ...extra });
 }
 
@@ -23,24 +27,36 @@ describe('bootstrap', () => {
     const result = await bootstrap(project, 'demo-goal');
     const registryPath = path.join(project, '.loopx', 'registry.json');
     const stateFile = path.join(project, '.codex', 'goals', 'demo-goal', 'ACTIVE_GOAL_STATE.md');
-    assert.deepEqual(result.actions.map((a) => a.action), ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore']);
+    assert.deepEqual(
+      result.actions.map((a) => a.action),
+      ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore'],
+    );
     assert.equal(result.runtime_root, path.join(project, '.loopx', 'runtime'));
     assert.deepEqual(readJson(registryPath), {
       schema_version: '0.1',
       updated_at: NOW,
       common_runtime_root: '.loopx/runtime',
-      goals: [{
-        id: 'demo-goal',
-        domain: path.basename(project).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''),
-        status: 'active',
-        repo: project,
-        state_file: '.codex/goals/demo-goal/ACTIVE_GOAL_STATE.md',
-        adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
-        quota: { compute: 1, window_hours: 24, slot_minutes: 1 },
-        coordination: { agent_model: 'peer_v1', registered_agents: [] },
-      }],
+      goals: [
+        {
+          id: 'demo-goal',
+          domain: path
+            .basename(project)
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-+|-+$/g, ''),
+          status: 'active',
+          repo: project,
+          state_file: '.codex/goals/demo-goal/ACTIVE_GOAL_STATE.md',
+          adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
+          quota: { compute: 1, window_hours: 24, slot_minutes: 1 },
+          coordination: { agent_model: 'peer_v1', registered_agents: [] },
+        },
+      ],
     });
-    assert.equal(fs.readFileSync(stateFile, 'utf8'), renderActiveGoalState({ goalId: 'demo-goal', objective: 'Ship the parser.', now: new Date(NOW) }));
+    assert.equal(
+      fs.readFileSync(stateFile, 'utf8'),
+      renderActiveGoalState({ goalId: 'demo-goal', objective: 'Ship the parser.', now: new Date(NOW) }),
+    );
     const gitignore = fs.readFileSync(path.join(project, '.loopx', '.gitignore'), 'utf8').split('\n');
     assert.ok(gitignore.includes('registry.json') && gitignore.includes('runtime/'));
 
@@ -52,7 +68,10 @@ describe('bootstrap', () => {
 
   it('writes a state file the state parser reads: front matter, an open agent todo and the Next Action', () => {
     const text = renderActiveGoalState({ goalId: 'g', objective: 'Say "hi" politely.', now: new Date(NOW) });
-    assert.match(text, /^---\nstatus: active\nobjective: "Say 'hi' politely."\nupdated_at: 2026-01-15T10:00:00Z\n---\n/);
+    assert.match(
+      text,
+      /^---\nstatus: active\nobjective: "Say 'hi' politely."\nupdated_at: 2026-01-15T10:00:00Z\n---\n/,
+    );
     const doc = parseStateDocument(text);
     assert.equal(doc.frontMatter?.fields['status'], 'active');
     assert.equal(doc.frontMatter?.fields['objective'], "Say 'hi' politely.");
@@ -60,7 +79,10 @@ describe('bootstrap', () => {
     assert.equal(doc.frontMatter?.fields['updated_at'], NOW);
     assert.deepEqual(doc.issues, []);
     const agentTodos = doc.todos.filter((t) => t.role === 'agent');
-    assert.deepEqual(agentTodos.map((t) => [t.todoId, t.status]), [['todo_plan_first_steps', 'open']]);
+    assert.deepEqual(
+      agentTodos.map((t) => [t.todoId, t.status]),
+      [['todo_plan_first_steps', 'open']],
+    );
     assert.ok(doc.sections.some((s) => /next action/i.test(s.title)));
   });
 
@@ -70,7 +92,10 @@ describe('bootstrap', () => {
     const other = { id: 'other', repo: '/elsewhere', custom: { keep: [1, 2] }, quota: { compute: 0.3 } };
     writeJson(registryPath, { schema_version: 1, mine: 'kept', common_runtime_root: '/rt', goals: [other, 'junk'] });
     const result = await bootstrap(project, 'second-goal', { domain: 'parsing' });
-    assert.deepEqual(result.actions.map((a) => a.action), ['added_goal', 'wrote_state_file']);
+    assert.deepEqual(
+      result.actions.map((a) => a.action),
+      ['added_goal', 'wrote_state_file'],
+    );
     const registry = readJson(registryPath);
     assert.equal(registry['mine'], 'kept');
     assert.equal(registry['schema_version'], 1);
@@ -81,7 +106,11 @@ describe('bootstrap', () => {
     assert.equal(goals[1], 'junk');
     assert.equal(goals[2]?.['id'], 'second-goal');
     assert.equal(goals[2]?.['domain'], 'parsing');
-    assert.equal(fs.existsSync(path.join(project, '.loopx', '.gitignore')), false, 'only written when bootstrap creates the registry');
+    assert.equal(
+      fs.existsSync(path.join(project, '.loopx', '.gitignore')),
+      false,
+      'only written when bootstrap creates the registry',
+    );
   });
 
   it('refuses an existing goal without --force and changes nothing', async () => {
@@ -91,7 +120,10 @@ describe('bootstrap', () => {
     const stateFile = path.join(project, '.codex', 'goals', 'demo-goal', 'ACTIVE_GOAL_STATE.md');
     fs.writeFileSync(stateFile, 'my edits\n');
     const before = fs.readFileSync(registryPath, 'utf8');
-    await assert.rejects(bootstrap(project, 'demo-goal'), (error: unknown) => isLoopxError(error, 'goal_exists') && /--force/.test(error.message));
+    await assert.rejects(
+      bootstrap(project, 'demo-goal'),
+      (error: unknown) => isLoopxError(error, 'goal_exists') && /--force/.test(error.message),
+    );
     assert.equal(fs.readFileSync(registryPath, 'utf8'), before);
     assert.equal(fs.readFileSync(stateFile, 'utf8'), 'my edits\n');
   });
@@ -100,18 +132,40 @@ describe('bootstrap', () => {
     const project = tempDir();
     const registryPath = path.join(project, '.loopx', 'registry.json');
     const stateFile = path.join(project, '.codex', 'goals', 'g1', 'ACTIVE_GOAL_STATE.md');
-    writeJson(registryPath, { goals: [{ id: 'g1', status: 'paused', repo: '/old', state_file: 'x.md', domain: 'kept-domain', quota: { compute: 0.2 }, coordination: { agent_model: 'peer_v1', registered_agents: ['codex-a'] }, note: 'n' }] });
+    writeJson(registryPath, {
+      goals: [
+        {
+          id: 'g1',
+          status: 'paused',
+          repo: '/old',
+          state_file: 'x.md',
+          domain: 'kept-domain',
+          quota: { compute: 0.2 },
+          coordination: { agent_model: 'peer_v1', registered_agents: ['codex-a'] },
+          note: 'n',
+        },
+      ],
+    });
     fs.mkdirSync(path.dirname(stateFile), { recursive: true });
     fs.writeFileSync(stateFile, 'old state\n');
     const result = await bootstrap(project, 'g1', { force: true });
-    assert.deepEqual(result.actions.map((a) => a.action), ['replaced_goal', 'replaced_state_file']);
+    assert.deepEqual(
+      result.actions.map((a) => a.action),
+      ['replaced_goal', 'replaced_state_file'],
+    );
     const backup = result.actions[1]?.backup_path;
     assert.equal(backup, `${stateFile}.20260115T100000Z.bak`);
     assert.equal(fs.readFileSync(backup ?? '', 'utf8'), 'old state\n');
     const [goal] = readJson(registryPath)['goals'] as Record<string, unknown>[];
     assert.deepEqual(goal, {
-      id: 'g1', status: 'active', repo: project, state_file: '.codex/goals/g1/ACTIVE_GOAL_STATE.md', domain: 'kept-domain',
-      quota: { compute: 0.2 }, coordination: { agent_model: 'peer_v1', registered_agents: ['codex-a'] }, note: 'n',
+      id: 'g1',
+      status: 'active',
+      repo: project,
+      state_file: '.codex/goals/g1/ACTIVE_GOAL_STATE.md',
+      domain: 'kept-domain',
+      quota: { compute: 0.2 },
+      coordination: { agent_model: 'peer_v1', registered_agents: ['codex-a'] },
+      note: 'n',
       adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
     });
   });
@@ -122,7 +176,10 @@ describe('bootstrap', () => {
     fs.mkdirSync(path.dirname(stateFile), { recursive: true });
     fs.writeFileSync(stateFile, 'existing\n');
     const result = await bootstrap(project, 'g2');
-    assert.deepEqual(result.actions.map((a) => a.action), ['created_registry', 'added_goal', 'kept_existing_state_file', 'wrote_gitignore']);
+    assert.deepEqual(
+      result.actions.map((a) => a.action),
+      ['created_registry', 'added_goal', 'kept_existing_state_file', 'wrote_gitignore'],
+    );
     assert.equal(fs.readFileSync(stateFile, 'utf8'), 'existing\n');
   });
 
@@ -143,7 +200,8 @@ describe('bootstrap', () => {
   it('case 22: goal id must be a single path segment', () => {
     assert.equal(checkGoalIdSegment('  spaced  '), 'spaced');
     for (const empty of ['', '  ']) assert.throws(() => checkGoalIdSegment(empty), /goal id is required/);
-    for (const bad of ['.', '..', 'a/b', 'a\\b', '../x']) assert.throws(() => checkGoalIdSegment(bad), /goal id must be a single path segment/);
+    for (const bad of ['.', '..', 'a/b', 'a\\b', '../x'])
+      assert.throws(() => checkGoalIdSegment(bad), /goal id must be a single path segment/);
     assert.throws(() => checkGoalIdSegment('C:x'), /must not include path traversal/);
     assert.equal(checkGoalIdSegment('goal.v1'), 'goal.v1');
     assert.equal(checkGoalIdSegment('~'), '~');
@@ -152,7 +210,10 @@ describe('bootstrap', () => {
   it('accepts only lowercase slugs as new goal ids', () => {
     assert.equal(checkNewGoalId(' my-project.goal_2 '), 'my-project.goal_2');
     for (const bad of ['~', 'My-Goal', '-lead', 'has space', 'x'.repeat(81)]) {
-      assert.throws(() => checkNewGoalId(bad), (error: unknown) => isLoopxError(error, 'invalid_goal_id'));
+      assert.throws(
+        () => checkNewGoalId(bad),
+        (error: unknown) => isLoopxError(error, 'invalid_goal_id'),
+      );
     }
   });
 });
@@ -161,13 +222,22 @@ describe('loopx bootstrap / loopx registry (CLI)', () => {
   it('bootstraps a project and then validates its registry', async () => {
     const project = tempDir();
     const env = { HOME: '/home/tester' };
-    const created = await runLoopx(['--format', 'json', 'bootstrap', '--project', '.', '--goal-id', 'cli-goal', '--objective', 'Do the thing.'], { cwd: project, env });
+    const created = await runLoopx(
+      ['--format', 'json', 'bootstrap', '--project', '.', '--goal-id', 'cli-goal', '--objective', 'Do the thing.'],
+      { cwd: project, env },
+    );
     assert.equal(created.code, 0, created.stderr);
     const json = created.json();
     assert.equal(json['ok'], true);
-    assert.deepEqual((json['actions'] as { action: string }[]).map((a) => a.action), ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore']);
+    assert.deepEqual(
+      (json['actions'] as { action: string }[]).map((a) => a.action),
+      ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore'],
+    );
 
-    const again = await runLoopx(['bootstrap', '--goal-id', 'cli-goal', '--objective', 'Again.'], { cwd: project, env });
+    const again = await runLoopx(['bootstrap', '--goal-id', 'cli-goal', '--objective', 'Again.'], {
+      cwd: project,
+      env,
+    });
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already exists.*--force/);
 
@@ -183,7 +253,10 @@ describe('loopx bootstrap / loopx registry (CLI)', () => {
 
   it('prints the bootstrap report in Markdown by default', async () => {
     const project = tempDir();
-    const run = await runLoopx(['bootstrap', '--project', project, '--goal-id', 'md-goal', '--objective', 'Write docs.'], { cwd: '/', env: { HOME: '/home/tester' } });
+    const run = await runLoopx(
+      ['bootstrap', '--project', project, '--goal-id', 'md-goal', '--objective', 'Write docs.'],
+      { cwd: '/', env: { HOME: '/home/tester' } },
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^# LoopX bootstrap: md-goal/);
     assert.match(run.stdout, /Created the registry/);
@@ -204,7 +277,11 @@ describe('loopx bootstrap / loopx registry (CLI)', () => {
     const env = { HOME: path.join(project, 'home') };
     const missing = await runLoopx(['registry', '--format', 'json'], { cwd: project, env });
     assert.equal(missing.code, 1);
-    assert.deepEqual(missing.json(), { ok: false, registry: path.join(project, '.loopx', 'registry.json'), error: 'registry file does not exist' });
+    assert.deepEqual(missing.json(), {
+      ok: false,
+      registry: path.join(project, '.loopx', 'registry.json'),
+      error: 'registry file does not exist',
+    });
 
     const registryPath = path.join(project, '.loopx', 'registry.json');
     fs.mkdirSync(path.dirname(registryPath), { recursive: true });

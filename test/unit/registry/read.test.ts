@@ -25,7 +25,10 @@ describe('registry reading', () => {
       assert.match(error.message, /\(unexpected "}"\)/);
       return true;
     });
-    assert.throws(() => readRegistrySync(file), (error: unknown) => isLoopxError(error, 'registry_invalid_json'));
+    assert.throws(
+      () => readRegistrySync(file),
+      (error: unknown) => isLoopxError(error, 'registry_invalid_json'),
+    );
     assert.equal(fs.readFileSync(file, 'utf8'), text);
   });
 
@@ -33,19 +36,31 @@ describe('registry reading', () => {
     const dir = tempDir();
     const file = path.join(dir, 'registry.json');
     fs.writeFileSync(file, '{\n  "goals": [');
-    await assert.rejects(readRegistry(file), (error: unknown) => isLoopxError(error) && error.message.startsWith(`${file}:2:13:`));
+    await assert.rejects(
+      readRegistry(file),
+      (error: unknown) => isLoopxError(error) && error.message.startsWith(`${file}:2:13:`),
+    );
   });
 
   it('rejects a non-object root with the original message', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'registry.json');
     writeJson(file, [1]);
-    await assert.rejects(readRegistry(file), (error: unknown) => isLoopxError(error, 'registry_not_object') && error.message.startsWith('registry root must be a JSON object'));
+    await assert.rejects(
+      readRegistry(file),
+      (error: unknown) =>
+        isLoopxError(error, 'registry_not_object') && error.message.startsWith('registry root must be a JSON object'),
+    );
   });
 
   it('lists goals tolerantly and finds them by string id', () => {
-    const registry = { goals: [{ id: 7, repo: '/p' }, 'junk', { id: '' }, { domain: 'x' }, { id: 'b' }, { id: 'b', second: true }] };
-    assert.deepEqual(registryGoals(registry).map((g) => g.id), ['7', 'b', 'b']);
+    const registry = {
+      goals: [{ id: 7, repo: '/p' }, 'junk', { id: '' }, { domain: 'x' }, { id: 'b' }, { id: 'b', second: true }],
+    };
+    assert.deepEqual(
+      registryGoals(registry).map((g) => g.id),
+      ['7', 'b', 'b'],
+    );
     assert.deepEqual(registryGoals({ goals: { a: 1 } }), []);
     assert.deepEqual(registryGoals(null), []);
     assert.equal(findRegistryGoal(registry, '7')?.repo, '/p');

@@ -4,15 +4,30 @@ import { normalizeQuota, RegistryDocumentSchema, roundHalfEven } from '../../../
 describe('registry schema', () => {
   describe('normalizeQuota', () => {
     it('defaults everything when there is no quota: compute 1, 24 h, 1-minute slots, 1440 slots', () => {
-      assert.deepEqual(normalizeQuota({ id: 'g' }), { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1440 });
+      assert.deepEqual(normalizeQuota({ id: 'g' }), {
+        compute: 1,
+        window_hours: 24,
+        slot_minutes: 1,
+        allowed_slots: 1440,
+      });
       assert.deepEqual(normalizeQuota(null), { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1440 });
-      assert.deepEqual(normalizeQuota({ quota: 'weird' }), { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1440 });
+      assert.deepEqual(normalizeQuota({ quota: 'weird' }), {
+        compute: 1,
+        window_hours: 24,
+        slot_minutes: 1,
+        allowed_slots: 1440,
+      });
     });
 
     it('clamps compute to [0, 1] and keeps 0 (a paused goal)', () => {
       assert.equal(normalizeQuota({ quota: { compute: 1.7 } }).compute, 1);
       assert.equal(normalizeQuota({ quota: { compute: -0.3 } }).compute, 0);
-      assert.deepEqual(normalizeQuota({ quota: { compute: 0 } }), { compute: 0, window_hours: 24, slot_minutes: 1, allowed_slots: 0 });
+      assert.deepEqual(normalizeQuota({ quota: { compute: 0 } }), {
+        compute: 0,
+        window_hours: 24,
+        slot_minutes: 1,
+        allowed_slots: 0,
+      });
     });
 
     it('rounds compute to 2 decimals, half to even on exact ties like Python', () => {
@@ -52,7 +67,12 @@ describe('registry schema', () => {
         normalizeQuota({ quota: { compute: true, window_hours: 'soon', slot_minutes: false, allowed_slots: '' } }),
         { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1440 },
       );
-      assert.deepEqual(normalizeQuota({ quota: { compute: ' 0.5 ', window_hours: '12' } }), { compute: 0.5, window_hours: 12, slot_minutes: 1, allowed_slots: 360 });
+      assert.deepEqual(normalizeQuota({ quota: { compute: ' 0.5 ', window_hours: '12' } }), {
+        compute: 0.5,
+        window_hours: 12,
+        slot_minutes: 1,
+        allowed_slots: 360,
+      });
       assert.equal(normalizeQuota({ quota: { compute: Number.NaN } }).compute, 1);
     });
 
@@ -63,7 +83,13 @@ describe('registry schema', () => {
     });
 
     it('echoes a stored spent_slots only when present and parsable', () => {
-      assert.deepEqual(normalizeQuota({ quota: { compute: 0.5, spent_slots: 0 } }), { compute: 0.5, window_hours: 24, slot_minutes: 1, allowed_slots: 720, spent_slots: 0 });
+      assert.deepEqual(normalizeQuota({ quota: { compute: 0.5, spent_slots: 0 } }), {
+        compute: 0.5,
+        window_hours: 24,
+        slot_minutes: 1,
+        allowed_slots: 720,
+        spent_slots: 0,
+      });
       assert.equal('spent_slots' in normalizeQuota({ quota: { spent_slots: 'many' } }), false);
     });
   });
@@ -71,12 +97,20 @@ describe('registry schema', () => {
   describe('RegistryDocumentSchema (reader view)', () => {
     it('treats a non-list goals as no goals and skips non-objects and id-less entries', () => {
       assert.deepEqual(RegistryDocumentSchema.parse({ goals: { a: 1 } }).goals, []);
-      const doc = RegistryDocumentSchema.parse({ goals: [{ id: 'a' }, 'junk', { domain: 'x' }, { id: '' }, { id: 0 }, { id: 7 }, { id: 'a' }] });
-      assert.deepEqual(doc.goals.map((g) => g.id), ['a', '7', 'a']);
+      const doc = RegistryDocumentSchema.parse({
+        goals: [{ id: 'a' }, 'junk', { domain: 'x' }, { id: '' }, { id: 0 }, { id: 7 }, { id: 'a' }],
+      });
+      assert.deepEqual(
+        doc.goals.map((g) => g.id),
+        ['a', '7', 'a'],
+      );
     });
 
     it('passes unknown fields through and reads badly typed known fields as absent', () => {
-      const doc = RegistryDocumentSchema.parse({ extra: { keep: true }, goals: [{ id: 'g', repo: 42, custom: [1], adapter: { kind: 'k', mine: 1 } }] });
+      const doc = RegistryDocumentSchema.parse({
+        extra: { keep: true },
+        goals: [{ id: 'g', repo: 42, custom: [1], adapter: { kind: 'k', mine: 1 } }],
+      });
       assert.deepEqual(doc['extra'], { keep: true });
       const goal = doc.goals[0];
       assert.ok(goal);

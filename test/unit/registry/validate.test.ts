@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
-import { RegistryValidationSchema, validateRegistryDocument, validateRegistryFile, type RegistryValidation } from '../../../src/core/registry/validate';
+import {
+  RegistryValidationSchema,
+  validateRegistryDocument,
+  validateRegistryFile,
+  type RegistryValidation,
+} from '../../../src/core/registry/validate';
 import { tempDir, writeJson } from './helpers';
 
 const HOME = '/home/tester';
@@ -38,24 +43,30 @@ describe('registry validation (loopx registry)', () => {
       '<missing>: missing state_file',
       '<missing>: missing adapter.kind',
     ]);
-    assert.deepEqual(result.diagnostics.map((d) => [d.code, d.scope]), [
-      ['registry_duplicate_goal_id', 'global'],
-      ['registry_goal_missing_repo', 'goal'],
-      ['registry_goal_missing_domain', 'goal'],
-      ['registry_goal_missing_state_file', 'goal'],
-      ['registry_goal_missing_adapter_kind', 'goal'],
-      ['registry_goal_not_object', 'global'],
-      ['registry_goal_missing_id', 'global'],
-      ['registry_goal_missing_repo', 'global'],
-      ['registry_goal_missing_state_file', 'global'],
-      ['registry_goal_missing_adapter_kind', 'global'],
-    ]);
+    assert.deepEqual(
+      result.diagnostics.map((d) => [d.code, d.scope]),
+      [
+        ['registry_duplicate_goal_id', 'global'],
+        ['registry_goal_missing_repo', 'goal'],
+        ['registry_goal_missing_domain', 'goal'],
+        ['registry_goal_missing_state_file', 'goal'],
+        ['registry_goal_missing_adapter_kind', 'goal'],
+        ['registry_goal_not_object', 'global'],
+        ['registry_goal_missing_id', 'global'],
+        ['registry_goal_missing_repo', 'global'],
+        ['registry_goal_missing_state_file', 'global'],
+        ['registry_goal_missing_adapter_kind', 'global'],
+      ],
+    );
     for (const diagnostic of result.diagnostics) {
       assert.equal(diagnostic.schema_version, 'loopx_contract_error_diagnostic_v0');
       assert.equal(diagnostic.severity, 'error');
     }
     assert.ok(!result.diagnostics.some((d) => d.code === 'registry_state_file_shared'));
-    assert.deepEqual(result.goals.map((g) => g.id), ['a', 'a', 'b', '']);
+    assert.deepEqual(
+      result.goals.map((g) => g.id),
+      ['a', 'a', 'b', ''],
+    );
   });
 
   it('case 28: two goals on one resolved state file are reported once, with scope goals', async () => {
@@ -73,14 +84,25 @@ describe('registry validation (loopx registry)', () => {
   it('case 29: missing file, goals not a list, non-object root, and empty goals', async () => {
     const dir = tempDir();
     const missing = path.join(dir, 'none.json');
-    assert.deepEqual(await validateRegistryFile(missing, { homeDir: HOME }), { ok: false, registry: missing, error: 'registry file does not exist' });
+    assert.deepEqual(await validateRegistryFile(missing, { homeDir: HOME }), {
+      ok: false,
+      registry: missing,
+      error: 'registry file does not exist',
+    });
 
     const file = path.join(dir, 'registry.json');
     writeJson(file, { goals: { a: 1 } });
-    await assert.rejects(validateRegistryFile(file, { homeDir: HOME }), (error: unknown) => isLoopxError(error, 'registry_goals_not_list') && error.message.startsWith('goals must be a list'));
+    await assert.rejects(
+      validateRegistryFile(file, { homeDir: HOME }),
+      (error: unknown) =>
+        isLoopxError(error, 'registry_goals_not_list') && error.message.startsWith('goals must be a list'),
+    );
 
     writeJson(file, [1]);
-    await assert.rejects(validateRegistryFile(file, { homeDir: HOME }), (error: unknown) => isLoopxError(error) && error.message.startsWith('registry root must be a JSON object'));
+    await assert.rejects(
+      validateRegistryFile(file, { homeDir: HOME }),
+      (error: unknown) => isLoopxError(error) && error.message.startsWith('registry root must be a JSON object'),
+    );
 
     for (const empty of [{}, null]) {
       writeJson(file, { goals: empty });
@@ -96,13 +118,22 @@ describe('registry validation (loopx registry)', () => {
     const state = path.join(dir, '.codex', 'goals', 'a', 'ACTIVE_GOAL_STATE.md');
     fs.mkdirSync(path.dirname(state), { recursive: true });
     fs.writeFileSync(state, '---\nstatus: active\n---\n');
-    const result = validateRegistryDocument({
-      goals: [
-        { ...completeGoal('a', dir, '.codex/goals/a/ACTIVE_GOAL_STATE.md'), status: 'active', quota: { compute: 0.5 }, waiting_on: 'user', spawn_policy: { allowed: true, max_children: 3 } },
-        { ...completeGoal('b', dir, 'b.md'), role: 'worker', status: 'active' },
-        { ...completeGoal('c', path.join(dir, 'gone'), 'c.md'), status: 'paused' },
-      ],
-    }, { registryPath: path.join(dir, '.loopx', 'registry.json'), homeDir: HOME });
+    const result = validateRegistryDocument(
+      {
+        goals: [
+          {
+            ...completeGoal('a', dir, '.codex/goals/a/ACTIVE_GOAL_STATE.md'),
+            status: 'active',
+            quota: { compute: 0.5 },
+            waiting_on: 'user',
+            spawn_policy: { allowed: true, max_children: 3 },
+          },
+          { ...completeGoal('b', dir, 'b.md'), role: 'worker', status: 'active' },
+          { ...completeGoal('c', path.join(dir, 'gone'), 'c.md'), status: 'paused' },
+        ],
+      },
+      { registryPath: path.join(dir, '.loopx', 'registry.json'), homeDir: HOME },
+    );
     assert.equal(result.ok, true);
     assert.deepEqual(result.status_counts, { active: 2, paused: 1 });
     const [a, b, c] = result.goals;

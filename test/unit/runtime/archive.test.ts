@@ -31,7 +31,10 @@ function fixture(): Fixture {
   const project = fs.realpathSync(tempDir('loopx-'));
   const registryPath = path.join(project, '.loopx', 'registry.json');
   fs.mkdirSync(path.dirname(registryPath), { recursive: true });
-  fs.writeFileSync(registryPath, JSON.stringify({ schema_version: '0.1', common_runtime_root: './runtime', goals: [{ id: 'reg', repo: project }] }));
+  fs.writeFileSync(
+    registryPath,
+    JSON.stringify({ schema_version: '0.1', common_runtime_root: './runtime', goals: [{ id: 'reg', repo: project }] }),
+  );
   const runtimeRoot = path.join(project, 'runtime');
   for (const id of ['old', 'reg']) {
     fs.mkdirSync(path.join(runtimeRoot, 'goals', id, 'runs'), { recursive: true });
@@ -62,7 +65,11 @@ describe('archive-runtime', () => {
     assert.equal(result.archived, false);
     assert.equal(result.dry_run, true);
     assert.equal(result.registry_member, false);
-    assert.equal(result.runtime_root, f.runtimeRoot, 'a relative common_runtime_root is anchored to the registry project');
+    assert.equal(
+      result.runtime_root,
+      f.runtimeRoot,
+      'a relative common_runtime_root is anchored to the registry project',
+    );
     assert.equal(result.source, path.join(f.runtimeRoot, 'goals', 'old'));
     assert.equal(result.archive_path, path.join(f.runtimeRoot, 'archived-goals', `old-${STAMP}`));
     assert.ok(fs.existsSync(result.source));
@@ -71,7 +78,11 @@ describe('archive-runtime', () => {
 
   it('case 24: a registered goal is refused without --allow-registered and archived with it', async () => {
     const f = fixture();
-    await refusal(archiveRuntimeGoal(options(f, { goalId: 'reg' })), 'goal_registered', /^goal exists in registry; pass --allow-registered only after confirming it is obsolete$/);
+    await refusal(
+      archiveRuntimeGoal(options(f, { goalId: 'reg' })),
+      'goal_registered',
+      /^goal exists in registry; pass --allow-registered only after confirming it is obsolete$/,
+    );
     const allowed = await archiveRuntimeGoal(options(f, { goalId: 'reg', allowRegistered: true }));
     assert.equal(allowed.registry_member, true);
     assert.equal(allowed.action, 'would-move');
@@ -79,15 +90,30 @@ describe('archive-runtime', () => {
 
   it('case 25: missing goal, a file instead of a folder, and a symlink out of the tree are refused', async () => {
     const f = fixture();
-    await refusal(archiveRuntimeGoal(options(f, { goalId: 'missing' })), 'runtime_goal_missing', /runtime goal directory does not exist: .*missing/);
+    await refusal(
+      archiveRuntimeGoal(options(f, { goalId: 'missing' })),
+      'runtime_goal_missing',
+      /runtime goal directory does not exist: .*missing/,
+    );
     fs.writeFileSync(path.join(f.runtimeRoot, 'goals', 'afile'), 'x');
-    await refusal(archiveRuntimeGoal(options(f, { goalId: 'afile' })), 'runtime_goal_not_directory', /runtime goal path is not a directory/);
+    await refusal(
+      archiveRuntimeGoal(options(f, { goalId: 'afile' })),
+      'runtime_goal_not_directory',
+      /runtime goal path is not a directory/,
+    );
     const outside = tempDir('loopx-outside-');
     fs.writeFileSync(path.join(outside, 'precious.txt'), 'keep');
     fs.symlinkSync(outside, path.join(f.runtimeRoot, 'goals', 'escape'));
-    await refusal(archiveRuntimeGoal(options(f, { goalId: 'escape', execute: true })), 'runtime_goal_outside_goals_root', /resolved outside the goals root/);
+    await refusal(
+      archiveRuntimeGoal(options(f, { goalId: 'escape', execute: true })),
+      'runtime_goal_outside_goals_root',
+      /resolved outside the goals root/,
+    );
     assert.equal(fs.readFileSync(path.join(outside, 'precious.txt'), 'utf8'), 'keep');
-    assert.ok(fs.lstatSync(path.join(f.runtimeRoot, 'goals', 'escape')).isSymbolicLink(), 'the link stays where it was');
+    assert.ok(
+      fs.lstatSync(path.join(f.runtimeRoot, 'goals', 'escape')).isSymbolicLink(),
+      'the link stays where it was',
+    );
   });
 
   it('case 26: executing twice in one second gives unique destinations and loses nothing', async () => {
@@ -111,9 +137,15 @@ describe('archive-runtime', () => {
   it('fails closed when the registry file is missing (fixes the original failing open)', async () => {
     const f = fixture();
     fs.rmSync(f.registryPath);
-    await refusal(archiveRuntimeGoal(options(f, { goalId: 'reg', runtimeRootOverride: f.runtimeRoot })), 'registry_unreadable', /registry could not be read .*does not exist.*--allow-registered/);
+    await refusal(
+      archiveRuntimeGoal(options(f, { goalId: 'reg', runtimeRootOverride: f.runtimeRoot })),
+      'registry_unreadable',
+      /registry could not be read .*does not exist.*--allow-registered/,
+    );
     assert.ok(fs.existsSync(path.join(f.runtimeRoot, 'goals', 'reg')));
-    const allowed = await archiveRuntimeGoal(options(f, { goalId: 'reg', runtimeRootOverride: f.runtimeRoot, allowRegistered: true }));
+    const allowed = await archiveRuntimeGoal(
+      options(f, { goalId: 'reg', runtimeRootOverride: f.runtimeRoot, allowRegistered: true }),
+    );
     assert.equal(allowed.registry_member, null);
     assert.equal(allowed.registry_readable, false);
   });
@@ -121,14 +153,19 @@ describe('archive-runtime', () => {
   it('fails closed when the registry is not valid JSON, naming the line', async () => {
     const f = fixture();
     fs.writeFileSync(f.registryPath, '{\n  "goals": [\n');
-    await refusal(archiveRuntimeGoal(options(f, { runtimeRootOverride: f.runtimeRoot })), 'registry_unreadable', /registry could not be read \(.*registry\.json(:3:1| .*line 3)/);
+    await refusal(
+      archiveRuntimeGoal(options(f, { runtimeRootOverride: f.runtimeRoot })),
+      'registry_unreadable',
+      /registry could not be read \(.*registry\.json(:3:1| .*line 3)/,
+    );
   });
 
   it('refuses an archive root inside the folder being archived', async () => {
     const f = fixture();
     await refusal(
       archiveRuntimeGoal(options(f, { archiveRoot: path.join(f.runtimeRoot, 'goals', 'old', 'inner'), execute: true })),
-      'archive_root_inside_source', /inside the folder being archived/,
+      'archive_root_inside_source',
+      /inside the folder being archived/,
     );
     assert.ok(fs.existsSync(path.join(f.runtimeRoot, 'goals', 'old', 'runs', 'index.jsonl')));
   });
@@ -142,7 +179,10 @@ describe('archive-runtime', () => {
     it('previews as JSON, anchored to the registry project whatever the current directory', async () => {
       const f = fixture();
       const elsewhere = tempDir('loopx-cwd-');
-      const run = await runLoopx(['--registry', f.registryPath, '--format', 'json', 'archive-runtime', '--goal-id', ' old '], { cwd: elsewhere, now: NOW, env: { HOME: os.homedir() } });
+      const run = await runLoopx(
+        ['--registry', f.registryPath, '--format', 'json', 'archive-runtime', '--goal-id', ' old '],
+        { cwd: elsewhere, now: NOW, env: { HOME: os.homedir() } },
+      );
       assert.equal(run.code, 0, run.stderr);
       const json = run.json();
       assert.equal(json['goal_id'], 'old');
@@ -153,7 +193,11 @@ describe('archive-runtime', () => {
 
     it('moves with --execute to a relative --archive-root, and prints Markdown by default', async () => {
       const f = fixture();
-      const run = await runLoopx(['archive-runtime', '--goal-id', 'old', '--archive-root', 'attic', '--execute'], { cwd: f.project, now: NOW, env: { HOME: os.homedir() } });
+      const run = await runLoopx(['archive-runtime', '--goal-id', 'old', '--archive-root', 'attic', '--execute'], {
+        cwd: f.project,
+        now: NOW,
+        env: { HOME: os.homedir() },
+      });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /^# LoopX archive-runtime\n/);
       assert.match(run.stdout, /Moved to/);
@@ -162,7 +206,11 @@ describe('archive-runtime', () => {
 
     it('answers a refusal with ok:false, archived:false and exit 1; a missing --goal-id is a usage error', async () => {
       const f = fixture();
-      const refused = await runLoopx(['--format', 'json', 'archive-runtime', '--goal-id', 'reg'], { cwd: f.project, now: NOW, env: { HOME: os.homedir() } });
+      const refused = await runLoopx(['--format', 'json', 'archive-runtime', '--goal-id', 'reg'], {
+        cwd: f.project,
+        now: NOW,
+        env: { HOME: os.homedir() },
+      });
       assert.equal(refused.code, 1);
       const json = refused.json();
       assert.equal(json['ok'], false);

@@ -4,7 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
-import { goalRunsDir, goalRuntimeDir, listRuntimeGoalIds, runIndexPath, unionGoalListing, validateGoalId } from '../../../src/core/runtime/layout';
+import {
+  goalRunsDir,
+  goalRuntimeDir,
+  listRuntimeGoalIds,
+  runIndexPath,
+  unionGoalListing,
+  validateGoalId,
+} from '../../../src/core/runtime/layout';
 import {
   appendRun,
   latestAgentLaneRun,
@@ -39,7 +46,10 @@ function writeIndex(runtimeRoot: string, goalId: string, lines: string[]): strin
 }
 
 const record = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  classification: 'state_refreshed', recommended_action: 'continue', health_check: 'state_file 1/1', ...extra,
+  classification: 'state_refreshed',
+  recommended_action: 'continue',
+  health_check: 'state_file 1/1',
+  ...extra,
 });
 
 describe('runtime goal ids and layout', () => {
@@ -47,7 +57,11 @@ describe('runtime goal ids and layout', () => {
     assert.equal(validateGoalId('  spaced  '), 'spaced');
     for (const empty of ['', '  ']) assert.throws(() => validateGoalId(empty), /goal id is required/);
     for (const bad of ['.', '..', 'a/b', 'a\\b', '../x']) {
-      assert.throws(() => validateGoalId(bad), (error: unknown) => isLoopxError(error, 'invalid_goal_id') && /single path segment/.test(error.message), bad);
+      assert.throws(
+        () => validateGoalId(bad),
+        (error: unknown) => isLoopxError(error, 'invalid_goal_id') && /single path segment/.test(error.message),
+        bad,
+      );
     }
     assert.throws(() => validateGoalId('C:x'), /path traversal/);
     assert.equal(validateGoalId('goal.v1'), 'goal.v1');
@@ -103,7 +117,10 @@ describe('run artifacts and index', function () {
     assert.ok(!fs.existsSync(preview.jsonPath), 'a dry run creates nothing');
     const third = reserveArtifactPair(runs, at, 'quota-slot-spent');
     assert.equal(path.basename(third.markdownPath), '2026-01-01T12-00-00-08-00-quota-slot-spent-3.md');
-    assert.equal(fs.readFileSync(path.join(runs, '2026-01-01T12-00-00-08-00-quota-slot-spent-2.md'), 'utf8'), 'someone else');
+    assert.equal(
+      fs.readFileSync(path.join(runs, '2026-01-01T12-00-00-08-00-quota-slot-spent-2.md'), 'utf8'),
+      'someone else',
+    );
     assert.ok(!fs.existsSync(path.join(runs, '2026-01-01T12-00-00-08-00-quota-slot-spent-2.json')));
   });
 
@@ -112,17 +129,32 @@ describe('run artifacts and index', function () {
     const rt = path.join(project, 'runtime');
     const clock = fixedClock('2026-01-01T04:00:00Z');
     const result = await appendRun({
-      runtimeRoot: rt, goalId: 'g', projectRoot: project, clock, suffix: 'state-refreshed',
-      record: { ...record({ generated_at: '2026-01-01T12:00:00+08:00', agent_id: 'codex-a', progress_scope: 'goal' }), state: { sha256_16: 'abc' } },
-      markdown: '# run', indexFields: { state: { sha256_16: 'abc' } },
+      runtimeRoot: rt,
+      goalId: 'g',
+      projectRoot: project,
+      clock,
+      suffix: 'state-refreshed',
+      record: {
+        ...record({ generated_at: '2026-01-01T12:00:00+08:00', agent_id: 'codex-a', progress_scope: 'goal' }),
+        state: { sha256_16: 'abc' },
+      },
+      markdown: '# run',
+      indexFields: { state: { sha256_16: 'abc' } },
     });
     assert.equal(result.appended, true);
     const stem = '2026-01-01T12-00-00-08-00-state-refreshed';
     assert.equal(result.json_file, path.join(rt, 'goals', 'g', 'runs', `${stem}.json`));
     assert.deepEqual(result.row, {
-      generated_at: '2026-01-01T12:00:00+08:00', goal_id: 'g', classification: 'state_refreshed', recommended_action: 'continue',
-      health_check: 'state_file 1/1', json_path: path.join('runtime', 'goals', 'g', 'runs', `${stem}.json`),
-      markdown_path: path.join('runtime', 'goals', 'g', 'runs', `${stem}.md`), agent_id: 'codex-a', progress_scope: 'goal', state: { sha256_16: 'abc' },
+      generated_at: '2026-01-01T12:00:00+08:00',
+      goal_id: 'g',
+      classification: 'state_refreshed',
+      recommended_action: 'continue',
+      health_check: 'state_file 1/1',
+      json_path: path.join('runtime', 'goals', 'g', 'runs', `${stem}.json`),
+      markdown_path: path.join('runtime', 'goals', 'g', 'runs', `${stem}.md`),
+      agent_id: 'codex-a',
+      progress_scope: 'goal',
+      state: { sha256_16: 'abc' },
     });
     const json = fs.readFileSync(result.json_file, 'utf8');
     assert.ok(json.startsWith('{\n  "generated_at": "2026-01-01T12:00:00+08:00",\n  "goal_id": "g",\n'), json);
@@ -139,22 +171,47 @@ describe('run artifacts and index', function () {
 
   it('fills generated_at from the clock as local time and refuses a record without the required fields', async () => {
     const rt = tempDir();
-    const result = await appendRun({ runtimeRoot: rt, goalId: 'g', clock: fixedClock('2026-01-01T04:00:00Z'), record: record(), markdown: 'x' });
+    const result = await appendRun({
+      runtimeRoot: rt,
+      goalId: 'g',
+      clock: fixedClock('2026-01-01T04:00:00Z'),
+      record: record(),
+      markdown: 'x',
+    });
     assert.equal(result.row.generated_at, formatLocalIsoSeconds(new Date('2026-01-01T04:00:00Z')));
     assert.ok(path.isAbsolute(result.row.json_path ?? ''), 'absolute without a project root');
     await assert.rejects(
-      appendRun({ runtimeRoot: rt, goalId: 'g', clock: fixedClock('2026-01-01T04:00:00Z'), record: { classification: 'x' }, markdown: 'x' }),
+      appendRun({
+        runtimeRoot: rt,
+        goalId: 'g',
+        clock: fixedClock('2026-01-01T04:00:00Z'),
+        record: { classification: 'x' },
+        markdown: 'x',
+      }),
       (error: unknown) => isLoopxError(error, 'invalid_run_record') && /recommended_action/.test(error.message),
     );
     await assert.rejects(
-      appendRun({ runtimeRoot: rt, goalId: 'g', clock: fixedClock('2026-01-01T04:00:00Z'), record: record({ goal_id: 'other' }), markdown: 'x' }),
+      appendRun({
+        runtimeRoot: rt,
+        goalId: 'g',
+        clock: fixedClock('2026-01-01T04:00:00Z'),
+        record: record({ goal_id: 'other' }),
+        markdown: 'x',
+      }),
       /does not match/,
     );
   });
 
   it('a dry run computes the row and names but writes nothing', async () => {
     const rt = tempDir();
-    const result = await appendRun({ runtimeRoot: rt, goalId: 'g', clock: fixedClock('2026-01-01T04:00:00Z'), record: record(), markdown: 'x', dryRun: true });
+    const result = await appendRun({
+      runtimeRoot: rt,
+      goalId: 'g',
+      clock: fixedClock('2026-01-01T04:00:00Z'),
+      record: record(),
+      markdown: 'x',
+      dryRun: true,
+    });
     assert.equal(result.appended, false);
     assert.equal(result.dry_run, true);
     assert.ok(!fs.existsSync(path.join(rt, 'goals')));
@@ -162,8 +219,17 @@ describe('run artifacts and index', function () {
 
   it('starts a new line after a torn last line, so the torn row cannot swallow the next one', async () => {
     const rt = tempDir();
-    writeIndex(rt, 'g', ['{"generated_at":"2026-01-01T00:00:00Z","goal_id":"g"', '{"generated_at":"2026-01-01T00:00:0']);
-    await appendRun({ runtimeRoot: rt, goalId: 'g', clock: fixedClock('2026-01-02T00:00:00Z'), record: record({ generated_at: '2026-01-02T00:00:00+00:00' }), markdown: 'x' });
+    writeIndex(rt, 'g', [
+      '{"generated_at":"2026-01-01T00:00:00Z","goal_id":"g"',
+      '{"generated_at":"2026-01-01T00:00:0',
+    ]);
+    await appendRun({
+      runtimeRoot: rt,
+      goalId: 'g',
+      clock: fixedClock('2026-01-02T00:00:00Z'),
+      record: record({ generated_at: '2026-01-02T00:00:00+00:00' }),
+      markdown: 'x',
+    });
     const read = await readGoalRuns(rt, 'g', { projectRoot: rt });
     assert.equal(read.rows.length, 1);
     assert.equal(read.rows[0]?.generated_at, '2026-01-02T00:00:00+00:00');
@@ -176,7 +242,13 @@ describe('run artifacts and index', function () {
     fs.mkdirSync(path.join(project, 'arts'));
     fs.writeFileSync(path.join(project, 'arts', 'a.json'), '{}');
     const file = writeIndex(rt, 'g', [
-      JSON.stringify({ generated_at: '2026-01-01T12:00:00+08:00', classification: 'state_refreshed', json_path: 'arts/a.json', markdown_path: 'arts/a.md', recommended_action: 'old' }),
+      JSON.stringify({
+        generated_at: '2026-01-01T12:00:00+08:00',
+        classification: 'state_refreshed',
+        json_path: 'arts/a.json',
+        markdown_path: 'arts/a.md',
+        recommended_action: 'old',
+      }),
       '',
       '   ',
       'not json',
@@ -185,14 +257,27 @@ describe('run artifacts and index', function () {
       JSON.stringify({ generated_at: 'yesterday', classification: 'unparsable_time' }),
       JSON.stringify({ classification: 'no_time' }),
       JSON.stringify({ generated_at: '2026-01-01T05:00:00+00:00', classification: 'later_instant' }),
-      JSON.stringify({ generated_at: '2026-01-01T12:00:00+08:00', classification: 'state_refreshed', json_path: 'arts/a.json', markdown_path: 'arts/a.md', recommended_action: 'overlaid', extra: 1 }),
+      JSON.stringify({
+        generated_at: '2026-01-01T12:00:00+08:00',
+        classification: 'state_refreshed',
+        json_path: 'arts/a.json',
+        markdown_path: 'arts/a.md',
+        recommended_action: 'overlaid',
+        extra: 1,
+      }),
       JSON.stringify({ generated_at: '2026-01-01T04:00:00Z', classification: 'same_instant_later_line' }),
       JSON.stringify({ generated_at: 5 }),
     ]);
     const read = await readRunIndex(file, { projectRoot: project });
     assert.equal(read.raw_count, 10);
-    assert.deepEqual(read.skipped.map((s) => s.line), [4, 5, 6, 12]);
-    assert.deepEqual(read.rows.map((r) => r.classification), ['later_instant', 'same_instant_later_line', 'state_refreshed', 'no_time', 'unparsable_time']);
+    assert.deepEqual(
+      read.skipped.map((s) => s.line),
+      [4, 5, 6, 12],
+    );
+    assert.deepEqual(
+      read.rows.map((r) => r.classification),
+      ['later_instant', 'same_instant_later_line', 'state_refreshed', 'no_time', 'unparsable_time'],
+    );
     const merged = read.rows[2];
     assert.equal(merged?.recommended_action, 'overlaid');
     assert.equal(merged?.['extra'], 1, 'unknown fields pass through');
@@ -201,7 +286,13 @@ describe('run artifacts and index', function () {
     assert.equal(read.rows[0]?.json_exists, false);
 
     const missing = await readRunIndex(path.join(rt, 'none.jsonl'), { projectRoot: project });
-    assert.deepEqual(missing, { index_file: path.join(rt, 'none.jsonl'), exists: false, raw_count: 0, skipped: [], rows: [] });
+    assert.deepEqual(missing, {
+      index_file: path.join(rt, 'none.jsonl'),
+      exists: false,
+      raw_count: 0,
+      skipped: [],
+      rows: [],
+    });
   });
 
   it('picks the latest status run, skipping status-neutral and agent-lane runs', () => {

@@ -4,14 +4,22 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { generateWorkspace } from '../../../bench/workspace/generate';
 import { fixedClock } from '../../../src/core/clock';
-import { DASHBOARD_CONTRACT_FIELDS, DashboardStatusSchema, parseContractFields, type ContractField } from '../../../src/core/server/dashboardContract';
+import {
+  DASHBOARD_CONTRACT_FIELDS,
+  DashboardStatusSchema,
+  parseContractFields,
+  type ContractField,
+} from '../../../src/core/server/dashboardContract';
 import { startStatusServer } from '../../../src/core/server/statusServer';
 import { REPO_ROOT } from '../../support/demoWorkspace';
 import { auth, request, seededWorkspace, SERVER_TOKEN } from './helpers';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'status-contract-fields.txt');
 /** The spec's copy, beside the repository (present in the project's workspace and in CI). */
-const SPEC_COPIES = [path.join(REPO_ROOT, '..', 'shared', 'docs', 'loopx-spec', 'status-contract-fields.txt'), '/work/shared/docs/loopx-spec/status-contract-fields.txt'];
+const SPEC_COPIES = [
+  path.join(REPO_ROOT, '..', 'shared', 'docs', 'loopx-spec', 'status-contract-fields.txt'),
+  '/work/shared/docs/loopx-spec/status-contract-fields.txt',
+];
 
 type Json = unknown;
 
@@ -19,13 +27,21 @@ function hasType(value: Json, type: string): boolean {
   const literal = /^literal\((.*)\)$/.exec(type);
   if (literal) return value === literal[1];
   switch (type) {
-    case 'boolean': return typeof value === 'boolean';
-    case 'string': return typeof value === 'string';
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'object': case 'record': return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array': return Array.isArray(value);
-    case 'union': return value !== undefined;
-    default: throw new Error(`unknown type ${type}`);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'object':
+    case 'record':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'union':
+      return value !== undefined;
+    default:
+      throw new Error(`unknown type ${type}`);
   }
 }
 
@@ -72,7 +88,10 @@ function contractProblems(payload: Json, fields: readonly ContractField[]): stri
       if (last.endsWith('[]')) {
         if (value === undefined) continue;
         if (!Array.isArray(value)) problems.push(`${where} is not an array`);
-        else value.forEach((element, index) => { if (!hasType(element, field.type)) problems.push(`${where}[${index}] is not ${field.type}`); });
+        else
+          value.forEach((element, index) => {
+            if (!hasType(element, field.type)) problems.push(`${where}[${index}] is not ${field.type}`);
+          });
       } else if (value === undefined) {
         problems.push(`${where} is missing (${field.presence})`);
       } else if (!hasType(value, field.type)) {
@@ -84,7 +103,14 @@ function contractProblems(payload: Json, fields: readonly ContractField[]): stri
 }
 
 async function servedStatus(registryPath: string, now: string): Promise<Record<string, unknown>> {
-  const server = await startStatusServer({ registryPath, homeDir: os.homedir(), clock: fixedClock(now), token: SERVER_TOKEN, port: 0, watch: false });
+  const server = await startStatusServer({
+    registryPath,
+    homeDir: os.homedir(),
+    clock: fixedClock(now),
+    token: SERVER_TOKEN,
+    port: 0,
+    watch: false,
+  });
   try {
     const answer = await request(server.port, '/status.json', { headers: auth() });
     assert.equal(answer.status, 200, answer.text.slice(0, 300));
@@ -98,7 +124,7 @@ describe('the /status.json contract of LoopX dashboards (status-contract-fields.
   this.timeout(60_000);
   const fields = parseContractFields(fs.readFileSync(FIXTURE, 'utf8'));
 
-  it('our copy of the field list is the spec\'s, and the schema is generated from exactly that list', () => {
+  it("our copy of the field list is the spec's, and the schema is generated from exactly that list", () => {
     const spec = SPEC_COPIES.find((file) => fs.existsSync(file));
     if (spec !== undefined) assert.equal(fs.readFileSync(FIXTURE, 'utf8'), fs.readFileSync(spec, 'utf8'));
     assert.deepEqual(parseContractFields(DASHBOARD_CONTRACT_FIELDS), fields);
@@ -112,16 +138,26 @@ describe('the /status.json contract of LoopX dashboards (status-contract-fields.
     assert.equal(DashboardStatusSchema.safeParse(payload).success, true);
     // The checks reach the if-present blocks: they are there on the demo goal.
     const item = (payload['attention_queue'] as { items: Record<string, unknown>[] }).items[0] ?? {};
-    for (const key of ['project_asset', 'goal_channel_projection', 'user_todos', 'agent_todos', 'quota']) assert.ok(key in item, key);
+    for (const key of ['project_asset', 'goal_channel_projection', 'user_todos', 'agent_todos', 'quota'])
+      assert.ok(key in item, key);
     assert.equal(item['activation_state'], 'active');
     assert.deepEqual(payload['status_contract'], {
-      schema_version: 2, minimum_dashboard_schema_version: 2, producer: 'loopx status',
+      schema_version: 2,
+      minimum_dashboard_schema_version: 2,
+      producer: 'loopx status',
       reload_hint: 'restart `loopx serve-status`, or turn the loopx.statusServer.enabled setting off and on',
     });
     const asset = item['project_asset'] as Record<string, unknown>;
-    assert.deepEqual(asset['quota'], { state: 'eligible', compute: 0.5, window_hours: 24, slot_minutes: 30, allowed_slots: 24, spent_slots: 1 });
+    assert.deepEqual(asset['quota'], {
+      state: 'eligible',
+      compute: 0.5,
+      window_hours: 24,
+      slot_minutes: 30,
+      allowed_slots: 24,
+      spent_slots: 1,
+    });
     const goals = (payload['run_history'] as { goals: Record<string, unknown>[] }).goals;
-    assert.equal(goals[0]?.['display_name'], (item['display_name'] as string));
+    assert.equal(goals[0]?.['display_name'], item['display_name'] as string);
     assert.equal((goals[0]?.['quota'] as Record<string, unknown>)['allowed_slots'], 24);
   });
 
@@ -136,20 +172,37 @@ describe('the /status.json contract of LoopX dashboards (status-contract-fields.
 
   it('the checks fail when an always field is missing or any field has the wrong type', async () => {
     const payload = await servedStatus(seededWorkspace().registryPath, '2026-11-28T09:30:00Z');
-    const broken = (edit: (copy: Record<string, any>) => void): Record<string, unknown> => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const broken = (edit: (copy: Record<string, any>) => void): Record<string, unknown> => {
       const copy = JSON.parse(JSON.stringify(payload)) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       edit(copy);
       return copy;
     };
     const cases = [
-      broken((p) => { delete p['contract'].summary.errors; }),
-      broken((p) => { p['goal_count'] = '1'; }),
-      broken((p) => { delete p['attention_queue'].items[0].severity; }),
-      broken((p) => { p['attention_queue'].items[0].project_asset.owner = null; }),
-      broken((p) => { p['attention_queue'].items[0].goal_channel_projection.mode = 'writable'; }),
-      broken((p) => { p['attention_queue'].items[0].goal_channel_projection.decision_frame.quiet_noop_allowed = 'no'; }),
-      broken((p) => { p['run_history'].goals[0].latest_runs[0].generated_at = null; }),
-      broken((p) => { p['attention_queue'].items[0].agent_todos.items[0].index = '2'; }),
+      broken((p) => {
+        delete p['contract'].summary.errors;
+      }),
+      broken((p) => {
+        p['goal_count'] = '1';
+      }),
+      broken((p) => {
+        delete p['attention_queue'].items[0].severity;
+      }),
+      broken((p) => {
+        p['attention_queue'].items[0].project_asset.owner = null;
+      }),
+      broken((p) => {
+        p['attention_queue'].items[0].goal_channel_projection.mode = 'writable';
+      }),
+      broken((p) => {
+        p['attention_queue'].items[0].goal_channel_projection.decision_frame.quiet_noop_allowed = 'no';
+      }),
+      broken((p) => {
+        p['run_history'].goals[0].latest_runs[0].generated_at = null;
+      }),
+      broken((p) => {
+        p['attention_queue'].items[0].agent_todos.items[0].index = '2';
+      }),
     ];
     for (const [index, copy] of cases.entries()) {
       assert.notDeepEqual(contractProblems(copy, fields), [], `case ${index}`);

@@ -12,7 +12,15 @@ import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 /** A clock the test moves by hand. */
 function movableClock(start: string): Clock & { set(iso: string): void; advance(ms: number): void } {
   let now = new Date(start).getTime();
-  return { now: () => new Date(now), set: (iso) => { now = new Date(iso).getTime(); }, advance: (ms) => { now += ms; } };
+  return {
+    now: () => new Date(now),
+    set: (iso) => {
+      now = new Date(iso).getTime();
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+  };
 }
 
 describe('quota summary cache of the status server', () => {
@@ -21,8 +29,14 @@ describe('quota summary cache of the status server', () => {
     const registryPath = path.join(dir, '.loopx', 'registry.json');
     const runtimeRoot = path.join(dir, '.loopx', 'runtime');
     const target = {
-      goalId: 'tidy-notes', displayName: 'Tidy', status: 'active', domain: null, projectRoot: dir, runtimeRoot,
-      stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'), agents: ['demo'],
+      goalId: 'tidy-notes',
+      displayName: 'Tidy',
+      status: 'active',
+      domain: null,
+      projectRoot: dir,
+      runtimeRoot,
+      stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
+      agents: ['demo'],
     };
     const clock = movableClock('2026-11-28T09:30:00Z');
     const cache = new QuotaSummaryCache({ registryPath, homeDir: os.homedir(), clock });
@@ -55,7 +69,10 @@ describe('quota summary cache of the status server', () => {
     const key = await cache.inputsKey(target);
     assert.equal(cache.isFresh('tidy-notes', key), true);
     const index = path.join(runtimeRoot, 'goals', 'tidy-notes', 'runs', 'index.jsonl');
-    fs.appendFileSync(index, `${JSON.stringify({ generated_at: '2026-11-28T09:20:00+00:00', goal_id: 'tidy-notes', classification: 'quota_slot_spent', recommended_action: 'x', agent_id: 'demo', quota_slots: 1 })}\n`);
+    fs.appendFileSync(
+      index,
+      `${JSON.stringify({ generated_at: '2026-11-28T09:20:00+00:00', goal_id: 'tidy-notes', classification: 'quota_slot_spent', recommended_action: 'x', agent_id: 'demo', quota_slots: 1 })}\n`,
+    );
     const changedKey = await cache.inputsKey(target);
     assert.notEqual(changedKey, key);
     assert.equal(cache.isFresh('tidy-notes', changedKey), false);
@@ -65,15 +82,30 @@ describe('quota summary cache of the status server', () => {
     // A real reservation: written atomically into the goal folder, live for an hour.
     const goal = await findQuotaGoal({ registryPath, goalId: 'tidy-notes', homeDir: os.homedir() });
     assert.ok(goal);
-    const reserved = await reserveTurn(goal, clock, { identity: settlementIdentity({ goalId: 'tidy-notes', agentId: 'demo', todoId: 'todo_related', turnInstanceId: 'turn-0002' }) });
+    const reserved = await reserveTurn(goal, clock, {
+      identity: settlementIdentity({
+        goalId: 'tidy-notes',
+        agentId: 'demo',
+        todoId: 'todo_related',
+        turnInstanceId: 'turn-0002',
+      }),
+    });
     assert.equal(reserved.status, 'reserved');
     const afterReserve = await cache.inputsKey(target);
-    assert.equal(cache.isFresh('tidy-notes', afterReserve), false, 'the atomic write into the goal folder changes its stamp');
+    assert.equal(
+      cache.isFresh('tidy-notes', afterReserve),
+      false,
+      'the atomic write into the goal folder changes its stamp',
+    );
     const third = await cache.summary(target);
     assert.equal(third.reserved_slots, 1);
     clock.advance(RESERVATION_RECHECK_MS - 1);
     assert.equal(cache.isFresh('tidy-notes', afterReserve), true);
     clock.advance(2);
-    assert.equal(cache.isFresh('tidy-notes', afterReserve), false, 'with a live reservation the summary is rechecked soon: it may expire');
+    assert.equal(
+      cache.isFresh('tidy-notes', afterReserve),
+      false,
+      'with a live reservation the summary is rechecked soon: it may expire',
+    );
   });
 });

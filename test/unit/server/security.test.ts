@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import {
-  corsHeaders, generateStatusToken, hostHeaderIsLoopback, loopbackOrigin, presentedToken, STATUS_TOKEN_PATTERN, tokenMatches,
+  corsHeaders,
+  generateStatusToken,
+  hostHeaderIsLoopback,
+  loopbackOrigin,
+  presentedToken,
+  STATUS_TOKEN_PATTERN,
+  tokenMatches,
 } from '../../../src/core/server/security';
 
 describe('status server gates', () => {
@@ -14,17 +20,42 @@ describe('status server gates', () => {
     assert.equal(corsHeaders('http://localhost:8123')['Access-Control-Allow-Origin'], 'http://localhost:8123');
     assert.equal(corsHeaders('http://[::1]:5173')['Access-Control-Allow-Origin'], 'http://[::1]:5173');
     assert.equal(corsHeaders('https://localhost')['Access-Control-Allow-Origin'], 'https://localhost');
-    for (const origin of ['https://evil.example', undefined, 'null', 'http://127.0.0.1.evil.example', 'http://localhost.evil.example', 'http://localhost@evil.example',
-      'http://[::1', 'file:///etc/passwd', 'vscode-webview://abc', 'http://user:pw@localhost:1', 'http://127.0.0.2']) {
+    for (const origin of [
+      'https://evil.example',
+      undefined,
+      'null',
+      'http://127.0.0.1.evil.example',
+      'http://localhost.evil.example',
+      'http://localhost@evil.example',
+      'http://[::1',
+      'file:///etc/passwd',
+      'vscode-webview://abc',
+      'http://user:pw@localhost:1',
+      'http://127.0.0.2',
+    ]) {
       assert.deepEqual(corsHeaders(origin), {}, String(origin));
       assert.equal(loopbackOrigin(origin), null, String(origin));
     }
   });
 
   it('accepts only loopback Host headers, with or without a port (DNS rebinding)', () => {
-    for (const host of ['127.0.0.1', '127.0.0.1:8787', 'localhost', 'LOCALHOST:1', '[::1]', '[::1]:8787']) assert.equal(hostHeaderIsLoopback(host), true, host);
-    for (const host of [undefined, '', 'evil.example', 'evil.example:8787', '127.0.0.1.evil.example', 'localhost.evil.example:80', '127.0.0.1@evil.example',
-      '[::1].evil.example', '10.0.0.1:8787', '0.0.0.0', '::1', 'localhost:8787:1', '127.0.0.1:99999x']) {
+    for (const host of ['127.0.0.1', '127.0.0.1:8787', 'localhost', 'LOCALHOST:1', '[::1]', '[::1]:8787'])
+      assert.equal(hostHeaderIsLoopback(host), true, host);
+    for (const host of [
+      undefined,
+      '',
+      'evil.example',
+      'evil.example:8787',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example:80',
+      '127.0.0.1@evil.example',
+      '[::1].evil.example',
+      '10.0.0.1:8787',
+      '0.0.0.0',
+      '::1',
+      'localhost:8787:1',
+      '127.0.0.1:99999x',
+    ]) {
       assert.equal(hostHeaderIsLoopback(host), false, String(host));
     }
   });

@@ -16,13 +16,23 @@ interface Started {
 
 /** Runs the CLI from the repository (where tsx resolves) against the workspace's registry. */
 function startCli(args: string[], workspace: string, env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--registry', path.join(workspace, '.loopx', 'registry.json'), ...args], {
-    cwd: REPO_ROOT, env: { ...process.env, LOOPX_NOW: '2026-11-28T09:30:00Z', LOOPX_STATUS_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', MAIN, '--registry', path.join(workspace, '.loopx', 'registry.json'), ...args],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, LOOPX_NOW: '2026-11-28T09:30:00Z', LOOPX_STATUS_TOKEN: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   let stdout = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-  child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stderr: () => stderr, stdout: () => stdout, exit };
 }
@@ -44,8 +54,15 @@ describe('loopx serve-status (a real process)', function () {
     const ws = seededWorkspace();
     const started = startCli(['serve-status', '--port', '0', '--format', 'json'], ws.dir);
     try {
-      const [, port, token] = await waitFor(started, /listening on http:\/\/127\.0\.0\.1:(\d+)\n {2}status: http:\/\/127\.0\.0\.1:\d+\/status\.json\?token=(\S+)\n/);
-      assert.equal(started.stderr().split(token ?? '').length - 1, 2, 'the token appears in the URL and once on its own line, nowhere else');
+      const [, port, token] = await waitFor(
+        started,
+        /listening on http:\/\/127\.0\.0\.1:(\d+)\n {2}status: http:\/\/127\.0\.0\.1:\d+\/status\.json\?token=(\S+)\n/,
+      );
+      assert.equal(
+        started.stderr().split(token ?? '').length - 1,
+        2,
+        'the token appears in the URL and once on its own line, nowhere else',
+      );
       assert.equal((await request(Number(port), '/healthz')).status, 200);
       assert.equal((await request(Number(port), '/status.json')).status, 401);
       const status = await request(Number(port), `/status.json?token=${token ?? ''}`);
@@ -69,7 +86,10 @@ describe('loopx serve-status (a real process)', function () {
       const [, port] = await waitFor(fromEnv, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
       assert.equal(fromEnv.stderr().includes(secret), false);
       assert.match(fromEnv.stderr(), /\?token=<LOOPX_STATUS_TOKEN>/);
-      assert.equal((await request(Number(port), '/quota', { headers: { Authorization: `Bearer ${secret}` } })).status, 200);
+      assert.equal(
+        (await request(Number(port), '/quota', { headers: { Authorization: `Bearer ${secret}` } })).status,
+        200,
+      );
     } finally {
       fromEnv.child.kill('SIGTERM');
       await fromEnv.exit;

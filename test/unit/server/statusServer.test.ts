@@ -7,7 +7,15 @@ import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
 import { startStatusServer, StatusServer, type ListeningStatusServer } from '../../../src/core/server/statusServer';
-import { auth, eventually, request, SECRET_GITHUB_TOKEN, seededWorkspace, SERVER_TOKEN, type SeededWorkspace } from './helpers';
+import {
+  auth,
+  eventually,
+  request,
+  SECRET_GITHUB_TOKEN,
+  seededWorkspace,
+  SERVER_TOKEN,
+  type SeededWorkspace,
+} from './helpers';
 
 const NOW = '2026-11-28T09:30:00Z';
 
@@ -20,7 +28,13 @@ describe('status server over HTTP (127.0.0.1)', function () {
   before(async () => {
     ws = seededWorkspace();
     homeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-home-'));
-    server = await startStatusServer({ registryPath: ws.registryPath, homeDir, clock: fixedClock(NOW), token: SERVER_TOKEN, port: 0 });
+    server = await startStatusServer({
+      registryPath: ws.registryPath,
+      homeDir,
+      clock: fixedClock(NOW),
+      token: SERVER_TOKEN,
+      port: 0,
+    });
   });
 
   after(async () => {
@@ -37,10 +51,16 @@ describe('status server over HTTP (127.0.0.1)', function () {
     assert.equal(foreign.headers['access-control-allow-origin'], undefined);
     const local = await request(server.port, '/healthz', { headers: { Origin: 'http://127.0.0.1:5173' } });
     assert.equal(local.headers['access-control-allow-origin'], 'http://127.0.0.1:5173');
-    const preflightForeign = await request(server.port, '/status.json', { method: 'OPTIONS', headers: { Origin: 'https://evil.example' } });
+    const preflightForeign = await request(server.port, '/status.json', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example' },
+    });
     assert.equal(preflightForeign.status, 204);
     assert.equal(preflightForeign.headers['access-control-allow-origin'], undefined);
-    const preflightLocal = await request(server.port, '/status.json', { method: 'OPTIONS', headers: { Origin: 'http://localhost:3000' } });
+    const preflightLocal = await request(server.port, '/status.json', {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:3000' },
+    });
     assert.equal(preflightLocal.status, 204);
     assert.equal(preflightLocal.headers['access-control-allow-origin'], 'http://localhost:3000');
     assert.equal(preflightLocal.headers['access-control-allow-headers'], 'Authorization, Content-Type');
@@ -51,9 +71,21 @@ describe('status server over HTTP (127.0.0.1)', function () {
     assert.equal(index.status, 200);
     const body = index.json();
     assert.equal(body['source'], 'serve-status');
-    assert.deepEqual(Object.keys(body['runtime_identity'] as object).sort(), ['package_version', 'release_id', 'schema_version', 'source_revision']);
+    assert.deepEqual(Object.keys(body['runtime_identity'] as object).sort(), [
+      'package_version',
+      'release_id',
+      'schema_version',
+      'source_revision',
+    ]);
     assert.equal((body['runtime_identity'] as Record<string, unknown>)['schema_version'], 'loopx_runtime_identity_v1');
-    assert.deepEqual(body['routes'], { index: '/', healthz: '/healthz', status: '/status.json', goal: '/goals/{goal_id}', goal_projection: '/goals/{goal_id}/projection', quota: '/quota' });
+    assert.deepEqual(body['routes'], {
+      index: '/',
+      healthz: '/healthz',
+      status: '/status.json',
+      goal: '/goals/{goal_id}',
+      goal_projection: '/goals/{goal_id}/projection',
+      quota: '/quota',
+    });
     const status = (await request(server.port, '/status.json', { headers: auth() })).json();
     assert.equal((status['local_dashboard_api'] as Record<string, unknown>)['source'], 'serve-status');
     assert.equal('ok' in (status['local_dashboard_api'] as object), false);
@@ -71,9 +103,17 @@ describe('status server over HTTP (127.0.0.1)', function () {
       assert.equal(answer.headers['allow'], 'GET, HEAD, OPTIONS');
       assert.equal(answer.json()['ok'], false);
     }
-    const withBody = await request(server.port, '/status.json', { method: 'GET', headers: { ...auth(), 'Content-Type': 'application/json', 'Content-Length': '7' }, body: '{"a":1}' });
+    const withBody = await request(server.port, '/status.json', {
+      method: 'GET',
+      headers: { ...auth(), 'Content-Type': 'application/json', 'Content-Length': '7' },
+      body: '{"a":1}',
+    });
     assert.equal(withBody.status, 413);
-    const chunked = await request(server.port, '/status.json', { method: 'POST', headers: { ...auth(), 'Transfer-Encoding': 'chunked' }, body: 'x' });
+    const chunked = await request(server.port, '/status.json', {
+      method: 'POST',
+      headers: { ...auth(), 'Transfer-Encoding': 'chunked' },
+      body: 'x',
+    });
     assert.equal(chunked.status, 400);
   });
 
@@ -92,23 +132,40 @@ describe('status server over HTTP (127.0.0.1)', function () {
     for (const route of ['/', '/status.json', '/goals/tidy-notes', '/goals/tidy-notes/projection', '/quota']) {
       assert.equal((await request(server.port, route, { headers: auth() })).status, 200, route);
       assert.equal((await request(server.port, `${route}?token=${SERVER_TOKEN}`)).status, 200, route);
-      assert.equal((await request(server.port, route, { headers: { Authorization: `bearer ${SERVER_TOKEN}` } })).status, 200, route);
+      assert.equal(
+        (await request(server.port, route, { headers: { Authorization: `bearer ${SERVER_TOKEN}` } })).status,
+        200,
+        route,
+      );
     }
   });
 
   it('refuses forged Host headers (DNS rebinding) and browser pages from other origins', async () => {
-    for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1.evil.example:${server.port}`, 'localhost.attacker.test']) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${server.port}`,
+      `127.0.0.1.evil.example:${server.port}`,
+      'localhost.attacker.test',
+    ]) {
       const answer = await request(server.port, '/status.json', { headers: { ...auth(), Host: host } });
       assert.equal(answer.status, 403, host);
       assert.match(String(answer.json()['error']), /Host header/);
       assert.equal((await request(server.port, '/healthz', { headers: { Host: host } })).status, 403, host);
     }
     for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`, `[::1]:${server.port}`]) {
-      assert.equal((await request(server.port, '/status.json', { headers: { ...auth(), Host: host } })).status, 200, host);
+      assert.equal(
+        (await request(server.port, '/status.json', { headers: { ...auth(), Host: host } })).status,
+        200,
+        host,
+      );
     }
-    const foreignPage = await request(server.port, '/status.json', { headers: { ...auth(), Origin: 'https://evil.example' } });
+    const foreignPage = await request(server.port, '/status.json', {
+      headers: { ...auth(), Origin: 'https://evil.example' },
+    });
     assert.equal(foreignPage.status, 403);
-    const localPage = await request(server.port, '/status.json', { headers: { ...auth(), Origin: `http://127.0.0.1:${server.port}` } });
+    const localPage = await request(server.port, '/status.json', {
+      headers: { ...auth(), Origin: `http://127.0.0.1:${server.port}` },
+    });
     assert.equal(localPage.status, 200);
     assert.equal(localPage.headers['access-control-allow-origin'], `http://127.0.0.1:${server.port}`);
   });
@@ -117,32 +174,58 @@ describe('status server over HTTP (127.0.0.1)', function () {
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(server.port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.0\r\n\r\n'));
       let text = '';
-      socket.on('data', (chunk) => { text += chunk.toString('utf8'); });
+      socket.on('data', (chunk) => {
+        text += chunk.toString('utf8');
+      });
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
     });
     assert.match(raw, /^HTTP\/1\.[01] 403/);
   });
 
-  it('serves every route with the goal\'s todos, gates, quota, recent runs, warnings and projection', async () => {
+  it("serves every route with the goal's todos, gates, quota, recent runs, warnings and projection", async () => {
     const detail = (await request(server.port, '/goals/tidy-notes', { headers: auth() })).json();
     assert.equal(detail['goal_id'], 'tidy-notes');
     const todos = detail['todos'] as { user: { todo_id: string }[]; agent: { todo_id: string; status: string }[] };
-    assert.deepEqual(todos.agent.map((t) => t.todo_id), ['todo_titles', 'todo_related', 'todo_index', 'todo_links', 'todo_publish']);
-    assert.deepEqual(todos.user.map((t) => t.todo_id), ['todo_gate_publish', 'todo_review_index']);
-    assert.deepEqual((detail['gates'] as { open: { todo_id: string }[] }).open.map((g) => g.todo_id), ['todo_gate_publish']);
+    assert.deepEqual(
+      todos.agent.map((t) => t.todo_id),
+      ['todo_titles', 'todo_related', 'todo_index', 'todo_links', 'todo_publish'],
+    );
+    assert.deepEqual(
+      todos.user.map((t) => t.todo_id),
+      ['todo_gate_publish', 'todo_review_index'],
+    );
+    assert.deepEqual(
+      (detail['gates'] as { open: { todo_id: string }[] }).open.map((g) => g.todo_id),
+      ['todo_gate_publish'],
+    );
     assert.equal((detail['quota'] as Record<string, unknown>)['allowed_slots'], 24);
     assert.equal((detail['recent_runs'] as unknown[]).length, 3);
-    assert.deepEqual((detail['warnings'] as { kind: string }[]).map((w) => w.kind), ['stale_latest_run_projection']);
+    assert.deepEqual(
+      (detail['warnings'] as { kind: string }[]).map((w) => w.kind),
+      ['stale_latest_run_projection'],
+    );
     const projection = (await request(server.port, '/goals/tidy-notes/projection', { headers: auth() })).json();
     const channel = projection['goal_channel_projection'] as Record<string, unknown>;
     assert.equal(channel['schema_version'], 'goal_channel_projection_v0');
     assert.equal(channel['mode'], 'read_only');
     assert.deepEqual((channel['open_gates'] as { gate_id: string; blocks: string[] }[])[0], {
-      gate_id: 'todo_gate_publish', kind: 'user_gate', status: 'open', title: 'Approve publishing the knowledge base to the team wiki.', blocks: ['todo_publish', 'agent:demo'], decision_scope: 'public_claim:goal:wiki',
+      gate_id: 'todo_gate_publish',
+      kind: 'user_gate',
+      status: 'open',
+      title: 'Approve publishing the knowledge base to the team wiki.',
+      blocks: ['todo_publish', 'agent:demo'],
+      decision_scope: 'public_claim:goal:wiki',
     });
     const quota = (await request(server.port, '/quota', { headers: auth() })).json();
-    assert.deepEqual((quota['goals'] as { goal_id: string; spent_slots: number; state: string }[]).map((g) => [g.goal_id, g.spent_slots, g.state]), [['tidy-notes', 1, 'eligible']]);
+    assert.deepEqual(
+      (quota['goals'] as { goal_id: string; spent_slots: number; state: string }[]).map((g) => [
+        g.goal_id,
+        g.spent_slots,
+        g.state,
+      ]),
+      [['tidy-notes', 1, 'eligible']],
+    );
     const unknown = await request(server.port, '/goals/other', { headers: auth() });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json()['error'], 'unknown goal: other');
@@ -151,12 +234,31 @@ describe('status server over HTTP (127.0.0.1)', function () {
   });
 
   it('leaks no absolute path and no secret in any response (case H3/H6 adapted)', async () => {
-    const routes = ['/', '/healthz', '/status.json', '/goals/tidy-notes', '/goals/tidy-notes/projection', '/quota', '/nope', '/goals/other'];
-    const forbidden = [ws.dir, ws.foreignPath, path.dirname(ws.foreignPath), homeDir, os.tmpdir() + path.sep, SECRET_GITHUB_TOKEN, SERVER_TOKEN, 'ghp_'];
+    const routes = [
+      '/',
+      '/healthz',
+      '/status.json',
+      '/goals/tidy-notes',
+      '/goals/tidy-notes/projection',
+      '/quota',
+      '/nope',
+      '/goals/other',
+    ];
+    const forbidden = [
+      ws.dir,
+      ws.foreignPath,
+      path.dirname(ws.foreignPath),
+      homeDir,
+      os.tmpdir() + path.sep,
+      SECRET_GITHUB_TOKEN,
+      SERVER_TOKEN,
+      'ghp_',
+    ];
     for (const route of routes) {
       for (const encoding of ['identity', 'gzip']) {
         const answer = await request(server.port, route, { headers: { ...auth(), 'Accept-Encoding': encoding } });
-        for (const needle of forbidden) assert.equal(answer.text.includes(needle), false, `${route} (${encoding}) contains ${needle}`);
+        for (const needle of forbidden)
+          assert.equal(answer.text.includes(needle), false, `${route} (${encoding}) contains ${needle}`);
       }
     }
     const status = (await request(server.port, '/status.json', { headers: auth() })).json();
@@ -169,7 +271,9 @@ describe('status server over HTTP (127.0.0.1)', function () {
 
   it('serves gzip to clients that take it, and 304 for a current ETag', async () => {
     const plain = await request(server.port, '/status.json', { headers: auth() });
-    const zipped = await request(server.port, '/status.json', { headers: { ...auth(), 'Accept-Encoding': 'gzip, deflate, br' } });
+    const zipped = await request(server.port, '/status.json', {
+      headers: { ...auth(), 'Accept-Encoding': 'gzip, deflate, br' },
+    });
     assert.equal(zipped.headers['content-encoding'], 'gzip');
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.equal(zipped.text, plain.text);
@@ -184,7 +288,11 @@ describe('status server over HTTP (127.0.0.1)', function () {
   it('answers 200 concurrent clients without an error, from one cached snapshot', async () => {
     const agent = new http.Agent({ keepAlive: false, maxSockets: 1000 });
     const before = server.source.rebuilds;
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => request(server.port, i % 4 === 0 ? '/healthz' : '/status.json', { headers: auth(), agent })));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        request(server.port, i % 4 === 0 ? '/healthz' : '/status.json', { headers: auth(), agent }),
+      ),
+    );
     agent.destroy();
     assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
     const bodies = new Set(answers.filter((_, i) => i % 4 !== 0).map((a) => a.text));
@@ -195,9 +303,15 @@ describe('status server over HTTP (127.0.0.1)', function () {
   it('rebuilds after a watched file changes, and only then', async () => {
     const before = (await request(server.port, '/status.json', { headers: auth() })).json();
     const firstRebuilds = server.source.rebuilds;
-    const item = (payload: Record<string, unknown>) => ((payload['attention_queue'] as { items: Record<string, unknown>[] }).items[0] ?? {});
+    const item = (payload: Record<string, unknown>) =>
+      (payload['attention_queue'] as { items: Record<string, unknown>[] }).items[0] ?? {};
     assert.equal((item(before)['agent_todos'] as { open_count: number }).open_count, 4);
-    const text = fs.readFileSync(ws.statePath, 'utf8').replace('## Next Action', '- [ ] [P2] Check the spelling of every title.\n  <!-- loopx:todo todo_id=todo_spelling status=open task_class=advancement_task -->\n\n## Next Action');
+    const text = fs
+      .readFileSync(ws.statePath, 'utf8')
+      .replace(
+        '## Next Action',
+        '- [ ] [P2] Check the spelling of every title.\n  <!-- loopx:todo todo_id=todo_spelling status=open task_class=advancement_task -->\n\n## Next Action',
+      );
     fs.writeFileSync(ws.statePath, text);
     const seen = await eventually(async () => {
       const now = (await request(server.port, '/status.json', { headers: auth() })).json();
@@ -208,9 +322,19 @@ describe('status server over HTTP (127.0.0.1)', function () {
   });
 
   it('a port in use is a clear port_in_use error; a non-loopback host is refused', async () => {
-    const other = new StatusServer({ registryPath: ws.registryPath, homeDir, clock: fixedClock(NOW), token: SERVER_TOKEN });
-    await assert.rejects(other.listen(server.port), (error: unknown) => isLoopxError(error, 'port_in_use') && /already in use/.test(String((error as Error).message)));
-    await assert.rejects(other.listen(0, '0.0.0.0' as '127.0.0.1'), (error: unknown) => isLoopxError(error, 'not_loopback'));
+    const other = new StatusServer({
+      registryPath: ws.registryPath,
+      homeDir,
+      clock: fixedClock(NOW),
+      token: SERVER_TOKEN,
+    });
+    await assert.rejects(
+      other.listen(server.port),
+      (error: unknown) => isLoopxError(error, 'port_in_use') && /already in use/.test(String((error as Error).message)),
+    );
+    await assert.rejects(other.listen(0, '0.0.0.0' as '127.0.0.1'), (error: unknown) =>
+      isLoopxError(error, 'not_loopback'),
+    );
     await other.close();
   });
 });
@@ -221,7 +345,14 @@ describe('status server edge cases', function () {
   it('without a token (compatibility mode) every route answers; the registry missing is a 500 with labels', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-server-missing-'));
     const registryPath = path.join(dir, '.loopx', 'registry.json');
-    const server = await startStatusServer({ registryPath, homeDir: os.homedir(), clock: fixedClock(NOW), token: null, port: 0, watch: false });
+    const server = await startStatusServer({
+      registryPath,
+      homeDir: os.homedir(),
+      clock: fixedClock(NOW),
+      token: null,
+      port: 0,
+      watch: false,
+    });
     try {
       const status = await request(server.port, '/status.json');
       assert.equal(status.status, 500);
@@ -238,9 +369,22 @@ describe('status server edge cases', function () {
 
   it('without file watching, the safety TTL notices a change', async () => {
     const ws = seededWorkspace();
-    const server = await startStatusServer({ registryPath: ws.registryPath, homeDir: os.homedir(), clock: fixedClock(NOW), token: SERVER_TOKEN, port: 0, watch: false, ttlMs: 50 });
+    const server = await startStatusServer({
+      registryPath: ws.registryPath,
+      homeDir: os.homedir(),
+      clock: fixedClock(NOW),
+      token: SERVER_TOKEN,
+      port: 0,
+      watch: false,
+      ttlMs: 50,
+    });
     try {
-      const display = async () => ((await request(server.port, '/status.json', { headers: auth() })).json()['attention_queue'] as { items: { display_name: string }[] }).items[0]?.display_name;
+      const display = async () =>
+        (
+          (await request(server.port, '/status.json', { headers: auth() })).json()['attention_queue'] as {
+            items: { display_name: string }[];
+          }
+        ).items[0]?.display_name;
       assert.match(String(await display()), /^Tidy the notes folder/);
       const registry = JSON.parse(fs.readFileSync(ws.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
       (registry.goals[0] as Record<string, unknown>)['display_name'] = 'Renamed goal';
@@ -253,14 +397,28 @@ describe('status server edge cases', function () {
 
   it('closes a connection that never finishes its headers (slow client)', async () => {
     const ws = seededWorkspace();
-    const server = await startStatusServer({ registryPath: ws.registryPath, homeDir: os.homedir(), clock: fixedClock(NOW), token: SERVER_TOKEN, port: 0, watch: false });
+    const server = await startStatusServer({
+      registryPath: ws.registryPath,
+      homeDir: os.homedir(),
+      clock: fixedClock(NOW),
+      token: SERVER_TOKEN,
+      port: 0,
+      watch: false,
+    });
     try {
       const answer = await new Promise<string | null>((resolve) => {
         let received = '';
-        const socket = net.connect(server.port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '));
-        socket.on('data', (chunk) => { received += chunk.toString('utf8'); });
+        const socket = net.connect(server.port, '127.0.0.1', () =>
+          socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '),
+        );
+        socket.on('data', (chunk) => {
+          received += chunk.toString('utf8');
+        });
         socket.on('close', () => resolve(received));
-        socket.setTimeout(20_000, () => { resolve(null); socket.destroy(); });
+        socket.setTimeout(20_000, () => {
+          resolve(null);
+          socket.destroy();
+        });
       });
       assert.notEqual(answer, null, 'the server closed the connection');
       assert.match(answer ?? '', /^HTTP\/1\.1 408/);

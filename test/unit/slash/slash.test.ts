@@ -4,7 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { COMMANDS } from '../../../src/core/commands/catalog';
 import { SlashCatalogSchema, slashCatalog } from '../../../src/core/slash/catalog';
-import { installSlashCommands, MANAGED_MARKER, parseSurfaces, plannedSlashFiles, SlashInstallResultSchema, uninstallSlashCommands } from '../../../src/core/slash/install';
+import {
+  installSlashCommands,
+  MANAGED_MARKER,
+  parseSurfaces,
+  plannedSlashFiles,
+  SlashInstallResultSchema,
+  uninstallSlashCommands,
+} from '../../../src/core/slash/install';
 import { runLoopx } from '../cli/run';
 
 function project(): string {
@@ -38,12 +45,21 @@ describe('slash-command catalog', () => {
     const fromTable = COMMANDS.filter((spec) => spec.slash !== null);
     assert.equal(catalog.count, 2 + fromTable.length);
     assert.equal(catalog.canonical_prefix, '/loopx');
-    assert.deepEqual(catalog.commands.slice(0, 2).map((entry) => entry.command), ['/loopx', '/loopx <goal text>']);
-    assert.deepEqual(catalog.commands.slice(2).map((entry) => entry.command), fromTable.map((spec) => spec.slash));
+    assert.deepEqual(
+      catalog.commands.slice(0, 2).map((entry) => entry.command),
+      ['/loopx', '/loopx <goal text>'],
+    );
+    assert.deepEqual(
+      catalog.commands.slice(2).map((entry) => entry.command),
+      fromTable.map((spec) => spec.slash),
+    );
     for (const name of ['summary', 'gates', 'todos', 'risks']) {
       const entry = catalog.commands.find((e) => e.command === `/loopx-global-${name}`);
       assert.ok(entry, name);
-      assert.deepEqual([entry.scope, entry.mutation_policy, entry.cli_reference], ['global', 'read_only', `loopx global-${name}`]);
+      assert.deepEqual(
+        [entry.scope, entry.mutation_policy, entry.cli_reference],
+        ['global', 'read_only', `loopx global-${name}`],
+      );
     }
     assert.equal(catalog.commands[1]?.mutation_policy, 'writes_after_preview');
   });
@@ -80,12 +96,21 @@ describe('slash-command install', () => {
     const root = project();
     const skill = write(root, '.agents/skills/loopx/SKILL.md', '---\nname: loopx\ndescription: my own\n---\nMine.\n');
     const first = await installSlashCommands({ projectRoot: root, surfaces: ['codex'] });
-    assert.deepEqual(first.files.map((f) => [f.path, f.status, f.written]), [['.agents/skills/loopx/SKILL.md', 'skipped_user_file', false]]);
+    assert.deepEqual(
+      first.files.map((f) => [f.path, f.status, f.written]),
+      [['.agents/skills/loopx/SKILL.md', 'skipped_user_file', false]],
+    );
     assert.equal(fs.readFileSync(skill, 'utf8'), '---\nname: loopx\ndescription: my own\n---\nMine.\n');
     fs.writeFileSync(skill, `---\nname: loopx\n---\n<!-- ${MANAGED_MARKER} -->\nold\n`);
     const second = await installSlashCommands({ projectRoot: root, surfaces: ['codex'] });
-    assert.deepEqual(second.files.map((f) => f.status), ['updated']);
-    assert.match(fs.readFileSync(skill, 'utf8'), /^---\nname: loopx\ndescription: ".+"\n---\n<!-- loopx-managed-slash-command:v1 -->/);
+    assert.deepEqual(
+      second.files.map((f) => f.status),
+      ['updated'],
+    );
+    assert.match(
+      fs.readFileSync(skill, 'utf8'),
+      /^---\nname: loopx\ndescription: ".+"\n---\n<!-- loopx-managed-slash-command:v1 -->/,
+    );
   });
 
   it('installs every surface with the marker, is idempotent, and never touches user files; uninstall removes only ours', async () => {
@@ -97,17 +122,37 @@ describe('slash-command install', () => {
 
     const dry = await installSlashCommands({ projectRoot: root, surfaces: parseSurfaces([]), dryRun: true });
     assert.ok(dry.files.every((f) => !f.written));
-    assert.deepEqual(Object.keys(tree(root)).sort(), ['.claude/commands/loopx-status.md', '.opencode/commands/deploy.md']);
+    assert.deepEqual(Object.keys(tree(root)).sort(), [
+      '.claude/commands/loopx-status.md',
+      '.opencode/commands/deploy.md',
+    ]);
 
-    const result = SlashInstallResultSchema.parse(await installSlashCommands({ projectRoot: root, surfaces: parseSurfaces([]) }));
+    const result = SlashInstallResultSchema.parse(
+      await installSlashCommands({ projectRoot: root, surfaces: parseSurfaces([]) }),
+    );
     const planned = plannedSlashFiles(parseSurfaces([]));
     assert.equal(result.files.length, planned.length);
-    assert.deepEqual(result.files.filter((f) => f.status === 'skipped_user_file').map((f) => f.path), ['.claude/commands/loopx-status.md']);
-    assert.ok(result.files.filter((f) => f.path !== '.claude/commands/loopx-status.md').every((f) => f.status === 'created' && f.written));
+    assert.deepEqual(
+      result.files.filter((f) => f.status === 'skipped_user_file').map((f) => f.path),
+      ['.claude/commands/loopx-status.md'],
+    );
+    assert.ok(
+      result.files
+        .filter((f) => f.path !== '.claude/commands/loopx-status.md')
+        .every((f) => f.status === 'created' && f.written),
+    );
     const files = tree(root);
     assert.equal(files['.claude/commands/loopx-status.md'], 'my own status prompt\n');
     assert.equal(fs.statSync(userCommand).mtime.getTime(), old.getTime());
-    for (const name of ['loopx', 'loopx-commands', 'loopx-bootstrap', 'loopx-global-summary', 'loopx-global-gates', 'loopx-global-todos', 'loopx-global-risks']) {
+    for (const name of [
+      'loopx',
+      'loopx-commands',
+      'loopx-bootstrap',
+      'loopx-global-summary',
+      'loopx-global-gates',
+      'loopx-global-todos',
+      'loopx-global-risks',
+    ]) {
       for (const dir of ['.claude/commands', '.opencode/commands']) {
         const content = files[`${dir}/${name}.md`];
         assert.ok(content?.includes(MANAGED_MARKER), `${dir}/${name}.md`);
@@ -123,31 +168,52 @@ describe('slash-command install', () => {
 
     // An older managed file that the catalog no longer names is ours too.
     write(root, '.claude/commands/loopx-retired.md', `<!-- ${MANAGED_MARKER} -->\nold\n`);
-    const dryRemove = await uninstallSlashCommands({ projectRoot: root, surfaces: parseSurfaces(['all']), dryRun: true });
+    const dryRemove = await uninstallSlashCommands({
+      projectRoot: root,
+      surfaces: parseSurfaces(['all']),
+      dryRun: true,
+    });
     assert.ok(dryRemove.files.every((f) => !f.written));
     assert.ok(fs.existsSync(path.join(root, '.claude/commands/loopx.md')));
     const removed = await uninstallSlashCommands({ projectRoot: root, surfaces: parseSurfaces(['all']) });
     assert.ok(removed.files.some((f) => f.path === '.claude/commands/loopx-retired.md' && f.status === 'removed'));
-    assert.deepEqual(removed.files.filter((f) => f.status === 'skipped_user_file').map((f) => f.path), ['.claude/commands/loopx-status.md']);
-    assert.deepEqual(tree(root), { '.claude/commands/loopx-status.md': 'my own status prompt\n', '.opencode/commands/deploy.md': '---\ndescription: deploy\n---\nDeploy it.\n' });
+    assert.deepEqual(
+      removed.files.filter((f) => f.status === 'skipped_user_file').map((f) => f.path),
+      ['.claude/commands/loopx-status.md'],
+    );
+    assert.deepEqual(tree(root), {
+      '.claude/commands/loopx-status.md': 'my own status prompt\n',
+      '.opencode/commands/deploy.md': '---\ndescription: deploy\n---\nDeploy it.\n',
+    });
     assert.equal(fs.readFileSync(unrelated, 'utf8'), '---\ndescription: deploy\n---\nDeploy it.\n');
     assert.equal(fs.existsSync(path.join(root, '.agents', 'skills', 'loopx')), false);
   });
 
   it('loopx slash-commands --install / --uninstall from the CLI, relative to --project; bad combinations exit 2', async () => {
     const root = project();
-    const install = await runLoopx(['slash-commands', '--install', '--surface', 'claude-code', '--project', 'sub', '--format', 'json'], { cwd: root });
+    const install = await runLoopx(
+      ['slash-commands', '--install', '--surface', 'claude-code', '--project', 'sub', '--format', 'json'],
+      { cwd: root },
+    );
     assert.equal(install.code, 0, install.stderr);
     const json = install.json() as { action: string; files: { path: string; status: string }[] };
     assert.equal(json.action, 'install');
     assert.ok(json.files.every((f) => f.path.startsWith('.claude/commands/') && f.status === 'created'));
     assert.ok(fs.existsSync(path.join(root, 'sub', '.claude', 'commands', 'loopx-global-summary.md')));
-    const dry = await runLoopx(['slash-commands', '--uninstall', '--surface', 'claude-code', '--project', 'sub', '--dry-run'], { cwd: root });
+    const dry = await runLoopx(
+      ['slash-commands', '--uninstall', '--surface', 'claude-code', '--project', 'sub', '--dry-run'],
+      { cwd: root },
+    );
     assert.equal(dry.code, 0);
     assert.match(dry.stdout, /dry run, nothing written/);
     assert.match(dry.stdout, /would remove/);
     assert.ok(fs.existsSync(path.join(root, 'sub', '.claude', 'commands', 'loopx-global-summary.md')));
-    for (const args of [['--install', '--uninstall'], ['--surface', 'codex'], ['--install', '--surface', 'gemini'], ['--dry-run']]) {
+    for (const args of [
+      ['--install', '--uninstall'],
+      ['--surface', 'codex'],
+      ['--install', '--surface', 'gemini'],
+      ['--dry-run'],
+    ]) {
       assert.equal((await runLoopx(['slash-commands', ...args], { cwd: root })).code, 2, args.join(' '));
     }
   });

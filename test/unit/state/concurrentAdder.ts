@@ -14,9 +14,19 @@ async function main(): Promise<void> {
   for (let i = 0; i < Number(countText); i++) {
     for (;;) {
       try {
-        await applyStateEdit(file, (text) => addTodo(text, { role: 'agent', text: `${label} todo ${i}` }, { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null }), {
-          operation: 'todo add', lock: { timeoutMs: 20000 },
-        });
+        await applyStateEdit(
+          file,
+          (text) =>
+            addTodo(
+              text,
+              { role: 'agent', text: `${label} todo ${i}` },
+              { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null },
+            ),
+          {
+            operation: 'todo add',
+            lock: { timeoutMs: 20000 },
+          },
+        );
         break;
       } catch (error) {
         if (!isLoopxError(error, 'state_changed_concurrently')) throw error;

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  deriveTodoId, firstSectionOf, parseStateDocument, priorityOf, sectionEntries, type Section, type TodoItem,
+  deriveTodoId,
+  firstSectionOf,
+  parseStateDocument,
+  priorityOf,
+  sectionEntries,
+  type Section,
+  type TodoItem,
 } from '../../../src/core/state/document';
 import { applySplices, splitLines } from '../../../src/core/state/lines';
 import { formatMetadataLine, parseMetadataLine, percentDecode, percentEncode } from '../../../src/core/state/metadata';
@@ -16,7 +22,15 @@ describe('state document: lines', () => {
   it('splits LF, CRLF, lone CR and a missing final newline losslessly', () => {
     const text = 'a\nb\r\nc\rd';
     const lines = splitLines(text);
-    assert.deepEqual(lines.map((l) => [l.content, l.eol]), [['a', '\n'], ['b', '\r\n'], ['c', '\r'], ['d', '']]);
+    assert.deepEqual(
+      lines.map((l) => [l.content, l.eol]),
+      [
+        ['a', '\n'],
+        ['b', '\r\n'],
+        ['c', '\r'],
+        ['d', ''],
+      ],
+    );
     assert.deepEqual(splitLines(''), []);
   });
 
@@ -53,11 +67,20 @@ describe('state document: headings and roles (one table)', () => {
 
   it('takes todos from every section of a role but Next Action only from the first', () => {
     const doc = parseStateDocument(fixture('odd-heading-levels.md'));
-    assert.deepEqual(doc.todos.map((t) => [t.role, t.index, t.section.title]), [
-      ['agent', 1, 'AGENT TODO'], ['user', 1, 'User Todo'], ['archive', 1, 'Agent Todo Archive'], ['agent', 2, 'Codex Todo'],
-    ]);
+    assert.deepEqual(
+      doc.todos.map((t) => [t.role, t.index, t.section.title]),
+      [
+        ['agent', 1, 'AGENT TODO'],
+        ['user', 1, 'User Todo'],
+        ['archive', 1, 'Agent Todo Archive'],
+        ['agent', 2, 'Codex Todo'],
+      ],
+    );
     assert.equal(firstSectionOf(doc, 'next_action')?.level, 4);
-    assert.deepEqual(doc.issues.map((i) => [i.kind, i.line]), [['duplicate_next_action_section', 15]]);
+    assert.deepEqual(
+      doc.issues.map((i) => [i.kind, i.line]),
+      [['duplicate_next_action_section', 15]],
+    );
   });
 });
 
@@ -65,7 +88,9 @@ describe('state document: front matter', () => {
   it('reads string values split at the first colon, quotes removed', () => {
     const doc = parseStateDocument(fixture('spec-state-format.md'));
     assert.deepEqual(doc.frontMatter?.fields, {
-      status: 'active', objective: 'Keep next-action projections explicit.', updated_at: '2026-06-22T00:00:00+00:00',
+      status: 'active',
+      objective: 'Keep next-action projections explicit.',
+      updated_at: '2026-06-22T00:00:00+00:00',
     });
   });
 
@@ -73,7 +98,10 @@ describe('state document: front matter', () => {
     assert.equal(parseStateDocument(fixture('p1-implicit-ids.md')).frontMatter, null);
     const broken = parseStateDocument(fixture('odd-unterminated-frontmatter.md'));
     assert.equal(broken.frontMatter, null);
-    assert.deepEqual(broken.issues.map((i) => [i.kind, i.line]), [['unterminated_frontmatter', 1]]);
+    assert.deepEqual(
+      broken.issues.map((i) => [i.kind, i.line]),
+      [['unterminated_frontmatter', 1]],
+    );
     assert.equal(broken.todos.length, 1);
   });
 });
@@ -81,21 +109,38 @@ describe('state document: front matter', () => {
 describe('state document: todos', () => {
   it('reads checkbox markers, metadata status overrides and continuation lines', () => {
     const doc = parseStateDocument(fixture('odd-unknown-status.md'));
-    assert.deepEqual(doc.todos.map((t) => [t.todoId, t.status]), [
-      ['todo_strange', 'open'], [doc.todos[1]?.todoId, 'done'], ['todo_blocked_meta', 'blocked'], [doc.todos[3]?.todoId, 'open'],
-    ]);
-    assert.deepEqual(doc.issues.map((i) => [i.kind, i.line, i.value]), [
-      ['unknown_status', 6, 'waiting'], ['malformed_metadata', 11, 'stray-word'], ['invalid_todo_id', 11, 'Not-An-Id'],
-    ]);
+    assert.deepEqual(
+      doc.todos.map((t) => [t.todoId, t.status]),
+      [
+        ['todo_strange', 'open'],
+        [doc.todos[1]?.todoId, 'done'],
+        ['todo_blocked_meta', 'blocked'],
+        [doc.todos[3]?.todoId, 'open'],
+      ],
+    );
+    assert.deepEqual(
+      doc.issues.map((i) => [i.kind, i.line, i.value]),
+      [
+        ['unknown_status', 6, 'waiting'],
+        ['malformed_metadata', 11, 'stray-word'],
+        ['invalid_todo_id', 11, 'Not-An-Id'],
+      ],
+    );
     const nested = parseStateDocument(fixture('odd-nested-lists.md'));
-    assert.equal(nested.todos[0]?.text, 'Parent todo - [ ] nested child checkbox - plain nested bullet deeper continuation');
+    assert.equal(
+      nested.todos[0]?.text,
+      'Parent todo - [ ] nested child checkbox - plain nested bullet deeper continuation',
+    );
     assert.equal(nested.todos[1]?.todoId, 'todo_star_bullet');
     assert.equal(nested.todos.length, 2, 'a checkbox indented after a blank line is not a todo');
   });
 
   it('ignores checkboxes outside todo sections', () => {
     const doc = parseStateDocument(fixture('odd-mixed.md'));
-    assert.deepEqual(doc.todos.map((t) => t.role), ['agent', 'archive']);
+    assert.deepEqual(
+      doc.todos.map((t) => t.role),
+      ['agent', 'archive'],
+    );
     assert.equal(doc.todos[0]?.meta['note'], '中文');
   });
 
@@ -133,14 +178,29 @@ describe('state document: metadata encoding', () => {
     const doc = parseStateDocument(fixture('odd-bad-percent.md'));
     const bad = doc.todos[0] as TodoItem;
     assert.equal(bad.meta['note'], '100%zz');
-    assert.deepEqual(doc.issues.map((i) => [i.kind, i.line, i.key]), [['bad_metadata_encoding', 6, 'note'], ['bad_metadata_encoding', 6, 'evidence']]);
+    assert.deepEqual(
+      doc.issues.map((i) => [i.kind, i.line, i.key]),
+      [
+        ['bad_metadata_encoding', 6, 'note'],
+        ['bad_metadata_encoding', 6, 'evidence'],
+      ],
+    );
     assert.equal(doc.todos[1]?.meta['note'], 'a b=c%');
   });
 
   it('formats and re-parses a metadata line', () => {
-    const line = formatMetadataLine('  ', [{ key: 'todo_id', raw: 'todo_abc' }, { key: 'note', raw: percentEncode('x y') }]);
+    const line = formatMetadataLine('  ', [
+      { key: 'todo_id', raw: 'todo_abc' },
+      { key: 'note', raw: percentEncode('x y') },
+    ]);
     assert.equal(line, '  <!-- loopx:todo todo_id=todo_abc note=x%20y -->');
-    assert.deepEqual(parseMetadataLine(line).tokens.map((t) => [t.key, t.value]), [['todo_id', 'todo_abc'], ['note', 'x y']]);
+    assert.deepEqual(
+      parseMetadataLine(line).tokens.map((t) => [t.key, t.value]),
+      [
+        ['todo_id', 'todo_abc'],
+        ['note', 'x y'],
+      ],
+    );
   });
 });
 
@@ -149,7 +209,13 @@ describe('state document: section entries', () => {
     const doc = parseStateDocument(fixture('n1-entries.md'));
     const section = firstSectionOf(doc, 'next_action') as Section;
     assert.deepEqual(sectionEntries(doc, section, { limit: 3 }), ['First step continued here', 'Second', 'Third']);
-    assert.deepEqual(sectionEntries(doc, section), ['First step continued here', 'Second', 'Third', 'plain line', 'Fourth']);
+    assert.deepEqual(sectionEntries(doc, section), [
+      'First step continued here',
+      'Second',
+      'Third',
+      'plain line',
+      'Fourth',
+    ]);
   });
 
   it('case N2: a ### next action heading is read', () => {
@@ -167,26 +233,51 @@ describe('state document: section entries', () => {
 
 describe('structured projection', () => {
   it('case P1: implicit id, missing front matter', () => {
-    const projection = StructuredProjectionSchema.parse(projectStateDocument(parseStateDocument(fixture('p1-implicit-ids.md'))));
+    const projection = StructuredProjectionSchema.parse(
+      projectStateDocument(parseStateDocument(fixture('p1-implicit-ids.md'))),
+    );
     const item = projection.todos.agent.items[0];
     assert.deepEqual(
       item && {
-        todo_id: item.todo_id, todo_id_source: item.todo_id_source, role: item.role, source_section: item.source_section, index: item.index,
-        status: item.status, done: item.done, text: item.text, priority: item.priority, title: item.title,
+        todo_id: item.todo_id,
+        todo_id_source: item.todo_id_source,
+        role: item.role,
+        source_section: item.source_section,
+        index: item.index,
+        status: item.status,
+        done: item.done,
+        text: item.text,
+        priority: item.priority,
+        title: item.title,
       },
       {
-        todo_id: 'todo_a5103e3d07e1', todo_id_source: 'generated', role: 'agent', source_section: 'Agent Todo', index: 1,
-        status: 'open', done: false, text: '[P0] Implement a small parser fixture.', priority: 'P0', title: 'Implement a small parser fixture.',
+        todo_id: 'todo_a5103e3d07e1',
+        todo_id_source: 'generated',
+        role: 'agent',
+        source_section: 'Agent Todo',
+        index: 1,
+        status: 'open',
+        done: false,
+        text: '[P0] Implement a small parser fixture.',
+        priority: 'P0',
+        title: 'Implement a small parser fixture.',
       },
     );
     const d = projection.diagnostics;
     assert.equal(d.parseable, true);
     assert.equal(d.migration_ready, false);
     assert.equal(d.warning_count, 2);
-    assert.deepEqual(d.warnings.map((w) => w.kind), ['missing_frontmatter', 'implicit_todo_ids']);
+    assert.deepEqual(
+      d.warnings.map((w) => w.kind),
+      ['missing_frontmatter', 'implicit_todo_ids'],
+    );
     assert.equal(d.warnings[1]?.['count'], 1);
     assert.equal(d.warnings[1]?.line, 3);
-    assert.deepEqual(projection.next_action, { count: 1, first: 'Implement a small parser fixture.', entries: ['Implement a small parser fixture.'] });
+    assert.deepEqual(projection.next_action, {
+      count: 1,
+      first: 'Implement a small parser fixture.',
+      entries: ['Implement a small parser fixture.'],
+    });
   });
 
   it('case P2: duplicate explicit ids make the file unparseable', () => {
@@ -209,14 +300,24 @@ describe('structured projection', () => {
   });
 
   it('reads a broken file as far as possible, with a line for every problem', () => {
-    for (const name of ['odd-unknown-status.md', 'odd-bad-percent.md', 'odd-unterminated-frontmatter.md', 'odd-empty.md', 'odd-prose-only.md']) {
+    for (const name of [
+      'odd-unknown-status.md',
+      'odd-bad-percent.md',
+      'odd-unterminated-frontmatter.md',
+      'odd-empty.md',
+      'odd-prose-only.md',
+    ]) {
       const projection = StructuredProjectionSchema.parse(projectStateDocument(parseStateDocument(fixture(name))));
       for (const warning of projection.diagnostics.warnings) {
-        if (!['missing_next_action', 'missing_todo_sections'].includes(warning.kind)) assert.equal(typeof warning.line, 'number', `${name}: ${warning.kind}`);
+        if (!['missing_next_action', 'missing_todo_sections'].includes(warning.kind))
+          assert.equal(typeof warning.line, 'number', `${name}: ${warning.kind}`);
       }
     }
     const empty = projectStateDocument(parseStateDocument(''));
-    assert.deepEqual(empty.diagnostics.warnings.map((w) => w.kind), ['missing_frontmatter', 'missing_next_action', 'missing_todo_sections']);
+    assert.deepEqual(
+      empty.diagnostics.warnings.map((w) => w.kind),
+      ['missing_frontmatter', 'missing_next_action', 'missing_todo_sections'],
+    );
     assert.equal(empty.diagnostics.migration_ready, false);
   });
 

@@ -29,13 +29,19 @@ const STATE = [
 ].join('\n');
 
 function blockers(text: string): Record<string, string[]> {
-  return Object.fromEntries(analyzeGates(parseStateDocument(text)).agent_todos.map((t) => [t.todo_id, t.blocked_by.map((b) => `${b.gate_todo_id}:${b.relation}:${b.gate_state}`)]));
+  return Object.fromEntries(
+    analyzeGates(parseStateDocument(text)).agent_todos.map((t) => [
+      t.todo_id,
+      t.blocked_by.map((b) => `${b.gate_todo_id}:${b.relation}:${b.gate_state}`),
+    ]),
+  );
 }
 
 describe('gates', () => {
   it('decision scopes cover same kind, same key or *, at least as wide a granularity', () => {
     const gate = parseDecisionScope('public_claim:project:release');
-    const need = (s: string): NonNullable<ReturnType<typeof parseDecisionScope>> => parseDecisionScope(s) as NonNullable<ReturnType<typeof parseDecisionScope>>;
+    const need = (s: string): NonNullable<ReturnType<typeof parseDecisionScope>> =>
+      parseDecisionScope(s) as NonNullable<ReturnType<typeof parseDecisionScope>>;
     assert.ok(gate);
     assert.equal(scopeCovers(gate, need('public_claim:action:release')), true);
     assert.equal(scopeCovers(gate, need('public_claim:global:release')), false);
@@ -53,42 +59,91 @@ describe('gates', () => {
       todo_changelog: [],
     });
     const analysis = analyzeGates(parseStateDocument(STATE));
-    assert.deepEqual(analysis.open_gates.map((g) => [g.todo_id, g.blocked_todo_ids]), [['todo_gate_publish', ['todo_publish']], ['todo_gate_claims', ['todo_announce']]]);
+    assert.deepEqual(
+      analysis.open_gates.map((g) => [g.todo_id, g.blocked_todo_ids]),
+      [
+        ['todo_gate_publish', ['todo_publish']],
+        ['todo_gate_claims', ['todo_announce']],
+      ],
+    );
     assert.deepEqual(analysis.lane_gates_by_agent, { 'codex-main': ['todo_gate_publish'] });
-    assert.equal(analysis.open_gates.some((g) => g.todo_id === 'todo_user_read'), false, 'user_action todos never block');
+    assert.equal(
+      analysis.open_gates.some((g) => g.todo_id === 'todo_user_read'),
+      false,
+      'user_action todos never block',
+    );
   });
 
   it('a global gate blocks every agent todo; a scope that covers a todo another gate field names is a repair case', () => {
     const global = STATE.replace('decision_scope=public_claim:project:release', 'global_gate=true');
-    assert.deepEqual(Object.values(blockers(global)).map((b) => b.some((x) => x.startsWith('todo_gate_claims:global_gate'))), [true, true, true]);
-    const disagreeing = STATE.replace('decision_scope=public_claim:project:release', 'decision_scope=public_claim:project:release unblocks_todo_id=todo_changelog');
+    assert.deepEqual(
+      Object.values(blockers(global)).map((b) => b.some((x) => x.startsWith('todo_gate_claims:global_gate'))),
+      [true, true, true],
+    );
+    const disagreeing = STATE.replace(
+      'decision_scope=public_claim:project:release',
+      'decision_scope=public_claim:project:release unblocks_todo_id=todo_changelog',
+    );
     assert.deepEqual(blockers(disagreeing)['todo_announce'], ['todo_gate_claims:projection_repair_required:open']);
     assert.deepEqual(blockers(disagreeing)['todo_changelog'], ['todo_gate_claims:gate_targets_todo:open']);
-    const unscoped = analyzeGates(parseStateDocument('## User Todo\n- [ ] Decide.\n  <!-- loopx:todo todo_id=todo_decide task_class=user_gate -->\n'));
+    const unscoped = analyzeGates(
+      parseStateDocument(
+        '## User Todo\n- [ ] Decide.\n  <!-- loopx:todo todo_id=todo_decide task_class=user_gate -->\n',
+      ),
+    );
     assert.equal(unscoped.open_gates[0]?.unscoped, true);
   });
 
   it('approve releases the blocked work and reopens a todo parked as blocked for the gate', () => {
-    const approved = completeTodo(STATE, { todoId: 'todo_gate_publish', evidence: 'owner approved in chat', decisionOutcome: 'approve' }, context);
+    const approved = completeTodo(
+      STATE,
+      { todoId: 'todo_gate_publish', evidence: 'owner approved in chat', decisionOutcome: 'approve' },
+      context,
+    );
     assert.deepEqual(approved.summary.released_todo_ids, ['todo_publish']);
     assert.deepEqual(blockers(approved.text)['todo_publish'], []);
-    assert.match(approved.text, /- \[ \] Publish the package\.\n {2}<!-- loopx:todo todo_id=todo_publish status=open task_class=advancement_task updated_at=\S+ -->/);
+    assert.match(
+      approved.text,
+      /- \[ \] Publish the package\.\n {2}<!-- loopx:todo todo_id=todo_publish status=open task_class=advancement_task updated_at=\S+ -->/,
+    );
   });
 
   it('reject and cancel keep the work blocked until the gate is superseded', () => {
     for (const outcome of ['reject', 'cancel'] as const) {
-      const resolved = completeTodo(STATE, { todoId: 'todo_gate_claims', evidence: 'owner declined', decisionOutcome: outcome }, context);
+      const resolved = completeTodo(
+        STATE,
+        { todoId: 'todo_gate_claims', evidence: 'owner declined', decisionOutcome: outcome },
+        context,
+      );
       assert.deepEqual(resolved.summary.released_todo_ids, []);
       const state = outcome === 'reject' ? 'rejected' : 'cancelled';
       assert.deepEqual(blockers(resolved.text)['todo_announce'], [`todo_gate_claims:gate_covers_action:${state}`]);
       const analysis = analyzeGates(parseStateDocument(resolved.text));
-      assert.deepEqual(analysis.holding_gates.map((g) => g.todo_id), ['todo_gate_claims']);
-      assert.deepEqual(analysis.open_gates.map((g) => g.todo_id), ['todo_gate_publish']);
+      assert.deepEqual(
+        analysis.holding_gates.map((g) => g.todo_id),
+        ['todo_gate_claims'],
+      );
+      assert.deepEqual(
+        analysis.open_gates.map((g) => g.todo_id),
+        ['todo_gate_publish'],
+      );
 
-      const replaced = supersedeTodo(resolved.text, { todoId: 'todo_gate_claims', reason: 'asking a narrower question', replacement: { text: 'Approve an internal-only announcement.' } }, context);
+      const replaced = supersedeTodo(
+        resolved.text,
+        {
+          todoId: 'todo_gate_claims',
+          reason: 'asking a narrower question',
+          replacement: { text: 'Approve an internal-only announcement.' },
+        },
+        context,
+      );
       const [newGate] = replaced.summary.added;
       assert.equal(newGate?.task_class, 'user_gate');
-      assert.equal(newGate?.metadata['decision_scope'], 'public_claim:project:release', 'the replacement gate keeps the relations');
+      assert.equal(
+        newGate?.metadata['decision_scope'],
+        'public_claim:project:release',
+        'the replacement gate keeps the relations',
+      );
       assert.deepEqual(blockers(replaced.text)['todo_announce'], [`${newGate?.todo_id}:gate_covers_action:open`]);
       assert.equal(replaced.summary.todo.metadata['decision_outcome'], outcome, 'the old decision stays on record');
     }

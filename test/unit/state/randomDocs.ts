@@ -20,8 +20,25 @@ export function randomStateDocument(seed: number): string {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const chance = (p: number): boolean => random() < p;
   const lines: string[] = [];
-  const words = ['Implement', 'the', 'parser', 'validate', 'release', 'fix', 'tests', 'approve', 'owner', '中文', 'ünïcode', 'a%b', 'x=y', '-->', 'P1:'];
-  const sentence = (): string => Array.from({ length: 1 + Math.floor(random() * 6) }, () => pick(words)).join(pick([' ', ' ', '  ', '\t']));
+  const words = [
+    'Implement',
+    'the',
+    'parser',
+    'validate',
+    'release',
+    'fix',
+    'tests',
+    'approve',
+    'owner',
+    '中文',
+    'ünïcode',
+    'a%b',
+    'x=y',
+    '-->',
+    'P1:',
+  ];
+  const sentence = (): string =>
+    Array.from({ length: 1 + Math.floor(random() * 6) }, () => pick(words)).join(pick([' ', ' ', '  ', '\t']));
   const trailing = (): string => (chance(0.15) ? pick([' ', '  ', '\t', ' \t ']) : '');
 
   if (chance(0.7)) {
@@ -31,7 +48,24 @@ export function randomStateDocument(seed: number): string {
     if (chance(0.2)) lines.push('no colon line');
     lines.push('---');
   }
-  const headings = ['Agent Todo', 'agent todo', 'Agent Todo', '  Agent   TODO ', 'Project Agent Todo', 'User Todo', 'USER TODO / Owner Review Reading Queue', 'Codex Todo', 'Next Action', 'next action', 'Recent User Feedback', 'Progress Ledger', 'Completed Work Archive', 'Agent Todo Archive', 'Notes', '完成归档'];
+  const headings = [
+    'Agent Todo',
+    'agent todo',
+    'Agent Todo',
+    '  Agent   TODO ',
+    'Project Agent Todo',
+    'User Todo',
+    'USER TODO / Owner Review Reading Queue',
+    'Codex Todo',
+    'Next Action',
+    'next action',
+    'Recent User Feedback',
+    'Progress Ledger',
+    'Completed Work Archive',
+    'Agent Todo Archive',
+    'Notes',
+    '完成归档',
+  ];
   const sectionCount = 2 + Math.floor(random() * 6);
   let idCounter = 0;
   for (let s = 0; s < sectionCount; s++) {
@@ -43,11 +77,14 @@ export function randomStateDocument(seed: number): string {
       const kind = random();
       if (kind < 0.6) {
         const priority = chance(0.4) ? `[P${Math.floor(random() * 5)}] ` : '';
-        lines.push(`${pick(['-', '-', '*'])}${pick([' ', ' ', '  '])}[${pick([' ', ' ', 'x', 'X', '-'])}] ${priority}${sentence()}${trailing()}`);
+        lines.push(
+          `${pick(['-', '-', '*'])}${pick([' ', ' ', '  '])}[${pick([' ', ' ', 'x', 'X', '-'])}] ${priority}${sentence()}${trailing()}`,
+        );
         if (chance(0.2)) lines.push(`  ${sentence()}`);
         if (chance(0.6)) {
           const tokens: string[] = [];
-          if (chance(0.7)) tokens.push(`todo_id=${chance(0.03) ? 'todo_dup' : chance(0.05) ? 'BAD' : `todo_r${seed}_${idCounter++}`}`);
+          if (chance(0.7))
+            tokens.push(`todo_id=${chance(0.03) ? 'todo_dup' : chance(0.05) ? 'BAD' : `todo_r${seed}_${idCounter++}`}`);
           if (chance(0.5)) tokens.push(`status=${pick(['open', 'done', 'blocked', 'deferred', 'weird'])}`);
           if (chance(0.4)) tokens.push(`task_class=${pick(['advancement_task', 'user_gate', 'continuous_monitor'])}`);
           if (chance(0.3)) tokens.push(`claimed_by=${pick(['codex-main', 'codex-side'])}`);

@@ -10,7 +10,10 @@ const CORPUS = path.join(__dirname, '../../fixtures/state/corpus');
 const context: OperationContext = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null };
 
 function corpusFiles(): string[] {
-  return fs.readdirSync(CORPUS).filter((f) => f.endsWith('.md')).sort();
+  return fs
+    .readdirSync(CORPUS)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
 }
 
 /** The document's lines rebuilt byte for byte. */
@@ -34,10 +37,15 @@ function changedWindow(before: string, after: string): { from: number; beforeTo:
 }
 
 /** One single-todo edit and the value it must leave behind. */
-const EDITS: readonly { name: string; apply: (text: string, item: TodoItem) => string; check: (item: TodoItem) => void }[] = [
+const EDITS: readonly {
+  name: string;
+  apply: (text: string, item: TodoItem) => string;
+  check: (item: TodoItem) => void;
+}[] = [
   {
     name: 'claim',
-    apply: (text, item) => claimTodo(text, { todoId: item.todoId, agentId: 'codex-prop', takeover: true }, context).text,
+    apply: (text, item) =>
+      claimTodo(text, { todoId: item.todoId, agentId: 'codex-prop', takeover: true }, context).text,
     check: (item) => assert.equal(item.meta['claimed_by'], 'codex-prop'),
   },
   {
@@ -59,21 +67,32 @@ function assertSingleTodoEdit(text: string, label: string, editIndex: number): b
   const doc = parseStateDocument(text);
   const counts = new Map<string, number>();
   for (const t of doc.todos) counts.set(t.todoId, (counts.get(t.todoId) ?? 0) + 1);
-  const editable = doc.todos.filter((t) => t.role === 'agent' && !['done', 'deferred'].includes(t.status) && counts.get(t.todoId) === 1);
+  const editable = doc.todos.filter(
+    (t) => t.role === 'agent' && !['done', 'deferred'].includes(t.status) && counts.get(t.todoId) === 1,
+  );
   const target = editable[editIndex % Math.max(editable.length, 1)];
   if (!target) return false;
   const edit = EDITS[editIndex % EDITS.length] as (typeof EDITS)[number];
   const after = edit.apply(text, target);
   const window = changedWindow(text, after);
-  assert.ok(window.from >= target.line, `${label} ${edit.name}: change starts at line ${window.from + 1}, before the todo at line ${target.line + 1}`);
-  assert.ok(window.beforeTo <= target.end, `${label} ${edit.name}: change reaches line ${window.beforeTo}, past the todo block ending at ${target.end}`);
+  assert.ok(
+    window.from >= target.line,
+    `${label} ${edit.name}: change starts at line ${window.from + 1}, before the todo at line ${target.line + 1}`,
+  );
+  assert.ok(
+    window.beforeTo <= target.end,
+    `${label} ${edit.name}: change reaches line ${window.beforeTo}, past the todo block ending at ${target.end}`,
+  );
   const reparsed = parseStateDocument(after);
   const edited = reparsed.todos.find((t) => t.todoId === target.todoId);
   assert.ok(edited, `${label} ${edit.name}: edited todo ${target.todoId} is still found by its id`);
   edit.check(edited);
   assert.equal(edited.todoIdSource, 'metadata', `${label}: an edited todo carries its id explicitly`);
   // Every other todo reads back the same.
-  const others = (d: StateDocument): string[] => d.todos.filter((t) => t.todoId !== target.todoId).map((t) => `${t.role}|${t.todoId}|${t.status}|${t.text}|${JSON.stringify(t.meta)}`);
+  const others = (d: StateDocument): string[] =>
+    d.todos
+      .filter((t) => t.todoId !== target.todoId)
+      .map((t) => `${t.role}|${t.todoId}|${t.status}|${t.text}|${JSON.stringify(t.meta)}`);
   assert.deepEqual(others(reparsed), others(doc), `${label} ${edit.name}: other todos unchanged`);
   return true;
 }
@@ -90,7 +109,7 @@ describe('state file round trip', () => {
     }
   });
 
-  it('corpus: a single todo edit changes only that todo\'s lines', () => {
+  it("corpus: a single todo edit changes only that todo's lines", () => {
     let edited = 0;
     for (const [i, file] of corpusFiles().entries()) {
       const text = fs.readFileSync(path.join(CORPUS, file), 'utf8');

@@ -10,7 +10,8 @@ import { addTodo, claimTodo } from '../../../src/core/state/todos';
 
 const REPO = path.resolve(__dirname, '../../..');
 const context = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null };
-const STATE = '---\nstatus: active\n---\n## Agent Todo\n- [ ] First.\n  <!-- loopx:todo todo_id=todo_first status=open -->\n## Next Action\n- First.\n';
+const STATE =
+  '---\nstatus: active\n---\n## Agent Todo\n- [ ] First.\n  <!-- loopx:todo todo_id=todo_first status=open -->\n## Next Action\n- First.\n';
 
 function tempState(text: string | Buffer = STATE): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-state-'));
@@ -21,11 +22,19 @@ function tempState(text: string | Buffer = STATE): string {
 
 function runChild(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test/unit/state/concurrentAdder.ts'), ...args], { cwd: REPO });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO, 'test/unit/state/concurrentAdder.ts'), ...args],
+      { cwd: REPO },
+    );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -33,13 +42,21 @@ function runChild(args: string[]): Promise<{ code: number | null; stdout: string
 describe('state file read and write', () => {
   it('reads a file and writes an edit atomically, leaving no temp or lock files', async () => {
     const file = tempState();
-    const result = await applyStateEdit(file, (text) => claimTodo(text, { todoId: 'todo_first', agentId: 'codex-main' }, context), { operation: 'todo claim' });
+    const result = await applyStateEdit(
+      file,
+      (text) => claimTodo(text, { todoId: 'todo_first', agentId: 'codex-main' }, context),
+      { operation: 'todo claim' },
+    );
     assert.equal(result.written, true);
     const snapshot = await readStateFile(file);
     assert.equal(snapshot.text, result.text);
     assert.equal(listTodos(snapshot.document)[0]?.claimed_by, 'codex-main');
     assert.deepEqual(fs.readdirSync(path.dirname(file)), ['ACTIVE_GOAL_STATE.md']);
-    const again = await applyStateEdit(file, (text) => claimTodo(text, { todoId: 'todo_first', agentId: 'codex-main' }, context), { operation: 'todo claim' });
+    const again = await applyStateEdit(
+      file,
+      (text) => claimTodo(text, { todoId: 'todo_first', agentId: 'codex-main' }, context),
+      { operation: 'todo claim' },
+    );
     assert.equal(again.written, false);
   });
 
@@ -47,24 +64,39 @@ describe('state file read and write', () => {
     const file = tempState();
     const concurrent = `${STATE}<!-- a person edited this meanwhile -->\n`;
     await assert.rejects(
-      applyStateEdit(file, (text) => {
-        fs.writeFileSync(file, concurrent);
-        return addTodo(text, { role: 'agent', text: 'Lost?' }, context);
-      }, { operation: 'todo add' }),
-      (error: unknown) => isLoopxError(error, 'state_changed_concurrently') && /changed while todo add was being applied; nothing was written\. Retry/.test(error.message),
+      applyStateEdit(
+        file,
+        (text) => {
+          fs.writeFileSync(file, concurrent);
+          return addTodo(text, { role: 'agent', text: 'Lost?' }, context);
+        },
+        { operation: 'todo add' },
+      ),
+      (error: unknown) =>
+        isLoopxError(error, 'state_changed_concurrently') &&
+        /changed while todo add was being applied; nothing was written\. Retry/.test(error.message),
     );
     assert.equal(fs.readFileSync(file, 'utf8'), concurrent);
     await assert.rejects(
-      applyStateEdit(file, (text) => addTodo(text, { role: 'agent', text: 'x' }, context), { operation: 'todo add', expectedText: STATE }),
+      applyStateEdit(file, (text) => addTodo(text, { role: 'agent', text: 'x' }, context), {
+        operation: 'todo add',
+        expectedText: STATE,
+      }),
       (error: unknown) => isLoopxError(error, 'state_changed_concurrently'),
     );
   });
 
   it('refuses missing and non-UTF-8 files without touching them', async () => {
-    await assert.rejects(readStateFile(path.join(os.tmpdir(), 'loopx-no-such-dir', 'ACTIVE_GOAL_STATE.md')), (error: unknown) => isLoopxError(error, 'state_file_missing'));
+    await assert.rejects(
+      readStateFile(path.join(os.tmpdir(), 'loopx-no-such-dir', 'ACTIVE_GOAL_STATE.md')),
+      (error: unknown) => isLoopxError(error, 'state_file_missing'),
+    );
     const bytes = Buffer.concat([Buffer.from('## Agent Todo\n- [ ] caf'), Buffer.from([0xe9]), Buffer.from('\n')]);
     const file = tempState(bytes);
-    await assert.rejects(applyStateEdit(file, (text) => addTodo(text, { role: 'agent', text: 'x' }, context), { operation: 'todo add' }), (error: unknown) => isLoopxError(error, 'state_file_not_utf8'));
+    await assert.rejects(
+      applyStateEdit(file, (text) => addTodo(text, { role: 'agent', text: 'x' }, context), { operation: 'todo add' }),
+      (error: unknown) => isLoopxError(error, 'state_file_not_utf8'),
+    );
     assert.deepEqual(fs.readFileSync(file), bytes);
   });
 
@@ -76,7 +108,8 @@ describe('state file read and write', () => {
     assert.equal(b.code, 0, b.stderr);
     const todos = listTodos((await readStateFile(file)).document).map((t) => t.text);
     assert.equal(todos.length, 13);
-    for (const label of ['alpha', 'beta']) for (let i = 0; i < 6; i++) assert.ok(todos.includes(`${label} todo ${i}`), `${label} todo ${i} is present`);
+    for (const label of ['alpha', 'beta'])
+      for (let i = 0; i < 6; i++) assert.ok(todos.includes(`${label} todo ${i}`), `${label} todo ${i} is present`);
     assert.equal(new Set(listTodos((await readStateFile(file)).document).map((t) => t.todo_id)).size, 13);
   });
 });

@@ -36,7 +36,11 @@ function project(registeredAgents: string[] | null = ['codex-main', 'codex-side'
   const goal: Record<string, unknown> = { id: 'g1', repo: dir, state_file: '.codex/goals/g1/ACTIVE_GOAL_STATE.md' };
   if (registeredAgents !== null) goal['coordination'] = { registered_agents: registeredAgents };
   fs.writeFileSync(path.join(dir, '.loopx', 'registry.json'), JSON.stringify({ goals: [goal] }));
-  return { dir, stateFile, run: (...argv) => runLoopx(argv, { cwd: dir, env: { HOME: dir }, now: '2026-07-01T12:00:00Z' }) };
+  return {
+    dir,
+    stateFile,
+    run: (...argv) => runLoopx(argv, { cwd: dir, env: { HOME: dir }, now: '2026-07-01T12:00:00Z' }),
+  };
 }
 
 describe('loopx todo', () => {
@@ -45,32 +49,81 @@ describe('loopx todo', () => {
     const run = await p.run('todo', 'list', '--goal-id', 'g1', '--format', 'json');
     assert.equal(run.code, 0, run.stdout + run.stderr);
     const json = TodoListJsonSchema.parse(run.json());
-    assert.deepEqual(json.todos.map((t) => [t.todo_id, t.role, t.priority, t.status, t.blocked_by.map((b) => b.relation)]), [
-      ['todo_gate_publish', 'user', null, 'open', []],
-      ['todo_publish', 'agent', 'P1', 'open', ['gate_targets_todo']],
-      [json.todos[2]?.todo_id, 'agent', 'P2', 'open', []],
-    ]);
-    assert.deepEqual(json.open_gates.map((g) => [g.todo_id, g.blocked_todo_ids]), [['todo_gate_publish', ['todo_publish']]]);
+    assert.deepEqual(
+      json.todos.map((t) => [t.todo_id, t.role, t.priority, t.status, t.blocked_by.map((b) => b.relation)]),
+      [
+        ['todo_gate_publish', 'user', null, 'open', []],
+        ['todo_publish', 'agent', 'P1', 'open', ['gate_targets_todo']],
+        [json.todos[2]?.todo_id, 'agent', 'P2', 'open', []],
+      ],
+    );
+    assert.deepEqual(
+      json.open_gates.map((g) => [g.todo_id, g.blocked_todo_ids]),
+      [['todo_gate_publish', ['todo_publish']]],
+    );
     assert.equal(json.diagnostics.warning_count, 1, 'the untagged todo has an implicit id');
     const markdown = await p.run('todo', 'list', '--goal-id', 'g1');
-    assert.match(markdown.stdout, /\| `todo_publish` \| agent \| P1 \| open \| {2}\| Publish the package\. \| todo_gate_publish \(gate_targets_todo, open\) \|/);
+    assert.match(
+      markdown.stdout,
+      /\| `todo_publish` \| agent \| P1 \| open \| {2}\| Publish the package\. \| todo_gate_publish \(gate_targets_todo, open\) \|/,
+    );
     assert.match(markdown.stdout, /line 10: implicit_todo_ids/);
   });
 
   it('todo add, claim, complete with a successor: each a minimal write', async () => {
     const p = project();
-    const add = await p.run('todo', 'add', '--goal-id', 'g1', '--text', 'Write the release notes.', '--priority', 'p2', '--format', 'json');
+    const add = await p.run(
+      'todo',
+      'add',
+      '--goal-id',
+      'g1',
+      '--text',
+      'Write the release notes.',
+      '--priority',
+      'p2',
+      '--format',
+      'json',
+    );
     assert.equal(add.code, 0, add.stdout + add.stderr);
     const added = TodoEditJsonSchema.parse(add.json());
     assert.equal(added.written, true);
     assert.equal(added.todo.text, '[P2] Write the release notes.');
-    assert.match(fs.readFileSync(p.stateFile, 'utf8'), /- \[ \] \[P2\] Write the release notes\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=advancement_task updated_at=2026-07-01T12:00:00Z -->\n## Next Action/);
+    assert.match(
+      fs.readFileSync(p.stateFile, 'utf8'),
+      /- \[ \] \[P2\] Write the release notes\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=advancement_task updated_at=2026-07-01T12:00:00Z -->\n## Next Action/,
+    );
 
-    const claim = await p.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', added.todo_id, '--agent-id', 'Codex Side', '--format', 'json');
+    const claim = await p.run(
+      'todo',
+      'claim',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      added.todo_id,
+      '--agent-id',
+      'Codex Side',
+      '--format',
+      'json',
+    );
     assert.equal(claim.code, 0, claim.stdout);
     assert.equal(TodoEditJsonSchema.parse(claim.json()).todo.claimed_by, 'codex-side');
 
-    const complete = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', added.todo_id, '--evidence', 'notes merged', '--next-agent-todo', 'Announce the release.', '--next-claimed-by', 'codex-side', '--format', 'json');
+    const complete = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      added.todo_id,
+      '--evidence',
+      'notes merged',
+      '--next-agent-todo',
+      'Announce the release.',
+      '--next-claimed-by',
+      'codex-side',
+      '--format',
+      'json',
+    );
     assert.equal(complete.code, 0, complete.stdout);
     const done = TodoEditJsonSchema.parse(complete.json());
     assert.equal(done.todo.status, 'done');
@@ -80,59 +133,207 @@ describe('loopx todo', () => {
 
   it('todo claim refuses an agent off the roster with the spec text (exit 1)', async () => {
     const p = project(['a1', 'a2']);
-    const run = await p.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--agent-id', 'zz', '--format', 'json');
+    const run = await p.run(
+      'todo',
+      'claim',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--agent-id',
+      'zz',
+      '--format',
+      'json',
+    );
     assert.equal(run.code, 1);
     const error = (run.json()['error'] ?? {}) as Record<string, unknown>;
     assert.equal(error['code'], 'agent_not_registered');
     assert.equal(error['message'], "claimed_by='zz' is not registered for goal 'g1'; registered_agents=a1, a2");
     assert.equal(fs.readFileSync(p.stateFile, 'utf8'), STATE);
     const legacy = project(null);
-    assert.equal((await legacy.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--agent-id', 'anyone')).code, 0, 'a goal without a roster accepts any valid id');
+    assert.equal(
+      (await legacy.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--agent-id', 'anyone')).code,
+      0,
+      'a goal without a roster accepts any valid id',
+    );
   });
 
   it('todo complete without evidence or continuation is a usage error (exit 2) and writes nothing', async () => {
     const p = project();
-    const noContinuation = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--evidence', 'done');
+    const noContinuation = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--evidence',
+      'done',
+    );
     assert.equal(noContinuation.code, 2);
-    assert.match(noContinuation.stderr, /exactly one of a successor todo \(--successor-text\) or an explicit final \(--no-follow-up\)/);
-    const noEvidence = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--no-follow-up');
+    assert.match(
+      noContinuation.stderr,
+      /exactly one of a successor todo \(--successor-text\) or an explicit final \(--no-follow-up\)/,
+    );
+    const noEvidence = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--no-follow-up',
+    );
     assert.equal(noEvidence.code, 2);
     assert.equal(fs.readFileSync(p.stateFile, 'utf8'), STATE);
-    const final = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--evidence', 'published v1', '--no-follow-up', '--format', 'json');
+    const final = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--evidence',
+      'published v1',
+      '--no-follow-up',
+      '--format',
+      'json',
+    );
     assert.equal(final.code, 0, final.stdout);
     assert.equal(TodoEditJsonSchema.parse(final.json()).todo.metadata['no_followup'], 'true');
   });
 
   it('gates: add with gate flags, resolve with --decision-outcome, reject keeps the work blocked', async () => {
     const p = project();
-    const gate = await p.run('todo', 'add', '--goal-id', 'g1', '--text', 'Approve the announcement.', '--unblocks-todo-id', 'todo_publish', '--decision-scope', 'public_claim:project:release', '--format', 'json');
+    const gate = await p.run(
+      'todo',
+      'add',
+      '--goal-id',
+      'g1',
+      '--text',
+      'Approve the announcement.',
+      '--unblocks-todo-id',
+      'todo_publish',
+      '--decision-scope',
+      'public_claim:project:release',
+      '--format',
+      'json',
+    );
     assert.equal(gate.code, 0, gate.stdout + gate.stderr);
     const gateJson = TodoEditJsonSchema.parse(gate.json());
     assert.deepEqual([gateJson.todo.role, gateJson.todo.task_class], ['user', 'user_gate']);
-    const bad = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', gateJson.todo_id, '--evidence', 'x', '--decision-outcome', 'maybe');
+    const bad = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      gateJson.todo_id,
+      '--evidence',
+      'x',
+      '--decision-outcome',
+      'maybe',
+    );
     assert.equal(bad.code, 2);
-    const reject = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', gateJson.todo_id, '--evidence', 'owner said no', '--decision-outcome', 'reject', '--format', 'json');
+    const reject = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      gateJson.todo_id,
+      '--evidence',
+      'owner said no',
+      '--decision-outcome',
+      'reject',
+      '--format',
+      'json',
+    );
     assert.equal(reject.code, 0, reject.stdout);
-    const approve = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_gate_publish', '--evidence', 'owner said yes', '--decision-outcome', 'approve', '--format', 'json');
-    assert.deepEqual(TodoEditJsonSchema.parse(approve.json()).released_todo_ids, [], 'the rejected gate still holds todo_publish');
+    const approve = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_gate_publish',
+      '--evidence',
+      'owner said yes',
+      '--decision-outcome',
+      'approve',
+      '--format',
+      'json',
+    );
+    assert.deepEqual(
+      TodoEditJsonSchema.parse(approve.json()).released_todo_ids,
+      [],
+      'the rejected gate still holds todo_publish',
+    );
     const list = TodoListJsonSchema.parse((await p.run('todo', 'list', '--goal-id', 'g1', '--format', 'json')).json());
-    assert.deepEqual(list.todos.find((t) => t.todo_id === 'todo_publish')?.blocked_by.map((b) => `${b.gate_todo_id}:${b.gate_state}`), [`${gateJson.todo_id}:rejected`]);
+    assert.deepEqual(
+      list.todos.find((t) => t.todo_id === 'todo_publish')?.blocked_by.map((b) => `${b.gate_todo_id}:${b.gate_state}`),
+      [`${gateJson.todo_id}:rejected`],
+    );
   });
 
   it('todo update, supersede and defer', async () => {
     const p = project();
-    const update = await p.run('todo', 'update', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--priority', 'P0', '--status', 'blocked', '--note', 'waits for CI', '--format', 'json');
+    const update = await p.run(
+      'todo',
+      'update',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--priority',
+      'P0',
+      '--status',
+      'blocked',
+      '--note',
+      'waits for CI',
+      '--format',
+      'json',
+    );
     assert.equal(update.code, 0, update.stdout);
     assert.deepEqual(TodoEditJsonSchema.parse(update.json()).changed_fields, ['text', 'status', 'note']);
-    assert.equal((await p.run('todo', 'update', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--status', 'done')).code, 2);
+    assert.equal(
+      (await p.run('todo', 'update', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--status', 'done')).code,
+      2,
+    );
     assert.equal((await p.run('todo', 'update', '--goal-id', 'g1', '--todo-id', 'todo_publish')).code, 2);
 
-    const supersede = await p.run('todo', 'supersede', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--successor-text', 'Publish to the internal registry.', '--reason', 'scope cut', '--format', 'json');
+    const supersede = await p.run(
+      'todo',
+      'supersede',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--successor-text',
+      'Publish to the internal registry.',
+      '--reason',
+      'scope cut',
+      '--format',
+      'json',
+    );
     assert.equal(supersede.code, 0, supersede.stdout);
     const replacement = TodoEditJsonSchema.parse(supersede.json()).added[0];
     assert.ok(replacement);
 
-    const defer = await p.run('todo', 'defer', '--goal-id', 'g1', '--todo-id', replacement.todo_id, '--reason', 'needs a token', '--resume-when', 'capacity_available', '--format', 'json');
+    const defer = await p.run(
+      'todo',
+      'defer',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      replacement.todo_id,
+      '--reason',
+      'needs a token',
+      '--resume-when',
+      'capacity_available',
+      '--format',
+      'json',
+    );
     assert.equal(defer.code, 0, defer.stdout);
     assert.equal(TodoEditJsonSchema.parse(defer.json()).todo.status, 'deferred');
     const markdown = await p.run('todo', 'list', '--goal-id', 'g1', '--all');
@@ -145,7 +346,16 @@ describe('loopx todo', () => {
     assert.equal(goal.code, 1);
     assert.match(goal.stderr, /goal 'nope' is not in the registry/);
     assert.equal((await p.run('todo', 'list', '--goal-id', '../x')).code, 2);
-    const todo = await p.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', 'todo_missing', '--agent-id', 'codex-main');
+    const todo = await p.run(
+      'todo',
+      'claim',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_missing',
+      '--agent-id',
+      'codex-main',
+    );
     assert.equal(todo.code, 1);
     assert.match(todo.stderr, /no todo with id todo_missing/);
   });

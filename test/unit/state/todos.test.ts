@@ -4,7 +4,15 @@ import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
 import { deriveTodoId, parseStateDocument } from '../../../src/core/state/document';
 import {
-  addTodo, claimTodo, completeTodo, deferTodo, findTodo, listTodos, supersedeTodo, updateTodo, type OperationContext,
+  addTodo,
+  claimTodo,
+  completeTodo,
+  deferTodo,
+  findTodo,
+  listTodos,
+  supersedeTodo,
+  updateTodo,
+  type OperationContext,
 } from '../../../src/core/state/todos';
 import { splitLines } from '../../../src/core/state/lines';
 
@@ -30,9 +38,15 @@ describe('todo add', () => {
     const result = addTodo(STATE, { role: 'agent', text: 'Write   the docs.', priority: 'P2' }, legacy);
     const lines = result.text.split('\n');
     const at = lines.indexOf('- [ ] [P2] Write the docs.');
-    assert.equal(lines[at - 1], '  <!-- loopx:todo todo_id=todo_primary status=open task_class=advancement_task claimed_by=codex-main -->');
+    assert.equal(
+      lines[at - 1],
+      '  <!-- loopx:todo todo_id=todo_primary status=open task_class=advancement_task claimed_by=codex-main -->',
+    );
     const expectedId = deriveTodoId('agent', 'Agent Todo', 2, '[P2] Write the docs.');
-    assert.equal(lines[at + 1], `  <!-- loopx:todo todo_id=${expectedId} status=open task_class=advancement_task updated_at=${NOW} -->`);
+    assert.equal(
+      lines[at + 1],
+      `  <!-- loopx:todo todo_id=${expectedId} status=open task_class=advancement_task updated_at=${NOW} -->`,
+    );
     assert.equal(result.summary.todo_id, expectedId);
     assert.equal(result.summary.todo.priority, 'P2');
     assert.equal(result.summary.todo.index, 2);
@@ -42,30 +56,64 @@ describe('todo add', () => {
 
   it('creates the role section when there is none, before Next Action', () => {
     const result = addTodo(fixture('p1-implicit-ids.md'), { role: 'user', text: 'Review the fixture.' }, legacy);
-    assert.match(result.text, /^## User Todo\n- \[ \] Review the fixture\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=user_action updated_at=\S+ -->\n## Agent Todo/);
+    assert.match(
+      result.text,
+      /^## User Todo\n- \[ \] Review the fixture\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=user_action updated_at=\S+ -->\n## Agent Todo/,
+    );
     const appended = addTodo('Just prose', { role: 'agent', text: 'First.' }, legacy);
     assert.match(appended.text, /^Just prose\n\n## Agent Todo\n- \[ \] First\.\n {2}<!--[^\n]*-->$/);
   });
 
   it('adds a gate as a user_gate with its relations, and refuses relations it cannot check', () => {
-    const gate = addTodo(STATE, {
-      role: 'user', text: 'Approve the release.',
-      gate: { blocksAgent: 'Codex-Main', unblocksTodoIds: ['todo_primary'], decisionScope: 'public_claim:project:release' },
-    }, rostered);
+    const gate = addTodo(
+      STATE,
+      {
+        role: 'user',
+        text: 'Approve the release.',
+        gate: {
+          blocksAgent: 'Codex-Main',
+          unblocksTodoIds: ['todo_primary'],
+          decisionScope: 'public_claim:project:release',
+        },
+      },
+      rostered,
+    );
     assert.deepEqual(
-      { task_class: gate.summary.todo.task_class, blocks: gate.summary.todo.metadata['blocks_agent'], target: gate.summary.todo.metadata['unblocks_todo_id'] },
+      {
+        task_class: gate.summary.todo.task_class,
+        blocks: gate.summary.todo.metadata['blocks_agent'],
+        target: gate.summary.todo.metadata['unblocks_todo_id'],
+      },
       { task_class: 'user_gate', blocks: 'codex-main', target: 'todo_primary' },
     );
-    throwsCode(() => addTodo(STATE, { role: 'user', text: 'x', gate: { unblocksTodoIds: ['todo_nope'] } }, legacy), 'todo_not_found');
-    throwsCode(() => addTodo(STATE, { role: 'user', text: 'x', gate: { decisionScope: 'release' } }, legacy), 'invalid_decision_scope');
-    throwsCode(() => addTodo(STATE, { role: 'agent', text: 'x', gate: { globalGate: true } }, legacy), 'todo_gate_fields_need_user_gate');
-    throwsCode(() => addTodo(STATE, { role: 'user', text: 'x', gate: { blocksAgent: 'stranger' } }, rostered), 'agent_not_registered');
+    throwsCode(
+      () => addTodo(STATE, { role: 'user', text: 'x', gate: { unblocksTodoIds: ['todo_nope'] } }, legacy),
+      'todo_not_found',
+    );
+    throwsCode(
+      () => addTodo(STATE, { role: 'user', text: 'x', gate: { decisionScope: 'release' } }, legacy),
+      'invalid_decision_scope',
+    );
+    throwsCode(
+      () => addTodo(STATE, { role: 'agent', text: 'x', gate: { globalGate: true } }, legacy),
+      'todo_gate_fields_need_user_gate',
+    );
+    throwsCode(
+      () => addTodo(STATE, { role: 'user', text: 'x', gate: { blocksAgent: 'stranger' } }, rostered),
+      'agent_not_registered',
+    );
   });
 
   it('refuses empty text, conflicting priorities and classes of the other role', () => {
     throwsCode(() => addTodo(STATE, { role: 'agent', text: '  ' }, legacy), 'todo_text_required');
-    throwsCode(() => addTodo(STATE, { role: 'agent', text: '[P1] x', priority: 'P3' }, legacy), 'todo_priority_conflict');
-    throwsCode(() => addTodo(STATE, { role: 'agent', text: 'x', taskClass: 'user_gate' }, legacy), 'task_class_role_mismatch');
+    throwsCode(
+      () => addTodo(STATE, { role: 'agent', text: '[P1] x', priority: 'P3' }, legacy),
+      'todo_priority_conflict',
+    );
+    throwsCode(
+      () => addTodo(STATE, { role: 'agent', text: 'x', taskClass: 'user_gate' }, legacy),
+      'task_class_role_mismatch',
+    );
     throwsCode(() => addTodo(STATE, { role: 'agent', text: 'x', taskClass: 'chore' }, legacy), 'invalid_task_class');
   });
 
@@ -83,11 +131,24 @@ describe('todo list', () => {
   it('lists active todos with the original field names, archive excluded', () => {
     const doc = parseStateDocument(fixture('spec-control-plane.md'));
     const items = listTodos(doc);
-    assert.deepEqual(items.map((i) => [i.role, i.todo_id, i.status, i.claimed_by, i.task_class, i.line, i.section]), [
-      ['agent', 'todo_ab12cd34ef56', 'open', 'codex-main', 'advancement_task', 5, 'Agent Todo'],
-      ['user', 'todo_0011aabbccdd', 'open', null, 'user_gate', 8, 'User Todo'],
+    assert.deepEqual(
+      items.map((i) => [i.role, i.todo_id, i.status, i.claimed_by, i.task_class, i.line, i.section]),
+      [
+        ['agent', 'todo_ab12cd34ef56', 'open', 'codex-main', 'advancement_task', 5, 'Agent Todo'],
+        ['user', 'todo_0011aabbccdd', 'open', null, 'user_gate', 8, 'User Todo'],
+      ],
+    );
+    assert.deepEqual(Object.keys(items[0] ?? {}).slice(0, 9), [
+      'index',
+      'done',
+      'text',
+      'title',
+      'todo_id',
+      'todo_id_source',
+      'priority',
+      'status',
+      'claimed_by',
     ]);
-    assert.deepEqual(Object.keys(items[0] ?? {}).slice(0, 9), ['index', 'done', 'text', 'title', 'todo_id', 'todo_id_source', 'priority', 'status', 'claimed_by']);
     const r2 = parseStateDocument(fixture('r2-fallback.md'));
     assert.equal(listTodos(r2).length, 3);
     assert.equal(listTodos(r2, { includeTerminal: true }).length, 5);
@@ -108,52 +169,113 @@ describe('todo claim', () => {
   });
 
   it('uses the spec texts for agents off the roster and for invalid ids', () => {
-    throwsCode(() => claimTodo(STATE, { todoId: 'todo_primary', agentId: 'zz' }, { ...rostered, roster: ['a1', 'a2'] }), 'agent_not_registered', /^claimed_by='zz' is not registered for goal 'g'; registered_agents=a1, a2$/);
-    throwsCode(() => claimTodo(STATE, { todoId: 'todo_primary', agentId: '9' }, rostered), 'agent_id_invalid', /claimed_by must be a public-safe registered agent id/);
-    throwsCode(() => claimTodo(STATE, { todoId: 'todo_primary', agentId: 'a1' }, { ...rostered, roster: [] }), 'agent_registry_roster_missing', /has no coordination\.registered_agents list.*--registered-agent a1 --execute/);
+    throwsCode(
+      () => claimTodo(STATE, { todoId: 'todo_primary', agentId: 'zz' }, { ...rostered, roster: ['a1', 'a2'] }),
+      'agent_not_registered',
+      /^claimed_by='zz' is not registered for goal 'g'; registered_agents=a1, a2$/,
+    );
+    throwsCode(
+      () => claimTodo(STATE, { todoId: 'todo_primary', agentId: '9' }, rostered),
+      'agent_id_invalid',
+      /claimed_by must be a public-safe registered agent id/,
+    );
+    throwsCode(
+      () => claimTodo(STATE, { todoId: 'todo_primary', agentId: 'a1' }, { ...rostered, roster: [] }),
+      'agent_registry_roster_missing',
+      /has no coordination\.registered_agents list.*--registered-agent a1 --execute/,
+    );
     throwsCode(() => claimTodo(STATE, { todoId: 'todo_primary', agentId: '9' }, legacy), 'agent_id_invalid');
   });
 
-  it('refuses to take another agent\'s claim without takeover, user todos, terminal and excluded todos', () => {
-    throwsCode(() => claimTodo(STATE, { todoId: 'todo_primary', agentId: 'codex-side' }, rostered), 'todo_claimed_by_other_agent', /claimed by codex-main; pass --takeover/);
-    assert.equal(claimTodo(STATE, { todoId: 'todo_primary', agentId: 'codex-side', takeover: true }, rostered).summary.todo.claimed_by, 'codex-side');
-    throwsCode(() => claimTodo(STATE, { todoId: 'todo_user_gate', agentId: 'codex-main' }, rostered), 'todo_claim_agent_only');
-    throwsCode(() => claimTodo(STATE, { todoId: 'todo_missing', agentId: 'codex-main' }, rostered), 'todo_not_found', /loopx todo list/);
+  it("refuses to take another agent's claim without takeover, user todos, terminal and excluded todos", () => {
+    throwsCode(
+      () => claimTodo(STATE, { todoId: 'todo_primary', agentId: 'codex-side' }, rostered),
+      'todo_claimed_by_other_agent',
+      /claimed by codex-main; pass --takeover/,
+    );
+    assert.equal(
+      claimTodo(STATE, { todoId: 'todo_primary', agentId: 'codex-side', takeover: true }, rostered).summary.todo
+        .claimed_by,
+      'codex-side',
+    );
+    throwsCode(
+      () => claimTodo(STATE, { todoId: 'todo_user_gate', agentId: 'codex-main' }, rostered),
+      'todo_claim_agent_only',
+    );
+    throwsCode(
+      () => claimTodo(STATE, { todoId: 'todo_missing', agentId: 'codex-main' }, rostered),
+      'todo_not_found',
+      /loopx todo list/,
+    );
     const excluded = STATE.replace('claimed_by=codex-main', 'excluded_agents=codex-main,codex-x');
-    throwsCode(() => claimTodo(excluded, { todoId: 'todo_primary', agentId: 'codex-main' }, rostered), 'todo_agent_excluded');
+    throwsCode(
+      () => claimTodo(excluded, { todoId: 'todo_primary', agentId: 'codex-main' }, rostered),
+      'todo_agent_excluded',
+    );
     const deferred = deferTodo(STATE, { todoId: 'todo_primary', reason: 'later' }, legacy).text;
     throwsCode(() => claimTodo(deferred, { todoId: 'todo_primary', agentId: 'codex-main' }, rostered), 'todo_terminal');
   });
 
   it('refuses an ambiguous id, naming the lines to fix', () => {
-    throwsCode(() => claimTodo(fixture('p2-duplicate-ids.md'), { todoId: 'todo_duplicate', agentId: 'codex-main' }, legacy), 'todo_id_ambiguous', /lines 5, 7/);
+    throwsCode(
+      () => claimTodo(fixture('p2-duplicate-ids.md'), { todoId: 'todo_duplicate', agentId: 'codex-main' }, legacy),
+      'todo_id_ambiguous',
+      /lines 5, 7/,
+    );
   });
 });
 
 describe('todo update', () => {
   it('rewrites the text keeping the priority, and writes the derived id of an implicit todo explicitly', () => {
     const p1 = fixture('p1-implicit-ids.md');
-    const result = updateTodo(p1, { todoId: 'todo_a5103e3d07e1', text: 'Implement the bigger parser fixture.' }, legacy);
-    assert.match(result.text, /- \[ \] \[P0\] Implement the bigger parser fixture\.\n {2}<!-- loopx:todo todo_id=todo_a5103e3d07e1 updated_at=\S+ -->\n/);
+    const result = updateTodo(
+      p1,
+      { todoId: 'todo_a5103e3d07e1', text: 'Implement the bigger parser fixture.' },
+      legacy,
+    );
+    assert.match(
+      result.text,
+      /- \[ \] \[P0\] Implement the bigger parser fixture\.\n {2}<!-- loopx:todo todo_id=todo_a5103e3d07e1 updated_at=\S+ -->\n/,
+    );
     assert.equal(result.summary.todo.todo_id_source, 'metadata');
-    assert.equal(findTodo(parseStateDocument(result.text), 'todo_a5103e3d07e1').text, '[P0] Implement the bigger parser fixture.');
+    assert.equal(
+      findTodo(parseStateDocument(result.text), 'todo_a5103e3d07e1').text,
+      '[P0] Implement the bigger parser fixture.',
+    );
   });
 
   it('changes priority, status, class, note and claim', () => {
-    const result = updateTodo(STATE, { todoId: 'todo_primary', priority: 'P3', status: 'blocked', note: 'waits on CI', claimedBy: null }, legacy);
+    const result = updateTodo(
+      STATE,
+      { todoId: 'todo_primary', priority: 'P3', status: 'blocked', note: 'waits on CI', claimedBy: null },
+      legacy,
+    );
     const todo = result.summary.todo;
-    assert.deepEqual([todo.text, todo.status, todo.claimed_by, todo.metadata['note']], ['[P3] Validate the primary lane.', 'blocked', null, 'waits on CI']);
+    assert.deepEqual(
+      [todo.text, todo.status, todo.claimed_by, todo.metadata['note']],
+      ['[P3] Validate the primary lane.', 'blocked', null, 'waits on CI'],
+    );
     assert.deepEqual(result.summary.changed_fields, ['text', 'status', 'claimed_by', 'note']);
     const withMetaPriority = '## Agent Todo\n- [ ] Plain.\n  <!-- loopx:todo todo_id=todo_meta_prio priority=P2 -->\n';
-    assert.equal(updateTodo(withMetaPriority, { todoId: 'todo_meta_prio', priority: 'P0' }, legacy).summary.todo.priority, 'P0');
-    assert.match(updateTodo(withMetaPriority, { todoId: 'todo_meta_prio', priority: 'P0' }, legacy).text, /- \[ \] Plain\.\n {2}<!-- loopx:todo todo_id=todo_meta_prio priority=P0 updated_at/);
+    assert.equal(
+      updateTodo(withMetaPriority, { todoId: 'todo_meta_prio', priority: 'P0' }, legacy).summary.todo.priority,
+      'P0',
+    );
+    assert.match(
+      updateTodo(withMetaPriority, { todoId: 'todo_meta_prio', priority: 'P0' }, legacy).text,
+      /- \[ \] Plain\.\n {2}<!-- loopx:todo todo_id=todo_meta_prio priority=P0 updated_at/,
+    );
   });
 
   it('refuses done todos; a deferred todo must be resumed with status open', () => {
     const done = completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true }, legacy).text;
     throwsCode(() => updateTodo(done, { todoId: 'todo_primary', note: 'x' }, legacy), 'todo_terminal');
     const deferred = deferTodo(STATE, { todoId: 'todo_primary', reason: 'later' }, legacy).text;
-    throwsCode(() => updateTodo(deferred, { todoId: 'todo_primary', note: 'x' }, legacy), 'todo_terminal', /--status open/);
+    throwsCode(
+      () => updateTodo(deferred, { todoId: 'todo_primary', note: 'x' }, legacy),
+      'todo_terminal',
+      /--status open/,
+    );
     const resumed = updateTodo(deferred, { todoId: 'todo_primary', status: 'open' }, legacy);
     assert.equal(resumed.summary.todo.status, 'open');
     assert.match(resumed.text, /- \[ \] \[P1\] Validate the primary lane\./);
@@ -162,13 +284,36 @@ describe('todo update', () => {
 
 describe('todo complete', () => {
   it('needs evidence and exactly one of a successor or no-follow-up for agent todos', () => {
-    throwsCode(() => completeTodo(STATE, { todoId: 'todo_primary', evidence: ' ', noFollowUp: true }, legacy), 'todo_evidence_required');
-    throwsCode(() => completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok' }, legacy), 'todo_completion_continuation_required', /--successor-text.*--no-follow-up/);
-    throwsCode(() => completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true, successor: { text: 'x' } }, legacy), 'todo_completion_continuation_conflict');
+    throwsCode(
+      () => completeTodo(STATE, { todoId: 'todo_primary', evidence: ' ', noFollowUp: true }, legacy),
+      'todo_evidence_required',
+    );
+    throwsCode(
+      () => completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok' }, legacy),
+      'todo_completion_continuation_required',
+      /--successor-text.*--no-follow-up/,
+    );
+    throwsCode(
+      () =>
+        completeTodo(
+          STATE,
+          { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true, successor: { text: 'x' } },
+          legacy,
+        ),
+      'todo_completion_continuation_conflict',
+    );
   });
 
   it('marks done with evidence and links a new successor', () => {
-    const result = completeTodo(STATE, { todoId: 'todo_primary', evidence: 'tests pass (42/42)', successor: { text: 'Ship the lane.', priority: 'P1', claimedBy: 'codex-main' } }, rostered);
+    const result = completeTodo(
+      STATE,
+      {
+        todoId: 'todo_primary',
+        evidence: 'tests pass (42/42)',
+        successor: { text: 'Ship the lane.', priority: 'P1', claimedBy: 'codex-main' },
+      },
+      rostered,
+    );
     const [successor] = result.summary.added;
     assert.ok(successor);
     assert.equal(successor.text, '[P1] Ship the lane.');
@@ -180,22 +325,53 @@ describe('todo complete', () => {
     assert.equal(done.metadata['successor_todo_ids'], successor.todo_id);
     assert.equal(done.metadata['completion_continuation'], 'successor');
     assert.equal(done.metadata['completed_at'], NOW);
-    assert.match(result.text, /- \[x\] \[P1\] Validate the primary lane\.\n {2}<!-- loopx:todo todo_id=todo_primary status=done task_class=advancement_task claimed_by=codex-main evidence=tests%20pass%20%2842\/42%29 completed_at=\S+ completion_continuation=successor successor_todo_ids=todo_[0-9a-f]{12} updated_at=\S+ -->\n- \[ \] \[P1\] Ship the lane\.\n/);
-    assert.equal(completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true }, legacy).summary.todo.metadata['no_followup'], 'true');
-    throwsCode(() => completeTodo(result.text, { todoId: 'todo_primary', evidence: 'again', noFollowUp: true }, legacy), 'todo_terminal');
+    assert.match(
+      result.text,
+      /- \[x\] \[P1\] Validate the primary lane\.\n {2}<!-- loopx:todo todo_id=todo_primary status=done task_class=advancement_task claimed_by=codex-main evidence=tests%20pass%20%2842\/42%29 completed_at=\S+ completion_continuation=successor successor_todo_ids=todo_[0-9a-f]{12} updated_at=\S+ -->\n- \[ \] \[P1\] Ship the lane\.\n/,
+    );
+    assert.equal(
+      completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true }, legacy).summary.todo.metadata[
+        'no_followup'
+      ],
+      'true',
+    );
+    throwsCode(
+      () => completeTodo(result.text, { todoId: 'todo_primary', evidence: 'again', noFollowUp: true }, legacy),
+      'todo_terminal',
+    );
   });
 
   it('resolves a gate only with a decision outcome', () => {
-    throwsCode(() => completeTodo(STATE, { todoId: 'todo_user_gate', evidence: 'ok' }, legacy), 'gate_decision_outcome_required', /approve\|reject\|cancel/);
-    throwsCode(() => completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true, decisionOutcome: 'approve' }, legacy), 'gate_decision_outcome_not_a_gate');
-    const resolved = completeTodo(STATE, { todoId: 'todo_user_gate', evidence: 'owner said yes', decisionOutcome: 'approve' }, legacy);
+    throwsCode(
+      () => completeTodo(STATE, { todoId: 'todo_user_gate', evidence: 'ok' }, legacy),
+      'gate_decision_outcome_required',
+      /approve\|reject\|cancel/,
+    );
+    throwsCode(
+      () =>
+        completeTodo(
+          STATE,
+          { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true, decisionOutcome: 'approve' },
+          legacy,
+        ),
+      'gate_decision_outcome_not_a_gate',
+    );
+    const resolved = completeTodo(
+      STATE,
+      { todoId: 'todo_user_gate', evidence: 'owner said yes', decisionOutcome: 'approve' },
+      legacy,
+    );
     assert.equal(resolved.summary.todo.metadata['decision_outcome'], 'approve');
   });
 });
 
 describe('todo supersede and defer', () => {
   it('supersedes with a new replacement that inherits class, kind and claim', () => {
-    const result = supersedeTodo(STATE, { todoId: 'todo_primary', reason: 'scope changed', replacement: { text: 'Validate the narrower lane.' } }, legacy);
+    const result = supersedeTodo(
+      STATE,
+      { todoId: 'todo_primary', reason: 'scope changed', replacement: { text: 'Validate the narrower lane.' } },
+      legacy,
+    );
     const [replacement] = result.summary.added;
     assert.ok(replacement);
     assert.equal(replacement.claimed_by, 'codex-main');
@@ -208,24 +384,50 @@ describe('todo supersede and defer', () => {
   it('supersedes by an existing todo of the same role and refuses to guess', () => {
     const text = addTodo(STATE, { role: 'agent', text: 'New plan.' }, legacy).text;
     const newId = listTodos(parseStateDocument(text)).find((t) => t.text === 'New plan.')?.todo_id ?? '';
-    assert.equal(supersedeTodo(text, { todoId: 'todo_primary', supersededBy: newId }, legacy).summary.todo.metadata['superseded_by'], newId);
+    assert.equal(
+      supersedeTodo(text, { todoId: 'todo_primary', supersededBy: newId }, legacy).summary.todo.metadata[
+        'superseded_by'
+      ],
+      newId,
+    );
     throwsCode(() => supersedeTodo(text, { todoId: 'todo_primary' }, legacy), 'todo_supersede_target_required');
-    throwsCode(() => supersedeTodo(text, { todoId: 'todo_primary', supersededBy: 'todo_user_gate' }, legacy), 'todo_supersede_role_mismatch');
-    throwsCode(() => supersedeTodo(text, { todoId: 'todo_primary', supersededBy: 'todo_primary' }, legacy), 'todo_supersede_self');
+    throwsCode(
+      () => supersedeTodo(text, { todoId: 'todo_primary', supersededBy: 'todo_user_gate' }, legacy),
+      'todo_supersede_role_mismatch',
+    );
+    throwsCode(
+      () => supersedeTodo(text, { todoId: 'todo_primary', supersededBy: 'todo_primary' }, legacy),
+      'todo_supersede_self',
+    );
   });
 
   it('defers with a reason and a checked resume condition; gates are not deferred', () => {
-    const result = deferTodo(STATE, { todoId: 'todo_primary', reason: 'needs capacity', resumeWhen: 'capacity_available' }, legacy);
-    assert.deepEqual([result.summary.todo.status, result.summary.todo.metadata['resume_when']], ['deferred', 'capacity_available']);
+    const result = deferTodo(
+      STATE,
+      { todoId: 'todo_primary', reason: 'needs capacity', resumeWhen: 'capacity_available' },
+      legacy,
+    );
+    assert.deepEqual(
+      [result.summary.todo.status, result.summary.todo.metadata['resume_when']],
+      ['deferred', 'capacity_available'],
+    );
     assert.match(result.text, /- \[-\] \[P1\] Validate the primary lane\./);
-    throwsCode(() => deferTodo(STATE, { todoId: 'todo_primary', reason: 'x', resumeWhen: 'tomorrow' }, legacy), 'invalid_resume_condition');
+    throwsCode(
+      () => deferTodo(STATE, { todoId: 'todo_primary', reason: 'x', resumeWhen: 'tomorrow' }, legacy),
+      'invalid_resume_condition',
+    );
     throwsCode(() => deferTodo(STATE, { todoId: 'todo_primary', reason: ' ' }, legacy), 'todo_defer_reason_required');
-    throwsCode(() => deferTodo(STATE, { todoId: 'todo_user_gate', reason: 'later' }, legacy), 'gate_cannot_be_deferred');
+    throwsCode(
+      () => deferTodo(STATE, { todoId: 'todo_user_gate', reason: 'later' }, legacy),
+      'gate_cannot_be_deferred',
+    );
   });
 
   it('every edit touches only the edited todo plus the lines it adds', () => {
     const before = splitLines(STATE).map((l) => l.content);
-    const after = splitLines(deferTodo(STATE, { todoId: 'todo_user_gate'.replace('user_gate', 'primary'), reason: 'r' }, legacy).text).map((l) => l.content);
+    const after = splitLines(
+      deferTodo(STATE, { todoId: 'todo_user_gate'.replace('user_gate', 'primary'), reason: 'r' }, legacy).text,
+    ).map((l) => l.content);
     assert.equal(after.length, before.length);
     const changed = before.map((line, i) => (line === after[i] ? -1 : i + 1)).filter((n) => n > 0);
     assert.deepEqual(changed, [10, 11]);

@@ -3,7 +3,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  fileSystemStatusReader, GoalStatusCache, GoalStatusItemSchema, loadGoalStatus, type StatusFileReader,
+  fileSystemStatusReader,
+  GoalStatusCache,
+  GoalStatusItemSchema,
+  loadGoalStatus,
+  type StatusFileReader,
 } from '../../../src/core/readModel/goalStatus';
 import { loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/readModel/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
@@ -24,17 +28,38 @@ function countingReader(): { reader: StatusFileReader; reads: string[]; reset: (
   const reads: string[] = [];
   const reader: StatusFileReader = {
     stat: (file) => fileSystemStatusReader.stat(file),
-    readRegistry: (file) => { reads.push(`registry:${path.basename(file)}`); return fileSystemStatusReader.readRegistry(file); },
-    readState: (file) => { reads.push(`state:${path.basename(path.dirname(file))}`); return fileSystemStatusReader.readState(file); },
-    readRunIndex: (file, options) => { reads.push(`index:${path.basename(path.dirname(path.dirname(file)))}`); return fileSystemStatusReader.readRunIndex(file, options); },
+    readRegistry: (file) => {
+      reads.push(`registry:${path.basename(file)}`);
+      return fileSystemStatusReader.readRegistry(file);
+    },
+    readState: (file) => {
+      reads.push(`state:${path.basename(path.dirname(file))}`);
+      return fileSystemStatusReader.readState(file);
+    },
+    readRunIndex: (file, options) => {
+      reads.push(`index:${path.basename(path.dirname(path.dirname(file)))}`);
+      return fileSystemStatusReader.readRunIndex(file, options);
+    },
   };
-  return { reader, reads, reset: () => { reads.length = 0; } };
+  return {
+    reader,
+    reads,
+    reset: () => {
+      reads.length = 0;
+    },
+  };
 }
 
-const STATE = (route: string): string => `---\nstatus: active\nupdated_at: 2026-07-01T00:00:00+00:00\n---\n## Agent Todo\n- [ ] ${route}\n  <!-- loopx:todo todo_id=todo_work status=open task_class=advancement_task -->\n## Next Action\n- ${route}\n`;
+const STATE = (route: string): string =>
+  `---\nstatus: active\nupdated_at: 2026-07-01T00:00:00+00:00\n---\n## Agent Todo\n- [ ] ${route}\n  <!-- loopx:todo todo_id=todo_work status=open task_class=advancement_task -->\n## Next Action\n- ${route}\n`;
 
 /** A project with goals `alpha` and `beta`, each with a state file and one run. */
-function twoGoals(): { dir: string; registryPath: string; statePath: (goal: string) => string; indexPath: (goal: string) => string } {
+function twoGoals(): {
+  dir: string;
+  registryPath: string;
+  statePath: (goal: string) => string;
+  indexPath: (goal: string) => string;
+} {
   const dir = tempDir('loopx-status-cache-');
   const statePath = (goal: string): string => path.join(dir, '.codex', 'goals', goal, 'ACTIVE_GOAL_STATE.md');
   const indexPath = (goal: string): string => path.join(dir, '.loopx', 'runtime', 'goals', goal, 'runs', 'index.jsonl');
@@ -42,7 +67,10 @@ function twoGoals(): { dir: string; registryPath: string; statePath: (goal: stri
     fs.mkdirSync(path.dirname(statePath(id)), { recursive: true });
     fs.writeFileSync(statePath(id), STATE(`Build the ${id} report.`));
     fs.mkdirSync(path.dirname(indexPath(id)), { recursive: true });
-    fs.writeFileSync(indexPath(id), `${JSON.stringify({ generated_at: '2026-07-01T00:00:00+00:00', goal_id: id, classification: 'state_refreshed', recommended_action: `Build the ${id} report.` })}\n`);
+    fs.writeFileSync(
+      indexPath(id),
+      `${JSON.stringify({ generated_at: '2026-07-01T00:00:00+00:00', goal_id: id, classification: 'state_refreshed', recommended_action: `Build the ${id} report.` })}\n`,
+    );
     return { id, repo: dir, state_file: `.codex/goals/${id}/ACTIVE_GOAL_STATE.md`, status: 'active' };
   });
   const registryPath = path.join(dir, '.loopx', 'registry.json');
@@ -81,15 +109,33 @@ describe('status read model', () => {
     assert.deepEqual(item.registered_agents, ['demo', 'codex-main']);
 
     assert.deepEqual(
-      [item.agent_todos.source_section, item.agent_todos.total_count, item.agent_todos.open_count, item.agent_todos.done_count],
+      [
+        item.agent_todos.source_section,
+        item.agent_todos.total_count,
+        item.agent_todos.open_count,
+        item.agent_todos.done_count,
+      ],
       ['Agent Todo', 5, 4, 1],
     );
-    assert.deepEqual(item.agent_todos.items.map((todo) => todo.todo_id), ['todo_related', 'todo_index', 'todo_links', 'todo_publish']);
+    assert.deepEqual(
+      item.agent_todos.items.map((todo) => todo.todo_id),
+      ['todo_related', 'todo_index', 'todo_links', 'todo_publish'],
+    );
     assert.deepEqual(item.agent_todos.items[0], {
-      index: 2, done: false, text: `[P1] ${DEMO_NEXT_ACTION}`, title: DEMO_NEXT_ACTION, todo_id: 'todo_related',
-      priority: 'P1', status: 'open', claimed_by: null, task_class: 'advancement_task',
+      index: 2,
+      done: false,
+      text: `[P1] ${DEMO_NEXT_ACTION}`,
+      title: DEMO_NEXT_ACTION,
+      todo_id: 'todo_related',
+      priority: 'P1',
+      status: 'open',
+      claimed_by: null,
+      task_class: 'advancement_task',
     });
-    assert.deepEqual([item.user_todos.source_section, item.user_todos.open_count], ['User Todo / Owner Review Reading Queue', 2]);
+    assert.deepEqual(
+      [item.user_todos.source_section, item.user_todos.open_count],
+      ['User Todo / Owner Review Reading Queue', 2],
+    );
 
     assert.equal(item.open_gates.length, 1);
     const gate = item.open_gates[0];
@@ -99,13 +145,22 @@ describe('status read model', () => {
     );
 
     // The state file says updated_at 09:00, after the 08:55 run that has no snapshot of it.
-    assert.deepEqual(item.projection_warnings.map((warning) => warning.kind), ['stale_latest_run_projection']);
+    assert.deepEqual(
+      item.projection_warnings.map((warning) => warning.kind),
+      ['stale_latest_run_projection'],
+    );
     assert.deepEqual(item.stale_latest_run_warning?.reason_codes, ['active_state_updated_after_latest_run']);
     assert.equal(item.next_action_projection_warning, undefined);
     assert.equal(item.state_projection_gap, undefined);
 
-    assert.deepEqual(item.latest_runs.map((run) => run.classification), ['quota_slot_spent', 'validated_progress', 'state_refreshed']);
-    assert.equal(item.latest_runs.every((run) => run.json_exists && run.markdown_exists), true);
+    assert.deepEqual(
+      item.latest_runs.map((run) => run.classification),
+      ['quota_slot_spent', 'validated_progress', 'state_refreshed'],
+    );
+    assert.equal(
+      item.latest_runs.every((run) => run.json_exists && run.markdown_exists),
+      true,
+    );
     assert.equal(item.active_state.available, true);
     assert.equal(item.active_state.updated_at, '2026-11-28T09:00:00+00:00');
     assert.equal(item.state_diagnostics?.parseable, true);
@@ -115,35 +170,58 @@ describe('status read model', () => {
     assert.equal(payload.contract.summary.warnings, 1);
     assert.match(payload.contract.warnings[0] ?? '', /^tidy-notes: The state file changed after the latest run/);
     assert.deepEqual(
-      [payload.attention_queue.item_count, payload.attention_queue.needs_codex, payload.attention_queue.needs_user_or_controller],
+      [
+        payload.attention_queue.item_count,
+        payload.attention_queue.needs_codex,
+        payload.attention_queue.needs_user_or_controller,
+      ],
       [1, 1, 0],
     );
-    assert.deepEqual(payload.run_history.goals.map((goal) => [goal.id, goal.unique_runs, goal.latest_runs.length]), [['tidy-notes', 3, 3]]);
+    assert.deepEqual(
+      payload.run_history.goals.map((goal) => [goal.id, goal.unique_runs, goal.latest_runs.length]),
+      [['tidy-notes', 3, 3]],
+    );
   });
 
   it('emits the fields the dashboards always require, with their types', async () => {
     const { dir, registryPath } = demo();
     const payload = JSON.parse(JSON.stringify(await loadStatus({ registryPath, homeDir: dir }))) as StatusPayload;
     const always: [string, string][] = [
-      ['ok', 'boolean'], ['registry', 'string'], ['runtime_root', 'string'], ['goal_count', 'number'], ['run_count', 'number'],
-      ['contract.ok', 'boolean'], ['contract.summary.errors', 'number'], ['contract.summary.warnings', 'number'], ['contract.summary.checks', 'number'],
-      ['attention_queue.available', 'boolean'], ['attention_queue.item_count', 'number'], ['attention_queue.needs_user_or_controller', 'number'],
-      ['attention_queue.needs_codex', 'number'], ['attention_queue.watching_external_evidence', 'number'],
+      ['ok', 'boolean'],
+      ['registry', 'string'],
+      ['runtime_root', 'string'],
+      ['goal_count', 'number'],
+      ['run_count', 'number'],
+      ['contract.ok', 'boolean'],
+      ['contract.summary.errors', 'number'],
+      ['contract.summary.warnings', 'number'],
+      ['contract.summary.checks', 'number'],
+      ['attention_queue.available', 'boolean'],
+      ['attention_queue.item_count', 'number'],
+      ['attention_queue.needs_user_or_controller', 'number'],
+      ['attention_queue.needs_codex', 'number'],
+      ['attention_queue.watching_external_evidence', 'number'],
     ];
     for (const [field, type] of always) {
       const value = field.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], payload);
       assert.equal(typeof value, type, field);
     }
-    assert.ok(Array.isArray(payload.contract.errors) && Array.isArray(payload.contract.warnings) && payload.contract.checks.every((c) => typeof c === 'string'));
+    assert.ok(
+      Array.isArray(payload.contract.errors) &&
+        Array.isArray(payload.contract.warnings) &&
+        payload.contract.checks.every((c) => typeof c === 'string'),
+    );
     for (const item of payload.attention_queue.items) {
-      for (const field of ['goal_id', 'status', 'waiting_on', 'severity', 'recommended_action'] as const) assert.equal(typeof item[field], 'string', field);
+      for (const field of ['goal_id', 'status', 'waiting_on', 'severity', 'recommended_action'] as const)
+        assert.equal(typeof item[field], 'string', field);
       for (const todo of [...item.user_todos.items, ...item.agent_todos.items]) {
         assert.deepEqual([typeof todo.index, typeof todo.done, typeof todo.text], ['number', 'boolean', 'string']);
       }
     }
     for (const goal of payload.run_history.goals) {
       assert.equal(typeof goal.id, 'string');
-      for (const run of goal.latest_runs) assert.deepEqual([typeof run.generated_at, typeof run.goal_id], ['string', 'string']);
+      for (const run of goal.latest_runs)
+        assert.deepEqual([typeof run.generated_at, typeof run.goal_id], ['string', 'string']);
     }
   });
 
@@ -153,7 +231,10 @@ describe('status read model', () => {
     const item = payload.attention_queue.items[0];
     assert.equal(payload.agent_id, 'demo');
     assert.equal(item?.agent_id, 'demo');
-    assert.deepEqual(item?.agent_todos.items.map((todo) => todo.todo_id), ['todo_related', 'todo_index', 'todo_publish']);
+    assert.deepEqual(
+      item?.agent_todos.items.map((todo) => todo.todo_id),
+      ['todo_related', 'todo_index', 'todo_publish'],
+    );
     assert.equal(item?.agent_todos.open_count, 4, 'counts stay goal-wide');
   });
 
@@ -166,7 +247,10 @@ describe('status read model', () => {
     assert.equal(item.active_state.available, false);
     assert.equal(item.active_state.error?.code, 'state_file_missing');
     assert.ok(!item.active_state.error?.message.includes(dir), 'no absolute path leaks into the item');
-    assert.match(item.active_state.error?.message ?? '', /<project>\/\.codex\/goals\/tidy-notes\/ACTIVE_GOAL_STATE\.md/);
+    assert.match(
+      item.active_state.error?.message ?? '',
+      /<project>\/\.codex\/goals\/tidy-notes\/ACTIVE_GOAL_STATE\.md/,
+    );
     assert.equal(item.severity, 'high');
     assert.equal(item.waiting_on, 'user');
     assert.equal(item.latest_run_recommended_action, DEMO_NEXT_ACTION, 'the run history is still read');
@@ -177,7 +261,10 @@ describe('status read model', () => {
   it('hides a run recommendation that names a local path or a secret', async () => {
     const { dir, registryPath } = demo();
     const index = path.join(dir, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl');
-    fs.appendFileSync(index, `${JSON.stringify({ generated_at: '2026-11-28T10:00:00+00:00', goal_id: 'tidy-notes', classification: 'state_refreshed', recommended_action: 'deploy with token=abcdefghijklmnop' })}\n`);
+    fs.appendFileSync(
+      index,
+      `${JSON.stringify({ generated_at: '2026-11-28T10:00:00+00:00', goal_id: 'tidy-notes', classification: 'state_refreshed', recommended_action: 'deploy with token=abcdefghijklmnop' })}\n`,
+    );
     const item = (await loadStatus({ registryPath, homeDir: dir })).attention_queue.items[0];
     assert.equal(item?.latest_runs[0]?.recommended_action, null);
     assert.equal(item?.latest_run_recommended_action, null);
@@ -189,22 +276,39 @@ describe('status read model', () => {
     const { dir, registryPath } = demo();
     const cache = new GoalStatusCache();
     let calls = 0;
-    const quotaSummary = async () => { calls++; return { state: 'eligible', allowed_slots: 24, spent_slots: calls }; };
+    const quotaSummary = async () => {
+      calls++;
+      return { state: 'eligible', allowed_slots: 24, spent_slots: calls };
+    };
     const first = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
     const second = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
     assert.equal(first.attention_queue.items[0]?.quota?.spent_slots, 1);
     assert.equal(second.attention_queue.items[0]?.quota?.spent_slots, 2, 'quota is time-dependent, so never cached');
-    const failing = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary: () => Promise.reject(new Error('ledger unreadable')) });
+    const failing = await loadStatus({
+      registryPath,
+      homeDir: dir,
+      cache,
+      quotaSummary: () => Promise.reject(new Error('ledger unreadable')),
+    });
     assert.equal(failing.attention_queue.items[0]?.quota, undefined);
     assert.ok(failing.contract.warnings.includes('tidy-notes: quota summary unavailable: ledger unreadable'));
   });
 
   it('loadGoalStatus takes a workspace goal summary and validates its output', async () => {
     const { dir } = demo();
-    const item = await loadGoalStatus({
-      goalId: 'tidy-notes', displayName: 'Tidy', status: 'active', domain: null, projectRoot: dir, runtimeRoot: path.join(dir, '.loopx', 'runtime'),
-      stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'), agents: ['demo'],
-    }, { homeDir: dir, limit: 1 });
+    const item = await loadGoalStatus(
+      {
+        goalId: 'tidy-notes',
+        displayName: 'Tidy',
+        status: 'active',
+        domain: null,
+        projectRoot: dir,
+        runtimeRoot: path.join(dir, '.loopx', 'runtime'),
+        stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
+        agents: ['demo'],
+      },
+      { homeDir: dir, limit: 1 },
+    );
     assert.equal(GoalStatusItemSchema.parse(item).latest_runs.length, 1);
     assert.equal(item.unique_runs, 3);
   });
@@ -214,10 +318,17 @@ describe('status read model', () => {
     const counter = countingReader();
     const cache = new GoalStatusCache(counter.reader);
     const load = () => loadStatus({ registryPath: project.registryPath, homeDir: project.dir, cache });
-    const byId = (payload: StatusPayload, id: string) => payload.attention_queue.items.find((item) => item.goal_id === id);
+    const byId = (payload: StatusPayload, id: string) =>
+      payload.attention_queue.items.find((item) => item.goal_id === id);
 
     const first = await load();
-    assert.deepEqual(counter.reads.sort(), ['index:alpha', 'index:beta', 'registry:registry.json', 'state:alpha', 'state:beta']);
+    assert.deepEqual(counter.reads.sort(), [
+      'index:alpha',
+      'index:beta',
+      'registry:registry.json',
+      'state:alpha',
+      'state:beta',
+    ]);
 
     counter.reset();
     const unchanged = await load();
@@ -232,7 +343,10 @@ describe('status read model', () => {
     assert.equal(byId(afterState, 'alpha'), byId(first, 'alpha'));
 
     counter.reset();
-    fs.appendFileSync(project.indexPath('alpha'), `${JSON.stringify({ generated_at: '2026-07-02T00:00:00+00:00', goal_id: 'alpha', classification: 'validated_progress', recommended_action: 'Review the alpha report.' })}\n`);
+    fs.appendFileSync(
+      project.indexPath('alpha'),
+      `${JSON.stringify({ generated_at: '2026-07-02T00:00:00+00:00', goal_id: 'alpha', classification: 'validated_progress', recommended_action: 'Review the alpha report.' })}\n`,
+    );
     const afterRun = await load();
     assert.deepEqual(counter.reads, ['index:alpha']);
     assert.equal(byId(afterRun, 'alpha')?.latest_run_recommended_action, 'Review the alpha report.');
@@ -245,6 +359,10 @@ describe('status read model', () => {
     const afterRegistry = await load();
     assert.deepEqual(counter.reads, ['registry:registry.json'], 'a registry change re-reads no goal files');
     assert.equal(byId(afterRegistry, 'alpha')?.display_name, 'Alpha renamed');
-    assert.equal(byId(afterRegistry, 'beta'), byId(afterState, 'beta'), 'beta\'s entry did not change, so it is not re-projected');
+    assert.equal(
+      byId(afterRegistry, 'beta'),
+      byId(afterState, 'beta'),
+      "beta's entry did not change, so it is not re-projected",
+    );
   });
 });

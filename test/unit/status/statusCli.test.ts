@@ -7,10 +7,13 @@ import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
 
 function demo(): string {
-  return materializeDemoWorkspace(path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-status-cli-'))), 'demo'));
+  return materializeDemoWorkspace(
+    path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-status-cli-'))), 'demo'),
+  );
 }
 
-const run = (dir: string, ...argv: string[]) => runLoopx(argv, { cwd: dir, env: { HOME: dir }, now: '2026-11-28T10:00:00Z' });
+const run = (dir: string, ...argv: string[]) =>
+  runLoopx(argv, { cwd: dir, env: { HOME: dir }, now: '2026-11-28T10:00:00Z' });
 
 describe('loopx status (CLI)', () => {
   it('shows the demo goal for people: Next Action, todos, gate, latest run and the warning with its fix', async () => {
@@ -24,26 +27,57 @@ describe('loopx status (CLI)', () => {
     assert.match(out, /- Agent todos: 4 open, 1 done of 5\n/);
     assert.match(out, /- User todos: 2 open, 0 done of 2\n/);
     assert.match(out, /- Quota: eligible — 1 of 24 slots used in 24 h/, 'the 08:56 spend counts in the rolling window');
-    assert.match(out, /`todo_gate_publish` Approve publishing the knowledge base to the team wiki\. \(agent demo\); holds back todo_publish/);
+    assert.match(
+      out,
+      /`todo_gate_publish` Approve publishing the knowledge base to the team wiki\. \(agent demo\); holds back todo_publish/,
+    );
     assert.match(out, /- Latest run: 2026-11-28T08:56:00\+00:00 quota_slot_spent by demo \(3 runs\)/);
     assert.match(out, /\*\*warning\*\* The state file changed after the latest run recorded it/);
-    assert.match(out, /record a fresh snapshot: `loopx refresh-state --goal-id tidy-notes --classification state_refreshed`/);
+    assert.match(
+      out,
+      /record a fresh snapshot: `loopx refresh-state --goal-id tidy-notes --classification state_refreshed`/,
+    );
   });
 
   it('prints the status payload in JSON; --goal-id, --agent-id and --limit narrow it', async () => {
     const dir = demo();
-    const result = await run(dir, 'status', '--goal-id', 'tidy-notes', '--agent-id', 'codex-main', '--limit', '1', '--format', 'json');
+    const result = await run(
+      dir,
+      'status',
+      '--goal-id',
+      'tidy-notes',
+      '--agent-id',
+      'codex-main',
+      '--limit',
+      '1',
+      '--format',
+      'json',
+    );
     assert.equal(result.code, 0, result.stderr);
     const payload = StatusPayloadSchema.parse(result.json());
     assert.equal(payload.agent_id, 'codex-main');
     const item = payload.attention_queue.items[0];
     assert.equal(item?.latest_runs.length, 1);
-    assert.deepEqual(item?.agent_todos.items.map((todo) => todo.todo_id), ['todo_related', 'todo_index', 'todo_links', 'todo_publish']);
+    assert.deepEqual(
+      item?.agent_todos.items.map((todo) => todo.todo_id),
+      ['todo_related', 'todo_index', 'todo_links', 'todo_publish'],
+    );
   });
 
   it('exits 0 after the warning is resolved by refresh-state, which makes it go away', async () => {
     const dir = demo();
-    const refreshed = await run(dir, 'refresh-state', '--goal-id', 'tidy-notes', '--classification', 'state_refreshed', '--agent-id', 'codex-main', '--progress-scope', 'goal');
+    const refreshed = await run(
+      dir,
+      'refresh-state',
+      '--goal-id',
+      'tidy-notes',
+      '--classification',
+      'state_refreshed',
+      '--agent-id',
+      'codex-main',
+      '--progress-scope',
+      'goal',
+    );
     assert.equal(refreshed.code, 0, refreshed.stderr);
     const status = await run(dir, 'status', '--format', 'json');
     const item = StatusPayloadSchema.parse(status.json()).attention_queue.items[0];

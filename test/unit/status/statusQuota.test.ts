@@ -12,17 +12,26 @@ import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
 
 function demo(): { dir: string; registryPath: string } {
-  const dir = materializeDemoWorkspace(path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-status-quota-'))), 'demo'));
+  const dir = materializeDemoWorkspace(
+    path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-status-quota-'))), 'demo'),
+  );
   return { dir, registryPath: path.join(dir, '.loopx', 'registry.json') };
 }
 
 describe('status quota from the reads status already made', () => {
   it('attaches the same quota as a standalone summary, for every goal', async () => {
     const { dir, registryPath } = demo();
-    const payload = await loadStatus({ registryPath, homeDir: dir, quotaSummary: statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir }) });
+    const payload = await loadStatus({
+      registryPath,
+      homeDir: dir,
+      quotaSummary: statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir }),
+    });
     const standalone = await goalQuotaSummary({ registryPath, goalId: 'tidy-notes', clock: CLOCK, homeDir: dir });
     assert.deepEqual(payload.attention_queue.items[0]?.quota, standalone);
-    assert.equal(payload.contract.warnings.some((w) => w.includes('quota summary unavailable')), false);
+    assert.equal(
+      payload.contract.warnings.some((w) => w.includes('quota summary unavailable')),
+      false,
+    );
   });
 
   it('hands the provider the registry, the raw entry and the run index status read (the index is read once)', async () => {
@@ -34,15 +43,33 @@ describe('status quota from the reads status already made', () => {
         indexReads++;
         const read = await fileSystemStatusReader.readRunIndex(file, options);
         // A spend only this read knows about: the quota must count it, so it used this read.
-        return { ...read, rows: [{ generated_at: '2026-11-28T11:59:00+00:00', classification: 'quota_slot_spent', slots: 5, json_exists: false, markdown_exists: false }, ...read.rows] };
+        return {
+          ...read,
+          rows: [
+            {
+              generated_at: '2026-11-28T11:59:00+00:00',
+              classification: 'quota_slot_spent',
+              slots: 5,
+              json_exists: false,
+              markdown_exists: false,
+            },
+            ...read.rows,
+          ],
+        };
       },
     };
     const seen: { entry: unknown; rows: number | undefined; registryGoals: unknown }[] = [];
     const provider = statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir });
     const payload = await loadStatus({
-      registryPath, homeDir: dir, cache: new GoalStatusCache(reader),
+      registryPath,
+      homeDir: dir,
+      cache: new GoalStatusCache(reader),
       quotaSummary: (goal, sources) => {
-        seen.push({ entry: sources.registryEntry, rows: sources.runIndex?.rows.length, registryGoals: sources.registry['goals'] });
+        seen.push({
+          entry: sources.registryEntry,
+          rows: sources.runIndex?.rows.length,
+          registryGoals: sources.registry['goals'],
+        });
         return provider(goal, sources);
       },
     });
@@ -51,14 +78,27 @@ describe('status quota from the reads status already made', () => {
     assert.equal(item?.quota?.spent_slots, 1 + 5, 'the demo spend plus the one only the shared read has');
     assert.equal(seen.length, 1);
     assert.equal(seen[0]?.rows, item?.unique_runs);
-    assert.equal(seen[0]?.entry, (seen[0]?.registryGoals as unknown[])[0], 'the raw entry object, unknown fields and all');
+    assert.equal(
+      seen[0]?.entry,
+      (seen[0]?.registryGoals as unknown[])[0],
+      'the raw entry object, unknown fields and all',
+    );
   });
 
   it("a caller's cache keeps each goal's run index for its quota; release lets it go", async () => {
     const { dir, registryPath } = demo();
     const cache = new GoalStatusCache();
     await loadStatus({ registryPath, homeDir: dir, cache });
-    const target = { goalId: 'tidy-notes', displayName: 'x', status: 'active', domain: null, projectRoot: dir, runtimeRoot: path.join(dir, '.loopx', 'runtime'), stateFile: null, agents: [] };
+    const target = {
+      goalId: 'tidy-notes',
+      displayName: 'x',
+      status: 'active',
+      domain: null,
+      projectRoot: dir,
+      runtimeRoot: path.join(dir, '.loopx', 'runtime'),
+      stateFile: null,
+      agents: [],
+    };
     assert.equal(cache.heldRunIndex(target)?.rows.length, 3);
     cache.release(target);
     assert.equal(cache.heldRunIndex(target), undefined);

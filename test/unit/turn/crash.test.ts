@@ -14,8 +14,16 @@ after(cleanTempDirs);
  * successor todo, no reservation left.
  */
 const CHECKPOINTS = [
-  'admission', 'host_execute', 'typed_result', 'validation', 'durable_writeback:effect', 'durable_writeback',
-  'quota_spend:effect', 'quota_spend', 'scheduler_apply', 'scheduler_ack',
+  'admission',
+  'host_execute',
+  'typed_result',
+  'validation',
+  'durable_writeback:effect',
+  'durable_writeback',
+  'quota_spend:effect',
+  'quota_spend',
+  'scheduler_apply',
+  'scheduler_ack',
 ];
 
 describe('turn crash and resume (real processes)', function () {
@@ -49,7 +57,11 @@ describe('turn crash and resume (real processes)', function () {
       const doc = parseStateDocument(fs.readFileSync(d.statePath, 'utf8'));
       assert.deepEqual(doc.issues, []);
       assert.equal(doc.todos.find((t) => t.todoId === 'todo_related')?.status, 'done');
-      assert.equal(doc.todos.filter((t) => t.text.includes('Follow up on the fixture work')).length, 1, 'one successor todo');
+      assert.equal(
+        doc.todos.filter((t) => t.text.includes('Follow up on the fixture work')).length,
+        1,
+        'one successor todo',
+      );
       assert.deepEqual(reservations(d), []);
       assert.equal((await listJournals(d.runtimeGoalDir))[0]?.status, 'committed');
 

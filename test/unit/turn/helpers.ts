@@ -15,7 +15,12 @@ export const AGENT = path.join(REPO_ROOT, 'test', 'unit', 'turn', 'fixtures', 'a
 export const RUN_TURN = path.join(REPO_ROOT, 'test', 'unit', 'turn', 'fixtures', 'runTurn.ts');
 export const TSX_URL = pathToFileURL(require.resolve('tsx')).href;
 /** The demo agent run from source under tsx (the built CLI runs out/demoAgent.js). */
-export const DEMO_AGENT_SOURCE_ARGV = [process.execPath, '--import', TSX_URL, path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts')];
+export const DEMO_AGENT_SOURCE_ARGV = [
+  process.execPath,
+  '--import',
+  TSX_URL,
+  path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts'),
+];
 
 const tempDirs: string[] = [];
 export function tempDir(prefix = 'loopx-turn-'): string {
@@ -44,7 +49,8 @@ export function demo(edit?: (goal: Record<string, unknown>) => void): Demo {
     fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
   }
   return {
-    workspace, registryPath,
+    workspace,
+    registryPath,
     statePath: path.join(workspace, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
     runtimeGoalDir: path.join(workspace, '.loopx', 'runtime', 'goals', 'tidy-notes'),
   };
@@ -53,18 +59,27 @@ export function demo(edit?: (goal: Record<string, unknown>) => void): Demo {
 /** Options for runOnce on the demo goal with the scripted fixture agent in `mode`. */
 export function fixtureRun(d: Demo, mode: string, extra: Partial<RunOnceOptions> = {}): RunOnceOptions {
   return {
-    registryPath: d.registryPath, goalId: 'tidy-notes', agentId: 'demo', clock, env: { PATH: process.env['PATH'] ?? '' }, execute: true,
-    hostAdapterCommand: [process.execPath, AGENT, mode], ...extra,
+    registryPath: d.registryPath,
+    goalId: 'tidy-notes',
+    agentId: 'demo',
+    clock,
+    env: { PATH: process.env['PATH'] ?? '' },
+    execute: true,
+    hostAdapterCommand: [process.execPath, AGENT, mode],
+    ...extra,
   };
 }
 
 export async function runRows(d: Demo): Promise<RunIndexEntry[]> {
-  return (await readGoalRuns(path.join(d.workspace, '.loopx', 'runtime'), 'tidy-notes', { projectRoot: d.workspace })).rows;
+  return (await readGoalRuns(path.join(d.workspace, '.loopx', 'runtime'), 'tidy-notes', { projectRoot: d.workspace }))
+    .rows;
 }
 
 /** Spend rows written by our turns (the demo's history has one older spend, turn-0001). */
 export async function newSpends(d: Demo): Promise<RunIndexEntry[]> {
-  return (await runRows(d)).filter((r) => r.classification === QUOTA_SLOT_SPENT && (r as Record<string, unknown>)['turn_instance_id'] !== 'turn-0001');
+  return (await runRows(d)).filter(
+    (r) => r.classification === QUOTA_SLOT_SPENT && (r as Record<string, unknown>)['turn_instance_id'] !== 'turn-0001',
+  );
 }
 
 export function reservations(d: Demo): unknown[] {
@@ -81,13 +96,25 @@ export interface ChildResult {
 }
 
 /** Runs a TypeScript script as a real node process (tsx loader), cwd the repository. */
-export function runNodeScript(args: string[], env: NodeJS.ProcessEnv = {}, options: { timeoutMs?: number } = {}): Promise<ChildResult> {
+export function runNodeScript(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { timeoutMs?: number } = {},
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX_URL, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX_URL, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {

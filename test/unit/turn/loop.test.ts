@@ -6,7 +6,17 @@ import { listJournals } from '../../../src/core/turn/journal';
 import { runLoop, type RunLoopOptions } from '../../../src/core/turn/loop';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import {
-  AGENT, cleanTempDirs, clock, demo, DEMO_AGENT_SOURCE_ARGV, fixtureRun, lastJson, newSpends, reservations, runTurnProcess, type Demo,
+  AGENT,
+  cleanTempDirs,
+  clock,
+  demo,
+  DEMO_AGENT_SOURCE_ARGV,
+  fixtureRun,
+  lastJson,
+  newSpends,
+  reservations,
+  runTurnProcess,
+  type Demo,
 } from './helpers';
 
 after(cleanTempDirs);
@@ -15,7 +25,14 @@ const NODE = process.execPath;
 const MULTI = { mode: 'multi_subagent', allowed: true, max_children: 2 };
 
 function loopOptions(d: Demo, extra: Partial<RunLoopOptions> = {}): RunLoopOptions {
-  return { registryPath: d.registryPath, goalId: 'tidy-notes', agentIds: ['demo'], clock, env: { PATH: process.env['PATH'] ?? '' }, ...extra };
+  return {
+    registryPath: d.registryPath,
+    goalId: 'tidy-notes',
+    agentIds: ['demo'],
+    clock,
+    env: { PATH: process.env['PATH'] ?? '' },
+    ...extra,
+  };
 }
 
 /** Lets codex-main's claim go, so both agents compete for the same todos. */
@@ -53,7 +70,13 @@ describe('turn loop', function () {
     const result = await runLoop(loopOptions(d, { onEvent: emitter.emit, demoAgentArgv: DEMO_AGENT_SOURCE_ARGV }));
     assert.equal(result.stop_reason, 'user_action', result.message);
     assert.equal(result.disposition, 'user_action_required');
-    assert.deepEqual(result.turns.map((t) => [t.todo_id, t.status]), [['todo_related', 'committed'], ['todo_index', 'committed']]);
+    assert.deepEqual(
+      result.turns.map((t) => [t.todo_id, t.status]),
+      [
+        ['todo_related', 'committed'],
+        ['todo_index', 'committed'],
+      ],
+    );
     assert.equal(result.spend_count, 2);
     assert.match(result.message, /todo_gate_publish/);
     assert.match(result.message, /skipped todo_links \(claimed by codex-main\)/);
@@ -66,7 +89,9 @@ describe('turn loop', function () {
   });
 
   it('stops on the budget once the reported cost reaches max_cost_usd', async () => {
-    const d = demo((goal) => { (goal['quota'] as Record<string, unknown>)['max_cost_usd'] = 0.015; });
+    const d = demo((goal) => {
+      (goal['quota'] as Record<string, unknown>)['max_cost_usd'] = 0.015;
+    });
     const result = await runLoop(loopOptions(d, { hostAdapterCommand: [NODE, AGENT, 'complete'] }));
     assert.equal(result.stop_reason, 'budget', result.message);
     assert.equal(result.turn_count, 2);
@@ -100,14 +125,22 @@ describe('turn loop', function () {
       // Cancel while the second turn's agent is working.
       if (e.type === 'phase_done' && e.phase === 'admission' && ended === 1) setTimeout(() => controller.abort(), 200);
     };
-    const result = await runLoop(loopOptions(d, { hostAdapterCommand: [NODE, AGENT, 'slow', '3000'], signal: controller.signal, onEvent }));
+    const result = await runLoop(
+      loopOptions(d, { hostAdapterCommand: [NODE, AGENT, 'slow', '3000'], signal: controller.signal, onEvent }),
+    );
     assert.equal(result.stop_reason, 'cancelled');
-    assert.deepEqual(result.turns.map((t) => t.status), ['committed', 'cancelled']);
+    assert.deepEqual(
+      result.turns.map((t) => t.status),
+      ['committed', 'cancelled'],
+    );
     assert.equal((await newSpends(d)).length, 1);
     assert.deepEqual(reservations(d), []);
     const journals = await listJournals(d.runtimeGoalDir);
     assert.deepEqual(journals.map((j) => j.status).sort(), ['committed', 'in_progress']);
-    assert.equal(parseStateDocument(fs.readFileSync(d.statePath, 'utf8')).todos.find((t) => t.todoId === 'todo_index')?.status, 'open');
+    assert.equal(
+      parseStateDocument(fs.readFileSync(d.statePath, 'utf8')).todos.find((t) => t.todoId === 'todo_index')?.status,
+      'open',
+    );
   });
 });
 
@@ -128,7 +161,9 @@ describe('turn concurrency (spawn policy)', function () {
   });
 
   it('with spawning, up to max_children turns run at once on distinct todos by distinct agents; the same agent never twice', async () => {
-    const d = demo((goal) => { goal['spawn_policy'] = MULTI; });
+    const d = demo((goal) => {
+      goal['spawn_policy'] = MULTI;
+    });
     releaseClaim(d);
     const slow = [NODE, AGENT, 'slow', '1500'];
     const a = runOnce(fixtureRun(d, 'x', { hostAdapterCommand: slow }));
@@ -145,11 +180,22 @@ describe('turn concurrency (spawn policy)', function () {
   });
 
   it('runLoop with two agents: one turn at a time without spawning, two at once with it', async () => {
-    for (const [policy, expectedPeak] of [[undefined, 1], [MULTI, 2]] as const) {
-      const d = demo((goal) => { if (policy !== undefined) goal['spawn_policy'] = policy; });
+    for (const [policy, expectedPeak] of [
+      [undefined, 1],
+      [MULTI, 2],
+    ] as const) {
+      const d = demo((goal) => {
+        if (policy !== undefined) goal['spawn_policy'] = policy;
+      });
       releaseClaim(d);
       const events: TurnEvent[] = [];
-      const result = await runLoop(loopOptions(d, { agentIds: ['demo', 'codex-main'], hostAdapterCommand: [NODE, AGENT, 'slow', '600'], onEvent: (e) => events.push(e) }));
+      const result = await runLoop(
+        loopOptions(d, {
+          agentIds: ['demo', 'codex-main'],
+          hostAdapterCommand: [NODE, AGENT, 'slow', '600'],
+          onEvent: (e) => events.push(e),
+        }),
+      );
       assert.equal(peakConcurrency(events), expectedPeak);
       assert.equal(result.max_concurrent_turns, expectedPeak);
       // Together they finish every open agent todo that no gate holds (related, index, links).

@@ -36,25 +36,53 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     assert.equal(result.status, 'preview');
     assert.equal(result.todo_id, 'todo_related');
     assert.equal(result.plan?.host_request?.selected_todo?.todo_id, 'todo_related');
-    assert.deepEqual(result.effects, { host_invoked: false, state_written: false, quota_spent: false, scheduler_acknowledged: false });
+    assert.deepEqual(result.effects, {
+      host_invoked: false,
+      state_written: false,
+      quota_spent: false,
+      scheduler_acknowledged: false,
+    });
     assert.deepEqual(tree(d.workspace), before);
   });
 
   it('commits a turn: reserve, host, typed result, validation, writeback, exactly one spend with the reported usage, scheduler', async () => {
-    const d = demo((goal) => { (goal['quota'] as Record<string, unknown>)['max_cost_usd'] = 5; });
+    const d = demo((goal) => {
+      (goal['quota'] as Record<string, unknown>)['max_cost_usd'] = 5;
+    });
     const events: TurnEvent[] = [];
-    const result = TurnRunResultSchema.parse(await runOnce(fixtureRun(d, 'complete', { turnInstanceId: 'turn-a', onEvent: (e) => events.push(TurnEventSchema.parse(e)) })));
+    const result = TurnRunResultSchema.parse(
+      await runOnce(
+        fixtureRun(d, 'complete', { turnInstanceId: 'turn-a', onEvent: (e) => events.push(TurnEventSchema.parse(e)) }),
+      ),
+    );
     assert.equal(result.status, 'committed', result.message);
     assert.equal(result.result_kind, 'validated_completion');
-    assert.deepEqual(result.effects, { host_invoked: true, state_written: true, quota_spent: true, scheduler_acknowledged: true });
+    assert.deepEqual(result.effects, {
+      host_invoked: true,
+      state_written: true,
+      quota_spent: true,
+      scheduler_acknowledged: true,
+    });
     assert.equal(result.validation?.status, 'passed');
     assert.equal(result.receipt?.status, 'committed');
     assert.equal(result.settlement_identity?.effect_id, 'tidy-notes:demo:todo_related:turn-a');
     assert.equal(result.quota_slot_spend_count, 1);
     assert.deepEqual(result.scheduler, { owner: 'outer_controller_owned', phase: 'completed' });
-    assert.deepEqual(events.map((e) => (e.type === 'phase_done' ? e.phase : e.type)), [
-      'turn_started', 'admission', 'host_execute', 'typed_result', 'validation', 'durable_writeback', 'quota_spend', 'scheduler_apply', 'scheduler_ack', 'turn_ended',
-    ]);
+    assert.deepEqual(
+      events.map((e) => (e.type === 'phase_done' ? e.phase : e.type)),
+      [
+        'turn_started',
+        'admission',
+        'host_execute',
+        'typed_result',
+        'validation',
+        'durable_writeback',
+        'quota_spend',
+        'scheduler_apply',
+        'scheduler_ack',
+        'turn_ended',
+      ],
+    );
 
     const related = todo(d, 'todo_related');
     assert.equal(related.status, 'done');
@@ -64,8 +92,14 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
 
     const spends = await newSpends(d);
     assert.equal(spends.length, 1);
-    const spend = JSON.parse(fs.readFileSync(path.join(d.workspace, spends[0]?.json_path ?? ''), 'utf8')) as Record<string, unknown>;
-    assert.deepEqual((spend['settlement_identity'] as Record<string, unknown>)['effect_id'], 'tidy-notes:demo:todo_related:turn-a');
+    const spend = JSON.parse(fs.readFileSync(path.join(d.workspace, spends[0]?.json_path ?? ''), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(
+      (spend['settlement_identity'] as Record<string, unknown>)['effect_id'],
+      'tidy-notes:demo:todo_related:turn-a',
+    );
     const usage = spend['usage'] as Record<string, unknown>;
     assert.equal(usage['tokens'], 1200);
     assert.equal(usage['cost_usd'], 0.01);
@@ -73,12 +107,21 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     assert.equal(typeof usage['minutes'], 'number');
     assert.equal((spend['quota_event'] as Record<string, unknown>)['turn_instance_id'], 'turn-a');
 
-    const run = (await runRows(d)).find((r) => r.classification === 'validated_completion' && (r as Record<string, unknown>)['turn_instance_id'] === 'turn-a');
+    const run = (await runRows(d)).find(
+      (r) =>
+        r.classification === 'validated_completion' && (r as Record<string, unknown>)['turn_instance_id'] === 'turn-a',
+    );
     assert.ok(run, 'an accountable run record of the turn');
-    const record = JSON.parse(fs.readFileSync(path.join(d.workspace, run.json_path ?? ''), 'utf8')) as Record<string, unknown>;
+    const record = JSON.parse(fs.readFileSync(path.join(d.workspace, run.json_path ?? ''), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     assert.equal(record['host_classification'], 'fixture_progress');
     assert.equal(record['delivery_outcome'], 'outcome_progress');
-    assert.deepEqual((record['settlement_identity'] as Record<string, unknown>)['effect_id'], 'tidy-notes:demo:todo_related:turn-a');
+    assert.deepEqual(
+      (record['settlement_identity'] as Record<string, unknown>)['effect_id'],
+      'tidy-notes:demo:todo_related:turn-a',
+    );
     assert.deepEqual(reservations(d), []);
 
     const summary = await goalQuotaSummary({ registryPath: d.registryPath, goalId: 'tidy-notes', clock });
@@ -97,7 +140,12 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     const replay = await runOnce(fixtureRun(d, 'exit1', { resumeTurnKey: first.turn_key ?? '' }));
     assert.equal(replay.replayed, true);
     assert.equal(replay.status, 'committed');
-    assert.deepEqual(replay.effects, { host_invoked: false, state_written: false, quota_spent: false, scheduler_acknowledged: false });
+    assert.deepEqual(replay.effects, {
+      host_invoked: false,
+      state_written: false,
+      quota_spent: false,
+      scheduler_acknowledged: false,
+    });
     assert.equal(replay.quota_slot_spend_count, 1);
     assert.deepEqual(tree(d.workspace), before);
   });
@@ -121,24 +169,52 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     const d = demo();
     const validator = [NODE, '-e', "process.exit(require('fs').existsSync('out/artifact.txt') ? 0 : 3)"];
     const rowsBefore = (await runRows(d)).length;
-    const result = await runOnce(fixtureRun(d, 'x', { hostAdapterCommand: [NODE, AGENT, 'artifact', 'out/artifact.txt'], validationCommand: validator }));
+    const result = await runOnce(
+      fixtureRun(d, 'x', {
+        hostAdapterCommand: [NODE, AGENT, 'artifact', 'out/artifact.txt'],
+        validationCommand: validator,
+      }),
+    );
     assert.equal(result.status, 'committed', result.message);
     assert.equal(result.validation?.status, 'passed');
     assert.deepEqual(result.validation?.command, validator);
-    assert.deepEqual(result.effects, { host_invoked: true, state_written: true, quota_spent: true, scheduler_acknowledged: true });
+    assert.deepEqual(result.effects, {
+      host_invoked: true,
+      state_written: true,
+      quota_spent: true,
+      scheduler_acknowledged: true,
+    });
     assert.deepEqual(result.scheduler, { owner: 'outer_controller_owned', phase: 'completed' });
     const rows = await runRows(d);
-    assert.deepEqual(rows.slice(0, rows.length - rowsBefore).map((r) => r.classification).reverse(), ['validated_progress', 'quota_slot_spent']);
-    const again = await runOnce(fixtureRun(d, 'x', { resumeTurnKey: result.turn_key ?? '', validationCommand: validator }));
+    assert.deepEqual(
+      rows
+        .slice(0, rows.length - rowsBefore)
+        .map((r) => r.classification)
+        .reverse(),
+      ['validated_progress', 'quota_slot_spent'],
+    );
+    const again = await runOnce(
+      fixtureRun(d, 'x', { resumeTurnKey: result.turn_key ?? '', validationCommand: validator }),
+    );
     assert.equal(again.status, 'committed');
-    assert.deepEqual(again.effects, { host_invoked: false, state_written: false, quota_spent: false, scheduler_acknowledged: false });
+    assert.deepEqual(again.effects, {
+      host_invoked: false,
+      state_written: false,
+      quota_spent: false,
+      scheduler_acknowledged: false,
+    });
     assert.equal((await runRows(d)).length, rows.length);
   });
 
   it('case 34: a validator exiting 9 with recovery replan_required fails the turn: state unchanged, no spend, slot released', async () => {
     const d = demo();
     const state = fs.readFileSync(d.statePath, 'utf8');
-    const result = await runOnce(fixtureRun(d, 'complete', { validationCommand: [NODE, '-e', 'process.exit(9)'], validationFailureKind: 'replan_required' }));
+    const result = await runOnce(
+      fixtureRun(d, 'complete', {
+        validationCommand: [NODE, '-e', 'process.exit(9)'],
+        validationFailureKind: 'replan_required',
+      }),
+    );
     assert.equal(result.ok, false);
     assert.equal(result.status, 'failed');
     assert.equal(result.result_kind, 'validation_failed');
@@ -157,7 +233,11 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
 
   it('case 35: a validator reporting progress with exit 10 commits the turn with one spend', async () => {
     const d = demo();
-    const result = await runOnce(fixtureRun(d, 'complete', { validationCommand: [NODE, '-e', 'console.log(JSON.stringify({status:"progress"})); process.exit(10)'] }));
+    const result = await runOnce(
+      fixtureRun(d, 'complete', {
+        validationCommand: [NODE, '-e', 'console.log(JSON.stringify({status:"progress"})); process.exit(10)'],
+      }),
+    );
     assert.equal(result.status, 'committed', result.message);
     assert.equal(result.validation?.status, 'progress');
     assert.equal(result.quota_slot_spend_count, 1);
@@ -168,7 +248,10 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     const counter = path.join(d.workspace, 'host-runs.txt');
     const marker = path.join(d.workspace, 'ready.flag');
     const validator = [NODE, '-e', `process.exit(require('fs').existsSync(${JSON.stringify(marker)}) ? 0 : 1)`];
-    const options = fixtureRun(d, 'x', { hostAdapterCommand: [NODE, AGENT, 'count', counter], validationCommand: validator });
+    const options = fixtureRun(d, 'x', {
+      hostAdapterCommand: [NODE, AGENT, 'count', counter],
+      validationCommand: validator,
+    });
     const failed = await runOnce(options);
     assert.equal(failed.status, 'failed');
     fs.writeFileSync(marker, 'ok');
@@ -196,9 +279,13 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     assert.deepEqual(crashed.receipt?.completed_phases, []);
     assert.equal(crashed.receipt?.failed_phase, 'host_execute');
 
-    const garbage = await runOnce(fixtureRun(d, 'garbage', { resumeTurnKey: crashed.turn_key ?? '', retryFailedTurn: true }));
+    const garbage = await runOnce(
+      fixtureRun(d, 'garbage', { resumeTurnKey: crashed.turn_key ?? '', retryFailedTurn: true }),
+    );
     assert.equal(garbage.failure?.reason, 'malformed_result');
-    const record = (await runRows(d)).find((r) => r.classification === 'host_failure' && (r as Record<string, unknown>)['turn_attempt'] === 2);
+    const record = (await runRows(d)).find(
+      (r) => r.classification === 'host_failure' && (r as Record<string, unknown>)['turn_attempt'] === 2,
+    );
     assert.ok(record, 'one failure record per attempt');
     const text = fs.readFileSync(path.join(d.workspace, record.json_path ?? ''), 'utf8');
     assert.match(text, /forgot the JSON/);
@@ -207,7 +294,9 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     assert.deepEqual(reservations(d), []);
     assert.equal(todo(d, 'todo_related').status, 'open');
 
-    const fixed = await runOnce(fixtureRun(d, 'complete', { resumeTurnKey: crashed.turn_key ?? '', retryFailedTurn: true }));
+    const fixed = await runOnce(
+      fixtureRun(d, 'complete', { resumeTurnKey: crashed.turn_key ?? '', retryFailedTurn: true }),
+    );
     assert.equal(fixed.status, 'committed');
     assert.equal(fixed.effects.host_invoked, true);
     assert.equal((await newSpends(d)).length, 1);
@@ -215,7 +304,9 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
 
   it('a hanging agent is killed at its timeout and becomes a recorded host_failure with no spend', async () => {
     const d = demo((goal) => {
-      (goal['coordination'] as Record<string, unknown>)['agent_profiles'] = { demo: { executor: { preset: 'command', command: [NODE, AGENT, 'hang'], timeout_minutes: 0.01 } } };
+      (goal['coordination'] as Record<string, unknown>)['agent_profiles'] = {
+        demo: { executor: { preset: 'command', command: [NODE, AGENT, 'hang'], timeout_minutes: 0.01 } },
+      };
     });
     const result = await runOnce({ ...fixtureRun(d, 'hang'), hostAdapterCommand: undefined });
     assert.equal(result.status, 'failed');
@@ -234,7 +325,9 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     assert.equal(asked.receipt?.status, 'stopped');
     assert.equal(asked.effects.quota_spent, false);
     assert.equal(todo(d, 'todo_related').status, 'blocked');
-    const gates = parseStateDocument(fs.readFileSync(d.statePath, 'utf8')).todos.filter((t) => t.role === 'user' && t.meta['task_class'] === 'user_gate' && t.meta['unblocks_todo_id'] === 'todo_related');
+    const gates = parseStateDocument(fs.readFileSync(d.statePath, 'utf8')).todos.filter(
+      (t) => t.role === 'user' && t.meta['task_class'] === 'user_gate' && t.meta['unblocks_todo_id'] === 'todo_related',
+    );
     assert.equal(gates.length, 1);
     assert.match(gates[0]?.text ?? '', /May I delete the old drafts folder\?/);
     assert.equal(gates[0]?.meta['blocks_agent'], 'demo');
@@ -260,7 +353,9 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
 
   it('admission never exceeds the quota: with every slot used there is no turn', async () => {
     // The demo history holds one spend in the window; one allowed slot is then used up.
-    const d = demo((goal) => { (goal['quota'] as Record<string, unknown>)['allowed_slots'] = 1; });
+    const d = demo((goal) => {
+      (goal['quota'] as Record<string, unknown>)['allowed_slots'] = 1;
+    });
     const result = await runOnce(fixtureRun(d, 'complete'));
     assert.equal(result.status, 'not_run');
     assert.equal(result.plan?.decision.state, 'throttled');
@@ -271,7 +366,9 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
   it('an unfinished turn of the agent (cancelled mid-host) is resumed before a new one starts', async () => {
     const d = demo();
     const controller = new AbortController();
-    const pending = runOnce(fixtureRun(d, 'x', { hostAdapterCommand: [NODE, AGENT, 'slow', '5000'], signal: controller.signal }));
+    const pending = runOnce(
+      fixtureRun(d, 'x', { hostAdapterCommand: [NODE, AGENT, 'slow', '5000'], signal: controller.signal }),
+    );
     setTimeout(() => controller.abort(), 400);
     const cancelled = await pending;
     assert.equal(cancelled.status, 'cancelled');

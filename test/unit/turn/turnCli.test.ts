@@ -18,50 +18,114 @@ describe('loopx turn (CLI)', function () {
 
   it('is in the catalog: plan, run-once, loop, inspect-journal in "Quota and turns"', () => {
     const turn = cliCommands().filter((c) => c.cli?.startsWith('turn '));
-    assert.deepEqual(turn.map((c) => [c.key, c.cli, c.title, c.mutation, c.scope, c.group, c.icon ?? null]), [
-      ['turnPlan', 'turn plan', null, 'read_only', 'goal', 'Quota and turns', null],
-      ['turnRunOnce', 'turn run-once', 'Run One Turn…', 'writes_after_preview', 'goal', 'Quota and turns', 'debug-step-over'],
-      ['turnLoop', 'turn loop', 'Run Loop…', 'writes', 'goal', 'Quota and turns', 'play'],
-      ['turnInspectJournal', 'turn inspect-journal', null, 'read_only', 'goal', 'Quota and turns', null],
-    ]);
+    assert.deepEqual(
+      turn.map((c) => [c.key, c.cli, c.title, c.mutation, c.scope, c.group, c.icon ?? null]),
+      [
+        ['turnPlan', 'turn plan', null, 'read_only', 'goal', 'Quota and turns', null],
+        [
+          'turnRunOnce',
+          'turn run-once',
+          'Run One Turn…',
+          'writes_after_preview',
+          'goal',
+          'Quota and turns',
+          'debug-step-over',
+        ],
+        ['turnLoop', 'turn loop', 'Run Loop…', 'writes', 'goal', 'Quota and turns', 'play'],
+        ['turnInspectJournal', 'turn inspect-journal', null, 'read_only', 'goal', 'Quota and turns', null],
+      ],
+    );
   });
 
   it('turn plan prints the plan with the host request and the settlement identity, and writes nothing', async () => {
     const d = demo();
-    const run = await runLoopx(['turn', 'plan', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--turn-instance-id', 't-1', '--format', 'json'], { cwd: d.workspace, now: NOW });
+    const run = await runLoopx(
+      [
+        'turn',
+        'plan',
+        '--goal-id',
+        'tidy-notes',
+        '--agent-id',
+        'demo',
+        '--turn-instance-id',
+        't-1',
+        '--format',
+        'json',
+      ],
+      { cwd: d.workspace, now: NOW },
+    );
     assert.equal(run.code, 0, run.stderr);
     const plan = run.json();
     assert.equal(plan['route'], 'ready_for_host');
-    assert.equal((plan['settlement_identity'] as Record<string, unknown>)['effect_id'], 'tidy-notes:demo:todo_related:t-1');
+    assert.equal(
+      (plan['settlement_identity'] as Record<string, unknown>)['effect_id'],
+      'tidy-notes:demo:todo_related:t-1',
+    );
     assert.equal((plan['host_request'] as Record<string, unknown>)['schema_version'], 'loopx_turn_host_request_v0');
     assert.equal(fs.existsSync(path.join(d.runtimeGoalDir, 'turns')), false);
-    const markdown = await runLoopx(['turn', 'plan', '--goal-id', 'tidy-notes', '--agent-id', 'demo'], { cwd: d.workspace, now: NOW });
+    const markdown = await runLoopx(['turn', 'plan', '--goal-id', 'tidy-notes', '--agent-id', 'demo'], {
+      cwd: d.workspace,
+      now: NOW,
+    });
     assert.match(markdown.stdout, /Route: \*\*ready_for_host\*\*/);
     assert.match(markdown.stdout, /todo_links \| claimed_by_other_agent: claimed by codex-main/);
   });
 
   it('case 33/34 through the CLI: run-once commits (exit 0) and a failed validation exits 1; inspect-journal lists both', async () => {
     const d = demo();
-    const base = ['turn', 'run-once', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--host-adapter-command-json', JSON.stringify([NODE, AGENT, 'complete']), '--format', 'json'];
+    const base = [
+      'turn',
+      'run-once',
+      '--goal-id',
+      'tidy-notes',
+      '--agent-id',
+      'demo',
+      '--host-adapter-command-json',
+      JSON.stringify([NODE, AGENT, 'complete']),
+      '--format',
+      'json',
+    ];
     const preview = await runLoopx(base, { cwd: d.workspace, now: NOW, env: { PATH: process.env['PATH'] ?? '' } });
     assert.equal(preview.code, 0);
     assert.equal(preview.json()['status'], 'preview');
-    const committed = await runLoopx([...base, '--execute'], { cwd: d.workspace, now: NOW, env: { PATH: process.env['PATH'] ?? '' } });
+    const committed = await runLoopx([...base, '--execute'], {
+      cwd: d.workspace,
+      now: NOW,
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     assert.equal(committed.code, 0, committed.stdout);
     assert.equal(committed.json()['status'], 'committed');
     assert.match(committed.stderr, /✓ quota_spend/);
-    const failed = await runLoopx([...base, '--execute', '--validation-command-json', JSON.stringify([NODE, '-e', 'process.exit(9)']), '--validation-failure-kind', 'replan_required'], {
-      cwd: d.workspace, now: NOW, env: { PATH: process.env['PATH'] ?? '' },
-    });
+    const failed = await runLoopx(
+      [
+        ...base,
+        '--execute',
+        '--validation-command-json',
+        JSON.stringify([NODE, '-e', 'process.exit(9)']),
+        '--validation-failure-kind',
+        'replan_required',
+      ],
+      {
+        cwd: d.workspace,
+        now: NOW,
+        env: { PATH: process.env['PATH'] ?? '' },
+      },
+    );
     assert.equal(failed.code, 1);
     const json = failed.json();
     assert.equal(json['result_kind'], 'validation_failed');
     assert.equal((json['validation'] as Record<string, unknown>)['exit_code'], 9);
 
-    const list = await runLoopx(['turn', 'inspect-journal', '--goal-id', 'tidy-notes', '--format', 'json'], { cwd: d.workspace, now: NOW });
+    const list = await runLoopx(['turn', 'inspect-journal', '--goal-id', 'tidy-notes', '--format', 'json'], {
+      cwd: d.workspace,
+      now: NOW,
+    });
     const turns = list.json()['turns'] as Record<string, unknown>[];
     assert.deepEqual(turns.map((t) => t['status']).sort(), ['committed', 'failed']);
-    const one = await runLoopx(['turn', 'inspect-journal', '--goal-id', 'tidy-notes', '--turn-key', String(json['turn_key'])], { cwd: d.workspace, now: NOW });
+    const one = await runLoopx(
+      ['turn', 'inspect-journal', '--goal-id', 'tidy-notes', '--turn-key', String(json['turn_key'])],
+      { cwd: d.workspace, now: NOW },
+    );
     assert.match(one.stdout, /"failed_phase": "validation"/);
   });
 
@@ -71,9 +135,26 @@ describe('loopx turn (CLI)', function () {
       const run = await runLoopx(['turn', ...args], { cwd: d.workspace, now: NOW });
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
     };
-    await usage(['run-once', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--host-adapter-command-json', 'node agent.js']);
+    await usage([
+      'run-once',
+      '--goal-id',
+      'tidy-notes',
+      '--agent-id',
+      'demo',
+      '--host-adapter-command-json',
+      'node agent.js',
+    ]);
     await usage(['run-once', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--retry-failed-turn']);
-    await usage(['run-once', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--resume-turn-key', 'nope', '--execute']);
+    await usage([
+      'run-once',
+      '--goal-id',
+      'tidy-notes',
+      '--agent-id',
+      'demo',
+      '--resume-turn-key',
+      'nope',
+      '--execute',
+    ]);
     await usage(['run-once', '--goal-id', '../x', '--agent-id', 'demo']);
     await usage(['loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--max-turns', '0']);
     await usage(['plan', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--turn-instance-id', 'has space']);
@@ -83,19 +164,42 @@ describe('loopx turn (CLI)', function () {
 /** Bundles the CLI and the demo agent like the release build, into a private folder. */
 async function buildCli(): Promise<string> {
   const out = tempDir('loopx-turn-cli-');
-  const common = { bundle: true, platform: 'node' as const, target: 'node20', format: 'cjs' as const, logLevel: 'warning' as const, absWorkingDir: REPO_ROOT };
-  await build({ ...common, entryPoints: [path.join(REPO_ROOT, 'src', 'cli', 'main.ts')], outfile: path.join(out, 'cli.js') });
-  await build({ ...common, entryPoints: [path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts')], outfile: path.join(out, 'demoAgent.js') });
+  const common = {
+    bundle: true,
+    platform: 'node' as const,
+    target: 'node20',
+    format: 'cjs' as const,
+    logLevel: 'warning' as const,
+    absWorkingDir: REPO_ROOT,
+  };
+  await build({
+    ...common,
+    entryPoints: [path.join(REPO_ROOT, 'src', 'cli', 'main.ts')],
+    outfile: path.join(out, 'cli.js'),
+  });
+  await build({
+    ...common,
+    entryPoints: [path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts')],
+    outfile: path.join(out, 'demoAgent.js'),
+  });
   return path.join(out, 'cli.js');
 }
 
 function runProcess(argv: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, argv, { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOOPX_NOW: NOW }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, argv, {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOOPX_NOW: NOW },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString('utf8'); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -104,16 +208,24 @@ function runProcess(argv: string[], cwd: string): Promise<{ code: number | null;
 describe('the demo, end to end: node cli.js turn loop --goal-id tidy-notes --agent-id demo', function () {
   this.timeout(120_000);
   let cli = '';
-  before(async () => { cli = await buildCli(); });
+  before(async () => {
+    cli = await buildCli();
+  });
 
   it('runs the runnable todos with real validation, spends once per turn, and stops at the publish gate with a readable state file', async () => {
     const d = demo();
-    const run = await runProcess([cli, 'turn', 'loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--format', 'json'], d.workspace);
+    const run = await runProcess(
+      [cli, 'turn', 'loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--format', 'json'],
+      d.workspace,
+    );
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(result['stop_reason'], 'user_action');
     assert.equal(result['spend_count'], 2);
-    assert.match(String(result['message']), /todo_gate_publish "Approve publishing the knowledge base to the team wiki\."/);
+    assert.match(
+      String(result['message']),
+      /todo_gate_publish "Approve publishing the knowledge base to the team wiki\."/,
+    );
     assert.match(String(result['message']), /skipped todo_links \(claimed by codex-main\)/);
     assert.match(run.stderr, /⏹ loop stopped \(user_action\) after 2 turn\(s\), 2 spend\(s\)/);
     assert.match(run.stderr, /✓ validation: validation passed: node scripts\/check-notes\.js/);
@@ -127,9 +239,18 @@ describe('the demo, end to end: node cli.js turn loop --goal-id tidy-notes --age
     const text = fs.readFileSync(d.statePath, 'utf8');
     const doc = parseStateDocument(text);
     const status = (id: string): string | undefined => doc.todos.find((t) => t.todoId === id)?.status;
-    assert.deepEqual(['todo_titles', 'todo_related', 'todo_index', 'todo_links', 'todo_publish', 'todo_gate_publish'].map(status), ['done', 'done', 'done', 'open', 'open', 'open']);
-    assert.match(text, /- \[x\] \[P1\] Add a "Related" section linking notes that share a tag\.\n {2}<!-- loopx:todo todo_id=todo_related status=done .*evidence=3%20notes/);
-    assert.match(text, /- \[x\] \[P1\] Write notes\/index\.md listing every note by tag\.\n {2}<!-- loopx:todo todo_id=todo_index status=done .*evidence=notes\/index\.md%20lists%203%20notes%20under%204%20tags/);
+    assert.deepEqual(
+      ['todo_titles', 'todo_related', 'todo_index', 'todo_links', 'todo_publish', 'todo_gate_publish'].map(status),
+      ['done', 'done', 'done', 'open', 'open', 'open'],
+    );
+    assert.match(
+      text,
+      /- \[x\] \[P1\] Add a "Related" section linking notes that share a tag\.\n {2}<!-- loopx:todo todo_id=todo_related status=done .*evidence=3%20notes/,
+    );
+    assert.match(
+      text,
+      /- \[x\] \[P1\] Write notes\/index\.md listing every note by tag\.\n {2}<!-- loopx:todo todo_id=todo_index status=done .*evidence=notes\/index\.md%20lists%203%20notes%20under%204%20tags/,
+    );
     assert.match(text, /- \[ \] \[P0\] Approve publishing the knowledge base to the team wiki\./);
     assert.match(text, /## Next Action\n\n- Run the next turn on the next open todo of the goal\.\n/);
     assert.deepEqual(doc.issues, []);
@@ -138,7 +259,10 @@ describe('the demo, end to end: node cli.js turn loop --goal-id tidy-notes --age
     assert.match(fs.readFileSync(path.join(d.workspace, 'notes', 'bikes.md'), 'utf8'), /## Related/);
 
     // Running the loop again changes nothing: the agent still waits at the gate.
-    const again = await runProcess([cli, 'turn', 'loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--format', 'json'], d.workspace);
+    const again = await runProcess(
+      [cli, 'turn', 'loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--format', 'json'],
+      d.workspace,
+    );
     assert.equal(again.code, 0);
     assert.equal((JSON.parse(again.stdout) as Record<string, unknown>)['turn_count'], 0);
     assert.equal(fs.readFileSync(d.statePath, 'utf8'), text);

@@ -22,10 +22,14 @@ async function main(): Promise<void> {
   switch (mode) {
     case 'increment': {
       for (let i = 0; i < Number(a); i++) {
-        await updateJsonFile(file, (current) => {
-          const doc = (current ?? { count: 0 }) as { count: number };
-          return { ...doc, count: doc.count + 1 };
-        }, { ...generous, agentId: b, operation: 'increment' });
+        await updateJsonFile(
+          file,
+          (current) => {
+            const doc = (current ?? { count: 0 }) as { count: number };
+            return { ...doc, count: doc.count + 1 };
+          },
+          { ...generous, agentId: b, operation: 'increment' },
+        );
       }
       return;
     }

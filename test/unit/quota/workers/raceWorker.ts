@@ -16,17 +16,29 @@ async function main(): Promise<void> {
   let refused = 0;
   let settled = 0;
   for (let i = 0; i < Number(turns); i++) {
-    const identity = settlementIdentity({ goalId, agentId, turnInstanceId: `${agentId}-turn-${i}`, todoId: 'todo_parser' });
+    const identity = settlementIdentity({
+      goalId,
+      agentId,
+      turnInstanceId: `${agentId}-turn-${i}`,
+      todoId: 'todo_parser',
+    });
     const reserved = await reserveTurn(goal, clock, { identity, lock });
-    if (!reserved.admitted) { refused++; continue; }
+    if (!reserved.admitted) {
+      refused++;
+      continue;
+    }
     admitted++;
-    const result = await settleReservation(goal, clock, { identity, lock, usage: { tokens: 100, cost_usd: 0.01, estimated: true } });
+    const result = await settleReservation(goal, clock, {
+      identity,
+      lock,
+      usage: { tokens: 100, cost_usd: 0.01, estimated: true },
+    });
     if (result.status === 'settled') settled++;
   }
   process.stdout.write(`${JSON.stringify({ agentId, admitted, refused, settled })}\n`);
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -11,7 +11,12 @@ async function main(): Promise<void> {
       runtimeRoot,
       goalId,
       clock,
-      record: { classification: 'state_refreshed', recommended_action: `${agent}#${i}`, health_check: 'ok', agent_id: agent },
+      record: {
+        classification: 'state_refreshed',
+        recommended_action: `${agent}#${i}`,
+        health_check: 'ok',
+        agent_id: agent,
+      },
       markdown: `# ${agent} run ${i}\n`,
       lock: { agentId: agent, timeoutMs: 120_000, pollMs: 2 },
     });

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TodoEditJsonSchema, TodoListJsonSchema } from '../../../src/cli/commands/todo';
+import {
+  TodoEditResultSchema as TodoEditJsonSchema,
+  TodoListOutputSchema as TodoListJsonSchema,
+} from '../../../src/core/ops/todo';
 import { runLoopx } from '../cli/run';
 
 const STATE = [

@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import { isLoopxError } from '../core/errors';
+import type { Operation, OperationEnvironment, OperationOutput } from '../core/ops/operation';
+import { runOperation } from '../core/ops/run';
+import type { CliContext, GlobalOptions } from './context';
+import type { CliHandler } from './commands/index';
+import { cliHomeDir } from './commands/registry';
+import { addOperationOptions, operationInput, usageFromInvalidArgument } from './operationOptions';
+
+/** The environment an operation sees when the CLI runs it. */
+export function cliEnvironment(ctx: CliContext, globals: GlobalOptions): OperationEnvironment {
+  return {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    clock: ctx.clock,
+    homeDir: cliHomeDir(ctx),
+    registryPath: globals.registry,
+    runtimeRootOverride: globals.runtimeRoot,
+  };
+}
+
+/**
+ * A CLI command that is an operation: options generated from its schema, its result printed as
+ * JSON unchanged (the JSON contract is the operation's result) or as Markdown by `render`.
+ */
+export function operationCommand<S extends z.ZodObject, R extends OperationOutput>(
+  operation: Operation<S, R>,
+  render: (result: R) => string,
+): CliHandler {
+  return {
+    configure: (command) => addOperationOptions(command, operation as unknown as Operation),
+    run: async ({ options, globals, ctx }) => {
+      const input = operationInput(operation as unknown as Operation, options);
+      let result: R;
+      try {
+        result = await runOperation(operation, input, cliEnvironment(ctx, globals));
+      } catch (error) {
+        if (isLoopxError(error, 'invalid_argument'))
+          throw usageFromInvalidArgument(operation as unknown as Operation, error);
+        throw error;
+      }
+      return { ok: result.ok, json: result as unknown as Record<string, unknown>, markdown: render(result) };
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import * as path from 'node:path';
+import { LoopxError } from '../errors';
+import { checkGoalIdSegment } from '../registry/goalId';
+import {
+  locateRegistry,
+  registryProjectRoot,
+  resolveGoalStatePath,
+  resolveRuntimeRoot,
+  type RegistrySource,
+} from '../registry/locate';
+import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import { RegistryGoalSchema, type RegistryGoal } from '../registry/schema';
+import { goalRuntimeDir } from '../runtime/layout';
+import type { OperationEnvironment } from './operation';
+
+/** A registry located and read once, for operations that work on a whole project. */
+export interface ResolvedRegistry {
+  /** Absolute path of the registry file. */
+  registryPath: string;
+  source: RegistrySource;
+  /** The folder the registry belongs to (the parent of `.loopx/`). */
+  projectRoot: string;
+  runtimeRoot: string;
+  homeDir: string;
+  /** The raw document: writers mutate a copy of this, so nothing they do not understand is lost. */
+  document: Record<string, unknown>;
+}
+
+/**
+ * One goal, resolved once and passed down: every path an operation needs, the typed registry
+ * entry for readers and the raw entry for writers. Locked re-reads (compare-and-swap writes) still
+ * read the files again inside their lock; everything else uses this handle.
+ */
+export interface ResolvedGoal extends ResolvedRegistry {
+  goalId: string;
+  /** `<runtime root>/goals/<goal id>`. */
+  runtimeDir: string;
+  /** The goal's ACTIVE_GOAL_STATE.md, or null when neither `state_file` nor an absolute `repo` locates it. */
+  statePath: string | null;
+  entry: RegistryGoal;
+  rawEntry: Record<string, unknown>;
+}
+
+/** Locates the registry the way the CLI documents (`--registry`, `LOOPX_REGISTRY`, `./.loopx`, global) and reads it. */
+export async function resolveRegistry(env: OperationEnvironment): Promise<ResolvedRegistry> {
+  const located = locateRegistry({
+    flag: env.registryPath,
+    env: env.env,
+    cwd: env.cwd,
+    homeDir: env.homeDir,
+    runtimeRootOverride: env.runtimeRootOverride,
+  });
+  if (!located.exists) {
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${located.path}; create it with "Create Goal" (loopx bootstrap) or point LoopX at the right registry`,
+      { registry: located.path },
+    );
+  }
+  const document = await readRegistry(located.path);
+  return {
+    registryPath: located.path,
+    source: located.source,
+    projectRoot: registryProjectRoot(located.path),
+    runtimeRoot: resolveRuntimeRoot({
+      registryPath: located.path,
+      registry: document,
+      override: env.runtimeRootOverride,
+      homeDir: env.homeDir,
+    }),
+    homeDir: env.homeDir,
+    document,
+  };
+}
+
+/** Resolves `goalId` in the environment's registry: `registry_missing`, `invalid_goal_id` or `goal_not_found` otherwise. */
+export async function resolveGoal(env: OperationEnvironment, goalId: string): Promise<ResolvedGoal> {
+  const id = checkGoalIdSegment(goalId);
+  return goalOf(await resolveRegistry(env), id);
+}
+
+/** The handle of one goal of an already resolved registry (no further reads). */
+export function goalOf(registry: ResolvedRegistry, goalId: string): ResolvedGoal {
+  const rawEntry = findRawRegistryGoal(registry.document, goalId);
+  if (rawEntry === undefined) {
+    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registry.registryPath}`, {
+      goal_id: goalId,
+      registry: registry.registryPath,
+    });
+  }
+  return {
+    ...registry,
+    goalId,
+    runtimeDir: goalRuntimeDir(registry.runtimeRoot, goalId),
+    statePath: resolveGoalStatePath(rawEntry, goalId, registry.homeDir),
+    entry: RegistryGoalSchema.parse(rawEntry),
+    rawEntry,
+  };
+}
+
+/** The goal's state file, or `state_file_unresolved` with the fix. */
+export function requireStatePath(goal: ResolvedGoal): string {
+  if (goal.statePath !== null) return goal.statePath;
+  throw new LoopxError(
+    'state_file_unresolved',
+    `goal '${goal.goalId}' has no state_file and no absolute repo, so its ACTIVE_GOAL_STATE.md cannot be found; set state_file for it in ${goal.registryPath}`,
+    { goal_id: goal.goalId, registry: goal.registryPath },
+  );
+}
+
+/** A path for messages: relative to the project when inside it. */
+export function displayPath(goal: ResolvedRegistry, filePath: string): string {
+  const relative = path.relative(goal.projectRoot, filePath);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? filePath : relative;
+}

@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import { commandByKey } from '../commands/catalog';
+import { parseArguments } from '../api/arguments';
+import type { Operation, OperationEnvironment, OperationOutput } from './operation';
+
+/** Whether a call previews a change or applies it; read-only operations ignore it. */
+export type OperationMode = 'preview' | 'apply';
+
+/**
+ * Runs an operation for any surface: checks the arguments against the operation's schema (a bad
+ * call fails with `invalid_argument` before anything is read or written) and, when a mode is
+ * given for an operation that previews first, sets its apply switch accordingly.
+ */
+export async function runOperation<S extends z.ZodObject, R extends OperationOutput>(
+  operation: Operation<S, R>,
+  input: z.input<S> | Record<string, unknown>,
+  env: OperationEnvironment,
+  mode?: OperationMode,
+): Promise<R> {
+  const args = parseArguments(operation.args, withMode(operation, input, mode), {
+    functionName: operation.key,
+    root: 'options',
+  });
+  return operation.run(args, env);
+}
+
+function withMode(
+  operation: Operation<z.ZodObject, OperationOutput>,
+  input: Record<string, unknown>,
+  mode: OperationMode | undefined,
+): Record<string, unknown> {
+  if (mode === undefined || operation.applySwitch === undefined) return input;
+  const { argument, applyWhen } = operation.applySwitch;
+  return { ...input, [argument]: mode === 'apply' ? applyWhen : !applyWhen };
+}
+
+/** The catalog's mutation policy of an operation (the one place it is declared). */
+export function mutationOf(operation: Operation<z.ZodObject, OperationOutput>) {
+  return commandByKey(operation.key).mutation;
+}

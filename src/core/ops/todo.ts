@@ -1,0 +1,402 @@
+import { z } from 'zod';
+import { registeredAgentsForGoal } from '../agents/identity';
+import { TodoListResultSchema, TodoSchema } from '../api/schemas';
+import { isoSeconds } from '../clock';
+import { isLoopxError, LoopxError } from '../errors';
+import { checkGoalIdSegment } from '../registry/goalId';
+import { PRIORITIES, TODO_STATUSES } from '../state/document';
+import { analyzeGates, DECISION_OUTCOMES, type GateBlock } from '../state/gates';
+import { applyStateEdit, readStateFile } from '../state/stateFile';
+import { diagnoseStateDocument } from '../state/structured';
+import {
+  addTodo,
+  claimTodo,
+  completeTodo,
+  deferTodo,
+  listTodos,
+  parsePriority,
+  supersedeTodo,
+  TASK_CLASSES,
+  updateTodo,
+  type GateFields,
+  type NewTodoInput,
+  type OperationContext,
+  type TodoEditResult,
+} from '../state/todos';
+import { requireStatePath, resolveGoal, type ResolvedGoal } from './goalHandle';
+import { defineOperation, type OperationEnvironment } from './operation';
+
+/**
+ * The todo lifecycle of a goal's ACTIVE_GOAL_STATE.md: add, list, claim, update, complete,
+ * supersede, defer. Every edit is one locked compare-and-swap write of the state file; `list` only
+ * reads.
+ */
+
+const goalId = z
+  .string()
+  .refine((value) => {
+    try {
+      checkGoalIdSegment(value);
+      return true;
+    } catch {
+      return false;
+    }
+  })
+  .describe('the goal id (one path segment, e.g. "my-goal")');
+const todoId = z.string().trim().min(1).describe('the todo id, e.g. todo_a1b2c3');
+const agentId = z.string().trim().min(1);
+const priority = z
+  .string()
+  .transform((value) => parsePriority(value) ?? value)
+  .pipe(z.enum(PRIORITIES))
+  .meta({ placeholder: 'P' });
+const text = z.string().trim().min(1);
+const scopes = z
+  .array(z.string())
+  .optional()
+  .meta({ split: true, placeholder: 'scope' })
+  .describe('a decision this agent todo needs, kind:granularity:key');
+
+const gateFields = {
+  blocksAgent: agentId.optional().meta({ placeholder: 'agent' }).describe('gate: the agent lane this gate concerns'),
+  globalGate: z.boolean().default(false).describe('gate: every agent todo waits for this gate'),
+  unblocksTodoId: z
+    .array(z.string())
+    .optional()
+    .meta({ split: true, placeholder: 'id' })
+    .describe('gate: an agent todo this gate holds back until approved'),
+  decisionScope: z
+    .string()
+    .optional()
+    .meta({ placeholder: 'scope' })
+    .describe('gate: the decision it grants, kind:granularity:key (e.g. public_claim:project:release)'),
+};
+
+function successorFields(what: string) {
+  return {
+    successorText: text.optional().meta({ placeholder: 'text' }).describe(`the ${what} todo to add`),
+    nextAgentTodo: text
+      .optional()
+      .meta({ placeholder: 'text' })
+      .describe("same as --successor-text (the original's name)"),
+    successorPriority: priority.optional().describe(`priority of the ${what} todo, P0…P4`),
+    nextClaimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe(`agent that claims the ${what} todo`),
+    nextActionKind: z.string().optional().meta({ placeholder: 'kind' }).describe(`action kind of the ${what} todo`),
+  };
+}
+
+/** Core refusals that mean "the arguments are wrong": surfaces treat them as usage errors. */
+export const TODO_ARGUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
+  'todo_text_required',
+  'todo_priority_conflict',
+  'invalid_task_class',
+  'task_class_role_mismatch',
+  'invalid_todo_field',
+  'invalid_decision_scope',
+  'todo_evidence_required',
+  'todo_completion_continuation_required',
+  'todo_completion_continuation_conflict',
+  'gate_decision_outcome_required',
+  'gate_decision_outcome_not_a_gate',
+  'todo_supersede_target_required',
+  'todo_defer_reason_required',
+  'invalid_resume_condition',
+  'agent_id_invalid',
+  'todo_gate_fields_need_user_gate',
+  'invalid_goal_id',
+]);
+
+function asUsage(error: unknown): unknown {
+  return isLoopxError(error) && TODO_ARGUMENT_ERROR_CODES.has(error.code)
+    ? new LoopxError('usage', error.message, { ...error.details, code: error.code })
+    : error;
+}
+
+export const TodoEditResultSchema = z.object({
+  ok: z.literal(true),
+  goal_id: z.string(),
+  state_file: z.string(),
+  operation: z.string(),
+  todo_id: z.string(),
+  changed: z.boolean(),
+  written: z.boolean(),
+  changed_fields: z.array(z.string()),
+  todo: TodoSchema,
+  added: z.array(TodoSchema),
+  released_todo_ids: z.array(z.string()),
+});
+export type TodoEditOutput = z.infer<typeof TodoEditResultSchema>;
+
+function gateOf(args: {
+  blocksAgent?: string | undefined;
+  globalGate: boolean;
+  unblocksTodoId?: string[] | undefined;
+  decisionScope?: string | undefined;
+}): GateFields | undefined {
+  const gate: GateFields = {};
+  if (args.blocksAgent !== undefined) gate.blocksAgent = args.blocksAgent;
+  if (args.globalGate) gate.globalGate = true;
+  if (args.unblocksTodoId !== undefined) gate.unblocksTodoIds = args.unblocksTodoId;
+  if (args.decisionScope !== undefined) gate.decisionScope = args.decisionScope;
+  return Object.keys(gate).length > 0 ? gate : undefined;
+}
+
+function successorOf(args: {
+  successorText?: string | undefined;
+  nextAgentTodo?: string | undefined;
+  successorPriority?: NewTodoInput['priority'] | undefined;
+  nextClaimedBy?: string | undefined;
+  nextActionKind?: string | undefined;
+}): NewTodoInput | undefined {
+  if (
+    args.successorText !== undefined &&
+    args.nextAgentTodo !== undefined &&
+    args.successorText !== args.nextAgentTodo
+  ) {
+    throw new LoopxError('usage', '--successor-text and --next-agent-todo name the same successor; give only one');
+  }
+  const successor = args.successorText ?? args.nextAgentTodo;
+  if (successor === undefined) return undefined;
+  const input: NewTodoInput = { text: successor };
+  if (args.successorPriority !== undefined) input.priority = args.successorPriority;
+  if (args.nextClaimedBy !== undefined) input.claimedBy = args.nextClaimedBy;
+  if (args.nextActionKind !== undefined) input.actionKind = args.nextActionKind;
+  return input;
+}
+
+/** Runs one edit as a locked compare-and-swap write of the goal's state file. */
+async function editTodos(
+  env: OperationEnvironment,
+  id: string,
+  operation: string,
+  edit: (stateText: string, context: OperationContext) => TodoEditResult,
+): Promise<TodoEditOutput> {
+  const goal = await resolveGoal(env, id);
+  const statePath = requireStatePath(goal);
+  const context = operationContextOf(goal, env);
+  let result: TodoEditResult & { written: boolean };
+  try {
+    result = await applyStateEdit(statePath, (stateText) => edit(stateText, context), {
+      operation,
+      lock: { clock: env.clock, env: env.env },
+    });
+  } catch (error) {
+    throw asUsage(error);
+  }
+  return TodoEditResultSchema.parse({
+    ok: true,
+    goal_id: goal.goalId,
+    state_file: statePath,
+    written: result.written,
+    ...result.summary,
+  });
+}
+
+function operationContextOf(goal: ResolvedGoal, env: OperationEnvironment): OperationContext {
+  const registered = registeredAgentsForGoal(goal.rawEntry);
+  return { now: isoSeconds(env.clock.now()), goalId: goal.goalId, roster: registered.length > 0 ? registered : null };
+}
+
+export const todoAdd = defineOperation({
+  key: 'todoAdd',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal whose state file gets the todo'),
+    text: text.describe('the todo text'),
+    role: z.enum(['user', 'agent']).optional().describe('user or agent (default agent; gate options imply user)'),
+    priority: priority.optional().describe('P0 (highest) … P4, written as a [Pn] prefix'),
+    taskClass: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'class' })
+      .describe(`${TASK_CLASSES.join(', ')}`),
+    actionKind: z.string().optional().meta({ placeholder: 'kind' }).describe('lowercase action kind, e.g. implement'),
+    claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('claim it for a registered agent right away'),
+    note: z.string().optional().meta({ placeholder: 'text' }).describe('a note kept in the metadata'),
+    requiredDecisionScope: scopes,
+    ...gateFields,
+  }),
+  run: (args, env) => {
+    const gate = gateOf(args);
+    const role = args.role ?? (gate !== undefined || args.taskClass === 'user_gate' ? 'user' : 'agent');
+    const input: NewTodoInput = { text: args.text };
+    if (args.priority !== undefined) input.priority = args.priority;
+    if (args.taskClass !== undefined) input.taskClass = args.taskClass;
+    if (args.actionKind !== undefined) input.actionKind = args.actionKind;
+    if (args.claimedBy !== undefined) input.claimedBy = args.claimedBy;
+    if (args.note !== undefined) input.note = args.note;
+    if (args.requiredDecisionScope !== undefined) input.requiredDecisionScopes = args.requiredDecisionScope;
+    return editTodos(env, args.goalId, 'todo add', (stateText, context) =>
+      addTodo(stateText, { ...input, role, ...(gate ? { gate } : {}) }, context),
+    );
+  },
+});
+
+export const TodoListOutputSchema = TodoListResultSchema;
+export type TodoListOutput = z.infer<typeof TodoListOutputSchema> & { ok: true };
+
+export const todoList = defineOperation({
+  key: 'todoList',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal whose todos to list'),
+    role: z.enum(['user', 'agent']).optional().describe('only user or agent todos'),
+    status: z.enum(TODO_STATUSES).optional().describe('only todos with this status'),
+    claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('only todos claimed by this agent'),
+    all: z.boolean().default(false).describe('include done and deferred todos'),
+  }),
+  run: async (args, env): Promise<TodoListOutput> => {
+    const goal = await resolveGoal(env, args.goalId);
+    const statePath = requireStatePath(goal);
+    const snapshot = await readStateFile(statePath);
+    const gates = analyzeGates(snapshot.document);
+    const blockedBy = new Map<string, GateBlock[]>(gates.agent_todos.map((t) => [t.todo_id, t.blocked_by]));
+    const todos = listTodos(snapshot.document, {
+      includeTerminal: args.all,
+      ...(args.role === undefined ? {} : { role: args.role }),
+      ...(args.status === undefined ? {} : { status: args.status }),
+      ...(args.claimedBy === undefined ? {} : { claimedBy: args.claimedBy }),
+    }).map((todo) => ({
+      ...todo,
+      blocked_by: todo.role === 'agent' ? (blockedBy.get(todo.todo_id) ?? []) : [],
+    }));
+    return TodoListOutputSchema.parse({
+      ok: true,
+      goal_id: goal.goalId,
+      state_file: statePath,
+      count: todos.length,
+      todos,
+      open_gates: gates.open_gates,
+      holding_gates: gates.holding_gates,
+      lane_gates_by_agent: gates.lane_gates_by_agent,
+      diagnostics: diagnoseStateDocument(snapshot.document),
+    }) as TodoListOutput;
+  },
+});
+
+export const todoClaim = defineOperation({
+  key: 'todoClaim',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal'),
+    todoId: todoId.describe('the agent todo to claim'),
+    agentId: agentId.meta({ placeholder: 'agent' }).describe('the registered agent that takes it'),
+    takeover: z.boolean().default(false).describe('take it over from the agent that holds it'),
+  }),
+  run: (args, env) =>
+    editTodos(env, args.goalId, 'todo claim', (stateText, context) =>
+      claimTodo(stateText, { todoId: args.todoId, agentId: args.agentId, takeover: args.takeover }, context),
+    ),
+});
+
+export const todoUpdate = defineOperation({
+  key: 'todoUpdate',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal'),
+    todoId: todoId.describe('the todo to change'),
+    text: text.optional().describe('new text (keeps the priority unless the text has its own)'),
+    priority: priority.optional().describe('new priority, P0…P4'),
+    status: z
+      .enum(['open', 'blocked'])
+      .optional()
+      .describe('open or blocked (close a todo with complete, defer or supersede); open resumes a deferred todo'),
+    taskClass: z.string().optional().meta({ placeholder: 'class' }).describe('new task class'),
+    actionKind: z.string().optional().meta({ placeholder: 'kind' }).describe('new action kind'),
+    claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('claim it for this registered agent'),
+    unclaim: z.boolean().default(false).describe('release the claim'),
+    note: z.string().optional().meta({ placeholder: 'text' }).describe('replace the note (empty removes it)'),
+    requiredDecisionScope: scopes.describe('decisions the todo needs, kind:granularity:key (replaces the list)'),
+    ...gateFields,
+  }),
+  run: (args, env) => {
+    if (args.unclaim && args.claimedBy !== undefined)
+      throw new LoopxError('usage', '--claimed-by and --unclaim contradict each other; give one');
+    const input: Parameters<typeof updateTodo>[1] = { todoId: args.todoId };
+    if (args.text !== undefined) input.text = args.text;
+    if (args.priority !== undefined) input.priority = args.priority;
+    if (args.status !== undefined) input.status = args.status;
+    if (args.taskClass !== undefined) input.taskClass = args.taskClass;
+    if (args.actionKind !== undefined) input.actionKind = args.actionKind;
+    if (args.claimedBy !== undefined) input.claimedBy = args.claimedBy;
+    if (args.unclaim) input.claimedBy = null;
+    if (args.note !== undefined) input.note = args.note;
+    if (args.requiredDecisionScope !== undefined) input.requiredDecisionScopes = args.requiredDecisionScope;
+    const gate = gateOf(args);
+    if (gate !== undefined) input.gate = gate;
+    if (Object.keys(input).length === 1)
+      throw new LoopxError(
+        'usage',
+        'nothing to update: give at least one of text, priority, status, task class, action kind, claim, note, decision scopes or a gate field',
+      );
+    return editTodos(env, args.goalId, 'todo update', (stateText, context) => updateTodo(stateText, input, context));
+  },
+});
+
+export const todoComplete = defineOperation({
+  key: 'todoComplete',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal'),
+    todoId: todoId.describe('the todo that is done'),
+    evidence: text.describe('what shows it is done (test run, commit, link)'),
+    noFollowUp: z.boolean().default(false).describe('an explicit final: no successor work'),
+    decisionOutcome: z.enum(DECISION_OUTCOMES).optional().describe('resolve a user gate: approve, reject or cancel'),
+    ...successorFields('successor'),
+  }),
+  run: (args, env) => {
+    const input: Parameters<typeof completeTodo>[1] = {
+      todoId: args.todoId,
+      evidence: args.evidence,
+      noFollowUp: args.noFollowUp,
+    };
+    const successor = successorOf(args);
+    if (successor !== undefined) input.successor = successor;
+    if (args.decisionOutcome !== undefined) input.decisionOutcome = args.decisionOutcome;
+    return editTodos(env, args.goalId, 'todo complete', (stateText, context) =>
+      completeTodo(stateText, input, context),
+    );
+  },
+});
+
+export const todoSupersede = defineOperation({
+  key: 'todoSupersede',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal'),
+    todoId: todoId.describe('the todo that is replaced'),
+    supersededBy: todoId.optional().meta({ placeholder: 'id' }).describe('an existing todo that replaces it'),
+    reason: z.string().optional().meta({ placeholder: 'text' }).describe('why it is replaced'),
+    ...successorFields('replacement'),
+  }),
+  run: (args, env) => {
+    const input: Parameters<typeof supersedeTodo>[1] = { todoId: args.todoId };
+    const replacement = successorOf(args);
+    if (replacement !== undefined) input.replacement = replacement;
+    if (args.supersededBy !== undefined) input.supersededBy = args.supersededBy;
+    if (args.reason !== undefined) input.reason = args.reason;
+    return editTodos(env, args.goalId, 'todo supersede', (stateText, context) =>
+      supersedeTodo(stateText, input, context),
+    );
+  },
+});
+
+export const todoDefer = defineOperation({
+  key: 'todoDefer',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal'),
+    todoId: todoId.describe('the todo to set aside'),
+    reason: text.meta({ placeholder: 'text' }).describe('why it waits'),
+    resumeWhen: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'condition' })
+      .describe('todo_done:<todo_id>, pr_merged:#<n> or capacity_available'),
+  }),
+  run: (args, env) =>
+    editTodos(env, args.goalId, 'todo defer', (stateText, context) =>
+      deferTodo(
+        stateText,
+        {
+          todoId: args.todoId,
+          reason: args.reason,
+          ...(args.resumeWhen === undefined ? {} : { resumeWhen: args.resumeWhen }),
+        },
+        context,
+      ),
+    ),
+});

@@ -1,25 +1,14 @@
 import * as vscode from 'vscode';
-import { registeredAgentsForGoal } from '../core/agents/identity';
-import { clockFromEnv, isoSeconds } from '../core/clock';
-import { PRIORITIES, type Priority } from '../core/state/document';
-import { applyStateEdit, readStateFile } from '../core/state/stateFile';
-import { addTodo, listTodos } from '../core/state/todos';
-import type { GoalSummary } from '../core/readModel/workspaceGoals';
+import { PRIORITIES } from '../core/state/document';
+import { runOperation } from '../core/ops/run';
+import { todoAdd, todoList } from '../core/ops/todo';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { editorEnvironment } from './operationRunner';
 import { askText, Cancelled, pickGoal } from './pickers';
-
-function requireStateFile(goal: GoalSummary): string {
-  if (!goal.stateFile)
-    throw new Error(
-      `Goal "${goal.goalId}" has no state_file in ${goal.registryPath}. Set one (e.g. .codex/goals/${goal.goalId}/ACTIVE_GOAL_STATE.md) and retry.`,
-    );
-  return goal.stateFile;
-}
 
 /** "LoopX: Add Todo…" — `loopx todo add`: role, priority and text; written with an explicit todo_id. */
 export async function addTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const goal = await pickGoal(model, arg, 'Add a todo to which goal?');
-  const stateFile = requireStateFile(goal);
   const role = await vscode.window.showQuickPick(
     [
       { label: '$(hubot) Agent todo', description: 'work for an agent', role: 'agent' as const },
@@ -41,27 +30,23 @@ export async function addTodoCommand(model: WorkspaceModel, arg: unknown): Promi
     prompt: 'What needs doing?',
     validateInput: (v) => (v.trim() === '' ? 'The todo text must not be empty.' : undefined),
   });
-  const agents = registeredAgentsForGoal({ coordination: { registered_agents: goal.agents } });
-  const context = {
-    now: isoSeconds(clockFromEnv().now()),
-    goalId: goal.goalId,
-    roster: agents.length > 0 ? agents : null,
-  };
-  const result = await applyStateEdit(
-    stateFile,
-    (current) => addTodo(current, { role: role.role, text, priority: priority.label as Priority }, context),
-    { operation: 'todo add' },
+  const result = await runOperation(
+    todoAdd,
+    { goalId: goal.goalId, role: role.role, text, priority: priority.label },
+    editorEnvironment(goal.registryPath),
   );
   await model.reload();
-  void vscode.window.showInformationMessage(`LoopX: added ${result.summary.todo_id} to "${goal.goalId}".`);
+  void vscode.window.showInformationMessage(`LoopX: added ${result.todo_id} to "${goal.goalId}".`);
 }
 
 /** "LoopX: List Todos" — the goal's open todos; picking one opens the state file at its line. */
 export async function listTodosCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const goal = await pickGoal(model, arg, 'List the todos of which goal?');
-  const stateFile = requireStateFile(goal);
-  const snapshot = await readStateFile(stateFile);
-  const todos = listTodos(snapshot.document);
+  const { todos, state_file: stateFile } = await runOperation(
+    todoList,
+    { goalId: goal.goalId },
+    editorEnvironment(goal.registryPath),
+  );
   if (todos.length === 0) {
     void vscode.window.showInformationMessage(`LoopX: "${goal.goalId}" has no open todos.`);
     return;

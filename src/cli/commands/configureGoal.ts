@@ -46,7 +46,7 @@ export const configureGoalCommand: CliHandler = {
         registeredAgents: options['registeredAgent'] as string[] | undefined,
         writeScope: options['writeScope'] as string[] | undefined,
         spawnAllowed: options['spawnAllowed'] as boolean | undefined,
-        maxChildren: numericOption(options, 'maxChildren', '--max-children', {}),
+        maxChildren: numericOption(options, 'maxChildren', '--max-children', { integer: true }),
         exploreHarness: options['exploreHarness'] as boolean | undefined,
         exploreHarnessProfile: options['exploreHarnessProfile'] as string | undefined,
       }),

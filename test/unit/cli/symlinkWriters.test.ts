@@ -151,6 +151,39 @@ describe('writers never follow a symlink out of their root (defects 6 and 7)', (
     assert.deepEqual(fs.readdirSync(outside), []);
   });
 
+  it('the run-index append refuses an index.jsonl symlinked out of the runtime root', async () => {
+    const ws = makeWorkspace();
+    const outside = tempDir();
+    const runs = path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs');
+    fs.mkdirSync(runs, { recursive: true });
+    fs.writeFileSync(path.join(outside, 'index.jsonl'), '');
+    fs.symlinkSync(path.join(outside, 'index.jsonl'), path.join(runs, 'index.jsonl'));
+    const before = snapshot(outside);
+    const run = await runLoopx(
+      [
+        '--registry',
+        ws.registryPath,
+        '--format',
+        'json',
+        'quota',
+        'spend-slot',
+        '--goal-id',
+        'g',
+        '--agent-id',
+        'agent-a',
+        '--todo-id',
+        'todo_parser',
+        '--turn-instance-id',
+        't1',
+        '--execute',
+      ],
+      { cwd: ws.dir, env: { HOME: ws.dir }, now: NOW },
+    );
+    assert.notEqual(run.code, 0, run.stdout);
+    assert.match(run.stdout, /path_outside_root/);
+    assert.deepEqual(snapshot(outside), before);
+  });
+
   it('a lock timeout does not append its incident through a symlink out of the target folder', async () => {
     const dir = tempDir();
     const outside = tempDir();

@@ -153,10 +153,11 @@ const DETECTORS: readonly Detector[] = [
     source: String.raw`(?<authKey>\b(?:${anyCase('proxy-')})?${anyCase('authorization')})(?<authSep>"?\s*[:=]\s*"?)(?<authValue>(?:${AUTH_SCHEMES})\s+[^\s"',;]+|(?=[^\s"',;]*\d)[^\s"',;]{8,})`,
     replace: (g) => `${g['authKey'] ?? ''}${g['authSep'] ?? ''}[redacted:authorization]`,
   },
+  // A token after `Bearer` has a digit or token punctuation, so "a bearer of bad news" stays.
   {
     group: 'bearerWord',
     credential: true,
-    source: String.raw`(?<bearerWord>\b${anyCase('bearer')}\s+)(?<bearerValue>(?=${TOKEN_CHARS}*\d)${TOKEN_CHARS}{12,})`,
+    source: String.raw`(?<bearerWord>\b${anyCase('bearer')}\s+)(?<bearerValue>(?=${TOKEN_CHARS}*[\d._~+/=])${TOKEN_CHARS}{8,})`,
     replace: (g) => `${g['bearerWord'] ?? ''}[redacted:bearer_token]`,
   },
   {
@@ -457,16 +458,55 @@ export function containsPrivateData(text: string, context: ScrubContext = EMPTY_
 }
 
 /**
+ * `text` with credentials redacted and paths kept as they are (a credential inside a path is still
+ * redacted); `onCredential` hears the kind of each one redacted.
+ */
+function redactCredentialsIn(text: string, onCredential: (kind: string) => void): string {
+  return scan(text, compileContext(EMPTY_CONTEXT), (found, match) => {
+    if (!found.detector.credential) return match.slice(0, 1) + redactCredentialsIn(match.slice(1), onCredential);
+    if (found.replacement !== match) {
+      for (const redaction of found.replacement.matchAll(/\[redacted:([a-z0-9_]+)\]/g))
+        onCredential(redaction[1] ?? '');
+    }
+    return found.replacement;
+  });
+}
+
+/**
  * The kinds of credentials in `text` (`password`, `github_token`, …; each once, in order of
  * appearance), ignoring paths. Used to refuse secrets before they are written into durable state.
  */
 export function findCredentials(text: string): string[] {
   const kinds = new Set<string>();
-  scan(text, compileContext(EMPTY_CONTEXT), (found, match) => {
-    if (found.detector.credential && found.replacement !== match) {
-      for (const redaction of found.replacement.matchAll(/\[redacted:([a-z0-9_]+)\]/g)) kinds.add(redaction[1] ?? '');
-    }
-    return found.replacement;
-  });
+  redactCredentialsIn(text, (kind) => kinds.add(kind));
   return [...kinds];
+}
+
+/**
+ * A deep copy of a JSON-like value with credentials redacted (in text, and under credential keys)
+ * but paths kept: for local displays such as `loopx status`, which show a user their own paths but
+ * must not echo a secret someone else wrote into a state file.
+ */
+export function redactCredentials<T>(value: T): T {
+  const seen = new WeakSet<object>();
+  const visit = (node: unknown): unknown => {
+    if (typeof node === 'string') return redactCredentialsIn(node, () => undefined);
+    if (node === null || typeof node !== 'object') return node;
+    if (seen.has(node)) return '[circular]';
+    seen.add(node);
+    let result: unknown;
+    if (Array.isArray(node)) {
+      result = node.map(visit);
+    } else {
+      const copy: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
+        const kind = credentialKind(key);
+        copy[key] = isCredentialKey(key, kind, child) ? `[redacted:${kind}]` : visit(child);
+      }
+      result = copy;
+    }
+    seen.delete(node);
+    return result;
+  };
+  return visit(value) as T;
 }

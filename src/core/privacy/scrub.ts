@@ -210,13 +210,14 @@ const DETECTORS: readonly Detector[] = [
     replace: redactAs('npm_token'),
   },
   {
-    // Real keys mix cases and digits; prose such as "sk-learn-compatible-estimators" does not.
+    // The `sk-ant-` prefix alone is specific enough.
     group: 'anthropicKey',
     credential: true,
-    source: String.raw`(?<anthropicKey>\bsk-ant-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,})`,
+    source: String.raw`(?<anthropicKey>\bsk-ant-[A-Za-z0-9_-]{20,})`,
     replace: redactAs('anthropic_key'),
   },
   {
+    // Real keys mix cases and digits; prose such as "sk-learn-compatible-estimators" does not.
     group: 'openaiKey',
     credential: true,
     source: String.raw`(?<openaiKey>\bsk-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,})`,

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { materializeDemoWorkspace, REPO_ROOT } from './demoWorkspace';
-import { combine, printResults, readSummary, type TestSummary } from './testSummary';
+import { combine, judgeSuite, printResults, readSummary, type TestSummary } from './testSummary';
 import { installVsix, launchChromium, runTestsInWorkbench, startCodeServer } from './vscodeHost';
 
 const TIMEOUT_MS = Number(process.env['TEST_TIMEOUT_MS'] ?? 180_000);
@@ -47,9 +47,9 @@ async function runInCodeServer(
     if (run.exitCode === 124) console.log(`  ✖ timed out after ${TIMEOUT_MS} ms`);
     if (run.exitCode !== 0 || !summary) {
       console.log(run.logs.slice(-40).join('\n'));
-      return summary ? { ...summary, failed: Math.max(1, summary.failed) } : undefined;
+      return summary ? judgeSuite(label, { ...summary, failed: Math.max(1, summary.failed) }) : undefined;
     }
-    return summary;
+    return judgeSuite(label, summary);
   } finally {
     await browser.close();
     await server.stop();
@@ -83,7 +83,7 @@ async function runInDesktop(
   }
   const summary = readSummary(summaryFile);
   if (summary) printResults(summary);
-  return summary;
+  return judgeSuite(label, summary);
 }
 
 const startedAt = Date.now();

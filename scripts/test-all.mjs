@@ -60,7 +60,9 @@ const tiers = [
 
 const unknown = (only ?? []).filter((name) => !tiers.some((t) => t.name === name));
 if (unknown.length > 0) {
-  console.error(`LOOPX_TEST_TIERS names no tier: ${unknown.join(', ')} (tiers: ${tiers.map((t) => t.name).join(', ')})`);
+  console.error(
+    `LOOPX_TEST_TIERS names no tier: ${unknown.join(', ')} (tiers: ${tiers.map((t) => t.name).join(', ')})`,
+  );
   process.exit(1);
 }
 
@@ -91,7 +93,10 @@ for (const row of rows) {
   ok &&= tierOk;
   passed += row.passed;
   failed += row.failed + (tierOk || row.failed > 0 ? 0 : 1);
-  const notes = [empty ? '(ran no test!)' : '', row.pending > 0 ? `(${row.pending} pending: a test that did not run)` : '']
+  const notes = [
+    empty ? '(ran no test!)' : '',
+    row.pending > 0 ? `(${row.pending} pending: a test that did not run)` : '',
+  ]
     .filter(Boolean)
     .join(' ');
   console.log(

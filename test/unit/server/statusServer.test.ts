@@ -42,7 +42,7 @@ describe('status server over HTTP (127.0.0.1)', function () {
     await server.close();
   });
 
-  it('listens on 127.0.0.1 only (the kernel\'s listening socket for its port)', () => {
+  it("listens on 127.0.0.1 only (the kernel's listening socket for its port)", () => {
     assert.deepEqual(listeningAddresses(server.port), ['127.0.0.1']);
   });
 

@@ -29,6 +29,9 @@ await esbuild.build({
   external: ['zod'],
   sourcemap: !production,
   minify: false,
+  // Test hooks (src/core/turn/crashHook.ts) compile to nothing; minifySyntax drops the dead branch, names stay readable.
+  define: { LOOPX_SHIPPED_BUILD: 'true' },
+  minifySyntax: true,
   logLevel: 'warning',
   absWorkingDir: root,
 });
@@ -38,5 +41,7 @@ execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.lib.json'), '--o
   cwd: root,
   stdio: 'inherit',
 });
+// tsc declares every module the library imports; the crash test hook is internal and must not ship (even as a type).
+rmSync(join(outDir, 'turn', 'crashHook.d.ts'), { force: true });
 if (!existsSync(join(outDir, 'index.d.ts'))) throw new Error(`tsc did not emit ${join(outDir, 'index.d.ts')}`);
 console.log(`[build-lib] ${join(outDir, 'index.js')} and index.d.ts written`);

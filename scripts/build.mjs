@@ -15,6 +15,9 @@ const common = {
   format: 'cjs',
   sourcemap: !production,
   minify: production,
+  // Test hooks (src/core/turn/crashHook.ts) compile to nothing in every bundle; only the tests' tsx runs keep them.
+  define: { LOOPX_SHIPPED_BUILD: 'true' },
+  minifySyntax: true,
   logLevel: 'warning',
   absWorkingDir: root,
 };

@@ -1,9 +1,11 @@
-// `npm test`: every tier, in order, with a count per tier. Fails if any tier fails or runs no test.
+// `npm test`: every tier, in order, with a count per tier. Fails if any tier fails, runs no test, or has a
+// pending (skipped) test: a test that did not run proved nothing.
 //   1. static       typecheck (tsc --noEmit, strict) and lint (eslint)
 //   2. unit         mocha over src/core and the CLI (no VS Code)
 //   3. integration  mocha inside a real VS Code extension host (code-server), dev build and installed .vsix
 //   4. e2e          Playwright + Debian Chromium driving the real workbench, with screenshots
-// LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all).
+// LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all); the summary still has a line
+// for every tier, saying "skipped (LOOPX_TEST_TIERS)" for the others.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,9 +26,9 @@ function run(command, args, env = {}) {
 }
 
 function summaryOf(file) {
-  if (!existsSync(file)) return { passed: 0, failed: 0 };
+  if (!existsSync(file)) return { passed: 0, failed: 0, pending: 0 };
   const s = JSON.parse(readFileSync(file, 'utf8'));
-  return { passed: s.passed ?? 0, failed: s.failed ?? 0 };
+  return { passed: s.passed ?? 0, failed: s.failed ?? 0, pending: s.pending ?? 0 };
 }
 
 const tiers = [
@@ -37,6 +39,7 @@ const tiers = [
       return {
         passed: checks.filter((c) => c.ok).length,
         failed: checks.filter((c) => !c.ok).length,
+        pending: 0,
         ok: checks.every((c) => c.ok),
       };
     },
@@ -56,9 +59,20 @@ const tiers = [
   })),
 ];
 
+const unknown = (only ?? []).filter((name) => !tiers.some((t) => t.name === name));
+if (unknown.length > 0) {
+  console.error(
+    `LOOPX_TEST_TIERS names no tier: ${unknown.join(', ')} (tiers: ${tiers.map((t) => t.name).join(', ')})`,
+  );
+  process.exit(1);
+}
+
 const rows = [];
 for (const tier of tiers) {
-  if (only && !only.includes(tier.name)) continue;
+  if (only && !only.includes(tier.name)) {
+    rows.push({ name: tier.name, skipped: true });
+    continue;
+  }
   console.log(`\n━━ ${tier.name} ━━`);
   const started = Date.now();
   const result = tier.run();
@@ -71,13 +85,23 @@ let passed = 0;
 let failed = 0;
 let ok = true;
 for (const row of rows) {
+  if (row.skipped) {
+    console.log(`${row.name.padEnd(12)} skipped (LOOPX_TEST_TIERS)`);
+    continue;
+  }
   const empty = row.passed + row.failed === 0;
-  const tierOk = row.ok && row.failed === 0 && !empty;
+  const tierOk = row.ok && row.failed === 0 && row.pending === 0 && !empty;
   ok &&= tierOk;
   passed += row.passed;
   failed += row.failed + (tierOk || row.failed > 0 ? 0 : 1);
+  const notes = [
+    empty ? '(ran no test!)' : '',
+    row.pending > 0 ? `(${row.pending} pending: a test that did not run)` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   console.log(
-    `${row.name.padEnd(12)} ${String(row.passed).padStart(4)} passed ${String(row.failed).padStart(3)} failed  ${row.seconds.toFixed(1).padStart(6)} s${empty ? '  (ran no test!)' : ''}${tierOk ? '' : '  FAILED'}`,
+    `${row.name.padEnd(12)} ${String(row.passed).padStart(4)} passed ${String(row.failed).padStart(3)} failed  ${row.seconds.toFixed(1).padStart(6)} s${notes ? `  ${notes}` : ''}${tierOk ? '' : '  FAILED'}`,
   );
 }
 console.log(`${passed} passed, ${failed} failed`);

@@ -6,7 +6,7 @@ import { agentOnboardCommand } from './commands/agentOnboard';
 import { configureGoalCommand } from './commands/configureGoal';
 import { createGoal } from './commands/createGoal';
 import { registerAgentCommand } from './commands/registerAgent';
-import { registerPaletteCommands } from './commands/registerCommands';
+import { CommandFailures, registerPaletteCommands } from './commands/registerCommands';
 import { showAllCommands } from './commands/showCommands';
 import { refreshStateCommand, showQuotaCommand, showStatusCommand } from './commands/status';
 import { addTodoCommand, listTodosCommand } from './commands/todos';
@@ -48,6 +48,9 @@ export class LoopxApp extends Disposable {
     this.register(new AgentsView(VIEW_IDS.agents, this.model));
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
+    const failures = new CommandFailures();
+    // Hidden command: the palette commands that failed or were refused since the last call (tests read it).
+    this.register(vscode.commands.registerCommand('_loopx.takeCommandFailures', () => failures.take()));
     const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context), turnEnded: this.turnEnded };
     for (const d of registerPaletteCommands(
       {
@@ -73,6 +76,7 @@ export class LoopxApp extends Disposable {
         copyStatusServerUrl: () => statusServer.copyUrl(),
       },
       log,
+      failures,
     ))
       this.register(d);
     this.register(

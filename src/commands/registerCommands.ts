@@ -4,24 +4,57 @@ import { Cancelled } from './pickers';
 
 export type PaletteHandlers = Record<PaletteCommandKey, (...args: unknown[]) => unknown>;
 
+/** A palette command that did not do its work: it failed, or it was refused in an untrusted workspace. */
+export interface CommandFailure {
+  command: string;
+  kind: 'failed' | 'refused_untrusted';
+  message: string;
+}
+
+/**
+ * The command failures since activation, newest last (at most 50). The wrapper below shows them to
+ * people as notifications and resolves with undefined; this record makes them observable to tests
+ * and tools through the hidden command `_loopx.takeCommandFailures` (which returns and clears it).
+ */
+export class CommandFailures {
+  private items: CommandFailure[] = [];
+
+  record(failure: CommandFailure): void {
+    this.items.push(failure);
+    if (this.items.length > 50) this.items.shift();
+  }
+
+  take(): CommandFailure[] {
+    const taken = this.items;
+    this.items = [];
+    return taken;
+  }
+}
+
 /**
  * Registers one VS Code command per palette entry of the catalog. The handler map is typed by the
  * catalog, so a catalog entry without a handler (or a handler without an entry) fails to compile.
  * The catalog's mutation policy also drives workspace trust: only read-only commands run in an
  * untrusted workspace.
  */
-export function registerPaletteCommands(handlers: PaletteHandlers, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerPaletteCommands(
+  handlers: PaletteHandlers,
+  log: vscode.LogOutputChannel,
+  failures: CommandFailures = new CommandFailures(),
+): vscode.Disposable[] {
   return paletteCommands().map((spec) => {
     const handler = handlers[spec.key as PaletteCommandKey];
     const id = paletteCommandId(spec);
     return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       log.trace(`command ${id}`);
       if (needsTrust(spec) && !vscode.workspace.isTrusted) {
-        const choice = await vscode.window.showWarningMessage(
-          `LoopX: "${spec.title}" changes files, and this workspace is not trusted. Trust the workspace to use it.`,
-          'Manage Workspace Trust',
-        );
-        if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
+        const message = `"${spec.title}" changes files, and this workspace is not trusted. Trust the workspace to use it.`;
+        failures.record({ command: id, kind: 'refused_untrusted', message });
+        log.warn(`${id} refused: ${message}`);
+        // Not awaited: the command resolves at once, whether or not anyone answers the notification.
+        void vscode.window.showWarningMessage(`LoopX: ${message}`, 'Manage Workspace Trust').then((choice) => {
+          if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
+        });
         return undefined;
       }
       try {
@@ -30,6 +63,7 @@ export function registerPaletteCommands(handlers: PaletteHandlers, log: vscode.L
         if (error instanceof Cancelled) return undefined;
         const message = error instanceof Error ? error.message : String(error);
         log.error(`${id} failed: ${message}`);
+        failures.record({ command: id, kind: 'failed', message });
         void vscode.window.showErrorMessage(`LoopX: ${message}`, 'Show Log').then((choice) => {
           if (choice === 'Show Log') log.show();
         });

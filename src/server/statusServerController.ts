@@ -94,15 +94,16 @@ export class StatusServerController extends Disposable {
       : this.model.registryPaths().length === 0
         ? 'no workspace folder is open'
         : 'it is turned off';
-    const choice = await vscode.window.showInformationMessage(
-      `LoopX: the status server is not running: ${reason}.`,
-      'Turn It On',
-    );
-    if (choice === 'Turn It On') {
-      await vscode.workspace
-        .getConfiguration(STATUS_SERVER_SETTINGS.section)
-        .update(STATUS_SERVER_SETTINGS.enabled, true, vscode.ConfigurationTarget.Workspace);
-    }
+    // Not awaited: the command resolves once the server's state is settled, answered or not.
+    void vscode.window
+      .showInformationMessage(`LoopX: the status server is not running: ${reason}.`, 'Turn It On')
+      .then(async (choice) => {
+        if (choice === 'Turn It On') {
+          await vscode.workspace
+            .getConfiguration(STATUS_SERVER_SETTINGS.section)
+            .update(STATUS_SERVER_SETTINGS.enabled, true, vscode.ConfigurationTarget.Workspace);
+        }
+      });
   }
 
   override dispose(): void {

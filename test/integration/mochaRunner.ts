@@ -13,7 +13,14 @@ interface TestResult {
  * summary to $LOOPX_TEST_SUMMARY for the driver (the exit code alone says too little).
  */
 export function runMochaSuite(dir: string): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: 'spec' });
+  const mocha = new Mocha({
+    ui: 'bdd',
+    timeout: 60_000,
+    color: false,
+    reporter: 'spec',
+    forbidOnly: true,
+    forbidPending: true,
+  });
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.test.js'))
     .sort())

@@ -3,20 +3,25 @@
  * Here that host is code-server (VS Code 1.139 server + web workbench, driven by headless Chromium);
  * where a desktop VS Code exists, set LOOPX_VSCODE_EXECUTABLE and @vscode/test-electron runs the same suites.
  *   1. the extension under development, on a copy of the demo workspace;
- *   2. the packaged .vsix, installed with `--install-extension` the way a user would, checked by a probe extension.
+ *   2. the extension under development in an UNTRUSTED workspace (workspace trust on, folder not trusted, the
+ *      status server turned on in the user settings): writes, agent runs and the status server are refused;
+ *   3. the packaged .vsix, installed with `--install-extension` the way a user would, checked by a probe extension.
+ * A suite that runs no test, or leaves one pending, fails the run.
  * Writes the combined counts to $LOOPX_TEST_SUMMARY; exits non-zero on any failure or timeout.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { materializeDemoWorkspace, REPO_ROOT } from './demoWorkspace';
-import { combine, printResults, readSummary, type TestSummary } from './testSummary';
-import { installVsix, launchChromium, runTestsInWorkbench, startCodeServer } from './vscodeHost';
+import { combine, judgeSuite, printResults, readSummary, type TestSummary } from './testSummary';
+import { installVsix, launchChromium, runTestsInWorkbench, startCodeServer, writeQuietSettings } from './vscodeHost';
 
 const TIMEOUT_MS = Number(process.env['TEST_TIMEOUT_MS'] ?? 180_000);
 const SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'suite', 'index');
 const VSIX_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'vsix', 'index');
+const UNTRUSTED_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'untrusted', 'index');
 const PROBE = join(REPO_ROOT, 'test', 'integration', 'vsix-probe');
 
 async function runInCodeServer(
@@ -26,6 +31,8 @@ async function runInCodeServer(
     extensionTestsPath: string;
     extensionsDir?: string;
     env?: NodeJS.ProcessEnv;
+    untrusted?: boolean;
+    settings?: Record<string, unknown>;
   },
 ): Promise<TestSummary | undefined> {
   const scratch = mkdtempSync(join(tmpdir(), 'loopx-it-'));
@@ -35,6 +42,8 @@ async function runInCodeServer(
     workspace,
     rootDir: join(scratch, 'host'),
     ...(options.extensionsDir ? { extensionsDir: options.extensionsDir } : {}),
+    ...(options.untrusted ? { untrusted: true } : {}),
+    ...(options.settings ? { settings: options.settings } : {}),
     env: { ...options.env, LOOPX_TEST_SUMMARY: summaryFile },
   });
   const browser = await launchChromium();
@@ -47,9 +56,9 @@ async function runInCodeServer(
     if (run.exitCode === 124) console.log(`  ✖ timed out after ${TIMEOUT_MS} ms`);
     if (run.exitCode !== 0 || !summary) {
       console.log(run.logs.slice(-40).join('\n'));
-      return summary ? { ...summary, failed: Math.max(1, summary.failed) } : undefined;
+      return summary ? judgeSuite(label, { ...summary, failed: Math.max(1, summary.failed) }) : undefined;
     }
-    return summary;
+    return judgeSuite(label, summary);
   } finally {
     await browser.close();
     await server.stop();
@@ -64,9 +73,18 @@ async function runInDesktop(
   extensionTestsPath: string,
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  trust: { untrusted?: boolean; settings?: Record<string, unknown> } = {},
 ): Promise<TestSummary | undefined> {
   const { runTests } = await import('@vscode/test-electron');
   const scratch = mkdtempSync(join(tmpdir(), 'loopx-it-'));
+  const userData = join(scratch, 'user-data');
+  mkdirSync(userData, { recursive: true });
+  writeQuietSettings(userData, {
+    ...(trust.untrusted
+      ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' }
+      : {}),
+    ...trust.settings,
+  });
   const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
   const summaryFile = join(scratch, 'summary.json');
   console.log(`\n${label} (${executable})`);
@@ -75,7 +93,13 @@ async function runInDesktop(
       vscodeExecutablePath: executable,
       extensionDevelopmentPath,
       extensionTestsPath,
-      launchArgs: [workspace, '--disable-workspace-trust', ...extraArgs],
+      launchArgs: [
+        workspace,
+        '--user-data-dir',
+        userData,
+        ...(trust.untrusted ? [] : ['--disable-workspace-trust']),
+        ...extraArgs,
+      ],
       extensionTestsEnv: { ...env, LOOPX_TEST_SUMMARY: summaryFile },
     });
   } catch (error) {
@@ -83,7 +107,16 @@ async function runInDesktop(
   }
   const summary = readSummary(summaryFile);
   if (summary) printResults(summary);
-  return summary;
+  return judgeSuite(label, summary);
+}
+
+/** A port that is free right now on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 const startedAt = Date.now();
@@ -104,7 +137,26 @@ async function main(): Promise<void> {
         }),
   );
 
-  lap('development suite done; packaging the .vsix');
+  lap('development suite done; the untrusted workspace next');
+  const statusPort = await freePort();
+  const untrustedSettings = { 'loopx.statusServer.enabled': true, 'loopx.statusServer.port': statusPort };
+  const untrustedEnv = { LOOPX_UNTRUSTED_STATUS_PORT: String(statusPort) };
+  summaries.push(
+    desktop
+      ? await runInDesktop(desktop, 'Untrusted workspace', REPO_ROOT, UNTRUSTED_SUITE, [], untrustedEnv, {
+          untrusted: true,
+          settings: untrustedSettings,
+        })
+      : await runInCodeServer('Untrusted workspace', {
+          extensionDevelopmentPath: REPO_ROOT,
+          extensionTestsPath: UNTRUSTED_SUITE,
+          untrusted: true,
+          settings: untrustedSettings,
+          env: untrustedEnv,
+        }),
+  );
+
+  lap('untrusted suite done; packaging the .vsix');
   const vsix =
     execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], {
       cwd: REPO_ROOT,

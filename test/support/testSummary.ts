@@ -26,6 +26,20 @@ export function printResults(summary: TestSummary): void {
   }
 }
 
+/**
+ * Judges one suite's run: a suite that ran no test, or left a test pending, counts one extra failure
+ * (with the reason printed), so a suite that silently stopped loading its tests cannot pass.
+ */
+export function judgeSuite(label: string, summary: TestSummary | undefined): TestSummary | undefined {
+  if (!summary) return summary;
+  const problems: string[] = [];
+  if (summary.passed + summary.failed === 0) problems.push('ran no test');
+  if (summary.pending > 0) problems.push(`${summary.pending} test(s) pending (skipped tests prove nothing)`);
+  if (problems.length === 0) return summary;
+  console.log(`  ✖ ${label}: ${problems.join('; ')}`);
+  return { ...summary, failed: summary.failed + 1 };
+}
+
 /** Adds up summaries; an absent one counts as a failure so a crashed run never passes. */
 export function combine(summaries: (TestSummary | undefined)[]): TestSummary {
   return summaries.reduce<TestSummary>(

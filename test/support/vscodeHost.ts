@@ -43,6 +43,13 @@ export interface CodeServerOptions {
   port?: number;
   extensionsDir?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Workspace trust on (the folder opens untrusted, in restricted mode, with no startup prompt)
+   * instead of the default `--disable-workspace-trust`.
+   */
+  untrusted?: boolean;
+  /** More user settings for this run. */
+  settings?: Record<string, unknown>;
   /** Keeps the user-data/extensions folders after stop (for `npm start`). */
   keepDirs?: boolean;
   rootDir?: string;
@@ -86,7 +93,16 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   const userData = join(root, 'user-data');
   const extensions = options.extensionsDir ?? join(root, 'extensions');
   mkdirSync(extensions, { recursive: true });
-  writeQuietSettings(userData);
+  writeQuietSettings(userData, {
+    ...(options.untrusted
+      ? {
+          'security.workspace.trust.enabled': true,
+          'security.workspace.trust.startupPrompt': 'never',
+          'security.workspace.trust.banner': 'never',
+        }
+      : {}),
+    ...options.settings,
+  });
   const configFile = join(root, 'code-server.yaml');
   writeFileSync(configFile, 'auth: none\ncert: false\n');
   const host = options.host ?? '127.0.0.1';
@@ -99,7 +115,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     `${host}:${options.port ?? 0}`,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(options.untrusted ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--ignore-last-opened',
     '--user-data-dir',

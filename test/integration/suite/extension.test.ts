@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { paletteCommandId, paletteCommands } from '../../../src/core/commands/catalog';
 import { EXTENSION_ID, VIEW_IDS } from '../../../src/constants';
@@ -42,8 +44,24 @@ describe('LoopX extension in a real VS Code host', () => {
     );
   });
 
-  it('runs its commands: Refresh resolves without error', async () => {
-    await vscode.commands.executeCommand('loopx.refresh');
+  it('runs its commands: Refresh reloads the registry from disk before it resolves, and records no failure', async () => {
+    const api = extension.exports as { getGoals(): { goalId: string; displayName: string }[] };
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder);
+    const registryPath = join(folder.uri.fsPath, '.loopx', 'registry.json');
+    const original = readFileSync(registryPath, 'utf8');
+    assert.ok(original.includes('"Tidy the notes folder"'));
+    try {
+      writeFileSync(registryPath, original.replace('"Tidy the notes folder"', '"Tidied by Refresh"'));
+      // Straight after the write: the file watcher's reload is debounced, so only Refresh can have loaded it.
+      await vscode.commands.executeCommand('loopx.refresh');
+      assert.equal(api.getGoals().find((g) => g.goalId === 'tidy-notes')?.displayName, 'Tidied by Refresh');
+    } finally {
+      writeFileSync(registryPath, original);
+      await vscode.commands.executeCommand('loopx.refresh');
+    }
+    assert.equal(api.getGoals().find((g) => g.goalId === 'tidy-notes')?.displayName, 'Tidy the notes folder');
+    assert.deepEqual(await vscode.commands.executeCommand('_loopx.takeCommandFailures'), []);
   });
 
   it('runs in the workspace the driver opened (the demo workspace)', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/constants';
+import { listeningAddresses } from '../../support/listeningAddresses';
 
 /** A port that is free right now on 127.0.0.1. */
 async function freePort(): Promise<number> {
@@ -48,6 +49,7 @@ describe('status server in the real VS Code host', function () {
     await config().update('statusServer.port', port, vscode.ConfigurationTarget.Workspace);
     await config().update('statusServer.enabled', true, vscode.ConfigurationTarget.Workspace);
     await until(async () => (await healthz(port)) === 200, `http://127.0.0.1:${port}/healthz answers 200`);
+    assert.deepEqual(listeningAddresses(port), ['127.0.0.1'], 'the editor binds the status server to loopback only');
     const status = await fetch(`http://127.0.0.1:${port}/status.json`);
     assert.equal(status.status, 401, 'the status needs the token');
     await vscode.commands.executeCommand('loopx.copyStatusServerUrl');

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/constants';
+import { CRASH_AT_PHASE_ENV } from '../../../src/core/turn/crashHook';
 
 describe('LoopX installed from its .vsix', () => {
   it('is installed from the extensions folder, not from the working tree', () => {
@@ -27,5 +30,20 @@ describe('LoopX installed from its .vsix', () => {
     const commands = await vscode.commands.getCommands(true);
     assert.ok(commands.includes('loopx.refresh'));
     assert.ok(commands.includes('loopx.showLog'));
+  });
+
+  it('ships no test hook: no installed file names the crash hook variable', () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    const root = extension.extensionUri.fsPath;
+    const files = readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((file) => statSync(join(root, file)).isFile());
+    assert.ok(
+      files.includes(join('out', 'extension.js')) && files.includes(join('out', 'cli-main.js')),
+      files.join(', '),
+    );
+    const carriers = files.filter((file) => readFileSync(join(root, file)).includes(CRASH_AT_PHASE_ENV));
+    assert.deepEqual(carriers, [], `${CRASH_AT_PHASE_ENV} ships in the .vsix`);
   });
 });

@@ -5,10 +5,12 @@ import * as path from 'node:path';
 import { registerAgent } from '../../../src/core/agents/registration';
 import { fixedClock } from '../../../src/core/clock';
 import { LoopxError } from '../../../src/core/errors';
+import { startTogether } from '../fs/barrier';
 import { connectedProject, goalOf, readJson } from './helpers';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const clock = fixedClock('2026-01-15T10:00:00Z');
+const CLI_BEHIND_BARRIER = path.join(repoRoot, 'test', 'unit', 'fs', 'workers', 'cliBehindBarrier.ts');
 
 function request(registryPath: string, agentIds: string[], extra: { requireNew?: boolean; execute?: boolean } = {}) {
   return {
@@ -126,35 +128,52 @@ describe('register-agent', () => {
     );
   });
 
-  it('case 7: two processes registering the same new id concurrently: exactly one wins', async () => {
-    const { registry } = connectedProject({ coordination: { registered_agents: ['codex-existing'] } });
-    const args = [
-      '--registry',
-      registry,
-      '--format',
-      'json',
-      'register-agent',
-      '--goal-id',
-      'g',
-      '--agent-id',
-      'codex-fresh',
-      '--require-new',
-      '--execute',
-    ];
-    const results = await Promise.all([loopxProcess(args), loopxProcess(args)]);
-    const winners = results.filter(
-      (r) => r.json['changed'] === true && r.json['written'] === true && r.json['verified'] === true,
-    );
-    const losers = results.filter((r) => r.json['error_kind'] === 'agent_identity_already_registered');
-    assert.equal(winners.length, 1, JSON.stringify(results));
-    assert.equal(losers.length, 1, JSON.stringify(results));
-    assert.equal(winners[0]?.code, 0);
-    assert.equal(losers[0]?.code, 1);
-    assert.deepEqual([losers[0]?.json['changed'], losers[0]?.json['written']], [false, false]);
-    assert.deepEqual((goalOf(registry)['coordination'] as Record<string, unknown>)['registered_agents'], [
-      'codex-existing',
-      'codex-fresh',
-    ]);
+  it('case 7: two processes registering the same new id at once (behind a start barrier, 8 rounds): exactly one wins', async function () {
+    this.timeout(180_000);
+    for (let round = 0; round < 8; round++) {
+      const { registry } = connectedProject({ coordination: { registered_agents: ['codex-existing'] } });
+      const args = [
+        '--registry',
+        registry,
+        '--format',
+        'json',
+        'register-agent',
+        '--goal-id',
+        'g',
+        '--agent-id',
+        'codex-fresh',
+        '--require-new',
+        '--execute',
+      ];
+      const env = { LOOPX_NOW: '2026-01-15T10:00:00Z' };
+      const workers = await startTogether([
+        { script: CLI_BEHIND_BARRIER, args, env },
+        { script: CLI_BEHIND_BARRIER, args, env },
+      ]);
+      const codes = await Promise.all(workers.map((w) => w.exited));
+      const results = workers.map((w, i) => {
+        try {
+          return { code: codes[i], json: JSON.parse(w.stdout()) as Record<string, unknown> };
+        } catch {
+          throw new Error(`round ${round}: unparsable output (exit ${String(codes[i])}): ${w.stdout()}\n${w.stderr()}`);
+        }
+      });
+      const what = `round ${round}: ${JSON.stringify(results)}`;
+      const winners = results.filter(
+        (r) => r.json['changed'] === true && r.json['written'] === true && r.json['verified'] === true,
+      );
+      const losers = results.filter((r) => r.json['error_kind'] === 'agent_identity_already_registered');
+      assert.equal(winners.length, 1, what);
+      assert.equal(losers.length, 1, what);
+      assert.equal(winners[0]?.code, 0, what);
+      assert.equal(losers[0]?.code, 1, what);
+      assert.deepEqual([losers[0]?.json['changed'], losers[0]?.json['written']], [false, false], what);
+      assert.deepEqual(
+        (goalOf(registry)['coordination'] as Record<string, unknown>)['registered_agents'],
+        ['codex-existing', 'codex-fresh'],
+        what,
+      );
+    }
   });
 
   it('loses no registration when four processes register different ids at once', async () => {

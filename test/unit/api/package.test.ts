@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as loopx from '../../../src/core/index';
+import { CRASH_AT_PHASE_ENV } from '../../../src/core/turn/crashHook';
 import { REPO_ROOT } from '../../support/demoWorkspace';
 import { exampleToCommonJs, PACKAGE_NAME, readDoc, runExampleScript, writeFixture } from './docExamples';
 
@@ -50,6 +51,16 @@ describe('the built library, required from outside the repository', function () 
     });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
+
+  it('carries no test hook: the crash hook and its variable name are compiled out of the library', () => {
+    const files = fs.readdirSync(path.join(installed, 'out', 'core'), { recursive: true }).map(String);
+    assert.ok(files.includes('index.js'), files.join(', '));
+    const carriers = files.filter((file) => {
+      const full = path.join(installed, 'out', 'core', file);
+      return fs.statSync(full).isFile() && fs.readFileSync(full, 'utf8').includes(CRASH_AT_PHASE_ENV);
+    });
+    assert.deepEqual(carriers, [], `${CRASH_AT_PHASE_ENV} ships in the library`);
+  });
 
   it('resolves require("loopx-vscode") to out/core/index.js through package.json "exports"', () => {
     const run = runNode('resolve.cjs', `console.log(require.resolve(${JSON.stringify(PACKAGE_NAME)}));\n`);

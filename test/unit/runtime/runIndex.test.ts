@@ -24,7 +24,8 @@ import {
   type RunIndexRow,
 } from '../../../src/core/runtime/runIndex';
 import { compactUtcStamp, formatLocalIsoSeconds } from '../../../src/core/runtime/time';
-import { expectSuccess, startWorker } from '../fs/processes';
+import { startTogether } from '../fs/barrier';
+import { expectSuccess } from '../fs/processes';
 
 const APPEND_WORKER = path.join(__dirname, 'workers', 'appendWorker.ts');
 
@@ -310,10 +311,12 @@ describe('run artifacts and index', function () {
     assert.equal(latestStatusRun(rows.slice(0, 5)), null);
   });
 
-  it('4 processes appending 2,000 rows concurrently: every row exactly once, unique artifact names', async () => {
+  it('4 processes appending 2,000 rows at once (behind a start barrier): every row exactly once, unique artifact names', async () => {
     const rt = tempDir();
     const agents = ['agent-a', 'agent-b', 'agent-c', 'agent-d'];
-    const workers = agents.map((agent) => startWorker(APPEND_WORKER, [rt, 'g', '500', agent]));
+    const workers = await startTogether(
+      agents.map((agent) => ({ script: APPEND_WORKER, args: [rt, 'g', '500', agent] })),
+    );
     try {
       await Promise.all(workers.map(expectSuccess));
     } finally {
@@ -340,5 +343,40 @@ describe('run artifacts and index', function () {
     const read = await readGoalRuns(rt, 'g', { projectRoot: rt });
     assert.equal(read.rows.length, 2000);
     assert.ok(read.rows.every((r) => r.json_exists && r.markdown_exists));
+  });
+
+  it('4 processes appending rows larger than one write (600 KB) at once: every line parses, none is lost or torn', async function () {
+    // Node writes a long line in 512 KiB chunks, so without the index lock another writer's line can
+    // land between two chunks of ours (and the torn-line repair then splits both).
+    this.timeout(180_000);
+    const rt = tempDir();
+    const agents = ['agent-a', 'agent-b', 'agent-c', 'agent-d'];
+    const perAgent = 10;
+    const workers = await startTogether(
+      agents.map((agent) => ({ script: APPEND_WORKER, args: [rt, 'g', String(perAgent), agent, String(600 * 1024)] })),
+    );
+    try {
+      await Promise.all(workers.map(expectSuccess));
+    } finally {
+      for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    }
+    const lines = fs.readFileSync(runIndexPath(rt, 'g'), 'utf8').trimEnd().split('\n');
+    const rows = lines.map((line, i) => {
+      try {
+        return JSON.parse(line) as RunIndexRow;
+      } catch {
+        throw new assert.AssertionError({
+          message: `index line ${i + 1} of ${lines.length} is not JSON (torn or interleaved)`,
+        });
+      }
+    });
+    assert.equal(rows.length, agents.length * perAgent);
+    const actions = rows.map((r) => r.recommended_action ?? '');
+    for (const agent of agents)
+      for (let i = 0; i < perAgent; i++) {
+        const mine = actions.filter((a) => a.startsWith(`${agent}#${i} `));
+        assert.equal(mine.length, 1, `${agent}#${i}`);
+        assert.equal(mine[0]?.length, `${agent}#${i}`.length + 600 * 1024, `${agent}#${i} arrived whole`);
+      }
   });
 });

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
 import { startStatusServer, StatusServer, type ListeningStatusServer } from '../../../src/core/server/statusServer';
+import { listeningAddresses } from '../../support/listeningAddresses';
 import {
   auth,
   eventually,
@@ -39,6 +40,10 @@ describe('status server over HTTP (127.0.0.1)', function () {
 
   after(async () => {
     await server.close();
+  });
+
+  it("listens on 127.0.0.1 only (the kernel's listening socket for its port)", () => {
+    assert.deepEqual(listeningAddresses(server.port), ['127.0.0.1']);
   });
 
   it('case H2: /healthz answers without a token; CORS headers only for loopback origins; OPTIONS answers 204', async () => {

@@ -1,9 +1,21 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { listJournals } from '../../../src/core/turn/journal';
 import { CRASH_AT_PHASE_ENV } from '../../../src/core/turn/crashHook';
-import { AGENT, cleanTempDirs, demo, lastJson, newSpends, reservations, runRows, runTurnProcess } from './helpers';
+import { TURN_PHASES } from '../../../src/core/turn/contract';
+import {
+  AGENT,
+  cleanTempDirs,
+  demo,
+  lastJson,
+  newSpends,
+  reservations,
+  runRows,
+  runTurnProcess,
+  tempDir,
+} from './helpers';
 
 after(cleanTempDirs);
 
@@ -11,7 +23,8 @@ after(cleanTempDirs);
  * Crash at every phase, with real processes: a child runs one turn and SIGKILLs itself at the
  * checkpoint (test hook LOOPX_TEST_CRASH_AT_PHASE), then a fresh process resumes the turn from its
  * journal. Every time: one committed turn, exactly one spend, one accountable run record, one
- * successor todo, no reservation left.
+ * successor todo, no reservation left; and the agent ran exactly once (it appends a line per run to
+ * a counter file) and the resumed process ran only the phases the crashed one had not journaled.
  */
 const CHECKPOINTS = [
   'admission',
@@ -32,14 +45,27 @@ describe('turn crash and resume (real processes)', function () {
   for (const checkpoint of CHECKPOINTS) {
     it(`a SIGKILL at ${checkpoint} resumes in a fresh process to one committed turn and exactly one spend`, async () => {
       const d = demo();
-      const input = { registryPath: d.registryPath, hostAdapterCommand: [process.execPath, AGENT, 'successor'] };
+      const agentRuns = path.join(tempDir('loopx-agent-runs-'), 'runs.txt');
+      const input = {
+        registryPath: d.registryPath,
+        hostAdapterCommand: [process.execPath, AGENT, 'successor', agentRuns],
+      };
+      const runCount = (): number =>
+        (fs.existsSync(agentRuns) ? fs.readFileSync(agentRuns, 'utf8') : '').split('\n').length - 1;
       const crashed = await runTurnProcess(input, { [CRASH_AT_PHASE_ENV]: checkpoint });
+      // The hook is live here: these tests run the TypeScript source (tsx), not a shipped bundle, which compiles it out.
       assert.equal(crashed.signal, 'SIGKILL', `the child should die at ${checkpoint}: ${crashed.stderr}`);
+      assert.equal(
+        runCount(),
+        checkpoint === 'admission' ? 0 : 1,
+        'the agent ran before the crash only if it got that far',
+      );
       // The scheduler phases and the commit share one journal write: a crash after it finds the turn finished.
       const finishedAtCrash = checkpoint.startsWith('scheduler_');
       const journals = await listJournals(d.runtimeGoalDir);
       assert.equal(journals.length, 1);
       assert.equal(journals[0]?.status, finishedAtCrash ? 'committed' : 'in_progress');
+      const journaledAtCrash = [...(journals[0]?.completed_phases ?? [])];
 
       // The next run resumes the unfinished turn by itself; an explicit --resume-turn-key does the same (or replays).
       const explicit = finishedAtCrash || checkpoint === 'validation';
@@ -50,6 +76,21 @@ describe('turn crash and resume (real processes)', function () {
       assert.equal(result[finishedAtCrash ? 'replayed' : 'resumed'], true);
       assert.equal(result['turn_key'], journals[0]?.turn_key);
       assert.equal(result['quota_slot_spend_count'], 1);
+
+      assert.equal(runCount(), 1, 'the agent ran exactly once across the crash and the resume');
+      const ranOnResume = result['phases_run_here'] as string[];
+      assert.deepEqual(
+        ranOnResume.filter((phase) => journaledAtCrash.includes(phase as (typeof TURN_PHASES)[number])),
+        [],
+        `phases journaled before the crash (${journaledAtCrash.join(', ')}) ran again`,
+      );
+      const history = (await listJournals(d.runtimeGoalDir))[0]?.completed_phases ?? [];
+      assert.deepEqual(history, [...TURN_PHASES], 'every phase once, in order, in the journal');
+      assert.deepEqual(
+        [...journaledAtCrash, ...ranOnResume.filter((p) => (TURN_PHASES as readonly string[]).includes(p))],
+        [...TURN_PHASES],
+        'the crashed run and the resume together ran each phase exactly once',
+      );
 
       assert.equal((await newSpends(d)).length, 1, 'exactly one spend');
       const delivery = (await runRows(d)).filter((r) => r.classification === 'validated_completion');

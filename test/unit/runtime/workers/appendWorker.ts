@@ -1,11 +1,18 @@
-/** Child process for the run-index concurrency test: `append <runtimeRoot> <goalId> <count> <agent>`. */
+/**
+ * Child process for the run-index concurrency tests: `append <runtimeRoot> <goalId> <count> <agent> [padBytes]`.
+ * Started behind a barrier (test/unit/fs/barrier.ts): it appends only once every worker is ready.
+ * `padBytes` pads each row's recommended_action so one index line is larger than a single write.
+ */
 import { fixedClock } from '../../../../src/core/clock';
 import { appendRun } from '../../../../src/core/runtime/runIndex';
+import { awaitGo } from '../../fs/barrier';
 
 async function main(): Promise<void> {
-  const [runtimeRoot = '', goalId = '', count = '0', agent = ''] = process.argv.slice(2);
-  // One pinned second for every row: all 2,000 artifacts compete for the same stem.
+  const [runtimeRoot = '', goalId = '', count = '0', agent = '', padBytes = '0'] = process.argv.slice(2);
+  // One pinned second for every row: all the artifacts compete for the same stem.
   const clock = fixedClock('2026-01-01T04:00:00Z');
+  const pad = Number(padBytes) > 0 ? ` ${agent[agent.length - 1] ?? 'x'}`.repeat(Number(padBytes) / 2) : '';
+  await awaitGo();
   for (let i = 0; i < Number(count); i++) {
     await appendRun({
       runtimeRoot,
@@ -13,7 +20,7 @@ async function main(): Promise<void> {
       clock,
       record: {
         classification: 'state_refreshed',
-        recommended_action: `${agent}#${i}`,
+        recommended_action: `${agent}#${i}${pad}`,
         health_check: 'ok',
         agent_id: agent,
       },

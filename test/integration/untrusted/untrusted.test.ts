@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { LoopxExtensionApi } from '../../../src/api/types';
+import { EXTENSION_ID, VIEW_IDS } from '../../../src/constants';
+import { listeningAddresses } from '../../support/listeningAddresses';
+
+interface CommandFailure {
+  command: string;
+  kind: string;
+  message: string;
+}
+
+const takeFailures = async (): Promise<CommandFailure[]> =>
+  (await vscode.commands.executeCommand<CommandFailure[]>('_loopx.takeCommandFailures')) ?? [];
+
+function workspaceDir(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'no workspace folder is open');
+  return folder.uri.fsPath;
+}
+
+/**
+ * The extension in an untrusted workspace (the driver turns workspace trust on and does not trust
+ * the folder; the status server is turned on in the user settings): it shows goals read-only and
+ * refuses to write files, run agents or serve the status.
+ */
+describe('LoopX in an untrusted workspace (real VS Code host, restricted mode)', function () {
+  this.timeout(60_000);
+  let api: LoopxExtensionApi;
+  const registryPath = (): string => join(workspaceDir(), '.loopx', 'registry.json');
+  const runIndex = (): string =>
+    join(workspaceDir(), '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl');
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<LoopxExtensionApi>(EXTENSION_ID);
+    assert.ok(extension, `${EXTENSION_ID} is not installed in this host`);
+    api = await extension.activate();
+    await takeFailures();
+  });
+
+  it('really is untrusted (the harness turned workspace trust on)', () => {
+    assert.equal(vscode.workspace.isTrusted, false);
+  });
+
+  it('still shows the goals: Refresh runs, the Goals view focuses, goals and todos read', async () => {
+    await vscode.commands.executeCommand('loopx.refresh');
+    await vscode.commands.executeCommand(`${VIEW_IDS.goals}.focus`);
+    assert.deepEqual(await takeFailures(), [], 'a read-only command was refused or failed');
+    const goal = api.getGoals().find((g) => g.goalId === 'tidy-notes');
+    assert.ok(goal, `goals: ${JSON.stringify(api.getGoals().map((g) => g.goalId))}`);
+    const todos = await api.getTodos('tidy-notes', { role: 'agent' });
+    assert.ok(todos.todos.some((t) => t.todo_id === 'todo_related'));
+  });
+
+  it('refuses a write command: Create Goal writes nothing', async () => {
+    const before = readFileSync(registryPath(), 'utf8');
+    const result = await vscode.commands.executeCommand('loopx.createGoal', {
+      goalId: 'untrusted-goal',
+      objective: 'Must not be created in an untrusted workspace.',
+    });
+    assert.equal(result, undefined);
+    assert.deepEqual(
+      (await takeFailures()).map((f) => [f.command, f.kind]),
+      [['loopx.createGoal', 'refused_untrusted']],
+    );
+    assert.equal(readFileSync(registryPath(), 'utf8'), before, 'the registry is untouched');
+    assert.equal(existsSync(join(workspaceDir(), '.codex', 'goals', 'untrusted-goal')), false);
+  });
+
+  it('refuses to run an agent: Run Loop starts no turn', async () => {
+    const indexBefore = existsSync(runIndex()) ? readFileSync(runIndex(), 'utf8') : '';
+    const stateFile = join(workspaceDir(), '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
+    const stateBefore = readFileSync(stateFile, 'utf8');
+    const ended: unknown[] = [];
+    const subscription = api.onDidEndTurn((event) => ended.push(event));
+    let result: unknown;
+    try {
+      result = await vscode.commands.executeCommand('loopx.turnLoop', {
+        goalId: 'tidy-notes',
+        agentIds: ['demo'],
+        confirmed: true,
+      });
+    } finally {
+      subscription.dispose();
+    }
+    assert.equal(result, undefined);
+    assert.deepEqual(
+      (await takeFailures()).map((f) => [f.command, f.kind]),
+      [['loopx.turnLoop', 'refused_untrusted']],
+    );
+    assert.deepEqual(ended, []);
+    assert.equal(existsSync(runIndex()) ? readFileSync(runIndex(), 'utf8') : '', indexBefore, 'no run recorded');
+    assert.equal(readFileSync(stateFile, 'utf8'), stateBefore, 'the state file is untouched');
+  });
+
+  it('does not start the status server although the user settings turn it on', async () => {
+    const port = Number(process.env['LOOPX_UNTRUSTED_STATUS_PORT']);
+    assert.ok(port > 0, 'LOOPX_UNTRUSTED_STATUS_PORT not set by the driver');
+    assert.equal(vscode.workspace.getConfiguration('loopx').get('statusServer.enabled'), true);
+    await vscode.env.clipboard.writeText('unchanged');
+    // Resolves once the server's state is settled (it waits for the controller's queue).
+    await vscode.commands.executeCommand('loopx.copyStatusServerUrl');
+    assert.deepEqual(await takeFailures(), []);
+    assert.equal(await vscode.env.clipboard.readText(), 'unchanged', 'no status URL to copy');
+    assert.deepEqual(listeningAddresses(port), [], `something listens on port ${port}`);
+  });
+});

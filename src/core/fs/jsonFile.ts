@@ -1,7 +1,7 @@
-import * as fs from 'node:fs';
 import { LoopxError, errorMessage } from '../errors';
 import { writeJsonAtomic } from './atomicWrite';
 import { withFileLock, type LockOptions } from './fileLock';
+import { readFileSafe, readFileSafeSync } from './safeRead';
 
 /** Line and column (both 1-based) of a character offset. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
@@ -148,7 +148,7 @@ function notFound(file: string): LoopxError {
 export async function readJsonFile(file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await fs.promises.readFile(file, 'utf8');
+    text = await readFileSafe(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(file);
     throw error;
@@ -159,7 +159,7 @@ export async function readJsonFile(file: string): Promise<unknown> {
 export function readJsonFileSync(file: string): unknown {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readFileSafeSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(file);
     throw error;

@@ -1,8 +1,8 @@
-import * as fs from 'node:fs';
 import { LoopxError } from '../errors';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { parseStateDocument, type StateDocument } from './document';
+import { readFileBytesSafeSync } from '../fs/safeRead';
 
 /**
  * Reading and writing a goal's ACTIVE_GOAL_STATE.md. A write is a compare-and-swap: the edit is
@@ -23,7 +23,7 @@ export async function readStateText(filePath: string): Promise<string> {
   let bytes: Buffer;
   try {
     // Sync: one small file; the promise API costs more than the read itself (status reads hundreds).
-    bytes = fs.readFileSync(filePath);
+    bytes = readFileBytesSafeSync(filePath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')
@@ -35,6 +35,7 @@ export async function readStateText(filePath: string): Promise<string> {
     throw new LoopxError('state_file_unreadable', `cannot read state file ${filePath}: ${(error as Error).message}`, {
       path: filePath,
       errno: code ?? null,
+      ...(error instanceof LoopxError ? { reason: error.code } : {}),
     });
   }
   try {

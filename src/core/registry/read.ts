@@ -1,5 +1,5 @@
 import { errorMessage, LoopxError } from '../errors';
-import { jsonErrorOffset, lineColumnAt } from '../fs/jsonFile';
+import { jsonErrorOffset, jsonNestingExceeds, jsonTooDeep, lineColumnAt } from '../fs/jsonFile';
 import { isRecord, RegistryGoalSchema, type RegistryGoal } from './schema';
 import { readFileSafe, readFileSafeSync } from '../fs/safeRead';
 
@@ -36,6 +36,7 @@ export function readRegistrySync(registryPath: string): Record<string, unknown> 
 /** Parses registry text; errors name `registryPath` (and the line and column of a syntax error). */
 export function parseRegistryText(text: string, registryPath: string): Record<string, unknown> {
   const withoutBom = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  if (jsonNestingExceeds(withoutBom)) throw jsonTooDeep(registryPath);
   let parsed: unknown;
   try {
     parsed = JSON.parse(withoutBom);

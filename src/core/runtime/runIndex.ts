@@ -8,6 +8,7 @@ import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { parseIsoInstant } from '../projection/time';
 import { goalRunsDir, RUN_INDEX_FILE, validateGoalId } from './layout';
 import { formatLocalIsoSeconds } from './time';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../fs/jsonFile';
 import { readFileSafeSync } from '../fs/safeRead';
 
 /**
@@ -417,6 +418,10 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
     const line = lines[index] as string;
     if (isBlank(line)) continue;
     rawCount++;
+    if (jsonNestingExceeds(line)) {
+      skipped.push({ line: index + 1, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` });
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);

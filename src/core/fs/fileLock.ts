@@ -186,7 +186,8 @@ function installExitHook(): void {
   process.once('exit', () => {
     for (const [lockPath, nonce] of heldByThisProcess) {
       try {
-        if (parseHolder(readFileSafeSync(lockPath, { maxBytes: SMALL_FILE_BYTES }))?.nonce === nonce) fs.unlinkSync(lockPath);
+        if (parseHolder(readFileSafeSync(lockPath, { maxBytes: SMALL_FILE_BYTES }))?.nonce === nonce)
+          fs.unlinkSync(lockPath);
       } catch {
         // Best effort: a leftover lock of a dead pid is reclaimed by the next waiter anyway.
       }
@@ -378,7 +379,8 @@ function release(r: Resolved, nonce: string): void {
   heldByThisProcess.delete(r.lockPath);
   try {
     // Only delete our own record; anything else is not ours to remove.
-    if (parseHolder(readFileSafeSync(r.lockPath, { maxBytes: SMALL_FILE_BYTES }))?.nonce === nonce) fs.unlinkSync(r.lockPath);
+    if (parseHolder(readFileSafeSync(r.lockPath, { maxBytes: SMALL_FILE_BYTES }))?.nonce === nonce)
+      fs.unlinkSync(r.lockPath);
   } catch (error) {
     if (!isErrno(error, 'ENOENT')) throw error;
   }

@@ -90,7 +90,9 @@ function readDetail(row: RunIndexEntry, projectRoot: string): Record<string, unk
   if (row.json_path === undefined || row.json_path === '') return {};
   try {
     // A row is written by whoever can write the project: its path may name a FIFO or a device.
-    const parsed: unknown = JSON.parse(readFileSafeSync(path.resolve(projectRoot, row.json_path), { maxBytes: ARTIFACT_BYTES }));
+    const parsed: unknown = JSON.parse(
+      readFileSafeSync(path.resolve(projectRoot, row.json_path), { maxBytes: ARTIFACT_BYTES }),
+    );
     return isRecord(parsed) ? parsed : {};
   } catch {
     // A missing, torn or refused detail file: the row still counts, with the defaults.

@@ -177,7 +177,9 @@ export function sessionBindingPath(goal: QuotaGoal, agentId: string, todoId: str
 
 function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): unknown {
   try {
-    return JSON.parse(readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES })) as unknown;
+    return JSON.parse(
+      readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES }),
+    ) as unknown;
   } catch {
     // No binding (or an unreadable one): the agent starts a new session.
     return null;

@@ -1,28 +1,24 @@
 /**
  * `loopx` entry: loads the CLI bundle (cli-main.js) through a V8 code cache, so each run skips
- * compiling the 1.6 MB bundle (about 25 ms of every invocation; agents call the CLI every turn).
- * The cache lives in the OS temp folder, keyed by the bundle's size and mtime; any problem with
- * it just falls back to a normal compile. Node 22's module.enableCompileCache does this natively;
- * Node 20 has no such switch.
+ * compiling the 1.6 MB bundle (about 20 ms of every invocation; agents call the CLI every turn).
+ * The cache is code, so it is used only from a folder and file this user owns that no one else can
+ * write, keyed by a hash of the bundle's bytes (compileCache.ts); any doubt just means a normal
+ * compile. Node 22's module.enableCompileCache does this natively; Node 20 has no such switch.
  */
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { compileCacheDir, compileCacheName, readTrustedCache, writeTrustedCache } from './compileCache';
 
 const bundle = path.join(__dirname, 'cli-main.js');
 const source = fs.readFileSync(bundle, 'utf8');
-const stat = fs.statSync(bundle);
-const cacheDir = path.join(os.tmpdir(), `loopx-compile-cache-${os.userInfo().uid}`);
-const cacheFile = path.join(cacheDir, `cli-${process.version}-${stat.size}-${Math.trunc(stat.mtimeMs)}.bin`);
-
-let cachedData: Buffer | undefined;
-try {
-  cachedData = fs.readFileSync(cacheFile);
-} catch {
-  cachedData = undefined;
-}
+// Windows has no uid (-1): no cache there rather than one without an owner check.
+const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
+const cacheDir = compileCacheDir(os.tmpdir(), uid);
+const cacheName = compileCacheName(source);
+const cachedData = uid >= 0 ? readTrustedCache(cacheDir, cacheName, uid) : undefined;
 const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 const script = new vm.Script(wrapper, { filename: bundle, ...(cachedData ? { cachedData } : {}) });
 const bundleModule = { exports: {} };
@@ -35,13 +31,6 @@ const run = script.runInThisContext() as (
 ) => void;
 run(bundleModule.exports, createRequire(bundle), bundleModule, bundle, __dirname);
 
-if (cachedData === undefined || script.cachedDataRejected === true) {
-  try {
-    fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-    const temp = `${cacheFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
-    fs.renameSync(temp, cacheFile);
-  } catch {
-    // The cache is an optimization only.
-  }
+if (uid >= 0 && (cachedData === undefined || script.cachedDataRejected === true)) {
+  writeTrustedCache(cacheDir, cacheName, uid, script.createCachedData());
 }

@@ -8,6 +8,7 @@ import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList } from './identity';
 import { EXPLORE_HARNESS_PROFILES, normalizeExploreHarnessProfile, orchestrationSummary } from './orchestration';
 import { parseDecimal } from '../numbers';
+import { MAX_WINDOW_HOURS } from '../quota/goal';
 
 /**
  * `configure-goal`: changes a goal's quota, registered agents, write scope and spawn policy.
@@ -88,6 +89,12 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
     if (!Number.isInteger(hours))
       throw invalid(
         `--quota-window-hours must be a whole number of hours (quota accounting counts whole hours), got ${hours}`,
+        '--quota-window-hours',
+        input.quotaWindowHours,
+      );
+    if (hours > MAX_WINDOW_HOURS)
+      throw invalid(
+        `--quota-window-hours must be at most ${MAX_WINDOW_HOURS}, got ${hours}`,
         '--quota-window-hours',
         input.quotaWindowHours,
       );

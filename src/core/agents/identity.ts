@@ -44,12 +44,13 @@ export function agentIdProblem(value: unknown): string | null {
 export function normalizeAgentIdList(value: unknown): string[] {
   if (value === null || value === undefined) return [];
   const entries = Array.isArray(value) ? value : [value];
-  const ids: string[] = [];
+  // A Set keeps the first-seen order and makes the duplicate check constant time (a goal may list 50,000 agents).
+  const ids = new Set<string>();
   for (const entry of entries) {
     const id = normalizeAgentId(isPlainObject(entry) ? agentReferenceOf(entry) : entry);
-    if (id !== null && !ids.includes(id)) ids.push(id);
+    if (id !== null) ids.add(id);
   }
-  return ids;
+  return [...ids];
 }
 
 function agentReferenceOf(entry: Readonly<Record<string, unknown>>): unknown {
@@ -68,15 +69,15 @@ function agentReferenceOf(entry: Readonly<Record<string, unknown>>): unknown {
 export function registeredAgentsForGoal(goal: GoalRecord): string[] {
   const coordination = objectField(goal, 'coordination');
   const spawnPolicy = objectField(goal, 'spawn_policy');
-  const union: string[] = [];
+  const union = new Set<string>();
   for (const source of [
     coordination['registered_agents'],
     goal['registered_agents'],
     spawnPolicy['registered_agents'],
   ]) {
-    for (const id of normalizeAgentIdList(source)) if (!union.includes(id)) union.push(id);
+    for (const id of normalizeAgentIdList(source)) union.add(id);
   }
-  return union;
+  return [...union];
 }
 
 /**

@@ -1,4 +1,4 @@
-import * as fs from 'node:fs';
+import { readFileSafe } from '../fs/safeRead';
 import { z } from 'zod';
 import { isPlainObject } from '../agents/identity';
 import { LoopxError } from '../errors';
@@ -35,7 +35,7 @@ export async function readJson(filePath: string): Promise<Record<string, unknown
   const absolute = resolvedPath(args.path);
   let text: string;
   try {
-    text = await fs.promises.readFile(absolute, 'utf8');
+    text = await readFileSafe(absolute);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new LoopxError('file_not_found', `${absolute} does not exist.`, { path: absolute });

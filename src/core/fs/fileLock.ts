@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { systemClock, isoSeconds, type Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { assertInside } from './contain';
+import { readFileSafe, readFileSafeSync, SMALL_FILE_BYTES } from './safeRead';
 
 /**
  * Cross-process exclusive lock on a target file X.
@@ -133,7 +134,7 @@ function parseHolder(text: string): LockHolder | null {
 /** The current holder of the lock on `target`, or null when it is free (or its record is unreadable). */
 export async function readLockHolder(target: string): Promise<LockHolder | null> {
   try {
-    return parseHolder(await fs.promises.readFile(lockFilePath(target), 'utf8'));
+    return parseHolder(await readFileSafe(lockFilePath(target), { maxBytes: SMALL_FILE_BYTES }));
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return null;
     throw error;
@@ -164,7 +165,7 @@ function compactSorted(record: Record<string, unknown>): string {
 function readIfExists(file: string): { text: string; stat: fs.Stats } | null {
   try {
     const stat = fs.statSync(file);
-    return { text: fs.readFileSync(file, 'utf8'), stat };
+    return { text: readFileSafeSync(file, { maxBytes: SMALL_FILE_BYTES }), stat };
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return null;
     throw error;
@@ -186,7 +187,8 @@ function installExitHook(): void {
   process.once('exit', () => {
     for (const [lockPath, nonce] of heldByThisProcess) {
       try {
-        if (parseHolder(fs.readFileSync(lockPath, 'utf8'))?.nonce === nonce) fs.unlinkSync(lockPath);
+        if (parseHolder(readFileSafeSync(lockPath, { maxBytes: SMALL_FILE_BYTES }))?.nonce === nonce)
+          fs.unlinkSync(lockPath);
       } catch {
         // Best effort: a leftover lock of a dead pid is reclaimed by the next waiter anyway.
       }
@@ -297,7 +299,7 @@ function reclaimStaleLock(r: Resolved, observedKey: string, state: WaitState): v
     if (current && fileKey(current) === observedKey && isStale(current, state)) fs.unlinkSync(r.lockPath);
   } finally {
     try {
-      if (fs.readFileSync(guardPath, 'utf8') === guardNonce) fs.unlinkSync(guardPath);
+      if (readFileSafeSync(guardPath, { maxBytes: SMALL_FILE_BYTES }) === guardNonce) fs.unlinkSync(guardPath);
     } catch {
       // Already removed by a waiter that judged it stale; nothing of ours is left.
     }
@@ -378,7 +380,8 @@ function release(r: Resolved, nonce: string): void {
   heldByThisProcess.delete(r.lockPath);
   try {
     // Only delete our own record; anything else is not ours to remove.
-    if (parseHolder(fs.readFileSync(r.lockPath, 'utf8'))?.nonce === nonce) fs.unlinkSync(r.lockPath);
+    if (parseHolder(readFileSafeSync(r.lockPath, { maxBytes: SMALL_FILE_BYTES }))?.nonce === nonce)
+      fs.unlinkSync(r.lockPath);
   } catch (error) {
     if (!isErrno(error, 'ENOENT')) throw error;
   }
@@ -472,7 +475,7 @@ function removeQueueIfEmpty(r: Resolved): void {
 function ticketIsStale(ticketPath: string, name: string): boolean {
   let text: string;
   try {
-    text = fs.readFileSync(ticketPath, 'utf8');
+    text = readFileSafeSync(ticketPath, { maxBytes: SMALL_FILE_BYTES });
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return false; // already gone: not ahead of anyone any more
     throw error;

@@ -1,7 +1,7 @@
-import * as fs from 'node:fs';
 import { LoopxError, errorMessage } from '../errors';
 import { writeJsonAtomic } from './atomicWrite';
 import { withFileLock, type LockOptions } from './fileLock';
+import { readFileSafe, readFileSafeSync } from './safeRead';
 
 /** Line and column (both 1-based) of a character offset. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
@@ -123,11 +123,48 @@ export function jsonErrorOffset(text: string): number {
 }
 
 /**
+ * Deepest nesting LoopX reads. Its files nest a handful of levels; far deeper text is hostile or
+ * broken, and writing it back (JSON.stringify, structuredClone) would overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** Whether arrays and objects in JSON `text` nest deeper than `limit`; one linear pass. */
+export function jsonNestingExceeds(text: string, limit = MAX_JSON_DEPTH): boolean {
+  // Each level opens with a character of its own, so shorter text cannot be deeper.
+  if (text.length <= limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** LoopxError `json_too_deep` for `file` (and `field`, when the text is one value inside it). */
+export function jsonTooDeep(file: string, field?: string): LoopxError {
+  const where = field === undefined ? file : `${field} of ${file}`;
+  return new LoopxError(
+    'json_too_deep',
+    `${where} nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; LoopX did not read it. ` +
+      'Remove the deeply nested value by hand or restore the file from a backup, then retry.',
+    { path: file, ...(field === undefined ? {} : { field }), max_depth: MAX_JSON_DEPTH },
+  );
+}
+
+/**
  * Parses JSON text read from `file`. A parse failure becomes LoopxError `invalid_json` naming the
  * file, line and column, and the fix. A leading UTF-8 byte-order mark is tolerated.
  */
 export function parseJsonText(text: string, file: string): unknown {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  if (jsonNestingExceeds(body)) throw jsonTooDeep(file);
   try {
     return JSON.parse(body);
   } catch (error) {
@@ -148,7 +185,7 @@ function notFound(file: string): LoopxError {
 export async function readJsonFile(file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await fs.promises.readFile(file, 'utf8');
+    text = await readFileSafe(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(file);
     throw error;
@@ -159,7 +196,7 @@ export async function readJsonFile(file: string): Promise<unknown> {
 export function readJsonFileSync(file: string): unknown {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readFileSafeSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(file);
     throw error;

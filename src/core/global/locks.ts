@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LOCK_FILE_SUFFIX, LockHolder } from '../fs/fileLock';
+import { readFileSafe, SMALL_FILE_BYTES } from '../fs/safeRead';
 
 /**
  * Lock files (`X.loopx-lock`, see src/core/fs/fileLock.ts) whose holder is gone: a process of
@@ -59,7 +60,7 @@ async function inspect(lockFile: string, options: DeadLockScanOptions): Promise<
   let mtimeMs: number;
   try {
     [text, mtimeMs] = await Promise.all([
-      fs.promises.readFile(lockFile, 'utf8'),
+      readFileSafe(lockFile, { maxBytes: SMALL_FILE_BYTES }),
       fs.promises.stat(lockFile).then((s) => s.mtimeMs),
     ]);
   } catch {

@@ -1,10 +1,10 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { jsonErrorOffset, lineColumnAt } from '../fs/jsonFile';
 import { GLOBAL_REGISTRY_FILE_NAME } from '../registry/locate';
 import { probeGit, type GitProbe, type GitProbeOptions } from './gitProbe';
 import { findPrivateMarkers, type PrivateMarker } from './markers';
+import { readFileSafeSync } from '../fs/safeRead';
 
 /**
  * Registry privacy classification (spec §9): what kind of registry a file is, whether it may be
@@ -268,10 +268,12 @@ export async function inspectRegistryPrivacy(
   const label = path.basename(filePath);
   let text: string;
   try {
-    text = fs.readFileSync(filePath, 'utf8');
+    text = readFileSafeSync(filePath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return failure(filePath, 'registry file does not exist');
+    if (code === 'file_not_regular' || code === 'file_too_large')
+      return failure(filePath, `${label} is not a regular file of a readable size; replace it with the registry file`);
     return failure(filePath, `cannot read ${label} (${code ?? 'unknown error'}); check the file's permissions`);
   }
   let document: unknown;

@@ -80,6 +80,8 @@ export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGo
   const { homeDir, runtimeRoot } = place;
   const registryPath = path.resolve(place.registryPath);
   const statePath = resolveGoalStatePath(goal, goalId, homeDir);
+  const config = readQuotaConfig(goal);
+  checkWindow(config, goalId, registryPath);
   return {
     goalId,
     registryPath,
@@ -87,9 +89,26 @@ export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGo
     runtimeRoot,
     goalRuntimeDir: goalRuntimeDir(runtimeRoot, goalId),
     goal,
-    config: readQuotaConfig(goal),
+    config,
     statePath,
   };
+}
+
+/**
+ * Longest quota window LoopX accounts (about 114 years). The start of a far longer window is not a
+ * date (1e308 hours made every quota command fail with "Invalid time value").
+ */
+export const MAX_WINDOW_HOURS = 1_000_000;
+
+function checkWindow(config: QuotaConfig, goalId: string, registryPath: string): void {
+  const hours = config.slots.window_hours;
+  if (hours <= MAX_WINDOW_HOURS) return;
+  throw new LoopxError(
+    'quota_window_out_of_range',
+    `${registryPath}: goal '${goalId}' has quota.window_hours ${hours}, more than the ${MAX_WINDOW_HOURS} hours LoopX can account. ` +
+      `Set quota.window_hours to a whole number of hours from 1 to ${MAX_WINDOW_HOURS} (e.g. loopx configure-goal), then retry.`,
+    { path: registryPath, goal_id: goalId, field: 'quota.window_hours', value: hours, max: MAX_WINDOW_HOURS },
+  );
 }
 
 /** Loads the goal; a goal missing from the registry is LoopxError `goal_not_found`. */

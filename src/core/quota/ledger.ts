@@ -1,7 +1,7 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
+import { readFileSafeSync } from '../fs/safeRead';
 import { parseIsoInstant } from '../projection/time';
 import { isRecord } from '../registry/schema';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
@@ -76,6 +76,9 @@ export interface LedgerInput {
   clock: Clock;
 }
 
+/** A spend record is a few hundred bytes; a bigger file is not one of ours. */
+const ARTIFACT_BYTES = 16 * 1024 * 1024;
+
 const UsageFromFile = TurnUsageSchema.partial({ estimated: true });
 
 function stringField(source: Record<string, unknown>, key: string): string | null {
@@ -86,10 +89,13 @@ function stringField(source: Record<string, unknown>, key: string): string | nul
 function readDetail(row: RunIndexEntry, projectRoot: string): Record<string, unknown> {
   if (row.json_path === undefined || row.json_path === '') return {};
   try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(path.resolve(projectRoot, row.json_path), 'utf8'));
+    // A row is written by whoever can write the project: its path may name a FIFO or a device.
+    const parsed: unknown = JSON.parse(
+      readFileSafeSync(path.resolve(projectRoot, row.json_path), { maxBytes: ARTIFACT_BYTES }),
+    );
     return isRecord(parsed) ? parsed : {};
   } catch {
-    // A missing or torn detail file: the row still counts, with the defaults.
+    // A missing, torn or refused detail file: the row still counts, with the defaults.
     return {};
   }
 }

@@ -623,7 +623,21 @@ export class GoalStatusCache {
     this.missingIndexes.delete(indexFile);
     const cached = this.indexes.get(indexFile);
     if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
-    const value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });
+    let value: RunIndexRead;
+    try {
+      value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });
+    } catch (error) {
+      // One goal's unreadable index (a FIFO, a device, an oversized file) must not fail the whole
+      // status: the goal shows no runs and the reason, as a skipped line, and every other goal reads on.
+      if (!isLoopxError(error)) throw error;
+      value = {
+        index_file: indexFile,
+        exists: true,
+        raw_count: 0,
+        skipped: [{ line: 0, reason: error.message }],
+        rows: [],
+      };
+    }
     this.indexes.set(indexFile, { stamp, value });
     return value;
   }

@@ -1,7 +1,7 @@
-import * as fs from 'node:fs';
 import { errorMessage, LoopxError } from '../errors';
-import { jsonErrorOffset, lineColumnAt } from '../fs/jsonFile';
+import { jsonErrorOffset, jsonNestingExceeds, jsonTooDeep, lineColumnAt } from '../fs/jsonFile';
 import { isRecord, RegistryGoalSchema, type RegistryGoal } from './schema';
+import { readFileSafe, readFileSafeSync } from '../fs/safeRead';
 
 export const REGISTRY_ROOT_NOT_OBJECT_MESSAGE = 'registry root must be a JSON object';
 
@@ -13,7 +13,7 @@ export const REGISTRY_ROOT_NOT_OBJECT_MESSAGE = 'registry root must be a JSON ob
 export async function readRegistry(registryPath: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await fs.promises.readFile(registryPath, 'utf8');
+    text = await readFileSafe(registryPath);
   } catch (error) {
     if (isMissingFile(error)) return {};
     throw error;
@@ -25,7 +25,7 @@ export async function readRegistry(registryPath: string): Promise<Record<string,
 export function readRegistrySync(registryPath: string): Record<string, unknown> {
   let text: string;
   try {
-    text = fs.readFileSync(registryPath, 'utf8');
+    text = readFileSafeSync(registryPath);
   } catch (error) {
     if (isMissingFile(error)) return {};
     throw error;
@@ -36,6 +36,7 @@ export function readRegistrySync(registryPath: string): Record<string, unknown> 
 /** Parses registry text; errors name `registryPath` (and the line and column of a syntax error). */
 export function parseRegistryText(text: string, registryPath: string): Record<string, unknown> {
   const withoutBom = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  if (jsonNestingExceeds(withoutBom)) throw jsonTooDeep(registryPath);
   let parsed: unknown;
   try {
     parsed = JSON.parse(withoutBom);

@@ -9,6 +9,8 @@ import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { parseIsoInstant } from '../projection/time';
 import { goalRunsDir, RUN_INDEX_FILE, validateGoalId } from './layout';
 import { formatLocalIsoSeconds } from './time';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../fs/jsonFile';
+import { readFileSafeSync } from '../fs/safeRead';
 
 /**
  * The run history of a goal: `<rt>/goals/<id>/runs/index.jsonl`, one compact JSON row per line,
@@ -404,7 +406,7 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
   let text: string;
   try {
     // Sync: one read of a whole small file; the promise API costs more than the read itself here.
-    text = fs.readFileSync(indexFile, 'utf8');
+    text = readFileSafeSync(indexFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };
@@ -419,6 +421,10 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
     const line = lines[index] as string;
     if (isBlank(line)) continue;
     rawCount++;
+    if (jsonNestingExceeds(line)) {
+      skipped.push({ line: index + 1, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` });
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -5,6 +5,7 @@ import { LoopxError } from '../errors';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { assertInside } from '../fs/contain';
 import { slashCommandEntries, type SlashCommandEntry } from './catalog';
+import { readFileSafe } from '../fs/safeRead';
 
 /**
  * Installs the `/loopx` prompt files of terminal agents into a project, so an agent there can call
@@ -217,7 +218,7 @@ export function plannedSlashFiles(surfaces: readonly SlashSurface[]): PlannedFil
 
 async function readIfExists(file: string): Promise<string | null> {
   try {
-    return await fs.promises.readFile(file, 'utf8');
+    return await readFileSafe(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

@@ -1,9 +1,9 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { resolveWriteTarget, writeFileAtomic } from '../fs/atomicWrite';
 import { parseStateDocument, type StateDocument } from './document';
+import { readFileBytesSafeSync } from '../fs/safeRead';
 
 /**
  * Reading and writing a goal's ACTIVE_GOAL_STATE.md. A write is a compare-and-swap: the edit is
@@ -24,7 +24,7 @@ export async function readStateText(filePath: string): Promise<string> {
   let bytes: Buffer;
   try {
     // Sync: one small file; the promise API costs more than the read itself (status reads hundreds).
-    bytes = fs.readFileSync(filePath);
+    bytes = readFileBytesSafeSync(filePath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT')
@@ -36,6 +36,7 @@ export async function readStateText(filePath: string): Promise<string> {
     throw new LoopxError('state_file_unreadable', `cannot read state file ${filePath}: ${(error as Error).message}`, {
       path: filePath,
       errno: code ?? null,
+      ...(error instanceof LoopxError ? { reason: error.code } : {}),
     });
   }
   try {

@@ -19,6 +19,7 @@ import type { BudgetBrief } from './contract';
 import { readStateFile } from '../state/stateFile';
 import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
+import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
 
 /**
  * Loading what a turn needs from disk: the goal (registry), the agent, its executor config, the
@@ -176,7 +177,9 @@ export function sessionBindingPath(goal: QuotaGoal, agentId: string, todoId: str
 
 function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): unknown {
   try {
-    return JSON.parse(fs.readFileSync(sessionBindingPath(goal, agentId, todoId), 'utf8')) as unknown;
+    return JSON.parse(
+      readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES }),
+    ) as unknown;
   } catch {
     // No binding (or an unreadable one): the agent starts a new session.
     return null;

@@ -628,8 +628,15 @@ class TurnTransaction {
   private async admit(): Promise<void> {
     if (this.done('quota_spend')) return;
     const timeout = this.turnGoal.executorConfig === null ? 0 : executorTimeoutMinutes(this.turnGoal.executorConfig);
+    const config = this.turnGoal.executorConfig;
     const reserved = await reserveTurn(this.turnGoal.goal, this.options.clock, {
       identity: this.journal.settlement_identity,
+      // The budget estimate is held with the slot, so parallel turns cannot overspend max_cost_usd / max_tokens.
+      estimate: {
+        ...(config?.estimated_cost_usd !== undefined ? { cost_usd: config.estimated_cost_usd } : {}),
+        ...(config?.estimated_tokens !== undefined ? { tokens: config.estimated_tokens } : {}),
+      },
+      estimateMissing: true,
       ttlMinutes: Math.max(DEFAULT_RESERVATION_TTL_MINUTES, timeout + 10),
       lock: { agentId: this.journal.agent_id },
     });

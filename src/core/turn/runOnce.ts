@@ -198,6 +198,8 @@ function journalMessage(journal: TurnJournal): string {
     case 'committed':
       return `turn${todo} committed: ${journal.result_kind ?? ''}, validated, written back and spent once`;
     case 'stopped':
+      if (journal.reservation.status === 'refused')
+        return `turn${todo} not admitted: ${journal.summary ?? 'quota refused'}; the agent did not run and nothing was spent`;
       return journal.result_kind === 'user_action_required'
         ? `turn${todo} stopped: the agent needs a person${journal.stop_writeback?.gate_todo_id ? ` (gate ${journal.stop_writeback.gate_todo_id})` : ''}; nothing was spent`
         : `turn${todo} stopped (${journal.result_kind ?? 'wait'}); nothing was spent`;

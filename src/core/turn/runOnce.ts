@@ -14,6 +14,7 @@ import {
   settleReservation,
   voidReservation,
 } from '../quota/reservations';
+import { sweepGoalLeftovers } from '../runtime/sweep';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {
   checkHostResult,
@@ -373,6 +374,8 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
 
   const dir = turnsDir(goal.goalRuntimeDir);
   await fs.promises.mkdir(dir, { recursive: true });
+  // Leftovers of a killed run (a dead holder's turn lock, temp files, an unindexed spend) go first.
+  await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock: options.clock });
   const slot = await withTurnSlot(turnGoal, options, async () => {
     let journal: TurnJournal | null = null;
     let resumed = false;

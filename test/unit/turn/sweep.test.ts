@@ -109,6 +109,9 @@ describe('sweeping kill -9 leftovers (real killed processes)', function () {
       now: NOW,
       hostAdapterCommand: [process.execPath, AGENT, 'successor'],
     };
+    // One settled spend of ours first: the sweep must keep its artifacts.
+    const settled = await runTurnProcess(input);
+    assert.equal(lastJson(settled.stdout)['status'], 'committed', settled.stderr);
     const crashed = await runNodeScript([WORKER, 'spend-crash', JSON.stringify(input)]);
     assert.equal(crashed.signal, 'SIGKILL', crashed.stderr);
     const orphans = unindexedSpendFiles(d);
@@ -129,7 +132,7 @@ describe('sweeping kill -9 leftovers (real killed processes)', function () {
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(lastJson(resumed.stdout)['status'], 'committed');
     const spends = await newSpends(d);
-    assert.equal(spends.length, 1);
+    assert.equal(spends.length, 2, 'the settled turn and the resumed one, each spent once');
     assert.equal((await ledgerOf(d)).spent_slots, before.spent_slots + 1);
     assert.deepEqual(reservations(d), []);
     assert.ok(

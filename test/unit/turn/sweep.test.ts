@@ -17,7 +17,6 @@ import {
   reservations,
   runNodeScript,
   runTurnProcess,
-  tempDir,
   TSX_URL,
   type Demo,
 } from './helpers';

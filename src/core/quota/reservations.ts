@@ -380,9 +380,7 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
     }
     const held = reservedTotals(live);
     const { estimate: wanted, basis } =
-      input.estimateMissing === true
-        ? estimateTurnUsage(goal, ledger, held, estimate)
-        : { estimate, basis: undefined };
+      input.estimateMissing === true ? estimateTurnUsage(goal, ledger, held, estimate) : { estimate, basis: undefined };
     const problem = capacityProblem(goal, ledger, held, slots, wanted);
     if (problem !== null) {
       await saveReservations(goal, snapshot, live, clock);

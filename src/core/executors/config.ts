@@ -16,7 +16,9 @@ import type { AgentExecutor } from './types';
  *     args?: ["--model", "sonnet"],    // extra arguments after the preset's own
  *     timeout_minutes?: 20,
  *     env_allowlist?: ["MY_TOKEN"],    // variables passed through besides PATH, HOME, LANG
- *     max_output_bytes?: 1048576
+ *     max_output_bytes?: 1048576,
+ *     estimated_cost_usd?: 0.05,       // one turn's usual usage, reserved at admission
+ *     estimated_tokens?: 40000
  *   }
  *
  * Unknown keys are refused, so a typo does not silently fall back to a default.
@@ -49,6 +51,9 @@ export const ExecutorConfigSchema = z
       .min(1024)
       .max(64 * 1024 * 1024)
       .optional(),
+    // What one turn of this agent usually costs: reserved at admission against max_cost_usd / max_tokens.
+    estimated_cost_usd: z.number().min(0).optional(),
+    estimated_tokens: z.number().int().min(0).optional(),
   })
   .superRefine((config, ctx) => {
     if (config.preset === 'command' && config.command === undefined) {

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { assertInside } from './contain';
 
@@ -34,9 +35,27 @@ export function formatJson(value: unknown): string {
   return `${text}\n`;
 }
 
-/** `.<name>.<random>.tmp` next to the target, so the final rename never crosses a filesystem. */
+/** A short, stable tag of this host (never the name itself), so a sweep judges only its own host's pids. */
+export const TEMP_HOST_TAG = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
+
+/**
+ * `.<name>.<host tag>-<pid>.<random>.tmp` next to the target, so the final rename never crosses a
+ * filesystem, and a leftover of a killed writer can be told from a live writer's by its pid.
+ */
 function tempPathFor(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${TEMP_HOST_TAG}-${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+}
+
+const TEMP_NAME = /^\.(.+)\.([0-9a-f]{8})-([0-9]+)\.[0-9a-f]{12}\.tmp$/;
+
+/** The target name, host tag and writer pid of one of our temp files, or null for any other name. */
+export function parseTempName(name: string): { target: string; hostTag: string; pid: number } | null {
+  const m = TEMP_NAME.exec(name);
+  if (m === null) return null;
+  return { target: m[1] as string, hostTag: m[2] as string, pid: Number(m[3]) };
 }
 
 function toBuffer(data: string | Uint8Array): Uint8Array {

@@ -709,3 +709,39 @@ function timeoutError(r: Resolved, holder: LockHolder | null, startedAt: Date, w
     },
   );
 }
+
+/** Whether a process with this pid exists on this host (signal 0; EPERM counts as alive). */
+export function isPidAlive(pid: number): boolean {
+  return pid === process.pid || pidAlive(pid);
+}
+
+/**
+ * Removes the lock file `lockPath` (a `X.loopx-lock`) when its holder is dead, as a waiter would:
+ * a record of this host whose pid is gone, or a file without a readable record that has not changed
+ * for the unreadable grace (its creator died between create and write), judged by its mtime so a
+ * single call can decide. A reclaim guard left by a dead process is cleared the same way.
+ * Single-attempt callers (`tryWithFileLock`) never wait long enough to reclaim the last two cases,
+ * so the turn driver sweeps its lock files with this before it starts. Returns true when removed.
+ */
+export function reclaimAbandonedLock(lockPath: string): boolean {
+  if (!lockPath.endsWith(LOCK_FILE_SUFFIX)) return false;
+  const r = resolveOptions(lockPath.slice(0, -LOCK_FILE_SUFFIX.length), { operation: 'sweep_stale_lock' });
+  const state: WaitState = { lastHolder: null };
+  const guard = readIfExists(`${r.lockPath}${RECLAIM_GUARD_SUFFIX}`);
+  if (guard && Date.now() - guard.stat.mtimeMs >= RECLAIM_GUARD_STALE_MS) {
+    state.reclaimGuard = { key: fileKey(guard), since: performance.now() - RECLAIM_GUARD_STALE_MS };
+    clearStaleReclaimGuard(`${r.lockPath}${RECLAIM_GUARD_SUFFIX}`, state);
+  }
+  const existing = readIfExists(r.lockPath);
+  if (!existing) return false;
+  const key = fileKey(existing);
+  const holder = parseHolder(existing.text);
+  if (holder) {
+    if (!holderIsDead(holder, existing.stat)) return false;
+  } else {
+    if (Date.now() - existing.stat.mtimeMs < UNREADABLE_LOCK_GRACE_MS) return false;
+    state.unreadableLock = { key, since: performance.now() - UNREADABLE_LOCK_GRACE_MS };
+  }
+  reclaimStaleLock(r, key, state);
+  return !fs.existsSync(r.lockPath);
+}

@@ -232,11 +232,64 @@ function capacityProblem(
   };
   for (const field of BUDGET_FIELDS) {
     const b = status.budgets[field];
-    if (b.limit !== null && b.used + b.reserved + want[field] > b.limit) {
+    // The tolerance absorbs float sums (0.001 × 3 is 0.0030000000000000005), never a real overrun.
+    if (b.limit !== null && b.used + b.reserved + want[field] > b.limit + 1e-9) {
       return `the ${field} budget has ${Math.max(0, b.limit - b.used - b.reserved)} left, the turn's estimate is ${want[field]}`;
     }
   }
   return null;
+}
+
+/** The usage field each budget limits. */
+const BUDGET_USAGE = { max_cost_usd: 'cost_usd', max_tokens: 'tokens', max_turn_minutes: 'minutes' } as const;
+/** How many of the newest settled turns (in the window) the running average looks at. */
+export const ESTIMATE_HISTORY = 20;
+
+export type EstimateBasis = 'profile' | 'average' | 'remaining';
+
+/**
+ * The usage a turn reserves for each budget that has a limit: what the caller gives (the agent's
+ * profile), else the running average of the newest settled turns in the window that reported it,
+ * else everything that is left of the budget. The last is deliberately conservative: with nothing
+ * to go on, one turn runs alone until its spend gives the average, so the limit still holds.
+ */
+export function estimateTurnUsage(
+  goal: QuotaGoal,
+  ledger: QuotaLedger,
+  held: ReservedTotals,
+  given: UsageEstimate,
+): { estimate: UsageEstimate; basis: Partial<Record<keyof typeof BUDGET_USAGE, EstimateBasis>> } {
+  const estimate: UsageEstimate = { ...given };
+  const basis: Partial<Record<keyof typeof BUDGET_USAGE, EstimateBasis>> = {};
+  for (const field of BUDGET_FIELDS) {
+    const key = BUDGET_USAGE[field];
+    const limit = goal.config.budgets[field];
+    if (given[key] !== undefined) {
+      basis[field] = 'profile';
+      continue;
+    }
+    if (limit === null) continue;
+    const reported = ledger.spends
+      .filter((s) => s.in_window && !s.duplicate && s.voided_slots < s.slots && s.usage?.[key] !== undefined)
+      .slice(0, ESTIMATE_HISTORY)
+      .map((s) => s.usage?.[key] ?? 0);
+    let value: number;
+    if (reported.length > 0) {
+      value = reported.reduce((a, b) => a + b, 0) / reported.length;
+      basis[field] = 'average';
+    } else {
+      value = Math.max(0, limit - ledger.usage[key] - held[key]);
+      basis[field] = 'remaining';
+    }
+    // Tokens are whole; an average rounds up, the rest of a budget rounds down (it must fit).
+    estimate[key] =
+      key === 'tokens'
+        ? basis[field] === 'average'
+          ? Math.ceil(value)
+          : Math.floor(value)
+        : Math.round(value * 1e9) / 1e9;
+  }
+  return { estimate, basis };
 }
 
 export interface QuotaCounts {
@@ -264,6 +317,11 @@ export interface ReserveTurnInput {
   /** Default 1: every turn spends one slot. */
   slots?: number;
   estimate?: UsageEstimate;
+  /**
+   * Fill in the estimate of each limited budget `estimate` leaves out (running average, else the
+   * rest of the budget: {@link estimateTurnUsage}). The turn driver does; a bare reserve does not.
+   */
+  estimateMissing?: boolean;
   /** Default {@link DEFAULT_RESERVATION_TTL_MINUTES}. */
   ttlMinutes?: number;
   lock?: QuotaLockOptions;
@@ -321,7 +379,10 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
         live,
       );
     }
-    const problem = capacityProblem(goal, ledger, reservedTotals(live), slots, estimate);
+    const held = reservedTotals(live);
+    const { estimate: wanted, basis } =
+      input.estimateMissing === true ? estimateTurnUsage(goal, ledger, held, estimate) : { estimate, basis: undefined };
+    const problem = capacityProblem(goal, ledger, held, slots, wanted);
     if (problem !== null) {
       await saveReservations(goal, snapshot, live, clock);
       return done('refused', `quota refused: ${problem}`, null, live);
@@ -331,7 +392,8 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
       effect_id: identity.effect_id,
       settlement_identity: identity,
       slots,
-      estimate,
+      estimate: wanted,
+      ...(basis !== undefined && Object.keys(basis).length > 0 ? { estimate_basis: basis } : {}),
       reserved_at: formatLocalIsoSeconds(now),
       expires_at: formatLocalIsoSeconds(new Date(now.getTime() + ttl * 60_000)),
       holder_pid: process.pid,

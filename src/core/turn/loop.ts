@@ -114,7 +114,10 @@ function stopMessage(reason: LoopStopReason, turn: TurnRunResult | null, plan: T
       return `${notRunMessage(plan)}${tail}`;
     }
     case 'budget':
-      return `the quota is used up: ${plan.decision.reason}${tail}`;
+      // A turn refused at admission (its estimate did not fit) says which budget; the plan does not know.
+      return turn?.result_kind === 'wait' && turn.summary?.startsWith('quota refused') === true
+        ? `the quota is used up: ${turn.summary}${tail}`
+        : `the quota is used up: ${plan.decision.reason}${tail}`;
     case 'error':
       return turn !== null && turn.status === 'failed' ? turn.message : `${notRunMessage(plan)}${tail}`;
     case 'replan':

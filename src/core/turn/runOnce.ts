@@ -14,6 +14,7 @@ import {
   settleReservation,
   voidReservation,
 } from '../quota/reservations';
+import { sweepGoalLeftovers } from '../runtime/sweep';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {
   checkHostResult,
@@ -198,6 +199,8 @@ function journalMessage(journal: TurnJournal): string {
     case 'committed':
       return `turn${todo} committed: ${journal.result_kind ?? ''}, validated, written back and spent once`;
     case 'stopped':
+      if (journal.reservation.status === 'refused')
+        return `turn${todo} not admitted: ${journal.summary ?? 'quota refused'}; the agent did not run and nothing was spent`;
       return journal.result_kind === 'user_action_required'
         ? `turn${todo} stopped: the agent needs a person${journal.stop_writeback?.gate_todo_id ? ` (gate ${journal.stop_writeback.gate_todo_id})` : ''}; nothing was spent`
         : `turn${todo} stopped (${journal.result_kind ?? 'wait'}); nothing was spent`;
@@ -371,6 +374,8 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
 
   const dir = turnsDir(goal.goalRuntimeDir);
   await mkdirInside(goal.runtimeRoot, dir);
+  // Leftovers of a killed run (a dead holder's turn lock, temp files, an unindexed spend) go first.
+  await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock: options.clock });
   const slot = await withTurnSlot(turnGoal, options, async () => {
     let journal: TurnJournal | null = null;
     let resumed = false;
@@ -628,8 +633,15 @@ class TurnTransaction {
   private async admit(): Promise<void> {
     if (this.done('quota_spend')) return;
     const timeout = this.turnGoal.executorConfig === null ? 0 : executorTimeoutMinutes(this.turnGoal.executorConfig);
+    const config = this.turnGoal.executorConfig;
     const reserved = await reserveTurn(this.turnGoal.goal, this.options.clock, {
       identity: this.journal.settlement_identity,
+      // The budget estimate is held with the slot, so parallel turns cannot overspend max_cost_usd / max_tokens.
+      estimate: {
+        ...(config?.estimated_cost_usd !== undefined ? { cost_usd: config.estimated_cost_usd } : {}),
+        ...(config?.estimated_tokens !== undefined ? { tokens: config.estimated_tokens } : {}),
+      },
+      estimateMissing: true,
       ttlMinutes: Math.max(DEFAULT_RESERVATION_TTL_MINUTES, timeout + 10),
       lock: { agentId: this.journal.agent_id },
     });

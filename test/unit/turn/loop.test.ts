@@ -88,15 +88,19 @@ describe('turn loop', function () {
     assert.ok(fs.existsSync(`${d.workspace}/notes/index.md`), 'the demo agent really wrote the index');
   });
 
-  it('stops on the budget once the reported cost reaches max_cost_usd', async () => {
+  it('stops on the budget before a turn whose estimated cost no longer fits max_cost_usd', async () => {
     const d = demo((goal) => {
       (goal['quota'] as Record<string, unknown>)['max_cost_usd'] = 0.015;
     });
     const result = await runLoop(loopOptions(d, { hostAdapterCommand: [NODE, AGENT, 'complete'] }));
     assert.equal(result.stop_reason, 'budget', result.message);
+    // The agent reports $0.01 a turn: after one, the average ($0.01) no longer fits the $0.005 left,
+    // so the second turn is refused at admission instead of overspending to $0.02.
     assert.equal(result.turn_count, 2);
-    assert.equal(result.spend_count, 2);
+    assert.equal(result.spend_count, 1);
     assert.match(result.message, /max_cost_usd/);
+    const spent = (await newSpends(d)).map((r) => (r as { usage?: { cost_usd?: number } }).usage?.cost_usd ?? 0);
+    assert.deepEqual(spent, [0.01]);
   });
 
   it('stops after --max-turns turns', async () => {

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { computeLedger, QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
+import { readGoalRuns } from '../../../src/core/runtime/runIndex';
+import { sweepGoalLeftovers } from '../../../src/core/runtime/sweep';
+import { REPO_ROOT } from '../../support/demoWorkspace';
+import {
+  AGENT,
+  clock,
+  cleanTempDirs,
+  demo,
+  lastJson,
+  newSpends,
+  NOW,
+  reservations,
+  runNodeScript,
+  runTurnProcess,
+  TSX_URL,
+  type Demo,
+} from './helpers';
+
+after(cleanTempDirs);
+
+/** Leftovers of real killed processes (test/unit/turn/fixtures/leftoverWorker.ts), then the next run sweeps them. */
+const WORKER = path.join(REPO_ROOT, 'test', 'unit', 'turn', 'fixtures', 'leftoverWorker.ts');
+
+const runtimeRoot = (d: Demo): string => path.join(d.workspace, '.loopx', 'runtime');
+const runsDir = (d: Demo): string => path.join(d.runtimeGoalDir, 'runs');
+
+async function ledgerOf(d: Demo): Promise<{ spent_slots: number; usage: unknown }> {
+  const { rows } = await readGoalRuns(runtimeRoot(d), 'tidy-notes', { projectRoot: d.workspace });
+  const ledger = computeLedger({ rows, projectRoot: d.workspace, windowHours: 24, clock });
+  return { spent_slots: ledger.spent_slots, usage: ledger.usage };
+}
+
+/** Spend artifacts in runs/ that no index line names. */
+function unindexedSpendFiles(d: Demo): string[] {
+  const index = fs.readFileSync(path.join(runsDir(d), 'index.jsonl'), 'utf8');
+  return fs.readdirSync(runsDir(d)).filter((n) => /-quota-slot-spent(-\d+)?\.(json|md)$/.test(n) && !index.includes(n));
+}
+
+function lockFiles(dir: string): string[] {
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.includes('.loopx-lock')) : [];
+}
+
+describe('sweeping kill -9 leftovers (real killed processes)', function () {
+  this.timeout(90_000);
+
+  it('a live writer keeps its temp file and lock; once it is killed, the next sweep removes both', async () => {
+    const d = demo();
+    const dir = d.runtimeGoalDir;
+    fs.mkdirSync(dir, { recursive: true });
+    const child = spawn(process.execPath, ['--import', TSX_URL, WORKER, 'hold', dir], { stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    while (!fs.existsSync(path.join(dir, 'ready'))) await new Promise((r) => setTimeout(r, 20));
+    const temps = (): string[] => fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'));
+    assert.equal(temps().length, 1);
+    assert.match(temps()[0] as string, new RegExp(`^\\.state\\.json\\.[0-9a-f]{8}-${child.pid}\\.[0-9a-f]{12}\\.tmp$`));
+    // Not ours to judge: another host's temp file, and one without a pid (older naming).
+    fs.writeFileSync(path.join(dir, '.state.json.00000000-999999.0123456789ab.tmp'), '');
+    fs.writeFileSync(path.join(dir, '.state.json.0123456789ab.tmp'), '');
+
+    const whileAlive = await sweepGoalLeftovers(runtimeRoot(d), 'tidy-notes', { clock });
+    assert.deepEqual(whileAlive, { temp_files: [], locks: [], orphan_artifacts: [] });
+    assert.equal(temps().length, 3, "a live writer's temp file is never removed");
+    assert.deepEqual(lockFiles(dir), ['held.loopx-lock']);
+
+    child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL');
+    const swept = await sweepGoalLeftovers(runtimeRoot(d), 'tidy-notes', { clock });
+    assert.equal(swept.temp_files.length, 1);
+    assert.equal(swept.locks.length, 1);
+    assert.deepEqual(temps().sort(), ['.state.json.00000000-999999.0123456789ab.tmp', '.state.json.0123456789ab.tmp']);
+    assert.deepEqual(lockFiles(dir), []);
+  });
+
+  it('a turn lock left empty by a killed process no longer makes every later turn "busy"', async () => {
+    const d = demo();
+    const lock = path.join(d.runtimeGoalDir, 'turns', '.agent-demo.loopx-lock');
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    const killed = await runNodeScript([WORKER, 'empty-lock', lock]);
+    assert.equal(killed.signal, 'SIGKILL');
+    assert.equal(fs.readFileSync(lock, 'utf8'), '', 'the holder died before writing its record');
+    // Its creator is gone; age the file past the unreadable-lock grace instead of waiting for it.
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(lock, past, past);
+
+    const turn = await runTurnProcess({
+      registryPath: d.registryPath,
+      hostAdapterCommand: [process.execPath, AGENT, 'successor'],
+    });
+    assert.equal(turn.code, 0, turn.stderr);
+    assert.equal(lastJson(turn.stdout)['status'], 'committed', turn.stdout);
+    assert.equal((await newSpends(d)).length, 1);
+    assert.deepEqual(lockFiles(path.dirname(lock)), []);
+  });
+
+  it('a spend killed between its artifacts and its index line: the sweep removes the orphan, keeps the totals, and the resumed turn spends once', async () => {
+    const d = demo();
+    const input = {
+      registryPath: d.registryPath,
+      goalId: 'tidy-notes',
+      agentId: 'demo',
+      now: NOW,
+      hostAdapterCommand: [process.execPath, AGENT, 'successor'],
+    };
+    // One settled spend of ours first: the sweep must keep its artifacts.
+    const settled = await runTurnProcess(input);
+    assert.equal(lastJson(settled.stdout)['status'], 'committed', settled.stderr);
+    const crashed = await runNodeScript([WORKER, 'spend-crash', JSON.stringify(input)]);
+    assert.equal(crashed.signal, 'SIGKILL', crashed.stderr);
+    const orphans = unindexedSpendFiles(d);
+    assert.equal(orphans.length, 2, `the spend's .json and .md, never indexed: ${orphans.join(', ')}`);
+    assert.ok(lockFiles(runsDir(d)).includes('index.jsonl.loopx-lock'), 'the killed writer held the index lock');
+    const settledArtifacts = fs.readdirSync(runsDir(d)).filter((n) => /\.(json|md)$/.test(n) && !orphans.includes(n));
+
+    const before = await ledgerOf(d);
+    const swept = await sweepGoalLeftovers(runtimeRoot(d), 'tidy-notes', { clock });
+    assert.deepEqual(swept.orphan_artifacts.map((f) => path.basename(f)).sort(), [...orphans].sort());
+    assert.deepEqual(await ledgerOf(d), before, "the sweep never changes the ledger's totals");
+    assert.deepEqual(unindexedSpendFiles(d), []);
+    for (const name of settledArtifacts) assert.ok(fs.existsSync(path.join(runsDir(d), name)), `${name} kept`);
+    assert.deepEqual(lockFiles(runsDir(d)), []);
+
+    // The next run resumes the turn: its reservation still holds, and it spends exactly once.
+    const resumed = await runTurnProcess(input);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(lastJson(resumed.stdout)['status'], 'committed');
+    const spends = await newSpends(d);
+    assert.equal(spends.length, 2, 'the settled turn and the resumed one, each spent once');
+    assert.equal((await ledgerOf(d)).spent_slots, before.spent_slots + 1);
+    assert.deepEqual(reservations(d), []);
+    assert.ok(
+      spends.every(
+        (r) => r.classification === QUOTA_SLOT_SPENT && fs.existsSync(path.join(d.workspace, r.json_path ?? '')),
+      ),
+    );
+  });
+});

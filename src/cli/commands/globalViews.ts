@@ -8,6 +8,7 @@ import { registryProjectRoot, locateRegistry } from '../../core/registry/locate'
 import type { CommandOutput } from '../context';
 import type { CliHandler } from './index';
 import { cliHomeDir } from './registry';
+import { numericOption } from '../numbers';
 
 /**
  * `loopx global-summary | global-gates | global-todos | global-risks`: read-only views over every
@@ -70,12 +71,8 @@ function parseViewOptions(options: Record<string, unknown>): GlobalViewOptions {
       throw new LoopxError('usage', `--agent-id ${JSON.stringify(options['agentId'])} is not valid: ${AGENT_ID_RULE}`);
     result.agentId = agentId;
   }
-  if (options['limit'] !== undefined) {
-    const text = String(options['limit']);
-    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000)
-      throw new LoopxError('usage', `--limit must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
-    result.limit = Number(text);
-  }
+  const limit = numericOption(options, 'limit', '--limit', { integer: true, min: 1, max: 1000 });
+  if (limit !== undefined) result.limit = limit;
   if (options['timeRange'] !== undefined) {
     const text = String(options['timeRange']);
     try {

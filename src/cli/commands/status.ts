@@ -8,6 +8,7 @@ import { locateRegistry } from '../../core/registry/locate';
 import type { CommandOutput } from '../context';
 import type { CliHandler } from './index';
 import { cliHomeDir } from './registry';
+import { numericOption } from '../numbers';
 
 /**
  * `loopx status`: per goal the durable Next Action, what the latest run recommends, drift
@@ -31,7 +32,7 @@ export const statusCommand: CliHandler = {
     const agentId = rawAgent === null ? null : normalizeAgentId(rawAgent);
     if (rawAgent !== null && agentId === null)
       throw new LoopxError('usage', `--agent-id ${JSON.stringify(rawAgent)} is not valid: ${AGENT_ID_RULE}`);
-    const limit = parseLimit(options['limit']);
+    const limit = numericOption(options, 'limit', '--limit', { integer: true, min: 1, max: 1000 });
     const homeDir = cliHomeDir(ctx);
     const registry = locateRegistry({
       flag: globals.registry,
@@ -83,12 +84,4 @@ async function usageOnUnknownGoal<T>(fn: () => Promise<T>): Promise<T> {
       throw new LoopxError('usage', error.message, error.details);
     throw error;
   }
-}
-
-function parseLimit(value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value);
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1000)
-    throw new LoopxError('usage', `--limit must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`);
-  return Number(text);
 }

@@ -4,17 +4,24 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { npmChildEnv } from './npm-env.cjs';
 
 const root = new URL('..', import.meta.url).pathname;
 if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) {
   console.log('[start] installing npm dependencies (npm ci)…');
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: npmChildEnv(),
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', join(root, 'scripts', 'start.ts'), ...process.argv.slice(2)],
-  { cwd: root, stdio: 'inherit' },
+  // Without `npm start`'s own npm variables: start.ts installs code-server with npm and runs code-server,
+  // whose terminals would otherwise inherit them too.
+  { cwd: root, stdio: 'inherit', env: npmChildEnv() },
 );
 // Ctrl+C reaches both processes through the terminal; a plain kill of this one is passed on.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));

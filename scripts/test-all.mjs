@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { npmChildEnv } from './npm-env.cjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -18,7 +19,7 @@ const only = process.env.LOOPX_TEST_TIERS?.split(',')
 
 function run(command, args, env = {}) {
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: npmChildEnv(process.env, env) });
   return { ok: result.status === 0, seconds: (Date.now() - started) / 1000 };
 }
 

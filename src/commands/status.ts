@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { clockFromEnv } from '../core/clock';
+import { redactCredentials } from '../core/privacy/scrub';
 import { goalQuotaSummary } from '../core/quota/decision';
 import { statusMarkdown } from '../core/readModel/statusMarkdown';
 import { loadStatus } from '../core/readModel/statusPayload';
@@ -25,7 +26,7 @@ export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
       homeDir: HOME_DIR,
       quotaSummary: statusQuotaSummaries({ registryPath: snapshot.registryPath, clock, homeDir: HOME_DIR }),
     });
-    parts.push(statusMarkdown(payload));
+    parts.push(statusMarkdown(redactCredentials(payload)));
   }
   await showMarkdown(parts.join('\n\n---\n\n'));
 }

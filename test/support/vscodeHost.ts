@@ -8,9 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { npmChildEnv } from '../../scripts/npm-env.cjs';
 import { REPO_ROOT } from './demoWorkspace';
 
-export const CACHE_DIR = join(REPO_ROOT, '.vscode-test');
+export const CACHE_DIR = process.env['LOOPX_VSCODE_TEST_CACHE'] || join(REPO_ROOT, '.vscode-test');
 const NODE24_BIN_DIR = join(CACHE_DIR, 'node', 'node_modules', '.bin');
 const CODE_SERVER_BIN = join(CACHE_DIR, 'code-server', 'node_modules', '.bin', 'code-server');
 export const CHROMIUM_PATH = process.env['LOOPX_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -20,7 +21,10 @@ const verbose = process.env['VERBOSE'] === '1';
 /** Installs Chromium, Node 24 and code-server into .vscode-test once (a no-op when cached). */
 export function ensureVscodeTestHost(): void {
   if (existsSync(CODE_SERVER_BIN) && existsSync(CHROMIUM_PATH)) return;
-  const result = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'setup-vscode-test.sh')], { stdio: 'inherit' });
+  const result = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'setup-vscode-test.sh')], {
+    stdio: 'inherit',
+    env: npmChildEnv(process.env, { LOOPX_VSCODE_TEST_CACHE: CACHE_DIR }),
+  });
   if (result.status !== 0) throw new Error('scripts/setup-vscode-test.sh failed');
 }
 
@@ -44,8 +48,9 @@ export interface CodeServerOptions {
   rootDir?: string;
 }
 
+/** code-server's environment: without the outer npm's variables, which would reach its terminals and tasks. */
 function codeServerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, ...extra, PATH: `${NODE24_BIN_DIR}:${process.env['PATH'] ?? ''}` };
+  return npmChildEnv(process.env, { ...extra, PATH: `${NODE24_BIN_DIR}:${process.env['PATH'] ?? ''}` });
 }
 
 export function writeQuietSettings(userDataDir: string, extra: Record<string, unknown> = {}): void {

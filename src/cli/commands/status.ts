@@ -1,5 +1,6 @@
 import { normalizeAgentId, AGENT_ID_RULE } from '../../core/agents/identity';
 import { LoopxError } from '../../core/errors';
+import { redactCredentials } from '../../core/privacy/scrub';
 import { statusMarkdown } from '../../core/readModel/statusMarkdown';
 import { loadStatus } from '../../core/readModel/statusPayload';
 import { statusQuotaSummaries } from '../../core/readModel/statusQuota';
@@ -41,7 +42,7 @@ export const statusCommand: CliHandler = {
       homeDir,
       runtimeRootOverride: globals.runtimeRoot,
     });
-    const payload = await usageOnUnknownGoal(() =>
+    const loaded = await usageOnUnknownGoal(() =>
       loadStatus({
         registryPath: registry.path,
         homeDir,
@@ -57,6 +58,8 @@ export const statusCommand: CliHandler = {
         }),
       }),
     );
+    // A state file may hold a secret someone else wrote; the local display keeps paths but not secrets.
+    const payload = redactCredentials(loaded);
     // Rendered only when printed as Markdown: `--format json` over many goals need not build it.
     return {
       ok: true,

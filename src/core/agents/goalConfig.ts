@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
+import { refuseCredentials } from '../privacy/refuse';
 import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList } from './identity';
@@ -118,6 +119,7 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
   if (input.writeScope !== undefined) {
     const scope: string[] = [];
     for (const raw of input.writeScope) {
+      refuseCredentials({ '--write-scope': raw });
       const glob = raw.trim();
       if (glob === '') throw invalid('--write-scope must not be empty', '--write-scope', raw);
       if (/^([/\\]|~|[A-Za-z]:)/.test(glob) || glob.split(/[/\\]/).includes('..')) {

@@ -29,54 +29,264 @@ function anyCase(word: string): string {
 
 /** One path segment: no separators, whitespace, quotes, brackets or list punctuation. */
 const SEGMENT = String.raw`[^\s"'\`<>|,;:&()\[\]{}*?\/\\]+`;
-/** What may stand right before an absolute path: start, whitespace, quotes, brackets, `=`, `:`, `,`, `;`, `>`. */
-const PATH_BOUNDARY = String.raw`(?<=^|[\s"'\`(\[{=:,;>])`;
+/**
+ * What may stand right before an absolute path: start, whitespace, quotes, brackets, `=`, `:`, `,`,
+ * `;`, `>`, any non-ASCII character (`路径/home/…`), or Markdown emphasis (`**`, `*`) opened there.
+ */
+const PATH_OPENER = String.raw`(?:^|[\s"'\`(\[{=:,;>]|[^\x00-\x7F])`;
+const PATH_BOUNDARY = String.raw`(?<=${PATH_OPENER}|${PATH_OPENER}\*{1,3})`;
 /** Not right after one of our own labels, so scrubbing twice changes nothing. */
 const NOT_AFTER_LABEL = `(?<!<(?:${PATH_LABELS.join('|')})>)`;
 
 const AUTH_SCHEMES = ['Bearer', 'Basic', 'Token', 'Digest', 'Bot', 'ApiKey', 'Negotiate'].map(anyCase).join('|');
-const CREDENTIAL_ASSIGNMENT_KEYS = [
+
+/**
+ * Secret-like key names, `_` standing for `_`, `-` or nothing (`api_key`, `api-key`, `apikey`).
+ * A key may carry prefixes (`DB_PASSWORD`, `PGPASSWORD`, `spring.datasource.password`,
+ * `X-API-KEY`) but no suffix, so `password_hint`, `token_count` and `max_tokens` are not keys of
+ * secrets. `auth` alone needs a separated prefix, so `OAuth` is a word, not a key.
+ */
+const SECRET_KEY_WORDS = [
   'aws_secret_access_key',
   'aws_session_token',
   'client_secret',
+  'api_secret',
   'access_token',
   'refresh_token',
   'auth_token',
   'id_token',
   'session_token',
+  'oauth_token',
   'private_key',
-  'api[_-]?key',
-  'token',
+  'secret_key',
+  'access_key',
+  'signing_key',
+  'encryption_key',
+  'api_key',
+  'passphrase',
   'password',
   'passwd',
+  'pwd',
   'secret',
-]
-  .map(anyCase)
-  .join('|');
+  'token',
+  'credentials',
+  'credential',
+];
+const SECRET_KEY_CORE = [
+  ...SECRET_KEY_WORDS.map((word) => word.split('_').map(anyCase).join('[_-]?')),
+  `(?<![A-Za-z0-9])${anyCase('auth')}`,
+].join('|');
+/**
+ * Prefix segments of a key, each ending in `_`, `.` or `-`, then letters glued to the core; lazy,
+ * so the shortest prefix (the longest core) wins.
+ */
+const KEY_PREFIX = '(?:[A-Za-z0-9]*[_.-])*?[A-Za-z0-9]*?';
 
 /** Token characters (RFC 6750 token68 plus `_`). */
 const TOKEN_CHARS = '[A-Za-z0-9._~+/=-]';
+const PEM_LABEL = '[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?';
 
-const SCRUB_PATTERN = new RegExp(
+type Groups = Record<string, string | undefined>;
+
+/**
+ * One kind of private data: a regex source with named groups (names unique across the table;
+ * the first one is set exactly when this pattern matched) and how a match is replaced.
+ * `credential` says whether it is a secret (refused in durable state) or a path (only labelled).
+ */
+interface Detector {
+  group: string;
+  credential: boolean;
+  source: string;
+  replace: (groups: Groups, match: string, compiled: CompiledContext, after: string) => string;
+}
+
+const redactAs = (kind: string) => (): string => `[redacted:${kind}]`;
+
+/** Words that stand for "no secret here" after a secret-like key (placeholders, env references, flags). */
+const PLACEHOLDER_VALUE = new RegExp(
   [
-    String.raw`(?<privateKey>-----BEGIN (?<keyType>[A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \k<keyType>PRIVATE KEY-----|$))`,
-    String.raw`(?<jwt>\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)`,
+    String.raw`\[redacted:[a-z0-9_]+\]`,
+    String.raw`\*+|x{3,}|\.{3}|…`,
+    String.raw`<[^<>]*>`,
+    String.raw`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?`,
+    String.raw`\{\{[^{}]*\}\}`,
+    String.raw`%[A-Za-z_][A-Za-z0-9_]*%`,
+    'null|none|nil|undefined|true|false|empty|unset|required|optional|missing|redacted|hidden|n/a|tbd',
+  ]
+    .map((alternative) => `(?:${alternative})`)
+    .join('|')
+    .replace(/^/, '^(?:')
+    .replace(/$/, ')$'),
+  'i',
+);
+
+/** Whether `value`, written after the secret-like key `key` with separator `sep`, is not a secret. */
+function isNonSecretValue(key: string, sep: string, value: string, rest: string): boolean {
+  if (PLACEHOLDER_VALUE.test(value)) return true;
+  const core = credentialKind(key);
+  // Counts such as `max_token=4096`, and `PWD=/home/…` (the shell's working directory, a path).
+  if (core.endsWith('token') && /^\d+$/.test(value)) return true;
+  if (core === 'pwd' && /^[/~]/.test(value)) return true;
+  // Prose such as "Secret: rotate monthly": a colon, then plain lower-case words.
+  return /^[ \t]*:[ \t]*$/.test(sep) && /^[a-z]+$/.test(value) && /^[ \t]+[a-z]/.test(rest);
+}
+
+const DETECTORS: readonly Detector[] = [
+  {
+    // From BEGIN to its END line, or to the end of the text when the END is missing.
+    group: 'privateKey',
+    credential: true,
+    source: String.raw`(?<privateKey>-----BEGIN (?<pemLabel>${PEM_LABEL})-----[\s\S]*?(?:-----END \k<pemLabel>-----|$))`,
+    replace: redactAs('private_key'),
+  },
+  {
+    group: 'jwt',
+    credential: true,
+    source: String.raw`(?<jwt>\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)`,
+    replace: redactAs('jwt'),
+  },
+  {
     // A header value needs a scheme word, or a digit somewhere, so prose like
     // "Authorization: pending owner approval" stays.
-    String.raw`(?<authKey>\b(?:${anyCase('proxy-')})?${anyCase('authorization')})(?<authSep>"?\s*[:=]\s*"?)(?<authValue>(?:${AUTH_SCHEMES})\s+[^\s"',;]+|(?=[^\s"',;]*\d)[^\s"',;]{8,})`,
-    String.raw`(?<bearerWord>\b${anyCase('bearer')}\s+)(?<bearerValue>(?=${TOKEN_CHARS}*\d)${TOKEN_CHARS}{12,})`,
-    String.raw`(?<githubToken>\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))`,
-    String.raw`(?<anthropicKey>\bsk-ant-[A-Za-z0-9_-]{20,})`,
-    String.raw`(?<openaiKey>\bsk-[A-Za-z0-9_-]{20,})`,
-    String.raw`(?<awsKeyId>\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)`,
-    String.raw`(?<assignKey>(?<![A-Za-z0-9_])(?:${CREDENTIAL_ASSIGNMENT_KEYS})(?![A-Za-z0-9_-]))(?<assignSep>"?\s*[:=]\s*"?)(?<assignValue>(?!\[redacted:)[^\s"'&,;#]+)`,
+    group: 'authKey',
+    credential: true,
+    source: String.raw`(?<authKey>\b(?:${anyCase('proxy-')})?${anyCase('authorization')})(?<authSep>"?\s*[:=]\s*"?)(?<authValue>(?:${AUTH_SCHEMES})\s+[^\s"',;]+|(?=[^\s"',;]*\d)[^\s"',;]{8,})`,
+    replace: (g) => `${g['authKey'] ?? ''}${g['authSep'] ?? ''}[redacted:authorization]`,
+  },
+  // A token after `Bearer` has a digit or token punctuation, so "a bearer of bad news" stays.
+  {
+    group: 'bearerWord',
+    credential: true,
+    source: String.raw`(?<bearerWord>\b${anyCase('bearer')}\s+)(?<bearerValue>(?=${TOKEN_CHARS}*[\d._~+/=])${TOKEN_CHARS}{8,})`,
+    replace: (g) => `${g['bearerWord'] ?? ''}[redacted:bearer_token]`,
+  },
+  {
+    // `scheme://user:password@host`: the scheme, user and host stay.
+    group: 'urlUser',
+    credential: true,
+    source: String.raw`(?<urlUser>\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s\/?#@:"'<>]*:)(?<urlPassword>(?!\[redacted:)[^\s\/?#@"'<>]+)(?=@)`,
+    replace: (g) => `${g['urlUser'] ?? ''}[redacted:url_password]`,
+  },
+  {
+    group: 'slackWebhook',
+    credential: true,
+    source: String.raw`(?<slackWebhook>\bhooks\.slack(?:-gov)?\.com\/(?:services|workflows|triggers)\/)(?<slackWebhookPath>(?!\[redacted:)[A-Za-z0-9_\/+-]{8,})`,
+    replace: (g) => `${g['slackWebhook'] ?? ''}[redacted:slack_webhook]`,
+  },
+  {
+    group: 'slackToken',
+    credential: true,
+    source: String.raw`(?<slackToken>\b(?:xox[abposr]|xapp)-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{10,})`,
+    replace: redactAs('slack_token'),
+  },
+  {
+    group: 'googleApiKey',
+    credential: true,
+    source: String.raw`(?<googleApiKey>\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-]))`,
+    replace: redactAs('google_api_key'),
+  },
+  {
+    group: 'googleOAuth',
+    credential: true,
+    source: String.raw`(?<googleOAuth>\b(?:ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,}))`,
+    replace: redactAs('google_oauth_token'),
+  },
+  {
+    group: 'stripeKey',
+    credential: true,
+    source: String.raw`(?<stripeKey>\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{24,}))`,
+    replace: redactAs('stripe_key'),
+  },
+  {
+    group: 'githubToken',
+    credential: true,
+    source: String.raw`(?<githubToken>\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}))`,
+    replace: redactAs('github_token'),
+  },
+  {
+    group: 'npmToken',
+    credential: true,
+    source: String.raw`(?<npmToken>\bnpm_[A-Za-z0-9]{36}(?![A-Za-z0-9]))`,
+    replace: redactAs('npm_token'),
+  },
+  {
+    // The `sk-ant-` prefix alone is specific enough.
+    group: 'anthropicKey',
+    credential: true,
+    source: String.raw`(?<anthropicKey>\bsk-ant-[A-Za-z0-9_-]{20,})`,
+    replace: redactAs('anthropic_key'),
+  },
+  {
+    // Real keys mix cases and digits; prose such as "sk-learn-compatible-estimators" does not.
+    group: 'openaiKey',
+    credential: true,
+    source: String.raw`(?<openaiKey>\bsk-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,})`,
+    replace: redactAs('openai_key'),
+  },
+  {
+    group: 'awsKeyId',
+    credential: true,
+    source: String.raw`(?<awsKeyId>\b(?:AKIA|ASIA)[A-Z0-9]{16}\b)`,
+    replace: redactAs('aws_access_key_id'),
+  },
+  {
+    // `key=value`, `key: value`, `"key": "value"`, quoted or not. A PEM value is left to the
+    // private-key pattern, which redacts the whole block rather than its first word; a value
+    // never starts with `=` or `>`, so `=>` and `:=` are not split on a second pass.
+    group: 'assignKey',
+    credential: true,
+    source: String.raw`(?<assignKey>(?<![A-Za-z0-9_.-])${KEY_PREFIX}(?<assignCore>${SECRET_KEY_CORE})(?![A-Za-z0-9_-]))(?<assignSep>(?:\\?["'])?[ \t]*(?:=>|:=|[:=])[ \t]*)(?![=>]|\$?\{\{|\\?["'\`]?(?:\[redacted:|-----BEGIN))(?:(?<assignDq>\\?")(?<assignDqValue>(?:[^"\\\n]|\\[^"\n])+)\\?"|'(?<assignSqValue>[^'\n]+)'|\`(?<assignBqValue>[^\`\n]+)\`|(?<assignValue>[^\s"'\`\\&,;)\]}]+))`,
+    replace: (g, match, _compiled, after) => {
+      const key = g['assignCore'] ?? '';
+      const quoted = g['assignDqValue'] ?? g['assignSqValue'] ?? g['assignBqValue'];
+      const value = quoted ?? g['assignValue'] ?? '';
+      const sep = quoted === undefined ? (g['assignSep'] ?? '') : '"';
+      return isNonSecretValue(key, sep, value, after) ? match : replaceValue(match, value, credentialKind(key));
+    },
+  },
+  {
+    // A bare 40-character AWS secret key, recognised only near the word aws or secret (a git SHA
+    // is lower-case hex, so it never qualifies).
+    group: 'awsSecret',
+    credential: true,
+    source: String.raw`(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=]))(?<=(?<![A-Za-z0-9])(?:${anyCase('aws')}|${anyCase('secret')})[^\n]{0,40})(?<awsSecret>(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40})`,
+    replace: redactAs('aws_secret_access_key'),
+  },
+  // Paths: the label keeps the part below a root, so it is scanned again for credentials in it.
+  {
     // Separators may be doubled, as in JSON-escaped text (`C:\\\\Users\\\\me`).
-    String.raw`(?<windowsPath>(?<![A-Za-z0-9_])[A-Za-z]:[\\/]+${SEGMENT}(?:[\\/]+${SEGMENT})*[\\/]?)`,
-    String.raw`(?<uncPath>(?<![\\\w])\\\\${SEGMENT}(?:\\${SEGMENT})+)`,
-    String.raw`${PATH_BOUNDARY}${NOT_AFTER_LABEL}(?<posixPath>(?:file:\/\/|~)?\/${SEGMENT}(?:\/${SEGMENT})*\/?)`,
-  ].join('|'),
-  'g',
-);
+    group: 'windowsPath',
+    credential: false,
+    source: String.raw`(?<windowsPath>(?<![A-Za-z0-9_])[A-Za-z]:[\\/]+${SEGMENT}(?:[\\/]+${SEGMENT})*[\\/]?)`,
+    replace: (g, match, compiled) =>
+      rescanLabel(match, labelPath(g['windowsPath'] ?? '', 'windows', compiled), compiled),
+  },
+  {
+    group: 'uncPath',
+    credential: false,
+    source: String.raw`(?<uncPath>(?<![\\\w])\\\\${SEGMENT}(?:\\${SEGMENT})+)`,
+    replace: (g, match, compiled) => rescanLabel(match, labelPath(g['uncPath'] ?? '', 'unc', compiled), compiled),
+  },
+  {
+    group: 'posixPath',
+    credential: false,
+    source: String.raw`${PATH_BOUNDARY}${NOT_AFTER_LABEL}(?<posixPath>(?:file:\/\/|~)?\/${SEGMENT}(?:\/${SEGMENT})*\/?)`,
+    replace: (g, match, compiled) => rescanLabel(match, labelPath(g['posixPath'] ?? '', 'posix', compiled), compiled),
+  },
+];
+
+/** A new path label scanned again, for a credential in the part of the path it keeps. */
+function rescanLabel(match: string, label: string, compiled: CompiledContext): string {
+  return label === match ? label : scrubWith(label, compiled);
+}
+
+/** `match` with its last occurrence of `value` replaced by `[redacted:<kind>]` (the key and quotes stay). */
+function replaceValue(match: string, value: string, kind: string): string {
+  const at = match.lastIndexOf(value);
+  return `${match.slice(0, at)}[redacted:${kind}]${match.slice(at + value.length)}`;
+}
+
+const SCRUB_PATTERN = new RegExp(DETECTORS.map((detector) => detector.source).join('|'), 'g');
 
 interface CompiledRoot {
   /** Normalized: forward slashes, no trailing slash; lower case for Windows-style roots. */
@@ -150,30 +360,26 @@ function credentialKind(key: string): string {
   return key.toLowerCase().replace(/-/g, '_');
 }
 
-type Groups = Record<string, string | undefined>;
+interface Found {
+  detector: Detector;
+  replacement: string;
+}
 
-function replaceMatch(match: string, groups: Groups, compiled: CompiledContext): string {
-  if (groups['privateKey'] !== undefined) return '[redacted:private_key]';
-  if (groups['jwt'] !== undefined) return '[redacted:jwt]';
-  if (groups['authKey'] !== undefined) return `${groups['authKey']}${groups['authSep'] ?? ''}[redacted:authorization]`;
-  if (groups['bearerWord'] !== undefined) return `${groups['bearerWord']}[redacted:bearer_token]`;
-  if (groups['githubToken'] !== undefined) return '[redacted:github_token]';
-  if (groups['anthropicKey'] !== undefined) return '[redacted:anthropic_key]';
-  if (groups['openaiKey'] !== undefined) return '[redacted:openai_key]';
-  if (groups['awsKeyId'] !== undefined) return '[redacted:aws_access_key_id]';
-  if (groups['assignKey'] !== undefined) {
-    return `${groups['assignKey']}${groups['assignSep'] ?? ''}[redacted:${credentialKind(groups['assignKey'])}]`;
-  }
-  if (groups['windowsPath'] !== undefined) return labelPath(groups['windowsPath'], 'windows', compiled);
-  if (groups['uncPath'] !== undefined) return labelPath(groups['uncPath'], 'unc', compiled);
-  if (groups['posixPath'] !== undefined) return labelPath(groups['posixPath'], 'posix', compiled);
-  return match;
+/** Runs the one combined pattern over `text`, calling `visit` for each match with its detector. */
+function scan(text: string, compiled: CompiledContext, visit: (found: Found, match: string) => string): string {
+  return text.replace(SCRUB_PATTERN, (match: string, ...rest: unknown[]) => {
+    const groups = rest[rest.length - 1] as Groups;
+    const whole = rest[rest.length - 2] as string;
+    const offset = rest[rest.length - 3] as number;
+    const detector = DETECTORS.find((candidate) => groups[candidate.group] !== undefined);
+    if (detector === undefined) return match;
+    const replacement = detector.replace(groups, match, compiled, whole.slice(offset + match.length));
+    return visit({ detector, replacement }, match);
+  });
 }
 
 function scrubWith(text: string, compiled: CompiledContext): string {
-  return text.replace(SCRUB_PATTERN, (match: string, ...rest: unknown[]) =>
-    replaceMatch(match, rest[rest.length - 1] as Groups, compiled),
-  );
+  return scan(text, compiled, (found) => found.replacement);
 }
 
 /** `text` with absolute paths labelled and credentials redacted. Idempotent. */
@@ -204,6 +410,14 @@ const CREDENTIAL_KEYS = new Set([
   'aws_secret_access_key',
   'aws_session_token',
 ]);
+/** Any other secret-like key (`DB_PASSWORD`, `stripe_secret_key`): its non-empty text values are redacted. */
+const SECRET_LIKE_KEY = new RegExp(`^${KEY_PREFIX}(?:${SECRET_KEY_CORE})$`);
+
+function isCredentialKey(key: string, kind: string, value: unknown): boolean {
+  if (typeof value === 'number') return CREDENTIAL_KEYS.has(kind);
+  if (typeof value !== 'string' || value === '') return false;
+  return CREDENTIAL_KEYS.has(kind) || (SECRET_LIKE_KEY.test(key) && !PLACEHOLDER_VALUE.test(value));
+}
 
 /**
  * A scrubbed deep copy of a JSON-like value: strings go through `scrubText`, values under
@@ -227,9 +441,7 @@ export function scrubValue<T>(value: T, context: ScrubContext): T {
       const copy: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(record)) {
         const kind = credentialKind(key);
-        const isSecret =
-          CREDENTIAL_KEYS.has(kind) && ((typeof child === 'string' && child !== '') || typeof child === 'number');
-        copy[key] = isSecret ? `[redacted:${kind}]` : visit(child);
+        copy[key] = isCredentialKey(key, kind, child) ? `[redacted:${kind}]` : visit(child);
       }
       result = copy;
     }
@@ -244,4 +456,58 @@ const EMPTY_CONTEXT: ScrubContext = { projectRoots: [], homeDir: '' };
 /** True when `text` holds anything the scrubber would replace (an absolute path or a credential). */
 export function containsPrivateData(text: string, context: ScrubContext = EMPTY_CONTEXT): boolean {
   return scrubText(text, context) !== text;
+}
+
+/**
+ * `text` with credentials redacted and paths kept as they are (a credential inside a path is still
+ * redacted); `onCredential` hears the kind of each one redacted.
+ */
+function redactCredentialsIn(text: string, onCredential: (kind: string) => void): string {
+  return scan(text, compileContext(EMPTY_CONTEXT), (found, match) => {
+    if (!found.detector.credential) return match.slice(0, 1) + redactCredentialsIn(match.slice(1), onCredential);
+    if (found.replacement !== match) {
+      for (const redaction of found.replacement.matchAll(/\[redacted:([a-z0-9_]+)\]/g))
+        onCredential(redaction[1] ?? '');
+    }
+    return found.replacement;
+  });
+}
+
+/**
+ * The kinds of credentials in `text` (`password`, `github_token`, …; each once, in order of
+ * appearance), ignoring paths. Used to refuse secrets before they are written into durable state.
+ */
+export function findCredentials(text: string): string[] {
+  const kinds = new Set<string>();
+  redactCredentialsIn(text, (kind) => kinds.add(kind));
+  return [...kinds];
+}
+
+/**
+ * A deep copy of a JSON-like value with credentials redacted (in text, and under credential keys)
+ * but paths kept: for local displays such as `loopx status`, which show a user their own paths but
+ * must not echo a secret someone else wrote into a state file.
+ */
+export function redactCredentials<T>(value: T): T {
+  const seen = new WeakSet<object>();
+  const visit = (node: unknown): unknown => {
+    if (typeof node === 'string') return redactCredentialsIn(node, () => undefined);
+    if (node === null || typeof node !== 'object') return node;
+    if (seen.has(node)) return '[circular]';
+    seen.add(node);
+    let result: unknown;
+    if (Array.isArray(node)) {
+      result = node.map(visit);
+    } else {
+      const copy: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
+        const kind = credentialKind(key);
+        copy[key] = isCredentialKey(key, kind, child) ? `[redacted:${kind}]` : visit(child);
+      }
+      result = copy;
+    }
+    seen.delete(node);
+    return result;
+  };
+  return visit(value) as T;
 }

@@ -1,3 +1,5 @@
+import { findCredentials } from '../privacy/scrub';
+
 /**
  * Text normalization shared by every next-action projection: the display form (what users see),
  * the compare form (what alignment works on), and the public-safe filter applied to run
@@ -116,8 +118,9 @@ export function containsLocalPath(text: string): boolean {
   return LOCAL_PATH_PATTERNS.some((pattern) => pattern.test(text));
 }
 
+/** The original's loose credential test, widened by everything the scrubber redacts as a credential. */
 export function containsCredential(text: string): boolean {
-  return CREDENTIAL_PATTERNS.some((pattern) => pattern.test(text));
+  return CREDENTIAL_PATTERNS.some((pattern) => pattern.test(text)) || findCredentials(text).length > 0;
 }
 
 /**

@@ -4,7 +4,8 @@ import { isLoopxError, LoopxError } from '../errors';
 import type { LockOptions } from '../fs/fileLock';
 import { stateProjectionGap } from '../projection/projectionGap';
 import { deriveRecommendedAction } from '../projection/recommendedAction';
-import { collapseWhitespace, containsCredential } from '../projection/text';
+import { refuseCredentials } from '../privacy/refuse';
+import { collapseWhitespace } from '../projection/text';
 import { checkGoalIdSegment } from '../registry/goalId';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
@@ -100,8 +101,6 @@ export const REFRESH_ARGUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
   'refresh_agent_not_registered',
   'refresh_agent_lane_cannot_write_next_action',
   'next_action_empty',
-  'next_action_credential',
-  'recommended_action_credential',
 ]);
 
 function checkedToken(
@@ -188,24 +187,14 @@ function checkedNextAction(value: string | null | undefined): string | null {
   const route = compactText(value);
   if (route === '')
     throw new LoopxError('next_action_empty', 'the next action is empty; give the durable route as one line of text');
-  if (containsCredential(route)) {
-    throw new LoopxError(
-      'next_action_credential',
-      'the next action looks like it contains a credential (a token, key or authorization header); the state file is shared with agents and shown in status, so write the route without it',
-    );
-  }
+  refuseCredentials({ next_action: route }, 'next_action_credential');
   return route;
 }
 
 function checkedRecommendedAction(value: string | null | undefined): string | null {
   const text = collapseWhitespace(value);
   if (text === '') return null;
-  if (containsCredential(text)) {
-    throw new LoopxError(
-      'recommended_action_credential',
-      'the recommended action looks like it contains a credential (a token, key or authorization header); run records are kept and shown, so write it without the secret',
-    );
-  }
+  refuseCredentials({ recommended_action: text }, 'recommended_action_credential');
   return text;
 }
 

@@ -1,5 +1,6 @@
 import { normalizeAgentId, requireRegisteredAgent } from '../agents/identity';
 import { LoopxError } from '../errors';
+import { refuseCredentials } from '../privacy/refuse';
 import {
   compactText,
   deriveTodoId,
@@ -216,6 +217,7 @@ function planNewTodo(
   gate: GateFields,
   context: OperationContext,
 ): PlannedTodo {
+  refuseCredentials({ text: input.text, note: input.note });
   let todoText = compactText(input.text);
   if (todoText === '') throw new LoopxError('todo_text_required', 'a todo needs non-empty text (--text)');
   if (input.priority !== undefined) {
@@ -446,6 +448,7 @@ export interface UpdateTodoInput {
 }
 
 export function updateTodo(text: string, input: UpdateTodoInput, context: OperationContext): TodoEditResult {
+  refuseCredentials({ text: input.text, note: input.note });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
   if (item.status === 'done') {
@@ -551,6 +554,11 @@ export interface CompleteTodoInput {
 }
 
 export function completeTodo(text: string, input: CompleteTodoInput, context: OperationContext): TodoEditResult {
+  refuseCredentials({
+    evidence: input.evidence,
+    'successor text': input.successor?.text,
+    'successor note': input.successor?.note,
+  });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
   requireNotTerminal(item, 'completed');
@@ -636,6 +644,11 @@ export interface SupersedeTodoInput {
 }
 
 export function supersedeTodo(text: string, input: SupersedeTodoInput, context: OperationContext): TodoEditResult {
+  refuseCredentials({
+    reason: input.reason,
+    'replacement text': input.replacement?.text,
+    'replacement note': input.replacement?.note,
+  });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
   const heldGate =
@@ -723,6 +736,7 @@ export interface DeferTodoInput {
 }
 
 export function deferTodo(text: string, input: DeferTodoInput, context: OperationContext): TodoEditResult {
+  refuseCredentials({ reason: input.reason });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
   requireNotTerminal(item, 'deferred');

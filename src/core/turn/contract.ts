@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { containsPrivateData } from '../privacy/scrub';
+import { credentialMessage } from '../privacy/refuse';
+import { containsPrivateData, findCredentials } from '../privacy/scrub';
 import { SettlementIdentitySchema, type SettlementIdentity } from '../quota/identity';
 
 /**
@@ -103,6 +104,16 @@ const boundedText = (max: number) => z.string().trim().min(1).max(max);
 const publicText = (max: number) =>
   boundedText(max).refine((text) => !containsPrivateData(text), {
     message: 'must be public-safe: no absolute paths and no credentials',
+  });
+
+/**
+ * Text LoopX writes into the state file or run records (evidence, notes, questions, follow-ups):
+ * a credential in it makes the whole result invalid, so the secret is never written.
+ */
+const durableText = (max: number) =>
+  boundedText(max).superRefine((text, ctx) => {
+    const kinds = findCredentials(text);
+    if (kinds.length > 0) ctx.addIssue({ code: 'custom', message: credentialMessage('', kinds) });
   });
 
 /** A project-relative path that stays inside the project. */
@@ -256,7 +267,7 @@ export function buildHostRequest(input: HostRequestInput): HostRequest {
 // Host result
 
 const SuccessorSchema = z.strictObject({
-  text: boundedText(500),
+  text: durableText(500),
   priority: z.enum(['P0', 'P1', 'P2', 'P3', 'P4']).optional(),
 });
 
@@ -264,7 +275,7 @@ export const TodoDispositionSchema = z.discriminatedUnion('disposition', [
   z.strictObject({
     todo_id: z.string().min(1),
     disposition: z.literal('done'),
-    evidence: boundedText(1000),
+    evidence: durableText(1000),
     /** The follow-up agent todo; give this or `no_follow_up: true`, not both. */
     successor: SuccessorSchema.optional(),
     no_follow_up: z.boolean().optional(),
@@ -272,10 +283,10 @@ export const TodoDispositionSchema = z.discriminatedUnion('disposition', [
   z.strictObject({
     todo_id: z.string().min(1),
     disposition: z.literal('in_progress'),
-    note: boundedText(1000).optional(),
+    note: durableText(1000).optional(),
   }),
-  z.strictObject({ todo_id: z.string().min(1), disposition: z.literal('blocked'), question: boundedText(1000) }),
-  z.strictObject({ todo_id: z.string().min(1), disposition: z.literal('needs_user'), question: boundedText(1000) }),
+  z.strictObject({ todo_id: z.string().min(1), disposition: z.literal('blocked'), question: durableText(1000) }),
+  z.strictObject({ todo_id: z.string().min(1), disposition: z.literal('needs_user'), question: durableText(1000) }),
 ]);
 export type TodoDisposition = z.infer<typeof TodoDispositionSchema>;
 
@@ -285,7 +296,7 @@ const HostResultObject = z.strictObject({
   result_kind: z.enum(HOST_RESULT_KINDS),
   /** What the host completed; it can never claim validation or later phases. */
   completed_phases: z.array(z.enum(TURN_PHASES)).optional(),
-  summary: boundedText(2000),
+  summary: durableText(2000),
   classification: z.string().regex(CLASSIFICATION_PATTERN, 'must be a lowercase token such as notes_linked').optional(),
   recommended_action: publicText(500).optional(),
   next_action: publicText(500),
@@ -294,9 +305,9 @@ const HostResultObject = z.strictObject({
     .optional(),
   delivery_outcome: z.enum(DELIVERY_OUTCOMES).optional(),
   path_delta: z.enum(['unchanged', 'material_replan']).optional(),
-  vision_unchanged_reason: boundedText(500).optional(),
-  vision: z.strictObject({ outcome: z.literal('replan'), summary: boundedText(1000) }).optional(),
-  evidence: z.array(boundedText(500)).max(20).default([]),
+  vision_unchanged_reason: durableText(500).optional(),
+  vision: z.strictObject({ outcome: z.literal('replan'), summary: durableText(1000) }).optional(),
+  evidence: z.array(durableText(500)).max(20).default([]),
   todo: TodoDispositionSchema.optional(),
   changed_files: z.array(relativePath).max(200).default([]),
   usage: UsageSchema.optional(),

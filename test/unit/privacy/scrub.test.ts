@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { containsPrivateData, scrubText, scrubValue, type ScrubContext } from '../../../src/core/privacy/scrub';
+import {
+  containsPrivateData,
+  findCredentials,
+  redactCredentials,
+  scrubText,
+  scrubValue,
+  type ScrubContext,
+} from '../../../src/core/privacy/scrub';
 
 const context: ScrubContext = {
   projectRoots: ['/work/acme-app', 'C:\\Projects\\Widget'],
@@ -192,5 +199,23 @@ describe('privacy scrubber', () => {
       flag: null,
     });
     assert.equal(containsPrivateData(JSON.stringify(output), context), false);
+  });
+
+  it('redactCredentials keeps paths but redacts credentials, also inside a path and under secret-like keys', () => {
+    const input = {
+      state_file: '/home/alice/app/ACTIVE_GOAL_STATE.md',
+      next_action: `push /tmp/ghp_${GITHUB_BODY}/x then DB_PASSWORD=hunter2`,
+      env: { STRIPE_SECRET_KEY: 'whatever', max_token: 4096, token_count: 3 },
+    };
+    assert.deepEqual(redactCredentials(input), {
+      state_file: '/home/alice/app/ACTIVE_GOAL_STATE.md',
+      next_action: 'push /tmp/[redacted:github_token]/x then DB_PASSWORD=[redacted:password]',
+      env: { STRIPE_SECRET_KEY: '[redacted:stripe_secret_key]', max_token: 4096, token_count: 3 },
+    });
+    assert.deepEqual(findCredentials(`see /tmp/ghp_${GITHUB_BODY} and AKIAIOSFODNN7EXAMPLE`), [
+      'github_token',
+      'aws_access_key_id',
+    ]);
+    assert.deepEqual(findCredentials('/home/alice/notes.md and C:\\Users\\bob\\x'), []);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID } from '../../../src/constants';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { CRASH_AT_PHASE_ENV } from '../../../src/core/turn/crashHook';
 
 describe('LoopX installed from its .vsix', () => {

@@ -5,7 +5,7 @@ import type { GlobalCommand, GlobalResponse, GlobalUnavailableResponse } from '.
 import { loadGlobalSnapshot } from '../global/snapshot';
 import { globalUnavailable, globalView, parseTimeRange, type GlobalViewOptions } from '../global/views';
 import { registryProjectRoot } from '../registry/locate';
-import { agentIdArg, limitArg } from './common';
+import { agentIdArg, limitArg, optionalArg } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -31,11 +31,11 @@ const timeRange = z
   );
 
 const globalArgs = z.strictObject({
-  agentId: agentIdArg(
-    'look at the goals as this agent: goals it is registered on, its own and unclaimed todos',
-  ).optional(),
-  limit: limitArg('rows listed per group (default 8; counts are always complete)').optional(),
-  timeRange: timeRange.optional(),
+  agentId: optionalArg(
+    agentIdArg('look at the goals as this agent: goals it is registered on, its own and unclaimed todos'),
+  ),
+  limit: optionalArg(limitArg('rows listed per group (default 8; counts are always complete)')),
+  timeRange: optionalArg(timeRange),
 });
 
 export type GlobalViewOutput = GlobalResponse | GlobalUnavailableResponse;

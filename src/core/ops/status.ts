@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isLoopxError, LoopxError } from '../errors';
 import { loadStatus, type StatusPayload } from '../readModel/statusPayload';
 import { statusQuotaSummaries } from '../readModel/statusQuota';
-import { agentIdArg, goalIdArg, limitArg } from './common';
+import { agentIdArg, goalIdArg, limitArg, optionalArg } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -14,11 +14,11 @@ import { defineOperation } from './operation';
 export const status = defineOperation({
   key: 'status',
   args: z.strictObject({
-    goalId: goalIdArg('only this goal').optional(),
-    agentId: agentIdArg(
-      'look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed',
-    ).optional(),
-    limit: limitArg('latest runs listed per goal (default 5)').optional(),
+    goalId: optionalArg(goalIdArg('only this goal')),
+    agentId: optionalArg(
+      agentIdArg('look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed'),
+    ),
+    limit: optionalArg(limitArg('latest runs listed per goal (default 5)')),
   }),
   run: async (args, env): Promise<StatusPayload> => {
     // loadStatus reads the registry itself (through its per-call cache) and says when it is missing.

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './common/disposable';
 import { ActivationTimings } from './common/timings';
-import { CONTEXT_KEYS, VIEW_IDS } from './constants';
+import { CONTEXT_KEYS, VIEW_IDS } from './core/commands/ids';
 import { agentOnboardCommand } from './commands/agentOnboard';
 import { configureGoalCommand } from './commands/configureGoal';
 import { createGoal } from './commands/createGoal';

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import type { z } from 'zod';
 import { LoopxError } from '../core/errors';
-import { argumentFields, parseDecimal, type ArgumentField } from '../core/ops/fields';
+import { parseDecimal } from '../core/numbers';
+import { argumentFields, type ArgumentField } from '../core/ops/fields';
 import type { Operation, OperationOutput } from '../core/ops/operation';
 
 /**
@@ -69,15 +70,9 @@ function listItem(field: ArgumentField, value: string): unknown {
   return value;
 }
 
+/** Strictly decimal; the schema checks the range afterwards and names the option if it is off. */
 function number(field: ArgumentField, text: string): number {
-  const value = parseDecimal(text.trim() === text ? text : '');
-  if (value === null || (field.integer && !Number.isInteger(value))) {
-    const what = field.integer ? 'a whole number' : 'a decimal number';
-    throw new LoopxError('usage', `${field.flag} must be ${what} such as 3; got ${JSON.stringify(text)}`, {
-      option: field.flag,
-    });
-  }
-  return value;
+  return parseDecimal(text, field.flag, { integer: field.integer });
 }
 
 /** Turns the library's `invalid_argument` into the CLI's usage error, naming the option rather than the field. */

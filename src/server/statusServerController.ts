@@ -11,14 +11,15 @@ import {
   STATUS_PATH,
   type ListeningStatusServer,
 } from '../core/server/statusServer';
+import { SETTINGS } from '../core/commands/ids';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 
 /** Settings of the status server (`loopx.statusServer.*`). */
 export const STATUS_SERVER_SETTINGS = {
-  section: 'loopx',
-  enabled: 'statusServer.enabled',
-  port: 'statusServer.port',
-  requireToken: 'statusServer.requireToken',
+  section: SETTINGS.section,
+  enabled: SETTINGS.statusServerEnabled,
+  port: SETTINGS.statusServerPort,
+  requireToken: SETTINGS.statusServerRequireToken,
 } as const;
 
 /**

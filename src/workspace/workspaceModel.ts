@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
-import { SETTINGS } from '../constants';
+import { SETTINGS } from '../core/commands/ids';
 import { clockFromEnv } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import type { GoalQuotaSummary } from '../core/quota/decision';

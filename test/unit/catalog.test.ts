@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS, cliCommands, paletteCommandId, paletteCommands } from '../../src/core/commands/catalog';
-import { manifestCommands } from '../../src/core/commands/manifest';
+import { manifestCommands, manifestMenus } from '../../src/core/commands/manifest';
 import { buildProgram } from '../../src/cli/program';
 import { fixedClock } from '../../src/core/clock';
 import type { Command } from 'commander';
+import { EXTENSION_ID, SETTINGS, VIEW_CONTAINER_ID, VIEW_IDS } from '../../src/core/commands/ids';
+import { LOOPX_EXTENSION_ID } from '../../src/api/types';
 
 const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -38,6 +40,12 @@ describe('command catalog', () => {
 
   it('matches package.json contributes.commands exactly (run `npm run sync:manifest` to fix)', () => {
     assert.deepEqual(manifest.contributes.commands, manifestCommands());
+  });
+
+  it('generates contributes.menus from the placements in the catalog (run `npm run sync:manifest` to fix)', () => {
+    assert.deepEqual(manifest.contributes.menus, manifestMenus());
+    const goalItems = manifestMenus()['view/item/context'].filter((item) => item.when.includes('/^goal\\./'));
+    assert.ok(goalItems.some((item) => item.command === 'loopx.turnLoop' && item.when.endsWith('isWorkspaceTrusted')));
   });
 
   it('matches the CLI program command for command', () => {
@@ -76,5 +84,32 @@ describe('command catalog', () => {
         assert.ok(known.has(match[1] ?? ''), `welcome view references unknown ${match[1]}`);
       }
     }
+  });
+
+  it('shares its ids with the manifest: extension, views and settings', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      name: string;
+      publisher: string;
+      contributes: {
+        viewsContainers: { activitybar: { id: string }[] };
+        views: Record<string, { id: string }[]>;
+        configuration: { properties: Record<string, unknown> };
+      };
+    };
+    assert.equal(EXTENSION_ID, `${pkg.publisher}.${pkg.name}`);
+    assert.equal(LOOPX_EXTENSION_ID, EXTENSION_ID);
+    assert.deepEqual(
+      pkg.contributes.viewsContainers.activitybar.map((c) => c.id),
+      [VIEW_CONTAINER_ID],
+    );
+    assert.deepEqual(
+      (pkg.contributes.views[VIEW_CONTAINER_ID] ?? []).map((v) => v.id),
+      Object.values(VIEW_IDS),
+    );
+    const settingKeys = Object.entries(SETTINGS)
+      .filter(([name]) => name !== 'section')
+      .map(([, key]) => `${SETTINGS.section}.${key}`)
+      .sort();
+    assert.deepEqual(Object.keys(pkg.contributes.configuration.properties).sort(), settingKeys);
   });
 });

@@ -7,6 +7,7 @@ import { markdownTable } from '../output';
 import type { CliHandler } from './index';
 import { collect, usage } from './registerAgent';
 import { cliHomeDir } from './registry';
+import { numericOption } from '../numbers';
 
 /** `loopx configure-goal`: preview, or with --execute write, a goal's quota, agents, write scope and spawn policy. */
 export const configureGoalCommand: CliHandler = {
@@ -39,12 +40,13 @@ export const configureGoalCommand: CliHandler = {
     const goalId = usage(() => checkGoalIdSegment(String(options['goalId'])));
     const changes = usage(() =>
       parseGoalConfigChanges({
-        quotaCompute: options['quotaCompute'] as string | undefined,
-        quotaWindowHours: options['quotaWindowHours'] as string | undefined,
+        // Only the form is checked here; the library checks the ranges, with the original's messages.
+        quotaCompute: numericOption(options, 'quotaCompute', '--quota-compute', {}),
+        quotaWindowHours: numericOption(options, 'quotaWindowHours', '--quota-window-hours', {}),
         registeredAgents: options['registeredAgent'] as string[] | undefined,
         writeScope: options['writeScope'] as string[] | undefined,
         spawnAllowed: options['spawnAllowed'] as boolean | undefined,
-        maxChildren: options['maxChildren'] as string | undefined,
+        maxChildren: numericOption(options, 'maxChildren', '--max-children', { integer: true }),
         exploreHarness: options['exploreHarness'] as boolean | undefined,
         exploreHarnessProfile: options['exploreHarnessProfile'] as string | undefined,
       }),

@@ -16,6 +16,7 @@ import { markdownTable } from '../output';
 import type { CliHandler } from './index';
 import { collect } from './registerAgent';
 import { cliHomeDir } from './registry';
+import { numericOption } from '../numbers';
 
 /**
  * `loopx quota status|should-run|spend-slot|void-slot`: the quota guard and its settlement.
@@ -104,24 +105,6 @@ function turnOption(options: Record<string, unknown>): string | null {
   } catch (error) {
     throw asUsage(error);
   }
-}
-
-function numberOption(
-  options: Record<string, unknown>,
-  key: string,
-  flag: string,
-  integer: boolean,
-): number | undefined {
-  const raw = text(options, key);
-  if (raw === null) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
-    throw new LoopxError(
-      'usage',
-      `${flag} must be ${integer ? 'a whole number' : 'a number'} of at least 0, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return value;
 }
 
 async function decisionFor(
@@ -253,12 +236,11 @@ export const quotaSpendSlotCommand: CliHandler = {
         'usage',
         `--source must be one of ${SPEND_SOURCES.join(', ')}, got ${JSON.stringify(source)}`,
       );
-    const slots = numberOption(options, 'slots', '--slots', true) ?? 1;
-    if (slots < 1) throw new LoopxError('usage', '--slots must be at least 1');
+    const slots = numericOption(options, 'slots', '--slots', { integer: true, min: 1 }) ?? 1;
     const usage: TurnUsage = { estimated: options['usageEstimated'] === true };
-    const tokens = numberOption(options, 'tokens', '--tokens', true);
-    const cost = numberOption(options, 'costUsd', '--cost-usd', false);
-    const minutes = numberOption(options, 'turnMinutes', '--turn-minutes', false);
+    const tokens = numericOption(options, 'tokens', '--tokens', { integer: true, min: 0 });
+    const cost = numericOption(options, 'costUsd', '--cost-usd', { min: 0 });
+    const minutes = numericOption(options, 'turnMinutes', '--turn-minutes', { min: 0 });
     if (tokens !== undefined) usage.tokens = tokens;
     if (cost !== undefined) usage.cost_usd = cost;
     if (minutes !== undefined) usage.minutes = minutes;

@@ -11,6 +11,7 @@ import {
 import type { CliContext, CommandOutput } from '../context';
 import type { CliHandler } from './index';
 import { cliHomeDir } from './registry';
+import { numericOption } from '../numbers';
 
 export const STATUS_TOKEN_ENV = 'LOOPX_STATUS_TOKEN';
 
@@ -31,7 +32,7 @@ export const serveStatusCommand: CliHandler = {
       );
   },
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
-    const port = parsePort(options['port']);
+    const port = numericOption(options, 'port', '--port', { integer: true, min: 0, max: 65535 }) ?? DEFAULT_STATUS_PORT;
     const host = parseHost(options['host']);
     const useToken = options['token'] !== false;
     const envToken = ctx.env[STATUS_TOKEN_ENV];
@@ -132,14 +133,6 @@ function untilStopped(): Promise<string> {
     process.once('SIGINT', onInt);
     process.once('SIGTERM', onTerm);
   });
-}
-
-function parsePort(value: unknown): number {
-  if (value === undefined) return DEFAULT_STATUS_PORT;
-  const text = String(value);
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
-    throw new LoopxError('usage', `--port must be a whole number from 0 to 65535, got ${JSON.stringify(text)}`);
-  return Number(text);
 }
 
 function parseHost(value: unknown): LoopbackBindHost {

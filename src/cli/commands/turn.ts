@@ -19,6 +19,7 @@ import { markdownTable } from '../output';
 import type { CliHandler } from './index';
 import { collect } from './registerAgent';
 import { cliHomeDir } from './registry';
+import { numericOption } from '../numbers';
 
 /**
  * `loopx turn plan | run-once | loop | inspect-journal`: the LoopX-driven turn (spec §3.3–§3.9).
@@ -104,23 +105,6 @@ function failureKindOption(options: Record<string, unknown>): RecoveryKind | und
       `--validation-failure-kind must be one of ${RECOVERY_KINDS.join(', ')}, got ${JSON.stringify(raw)}`,
     );
   return raw as RecoveryKind;
-}
-
-function positiveInt(options: Record<string, unknown>, key: string, flag: string): number | undefined {
-  const raw = text(options, key);
-  if (raw === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(raw))
-    throw new LoopxError('usage', `${flag} must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-
-function nonNegative(options: Record<string, unknown>, key: string, flag: string): number | undefined {
-  const raw = text(options, key);
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0)
-    throw new LoopxError('usage', `${flag} must be a number of seconds of at least 0, got ${JSON.stringify(raw)}`);
-  return value;
 }
 
 /**
@@ -403,8 +387,8 @@ export const turnLoopCommand: CliHandler = {
           ...args,
           agentIds,
           env: ctx.env,
-          maxTurns: positiveInt(options, 'maxTurns', '--max-turns'),
-          cadenceSeconds: nonNegative(options, 'cadenceSeconds', '--cadence-seconds'),
+          maxTurns: numericOption(options, 'maxTurns', '--max-turns', { integer: true, min: 1 }),
+          cadenceSeconds: numericOption(options, 'cadenceSeconds', '--cadence-seconds', { min: 0 }),
           ...(failureKind !== undefined ? { validationFailureKind: failureKind } : {}),
           signal,
           onEvent: progressSink(ctx),

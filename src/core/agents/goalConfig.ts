@@ -6,6 +6,7 @@ import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList } from './identity';
 import { EXPLORE_HARNESS_PROFILES, normalizeExploreHarnessProfile, orchestrationSummary } from './orchestration';
+import { parseDecimal } from '../numbers';
 
 /**
  * `configure-goal`: changes a goal's quota, registered agents, write scope and spawn policy.
@@ -45,10 +46,11 @@ function invalid(message: string, field: string, value: unknown): LoopxError {
   return new LoopxError('invalid_argument', message, { field, value });
 }
 
+/** Text is read strictly (plain decimal); a number is taken as given, with -0 made 0 so it reads back equal. */
 function parseNumber(value: string | number, flag: string): number {
-  const parsed = typeof value === 'number' ? value : value.trim() === '' ? Number.NaN : Number(value.trim());
+  const parsed = typeof value === 'number' ? value : parseDecimal(value, flag, {}, 'invalid_argument');
   if (!Number.isFinite(parsed)) throw invalid(`${flag} must be a number, got '${String(value)}'`, flag, value);
-  return parsed;
+  return parsed === 0 ? 0 : parsed;
 }
 
 /**
@@ -131,8 +133,8 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
   }
   if (input.spawnAllowed !== undefined) changes.spawnAllowed = input.spawnAllowed;
   if (input.maxChildren !== undefined) {
-    const text = String(input.maxChildren).trim();
-    if (!/^\d+$/.test(text))
+    const text = String(input.maxChildren);
+    if (!/^(0|[1-9][0-9]*)$/.test(text) || !Number.isSafeInteger(Number(text)))
       throw invalid(
         `--max-children must be a whole number greater than or equal to 0, got '${String(input.maxChildren)}'`,
         '--max-children',

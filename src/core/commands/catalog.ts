@@ -22,6 +22,32 @@ export const HelpGroup = z.enum([
 ]);
 export type HelpGroup = z.infer<typeof HelpGroup>;
 
+/**
+ * Where a command appears besides the palette. `on` names a view's title bar or a kind of tree
+ * node (its `contextValue` starts with the kind and a dot); `group` is VS Code's menu group, with
+ * `inline` for the row's buttons.
+ */
+export const MenuTarget = z.enum([
+  'goalsTitle',
+  'agentsTitle',
+  'viewsTitle',
+  'goal',
+  'todo',
+  'gate',
+  'warning',
+  'agent',
+  'run',
+]);
+export type MenuTarget = z.infer<typeof MenuTarget>;
+
+export const MenuPlacement = z.object({
+  on: MenuTarget,
+  group: z.string().min(1),
+  /** Only offered in a trusted workspace (the command itself still checks). */
+  trustedOnly: z.boolean().optional(),
+});
+export type MenuPlacement = z.infer<typeof MenuPlacement>;
+
 export const CommandSpec = z.object({
   /** Stable key, also the suffix of the palette command id (`loopx.<key>`). */
   key: z.string().regex(/^[a-z][A-Za-z0-9]*$/),
@@ -43,6 +69,7 @@ export const CommandSpec = z.object({
   group: HelpGroup,
   /** Codicon for menus and tree inline actions. */
   icon: z.string().optional(),
+  menus: z.array(MenuPlacement).optional(),
 });
 export type CommandSpec = z.infer<typeof CommandSpec>;
 
@@ -67,6 +94,7 @@ const catalog = [
     mutation: 'read_only',
     group: 'Editor',
     icon: 'refresh',
+    menus: [{ on: 'viewsTitle', group: 'navigation@9' }],
   },
   {
     key: 'showLog',
@@ -78,6 +106,7 @@ const catalog = [
     mutation: 'read_only',
     group: 'Editor',
     icon: 'output',
+    menus: [{ on: 'viewsTitle', group: '9_log' }],
   },
   {
     key: 'validateRegistry',
@@ -89,6 +118,7 @@ const catalog = [
     mutation: 'read_only',
     group: 'Inspect',
     icon: 'checklist',
+    menus: [{ on: 'goalsTitle', group: '2_inspect' }],
   },
   {
     key: 'registryPrivacy',
@@ -131,6 +161,7 @@ const catalog = [
     mutation: 'writes',
     group: 'Set up',
     icon: 'add',
+    menus: [{ on: 'goalsTitle', group: 'navigation@1' }],
   },
   {
     key: 'agentOnboard',
@@ -154,6 +185,10 @@ const catalog = [
     mutation: 'writes_after_preview',
     group: 'Agents',
     icon: 'person-add',
+    menus: [
+      { on: 'agentsTitle', group: 'navigation@1' },
+      { on: 'goal', group: '1_agents' },
+    ],
   },
   {
     key: 'configureGoal',
@@ -165,6 +200,10 @@ const catalog = [
     mutation: 'writes_after_preview',
     group: 'Goals and todos',
     icon: 'settings-gear',
+    menus: [
+      { on: 'goal', group: 'inline@2' },
+      { on: 'goal', group: '2_configure' },
+    ],
   },
   {
     key: 'archiveRuntime',
@@ -187,6 +226,10 @@ const catalog = [
     mutation: 'writes',
     group: 'Goals and todos',
     icon: 'add',
+    menus: [
+      { on: 'goal', group: 'inline@1' },
+      { on: 'goal', group: '0_todos@1' },
+    ],
   },
   {
     key: 'todoList',
@@ -198,6 +241,7 @@ const catalog = [
     mutation: 'read_only',
     group: 'Goals and todos',
     icon: 'checklist',
+    menus: [{ on: 'goal', group: '0_todos@2' }],
   },
   {
     key: 'todoClaim',
@@ -261,6 +305,7 @@ const catalog = [
     mutation: 'read_only',
     group: 'Inspect',
     icon: 'pulse',
+    menus: [{ on: 'goalsTitle', group: 'navigation@2' }],
   },
   {
     key: 'globalSummary',
@@ -336,6 +381,7 @@ const catalog = [
     mutation: 'writes',
     group: 'Goals and todos',
     icon: 'sync',
+    menus: [{ on: 'goal', group: '1_state@1' }],
   },
   {
     key: 'heartbeatPrompt',
@@ -358,6 +404,7 @@ const catalog = [
     mutation: 'read_only',
     group: 'Quota and turns',
     icon: 'dashboard',
+    menus: [{ on: 'goal', group: '1_state@2' }],
   },
   {
     key: 'quotaShouldRun',
@@ -411,6 +458,7 @@ const catalog = [
     mutation: 'writes_after_preview',
     group: 'Quota and turns',
     icon: 'debug-step-over',
+    menus: [{ on: 'goal', group: '0_run@1' }],
   },
   {
     key: 'turnLoop',
@@ -423,6 +471,10 @@ const catalog = [
     mutation: 'writes',
     group: 'Quota and turns',
     icon: 'play',
+    menus: [
+      { on: 'goal', group: 'inline@0', trustedOnly: true },
+      { on: 'goal', group: '0_run@2' },
+    ],
   },
   {
     key: 'turnInspectJournal',

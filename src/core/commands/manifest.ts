@@ -1,4 +1,5 @@
-import { paletteCommandId, paletteCommands } from './catalog';
+import { VIEW_IDS } from './ids';
+import { paletteCommandId, paletteCommands, type MenuTarget } from './catalog';
 
 export interface ManifestCommand {
   command: string;
@@ -15,4 +16,39 @@ export function manifestCommands(): ManifestCommand[] {
     category: 'LoopX',
     ...(spec.icon ? { icon: `$(${spec.icon})` } : {}),
   }));
+}
+
+export interface ManifestMenuItem {
+  command: string;
+  when: string;
+  group: string;
+}
+
+/** The view and `contextValue` prefix of each menu target; tree items set `contextValue` to `<kind>.<state>`. */
+const TARGETS: Record<MenuTarget, { menu: 'view/title' | 'view/item/context'; when: string }> = {
+  goalsTitle: { menu: 'view/title', when: `view == ${VIEW_IDS.goals}` },
+  agentsTitle: { menu: 'view/title', when: `view == ${VIEW_IDS.agents}` },
+  viewsTitle: { menu: 'view/title', when: `view == ${VIEW_IDS.goals} || view == ${VIEW_IDS.agents}` },
+  goal: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^goal\\./` },
+  todo: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^todo\\./` },
+  gate: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^gate\\./` },
+  warning: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^warning\\./` },
+  run: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^run\\./` },
+  agent: { menu: 'view/item/context', when: `view == ${VIEW_IDS.agents} && viewItem =~ /^agent/` },
+};
+
+/** `contributes.menus` for the views, from the catalog's placements, in catalog order. */
+export function manifestMenus(): Record<'view/title' | 'view/item/context', ManifestMenuItem[]> {
+  const menus: Record<'view/title' | 'view/item/context', ManifestMenuItem[]> = {
+    'view/title': [],
+    'view/item/context': [],
+  };
+  for (const spec of paletteCommands()) {
+    for (const placement of spec.menus ?? []) {
+      const target = TARGETS[placement.on];
+      const when = placement.trustedOnly ? `${target.when} && isWorkspaceTrusted` : target.when;
+      menus[target.menu].push({ command: paletteCommandId(spec), when, group: placement.group });
+    }
+  }
+  return menus;
 }

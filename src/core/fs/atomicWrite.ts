@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { assertInside } from './contain';
 
 export interface AtomicWriteOptions {
   /** Permission bits for a NEW file (an existing file keeps its own bits). Default: 0o666 minus the umask. */
@@ -10,6 +11,20 @@ export interface AtomicWriteOptions {
    * files into one folder passes false and calls {@link fsyncDirectory} once after the last.
    */
   syncDirectory?: boolean;
+  /**
+   * The folders the write may land in once every symlink is resolved (the project root for
+   * project files, the runtime root for runtime files). Default: the target's own folder, so a
+   * symlinked file is written through only when its target sits next to it.
+   */
+  within?: string | readonly string[];
+}
+
+/**
+ * The real file a write replaces: a symlinked target is written through (the link stays a link and
+ * its target gets the new content) after checking that the target stays inside the allowed roots.
+ */
+export function resolveWriteTarget(target: string, options: AtomicWriteOptions = {}): string {
+  return assertInside(options.within ?? path.dirname(path.resolve(target)), target);
 }
 
 /** The JSON text LoopX writes: 2-space indent, key order as given, non-ASCII kept, trailing newline. */
@@ -52,13 +67,15 @@ export function fsyncDirectory(dir: string): void {
 /**
  * Replaces `target` with `data` so that readers (and a crash at any point) see either the complete
  * old content or the complete new content: write a temp file in the same folder, fsync, rename.
- * The temp file is removed whatever happens.
+ * The temp file is removed whatever happens. A symlinked target is written through (see
+ * {@link resolveWriteTarget}); the temp file goes next to the real file so the rename stays atomic.
  */
 export async function writeFileAtomic(
   target: string,
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
+  target = resolveWriteTarget(target, options);
   const dir = path.dirname(target);
   await fs.promises.mkdir(dir, { recursive: true });
   const mode = existingMode(target) ?? options.mode;
@@ -83,6 +100,7 @@ export async function writeFileAtomic(
 
 /** Synchronous twin of {@link writeFileAtomic}, for code that cannot await (e.g. process exit hooks). */
 export function writeFileAtomicSync(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  target = resolveWriteTarget(target, options);
   const dir = path.dirname(target);
   fs.mkdirSync(dir, { recursive: true });
   const mode = existingMode(target) ?? options.mode;

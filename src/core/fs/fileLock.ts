@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { systemClock, isoSeconds, type Clock } from '../clock';
 import { LoopxError } from '../errors';
+import { assertInside } from './contain';
 
 /**
  * Cross-process exclusive lock on a target file X.
@@ -672,7 +673,9 @@ function timeoutError(r: Resolved, holder: LockHolder | null, startedAt: Date, w
   const incidentsPath = `${r.target}${INCIDENTS_SUFFIX}`;
   let incidentRecorded = false;
   try {
-    fs.appendFileSync(incidentsPath, `${JSON.stringify(incident)}\n`, { mode: 0o600 });
+    // A symlinked incidents file must not carry the append out of the target's folder.
+    const real = assertInside(path.dirname(r.target), incidentsPath, 'append to');
+    fs.appendFileSync(real, `${JSON.stringify(incident)}\n`, { mode: 0o600 });
     incidentRecorded = true;
   } catch {
     // The structured error below still tells the operator everything.

@@ -117,14 +117,3 @@ export function argumentFields(schema: z.ZodObject): ArgumentField[] {
     };
   });
 }
-
-/**
- * Parses a number the way a person types it: decimal digits with an optional sign and fraction.
- * Hex, octal, exponents, `-0`, blanks and `Infinity` are refused (`Number()` accepts all of them).
- */
-export function parseDecimal(text: string): number | null {
-  if (!/^-?(0|[1-9]\d*)(\.\d+)?$/.test(text)) return null;
-  const value = Number(text);
-  if (!Number.isFinite(value) || Object.is(value, -0) || (value === 0 && text.startsWith('-'))) return null;
-  return value;
-}

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { writeJsonAtomic } from '../fs/atomicWrite';
+import { mkdirInside } from '../fs/contain';
 import { withFileLock } from '../fs/fileLock';
 import { readJsonFile } from '../fs/jsonFile';
 import { parseIsoInstant } from '../projection/time';
@@ -180,7 +181,7 @@ async function saveReservations(
   ].slice(-RECLAIMED_MEMORY);
   const next: ReservationsFile = { ...snapshot.file, reservations: live };
   if (reclaimed.length > 0) next.reclaimed = reclaimed;
-  await writeJsonAtomic(reservationsPath(goal), next);
+  await writeJsonAtomic(reservationsPath(goal), next, { within: goal.runtimeRoot });
 }
 
 async function underQuotaLock<T>(
@@ -190,7 +191,7 @@ async function underQuotaLock<T>(
   lock: QuotaLockOptions | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
-  await fs.promises.mkdir(goal.goalRuntimeDir, { recursive: true });
+  await mkdirInside(goal.runtimeRoot, goal.goalRuntimeDir);
   const options: Parameters<typeof withFileLock>[1] = { operation, clock };
   if (lock?.agentId !== undefined) options.agentId = lock.agentId;
   if (lock?.timeoutMs !== undefined) options.timeoutMs = lock.timeoutMs;

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { isoSeconds, type Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { writeFileAtomic } from '../fs/atomicWrite';
+import { resolveWriteTarget, writeFileAtomic } from '../fs/atomicWrite';
+import { mkdirInside } from '../fs/contain';
 import { withFileLock } from '../fs/fileLock';
 import { checkNewGoalId, slugify } from './goalId';
 import { defaultStateFile, PROJECT_REGISTRY_RELATIVE_PATH, resolveRuntimeRoot } from './locate';
@@ -203,7 +204,7 @@ async function writeStateFile(
   content: string,
   force: boolean,
   now: Date,
-  options: Pick<BootstrapOptions, 'clock' | 'agentId' | 'env'>,
+  options: Pick<BootstrapOptions, 'clock' | 'agentId' | 'env' | 'projectDir'>,
 ): Promise<BootstrapAction> {
   const lockOptions = {
     operation: 'bootstrap',
@@ -211,16 +212,19 @@ async function writeStateFile(
     ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
     ...(options.env ? { env: options.env } : {}),
   };
-  await fs.promises.mkdir(path.dirname(stateFileAbs), { recursive: true });
+  // The project is the only place bootstrap writes a state file, through symlinks or not.
+  const within = options.projectDir;
+  resolveWriteTarget(stateFileAbs, { within });
+  await mkdirInside(within, path.dirname(stateFileAbs));
   return withFileLock(stateFileAbs, lockOptions, async (): Promise<BootstrapAction> => {
     if (!fs.existsSync(stateFileAbs)) {
-      await writeFileAtomic(stateFileAbs, content);
+      await writeFileAtomic(stateFileAbs, content, { within });
       return { action: 'wrote_state_file', path: stateFileAbs };
     }
     if (!force) return { action: 'kept_existing_state_file', path: stateFileAbs };
     const backupPath = `${stateFileAbs}.${compactStamp(now)}.bak`;
     await fs.promises.copyFile(stateFileAbs, backupPath, fs.constants.COPYFILE_EXCL);
-    await writeFileAtomic(stateFileAbs, content);
+    await writeFileAtomic(stateFileAbs, content, { within });
     return { action: 'replaced_state_file', path: stateFileAbs, backup_path: backupPath };
   });
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { isoSeconds, type Clock } from '../clock';
-import { writeJsonAtomic } from '../fs/atomicWrite';
+import { resolveWriteTarget, writeJsonAtomic } from '../fs/atomicWrite';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { readRegistry } from './read';
 import { REGISTRY_SCHEMA_VERSION } from './schema';
@@ -44,6 +45,16 @@ export interface RegistryUpdateResult<T> {
  * `mutate` runs while the lock is held, so side effects that must stay consistent with the
  * registry (creating a goal's state file, for instance) belong inside it.
  */
+/**
+ * Where a registry may be written once symlinks are resolved: its project (the parent of a
+ * `.loopx` folder), else its own folder. Taken from the path as given, not as resolved, so a
+ * registry symlinked out of the project is refused rather than followed.
+ */
+export function registryWriteRoot(registryPath: string): string {
+  const folder = path.dirname(path.resolve(registryPath));
+  return path.basename(folder) === '.loopx' ? path.dirname(folder) : folder;
+}
+
 export async function updateRegistry<T>(
   registryPath: string,
   mutate: (registry: Record<string, unknown>, context: RegistryMutationContext) => T | Promise<T>,
@@ -57,6 +68,9 @@ export async function updateRegistry<T>(
   };
   if (options.agentId !== undefined) lockOptions.agentId = options.agentId;
   if (options.env !== undefined) lockOptions.env = options.env;
+  const within = registryWriteRoot(registryPath);
+  // Refused before the lock, so a registry symlinked out of the project gets no lock file beside its target either.
+  resolveWriteTarget(registryPath, { within });
   return withFileLock(registryPath, lockOptions, async () => {
     const existed = fs.existsSync(registryPath);
     const registry = await readRegistry(registryPath);
@@ -65,7 +79,7 @@ export async function updateRegistry<T>(
     if (JSON.stringify(registry) === before) return { changed: false, created: false, registry, value };
     if (registry['schema_version'] === undefined) registry['schema_version'] = REGISTRY_SCHEMA_VERSION;
     registry['updated_at'] = isoSeconds(options.clock.now());
-    await writeJsonAtomic(registryPath, registry);
+    await writeJsonAtomic(registryPath, registry, { within });
     return { changed: true, created: !existed, registry, value };
   });
 }

@@ -19,6 +19,14 @@ export function validateGoalId(raw: string): string {
   return checkGoalIdSegment(raw);
 }
 
+/**
+ * The runtime root a goal runtime folder (`<rt>/goals/<id>`) belongs to: the root its writes must
+ * stay inside, so a goal folder symlinked out of the runtime root is refused.
+ */
+export function runtimeRootOfGoalDir(goalDir: string): string {
+  return path.dirname(path.dirname(path.resolve(goalDir)));
+}
+
 export function runtimeGoalsRoot(runtimeRoot: string): string {
   return path.join(runtimeRoot, GOALS_DIR);
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { fsyncDirectory, writeFileAtomic, writeJsonAtomic } from '../fs/atomicWrite';
+import { assertInside, mkdirInside } from '../fs/contain';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { parseIsoInstant } from '../projection/time';
 import { goalRunsDir, RUN_INDEX_FILE, validateGoalId } from './layout';
@@ -238,7 +239,9 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
     };
   }
 
-  await fs.promises.mkdir(runsDir, { recursive: true });
+  // The runs folder, the artifacts and the index stay inside the runtime root, whatever symlinks lie on the way.
+  await mkdirInside(options.runtimeRoot, runsDir);
+  assertInside(options.runtimeRoot, indexFile, 'append to');
   return withFileLock(
     indexFile,
     { operation: 'append_run', ...options.lock, clock: options.lock?.clock ?? options.clock },
@@ -247,11 +250,11 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
       const row = buildRow(record, goalId, pair, options);
       try {
         // Both files are fsynced; their folder once, after the second rename, before the index line names them.
-        await writeJsonAtomic(pair.jsonPath, record, { syncDirectory: false });
+        await writeJsonAtomic(pair.jsonPath, record, { syncDirectory: false, within: options.runtimeRoot });
         await writeFileAtomic(
           pair.markdownPath,
           options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`,
-          { syncDirectory: false },
+          { syncDirectory: false, within: options.runtimeRoot },
         );
         fsyncDirectory(runsDir);
       } catch (error) {
@@ -260,7 +263,7 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
         await fs.promises.rm(pair.jsonPath, { force: true });
         throw error;
       }
-      await appendIndexLine(indexFile, JSON.stringify(row));
+      await appendIndexLine(assertInside(options.runtimeRoot, indexFile, 'append to'), JSON.stringify(row));
       return {
         appended: true,
         dry_run: false,

@@ -19,28 +19,38 @@ export function isLoopbackHostname(hostname: string): boolean {
 }
 
 /**
- * Whether a `Host` header names a loopback host (with or without a port). A missing header fails:
- * every HTTP/1.1 client sends one, and a rebinding page cannot send a loopback one.
+ * Host and origin spellings accepted, exactly: a URL parser would also turn `127.1`, `0x7f.0.0.1`,
+ * `2130706433` or `[0:0::1]` into loopback, and none of them is what a dashboard sends.
  */
-export function hostHeaderIsLoopback(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host.trim());
-  if (!match?.[1]) return false;
-  return isLoopbackHostname(match[1]);
+const LOOPBACK_AUTHORITY = /^(127\.0\.0\.1|localhost|\[::1\])(?::([1-9][0-9]{0,4}))?$/i;
+
+/** The port of an authority that names a loopback host exactly: null when there is none, false when it is not one. */
+function loopbackAuthorityPort(authority: string): number | null | false {
+  const match = LOOPBACK_AUTHORITY.exec(authority);
+  if (match === null) return false;
+  if (match[2] === undefined) return null;
+  const port = Number(match[2]);
+  return port <= 65535 ? port : false;
 }
 
-/** The origin when it is an http(s) URL on a loopback host (case H1), else null. */
+/**
+ * Whether a `Host` header names a loopback host (with or without a port; with `expectedPort`, a
+ * port given must be that one). A missing header fails: every HTTP/1.1 client sends one, and a
+ * rebinding page cannot send a loopback one.
+ */
+export function hostHeaderIsLoopback(host: string | undefined, expectedPort?: number): boolean {
+  if (host === undefined) return false;
+  const port = loopbackAuthorityPort(host.trim());
+  if (port === false) return false;
+  return port === null || expectedPort === undefined || port === expectedPort;
+}
+
+/** The origin when it is `http(s)://` plus one of the accepted loopback spellings and an optional port, else null. */
 export function loopbackOrigin(origin: string | undefined): string | null {
-  if (origin === undefined || origin === '' || origin === 'null') return null;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username !== '' || url.password !== '') return null;
-  return isLoopbackHostname(url.hostname) ? origin : null;
+  if (origin === undefined) return null;
+  const match = /^https?:\/\/([^/?#]*)$/i.exec(origin);
+  if (match?.[1] === undefined) return null;
+  return loopbackAuthorityPort(match[1]) === false ? null : origin;
 }
 
 export const CORS_ALLOW_METHODS = 'GET, HEAD, OPTIONS';

@@ -200,10 +200,13 @@ export class StatusServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const origin = req.headers.origin;
-    if (!hostHeaderIsLoopback(req.headers.host)) {
+    const listening = this.server.address();
+    const port = listening !== null && typeof listening === 'object' ? listening.port : undefined;
+    if (!hostHeaderIsLoopback(req.headers.host, port)) {
       this.sendJson(req, res, 403, {
         ok: false,
-        error: 'the Host header must name a loopback host (127.0.0.1, localhost or [::1])',
+        error:
+          "the Host header must name a loopback host (127.0.0.1, localhost or [::1]) and, if it has a port, this server's port",
       });
       return;
     }

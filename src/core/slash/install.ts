@@ -3,12 +3,15 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { LoopxError } from '../errors';
 import { writeFileAtomic } from '../fs/atomicWrite';
+import { assertInside } from '../fs/contain';
 import { slashCommandEntries, type SlashCommandEntry } from './catalog';
 
 /**
  * Installs the `/loopx` prompt files of terminal agents into a project, so an agent there can call
  * our CLI. Every file we write carries MANAGED_MARKER; a file without it belongs to the user and is
- * never overwritten or removed (`skipped_user_file`).
+ * never overwritten or removed (`skipped_user_file`). Nothing is written or removed through a
+ * symlink that leads outside the folder being installed into: every path is checked before the
+ * first change, so a refused install or uninstall changes nothing.
  *
  * Where each surface reads project-level prompts (from each tool's documentation):
  *   - claude-code: `.claude/commands/<name>.md`, one slash command per file, `$ARGUMENTS` substituted;
@@ -230,16 +233,22 @@ export interface SlashInstallOptions {
 export async function installSlashCommands(options: SlashInstallOptions): Promise<SlashInstallResult> {
   const dryRun = options.dryRun ?? false;
   const files: InstallFileResult[] = [];
+  const steps: { planned: PlannedFile; target: string; status: InstallFileStatus }[] = [];
   for (const planned of plannedSlashFiles(options.surfaces)) {
     const target = path.join(options.projectRoot, ...planned.relativePath.split('/'));
+    // Before reading it too: a link out of the folder is refused, never read or followed.
+    assertInside(options.projectRoot, target);
     const existing = await readIfExists(target);
     let status: InstallFileStatus;
     if (existing === null) status = 'created';
     else if (!existing.includes(MANAGED_MARKER)) status = 'skipped_user_file';
     else if (existing === planned.content) status = 'unchanged';
     else status = 'updated';
+    steps.push({ planned, target, status });
+  }
+  for (const { planned, target, status } of steps) {
     const write = !dryRun && (status === 'created' || status === 'updated');
-    if (write) await writeFileAtomic(target, planned.content);
+    if (write) await writeFileAtomic(target, planned.content, { within: options.projectRoot });
     files.push({
       surface: planned.surface,
       path: planned.relativePath,
@@ -287,21 +296,27 @@ async function managedCandidates(
 export async function uninstallSlashCommands(options: SlashInstallOptions): Promise<SlashInstallResult> {
   const dryRun = options.dryRun ?? false;
   const files: InstallFileResult[] = [];
+  const steps: { surface: SlashSurface; candidate: { relativePath: string; commands: string[] }; target: string }[] =
+    [];
   for (const surface of options.surfaces) {
     for (const candidate of await managedCandidates(options.projectRoot, surface)) {
       const target = path.join(options.projectRoot, ...candidate.relativePath.split('/'));
-      const existing = await readIfExists(target);
-      const status: InstallFileStatus =
-        existing === null ? 'absent' : existing.includes(MANAGED_MARKER) ? 'removed' : 'skipped_user_file';
-      // Older files of ours that are gone or belong to the user are not worth a line.
-      if (candidate.commands.length === 0 && status !== 'removed') continue;
-      const remove = !dryRun && status === 'removed';
-      if (remove) {
-        await fs.promises.rm(target, { force: true });
-        if (surface === 'codex') await fs.promises.rmdir(path.dirname(target)).catch(() => undefined);
-      }
-      files.push({ surface, path: candidate.relativePath, commands: candidate.commands, status, written: remove });
+      assertInside(options.projectRoot, target, 'remove');
+      steps.push({ surface, candidate, target });
     }
+  }
+  for (const { surface, candidate, target } of steps) {
+    const existing = await readIfExists(target);
+    const status: InstallFileStatus =
+      existing === null ? 'absent' : existing.includes(MANAGED_MARKER) ? 'removed' : 'skipped_user_file';
+    // Older files of ours that are gone or belong to the user are not worth a line.
+    if (candidate.commands.length === 0 && status !== 'removed') continue;
+    const remove = !dryRun && status === 'removed';
+    if (remove) {
+      await fs.promises.rm(target, { force: true });
+      if (surface === 'codex') await fs.promises.rmdir(path.dirname(target)).catch(() => undefined);
+    }
+    files.push({ surface, path: candidate.relativePath, commands: candidate.commands, status, written: remove });
   }
   return {
     ok: true,

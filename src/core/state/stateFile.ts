@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { LoopxError } from '../errors';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
-import { writeFileAtomic } from '../fs/atomicWrite';
+import { resolveWriteTarget, writeFileAtomic } from '../fs/atomicWrite';
 import { parseStateDocument, type StateDocument } from './document';
 
 /**
@@ -64,6 +65,11 @@ export interface ApplyStateEditOptions {
   /** The text the edit must apply to (e.g. what an editor showed); default: read the file now. */
   expectedText?: string;
   lock?: Omit<LockOptions, 'operation'>;
+  /**
+   * Where a symlinked state file may lead: default the folder the registry names for it; callers
+   * that know the goal's repo pass it too.
+   */
+  within?: readonly string[];
 }
 
 /**
@@ -79,6 +85,8 @@ export async function applyStateEdit<R extends StateEditOutcome>(
   const base = options.expectedText ?? (await readStateText(filePath));
   const result = edit(base);
   if (!result.changed || result.text === base) return { ...result, written: false };
+  const within = options.within ?? [path.dirname(path.resolve(filePath))];
+  resolveWriteTarget(filePath, { within });
   await withFileLock(filePath, { ...options.lock, operation: options.operation }, async () => {
     const current = await readStateText(filePath);
     if (current !== base) {
@@ -91,7 +99,7 @@ export async function applyStateEdit<R extends StateEditOutcome>(
         },
       );
     }
-    await writeFileAtomic(filePath, result.text);
+    await writeFileAtomic(filePath, result.text, { within });
   });
   return { ...result, written: true };
 }

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { LoopxError } from '../errors';
 import { writeJsonAtomic } from '../fs/atomicWrite';
+import { assertInside, mkdirInside } from '../fs/contain';
+import { runtimeRootOfGoalDir } from '../runtime/layout';
 import { readJsonFile } from '../fs/jsonFile';
 import { SettlementIdentitySchema } from '../quota/identity';
 import { HostResultSchema, TURN_KEY_PATTERN, TURN_PHASES, UsageSchema } from './contract';
@@ -203,7 +205,9 @@ export async function readJournal(file: string): Promise<TurnJournal | null> {
 export async function writeJournal(goalRuntimeDir: string, journal: TurnJournal): Promise<void> {
   const parsed = TurnJournalSchema.parse(journal);
   if (parsed.status === 'in_progress') await syncActiveMarker(goalRuntimeDir, parsed);
-  await writeJsonAtomic(journalPath(goalRuntimeDir, journal.turn_key), parsed);
+  await writeJsonAtomic(journalPath(goalRuntimeDir, journal.turn_key), parsed, {
+    within: runtimeRootOfGoalDir(goalRuntimeDir),
+  });
   if (parsed.status !== 'in_progress') await syncActiveMarker(goalRuntimeDir, parsed);
 }
 
@@ -239,10 +243,11 @@ export async function syncActiveMarker(goalRuntimeDir: string, journal: TurnJour
     return;
   }
   if (fs.existsSync(marker)) return;
-  await fs.promises.mkdir(path.dirname(marker), { recursive: true });
+  const root = runtimeRootOfGoalDir(goalRuntimeDir);
+  await mkdirInside(root, path.dirname(marker));
   // A hint, not a record (the journal is): a plain write is enough.
   await fs.promises.writeFile(
-    marker,
+    assertInside(root, marker),
     `${JSON.stringify({ turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id })}\n`,
   );
 }

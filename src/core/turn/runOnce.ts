@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { errorMessage, isLoopxError, LoopxError } from '../errors';
@@ -6,6 +5,7 @@ import { createAgentExecutor, executorTimeoutMs, type ExecutorConfig } from '../
 import type { AgentExecutor, ExecutorOutcome, OutcomeUsage } from '../executors/types';
 import { tryWithFileLock, withFileLock } from '../fs/fileLock';
 import { writeJsonAtomic } from '../fs/atomicWrite';
+import { mkdirInside } from '../fs/contain';
 import { SettlementIdentitySchema } from '../quota/identity';
 import type { TurnUsage } from '../quota/ledger';
 import {
@@ -370,7 +370,7 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
   }
 
   const dir = turnsDir(goal.goalRuntimeDir);
-  await fs.promises.mkdir(dir, { recursive: true });
+  await mkdirInside(goal.runtimeRoot, dir);
   const slot = await withTurnSlot(turnGoal, options, async () => {
     let journal: TurnJournal | null = null;
     let resumed = false;
@@ -926,7 +926,7 @@ class TurnTransaction {
 
   private async bindSession(sessionId: string): Promise<void> {
     const file = sessionBindingPath(this.turnGoal.goal, this.journal.agent_id, this.journal.todo_id);
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    await mkdirInside(this.turnGoal.goal.runtimeRoot, path.dirname(file));
     await writeJsonAtomic(file, {
       schema_version: SESSION_BINDING_SCHEMA,
       goal_id: this.journal.goal_id,

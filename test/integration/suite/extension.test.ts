@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { paletteCommandId, paletteCommands } from '../../../src/core/commands/catalog';
-import { EXTENSION_ID, VIEW_IDS } from '../../../src/constants';
+import { EXTENSION_ID, VIEW_IDS } from '../../../src/core/commands/ids';
 
 describe('LoopX extension in a real VS Code host', () => {
   let extension: vscode.Extension<unknown>;

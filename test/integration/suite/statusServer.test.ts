@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as vscode from 'vscode';
-import { EXTENSION_ID } from '../../../src/constants';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
 
 /** A port that is free right now on 127.0.0.1. */
 async function freePort(): Promise<number> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID } from '../../../src/constants';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
 
 interface GoalsApi {
   getGoals(): { goalId: string }[];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { EXTENSION_ID } from '../../../src/constants';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
 
 describe('LoopX installed from its .vsix', () => {
   it('is installed from the extensions folder, not from the working tree', () => {

@@ -140,6 +140,37 @@ describe('status server over HTTP (127.0.0.1)', function () {
     }
   });
 
+  it('refuses a Host port out of range or other than the listening one, and loopback spellings but the three', async () => {
+    const otherPort = server.port === 65535 ? 1 : server.port + 1;
+    for (const host of [
+      '127.0.0.1:99999',
+      '127.0.0.1:0',
+      `127.0.0.1:0${server.port}`,
+      `localhost:${otherPort}`,
+      `127.1:${server.port}`,
+      `0x7f.0.0.1:${server.port}`,
+      `2130706433:${server.port}`,
+      `[0:0::1]:${server.port}`,
+    ]) {
+      const answer = await request(server.port, '/healthz', { headers: { Host: host } });
+      assert.equal(answer.status, 403, host);
+    }
+    assert.equal((await request(server.port, '/healthz', { headers: { Host: '127.0.0.1' } })).status, 200);
+    for (const origin of [
+      'http://127.1',
+      'http://0x7f.0.0.1',
+      'http://2130706433',
+      'http://[0:0::1]',
+      'http://127.0.0.1:99999',
+    ]) {
+      const preflight = await request(server.port, '/status.json', { method: 'OPTIONS', headers: { Origin: origin } });
+      assert.equal(preflight.headers['access-control-allow-origin'], undefined, origin);
+      const page = await request(server.port, '/status.json', { headers: { ...auth(), Origin: origin } });
+      assert.equal(page.status, 403, origin);
+      assert.equal(page.headers['access-control-allow-origin'], undefined, origin);
+    }
+  });
+
   it('refuses forged Host headers (DNS rebinding) and browser pages from other origins', async () => {
     for (const host of [
       'evil.example',

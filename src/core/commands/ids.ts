@@ -1,4 +1,7 @@
-/** One place for the ids the manifest and the code share (views, context keys, settings). */
+/**
+ * One place for the ids the manifest and the code share: the extension, its views, context keys
+ * and settings. `package.json` is generated from or checked against these (test/unit/catalog.test.ts).
+ */
 export const EXTENSION_ID = 'loopx.loopx-vscode';
 export const VIEW_CONTAINER_ID = 'loopx';
 export const VIEW_IDS = {
@@ -12,7 +15,11 @@ export const CONTEXT_KEYS = {
   hasGoals: 'loopx.hasGoals',
 } as const;
 
+/** Settings under `loopx.*`. */
 export const SETTINGS = {
   section: 'loopx',
   registryPath: 'registryPath',
+  statusServerEnabled: 'statusServer.enabled',
+  statusServerPort: 'statusServer.port',
+  statusServerRequireToken: 'statusServer.requireToken',
 } as const;

@@ -39,7 +39,14 @@ export function operationCommand<S extends z.ZodObject, R extends OperationOutpu
           throw usageFromInvalidArgument(operation as unknown as Operation, error);
         throw error;
       }
-      return { ok: result.ok, json: result as unknown as Record<string, unknown>, markdown: render(result) };
+      // Rendered only when printed as Markdown: `--format json` (e.g. status over many goals) need not build it.
+      return {
+        ok: result.ok,
+        json: result as unknown as Record<string, unknown>,
+        get markdown() {
+          return render(result);
+        },
+      };
     },
   };
 }

@@ -1,13 +1,26 @@
 import * as vscode from 'vscode';
-import { COMMANDS, paletteCommandId } from '../core/commands/catalog';
+import { systemClock } from '../core/clock';
+import { showCommands } from '../core/ops/commands';
+import { runOperation } from '../core/ops/run';
+import { HOME_DIR } from './pickers';
 
-/** A quick pick over the whole catalog: palette commands run, CLI-only ones copy their CLI line. */
+/** A quick pick over the whole catalog (the `commands` operation): palette commands run, CLI-only ones copy their CLI line. */
 export async function showAllCommands(): Promise<void> {
-  const items = COMMANDS.map((spec) => ({
-    label: spec.title ? `LoopX: ${spec.title}` : `loopx ${spec.cli ?? ''}`,
-    description: [spec.cli ? `loopx ${spec.cli}` : null, spec.slash].filter(Boolean).join('  ·  '),
-    detail: `${spec.intent} (${spec.mutation.replace(/_/g, ' ')})`,
-    spec,
+  const { commands } = await runOperation(
+    showCommands,
+    {},
+    {
+      cwd: process.cwd(),
+      env: process.env,
+      clock: systemClock,
+      homeDir: HOME_DIR,
+    },
+  );
+  const items = commands.map((entry) => ({
+    label: entry.palette?.title ?? entry.cli ?? '',
+    description: [entry.cli, entry.slash].filter(Boolean).join('  ·  '),
+    detail: `${entry.intent} (${entry.mutation_policy.replace(/_/g, ' ')})`,
+    entry,
   }));
   const picked = await vscode.window.showQuickPick(items, {
     title: 'LoopX commands',
@@ -15,10 +28,10 @@ export async function showAllCommands(): Promise<void> {
     matchOnDetail: true,
   });
   if (!picked) return;
-  if (picked.spec.title) {
-    await vscode.commands.executeCommand(paletteCommandId(picked.spec));
-  } else if (picked.spec.cli) {
-    await vscode.env.clipboard.writeText(`loopx ${picked.spec.cli}`);
-    void vscode.window.showInformationMessage(`Copied "loopx ${picked.spec.cli}" to the clipboard.`);
+  if (picked.entry.palette) {
+    await vscode.commands.executeCommand(picked.entry.palette.command);
+  } else if (picked.entry.cli) {
+    await vscode.env.clipboard.writeText(picked.entry.cli);
+    void vscode.window.showInformationMessage(`Copied "${picked.entry.cli}" to the clipboard.`);
   }
 }

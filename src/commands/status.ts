@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
 import { clockFromEnv } from '../core/clock';
-import { redactCredentials } from '../core/privacy/scrub';
-import { goalQuotaSummary } from '../core/quota/decision';
+import { quotaStatus } from '../core/ops/quota';
+import { runOperation } from '../core/ops/run';
+import { status } from '../core/ops/status';
 import { statusMarkdown } from '../core/readModel/statusMarkdown';
-import { loadStatus } from '../core/readModel/statusPayload';
-import { statusQuotaSummaries } from '../core/readModel/statusQuota';
 import { refreshState } from '../core/refresh/refreshState';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { editorEnvironment } from './operationRunner';
 import { askText, Cancelled, confirm, HOME_DIR, pickGoal } from './pickers';
 
 async function showMarkdown(content: string): Promise<void> {
@@ -18,15 +18,9 @@ async function showMarkdown(content: string): Promise<void> {
 export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
   const snapshots = model.snapshots.filter((s) => s.ok);
   if (snapshots.length === 0) throw new Error('No LoopX registry in this workspace. Run "LoopX: Create Goal…" first.');
-  const clock = clockFromEnv();
   const parts: string[] = [];
   for (const snapshot of snapshots) {
-    const payload = await loadStatus({
-      registryPath: snapshot.registryPath,
-      homeDir: HOME_DIR,
-      quotaSummary: statusQuotaSummaries({ registryPath: snapshot.registryPath, clock, homeDir: HOME_DIR }),
-    });
-    parts.push(statusMarkdown(redactCredentials(payload)));
+    parts.push(statusMarkdown(await runOperation(status, {}, editorEnvironment(snapshot.registryPath))));
   }
   await showMarkdown(parts.join('\n\n---\n\n'));
 }
@@ -34,12 +28,7 @@ export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
 /** "LoopX: Show Quota" — the goal's quota window, spend and budgets. */
 export async function showQuotaCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const goal = await pickGoal(model, arg, 'Show the quota of which goal?');
-  const quota = await goalQuotaSummary({
-    registryPath: goal.registryPath,
-    goalId: goal.goalId,
-    clock: clockFromEnv(),
-    homeDir: HOME_DIR,
-  });
+  const quota = await runOperation(quotaStatus, { goalId: goal.goalId }, editorEnvironment(goal.registryPath));
   const lines = [
     `# Quota of ${goal.goalId}`,
     '',

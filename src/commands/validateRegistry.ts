@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import { validateRegistryFile } from '../core/registry/validate';
+import { validateRegistry } from '../core/ops/registry';
+import { runOperation } from '../core/ops/run';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
-import { HOME_DIR } from './pickers';
+import { editorEnvironment } from './operationRunner';
 
 /** "LoopX: Validate Registry" — `loopx registry` for each registry; problems go to the Problems panel. */
 export async function validateRegistries(
@@ -18,7 +19,7 @@ export async function validateRegistries(
     const uri = vscode.Uri.file(registryPath);
     let result;
     try {
-      result = await validateRegistryFile(registryPath, { homeDir: HOME_DIR });
+      result = await runOperation(validateRegistry, {}, editorEnvironment(registryPath));
     } catch (error) {
       problems += 1;
       diagnostics.set(uri, [errorDiagnostic((error as Error).message, 'registry_invalid')]);

@@ -1,13 +1,17 @@
-import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { clockFromEnv } from '../core/clock';
-import { errorMessage } from '../core/errors';
 import { globalMarkdown } from '../core/global/markdown';
 import type { GlobalCommand } from '../core/global/schemas';
-import { loadGlobalSnapshot } from '../core/global/snapshot';
-import { globalUnavailable, globalView } from '../core/global/views';
-import { registryProjectRoot } from '../core/registry/locate';
+import { globalGates, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
+import { runOperation } from '../core/ops/run';
+import { editorEnvironment } from '../commands/operationRunner';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
+
+const GLOBAL_OPERATIONS = {
+  'global-summary': globalSummary,
+  'global-gates': globalGates,
+  'global-todos': globalTodos,
+  'global-risks': globalRisks,
+} as const;
 
 /**
  * "LoopX: Global Summary / Gates / Todos / Risks": the global read model of every registry of the
@@ -18,22 +22,10 @@ export async function showGlobalView(model: WorkspaceModel, command: GlobalComma
     .filter((snapshot) => snapshot.ok && snapshot.exists)
     .map((snapshot) => snapshot.registryPath);
   if (registries.length === 0) throw new Error('No LoopX registry in this workspace. Run "LoopX: Create Goal…" first.');
-  const clock = clockFromEnv();
-  const homeDir = homedir();
+  const operation = GLOBAL_OPERATIONS[command];
   const parts: string[] = [];
   for (const registryPath of registries) {
-    let response;
-    try {
-      response = globalView(command, await loadGlobalSnapshot({ registryPath, homeDir, clock }));
-    } catch (error) {
-      response = globalUnavailable(command, errorMessage(error), {
-        projectRoots: [registryProjectRoot(registryPath)],
-        homeDir,
-        now: clock.now(),
-        registryPath,
-      });
-    }
-    parts.push(globalMarkdown(response));
+    parts.push(globalMarkdown(await runOperation(operation, {}, editorEnvironment(registryPath))));
   }
   const document = await vscode.workspace.openTextDocument({
     language: 'markdown',

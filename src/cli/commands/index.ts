@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliCommandKey } from '../../core/commands/catalog';
 import type { CliContext, CommandOutput, GlobalOptions } from '../context';
-import { showCommands } from './showCommands';
+import { showCommandsCommand } from './showCommands';
 import { agentOnboardCommand } from './agentOnboard';
 import { registerAgentCommand } from './registerAgent';
 import { configureGoalCommand } from './configureGoal';
@@ -45,7 +45,7 @@ export interface CliHandler {
 
 /** One handler per catalog entry with a CLI form; the type makes a missing one a compile error. */
 export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
-  showCommands: { run: () => showCommands() },
+  showCommands: showCommandsCommand,
   validateRegistry: validateRegistryCommand,
   createGoal: bootstrapCommand,
   registryPrivacy: registryPrivacyCommand,

@@ -1,44 +1,11 @@
-import type { Command } from 'commander';
-import {
-  inspectRegistryPrivacy,
-  type RegistryPrivacyFailure,
-  type RegistryPrivacyReport,
-} from '../../core/privacy/classify';
-import { locateRegistry } from '../../core/registry/locate';
-import type { CommandOutput } from '../context';
-import type { CliHandler } from './index';
-import { cliHomeDir } from './registry';
+import { registryPrivacy, type RegistryPrivacyOutput } from '../../core/ops/registry';
+import type { RegistryPrivacyFailure, RegistryPrivacyReport } from '../../core/privacy/classify';
+import { operationCommand } from '../operationHandler';
 
 /** `loopx registry-privacy`: classifies the registry, lists private markers and publication risks. */
-export const registryPrivacyCommand: CliHandler = {
-  configure: (command: Command) => {
-    command
-      .option('--require-gitignored', 'fail unless git confirms the registry is ignored')
-      .option('--require-not-tracked', 'fail when git tracks the registry');
-  },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
-    const located = locateRegistry({
-      flag: globals.registry,
-      env: ctx.env,
-      cwd: ctx.cwd,
-      homeDir: cliHomeDir(ctx),
-      runtimeRootOverride: globals.runtimeRoot,
-    });
-    const report = await inspectRegistryPrivacy(
-      located.path,
-      {
-        requireGitignored: options['requireGitignored'] === true,
-        requireNotTracked: options['requireNotTracked'] === true,
-      },
-      { env: ctx.env },
-    );
-    return {
-      ok: report.ok,
-      json: report,
-      markdown: 'error' in report ? failureMarkdown(report) : reportMarkdown(report),
-    };
-  },
-};
+export const registryPrivacyCommand = operationCommand(registryPrivacy, (report: RegistryPrivacyOutput) =>
+  'error' in report ? failureMarkdown(report) : reportMarkdown(report),
+);
 
 function failureMarkdown(report: RegistryPrivacyFailure): string {
   return ['# LoopX registry privacy', '', `- Registry: \`${report.path_label}\``, `- Result: ${report.error}`].join(

@@ -3,11 +3,13 @@ import { normalizeAgentId } from '../../core/agents/identity';
 import { isLoopxError, LoopxError } from '../../core/errors';
 import { checkGoalIdSegment } from '../../core/registry/goalId';
 import { locateRegistry } from '../../core/registry/locate';
-import { goalQuotaSummary, shouldRun, type GoalQuotaSummary, type ShouldRunDecision } from '../../core/quota/decision';
+import { shouldRun, type GoalQuotaSummary, type ShouldRunDecision } from '../../core/quota/decision';
 import { loadQuotaGoal, type QuotaGoal } from '../../core/quota/goal';
 import { checkTurnInstanceId } from '../../core/quota/identity';
 import type { TurnUsage } from '../../core/quota/ledger';
-import { readQuotaView, SPEND_SOURCES, type SpendSource } from '../../core/quota/reservations';
+import { SPEND_SOURCES, type SpendSource } from '../../core/quota/reservations';
+import { quotaStatus, type QuotaStatusOutput } from '../../core/ops/quota';
+import { operationCommand } from '../operationHandler';
 import { spendSlot, voidSlot, type SpendSlotResult, type VoidSlotResult } from '../../core/quota/spend';
 import type { CliContext, CommandOutput, GlobalOptions } from '../context';
 import { markdownTable } from '../output';
@@ -120,25 +122,10 @@ async function loadGoal(args: GoalArgs): Promise<QuotaGoal> {
 
 // ---------------------------------------------------------------------------------------------
 
-export const quotaStatusCommand: CliHandler = {
-  configure: (command: Command) => {
-    command.requiredOption('--goal-id <id>', 'the goal whose quota to show');
-  },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
-    const args = goalArgs(options, globals, ctx);
-    const summary = await goalQuotaSummary({ ...args, clock: ctx.clock });
-    const view = await readQuotaView(await loadGoal(args), ctx.clock);
-    const reservations = view.live.map((r) => ({
-      effect_id: r.effect_id,
-      slots: r.slots,
-      reserved_at: r.reserved_at,
-      expires_at: r.expires_at,
-      estimate: r.estimate,
-    }));
-    const json = { ok: true, ...summary, reservations, expired_reservations: view.expired.map((r) => r.effect_id) };
-    return { ok: true, json, markdown: statusMarkdown(summary, reservations.length) };
-  },
-};
+/** `quota status`: the quota status operation. */
+export const quotaStatusCommand = operationCommand(quotaStatus, (result: QuotaStatusOutput) =>
+  statusMarkdown(result, result.reservations.length),
+);
 
 function budgetCell(b: GoalQuotaSummary['budgets']['max_cost_usd']): string {
   if (b.limit === null) return `${b.used} (no limit)`;

@@ -1,8 +1,8 @@
 import * as os from 'node:os';
-import { locateRegistry } from '../../core/registry/locate';
-import { validateRegistryFile, type RegistryValidation } from '../../core/registry/validate';
-import type { CliContext, CommandOutput } from '../context';
-import type { CliHandler } from './index';
+import { validateRegistry, type RegistryValidationOutput } from '../../core/ops/registry';
+import type { MissingRegistry, RegistryValidation } from '../../core/registry/validate';
+import type { CliContext } from '../context';
+import { operationCommand } from '../operationHandler';
 import { markdownTable } from '../output';
 
 /** The user's home directory as this invocation sees it: `HOME` of the CLI's env, else the OS's. */
@@ -11,34 +11,20 @@ export function cliHomeDir(ctx: CliContext): string {
   return home !== undefined && home !== '' ? home : os.homedir();
 }
 
-/** `loopx registry`: validates the registry file and echoes its goals. */
-export const validateRegistryCommand: CliHandler = {
-  run: async ({ globals, ctx }): Promise<CommandOutput> => {
-    const homeDir = cliHomeDir(ctx);
-    const located = locateRegistry({
-      flag: globals.registry,
-      env: ctx.env,
-      cwd: ctx.cwd,
-      homeDir,
-      runtimeRootOverride: globals.runtimeRoot,
-    });
-    const result = await validateRegistryFile(located.path, { homeDir });
-    if (!('goals' in result)) {
-      return {
-        ok: false,
-        json: result,
-        markdown: [
-          '# LoopX registry',
-          '',
-          `The registry file does not exist: \`${result.registry}\`.`,
-          '',
-          'Create it by connecting a project: `loopx bootstrap --project . --goal-id <id> --objective "<text>"`, or point at one with `--registry PATH` or `LOOPX_REGISTRY`.',
-        ].join('\n'),
-      };
-    }
-    return { ok: result.ok, json: result, markdown: validationMarkdown(result) };
-  },
-};
+/** `loopx registry`: the registry validation operation (a missing registry is `ok:false`, exit 1). */
+export const validateRegistryCommand = operationCommand(validateRegistry, (result: RegistryValidationOutput) =>
+  'goals' in result ? validationMarkdown(result) : missingMarkdown(result),
+);
+
+function missingMarkdown(result: MissingRegistry): string {
+  return [
+    '# LoopX registry',
+    '',
+    `The registry file does not exist: \`${result.registry}\`.`,
+    '',
+    'Create it by connecting a project: `loopx bootstrap --project . --goal-id <id> --objective "<text>"`, or point at one with `--registry PATH` or `LOOPX_REGISTRY`.',
+  ].join('\n');
+}
 
 function validationMarkdown(result: RegistryValidation): string {
   const counts = Object.entries(result.status_counts)

@@ -1,24 +1,15 @@
-import { COMMANDS, paletteCommandId } from '../../core/commands/catalog';
-import type { CommandOutput } from '../context';
+import { showCommands, type CatalogOutput } from '../../core/ops/commands';
+import { operationCommand } from '../operationHandler';
 import { markdownTable } from '../output';
 
-export function showCommands(): CommandOutput {
-  const commands = COMMANDS.map((c) => ({
-    key: c.key,
-    cli: c.cli === null ? null : `loopx ${c.cli}`,
-    palette: c.title === null ? null : { command: paletteCommandId(c), title: `LoopX: ${c.title}` },
-    slash: c.slash,
-    scope: c.scope,
-    intent: c.intent,
-    mutation_policy: c.mutation,
-    group: c.group,
-  }));
-  const markdown = [
+/** `loopx commands`: the command catalog with each command's CLI, palette and slash forms. */
+function catalogMarkdown(result: CatalogOutput): string {
+  return [
     '# LoopX commands',
     '',
     markdownTable(
       ['CLI', 'Palette', 'Slash', 'Scope', 'Mutation', 'Intent'],
-      commands.map((c) => [
+      result.commands.map((c) => [
         c.cli ? `\`${c.cli}\`` : '',
         c.palette?.title ?? '',
         c.slash ?? '',
@@ -28,9 +19,6 @@ export function showCommands(): CommandOutput {
       ]),
     ),
   ].join('\n');
-  return {
-    ok: true,
-    json: { ok: true, schema_version: 'loopx_command_catalog_v1', count: commands.length, commands },
-    markdown,
-  };
 }
+
+export const showCommandsCommand = operationCommand(showCommands, catalogMarkdown);

@@ -6,9 +6,10 @@ import { isLoopxError, LoopxError } from '../../core/errors';
 import { DEMO_AGENT_BUNDLE, demoAgentArgv } from '../../core/executors/demoAgent';
 import { checkGoalIdSegment } from '../../core/registry/goalId';
 import { locateRegistry } from '../../core/registry/locate';
-import { loadTurnGoal, planGoalTurn } from '../../core/turn/context';
 import type { TurnEvent } from '../../core/turn/events';
-import { inspectJournal, type JournalInspection } from '../../core/turn/inspect';
+import type { JournalInspection } from '../../core/turn/inspect';
+import { turnInspectJournal, turnPlan } from '../../core/ops/turn';
+import { operationCommand } from '../operationHandler';
 import { RECOVERY_KINDS, type RecoveryKind } from '../../core/turn/journal';
 import { runLoop, type LoopResult } from '../../core/turn/loop';
 import type { TurnPlan } from '../../core/turn/plan';
@@ -323,27 +324,7 @@ function journalMarkdown(inspection: JournalInspection): string {
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-export const turnPlanCommand: CliHandler = {
-  configure: (command) => {
-    executionOptions(
-      command
-        .requiredOption('--goal-id <id>', 'the goal')
-        .requiredOption('--agent-id <id>', 'the registered agent the turn is for')
-        .option('--turn-instance-id <id>', 'the turn instance id (default: a fresh one from the clock)'),
-    );
-  },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> =>
-    usageGuard(async () => {
-      const args = common(options, globals, ctx);
-      const turnGoal = await loadTurnGoal({ ...args, agentId: String(options['agentId'] ?? '') });
-      const { plan } = await planGoalTurn(turnGoal, {
-        clock: ctx.clock,
-        turnInstanceId: text(options, 'turnInstanceId'),
-        availableCapabilities: args.availableCapabilities,
-      });
-      return { ok: plan.ok, json: plan, markdown: planMarkdown(plan) };
-    }),
-};
+export const turnPlanCommand = operationCommand(turnPlan, planMarkdown);
 
 export const turnRunOnceCommand: CliHandler = {
   configure: (command) => {
@@ -418,19 +399,4 @@ export const turnLoopCommand: CliHandler = {
     }),
 };
 
-export const turnInspectJournalCommand: CliHandler = {
-  configure: (command) => {
-    command.requiredOption('--goal-id <id>', 'the goal').option('--turn-key <key>', "show this turn's journal in full");
-  },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> =>
-    usageGuard(async () => {
-      const inspection = await inspectJournal({
-        registryPath: registryPathOf(globals, ctx),
-        goalId: goalId(options),
-        turnKey: text(options, 'turnKey'),
-        homeDir: cliHomeDir(ctx),
-        runtimeRootOverride: globals.runtimeRoot,
-      });
-      return { ok: true, json: inspection, markdown: journalMarkdown(inspection) };
-    }),
-};
+export const turnInspectJournalCommand = operationCommand(turnInspectJournal, journalMarkdown);

@@ -4,10 +4,12 @@ import { checkGoalIdSegment } from '../registry/goalId';
 import {
   locateRegistry,
   registryProjectRoot,
+  type LocatedRegistry,
   resolveGoalStatePath,
   resolveRuntimeRoot,
   type RegistrySource,
 } from '../registry/locate';
+import { quotaGoalFromEntry, type QuotaGoal } from '../quota/goal';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { RegistryGoalSchema, type RegistryGoal } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
@@ -41,15 +43,24 @@ export interface ResolvedGoal extends ResolvedRegistry {
   rawEntry: Record<string, unknown>;
 }
 
-/** Locates the registry the way the CLI documents (`--registry`, `LOOPX_REGISTRY`, `./.loopx`, global) and reads it. */
-export async function resolveRegistry(env: OperationEnvironment): Promise<ResolvedRegistry> {
-  const located = locateRegistry({
+/**
+ * Where the registry is, the way the CLI documents (`--registry`, `LOOPX_REGISTRY`, `./.loopx`,
+ * global), without reading it: for read-only operations that report a missing or unreadable
+ * registry in their result instead of failing (`registry`, `registry-privacy`, `global-*`).
+ */
+export function locateRegistryOf(env: OperationEnvironment): LocatedRegistry {
+  return locateRegistry({
     flag: env.registryPath,
     env: env.env,
     cwd: env.cwd,
     homeDir: env.homeDir,
     runtimeRootOverride: env.runtimeRootOverride,
   });
+}
+
+/** Locates the registry (see `locateRegistryOf`) and reads it; `registry_missing` when there is none. */
+export async function resolveRegistry(env: OperationEnvironment): Promise<ResolvedRegistry> {
+  const located = locateRegistryOf(env);
   if (!located.exists) {
     throw new LoopxError(
       'registry_missing',
@@ -96,6 +107,17 @@ export function goalOf(registry: ResolvedRegistry, goalId: string): ResolvedGoal
     entry: RegistryGoalSchema.parse(rawEntry),
     rawEntry,
   };
+}
+
+/** The quota view of a resolved goal (what quota and turn code take), without reading anything again. */
+export function quotaGoalOf(goal: ResolvedGoal): QuotaGoal {
+  return quotaGoalFromEntry(goal.rawEntry, {
+    goalId: goal.goalId,
+    registryPath: goal.registryPath,
+    projectRoot: goal.projectRoot,
+    runtimeRoot: goal.runtimeRoot,
+    homeDir: goal.homeDir,
+  });
 }
 
 /** The goal's state file, or `state_file_unresolved` with the fix. */

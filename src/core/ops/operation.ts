@@ -53,9 +53,12 @@ export interface Operation<Schema extends z.ZodObject = z.ZodObject, Output exte
 export type OperationArgs<O> = O extends Operation<infer S, OperationOutput> ? z.input<S> : never;
 export type OperationResult<O> = O extends Operation<z.ZodObject, infer R> ? R : never;
 
-/** Declares an operation; the identity function exists to infer the argument and result types. */
-export function defineOperation<Schema extends z.ZodObject, Output extends OperationOutput>(
-  operation: Operation<Schema, Output>,
-): Operation<Schema, Output> {
+/**
+ * Declares an operation; the identity function exists to infer the argument and result types, and
+ * the literal catalog key (so `OPERATIONS` in index.ts can check each entry sits under its own key).
+ */
+export function defineOperation<Schema extends z.ZodObject, Output extends OperationOutput, Key extends CommandKey>(
+  operation: Operation<Schema, Output> & { readonly key: Key },
+): Operation<Schema, Output> & { readonly key: Key } {
   return operation;
 }

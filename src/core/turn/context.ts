@@ -38,6 +38,8 @@ export interface TurnGoalOptions {
   /** Replaces the goal's `validation_command` (`--validation-command-json`). */
   validationCommand?: readonly string[] | undefined;
   availableCapabilities?: readonly string[] | undefined;
+  /** The goal as the caller already resolved it from `registryPath` (the operation's goal handle): not read again. */
+  goal?: QuotaGoal | undefined;
 }
 
 export interface TurnGoal {
@@ -56,12 +58,14 @@ export interface TurnGoal {
 
 export async function loadTurnGoal(options: TurnGoalOptions): Promise<TurnGoal> {
   const homeDir = options.homeDir ?? os.homedir();
-  const goal = await loadQuotaGoal({
-    registryPath: options.registryPath,
-    goalId: options.goalId,
-    runtimeRootOverride: options.runtimeRootOverride,
-    homeDir,
-  });
+  const goal =
+    options.goal ??
+    (await loadQuotaGoal({
+      registryPath: options.registryPath,
+      goalId: options.goalId,
+      runtimeRootOverride: options.runtimeRootOverride,
+      homeDir,
+    }));
   const agentId = requireRegisteredAgent(goal.goal, options.agentId, { field: 'agent_id' });
   if (goal.statePath === null) {
     throw new LoopxError(

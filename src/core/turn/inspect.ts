@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import { z } from 'zod';
 import { LoopxError } from '../errors';
-import { loadQuotaGoal } from '../quota/goal';
+import { loadQuotaGoal, type QuotaGoal } from '../quota/goal';
 import { journalPath, listJournals, readJournal, TurnJournalSchema, type TurnJournal } from './journal';
 
 /** `loopx turn inspect-journal`: the goal's turn journals (read-only), or one of them in full. */
@@ -41,6 +41,8 @@ export interface InspectJournalOptions {
   turnKey?: string | undefined;
   homeDir?: string | undefined;
   runtimeRootOverride?: string | undefined;
+  /** The goal as the caller already resolved it from `registryPath` (the operation's goal handle): not read again. */
+  goal?: QuotaGoal | undefined;
 }
 
 export function summarizeJournal(journal: TurnJournal): JournalSummary {
@@ -62,12 +64,14 @@ export function summarizeJournal(journal: TurnJournal): JournalSummary {
 }
 
 export async function inspectJournal(options: InspectJournalOptions): Promise<JournalInspection> {
-  const goal = await loadQuotaGoal({
-    registryPath: options.registryPath,
-    goalId: options.goalId,
-    runtimeRootOverride: options.runtimeRootOverride,
-    homeDir: options.homeDir ?? os.homedir(),
-  });
+  const goal =
+    options.goal ??
+    (await loadQuotaGoal({
+      registryPath: options.registryPath,
+      goalId: options.goalId,
+      runtimeRootOverride: options.runtimeRootOverride,
+      homeDir: options.homeDir ?? os.homedir(),
+    }));
   if (options.turnKey !== undefined) {
     const journal = await readJournal(journalPath(goal.goalRuntimeDir, options.turnKey));
     if (journal === null)

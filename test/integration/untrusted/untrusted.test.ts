@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LoopxExtensionApi } from '../../../src/api/types';
-import { EXTENSION_ID, VIEW_IDS } from '../../../src/constants';
+import { EXTENSION_ID, VIEW_IDS } from '../../../src/core/commands/ids';
 import { listeningAddresses } from '../../support/listeningAddresses';
 
 interface CommandFailure {

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { normalizeAgentId } from '../agents/identity';
+import { isLoopxError, LoopxError } from '../errors';
+import { checkGoalIdSegment } from '../registry/goalId';
+
+/**
+ * Argument fields and error mapping shared by the read-only operations (status, global views,
+ * quota status, turn plan, heartbeat prompt). Their `.describe()` texts finish the sentence
+ * "--flag must be …" of a usage error, and are the option's help.
+ */
+
+/** A goal id: one path segment. */
+export function goalIdArg(what: string) {
+  return z
+    .string()
+    .refine((value) => {
+      try {
+        checkGoalIdSegment(value);
+        return true;
+      } catch {
+        return false;
+      }
+    })
+    .meta({ placeholder: 'id' })
+    .describe(`a goal id (one path segment, e.g. "my-goal"): ${what}`);
+}
+
+/** An agent id as people type it: lowercased, spaces become "-" (`normalizeAgentId`); refused when it is not one. */
+export function agentIdArg(what: string) {
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const id = normalizeAgentId(value);
+      if (id === null) {
+        ctx.addIssue({ code: 'custom', message: 'not a valid agent id' });
+        return z.NEVER;
+      }
+      return id;
+    })
+    .meta({ placeholder: 'agent' })
+    .describe(`an agent id (a letter a-z first; a-z, 0-9, "_", ".", ":", "@", "-"): ${what}`);
+}
+
+/** A row limit, 1…1000. */
+export function limitArg(what: string) {
+  return z.number().int().min(1).max(1000).describe(`a whole number from 1 to 1000: ${what}`);
+}
+
+/**
+ * An optional argument that keeps its description: `parseArguments` reads the description of the
+ * outermost schema for the "must be …" of a usage error, and `.optional()` makes a new one without it.
+ */
+export function optionalArg<T extends z.ZodType>(schema: T) {
+  return schema.optional().describe(schema.description ?? '');
+}
+
+/** Turns the core's refusals with these codes into usage errors (the CLI's exit 2), keeping the code in the details. */
+export async function usageOn<T>(codes: ReadonlySet<string>, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw isLoopxError(error) && codes.has(error.code)
+      ? new LoopxError('usage', error.message, { ...error.details, code: error.code })
+      : error;
+  }
+}

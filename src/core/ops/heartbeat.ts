@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { requireRegisteredAgent } from '../agents/identity';
+import { cliCommands } from '../commands/catalog';
+import { LoopxError } from '../errors';
+import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/config';
+import { readQuotaConfig } from '../quota/config';
+import { computeLedger } from '../quota/ledger';
+import { selectTodo } from '../quota/selection';
+import { readGoalRuns } from '../runtime/runIndex';
+import { readStateFile } from '../state/stateFile';
+import {
+  budgetBrief,
+  buildTurnBrief,
+  PROMPT_SIZES,
+  renderTurnPrompt,
+  type HeartbeatStep,
+  type PromptSize,
+} from '../turn/prompt';
+import type { TurnBrief } from '../turn/contract';
+import { goalIdArg } from './common';
+import { requireStatePath, resolveGoal } from './goalHandle';
+import { defineOperation } from './operation';
+
+/**
+ * `heartbeat-prompt`: the task body of one bounded turn (spec §7) for an agent driven from a
+ * terminal. Reads the registry, the state file and the run index; writes nothing.
+ */
+
+function cliExists(words: string): boolean {
+  return cliCommands().some((c) => c.cli === words);
+}
+
+/** The CLI steps of a heartbeat turn, limited to the commands this LoopX has. */
+function heartbeatSteps(goalId: string, agentId: string, todoId: string | null): HeartbeatStep[] {
+  const todo = todoId ?? '<todo_id>';
+  const steps: HeartbeatStep[] = [];
+  if (cliExists('quota should-run')) {
+    steps.push({
+      command: `loopx quota should-run --goal-id ${goalId} --agent-id ${agentId} --turn-instance-id "$LOOPX_TURN"`,
+      when: 'first; stop if should_run is false',
+    });
+  }
+  if (todoId !== null && cliExists('todo complete')) {
+    steps.push({
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --successor-text "<next todo>"`,
+      when: 'when the todo is done and work follows; before recording',
+    });
+  }
+  if (cliExists('refresh-state')) {
+    steps.push({
+      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --todo-id ${todo} --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'after the work and its validation',
+    });
+  }
+  if (cliExists('quota spend-slot')) {
+    steps.push({
+      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --todo-id ${todo} --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'exactly once, after recording',
+    });
+  }
+  if (todoId !== null && cliExists('todo complete')) {
+    steps.push({
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --no-follow-up`,
+      when: 'when the todo is done and nothing follows; only after the spend',
+    });
+  }
+  return steps;
+}
+
+export interface HeartbeatPromptOutput {
+  ok: true;
+  schema_version: 'loopx_heartbeat_prompt_v1';
+  goal_id: string;
+  agent_id: string;
+  size: PromptSize;
+  selected_todo_id: string | null;
+  prompt: string;
+  brief: TurnBrief;
+}
+
+export const heartbeatPrompt = defineOperation({
+  key: 'heartbeatPrompt',
+  args: z.strictObject({
+    goalId: goalIdArg('the goal'),
+    agentId: z.string().meta({ placeholder: 'agent' }).describe('the registered agent the prompt is for'),
+    thin: z.boolean().default(false).describe('the essentials (default)'),
+    brief: z.boolean().default(false).describe('plus the recorded next action, recent evidence and the validator'),
+    compact: z.boolean().default(false).describe('plus user feedback, gate decisions and the full field rules'),
+    full: z.boolean().default(false).describe('everything, as LoopX gives agents it runs itself'),
+  }),
+  run: async (args, env): Promise<HeartbeatPromptOutput> => {
+    const chosen = PROMPT_SIZES.filter((size) => args[size]);
+    if (chosen.length > 1)
+      throw new LoopxError('usage', `choose one prompt size, not ${chosen.map((s) => `--${s}`).join(' and ')}`);
+    const size: PromptSize = chosen[0] ?? 'thin';
+    const goal = await resolveGoal(env, args.goalId);
+    const goalId = goal.goalId;
+    const agentId = requireRegisteredAgent(goal.rawEntry, args.agentId, { field: 'agent_id' });
+    const state = await readStateFile(requireStatePath(goal));
+    const runs = (await readGoalRuns(goal.runtimeRoot, goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
+      .rows;
+    const selection = selectTodo({
+      doc: state.document,
+      agentId,
+      availableCapabilities: [],
+      now: env.clock.now().getTime(),
+    });
+    const quota = readQuotaConfig(goal.rawEntry);
+    const ledger = computeLedger({
+      rows: runs,
+      projectRoot: goal.projectRoot,
+      windowHours: quota.slots.window_hours,
+      clock: env.clock,
+    });
+    const executor = readAgentExecutorConfig(goal.rawEntry, agentId);
+    const turnTimeoutMinutes =
+      executor === null ? null : (executor.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES[executor.preset]);
+    const brief = buildTurnBrief({
+      goal: goal.rawEntry,
+      agentId,
+      doc: state.document,
+      runs,
+      selectedTodoId: selection.selected?.todo_id ?? null,
+      budget: budgetBrief(quota, ledger, { turnTimeoutMinutes }),
+    });
+    const prompt = renderTurnPrompt(brief, {
+      size,
+      mode: 'heartbeat',
+      heartbeatSteps: heartbeatSteps(goalId, agentId, brief.selected_todo?.todo_id ?? null),
+    });
+    return {
+      ok: true,
+      schema_version: 'loopx_heartbeat_prompt_v1',
+      goal_id: goalId,
+      agent_id: agentId,
+      size,
+      selected_todo_id: brief.selected_todo?.todo_id ?? null,
+      prompt,
+      brief,
+    };
+  },
+});

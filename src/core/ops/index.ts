@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import type { CommandKey } from '../commands/catalog';
+import type { Operation, OperationEnvironment, OperationOutput } from './operation';
+import { showCommands } from './commands';
+import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
+import { heartbeatPrompt } from './heartbeat';
+import { quotaStatus } from './quota';
+import { registryPrivacy, validateRegistry } from './registry';
+import { status } from './status';
+import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from './todo';
+import { turnInspectJournal, turnPlan } from './turn';
+
+/** Every LoopX operation (see operation.ts), for surfaces that look one up by its catalog key. */
+
+export * from './commands';
+export * from './global';
+export * from './heartbeat';
+export * from './quota';
+export * from './registry';
+export * from './status';
+export * from './todo';
+export * from './turn';
+export { defineOperation } from './operation';
+export type { Operation, OperationArgs, OperationEnvironment, OperationOutput, OperationResult } from './operation';
+export { mutationOf, runOperation, type OperationMode } from './run';
+
+/** What every operation is, whatever its argument and result types (which `Operation` keeps exact). */
+interface AnyOperation {
+  readonly key: CommandKey;
+  readonly args: z.ZodObject;
+  run(args: never, env: OperationEnvironment): Promise<OperationOutput>;
+}
+
+/** Each entry must be the operation whose `key` is the entry's own name (a mismatch does not compile). */
+function keyed<T extends { [K in keyof T]: K extends CommandKey ? AnyOperation & { readonly key: K } : never }>(
+  operations: T,
+): T {
+  return operations;
+}
+
+/** The operations that exist so far, keyed by catalog key. */
+export const OPERATIONS = keyed({
+  showCommands,
+  validateRegistry,
+  registryPrivacy,
+  todoAdd,
+  todoList,
+  todoClaim,
+  todoUpdate,
+  todoComplete,
+  todoSupersede,
+  todoDefer,
+  status,
+  globalSummary,
+  globalGates,
+  globalTodos,
+  globalRisks,
+  heartbeatPrompt,
+  quotaStatus,
+  turnPlan,
+  turnInspectJournal,
+});
+
+export type OperationKey = keyof typeof OPERATIONS;
+
+/** The operation of a catalog key (its exact types erased), or undefined while that command is not an operation yet. */
+export function operationByKey(key: CommandKey): Operation | undefined {
+  return (OPERATIONS as Partial<Record<CommandKey, AnyOperation>>)[key] as Operation | undefined;
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { isLoopxError, LoopxError } from '../errors';
+import { redactCredentials } from '../privacy/scrub';
+import { loadStatus, type StatusPayload } from '../readModel/statusPayload';
+import { statusQuotaSummaries } from '../readModel/statusQuota';
+import { agentIdArg, goalIdArg, limitArg, optionalArg } from './common';
+import { locateRegistryOf } from './goalHandle';
+import { defineOperation } from './operation';
+
+/**
+ * `status`: per goal the durable Next Action, what the latest run recommends, drift warnings with
+ * the command that resolves each, todo counts, open gates, quota and the latest runs. Fails only
+ * when the registry cannot be read; a goal that is not in it is a usage error.
+ */
+export const status = defineOperation({
+  key: 'status',
+  args: z.strictObject({
+    goalId: optionalArg(goalIdArg('only this goal')),
+    agentId: optionalArg(
+      agentIdArg('look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed'),
+    ),
+    limit: optionalArg(limitArg('latest runs listed per goal (default 5)')),
+  }),
+  run: async (args, env): Promise<StatusPayload> => {
+    // loadStatus reads the registry itself (through its per-call cache) and says when it is missing.
+    const registryPath = locateRegistryOf(env).path;
+    try {
+      // A state file may hold a secret someone else wrote; every display keeps paths but not secrets.
+      const payload = await loadStatus({
+        registryPath,
+        homeDir: env.homeDir,
+        runtimeRootOverride: env.runtimeRootOverride ?? null,
+        goalId: args.goalId ?? null,
+        agentId: args.agentId ?? null,
+        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        quotaSummary: statusQuotaSummaries({
+          registryPath,
+          clock: env.clock,
+          runtimeRootOverride: env.runtimeRootOverride,
+          homeDir: env.homeDir,
+        }),
+      });
+      return redactCredentials(payload);
+    } catch (error) {
+      if (isLoopxError(error, 'goal_not_found')) throw new LoopxError('usage', error.message, error.details);
+      throw error;
+    }
+  },
+});

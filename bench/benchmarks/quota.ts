@@ -1,5 +1,5 @@
 import { fixedClock } from '../../src/core/clock';
-import { shouldRun } from '../../src/core/quota/decision';
+import { shouldRun } from '../../src/core/scheduling/shouldRun';
 import { BIG_GOAL, fixedCase } from '../core/cases';
 import { rawRead, requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
 import { cliRun, rawReadProcess } from '../core/processes';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
-import { GoalStatusCache } from '../../src/core/readModel/goalStatus';
-import { statusTargets } from '../../src/core/readModel/statusPayload';
+import { GoalStatusCache } from '../../src/core/status/goalStatus';
+import { statusTargets } from '../../src/core/status/statusPayload';
 import { readRegistry } from '../../src/core/registry/read';
 import { fixedCase } from '../core/cases';
 import { rawRead, requireWorkspace, runIndexFiles, stateFiles } from '../core/files';

@@ -1,6 +1,6 @@
 import { fixedClock } from '../../src/core/clock';
-import { loadStatus } from '../../src/core/readModel/statusPayload';
-import { statusQuotaSummaries } from '../../src/core/readModel/statusQuota';
+import { loadStatus } from '../../src/core/status/statusPayload';
+import { statusQuotaSummaries } from '../../src/core/status/statusQuota';
 import { scalingCases } from '../core/cases';
 import { rawRead, requireWorkspace } from '../core/files';
 import { cliRun, rawReadProcess } from '../core/processes';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock';
 import type { AgentExecutor, ExecutorOutcome } from '../../src/core/executors/types';
-import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/turn/contract';
+import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/protocol/contract';
 import { runOnce, type RunOnceOptions } from '../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../test/support/demoWorkspace';
 import { rawRead } from '../core/files';

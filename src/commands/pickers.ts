@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { GoalSummary } from '../core/readModel/workspaceGoals';
+import type { GoalSummary } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 

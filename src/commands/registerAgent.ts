@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AGENT_ID_RULE, normalizeAgentId } from '../core/agents/identity';
+import { AGENT_ID_RULE, normalizeAgentId } from '../core/registry/agentIds';
 import { registerAgent } from '../core/agents/registration';
 import { clockFromEnv } from '../core/clock';
 import type { WorkspaceModel } from '../workspace/workspaceModel';

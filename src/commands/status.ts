@@ -3,7 +3,7 @@ import { clockFromEnv } from '../core/clock';
 import { quotaStatus } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
 import { status } from '../core/ops/status';
-import { statusMarkdown } from '../core/readModel/statusMarkdown';
+import { statusMarkdown } from '../core/status/statusMarkdown';
 import { refreshState } from '../core/refresh/refreshState';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';

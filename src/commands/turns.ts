@@ -6,7 +6,7 @@ import { demoAgentArgv } from '../core/executors/demoAgent';
 import type { TurnEvent } from '../core/turn/events';
 import { runLoop, type LoopResult } from '../core/turn/loop';
 import { runOnce } from '../core/turn/runOnce';
-import type { GoalSummary } from '../core/readModel/workspaceGoals';
+import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { argumentField, Cancelled, confirm, HOME_DIR, isStringArray, isTrue, pickGoal } from './pickers';
 

@@ -25,7 +25,7 @@ export { listGates, listTodos, loadGoalState, type GoalOptions, type ListTodosOp
 export { getGoalStatus, type GoalStatusOptions } from './api/status';
 export { settleTurn, shouldRun, type SettleTurnOptions, type ShouldRunOptions } from './api/quota';
 export type { SpendSlotResult } from './quota/spend';
-export { ShouldRunDecisionSchema, type ShouldRunDecision } from './quota/decision';
+export { ShouldRunDecisionSchema, type ShouldRunDecision } from './scheduling/shouldRun';
 export {
   inspectTurnJournal,
   planTurn,
@@ -64,7 +64,7 @@ export {
   type TodoListResult,
 } from './api/schemas';
 export type { ArchiveRuntimeResult } from './runtime/archive';
-export type { NextActionProjectionWarning, ProjectionWarning } from './projection/schemas';
-export type { GoalSummary } from './readModel/workspaceGoals';
+export type { NextActionProjectionWarning, ProjectionWarning } from './status/projection/schemas';
+export type { GoalSummary } from './status/workspaceGoals';
 export type { RegistryGoal } from './registry/schema';
 export type { NormalizedQuota } from './registry/schema';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { globalMarkdown } from '../core/global/markdown';
-import type { GlobalCommand } from '../core/global/schemas';
+import { globalMarkdown } from '../core/status/globalMarkdown';
+import type { GlobalCommand } from '../core/status/globalSchemas';
 import { globalGates, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
 import { runOperation } from '../core/ops/run';
 import { editorEnvironment } from '../commands/operationRunner';

@@ -1,9 +1,9 @@
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
-import type { ProjectionWarning } from '../core/projection/schemas';
-import type { StatusGate, StatusTodoItem } from '../core/readModel/goalStatus';
-import type { GoalSummary, RegistrySnapshot } from '../core/readModel/workspaceGoals';
+import type { ProjectionWarning } from '../core/status/projection/schemas';
+import type { StatusGate, StatusTodoItem } from '../core/status/goalStatus';
+import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
 
 type GroupKind = 'agentTodos' | 'userTodos' | 'gates' | 'warnings';

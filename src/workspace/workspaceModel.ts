@@ -5,10 +5,10 @@ import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../core/commands/ids';
 import { clockFromEnv } from '../core/clock';
 import { errorMessage } from '../core/errors';
-import type { GoalQuotaSummary } from '../core/quota/decision';
-import { QuotaSummaryCache } from '../core/server/quotaCache';
-import { GoalStatusCache, type GoalStatusItem } from '../core/readModel/goalStatus';
-import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/readModel/workspaceGoals';
+import type { GoalQuotaSummary } from '../core/scheduling/shouldRun';
+import { QuotaSummaryCache } from '../core/status/quotaCache';
+import { GoalStatusCache, type GoalStatusItem } from '../core/status/goalStatus';
+import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 
 const RELOAD_DEBOUNCE_MS = 200;

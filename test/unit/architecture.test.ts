@@ -1,8 +1,23 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
+import {
+  coreFolderGraph,
+  coreFolderOf,
+  folderCycles,
+  importsOf,
+  reachable,
+  ROOT,
+  sourceFiles,
+} from './architectureRules';
+
 const root = join(__dirname, '..', '..');
+
+/** Folders of user-facing surfaces: they call operations and render results. */
+const SURFACES = ['src/cli', 'src/commands', 'src/views', 'src/chat', 'src/webviews', 'src/statusBar'];
+/** What a surface may import from src/core besides types. */
+const ALLOWED_CORE = ['src/core/ops', 'src/core/commands', 'src/core/errors', 'src/core/version'];
 
 describe('architecture', () => {
   it('src/core never imports the VS Code API (also enforced by the ESLint rule)', () => {
@@ -33,6 +48,43 @@ describe('architecture', () => {
       }
     }
     assert.deepEqual(outside, []);
+  });
+
+  it('has no import cycles between the folders of src/core', () => {
+    assert.deepEqual(folderCycles(coreFolderGraph()), []);
+  });
+
+  it('core/server is HTTP only: it imports core/status and what status itself builds on, never ops, turns or agents', () => {
+    const graph = coreFolderGraph();
+    const allowed = reachable(graph, 'status');
+    const server = [...(graph.get('server') ?? [])];
+    assert.ok(server.includes('status'), 'the server serves the status model');
+    assert.deepEqual(
+      server.filter((folder) => !allowed.has(folder)),
+      [],
+    );
+  });
+
+  it('surfaces reach the core through core/ops (plus the catalog, errors and types); the listed debt only shrinks', () => {
+    const debt = new Set(
+      (JSON.parse(readFileSync(join(__dirname, 'architecture.surfaceDebt.json'), 'utf8')) as string[]).map(String),
+    );
+    const found = new Set<string>();
+    for (const surface of SURFACES) {
+      if (!existsSync(join(ROOT, surface))) continue;
+      for (const file of sourceFiles(surface)) {
+        for (const edge of importsOf(file)) {
+          const folder = coreFolderOf(edge.to);
+          if (folder === null || edge.typeOnly) continue;
+          if (ALLOWED_CORE.some((allowed) => edge.to === allowed || edge.to.startsWith(`${allowed}/`))) continue;
+          found.add(`${file} -> ${edge.to}`);
+        }
+      }
+    }
+    const added = [...found].filter((entry) => !debt.has(entry));
+    const paid = [...debt].filter((entry) => !found.has(entry));
+    assert.deepEqual(added, [], 'a surface imports a core internal: call an operation (src/core/ops) instead');
+    assert.deepEqual(paid, [], 'debt paid off: remove these lines from test/unit/architecture.surfaceDebt.json');
   });
 
   it('keeps src/extension.ts a short composition root', () => {

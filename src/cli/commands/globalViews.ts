@@ -1,4 +1,4 @@
-import { globalMarkdown } from '../../core/global/markdown';
+import { globalMarkdown } from '../../core/status/globalMarkdown';
 import { globalGates, globalRisks, globalSummary, globalTodos } from '../../core/ops/global';
 import { operationCommand } from '../operationHandler';
 

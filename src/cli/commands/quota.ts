@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { normalizeAgentId } from '../../core/agents/identity';
+import { normalizeAgentId } from '../../core/registry/agentIds';
 import { isLoopxError, LoopxError } from '../../core/errors';
 import { checkGoalIdSegment } from '../../core/registry/goalId';
 import { locateRegistry } from '../../core/registry/locate';
-import { shouldRun, type GoalQuotaSummary, type ShouldRunDecision } from '../../core/quota/decision';
+import { shouldRun, type GoalQuotaSummary, type ShouldRunDecision } from '../../core/scheduling/shouldRun';
 import { loadQuotaGoal, type QuotaGoal } from '../../core/quota/goal';
 import { checkTurnInstanceId } from '../../core/quota/identity';
 import type { TurnUsage } from '../../core/quota/ledger';

@@ -1,5 +1,5 @@
 import { status } from '../../core/ops/status';
-import { statusMarkdown } from '../../core/readModel/statusMarkdown';
+import { statusMarkdown } from '../../core/status/statusMarkdown';
 import { operationCommand } from '../operationHandler';
 
 /** `loopx status`: the status operation; exits 0 even with warnings, fails only when the registry cannot be read. */

@@ -5,8 +5,8 @@ import { LoopxError } from '../errors';
 import { refuseCredentials } from '../privacy/refuse';
 import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
-import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList } from './identity';
-import { EXPLORE_HARNESS_PROFILES, normalizeExploreHarnessProfile, orchestrationSummary } from './orchestration';
+import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList } from '../registry/agentIds';
+import { EXPLORE_HARNESS_PROFILES, normalizeExploreHarnessProfile, orchestrationSummary } from '../registry/orchestration';
 import { parseDecimal } from '../numbers';
 import { MAX_WINDOW_HOURS } from '../quota/goal';
 

@@ -12,7 +12,7 @@ import {
   shellWord,
   type IdentityGateResult,
   type IdentitySelectionGate,
-} from './identity';
+} from '../registry/agentIds';
 
 /**
  * Read-only onboarding (spec §11): tells an agent of a given type where a project stands, which

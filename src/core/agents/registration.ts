@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
-import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList, registeredAgentsForGoal } from './identity';
+import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList, registeredAgentsForGoal } from '../registry/agentIds';
 
 /**
  * `register-agent` (spec §10): adds agent ids to a goal's `coordination.registered_agents`.

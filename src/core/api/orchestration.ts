@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isPlainObject } from '../agents/identity';
-import { compactOrchestrationPolicy as compactPolicy } from '../agents/orchestration';
+import { isPlainObject } from '../registry/agentIds';
+import { compactOrchestrationPolicy as compactPolicy } from '../registry/orchestration';
 import { parseArguments } from './arguments';
 import { CompactOrchestrationSchema, type CompactOrchestration } from './schemas';
 

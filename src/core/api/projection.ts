@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { agentLaneNextActionSchema } from '../projection/inputs';
-import { nextActionProjectionWarning as projectNextActionWarning } from '../projection/nextActionWarning';
-import type { NextActionProjectionWarning } from '../projection/schemas';
+import { agentLaneNextActionSchema } from '../status/projection/inputs';
+import { nextActionProjectionWarning as projectNextActionWarning } from '../status/projection/nextActionWarning';
+import type { NextActionProjectionWarning } from '../status/projection/schemas';
 import { parseArguments } from './arguments';
 import { goalIdArgument } from './common';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shouldRun as decideShouldRun, type ShouldRunDecision } from '../quota/decision';
+import { shouldRun as decideShouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
 import { loadQuotaGoal } from '../quota/goal';
 import { TurnUsageSchema } from '../quota/ledger';
 import { spendSlot, type SpendSlotResult } from '../quota/spend';

@@ -1,8 +1,8 @@
 import { readFileSafe } from '../fs/safeRead';
 import { z } from 'zod';
-import { isPlainObject } from '../agents/identity';
+import { isPlainObject } from '../registry/agentIds';
 import { LoopxError } from '../errors';
-import { loadRegistrySnapshot, type GoalSummary } from '../readModel/workspaceGoals';
+import { loadRegistrySnapshot, type GoalSummary } from '../status/workspaceGoals';
 import {
   findRegistryGoal as findGoalEntry,
   parseRegistryText,

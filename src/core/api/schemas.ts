@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { nextActionProjectionWarningSchema, projectionWarningSchema } from '../projection/schemas';
-import { GoalSummarySchema } from '../readModel/workspaceGoals';
+import { nextActionProjectionWarningSchema, projectionWarningSchema } from '../status/projection/schemas';
+import { GoalSummarySchema } from '../status/workspaceGoals';
 import { RegistryGoalRowSchema } from '../registry/validate';
 import { ArchiveRuntimeResult } from '../runtime/archive';
 import { RunIndexEntry } from '../runtime/runIndex';

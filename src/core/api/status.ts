@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { errorMessage, isLoopxError, LoopxError } from '../errors';
-import { projectGoalWarnings } from '../projection/goalWarnings';
-import { loadRegistrySnapshot } from '../readModel/workspaceGoals';
+import { projectGoalWarnings } from '../status/projection/goalWarnings';
+import { loadRegistrySnapshot } from '../status/workspaceGoals';
 import { registryProjectRoot } from '../registry/locate';
 import { latestStatusRun, readGoalRuns } from '../runtime/runIndex';
 import { analyzeGates } from '../state/gates';

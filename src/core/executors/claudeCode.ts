@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { HostRequest } from '../turn/contract';
-import { renderTurnPrompt } from '../turn/prompt';
+import type { HostRequest } from '../protocol/contract';
+import { renderTurnPrompt } from '../protocol/prompt';
 import { ProcessAgentExecutor, type AgentProtocol, type ProcessExecutorOptions, type ProtocolReading } from './command';
 import { extractMachineObject, extractObjectFromMessage } from './extract';
 

@@ -1,5 +1,5 @@
-import type { HostRequest } from '../turn/contract';
-import { renderTurnPrompt } from '../turn/prompt';
+import type { HostRequest } from '../protocol/contract';
+import { renderTurnPrompt } from '../protocol/prompt';
 import { ProcessAgentExecutor, type AgentProtocol, type ProcessExecutorOptions, type ProtocolReading } from './command';
 import { extractObjectFromMessage, jsonLines, type JsonObject } from './extract';
 

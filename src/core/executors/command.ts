@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import type { ScrubContext } from '../privacy/scrub';
-import { checkHostResult, type HostFailureReason, type HostRequest } from '../turn/contract';
+import { checkHostResult, type HostFailureReason, type HostRequest } from '../protocol/contract';
 import { extractMachineObject } from './extract';
 import {
   buildAgentEnv,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentProfileForGoal, type GoalRecord } from '../agents/identity';
+import { agentProfileForGoal, type GoalRecord } from '../registry/agentIds';
 import { LoopxError } from '../errors';
 import { createClaudeCodeExecutor } from './claudeCode';
 import { createCodexExecutor } from './codex';

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomicSync } from '../fs/atomicWrite';
-import { HOST_RESULT_SCHEMA_VERSION, type HostRequest, type HostResult, type Usage } from '../turn/contract';
-import { renderTurnPrompt } from '../turn/prompt';
+import { HOST_RESULT_SCHEMA_VERSION, type HostRequest, type HostResult, type Usage } from '../protocol/contract';
+import { renderTurnPrompt } from '../protocol/prompt';
 
 /**
  * The built-in demo agent: deterministic, no network, and it REALLY edits the demo workspace

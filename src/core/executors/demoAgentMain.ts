@@ -1,4 +1,4 @@
-import { HostRequestSchema } from '../turn/contract';
+import { HostRequestSchema } from '../protocol/contract';
 import { performDemoTurn } from './demoAgent';
 
 /**

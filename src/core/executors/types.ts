@@ -1,4 +1,4 @@
-import type { HostFailureReason, HostRequest, HostResult, Usage } from '../turn/contract';
+import type { HostFailureReason, HostRequest, HostResult, Usage } from '../protocol/contract';
 
 /**
  * What the turn driver sees of an agent: one call per bounded turn that always resolves with an

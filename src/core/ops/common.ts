@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normalizeAgentId } from '../agents/identity';
+import { normalizeAgentId } from '../registry/agentIds';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 

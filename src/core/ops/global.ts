@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { CommandKey } from '../commands/catalog';
 import { errorMessage } from '../errors';
-import type { GlobalCommand, GlobalResponse, GlobalUnavailableResponse } from '../global/schemas';
-import { loadGlobalSnapshot } from '../global/snapshot';
-import { globalUnavailable, globalView, parseTimeRange, type GlobalViewOptions } from '../global/views';
+import type { GlobalCommand, GlobalResponse, GlobalUnavailableResponse } from '../status/globalSchemas';
+import { loadGlobalSnapshot } from '../status/globalSnapshot';
+import { globalUnavailable, globalView, parseTimeRange, type GlobalViewOptions } from '../status/globalViews';
 import { registryProjectRoot } from '../registry/locate';
 import { agentIdArg, limitArg, optionalArg } from './common';
 import { locateRegistryOf } from './goalHandle';

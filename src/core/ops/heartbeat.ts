@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { requireRegisteredAgent } from '../agents/identity';
+import { requireRegisteredAgent } from '../registry/agentIds';
 import { cliCommands } from '../commands/catalog';
 import { LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/config';
 import { readQuotaConfig } from '../quota/config';
 import { computeLedger } from '../quota/ledger';
-import { selectTodo } from '../quota/selection';
+import { selectTodo } from '../scheduling/todoSelection';
 import { readGoalRuns } from '../runtime/runIndex';
 import { readStateFile } from '../state/stateFile';
 import {
@@ -15,8 +15,8 @@ import {
   renderTurnPrompt,
   type HeartbeatStep,
   type PromptSize,
-} from '../turn/prompt';
-import type { TurnBrief } from '../turn/contract';
+} from '../protocol/prompt';
+import type { TurnBrief } from '../protocol/contract';
 import { goalIdArg } from './common';
 import { requireStatePath, resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';

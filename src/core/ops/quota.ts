@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { goalQuotaSummary, type GoalQuotaSummary } from '../quota/decision';
+import { goalQuotaSummary, type GoalQuotaSummary } from '../scheduling/shouldRun';
 import { readQuotaView, type Reservation } from '../quota/reservations';
 import { goalIdArg } from './common';
 import { quotaGoalOf, resolveGoal } from './goalHandle';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { isLoopxError, LoopxError } from '../errors';
 import { redactCredentials } from '../privacy/scrub';
-import { loadStatus, type StatusPayload } from '../readModel/statusPayload';
-import { statusQuotaSummaries } from '../readModel/statusQuota';
+import { loadStatus, type StatusPayload } from '../status/statusPayload';
+import { statusQuotaSummaries } from '../status/statusQuota';
 import { agentIdArg, goalIdArg, limitArg, optionalArg } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { registeredAgentsForGoal } from '../agents/identity';
+import { registeredAgentsForGoal } from '../registry/agentIds';
 import { TodoListResultSchema, TodoSchema } from '../api/schemas';
 import { isoSeconds } from '../clock';
 import { isLoopxError, LoopxError } from '../errors';

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
 import { readFileSafeSync } from '../fs/safeRead';
-import { parseIsoInstant } from '../projection/time';
+import { parseIsoInstant } from '../isoTime';
 import { isRecord } from '../registry/schema';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 

@@ -7,7 +7,7 @@ import { writeJsonAtomic } from '../fs/atomicWrite';
 import { mkdirInside } from '../fs/contain';
 import { withFileLock } from '../fs/fileLock';
 import { readJsonFile } from '../fs/jsonFile';
-import { parseIsoInstant } from '../projection/time';
+import { parseIsoInstant } from '../isoTime';
 import { runIndexPath } from '../runtime/layout';
 import {
   appendRun,

@@ -1,7 +1,6 @@
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import type { RunIndexEntry } from '../runtime/runIndex';
-import type { ShouldRunDecision } from './decision';
 import type { QuotaGoal } from './goal';
 import { settlementIdentity, type SettlementIdentity } from './identity';
 import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED, type TurnUsage } from './ledger';
@@ -142,11 +141,22 @@ function persistedIdentityMismatch(rows: readonly RunIndexEntry[], identity: Set
   return null;
 }
 
+/**
+ * What settling a spend needs of a should-run decision. Scheduling (`scheduling/shouldRun.ts`)
+ * produces the full decision; accounting only reads these fields, so it does not depend on it.
+ */
+export interface SpendDecision {
+  ok: boolean;
+  should_run: boolean;
+  state: string;
+  effective_action: string;
+  safe_bypass_allowed: boolean;
+  safe_bypass_kind: string | null;
+  selected_todo: { todo_id: string } | null;
+}
+
 export interface SpendEvaluationInput {
-  decision: Pick<
-    ShouldRunDecision,
-    'ok' | 'should_run' | 'state' | 'effective_action' | 'safe_bypass_allowed' | 'safe_bypass_kind' | 'selected_todo'
-  >;
+  decision: SpendDecision;
   rows: readonly RunIndexEntry[];
   agentId: string | null;
   todoId: string | null;
@@ -248,7 +258,7 @@ export function evaluateSpend(input: SpendEvaluationInput): SpendEvaluation {
 // ---------------------------------------------------------------------------------------------
 
 export interface SpendSlotInput {
-  decision: ShouldRunDecision;
+  decision: SpendDecision;
   agentId: string | null;
   todoId: string | null;
   turnInstanceId: string | null;

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock';
-import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent, AGENT_ID_RULE } from '../agents/identity';
+import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent, AGENT_ID_RULE } from '../registry/agentIds';
 import { isLoopxError, LoopxError } from '../errors';
 import type { LockOptions } from '../fs/fileLock';
-import { stateProjectionGap } from '../projection/projectionGap';
-import { deriveRecommendedAction } from '../projection/recommendedAction';
+import { stateProjectionGap } from '../status/projection/projectionGap';
+import { deriveRecommendedAction } from '../status/projection/recommendedAction';
 import { refuseCredentials } from '../privacy/refuse';
-import { collapseWhitespace } from '../projection/text';
+import { collapseWhitespace } from '../status/projection/text';
 import { checkGoalIdSegment } from '../registry/goalId';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';

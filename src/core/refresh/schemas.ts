@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recommendedActionSourceSchema, stateProjectionGapSchema } from '../projection/schemas';
+import { recommendedActionSourceSchema, stateProjectionGapSchema } from '../status/projection/schemas';
 import { IndexStateSchema, StateSnapshotSchema } from './snapshot';
 
 /**

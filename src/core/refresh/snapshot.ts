@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { stateDigest16 } from '../state/digest';
 import { firstSectionOf, sectionEntries, type StateDocument } from '../state/document';
 import type { SourceLine } from '../state/lines';
 import type { SectionRole } from '../state/sections';
@@ -10,10 +10,6 @@ import type { SectionRole } from '../state/sections';
  * feedback and progress as they were when the run was recorded.
  */
 
-/** First 16 hex digits of SHA-256 over the file's text exactly as written (UTF-8). */
-export function stateDigest16(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
-}
 
 export const StateSnapshotSchema = z.object({
   path: z.string(),

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
-import { compactOrchestrationPolicy } from '../agents/orchestration';
+import { compactOrchestrationPolicy } from './orchestration';
 import { LoopxError } from '../errors';
 import { resolveRepo, resolveStateFile } from './locate';
 import { readRegistry } from './read';

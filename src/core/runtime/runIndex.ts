@@ -6,7 +6,7 @@ import { LoopxError } from '../errors';
 import { fsyncDirectory, writeFileAtomic, writeJsonAtomic } from '../fs/atomicWrite';
 import { assertInside, mkdirInside } from '../fs/contain';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
-import { parseIsoInstant } from '../projection/time';
+import { parseIsoInstant } from '../isoTime';
 import { goalRunsDir, RUN_INDEX_FILE, validateGoalId } from './layout';
 import { formatLocalIsoSeconds } from './time';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../fs/jsonFile';

@@ -7,14 +7,14 @@ import { gzip } from 'node:zlib';
 import type { Clock } from '../clock';
 import { errorMessage } from '../errors';
 import { scrubValue, type ScrubContext } from '../privacy/scrub';
-import { GoalStatusCache, type GoalStatusTarget } from '../readModel/goalStatus';
-import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from '../readModel/statusPayload';
+import { GoalStatusCache, type GoalStatusTarget } from '../status/goalStatus';
+import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from '../status/statusPayload';
 import { registryProjectRoot, resolveRepo, resolveRuntimeRoot } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import { analyzeGates } from '../state/gates';
 import { projectStateDocument } from '../state/structured';
-import { QuotaSummaryCache } from './quotaCache';
+import { QuotaSummaryCache } from '../status/quotaCache';
 
 const gzipAsync = promisify(gzip);
 

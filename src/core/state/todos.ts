@@ -1,4 +1,4 @@
-import { normalizeAgentId, requireRegisteredAgent } from '../agents/identity';
+import { normalizeAgentId, requireRegisteredAgent } from '../registry/agentIds';
 import { LoopxError } from '../errors';
 import { refuseCredentials } from '../privacy/refuse';
 import {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LoopxError } from '../errors';
-import type { Route } from '../quota/decision';
-import { FAILURE_RESULT_KINDS } from './contract';
+import type { Route } from '../scheduling/shouldRun';
+import { FAILURE_RESULT_KINDS } from '../protocol/contract';
 
 /**
  * The loop controller (spec §4.3): a pure map from the last turn's receipt, a fresh plan and the

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TURN_PHASES } from './contract';
+import { TURN_PHASES } from '../protocol/contract';
 
 /**
  * Typed progress events of the turn driver. `runOnce` and `runLoop` emit them through a sink the

@@ -7,7 +7,7 @@ import { assertInside, mkdirInside } from '../fs/contain';
 import { runtimeRootOfGoalDir } from '../runtime/layout';
 import { readJsonFile } from '../fs/jsonFile';
 import { SettlementIdentitySchema } from '../quota/identity';
-import { HostResultSchema, TURN_KEY_PATTERN, TURN_PHASES, UsageSchema } from './contract';
+import { HostResultSchema, TURN_KEY_PATTERN, TURN_PHASES, UsageSchema } from '../protocol/contract';
 import { TurnPlanSchema } from './plan';
 
 /**

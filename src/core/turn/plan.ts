@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
-import { RouteSchema, type Route, type ShouldRunDecision } from '../quota/decision';
+import { RouteSchema, type Route, type ShouldRunDecision } from '../scheduling/shouldRun';
 import {
   checkTurnInstanceId,
   settlementIdentity,
   SettlementIdentitySchema,
   type SettlementIdentity,
 } from '../quota/identity';
-import { selectTodo, type SelectedTodo } from '../quota/selection';
+import { selectTodo, type SelectedTodo } from '../scheduling/todoSelection';
 import type { RunIndexRow } from '../runtime/runIndex';
 import type { StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
@@ -20,8 +20,8 @@ import {
   TURN_PHASES,
   type BudgetBrief,
   type HostRequest,
-} from './contract';
-import { buildTurnBrief, todoBrief } from './prompt';
+} from '../protocol/contract';
+import { buildTurnBrief, todoBrief } from '../protocol/prompt';
 
 /**
  * Step 3 of a turn (spec §3.3): from the decision to a typed, read-only plan — the route, the

@@ -23,7 +23,7 @@ import {
   TURN_PHASES,
   type HostResult,
   type TurnPhase,
-} from './contract';
+} from '../protocol/contract';
 import {
   executorTimeoutMinutes,
   inFlightTodoIds,

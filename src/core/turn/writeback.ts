@@ -1,4 +1,4 @@
-import { registeredAgentsForGoal } from '../agents/identity';
+import { registeredAgentsForGoal } from '../registry/agentIds';
 import type { Clock } from '../clock';
 import { isLoopxError } from '../errors';
 import { extractMachineObject } from '../executors/extract';
@@ -13,7 +13,7 @@ import { formatLocalIsoSeconds } from '../runtime/time';
 import { compactText, parseStateDocument, truncate } from '../state/document';
 import { applyStateEdit, type StateEditOutcome } from '../state/stateFile';
 import { addTodo, completeTodo, findTodo, updateTodo, type OperationContext } from '../state/todos';
-import type { HostResult, TodoDisposition } from './contract';
+import type { HostResult, TodoDisposition } from '../protocol/contract';
 import type { TurnGoal } from './context';
 import type { RecoveryKind, ValidationReceipt, WritebackRecord } from './journal';
 

@@ -9,7 +9,7 @@ import {
   requireRegisteredAgent,
   resolveThreadBinding,
   type ThreadBinding,
-} from '../../../src/core/agents/identity';
+} from '../../../src/core/registry/agentIds';
 import { LoopxError } from '../../../src/core/errors';
 
 function thrown(fn: () => unknown): LoopxError {

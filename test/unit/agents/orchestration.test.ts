@@ -7,7 +7,7 @@ import {
   normalizeExploreHarnessProfile,
   orchestrationSummary,
   peerCoordinator,
-} from '../../../src/core/agents/orchestration';
+} from '../../../src/core/registry/orchestration';
 
 describe('orchestration policy', () => {
   it('coerces integers like the original', () => {

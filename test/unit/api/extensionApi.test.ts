@@ -6,7 +6,7 @@ import type * as vscode from 'vscode';
 import { createExtensionApi, type ApiWorkspaceModel } from '../../../src/api/extensionApi';
 import type { LoopxQuotaChanged, LoopxTurnEnded } from '../../../src/api/types';
 import { isLoopxError, version } from '../../../src/core/index';
-import { loadRegistrySnapshot, type GoalSummary } from '../../../src/core/readModel/workspaceGoals';
+import { loadRegistrySnapshot, type GoalSummary } from '../../../src/core/status/workspaceGoals';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 /** A minimal stand-in for vscode.EventEmitter (the API only needs the Event function shape). */

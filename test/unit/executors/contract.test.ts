@@ -7,7 +7,7 @@ import {
   HOST_FAILURE_REASONS,
   RESULT_MAX_BYTES,
   TURN_PHASES,
-} from '../../../src/core/turn/contract';
+} from '../../../src/core/protocol/contract';
 
 const KEY = `sha256:${'a'.repeat(64)}`;
 

@@ -3,11 +3,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createDemoExecutor } from '../../../src/core/executors/config';
 import { demoAgentArgv, performDemoTurn } from '../../../src/core/executors/demoAgent';
-import { readValidationCommand, runValidation } from '../../../src/core/executors/validation';
+import { runValidation } from '../../../src/core/executors/validation';
+import { readValidationCommand } from '../../../src/core/registry/validationCommand';
 import type { ExecutorOutcome, ExecutorSuccess } from '../../../src/core/executors/types';
 import { isLoopxError } from '../../../src/core/errors';
 import { findRawRegistryGoal, readRegistrySync } from '../../../src/core/registry/read';
-import { checkHostResult } from '../../../src/core/turn/contract';
+import { checkHostResult } from '../../../src/core/protocol/contract';
 import { DEMO_AGENT_SOURCE_ARGV, demoRequest, demoWorkspace, runOptions, tempDir } from './helpers';
 
 function success(outcome: ExecutorOutcome): ExecutorSuccess {

@@ -10,8 +10,8 @@ import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../..
 import { findRawRegistryGoal, readRegistrySync } from '../../../src/core/registry/read';
 import { readGoalRuns } from '../../../src/core/runtime/runIndex';
 import { parseStateDocument } from '../../../src/core/state/document';
-import { buildHostRequest, type HostRequest } from '../../../src/core/turn/contract';
-import { budgetBrief, buildTurnBrief } from '../../../src/core/turn/prompt';
+import { buildHostRequest, type HostRequest } from '../../../src/core/protocol/contract';
+import { budgetBrief, buildTurnBrief } from '../../../src/core/protocol/prompt';
 import { materializeDemoWorkspace, REPO_ROOT } from '../../support/demoWorkspace';
 
 export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'executors');

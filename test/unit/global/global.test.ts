@@ -10,9 +10,9 @@ import {
   GlobalSummaryResponseSchema,
   GlobalTodosResponseSchema,
   GlobalUnavailableResponseSchema,
-} from '../../../src/core/global/schemas';
-import { loadGlobalSnapshot } from '../../../src/core/global/snapshot';
-import { globalGates, globalRisks, globalSummary, globalTodos, parseTimeRange } from '../../../src/core/global/views';
+} from '../../../src/core/status/globalSchemas';
+import { loadGlobalSnapshot } from '../../../src/core/status/globalSnapshot';
+import { globalGates, globalRisks, globalSummary, globalTodos, parseTimeRange } from '../../../src/core/status/globalViews';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
-import { StatusPayloadSchema } from '../../../src/core/readModel/statusPayload';
+import { StatusPayloadSchema } from '../../../src/core/status/statusPayload';
 import {
   addTodo,
   completeTodo,
@@ -12,7 +12,7 @@ import {
   updateTodo,
   type OperationContext,
 } from '../../../src/core/state/todos';
-import { checkHostResult } from '../../../src/core/turn/contract';
+import { checkHostResult } from '../../../src/core/protocol/contract';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';

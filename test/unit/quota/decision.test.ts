@@ -5,7 +5,7 @@ import {
   shouldRun,
   ShouldRunDecisionSchema,
   type ShouldRunDecision,
-} from '../../../src/core/quota/decision';
+} from '../../../src/core/scheduling/shouldRun';
 import { reserveTurn } from '../../../src/core/quota/reservations';
 import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from './helpers';
 

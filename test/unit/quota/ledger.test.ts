@@ -6,7 +6,7 @@ import { readQuotaConfig } from '../../../src/core/quota/config';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
 import { computeQuotaStatus, NO_RESERVATIONS, type GoalFacts } from '../../../src/core/quota/state';
 import { settlementIdentity } from '../../../src/core/quota/identity';
-import { goalQuotaSummary } from '../../../src/core/quota/decision';
+import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from './helpers';
 

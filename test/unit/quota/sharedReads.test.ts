@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goalQuotaSummary } from '../../../src/core/quota/decision';
+import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { quotaGoalFromEntry, quotaGoalFromRegistry } from '../../../src/core/quota/goal';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
 import { readQuotaView } from '../../../src/core/quota/reservations';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { shouldRun, type ShouldRunDecision } from '../../../src/core/quota/decision';
+import { shouldRun, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
 import { effectIdsMatch, settlementIdentity } from '../../../src/core/quota/identity';
 import { evaluateSpend, spendSlot, voidSlot, type SpendEvaluationInput } from '../../../src/core/quota/spend';
 import { reserveTurn } from '../../../src/core/quota/reservations';

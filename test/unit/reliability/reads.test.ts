@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { normalizeAgentIdList, registeredAgentsForGoal } from '../../../src/core/agents/identity';
+import { normalizeAgentIdList, registeredAgentsForGoal } from '../../../src/core/registry/agentIds';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
 import { readFileSafe, readFileSafeSync } from '../../../src/core/fs/safeRead';

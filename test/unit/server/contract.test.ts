@@ -9,7 +9,7 @@ import {
   DashboardStatusSchema,
   parseContractFields,
   type ContractField,
-} from '../../../src/core/server/dashboardContract';
+} from '../../../src/core/status/dashboardContract';
 import { startStatusServer } from '../../../src/core/server/statusServer';
 import { REPO_ROOT } from '../../support/demoWorkspace';
 import { auth, request, seededWorkspace, SERVER_TOKEN } from './helpers';

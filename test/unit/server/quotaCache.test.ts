@@ -6,7 +6,7 @@ import type { Clock } from '../../../src/core/clock';
 import { findQuotaGoal } from '../../../src/core/quota/goal';
 import { settlementIdentity } from '../../../src/core/quota/identity';
 import { reserveTurn } from '../../../src/core/quota/reservations';
-import { QuotaSummaryCache, RESERVATION_RECHECK_MS } from '../../../src/core/server/quotaCache';
+import { QuotaSummaryCache, RESERVATION_RECHECK_MS } from '../../../src/core/status/quotaCache';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 /** A clock the test moves by hand. */

@@ -8,8 +8,8 @@ import {
   GoalStatusItemSchema,
   loadGoalStatus,
   type StatusFileReader,
-} from '../../../src/core/readModel/goalStatus';
-import { loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/readModel/statusPayload';
+} from '../../../src/core/status/goalStatus';
+import { loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const DEMO_NEXT_ACTION = 'Add a "Related" section linking notes that share a tag.';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { StatusPayloadSchema } from '../../../src/core/readModel/statusPayload';
+import { StatusPayloadSchema } from '../../../src/core/status/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
 

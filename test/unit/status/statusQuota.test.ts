@@ -3,10 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
-import { goalQuotaSummary } from '../../../src/core/quota/decision';
-import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/readModel/goalStatus';
-import { loadStatus } from '../../../src/core/readModel/statusPayload';
-import { statusQuotaSummaries } from '../../../src/core/readModel/statusQuota';
+import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
+import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { loadStatus } from '../../../src/core/status/statusPayload';
+import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { listJournals } from '../../../src/core/turn/journal';
 import { CRASH_AT_PHASE_ENV } from '../../../src/core/turn/crashHook';
-import { TURN_PHASES } from '../../../src/core/turn/contract';
+import { TURN_PHASES } from '../../../src/core/protocol/contract';
 import {
   AGENT,
   cleanTempDirs,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { isLoopxError } from '../../../src/core/errors';
-import { planRoute } from '../../../src/core/quota/decision';
+import { planRoute } from '../../../src/core/scheduling/shouldRun';
 import { budgetOf, loadTurnGoal, planGoalTurn, recentRuns } from '../../../src/core/turn/context';
-import { TURN_PHASES } from '../../../src/core/turn/contract';
+import { TURN_PHASES } from '../../../src/core/protocol/contract';
 import { loopDisposition } from '../../../src/core/turn/disposition';
 import {
   lineageOf,

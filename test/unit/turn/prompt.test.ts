@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { TurnBrief } from '../../../src/core/turn/contract';
-import { exampleResult, renderTurnPrompt } from '../../../src/core/turn/prompt';
-import { checkHostResult } from '../../../src/core/turn/contract';
+import type { TurnBrief } from '../../../src/core/protocol/contract';
+import { exampleResult, renderTurnPrompt } from '../../../src/core/protocol/prompt';
+import { checkHostResult } from '../../../src/core/protocol/contract';
 import { demoRequest, demoWorkspace } from '../executors/helpers';
 
 function brief(overrides: Partial<TurnBrief> = {}): TurnBrief {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goalQuotaSummary } from '../../../src/core/quota/decision';
+import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { readJournal } from '../../../src/core/turn/journal';
 import { TurnEventSchema, type TurnEvent } from '../../../src/core/turn/events';

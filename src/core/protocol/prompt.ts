@@ -1,5 +1,5 @@
 import { LoopxError } from '../errors';
-import { readValidationCommand } from '../executors/validation';
+import { readValidationCommand } from '../registry/validationCommand';
 import type { QuotaConfig } from '../quota/config';
 import type { QuotaLedger } from '../quota/ledger';
 import {

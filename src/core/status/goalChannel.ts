@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { goalStopped } from '../quota/state';
 import type { RegistryGoal } from '../registry/schema';
-import { StatusTodoItemSchema, type GoalStatusItem, type StatusTodoItem } from '../readModel/goalStatus';
+import { StatusTodoItemSchema, type GoalStatusItem, type StatusTodoItem } from './goalStatus';
 
 /**
  * The per-goal blocks existing LoopX dashboards read from every `attention_queue.items[]` entry

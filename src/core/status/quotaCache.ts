@@ -4,8 +4,8 @@ import {
   type FileStamp,
   type GoalStatusTarget,
   type StatusFileReader,
-} from '../readModel/goalStatus';
-import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../quota/decision';
+} from './goalStatus';
+import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../scheduling/shouldRun';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
 
 /**

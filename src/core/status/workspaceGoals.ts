@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { registeredAgentsForGoal } from '../agents/identity';
+import { registeredAgentsForGoal } from '../registry/agentIds';
 import { errorMessage, isLoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { readRegistry, registryGoals } from '../registry/read';

@@ -2,7 +2,7 @@ import type { LatestRunRecommendationInput, RunRow } from './inputs';
 import { latestRunRecommendationInputSchema, runRowSchema } from './inputs';
 import type { LatestRunRecommendation } from './schemas';
 import { actionsAligned, publicSafeCompact } from './text';
-import { parseIsoInstant } from './time';
+import { parseIsoInstant } from '../../isoTime';
 import { parseProjectionInput } from './warningIdentity';
 
 /** Classifications of bookkeeping runs that say nothing about the goal's route. */

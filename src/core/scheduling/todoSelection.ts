@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TERMINAL_STATUSES, type StateDocument, type TodoItem } from '../state/document';
 import { analyzeGates, metaList, type GateAnalysis } from '../state/gates';
-import { parseIsoInstant } from '../projection/time';
+import { parseIsoInstant } from '../isoTime';
 
 /**
  * Todo selection (spec §3.2). Among the goal's agent todos: drop done/deferred and blocked ones,

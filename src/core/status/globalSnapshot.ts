@@ -1,15 +1,15 @@
 import * as path from 'node:path';
 import type { Clock } from '../clock';
-import { statusQuotaSummaries } from '../readModel/statusQuota';
-import { GoalStatusCache, type GoalStatusTarget, type StateRead } from '../readModel/goalStatus';
-import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from '../readModel/statusPayload';
+import { statusQuotaSummaries } from './statusQuota';
+import { GoalStatusCache, type GoalStatusTarget, type StateRead } from './goalStatus';
+import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
 import { registryProjectRoot, resolveRepo } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { goalRunsDir, goalRuntimeDir } from '../runtime/layout';
 import type { RunIndexEntry } from '../runtime/runIndex';
 import type { ScrubContext } from '../privacy/scrub';
-import { findDeadLocks, type DeadLockFinding } from './locks';
+import { findDeadLocks, type DeadLockFinding } from './globalLocks';
 
 /**
  * Everything the global read models look at, read once: the status payload of every goal of the

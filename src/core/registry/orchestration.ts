@@ -1,4 +1,4 @@
-import { isPlainObject, normalizeAgentId, type GoalRecord } from './identity';
+import { isPlainObject, normalizeAgentId, type GoalRecord } from './agentIds';
 
 /**
  * Orchestration (spec §12): the goal's `spawn_policy` compacted to the few facts every consumer

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { LoopxError } from '../errors';
+import { LoopxError } from '../../errors';
 import type { ComparedValue, ProjectionWarningKind } from './schemas';
 
 /**

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { isLoopxError, errorMessage } from '../errors';
-import { projectGoalWarnings } from '../projection/goalWarnings';
-import { pickLatestRuns, selectLatestRunRecommendedAction } from '../projection/latestRunRecommendation';
+import { projectGoalWarnings } from './projection/goalWarnings';
+import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/latestRunRecommendation';
 import {
   latestRunRecommendationSourceSchema,
   nextActionProjectionWarningSchema,
@@ -10,13 +10,13 @@ import {
   staleLatestRunWarningSchema,
   stateProjectionGapSchema,
   type ProjectionWarning,
-} from '../projection/schemas';
-import { publicSafeCompact } from '../projection/text';
+} from './projection/schemas';
+import { publicSafeCompact } from './projection/text';
 import { scrubText } from '../privacy/scrub';
 import { readRegistry } from '../registry/read';
 import { runIndexPath } from '../runtime/layout';
 import { readRunIndex, type ReadRunIndexOptions, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
-import { stateDigest16 } from '../refresh/snapshot';
+import { stateDigest16 } from '../state/digest';
 import { firstSectionOf, parseStateDocument, type StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
 import type { TodoRole } from '../state/sections';

@@ -4,8 +4,8 @@ import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry } from '../runtime/r
 import type { TodoItem } from '../state/document';
 import { analyzeGates, gateRelation, gateState, isUserGate, type GateView } from '../state/gates';
 import { activationState } from './goalChannel';
-import type { DeadLockFinding } from './locks';
-import type { GlobalGoal, GlobalSnapshot } from './snapshot';
+import type { DeadLockFinding } from './globalLocks';
+import type { GlobalGoal, GlobalSnapshot } from './globalSnapshot';
 import {
   DEFAULT_GLOBAL_LIMIT,
   DEFAULT_TIME_RANGE,
@@ -25,7 +25,7 @@ import {
   type RiskSeverity,
   type SummaryRow,
   type TodoRow,
-} from './schemas';
+} from './globalSchemas';
 
 /**
  * The global read models: pure functions of a GlobalSnapshot (every goal of the registry with

@@ -8,7 +8,7 @@ import type {
   GlobalUnavailableResponse,
   RiskRow,
   TodoRow,
-} from './schemas';
+} from './globalSchemas';
 
 /** The global read models for people: a heading, the counts, one table per group. */
 

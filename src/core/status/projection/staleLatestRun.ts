@@ -2,7 +2,7 @@ import type { RunRow, StaleLatestRunInput } from './inputs';
 import { staleLatestRunInputSchema } from './inputs';
 import type { ComparedValue, StaleLatestRunWarning, StaleReasonCode } from './schemas';
 import { STALE_LATEST_RUN_RECOMMENDED_ACTION } from './schemas';
-import { parseIsoInstant } from './time';
+import { parseIsoInstant } from '../../isoTime';
 import { goalIdField, parseProjectionInput, projectionWarningId } from './warningIdentity';
 
 const KIND = 'stale_latest_run_projection';

@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import { normalizeAgentId, requireRegisteredAgent } from '../agents/identity';
-import { compactOrchestrationPolicy } from '../agents/orchestration';
+import { normalizeAgentId, requireRegisteredAgent } from '../registry/agentIds';
+import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
 import { readStateFile } from '../state/stateFile';
-import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from './goal';
-import { settlementIdentity } from './identity';
-import { readQuotaView } from './reservations';
+import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
+import { settlementIdentity } from '../quota/identity';
+import { readQuotaView } from '../quota/reservations';
 import {
   SelectedTodoSchema,
   selectTodo,
   SelectionSummarySchema,
   type SelectedTodo,
   type SelectionResult,
-} from './selection';
+} from './todoSelection';
 import {
   asRecord,
   computeQuotaStatus,
@@ -23,7 +23,7 @@ import {
   goalStopped,
   QuotaStatusSchema,
   type QuotaStatus,
-} from './state';
+} from '../quota/state';
 
 /**
  * `quota should-run` (spec §3.1): one read-only decision per turn. Order:

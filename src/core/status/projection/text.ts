@@ -1,4 +1,4 @@
-import { findCredentials } from '../privacy/scrub';
+import { findCredentials } from '../../privacy/scrub';
 
 /**
  * Text normalization shared by every next-action projection: the display form (what users see),

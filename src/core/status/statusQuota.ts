@@ -1,5 +1,5 @@
 import type { Clock } from '../clock';
-import { goalQuotaSummary, type GoalQuotaSummary } from '../quota/decision';
+import { goalQuotaSummary, type GoalQuotaSummary } from '../scheduling/shouldRun';
 import { quotaGoalFromEntry } from '../quota/goal';
 import type { GoalStatusTarget } from './goalStatus';
 import type { StatusQuotaSources } from './statusPayload';

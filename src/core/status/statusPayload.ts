@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { registeredAgentsForGoal } from '../agents/identity';
+import { registeredAgentsForGoal } from '../registry/agentIds';
 import { LoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { rawRegistryGoalsById, registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import type { RunIndexRead } from '../runtime/runIndex';
 import { errorMessage } from '../errors';
-import { dashboardGoalFields, DashboardGoalFieldsSchema } from '../global/goalChannel';
+import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
 import {
   GoalQuotaSummarySchema,
   GoalStatusCache,

@@ -1,5 +1,5 @@
-import { shellWord } from '../agents/identity';
-import type { ProjectionWarning, ResolutionAction } from '../projection/schemas';
+import { shellWord } from '../registry/agentIds';
+import type { ProjectionWarning, ResolutionAction } from './projection/schemas';
 import type { GoalStatusItem, StatusTodoSummary } from './goalStatus';
 import type { StatusPayload } from './statusPayload';
 

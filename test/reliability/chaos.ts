@@ -6,7 +6,7 @@
  * or after a seeded delay. Then it resumes (the turn loop, or the same command again, or a new
  * server) and checks the invariants from the files on disk (invariants.ts).
  *
- *   npm run chaos -- [--cases 1000] [--workers 2] [--seed 1] [--case K] [--verbose]
+ *   npm run chaos -- [--cases 1000] [--workers 2] [--seed 1] [--case K] [--op run-once] [--minutes M] [--verbose]
  *
  * Every failure prints its seed and the one-line command that replays that case alone.
  */
@@ -200,7 +200,7 @@ async function runCase(runSeed: number, index: number, verbose: boolean): Promis
     if (allowedSlots !== undefined) quota['allowed_slots'] = allowedSlots;
     if (maxCostUsd !== undefined) quota['max_cost_usd'] = maxCostUsd;
   });
-  const extraTodos = rng.int(0, 3);
+  const extraTodos = rng.int(0, 2);
   for (let i = 0; i < extraTodos; i++) {
     await inProcess(ws, ['todo', 'add', '--goal-id', GOAL, '--role', 'agent', '--text', `Extra chaos todo ${i}`]);
   }
@@ -222,7 +222,7 @@ async function runCase(runSeed: number, index: number, verbose: boolean): Promis
   const turnArgs = ['turn', 'run-once', ...g, '--agent-id', 'demo', '--execute', '--format', 'json'];
   if (op === 'run-once' || op === 'loop') {
     const args =
-      op === 'loop' ? ['turn', 'loop', ...g, '--agent-id', 'demo', '--max-turns', '6', '--format', 'json'] : turnArgs;
+      op === 'loop' ? ['turn', 'loop', ...g, '--agent-id', 'demo', '--max-turns', '4', '--format', 'json'] : turnArgs;
     const r = await runCliProcess(args, { cwd: ws.root, env, killAfterMs });
     landed = r.signal === 'SIGKILL';
     checkOutput(op, r);
@@ -284,7 +284,7 @@ async function runCase(runSeed: number, index: number, verbose: boolean): Promis
   if (TURN_OPS.has(op)) {
     // Resume: the loop finishes the interrupted turn first, then runs on to a stop.
     const r = await runCliProcess(
-      ['turn', 'loop', ...g, '--agent-id', 'demo', '--max-turns', '8', '--format', 'json'],
+      ['turn', 'loop', ...g, '--agent-id', 'demo', '--max-turns', '5', '--format', 'json'],
       {
         cwd: ws.root,
         env: cliEnv(ws),
@@ -328,14 +328,19 @@ async function main(): Promise<void> {
   const cases = Number(args['cases'] ?? 1000);
   const workers = Math.max(1, Number(args['workers'] ?? 2));
   const verbose = args['verbose'] !== undefined;
+  // --minutes M: start no new case after M minutes (the summary then says how many ran).
+  const deadline = args['minutes'] !== undefined ? Date.now() + Number(args['minutes']) * 60_000 : Infinity;
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const only = args['case'] !== undefined ? [Number(args['case'])] : Array.from({ length: cases }, (_, i) => i);
+  const opFilter = args['op'];
+  const only = (
+    args['case'] !== undefined ? [Number(args['case'])] : Array.from({ length: cases }, (_, i) => i)
+  ).filter((i) => opFilter === undefined || new Rng(caseSeed(runSeed, i)).pick(OPS) === opFilter);
   console.log(`chaos: ${only.length} case(s), seed ${runSeed}, ${workers} worker(s)`);
   const started = Date.now();
   const results: CaseResult[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < only.length) {
+    while (next < only.length && Date.now() < deadline) {
       const index = only[next++] as number;
       const r = await runCase(runSeed, index, verbose);
       results.push(r);

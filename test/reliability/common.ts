@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { materializeDemoWorkspace, REPO_ROOT } from '../support/demoWorkspace';
 
 export { REPO_ROOT };
-export const CLI = path.join(REPO_ROOT, 'out', 'cli.js');
+/** The built CLI; LOOPX_RELIABILITY_CLI points the suites at another build (e.g. one with a guard removed). */
+export const CLI = process.env['LOOPX_RELIABILITY_CLI'] ?? path.join(REPO_ROOT, 'out', 'cli.js');
 export const NOW = '2026-11-28T10:00:00Z';
 export const GOAL = 'tidy-notes';
 

@@ -364,7 +364,7 @@ async function main(): Promise<void> {
     if (r.landed) s.landed++;
     byOp.set(r.op, s);
     for (const v of r.violations) {
-      const k = knownFailure('chaos', v.check, r.op);
+      const k = knownFailure('chaos', v.check, r.op, v.detail);
       const line = `case ${r.index} ${r.op} ${r.kill}: ${v.check}: ${v.detail}\n    replay: ${replay(runSeed, r.index)}`;
       if (k) known.push(`${line}\n    known: ${k.defect}`);
       else

@@ -247,7 +247,8 @@ function mutateJson(value: unknown, mutations: JsonMutation[]): { text: string; 
   }
   let parses = true;
   try {
-    JSON.parse(text);
+    // LoopX reads a registry with a BOM (as the Python LoopX does), so a BOM alone does not break it.
+    JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
     parses = false;
   }
@@ -834,7 +835,7 @@ async function main(): Promise<void> {
       try {
         await property.body(v);
       } catch (e) {
-        if (e instanceof Failure && knownFailure('fuzz', e.check, target)) {
+        if (e instanceof Failure && knownFailure('fuzz', e.check, target, e.message)) {
           knownHits++;
           if (firstKnown === '') firstKnown = e.message.slice(0, 400);
           return;

@@ -380,7 +380,14 @@ async function main(): Promise<void> {
   for (const [op, s] of [...byOp].sort())
     console.log(`  ${op.padEnd(15)} ${String(s.cases).padStart(5)} cases ${String(s.landed).padStart(5)} killed`);
   if (known.length > 0) {
-    console.log(`\n${known.length} KNOWN failure(s) (test/reliability/knownFailures.ts):`);
+    const byCheck = new Map<string, number>();
+    for (const k of known) {
+      const check = /: ([a-z_]+): /.exec(k)?.[1] ?? '?';
+      byCheck.set(check, (byCheck.get(check) ?? 0) + 1);
+    }
+    console.log(
+      `\n${known.length} KNOWN failure(s) (test/reliability/knownFailures.ts): ${[...byCheck].map(([c, n]) => `${c} ${n}`).join(', ')}`,
+    );
     for (const k of known.slice(0, 20)) console.log(`  ${k}`);
   }
   if (failures.length > 0) {

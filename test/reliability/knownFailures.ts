@@ -34,6 +34,24 @@ export const KNOWN_FAILURES: KnownFailure[] = [
     example: 'npm run chaos -- --seed 2 --case 36 --verbose',
   },
   {
+    suite: 'chaos',
+    check: 'file_parse',
+    match: /runs\/[^:]+\.json: SyntaxError: Unexpected end of JSON input/,
+    defect:
+      'kill -9 leftovers: a run artifact name is reserved by creating an empty runs/<stamp>.json; a SIGKILL before its atomic write leaves that empty, unparseable file (not in the index) behind for good',
+    example: 'npm run chaos -- --seed 14 --case 366 --verbose',
+  },
+  {
+    suite: 'fuzz',
+    check: 'internal_error',
+    scope: 'registry',
+    match: /Invalid time value/,
+    defect:
+      'strict number parsing: an out-of-range registry number (e.g. quota.window_hours 2399501152) reaches date arithmetic and `quota status` fails with the untyped RangeError "Invalid time value" instead of naming the field',
+    example:
+      'npm run fuzz -- --target registry --seed 14 --path 244:31:29:27:27:27:28:27:28:27:31:28:30:28:30:27:27:28:32:28:31:30:29:29:28:28:28:28:29:28:28:28:29:33:28:28:34:28:28:28:32:28',
+  },
+  {
     suite: 'fuzz',
     check: 'http_5xx',
     scope: 'http',

@@ -797,8 +797,8 @@ async function main(): Promise<void> {
   const total = Number(args['cases'] ?? 11000);
   const only = args['target'] as Target | undefined;
   const replayPath = args['path'];
-  const scale = total / Object.values(TARGET_SHARE).reduce((a, b) => a + b, 0);
   const targets = (Object.keys(TARGET_SHARE) as Target[]).filter((t) => only === undefined || t === only);
+  const scale = total / targets.reduce((a, t) => a + TARGET_SHARE[t], 0);
   console.log(
     `fuzz: seed ${seed}, ${targets.map((t) => `${t} ${Math.max(1, Math.round(TARGET_SHARE[t] * scale))}`).join(', ')}`,
   );

@@ -4,6 +4,8 @@
 //   2. unit         mocha over src/core and the CLI (no VS Code)
 //   3. integration  mocha inside a real VS Code extension host (code-server), dev build and installed .vsix
 //   4. e2e          Playwright + Debian Chromium driving the real workbench, with screenshots
+//   5. reliability  chaos-short (60 seeded SIGKILL cases) and fuzz-short (1,100 fast-check cases); the
+//                   full suites are `npm run chaos` and `npm run fuzz` (docs/reliability.md)
 // LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all); the summary still has a line
 // for every tier, saying "skipped (LOOPX_TEST_TIERS)" for the others.
 import { spawnSync } from 'node:child_process';
@@ -58,6 +60,19 @@ const tiers = [
     },
   })),
 ];
+
+// chaos and fuzz add their counts to one summary file; a fixed seed keeps CI reproducible.
+tiers.push({
+  name: 'reliability',
+  run() {
+    const file = join(scratch, 'reliability.json');
+    const env = { LOOPX_TEST_SUMMARY: file };
+    const build = run(npm, ['run', '-s', 'build']);
+    const chaos = build.ok && run('npx', ['tsx', 'test/reliability/chaos.ts', '--cases', '60', '--seed', '14'], env);
+    const fuzz = build.ok && run('npx', ['tsx', 'test/reliability/fuzz.ts', '--cases', '1100', '--seed', '14'], env);
+    return { ...summaryOf(file), ok: build.ok && chaos.ok && fuzz.ok };
+  },
+});
 
 const unknown = (only ?? []).filter((name) => !tiers.some((t) => t.name === name));
 if (unknown.length > 0) {

@@ -1,24 +1,27 @@
+import type { LoopxErrorCode } from './errorCodes';
+
 /**
  * The one error type the control plane throws on purpose. `code` is stable and
  * machine-readable (callers branch on it); `message` says what went wrong and how to fix it;
- * `details` carries the structured facts (file, field, holder of a lock, …).
+ * `details` carries the structured facts (file, field, holder of a lock, …). The codes are listed
+ * in errorCodes.ts.
  */
 export class LoopxError extends Error {
   override readonly name = 'LoopxError';
   constructor(
-    readonly code: string,
+    readonly code: LoopxErrorCode,
     message: string,
     readonly details: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
 
-  toJSON(): { code: string; message: string; details: Readonly<Record<string, unknown>> } {
+  toJSON(): { code: LoopxErrorCode; message: string; details: Readonly<Record<string, unknown>> } {
     return { code: this.code, message: this.message, details: this.details };
   }
 }
 
-export function isLoopxError(value: unknown, code?: string): value is LoopxError {
+export function isLoopxError(value: unknown, code?: LoopxErrorCode): value is LoopxError {
   return value instanceof LoopxError && (code === undefined || value.code === code);
 }
 

@@ -14,6 +14,7 @@
  */
 
 export { LoopxError, isLoopxError } from './errors';
+export { LOOPX_ERROR_CODES, type LoopxErrorCode } from './errorCodes';
 export { INVALID_ARGUMENT } from './api/arguments';
 export { LOOPX_VERSION as version } from './version';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { normalizeAgentId } from '../registry/agentIds';
+import type { LoopxErrorCode } from '../errorCodes';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 
@@ -55,7 +56,7 @@ export function optionalArg<T extends z.ZodType>(schema: T) {
 }
 
 /** Turns the core's refusals with these codes into usage errors (the CLI's exit 2), keeping the code in the details. */
-export async function usageOn<T>(codes: ReadonlySet<string>, fn: () => Promise<T>): Promise<T> {
+export async function usageOn<T>(codes: ReadonlySet<LoopxErrorCode>, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {

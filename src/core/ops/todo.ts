@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { TodoListResultSchema, TodoSchema } from '../api/schemas';
 import { isoSeconds } from '../clock';
+import type { LoopxErrorCode } from '../errorCodes';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 import { PRIORITIES, TODO_STATUSES } from '../state/document';
@@ -86,7 +87,7 @@ function successorFields(what: string) {
 }
 
 /** Core refusals that mean "the arguments are wrong": surfaces treat them as usage errors. */
-export const TODO_ARGUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
+export const TODO_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
   'todo_text_required',
   'todo_priority_conflict',
   'invalid_task_class',

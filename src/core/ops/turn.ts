@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { LoopxErrorCode } from '../errorCodes';
 import { LoopxError } from '../errors';
 import { loadTurnGoal, planGoalTurn } from '../turn/context';
 import { inspectJournal, type JournalInspection } from '../turn/inspect';
@@ -14,7 +15,7 @@ import { defineOperation } from './operation';
  */
 
 /** Core refusals that mean "the arguments are wrong": usage errors (exit 2). */
-export const TURN_ARGUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
+export const TURN_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
   'invalid_goal_id',
   'quota_turn_instance_id_invalid',
   'quota_agent_id_invalid',

@@ -1,3 +1,4 @@
+import type { LoopxErrorCode } from '../errorCodes';
 import { LoopxError } from '../errors';
 import { findCredentials } from './scrub';
 
@@ -20,7 +21,7 @@ export function credentialMessage(field: string, kinds: readonly string[]): stri
  */
 export function refuseCredentials(
   fields: Readonly<Record<string, string | null | undefined>>,
-  code = 'credential_refused',
+  code: LoopxErrorCode = 'credential_refused',
 ): void {
   for (const [field, text] of Object.entries(fields)) {
     if (typeof text !== 'string' || text === '') continue;

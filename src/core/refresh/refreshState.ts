@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
 import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent, AGENT_ID_RULE } from '../registry/agentIds';
+import type { LoopxErrorCode } from '../errorCodes';
 import { isLoopxError, LoopxError } from '../errors';
 import type { LockOptions } from '../fs/fileLock';
 import { stateProjectionGap } from '../status/projection/projectionGap';
@@ -91,7 +92,7 @@ const TURN_INSTANCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/u;
 const DELIVERY_TOKEN_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/u;
 
 /** Error codes that mean "the request is wrong" (the CLI exits 2 for them). */
-export const REFRESH_ARGUMENT_ERROR_CODES: ReadonlySet<string> = new Set([
+export const REFRESH_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
   'invalid_goal_id',
   'refresh_invalid_classification',
   'refresh_invalid_field',

@@ -108,7 +108,7 @@ export interface RequireRegisteredOptions {
   /** The field name used in messages, as in the original: `claimed_by` by default. */
   field?: string;
   /** Prefix of the error codes, so a subsystem can keep its own (`quota_` gives `quota_agent_not_registered`). */
-  codePrefix?: string;
+  codePrefix?: 'quota_' | 'refresh_';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { registeredAgentsForGoal } from '../registry/agentIds';
+import { LOOPX_ERROR_CODES } from '../errorCodes';
 import { errorMessage, isLoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { readRegistry, registryGoals } from '../registry/read';
@@ -21,7 +22,7 @@ export const GoalSummarySchema = z.object({
 export type GoalSummary = z.infer<typeof GoalSummarySchema>;
 
 export const RegistryLoadErrorSchema = z.object({
-  code: z.string(),
+  code: z.enum(LOOPX_ERROR_CODES),
   message: z.string(),
   line: z.number().optional(),
   column: z.number().optional(),

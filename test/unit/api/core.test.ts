@@ -79,6 +79,7 @@ describe('core API (src/core/index.ts)', () => {
       'GoalSummarySchema',
       'INVALID_ARGUMENT',
       'JournalInspectionSchema',
+      'LOOPX_ERROR_CODES',
       'LoopResultSchema',
       'LoopxError',
       'NextActionProjectionWarningSchema',

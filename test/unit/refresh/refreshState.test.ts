@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
+import type { LoopxErrorCode } from '../../../src/core/errorCodes';
 import { isLoopxError } from '../../../src/core/errors';
 import { parseIsoInstant } from '../../../src/core/isoTime';
 import { loadGoalStatus } from '../../../src/core/status/goalStatus';
@@ -18,7 +19,7 @@ const NOW = '2026-07-30T23:59:00Z';
 const clock = fixedClock(NOW);
 const GENERATED_AT = formatLocalIsoSeconds(new Date(NOW));
 
-function rejectsWith(code: string, message?: RegExp): (error: unknown) => boolean {
+function rejectsWith(code: LoopxErrorCode, message?: RegExp): (error: unknown) => boolean {
   return (error: unknown) => isLoopxError(error, code) && (message === undefined || message.test(error.message));
 }
 

@@ -7,7 +7,8 @@ import type * as vscode from 'vscode';
  *
  * This file depends on nothing but `vscode`, so other extensions can copy it as it is. The API is
  * read-only: operations that change goals stay behind the editor's own confirmations. `apiVersion`
- * changes only with an incompatible change; fields may be added within a version.
+ * changes only with an incompatible change; fields may be added within a version. The shapes copy
+ * the core's zod schemas; test/unit/api/typesPinned.test.ts fails the build if they drift apart.
  */
 
 export const LOOPX_EXTENSION_ID = 'loopx.loopx-vscode';

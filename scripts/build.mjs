@@ -1,4 +1,4 @@
-// Bundles the extension, the CLI, the webview scripts and the real-VS-Code test suites with esbuild.
+// Bundles the extension, the CLI, the demo agent and the real-VS-Code test suites with esbuild.
 // Type checking is a separate gate (`npm run typecheck`), as in the esbuild sample.
 import * as esbuild from 'esbuild';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -39,19 +39,6 @@ const builds = [
   // The built-in demo agent runs as its own process (the `demo` executor spawns it like any CLI agent).
   { ...common, entryPoints: ['src/core/executors/demoAgentMain.ts'], outfile: 'out/demoAgent.js' },
 ];
-
-const webviewEntries = listEntries('src/webviews', /(^|\/)main\.ts$/);
-if (webviewEntries.length > 0) {
-  builds.push({
-    ...common,
-    platform: 'browser',
-    format: 'iife',
-    target: 'es2022',
-    entryPoints: webviewEntries,
-    outdir: 'out/webviews',
-    outbase: 'src/webviews',
-  });
-}
 
 // Integration suites run inside the extension host: `vscode` and mocha come from the host / node_modules.
 const integrationEntries = listEntries('test/integration', /\.ts$/);

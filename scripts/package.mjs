@@ -20,7 +20,6 @@ const shipped = [
   'out/cli.js',
   'out/cli-main.js',
   'out/demoAgent.js',
-  'out/webviews',
   'media',
   'docs/images',
 ];

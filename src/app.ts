@@ -33,7 +33,7 @@ export class LoopxApp extends Disposable {
   private readonly timings: ActivationTimings;
 
   constructor(
-    private readonly context: vscode.ExtensionContext,
+    context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
     activateStartedAt: number = performance.now(),
   ) {
@@ -104,9 +104,5 @@ export class LoopxApp extends Disposable {
       onDidEndTurn: this.turnEnded.event,
       onDidChangeQuota: this.quotaChanged.event,
     }));
-  }
-
-  get extensionUri(): vscode.Uri {
-    return this.context.extensionUri;
   }
 }

@@ -145,7 +145,3 @@ export function writeFileAtomicSync(target: string, data: string | Uint8Array, o
 export async function writeJsonAtomic(target: string, value: unknown, options: AtomicWriteOptions = {}): Promise<void> {
   await writeFileAtomic(target, formatJson(value), options);
 }
-
-export function writeJsonAtomicSync(target: string, value: unknown, options: AtomicWriteOptions = {}): void {
-  writeFileAtomicSync(target, formatJson(value), options);
-}

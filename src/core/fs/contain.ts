@@ -76,7 +76,3 @@ export function assertInside(roots: string | readonly string[], target: string, 
 export async function mkdirInside(roots: string | readonly string[], dir: string): Promise<void> {
   await fs.promises.mkdir(assertInside(roots, dir, 'create the folder'), { recursive: true });
 }
-
-export function mkdirInsideSync(roots: string | readonly string[], dir: string): void {
-  fs.mkdirSync(assertInside(roots, dir, 'create the folder'), { recursive: true });
-}

@@ -118,10 +118,6 @@ export function lockFilePath(target: string): string {
   return `${resolveLockTarget(target)}${LOCK_FILE_SUFFIX}`;
 }
 
-export function lockIncidentsPath(target: string): string {
-  return `${resolveLockTarget(target)}${INCIDENTS_SUFFIX}`;
-}
-
 function parseHolder(text: string): LockHolder | null {
   try {
     const parsed = LockHolder.safeParse(JSON.parse(text));

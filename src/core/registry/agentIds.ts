@@ -9,7 +9,6 @@ import { LoopxError } from '../errors';
 /** A goal entry of the registry, as read: unknown fields are kept and nothing is trusted. */
 export type GoalRecord = Readonly<Record<string, unknown>>;
 
-export const AGENT_ID_MAX_LENGTH = 80;
 const AGENT_ID_PATTERN = /^[a-z][a-z0-9_.:@-]{0,79}$/;
 
 /** The rule an agent id must follow, worded for error messages. */

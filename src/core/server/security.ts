@@ -7,16 +7,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * every route but `/healthz`.
  */
 
-/** Host names that mean this machine; nothing else is loopback here (not even 127.0.0.2). */
-const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
 /** Addresses the server may bind. */
 export const LOOPBACK_BIND_HOSTS = ['127.0.0.1', '::1'] as const;
 export type LoopbackBindHost = (typeof LOOPBACK_BIND_HOSTS)[number];
-
-export function isLoopbackHostname(hostname: string): boolean {
-  return LOOPBACK_HOSTNAMES.has(hostname.toLowerCase());
-}
 
 /**
  * Host and origin spellings accepted, exactly: a URL parser would also turn `127.1`, `0x7f.0.0.1`,

@@ -113,17 +113,6 @@ export const RiskRowSchema = z.object({
 });
 export type RiskRow = z.infer<typeof RiskRowSchema>;
 
-export const TODO_GROUPS = ['runnable', 'deferred_ready', 'blocked', 'review'] as const;
-export const RISK_GROUPS = [
-  'state_errors',
-  'failing_validations',
-  'stale_runs',
-  'projection_warnings',
-  'quota',
-  'dead_locks',
-] as const;
-export const GATE_GROUPS = ['open', 'holding'] as const;
-
 const responseBase = {
   ok: z.literal(true),
   schema_version: z.literal(GLOBAL_RESPONSE_SCHEMA),

@@ -33,7 +33,12 @@ function describe(spec: DecimalSpec): string {
  * Parses `raw` as plain decimal within `spec`, else throws LoopxError `code` naming `flag`, the
  * value given and the accepted form.
  */
-export function parseDecimal(raw: string, flag: string, spec: DecimalSpec = {}, code: LoopxErrorCode = 'usage'): number {
+export function parseDecimal(
+  raw: string,
+  flag: string,
+  spec: DecimalSpec = {},
+  code: LoopxErrorCode = 'usage',
+): number {
   const fail = (why: string): LoopxError =>
     new LoopxError(code, `${flag} must be ${describe(spec)}, got ${JSON.stringify(raw)}${why}`, {
       field: flag,

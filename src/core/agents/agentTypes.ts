@@ -1,5 +1,5 @@
 /**
- * The agent-type catalog (spec §11): which agent hosts LoopX knows, their aliases, and the
+ * The agent-type catalog (docs/agents.md#agent-types): which agent hosts LoopX knows, their aliases, and the
  * strict resolution that rejects ambiguous or unknown names instead of guessing.
  */
 

@@ -15,10 +15,10 @@ import {
 } from '../registry/agentIds';
 
 /**
- * Read-only onboarding (spec §11): tells an agent of a given type where a project stands, which
+ * Read-only onboarding (docs/agents.md): tells an agent of a given type where a project stands, which
  * identity it may use, and the exact commands to run next. It never writes anything, not even a
  * registry for a project that has none. A registry it cannot parse is reported as
- * `registry_invalid` with the file, line and column (the original crashed there, §13.4).
+ * `registry_invalid` with the file, line and column (the original crashed there; docs/agents.md).
  */
 
 export type ProjectConnectionStatus =

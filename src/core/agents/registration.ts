@@ -5,7 +5,7 @@ import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList, registeredAgentsForGoal } from '../registry/agentIds';
 
 /**
- * `register-agent` (spec §10): adds agent ids to a goal's `coordination.registered_agents`.
+ * `register-agent` (docs/agents.md): adds agent ids to a goal's `coordination.registered_agents`.
  * A preview by default; with `execute`, the collision check is repeated inside the registry lock
  * (the race guard), the ids are appended, and the file is read back to verify them.
  *

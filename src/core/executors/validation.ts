@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import { buildAgentEnv, DEFAULT_MAX_OUTPUT_BYTES, outputExcerpt, runBoundedProcess, type ProcessEnd } from './process';
 
 /**
- * Independent validation (spec §3.5): the goal's `validation_command` (an argv array in the
+ * Independent validation (docs/executors.md#validation): the goal's `validation_command` (an argv array in the
  * registry, never a shell string) runs as a real process in the project root, with the same
  * environment allowlist, timeout, process-tree kill and output cap as agents. The host agent
  * does not control it. Mapping the run to a receipt status is the turn driver's job.
@@ -35,7 +35,6 @@ export interface ValidationOptions {
   stdin?: string;
   killGraceMs?: number;
 }
-
 
 export async function runValidation(options: ValidationOptions): Promise<ValidationRun> {
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { LoopxError } from '../errors';
 
 /**
- * The global merge (spec §9): a pure function from the current global registry and the goals
+ * The global merge (docs/privacy.md): a pure function from the current global registry and the goals
  * (and project records) being synced to the new global registry.
  */
 
@@ -135,7 +135,7 @@ export function mergeGlobalRegistry(
     const merged = { ...goal };
     const attentionCarried: string[] = [];
     // Attention belongs to the route: carry it over only when the same goal arrives from a newly
-    // recorded source, never across a route replacement (the original did; spec §13.6).
+    // recorded source, never across a route replacement (the original did).
     const sourceDiffers =
       previous !== undefined && routeValue(previous['source_registry']) !== routeValue(goal['source_registry']);
     if (

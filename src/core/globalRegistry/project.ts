@@ -1,7 +1,7 @@
 import { reduceAuthorityData } from '../privacy/authority';
 
 /**
- * Projecting one project-registry goal into the global registry (spec §9): a deep copy whose
+ * Projecting one project-registry goal into the global registry (docs/privacy.md): a deep copy whose
  * authority data is reduced to counts (the global registry is shared by every project on the
  * machine, so it must not hold another project's document names or topic maps), stamped with
  * where it came from and when.

@@ -22,7 +22,7 @@ import { requireStatePath, resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
 
 /**
- * `heartbeat-prompt`: the task body of one bounded turn (spec §7) for an agent driven from a
+ * `heartbeat-prompt`: the task body of one bounded turn (docs/executors.md#from-a-terminal) for an agent driven from a
  * terminal. Reads the registry, the state file and the run index; writes nothing.
  */
 

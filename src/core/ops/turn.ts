@@ -10,7 +10,7 @@ import { quotaGoalOf, resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
 
 /**
- * The LoopX-driven turn (spec §3.3–§3.9): `turn plan` shows what one turn would do and
+ * The LoopX-driven turn (docs/turns.md): `turn plan` shows what one turn would do and
  * `turn inspect-journal` lists (or shows) the goal's turn journals. Both only read.
  */
 

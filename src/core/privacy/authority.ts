@@ -1,7 +1,7 @@
 /**
  * Authority data (`authority_sources`, `authority_registry`) names private documents, topic
  * maps and material paths. Anything that leaves the project (the global registry, the status
- * server, webviews, logs) carries only counts and flags of it (spec §9, §15).
+ * server, logs) carries only counts and flags of it (docs/privacy.md).
  */
 
 export const AUTHORITY_REGISTRY_SUMMARY_SCHEMA = 'loopx_authority_registry_summary_v0';

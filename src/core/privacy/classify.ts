@@ -7,7 +7,7 @@ import { findPrivateMarkers, type PrivateMarker } from './markers';
 import { readFileSafeSync } from '../fs/safeRead';
 
 /**
- * Registry privacy classification (spec §9): what kind of registry a file is, whether it may be
+ * Registry privacy classification (docs/privacy.md): what kind of registry a file is, whether it may be
  * published, and which risks that raises. The report names the file only by its base name
  * (`path_label`); the absolute path never appears in it.
  */
@@ -46,7 +46,7 @@ export function registryRole(document: Record<string, unknown>): string | null {
   return null;
 }
 
-/** The classification table of spec §9: the first matching rule wins. */
+/** The classification table (docs/privacy.md): the first matching rule wins. */
 export function classifyRegistry(filePath: string, role: string | null, markerCount: number): RegistryClass {
   const parts = filePath.split(/[\\/]+/).filter((part) => part !== '');
   const fileName = parts[parts.length - 1] ?? '';

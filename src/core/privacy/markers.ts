@@ -1,5 +1,5 @@
 /**
- * Private-marker detection over a registry document (spec §9). Nothing is rewritten: we only
+ * Private-marker detection over a registry document (docs/privacy.md). Nothing is rewritten: we only
  * report *where* private data sits (a key path and a kind), never the value itself, so the report
  * can be shown or logged without leaking what it found.
  */
@@ -40,7 +40,7 @@ const PLACEHOLDER_PREFIX = '/path/to/';
 /**
  * A local path prefix at the start of the value or after a quote, colon or whitespace. The
  * original meant the same but its character class matched a backslash and the letter `s`
- * instead of whitespace (spec §13.1); here `"see /tmp/x"` is caught and `"dirs/tmp/x"` is not.
+ * instead of whitespace (docs/compatibility.md#privacy); here `"see /tmp/x"` is caught and `"dirs/tmp/x"` is not.
  */
 const LOCAL_PATH_PATTERN = /(?:^|["':\s])(?:\/Users\/|\/private\/|\/var\/folders\/|\/tmp\/|~\/|~\\)/;
 

@@ -5,7 +5,7 @@ import { containsPrivateData, findCredentials } from '../privacy/scrub';
 import { SettlementIdentitySchema, type SettlementIdentity } from '../quota/identity';
 
 /**
- * The contract between LoopX and a host agent for ONE bounded turn (spec §3.4, §4.2):
+ * The contract between LoopX and a host agent for ONE bounded turn (docs/executors.md):
  * what we send (`loopx_turn_host_request_v0`, on stdin or rendered as the turn prompt), what
  * the agent must answer (`loopx_turn_result_v0`, one JSON object of at most 12,000 bytes), and
  * the failure taxonomy a turn can end in. Agent output is data: it is validated here and never
@@ -13,7 +13,7 @@ import { SettlementIdentitySchema, type SettlementIdentity } from '../quota/iden
  */
 
 // ---------------------------------------------------------------------------------------------
-// Phases, result kinds, failure taxonomy (§4.2)
+// Phases, result kinds, failure taxonomy (docs/executors.md#when-a-turn-fails)
 
 /** The transaction phases of a LoopX-driven turn, in order. */
 export const TURN_PHASES = [
@@ -100,7 +100,7 @@ export const TURN_KEY_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const CLASSIFICATION_PATTERN = /^[a-z][a-z0-9_]{1,63}$/;
 
 const boundedText = (max: number) => z.string().trim().min(1).max(max);
-/** Text that ends up in run records others read: no absolute paths, no credentials (§3.4 "public-safe"). */
+/** Text that ends up in run records others read: no absolute paths, no credentials ("public-safe"). */
 const publicText = (max: number) =>
   boundedText(max).refine((text) => !containsPrivateData(text), {
     message: 'must be public-safe: no absolute paths and no credentials',
@@ -430,7 +430,7 @@ export function checkHostResult(value: unknown, expected: ResultExpectation = {}
 }
 
 // ---------------------------------------------------------------------------------------------
-// Receipt validation (§4.2)
+// Receipt validation (docs/executors.md)
 
 export const TURN_STATUSES = ['invalid', 'failed', 'stopped', 'committed', 'validated', 'in_progress'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];

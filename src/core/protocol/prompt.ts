@@ -25,7 +25,7 @@ import {
 } from './contract';
 
 /**
- * The turn prompt (spec §7): what an agent gets for one bounded turn, as stable Markdown.
+ * The turn prompt (docs/executors.md): what an agent gets for one bounded turn, as stable Markdown.
  * Inputs are plain values (a TurnBrief, gathered by the driver or by `heartbeat-prompt`), so
  * the same inputs always give the same text. Everything taken from files (todo text, feedback,
  * evidence) is data inside the prompt; the rules say so explicitly.
@@ -331,7 +331,7 @@ export interface TurnBriefSource {
   doc: StateDocument;
   /** The goal's run index rows, newest first. */
   runs: readonly RunIndexRow[];
-  /** The todo the driver selected (spec §3.2), or null. */
+  /** The todo the driver selected (docs/turns.md), or null. */
   selectedTodoId: string | null;
   budget: BudgetBrief | null;
 }

@@ -3,7 +3,7 @@ import { DEFAULT_QUOTA, isRecord, normalizeQuota, type NormalizedQuota } from '.
 
 /**
  * A goal's quota configuration: the original's slot settings (`compute`, `window_hours`,
- * `slot_minutes`, `allowed_slots`, normalized by `normalizeQuota`, spec §5.1) plus the optional
+ * `slot_minutes`, `allowed_slots`, normalized by `normalizeQuota`, docs/quota.md) plus the optional
  * budgets per rolling window users ask for (`max_cost_usd`, `max_tokens`, `max_turn_minutes`) and
  * the warning threshold `warn_ratio`. Nothing is normalized silently: every value that was not
  * used as written is reported in `config_warnings` (the original clamped `compute > 1` and

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LoopxError } from '../errors';
 
 /**
- * Settlement identity (spec §5.4): the plain-string `effect_id` that keys one turn's settlement,
+ * Settlement identity (docs/quota.md): the plain-string `effect_id` that keys one turn's settlement,
  * so a retried spend replays instead of writing twice.
  *   todo-bound    `<goal>:<agent>:<todo_id>:<turn>`
  *   replan-bound  `<goal>:<agent>:autonomous_replan:<replan-id>:<turn>`

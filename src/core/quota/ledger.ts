@@ -7,7 +7,7 @@ import { isRecord } from '../registry/schema';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 
 /**
- * The spend ledger of a goal (spec §5.2), recomputed from the run index every time: the registry's
+ * The spend ledger of a goal (docs/quota.md), recomputed from the run index every time: the registry's
  * `spent_slots` is never trusted. A `quota_slot_spent` row counts in the rolling window
  * `[now − window_hours, now]`; a `quota_slot_voided` row cancels (up to the slots of) the spend it
  * names; two spend rows with the same settlement identity count once, whoever wrote them (the

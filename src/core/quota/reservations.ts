@@ -24,7 +24,7 @@ import { computeLedger, QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED, type QuotaLedger, t
 import { computeQuotaStatus, exhaustedBudget, type GoalFacts, type ReservedTotals } from './state';
 
 /**
- * Hard quota limits through reservations (fixes spec §5.7, where the cap was only an admission
+ * Hard quota limits through reservations (docs/quota.md; fixes the original, where the cap was only an admission
  * check and two racing spends, or `--slots N`, could overshoot it).
  *
  * `<runtime>/goals/<goal>/quota-reservations.json` lists the slots held by turns in flight. Every

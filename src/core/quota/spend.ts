@@ -16,7 +16,7 @@ import {
 } from './reservations';
 
 /**
- * `quota spend-slot` (spec §5.6): may this turn's slot be spent now, and on which identity?
+ * `quota spend-slot` (docs/quota.md): may this turn's slot be spent now, and on which identity?
  * Categories, first match wins:
  *   reserved_turn              the turn holds a live reservation (admitted earlier): always settles;
  *   eligible_spend             the fresh decision runs normal delivery on the same todo;

@@ -4,7 +4,7 @@ import { BUDGET_FIELDS, ConfigWarningSchema, type BudgetField, type QuotaConfig 
 import type { QuotaLedger } from './ledger';
 
 /**
- * Quota state of a goal (spec §5.3). First match wins:
+ * Quota state of a goal (docs/quota.md). First match wins:
  *   1. goal stopped by its owner          → paused (pause_cause goal_stopped)
  *   2. compute ≤ 0                        → paused (compute_quota_zero)
  *   3. goal health failing                → blocked_health

@@ -127,7 +127,7 @@ interface Scope {
 }
 
 /**
- * The scope rules (spec §5), all checked before anything is read or written: an agent-lane
+ * The scope rules (docs/status.md#loopx-refresh-state), all checked before anything is read or written: an agent-lane
  * refresh needs an agent; a goal with several registered agents needs `--agent-id`; a given agent
  * must be registered when the goal has a roster; an agent-lane refresh never writes the route.
  */

@@ -1,7 +1,7 @@
 import { LoopxError } from '../errors';
 
 /**
- * Agent identity (spec §10): the public-safe token that names one peer agent lane, the
+ * Agent identity (docs/agents.md#agent-ids): the public-safe token that names one peer agent lane, the
  * registered roster of a goal, agent profiles, and the identity gate that decides whether an
  * agent may activate its host loop for a goal.
  */
@@ -255,7 +255,7 @@ const NEW_AGENT_PLACEHOLDER = '<new-public-safe-agent-id>';
 export const REGISTRATION_CONTINUATION_FIELDS = ['ok', 'changed', 'written', 'verified'] as const;
 
 /**
- * The identity gate (spec §10). The first matching rule wins; activation is allowed only for
+ * The identity gate (docs/agents.md#the-identity-gate). The first matching rule wins; activation is allowed only for
  * `explicit_agent_selected`, `thread_binding_selected`, `legacy_unscoped`,
  * `single_registered_agent_selected` and `selected`. A requested id that is not a valid agent id
  * is an `invalid_selection` (the original treated it as no id at all).

@@ -247,7 +247,7 @@ export const FIRST_TODO_ID = 'todo_plan_first_steps';
 const FIRST_STEP = 'Break the objective into ranked, bounded todos.';
 
 /**
- * A fresh ACTIVE_GOAL_STATE.md (state spec §3): front matter, then the sections the parsers look
+ * A fresh ACTIVE_GOAL_STATE.md (docs/state-file.md): front matter, then the sections the parsers look
  * for. It starts with one open agent todo matching the Next Action, so the route and the todo
  * list agree from the first status read.
  */

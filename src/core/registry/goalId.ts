@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { LoopxError } from '../errors';
 
 /**
- * The goal-id check every command applies before a goal id names a folder (registry spec §8):
+ * The goal-id check every command applies before a goal id names a folder:
  * trimmed; not empty; a single path segment (not `.`/`..`, no `/` or `\`); and equal to its own
  * last path component, which also catches Windows drive forms such as `C:x`. Returns the trimmed id.
  */

@@ -1,10 +1,10 @@
 import { isPlainObject, normalizeAgentId, type GoalRecord } from './agentIds';
 
 /**
- * Orchestration (spec §12): the goal's `spawn_policy` compacted to the few facts every consumer
+ * Orchestration (docs/agents.md): the goal's `spawn_policy` compacted to the few facts every consumer
  * needs, the explore-harness gate, the peer-coordinator opt-in and the turn driver's concurrency.
  *
- * Deliberate fixes of the original's coercions (§13.5):
+ * Deliberate fixes of the original's coercions (docs/agents.md#deliberate-differences-from-the-original):
  * - spawning is allowed only by the JSON boolean `true` (in `allowed`, or the legacy
  *   `spawn_allowed` when `allowed` is absent); the string "false" no longer allows it, and the
  *   string "true" does not either: a hand-edited registry fails closed, as explore_harness does;

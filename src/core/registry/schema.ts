@@ -87,7 +87,7 @@ function readableGoalEntries(goals: unknown): unknown[] {
 
 export const REGISTRY_SCHEMA_VERSION = '0.1';
 
-/** The quota settings of a goal after normalization (control-plane spec §5.1). */
+/** The quota settings of a goal after normalization (docs/quota.md#slots-and-the-window). */
 export const NormalizedQuotaSchema = z.object({
   compute: z.number().min(0).max(1),
   window_hours: z.number().int().min(1),

@@ -6,7 +6,7 @@ import { resolveRepo, resolveStateFile } from './locate';
 import { readRegistry } from './read';
 import { isRecord, normalizeQuota, NormalizedQuotaSchema, RegistryGoalSchema } from './schema';
 
-/** The validator behind `loopx registry` (registry spec §6). */
+/** The validator behind `loopx registry` (docs/on-disk-layout.md). */
 
 export const CONTRACT_ERROR_DIAGNOSTIC_SCHEMA = 'loopx_contract_error_diagnostic_v0';
 export const REGISTRY_FILE_MISSING_MESSAGE = 'registry file does not exist';
@@ -49,7 +49,7 @@ export const RegistryGoalRowSchema = z.object({
   state_file_abs: z.string().nullable(),
   state_file_exists: z.boolean(),
   adapter_kind: z.string().nullable(),
-  /** `spawn_policy` compacted (registry spec §12). */
+  /** `spawn_policy` compacted (docs/agents.md#spawn-policy-and-orchestration). */
   orchestration: z.object({
     mode: z.enum(['default', 'multi_subagent']),
     spawn_allowed: z.boolean(),

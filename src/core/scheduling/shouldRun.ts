@@ -26,13 +26,13 @@ import {
 } from '../quota/state';
 
 /**
- * `quota should-run` (spec §3.1): one read-only decision per turn. Order:
+ * `quota should-run` (docs/quota.md, docs/turns.md): one read-only decision per turn. Order:
  *   1. goal lookup (missing → ok=false, state unknown);
  *   2. the agent must be registered on the goal's roster (codes `quota_agent_*`);
  *   3. hard pause short-circuit (owner-stopped or compute 0): the canonical paused contract,
  *      returned before any todo is read, with every permission false;
- *   4. quota state (§5.3) with goal health = the state file can be read;
- *   5. todo selection (§3.2) and the guards that apply here, each overriding the earlier ones:
+ *   4. quota state (quota/state.ts) with goal health = the state file can be read;
+ *   5. todo selection (todoSelection.ts) and the guards that apply here, each overriding the earlier ones:
  *      capability gate, terminal no-follow-up frontier, orchestration contract
  *      (`coordinate_task_bundle`), due monitor (`external_evidence_observe`), monitor-only lane
  *      (`monitor_quiet_skip`), partial user gate (`scoped_user_gate_fallback`, safe bypass).
@@ -75,7 +75,7 @@ export interface RouteInput {
   contract_problems?: readonly string[];
 }
 
-/** The plan route (spec §4.1), evaluated in the table's order. */
+/** The plan route (docs/turns.md), evaluated in the table's order. */
 export function planRoute(input: RouteInput): Route {
   if ((input.contract_problems ?? []).length > 0) return 'contract_error';
   if (input.should_run) {

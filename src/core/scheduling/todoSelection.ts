@@ -4,7 +4,7 @@ import { analyzeGates, metaList, type GateAnalysis } from '../state/gates';
 import { parseIsoInstant } from '../isoTime';
 
 /**
- * Todo selection (spec §3.2). Among the goal's agent todos: drop done/deferred and blocked ones,
+ * Todo selection (docs/turns.md, step 1). Among the goal's agent todos: drop done/deferred and blocked ones,
  * todos claimed by another agent, todos whose `excluded_agents` names this agent, todos held back
  * by a user gate (explicit relations only, via `analyzeGates`), and classes that are not work;
  * keep `advancement_task` todos and only due `continuous_monitor` todos whose required

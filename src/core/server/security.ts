@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * The request gates of the status server, as pure functions. They fix the original's weaknesses
- * (spec state-projection-refresh-status.md §7): the `Host` header must name a loopback host (no
+ * (docs/status-server.md#security): the `Host` header must name a loopback host (no
  * DNS rebinding), only loopback browser origins get CORS headers, and a bearer token guards
  * every route but `/healthz`.
  */

@@ -4,7 +4,7 @@ import type { Route } from '../scheduling/shouldRun';
 import { FAILURE_RESULT_KINDS } from '../protocol/contract';
 
 /**
- * The loop controller (spec §4.3): a pure map from the last turn's receipt, a fresh plan and the
+ * The loop controller (docs/turns.md): a pure map from the last turn's receipt, a fresh plan and the
  * loop's turn budget to one of six dispositions. It never spends, writes or launches.
  *
  * Deliberate fix (spec bug 6): the original's plan route let `should_run` beat a visible user

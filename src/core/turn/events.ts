@@ -7,7 +7,7 @@ import { TURN_PHASES } from '../protocol/contract';
  * {@link TurnEventSchema}, so a subscriber in another process can check what it receives.
  */
 
-/** Why a loop stopped (spec §4.3 dispositions, plus the driver's own reasons). */
+/** Why a loop stopped (the dispositions of disposition.ts, plus the driver's own reasons). */
 export const LOOP_STOP_REASONS = [
   /** Nothing to do for this agent now (quiet wait, peers hold the work, the goal waits on someone). */
   'wait',
@@ -72,7 +72,7 @@ export const LoopStoppedEventSchema = z.object({
   agent_ids: z.array(z.string()),
   at: z.string(),
   reason: LoopStopReasonSchema,
-  /** The §4.3 disposition the stop was derived from, when one was computed. */
+  /** The disposition the stop was derived from, when one was computed. */
   disposition: z.string().nullable(),
   message: z.string(),
   turns: z.number().int().nonnegative(),

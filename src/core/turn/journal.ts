@@ -11,7 +11,7 @@ import { HostResultSchema, TURN_KEY_PATTERN, TURN_PHASES, UsageSchema } from '..
 import { TurnPlanSchema } from './plan';
 
 /**
- * The turn journal (spec §3.9): one JSON file per turn key under
+ * The turn journal (docs/turns.md#the-journal): one JSON file per turn key under
  * `<runtime>/goals/<goal>/turns/<sha256 hex>.json`, rewritten atomically after every phase while
  * the turn's lock is held. It records each completed phase with what a later process needs to
  * resume it (the plan and host request, the host's result, the validation receipt, the writeback

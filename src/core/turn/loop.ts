@@ -8,7 +8,7 @@ import type { TurnPlan } from './plan';
 import { notRunMessage, runOnce, TurnRunResultSchema, type RunOnceOptions, type TurnRunResult } from './runOnce';
 
 /**
- * `loopx turn loop`: turns back to back until a stop disposition (spec §4.3) or cancellation.
+ * `loopx turn loop`: turns back to back until a stop disposition (docs/turns.md) or cancellation.
  * After every turn a fresh plan and the turn's receipt give the disposition: `run_now` goes on
  * (after the cadence), anything else stops the loop with a reason a person can act on.
  *

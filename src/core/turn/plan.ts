@@ -24,7 +24,7 @@ import {
 import { buildTurnBrief, todoBrief } from '../protocol/prompt';
 
 /**
- * Step 3 of a turn (spec §3.3): from the decision to a typed, read-only plan — the route, the
+ * Step 3 of a turn (docs/turns.md): from the decision to a typed, read-only plan — the route, the
  * selected todo, the session action, the turn key, the settlement identity and the exact host
  * request that would be sent. `planTurn` is pure over loaded inputs; it never executes anything
  * (`host_invocation_allowed` is always false in a plan).
@@ -134,7 +134,7 @@ export function sessionBindingName(goalId: string, agentId: string, todoId: stri
   return `${sha256Hex(canonicalJson({ goal_id: goalId, agent_id: agentId, todo_id: todoId }))}.json`;
 }
 
-/** Spec §3.3 session rules: none for non-host routes, reject a broken lineage or a foreign binding, else start or resume. */
+/** Session rules: none for non-host routes, reject a broken lineage or a foreign binding, else start or resume. */
 export function planSession(lineage: Lineage, hostRoute: boolean, binding: unknown): SessionPlan {
   if (!hostRoute) return { action: 'none', session_id: null, reason: null };
   if (lineage.goal_id === '' || lineage.agent_id === '' || lineage.todo_id === null || lineage.action_hash === '') {

@@ -18,7 +18,7 @@ import type { TurnGoal } from './context';
 import type { RecoveryKind, ValidationReceipt, WritebackRecord } from './journal';
 
 /**
- * Steps 5 and 6 of a turn (spec §3.5, §3.6): the independent validator, and the durable writeback
+ * Steps 5 and 6 of a turn (docs/turns.md#one-turn-step-by-step): the independent validator, and the durable writeback
  * through the state functions (todo transition, Next Action, one refresh-state run record). Every
  * write here is safe to repeat after a crash: a done todo is not completed twice, a question
  * already turned into a gate is not asked twice, and a run already recorded for this turn is found

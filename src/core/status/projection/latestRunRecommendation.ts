@@ -56,7 +56,7 @@ function laneAtLeastAsNew(laneRun: RunRow, statusRun: RunRow | null | undefined)
 }
 
 /**
- * Chooses the text status shows as `latest_run_recommended_action` and its source (§4.2): the
+ * Chooses the text status shows as `latest_run_recommended_action` and its source (docs/projection.md): the
  * status run's action, unless the preferred agent's lane run is at least as new, or the lane
  * agrees with the durable route while the status run does not. Texts are public-safe compacted:
  * an action naming a local path or a secret counts as missing.

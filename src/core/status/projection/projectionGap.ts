@@ -37,7 +37,7 @@ function countValue(value: unknown): number {
 /**
  * Open count for a role: the summary's `open_count`, else its `open`. When the summary has neither
  * (or there is no summary), the Markdown checkbox count is used. The original trusted an empty
- * summary `{}` as zero open todos; we fall back to the Markdown instead (spec §8 bug 7).
+ * summary `{}` as zero open todos; we fall back to the Markdown instead (docs/compatibility.md#goal-state).
  */
 function openCount(counts: RoleOpenCounts): number {
   const summary = counts.summary;

@@ -163,7 +163,7 @@ export const goalProjectionWarningsSchema = z.array(projectionWarningSchema);
 export const latestRunRecommendationSourceSchema = z.enum(['latest_status_run', 'agent_lane_recommendation']);
 export type LatestRunRecommendationSource = z.infer<typeof latestRunRecommendationSourceSchema>;
 
-/** What status items store about the latest run's recommendation (§4.2). */
+/** What status items store about the latest run's recommendation (docs/projection.md). */
 export const latestRunRecommendationSchema = z.object({
   latest_run_recommended_action: z.string().min(1).nullable(),
   latest_run_recommended_action_source: latestRunRecommendationSourceSchema.nullable(),

@@ -13,7 +13,8 @@ import { addTodoCommand, listTodosCommand } from './commands/todos';
 import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } from './commands/turns';
 import { validateRegistries } from './commands/validateRegistry';
 import { createExtensionApi } from './api/extensionApi';
-import type { LoopxExtensionApi, LoopxQuotaChanged, LoopxTurnEnded } from './api/types';
+import { statusEvents } from './api/statusEvents';
+import type { LoopxExtensionApi } from './api/types';
 import { LOOPX_VERSION } from './core/version';
 import { showGlobalView } from './server/globalViewCommands';
 import { StatusServerController } from './server/statusServerController';
@@ -24,10 +25,6 @@ import { WorkspaceModel } from './workspace/workspaceModel';
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
 export class LoopxApp extends Disposable {
   readonly model: WorkspaceModel;
-  /** Fired by the turn driver when a turn's run is recorded; other extensions see it as `api.onDidEndTurn`. */
-  readonly turnEnded: vscode.EventEmitter<LoopxTurnEnded>;
-  /** Fired by quota settlement when a goal's spend changes; part of `api.onDidChangeQuota`. */
-  readonly quotaChanged: vscode.EventEmitter<LoopxQuotaChanged>;
   private extensionApi: LoopxExtensionApi | undefined;
 
   private readonly timings: ActivationTimings;
@@ -40,8 +37,6 @@ export class LoopxApp extends Disposable {
     super();
     this.timings = new ActivationTimings(activateStartedAt);
     this.model = this.register(new WorkspaceModel(log));
-    this.turnEnded = this.register(new vscode.EventEmitter<LoopxTurnEnded>());
-    this.quotaChanged = this.register(new vscode.EventEmitter<LoopxQuotaChanged>());
     this.register(new GoalsView(VIEW_IDS.goals, this.model, () => this.timings.goalsShown()));
     // Hidden (underscore) command for the benchmark harness; not part of the catalog.
     this.register(vscode.commands.registerCommand('_loopx.activationTimings', () => this.timings.snapshot()));
@@ -51,7 +46,7 @@ export class LoopxApp extends Disposable {
     const failures = new CommandFailures();
     // Hidden command: the palette commands that failed or were refused since the last call (tests read it).
     this.register(vscode.commands.registerCommand('_loopx.takeCommandFailures', () => failures.take()));
-    const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context), turnEnded: this.turnEnded };
+    const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context), };
     for (const d of registerPaletteCommands(
       {
         showCommands: () => showAllCommands(),
@@ -100,9 +95,6 @@ export class LoopxApp extends Disposable {
 
   /** The API other extensions get from `getExtension(...).exports`. */
   get api(): LoopxExtensionApi {
-    return (this.extensionApi ??= createExtensionApi(this.model, {
-      onDidEndTurn: this.turnEnded.event,
-      onDidChangeQuota: this.quotaChanged.event,
-    }));
+    return (this.extensionApi ??= createExtensionApi(this.model, statusEvents(this.model.onDidChangeStatus)));
   }
 }

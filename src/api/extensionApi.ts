@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import { getGoalStatus, listGates, listTodos, LoopxError, version } from '../core/index';
 import type { GoalSummary } from '../core/index';
-import type { LoopxExtensionApi, LoopxGoal, LoopxQuota, LoopxQuotaChanged, LoopxTurnEnded } from './types';
+import type { LoopxExtensionApi, LoopxGoal, LoopxQuotaChanged, LoopxTurnEnded } from './types';
 
 /**
  * The object other extensions get from `getExtension('loopx.loopx-vscode').exports`: the workspace
@@ -15,7 +15,7 @@ export interface ApiWorkspaceModel {
   readonly onDidChange: vscode.Event<void>;
 }
 
-/** Events that come from elsewhere in the extension: the turn driver and quota settlement fire them. */
+/** Events that come from elsewhere in the extension: the live status model's diffs (see statusEvents.ts). */
 export interface ApiEventSources {
   readonly onDidEndTurn: vscode.Event<LoopxTurnEnded>;
   readonly onDidChangeQuota: vscode.Event<LoopxQuotaChanged>;
@@ -63,45 +63,6 @@ export function createExtensionApi(model: ApiWorkspaceModel, events: ApiEventSou
     getQuota: (goalId, registryPath) => findGoal(goalId, registryPath)?.quota,
     onDidChangeGoals,
     onDidEndTurn: events.onDidEndTurn,
-    onDidChangeQuota: mergeEvents(events.onDidChangeQuota, quotaSettingChanges(model)),
-  };
-}
-
-function goalKey(goal: GoalSummary): string {
-  return JSON.stringify([goal.registryPath, goal.goalId]);
-}
-
-/**
- * Fires when a reload shows a goal's normalized quota settings changed (someone edited the registry).
- * Each subscription compares against what it last saw; goals that appear or disappear are goal
- * changes, not quota changes.
- */
-function quotaSettingChanges(model: ApiWorkspaceModel): vscode.Event<LoopxQuotaChanged> {
-  return (listener, thisArgs, disposables) => {
-    const quotaOf = (): Map<string, LoopxQuota> => new Map(model.goals.map((goal) => [goalKey(goal), goal.quota]));
-    let seen = quotaOf();
-    return model.onDidChange(
-      () => {
-        const current = quotaOf();
-        for (const goal of model.goals) {
-          const before = seen.get(goalKey(goal));
-          if (before !== undefined && JSON.stringify(before) !== JSON.stringify(goal.quota)) {
-            listener.call(thisArgs, { goalId: goal.goalId, registryPath: goal.registryPath, quota: goal.quota });
-          }
-        }
-        seen = current;
-      },
-      undefined,
-      disposables,
-    );
-  };
-}
-
-function mergeEvents<T>(...sources: vscode.Event<T>[]): vscode.Event<T> {
-  return (listener, thisArgs, disposables) => {
-    const subscriptions = sources.map((event) => event(listener, thisArgs));
-    const subscription = { dispose: () => subscriptions.forEach((s) => s.dispose()) };
-    disposables?.push(subscription);
-    return subscription;
+    onDidChangeQuota: events.onDidChangeQuota,
   };
 }

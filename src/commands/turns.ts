@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { LoopxTurnEnded } from '../api/types';
 import { clockFromEnv } from '../core/clock';
 import { demoAgentArgv } from '../core/executors/demoAgent';
 import type { TurnEvent } from '../core/turn/events';
@@ -15,7 +14,6 @@ export interface TurnSurfaces {
   log: vscode.LogOutputChannel;
   /** Folder of the extension's bundles (the built-in demo agent lives there). */
   bundleDir: string;
-  turnEnded: vscode.EventEmitter<LoopxTurnEnded>;
 }
 
 async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown): Promise<string[]> {
@@ -34,17 +32,15 @@ async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown)
   return picked.map((item) => item.label);
 }
 
-/** Progress text, the log and the API's onDidEndTurn, from the driver's typed events. */
+/** Progress text and the log, from the driver's typed events. */
 function eventSink(
   surfaces: TurnSurfaces,
-  goal: GoalSummary,
+  _goal: GoalSummary,
   progress: vscode.Progress<{ message?: string }>,
 ): (event: TurnEvent) => void {
-  const todoOfTurn = new Map<string, string | null>();
   return (event) => {
     switch (event.type) {
       case 'turn_started':
-        todoOfTurn.set(event.turn_key, event.todo_id);
         progress.report({ message: `${event.agent_id}: ${event.todo_title ?? 'planning'}` });
         surfaces.log.info(
           `turn ${event.turn_key} started: ${event.agent_id} on ${event.todo_id ?? '(no todo)'}${event.resumed ? ' (resumed)' : ''}`,
@@ -58,14 +54,7 @@ function eventSink(
         surfaces.log.info(
           `turn ${event.turn_key} ended: ${event.status}${event.spent ? ' (1 slot spent)' : ''} — ${event.summary}`,
         );
-        surfaces.turnEnded.fire({
-          goalId: goal.goalId,
-          registryPath: goal.registryPath,
-          agentId: event.agent_id,
-          todoId: todoOfTurn.get(event.turn_key) ?? null,
-          classification: event.result_kind ?? event.status,
-          generatedAt: event.at,
-        });
+        // api.onDidEndTurn fires from the status model when the run's record appears, as for any process.
         surfaces.model.scheduleReload();
         break;
       case 'loop_stopped':

@@ -166,6 +166,8 @@ export class StatusServerController extends Disposable {
         clock: clockFromEnv(),
         token,
         port: desired.port,
+        // The views' own live model: one set of caches, and the server is fresh when the views are.
+        model: this.model.liveModel(desired.registryPath),
         log: (level, message) =>
           level === 'warn' ? this.log.warn(`status server: ${message}`) : this.log.info(`status server: ${message}`),
       });

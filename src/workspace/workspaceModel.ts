@@ -4,15 +4,13 @@ import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../core/commands/ids';
 import { clockFromEnv } from '../core/clock';
-import { errorMessage } from '../core/errors';
 import type { GoalQuotaSummary } from '../core/scheduling/shouldRun';
-import { QuotaSummaryCache } from '../core/status/quotaCache';
-import { GoalStatusCache, type GoalStatusItem } from '../core/status/goalStatus';
+import type { GoalStatusItem } from '../core/status/goalStatus';
+import { LiveStatusModel, type StatusDiff } from '../core/status/liveStatus';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 
 const RELOAD_DEBOUNCE_MS = 200;
-const DETAILS_CONCURRENCY = 8;
 
 /**
  * The LoopX registries of this workspace (each folder's `.loopx/registry.json`, plus the
@@ -22,10 +20,13 @@ const DETAILS_CONCURRENCY = 8;
 export class WorkspaceModel extends Disposable {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
+  private readonly statusChanged = this.register(new vscode.EventEmitter<StatusDiff>());
+  /** What changed in a registry's status (new runs, quota), whichever process changed the files. */
+  readonly onDidChangeStatus = this.statusChanged.event;
   private readonly diagnostics = this.register(vscode.languages.createDiagnosticCollection('loopx'));
   private snapshotList: RegistrySnapshot[] = [];
-  private readonly statusCache = new GoalStatusCache();
-  private readonly quotaCaches = new Map<string, QuotaSummaryCache>();
+  /** One live status model per registry: the views, the status server and the API events share it. */
+  private readonly live = new Map<string, LiveStatusModel>();
   private readonly clock = clockFromEnv();
   private details = new Map<string, GoalDetails>();
   private reloadTimer: NodeJS.Timeout | undefined;
@@ -44,6 +45,23 @@ export class WorkspaceModel extends Disposable {
       }),
     );
     this.register({ dispose: () => clearTimeout(this.reloadTimer) });
+    this.register({
+      dispose: () => {
+        for (const model of this.live.values()) model.close();
+        this.live.clear();
+      },
+    });
+  }
+
+  /** The live status model of a registry of this workspace (created on first use). */
+  liveModel(registryPath: string): LiveStatusModel {
+    let model = this.live.get(registryPath);
+    if (model === undefined) {
+      model = new LiveStatusModel({ registryPath, homeDir: homedir(), clock: this.clock, watch: false });
+      model.onDidChange((diff) => this.statusChanged.fire(diff));
+      this.live.set(registryPath, model);
+    }
+    return model;
   }
 
   get snapshots(): readonly RegistrySnapshot[] {
@@ -110,61 +128,32 @@ export class WorkspaceModel extends Disposable {
   }
 
   /**
-   * Per-goal status (cached by file stamps: only changed goals are re-read) and the quota window.
-   * Each registry is read once, and a goal's quota reuses the run index its status just read.
+   * Per-goal status and quota from each registry's live model: only goals whose files changed are
+   * re-read, and each model tells its listeners what changed.
    */
   private async loadDetails(goals: GoalSummary[]): Promise<Map<string, GoalDetails>> {
-    const registries = new Map<string, Promise<Record<string, unknown> | undefined>>();
-    const registryOf = (registryPath: string): Promise<Record<string, unknown> | undefined> => {
-      let loaded = registries.get(registryPath);
-      if (loaded === undefined) {
-        // Unreadable: each goal's quota then reads it itself and reports why.
-        loaded = this.statusCache.registry(registryPath).then(
-          (r) => (r.exists ? r.registry : undefined),
-          () => undefined,
-        );
-        registries.set(registryPath, loaded);
+    const registryPaths = new Set(goals.map((goal) => goal.registryPath));
+    for (const [registryPath, model] of this.live) {
+      if (!registryPaths.has(registryPath)) {
+        model.close();
+        this.live.delete(registryPath);
       }
-      return loaded;
-    };
-    const detailsOf = async (goal: GoalSummary): Promise<[string, GoalDetails]> => {
-      const status = await this.statusCache.goalStatus(goal, { homeDir: homedir() }).catch((error: unknown) => {
-        this.log.warn(`status of ${goal.goalId}: ${errorMessage(error)}`);
-        return undefined;
-      });
-      const registry = await registryOf(goal.registryPath);
-      const runIndex = status === undefined ? undefined : this.statusCache.heldRunIndex(goal);
-      const quota = await this.quotaCacheOf(goal.registryPath)
-        .summary(goal, {
-          ...(registry !== undefined ? { registry } : {}),
-          ...(runIndex !== undefined ? { runIndex } : {}),
-        })
-        .catch((error: unknown) => {
-          this.log.warn(`quota of ${goal.goalId}: ${errorMessage(error)}`);
-          return undefined;
-        });
-      // Items and quota stay cached by file stamps; the parsed histories need not stay in memory.
-      this.statusCache.release(goal);
-      return [goalKey(goal), { status, quota }];
-    };
-    // A few goals at a time: each holds its whole run history until its quota is computed.
-    const entries: [string, GoalDetails][] = [];
-    for (let start = 0; start < goals.length; start += DETAILS_CONCURRENCY) {
-      entries.push(...(await Promise.all(goals.slice(start, start + DETAILS_CONCURRENCY).map(detailsOf))));
     }
-    for (const [registryPath, cache] of this.quotaCaches) {
-      cache.retain(new Set(goals.filter((g) => g.registryPath === registryPath).map((g) => g.goalId)));
+    const details = new Map<string, GoalDetails>();
+    for (const registryPath of registryPaths) {
+      const model = this.liveModel(registryPath);
+      model.invalidate();
+      const snapshot = await model.current();
+      if (!snapshot.ok) {
+        this.log.warn(`status of ${registryPath}: ${snapshot.error}`);
+        continue;
+      }
+      for (const goal of goals) {
+        if (goal.registryPath !== registryPath) continue;
+        details.set(goalKey(goal), { status: snapshot.items.get(goal.goalId), quota: snapshot.quota.get(goal.goalId) });
+      }
     }
-    return new Map(entries);
-  }
-
-  private quotaCacheOf(registryPath: string): QuotaSummaryCache {
-    let cache = this.quotaCaches.get(registryPath);
-    if (cache === undefined) {
-      cache = new QuotaSummaryCache({ registryPath, homeDir: homedir(), clock: this.clock });
-      this.quotaCaches.set(registryPath, cache);
-    }
-    return cache;
+    return details;
   }
 
   private publishDiagnostics(snapshots: RegistrySnapshot[]): void {

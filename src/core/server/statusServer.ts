@@ -15,6 +15,7 @@ import {
   tokenMatches,
   type LoopbackBindHost,
 } from './security';
+import type { LiveStatusModel } from '../status/liveStatus';
 import { StatusSource, type CachedBody } from './statusSource';
 
 /**
@@ -39,6 +40,8 @@ export interface StatusServerOptions {
   token: string | null;
   ttlMs?: number;
   watch?: boolean;
+  /** The live status model to serve (the editor shares its own); without one the server makes its own. */
+  model?: LiveStatusModel;
   log?: (level: 'info' | 'warn', message: string) => void;
 }
 
@@ -107,6 +110,7 @@ export class StatusServer {
       clock: options.clock,
       ...(options.ttlMs !== undefined ? { ttlMs: options.ttlMs } : {}),
       ...(options.watch !== undefined ? { watch: options.watch } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
       dashboardApi: this.indexBody,
       ...(options.log ? { log: options.log } : {}),
     });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -10,8 +11,22 @@ interface TurnEnded {
   todoId: string | null;
   classification: string;
 }
+interface QuotaChanged {
+  goalId: string;
+  quota: { spent_slots?: number };
+}
 interface Api {
   onDidEndTurn: vscode.Event<TurnEnded>;
+  onDidChangeQuota: vscode.Event<QuotaChanged>;
+}
+
+/** Resolves once `done()` holds; the events come from the file watcher's reload, after the command. */
+async function eventually(done: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!done()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 interface LoopResult {
   turn_count: number;
@@ -36,6 +51,7 @@ describe('Running the demo goal from the editor (real VS Code host, real agent p
         agentIds: ['demo'],
         confirmed: true,
       })) as LoopResult;
+      await eventually(() => ended.length >= 2, 'two onDidEndTurn events');
     } finally {
       subscription.dispose();
     }
@@ -69,5 +85,39 @@ describe('Running the demo goal from the editor (real VS Code host, real agent p
       3,
       'the demo history had one spend; the loop adds two',
     );
+  });
+
+  it('a turn recorded by the CLI in another process fires onDidEndTurn and onDidChangeQuota', async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    const api = (await extension.activate()) as Api;
+    const ended: TurnEnded[] = [];
+    const quota: QuotaChanged[] = [];
+    const subscriptions = [
+      api.onDidEndTurn((event) => ended.push(event)),
+      api.onDidChangeQuota((event) => quota.push(event)),
+    ];
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    const cli = (...args: string[]) => {
+      // An agent driven by its own scheduler: records its turn, then settles its slot.
+      const run = spawnSync(process.execPath, [join(extension.extensionPath, 'out', 'cli.js'), ...args], {
+        cwd: folder,
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, `loopx ${args.join(' ')}: ${run.stdout}${run.stderr}`);
+    };
+    try {
+      const turn = ['--goal-id', 'tidy-notes', '--agent-id', 'codex-main', '--todo-id', 'todo_links'];
+      cli('refresh-state', ...turn, '--classification', 'validated_progress');
+      cli('quota', 'spend-slot', ...turn, '--turn-instance-id', 'cli-turn-1', '--execute');
+      await eventually(() => ended.some((e) => e.agentId === 'codex-main'), 'onDidEndTurn for the CLI turn');
+      await eventually(() => quota.some((q) => q.goalId === 'tidy-notes'), 'onDidChangeQuota for the CLI spend');
+    } finally {
+      for (const subscription of subscriptions) subscription.dispose();
+    }
+    const turnEvent = ended.find((e) => e.agentId === 'codex-main');
+    assert.equal(turnEvent?.todoId, 'todo_links');
+    assert.equal(turnEvent?.classification, 'validated_progress');
   });
 });

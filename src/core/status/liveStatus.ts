@@ -1,0 +1,376 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../clock';
+import { errorMessage } from '../errors';
+import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
+import type { GoalQuotaSummary } from '../scheduling/shouldRun';
+import { GoalStatusCache, type GoalStatusTarget, type StateRead } from './goalStatus';
+import { QuotaSummaryCache } from './quotaCache';
+import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
+import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexRead } from '../runtime/runIndex';
+
+/**
+ * The one live status model of a registry. It owns the caches (per-goal status items by file
+ * stamps, quota summaries by stamps and window), rebuilds only when an input changed, and tells
+ * its listeners what changed: goals whose status moved, runs recorded since the last build (by
+ * any process: the CLI, an agent, the editor), and quota that changed. The editor feeds VS Code's
+ * watcher events into `invalidate()`; the CLI's `serve-status` lets it watch with `fs.watch`; the
+ * editor's views, its status server and its extension API events all read the same instance.
+ */
+
+export interface LiveStatusOptions {
+  registryPath: string;
+  homeDir: string;
+  runtimeRootOverride?: string | null;
+  clock: Clock;
+  /** Watch the inputs with fs.watch (the CLI's server); the editor feeds its own watcher events instead. */
+  watch?: boolean;
+  /** How long a snapshot is trusted without re-checking file stamps (default 5 s). */
+  ttlMs?: number;
+}
+
+export interface ReadyLiveSnapshot {
+  ok: true;
+  version: number;
+  registryPath: string;
+  /** Not scrubbed: surfaces that publish it scrub it (the status server does). */
+  payload: StatusPayload;
+  items: ReadonlyMap<string, StatusPayloadItem>;
+  /** Each goal's quota summary (absent when it could not be computed). */
+  quota: ReadonlyMap<string, GoalQuotaSummary>;
+  targets: readonly GoalStatusTarget[];
+  /** The registry document the snapshot was built from (parsed once). */
+  registry: Readonly<Record<string, unknown>>;
+}
+
+export interface FailedLiveSnapshot {
+  ok: false;
+  version: number;
+  registryPath: string;
+  /** Why the registry could not be read (not scrubbed). */
+  error: string;
+}
+
+export type LiveSnapshot = ReadyLiveSnapshot | FailedLiveSnapshot;
+
+/** What changed between two snapshots of a registry. */
+export interface StatusDiff {
+  registryPath: string;
+  version: number;
+  added: string[];
+  removed: string[];
+  /** Goals whose status item changed (added ones included). */
+  changed: string[];
+  /** Runs recorded since the previous snapshot (bookkeeping rows such as spends left out), newest first, per goal. */
+  newRuns: { goalId: string; runs: NewRun[] }[];
+  /** Goals whose quota summary changed (spend, reservation, settings or window). */
+  quotaChanged: { goalId: string; quota: GoalQuotaSummary | null }[];
+}
+
+/** A run recorded since the previous snapshot: a turn's record, whichever process wrote it. */
+export interface NewRun {
+  generated_at: string | null;
+  classification: string | null;
+  agent_id: string | null;
+  todo_id: string | null;
+}
+
+export interface Subscription {
+  dispose(): void;
+}
+
+export const DEFAULT_LIVE_TTL_MS = 5_000;
+/** Beyond this many watched folders the TTL alone keeps the snapshot fresh. */
+const MAX_WATCHED_DIRS = 2_000;
+
+export class LiveStatusModel {
+  readonly registryPath: string;
+  private readonly cache = new GoalStatusCache();
+  private readonly quotaCache: QuotaSummaryCache;
+  private snapshot: LiveSnapshot | undefined;
+  private fingerprint = '';
+  private checkedAtMs = 0;
+  private dirty = true;
+  private refreshing: Promise<LiveSnapshot> | undefined;
+  private version = 0;
+  private readonly listeners = new Set<(diff: StatusDiff) => void>();
+  private readonly watchers = new Map<string, fs.FSWatcher>();
+  /** Which file names in a watched folder are inputs (null: all of them). */
+  private readonly filters = new Map<string, ((file: string) => boolean) | null>();
+  private closed = false;
+
+  constructor(private readonly options: LiveStatusOptions) {
+    this.registryPath = path.resolve(options.registryPath);
+    this.quotaCache = new QuotaSummaryCache({
+      registryPath: this.registryPath,
+      homeDir: options.homeDir,
+      runtimeRootOverride: options.runtimeRootOverride ?? null,
+      clock: options.clock,
+    });
+  }
+
+  /** Marks the snapshot stale: the next `current()` rebuilds what changed. */
+  invalidate(): void {
+    this.dirty = true;
+  }
+
+  /** How many rebuilds produced a new snapshot. */
+  get rebuilds(): number {
+    return this.version;
+  }
+
+  /** The latest snapshot, rebuilt first when an input changed (or re-checked in the background after the TTL). */
+  async current(): Promise<LiveSnapshot> {
+    if (this.snapshot !== undefined && !this.dirty) {
+      if (performance.now() - this.checkedAtMs >= (this.options.ttlMs ?? DEFAULT_LIVE_TTL_MS))
+        void this.refresh().catch(() => undefined);
+      return this.snapshot;
+    }
+    return this.refresh();
+  }
+
+  /** Re-checks the inputs now and returns the (possibly unchanged) snapshot. */
+  refresh(): Promise<LiveSnapshot> {
+    this.refreshing ??= this.rebuildIfChanged().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /** Called with each snapshot's differences from the previous one (never for an unchanged rebuild). */
+  onDidChange(listener: (diff: StatusDiff) => void): Subscription {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** The parsed files of one goal of the current snapshot (for detail views). */
+  async goalSources(goalId: string): Promise<{ state: StateRead; runs: RunIndexRead | null } | null> {
+    const snapshot = await this.current();
+    const target = snapshot.ok ? snapshot.targets.find((t) => t.goalId === goalId) : undefined;
+    return target === undefined ? null : this.cache.goalSources(target);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.listeners.clear();
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+  }
+
+  /** Stamps of every input, and whether a kept quota summary has expired (its window moved). */
+  private async inputsFingerprint(): Promise<{ fingerprint: string; quotaExpired: boolean }> {
+    const { exists, registry } = await this.cache.registry(this.registryPath);
+    if (!exists) return { fingerprint: 'registry-missing', quotaExpired: false };
+    const targets = statusTargets(registry, this.registryPath, {
+      homeDir: this.options.homeDir,
+      runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+    });
+    const reader = this.cache.reader;
+    const parts = await Promise.all(
+      targets.map(async (target) => {
+        const [state, index, quotaKey] = await Promise.all([
+          target.stateFile === null ? null : reader.stat(target.stateFile),
+          reader.stat(path.join(goalRunsDir(target.runtimeRoot, target.goalId), RUN_INDEX_FILE)),
+          this.quotaCache.inputsKey(target),
+        ]);
+        return {
+          stamps: [target.goalId, state, index, quotaKey],
+          quotaFresh: this.quotaCache.isFresh(target.goalId, quotaKey),
+        };
+      }),
+    );
+    return {
+      fingerprint: JSON.stringify([await reader.stat(this.registryPath), targets, parts.map((part) => part.stamps)]),
+      quotaExpired: parts.some((part) => !part.quotaFresh),
+    };
+  }
+
+  private async rebuildIfChanged(): Promise<LiveSnapshot> {
+    this.dirty = false;
+    let fingerprint: string | null = null;
+    let quotaExpired = false;
+    try {
+      ({ fingerprint, quotaExpired } = await this.inputsFingerprint());
+    } catch {
+      fingerprint = null; // Unreadable registry: the rebuild reports it.
+    }
+    this.checkedAtMs = performance.now();
+    const previous = this.snapshot;
+    if (
+      previous !== undefined &&
+      fingerprint !== null &&
+      fingerprint === this.fingerprint &&
+      !(previous.ok && quotaExpired)
+    )
+      return previous;
+    const snapshot = await this.build();
+    this.fingerprint = fingerprint ?? '';
+    this.snapshot = snapshot;
+    if (!this.closed && this.options.watch === true && snapshot.ok) this.syncWatchers(snapshot.targets);
+    const diff = diffSnapshots(previous, snapshot);
+    if (diff !== null) {
+      diff.newRuns = await this.newRunsOf(previous, snapshot);
+      for (const listener of [...this.listeners]) listener(diff);
+    }
+    return snapshot;
+  }
+
+  /** The rows appended to each goal's run index since `before`, read only for goals whose count grew. */
+  private async newRunsOf(before: LiveSnapshot | undefined, after: LiveSnapshot): Promise<StatusDiff['newRuns']> {
+    if (before === undefined || !before.ok || !after.ok) return [];
+    const found: StatusDiff['newRuns'] = [];
+    for (const [goalId, item] of after.items) {
+      const previous = before.items.get(goalId);
+      if (previous === undefined || item.unique_runs <= previous.unique_runs) continue;
+      const target = after.targets.find((t) => t.goalId === goalId);
+      if (target === undefined) continue;
+      const { runs } = await this.cache.goalSources(target);
+      this.cache.release(target);
+      const rows = (runs?.rows ?? []).slice(0, item.unique_runs - previous.unique_runs);
+      const turns = rows
+        .filter((row) => row.classification === undefined || !STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification))
+        .map((row) => ({
+          generated_at: row.generated_at ?? null,
+          classification: row.classification ?? null,
+          agent_id: row.agent_id ?? null,
+          todo_id: row.todo_id ?? null,
+        }));
+      if (turns.length > 0) found.push({ goalId, runs: turns });
+    }
+    return found;
+  }
+
+  private async build(): Promise<LiveSnapshot> {
+    const version = ++this.version;
+    const quota = new Map<string, GoalQuotaSummary>();
+    try {
+      const payload = await loadStatus({
+        registryPath: this.registryPath,
+        homeDir: this.options.homeDir,
+        runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+        cache: this.cache,
+        quotaSummary: async (goal, sources) => {
+          const summary = await this.quotaCache.summary(goal, {
+            registry: sources.registry,
+            ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+          });
+          quota.set(goal.goalId, summary);
+          // The goal's parsed history is not needed once its item and quota are built.
+          this.cache.release(goal);
+          return summary;
+        },
+      });
+      const { registry } = await this.cache.registry(this.registryPath);
+      const targets = statusTargets(registry, this.registryPath, {
+        homeDir: this.options.homeDir,
+        runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+      });
+      this.quotaCache.retain(new Set(targets.map((target) => target.goalId)));
+      return {
+        ok: true,
+        version,
+        registryPath: this.registryPath,
+        payload,
+        items: new Map(payload.attention_queue.items.map((item) => [item.goal_id, item])),
+        quota,
+        targets,
+        registry,
+      };
+    } catch (error) {
+      return { ok: false, version, registryPath: this.registryPath, error: errorMessage(error) };
+    }
+  }
+
+  /** Watches the folders of every input; events for unrelated files in them are ignored. */
+  private syncWatchers(targets: readonly GoalStatusTarget[]): void {
+    const wanted = new Map<string, ((file: string) => boolean) | null>();
+    const only = (name: string) => (file: string) => file === name || file.startsWith(`.${name}.`);
+    wanted.set(path.dirname(this.registryPath), only(path.basename(this.registryPath)));
+    for (const target of targets) {
+      if (target.stateFile !== null) {
+        const dir = path.dirname(target.stateFile);
+        const previous = wanted.get(dir);
+        const mine = only(path.basename(target.stateFile));
+        wanted.set(
+          dir,
+          previous === undefined ? mine : previous === null ? null : (file) => previous(file) || mine(file),
+        );
+      }
+      wanted.set(goalRunsDir(target.runtimeRoot, target.goalId), only(RUN_INDEX_FILE));
+      wanted.set(goalRuntimeDir(target.runtimeRoot, target.goalId), null);
+    }
+    for (const [dir, watcher] of this.watchers) {
+      if (!wanted.has(dir)) {
+        watcher.close();
+        this.watchers.delete(dir);
+      }
+    }
+    for (const [dir, relevant] of wanted) {
+      this.filters.set(dir, relevant);
+      if (this.watchers.has(dir) || this.watchers.size >= MAX_WATCHED_DIRS) continue;
+      try {
+        const watcher = fs.watch(dir, { persistent: false }, (_event, file) => {
+          const filter = this.filters.get(dir);
+          if (file === null || filter === null || filter === undefined || filter(file.toString())) this.invalidate();
+        });
+        watcher.on('error', () => {
+          watcher.close();
+          this.watchers.delete(dir);
+          this.invalidate();
+        });
+        this.watchers.set(dir, watcher);
+      } catch {
+        // The folder does not exist (yet): the TTL notices when it appears.
+      }
+    }
+  }
+}
+
+const stableJson = (value: unknown): string => JSON.stringify(value) ?? '';
+
+/** What changed from `before` to `after`, or null when nothing a listener cares about did. */
+export function diffSnapshots(before: LiveSnapshot | undefined, after: LiveSnapshot): StatusDiff | null {
+  const beforeItems = before?.ok === true ? before.items : new Map<string, StatusPayloadItem>();
+  const afterItems = after.ok ? after.items : new Map<string, StatusPayloadItem>();
+  const beforeQuota = before?.ok === true ? before.quota : new Map<string, GoalQuotaSummary>();
+  const afterQuota = after.ok ? after.quota : new Map<string, GoalQuotaSummary>();
+  const added = [...afterItems.keys()].filter((id) => !beforeItems.has(id));
+  const removed = [...beforeItems.keys()].filter((id) => !afterItems.has(id));
+  const changed: string[] = [];
+  const quotaChanged: StatusDiff['quotaChanged'] = [];
+  for (const [goalId, item] of afterItems) {
+    const previous = beforeItems.get(goalId);
+    if (previous === undefined || stableJson(previous) !== stableJson(item)) changed.push(goalId);
+    // A goal seen for the first time has no quota "change"; later ones compare what they spend and allow.
+    if (
+      previous !== undefined &&
+      stableJson(quotaFacts(beforeQuota.get(goalId))) !== stableJson(quotaFacts(afterQuota.get(goalId)))
+    )
+      quotaChanged.push({ goalId, quota: afterQuota.get(goalId) ?? null });
+  }
+  const statusFlipped = before !== undefined && before.ok !== after.ok;
+  if (
+    added.length + removed.length + changed.length + quotaChanged.length === 0 &&
+    !statusFlipped &&
+    before !== undefined
+  )
+    return null;
+  // The new runs are filled in by the model, which can read the rows.
+  return {
+    registryPath: after.registryPath,
+    version: after.version,
+    added,
+    removed,
+    changed,
+    newRuns: [],
+    quotaChanged,
+  };
+}
+
+/** The parts of a quota summary that mean a change to people (not the moving clock). */
+function quotaFacts(quota: GoalQuotaSummary | undefined): unknown {
+  if (quota === undefined) return null;
+  const { next_slot_frees_at: _frees, reason: _reason, ...facts } = quota;
+  return facts;
+}

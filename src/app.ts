@@ -46,7 +46,7 @@ export class LoopxApp extends Disposable {
     const failures = new CommandFailures();
     // Hidden command: the palette commands that failed or were refused since the last call (tests read it).
     this.register(vscode.commands.registerCommand('_loopx.takeCommandFailures', () => failures.take()));
-    const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context), };
+    const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context) };
     for (const d of registerPaletteCommands(
       {
         showCommands: () => showAllCommands(),

@@ -18,17 +18,7 @@ export interface KnownFailure {
   example: string;
 }
 
-export const KNOWN_FAILURES: KnownFailure[] = [
-  {
-    suite: 'chaos',
-    check: 'file_parse',
-    scope: 'refresh-state',
-    match: /runs\/[^:]+\.json: SyntaxError: Unexpected end of JSON input/,
-    defect:
-      'empty run record after a kill between the name reservation and the write, by a command that is not a turn (refresh-state): the sweep that removes it runs before turns only, and chaos resumes refresh-state without a turn',
-    example: 'npm run chaos -- --seed 21 --case 522 --verbose',
-  },
-];
+export const KNOWN_FAILURES: KnownFailure[] = [];
 
 export function knownFailure(
   suite: 'chaos' | 'fuzz',

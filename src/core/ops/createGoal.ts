@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { bootstrapGoal, type BootstrapResult } from '../registry/bootstrap';
-import { checkNewGoalId } from '../registry/goalId';
+import { checkNewGoalId, slugify } from '../registry/goalId';
 import { expandHome } from '../registry/locate';
 import { defineOperation } from './operation';
 
@@ -68,4 +68,9 @@ export function newGoalIdProblem(value: string): string | null {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/** The goal id offered for a project folder: its name as a slug plus `-goal`. */
+export function suggestedGoalId(folderName: string): string {
+  return `${slugify(folderName) || 'project'}-goal`;
 }

@@ -37,6 +37,7 @@ export * from './turn';
 export { defineOperation } from './operation';
 export type { Operation, OperationArgs, OperationEnvironment, OperationOutput, OperationResult } from './operation';
 export { mutationOf, runOperation, type OperationMode } from './run';
+export { previewThenApplyWith, type PreviewThenApplyOutcome, type PreviewThenApplySteps } from './previewThenApply';
 
 /** What every operation is, whatever its argument and result types (which `Operation` keeps exact). */
 interface AnyOperation {

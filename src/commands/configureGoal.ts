@@ -28,10 +28,10 @@ function isConfigureGoalArgs(value: unknown): value is ConfigureGoalArgs {
 export async function configureGoalCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const given = isConfigureGoalArgs(arg) ? arg : undefined;
   const goal = await pickGoal(model, given ?? arg, 'Configure which goal?');
-  const input: OperationArgs<typeof configureGoal> = {
-    goalId: goal.goalId,
-    ...(given === undefined ? await askSetting(goal) : settingsOf(given)),
-  };
+  const settings = given === undefined ? await askSetting(goal) : settingsOf(given);
+  const problem = goalConfigProblem(settings);
+  if (problem !== null) throw new Error(problem);
+  const input: OperationArgs<typeof configureGoal> = { goalId: goal.goalId, ...settings };
   const outcome = await previewThenApply(configureGoal, input, editorEnvironment(goal.registryPath), {
     question: (preview) => `Change ${preview.changed_fields.join(', ')} of goal "${goal.goalId}"?`,
     describe: (preview) =>
@@ -45,7 +45,8 @@ export async function configureGoalCommand(model: WorkspaceModel, arg: unknown):
     nothingToApply: (preview) => !preview.changed,
     confirmed: argumentField(arg, 'confirmed', isTrue) === true,
   });
-  if (outcome.outcome !== 'applied') {
+  if (outcome.outcome === 'refused') throw new Error(`the change to "${goal.goalId}" was refused`);
+  if (outcome.outcome === 'nothing_to_apply') {
     void vscode.window.showInformationMessage(`LoopX: "${goal.goalId}" already has that setting.`);
     return;
   }

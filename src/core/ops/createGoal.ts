@@ -32,7 +32,9 @@ export const createGoal = defineOperation({
       .string()
       .refine(isNewGoalId)
       .meta({ placeholder: 'id' })
-      .describe('a new goal id: a lowercase slug of letters, digits and dashes, such as my-project-goal'),
+      .describe(
+        "a new goal id: a lowercase slug such as my-project-goal (a-z, 0-9, '.', '_', '-'; a letter or digit first; at most 80 characters)",
+      ),
     objective: z.string().meta({ placeholder: 'text' }).describe('what the goal should achieve, in one sentence'),
     domain: z
       .string()

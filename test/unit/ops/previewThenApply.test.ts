@@ -128,7 +128,7 @@ describe('previewThenApplyWith (the palette runner without VS Code)', () => {
     );
     assert.equal(outcome.outcome, 'applied');
     assert.equal((person.seen[0] as { dry_run: boolean }).dry_run, true);
-    assert.ok(outcome.outcome === 'applied' && !outcome.result.dry_run);
+    assert.ok(outcome.outcome === 'applied' && 'dry_run' in outcome.result && !outcome.result.dry_run);
     assert.ok(fs.readdirSync(path.dirname(promptFile)).length > 0);
   });
 

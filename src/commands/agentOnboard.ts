@@ -1,16 +1,18 @@
-import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { agentTypeCatalogRows, resolveAgentType } from '../core/agents/agentTypes';
-import { buildOnboardingPacket } from '../core/agents/onboarding';
-import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
+import { agentOnboard } from '../core/ops/agentOnboard';
+import { runOperation } from '../core/ops/run';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
-import { Cancelled, HOME_DIR, pickProjectFolder } from './pickers';
+import { folderEnvironment } from './operationRunner';
+import { Cancelled, pickProjectFolder } from './pickers';
 
 /** "LoopX: Onboard an Agent…" — the read-only onboarding packet, shown as a Markdown preview. */
 export async function agentOnboardCommand(model: WorkspaceModel): Promise<void> {
   const folder = await pickProjectFolder('Onboard an agent to which folder?');
+  const env = folderEnvironment(folder);
+  const catalog = await runOperation(agentOnboard, { listAgentTypes: true }, env);
+  if (!('agent_types' in catalog)) throw new Error('the agent-type catalog could not be read');
   const picked = await vscode.window.showQuickPick(
-    agentTypeCatalogRows().map((row) => ({
+    catalog.agent_types.map((row) => ({
       label: row.display_name,
       description: row.agent_type,
       detail: row.aliases.length > 0 ? `also: ${row.aliases.join(', ')}` : undefined,
@@ -19,8 +21,6 @@ export async function agentOnboardCommand(model: WorkspaceModel): Promise<void> 
     { title: 'Which kind of agent?', matchOnDescription: true, matchOnDetail: true },
   );
   if (!picked) throw new Cancelled();
-  const resolution = resolveAgentType(picked.row.agent_type);
-  if (!resolution.ok) throw new Error(`unknown agent type ${picked.row.agent_type}`);
   const goals = model.goals.filter((g) => g.projectRoot === folder.uri.fsPath);
   const goalId =
     goals.length === 1
@@ -34,13 +34,12 @@ export async function agentOnboardCommand(model: WorkspaceModel): Promise<void> 
           )?.id
         : undefined;
   if (goals.length > 1 && goalId === undefined) throw new Cancelled();
-  const packet = await buildOnboardingPacket({
-    agentType: resolution.entry,
-    project: folder.uri.fsPath,
-    registryPath: join(folder.uri.fsPath, PROJECT_REGISTRY_RELATIVE_PATH),
-    goalId,
-    homeDir: HOME_DIR,
-  });
+  const packet = await runOperation(
+    agentOnboard,
+    { agentType: picked.row.agent_type, project: folder.uri.fsPath, goalId },
+    env,
+  );
+  if (!('identity_status' in packet)) throw new Error(`no onboarding packet for ${picked.row.agent_type}`);
   const commands = Object.entries(packet.commands)
     .filter(([, command]) => command !== null)
     .map(([name, command]) => `- **${name.replace(/_/g, ' ')}**: \`${String(command).replace(/`/g, "'")}\``);

@@ -1,12 +1,74 @@
 import * as vscode from 'vscode';
-import { configureGoal, parseGoalConfigChanges, type GoalConfigInput } from '../core/agents/goalConfig';
-import { clockFromEnv } from '../core/clock';
+import { configureGoal, goalConfigProblem } from '../core/ops/configureGoal';
+import type { OperationArgs } from '../core/ops/operation';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
-import { askText, Cancelled, confirm, pickGoal } from './pickers';
+import { editorEnvironment, previewThenApply } from './operationRunner';
+import { argumentField, askText, Cancelled, isTrue, pickGoal } from './pickers';
 
-/** "LoopX: Configure Goal…" — one setting at a time, previewed before/after, then written. */
+/** Keybindings, tests and other extensions may pass the settings to skip the prompts (and `confirmed` to skip the dialog). */
+export interface ConfigureGoalArgs {
+  goalId: string;
+  quotaCompute?: number;
+  quotaWindowHours?: number;
+  spawnAllowed?: boolean;
+  maxChildren?: number;
+  confirmed?: boolean;
+}
+
+function isConfigureGoalArgs(value: unknown): value is ConfigureGoalArgs {
+  if (typeof value !== 'object' || value === null) return false;
+  const args = value as Record<string, unknown>;
+  return (
+    typeof args['goalId'] === 'string' &&
+    ['quotaCompute', 'quotaWindowHours', 'spawnAllowed', 'maxChildren'].some((key) => args[key] !== undefined)
+  );
+}
+
+/** "LoopX: Configure Goal…" — one setting at a time, previewed before/after, then written (the configureGoal operation). */
 export async function configureGoalCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const goal = await pickGoal(model, arg, 'Configure which goal?');
+  const given = isConfigureGoalArgs(arg) ? arg : undefined;
+  const goal = await pickGoal(model, given ?? arg, 'Configure which goal?');
+  const settings = given === undefined ? await askSetting(goal) : settingsOf(given);
+  const problem = goalConfigProblem(settings);
+  if (problem !== null) throw new Error(problem);
+  const input: OperationArgs<typeof configureGoal> = { goalId: goal.goalId, ...settings };
+  const outcome = await previewThenApply(configureGoal, input, editorEnvironment(goal.registryPath), {
+    question: (preview) => `Change ${preview.changed_fields.join(', ')} of goal "${goal.goalId}"?`,
+    describe: (preview) =>
+      preview.changed_fields
+        .map(
+          (field) =>
+            `${field}: ${JSON.stringify(lookup(preview.before, field))} → ${JSON.stringify(lookup(preview.after, field))}`,
+        )
+        .join('\n'),
+    action: 'Apply',
+    nothingToApply: (preview) => !preview.changed,
+    confirmed: argumentField(arg, 'confirmed', isTrue) === true,
+  });
+  if (outcome.outcome === 'refused') throw new Error(`the change to "${goal.goalId}" was refused`);
+  if (outcome.outcome === 'nothing_to_apply') {
+    void vscode.window.showInformationMessage(`LoopX: "${goal.goalId}" already has that setting.`);
+    return;
+  }
+  await model.reload();
+  void vscode.window.showInformationMessage(
+    `LoopX: updated ${outcome.result.changed_fields.join(', ')} of "${goal.goalId}".`,
+  );
+}
+
+type Settings = Pick<
+  OperationArgs<typeof configureGoal>,
+  'quotaCompute' | 'quotaWindowHours' | 'spawnAllowed' | 'maxChildren'
+>;
+
+function settingsOf({ quotaCompute, quotaWindowHours, spawnAllowed, maxChildren }: ConfigureGoalArgs): Settings {
+  return { quotaCompute, quotaWindowHours, spawnAllowed, maxChildren };
+}
+
+async function askSetting(goal: {
+  goalId: string;
+  quota: { compute: number; window_hours: number };
+}): Promise<Settings> {
   const setting = await vscode.window.showQuickPick(
     [
       { label: 'Quota: compute share', description: `now ${goal.quota.compute}`, key: 'compute' as const },
@@ -18,72 +80,38 @@ export async function configureGoalCommand(model: WorkspaceModel, arg: unknown):
     { title: `Configure ${goal.goalId}` },
   );
   if (!setting) throw new Cancelled();
-  const input: GoalConfigInput = {};
-  const validate =
-    (build: (v: string) => GoalConfigInput) =>
-    (value: string): string | undefined => {
-      try {
-        parseGoalConfigChanges(build(value));
-        return undefined;
-      } catch (error) {
-        return (error as Error).message;
-      }
-    };
+  const number = async (prompt: string, value: string, key: 'quotaCompute' | 'quotaWindowHours' | 'maxChildren') =>
+    Number(
+      await askText({
+        prompt,
+        value,
+        validateInput: (text) => goalConfigProblem({ [key]: text }) ?? undefined,
+      }),
+    );
   switch (setting.key) {
     case 'compute':
-      input.quotaCompute = await askText({
-        prompt: 'Share of the window the loop may spend, 0 to 1',
-        value: String(goal.quota.compute),
-        validateInput: validate((v) => ({ quotaCompute: v })),
-      });
-      break;
+      return {
+        quotaCompute: await number(
+          'Share of the window the loop may spend, 0 to 1',
+          String(goal.quota.compute),
+          'quotaCompute',
+        ),
+      };
     case 'window':
-      input.quotaWindowHours = await askText({
-        prompt: 'Rolling quota window in hours (whole number > 0)',
-        value: String(goal.quota.window_hours),
-        validateInput: validate((v) => ({ quotaWindowHours: v })),
-      });
-      break;
+      return {
+        quotaWindowHours: await number(
+          'Rolling quota window in hours (whole number > 0)',
+          String(goal.quota.window_hours),
+          'quotaWindowHours',
+        ),
+      };
     case 'spawnOn':
-      input.spawnAllowed = true;
-      break;
+      return { spawnAllowed: true };
     case 'spawnOff':
-      input.spawnAllowed = false;
-      break;
+      return { spawnAllowed: false };
     case 'maxChildren':
-      input.maxChildren = await askText({
-        prompt: 'Most turns that may run at once (0–16)',
-        value: '2',
-        validateInput: validate((v) => ({ maxChildren: v })),
-      });
-      break;
+      return { maxChildren: await number('Most turns that may run at once (0–16)', '2', 'maxChildren') };
   }
-  const changes = parseGoalConfigChanges(input);
-  const request = {
-    registryPath: goal.registryPath,
-    goalId: goal.goalId,
-    changes,
-    clock: clockFromEnv(),
-    env: process.env,
-  };
-  const preview = await configureGoal({ ...request, execute: false });
-  if (!preview.changed) {
-    void vscode.window.showInformationMessage(`LoopX: "${goal.goalId}" already has that setting.`);
-    return;
-  }
-  await confirm(
-    `Change ${preview.changed_fields.join(', ')} of goal "${goal.goalId}"?`,
-    preview.changed_fields
-      .map(
-        (field) =>
-          `${field}: ${JSON.stringify(lookup(preview.before, field))} → ${JSON.stringify(lookup(preview.after, field))}`,
-      )
-      .join('\n'),
-    'Apply',
-  );
-  const result = await configureGoal({ ...request, execute: true });
-  await model.reload();
-  void vscode.window.showInformationMessage(`LoopX: updated ${result.changed_fields.join(', ')} of "${goal.goalId}".`);
 }
 
 function lookup(value: unknown, dotted: string): unknown {

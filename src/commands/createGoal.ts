@@ -1,10 +1,10 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { clockFromEnv } from '../core/clock';
-import { bootstrapGoal } from '../core/registry/bootstrap';
-import { checkNewGoalId, slugify } from '../core/registry/goalId';
+import { createGoal as createGoalOperation, newGoalIdProblem, suggestedGoalId } from '../core/ops/createGoal';
+import { runOperation } from '../core/ops/run';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
-import { askText, HOME_DIR, pickProjectFolder } from './pickers';
+import { folderEnvironment } from './operationRunner';
+import { askText, pickProjectFolder } from './pickers';
 
 export interface CreateGoalArgs {
   goalId: string;
@@ -27,21 +27,14 @@ function isCreateGoalArgs(value: unknown): value is CreateGoalArgs {
 export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputChannel, arg?: unknown): Promise<void> {
   const folder = await pickProjectFolder('Folder for the new goal');
   const given = isCreateGoalArgs(arg) ? arg : undefined;
-  const suggested = `${slugify(basename(folder.uri.fsPath)) || 'project'}-goal`;
+  const suggested = suggestedGoalId(basename(folder.uri.fsPath));
   const goalId =
     given?.goalId ??
     (await askText({
       title: 'Create Goal (1/2)',
       prompt: 'Goal id: lowercase letters, digits and dashes',
       value: suggested,
-      validateInput: (value) => {
-        try {
-          checkNewGoalId(value);
-          return undefined;
-        } catch (error) {
-          return (error as Error).message;
-        }
-      },
+      validateInput: (value) => newGoalIdProblem(value) ?? undefined,
     }));
   const objective =
     given?.objective ??
@@ -51,13 +44,11 @@ export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputCha
       placeHolder: 'e.g. Make the test suite pass on Node 24',
       validateInput: (v) => (v.trim() === '' ? 'The objective must not be empty.' : undefined),
     }));
-  const result = await bootstrapGoal({
-    projectDir: folder.uri.fsPath,
-    goalId,
-    objective,
-    homeDir: HOME_DIR,
-    clock: clockFromEnv(),
-  });
+  const result = await runOperation(
+    createGoalOperation,
+    { project: folder.uri.fsPath, goalId, objective },
+    folderEnvironment(folder),
+  );
   log.info(`created goal ${result.goal_id}: ${result.actions.map((a) => a.action).join(', ')}`);
   await model.reload();
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(result.state_file_abs));

@@ -1,35 +1,32 @@
 import * as vscode from 'vscode';
-import { AGENT_ID_RULE, normalizeAgentId } from '../core/registry/agentIds';
-import { registerAgent } from '../core/agents/registration';
-import { clockFromEnv } from '../core/clock';
+import { agentIdProblem, registerAgent } from '../core/ops/registerAgent';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
-import { askText, confirm, pickGoal } from './pickers';
+import { editorEnvironment, previewThenApply } from './operationRunner';
+import { askText, pickGoal } from './pickers';
 
-/** "LoopX: Register Agent…" — preview, confirm, then `register-agent --execute`. */
+/** "LoopX: Register Agent…" — previewed, confirmed, then written and read back (the registerAgent operation). */
 export async function registerAgentCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const goal = await pickGoal(model, arg, 'Register an agent on which goal?');
   const raw = await askText({
     title: `Register Agent on ${goal.goalId}`,
-    prompt: `Agent id (${AGENT_ID_RULE})`,
+    prompt: 'Agent id (a letter a-z first; a-z, 0-9, "_", ".", ":", "@", "-")',
     placeHolder: 'e.g. claude-main',
-    validateInput: (v) => (normalizeAgentId(v) === null ? `Not a valid agent id. ${AGENT_ID_RULE}` : undefined),
+    validateInput: (v) => agentIdProblem(v) ?? undefined,
   });
-  const request = {
-    registryPath: goal.registryPath,
-    goalId: goal.goalId,
-    agentIds: [raw],
-    requireNew: true,
-    clock: clockFromEnv(),
-    env: process.env,
-  };
-  const preview = await registerAgent({ ...request, execute: false });
-  if (!preview.ok) throw new Error(preview.error ?? `agent ${raw} is already registered on ${goal.goalId}`);
-  await confirm(
-    `Register agent "${preview.agent_ids.join(', ')}" on goal "${goal.goalId}"?`,
-    `Registered agents after this change: ${preview.registered_agents.join(', ')}`,
-    'Register',
+  const outcome = await previewThenApply(
+    registerAgent,
+    { goalId: goal.goalId, agentId: [raw], requireNew: true },
+    editorEnvironment(goal.registryPath),
+    {
+      question: (preview) => `Register agent "${preview.agent_ids.join(', ')}" on goal "${goal.goalId}"?`,
+      describe: (preview) => `Registered agents after this change: ${preview.registered_agents.join(', ')}`,
+      action: 'Register',
+    },
   );
-  const result = await registerAgent({ ...request, execute: true });
+  if (outcome.outcome !== 'applied') {
+    throw new Error(outcome.preview.error ?? `agent ${raw} is already registered on ${goal.goalId}`);
+  }
+  const { result } = outcome;
   if (!result.ok) throw new Error(result.error ?? 'the registration could not be verified');
   await model.reload();
   void vscode.window.showInformationMessage(

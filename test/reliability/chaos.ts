@@ -19,8 +19,12 @@ import {
   caseSeed,
   changedFiles,
   cleanScratch,
+  buildCrashHookCli,
   CLI,
   cliEnv,
+  CRASH_HOOK_MARKER,
+  hasCrashHook,
+  useCliForProcesses,
   demoWorkspace,
   editRegistryGoal,
   GOAL,
@@ -330,7 +334,15 @@ async function main(): Promise<void> {
   const verbose = args['verbose'] !== undefined;
   // --minutes M: start no new case after M minutes (the summary then says how many ran).
   const deadline = args['minutes'] !== undefined ? Date.now() + Number(args['minutes']) * 60_000 : Infinity;
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  // Half of the turn kills are crash checkpoints: the CLI must have the hook live, or those kills
+  // never happen and the cases pass without testing anything.
+  const cli = process.env['LOOPX_RELIABILITY_CLI'] !== undefined ? CLI : await buildCrashHookCli();
+  if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
+  if (!hasCrashHook(cli))
+    throw new Error(
+      `${cli} has no crash hook (${CRASH_HOOK_MARKER}): shipped bundles compile it out, so chaos's phase kills would never fire. Point LOOPX_RELIABILITY_CLI at a bundle built without the LOOPX_SHIPPED_BUILD define.`,
+    );
+  useCliForProcesses(cli);
   const opFilter = args['op'];
   const only = (
     args['case'] !== undefined ? [Number(args['case'])] : Array.from({ length: cases }, (_, i) => i)

@@ -12,6 +12,49 @@ import { materializeDemoWorkspace, REPO_ROOT } from '../support/demoWorkspace';
 export { REPO_ROOT };
 /** The built CLI; LOOPX_RELIABILITY_CLI points the suites at another build (e.g. one with a guard removed). */
 export const CLI = process.env['LOOPX_RELIABILITY_CLI'] ?? path.join(REPO_ROOT, 'out', 'cli.js');
+let processCli = CLI;
+
+/** The CLI bundle runCliProcess starts (chaos uses one with the crash hook live). */
+export function useCliForProcesses(cli: string): void {
+  processCli = cli;
+}
+
+/** The name of the crash-hook variable: present in a bundle only when the hook is live in it. */
+export const CRASH_HOOK_MARKER = 'LOOPX_TEST_CRASH_AT_PHASE';
+
+/**
+ * Chaos kills turns at crash checkpoints (LOOPX_TEST_CRASH_AT_PHASE), and every shipped bundle
+ * compiles that hook out (scripts/build.mjs defines LOOPX_SHIPPED_BUILD). So chaos bundles the CLI
+ * (and the demo agent next to it) once more with the hook live, into node_modules/.cache, never
+ * into out/ (which the .vsix ships). Returns the CLI path.
+ */
+export async function buildCrashHookCli(): Promise<string> {
+  const esbuild = await import('esbuild');
+  const dir = path.join(REPO_ROOT, 'node_modules', '.cache', 'loopx-reliability');
+  const common = {
+    bundle: true,
+    platform: 'node' as const,
+    target: 'node20',
+    format: 'cjs' as const,
+    logLevel: 'warning' as const,
+    absWorkingDir: REPO_ROOT,
+  };
+  await Promise.all([
+    esbuild.build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: path.join(dir, 'cli.js') }),
+    esbuild.build({
+      ...common,
+      entryPoints: ['src/core/executors/demoAgentMain.ts'],
+      outfile: path.join(dir, 'demoAgent.js'),
+    }),
+  ]);
+  return path.join(dir, 'cli.js');
+}
+
+/** Whether the crash hook is live in a CLI bundle (or in the cli-main.js its launcher loads). */
+export function hasCrashHook(cli: string): boolean {
+  const files = [cli, path.join(path.dirname(cli), 'cli-main.js')].filter((f) => fs.existsSync(f));
+  return files.some((f) => fs.readFileSync(f, 'utf8').includes(CRASH_HOOK_MARKER));
+}
 export const NOW = '2026-11-28T10:00:00Z';
 export const GOAL = 'tidy-notes';
 
@@ -170,7 +213,7 @@ export interface SpawnOptions {
 export function runCliProcess(args: readonly string[], options: SpawnOptions): Promise<ProcResult> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [processCli, ...args], {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],

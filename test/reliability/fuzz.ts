@@ -766,9 +766,13 @@ function httpProperty(server: ListeningStatusServer, ws: Workspace): Prop {
       }
       if (res.body.includes(ws.root)) throw new Failure('path_leak', `${show} answered with the workspace path`);
       // Behaviour that must hold: a well-formed GET of a protected route with the right token and a
-      // loopback Host succeeds; without a token it is refused.
+      // loopback Host and no body succeeds; without a token it is refused. (A body is refused first,
+      // with 413, before the token is looked at: docs/status-server.md.)
       const protectedRoute =
-        ['/status.json', '/quota', `/goals/${GOAL}`].includes(r.route) && r.suffix === '' && r.raw === undefined;
+        ['/status.json', '/quota', `/goals/${GOAL}`].includes(r.route) &&
+        r.suffix === '' &&
+        r.raw === undefined &&
+        (r.body === undefined || r.body === '');
       if (protectedRoute && r.method === 'GET' && r.host === 'ok' && r.origin === undefined) {
         if ((r.auth === 'valid' || r.auth === 'query') && res.status !== 200)
           throw new Failure('http_contract', `${show} answered ${res.status}, expected 200`);

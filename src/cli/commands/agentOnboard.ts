@@ -1,75 +1,30 @@
-import * as path from 'node:path';
-import { agentTypeCatalogRows, agentTypeErrorPayload, resolveAgentType } from '../../core/agents/agentTypes';
-import { buildOnboardingPacket, type OnboardingPacket } from '../../core/agents/onboarding';
-import { LoopxError } from '../../core/errors';
-import { locateRegistry } from '../../core/registry/locate';
-import type { CommandOutput } from '../context';
+import type { OnboardingPacket } from '../../core/agents/onboarding';
+import { agentOnboard, type AgentOnboardOutput, type AgentTypeCatalogOutput } from '../../core/ops/agentOnboard';
 import { markdownTable } from '../output';
-import type { CliHandler } from './index';
-import { cliHomeDir } from './registry';
+import { operationCommand } from '../operationHandler';
 
 /** `loopx agent-onboard`: the read-only onboarding packet for one agent type, or the type catalog. */
-export const agentOnboardCommand: CliHandler = {
-  configure: (command) => {
-    command
-      .option(
-        '--agent-type <type>',
-        'the agent host, e.g. vscode-lm, command, claude-code, codex-cli (see --list-agent-types)',
-      )
-      .option('--list-agent-types', 'list the known agent types and their aliases')
-      .option('--project <dir>', 'the project directory (default: the current directory)')
-      .option('--goal-id <id>', 'the goal (default: the project directory name plus -goal)')
-      .option('--agent-id <id>', 'the agent id to use; without it a fresh identity is proposed');
-  },
-  run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
-    if (options['listAgentTypes'] === true) return listAgentTypes();
-    const resolution = resolveAgentType(options['agentType']);
-    if (!resolution.ok) {
-      const supported =
-        resolution.reason_kind === 'required' ? `; supported: ${resolution.suggestions.join(', ')}` : '';
-      throw new LoopxError('usage', `${resolution.reason}${supported}`, agentTypeErrorPayload(resolution));
-    }
-    const project = path.resolve(ctx.cwd, typeof options['project'] === 'string' ? options['project'] : '.');
-    const homeDir = cliHomeDir(ctx);
-    const registry = locateRegistry({
-      flag: globals.registry,
-      env: ctx.env,
-      cwd: project,
-      homeDir,
-      globalFallback: false,
-    });
-    const packet = await buildOnboardingPacket({
-      agentType: resolution.entry,
-      project,
-      registryPath: registry.path,
-      goalId: stringOption(options['goalId']),
-      agentId: stringOption(options['agentId']),
-      homeDir,
-    });
-    return { ok: true, json: { ...packet }, markdown: onboardingMarkdown(packet) };
-  },
-};
 
-function stringOption(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+function agentOnboardMarkdown(result: AgentOnboardOutput): string {
+  return result.schema_version === 'loopx_agent_type_catalog_v0' ? catalogMarkdown(result) : onboardingMarkdown(result);
 }
 
-function listAgentTypes(): CommandOutput {
-  const rows = agentTypeCatalogRows();
-  return {
-    ok: true,
-    json: { ok: true, schema_version: 'loopx_agent_type_catalog_v0', count: rows.length, agent_types: rows },
-    markdown: [
-      '# LoopX agent types',
-      '',
-      markdownTable(
-        ['Agent type', 'Name', 'Host', 'Aliases'],
-        rows.map((row) => [`\`${row.agent_type}\``, row.display_name, row.host_kind, row.aliases.join(', ')]),
-      ),
-      '',
-      'Ambiguous names (`codex`, `openai-codex`, `cli`) are rejected with the candidates listed.',
-    ].join('\n'),
-  };
+function catalogMarkdown(catalog: AgentTypeCatalogOutput): string {
+  return [
+    '# LoopX agent types',
+    '',
+    markdownTable(
+      ['Agent type', 'Name', 'Host', 'Aliases'],
+      catalog.agent_types.map((row) => [
+        `\`${row.agent_type}\``,
+        row.display_name,
+        row.host_kind,
+        row.aliases.join(', '),
+      ]),
+    ),
+    '',
+    'Ambiguous names (`codex`, `openai-codex`, `cli`) are rejected with the candidates listed.',
+  ].join('\n');
 }
 
 function onboardingMarkdown(packet: OnboardingPacket): string {
@@ -100,3 +55,5 @@ function onboardingMarkdown(packet: OnboardingPacket): string {
   lines.push('', packet.host_loop_activation.how, '', 'Onboarding wrote nothing.');
   return lines.join('\n');
 }
+
+export const agentOnboardCommand = operationCommand(agentOnboard, agentOnboardMarkdown);

@@ -20,6 +20,10 @@ export const STATUS_TOKEN_ENV = 'LOOPX_STATUS_TOKEN';
  * model on a loopback address until Ctrl+C (SIGINT) or SIGTERM. The banner (with the token, printed
  * once; or taken from LOOPX_STATUS_TOKEN and not printed) goes to stderr; stdout gets the one
  * result when the server stops.
+ *
+ * It stays a CLI command rather than an operation: it runs until a signal arrives and owns the
+ * process's signal handlers and stderr banner. The editor serves the same read model through its
+ * own status server (src/server).
  */
 export const serveStatusCommand: CliHandler = {
   configure: (command) => {

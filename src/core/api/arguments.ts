@@ -56,7 +56,8 @@ function invalidArgument(
   }
   const key = String(issue.path[0]);
   const argument = `${prefix}${issue.path.map(String).join('.')}`;
-  const accepted = schema.shape[key]?.description ?? issue.message;
+  const field = schema.shape[key];
+  const accepted = (field === undefined ? undefined : fieldDescription(field)) ?? issue.message;
   const received = valueAt(value, issue.path);
   return new LoopxError(
     INVALID_ARGUMENT,
@@ -88,4 +89,19 @@ function describeValue(value: unknown): string {
   if (typeof value === 'bigint') return `${value}n`;
   const text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
+}
+
+/**
+ * The description of an argument, wherever it sits among its wrappers: `.describe()` before or
+ * after `.optional()`, `.default()` or a transform both count (zod keeps it on the one it was called on).
+ */
+export function fieldDescription(schema: z.core.$ZodType): string | undefined {
+  let current: z.core.$ZodType | undefined = schema;
+  while (current !== undefined) {
+    const described = (current as { description?: string }).description;
+    if (described !== undefined && described !== '') return described;
+    const def = current._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType };
+    current = def.type === 'pipe' ? def.in : def.innerType;
+  }
+  return undefined;
 }

@@ -51,6 +51,40 @@ function tempPathFor(target: string): string {
 
 const TEMP_NAME = /^\.(.+)\.([0-9a-f]{8})-([0-9]+)\.[0-9a-f]{12}\.tmp$/;
 
+/**
+ * Creates `target` with `data` only if no file of that name exists, and never leaves it empty or
+ * half-written: the data is written and fsynced under a temp name first, then hard-linked to the
+ * name (which fails if the name exists). Returns false when the name was taken. Where the
+ * filesystem has no hard links, falls back to an exclusive create and a plain write.
+ */
+export function createFileExclusiveSync(target: string, data: string): boolean {
+  const temp = tempPathFor(target);
+  const fd = fs.openSync(temp, 'wx', 0o644);
+  try {
+    fs.writeFileSync(fd, data, 'utf8');
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.linkSync(temp, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    try {
+      fs.writeFileSync(target, data, { encoding: 'utf8', flag: 'wx', mode: 0o644 });
+      return true;
+    } catch (fallback) {
+      if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw fallback;
+    }
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
 /** The target name, host tag and writer pid of one of our temp files, or null for any other name. */
 export function parseTempName(name: string): { target: string; hostTag: string; pid: number } | null {
   const m = TEMP_NAME.exec(name);

@@ -4,6 +4,7 @@ import { cliCommands } from '../commands/catalog';
 import { LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/config';
 import { readQuotaConfig } from '../quota/config';
+import { checkQuotaWindow } from '../quota/goal';
 import { computeLedger } from '../quota/ledger';
 import { selectTodo } from '../scheduling/todoSelection';
 import { readGoalRuns } from '../runtime/runIndex';
@@ -106,6 +107,7 @@ export const heartbeatPrompt = defineOperation({
       now: env.clock.now().getTime(),
     });
     const quota = readQuotaConfig(goal.rawEntry);
+    checkQuotaWindow(quota, goalId, goal.registryPath);
     const ledger = computeLedger({
       rows: runs,
       projectRoot: goal.projectRoot,

@@ -1,28 +1,43 @@
 import type { z } from 'zod';
 import type { CommandKey } from '../commands/catalog';
 import type { Operation, OperationEnvironment, OperationOutput } from './operation';
+import { agentOnboard } from './agentOnboard';
+import { archiveRuntime } from './archiveRuntime';
 import { showCommands } from './commands';
+import { configureGoal } from './configureGoal';
+import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
 import { quotaStatus } from './quota';
+import { registerAgent } from './registerAgent';
 import { registryPrivacy, validateRegistry } from './registry';
+import { slashCommands } from './slashCommands';
 import { status } from './status';
+import { syncGlobal } from './syncGlobal';
 import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from './todo';
 import { turnInspectJournal, turnPlan } from './turn';
 
 /** Every LoopX operation (see operation.ts), for surfaces that look one up by its catalog key. */
 
+export * from './agentOnboard';
+export * from './archiveRuntime';
 export * from './commands';
+export * from './configureGoal';
+export * from './createGoal';
 export * from './global';
 export * from './heartbeat';
 export * from './quota';
+export * from './registerAgent';
 export * from './registry';
+export * from './slashCommands';
 export * from './status';
+export * from './syncGlobal';
 export * from './todo';
 export * from './turn';
 export { defineOperation } from './operation';
 export type { Operation, OperationArgs, OperationEnvironment, OperationOutput, OperationResult } from './operation';
 export { mutationOf, runOperation, type OperationMode } from './run';
+export { previewThenApplyWith, type PreviewThenApplyOutcome, type PreviewThenApplySteps } from './previewThenApply';
 
 /** What every operation is, whatever its argument and result types (which `Operation` keeps exact). */
 interface AnyOperation {
@@ -59,6 +74,13 @@ export const OPERATIONS = keyed({
   quotaStatus,
   turnPlan,
   turnInspectJournal,
+  createGoal,
+  registerAgent,
+  configureGoal,
+  agentOnboard,
+  syncGlobal,
+  slashCommands,
+  archiveRuntime,
 });
 
 export type OperationKey = keyof typeof OPERATIONS;

@@ -81,7 +81,7 @@ export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGo
   const registryPath = path.resolve(place.registryPath);
   const statePath = resolveGoalStatePath(goal, goalId, homeDir);
   const config = readQuotaConfig(goal);
-  checkWindow(config, goalId, registryPath);
+  checkQuotaWindow(config, goalId, registryPath);
   return {
     goalId,
     registryPath,
@@ -100,7 +100,8 @@ export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGo
  */
 export const MAX_WINDOW_HOURS = 1_000_000;
 
-function checkWindow(config: QuotaConfig, goalId: string, registryPath: string): void {
+/** Refuses a quota window no date can hold (`quota_window_out_of_range`, naming the registry, the goal and the field). */
+export function checkQuotaWindow(config: QuotaConfig, goalId: string, registryPath: string): void {
   const hours = config.slots.window_hours;
   if (hours <= MAX_WINDOW_HOURS) return;
   throw new LoopxError(

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { fsyncDirectory, writeFileAtomic, writeJsonAtomic } from '../fs/atomicWrite';
+import { createFileExclusiveSync, formatJson, fsyncDirectory, writeFileAtomic } from '../fs/atomicWrite';
 import { assertInside, mkdirInside } from '../fs/contain';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { parseIsoInstant } from '../isoTime';
@@ -104,21 +104,31 @@ export function nextFreeArtifactPair(runsDir: string, generatedAt: string, suffi
 }
 
 /**
- * Reserves a fresh pair: the `.json` is created exclusively (O_EXCL) as the sentinel; a pair whose
- * `.json` or `.md` exists is skipped (`-2`, `-3`, …). Nothing is ever overwritten.
+ * Reserves a fresh pair: the `.json` is created exclusively as the sentinel, already holding `json`
+ * when given (so a writer killed right after leaves a whole record, never an empty file); a pair
+ * whose `.json` or `.md` exists is skipped (`-2`, `-3`, …). Nothing is ever overwritten.
  */
-export function reserveArtifactPair(runsDir: string, generatedAt: string, suffix?: string): ArtifactPair {
+export function reserveArtifactPair(
+  runsDir: string,
+  generatedAt: string,
+  suffix?: string,
+  json?: string,
+): ArtifactPair {
   const base = artifactBase(generatedAt, suffix);
   fs.mkdirSync(runsDir, { recursive: true });
   const hintKey = path.join(runsDir, base);
   for (let n = nextIndexHint.get(hintKey) ?? 1; ; n++) {
     const pair = pairAt(runsDir, base, n);
     if (fs.existsSync(pair.markdownPath)) continue;
-    try {
-      fs.closeSync(fs.openSync(pair.jsonPath, 'wx', 0o644));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw error;
+    if (json !== undefined) {
+      if (!createFileExclusiveSync(pair.jsonPath, json)) continue;
+    } else {
+      try {
+        fs.closeSync(fs.openSync(pair.jsonPath, 'wx', 0o644));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw error;
+      }
     }
     if (n > 1) {
       // Bounded: the hint only matters for the current burst.
@@ -248,11 +258,11 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
     indexFile,
     { operation: 'append_run', ...options.lock, clock: options.lock?.clock ?? options.clock },
     async () => {
-      const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix);
+      // The record is written with its name: a kill at any moment leaves no empty record behind.
+      const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix, formatJson(record));
       const row = buildRow(record, goalId, pair, options);
       try {
-        // Both files are fsynced; their folder once, after the second rename, before the index line names them.
-        await writeJsonAtomic(pair.jsonPath, record, { syncDirectory: false, within: options.runtimeRoot });
+        // Both files are fsynced; their folder once, after the Markdown's rename, before the index line names them.
         await writeFileAtomic(
           pair.markdownPath,
           options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`,

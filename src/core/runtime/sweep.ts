@@ -19,7 +19,12 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from './layout';
  *     it changes no total; the turn that wrote it still holds its reservation and settles again on
  *     resume. Decided under the index lock, which every one of our writers holds from reserving the
  *     names to appending the line, so no live writer's pair can be mistaken for an orphan. Only our
- *     records are removed: an empty name reservation, or a spend record with our `slots` field.
+ *     records are removed: an empty name reservation, or a spend record with our `slots` field;
+ *   - empty run records: any `runs/<name>.json` that is empty and that no index line names. A
+ *     writer reserves a run's name by creating its `.json` empty (O_EXCL) and then writes it
+ *     atomically, all under the index lock; an empty unindexed one seen under that lock is a killed
+ *     writer's reservation (the record never existed), not a record. Readers go through the index,
+ *     so they never read one.
  *
  * Only the goal's runtime folder, its `turns/` and its `runs/` are looked at, never recursively.
  */
@@ -100,6 +105,22 @@ function unnamedSpendStems(runsDir: string, indexText: string): string[] {
   return [...stems].sort();
 }
 
+/** Empty `.json` files of runs/ that no index line names: name reservations of killed writers. */
+function unnamedEmptyRecords(runsDir: string, indexText: string): string[] {
+  const files: string[] = [];
+  for (const name of listDir(runsDir)) {
+    if (!name.endsWith('.json') || name.startsWith('.') || indexText.includes(name)) continue;
+    const file = path.join(runsDir, name);
+    try {
+      const stat = fs.lstatSync(file);
+      if (stat.isFile() && stat.size === 0) files.push(file);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return files.sort();
+}
+
 function readText(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
@@ -111,7 +132,9 @@ function readText(file: string): string {
 async function sweepOrphanSpends(runsDir: string, options: SweepOptions, removed: string[]): Promise<void> {
   const indexFile = path.join(runsDir, RUN_INDEX_FILE);
   // Cheap check first, without the lock: most runs have nothing to do.
-  if (unnamedSpendStems(runsDir, readText(indexFile)).length === 0) return;
+  const indexText = readText(indexFile);
+  if (unnamedSpendStems(runsDir, indexText).length === 0 && unnamedEmptyRecords(runsDir, indexText).length === 0)
+    return;
   try {
     await withFileLock(
       indexFile,
@@ -123,6 +146,9 @@ async function sweepOrphanSpends(runsDir: string, options: SweepOptions, removed
           // The .md first: the .json reserves the name until the pair is gone.
           for (const file of [path.join(runsDir, `${stem}.md`), json]) if (removeIfExists(file)) removed.push(file);
         }
+        // Re-checked under the lock: every writer holds it from reserving the name to appending the line.
+        for (const file of unnamedEmptyRecords(runsDir, readText(indexFile)))
+          if (removeIfExists(file)) removed.push(file);
       },
     );
   } catch (error) {

@@ -95,6 +95,21 @@ const MAX_HEADER_BYTES = 16 * 1024;
 /** How often the header and request timeouts are enforced (Node's default is 30 s). */
 const CONNECTIONS_CHECK_MS = 1_000;
 
+/**
+ * The URL of a request target. An origin-form target ("/status.json") is appended to the base,
+ * never resolved against it: `new URL("//x", base)` would read "x" as a host (and throw, a 500, for
+ * "//status.json%20"). An absolute-form target ("http://127.0.0.1:P/status.json") is parsed as is.
+ * Anything else (or a target that does not parse) is null: a 400.
+ */
+function requestUrl(target: string): URL | null {
+  try {
+    if (target.startsWith('/')) return new URL(`http://127.0.0.1${target}`);
+    return /^https?:\/\//i.test(target) ? new URL(target) : null;
+  } catch {
+    return null;
+  }
+}
+
 export class StatusServer {
   readonly source: StatusSource;
   private readonly server: http.Server;
@@ -238,7 +253,14 @@ export class StatusServer {
       );
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const url = requestUrl(req.url ?? '/');
+    if (url === null) {
+      this.sendJson(req, res, 400, {
+        ok: false,
+        error: 'the request target must be a path starting with / (for example /status.json)',
+      });
+      return;
+    }
     const route = url.pathname;
     if (route === '/healthz') {
       res.writeHead(200, {

@@ -7,6 +7,7 @@ import { assertInside, mkdirInside } from '../fs/contain';
 import { runtimeRootOfGoalDir } from '../runtime/layout';
 import { readJsonFile } from '../fs/jsonFile';
 import { SettlementIdentitySchema } from '../quota/identity';
+import { UsageEstimateSchema } from '../quota/reservations';
 import { HostResultSchema, TURN_KEY_PATTERN, TURN_PHASES, UsageSchema } from '../protocol/contract';
 import { TurnPlanSchema } from './plan';
 
@@ -140,6 +141,11 @@ export const TurnJournalSchema = z.looseObject({
   reservation: z.object({
     status: z.enum(['none', 'reserved', 'voided', 'settled', 'refused']),
     expires_at: z.string().nullable(),
+    /**
+     * The budget estimate the turn's latest admission held (kept when it settles or is voided), so
+     * a spend above it reads as the agent's overrun of its estimate (docs/quota.md).
+     */
+    estimate: UsageEstimateSchema.optional(),
   }),
   completed_phases: z.array(z.enum(TURN_PHASES)),
   phases: PhaseRecordsSchema,

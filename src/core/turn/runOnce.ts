@@ -656,9 +656,11 @@ class TurnTransaction {
       return;
     }
     // Recorded with the next phase: a crash before it reserves again, which finds this reservation.
+    const estimate = reserved.reservation?.estimate ?? this.journal.reservation.estimate;
     this.journal.reservation = {
       status: reserved.admitted ? 'reserved' : reserved.status === 'already_settled' ? 'settled' : 'refused',
       expires_at: reserved.reservation?.expires_at ?? null,
+      ...(estimate !== undefined ? { estimate } : {}),
     };
     this.event('admission', reserved.reason);
     crashCheckpoint(this.env, 'admission');
@@ -774,7 +776,7 @@ class TurnTransaction {
         }
         if (settled.appended) this.effects.quota_spent = true;
         crashCheckpoint(this.env, 'quota_spend:effect');
-        this.journal.reservation = { status: 'settled', expires_at: null };
+        this.journal.reservation = { ...this.journal.reservation, status: 'settled', expires_at: null };
         await this.completePhase(
           'quota_spend',
           {
@@ -985,7 +987,7 @@ class TurnTransaction {
       effectId: this.journal.settlement_identity.effect_id,
       lock: { agentId: this.journal.agent_id },
     });
-    this.journal.reservation = { status: 'voided', expires_at: null };
+    this.journal.reservation = { ...this.journal.reservation, status: 'voided', expires_at: null };
   }
 
   /**

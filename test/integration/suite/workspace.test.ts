@@ -56,6 +56,26 @@ describe('LoopX reacts to the files on disk (real VS Code host)', () => {
     );
   });
 
+  it('configures a goal from the palette: previewed, applied with { confirmed: true }, and a no-op writes nothing', async () => {
+    await vscode.commands.executeCommand('loopx.configureGoal', {
+      goalId: 'tidy-notes',
+      quotaCompute: 0.25,
+      confirmed: true,
+    });
+    const written = readFileSync(registryPath(), 'utf8');
+    const goal = (JSON.parse(written) as { goals: { id: string; quota: { compute: number; window_hours: number } }[] })
+      .goals[0];
+    assert.equal(goal?.id, 'tidy-notes');
+    assert.equal(goal?.quota.compute, 0.25);
+    assert.equal(goal?.quota.window_hours, 24, 'the other quota fields are kept');
+    await vscode.commands.executeCommand('loopx.configureGoal', {
+      goalId: 'tidy-notes',
+      quotaCompute: 0.25,
+      confirmed: true,
+    });
+    assert.equal(readFileSync(registryPath(), 'utf8'), written, 'nothing to apply: the registry is not rewritten');
+  });
+
   it('reports a malformed registry in the Problems panel, keeps the file untouched, and recovers when it is fixed', async () => {
     const original = readFileSync(registryPath(), 'utf8');
     const broken = original.replace('"goals": [', '"goals": [,');

@@ -120,7 +120,7 @@ describe('agent CLI commands', () => {
 
     const badGoal = await runLoopx(['--registry', registry, 'register-agent', '--goal-id', '../g', '--agent-id', 'a']);
     assert.equal(badGoal.code, 2);
-    assert.match(badGoal.stderr, /goal id must be a single path segment/);
+    assert.match(badGoal.stderr, /--goal-id must be a goal id \(one path segment[^;]*; got "\.\.\/g"/);
   });
 
   it('configure-goal: --quota-compute 0 --execute stores 0; a rejected value exits 2 and writes nothing', async () => {

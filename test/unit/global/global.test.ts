@@ -12,7 +12,13 @@ import {
   GlobalUnavailableResponseSchema,
 } from '../../../src/core/status/globalSchemas';
 import { loadGlobalSnapshot } from '../../../src/core/status/globalSnapshot';
-import { globalGates, globalRisks, globalSummary, globalTodos, parseTimeRange } from '../../../src/core/status/globalViews';
+import {
+  globalGates,
+  globalRisks,
+  globalSummary,
+  globalTodos,
+  parseTimeRange,
+} from '../../../src/core/status/globalViews';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
 

@@ -266,7 +266,7 @@ describe('loopx bootstrap / loopx registry (CLI)', () => {
     const project = tempDir();
     const badId = await runLoopx(['bootstrap', '--goal-id', '../x', '--objective', 'o'], { cwd: project });
     assert.equal(badId.code, 2);
-    assert.match(badId.stderr, /single path segment/);
+    assert.match(badId.stderr, /--goal-id must be a new goal id: a lowercase slug .*; got "\.\.\/x"/);
     const noObjective = await runLoopx(['bootstrap', '--goal-id', 'ok-goal'], { cwd: project });
     assert.equal(noObjective.code, 2);
     assert.equal(fs.existsSync(path.join(project, '.loopx')), false);

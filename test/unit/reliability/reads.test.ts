@@ -231,9 +231,11 @@ describe('reads of project files: FIFOs, devices, directories, deep JSON (issue 
       for (const argv of [
         ['quota', 'status', '--goal-id', 'tidy-notes'],
         ['quota', 'should-run', '--goal-id', 'tidy-notes', '--agent-id', 'demo'],
+        // heartbeat-prompt read the window itself and failed with the untyped "Invalid time value".
+        ['heartbeat-prompt', '--goal-id', 'tidy-notes', '--agent-id', 'demo'],
       ]) {
         const run = await runLoopx(['--format', 'json', ...argv], { cwd: ws, now: NOW });
-        assert.equal(run.code, 1);
+        assert.equal(run.code, 1, argv.join(' '));
         const error = errorOf(run);
         assert.equal(error['code'], 'quota_window_out_of_range');
         assert.match(String(error['message']), /registry\.json: goal 'tidy-notes' has quota\.window_hours/);

@@ -380,3 +380,31 @@ describe('run artifacts and index', function () {
       }
   });
 });
+
+describe('run artifact reservation', () => {
+  let dir = '';
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-reserve-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('creates the record with its content in one step: never an empty file, no temp file left, a taken name skipped', () => {
+    const at = '2026-11-29T10:00:00+00:00';
+    const first = reserveArtifactPair(dir, at, undefined, '{"n":1}\n');
+    const second = reserveArtifactPair(dir, at, undefined, '{"n":2}\n');
+    assert.notEqual(first.jsonPath, second.jsonPath);
+    assert.equal(fs.readFileSync(first.jsonPath, 'utf8'), '{"n":1}\n');
+    assert.equal(fs.readFileSync(second.jsonPath, 'utf8'), '{"n":2}\n');
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+      [],
+    );
+    // A file already at the next name (another writer's) is skipped, not overwritten.
+    const taken = reserveArtifactPair(dir, '2026-11-29T11:00:00+00:00', undefined, '{"n":3}\n');
+    fs.rmSync(taken.jsonPath);
+    fs.writeFileSync(taken.jsonPath, 'theirs');
+    const next = reserveArtifactPair(dir, '2026-11-29T11:00:00+00:00', undefined, '{"n":4}\n');
+    assert.notEqual(next.jsonPath, taken.jsonPath);
+    assert.equal(fs.readFileSync(taken.jsonPath, 'utf8'), 'theirs');
+  });
+});

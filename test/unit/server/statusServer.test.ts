@@ -219,6 +219,30 @@ describe('status server over HTTP (127.0.0.1)', function () {
     assert.match(raw, /^HTTP\/1\.[01] 403/);
   });
 
+  it('reads a request target starting with // as a path, never as a host: 404 or 400, never 500', async () => {
+    const raw = (target: string): Promise<string> =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(server.port, '127.0.0.1', () =>
+          socket.write(
+            `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${SERVER_TOKEN}\r\nConnection: close\r\n\r\n`,
+          ),
+        );
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString('utf8');
+        });
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+    // `//status.json%20` used to be read as the host "status.json%20" (500), and `//evil/status.json`
+    // as the path /status.json of host "evil" (200).
+    for (const target of ['//status.json%20', '//evil/status.json', '//', '//127.0.0.1/healthz']) {
+      const answer = await raw(target);
+      assert.match(answer, /^HTTP\/1\.1 404 /, `${target}: ${answer.slice(0, 200)}`);
+      assert.match(answer, /"unknown path: \/\//, target);
+    }
+  });
+
   it("serves every route with the goal's todos, gates, quota, recent runs, warnings and projection", async () => {
     const detail = (await request(server.port, '/goals/tidy-notes', { headers: auth() })).json();
     assert.equal(detail['goal_id'], 'tidy-notes');

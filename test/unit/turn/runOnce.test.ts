@@ -131,6 +131,9 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     const journal = await readJournal(result.journal_path ?? '');
     assert.equal(journal?.status, 'committed');
     assert.equal(journal?.completed_phases.length, 7);
+    // The estimate admission held stays in the journal once settled (with no profile estimate and
+    // no history: the whole $5 budget), so an overrun of it can be told from an overspend.
+    assert.deepEqual(journal?.reservation, { status: 'settled', expires_at: null, estimate: { cost_usd: 5 } });
   });
 
   it('replays a finished turn: its recorded outcome, all effects false, nothing new written', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { runCli } from '../../../src/cli/program';
 import { computeLedger, QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
 import { readGoalRuns } from '../../../src/core/runtime/runIndex';
 import { sweepGoalLeftovers } from '../../../src/core/runtime/sweep';
@@ -97,6 +98,39 @@ describe('sweeping kill -9 leftovers (real killed processes)', function () {
     assert.equal(lastJson(turn.stdout)['status'], 'committed', turn.stdout);
     assert.equal((await newSpends(d)).length, 1);
     assert.deepEqual(lockFiles(path.dirname(lock)), []);
+  });
+
+  it('an empty run record left by a writer killed after reserving its name is removed under the index lock; records are kept', async () => {
+    const d = demo();
+    const dir = runsDir(d);
+    const before = await ledgerOf(d);
+    // What a SIGKILL between reserveArtifactPair (O_EXCL create) and the atomic write leaves: an empty,
+    // unindexed runs/<stamp>.json, for any kind of run (here a delivery record), not only spends.
+    const empty = path.join(dir, '20261128T100000-validated-completion.json');
+    fs.writeFileSync(empty, '');
+    // Kept: an unindexed record with content (not a name reservation), and every indexed artifact.
+    const kept = path.join(dir, '20261128T100001-notes.json');
+    fs.writeFileSync(kept, '{"classification":"note"}\n');
+    const indexed = fs.readdirSync(dir).filter((n) => n !== path.basename(empty));
+    const swept = await sweepGoalLeftovers(runtimeRoot(d), 'tidy-notes', { clock });
+    assert.deepEqual(swept.orphan_artifacts, [empty]);
+    assert.equal(fs.existsSync(empty), false);
+    assert.deepEqual(fs.readdirSync(dir).sort(), indexed.sort());
+    assert.deepEqual(await ledgerOf(d), before, 'the ledger never counted it');
+    // `loopx status` and `quota status` read on with one present (they read runs through the index).
+    fs.writeFileSync(empty, '');
+    for (const argv of [['status'], ['quota', 'status', '--goal-id', 'tidy-notes']]) {
+      let out = '';
+      const code = await runCli([...argv, '--registry', d.registryPath, '--format', 'json'], {
+        cwd: d.workspace,
+        env: { HOME: d.workspace },
+        clock,
+        stdout: (text) => (out += text),
+        stderr: () => undefined,
+      });
+      assert.equal(code, 0, `${argv.join(' ')}: ${out.slice(0, 300)}`);
+      assert.equal((JSON.parse(out) as { ok?: unknown }).ok, true);
+    }
   });
 
   it('a spend killed between its artifacts and its index line: the sweep removes the orphan, keeps the totals, and the resumed turn spends once', async () => {

@@ -1,0 +1,78 @@
+import * as path from 'node:path';
+import { z } from 'zod';
+import { bootstrapGoal, type BootstrapResult } from '../registry/bootstrap';
+import { checkNewGoalId, slugify } from '../registry/goalId';
+import { expandHome } from '../registry/locate';
+import { defineOperation } from './operation';
+
+/**
+ * `bootstrap` ("Create Goal…"): creates or connects a project goal — the registry (created when
+ * missing), the goal's entry and its ACTIVE_GOAL_STATE.md. The registry is the explicit one of the
+ * environment, else `<project>/.loopx/registry.json` (never the global one).
+ */
+
+function isNewGoalId(value: string): boolean {
+  try {
+    checkNewGoalId(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const createGoal = defineOperation({
+  key: 'createGoal',
+  args: z.strictObject({
+    project: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'dir' })
+      .describe('the project folder (default: the current folder)'),
+    goalId: z
+      .string()
+      .refine(isNewGoalId)
+      .meta({ placeholder: 'id' })
+      .describe(
+        "a new goal id: a lowercase slug such as my-project-goal (a-z, 0-9, '.', '_', '-'; a letter or digit first; at most 80 characters)",
+      ),
+    objective: z.string().meta({ placeholder: 'text' }).describe('what the goal should achieve, in one sentence'),
+    domain: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'domain' })
+      .describe('the goal domain (default: the project folder name)'),
+    force: z
+      .boolean()
+      .default(false)
+      .describe('replace an existing goal entry and state file (the old state file is backed up)'),
+  }),
+  run: async (args, env): Promise<BootstrapResult> => {
+    const anchor = (value: string): string => path.resolve(env.cwd, expandHome(value, env.homeDir));
+    return bootstrapGoal({
+      projectDir: anchor(args.project ?? '.'),
+      goalId: args.goalId,
+      objective: args.objective,
+      domain: args.domain,
+      force: args.force,
+      registryPath: env.registryPath === undefined ? undefined : anchor(env.registryPath),
+      homeDir: env.homeDir,
+      clock: env.clock,
+      env: env.env,
+    });
+  },
+});
+
+/** Why a goal id cannot be a new goal's id, or null when it can (for prompts that check as people type). */
+export function newGoalIdProblem(value: string): string | null {
+  try {
+    checkNewGoalId(value);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The goal id offered for a project folder: its name as a slug plus `-goal`. */
+export function suggestedGoalId(folderName: string): string {
+  return `${slugify(folderName) || 'project'}-goal`;
+}

@@ -4,11 +4,12 @@ import type { Operation, OperationEnvironment, OperationOutput } from './operati
 import { showCommands } from './commands';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
-import { quotaStatus } from './quota';
+import { quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
+import { refreshState } from './refresh';
 import { registryPrivacy, validateRegistry } from './registry';
 import { status } from './status';
 import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from './todo';
-import { turnInspectJournal, turnPlan } from './turn';
+import { turnInspectJournal, turnLoop, turnPlan, turnRunOnce } from './turn';
 
 /** Every LoopX operation (see operation.ts), for surfaces that look one up by its catalog key. */
 
@@ -16,6 +17,7 @@ export * from './commands';
 export * from './global';
 export * from './heartbeat';
 export * from './quota';
+export * from './refresh';
 export * from './registry';
 export * from './status';
 export * from './todo';
@@ -57,8 +59,14 @@ export const OPERATIONS = keyed({
   globalRisks,
   heartbeatPrompt,
   quotaStatus,
+  quotaShouldRun,
+  quotaSpendSlot,
+  quotaVoidSlot,
+  refreshState,
   turnPlan,
   turnInspectJournal,
+  turnRunOnce,
+  turnLoop,
 });
 
 export type OperationKey = keyof typeof OPERATIONS;

@@ -47,6 +47,8 @@ import { indexState, snapshotState, type StateSnapshot } from './snapshot';
 
 export interface RefreshStateRequest {
   registryPath: string;
+  /** The registry document as the caller already read it from `registryPath` (its goal handle): not read again. */
+  registry?: Record<string, unknown> | undefined;
   goalId: string;
   /** A public-safe token naming what happened, e.g. `state_refreshed`, `validated_progress`. */
   classification: string;
@@ -256,7 +258,7 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
   const nextAction = checkedNextAction(request.nextAction);
   const explicitAction = checkedRecommendedAction(request.recommendedAction);
 
-  const registry = await readRegistry(request.registryPath);
+  const registry = request.registry ?? (await readRegistry(request.registryPath));
   const goal = findRawRegistryGoal(registry, goalId);
   if (goal === undefined) {
     throw new LoopxError(

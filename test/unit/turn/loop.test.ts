@@ -10,7 +10,8 @@ import {
   cleanTempDirs,
   clock,
   demo,
-  DEMO_AGENT_SOURCE_ARGV,
+  demoExecutorFactory,
+  goalOf,
   fixtureRun,
   lastJson,
   newSpends,
@@ -26,8 +27,7 @@ const MULTI = { mode: 'multi_subagent', allowed: true, max_children: 2 };
 
 function loopOptions(d: Demo, extra: Partial<RunLoopOptions> = {}): RunLoopOptions {
   return {
-    registryPath: d.registryPath,
-    goalId: 'tidy-notes',
+    goal: goalOf(d.registryPath),
     agentIds: ['demo'],
     clock,
     env: { PATH: process.env['PATH'] ?? '' },
@@ -67,7 +67,7 @@ describe('turn loop', function () {
     const emitter = new TurnEventEmitter();
     const events: TurnEvent[] = [];
     emitter.on((e) => events.push(TurnEventSchema.parse(e)));
-    const result = await runLoop(loopOptions(d, { onEvent: emitter.emit, demoAgentArgv: DEMO_AGENT_SOURCE_ARGV }));
+    const result = await runLoop(loopOptions(d, { onEvent: emitter.emit, executorFactory: demoExecutorFactory }));
     assert.equal(result.stop_reason, 'user_action', result.message);
     assert.equal(result.disposition, 'user_action_required');
     assert.deepEqual(

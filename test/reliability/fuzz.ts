@@ -20,7 +20,7 @@ import { cliCommands } from '../../src/core/commands/catalog';
 import { commandProtocol } from '../../src/core/executors/command';
 import { extractObjectFromMessage } from '../../src/core/executors/extract';
 import { startStatusServer, type ListeningStatusServer } from '../../src/core/server/statusServer';
-import { checkHostResult } from '../../src/core/turn/contract';
+import { checkHostResult } from '../../src/core/protocol/contract';
 import { buildProgram, runCli } from '../../src/cli/program';
 import {
   changedFiles,

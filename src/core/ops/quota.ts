@@ -6,7 +6,8 @@ import { spendSlot, voidSlot, type SpendSlotResult, type VoidSlotResult } from '
 import { normalizeAgentId } from '../registry/agentIds';
 import { goalQuotaSummary, shouldRun, type GoalQuotaSummary, type ShouldRunDecision } from '../scheduling/shouldRun';
 import { goalIdArg, usageOn } from './common';
-import { quotaGoalOf, resolveGoal } from './goalHandle';
+import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
+import { findRawRegistryGoal } from '../registry/read';
 import { defineOperation } from './operation';
 
 /**
@@ -110,18 +111,21 @@ export const quotaShouldRun = defineOperation({
   run: (args, env): Promise<ShouldRunDecision> =>
     usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
       const turnInstanceId = turnOf(args.turnInstanceId);
-      const goal = await resolveGoal(env, args.goalId);
-      return shouldRun({
-        registryPath: goal.registryPath,
-        goalId: goal.goalId,
+      const registry = await resolveRegistry(env);
+      const common = {
+        registryPath: registry.registryPath,
+        goalId: args.goalId,
         agentId: agentOf(args.agentId),
         clock: env.clock,
-        homeDir: goal.homeDir,
+        homeDir: registry.homeDir,
         runtimeRootOverride: env.runtimeRootOverride,
-        goal: quotaGoalOf(goal),
         ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
         ...(turnInstanceId === null ? {} : { turnInstanceId }),
-      });
+      };
+      // An unknown goal is an answer (should_run false, ok false), not an error.
+      if (findRawRegistryGoal(registry.document, args.goalId) === undefined) return shouldRun(common);
+      const goal = goalOf(registry, args.goalId);
+      return shouldRun({ ...common, goal: quotaGoalOf(goal) });
     }),
 });
 

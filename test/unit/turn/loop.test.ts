@@ -110,11 +110,13 @@ describe('turn loop', function () {
     assert.equal(result.turn_count, 1);
   });
 
-  it('stops on a failed turn with the retry command, and on a repair result', async () => {
+  it('stops on a failed turn whose next step is a retry, and on a repair result', async () => {
     const failed = await runLoop(loopOptions(demo(), { hostAdapterCommand: [NODE, AGENT, 'exit1'] }));
     assert.equal(failed.stop_reason, 'error');
     assert.equal(failed.ok, false);
-    assert.match(failed.message, /--retry-failed-turn/);
+    const last = failed.turns.at(-1);
+    assert.deepEqual(last?.next_steps, [{ kind: 'retry', turn_key: last?.turn_key }]);
+    assert.match(failed.message, /can be retried/);
     const repair = await runLoop(loopOptions(demo(), { hostAdapterCommand: [NODE, AGENT, 'repair'] }));
     assert.equal(repair.stop_reason, 'repair');
     assert.equal(repair.spend_count, 1, 'a validated repair_required result is material: written back and spent');

@@ -65,11 +65,11 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
   if (options.resumeTurnKey !== undefined && options.turnInstanceId !== undefined) {
     throw new LoopxError(
       'usage',
-      'a resumed turn reloads its journaled plan; it cannot be combined with a new turn instance id',
+      '--resume-turn-key reloads the journaled plan; it cannot be combined with --turn-instance-id',
     );
   }
   if (options.retryFailedTurn === true && options.resumeTurnKey === undefined) {
-    throw new LoopxError('usage', 'retrying a failed turn needs the key of the turn to retry');
+    throw new LoopxError('usage', '--retry-failed-turn needs --resume-turn-key: name the failed turn to retry');
   }
   const turnGoal = await loadTurnGoal(options);
   const goalRuntimeDir = turnGoal.goal.goalRuntimeDir;

@@ -6,7 +6,11 @@ import { refuseCredentials } from '../privacy/refuse';
 import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList } from '../registry/agentIds';
-import { EXPLORE_HARNESS_PROFILES, normalizeExploreHarnessProfile, orchestrationSummary } from '../registry/orchestration';
+import {
+  EXPLORE_HARNESS_PROFILES,
+  normalizeExploreHarnessProfile,
+  orchestrationSummary,
+} from '../registry/orchestration';
 import { parseDecimal } from '../numbers';
 import { MAX_WINDOW_HOURS } from '../quota/goal';
 

@@ -36,7 +36,6 @@ export interface ValidationOptions {
   killGraceMs?: number;
 }
 
-
 export async function runValidation(options: ValidationOptions): Promise<ValidationRun> {
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const run = await runBoundedProcess({

@@ -149,6 +149,7 @@ async function turnExecution(
   const goal = await resolveGoal(env, args.goalId);
   return {
     goal: quotaGoalOf(goal),
+    registryDocument: goal.document,
     clock: env.clock,
     homeDir: goal.homeDir,
     runtimeRootOverride: env.runtimeRootOverride,

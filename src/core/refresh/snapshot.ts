@@ -10,7 +10,6 @@ import type { SectionRole } from '../state/sections';
  * feedback and progress as they were when the run was recorded.
  */
 
-
 export const StateSnapshotSchema = z.object({
   path: z.string(),
   sha256_16: z.string().regex(/^[0-9a-f]{16}$/u),

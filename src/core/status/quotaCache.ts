@@ -1,10 +1,5 @@
 import type { Clock } from '../clock';
-import {
-  fileSystemStatusReader,
-  type FileStamp,
-  type GoalStatusTarget,
-  type StatusFileReader,
-} from './goalStatus';
+import { fileSystemStatusReader, type FileStamp, type GoalStatusTarget, type StatusFileReader } from './goalStatus';
 import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../scheduling/shouldRun';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
 

@@ -59,14 +59,14 @@ export function noSlotMessage(turnGoal: TurnGoal): string {
 export async function admitNewTurn(
   turnGoal: TurnGoal,
   options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
-): Promise<{ journal: TurnJournal } | { notRun: TurnPlan }> {
+): Promise<{ journal: TurnJournal; stateText?: string } | { notRun: TurnPlan }> {
   const { goal } = turnGoal;
   return withFileLock(
     path.join(turnsDir(goal.goalRuntimeDir), '.admission'),
     { operation: 'turn_admission', agentId: turnGoal.agentId, clock: options.clock },
     async () => {
       const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
-      const { plan } = await planGoalTurn(turnGoal, {
+      const { plan, stateText } = await planGoalTurn(turnGoal, {
         clock: options.clock,
         turnInstanceId: options.turnInstanceId,
         availableCapabilities: options.availableCapabilities,
@@ -100,7 +100,7 @@ export async function admitNewTurn(
         summary: null,
       };
       await writeJournal(goal.goalRuntimeDir, journal);
-      return { journal };
+      return { journal, stateText };
     },
   );
 }

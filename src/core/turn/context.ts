@@ -29,6 +29,8 @@ import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
 export interface TurnGoalOptions {
   /** The goal as the caller resolved it (the operation's goal handle, `quotaGoalOf`): never read again here. */
   goal: QuotaGoal;
+  /** The registry document the goal was resolved from, when the caller has it (the run record reuses it). */
+  registryDocument?: Record<string, unknown> | undefined;
   agentId: string;
   clock: Clock;
   homeDir?: string | undefined;
@@ -42,6 +44,7 @@ export interface TurnGoalOptions {
 
 export interface TurnGoal {
   goal: QuotaGoal;
+  registryDocument: Record<string, unknown> | undefined;
   agentId: string;
   homeDir: string;
   runtimeRootOverride: string | undefined;
@@ -91,6 +94,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
   }
   return {
     goal,
+    registryDocument: options.registryDocument,
     agentId,
     homeDir,
     runtimeRootOverride: options.runtimeRootOverride,
@@ -115,6 +119,8 @@ export function turnConcurrencyLimit(goal: QuotaGoal): number {
 export interface PlanContext {
   decision: ShouldRunDecision;
   plan: TurnPlan;
+  /** The state file's text the plan was made from. */
+  stateText: string;
 }
 
 /** Reads the goal's files and plans one turn (read-only). */
@@ -166,7 +172,7 @@ export async function planGoalTurn(
     generatedAt: isoSeconds(now),
     now: now.getTime(),
   });
-  return { decision, plan };
+  return { decision, plan, stateText: snapshot.text };
 }
 
 export function sessionBindingPath(goal: QuotaGoal, agentId: string, todoId: string | null): string {

@@ -108,6 +108,7 @@ async function turnInSlot(turnGoal: TurnGoal, options: RunOnceOptions): Promise<
   const goalRuntimeDir = turnGoal.goal.goalRuntimeDir;
   let journal: TurnJournal | null = null;
   let resumed = false;
+  let stateText: string | undefined;
   if (options.resumeTurnKey !== undefined) {
     journal = await requireJournal(turnGoal, options.resumeTurnKey);
     resumed = true;
@@ -122,6 +123,7 @@ async function turnInSlot(turnGoal: TurnGoal, options: RunOnceOptions): Promise<
     const admitted = await admitNewTurn(turnGoal, options);
     if ('notRun' in admitted) return turnResult({ plan: admitted.notRun }, { status: 'not_run' });
     journal = admitted.journal;
+    stateText = admitted.stateText;
   }
   const file = journalPath(goalRuntimeDir, journal.turn_key);
   const admittedJournal = journal;
@@ -130,7 +132,7 @@ async function turnInSlot(turnGoal: TurnGoal, options: RunOnceOptions): Promise<
     { operation: 'turn_run', agentId: turnGoal.agentId, clock: options.clock },
     async () => {
       const current = (await readJournal(file)) ?? admittedJournal;
-      return new TurnTransaction(turnGoal, options, current, resumed).run();
+      return new TurnTransaction(turnGoal, options, current, resumed, stateText).run();
     },
   );
   return (

@@ -126,6 +126,8 @@ export class TurnTransaction {
     private readonly options: RunOnceOptions,
     private journal: TurnJournal,
     private readonly resumed: boolean,
+    /** The state file's text the new turn was planned from (unknown when the turn is resumed). */
+    stateText?: string,
   ) {
     this.dir = turnGoal.goal.goalRuntimeDir;
     this.ctx = {
@@ -136,6 +138,7 @@ export class TurnTransaction {
       turnInstanceId: journal.turn_instance_id,
       todoId: journal.todo_id,
       mayHaveRecords: resumed || journal.attempts > 1,
+      stateText,
     };
   }
 

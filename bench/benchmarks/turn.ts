@@ -64,10 +64,13 @@ function benchGoal(ctx: BenchContext): RunOnceOptions {
   goal['quota'] = { compute: 1, window_hours: 24, allowed_slots: 1_000_000 };
   goal['validation_command'] = ['true'];
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
-  const quotaGoal = quotaGoalFromRegistry(JSON.parse(fs.readFileSync(registryPath, 'utf8')) as Record<string, unknown>, {
-    registryPath,
-    goalId: 'tidy-notes',
-  });
+  const quotaGoal = quotaGoalFromRegistry(
+    JSON.parse(fs.readFileSync(registryPath, 'utf8')) as Record<string, unknown>,
+    {
+      registryPath,
+      goalId: 'tidy-notes',
+    },
+  );
   if (quotaGoal === null) throw new Error('the demo goal is missing');
   return {
     goal: quotaGoal,

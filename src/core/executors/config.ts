@@ -112,8 +112,10 @@ let installedDemoAgentArgv: readonly string[] | undefined;
  * How this host starts the built-in demo agent, set once by the composition root (the CLI's main,
  * the extension's activation): the only part of a host that knows where its bundles are installed.
  */
-export function installDemoAgent(argv: readonly string[] | undefined): void {
+export function installDemoAgent(argv: readonly string[] | undefined): readonly string[] | undefined {
+  const previous = installedDemoAgentArgv;
   installedDemoAgentArgv = argv === undefined ? undefined : [...argv];
+  return previous;
 }
 
 /** Builds the executor an agent's configuration describes. */

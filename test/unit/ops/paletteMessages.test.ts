@@ -56,9 +56,12 @@ describe('palette turn and refresh messages name no command-line flag (issue 13)
     dirs.push(dir);
     return materializeDemoWorkspace(path.join(dir, 'ws'));
   };
-  before(() => installDemoAgent(DEMO_AGENT_SOURCE_ARGV));
+  let previousDemoAgent: readonly string[] | undefined;
+  before(() => {
+    previousDemoAgent = installDemoAgent(DEMO_AGENT_SOURCE_ARGV);
+  });
   after(() => {
-    installDemoAgent(undefined);
+    installDemoAgent(previousDemoAgent);
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -3,7 +3,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
-import { createAgentExecutor } from '../../../src/core/executors/config';
 import { installDemoAgent } from '../../../src/core/executors/config';
 import { holdsLockOn } from '../../../src/core/fs/fileLock';
 import { observeSafeReads } from '../../../src/core/fs/safeRead';
@@ -11,8 +10,6 @@ import { runOperation } from '../../../src/core/ops/run';
 import { turnRunOnce } from '../../../src/core/ops/turn';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { DEMO_AGENT_SOURCE_ARGV } from '../turn/helpers';
-
-void createAgentExecutor;
 
 interface Counted {
   unlocked: number;
@@ -39,8 +36,11 @@ async function countReads(files: readonly string[], fn: () => Promise<unknown>):
 describe('a palette-style run of one turn reads the registry and the state file once (issue 13)', function () {
   this.timeout(60_000);
   let workspace: string;
-  before(() => installDemoAgent(DEMO_AGENT_SOURCE_ARGV));
-  after(() => installDemoAgent(undefined));
+  let previousDemoAgent: readonly string[] | undefined;
+  before(() => {
+    previousDemoAgent = installDemoAgent(DEMO_AGENT_SOURCE_ARGV);
+  });
+  after(() => installDemoAgent(previousDemoAgent));
   beforeEach(() => {
     workspace = materializeDemoWorkspace(
       path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-reads-'))), 'ws'),

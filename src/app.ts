@@ -11,6 +11,7 @@ import { showAllCommands } from './commands/showCommands';
 import { refreshStateCommand, showQuotaCommand, showStatusCommand } from './commands/status';
 import { addTodoCommand, listTodosCommand } from './commands/todos';
 import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } from './commands/turns';
+import { installDemoAgentFrom } from './core/ops/host';
 import { validateRegistries } from './commands/validateRegistry';
 import { createExtensionApi } from './api/extensionApi';
 import { statusEvents } from './api/statusEvents';
@@ -46,7 +47,9 @@ export class LoopxApp extends Disposable {
     const failures = new CommandFailures();
     // Hidden command: the palette commands that failed or were refused since the last call (tests read it).
     this.register(vscode.commands.registerCommand('_loopx.takeCommandFailures', () => failures.take()));
-    const turns: TurnSurfaces = { model: this.model, log, bundleDir: bundleDirOf(context) };
+    // The composition root: the built-in demo agent is the bundle installed with the extension.
+    installDemoAgentFrom(bundleDirOf(context));
+    const turns: TurnSurfaces = { model: this.model, log };
     for (const d of registerPaletteCommands(
       {
         showCommands: () => showAllCommands(),

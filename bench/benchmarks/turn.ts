@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock';
 import type { AgentExecutor, ExecutorOutcome } from '../../src/core/executors/types';
 import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/protocol/contract';
+import { quotaGoalFromRegistry } from '../../src/core/quota/goal';
 import { runOnce, type RunOnceOptions } from '../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../test/support/demoWorkspace';
 import { rawRead } from '../core/files';
@@ -63,9 +64,16 @@ function benchGoal(ctx: BenchContext): RunOnceOptions {
   goal['quota'] = { compute: 1, window_hours: 24, allowed_slots: 1_000_000 };
   goal['validation_command'] = ['true'];
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
+  const quotaGoal = quotaGoalFromRegistry(
+    JSON.parse(fs.readFileSync(registryPath, 'utf8')) as Record<string, unknown>,
+    {
+      registryPath,
+      goalId: 'tidy-notes',
+    },
+  );
+  if (quotaGoal === null) throw new Error('the demo goal is missing');
   return {
-    registryPath,
-    goalId: 'tidy-notes',
+    goal: quotaGoal,
     agentId: 'demo',
     clock: systemClock,
     env: { PATH: process.env['PATH'] ?? '' },
@@ -86,9 +94,9 @@ function median(values: readonly number[]): number {
 }
 
 function baselineFiles(options: RunOnceOptions): string[] {
-  const workspace = path.dirname(path.dirname(options.registryPath));
+  const workspace = path.dirname(path.dirname(options.goal.registryPath));
   return [
-    options.registryPath,
+    options.goal.registryPath,
     path.join(workspace, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
     path.join(workspace, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl'),
   ];

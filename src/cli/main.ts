@@ -1,8 +1,12 @@
 import { clockFromEnv } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import { runCli } from './program';
+import { installDemoAgentFrom } from '../core/ops/host';
+import { sourceDemoAgentArgv } from './commands/turn';
 
 async function main(): Promise<void> {
+  // The composition root: the demo agent is the bundle next to out/cli.js (or, from source, under tsx).
+  installDemoAgentFrom(__dirname, sourceDemoAgentArgv);
   try {
     const code = await runCli(process.argv.slice(2), {
       cwd: process.cwd(),

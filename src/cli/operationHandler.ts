@@ -19,6 +19,12 @@ export function cliEnvironment(ctx: CliContext, globals: GlobalOptions): Operati
   };
 }
 
+/** What a long operation adds to its environment around one run (Ctrl+C as `signal`, progress as `onEvent`). */
+export type EnvironmentScope = <T>(
+  ctx: CliContext,
+  run: (extra: Pick<OperationEnvironment, 'signal' | 'onEvent'>) => Promise<T>,
+) => Promise<T>;
+
 /**
  * A CLI command that is an operation: options generated from its schema, its result printed as
  * JSON unchanged (the JSON contract is the operation's result) or as Markdown by `render`.
@@ -26,6 +32,7 @@ export function cliEnvironment(ctx: CliContext, globals: GlobalOptions): Operati
 export function operationCommand<S extends z.ZodObject, R extends OperationOutput>(
   operation: Operation<S, R>,
   render: (result: R) => string,
+  scope?: EnvironmentScope,
 ): CliHandler {
   return {
     configure: (command) => addOperationOptions(command, operation as unknown as Operation),
@@ -33,7 +40,11 @@ export function operationCommand<S extends z.ZodObject, R extends OperationOutpu
       const input = operationInput(operation as unknown as Operation, options);
       let result: R;
       try {
-        result = await runOperation(operation, input, cliEnvironment(ctx, globals));
+        const env = cliEnvironment(ctx, globals);
+        result =
+          scope === undefined
+            ? await runOperation(operation, input, env)
+            : await scope(ctx, (extra) => runOperation(operation, input, { ...env, ...extra }));
       } catch (error) {
         if (isLoopxError(error, 'invalid_argument'))
           throw usageFromInvalidArgument(operation as unknown as Operation, error);

@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
-import { clockFromEnv } from '../core/clock';
 import { quotaStatus } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
 import { status } from '../core/ops/status';
 import { statusMarkdown } from '../core/status/statusMarkdown';
-import { refreshState } from '../core/refresh/refreshState';
+import { refreshState } from '../core/ops/refresh';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';
-import { askText, Cancelled, confirm, HOME_DIR, pickGoal } from './pickers';
+import { askText, Cancelled, confirm, pickGoal } from './pickers';
+import { confirmRefreshDetail, confirmRefreshQuestion, refreshRecordedMessage } from './turnMessages';
 
 async function showMarkdown(content: string): Promise<void> {
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
@@ -57,21 +57,11 @@ export async function refreshStateCommand(model: WorkspaceModel, arg: unknown): 
     title: `Refresh ${goal.goalId} (2/2)`,
     prompt: 'New Next Action (leave empty to keep the current one)',
   });
-  const request = {
-    registryPath: goal.registryPath,
-    goalId: goal.goalId,
-    classification,
-    nextAction: nextAction === '' ? null : nextAction,
-    homeDir: HOME_DIR,
-  };
-  const clock = clockFromEnv();
-  await refreshState(request, { clock, dryRun: true }); // validates the request and the scope rules, writes nothing
-  await confirm(
-    `Record a "${classification}" run for "${goal.goalId}"?`,
-    nextAction === '' ? 'The Next Action stays as it is.' : `Next Action becomes: ${nextAction}`,
-    'Record',
-  );
-  await refreshState(request, { clock });
+  const request = { goalId: goal.goalId, classification, ...(nextAction === '' ? {} : { nextAction }) };
+  const env = editorEnvironment(goal.registryPath);
+  await runOperation(refreshState, { ...request, dryRun: true }, env); // validates the request and the scope rules, writes nothing
+  await confirm(confirmRefreshQuestion(goal.goalId, classification), confirmRefreshDetail(nextAction), 'Record');
+  const payload = await runOperation(refreshState, request, env);
   await model.reload();
-  void vscode.window.showInformationMessage(`LoopX: recorded a ${classification} run for "${goal.goalId}".`);
+  void vscode.window.showInformationMessage(refreshRecordedMessage(payload));
 }

@@ -1,19 +1,39 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { clockFromEnv } from '../core/clock';
-import { demoAgentArgv } from '../core/executors/demoAgent';
-import type { TurnEvent } from '../core/turn/events';
-import { runLoop, type LoopResult } from '../core/turn/loop';
-import { runOnce } from '../core/turn/runOnce';
+import { runOperation } from '../core/ops/run';
+import {
+  turnLoop,
+  turnRunOnce,
+  type LoopResult,
+  type NextStep,
+  type TurnEvent,
+  type TurnRunResult,
+} from '../core/ops/turn';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
-import { argumentField, Cancelled, confirm, HOME_DIR, isStringArray, isTrue, pickGoal } from './pickers';
+import { editorEnvironment } from './operationRunner';
+import { argumentField, Cancelled, confirm, isStringArray, isTrue, pickGoal } from './pickers';
+import {
+  confirmLoopDetail,
+  confirmLoopQuestion,
+  confirmTurnDetail,
+  confirmTurnQuestion,
+  loopButtons,
+  loopOutcomeMessage,
+  loopProgressTitle,
+  NEXT_STEP_BUTTONS,
+  nextStepOfButton,
+  noTurnMessage,
+  previewRunsAgent,
+  SHOW_LOG,
+  turnButtons,
+  turnOutcomeMessage,
+  turnProgressTitle,
+} from './turnMessages';
 
 export interface TurnSurfaces {
   model: WorkspaceModel;
   log: vscode.LogOutputChannel;
-  /** Folder of the extension's bundles (the built-in demo agent lives there). */
-  bundleDir: string;
 }
 
 async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown): Promise<string[]> {
@@ -78,39 +98,70 @@ function withCancellableProgress<T>(
   );
 }
 
+/** Runs (or resumes, or retries) one turn with progress; Cancel stops after the current phase. */
+async function runTurnWithProgress(
+  surfaces: TurnSurfaces,
+  goal: GoalSummary,
+  agentId: string,
+  step?: NextStep,
+): Promise<TurnRunResult> {
+  return withCancellableProgress(turnProgressTitle(agentId, goal.goalId, step), (progress, signal) =>
+    runOperation(
+      turnRunOnce,
+      {
+        goalId: goal.goalId,
+        agentId,
+        execute: true,
+        ...(step?.turn_key === undefined ? {} : { resumeTurnKey: step.turn_key }),
+        ...(step?.kind === 'retry' ? { retryFailedTurn: true } : {}),
+      },
+      { ...editorEnvironment(goal.registryPath, signal), onEvent: eventSink(surfaces, goal, progress) },
+    ),
+  );
+}
+
+/** Shows how a turn ended, with a button per next step (Resume, Retry) that carries it out. */
+async function showTurnOutcome(
+  surfaces: TurnSurfaces,
+  goal: GoalSummary,
+  result: TurnRunResult,
+  buttons: string[] = turnButtons(result),
+  message: string = turnOutcomeMessage(result),
+): Promise<void> {
+  const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+  const choice = await show(message, ...buttons);
+  if (choice === SHOW_LOG) surfaces.log.show();
+  const step = nextStepOfButton(result, choice);
+  if (step === undefined) return;
+  const next = await runTurnWithProgress(surfaces, goal, result.agent_id, step);
+  await surfaces.model.reload();
+  await showTurnOutcome(surfaces, goal, next);
+}
+
 /** "LoopX: Run One Turn…" — preview the turn (agent, todo), confirm, run it with progress; Cancel stops after the current phase. */
 export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): Promise<void> {
   const goal = await pickGoal(surfaces.model, arg, 'Run a turn on which goal?');
   const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
-  const base = {
-    registryPath: goal.registryPath,
-    goalId: goal.goalId,
-    agentId,
-    clock: clockFromEnv(),
-    homeDir: HOME_DIR,
-    env: process.env,
-    demoAgentArgv: demoAgentArgv(surfaces.bundleDir),
-  };
-  const preview = await runOnce({ ...base, execute: false });
-  if (preview.status !== 'preview') {
-    void vscode.window.showInformationMessage(`LoopX: no turn for ${agentId} on "${goal.goalId}": ${preview.message}`);
+  const preview = await runOperation(
+    turnRunOnce,
+    { goalId: goal.goalId, agentId },
+    editorEnvironment(goal.registryPath),
+    'preview',
+  );
+  if (!previewRunsAgent(preview)) {
+    void vscode.window.showInformationMessage(noTurnMessage(agentId, goal.goalId, preview));
     return;
   }
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(
-      `Run one turn of "${agentId}" on "${preview.todo_title ?? preview.todo_id ?? goal.goalId}"?`,
-      `${preview.message}\nThe turn reserves one quota slot; it is spent only if the result validates.`,
-      'Run Turn',
+      confirmTurnQuestion(agentId, goal.goalId, preview),
+      confirmTurnDetail(preview),
+      NEXT_STEP_BUTTONS.execute,
     );
-  const result = await withCancellableProgress(`LoopX: ${agentId} on ${goal.goalId}`, (progress, signal) =>
-    runOnce({ ...base, execute: true, signal, onEvent: eventSink(surfaces, goal, progress) }),
-  );
+  const result = await runTurnWithProgress(surfaces, goal, agentId);
   await surfaces.model.reload();
-  const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  void show(`LoopX: ${result.message}`, 'Show Log').then((choice) => {
-    if (choice) surfaces.log.show();
-  });
+  void showTurnOutcome(surfaces, goal, result);
 }
 
 /** "LoopX: Run Loop…" — turns back to back until the goal needs a person, the budget stops it, or Cancel. */
@@ -119,30 +170,23 @@ export async function runLoopCommand(surfaces: TurnSurfaces, arg: unknown): Prom
   const agentIds = await pickAgents(goal, true, arg);
   const quota = surfaces.model.detailsOf(goal)?.quota;
   if (!argumentField(arg, 'confirmed', isTrue))
-    await confirm(
-      `Run the loop on "${goal.goalId}" with ${agentIds.join(', ')}?`,
-      `Turns run one after another until the goal waits for a person, runs out of runnable todos or budget, or you cancel.${quota ? `\nQuota: ${quota.remaining_slots} of ${quota.allowed_slots} slots left in the window.` : ''}`,
-      'Run Loop',
-    );
-  const result = await withCancellableProgress(`LoopX loop: ${goal.goalId}`, (progress, signal) =>
-    runLoop({
-      registryPath: goal.registryPath,
-      goalId: goal.goalId,
-      agentIds,
-      clock: clockFromEnv(),
-      homeDir: HOME_DIR,
-      env: process.env,
-      demoAgentArgv: demoAgentArgv(surfaces.bundleDir),
-      signal,
-      onEvent: eventSink(surfaces, goal, progress),
-    }),
+    await confirm(confirmLoopQuestion(goal.goalId, agentIds), confirmLoopDetail(quota), 'Run Loop');
+  const result = await withCancellableProgress(loopProgressTitle(goal.goalId), (progress, signal) =>
+    runOperation(
+      turnLoop,
+      { goalId: goal.goalId, agentId: agentIds },
+      { ...editorEnvironment(goal.registryPath, signal), onEvent: eventSink(surfaces, goal, progress) },
+    ),
   );
   await surfaces.model.reload();
-  const summary = `${result.turn_count} turn${result.turn_count === 1 ? '' : 's'}, ${result.spend_count} spent — stopped: ${result.message}`;
-  const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  void show(`LoopX: ${summary}`, 'Show Log').then((choice) => {
-    if (choice) surfaces.log.show();
-  });
+  const last = result.turns.at(-1);
+  if (last === undefined) {
+    const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    void show(loopOutcomeMessage(result), SHOW_LOG).then((choice) => {
+      if (choice === SHOW_LOG) surfaces.log.show();
+    });
+  } else
+    void showTurnOutcome(surfaces, goal, { ...last, ok: result.ok }, loopButtons(result), loopOutcomeMessage(result));
   return result;
 }
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { createAgentExecutor, type ExecutorConfig } from '../executors/config';
+import { loadQuotaGoal } from '../quota/goal';
 import { loadTurnGoal, planGoalTurn } from '../turn/context';
 import type { TurnEventSink } from '../turn/events';
 import { inspectJournal, type JournalInspection } from '../turn/inspect';
@@ -73,12 +75,17 @@ export type PlanTurnOptions = z.input<typeof PlanTurnArguments>;
 export async function planTurn(options: PlanTurnOptions): Promise<TurnPlan> {
   const args = parseArguments(PlanTurnArguments, options, { functionName: 'planTurn', root: 'options' });
   const clock = clockOf(args.now);
-  const turnGoal = await loadTurnGoal({
-    registryPath: resolvedPath(args.registryPath),
-    goalId: args.goalId,
+  const homeDir = homeDirOf(args.homeDir);
+  const turnGoal = loadTurnGoal({
+    goal: await loadQuotaGoal({
+      registryPath: resolvedPath(args.registryPath),
+      goalId: args.goalId,
+      runtimeRootOverride: args.runtimeRootOverride,
+      homeDir,
+    }),
     agentId: args.agentId,
     clock,
-    homeDir: homeDirOf(args.homeDir),
+    homeDir,
     runtimeRootOverride: args.runtimeRootOverride,
     hostAdapterCommand: args.hostAdapterCommand,
     validationCommand: args.validationCommand,
@@ -105,12 +112,18 @@ const RunTurnArguments = z.strictObject({
 });
 export type RunTurnOnceOptions = z.input<typeof RunTurnArguments>;
 
-function execution(args: z.output<typeof RunTurnArguments> | z.output<typeof RunLoopArguments>) {
+async function execution(args: z.output<typeof RunTurnArguments> | z.output<typeof RunLoopArguments>) {
+  const homeDir = homeDirOf(args.homeDir);
+  const demoAgentArgv = args.demoAgentArgv;
   return {
-    registryPath: resolvedPath(args.registryPath),
-    goalId: args.goalId,
+    goal: await loadQuotaGoal({
+      registryPath: resolvedPath(args.registryPath),
+      goalId: args.goalId,
+      runtimeRootOverride: args.runtimeRootOverride,
+      homeDir,
+    }),
     clock: clockOf(args.now),
-    homeDir: homeDirOf(args.homeDir),
+    homeDir,
     runtimeRootOverride: args.runtimeRootOverride,
     hostAdapterCommand: args.hostAdapterCommand,
     validationCommand: args.validationCommand,
@@ -118,7 +131,10 @@ function execution(args: z.output<typeof RunTurnArguments> | z.output<typeof Run
     env: args.env ?? process.env,
     signal: args.signal,
     onEvent: args.onEvent,
-    demoAgentArgv: args.demoAgentArgv,
+    // An explicit demo agent for this call wins over the one the host installed.
+    ...(demoAgentArgv === undefined
+      ? {}
+      : { executorFactory: (config: ExecutorConfig) => createAgentExecutor(config, { demoAgentArgv }) }),
     ...(args.validationFailureKind !== undefined ? { validationFailureKind: args.validationFailureKind } : {}),
   };
 }
@@ -127,7 +143,7 @@ function execution(args: z.output<typeof RunTurnArguments> | z.output<typeof Run
 export async function runTurnOnce(options: RunTurnOnceOptions): Promise<TurnRunResult> {
   const args = parseArguments(RunTurnArguments, options, { functionName: 'runTurnOnce', root: 'options' });
   return runOnce({
-    ...execution(args),
+    ...(await execution(args)),
     agentId: args.agentId,
     execute: args.execute === true,
     turnInstanceId: args.turnInstanceId,
@@ -153,7 +169,7 @@ export type RunTurnLoopOptions = z.input<typeof RunLoopArguments>;
 export async function runTurnLoop(options: RunTurnLoopOptions): Promise<LoopResult> {
   const args = parseArguments(RunLoopArguments, options, { functionName: 'runTurnLoop', root: 'options' });
   return runLoop({
-    ...execution(args),
+    ...(await execution(args)),
     agentIds: args.agentIds,
     maxTurns: args.maxTurns,
     cadenceSeconds: args.cadenceSeconds,

@@ -106,8 +106,21 @@ export interface ExecutorFactoryContext {
   demoAgentArgv?: readonly string[];
 }
 
+let installedDemoAgentArgv: readonly string[] | undefined;
+
+/**
+ * How this host starts the built-in demo agent, set once by the composition root (the CLI's main,
+ * the extension's activation): the only part of a host that knows where its bundles are installed.
+ */
+export function installDemoAgent(argv: readonly string[] | undefined): readonly string[] | undefined {
+  const previous = installedDemoAgentArgv;
+  installedDemoAgentArgv = argv === undefined ? undefined : [...argv];
+  return previous;
+}
+
 /** Builds the executor an agent's configuration describes. */
 export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFactoryContext = {}): AgentExecutor {
+  const demoAgentArgv = context.demoAgentArgv ?? installedDemoAgentArgv;
   const common = {
     ...(config.env_allowlist !== undefined ? { envAllowlist: config.env_allowlist } : {}),
     ...(config.max_output_bytes !== undefined ? { maxOutputBytes: config.max_output_bytes } : {}),
@@ -128,13 +141,13 @@ export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFac
     case 'command':
       return createCommandExecutor([...(config.command ?? []), ...(config.args ?? [])], common);
     case 'demo': {
-      if (context.demoAgentArgv === undefined || context.demoAgentArgv.length === 0) {
+      if (demoAgentArgv === undefined || demoAgentArgv.length === 0) {
         throw new LoopxError(
           'demo_agent_unavailable',
           'the demo agent is not available in this build of LoopX; configure another executor preset',
         );
       }
-      return createDemoExecutor(context.demoAgentArgv, common);
+      return createDemoExecutor(demoAgentArgv, common);
     }
   }
 }

@@ -383,6 +383,11 @@ function release(r: Resolved, nonce: string): void {
   }
 }
 
+/** Whether the current async call chain holds the lock on `target` (a read inside it is a locked re-read). */
+export function holdsLockOn(target: string): boolean {
+  return heldInContext.getStore()?.has(lockFilePath(target)) ?? false;
+}
+
 function refuseReentry(r: Resolved): void {
   if (heldInContext.getStore()?.has(r.lockPath)) {
     throw new LoopxError(

@@ -83,6 +83,17 @@ function rethrow(file: string, error: unknown): never {
   throw error;
 }
 
+/** Sees every file the safe readers open (tests count reads with it); null: nobody watches. */
+export type ReadObserver = (file: string) => void;
+let readObserver: ReadObserver | null = null;
+
+/** Installs (or, with null, removes) the observer of safe reads; returns the one it replaced. */
+export function observeSafeReads(observer: ReadObserver | null): ReadObserver | null {
+  const previous = readObserver;
+  readObserver = observer;
+  return previous;
+}
+
 function checkStat(file: string, stat: fs.Stats, maxBytes: number): void {
   if (!stat.isFile()) throw notRegular(file, stat);
   if (stat.size > maxBytes) throw tooLarge(file, stat.size, maxBytes);
@@ -90,6 +101,7 @@ function checkStat(file: string, stat: fs.Stats, maxBytes: number): void {
 
 /** Reads the whole regular file `file` as bytes; see the module comment for what is refused. */
 export function readFileBytesSafeSync(file: string, options: SafeReadOptions = {}): Buffer {
+  readObserver?.(file);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
   let fd: number | undefined;
   try {
@@ -126,6 +138,7 @@ export function readFileSafeSync(file: string, options: SafeReadOptions = {}): s
 
 /** Asynchronous {@link readFileBytesSafeSync}. */
 export async function readFileBytesSafe(file: string, options: SafeReadOptions = {}): Promise<Buffer> {
+  readObserver?.(file);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
   let handle: fs.promises.FileHandle | undefined;
   try {

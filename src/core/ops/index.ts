@@ -8,14 +8,15 @@ import { configureGoal } from './configureGoal';
 import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
-import { quotaStatus } from './quota';
 import { registerAgent } from './registerAgent';
+import { quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
+import { refreshState } from './refresh';
 import { registryPrivacy, validateRegistry } from './registry';
 import { slashCommands } from './slashCommands';
 import { status } from './status';
 import { syncGlobal } from './syncGlobal';
 import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from './todo';
-import { turnInspectJournal, turnPlan } from './turn';
+import { turnInspectJournal, turnLoop, turnPlan, turnRunOnce } from './turn';
 
 /** Every LoopX operation (see operation.ts), for surfaces that look one up by its catalog key. */
 
@@ -28,6 +29,7 @@ export * from './global';
 export * from './heartbeat';
 export * from './quota';
 export * from './registerAgent';
+export * from './refresh';
 export * from './registry';
 export * from './slashCommands';
 export * from './status';
@@ -72,6 +74,10 @@ export const OPERATIONS = keyed({
   globalRisks,
   heartbeatPrompt,
   quotaStatus,
+  quotaShouldRun,
+  quotaSpendSlot,
+  quotaVoidSlot,
+  refreshState,
   turnPlan,
   turnInspectJournal,
   createGoal,
@@ -81,6 +87,8 @@ export const OPERATIONS = keyed({
   syncGlobal,
   slashCommands,
   archiveRuntime,
+  turnRunOnce,
+  turnLoop,
 });
 
 export type OperationKey = keyof typeof OPERATIONS;

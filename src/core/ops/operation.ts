@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { CommandKey } from '../commands/catalog';
+import type { TurnEventSink } from '../turn/events';
 
 /**
  * The use-case layer. Every LoopX operation is declared once here: its arguments as a zod object
@@ -26,6 +27,8 @@ export interface OperationEnvironment {
   runtimeRootOverride?: string | undefined;
   /** Cancels long operations (turns, loops) between phases. */
   signal?: AbortSignal | undefined;
+  /** Receives the progress of long operations (turns, loops) as typed events. */
+  onEvent?: TurnEventSink | undefined;
 }
 
 /** Every operation answers with an object whose `ok` says whether it did what was asked. */

@@ -3,15 +3,20 @@ import type { LoopxErrorCode } from '../errorCodes';
 import { LoopxError } from '../errors';
 import { loadTurnGoal, planGoalTurn } from '../turn/context';
 import { inspectJournal, type JournalInspection } from '../turn/inspect';
-import { RECOVERY_KINDS } from '../turn/journal';
+import { RECOVERY_KINDS, type RecoveryKind } from '../turn/journal';
+import { runLoop, type LoopResult } from '../turn/loop';
+import { runOnce, type TurnRunResult } from '../turn/runOnce';
 import type { TurnPlan } from '../turn/plan';
 import { goalIdArg, usageOn } from './common';
 import { quotaGoalOf, resolveGoal } from './goalHandle';
-import { defineOperation } from './operation';
+import { defineOperation, type OperationEnvironment } from './operation';
 
 /**
- * The LoopX-driven turn (docs/turns.md): `turn plan` shows what one turn would do and
- * `turn inspect-journal` lists (or shows) the goal's turn journals. Both only read.
+ * The LoopX-driven turn: `turn plan` shows what one turn would do and `turn inspect-journal` lists
+ * (or shows) the goal's turn journals (both only read); `turn run-once` previews one journaled turn
+ * or, with `execute`, runs it; `turn loop` runs turns until the goal waits, needs a person, runs out
+ * of budget, is done or fails. Progress goes to the environment's `onEvent`, cancellation comes from
+ * its `signal`.
  */
 
 /** Core refusals that mean "the arguments are wrong": usage errors (exit 2). */
@@ -90,9 +95,7 @@ export const turnPlan = defineOperation({
       const hostAdapterCommand = argvFromJson(args.hostAdapterCommandJson, '--host-adapter-command-json');
       const validationCommand = argvFromJson(args.validationCommandJson, '--validation-command-json');
       const goal = await resolveGoal(env, args.goalId);
-      const turnGoal = await loadTurnGoal({
-        registryPath: goal.registryPath,
-        goalId: goal.goalId,
+      const turnGoal = loadTurnGoal({
         agentId: args.agentId,
         clock: env.clock,
         homeDir: goal.homeDir,
@@ -130,3 +133,102 @@ export const turnInspectJournal = defineOperation({
       });
     }),
 });
+
+/** What every turn-running operation passes the driver: the resolved goal and how it is executed. */
+async function turnExecution(
+  args: {
+    goalId: string;
+    hostAdapterCommandJson?: string | undefined;
+    validationCommandJson?: string | undefined;
+    validationFailureKind?: RecoveryKind | undefined;
+    availableCapability?: string[] | undefined;
+  },
+  env: OperationEnvironment,
+) {
+  const hostAdapterCommand = argvFromJson(args.hostAdapterCommandJson, '--host-adapter-command-json');
+  const validationCommand = argvFromJson(args.validationCommandJson, '--validation-command-json');
+  const goal = await resolveGoal(env, args.goalId);
+  return {
+    goal: quotaGoalOf(goal),
+    registryDocument: goal.document,
+    clock: env.clock,
+    homeDir: goal.homeDir,
+    runtimeRootOverride: env.runtimeRootOverride,
+    hostAdapterCommand,
+    validationCommand,
+    availableCapabilities: args.availableCapability,
+    env: env.env,
+    signal: env.signal,
+    onEvent: env.onEvent,
+    ...(args.validationFailureKind !== undefined ? { validationFailureKind: args.validationFailureKind } : {}),
+  };
+}
+
+export const turnRunOnce = defineOperation({
+  key: 'turnRunOnce',
+  args: z.strictObject({
+    goalId: goalIdArg('the goal'),
+    agentId: z.string().meta({ placeholder: 'id' }).describe('the registered agent to run'),
+    execute: z
+      .boolean()
+      .default(false)
+      .describe('run the turn (without it: a preview that invokes and writes nothing)'),
+    turnInstanceId: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'id' })
+      .describe('the turn instance id (default: a fresh one from the clock)'),
+    resumeTurnKey: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'key' })
+      .describe('resume this turn from its journal (or replay it when it is finished)'),
+    retryFailedTurn: z
+      .boolean()
+      .default(false)
+      .describe('with --resume-turn-key: retry a failed turn from its last safe phase'),
+    ...turnExecutionArgs,
+  }),
+  applySwitch: { argument: 'execute', applyWhen: true },
+  run: (args, env): Promise<TurnRunResult> =>
+    usageOn(TURN_ARGUMENT_ERROR_CODES, async () =>
+      runOnce({
+        ...(await turnExecution(args, env)),
+        agentId: args.agentId,
+        execute: args.execute,
+        turnInstanceId: blankless(args.turnInstanceId),
+        resumeTurnKey: blankless(args.resumeTurnKey),
+        retryFailedTurn: args.retryFailedTurn,
+      }),
+    ),
+});
+
+export const turnLoop = defineOperation({
+  key: 'turnLoop',
+  args: z.strictObject({
+    goalId: goalIdArg('the goal'),
+    agentId: z
+      .array(z.string())
+      .min(1)
+      .meta({ placeholder: 'id' })
+      .describe('a registered agent to run (several run side by side when the spawn policy allows)'),
+    maxTurns: z.number().int().min(1).optional().describe('a whole number ≥ 1: stop after this many turns'),
+    cadenceSeconds: z.number().min(0).optional().describe('a number ≥ 0: pause between turns, in seconds (default 0)'),
+    ...turnExecutionArgs,
+  }),
+  run: (args, env): Promise<LoopResult> =>
+    usageOn(TURN_ARGUMENT_ERROR_CODES, async () =>
+      runLoop({
+        ...(await turnExecution(args, env)),
+        agentIds: args.agentId,
+        maxTurns: args.maxTurns,
+        cadenceSeconds: args.cadenceSeconds,
+      }),
+    ),
+});
+
+export type { TurnEvent } from '../turn/events';
+export type { JournalInspection } from '../turn/inspect';
+export type { LoopResult } from '../turn/loop';
+export type { TurnPlan } from '../turn/plan';
+export type { NextStep, NextStepKind, TurnRunResult } from '../turn/runOnce';

@@ -48,6 +48,10 @@ import { indexState, snapshotState, type StateSnapshot } from './snapshot';
 
 export interface RefreshStateRequest {
   registryPath: string;
+  /** The registry document as the caller already read it from `registryPath` (its goal handle): not read again. */
+  registry?: Record<string, unknown> | undefined;
+  /** The state file's text as the caller knows it: not read again (the commit still compares it under the lock). */
+  stateText?: string | undefined;
   goalId: string;
   /** A public-safe token naming what happened, e.g. `state_refreshed`, `validated_progress`. */
   classification: string;
@@ -257,7 +261,7 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
   const nextAction = checkedNextAction(request.nextAction);
   const explicitAction = checkedRecommendedAction(request.recommendedAction);
 
-  const registry = await readRegistry(request.registryPath);
+  const registry = request.registry ?? (await readRegistry(request.registryPath));
   const goal = findRawRegistryGoal(registry, goalId);
   if (goal === undefined) {
     throw new LoopxError(
@@ -281,7 +285,7 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     override: request.runtimeRootOverride ?? undefined,
     homeDir: request.homeDir,
   });
-  const baseText = await readStateText(statePath);
+  const baseText = request.stateText ?? (await readStateText(statePath));
   const previous = readNextAction(parseStateDocument(baseText));
   const generatedAt = formatLocalIsoSeconds(clock.now());
 

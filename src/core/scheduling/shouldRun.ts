@@ -4,7 +4,7 @@ import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
-import { readStateFile } from '../state/stateFile';
+import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import { readQuotaView } from '../quota/reservations';
@@ -167,6 +167,10 @@ export interface ShouldRunOptions {
   availableCapabilities?: readonly string[];
   /** `--turn-instance-id`: with an agent, the decision names the settlement identity of the turn. */
   turnInstanceId?: string | undefined;
+  /** The goal as the caller already resolved it (its goal handle): the registry is not read again. */
+  goal?: QuotaGoal | undefined;
+  /** The goal's state file as the caller already read it: not read again. */
+  state?: StateFileSnapshot | undefined;
 }
 
 const NO_PERMISSIONS = {
@@ -193,7 +197,7 @@ interface Outcome {
 }
 
 export async function shouldRun(options: ShouldRunOptions): Promise<ShouldRunDecision> {
-  const goal = await findQuotaGoal(options);
+  const goal = options.goal ?? (await findQuotaGoal(options));
   const generatedAt = isoSeconds(options.clock.now());
   const requested = options.agentId ?? null;
   if (goal === null)
@@ -235,7 +239,7 @@ async function decide(
     };
   } else {
     try {
-      const snapshot = await readStateFile(goal.statePath);
+      const snapshot = options.state ?? (await readStateFile(goal.statePath));
       selection = selectTodo({
         doc: snapshot.document,
         agentId,

@@ -10,7 +10,7 @@ import { errorMessage, LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
 import { readValidationCommand } from '../registry/validationCommand';
 import { shouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
-import { loadQuotaGoal, type QuotaGoal } from '../quota/goal';
+import type { QuotaGoal } from '../quota/goal';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
@@ -27,8 +27,10 @@ import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
  */
 
 export interface TurnGoalOptions {
-  registryPath: string;
-  goalId: string;
+  /** The goal as the caller resolved it (the operation's goal handle, `quotaGoalOf`): never read again here. */
+  goal: QuotaGoal;
+  /** The registry document the goal was resolved from, when the caller has it (the run record reuses it). */
+  registryDocument?: Record<string, unknown> | undefined;
   agentId: string;
   clock: Clock;
   homeDir?: string | undefined;
@@ -38,12 +40,11 @@ export interface TurnGoalOptions {
   /** Replaces the goal's `validation_command` (`--validation-command-json`). */
   validationCommand?: readonly string[] | undefined;
   availableCapabilities?: readonly string[] | undefined;
-  /** The goal as the caller already resolved it from `registryPath` (the operation's goal handle): not read again. */
-  goal?: QuotaGoal | undefined;
 }
 
 export interface TurnGoal {
   goal: QuotaGoal;
+  registryDocument: Record<string, unknown> | undefined;
   agentId: string;
   homeDir: string;
   runtimeRootOverride: string | undefined;
@@ -56,16 +57,9 @@ export interface TurnGoal {
   validationProblem: string | null;
 }
 
-export async function loadTurnGoal(options: TurnGoalOptions): Promise<TurnGoal> {
+export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
   const homeDir = options.homeDir ?? os.homedir();
-  const goal =
-    options.goal ??
-    (await loadQuotaGoal({
-      registryPath: options.registryPath,
-      goalId: options.goalId,
-      runtimeRootOverride: options.runtimeRootOverride,
-      homeDir,
-    }));
+  const goal = options.goal;
   const agentId = requireRegisteredAgent(goal.goal, options.agentId, { field: 'agent_id' });
   if (goal.statePath === null) {
     throw new LoopxError(
@@ -100,6 +94,7 @@ export async function loadTurnGoal(options: TurnGoalOptions): Promise<TurnGoal> 
   }
   return {
     goal,
+    registryDocument: options.registryDocument,
     agentId,
     homeDir,
     runtimeRootOverride: options.runtimeRootOverride,
@@ -124,6 +119,8 @@ export function turnConcurrencyLimit(goal: QuotaGoal): number {
 export interface PlanContext {
   decision: ShouldRunDecision;
   plan: TurnPlan;
+  /** The state file's text the plan was made from. */
+  stateText: string;
 }
 
 /** Reads the goal's files and plans one turn (read-only). */
@@ -137,6 +134,8 @@ export async function planGoalTurn(
   },
 ): Promise<PlanContext> {
   const { goal, agentId } = turnGoal;
+  // One read of the state file serves the decision and the plan.
+  const snapshot = await readStateFile(turnGoal.statePath);
   const decision = await shouldRun({
     registryPath: goal.registryPath,
     goalId: goal.goalId,
@@ -144,9 +143,10 @@ export async function planGoalTurn(
     clock: options.clock,
     runtimeRootOverride: turnGoal.runtimeRootOverride,
     homeDir: turnGoal.homeDir,
+    goal,
+    state: snapshot,
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
   });
-  const snapshot = await readStateFile(turnGoal.statePath);
   const runs = await recentRuns(goal);
   const now = options.clock.now();
   const turnInstanceId = options.turnInstanceId ?? newTurnInstanceId(now, randomBytes(4).toString('hex'));
@@ -172,7 +172,7 @@ export async function planGoalTurn(
     generatedAt: isoSeconds(now),
     now: now.getTime(),
   });
-  return { decision, plan };
+  return { decision, plan, stateText: snapshot.text };
 }
 
 export function sessionBindingPath(goal: QuotaGoal, agentId: string, todoId: string | null): string {

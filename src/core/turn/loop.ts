@@ -5,7 +5,8 @@ import { loadTurnGoal, planGoalTurn, turnConcurrencyLimit } from './context';
 import { loopDisposition, type DispositionResult, type LoopDisposition } from './disposition';
 import { emitTo, LoopStopReasonSchema, type LoopStopReason, type TurnEventSink } from './events';
 import type { TurnPlan } from './plan';
-import { notRunMessage, runOnce, TurnRunResultSchema, type RunOnceOptions, type TurnRunResult } from './runOnce';
+import { notRunMessage, TurnRunResultSchema, type TurnRunResult } from './result';
+import { runOnce, type RunOnceOptions } from './runOnce';
 
 /**
  * `loopx turn loop`: turns back to back until a stop disposition (docs/turns.md) or cancellation.
@@ -132,7 +133,7 @@ function stopMessage(reason: LoopStopReason, turn: TurnRunResult | null, plan: T
 
 export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   if (options.agentIds.length === 0) throw new LoopxError('usage', 'a loop needs at least one agent (--agent-id)');
-  const first = await loadTurnGoal({ ...options, agentId: options.agentIds[0] ?? '' });
+  const first = loadTurnGoal({ ...options, agentId: options.agentIds[0] ?? '' });
   const goalId = first.goal.goalId;
   const limit = turnConcurrencyLimit(first.goal);
   const turns: TurnRunResult[] = [];
@@ -142,7 +143,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const skipped = new Map<string, { agent_id: string; todo_id: string; reason: string; detail: string | null }>();
 
   const agentLoop = async (agentId: string): Promise<void> => {
-    const turnGoal = await loadTurnGoal({ ...options, agentId });
+    const turnGoal = loadTurnGoal({ ...options, agentId });
     const stop = (
       reason: LoopStopReason,
       disposition: LoopDisposition | null,

@@ -135,6 +135,12 @@ export interface WritebackContext {
    * then is the run index searched for one: a first attempt cannot have written any.
    */
   mayHaveRecords: boolean;
+  /**
+   * The state file's text as this turn last knew it (read for its plan, or written by it under the
+   * lock): the first compare-and-swap edit starts from it instead of reading the file again; a
+   * file changed meanwhile fails the swap, and the retry reads it afresh.
+   */
+  stateText?: string | undefined;
 }
 
 /** How often a compare-and-swap edit is recomputed when someone else changed the file meanwhile. */
@@ -169,10 +175,15 @@ async function editState<T>(
   edit: (text: string) => Edit<T>,
 ): Promise<{ value: T; written: boolean }> {
   return withCasRetry(async () => {
+    const known = ctx.stateText;
+    ctx.stateText = undefined; // a failed swap means the file changed: the retry reads it
     const outcome = await applyStateEdit(ctx.turnGoal.statePath, edit, {
       operation,
       lock: { agentId: ctx.identity.agent_id, clock: ctx.clock },
+      ...(known === undefined ? {} : { expectedText: known }),
     });
+    // What the file holds now: the text just written under the lock, or the unchanged text the edit started from.
+    ctx.stateText = outcome.text;
     return { value: outcome.value, written: outcome.written };
   });
 }
@@ -408,9 +419,13 @@ export async function recordMaterialRun(
   }
   const { turnGoal } = ctx;
   return withCasRetry(async () => {
+    const stateText = ctx.stateText;
+    ctx.stateText = undefined;
     const plan = await planRefreshState(
       {
         registryPath: turnGoal.goal.registryPath,
+        registry: turnGoal.registryDocument,
+        stateText,
         goalId: turnGoal.goal.goalId,
         classification: result.result_kind,
         nextAction: result.next_action,

@@ -4,7 +4,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createClaudeCodeExecutor } from '../../../src/core/executors/claudeCode';
 import { createCodexExecutor } from '../../../src/core/executors/codex';
-import { createAgentExecutor, executorTimeoutMs, readAgentExecutorConfig } from '../../../src/core/executors/config';
+import {
+  createAgentExecutor,
+  installDemoAgent,
+  executorTimeoutMs,
+  readAgentExecutorConfig,
+} from '../../../src/core/executors/config';
 import type { ExecutorFailure, ExecutorOutcome, ExecutorSuccess } from '../../../src/core/executors/types';
 import { isLoopxError } from '../../../src/core/errors';
 import { demoRequest, demoWorkspace, fakeToolBin, FIXTURES, runOptions, tempDir } from './helpers';
@@ -213,10 +218,18 @@ describe('executor configuration in the registry', () => {
   });
 
   it('needs the host to say how to start the demo agent', () => {
-    assert.throws(
-      () => createAgentExecutor({ preset: 'demo' }),
-      (error: unknown) => isLoopxError(error, 'demo_agent_unavailable'),
-    );
+    // No host installed one (another suite of this process may have: set it aside).
+    const installed = installDemoAgent(undefined);
+    try {
+      assert.throws(
+        () => createAgentExecutor({ preset: 'demo' }),
+        (error: unknown) => isLoopxError(error, 'demo_agent_unavailable'),
+      );
+      installDemoAgent([process.execPath, 'installed.js']);
+      assert.equal(createAgentExecutor({ preset: 'demo' }).kind, 'demo', 'the installed demo agent is used');
+    } finally {
+      installDemoAgent(installed);
+    }
     assert.equal(
       createAgentExecutor({ preset: 'demo' }, { demoAgentArgv: [process.execPath, 'demo.js'] }).kind,
       'demo',

@@ -4,8 +4,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fixedClock } from '../../../src/core/clock';
+import { createAgentExecutor, type ExecutorConfig } from '../../../src/core/executors/config';
+import type { AgentExecutor } from '../../../src/core/executors/types';
 import { QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
 import { readGoalRuns, type RunIndexEntry } from '../../../src/core/runtime/runIndex';
+import { quotaGoalFromRegistry, type QuotaGoal } from '../../../src/core/quota/goal';
+import { readRegistrySync } from '../../../src/core/registry/read';
 import type { RunOnceOptions } from '../../../src/core/turn/runOnce';
 import { materializeDemoWorkspace, REPO_ROOT } from '../../support/demoWorkspace';
 
@@ -21,6 +25,10 @@ export const DEMO_AGENT_SOURCE_ARGV = [
   TSX_URL,
   path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts'),
 ];
+
+/** Builds executors with the demo agent run from source (what a host installs with `installDemoAgentFrom`). */
+export const demoExecutorFactory = (config: ExecutorConfig): AgentExecutor =>
+  createAgentExecutor(config, { demoAgentArgv: DEMO_AGENT_SOURCE_ARGV });
 
 const tempDirs: string[] = [];
 export function tempDir(prefix = 'loopx-turn-'): string {
@@ -56,11 +64,17 @@ export function demo(edit?: (goal: Record<string, unknown>) => void): Demo {
   };
 }
 
+/** The goal as an operation's handle gives it to the turn driver (the registry read once, now). */
+export function goalOf(registryPath: string, goalId = 'tidy-notes'): QuotaGoal {
+  const goal = quotaGoalFromRegistry(readRegistrySync(registryPath), { registryPath, goalId });
+  if (goal === null) throw new Error(`no goal ${goalId} in ${registryPath}`);
+  return goal;
+}
+
 /** Options for runOnce on the demo goal with the scripted fixture agent in `mode`. */
 export function fixtureRun(d: Demo, mode: string, extra: Partial<RunOnceOptions> = {}): RunOnceOptions {
   return {
-    registryPath: d.registryPath,
-    goalId: 'tidy-notes',
+    goal: goalOf(d.registryPath),
     agentId: 'demo',
     clock,
     env: { PATH: process.env['PATH'] ?? '' },

@@ -10,7 +10,8 @@ import {
   cleanTempDirs,
   clock,
   demo,
-  DEMO_AGENT_SOURCE_ARGV,
+  demoExecutorFactory,
+  goalOf,
   fixtureRun,
   lastJson,
   newSpends,
@@ -26,8 +27,7 @@ const MULTI = { mode: 'multi_subagent', allowed: true, max_children: 2 };
 
 function loopOptions(d: Demo, extra: Partial<RunLoopOptions> = {}): RunLoopOptions {
   return {
-    registryPath: d.registryPath,
-    goalId: 'tidy-notes',
+    goal: goalOf(d.registryPath),
     agentIds: ['demo'],
     clock,
     env: { PATH: process.env['PATH'] ?? '' },
@@ -67,7 +67,7 @@ describe('turn loop', function () {
     const emitter = new TurnEventEmitter();
     const events: TurnEvent[] = [];
     emitter.on((e) => events.push(TurnEventSchema.parse(e)));
-    const result = await runLoop(loopOptions(d, { onEvent: emitter.emit, demoAgentArgv: DEMO_AGENT_SOURCE_ARGV }));
+    const result = await runLoop(loopOptions(d, { onEvent: emitter.emit, executorFactory: demoExecutorFactory }));
     assert.equal(result.stop_reason, 'user_action', result.message);
     assert.equal(result.disposition, 'user_action_required');
     assert.deepEqual(
@@ -110,11 +110,13 @@ describe('turn loop', function () {
     assert.equal(result.turn_count, 1);
   });
 
-  it('stops on a failed turn with the retry command, and on a repair result', async () => {
+  it('stops on a failed turn whose next step is a retry, and on a repair result', async () => {
     const failed = await runLoop(loopOptions(demo(), { hostAdapterCommand: [NODE, AGENT, 'exit1'] }));
     assert.equal(failed.stop_reason, 'error');
     assert.equal(failed.ok, false);
-    assert.match(failed.message, /--retry-failed-turn/);
+    const last = failed.turns.at(-1);
+    assert.deepEqual(last?.next_steps, [{ kind: 'retry', turn_key: last?.turn_key }]);
+    assert.match(failed.message, /can be retried/);
     const repair = await runLoop(loopOptions(demo(), { hostAdapterCommand: [NODE, AGENT, 'repair'] }));
     assert.equal(repair.stop_reason, 'repair');
     assert.equal(repair.spend_count, 1, 'a validated repair_required result is material: written back and spent');

@@ -13,14 +13,14 @@ import {
   type TurnPlanInputs,
 } from '../../../src/core/turn/plan';
 import { readStateFile } from '../../../src/core/state/stateFile';
-import { cleanTempDirs, clock, demo, NOW } from './helpers';
+import { cleanTempDirs, clock, demo, goalOf, NOW } from './helpers';
 
 after(cleanTempDirs);
 
 /** The real inputs of the demo goal's next turn for `demo`, to vary one field at a time. */
 async function demoInputs(turnInstanceId = 'turn-1'): Promise<TurnPlanInputs> {
   const d = demo();
-  const turnGoal = await loadTurnGoal({ registryPath: d.registryPath, goalId: 'tidy-notes', agentId: 'demo', clock });
+  const turnGoal = loadTurnGoal({ goal: goalOf(d.registryPath), agentId: 'demo', clock });
   const { decision } = await planGoalTurn(turnGoal, { clock, turnInstanceId });
   return {
     goalId: 'tidy-notes',

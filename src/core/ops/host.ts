@@ -1,0 +1,18 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { installDemoAgent } from '../executors/config';
+import { DEMO_AGENT_BUNDLE, demoAgentArgv } from '../executors/demoAgent';
+
+/**
+ * What a host's composition root (the CLI's main, the extension's activation) sets up once before
+ * any operation runs: where the built-in demo agent is installed. Operations never take it as an
+ * argument.
+ */
+
+/**
+ * The demo agent is the bundle `demoAgent.js` in `bundleDir`; when that bundle is absent (run from
+ * source), `fallback` says how to start it instead, or nothing when the demo agent is unavailable.
+ */
+export function installDemoAgentFrom(bundleDir: string, fallback?: () => readonly string[] | undefined): void {
+  installDemoAgent(fs.existsSync(path.join(bundleDir, DEMO_AGENT_BUNDLE)) ? demoAgentArgv(bundleDir) : fallback?.());
+}

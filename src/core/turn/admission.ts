@@ -1,0 +1,145 @@
+import * as path from 'node:path';
+import type { Clock } from '../clock';
+import { LoopxError } from '../errors';
+import { tryWithFileLock, withFileLock } from '../fs/fileLock';
+import { mkdirInside } from '../fs/contain';
+import { DEFAULT_RESERVATION_TTL_MINUTES, reserveTurn } from '../quota/reservations';
+import { sweepGoalLeftovers } from '../runtime/sweep';
+import { formatLocalIsoSeconds } from '../runtime/time';
+import { executorTimeoutMinutes, inFlightTodoIds, planGoalTurn, turnConcurrencyLimit, type TurnGoal } from './context';
+import { journalPath, readJournal, TURN_JOURNAL_SCHEMA, turnsDir, writeJournal, type TurnJournal } from './journal';
+import type { TurnPlan } from './plan';
+
+/**
+ * Admission of a turn: the goal's leftovers are swept, the turn takes its agent's lock and one of
+ * the goal's turn lanes, a new turn is planned under the goal's admission lock (so two agents never
+ * take the same todo), and the turn's quota slot is reserved together with its budget estimates.
+ */
+
+/** Makes the goal's turns folder and sweeps what a killed run left (a dead holder's lock, temp files, an unindexed spend). */
+export async function prepareTurnsDir(turnGoal: TurnGoal, clock: Clock): Promise<void> {
+  const { goal } = turnGoal;
+  await mkdirInside(goal.runtimeRoot, turnsDir(goal.goalRuntimeDir));
+  await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock });
+}
+
+/**
+ * Runs `fn` holding this agent's turn lock and one of the goal's turn lanes (the spawn policy's
+ * `maxConcurrentTurns`), or returns null at once when the agent is busy or every lane is taken.
+ */
+export async function withTurnSlot<T>(turnGoal: TurnGoal, clock: Clock, fn: () => Promise<T>): Promise<T | null> {
+  const dir = turnsDir(turnGoal.goal.goalRuntimeDir);
+  const lockOptions = { agentId: turnGoal.agentId, clock };
+  const limit = turnConcurrencyLimit(turnGoal.goal);
+  const held = await tryWithFileLock(
+    path.join(dir, `.agent-${turnGoal.agentId}`),
+    { ...lockOptions, operation: 'turn_agent' },
+    async () => {
+      for (let lane = 0; lane < limit; lane++) {
+        const inLane = await tryWithFileLock(
+          path.join(dir, `.lane-${lane}`),
+          { ...lockOptions, operation: 'turn_lane' },
+          fn,
+        );
+        if (inLane !== null) return inLane;
+      }
+      return null;
+    },
+  );
+  return held?.value?.value ?? null;
+}
+
+/** Why no slot was free, for people. */
+export function noSlotMessage(turnGoal: TurnGoal): string {
+  const limit = turnConcurrencyLimit(turnGoal.goal);
+  return `no turn started: ${limit === 1 ? 'another turn of this goal (or of this agent) is running' : `${limit} turns of this goal are already running (or this agent is busy)`}; the goal's spawn policy allows ${limit} at once`;
+}
+
+/** Plans a new turn under the goal's admission lock and writes its journal, or answers the plan that runs no turn. */
+export async function admitNewTurn(
+  turnGoal: TurnGoal,
+  options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
+): Promise<{ journal: TurnJournal; stateText?: string } | { notRun: TurnPlan }> {
+  const { goal } = turnGoal;
+  return withFileLock(
+    path.join(turnsDir(goal.goalRuntimeDir), '.admission'),
+    { operation: 'turn_admission', agentId: turnGoal.agentId, clock: options.clock },
+    async () => {
+      const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
+      const { plan, stateText } = await planGoalTurn(turnGoal, {
+        clock: options.clock,
+        turnInstanceId: options.turnInstanceId,
+        availableCapabilities: options.availableCapabilities,
+        inFlightTodoIds: inFlight,
+      });
+      if (!plan.would_invoke_host || plan.settlement_identity === null) return { notRun: plan };
+      const existing = await readJournal(journalPath(goal.goalRuntimeDir, plan.turn_key));
+      if (existing !== null) return { journal: existing };
+      const at = formatLocalIsoSeconds(options.clock.now());
+      const journal: TurnJournal = {
+        schema_version: TURN_JOURNAL_SCHEMA,
+        turn_key: plan.turn_key,
+        goal_id: goal.goalId,
+        agent_id: turnGoal.agentId,
+        todo_id: plan.selected_todo?.todo_id ?? null,
+        turn_instance_id: plan.turn_instance_id,
+        settlement_identity: plan.settlement_identity,
+        created_at: at,
+        updated_at: at,
+        attempts: 1,
+        status: 'in_progress',
+        plan,
+        reservation: { status: 'none', expires_at: null },
+        completed_phases: [],
+        phases: {},
+        stop_writeback: null,
+        result_kind: null,
+        failed_phase: null,
+        failure: null,
+        receipt: null,
+        summary: null,
+      };
+      await writeJournal(goal.goalRuntimeDir, journal);
+      return { journal, stateText };
+    },
+  );
+}
+
+/** The journal of `turnKey`, which must belong to the turn goal's agent. */
+export async function requireJournal(turnGoal: TurnGoal, turnKey: string): Promise<TurnJournal> {
+  const journal = await readJournal(journalPath(turnGoal.goal.goalRuntimeDir, turnKey));
+  if (journal === null) {
+    throw new LoopxError(
+      'turn_journal_not_found',
+      `goal '${turnGoal.goal.goalId}' has no journal for turn ${turnKey}; the goal's turn journals list the turns it has`,
+      { turn_key: turnKey },
+    );
+  }
+  if (journal.agent_id !== turnGoal.agentId) {
+    throw new LoopxError(
+      'usage',
+      `turn ${turnKey} belongs to agent ${journal.agent_id}, not ${turnGoal.agentId}; resume it as ${journal.agent_id}`,
+      { turn_key: turnKey, agent_id: journal.agent_id },
+    );
+  }
+  return journal;
+}
+
+/**
+ * Reserves the turn's quota slot (`reserveTurn`: the limit can never be exceeded) with its budget
+ * estimate, so parallel turns cannot overspend max_cost_usd / max_tokens.
+ */
+export async function reserveTurnSlot(turnGoal: TurnGoal, journal: TurnJournal, clock: Clock) {
+  const config = turnGoal.executorConfig;
+  const timeout = config === null ? 0 : executorTimeoutMinutes(config);
+  return reserveTurn(turnGoal.goal, clock, {
+    identity: journal.settlement_identity,
+    estimate: {
+      ...(config?.estimated_cost_usd !== undefined ? { cost_usd: config.estimated_cost_usd } : {}),
+      ...(config?.estimated_tokens !== undefined ? { tokens: config.estimated_tokens } : {}),
+    },
+    estimateMissing: true,
+    ttlMinutes: Math.max(DEFAULT_RESERVATION_TTL_MINUTES, timeout + 10),
+    lock: { agentId: journal.agent_id },
+  });
+}

@@ -1,0 +1,686 @@
+import * as path from 'node:path';
+import { errorMessage, isLoopxError, LoopxError } from '../errors';
+import { createAgentExecutor, executorTimeoutMs, type ExecutorConfig } from '../executors/config';
+import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
+import { writeJsonAtomic } from '../fs/atomicWrite';
+import { mkdirInside } from '../fs/contain';
+import { settleReservation, voidReservation } from '../quota/reservations';
+import { formatLocalIsoSeconds } from '../runtime/time';
+import {
+  checkHostResult,
+  checkTurnReceipt,
+  isMaterialResultKind,
+  TURN_PHASES,
+  type HostResult,
+  type TurnPhase,
+} from '../protocol/contract';
+import { reserveTurnSlot } from './admission';
+import { sessionBindingPath, type TurnGoal } from './context';
+import { crashCheckpoint } from './crashHook';
+import { emitTo } from './events';
+import { ValidationReceiptSchema, writeJournal, type TurnFailure, type TurnJournal, type TurnReceipt } from './journal';
+import { SCHEDULER_OWNER, SESSION_BINDING_SCHEMA, type Effects } from './plan';
+import { journalUsage, NO_EFFECTS, turnResult, type TurnRunResult } from './result';
+import type { RunOnceOptions } from './runOnce';
+import {
+  applyStopWriteback,
+  applyTodoTransition,
+  recordMaterialRun,
+  recordTurnNote,
+  validateTurn,
+  validationPassed,
+  type WritebackContext,
+} from './writeback';
+
+/**
+ * One admitted turn as a journaled transaction. Its phases are the table `PHASES` below: each
+ * phase's name, what it does, and how a resumed turn treats it. Every phase is journaled when it
+ * completes; a crash anywhere resumes from the journal, and every side effect is idempotent per
+ * turn, so a resumed turn never spends twice. Stop results (wait, a question for the user) and
+ * failures release the reservation and never spend.
+ */
+
+/** Whether the transaction goes on to the next phase or the turn ended in this one. */
+type Next = 'continue' | 'ended';
+
+interface PhaseStep {
+  readonly name: TurnPhase;
+  /** What the phase does. */
+  readonly does: string;
+  /** How a resumed turn treats it. */
+  readonly onResume: string;
+  /** Skip the step when the journal lists the phase as completed. */
+  readonly skipWhenDone: boolean;
+  readonly run: (tx: TurnTransaction) => Promise<Next>;
+}
+
+/** The phases after admission, in order (admission itself is `TurnTransaction.admit`). */
+export const PHASES: readonly PhaseStep[] = [
+  {
+    name: 'host_execute',
+    does: "the agent's executor runs one bounded turn; its answer is checked against the result contract",
+    onResume: 'skipped when journaled: the recorded answer is used and the agent does not run again',
+    skipWhenDone: true,
+    run: (tx) => tx.hostExecute(),
+  },
+  {
+    name: 'typed_result',
+    does: 'the accepted answer is journaled; a stop result (wait, a question for a person) ends the turn unspent',
+    onResume: 'the journaled answer is read again, so a stop that crashed before it was saved is finished',
+    skipWhenDone: false,
+    run: (tx) => tx.typedResult(),
+  },
+  {
+    name: 'validation',
+    does: "the goal's own validator runs (material results only)",
+    onResume: 'skipped when journaled; otherwise the validator runs again (it has no side effect to repeat)',
+    skipWhenDone: true,
+    run: (tx) => tx.validation(),
+  },
+  {
+    name: 'durable_writeback',
+    does: 'todo transition, Next Action and one accountable run record',
+    onResume: 'skipped when journaled; otherwise written again, idempotently per turn (existing records are found)',
+    skipWhenDone: true,
+    run: (tx) => tx.durableWriteback(),
+  },
+  {
+    name: 'quota_spend',
+    does: 'exactly one spend for the settlement identity goal:agent:todo:turn',
+    onResume: 'skipped when journaled; otherwise settled again, which finds an existing spend instead of adding one',
+    skipWhenDone: true,
+    run: (tx) => tx.quotaSpend(),
+  },
+  {
+    name: 'scheduler_apply',
+    does: 'LoopX is the scheduler (outer controller): apply and acknowledge the handoff, commit the turn',
+    onResume: 'completes whichever of scheduler_apply and scheduler_ack the journal does not list yet',
+    skipWhenDone: false,
+    run: (tx) => tx.schedulerHandoff(),
+  },
+];
+
+function nowText(options: RunOnceOptions): string {
+  return formatLocalIsoSeconds(options.clock.now());
+}
+
+/** Phases from which a failed turn is retried, and what is kept. */
+const RETRY_FROM: Readonly<Record<string, TurnPhase>> = {
+  host_execute: 'host_execute',
+  validation: 'validation',
+  durable_writeback: 'durable_writeback',
+  quota_spend: 'quota_spend',
+};
+
+class Cancelled extends Error {
+  override readonly name = 'Cancelled';
+}
+
+export class TurnTransaction {
+  private readonly effects: Effects = { ...NO_EFFECTS };
+  private readonly ctx: WritebackContext;
+  private readonly dir: string;
+
+  constructor(
+    private readonly turnGoal: TurnGoal,
+    private readonly options: RunOnceOptions,
+    private journal: TurnJournal,
+    private readonly resumed: boolean,
+    /** The state file's text the new turn was planned from (unknown when the turn is resumed). */
+    stateText?: string,
+  ) {
+    this.dir = turnGoal.goal.goalRuntimeDir;
+    this.ctx = {
+      turnGoal,
+      clock: options.clock,
+      identity: journal.settlement_identity,
+      turnKey: journal.turn_key,
+      turnInstanceId: journal.turn_instance_id,
+      todoId: journal.todo_id,
+      mayHaveRecords: resumed || journal.attempts > 1,
+      stateText,
+    };
+  }
+
+  private get env(): NodeJS.ProcessEnv {
+    return this.options.env;
+  }
+
+  done(phase: TurnPhase): boolean {
+    return this.journal.completed_phases.includes(phase);
+  }
+
+  private async save(): Promise<void> {
+    this.journal.updated_at = nowText(this.options);
+    await writeJournal(this.dir, this.journal);
+  }
+
+  private event(phase: 'admission' | TurnPhase, detail: string): void {
+    emitTo(this.options.onEvent, {
+      type: 'phase_done',
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      at: nowText(this.options),
+      turn_key: this.journal.turn_key,
+      phase,
+      detail,
+    });
+  }
+
+  private async completePhase(phase: TurnPhase, record: Record<string, unknown>, detail: string): Promise<void> {
+    (this.journal.phases as Record<string, unknown>)[phase] = { completed_at: nowText(this.options), ...record };
+    if (!this.done(phase)) this.journal.completed_phases.push(phase);
+    await this.save();
+    this.event(phase, detail);
+    crashCheckpoint(this.env, phase);
+  }
+
+  private checkCancelled(): void {
+    if (this.options.signal?.aborted === true) throw new Cancelled();
+  }
+
+  async run(): Promise<TurnRunResult> {
+    if (this.journal.status === 'failed') this.resetForRetry();
+    else if (this.resumed) this.journal.attempts += 1;
+    if (this.journal.status !== 'in_progress') return this.finish();
+    const plan = this.journal.plan;
+    emitTo(this.options.onEvent, {
+      type: 'turn_started',
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      at: nowText(this.options),
+      turn_key: this.journal.turn_key,
+      turn_instance_id: this.journal.turn_instance_id,
+      todo_id: this.journal.todo_id,
+      todo_title: plan.selected_todo?.title ?? null,
+      resumed: this.resumed,
+    });
+    try {
+      await this.admit();
+      if (this.journal.status === 'in_progress') await this.phases();
+    } catch (error) {
+      if (!(error instanceof Cancelled)) throw error;
+      return this.cancelled();
+    }
+    return this.finish();
+  }
+
+  private resetForRetry(): void {
+    const from = RETRY_FROM[this.journal.failed_phase ?? ''] ?? 'host_execute';
+    const keep = TURN_PHASES.slice(0, TURN_PHASES.indexOf(from));
+    this.journal.completed_phases = this.journal.completed_phases.filter((p) => keep.includes(p));
+    for (const phase of TURN_PHASES)
+      if (!keep.includes(phase)) delete (this.journal.phases as Record<string, unknown>)[phase];
+    this.journal.status = 'in_progress';
+    this.journal.result_kind = null;
+    this.journal.failed_phase = null;
+    this.journal.failure = null;
+    this.journal.receipt = null;
+    this.journal.attempts += 1;
+  }
+
+  /** Holds the turn's slot (again, after a void or an expiry) until it is settled or released. */
+  private async admit(): Promise<void> {
+    if (this.done('quota_spend')) return;
+    const reserved = await reserveTurnSlot(this.turnGoal, this.journal, this.options.clock);
+    if (reserved.status === 'refused' && !this.done('host_execute')) {
+      // Not admitted: the quota is used up. The turn stops before anything ran.
+      this.journal.reservation = { status: 'refused', expires_at: null };
+      this.journal.status = 'stopped';
+      this.journal.result_kind = 'wait';
+      this.journal.summary = reserved.reason;
+      this.journal.receipt = this.receipt();
+      await this.save();
+      return;
+    }
+    // Recorded with the next phase: a crash before it reserves again, which finds this reservation.
+    // The estimate stays in the journal: the documented budget bound is "spent ≤ limit + overruns of estimates".
+    const estimate = reserved.reservation?.estimate ?? this.journal.reservation.estimate;
+    this.journal.reservation = {
+      status: reserved.admitted ? 'reserved' : reserved.status === 'already_settled' ? 'settled' : 'refused',
+      expires_at: reserved.reservation?.expires_at ?? null,
+      ...(estimate !== undefined ? { estimate } : {}),
+    };
+    this.event('admission', reserved.reason);
+    crashCheckpoint(this.env, 'admission');
+  }
+
+  /** Runs the phases of `PHASES` the journal has not completed, until one ends the turn. */
+  private async phases(): Promise<void> {
+    for (const step of PHASES) {
+      if (step.skipWhenDone && this.done(step.name)) continue;
+      if ((await step.run(this)) === 'ended') return;
+    }
+  }
+
+  async typedResult(): Promise<Next> {
+    if (!this.done('typed_result')) {
+      const accepted = this.hostRecordResult();
+      await this.completePhase('typed_result', { result: accepted }, `${accepted.result_kind}: ${accepted.summary}`);
+    }
+    const result = this.hostResult();
+    if (!isMaterialResultKind(result.result_kind)) {
+      await this.stop(result);
+      return 'ended';
+    }
+    return 'continue';
+  }
+
+  async validation(): Promise<Next> {
+    const result = this.hostResult();
+    this.checkCancelled();
+    const validation = await validateTurn({
+      argv: this.turnGoal.validationCommand,
+      cwd: this.turnGoal.projectRoot,
+      env: this.env,
+      homeDir: this.turnGoal.homeDir,
+      result,
+      failureKind: this.options.validationFailureKind ?? 'repair_required',
+      signal: this.options.signal,
+    });
+    this.checkCancelled();
+    if (!validationPassed(validation)) {
+      (this.journal.phases as Record<string, unknown>)['validation'] = {
+        completed_at: nowText(this.options),
+        ...validation,
+      };
+      await this.fail(
+        'validation_failed',
+        'validation',
+        {
+          kind: 'validation_failed',
+          reason: validation.status,
+          message: validation.reason,
+          output_excerpt: validation.output_excerpt,
+          problems: [],
+        },
+        true,
+      );
+      return 'ended';
+    }
+    await this.completePhase('validation', validation, validation.reason);
+    return 'continue';
+  }
+
+  async durableWriteback(): Promise<Next> {
+    const result = this.hostResult();
+    this.checkCancelled();
+    try {
+      const transition = await applyTodoTransition(this.ctx, result);
+      const validation = ValidationReceiptSchema.parse(this.journal.phases.validation);
+      const run = await recordMaterialRun(this.ctx, {
+        result,
+        validation,
+        usage: journalUsage(this.journal),
+        executor: this.journal.phases.host_execute?.executor ?? '',
+        transition: transition.value,
+      });
+      if (transition.written || run.written) this.effects.state_written = true;
+      crashCheckpoint(this.env, 'durable_writeback:effect');
+      await this.completePhase(
+        'durable_writeback',
+        run.record,
+        `recorded ${run.record.run_classification} (${run.record.todo_transition}) at ${run.record.run_generated_at}`,
+      );
+    } catch (error) {
+      if (error instanceof Cancelled) throw error;
+      await this.fail('writeback_failed', 'durable_writeback', failureOf('writeback_failed', error), false);
+      return 'ended';
+    }
+    return 'continue';
+  }
+
+  async quotaSpend(): Promise<Next> {
+    const result = this.hostResult();
+    this.checkCancelled();
+    const writeback = this.journal.phases.durable_writeback;
+    const usage = journalUsage(this.journal);
+    try {
+      const settled = await settleReservation(this.turnGoal.goal, this.options.clock, {
+        identity: this.journal.settlement_identity,
+        source: 'heartbeat',
+        recommendedAction: result.recommended_action ?? result.next_action,
+        ...(usage !== null ? { usage } : {}),
+        deliveryRun:
+          writeback === undefined
+            ? null
+            : { generated_at: writeback.run_generated_at, classification: writeback.run_classification },
+        decision: {
+          should_run: this.journal.plan.decision.should_run,
+          state: this.journal.plan.decision.state,
+          effective_action: this.journal.plan.decision.effective_action,
+        },
+        lock: { agentId: this.journal.agent_id },
+      });
+      if (!settled.ok) {
+        await this.fail(
+          'quota_spend_failed',
+          'quota_spend',
+          {
+            kind: 'quota_spend_failed',
+            reason: 'quota_spend_rejected',
+            message: settled.reason,
+            output_excerpt: '',
+            problems: [],
+          },
+          false,
+        );
+        return 'ended';
+      }
+      if (settled.appended) this.effects.quota_spent = true;
+      crashCheckpoint(this.env, 'quota_spend:effect');
+      this.journal.reservation = { ...this.journal.reservation, status: 'settled', expires_at: null };
+      await this.completePhase(
+        'quota_spend',
+        {
+          status: settled.status,
+          appended: settled.appended,
+          effect_id: settled.effect_id,
+          spend_generated_at:
+            typeof settled.record?.['generated_at'] === 'string' ? settled.record['generated_at'] : null,
+          usage,
+        },
+        settled.reason,
+      );
+    } catch (error) {
+      await this.fail('quota_spend_failed', 'quota_spend', failureOf('quota_spend_failed', error), false);
+      return 'ended';
+    }
+    return 'continue';
+  }
+
+  async schedulerHandoff(): Promise<Next> {
+    const result = this.hostResult();
+    // LoopX is the scheduler here (outer controller): applying and acknowledging the handoff is
+    // immediate and has no side effect, so both phases and the commit are journaled in one write.
+    const at = nowText(this.options);
+    const phases = this.journal.phases as Record<string, unknown>;
+    for (const phase of ['scheduler_apply', 'scheduler_ack'] as const) {
+      if (this.done(phase)) continue;
+      phases[phase] = { completed_at: at, owner: SCHEDULER_OWNER, status: 'completed' };
+      this.journal.completed_phases.push(phase);
+      if (phase === 'scheduler_ack') this.effects.scheduler_acknowledged = true;
+    }
+    this.journal.status = 'committed';
+    this.journal.result_kind = result.result_kind;
+    this.journal.summary = result.summary;
+    this.journal.receipt = this.receipt();
+    await this.save();
+    this.event('scheduler_apply', 'outer controller: nothing to apply');
+    crashCheckpoint(this.env, 'scheduler_apply');
+    this.event('scheduler_ack', 'outer controller: handoff acknowledged');
+    crashCheckpoint(this.env, 'scheduler_ack');
+    return 'ended';
+  }
+
+  private hostRecordResult(): HostResult {
+    const record = this.journal.phases.host_execute;
+    if (record === undefined)
+      throw new LoopxError(
+        'turn_journal_invalid',
+        `the journal of turn ${this.journal.turn_key} has no host_execute record`,
+        { turn_key: this.journal.turn_key },
+      );
+    return record.result;
+  }
+
+  private hostResult(): HostResult {
+    const record = this.journal.phases.typed_result;
+    if (record === undefined)
+      throw new LoopxError(
+        'turn_journal_invalid',
+        `the journal of turn ${this.journal.turn_key} has host_execute but no typed_result`,
+        { turn_key: this.journal.turn_key },
+      );
+    return record.result;
+  }
+
+  private executor(): { executor: AgentExecutor; config: ExecutorConfig } {
+    const config = this.turnGoal.executorConfig;
+    if (config === null)
+      throw new LoopxError(
+        'executor_missing',
+        this.turnGoal.executorProblem ?? `agent ${this.journal.agent_id} has no executor`,
+        { agent_id: this.journal.agent_id },
+      );
+    const factory = this.options.executorFactory;
+    const executor = factory !== undefined ? factory(config, this.journal.agent_id) : createAgentExecutor(config);
+    return { executor, config };
+  }
+
+  /** Runs the agent; ends the turn on a failure. */
+  async hostExecute(): Promise<Next> {
+    this.checkCancelled();
+    const request = this.journal.plan.host_request;
+    if (request === null)
+      throw new LoopxError('turn_journal_invalid', `turn ${this.journal.turn_key} has no host request in its plan`, {
+        turn_key: this.journal.turn_key,
+      });
+    let outcome: ExecutorOutcome;
+    try {
+      const { executor, config } = this.executor();
+      outcome = await executor.run(request, {
+        signal: this.options.signal ?? new AbortController().signal,
+        timeoutMs: executorTimeoutMs(config),
+        cwd: this.turnGoal.projectRoot,
+        env: this.env,
+      });
+    } catch (error) {
+      await this.fail('host_failure', 'host_execute', failureOf('host_failure', error), true);
+      return 'ended';
+    }
+    this.effects.host_invoked = true;
+    this.checkCancelled();
+    if (!outcome.ok) {
+      await this.fail(
+        'host_failure',
+        'host_execute',
+        {
+          kind: 'host_failure',
+          reason: outcome.reason,
+          message: outcome.message,
+          output_excerpt: [
+            outcome.output_excerpt,
+            outcome.stderr_excerpt === '' ? '' : `[stderr]\n${outcome.stderr_excerpt}`,
+          ]
+            .filter((p) => p !== '')
+            .join('\n'),
+          problems: outcome.problems,
+        },
+        true,
+        outcome,
+      );
+      return 'ended';
+    }
+    const check = checkHostResult(outcome.result, {
+      turn_key: this.journal.turn_key,
+      selected_todo: this.journal.todo_id === null ? null : { todo_id: this.journal.todo_id },
+    });
+    if (!check.ok) {
+      await this.fail(
+        'host_failure',
+        'host_execute',
+        {
+          kind: 'host_failure',
+          reason: check.reason,
+          message: `the result breaks the contract: ${check.problems.slice(0, 3).join('; ')}`,
+          output_excerpt: outcome.output_excerpt,
+          problems: check.problems,
+        },
+        true,
+        outcome,
+      );
+      return 'ended';
+    }
+    await this.completePhase(
+      'host_execute',
+      {
+        executor: outcome.executor,
+        exit_code: outcome.exit_code,
+        duration_ms: outcome.duration_ms,
+        usage: outcome.usage,
+        session_id: outcome.session_id,
+        output_excerpt: outcome.output_excerpt,
+        stderr_excerpt: outcome.stderr_excerpt,
+        result: check.result,
+      },
+      `${outcome.executor} answered ${check.result.result_kind} in ${Math.round(outcome.duration_ms)} ms`,
+    );
+    if (outcome.session_id !== null) await this.bindSession(outcome.session_id);
+    return 'continue';
+  }
+
+  private async bindSession(sessionId: string): Promise<void> {
+    const file = sessionBindingPath(this.turnGoal.goal, this.journal.agent_id, this.journal.todo_id);
+    await mkdirInside(this.turnGoal.goal.runtimeRoot, path.dirname(file));
+    await writeJsonAtomic(file, {
+      schema_version: SESSION_BINDING_SCHEMA,
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      todo_id: this.journal.todo_id,
+      session_id: sessionId,
+      updated_at: nowText(this.options),
+    });
+  }
+
+  /** A stop result (wait, a question for a person): release the slot, turn a question into a gate, never spend. */
+  private async stop(result: HostResult): Promise<void> {
+    await this.release();
+    if (result.result_kind === 'user_action_required') {
+      const parked = await applyStopWriteback(this.ctx, result);
+      if (parked.written) this.effects.state_written = true;
+      const question = result.todo !== undefined && 'question' in result.todo ? result.todo.question : result.summary;
+      const at = await recordTurnNote(this.ctx, {
+        classification: 'user_action_required',
+        attempt: this.journal.attempts,
+        recommendedAction:
+          parked.value.gate_todo_id === null
+            ? result.next_action
+            : `resolve user gate ${parked.value.gate_todo_id}, then run the next turn`,
+        healthCheck: `the agent asked a person: ${question}`,
+        details: { summary: result.summary, gate_todo_id: parked.value.gate_todo_id },
+      });
+      this.journal.stop_writeback = {
+        gate_todo_id: parked.value.gate_todo_id,
+        todo_transition: parked.value.transition,
+        run_generated_at: at,
+      };
+    }
+    this.journal.status = 'stopped';
+    this.journal.result_kind = result.result_kind;
+    this.journal.summary = result.summary;
+    this.journal.receipt = this.receipt();
+    await this.save();
+  }
+
+  private async release(): Promise<void> {
+    if (this.journal.reservation.status !== 'reserved') return;
+    await voidReservation(this.turnGoal.goal, this.options.clock, {
+      effectId: this.journal.settlement_identity.effect_id,
+      lock: { agentId: this.journal.agent_id },
+    });
+    this.journal.reservation = { ...this.journal.reservation, status: 'voided', expires_at: null };
+  }
+
+  /**
+   * Ends the turn as failed (never spent). Failures before the work is accepted release the slot;
+   * writeback and spend failures keep it, so a retry can still account for the validated work.
+   */
+  private async fail(
+    kind: string,
+    phase: string,
+    failure: TurnFailure,
+    releaseSlot: boolean,
+    outcome?: ExecutorOutcome,
+  ): Promise<void> {
+    if (releaseSlot) await this.release();
+    this.journal.status = 'failed';
+    this.journal.result_kind = kind;
+    this.journal.failed_phase = phase;
+    this.journal.failure = failure;
+    this.journal.summary = failure.message;
+    this.journal.receipt = this.receipt();
+    const retry = `loopx turn run-once --goal-id ${this.journal.goal_id} --agent-id ${this.journal.agent_id} --resume-turn-key ${this.journal.turn_key} --retry-failed-turn --execute`;
+    await recordTurnNote(this.ctx, {
+      classification: kind,
+      attempt: this.journal.attempts,
+      recommendedAction: `fix the cause, then retry: ${retry}`,
+      healthCheck: `turn failed at ${phase} (${failure.reason}): ${failure.message}`,
+      details: {
+        failed_phase: phase,
+        failure_reason: failure.reason,
+        output_excerpt: failure.output_excerpt,
+        problems: failure.problems.slice(0, 10),
+        ...(outcome ? { exit_code: outcome.exit_code, duration_ms: outcome.duration_ms } : {}),
+      },
+    });
+    await this.save();
+  }
+
+  private receipt(): TurnReceipt {
+    const j = this.journal;
+    const resultKind = j.result_kind ?? 'wait';
+    const check = checkTurnReceipt(
+      {
+        turn_key: j.turn_key,
+        result_kind: resultKind,
+        completed_phases: j.completed_phases,
+        failed_phase: j.failed_phase,
+      },
+      j.turn_key,
+    );
+    return {
+      turn_key: j.turn_key,
+      result_kind: resultKind,
+      completed_phases: [...j.completed_phases],
+      failed_phase: j.failed_phase,
+      status: check.status,
+      ok: check.ok,
+      problems: check.problems,
+    };
+  }
+
+  /** Cancelled between phases: before the agent's work is accepted the slot is released; the journal stays resumable. */
+  private async cancelled(): Promise<TurnRunResult> {
+    if (!this.done('host_execute')) await this.release();
+    await this.save();
+    return turnResult(
+      { journal: this.journal, goalRuntimeDir: this.dir },
+      {
+        status: 'cancelled',
+        resumed: this.resumed,
+        effects: this.effects,
+        message: `cancelled after ${this.journal.completed_phases.at(-1) ?? 'admission'}; nothing is half-written and the turn can be resumed`,
+      },
+    );
+  }
+
+  private finish(): TurnRunResult {
+    const result = turnResult(
+      { journal: this.journal, goalRuntimeDir: this.dir },
+      { resumed: this.resumed, effects: this.effects },
+    );
+    emitTo(this.options.onEvent, {
+      type: 'turn_ended',
+      goal_id: this.journal.goal_id,
+      agent_id: this.journal.agent_id,
+      at: nowText(this.options),
+      turn_key: this.journal.turn_key,
+      status: result.status,
+      result_kind: result.result_kind,
+      summary: result.message,
+      spent: this.done('quota_spend'),
+    });
+    return result;
+  }
+}
+
+function failureOf(kind: string, error: unknown): TurnFailure {
+  return {
+    kind,
+    reason: isLoopxError(error) ? error.code : 'internal_error',
+    message: errorMessage(error),
+    output_excerpt: '',
+    problems: [],
+  };
+}

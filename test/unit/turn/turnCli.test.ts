@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { build } from 'esbuild';
 import { cliCommands } from '../../../src/core/commands/catalog';
 import { parseStateDocument } from '../../../src/core/state/document';
-import { REPO_ROOT } from '../../support/demoWorkspace';
+import { buildCliBundle, runNode } from '../support/cliProcess';
 import { runLoopx } from '../cli/run';
-import { AGENT, cleanTempDirs, demo, NOW, newSpends, runRows, tempDir } from './helpers';
+import { AGENT, cleanTempDirs, demo, NOW, newSpends, runRows } from './helpers';
 
 after(cleanTempDirs);
 
@@ -161,62 +159,19 @@ describe('loopx turn (CLI)', function () {
   });
 });
 
-/** Bundles the CLI and the demo agent like the release build, into a private folder. */
-async function buildCli(): Promise<string> {
-  const out = tempDir('loopx-turn-cli-');
-  const common = {
-    bundle: true,
-    platform: 'node' as const,
-    target: 'node20',
-    format: 'cjs' as const,
-    logLevel: 'warning' as const,
-    absWorkingDir: REPO_ROOT,
-  };
-  await build({
-    ...common,
-    entryPoints: [path.join(REPO_ROOT, 'src', 'cli', 'main.ts')],
-    outfile: path.join(out, 'cli.js'),
-  });
-  await build({
-    ...common,
-    entryPoints: [path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts')],
-    outfile: path.join(out, 'demoAgent.js'),
-  });
-  return path.join(out, 'cli.js');
-}
-
-function runProcess(argv: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, argv, {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOOPX_NOW: NOW },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString('utf8');
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8');
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('the demo, end to end: node cli.js turn loop --goal-id tidy-notes --agent-id demo', function () {
   this.timeout(120_000);
   let cli = '';
   before(async () => {
-    cli = await buildCli();
+    cli = await buildCliBundle();
   });
 
   it('runs the runnable todos with real validation, spends once per turn, and stops at the publish gate with a readable state file', async () => {
     const d = demo();
-    const run = await runProcess(
+    const run = await runNode(
       [cli, 'turn', 'loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--format', 'json'],
       d.workspace,
+      { LOOPX_NOW: NOW },
     );
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout) as Record<string, unknown>;
@@ -259,9 +214,10 @@ describe('the demo, end to end: node cli.js turn loop --goal-id tidy-notes --age
     assert.match(fs.readFileSync(path.join(d.workspace, 'notes', 'bikes.md'), 'utf8'), /## Related/);
 
     // Running the loop again changes nothing: the agent still waits at the gate.
-    const again = await runProcess(
+    const again = await runNode(
       [cli, 'turn', 'loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--format', 'json'],
       d.workspace,
+      { LOOPX_NOW: NOW },
     );
     assert.equal(again.code, 0);
     assert.equal((JSON.parse(again.stdout) as Record<string, unknown>)['turn_count'], 0);

@@ -10,13 +10,19 @@
  * - Every refusal is a `LoopxError` with a stable `code` to branch on (`goal_registered`,
  *   `goal_not_found`, `registry_invalid_json`, …) and structured `details`.
  *
- * This file is the whole public surface: the wrappers in ./api, never internal modules.
+ * This file is the whole public surface: the wrappers in ./api and the operations of ./ops, never
+ * internal modules.
  */
 
 export { LoopxError, isLoopxError } from './errors';
 export { LOOPX_ERROR_CODES, type LoopxErrorCode } from './errorCodes';
 export { INVALID_ARGUMENT } from './api/arguments';
 export { LOOPX_VERSION as version } from './version';
+
+/** Every operation by catalog key, and the one way to run one: the use cases of the CLI and the editor. */
+export { OPERATIONS, type OperationKey } from './ops/index';
+export { processEnvironment, runOperation, type OperationMode } from './ops/run';
+export type { Operation, OperationEnvironment, OperationOutput } from './ops/operation';
 
 export { archiveRuntimeGoal, type ArchiveRuntimeGoalOptions } from './api/archive';
 export { nextActionProjectionWarning, type NextActionProjectionWarningOptions } from './api/projection';

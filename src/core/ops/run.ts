@@ -1,7 +1,23 @@
+import * as os from 'node:os';
 import type { z } from 'zod';
+import { clockFromEnv } from '../clock';
 import { commandByKey } from '../commands/catalog';
 import { parseArguments } from '../api/arguments';
 import type { Operation, OperationEnvironment, OperationOutput } from './operation';
+
+/**
+ * The environment of this Node process (its folder, environment, `LOOPX_NOW` or the clock, home),
+ * with `overrides` on top: what a script passes to `runOperation`.
+ */
+export function processEnvironment(overrides: Partial<OperationEnvironment> = {}): OperationEnvironment {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    clock: clockFromEnv(process.env),
+    homeDir: os.homedir(),
+    ...overrides,
+  };
+}
 
 /** Whether a call previews a change or applies it; read-only operations ignore it. */
 export type OperationMode = 'preview' | 'apply';

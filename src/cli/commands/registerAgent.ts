@@ -38,9 +38,4 @@ function listOrNone(ids: readonly string[]): string {
   return ids.length === 0 ? '(none)' : ids.map((id) => `\`${id}\``).join(', ');
 }
 
-/** Commander collector for a repeatable option (still used by CLI commands that are not operations yet). */
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
 export const registerAgentCommand = operationCommand(registerAgent, registrationMarkdown);

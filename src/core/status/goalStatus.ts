@@ -104,7 +104,7 @@ export const ActiveStateStatusSchema = z.object({
 export type ActiveStateStatus = z.infer<typeof ActiveStateStatusSchema>;
 
 /** The quota summary of a goal as the original's attention items carry it. */
-export const GoalQuotaSummarySchema = z.looseObject({
+export const StatusItemQuotaSchema = z.looseObject({
   compute: z.number().optional(),
   window_hours: z.number().optional(),
   slot_minutes: z.number().optional(),
@@ -113,7 +113,7 @@ export const GoalQuotaSummarySchema = z.looseObject({
   state: z.string().optional(),
   reason: z.string().optional(),
 });
-export type GoalQuotaSummary = z.infer<typeof GoalQuotaSummarySchema>;
+export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
 
 export const WaitingOnSchema = z.enum(['codex', 'user']);
 export const AttentionSeveritySchema = z.enum(['high', 'action', 'info']);
@@ -160,7 +160,7 @@ export const GoalStatusItemSchema = z.object({
   skipped_index_lines: z.number().int().nonnegative(),
   active_state: ActiveStateStatusSchema,
   state_diagnostics: StateDiagnosticsSchema.nullable(),
-  quota: GoalQuotaSummarySchema.optional(),
+  quota: StatusItemQuotaSchema.optional(),
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 

@@ -8,7 +8,7 @@ import type { RunIndexRead } from '../runtime/runIndex';
 import { errorMessage } from '../errors';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
 import {
-  GoalQuotaSummarySchema,
+  StatusItemQuotaSchema,
   GoalStatusCache,
   GoalStatusItemSchema,
   StatusRunSchema,
@@ -78,7 +78,7 @@ export const RunHistoryGoalSchema = z.object({
   index_exists: z.boolean(),
   raw_index_records: z.number().int(),
   unique_runs: z.number().int(),
-  quota: GoalQuotaSummarySchema.optional(),
+  quota: StatusItemQuotaSchema.optional(),
   latest_runs: z.array(RunHistoryRunSchema),
 });
 
@@ -116,7 +116,7 @@ export interface StatusRequest {
   limit?: number;
   cache?: GoalStatusCache;
   /**
-   * The quota summary of a goal (see `GoalQuotaSummarySchema`), attached as the item's `quota`. It depends on the time (a
+   * The quota summary of a goal (see `StatusItemQuotaSchema`), attached as the item's `quota`. It depends on the time (a
    * rolling window), so it is asked for on every call and never cached with the item. A goal
    * whose summary fails keeps no `quota` and gets a contract warning.
    */
@@ -215,7 +215,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       try {
         item = {
           ...item,
-          quota: GoalQuotaSummarySchema.parse(
+          quota: StatusItemQuotaSchema.parse(
             await request.quotaSummary(target, {
               registry,
               registryEntry: rawEntries?.get(target.goalId),

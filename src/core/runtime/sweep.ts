@@ -41,6 +41,11 @@ export interface SweepOptions {
   clock: Clock;
   /** How long to wait for the run-index lock; a busy index skips the artifact step until next time. */
   indexLockTimeoutMs?: number;
+  /**
+   * Files outside the runtime folders whose own leftovers go too (the goal's state file): a dead
+   * holder's lock on exactly that file, and our temp files of exactly that file.
+   */
+  files?: readonly string[];
 }
 
 function listDir(dir: string): string[] {
@@ -74,6 +79,19 @@ function sweepLocks(dir: string, removed: string[]): void {
     if (!name.endsWith(LOCK_FILE_SUFFIX)) continue;
     const file = path.join(dir, name);
     if (reclaimAbandonedLock(file)) removed.push(file);
+  }
+}
+
+/** A dead holder's lock on `file`, and our dead writers' temp files of `file` (nothing else in its folder). */
+function sweepFileLeftovers(file: string, result: SweepResult): void {
+  const lock = `${file}${LOCK_FILE_SUFFIX}`;
+  if (reclaimAbandonedLock(lock)) result.locks.push(lock);
+  const dir = path.dirname(file);
+  for (const name of listDir(dir)) {
+    const temp = parseTempName(name);
+    if (temp === null || temp.target !== path.basename(file)) continue;
+    if (temp.hostTag !== TEMP_HOST_TAG || isPidAlive(temp.pid)) continue;
+    if (removeIfExists(path.join(dir, name))) result.temp_files.push(path.join(dir, name));
   }
 }
 
@@ -169,6 +187,7 @@ export async function sweepGoalLeftovers(
   const dirs = [goalDir, path.join(goalDir, 'turns'), runsDir];
   for (const dir of dirs) sweepTempFiles(dir, result.temp_files);
   for (const dir of dirs) sweepLocks(dir, result.locks);
+  for (const file of options.files ?? []) sweepFileLeftovers(file, result);
   await sweepOrphanSpends(runsDir, options, result.orphan_artifacts);
   return result;
 }

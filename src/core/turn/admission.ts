@@ -20,7 +20,8 @@ import type { TurnPlan } from './plan';
 export async function prepareTurnsDir(turnGoal: TurnGoal, clock: Clock): Promise<void> {
   const { goal } = turnGoal;
   await mkdirInside(goal.runtimeRoot, turnsDir(goal.goalRuntimeDir));
-  await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock });
+  // The state file's leftovers too: a loop killed mid-writeback leaves its lock there.
+  await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock, files: [turnGoal.statePath] });
 }
 
 /**

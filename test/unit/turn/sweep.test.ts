@@ -100,6 +100,36 @@ describe('sweeping kill -9 leftovers (real killed processes)', function () {
     assert.deepEqual(lockFiles(path.dirname(lock)), []);
   });
 
+  it("the next turn removes a killed writer's lock on the goal's state file, and keeps a live one", async () => {
+    const d = demo();
+    const lock = `${d.statePath}.loopx-lock`;
+    const killed = await runNodeScript([WORKER, 'empty-lock', lock]);
+    assert.equal(killed.signal, 'SIGKILL');
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(lock, past, past);
+    // An agent that answers "wait": the turn never writes the state file, so only the sweep can free it.
+    const turn = await runTurnProcess({
+      registryPath: d.registryPath,
+      hostAdapterCommand: [process.execPath, AGENT, 'wait'],
+    });
+    assert.equal(turn.code, 0, turn.stderr);
+    assert.equal(lastJson(turn.stdout)['status'], 'stopped', turn.stdout);
+    assert.deepEqual(lockFiles(path.dirname(d.statePath)), []);
+
+    // A live holder of the state file's lock is never touched.
+    const child = spawn(process.execPath, ['--import', TSX_URL, WORKER, 'hold', path.dirname(d.statePath)], {
+      stdio: 'ignore',
+    });
+    const ready = path.join(path.dirname(d.statePath), 'ready');
+    while (!fs.existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
+    const heldTarget = path.join(path.dirname(d.statePath), 'held');
+    const swept = await sweepGoalLeftovers(runtimeRoot(d), 'tidy-notes', { clock, files: [heldTarget] });
+    assert.deepEqual(swept.locks, []);
+    assert.deepEqual(lockFiles(path.dirname(d.statePath)), ['held.loopx-lock']);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('exit', resolve));
+  });
+
   it('an empty run record left by a writer killed after reserving its name is removed under the index lock; records are kept', async () => {
     const d = demo();
     const dir = runsDir(d);

@@ -45,7 +45,9 @@ export function parseDecimal(
       value: raw,
     });
   if (!DECIMAL.test(raw)) {
-    throw fail(': write it in plain decimal digits, such as 3 or 0.5 (no hex, exponent, spaces or leading zeros)');
+    throw fail(
+      `: write it in plain decimal digits, such as ${spec.integer === true ? '3' : '3 or 0.5'} (no hex, exponent, spaces or leading zeros)`,
+    );
   }
   const value = Number(raw);
   if (Object.is(value, -0)) throw fail(': -0 is not a number LoopX stores; write 0');

@@ -47,14 +47,6 @@ export function limitArg(what: string) {
   return z.number().int().min(1).max(1000).describe(`a whole number from 1 to 1000: ${what}`);
 }
 
-/**
- * An optional argument that keeps its description: `parseArguments` reads the description of the
- * outermost schema for the "must be …" of a usage error, and `.optional()` makes a new one without it.
- */
-export function optionalArg<T extends z.ZodType>(schema: T) {
-  return schema.optional().describe(schema.description ?? '');
-}
-
 /** Turns the core's refusals with these codes into usage errors (the CLI's exit 2), keeping the code in the details. */
 export async function usageOn<T>(codes: ReadonlySet<LoopxErrorCode>, fn: () => Promise<T>): Promise<T> {
   try {

@@ -5,7 +5,7 @@ import type { GlobalCommand, GlobalResponse, GlobalUnavailableResponse } from '.
 import { loadGlobalSnapshot } from '../status/globalSnapshot';
 import { globalUnavailable, globalView, parseTimeRange, type GlobalViewOptions } from '../status/globalViews';
 import { registryProjectRoot } from '../registry/locate';
-import { agentIdArg, limitArg, optionalArg } from './common';
+import { agentIdArg, limitArg } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -31,11 +31,11 @@ const timeRange = z
   );
 
 const globalArgs = z.strictObject({
-  agentId: optionalArg(
-    agentIdArg('look at the goals as this agent: goals it is registered on, its own and unclaimed todos'),
-  ),
-  limit: optionalArg(limitArg('rows listed per group (default 8; counts are always complete)')),
-  timeRange: optionalArg(timeRange),
+  agentId: agentIdArg(
+    'look at the goals as this agent: goals it is registered on, its own and unclaimed todos',
+  ).optional(),
+  limit: limitArg('rows listed per group (default 8; counts are always complete)').optional(),
+  timeRange: timeRange.optional(),
 });
 
 export type GlobalViewOutput = GlobalResponse | GlobalUnavailableResponse;

@@ -10,7 +10,7 @@ import {
   type RegistrySource,
 } from '../registry/locate';
 import { quotaGoalFromEntry, type QuotaGoal } from '../quota/goal';
-import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import { findRawRegistryGoal, readRegistry, registryGoals } from '../registry/read';
 import { RegistryGoalSchema, type RegistryGoal } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
 import type { OperationEnvironment } from './operation';
@@ -94,10 +94,17 @@ export async function resolveGoal(env: OperationEnvironment, goalId: string): Pr
 export function goalOf(registry: ResolvedRegistry, goalId: string): ResolvedGoal {
   const rawEntry = findRawRegistryGoal(registry.document, goalId);
   if (rawEntry === undefined) {
-    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registry.registryPath}`, {
-      goal_id: goalId,
-      registry: registry.registryPath,
-    });
+    // The original's message first (agents match it), then the ids it could have meant.
+    const known = registryGoals(registry.document).map((goal) => goal.id);
+    const hint = known.length === 0 ? 'it has no goals yet' : `its goals: ${known.slice(0, 10).join(', ')}`;
+    throw new LoopxError(
+      'goal_not_found',
+      `goal '${goalId}' is not in the registry ${registry.registryPath}; ${hint}`,
+      {
+        goal_id: goalId,
+        registry: registry.registryPath,
+      },
+    );
   }
   return {
     ...registry,

@@ -3,7 +3,7 @@ import { isLoopxError, LoopxError } from '../errors';
 import { redactCredentials } from '../privacy/scrub';
 import { loadStatus, type StatusPayload } from '../status/statusPayload';
 import { statusQuotaSummaries } from '../status/statusQuota';
-import { agentIdArg, goalIdArg, limitArg, optionalArg } from './common';
+import { agentIdArg, goalIdArg, limitArg } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -15,11 +15,11 @@ import { defineOperation } from './operation';
 export const status = defineOperation({
   key: 'status',
   args: z.strictObject({
-    goalId: optionalArg(goalIdArg('only this goal')),
-    agentId: optionalArg(
-      agentIdArg('look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed'),
-    ),
-    limit: optionalArg(limitArg('latest runs listed per goal (default 5)')),
+    goalId: goalIdArg('only this goal').optional(),
+    agentId: agentIdArg(
+      'look at the goals as this agent: its lane runs win, its own and unclaimed todos are listed',
+    ).optional(),
+    limit: limitArg('latest runs listed per goal (default 5)').optional(),
   }),
   run: async (args, env): Promise<StatusPayload> => {
     // loadStatus reads the registry itself (through its per-call cache) and says when it is missing.

@@ -66,10 +66,12 @@ function removeIfExists(file: string): boolean {
   }
 }
 
-function sweepTempFiles(dir: string, removed: string[]): void {
+/** Our temp files in `dir` whose writer on this host is dead (only those of `target`, when given). */
+function sweepTempFiles(dir: string, removed: string[], target?: string): void {
   for (const name of listDir(dir)) {
     const temp = parseTempName(name);
     if (temp === null || temp.hostTag !== TEMP_HOST_TAG || isPidAlive(temp.pid)) continue;
+    if (target !== undefined && temp.target !== target) continue;
     if (removeIfExists(path.join(dir, name))) removed.push(path.join(dir, name));
   }
 }
@@ -86,13 +88,7 @@ function sweepLocks(dir: string, removed: string[]): void {
 function sweepFileLeftovers(file: string, result: SweepResult): void {
   const lock = `${file}${LOCK_FILE_SUFFIX}`;
   if (reclaimAbandonedLock(lock)) result.locks.push(lock);
-  const dir = path.dirname(file);
-  for (const name of listDir(dir)) {
-    const temp = parseTempName(name);
-    if (temp === null || temp.target !== path.basename(file)) continue;
-    if (temp.hostTag !== TEMP_HOST_TAG || isPidAlive(temp.pid)) continue;
-    if (removeIfExists(path.join(dir, name))) result.temp_files.push(path.join(dir, name));
-  }
+  sweepTempFiles(path.dirname(file), result.temp_files, path.basename(file));
 }
 
 /** Whether a spend artifact is one of ours: an empty name reservation, or our spend record. */

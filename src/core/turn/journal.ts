@@ -259,10 +259,18 @@ export async function syncActiveMarker(goalRuntimeDir: string, journal: TurnJour
 }
 
 /**
- * The goal's unfinished journals, oldest first, found through the active markers. A marker whose
- * journal is finished or missing (a crash between the two writes) is removed.
+ * How long a marker whose journal is missing or finished is left alone. A new turn writes its
+ * marker before its journal, so a reader between the two writes sees a marker with no journal yet;
+ * removing it then would hide that turn from the next admission (two agents on one todo).
  */
-export async function listActiveJournals(goalRuntimeDir: string): Promise<TurnJournal[]> {
+const STALE_MARKER_MS = 10 * 60_000;
+
+/**
+ * The goal's unfinished journals, oldest first, found through the active markers. A marker whose
+ * journal is finished or missing is skipped, and removed once it is older than `STALE_MARKER_MS`
+ * (a crash between the two writes).
+ */
+export async function listActiveJournals(goalRuntimeDir: string, now = Date.now()): Promise<TurnJournal[]> {
   const dir = path.join(turnsDir(goalRuntimeDir), ACTIVE_DIR);
   let names: string[];
   try {
@@ -275,7 +283,16 @@ export async function listActiveJournals(goalRuntimeDir: string): Promise<TurnJo
   for (const name of names.filter((n) => /^[0-9a-f]{64}$/.test(n))) {
     const journal = await readJournal(path.join(turnsDir(goalRuntimeDir), `${name}.json`));
     if (journal !== null && journal.status === 'in_progress') journals.push(journal);
-    else await fs.promises.rm(path.join(dir, name), { force: true });
+    else await removeIfStale(path.join(dir, name), now);
   }
   return journals.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.turn_key.localeCompare(b.turn_key));
+}
+
+async function removeIfStale(marker: string, now: number): Promise<void> {
+  try {
+    const { mtimeMs } = await fs.promises.stat(marker);
+    if (now - mtimeMs > STALE_MARKER_MS) await fs.promises.rm(marker, { force: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }

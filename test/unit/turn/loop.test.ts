@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { TurnEventEmitter, TurnEventSchema, type TurnEvent } from '../../../src/core/turn/events';
-import { listJournals } from '../../../src/core/turn/journal';
+import { ACTIVE_DIR, listActiveJournals, listJournals, turnsDir } from '../../../src/core/turn/journal';
 import { runLoop, type RunLoopOptions } from '../../../src/core/turn/loop';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import {
@@ -183,6 +184,18 @@ describe('turn concurrency (spawn policy)', function () {
     assert.notEqual(first.todo_id, b.todo_id);
     assert.deepEqual([first.todo_id, b.todo_id].sort(), ['todo_index', 'todo_related']);
     assert.equal((await newSpends(d)).length, 2);
+  });
+
+  it('a turn being admitted (its marker written, its journal not yet) stays visible: a peer listing then does not remove the marker', async () => {
+    // The race behind two agents taking one todo: a peer's listing removed the marker between the two writes.
+    const d = demo();
+    const marker = path.join(turnsDir(d.runtimeGoalDir), ACTIVE_DIR, 'a'.repeat(64));
+    fs.mkdirSync(path.dirname(marker), { recursive: true });
+    fs.writeFileSync(marker, '{}\n');
+    assert.deepEqual(await listActiveJournals(d.runtimeGoalDir), []);
+    assert.equal(fs.existsSync(marker), true, 'a fresh marker whose journal is not written yet is kept');
+    assert.deepEqual(await listActiveJournals(d.runtimeGoalDir, Date.now() + 11 * 60_000), []);
+    assert.equal(fs.existsSync(marker), false, 'a marker left by a crash between the two writes is removed once stale');
   });
 
   it('runLoop with two agents: one turn at a time without spawning, two at once with it', async () => {

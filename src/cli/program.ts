@@ -74,13 +74,15 @@ function readGlobals(command: Command): GlobalOptions {
 }
 
 function reportError(ctx: CliContext, format: OutputFormat, error: unknown): void {
-  const payload = isLoopxError(error)
-    ? { code: error.code, message: error.message, details: error.details }
-    : { code: 'internal_error', message: errorMessage(error), details: {} };
+  const message = errorMessage(error);
   if (format === 'json') {
-    ctx.stdout(`${JSON.stringify({ ok: false, error: payload }, null, 2)}\n`);
+    // LoopX's contract: `error` is the text; the typed code and details ride alongside.
+    const payload = isLoopxError(error)
+      ? { ok: false, error: message, error_code: error.code, error_details: error.details }
+      : { ok: false, error: message, error_code: 'internal_error', error_details: {} };
+    ctx.stdout(`${JSON.stringify(payload, null, 2)}\n`);
   } else {
-    ctx.stderr(`loopx: ${payload.message}\n`);
+    ctx.stderr(`loopx: ${message}\n`);
   }
 }
 

@@ -130,7 +130,7 @@ function checkRun(run: Run, changed: string[], brokenFile: string | null): void 
     if (out['ok'] !== (run.code === 0))
       throw new Failure('json_output', `${show}: ok ${String(out['ok'])} but exit ${run.code}`);
   }
-  const error = (out?.['error'] ?? {}) as { code?: string; message?: string };
+  const error = { code: out?.['error_code'] as string | undefined, message: out?.['error'] as string | undefined };
   if (error.code === 'internal_error')
     throw new Failure(
       'internal_error',

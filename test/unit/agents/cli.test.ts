@@ -19,7 +19,8 @@ describe('agent CLI commands', () => {
   it('case 9: agent-onboard exits 2 with the choices for an ambiguous, unknown or missing type', async () => {
     const ambiguous = await runLoopx(['--format', 'json', 'agent-onboard', '--agent-type', 'codex']);
     assert.equal(ambiguous.code, 2);
-    const error = ambiguous.json()['error'] as { message: string; details: Record<string, unknown> };
+    const json = ambiguous.json();
+    const error = { message: json['error'] as string, details: json['error_details'] as Record<string, unknown> };
     assert.match(
       error.message,
       /'codex' is ambiguous; choose one of: codex-app, codex-app-ssh, codex-ide-plugin, codex-cli/,

@@ -11,6 +11,14 @@ export interface CliRun {
   stdout: string;
   stderr: string;
   json: () => Record<string, unknown>;
+  /** The failure of a `--format json` run: LoopX's `error` text with our typed code and details beside it. */
+  error: () => CliError;
+}
+
+export interface CliError {
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
 }
 
 /** Runs the CLI in-process with captured output. */
@@ -31,5 +39,14 @@ export async function runLoopx(
       stderr += t;
     },
   });
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> };
+  const json = (): Record<string, unknown> => JSON.parse(stdout) as Record<string, unknown>;
+  const error = (): CliError => {
+    const body = json();
+    return {
+      code: String(body['error_code']),
+      message: String(body['error']),
+      details: (body['error_details'] ?? {}) as Record<string, unknown>,
+    };
+  };
+  return { code, stdout, stderr, json, error };
 }

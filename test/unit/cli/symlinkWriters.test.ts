@@ -28,7 +28,7 @@ function snapshot(dir: string): Record<string, string> {
 }
 
 function errorCode(run: { stdout: string }): string | undefined {
-  return ((JSON.parse(run.stdout) as { error?: { code?: string } }).error ?? {}).code;
+  return (JSON.parse(run.stdout) as { error_code?: string }).error_code;
 }
 
 describe('writers never follow a symlink out of their root (defects 6 and 7)', () => {

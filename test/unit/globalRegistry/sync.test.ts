@@ -347,7 +347,7 @@ describe('global registry sync', () => {
       { cwd: otherDir },
     );
     assert.equal(collision.code, 1);
-    const error = collision.json()['error'] as Record<string, unknown>;
+    const error: Record<string, unknown> = { ...collision.error() };
     assert.equal(error['code'], 'global_route_collision');
     assert.match(
       String(error['message']),

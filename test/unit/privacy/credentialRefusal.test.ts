@@ -52,7 +52,7 @@ async function assertRefused(dir: string, field: string, ...argv: string[]): Pro
   assert.equal(run.code, 1, run.stdout + run.stderr);
   const body = run.json();
   assert.equal(body['ok'], false);
-  const error = body['error'] as { message: string; details: Record<string, unknown> };
+  const error = run.error();
   assert.equal(error.details['field'], field);
   assert.match(error.message, new RegExp(`^${field} holds a credential \\(.+\\); remove the secret`));
   assert.doesNotMatch(run.stdout, new RegExp(`${SECRET}|${GITHUB}`), 'the error never echoes the secret');

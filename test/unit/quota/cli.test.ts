@@ -62,7 +62,7 @@ describe('loopx quota CLI', () => {
       { cwd: ws.dir, env: { HOME: ws.dir } },
     );
     assert.equal(run.code, 1);
-    assert.equal((run.json()['error'] as { code: string }).code, 'quota_agent_not_registered');
+    assert.equal(run.error().code, 'quota_agent_not_registered');
   });
 
   it('spend-slot previews by default, writes once with --execute, and replays without writing', async () => {

@@ -13,7 +13,7 @@ import { readRunIndex } from '../../../src/core/runtime/runIndex';
 import { startStatusServer } from '../../../src/core/server/statusServer';
 import { readStateText } from '../../../src/core/state/stateFile';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
-import { runLoopx } from '../cli/run';
+import { runLoopx, type CliRun } from '../cli/run';
 import { request, SERVER_TOKEN, auth } from '../server/helpers';
 
 const NOW = '2026-11-28T09:30:00Z';
@@ -45,8 +45,8 @@ function spendRow(jsonPath: string, extra: Record<string, unknown> = {}): string
   })}\n`;
 }
 
-function errorOf(run: { json: () => Record<string, unknown> }): Record<string, unknown> {
-  return run.json()['error'] as Record<string, unknown>;
+function errorOf(run: CliRun): Record<string, unknown> {
+  return { ...run.error() };
 }
 
 describe('reads of project files: FIFOs, devices, directories, deep JSON (issue 14)', function () {

@@ -149,7 +149,7 @@ describe('loopx todo', () => {
       'json',
     );
     assert.equal(run.code, 1);
-    const error = (run.json()['error'] ?? {}) as Record<string, unknown>;
+    const error: Record<string, unknown> = { ...run.error() };
     assert.equal(error['code'], 'agent_not_registered');
     assert.equal(error['message'], "claimed_by='zz' is not registered for goal 'g1'; registered_agents=a1, a2");
     assert.equal(fs.readFileSync(p.stateFile, 'utf8'), STATE);

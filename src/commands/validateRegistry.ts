@@ -25,15 +25,15 @@ export async function validateRegistries(
       diagnostics.set(uri, [errorDiagnostic((error as Error).message, 'registry_invalid')]);
       continue;
     }
-    if (!('diagnostics' in result)) continue; // no registry in this folder
+    if (!('problem_diagnostics' in result)) continue; // no registry in this folder
     checked += 1;
-    problems += result.diagnostics.length;
+    problems += result.problem_diagnostics.length;
     diagnostics.set(
       uri,
-      result.diagnostics.map((d) => errorDiagnostic(d.message, d.code)),
+      result.problem_diagnostics.map((d) => errorDiagnostic(d.message, d.code)),
     );
     log.info(
-      `${registryPath}: ${result.ok ? 'ok' : `${result.diagnostics.length} problem(s)`} (${result.goal_count} goal(s))`,
+      `${registryPath}: ${result.ok ? 'ok' : `${result.problem_diagnostics.length} problem(s)`} (${result.goal_count} goal(s))`,
     );
   }
   if (checked === 0 && problems === 0) {

@@ -38,7 +38,12 @@ function validationMarkdown(result: RegistryValidation): string {
     `- Result: ${result.ok ? 'valid' : `${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}`}`,
   ];
   if (!result.ok) {
-    lines.push('', '## Problems', '', ...result.diagnostics.map((d) => `- ${d.message} (\`${d.code}\`, ${d.scope})`));
+    lines.push(
+      '',
+      '## Problems',
+      '',
+      ...result.problem_diagnostics.map((d) => `- ${d.message} (\`${d.code}\`, ${d.scope})`),
+    );
   }
   if (result.goals.length > 0) {
     lines.push(

@@ -72,7 +72,7 @@ export const RegistryValidationSchema = z.object({
   goal_count: z.number().int(),
   status_counts: z.record(z.string(), z.number().int()),
   problems: z.array(z.string()),
-  diagnostics: z.array(RegistryDiagnosticSchema),
+  problem_diagnostics: z.array(RegistryDiagnosticSchema),
   goals: z.array(RegistryGoalRowSchema),
 });
 export type RegistryValidation = z.infer<typeof RegistryValidationSchema>;
@@ -158,7 +158,8 @@ export function validateRegistryDocument(
     }
   }
 
-  for (const [stateFile, ids] of idsByStateFile) {
+  // In the order of the state files' paths, as the original reports them.
+  for (const [stateFile, ids] of [...idsByStateFile].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const distinct = [...new Set(ids)].sort();
     if (distinct.length > 1)
       report(
@@ -177,7 +178,7 @@ export function validateRegistryDocument(
     goal_count: goals.length,
     status_counts: statusCounts,
     problems: diagnostics.map((d) => d.message),
-    diagnostics,
+    problem_diagnostics: diagnostics,
     goals,
   };
 }
@@ -205,8 +206,11 @@ function goalRows(
 ): RegistryGoalRow[] {
   const repos = goalObjects.map(({ goal }) => resolveRepo(goal, homeDir));
   // Counted once: goals of one project share a repo, so a count per goal would be quadratic.
+  // Only entries with an id count, as in the original (an id-less entry is no goal of the repo).
   const goalsPerRepo = new Map<string, number>();
-  for (const repo of repos) if (repo !== null) goalsPerRepo.set(repo, (goalsPerRepo.get(repo) ?? 0) + 1);
+  repos.forEach((repo, index) => {
+    if (repo !== null && goalObjects[index]?.id !== '') goalsPerRepo.set(repo, (goalsPerRepo.get(repo) ?? 0) + 1);
+  });
   const repoIsDirectory = new Map<string, boolean>();
   return goalObjects.map(({ id, goal }, index) => {
     const repo = repos[index] ?? null;

@@ -39,7 +39,7 @@ describe('bench workspace generator', () => {
       registryPath: workspace.registryPath,
       homeDir: os.homedir(),
     });
-    assert.deepEqual(validation.diagnostics, []);
+    assert.deepEqual(validation.problem_diagnostics, []);
     assert.equal(validation.ok, true);
     assert.ok(validation.goals.every((row) => row.repo_exists && row.state_file_exists));
     assert.equal(

@@ -44,7 +44,7 @@ describe('registry validation (loopx registry)', () => {
       '<missing>: missing adapter.kind',
     ]);
     assert.deepEqual(
-      result.diagnostics.map((d) => [d.code, d.scope]),
+      result.problem_diagnostics.map((d) => [d.code, d.scope]),
       [
         ['registry_duplicate_goal_id', 'global'],
         ['registry_goal_missing_repo', 'goal'],
@@ -58,11 +58,11 @@ describe('registry validation (loopx registry)', () => {
         ['registry_goal_missing_adapter_kind', 'global'],
       ],
     );
-    for (const diagnostic of result.diagnostics) {
+    for (const diagnostic of result.problem_diagnostics) {
       assert.equal(diagnostic.schema_version, 'loopx_contract_error_diagnostic_v0');
       assert.equal(diagnostic.severity, 'error');
     }
-    assert.ok(!result.diagnostics.some((d) => d.code === 'registry_state_file_shared'));
+    assert.ok(!result.problem_diagnostics.some((d) => d.code === 'registry_state_file_shared'));
     assert.deepEqual(
       result.goals.map((g) => g.id),
       ['a', 'a', 'b', ''],
@@ -76,9 +76,42 @@ describe('registry validation (loopx registry)', () => {
     const result = await validate(file);
     assert.equal(result.ok, false);
     assert.deepEqual(result.problems, [`state_file shared by multiple goals: a, b -> ${path.join(dir, 's.md')}`]);
-    assert.equal(result.diagnostics[0]?.scope, 'goals');
-    assert.deepEqual(result.diagnostics[0]?.goal_ids, ['a', 'b']);
-    assert.equal(result.diagnostics[0]?.code, 'registry_state_file_shared');
+    assert.equal(result.problem_diagnostics[0]?.scope, 'goals');
+    assert.deepEqual(result.problem_diagnostics[0]?.goal_ids, ['a', 'b']);
+    assert.equal(result.problem_diagnostics[0]?.code, 'registry_state_file_shared');
+  });
+
+  it('counts only goals with an id in repo_goal_count, as the original does', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, '.loopx', 'registry.json');
+    writeJson(file, { goals: [{ repo: dir }, { id: '', repo: dir }, completeGoal('fine', dir)] });
+    const result = await validate(file);
+    assert.deepEqual(
+      result.goals.map((g) => [g.id, g.repo_goal_count]),
+      [
+        ['', 1],
+        ['', 1],
+        ['fine', 1],
+      ],
+    );
+  });
+
+  it('reports several shared state files in the order of their paths, not of the entries', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, '.loopx', 'registry.json');
+    writeJson(file, {
+      goals: [
+        completeGoal('z1', dir, 'z.md'),
+        completeGoal('a1', dir, 'a.md'),
+        completeGoal('z2', dir, 'z.md'),
+        completeGoal('a2', dir, 'a.md'),
+      ],
+    });
+    const result = await validate(file);
+    assert.deepEqual(result.problems, [
+      `state_file shared by multiple goals: a1, a2 -> ${path.join(dir, 'a.md')}`,
+      `state_file shared by multiple goals: z1, z2 -> ${path.join(dir, 'z.md')}`,
+    ]);
   });
 
   it('case 29: missing file, goals not a list, non-object root, and empty goals', async () => {

@@ -37,12 +37,17 @@ export const ProjectAssetSchema = z.object({
 });
 export type ProjectAsset = z.infer<typeof ProjectAssetSchema>;
 
+/** A scalar: the only values the dashboards accept in the projection's `quota`, `source_refs` and `artifacts[]`. */
+const ScalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+export const ScalarRecordSchema = z.record(z.string(), ScalarSchema);
+
+/** `priority` and `claimed_by` are left out rather than `null`: the dashboards accept a string or no key. */
 const GoalChannelTodoSchema = z.object({
   todo_id: z.string(),
   status: z.string(),
   title: z.string(),
-  priority: z.string().nullable(),
-  claimed_by: z.string().nullable(),
+  priority: z.string().optional(),
+  claimed_by: z.string().optional(),
 });
 export type GoalChannelTodo = z.infer<typeof GoalChannelTodoSchema>;
 
@@ -61,7 +66,8 @@ export const GoalChannelProjectionSchema = z.object({
     agent_action_required: z.boolean(),
     quiet_noop_allowed: z.boolean(),
   }),
-  quota: z.record(z.string(), z.unknown()),
+  /** The status item's quota, scalars only (nested budgets and warning lists stay on `items[].quota`). */
+  quota: ScalarRecordSchema,
   user_todos: z.array(GoalChannelTodoSchema),
   agent_todos: z.array(GoalChannelTodoSchema),
   open_gates: z.array(
@@ -76,14 +82,19 @@ export const GoalChannelProjectionSchema = z.object({
     }),
   ),
   /** Claimed open agent todos: the soft leases agents hold. */
-  active_leases: z.array(z.object({ agent_id: z.string(), todo_id: z.string(), write_scope: z.array(z.string()) })),
-  artifacts: z.array(z.record(z.string(), z.unknown())),
+  active_leases: z.array(
+    z.object({ agent_id: z.string(), owner_agent: z.string(), todo_id: z.string(), write_scope: z.array(z.string()) }),
+  ),
+  artifacts: z.array(ScalarRecordSchema),
+  /** The dashboards' names (`generated_at`, `classification`, `summary`: a string or no key) beside ours. */
   recent_events: z.array(
     z.object({
       at: z.string().nullable(),
       kind: z.string().nullable(),
       agent_id: z.string().nullable(),
-      summary: z.string().nullable(),
+      summary: z.string().optional(),
+      generated_at: z.string().optional(),
+      classification: z.string().optional(),
     }),
   ),
   source_warnings: z.array(z.object({ id: z.string(), kind: z.string(), severity: z.string(), message: z.string() })),
@@ -162,9 +173,23 @@ function channelTodo(todo: StatusTodoItem): GoalChannelTodo {
     todo_id: todo.todo_id,
     status: todo.status,
     title: todo.title,
-    priority: todo.priority,
-    claimed_by: todo.claimed_by,
+    ...(todo.priority !== null ? { priority: todo.priority } : {}),
+    ...(todo.claimed_by !== null ? { claimed_by: todo.claimed_by } : {}),
   };
+}
+
+/** The scalar entries of a record: what a dashboard's scalar record accepts. */
+function scalarEntries(record: Record<string, unknown> | undefined): Record<string, string | number | boolean | null> {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(record ?? {}))
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value))
+      out[key] = value as string | number | boolean | null;
+  return out;
+}
+
+/** Present only when it is a string: the dashboards accept a string or no key, never `null`. */
+function optionalText<K extends string>(key: K, value: string | null | undefined): Partial<Record<K, string>> {
+  return typeof value === 'string' ? ({ [key]: value } as Record<K, string>) : {};
 }
 
 /** `project_asset`: who owns the goal, what gates it, its route, when to stop, its quota and its first open todos. */
@@ -201,7 +226,7 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
       agent_action_required: agentActionRequired,
       quiet_noop_allowed: !userActionRequired && !agentActionRequired,
     },
-    quota: { ...(item.quota ?? {}) },
+    quota: scalarEntries(item.quota),
     user_todos: item.user_todos.items.map(channelTodo),
     agent_todos: item.agent_todos.items.map(channelTodo),
     open_gates: item.open_gates.map((gate) => ({
@@ -214,7 +239,12 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
     })),
     active_leases: item.agent_todos.items
       .filter((todo) => todo.claimed_by !== null)
-      .map((todo) => ({ agent_id: todo.claimed_by ?? '', todo_id: todo.todo_id, write_scope: writeScope })),
+      .map((todo) => ({
+        agent_id: todo.claimed_by ?? '',
+        owner_agent: todo.claimed_by ?? '',
+        todo_id: todo.todo_id,
+        write_scope: writeScope,
+      })),
     artifacts: item.latest_runs.map((run) => ({
       kind: 'run_record',
       generated_at: run.generated_at,
@@ -226,7 +256,9 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
       at: run.generated_at,
       kind: run.classification,
       agent_id: run.agent_id,
-      summary: run.recommended_action,
+      ...optionalText('summary', run.recommended_action),
+      ...optionalText('generated_at', run.generated_at),
+      ...optionalText('classification', run.classification),
     })),
     source_warnings: item.projection_warnings.map((warning) => ({
       id: warning.id,

@@ -52,6 +52,7 @@ export const StatusTodoSummarySchema = z.object({
   source_section: z.string().nullable(),
   total_count: z.number().int().nonnegative(),
   open_count: z.number().int().nonnegative(),
+  /** Closed todos, as LoopX counts them: done and deferred (`deferred_count` says how many of them are deferred). */
   done_count: z.number().int().nonnegative(),
   blocked_count: z.number().int().nonnegative(),
   deferred_count: z.number().int().nonnegative(),
@@ -304,7 +305,7 @@ function todoSummary(
     source_section: firstSectionOf(doc, role)?.title ?? null,
     total_count: summary.total_count,
     open_count: summary.open_count,
-    done_count: summary.done_count,
+    done_count: summary.done_count + summary.deferred_count,
     blocked_count: summary.blocked_count,
     deferred_count: summary.deferred_count,
     items: visible.slice(0, input.todoItemLimit).map(statusTodoItem),

@@ -74,7 +74,7 @@ function todoCounts(todos: StatusTodoSummary): string {
     todos.blocked_count > 0 ? `${todos.blocked_count} blocked` : '',
     todos.deferred_count > 0 ? `${todos.deferred_count} deferred` : '',
   ].filter((part) => part !== '');
-  return `${todos.open_count} open, ${todos.done_count} done of ${todos.total_count}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`;
+  return `${todos.open_count} open, ${todos.done_count - todos.deferred_count} done of ${todos.total_count}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`;
 }
 
 function todoItems(todos: StatusTodoSummary): string[] {

@@ -100,6 +100,8 @@ export const StatusPayloadSchema = z.object({
   agent_id: z.string().optional(),
   status_contract: StatusContractVersionSchema,
   contract: StatusContractSchema,
+  /** `contract.summary` at the top level, where LoopX's own contract readers and agents look for it. */
+  contract_summary: StatusContractSchema.shape.summary,
   attention_queue: AttentionQueueSchema,
   run_history: RunHistorySchema,
 });
@@ -232,6 +234,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;
+  const contract = statusContract(items, runtimeRoot, runCount, quotaWarnings);
   // Items were validated when they were projected; parsing the payload again would copy every
   // cached item, so it is assembled as typed instead.
   return {
@@ -242,7 +245,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     run_count: runCount,
     ...(agentId !== null ? { agent_id: agentId } : {}),
     status_contract: STATUS_CONTRACT_VERSION,
-    contract: statusContract(items, runtimeRoot, runCount, quotaWarnings),
+    contract,
+    contract_summary: contract.summary,
     attention_queue: {
       available: true,
       item_count: items.length,
@@ -304,8 +308,6 @@ function statusContract(
   for (const item of items) {
     if (item.active_state.error) errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
     for (const error of item.state_diagnostics?.errors ?? []) errors.push(`${item.goal_id}: ${error.message}`);
-    for (const warning of item.projection_warnings)
-      if (warning.severity === 'warning') warnings.push(`${item.goal_id}: ${warning.message}`);
     if (item.skipped_index_lines > 0)
       warnings.push(
         `${item.goal_id}: ${item.skipped_index_lines} run index line(s) could not be read and were skipped`,

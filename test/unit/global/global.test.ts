@@ -69,7 +69,7 @@ describe('global read models on the demo workspace', () => {
       runs_in_range: 3,
       progress_runs_in_range: 2,
       contract_errors: 0,
-      contract_warnings: 1,
+      contract_warnings: 0,
     });
     assert.deepEqual(response.groups.goals[0], {
       goal_id: 'tidy-notes',

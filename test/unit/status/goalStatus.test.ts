@@ -167,8 +167,12 @@ describe('status read model', () => {
     assert.equal(item.quota, undefined);
 
     assert.equal(payload.contract.ok, true);
-    assert.equal(payload.contract.summary.warnings, 1);
-    assert.match(payload.contract.warnings[0] ?? '', /^tidy-notes: The state file changed after the latest run/);
+    // Drift is the item's (stale_latest_run_warning, projection_warnings), not a contract problem, as in LoopX.
+    assert.equal(payload.contract.summary.warnings, 0);
+    assert.deepEqual(payload.contract.warnings, []);
+    assert.equal(item.stale_latest_run_warning?.kind, 'stale_latest_run_projection');
+    // LoopX's agents read the counts at the top level too.
+    assert.deepEqual(payload.contract_summary, payload.contract.summary);
     assert.deepEqual(
       [
         payload.attention_queue.item_count,
@@ -223,6 +227,19 @@ describe('status read model', () => {
       for (const run of goal.latest_runs)
         assert.deepEqual([typeof run.generated_at, typeof run.goal_id], ['string', 'string']);
     }
+  });
+
+  it('done_count counts closed todos as LoopX does: done and deferred', async () => {
+    const { dir, registryPath } = demo();
+    const statePath = path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
+    const state = fs
+      .readFileSync(statePath, 'utf8')
+      .replace('- [ ] [P3] Publish', '- [-] [P3] Publish')
+      .replace('todo_id=todo_publish status=open', 'todo_id=todo_publish status=deferred');
+    fs.writeFileSync(statePath, state);
+    const payload = await loadStatus({ registryPath, homeDir: os.homedir() });
+    const agent = payload.attention_queue.items[0]?.agent_todos;
+    assert.deepEqual([agent?.open_count, agent?.done_count, agent?.deferred_count], [3, 2, 1]);
   });
 
   it('seen as one agent: its lane and unclaimed todos are listed, other claims are not', async () => {

@@ -306,7 +306,8 @@ export async function archiveRuntimeCommand(model: WorkspaceModel, arg: unknown)
     outcome.outcome === 'refused' &&
     !outcome.preview.ok &&
     outcome.preview.error_code === 'goal_registered' &&
-    !allowRegistered
+    !allowRegistered &&
+    !confirmed
   ) {
     const choice = await vscode.window.showWarningMessage(
       `"${goal.goalId}" is still registered, so LoopX refuses to archive its runtime.`,

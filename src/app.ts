@@ -10,6 +10,21 @@ import { CommandFailures, registerPaletteCommands } from './commands/registerCom
 import { showAllCommands } from './commands/showCommands';
 import { refreshStateCommand, showQuotaCommand, showStatusCommand } from './commands/status';
 import { addTodoCommand, listTodosCommand } from './commands/todos';
+import {
+  archiveRuntimeCommand,
+  changePriorityCommand,
+  claimTodoCommand,
+  completeTodoCommand,
+  decideGateCommand,
+  deferTodoCommand,
+  openInStateFileCommand,
+  openRunEvidenceCommand,
+  stopFlagCommand,
+  stopLoopCommand,
+  supersedeTodoCommand,
+} from './commands/treeActions';
+import { putCliOnTerminalPath } from './terminal/cliPath';
+import { RestrictedModeView } from './views/restrictedView';
 import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } from './commands/turns';
 import { installDemoAgentFrom } from './core/ops/host';
 import { validateRegistries } from './commands/validateRegistry';
@@ -38,7 +53,11 @@ export class LoopxApp extends Disposable {
     super();
     this.timings = new ActivationTimings(activateStartedAt);
     this.model = this.register(new WorkspaceModel(log));
-    this.register(new GoalsView(VIEW_IDS.goals, this.model, () => this.timings.goalsShown()));
+    const goalsView = this.register(new GoalsView(VIEW_IDS.goals, this.model, () => this.timings.goalsShown()));
+    // Hidden command for the integration tests: which goal nodes the tree refreshed since the last call.
+    this.register(vscode.commands.registerCommand('_loopx.takeTreeRefreshes', () => goalsView.takeRefreshes()));
+    this.register(new RestrictedModeView(VIEW_IDS.restricted));
+    putCliOnTerminalPath(context, log);
     // Hidden (underscore) command for the benchmark harness; not part of the catalog.
     this.register(vscode.commands.registerCommand('_loopx.activationTimings', () => this.timings.snapshot()));
     this.register(new AgentsView(VIEW_IDS.agents, this.model));
@@ -67,6 +86,19 @@ export class LoopxApp extends Disposable {
         quotaStatus: (arg) => showQuotaCommand(this.model, arg),
         turnRunOnce: (arg) => runOneTurnCommand(turns, arg),
         turnLoop: (arg) => runLoopCommand(turns, arg),
+        stopLoop: (arg) => stopLoopCommand(this.model, arg),
+        gateApprove: (arg) => decideGateCommand(this.model, arg, 'approve'),
+        gateReject: (arg) => decideGateCommand(this.model, arg, 'reject'),
+        todoComplete: (arg) => completeTodoCommand(this.model, arg),
+        todoClaim: (arg) => claimTodoCommand(this.model, arg),
+        todoDefer: (arg) => deferTodoCommand(this.model, arg),
+        todoSupersede: (arg) => supersedeTodoCommand(this.model, arg),
+        todoUpdate: (arg) => changePriorityCommand(this.model, arg),
+        openInStateFile: (arg) => openInStateFileCommand(this.model, arg),
+        openRunEvidence: (arg) => openRunEvidenceCommand(arg),
+        pauseGoal: (arg) => stopFlagCommand(this.model, arg, true),
+        resumeGoal: (arg) => stopFlagCommand(this.model, arg, false),
+        archiveRuntime: (arg) => archiveRuntimeCommand(this.model, arg),
         globalSummary: () => showGlobalView(this.model, 'global-summary'),
         globalGates: () => showGlobalView(this.model, 'global-gates'),
         globalTodos: () => showGlobalView(this.model, 'global-todos'),

@@ -171,13 +171,23 @@ export async function runLoopCommand(surfaces: TurnSurfaces, arg: unknown): Prom
   const quota = surfaces.model.detailsOf(goal)?.quota;
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(confirmLoopQuestion(goal.goalId, agentIds), confirmLoopDetail(quota), 'Run Loop');
-  const result = await withCancellableProgress(loopProgressTitle(goal.goalId), (progress, signal) =>
-    runOperation(
-      turnLoop,
-      { goalId: goal.goalId, agentId: agentIds },
-      { ...editorEnvironment(goal.registryPath, signal), onEvent: eventSink(surfaces, goal, progress) },
-    ),
-  );
+  // Stop Loop (tree, palette) and the progress notification's Cancel both stop it after the current phase.
+  const loop = surfaces.model.beginLoop(goal);
+  let result: LoopResult;
+  try {
+    result = await withCancellableProgress(loopProgressTitle(goal.goalId), (progress, signal) =>
+      runOperation(
+        turnLoop,
+        { goalId: goal.goalId, agentId: agentIds },
+        {
+          ...editorEnvironment(goal.registryPath, AbortSignal.any([signal, loop.signal])),
+          onEvent: eventSink(surfaces, goal, progress),
+        },
+      ),
+    );
+  } finally {
+    loop.end();
+  }
   await surfaces.model.reload();
   const last = result.turns.at(-1);
   if (last === undefined) {

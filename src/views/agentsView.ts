@@ -1,12 +1,17 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
+import type { AgentDetails } from '../workspace/goalExtras';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 
 export type AgentsNode =
-  | { kind: 'agent'; agentId: string; goals: { goalId: string; displayName: string }[] }
+  | { kind: 'agent'; agent: AgentDetails }
+  | { kind: 'detail'; id: string; label: string; description?: string; icon: string; tooltip?: string }
   | { kind: 'agentGoal'; agentId: string; goalId: string; displayName: string };
 
-/** The Agents view: agents registered on the workspace's goals, each with the goals it may act for. */
+/**
+ * The Agents view: each agent registered on the workspace's goals, with its executor, what it has
+ * claimed, its last turn (when, result, spend) and the goals it may act for.
+ */
 export class AgentsView extends Disposable implements vscode.TreeDataProvider<AgentsNode> {
   private readonly changed = this.register(new vscode.EventEmitter<AgentsNode | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
@@ -17,41 +22,83 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
   ) {
     super();
     this.register(vscode.window.createTreeView(viewId, { treeDataProvider: this }));
-    this.register(model.onDidChange(() => this.changed.fire(undefined)));
+    this.register(model.onDidChangeGoals(() => this.changed.fire(undefined)));
   }
 
   getTreeItem(node: AgentsNode): vscode.TreeItem {
-    if (node.kind === 'agent') {
-      const item = new vscode.TreeItem(node.agentId, vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `agent:${node.agentId}`;
-      item.description = `${node.goals.length} goal${node.goals.length === 1 ? '' : 's'}`;
-      item.contextValue = 'agent';
-      item.iconPath = new vscode.ThemeIcon('person');
-      return item;
+    switch (node.kind) {
+      case 'agent': {
+        const { agent } = node;
+        const item = new vscode.TreeItem(agent.agentId, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `agent:${agent.agentId}`;
+        item.description = [
+          `${agent.goals.length} goal${agent.goals.length === 1 ? '' : 's'}`,
+          agent.claims.length > 0 ? `${agent.claims.length} claimed` : null,
+          agent.lastTurn?.generated_at ? `last ${agent.lastTurn.generated_at}` : null,
+        ]
+          .filter(Boolean)
+          .join(' · ');
+        item.contextValue = 'agent';
+        item.iconPath = new vscode.ThemeIcon('person');
+        return item;
+      }
+      case 'detail': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.id = node.id;
+        item.description = node.description;
+        item.iconPath = new vscode.ThemeIcon(node.icon);
+        if (node.tooltip) item.tooltip = node.tooltip;
+        return item;
+      }
+      case 'agentGoal': {
+        const item = new vscode.TreeItem(node.displayName, vscode.TreeItemCollapsibleState.None);
+        item.id = `agent:${node.agentId}:goal:${node.goalId}`;
+        item.description = node.goalId;
+        item.iconPath = new vscode.ThemeIcon('target');
+        return item;
+      }
     }
-    const item = new vscode.TreeItem(node.displayName, vscode.TreeItemCollapsibleState.None);
-    item.id = `agent:${node.agentId}:goal:${node.goalId}`;
-    item.description = node.goalId;
-    item.iconPath = new vscode.ThemeIcon('target');
-    return item;
   }
 
   getChildren(node?: AgentsNode): AgentsNode[] {
-    if (node) {
-      return node.kind === 'agent'
-        ? node.goals.map((g) => ({ kind: 'agentGoal' as const, agentId: node.agentId, ...g }))
-        : [];
-    }
-    const byAgent = new Map<string, { goalId: string; displayName: string }[]>();
-    for (const goal of this.model.goals) {
-      for (const agentId of goal.agents) {
-        const list = byAgent.get(agentId) ?? [];
-        list.push({ goalId: goal.goalId, displayName: goal.displayName });
-        byAgent.set(agentId, list);
-      }
-    }
-    return [...byAgent.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([agentId, goals]) => ({ kind: 'agent' as const, agentId, goals }));
+    if (!node) return this.model.agentDetails().map((agent) => ({ kind: 'agent' as const, agent }));
+    if (node.kind !== 'agent') return [];
+    const { agent } = node;
+    const id = `agent:${agent.agentId}`;
+    const children: AgentsNode[] = [
+      { kind: 'detail', id: `${id}:executor`, label: agent.executors.join(', '), icon: 'terminal' },
+    ];
+    const last = agent.lastTurn;
+    children.push(
+      last === null
+        ? { kind: 'detail', id: `${id}:last`, label: 'No turn yet', icon: 'history' }
+        : {
+            kind: 'detail',
+            id: `${id}:last`,
+            label: `Last turn: ${last.classification ?? 'run'}`,
+            description: [
+              last.goalId,
+              last.generated_at,
+              last.spent_slots === null ? 'no spend' : `${last.spent_slots} slot${last.spent_slots === 1 ? '' : 's'}`,
+              last.cost_usd === null ? null : `$${last.cost_usd.toFixed(2)}`,
+            ]
+              .filter(Boolean)
+              .join(' · '),
+            icon: 'history',
+            ...(last.recommended_action ? { tooltip: last.recommended_action } : {}),
+          },
+    );
+    for (const claim of agent.claims)
+      children.push({
+        kind: 'detail',
+        id: `${id}:claim:${claim.registryPath}#${claim.goalId}:${claim.todoId}`,
+        label: claim.title,
+        description: `claimed · ${claim.goalId}`,
+        icon: 'pinned',
+        tooltip: claim.todoId,
+      });
+    for (const goal of agent.goals)
+      children.push({ kind: 'agentGoal', agentId: agent.agentId, goalId: goal.goalId, displayName: goal.displayName });
+    return children;
   }
 }

@@ -4,14 +4,16 @@ import { Disposable } from '../common/disposable';
 import type { ProjectionWarning } from '../core/status/projection/schemas';
 import type { StatusGate, StatusTodoItem } from '../core/status/goalStatus';
 import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
+import type { RecentRun } from '../workspace/goalExtras';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
 
-type GroupKind = 'agentTodos' | 'userTodos' | 'gates' | 'warnings';
+type GroupKind = 'agentTodos' | 'userTodos' | 'gates' | 'warnings' | 'runs';
 
 export type GoalsNode =
   | { kind: 'goal'; goal: GoalSummary }
   | { kind: 'group'; goal: GoalSummary; group: GroupKind; label: string; count: number }
-  | { kind: 'todo'; goal: GoalSummary; todo: StatusTodoItem }
+  | { kind: 'todo'; goal: GoalSummary; todo: StatusTodoItem; role: 'agent' | 'user' }
+  | { kind: 'run'; goal: GoalSummary; run: RecentRun; index: number }
   | { kind: 'gate'; goal: GoalSummary; gate: StatusGate }
   | { kind: 'warning'; goal: GoalSummary; warning: ProjectionWarning; index: number }
   | { kind: 'detail'; id: string; label: string; description?: string; icon: string; tooltip?: string; color?: string }
@@ -29,9 +31,13 @@ const TODO_ICONS: Record<StatusTodoItem['status'], string> = {
  * todos, open gates, quota and agents. Empty → the welcome content offers "Create Goal".
  */
 export class GoalsView extends Disposable implements vscode.TreeDataProvider<GoalsNode> {
-  private readonly changed = this.register(new vscode.EventEmitter<GoalsNode | undefined>());
+  private readonly changed = this.register(new vscode.EventEmitter<GoalsNode | GoalsNode[] | undefined>());
   readonly onDidChangeTreeData = this.changed.event;
   readonly treeView: vscode.TreeView<GoalsNode>;
+  /** One node object per goal, kept across reloads: VS Code refreshes a node by identity. */
+  private readonly goalNodes = new Map<string, Extract<GoalsNode, { kind: 'goal' }>>();
+  /** The refreshes fired, newest last (goal ids, or `*` for the whole tree), for tests through a hidden command. */
+  private refreshes: string[][] = [];
 
   constructor(
     viewId: string,
@@ -42,7 +48,47 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     this.treeView = this.register(
       vscode.window.createTreeView(viewId, { treeDataProvider: this, showCollapseAll: true }),
     );
-    this.register(model.onDidChange(() => this.changed.fire(undefined)));
+    this.register(model.onDidChangeGoals((goals) => this.refresh(goals)));
+  }
+
+  /** Refreshes the changed goals' nodes only, or the whole tree when goals came or went. */
+  private refresh(goals: 'all' | GoalSummary[]): void {
+    this.updateBadge();
+    const nodes = goals === 'all' ? undefined : goals.map((g) => this.goalNodes.get(goalKey(g)));
+    if (nodes === undefined || nodes.some((n) => n === undefined)) {
+      this.record(['*']);
+      this.changed.fire(undefined);
+      return;
+    }
+    const known = nodes.filter((n) => n !== undefined);
+    for (const node of known) node.goal = this.model.findGoal(node.goal.goalId, node.goal.registryPath) ?? node.goal;
+    this.record(known.map((n) => n.goal.goalId));
+    this.changed.fire(known);
+  }
+
+  private record(entry: string[]): void {
+    this.refreshes.push(entry);
+    if (this.refreshes.length > 100) this.refreshes.shift();
+  }
+
+  /** The refreshes fired since the last call (and clears them). */
+  takeRefreshes(): string[][] {
+    const taken = this.refreshes;
+    this.refreshes = [];
+    return taken;
+  }
+
+  /** The view's badge: how many gates wait for a person across the workspace's goals. */
+  private updateBadge(): void {
+    const open = this.model.goals.reduce(
+      (sum, goal) =>
+        sum + (this.model.detailsOf(goal)?.status?.open_gates.filter((g) => g.gate_state === 'open').length ?? 0),
+      0,
+    );
+    this.treeView.badge =
+      open > 0
+        ? { value: open, tooltip: `${open} gate${open === 1 ? '' : 's'} need${open === 1 ? 's' : ''} you` }
+        : undefined;
   }
 
   getTreeItem(node: GoalsNode): vscode.TreeItem {
@@ -58,7 +104,9 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         item.description = String(node.count);
         item.contextValue = `group.${node.group}`;
         item.iconPath = new vscode.ThemeIcon(
-          { agentTodos: 'hubot', userTodos: 'person', gates: 'shield', warnings: 'warning' }[node.group],
+          { agentTodos: 'hubot', userTodos: 'person', gates: 'shield', warnings: 'warning', runs: 'history' }[
+            node.group
+          ],
         );
         return item;
       }
@@ -74,10 +122,12 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
           .filter(Boolean)
           .join(' · ');
         item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}`;
-        item.contextValue = `todo.${todo.status}`;
+        item.contextValue = `todo.${todo.status}.${node.role}`;
         item.iconPath = new vscode.ThemeIcon(TODO_ICONS[todo.status]);
         return item;
       }
+      case 'run':
+        return this.runItem(node);
       case 'gate': {
         const { gate } = node;
         const item = new vscode.TreeItem(gate.title, vscode.TreeItemCollapsibleState.None);
@@ -130,7 +180,16 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       );
       const goals = this.model.goals;
       if (goals.length > 0) this.onGoalsShown();
-      return [...errors, ...goals.map((goal) => ({ kind: 'goal' as const, goal }))];
+      const nodes = goals.map((goal) => {
+        const key = goalKey(goal);
+        const node = this.goalNodes.get(key) ?? { kind: 'goal' as const, goal };
+        node.goal = goal;
+        this.goalNodes.set(key, node);
+        return node;
+      });
+      const keys = new Set(goals.map(goalKey));
+      for (const key of this.goalNodes.keys()) if (!keys.has(key)) this.goalNodes.delete(key);
+      return [...errors, ...nodes];
     }
     switch (node.kind) {
       case 'goal':
@@ -154,13 +213,22 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         parts.push(`${status.open_gates.length} gate${status.open_gates.length === 1 ? '' : 's'}`);
     }
     if (details?.quota) parts.push(`${details.quota.spent_slots}/${details.quota.allowed_slots} slots`);
+    const running = this.model.isLoopRunning(goal);
+    if (running) parts.unshift('loop running');
+    else if (goal.status === 'paused' || goal.status === 'stopped') parts.unshift(goal.status);
     item.description = parts.filter(Boolean).join(' · ');
-    item.contextValue = `goal.${goal.status}`;
+    item.contextValue = `goal.${goal.status}${running ? '.running' : ''}`;
     const attention =
       (status?.projection_warnings.some((w) => w.severity === 'warning') ?? false) ||
       (details?.quota?.exceeded ?? false);
     item.iconPath = new vscode.ThemeIcon(
-      goal.status === 'active' ? 'target' : 'circle-outline',
+      running
+        ? 'sync~spin'
+        : goal.status === 'active'
+          ? 'target'
+          : goal.status === 'paused'
+            ? 'debug-pause'
+            : 'circle-outline',
       attention ? new vscode.ThemeColor('list.warningForeground') : undefined,
     );
     const tooltip = new vscode.MarkdownString();
@@ -181,6 +249,9 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     const status = details?.status;
     const nodes: GoalsNode[] = [];
     if (status) {
+      // What needs a person comes first.
+      if (status.open_gates.length > 0)
+        nodes.push({ kind: 'group', goal, group: 'gates', label: 'Needs you', count: status.open_gates.length });
       const next = status.active_state_next_action;
       nodes.push({
         kind: 'detail',
@@ -205,8 +276,6 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         label: 'Agent Todos',
         count: status.agent_todos.open_count + status.agent_todos.blocked_count,
       });
-      if (status.open_gates.length > 0)
-        nodes.push({ kind: 'group', goal, group: 'gates', label: 'Gates', count: status.open_gates.length });
       const userTodos = status.user_todos.items.filter((t) => t.task_class !== 'user_gate');
       if (userTodos.length > 0)
         nodes.push({ kind: 'group', goal, group: 'userTodos', label: 'User Todos', count: userTodos.length });
@@ -220,6 +289,8 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         tooltip: goal.stateFile,
       });
     }
+    const runs = this.model.recentRunsOf(goal);
+    if (runs.length > 0) nodes.push({ kind: 'group', goal, group: 'runs', label: 'Recent runs', count: runs.length });
     const quota = details?.quota;
     nodes.push(
       quota
@@ -255,17 +326,21 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   }
 
   private groupChildren(node: Extract<GoalsNode, { kind: 'group' }>): GoalsNode[] {
+    if (node.group === 'runs')
+      return this.model
+        .recentRunsOf(node.goal)
+        .map((run, index) => ({ kind: 'run' as const, goal: node.goal, run, index }));
     const status = this.model.detailsOf(node.goal)?.status;
     if (!status) return [];
     switch (node.group) {
       case 'agentTodos':
         return status.agent_todos.items
           .filter((t) => t.status === 'open' || t.status === 'blocked')
-          .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo }));
+          .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo, role: 'agent' as const }));
       case 'userTodos':
         return status.user_todos.items
           .filter((t) => t.task_class !== 'user_gate')
-          .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo }));
+          .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo, role: 'user' as const }));
       case 'gates':
         return status.open_gates.map((gate) => ({ kind: 'gate' as const, goal: node.goal, gate }));
       case 'warnings':
@@ -276,6 +351,36 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
           index,
         }));
     }
+  }
+
+  private runItem(node: Extract<GoalsNode, { kind: 'run' }>): vscode.TreeItem {
+    const { run } = node;
+    const item = new vscode.TreeItem(run.classification ?? 'run', vscode.TreeItemCollapsibleState.None);
+    item.id = `${goalKey(node.goal)}:run:${node.index}:${run.generated_at ?? ''}`;
+    const spend =
+      run.spent_slots === null
+        ? 'no spend'
+        : [
+            `${run.spent_slots} slot${run.spent_slots === 1 ? '' : 's'}`,
+            run.cost_usd === null ? null : `$${run.cost_usd.toFixed(2)}`,
+            run.tokens === null ? null : `${run.tokens} tokens`,
+          ]
+            .filter(Boolean)
+            .join(', ');
+    item.description = [run.agent_id ? `@${run.agent_id}` : null, run.generated_at, spend].filter(Boolean).join(' · ');
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendText(`${run.classification ?? 'run'} — ${run.generated_at ?? 'time unknown'}`);
+    if (run.todo_id) tooltip.appendMarkdown('\n\nTodo: ').appendText(run.todo_id);
+    if (run.recommended_action) tooltip.appendMarkdown('\n\nRecommends: ').appendText(run.recommended_action);
+    tooltip
+      .appendMarkdown('\n\n')
+      .appendText(run.markdown_file ? 'Click to open its evidence.' : 'No Markdown record.');
+    item.tooltip = tooltip;
+    item.contextValue = run.markdown_file ? 'run.evidence' : 'run.none';
+    item.iconPath = new vscode.ThemeIcon(run.spent_slots === null ? 'circle-small' : 'credit-card');
+    if (run.markdown_file)
+      item.command = { command: 'loopx.openRunEvidence', title: 'Open Run Evidence', arguments: [node] };
+    return item;
   }
 
   private openStateFileAt(goal: GoalSummary, line: number): vscode.Command | undefined {

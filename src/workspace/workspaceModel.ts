@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../core/commands/ids';
@@ -9,6 +9,16 @@ import type { GoalStatusItem } from '../core/status/goalStatus';
 import { LiveStatusModel, type StatusDiff } from '../core/status/liveStatus';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
+import { readAgentExecutorConfig } from '../core/executors/config';
+import { findRawRegistryGoal, readRegistry } from '../core/registry/read';
+import {
+  agentDetailsOf,
+  changedGoalKeys,
+  recentRunsFrom,
+  type AgentDetails,
+  type GoalFacts,
+  type RecentRun,
+} from './goalExtras';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
@@ -23,7 +33,20 @@ export class WorkspaceModel extends Disposable {
   private readonly statusChanged = this.register(new vscode.EventEmitter<StatusDiff>());
   /** What changed in a registry's status (new runs, quota), whichever process changed the files. */
   readonly onDidChangeStatus = this.statusChanged.event;
+  private readonly goalsChanged = this.register(new vscode.EventEmitter<'all' | GoalSummary[]>());
+  /**
+   * Which goals a reload (or a loop starting or stopping) changed: `'all'` when goals were added,
+   * removed or a registry changed, else only the goals whose status, quota, runs or loop changed.
+   */
+  readonly onDidChangeGoals = this.goalsChanged.event;
   private readonly diagnostics = this.register(vscode.languages.createDiagnosticCollection('loopx'));
+  /** Loops running in this window, by goal key: Stop Loop aborts them after their current phase. */
+  private readonly loops = new Map<string, AbortController>();
+  private runs = new Map<string, { version: string; runs: RecentRun[] }>();
+  private executors = new Map<string, ReadonlyMap<string, string>>();
+  private fingerprints: { shape: string; facts: ReadonlyMap<string, string> } = { shape: '', facts: new Map() };
+  /** Watchers of runtime roots that lie outside the workspace folders (LoopX's default is under the home folder). */
+  private readonly runtimeWatchers = new Map<string, vscode.Disposable>();
   private snapshotList: RegistrySnapshot[] = [];
   /** One live status model per registry: the views, the status server and the API events share it. */
   private readonly live = new Map<string, LiveStatusModel>();
@@ -45,6 +68,13 @@ export class WorkspaceModel extends Disposable {
       }),
     );
     this.register({ dispose: () => clearTimeout(this.reloadTimer) });
+    this.register({
+      dispose: () => {
+        for (const watcher of this.runtimeWatchers.values()) watcher.dispose();
+        this.runtimeWatchers.clear();
+        for (const loop of this.loops.values()) loop.abort();
+      },
+    });
     this.register({
       dispose: () => {
         for (const model of this.live.values()) model.close();
@@ -75,6 +105,54 @@ export class WorkspaceModel extends Disposable {
   /** Status and quota of a goal as of the last reload (undefined while loading or if unreadable). */
   detailsOf(goal: GoalSummary): GoalDetails | undefined {
     return this.details.get(goalKey(goal));
+  }
+
+  /** The newest runs of a goal (bookkeeping left out), as of the last reload. */
+  recentRunsOf(goal: GoalSummary): readonly RecentRun[] {
+    return this.runs.get(goalKey(goal))?.runs ?? [];
+  }
+
+  /** Per agent of the workspace's goals: its goals, claims, last turn and executor. */
+  agentDetails(): AgentDetails[] {
+    return agentDetailsOf(this.goalFacts());
+  }
+
+  private goalFacts(): GoalFacts[] {
+    return this.goals.map((goal) => ({
+      goal,
+      status: this.detailsOf(goal)?.status,
+      runs: this.recentRunsOf(goal),
+      executors: this.executors.get(goalKey(goal)) ?? new Map(),
+    }));
+  }
+
+  isLoopRunning(goal: GoalSummary): boolean {
+    return this.loops.has(goalKey(goal));
+  }
+
+  /** Records a loop starting on a goal; the returned signal aborts when Stop Loop is run. */
+  beginLoop(goal: GoalSummary): { signal: AbortSignal; end: () => void } {
+    const key = goalKey(goal);
+    if (this.loops.has(key)) throw new Error(`A loop already runs on "${goal.goalId}" in this window; stop it first.`);
+    const controller = new AbortController();
+    this.loops.set(key, controller);
+    this.goalsChanged.fire([goal]);
+    return {
+      signal: controller.signal,
+      end: () => {
+        if (this.loops.get(key) !== controller) return;
+        this.loops.delete(key);
+        this.goalsChanged.fire([goal]);
+      },
+    };
+  }
+
+  /** Asks the goal's running loop to stop after its current phase; false when none runs. */
+  stopLoop(goal: GoalSummary): boolean {
+    const controller = this.loops.get(goalKey(goal));
+    if (controller === undefined) return false;
+    controller.abort();
+    return true;
   }
 
   findGoal(goalId: string, registryPath?: string): GoalSummary | undefined {
@@ -117,11 +195,14 @@ export class WorkspaceModel extends Disposable {
       );
       this.snapshotList = snapshots.filter((s) => !s.ok || s.exists);
       this.details = await this.loadDetails(this.goals);
+      await this.loadExtras(this.goals);
+      this.watchRuntimeRoots(this.goals);
       this.publishDiagnostics(snapshots);
       this.log.trace(
         `loaded ${this.goals.length} goal(s) from ${this.snapshotList.length} registr${this.snapshotList.length === 1 ? 'y' : 'ies'} in ${(performance.now() - started).toFixed(1)} ms`,
       );
       this.changed.fire();
+      this.fireGoalChanges();
     })();
     this.loading = next;
     await next;
@@ -154,6 +235,88 @@ export class WorkspaceModel extends Disposable {
       }
     }
     return details;
+  }
+
+  /** Recent runs (re-read only for goals whose run index changed) and the agents' executors. */
+  private async loadExtras(goals: GoalSummary[]): Promise<void> {
+    const runs = new Map<string, { version: string; runs: RecentRun[] }>();
+    const executors = new Map<string, ReadonlyMap<string, string>>();
+    const registries = new Map<string, Promise<Record<string, unknown> | null>>();
+    for (const goal of goals) {
+      const key = goalKey(goal);
+      const status = this.details.get(key)?.status;
+      const version = `${status?.raw_index_records ?? 0}:${status?.unique_runs ?? 0}:${status?.latest_runs[0]?.generated_at ?? ''}`;
+      const previous = this.runs.get(key);
+      if (previous !== undefined && previous.version === version) runs.set(key, previous);
+      else {
+        const sources = await this.liveModel(goal.registryPath)
+          .goalSources(goal.goalId)
+          .catch(() => null);
+        runs.set(key, { version, runs: recentRunsFrom(sources?.runs?.rows ?? [], goal) });
+      }
+      let registry = registries.get(goal.registryPath);
+      if (registry === undefined) {
+        registry = readRegistry(goal.registryPath).catch(() => null);
+        registries.set(goal.registryPath, registry);
+      }
+      const raw = await registry;
+      const entry = raw === null ? undefined : findRawRegistryGoal(raw, goal.goalId);
+      const labels = new Map<string, string>();
+      for (const agentId of goal.agents) {
+        try {
+          const config = entry === undefined ? null : readAgentExecutorConfig(entry, agentId);
+          labels.set(agentId, config === null ? 'no executor configured' : `executor: ${config.preset}`);
+        } catch {
+          labels.set(agentId, 'executor config invalid');
+        }
+      }
+      executors.set(key, labels);
+    }
+    this.runs = runs;
+    this.executors = executors;
+  }
+
+  /** Fires `onDidChangeGoals` for the goals whose facts changed since the previous reload. */
+  private fireGoalChanges(): void {
+    const shape = JSON.stringify(
+      this.snapshotList.map((s) => (s.ok ? [s.registryPath, s.goals.map((g) => g.goalId)] : [s.registryPath, s.error])),
+    );
+    const facts = new Map<string, string>();
+    for (const goal of this.goals) {
+      const key = goalKey(goal);
+      facts.set(
+        key,
+        JSON.stringify([goal, this.details.get(key), this.runs.get(key)?.runs, [...(this.executors.get(key) ?? [])]]),
+      );
+    }
+    const next = { shape, facts };
+    const changed = changedGoalKeys(this.fingerprints, next);
+    this.fingerprints = next;
+    if (changed === 'all') this.goalsChanged.fire('all');
+    else if (changed.length > 0) this.goalsChanged.fire(this.goals.filter((g) => changed.includes(goalKey(g))));
+  }
+
+  /** Watches each runtime root that no workspace folder contains, so runs written there show at once. */
+  private watchRuntimeRoots(goals: GoalSummary[]): void {
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const outside = new Set(
+      goals
+        .map((g) => g.runtimeRoot)
+        .filter((root) => !folders.some((folder) => root === folder || root.startsWith(folder + sep))),
+    );
+    for (const [root, watcher] of this.runtimeWatchers) {
+      if (outside.has(root)) continue;
+      watcher.dispose();
+      this.runtimeWatchers.delete(root);
+    }
+    for (const root of outside) {
+      if (this.runtimeWatchers.has(root)) continue;
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '**'));
+      const subscriptions = [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete].map((event) =>
+        event(() => this.scheduleReload()),
+      );
+      this.runtimeWatchers.set(root, vscode.Disposable.from(watcher, ...subscriptions));
+    }
   }
 
   private publishDiagnostics(snapshots: RegistrySnapshot[]): void {

@@ -10,6 +10,7 @@ import { syncGlobalCommand } from './syncGlobal';
 import { validateRegistryCommand } from './registry';
 import { bootstrapCommand } from './bootstrap';
 import { archiveRuntimeCommand } from './archiveRuntime';
+import { pauseGoalCommand, resumeGoalCommand } from './pauseGoal';
 import { refreshStateCommand } from './refreshState';
 import { statusCommand } from './status';
 import { globalGatesCommand, globalRisksCommand, globalSummaryCommand, globalTodosCommand } from './globalViews';
@@ -54,6 +55,8 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   registerAgent: registerAgentCommand,
   configureGoal: configureGoalCommand,
   archiveRuntime: archiveRuntimeCommand,
+  pauseGoal: pauseGoalCommand,
+  resumeGoal: resumeGoalCommand,
   todoAdd: todoAddCommand,
   todoList: todoListCommand,
   todoClaim: todoClaimCommand,

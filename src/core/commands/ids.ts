@@ -7,6 +7,8 @@ export const VIEW_CONTAINER_ID = 'loopx';
 export const VIEW_IDS = {
   goals: 'loopx.goals',
   agents: 'loopx.agents',
+  /** Shown only in an untrusted workspace: its welcome content says what is read-only and how to trust. */
+  restricted: 'loopx.restricted',
 } as const;
 
 export const CONTEXT_KEYS = {

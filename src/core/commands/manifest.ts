@@ -46,7 +46,11 @@ export function manifestMenus(): Record<'view/title' | 'view/item/context', Mani
   for (const spec of paletteCommands()) {
     for (const placement of spec.menus ?? []) {
       const target = TARGETS[placement.on];
-      const when = placement.trustedOnly ? `${target.when} && isWorkspaceTrusted` : target.when;
+      const base =
+        placement.state === undefined
+          ? target.when
+          : target.when.replace(/\/\^([a-z]+)\\\.\/$/, (_, kind: string) => `/^${kind}\\.${placement.state}/`);
+      const when = placement.trustedOnly ? `${base} && isWorkspaceTrusted` : base;
       menus[target.menu].push({ command: paletteCommandId(spec), when, group: placement.group });
     }
   }

@@ -8,6 +8,8 @@ import { configureGoal } from './configureGoal';
 import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
+import { pauseGoal } from './pauseGoal';
+import { resumeGoal } from './resumeGoal';
 import { registerAgent } from './registerAgent';
 import { quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
 import { refreshState } from './refresh';
@@ -27,6 +29,8 @@ export * from './configureGoal';
 export * from './createGoal';
 export * from './global';
 export * from './heartbeat';
+export * from './pauseGoal';
+export * from './resumeGoal';
 export * from './quota';
 export * from './registerAgent';
 export * from './refresh';
@@ -87,6 +91,8 @@ export const OPERATIONS = keyed({
   syncGlobal,
   slashCommands,
   archiveRuntime,
+  pauseGoal,
+  resumeGoal,
   turnRunOnce,
   turnLoop,
 });

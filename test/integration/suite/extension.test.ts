@@ -40,7 +40,7 @@ describe('LoopX extension in a real VS Code host', () => {
       ] ?? [];
     assert.deepEqual(
       views.map((v) => v.id),
-      [VIEW_IDS.goals, VIEW_IDS.agents],
+      [VIEW_IDS.goals, VIEW_IDS.agents, VIEW_IDS.restricted],
     );
   });
 

@@ -1,0 +1,347 @@
+import * as vscode from 'vscode';
+import { archiveRuntime, type ArchiveRuntimeOutput } from '../core/ops/archiveRuntime';
+import { pauseGoal } from '../core/ops/pauseGoal';
+import { resumeGoal } from '../core/ops/resumeGoal';
+import { runOperation } from '../core/ops/run';
+import { todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from '../core/ops/todo';
+import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { editorEnvironment, previewThenApply } from './operationRunner';
+import { argumentField, askText, Cancelled, confirm, isTrue, pickGoal } from './pickers';
+
+/**
+ * The actions a person takes from the Goals tree on gates, todos and goals. Each one calls an
+ * operation (the same the CLI runs) and reloads the model, so the tree shows the change at once.
+ * Run from a tree node, each acts on that node; run from the palette, it asks for the goal and
+ * the todo; run from code or a test, `{ goalId, todoId, … }` answers the questions (`confirmed:
+ * true` skips confirmations).
+ */
+
+const PRIORITY_CHOICES = ['P0', 'P1', 'P2', 'P3', 'P4'] as const;
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+
+interface TodoTarget {
+  goal: GoalSummary;
+  todoId: string;
+  title: string;
+  /** Agent todo or user todo (a gate is a user todo). */
+  role: 'agent' | 'user' | null;
+  claimedBy: string | null;
+}
+
+/** The todo (or gate) an action applies to: the tree node, `{ goalId, todoId }`, or the user's pick. */
+async function todoTarget(
+  model: WorkspaceModel,
+  arg: unknown,
+  kind: 'todo' | 'gate',
+  title: string,
+): Promise<TodoTarget> {
+  const node = arg as
+    | {
+        kind?: unknown;
+        goal?: GoalSummary;
+        todo?: { todo_id: string; title: string; claimed_by: string | null };
+        role?: unknown;
+        gate?: { todo_id: string; title: string };
+      }
+    | undefined;
+  if (node?.kind === 'todo' && node.goal && node.todo)
+    return {
+      goal: node.goal,
+      todoId: node.todo.todo_id,
+      title: node.todo.title,
+      role: node.role === 'agent' || node.role === 'user' ? node.role : null,
+      claimedBy: node.todo.claimed_by,
+    };
+  if (node?.kind === 'gate' && node.goal && node.gate)
+    return { goal: node.goal, todoId: node.gate.todo_id, title: node.gate.title, role: 'user', claimedBy: null };
+  const goal = await pickGoal(model, arg, title);
+  const listed = await runOperation(todoList, { goalId: goal.goalId }, editorEnvironment(goal.registryPath));
+  const candidates = listed.todos.filter((t) => (kind === 'gate') === (t.task_class === 'user_gate'));
+  const given = argumentField(arg, 'todoId', isString);
+  if (given !== undefined) {
+    const found = listed.todos.find((t) => t.todo_id === given);
+    if (!found) throw new Error(`Goal "${goal.goalId}" has no open todo "${given}".`);
+    return { goal, todoId: found.todo_id, title: found.title, role: found.role, claimedBy: found.claimed_by };
+  }
+  if (candidates.length === 0)
+    throw new Error(`Goal "${goal.goalId}" has no open ${kind === 'gate' ? 'gates' : 'todos'}.`);
+  const picked = await vscode.window.showQuickPick(
+    candidates.map((t) => ({
+      label: t.title,
+      description: [t.priority, t.status].filter(Boolean).join(' · '),
+      detail: t.todo_id,
+      t,
+    })),
+    { title, matchOnDetail: true },
+  );
+  if (!picked) throw new Cancelled();
+  return { goal, todoId: picked.t.todo_id, title: picked.t.title, role: picked.t.role, claimedBy: picked.t.claimed_by };
+}
+
+async function textArgument(arg: unknown, field: string, options: vscode.InputBoxOptions): Promise<string> {
+  return argumentField(arg, field, isString) ?? (await askText(options));
+}
+
+const notEmpty = (what: string) => (value: string) =>
+  value.trim() === '' ? `The ${what} must not be empty.` : undefined;
+
+function done(model: WorkspaceModel, message: string): Promise<void> {
+  void vscode.window.showInformationMessage(`LoopX: ${message}`);
+  return model.reload();
+}
+
+/** "Approve Gate…" / "Reject Gate…": resolves a user gate with a decision note. */
+export async function decideGateCommand(
+  model: WorkspaceModel,
+  arg: unknown,
+  outcome: 'approve' | 'reject',
+): Promise<void> {
+  const verb = outcome === 'approve' ? 'Approve' : 'Reject';
+  const target = await todoTarget(model, arg, 'gate', `${verb} which gate?`);
+  const note = await textArgument(arg, 'note', {
+    title: `${verb} "${target.title}"`,
+    prompt: "A short decision note (kept as the gate's evidence)",
+    validateInput: notEmpty('decision note'),
+  });
+  const result = await runOperation(
+    todoComplete,
+    { goalId: target.goal.goalId, todoId: target.todoId, evidence: note, decisionOutcome: outcome },
+    editorEnvironment(target.goal.registryPath),
+  );
+  const released = result.released_todo_ids.length;
+  await done(
+    model,
+    outcome === 'approve'
+      ? `approved "${target.title}"${released > 0 ? `; ${released} todo${released === 1 ? ' is' : 's are'} runnable now` : ''}.`
+      : `rejected "${target.title}"; the todos it holds stay blocked.`,
+  );
+}
+
+/** "Complete Todo…": evidence, then a follow-up todo or none. */
+export async function completeTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const target = await todoTarget(model, arg, 'todo', 'Complete which todo?');
+  const evidence = await textArgument(arg, 'evidence', {
+    title: `Complete "${target.title}" (1/2)`,
+    prompt: 'What shows it is done (a test run, a commit, a link)?',
+    validateInput: notEmpty('evidence'),
+  });
+  const successor =
+    argumentField(arg, 'successorText', isString) ??
+    (argumentField(arg, 'noFollowUp', isTrue)
+      ? ''
+      : await askText({
+          title: `Complete "${target.title}" (2/2)`,
+          prompt: 'The follow-up todo, if any (leave empty when this is final)',
+        }));
+  const result = await runOperation(
+    todoComplete,
+    {
+      goalId: target.goal.goalId,
+      todoId: target.todoId,
+      evidence,
+      ...(successor === '' ? { noFollowUp: true } : { successorText: successor }),
+    },
+    editorEnvironment(target.goal.registryPath),
+  );
+  await done(
+    model,
+    `completed "${target.title}"${result.added.length > 0 ? `, added ${result.added[0]?.todo_id}` : ''}.`,
+  );
+}
+
+/** "Claim Todo for Agent…": a registered agent takes an agent todo (taking it over after a confirmation). */
+export async function claimTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const target = await todoTarget(model, arg, 'todo', 'Claim which todo?');
+  let agentId = argumentField(arg, 'agentId', isString);
+  if (agentId === undefined) {
+    if (target.goal.agents.length === 0)
+      throw new Error(`Goal "${target.goal.goalId}" has no registered agents. Run "LoopX: Register Agent…" first.`);
+    const picked = await vscode.window.showQuickPick(
+      target.goal.agents.map((id) => ({
+        label: id,
+        description: id === target.claimedBy ? 'holds it now' : undefined,
+      })),
+      { title: `Claim "${target.title}" for which agent?` },
+    );
+    if (!picked) throw new Cancelled();
+    agentId = picked.label;
+  }
+  const takeover = target.claimedBy !== null && target.claimedBy !== agentId;
+  if (takeover && !argumentField(arg, 'confirmed', isTrue))
+    await confirm(
+      `"${target.title}" is claimed by ${target.claimedBy}. Give it to ${agentId}?`,
+      'The other agent loses its claim; a turn it runs now may find the todo taken.',
+      'Take Over',
+    );
+  await runOperation(
+    todoClaim,
+    { goalId: target.goal.goalId, todoId: target.todoId, agentId, takeover },
+    editorEnvironment(target.goal.registryPath),
+  );
+  await done(model, `"${target.title}" is claimed by ${agentId}.`);
+}
+
+/** "Defer Todo…": set aside with a reason (and an optional resume condition from code). */
+export async function deferTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const target = await todoTarget(model, arg, 'todo', 'Defer which todo?');
+  const reason = await textArgument(arg, 'reason', {
+    title: `Defer "${target.title}"`,
+    prompt: 'Why does it wait?',
+    validateInput: notEmpty('reason'),
+  });
+  const resumeWhen = argumentField(arg, 'resumeWhen', isString);
+  await runOperation(
+    todoDefer,
+    { goalId: target.goal.goalId, todoId: target.todoId, reason, ...(resumeWhen === undefined ? {} : { resumeWhen }) },
+    editorEnvironment(target.goal.registryPath),
+  );
+  await done(model, `deferred "${target.title}".`);
+}
+
+/** "Supersede Todo…": close it as replaced by a new todo. */
+export async function supersedeTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const target = await todoTarget(model, arg, 'todo', 'Supersede which todo?');
+  const replacement = await textArgument(arg, 'successorText', {
+    title: `Supersede "${target.title}"`,
+    prompt: 'The todo that replaces it',
+    validateInput: notEmpty('replacement'),
+  });
+  const reason = argumentField(arg, 'reason', isString);
+  const result = await runOperation(
+    todoSupersede,
+    {
+      goalId: target.goal.goalId,
+      todoId: target.todoId,
+      successorText: replacement,
+      ...(reason === undefined ? {} : { reason }),
+    },
+    editorEnvironment(target.goal.registryPath),
+  );
+  await done(model, `superseded "${target.title}" by ${result.added[0]?.todo_id ?? 'its replacement'}.`);
+}
+
+/** "Change Todo Priority…". */
+export async function changePriorityCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const target = await todoTarget(model, arg, 'todo', 'Change the priority of which todo?');
+  let priority = argumentField(arg, 'priority', isString);
+  if (priority === undefined) {
+    const picked = await vscode.window.showQuickPick(
+      PRIORITY_CHOICES.map((p) => ({
+        label: p,
+        description: p === 'P0' ? 'most urgent' : p === 'P4' ? 'least urgent' : undefined,
+      })),
+      { title: `Priority of "${target.title}"` },
+    );
+    if (!picked) throw new Cancelled();
+    priority = picked.label;
+  }
+  await runOperation(
+    todoUpdate,
+    { goalId: target.goal.goalId, todoId: target.todoId, priority },
+    editorEnvironment(target.goal.registryPath),
+  );
+  await done(model, `"${target.title}" is ${priority} now.`);
+}
+
+/** "Open in State File": the goal's ACTIVE_GOAL_STATE.md at the todo's or gate's line. */
+export async function openInStateFileCommand(model: WorkspaceModel, arg: unknown): Promise<vscode.TextEditor> {
+  const target = await todoTarget(model, arg, 'todo', 'Open which todo?');
+  const listed = await runOperation(
+    todoList,
+    { goalId: target.goal.goalId, all: true },
+    editorEnvironment(target.goal.registryPath),
+  );
+  const line = Math.max(0, (listed.todos.find((t) => t.todo_id === target.todoId)?.line ?? 1) - 1);
+  return vscode.window.showTextDocument(vscode.Uri.file(listed.state_file), {
+    selection: new vscode.Range(line, 0, line, 0),
+  });
+}
+
+/** "Pause Goal" / "Resume Goal": the owner's stop flag in the registry. */
+export async function stopFlagCommand(model: WorkspaceModel, arg: unknown, pause: boolean): Promise<void> {
+  const goal = await pickGoal(model, arg, pause ? 'Pause which goal?' : 'Resume which goal?');
+  const result = await runOperation(
+    pause ? pauseGoal : resumeGoal,
+    { goalId: goal.goalId },
+    editorEnvironment(goal.registryPath),
+  );
+  if (!result.ok)
+    throw new Error(
+      `"${goal.goalId}" could not be ${pause ? 'paused' : 'resumed'}: the registry reads status ${result.status_after ?? '(none)'}.`,
+    );
+  await done(
+    model,
+    !result.written
+      ? `"${goal.goalId}" is already ${pause ? 'paused' : 'running'}.`
+      : pause
+        ? `paused "${goal.goalId}": no turn starts until you resume it.`
+        : `resumed "${goal.goalId}".`,
+  );
+}
+
+function describeArchive(preview: ArchiveRuntimeOutput): string {
+  if (!preview.ok) return preview.error;
+  return [`From: ${preview.source}`, `To: ${preview.archive_path}`, `Checks: ${preview.checks.join(', ')}`].join('\n');
+}
+
+/**
+ * "Archive Runtime…": previews the move of the goal's runtime folder; a registered goal is refused
+ * by the operation's safety check, and archiving it anyway takes a second, explicit confirmation.
+ */
+export async function archiveRuntimeCommand(model: WorkspaceModel, arg: unknown): Promise<ArchiveRuntimeOutput> {
+  const goal = await pickGoal(model, arg, 'Archive the runtime of which goal?');
+  const env = editorEnvironment(goal.registryPath);
+  const confirmed = argumentField(arg, 'confirmed', isTrue) ?? false;
+  let allowRegistered = argumentField(arg, 'allowRegistered', isTrue) ?? false;
+  const dialog = {
+    question: `Archive the runtime (runs, journals) of "${goal.goalId}"?`,
+    describe: describeArchive,
+    action: 'Archive',
+    confirmed,
+  };
+  let outcome = await previewThenApply(archiveRuntime, { goalId: goal.goalId, allowRegistered }, env, dialog);
+  if (
+    outcome.outcome === 'refused' &&
+    !outcome.preview.ok &&
+    outcome.preview.error_code === 'goal_registered' &&
+    !allowRegistered &&
+    !confirmed
+  ) {
+    const choice = await vscode.window.showWarningMessage(
+      `"${goal.goalId}" is still registered, so LoopX refuses to archive its runtime.`,
+      { modal: true, detail: `${outcome.preview.error}\n\nArchive anyway only if the goal is obsolete.` },
+      'Archive Anyway…',
+    );
+    if (choice !== 'Archive Anyway…') throw new Cancelled();
+    allowRegistered = true;
+    outcome = await previewThenApply(archiveRuntime, { goalId: goal.goalId, allowRegistered }, env, dialog);
+  }
+  if (outcome.outcome === 'refused') throw new Error(describeArchive(outcome.preview));
+  if (outcome.outcome === 'applied' && outcome.result.ok)
+    await done(model, `archived the runtime of "${goal.goalId}" to ${outcome.result.archive_path}.`);
+  return outcome.outcome === 'applied' ? outcome.result : outcome.preview;
+}
+
+/** "Stop Loop": the goal's loop in this window stops after its current phase. */
+export function stopLoopCommand(model: WorkspaceModel, arg: unknown): Promise<boolean> | boolean {
+  const fromNode = (arg as { goal?: GoalSummary } | undefined)?.goal;
+  const goalId = argumentField(arg, 'goalId', isString);
+  const goal =
+    fromNode ?? (goalId === undefined ? model.goals.find((g) => model.isLoopRunning(g)) : model.findGoal(goalId));
+  if (goal === undefined || !model.stopLoop(goal)) {
+    void vscode.window.showInformationMessage('LoopX: no loop is running in this window.');
+    return false;
+  }
+  void vscode.window.showInformationMessage(`LoopX: the loop on "${goal.goalId}" stops after its current phase.`);
+  return true;
+}
+
+/** "Open Run Evidence": the run's Markdown record, from a Recent runs node. */
+export async function openRunEvidenceCommand(arg: unknown): Promise<void> {
+  const file = (arg as { run?: { markdown_file?: unknown } } | undefined)?.run?.markdown_file;
+  if (typeof file !== 'string')
+    throw new Error("This run has no Markdown record inside the goal's project or runtime folder to open.");
+  await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file));
+}

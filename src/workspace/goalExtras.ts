@@ -1,0 +1,170 @@
+import * as path from 'node:path';
+import type { GoalStatusItem } from '../core/status/goalStatus';
+import type { GoalSummary } from '../core/status/workspaceGoals';
+import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry } from '../core/runtime/runIndex';
+
+/**
+ * What the editor shows beside the status read model, computed from the same parsed files:
+ * a goal's recent runs (with what each spent and its Markdown evidence), each agent's claims and
+ * last turn, and which goals a reload changed (so the tree refreshes those nodes only). No VS Code
+ * here, so it is unit-tested directly.
+ */
+
+/** How many runs the "Recent runs" group lists. */
+export const RECENT_RUNS = 5;
+
+export interface RecentRun {
+  generated_at: string | null;
+  classification: string | null;
+  agent_id: string | null;
+  todo_id: string | null;
+  recommended_action: string | null;
+  /** Slots its turn spent (null: no spend record for this turn). */
+  spent_slots: number | null;
+  cost_usd: number | null;
+  tokens: number | null;
+  /** The run's Markdown record, absolute, or null when it is missing or lies outside the goal's project and runtime root. */
+  markdown_file: string | null;
+}
+
+function numberOr(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function isWithin(root: string, file: string): boolean {
+  const relative = path.relative(path.resolve(root), path.resolve(file));
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+/**
+ * A row's Markdown path as a file the editor may open: relative paths are the project's; a path
+ * that leaves both the project and the runtime root (an index written by hand or tampered with)
+ * is not offered.
+ */
+export function runMarkdownFile(
+  row: Pick<RunIndexEntry, 'markdown_path' | 'markdown_exists'>,
+  goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
+): string | null {
+  const given = row.markdown_path;
+  if (typeof given !== 'string' || given === '' || !row.markdown_exists) return null;
+  const file = path.isAbsolute(given) ? path.normalize(given) : path.resolve(goal.projectRoot, given);
+  return isWithin(goal.projectRoot, file) || isWithin(goal.runtimeRoot, file) ? file : null;
+}
+
+/** The newest runs of a goal (rows newest first), bookkeeping rows left out, each with its turn's spend. */
+export function recentRunsFrom(
+  rows: readonly RunIndexEntry[],
+  goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
+  limit: number = RECENT_RUNS,
+): RecentRun[] {
+  const spends = new Map<string, { slots: number; cost: number | null; tokens: number | null }>();
+  for (const row of rows) {
+    if (row.classification !== 'quota_slot_spent') continue;
+    const turn = row['turn_instance_id'];
+    if (typeof turn !== 'string') continue;
+    const usage = row['usage'];
+    const usageRecord = typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : {};
+    const prior = spends.get(turn);
+    spends.set(turn, {
+      slots: (prior?.slots ?? 0) + (numberOr(row['slots']) ?? 1),
+      cost: numberOr(usageRecord['cost_usd']) ?? prior?.cost ?? null,
+      tokens: numberOr(usageRecord['tokens']) ?? prior?.tokens ?? null,
+    });
+  }
+  const runs: RecentRun[] = [];
+  for (const row of rows) {
+    if (row.classification !== undefined && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) continue;
+    const turn = row['turn_instance_id'];
+    const spend = typeof turn === 'string' ? spends.get(turn) : undefined;
+    runs.push({
+      generated_at: row.generated_at ?? null,
+      classification: row.classification ?? null,
+      agent_id: row.agent_id ?? null,
+      todo_id: row.todo_id ?? null,
+      recommended_action: row.recommended_action ?? null,
+      spent_slots: spend?.slots ?? null,
+      cost_usd: spend?.cost ?? null,
+      tokens: spend?.tokens ?? null,
+      markdown_file: runMarkdownFile(row, goal),
+    });
+    if (runs.length >= limit) break;
+  }
+  return runs;
+}
+
+export interface AgentClaim {
+  goalId: string;
+  registryPath: string;
+  todoId: string;
+  title: string;
+}
+
+export interface AgentDetails {
+  agentId: string;
+  goals: { goalId: string; displayName: string; registryPath: string }[];
+  /** Open agent todos claimed by this agent, across goals. */
+  claims: AgentClaim[];
+  /** Its newest run across goals. */
+  lastTurn: (RecentRun & { goalId: string }) | null;
+  /** The executor preset of its profile per goal (`demo`, `claude-code`…), or why it could not be read. */
+  executors: string[];
+}
+
+export interface GoalFacts {
+  goal: GoalSummary;
+  status: GoalStatusItem | undefined;
+  runs: readonly RecentRun[];
+  /** Executor label per agent id of this goal. */
+  executors: ReadonlyMap<string, string>;
+}
+
+/** Per agent of the workspace's goals: goals, claims, last turn and executor, sorted by agent id. */
+export function agentDetailsOf(facts: readonly GoalFacts[]): AgentDetails[] {
+  const agents = new Map<string, AgentDetails>();
+  const entry = (agentId: string): AgentDetails => {
+    let found = agents.get(agentId);
+    if (found === undefined) {
+      found = { agentId, goals: [], claims: [], lastTurn: null, executors: [] };
+      agents.set(agentId, found);
+    }
+    return found;
+  };
+  for (const { goal, status, runs, executors } of facts) {
+    for (const agentId of goal.agents) {
+      const details = entry(agentId);
+      details.goals.push({ goalId: goal.goalId, displayName: goal.displayName, registryPath: goal.registryPath });
+      const executor = executors.get(agentId) ?? 'no executor configured';
+      if (!details.executors.includes(executor)) details.executors.push(executor);
+    }
+    for (const todo of status?.agent_todos.items ?? []) {
+      if (todo.claimed_by === null || todo.status === 'done') continue;
+      entry(todo.claimed_by).claims.push({
+        goalId: goal.goalId,
+        registryPath: goal.registryPath,
+        todoId: todo.todo_id,
+        title: todo.title,
+      });
+    }
+    for (const run of runs) {
+      if (run.agent_id === null || !agents.has(run.agent_id)) continue;
+      const details = entry(run.agent_id);
+      if (details.lastTurn === null || (run.generated_at ?? '') > (details.lastTurn.generated_at ?? ''))
+        details.lastTurn = { ...run, goalId: goal.goalId };
+    }
+  }
+  return [...agents.values()].sort((a, b) => a.agentId.localeCompare(b.agentId));
+}
+
+/**
+ * Which goals a reload changed, by key: `'all'` when the list of goals or registries changed shape
+ * (added, removed, reordered, a registry error), else the keys whose facts differ.
+ */
+export function changedGoalKeys(
+  before: { shape: string; facts: ReadonlyMap<string, string> },
+  after: { shape: string; facts: ReadonlyMap<string, string> },
+): 'all' | string[] {
+  if (before.shape !== after.shape) return 'all';
+  const changed: string[] = [];
+  for (const [key, fingerprint] of after.facts) if (before.facts.get(key) !== fingerprint) changed.push(key);
+  return changed;
+}

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
+import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
+import {
+  agentDetailsOf,
+  changedGoalKeys,
+  recentRunsFrom,
+  runMarkdownFile,
+  type RecentRun,
+} from '../../../src/workspace/goalExtras';
+
+const goal = { projectRoot: '/p', runtimeRoot: '/home/u/.codex/loopx' };
+
+function row(fields: Partial<RunIndexEntry> & Record<string, unknown>): RunIndexEntry {
+  return { json_exists: true, markdown_exists: true, ...fields } as RunIndexEntry;
+}
+
+describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', () => {
+  it('lists the newest runs without bookkeeping rows, each with the spend of its turn', () => {
+    const rows = [
+      row({
+        classification: 'quota_slot_spent',
+        turn_instance_id: 't2',
+        slots: 1,
+        usage: { cost_usd: 0.25, tokens: 900 },
+      }),
+      row({
+        classification: 'advancement',
+        agent_id: 'demo',
+        turn_instance_id: 't2',
+        generated_at: '2026-01-02T00:00:00Z',
+        markdown_path: '.loopx/runtime/goals/g/runs/b.md',
+      }),
+      row({ classification: 'quota_monitor_poll' }),
+      row({
+        classification: 'status_snapshot',
+        generated_at: '2026-01-01T00:00:00Z',
+        markdown_path: '/home/u/.codex/loopx/goals/g/runs/a.md',
+      }),
+    ];
+    const runs = recentRunsFrom(rows, goal);
+    assert.deepEqual(
+      runs.map((r) => [r.classification, r.spent_slots, r.cost_usd, r.tokens, r.markdown_file]),
+      [
+        ['advancement', 1, 0.25, 900, '/p/.loopx/runtime/goals/g/runs/b.md'],
+        ['status_snapshot', null, null, null, '/home/u/.codex/loopx/goals/g/runs/a.md'],
+      ],
+    );
+    assert.equal(recentRunsFrom(rows, goal, 1).length, 1);
+  });
+
+  it('never offers a Markdown path outside the project and the runtime root, nor a missing one', () => {
+    assert.equal(runMarkdownFile({ markdown_path: '../../etc/passwd', markdown_exists: true }, goal), null);
+    assert.equal(runMarkdownFile({ markdown_path: '/etc/passwd', markdown_exists: true }, goal), null);
+    assert.equal(runMarkdownFile({ markdown_path: '/p/../etc/x.md', markdown_exists: true }, goal), null);
+    assert.equal(runMarkdownFile({ markdown_path: 'runs/a.md', markdown_exists: false }, goal), null);
+    assert.equal(runMarkdownFile({ markdown_path: 'runs/a.md', markdown_exists: true }, goal), '/p/runs/a.md');
+  });
+
+  it('gives each agent its goals, claims, newest turn and executor', () => {
+    const summary = (goalId: string, agents: string[]): GoalSummary =>
+      ({ goalId, displayName: goalId, registryPath: '/p/.loopx/registry.json', agents }) as GoalSummary;
+    const run = (agent: string, at: string): RecentRun => ({
+      generated_at: at,
+      classification: 'advancement',
+      agent_id: agent,
+      todo_id: null,
+      recommended_action: null,
+      spent_slots: 1,
+      cost_usd: null,
+      tokens: null,
+      markdown_file: null,
+    });
+    const todo = (id: string, claimedBy: string | null) => ({
+      todo_id: id,
+      title: id,
+      claimed_by: claimedBy,
+      status: 'open',
+    });
+    const details = agentDetailsOf([
+      {
+        goal: summary('a', ['demo', 'codex']),
+        status: { agent_todos: { items: [todo('t1', 'codex'), todo('t2', null)] } } as never,
+        runs: [run('demo', '2026-01-01T00:00:00Z')],
+        executors: new Map([['demo', 'executor: demo']]),
+      },
+      {
+        goal: summary('b', ['demo']),
+        status: undefined,
+        runs: [run('demo', '2026-01-03T00:00:00Z')],
+        executors: new Map([['demo', 'executor: demo']]),
+      },
+    ]);
+    assert.deepEqual(
+      details.map((d) => [
+        d.agentId,
+        d.goals.map((g) => g.goalId),
+        d.claims.map((c) => c.todoId),
+        d.lastTurn?.goalId ?? null,
+        d.executors,
+      ]),
+      [
+        ['codex', ['a'], ['t1'], null, ['no executor configured']],
+        ['demo', ['a', 'b'], [], 'b', ['executor: demo']],
+      ],
+    );
+  });
+
+  it('refreshes only the goals whose facts changed, and the whole tree when goals come or go', () => {
+    const before = {
+      shape: 'a,b',
+      facts: new Map([
+        ['a', '1'],
+        ['b', '1'],
+      ]),
+    };
+    assert.deepEqual(
+      changedGoalKeys(before, {
+        shape: 'a,b',
+        facts: new Map([
+          ['a', '1'],
+          ['b', '2'],
+        ]),
+      }),
+      ['b'],
+    );
+    assert.deepEqual(
+      changedGoalKeys(before, {
+        shape: 'a,b',
+        facts: new Map([
+          ['a', '1'],
+          ['b', '1'],
+        ]),
+      }),
+      [],
+    );
+    assert.equal(changedGoalKeys(before, { shape: 'a,b,c', facts: new Map() }), 'all');
+  });
+});

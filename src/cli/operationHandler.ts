@@ -48,6 +48,17 @@ export function operationCommand<S extends z.ZodObject, R extends OperationOutpu
       } catch (error) {
         if (isLoopxError(error, 'invalid_argument'))
           throw usageFromInvalidArgument(operation as unknown as Operation, error);
+        if (operation.errorFields !== undefined && isLoopxError(error) && error.code !== 'usage') {
+          // A failed operation whose original prints more than `error`: the same payload, exit 1.
+          const json = {
+            ok: false,
+            ...operation.errorFields(input),
+            error: error.message,
+            error_code: error.code,
+            error_details: error.details,
+          };
+          return { ok: false, json, markdown: `loopx: ${error.message}` };
+        }
         throw error;
       }
       // Rendered only when printed as Markdown: `--format json` (e.g. status over many goals) need not build it.

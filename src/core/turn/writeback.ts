@@ -284,7 +284,7 @@ function transitionEdit(
           changed: done.changed,
           value: {
             transition: disposition.successor !== undefined ? 'done_with_successor' : 'done_no_follow_up',
-            successor_todo_ids: done.summary.added.map((t) => t.todo_id),
+            successor_todo_ids: done.summary.added_todos.map((t) => t.todo_id),
             gate_todo_id: null,
           },
         };

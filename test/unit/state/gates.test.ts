@@ -137,7 +137,7 @@ describe('gates', () => {
         },
         context,
       );
-      const [newGate] = replaced.summary.added;
+      const [newGate] = replaced.summary.added_todos;
       assert.equal(newGate?.task_class, 'user_gate');
       assert.equal(
         newGate?.metadata['decision_scope'],

@@ -314,7 +314,7 @@ describe('todo complete', () => {
       },
       rostered,
     );
-    const [successor] = result.summary.added;
+    const [successor] = result.summary.added_todos;
     assert.ok(successor);
     assert.equal(successor.text, '[P1] Ship the lane.');
     assert.equal(successor.claimed_by, 'codex-main');
@@ -372,7 +372,7 @@ describe('todo supersede and defer', () => {
       { todoId: 'todo_primary', reason: 'scope changed', replacement: { text: 'Validate the narrower lane.' } },
       legacy,
     );
-    const [replacement] = result.summary.added;
+    const [replacement] = result.summary.added_todos;
     assert.ok(replacement);
     assert.equal(replacement.claimed_by, 'codex-main');
     assert.equal(replacement.task_class, 'advancement_task');

@@ -165,7 +165,7 @@ export function todoErrorFields(input: Record<string, unknown>): Record<string, 
     already_exists: false,
     goal_id: typeof input['goalId'] === 'string' ? input['goalId'] : null,
     role: typeof input['role'] === 'string' ? input['role'] : null,
-    todo: typeof input['text'] === 'string' ? input['text'] : '',
+    // The original also echoes the text as `todo`; we do not, since a refused text may hold a credential.
   };
 }
 
@@ -288,7 +288,11 @@ export const todoAdd = defineOperation({
       .meta({ placeholder: 'condition' })
       .describe('when it resumes: todo_done:<todo_id>, pr_merged:#<n> or capacity_available'),
     watchOnly: z.boolean().default(false).describe('continuous_monitor: only watch, never deliver'),
-    expiresAt: z.string().optional().meta({ placeholder: 'instant' }).describe('continuous_monitor: when it stops (ISO-8601)'),
+    expiresAt: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'instant' })
+      .describe('continuous_monitor: when it stops (ISO-8601)'),
     ...gateFields,
   }),
   errorFields: todoErrorFields,
@@ -368,7 +372,10 @@ export const todoClaim = defineOperation({
   run: (args, env) => {
     const claimant = args.claimedBy ?? args.agentId;
     if (claimant === undefined)
-      throw new LoopxError('usage', 'todo claim needs --claimed-by <agent> (and --agent-id <agent> on multi-agent goals)');
+      throw new LoopxError(
+        'usage',
+        'todo claim needs --claimed-by <agent> (and --agent-id <agent> on multi-agent goals)',
+      );
     return editTodos(
       env,
       args.goalId,

@@ -201,12 +201,13 @@ export interface AddTodoInput extends NewTodoInput {
  */
 export function addTodo(text: string, input: AddTodoInput, context: OperationContext): TodoEditResult {
   const doc = parseStateDocument(text);
-  const planned = planNewTodo(doc, input.role, input, input.gate ?? {}, context);
+  const planned = planNewTodo(doc, input.role, input, input.gate ?? {}, context, false);
   const existing = doc.todos.find(
     (item) => item.role === input.role && !DONE_FOR_ADD.has(item.status) && compactText(item.text) === planned.text,
   );
   if (existing !== undefined) {
-    const merge: Record<string, string> = {};
+    // The original rewrites the found todo's status token too (its status, `open` when it has none).
+    const merge: Record<string, string> = { status: existing.meta['status'] ?? existing.status };
     for (const [key, value] of planned.metadata) {
       if (key === 'status' || key === 'updated_at') continue;
       if (key === 'task_class' && input.taskClass === undefined) continue;
@@ -258,6 +259,7 @@ function planNewTodo(
   input: NewTodoInput,
   gate: GateFields,
   context: OperationContext,
+  writeDefaultClass = true,
 ): PlannedTodo {
   refuseCredentials({ text: input.text, note: input.note });
   let todoText = compactText(input.text);
@@ -278,8 +280,8 @@ function planNewTodo(
     gate.globalGate === true ||
     (gate.unblocksTodoIds ?? []).length > 0 ||
     gate.decisionScope !== undefined;
-  // As in the original, an agent todo without --task-class is written without one (readers take
-  // it as advancement_task); a user todo gets its class, which its gate semantics depend on.
+  // As in the original, `todo add` writes an agent todo without --task-class without one (readers
+  // take it as advancement_task); successors and user todos get their class written.
   const explicitClass = input.taskClass;
   const taskClass =
     explicitClass ?? (role === 'agent' ? 'advancement_task' : hasGateFields ? USER_GATE_CLASS : 'user_action');
@@ -295,7 +297,7 @@ function planNewTodo(
     throw new LoopxError('todo_claim_agent_only', 'only agent todos can be claimed; user todos are for people');
   }
   const metadata: [string, string][] = [['status', 'open']];
-  if (explicitClass !== undefined || role === 'user') metadata.push(['task_class', taskClass]);
+  if (explicitClass !== undefined || role === 'user' || writeDefaultClass) metadata.push(['task_class', taskClass]);
   if (input.actionKind !== undefined) metadata.push(['action_kind', checkedToken('action_kind', input.actionKind)]);
   if (input.claimedBy !== undefined)
     metadata.push(['claimed_by', registeredAgent(input.claimedBy, 'claimed_by', context)]);
@@ -515,13 +517,6 @@ export function claimTodo(text: string, input: ClaimTodoInput, context: Operatio
       `todo ${item.todoId} is a user todo; only agent todos can be claimed`,
       { todo_id: item.todoId },
     );
-  if (item.status !== 'open') {
-    throw new LoopxError(
-      'todo_terminal',
-      `todo claim requires status=open; todo_id '${item.todoId}' is status='${item.status}'`,
-      { todo_id: item.todoId, status: item.status },
-    );
-  }
   if (metaList(item.meta['excluded_agents']).includes(agentId)) {
     throw new LoopxError(
       'todo_agent_excluded',
@@ -535,6 +530,13 @@ export function claimTodo(text: string, input: ClaimTodoInput, context: Operatio
       'todo_claimed_by_other_agent',
       `agent_id='${agentId}' cannot claim todo_id='${item.todoId}'; it is claimed_by='${holder}' (pass --takeover to take it over)`,
       { todo_id: item.todoId, claimed_by: holder, agent_id: agentId },
+    );
+  }
+  if (item.status !== 'open') {
+    throw new LoopxError(
+      'todo_terminal',
+      `todo claim requires status=open; todo_id '${item.todoId}' is status='${item.status}'`,
+      { todo_id: item.todoId, status: item.status },
     );
   }
   return finishEdit(doc, item, 'todo_claim', { metadata: { claimed_by: agentId } }, context);
@@ -719,8 +721,9 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
     );
   }
 
-  const metadata: Record<string, string | null> = { status: 'done', completed_at: context.now };
+  const metadata: Record<string, string | null> = { status: 'done' };
   if (evidence !== '') metadata['evidence'] = evidence;
+  metadata['completed_at'] = context.now;
   if (input.decisionOutcome !== undefined) metadata['decision_outcome'] = input.decisionOutcome;
   const splices: LineSplice[] = [];
   const added: string[] = [];

@@ -3,7 +3,11 @@ import { parseStateDocument } from '../../../src/core/state/document';
 import { analyzeGates, parseDecisionScope, scopeCovers } from '../../../src/core/state/gates';
 import { completeTodo, supersedeTodo, type OperationContext } from '../../../src/core/state/todos';
 
-const context: OperationContext = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null };
+const context: OperationContext = {
+  now: '2026-07-01T00:00:00Z',
+  goalId: 'g',
+  roster: ['codex-main', 'codex-side', 'codex-prop'],
+};
 
 const STATE = [
   '---',

@@ -266,6 +266,8 @@ function transitionEdit(
           {
             todoId: disposition.todo_id,
             evidence: disposition.evidence,
+            // A host result's completion carries evidence and exactly one continuation.
+            strict: true,
             ...(disposition.successor !== undefined
               ? {
                   successor: {

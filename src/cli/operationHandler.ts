@@ -1,11 +1,22 @@
 import type { z } from 'zod';
-import { isLoopxError } from '../core/errors';
+import { isLoopxError, type LoopxError } from '../core/errors';
 import type { Operation, OperationEnvironment, OperationOutput } from '../core/ops/operation';
 import { runOperation } from '../core/ops/run';
 import type { CliContext, GlobalOptions } from './context';
 import type { CliHandler } from './commands/index';
 import { cliHomeDir } from './commands/registry';
 import { addOperationOptions, operationInput, usageFromInvalidArgument } from './operationOptions';
+
+/** A failed operation with the fields its original prints beside `error` in the JSON failure. */
+export class OperationFailure extends Error {
+  constructor(
+    readonly failure: LoopxError,
+    readonly fields: Record<string, unknown>,
+  ) {
+    super(failure.message);
+    this.name = 'OperationFailure';
+  }
+}
 
 /** The environment an operation sees when the CLI runs it. */
 export function cliEnvironment(ctx: CliContext, globals: GlobalOptions): OperationEnvironment {
@@ -48,6 +59,9 @@ export function operationCommand<S extends z.ZodObject, R extends OperationOutpu
       } catch (error) {
         if (isLoopxError(error, 'invalid_argument'))
           throw usageFromInvalidArgument(operation as unknown as Operation, error);
+        if (operation.errorFields !== undefined && isLoopxError(error) && error.code !== 'usage')
+          // A failed operation whose original prints more than `error` beside it (exit 1).
+          throw new OperationFailure(error, operation.errorFields(input));
         throw error;
       }
       // Rendered only when printed as Markdown: `--format json` (e.g. status over many goals) need not build it.

@@ -5,6 +5,7 @@ import { LOOPX_VERSION } from '../core/version';
 import { CLI_HANDLERS } from './commands';
 import type { CliContext, GlobalOptions, OutputFormat } from './context';
 import { printOutput } from './output';
+import { OperationFailure } from './operationHandler';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -77,9 +78,18 @@ function reportError(ctx: CliContext, format: OutputFormat, error: unknown): voi
   const message = errorMessage(error);
   if (format === 'json') {
     // LoopX's contract: `error` is the text; the typed code and details ride alongside.
-    const payload = isLoopxError(error)
-      ? { ok: false, error: message, error_code: error.code, error_details: error.details }
-      : { ok: false, error: message, error_code: 'internal_error', error_details: {} };
+    const payload =
+      error instanceof OperationFailure
+        ? {
+            ok: false,
+            ...error.fields,
+            error: message,
+            error_code: error.failure.code,
+            error_details: error.failure.details,
+          }
+        : isLoopxError(error)
+          ? { ok: false, error: message, error_code: error.code, error_details: error.details }
+          : { ok: false, error: message, error_code: 'internal_error', error_details: {} };
     ctx.stdout(`${JSON.stringify(payload, null, 2)}\n`);
   } else {
     ctx.stderr(`loopx: ${message}\n`);

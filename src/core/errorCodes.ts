@@ -97,6 +97,9 @@ export const LOOPX_ERROR_CODES = [
   'todo_completion_continuation_required', // completing an agent todo needs a successor or --no-follow-up
   'todo_defer_reason_required', // deferring a todo needs a reason
   'todo_evidence_required', // completing a todo needs evidence
+  'todo_monitor_unbounded', // a continuous_monitor todo needs expires_at, resume_when or watch_only
+  'todo_claim_actor_required', // a multi-agent claim needs --agent-id
+  'todo_claim_actor_mismatch', // --agent-id differs from --claimed-by
   'todo_gate_fields_need_user_gate', // gate fields were given for a todo that is not a user gate
   'todo_id_ambiguous', // the todo id appears more than once in the state file
   'todo_not_found', // no todo with that id in the state file

@@ -19,10 +19,11 @@ import { operationCommand } from '../operationHandler';
 function editMarkdown(result: TodoEditOutput): string {
   const verb = result.operation.replace('todo_', '');
   const lines = [`# todo ${verb}: \`${result.todo_id}\``, ''];
-  lines.push(todoLine(result.todo));
-  if (result.changed) lines.push('', `Changed: ${result.changed_fields.join(', ') || 'new todo'}.`);
+  lines.push(todoLine(result.todo_item));
+  if (result.already_exists === true) lines.push('', 'An unfinished todo with this text already exists.');
+  if (result.written) lines.push('', `Changed: ${result.changed_fields.join(', ') || 'new todo'}.`);
   else lines.push('', 'Nothing changed; the state file was not written.');
-  for (const added of result.added) if (added.todo_id !== result.todo_id) lines.push(`Added: ${todoLine(added)}`);
+  for (const added of result.added_todos) if (added.todo_id !== result.todo_id) lines.push(`Added: ${todoLine(added)}`);
   if (result.released_todo_ids.length > 0)
     lines.push(`Released: ${result.released_todo_ids.map((id) => `\`${id}\``).join(', ')}.`);
   lines.push('', `${result.written ? 'Written' : 'State file'}: \`${result.state_file}\``);

@@ -14,6 +14,8 @@ import { defineOperation } from './operation';
 
 export interface ArchiveRuntimeRefusal {
   ok: false;
+  /** As in LoopX, a refusal still says whether it was a dry run (`--execute` absent). */
+  dry_run: boolean;
   archived: false;
   goal_id: string;
   error: string;
@@ -55,7 +57,14 @@ export const archiveRuntime = defineOperation({
       });
     } catch (error) {
       if (!isLoopxError(error) || error.code === 'usage') throw error;
-      return { ok: false, archived: false, goal_id: args.goalId.trim(), error: error.message, error_code: error.code };
+      return {
+        ok: false,
+        dry_run: !args.execute,
+        archived: false,
+        goal_id: args.goalId.trim(),
+        error: error.message,
+        error_code: error.code,
+      };
     }
   },
 });

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { ProgressScopeSchema, type RefreshStatePayload } from '../refresh/schemas';
-import { REFRESH_ARGUMENT_ERROR_CODES, refreshState as refreshGoalState } from '../refresh/refreshState';
+import { refreshState as refreshGoalState } from '../refresh/refreshState';
+import { isLoopxError, LoopxError } from '../errors';
+import type { LoopxErrorCode } from '../errorCodes';
+
+const REFRESH_USAGE_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set(['invalid_goal_id']);
 import { goalIdArg, usageOn } from './common';
 import { resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
@@ -43,8 +47,17 @@ export const refreshState = defineOperation({
     dryRun: z.boolean().default(false).describe('write nothing; show what would change'),
   }),
   run: (args, env): Promise<RefreshStatePayload> =>
-    usageOn(REFRESH_ARGUMENT_ERROR_CODES, async () => {
-      const goal = await resolveGoal(env, args.goalId);
+    // As in the original, a refused refresh is a failed operation (exit 1); only a malformed goal id is a usage error.
+    usageOn(REFRESH_USAGE_ERROR_CODES, async () => {
+      const goal = await resolveGoal(env, args.goalId).catch((error: unknown) => {
+        throw isLoopxError(error, 'goal_not_found')
+          ? new LoopxError(
+              'goal_not_found',
+              `state file is required when the goal is not resolvable from registry: ${error.message}`,
+              error.details,
+            )
+          : error;
+      });
       return refreshGoalState(
         {
           registryPath: goal.registryPath,

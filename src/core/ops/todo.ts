@@ -86,7 +86,10 @@ function successorFields(what: string) {
   };
 }
 
-/** Core refusals that mean "the arguments are wrong": surfaces treat them as usage errors. */
+/**
+ * Core refusals that mean "the arguments are wrong". The CLI reports them, as the original does,
+ * as failed operations (exit 1, with the todo error fields); the palette may offer a fix.
+ */
 export const TODO_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
   'todo_text_required',
   'todo_priority_conflict',
@@ -107,26 +110,64 @@ export const TODO_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
   'invalid_goal_id',
 ]);
 
-function asUsage(error: unknown): unknown {
-  return isLoopxError(error) && TODO_ARGUMENT_ERROR_CODES.has(error.code)
-    ? new LoopxError('usage', error.message, { ...error.details, code: error.code })
-    : error;
+/**
+ * The original's goal-not-found text for todo commands comes first (agents match it), then ours.
+ */
+function withOriginalGoalText(error: unknown): unknown {
+  if (isLoopxError(error, 'goal_not_found'))
+    return new LoopxError(
+      'goal_not_found',
+      `state file is required when the goal is not resolvable from registry: ${error.message}`,
+      error.details,
+    );
+  return error;
 }
 
+/**
+ * The JSON contract of a todo edit. The original's fields: `todo_id`, `role`, `section`, `status`,
+ * `claimed_by`, `task_class`, `todo` (the text); for add `added` (a new todo was written) and
+ * `already_exists` (an unfinished todo with this text was found) and no `changed`; for complete
+ * `completed: true`; for the other edits `changed`. Ours beside them: `written`, `changed_fields`,
+ * the todo as `todo_item`, the todos an edit created as `added_todos`, `released_todo_ids`.
+ */
 export const TodoEditResultSchema = z.object({
   ok: z.literal(true),
   goal_id: z.string(),
   state_file: z.string(),
   operation: z.string(),
   todo_id: z.string(),
-  changed: z.boolean(),
+  role: z.enum(['user', 'agent']),
+  section: z.string(),
+  status: z.string(),
+  claimed_by: z.string().nullable(),
+  task_class: z.string().nullable(),
+  todo: z.string(),
+  added: z.boolean().optional(),
+  already_exists: z.boolean().optional(),
+  metadata_updated: z.boolean().optional(),
+  completed: z.literal(true).optional(),
+  changed: z.boolean().optional(),
+  agent_id: z.string().nullable().optional(),
+  updated_at: z.string().nullable(),
   written: z.boolean(),
   changed_fields: z.array(z.string()),
-  todo: TodoSchema,
-  added: z.array(TodoSchema),
+  todo_item: TodoSchema,
+  added_todos: z.array(TodoSchema),
   released_todo_ids: z.array(z.string()),
 });
 export type TodoEditOutput = z.infer<typeof TodoEditResultSchema>;
+
+/** What the original prints beside `error` when a todo command fails (stdout JSON, exit 1). */
+export function todoErrorFields(input: Record<string, unknown>): Record<string, unknown> {
+  return {
+    dry_run: false,
+    added: false,
+    already_exists: false,
+    goal_id: typeof input['goalId'] === 'string' ? input['goalId'] : null,
+    role: typeof input['role'] === 'string' ? input['role'] : null,
+    // The original also echoes the text as `todo`; we do not, since a refused text may hold a credential.
+  };
+}
 
 function gateOf(args: {
   blocksAgent?: string | undefined;
@@ -171,31 +212,58 @@ async function editTodos(
   id: string,
   operation: string,
   edit: (stateText: string, context: OperationContext) => TodoEditResult,
+  actorAgentId?: string,
 ): Promise<TodoEditOutput> {
-  const goal = await resolveGoal(env, id);
-  const statePath = requireStatePath(goal);
-  const context = operationContextOf(goal, env);
-  let result: TodoEditResult & { written: boolean };
+  let goal: ResolvedGoal;
   try {
-    result = await applyStateEdit(statePath, (stateText) => edit(stateText, context), {
-      operation,
-      lock: { clock: env.clock, env: env.env },
-    });
+    goal = await resolveGoal(env, id);
   } catch (error) {
-    throw asUsage(error);
+    throw withOriginalGoalText(error);
   }
+  const statePath = requireStatePath(goal);
+  const context = operationContextOf(goal, env, actorAgentId);
+  const result = await applyStateEdit(statePath, (stateText) => edit(stateText, context), {
+    operation,
+    lock: { clock: env.clock, env: env.env },
+  });
+  const { todo, added_todos, ...summary } = result.summary;
+  const kind = summary.operation;
   return TodoEditResultSchema.parse({
     ok: true,
     goal_id: goal.goalId,
     state_file: statePath,
+    ...summary,
+    role: todo.role,
+    section: todo.section,
+    status: todo.status,
+    claimed_by: todo.claimed_by,
+    task_class: todo.task_class,
+    todo: todo.text,
+    ...(kind === 'todo_add'
+      ? {
+          added: result.added ?? true,
+          already_exists: result.added === false,
+          metadata_updated: result.added === false && result.changed,
+          changed: undefined,
+        }
+      : {}),
+    ...(kind === 'todo_complete' ? { completed: true } : {}),
+    agent_id: context.actorAgentId ?? null,
+    updated_at: result.changed ? context.now : null,
     written: result.written,
-    ...result.summary,
+    todo_item: todo,
+    added_todos,
   });
 }
 
-function operationContextOf(goal: ResolvedGoal, env: OperationEnvironment): OperationContext {
+function operationContextOf(goal: ResolvedGoal, env: OperationEnvironment, actorAgentId?: string): OperationContext {
   const registered = registeredAgentsForGoal(goal.rawEntry);
-  return { now: isoSeconds(env.clock.now()), goalId: goal.goalId, roster: registered.length > 0 ? registered : null };
+  return {
+    now: isoSeconds(env.clock.now()),
+    goalId: goal.goalId,
+    roster: registered.length > 0 ? registered : null,
+    actorAgentId: actorAgentId ?? null,
+  };
 }
 
 export const todoAdd = defineOperation({
@@ -214,8 +282,20 @@ export const todoAdd = defineOperation({
     claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('claim it for a registered agent right away'),
     note: z.string().optional().meta({ placeholder: 'text' }).describe('a note kept in the metadata'),
     requiredDecisionScope: scopes,
+    resumeWhen: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'condition' })
+      .describe('when it resumes: todo_done:<todo_id>, pr_merged:#<n> or capacity_available'),
+    watchOnly: z.boolean().default(false).describe('continuous_monitor: only watch, never deliver'),
+    expiresAt: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'instant' })
+      .describe('continuous_monitor: when it stops (ISO-8601)'),
     ...gateFields,
   }),
+  errorFields: todoErrorFields,
   run: (args, env) => {
     const gate = gateOf(args);
     const role = args.role ?? (gate !== undefined || args.taskClass === 'user_gate' ? 'user' : 'agent');
@@ -226,6 +306,9 @@ export const todoAdd = defineOperation({
     if (args.claimedBy !== undefined) input.claimedBy = args.claimedBy;
     if (args.note !== undefined) input.note = args.note;
     if (args.requiredDecisionScope !== undefined) input.requiredDecisionScopes = args.requiredDecisionScope;
+    if (args.resumeWhen !== undefined) input.resumeWhen = args.resumeWhen;
+    if (args.watchOnly) input.watchOnly = true;
+    if (args.expiresAt !== undefined) input.expiresAt = args.expiresAt;
     return editTodos(env, args.goalId, 'todo add', (stateText, context) =>
       addTodo(stateText, { ...input, role, ...(gate ? { gate } : {}) }, context),
     );
@@ -278,13 +361,40 @@ export const todoClaim = defineOperation({
   args: z.strictObject({
     goalId: goalId.describe('the goal'),
     todoId: todoId.describe('the agent todo to claim'),
-    agentId: agentId.meta({ placeholder: 'agent' }).describe('the registered agent that takes it'),
+    claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('the registered agent that takes it'),
+    agentId: agentId
+      .optional()
+      .meta({ placeholder: 'agent' })
+      .describe('the agent making the claim (needed when the goal has several registered agents)'),
     takeover: z.boolean().default(false).describe('take it over from the agent that holds it'),
   }),
-  run: (args, env) =>
-    editTodos(env, args.goalId, 'todo claim', (stateText, context) =>
-      claimTodo(stateText, { todoId: args.todoId, agentId: args.agentId, takeover: args.takeover }, context),
-    ),
+  errorFields: todoErrorFields,
+  run: (args, env) => {
+    const claimant = args.claimedBy ?? args.agentId;
+    if (claimant === undefined)
+      throw new LoopxError(
+        'usage',
+        'todo claim needs --claimed-by <agent> (and --agent-id <agent> on multi-agent goals)',
+      );
+    return editTodos(
+      env,
+      args.goalId,
+      'todo claim',
+      (stateText, context) =>
+        claimTodo(
+          stateText,
+          {
+            todoId: args.todoId,
+            agentId: claimant,
+            ...(args.agentId === undefined ? {} : { actorAgentId: args.agentId }),
+            requireActor: true,
+            takeover: args.takeover,
+          },
+          context,
+        ),
+      args.agentId,
+    );
+  },
 });
 
 export const todoUpdate = defineOperation({
@@ -306,6 +416,7 @@ export const todoUpdate = defineOperation({
     requiredDecisionScope: scopes.describe('decisions the todo needs, kind:granularity:key (replaces the list)'),
     ...gateFields,
   }),
+  errorFields: todoErrorFields,
   run: (args, env) => {
     if (args.unclaim && args.claimedBy !== undefined)
       throw new LoopxError('usage', '--claimed-by and --unclaim contradict each other; give one');
@@ -335,22 +446,28 @@ export const todoComplete = defineOperation({
   args: z.strictObject({
     goalId: goalId.describe('the goal'),
     todoId: todoId.describe('the todo that is done'),
-    evidence: text.describe('what shows it is done (test run, commit, link)'),
+    evidence: text.optional().describe('what shows it is done (test run, commit, link)'),
+    agentId: agentId.optional().meta({ placeholder: 'agent' }).describe('the registered agent completing it'),
     noFollowUp: z.boolean().default(false).describe('an explicit final: no successor work'),
     decisionOutcome: z.enum(DECISION_OUTCOMES).optional().describe('resolve a user gate: approve, reject or cancel'),
     ...successorFields('successor'),
   }),
+  errorFields: todoErrorFields,
   run: (args, env) => {
     const input: Parameters<typeof completeTodo>[1] = {
       todoId: args.todoId,
-      evidence: args.evidence,
       noFollowUp: args.noFollowUp,
     };
+    if (args.evidence !== undefined) input.evidence = args.evidence;
     const successor = successorOf(args);
     if (successor !== undefined) input.successor = successor;
     if (args.decisionOutcome !== undefined) input.decisionOutcome = args.decisionOutcome;
-    return editTodos(env, args.goalId, 'todo complete', (stateText, context) =>
-      completeTodo(stateText, input, context),
+    return editTodos(
+      env,
+      args.goalId,
+      'todo complete',
+      (stateText, context) => completeTodo(stateText, input, context),
+      args.agentId,
     );
   },
 });

@@ -146,6 +146,14 @@ function resolveScope(
   let agentId: string | undefined;
   if (rawAgent !== null && rawAgent.trim() !== '') {
     if (roster.length > 0) {
+      const candidate = normalizeAgentId(rawAgent);
+      if (candidate !== null && !roster.includes(candidate))
+        // The original's text first (agents match it), then the roster.
+        throw new LoopxError(
+          'refresh_agent_not_registered',
+          `agent_id '${candidate}' is not registered for goal '${goalId}'; registered_agents=${roster.join(', ')}`,
+          { field: 'agent_id', agent_id: candidate, goal_id: goalId, registered_agents: roster },
+        );
       agentId = requireRegisteredAgent({ ...goal, id: goalId }, rawAgent, {
         field: 'agent_id',
         codePrefix: 'refresh_',
@@ -179,7 +187,7 @@ function resolveScope(
   if (progressScope === 'agent_lane' && writesNextAction) {
     throw new LoopxError(
       'refresh_agent_lane_cannot_write_next_action',
-      `agent-lane refresh-state cannot update the durable active-state Next Action; only a goal-scope refresh changes the route (add --progress-scope goal if agent ${agentId ?? ''} is working the goal's main route)`,
+      `agent-lane refresh-state cannot update the durable active-state Next Action; rerun without --next-action or use --progress-scope goal from a registered peer (only a goal-scope refresh changes the route; use it if agent ${agentId ?? ''} is working the goal's main route)`,
       { goal_id: goalId, agent_id: agentId ?? null },
     );
   }
@@ -293,7 +301,13 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
   let update: NextActionUpdate | undefined;
   if (nextAction !== null) {
     const routed = writeNextAction(baseText, nextAction);
-    const stamped = routed.changed ? setFrontMatterField(routed.text, 'updated_at', generatedAt).text : baseText;
+    // As in the original, a file without front matter gets none added (only an existing one is stamped).
+    const stamped =
+      routed.changed && parseStateDocument(routed.text).frontMatter !== null
+        ? setFrontMatterField(routed.text, 'updated_at', generatedAt).text
+        : routed.changed
+          ? routed.text
+          : baseText;
     newText = routed.changed ? stamped : null;
     update = {
       schema_version: NEXT_ACTION_UPDATE_SCHEMA_VERSION,

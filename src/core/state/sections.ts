@@ -46,7 +46,8 @@ export function sectionRoleOf(title: string): SectionRole {
 
 /** The heading a writer creates for a role that has no section yet. */
 export const DEFAULT_SECTION_TITLES: Readonly<Record<TodoRole | 'next_action', string>> = {
-  user: 'User Todo',
+  // The original's headings for a section it has to create.
+  user: 'User Todo / Owner Review Reading Queue',
   agent: 'Agent Todo',
   next_action: 'Next Action',
 };

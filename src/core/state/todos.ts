@@ -1,4 +1,4 @@
-import { normalizeAgentId, requireRegisteredAgent } from '../registry/agentIds';
+import { requireRegisteredAgent } from '../registry/agentIds';
 import { LoopxError } from '../errors';
 import { refuseCredentials } from '../privacy/refuse';
 import {
@@ -26,6 +26,7 @@ import {
   type DecisionOutcome,
 } from './gates';
 import type { LineSplice } from './lines';
+import { setFrontMatterField } from './nextAction';
 import { DEFAULT_SECTION_TITLES, type SectionRole, type TodoRole } from './sections';
 
 /**
@@ -82,8 +83,8 @@ export interface TodoEditSummary {
   changed_fields: string[];
   /** The todo after the edit. */
   todo: TodoView;
-  /** Todos this edit created (successor, replacement). */
-  added: TodoView[];
+  /** Todos this edit created (successor, replacement, or the new todo of an add). */
+  added_todos: TodoView[];
   /** Agent todos a gate held back that are free now (gate approval). */
   released_todo_ids: string[];
 }
@@ -92,6 +93,8 @@ export interface TodoEditResult {
   text: string;
   changed: boolean;
   summary: TodoEditSummary;
+  /** Add only: whether a new todo was written (false when an unfinished todo with this text exists). */
+  added?: boolean;
 }
 
 export interface OperationContext {
@@ -99,8 +102,10 @@ export interface OperationContext {
   now: string;
   /** The goal id, for error messages about the roster. */
   goalId: string;
-  /** The goal's registered agents, or null when the goal has no roster (any valid id may claim). */
+  /** The goal's registered agents, or null when the goal has no roster (then no agent may claim). */
   roster: readonly string[] | null;
+  /** The agent attributed with the edit (`--agent-id`), when given. */
+  actorAgentId?: string | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +157,7 @@ export function findTodo(doc: StateDocument, todoId: string): TodoItem {
   }
   throw new LoopxError(
     'todo_not_found',
-    `no todo with id ${todoId} in the state file; run \`loopx todo list\` to see the ids`,
+    `todo_id '${todoId}' was not found in active user or agent todos; run \`loopx todo list\` to see the ids`,
     { todo_id: todoId },
   );
 }
@@ -176,6 +181,12 @@ export interface NewTodoInput {
   claimedBy?: string;
   requiredDecisionScopes?: string[];
   note?: string;
+  /** When a deferred or monitoring todo resumes (`todo_done:<id>`, `pr_merged:#<n>`, `capacity_available`). */
+  resumeWhen?: string;
+  /** A continuous_monitor todo that only watches (never delivers). */
+  watchOnly?: boolean;
+  /** When a continuous_monitor todo stops (ISO-8601 instant). */
+  expiresAt?: string;
 }
 
 export interface AddTodoInput extends NewTodoInput {
@@ -183,25 +194,57 @@ export interface AddTodoInput extends NewTodoInput {
   gate?: GateFields;
 }
 
+/**
+ * Adds a todo, or, as the original does, returns the unfinished todo of the same role with the same
+ * text (`added: false`): the given claim, class and note are merged into it and it gets an
+ * `updated_at` if it has none. Either write bumps the front matter's `updated_at`.
+ */
 export function addTodo(text: string, input: AddTodoInput, context: OperationContext): TodoEditResult {
   const doc = parseStateDocument(text);
-  const planned = planNewTodo(doc, input.role, input, input.gate ?? {}, context);
+  const planned = planNewTodo(doc, input.role, input, input.gate ?? {}, context, false);
+  const existing = doc.todos.find(
+    (item) => item.role === input.role && !DONE_FOR_ADD.has(item.status) && compactText(item.text) === planned.text,
+  );
+  if (existing !== undefined) {
+    // The original rewrites the found todo's status token too (its status, `open` when it has none).
+    const merge: Record<string, string> = { status: existing.meta['status'] ?? existing.status };
+    for (const [key, value] of planned.metadata) {
+      if (key === 'status' || key === 'updated_at') continue;
+      if (key === 'task_class' && input.taskClass === undefined) continue;
+      merge[key] = value;
+    }
+    if (existing.meta['updated_at'] === undefined) merge['updated_at'] = context.now;
+    const result = finishEdit(doc, existing, 'todo_add', { metadata: merge }, context, [], [], undefined, false);
+    return { ...result, added: false };
+  }
   const insertion = insertTodo(doc, input.role, planned.text, planned.metadata);
-  const newText = applyEdits(doc, insertion.splices);
+  const newText = bumpFrontMatter(applyEdits(doc, insertion.splices), context.now);
   const added = findTodo(parseStateDocument(newText), insertion.todoId);
   return {
     text: newText,
     changed: true,
+    added: true,
     summary: {
       operation: 'todo_add',
       todo_id: insertion.todoId,
       changed: true,
       changed_fields: ['todo'],
       todo: todoView(added),
-      added: [todoView(added)],
+      added_todos: [todoView(added)],
       released_todo_ids: [],
     },
   };
+}
+
+/** Statuses an add does not match a duplicate against (the original's "finished" todos). */
+const DONE_FOR_ADD: ReadonlySet<TodoStatus> = new Set<TodoStatus>(['done']);
+
+/**
+ * The front matter's `updated_at` set to `now`, as the original does on every todo write. A file
+ * without front matter is left without one (the original's behavior, kept).
+ */
+export function bumpFrontMatter(text: string, now: string): string {
+  return parseStateDocument(text).frontMatter === null ? text : setFrontMatterField(text, 'updated_at', now).text;
 }
 
 interface PlannedTodo {
@@ -216,6 +259,7 @@ function planNewTodo(
   input: NewTodoInput,
   gate: GateFields,
   context: OperationContext,
+  writeDefaultClass = true,
 ): PlannedTodo {
   refuseCredentials({ text: input.text, note: input.note });
   let todoText = compactText(input.text);
@@ -236,9 +280,13 @@ function planNewTodo(
     gate.globalGate === true ||
     (gate.unblocksTodoIds ?? []).length > 0 ||
     gate.decisionScope !== undefined;
+  // As in the original, `todo add` writes an agent todo without --task-class without one (readers
+  // take it as advancement_task); successors and user todos get their class written.
+  const explicitClass = input.taskClass;
   const taskClass =
-    input.taskClass ?? (role === 'agent' ? 'advancement_task' : hasGateFields ? USER_GATE_CLASS : 'user_action');
+    explicitClass ?? (role === 'agent' ? 'advancement_task' : hasGateFields ? USER_GATE_CLASS : 'user_action');
   checkTaskClass(role, taskClass);
+  const monitorFields = monitorMetadata(taskClass, input);
   if (hasGateFields && taskClass !== USER_GATE_CLASS) {
     throw new LoopxError(
       'todo_gate_fields_need_user_gate',
@@ -248,10 +296,8 @@ function planNewTodo(
   if (role === 'user' && input.claimedBy !== undefined) {
     throw new LoopxError('todo_claim_agent_only', 'only agent todos can be claimed; user todos are for people');
   }
-  const metadata: [string, string][] = [
-    ['status', 'open'],
-    ['task_class', taskClass],
-  ];
+  const metadata: [string, string][] = [['status', 'open']];
+  if (explicitClass !== undefined || role === 'user' || writeDefaultClass) metadata.push(['task_class', taskClass]);
   if (input.actionKind !== undefined) metadata.push(['action_kind', checkedToken('action_kind', input.actionKind)]);
   if (input.claimedBy !== undefined)
     metadata.push(['claimed_by', registeredAgent(input.claimedBy, 'claimed_by', context)]);
@@ -259,9 +305,51 @@ function planNewTodo(
   if (input.requiredDecisionScopes !== undefined && input.requiredDecisionScopes.length > 0) {
     metadata.push(['required_decision_scopes', checkedScopes(input.requiredDecisionScopes)]);
   }
+  metadata.push(...monitorFields);
   if (input.note !== undefined && input.note.trim() !== '') metadata.push(['note', compactText(input.note)]);
   metadata.push(['updated_at', context.now]);
   return { text: todoText, metadata };
+}
+
+/**
+ * The bounds of a monitoring todo: a continuous_monitor needs one of `expires_at`, `resume_when`
+ * or `watch_only` (the original's rule), so it cannot hold a lane forever.
+ */
+function monitorMetadata(taskClass: string, input: NewTodoInput): [string, string][] {
+  const fields: [string, string][] = [];
+  if (input.resumeWhen !== undefined) {
+    if (!RESUME_CONDITION.test(input.resumeWhen))
+      throw new LoopxError(
+        'invalid_resume_condition',
+        `resume condition ${JSON.stringify(input.resumeWhen)} must be todo_done:<todo_id>, pr_merged:#<number> or capacity_available`,
+        { resume_when: input.resumeWhen },
+      );
+    fields.push(['resume_when', input.resumeWhen]);
+  }
+  const monitorOnly = input.watchOnly === true || input.expiresAt !== undefined;
+  if (monitorOnly && taskClass !== 'continuous_monitor')
+    throw new LoopxError(
+      'invalid_todo_field',
+      '--watch-only and --expires-at are only valid for --task-class continuous_monitor',
+      { task_class: taskClass },
+    );
+  if (input.expiresAt !== undefined) {
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(input.expiresAt))
+      throw new LoopxError(
+        'invalid_todo_field',
+        `expires_at must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, got ${JSON.stringify(input.expiresAt)}`,
+        { field: 'expires_at', value: input.expiresAt },
+      );
+    fields.push(['expires_at', input.expiresAt]);
+  }
+  if (input.watchOnly === true) fields.push(['watch_only', 'true']);
+  if (taskClass === 'continuous_monitor' && fields.length === 0)
+    throw new LoopxError(
+      'todo_monitor_unbounded',
+      'continuous_monitor requires one of: --expires-at, --resume-when, or --watch-only',
+      { task_class: taskClass },
+    );
+  return fields;
 }
 
 function gateMetadata(doc: StateDocument, gate: GateFields, context: OperationContext): [string, string][] {
@@ -329,14 +417,10 @@ function checkedToken(field: string, value: string): string {
 
 /** A normalized agent id that is on the goal's roster (any valid id when the goal has none). */
 function registeredAgent(value: string, field: string, context: OperationContext): string {
-  if (context.roster === null) {
-    const id = normalizeAgentId(value);
-    if (id === null)
-      throw new LoopxError('agent_id_invalid', `${field} must be a public-safe registered agent id`, { field, value });
-    return id;
-  }
+  // Without a roster no agent id may be used (the original's rule): the error names the
+  // configure-goal command that registers it.
   return requireRegisteredAgent(
-    { id: context.goalId, coordination: { registered_agents: [...context.roster] } },
+    { id: context.goalId, coordination: { registered_agents: [...(context.roster ?? [])] } },
     value,
     { field },
   );
@@ -395,13 +479,37 @@ function lastContentLine(doc: StateDocument, section: Section): number {
 
 export interface ClaimTodoInput {
   todoId: string;
+  /** The agent that takes the todo (`--claimed-by`). */
   agentId: string;
+  /** The agent attributed with the claim (`--agent-id`); when given it must be the claimant. */
+  actorAgentId?: string;
+  /**
+   * The CLI's rule, as in the original: on a goal with several registered agents the actor
+   * (`--agent-id`) must be named. The turn runner claims with its own verified identity.
+   */
+  requireActor?: boolean;
   /** Take over a todo another agent has claimed. */
   takeover?: boolean;
 }
 
 export function claimTodo(text: string, input: ClaimTodoInput, context: OperationContext): TodoEditResult {
   const doc = parseStateDocument(text);
+  const agentId = registeredAgent(input.agentId, 'claimed_by', context);
+  const actor = input.actorAgentId === undefined ? null : registeredAgent(input.actorAgentId, 'agent_id', context);
+  if (actor === null && input.requireActor === true && (context.roster?.length ?? 0) > 1) {
+    throw new LoopxError(
+      'todo_claim_actor_required',
+      'multi-agent todo claim requires --agent-id to attribute the lifecycle actor; only completion of an exactly linked user_gate decision_scope may use the typed owner/controller override',
+      { claimed_by: agentId, registered_agents: [...(context.roster ?? [])] },
+    );
+  }
+  if (actor !== null && actor !== agentId) {
+    throw new LoopxError(
+      'todo_claim_actor_mismatch',
+      `agent_id='${actor}' cannot claim todo_id='${input.todoId}' for claimed_by='${agentId}'; an agent claims work for itself`,
+      { agent_id: actor, claimed_by: agentId, todo_id: input.todoId },
+    );
+  }
   const item = findTodo(doc, input.todoId);
   if (item.role !== 'agent')
     throw new LoopxError(
@@ -409,8 +517,6 @@ export function claimTodo(text: string, input: ClaimTodoInput, context: Operatio
       `todo ${item.todoId} is a user todo; only agent todos can be claimed`,
       { todo_id: item.todoId },
     );
-  requireNotTerminal(item, 'claimed');
-  const agentId = registeredAgent(input.agentId, 'claimed_by', context);
   if (metaList(item.meta['excluded_agents']).includes(agentId)) {
     throw new LoopxError(
       'todo_agent_excluded',
@@ -422,8 +528,15 @@ export function claimTodo(text: string, input: ClaimTodoInput, context: Operatio
   if (holder !== undefined && holder !== '' && holder !== agentId && input.takeover !== true) {
     throw new LoopxError(
       'todo_claimed_by_other_agent',
-      `todo ${item.todoId} is claimed by ${holder}; pass --takeover to take it over from ${holder}`,
+      `agent_id='${agentId}' cannot claim todo_id='${item.todoId}'; it is claimed_by='${holder}' (pass --takeover to take it over)`,
       { todo_id: item.todoId, claimed_by: holder, agent_id: agentId },
+    );
+  }
+  if (item.status !== 'open') {
+    throw new LoopxError(
+      'todo_terminal',
+      `todo claim requires status=open; todo_id '${item.todoId}' is status='${item.status}'`,
+      { todo_id: item.todoId, status: item.status },
     );
   }
   return finishEdit(doc, item, 'todo_claim', { metadata: { claimed_by: agentId } }, context);
@@ -544,7 +657,13 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
 
 export interface CompleteTodoInput {
   todoId: string;
-  evidence: string;
+  /** What shows it is done; optional on the CLI as in the original, required when `strict`. */
+  evidence?: string;
+  /**
+   * The turn writeback's rule: evidence and exactly one of a successor or `noFollowUp`. Without it
+   * (the CLI, as in the original), a completion with neither continues the goal (`active_goal`).
+   */
+  strict?: boolean;
   /** The follow-up agent todo this completion hands over to. */
   successor?: NewTodoInput;
   /** An explicit final: no follow-up work. */
@@ -561,9 +680,10 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
-  requireNotTerminal(item, 'completed');
-  const evidence = compactText(input.evidence);
-  if (evidence === '')
+  // A done todo may be completed again (the original re-stamps it); a deferred one is resumed first.
+  if (item.status === 'deferred') requireNotTerminal(item, 'completed');
+  const evidence = compactText(input.evidence ?? '');
+  if (evidence === '' && input.strict === true)
     throw new LoopxError(
       'todo_evidence_required',
       `completing todo ${item.todoId} needs evidence of what was done (--evidence)`,
@@ -578,7 +698,7 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
       { todo_id: item.todoId },
     );
   }
-  if (item.role === 'agent' && !successorGiven && !noFollowUp) {
+  if (input.strict === true && item.role === 'agent' && !successorGiven && !noFollowUp) {
     throw new LoopxError(
       'todo_completion_continuation_required',
       `completing agent todo ${item.todoId} needs exactly one of a successor todo (--successor-text) or an explicit final (--no-follow-up)`,
@@ -601,7 +721,9 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
     );
   }
 
-  const metadata: Record<string, string | null> = { status: 'done', evidence, completed_at: context.now };
+  const metadata: Record<string, string | null> = { status: 'done' };
+  if (evidence !== '') metadata['evidence'] = evidence;
+  metadata['completed_at'] = context.now;
   if (input.decisionOutcome !== undefined) metadata['decision_outcome'] = input.decisionOutcome;
   const splices: LineSplice[] = [];
   const added: string[] = [];
@@ -627,6 +749,9 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   } else if (noFollowUp) {
     metadata['completion_continuation'] = 'no_followup';
     metadata['no_followup'] = 'true';
+  } else {
+    // Neither a successor nor a final: the goal itself carries on (the original's default).
+    metadata['completion_continuation'] = 'active_goal';
   }
   return finishEdit(doc, item, 'todo_complete', { marker: 'x', metadata }, context, splices, added);
 }
@@ -788,6 +913,7 @@ function finishEdit(
   extraSplices: readonly LineSplice[] = [],
   addedIds: readonly string[] = [],
   gatesBefore = analyzeGates(doc),
+  stampUpdatedAt = true,
 ): TodoEditResult {
   const metadata = rewrite.metadata ?? {};
   const changedFields = changedFieldsOf(item, rewrite, metadata);
@@ -801,14 +927,14 @@ function finishEdit(
         changed: false,
         changed_fields: [],
         todo: todoView(item),
-        added: [],
+        added_todos: [],
         released_todo_ids: [],
       },
     };
   }
-  const stamped: MetadataChanges = { ...metadata, updated_at: context.now };
+  const stamped: MetadataChanges = stampUpdatedAt ? { ...metadata, updated_at: context.now } : metadata;
   const splices = [...rewriteTodo(doc, item, { ...rewrite, metadata: stamped }), ...extraSplices];
-  const newText = applyEdits(doc, splices);
+  const newText = bumpFrontMatter(applyEdits(doc, splices), context.now);
   const after = parseStateDocument(newText);
   const gatesAfter = analyzeGates(after);
   const stillBlocked = new Set(gatesAfter.agent_todos.filter((t) => t.blocked).map((t) => t.todo_id));
@@ -825,7 +951,7 @@ function finishEdit(
       changed: true,
       changed_fields: changedFields,
       todo: todoView(todo),
-      added: addedIds.map((id) => todoView(findTodo(after, id))),
+      added_todos: addedIds.map((id) => todoView(findTodo(after, id))),
       released_todo_ids: released,
     },
   };

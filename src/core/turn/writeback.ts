@@ -266,6 +266,8 @@ function transitionEdit(
           {
             todoId: disposition.todo_id,
             evidence: disposition.evidence,
+            // A host result's completion carries evidence and exactly one continuation.
+            strict: true,
             ...(disposition.successor !== undefined
               ? {
                   successor: {
@@ -284,7 +286,7 @@ function transitionEdit(
           changed: done.changed,
           value: {
             transition: disposition.successor !== undefined ? 'done_with_successor' : 'done_no_follow_up',
-            successor_todo_ids: done.summary.added.map((t) => t.todo_id),
+            successor_todo_ids: done.summary.added_todos.map((t) => t.todo_id),
             gate_todo_id: null,
           },
         };

@@ -392,10 +392,10 @@ describe('loopx refresh-state (CLI)', () => {
     assert.match(markdown.stdout, /Recommended action: new act \(from active_state_next_action\)/);
   });
 
-  it('exits 2 for request errors and 1 for a goal it cannot find', async () => {
+  it("exits 1 for a refused refresh and a goal it cannot find, with the original's texts first", async () => {
     const p = refreshProject(BASIC_STATE, { agents: ['codex-main', 'codex-side'] });
     const noAgent = await run(p, 'refresh-state', '--goal-id', 'g1', '--classification', 'state_refreshed');
-    assert.equal(noAgent.code, 2);
+    assert.equal(noAgent.code, 1);
     assert.match(noAgent.stderr, /multi-agent refresh-state requires --agent-id/);
     const laneRoute = await run(
       p,
@@ -409,10 +409,18 @@ describe('loopx refresh-state (CLI)', () => {
       '--next-action',
       'y',
     );
-    assert.equal(laneRoute.code, 2);
+    assert.equal(laneRoute.code, 1);
+    assert.match(
+      laneRoute.stderr,
+      /agent-lane refresh-state cannot update the durable active-state Next Action; rerun without --next-action or use --progress-scope goal from a registered peer/,
+    );
+    const stranger = await run(p, 'refresh-state', '--goal-id', 'g1', '--classification', 'x', '--agent-id', 'zz');
+    assert.equal(stranger.code, 1);
+    assert.match(stranger.stderr, /agent_id 'zz' is not registered for goal 'g1'/);
+    assert.equal((await run(p, 'refresh-state', '--goal-id', '../x', '--classification', 'x')).code, 2);
     const missing = await run(p, 'refresh-state', '--goal-id', 'nope', '--classification', 'state_refreshed');
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /goal 'nope' is not in the registry/);
+    assert.match(missing.stderr, /state file is required when the goal is not resolvable from registry: goal 'nope'/);
     assert.equal(p.readState(), BASIC_STATE);
   });
 });

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
             addTodo(
               text,
               { role: 'agent', text: `${label} todo ${i}` },
-              { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null },
+              { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: ['codex-main', 'codex-side', 'codex-prop'] },
             ),
           {
             operation: 'todo add',

@@ -3,7 +3,11 @@ import { parseStateDocument } from '../../../src/core/state/document';
 import { analyzeGates, parseDecisionScope, scopeCovers } from '../../../src/core/state/gates';
 import { completeTodo, supersedeTodo, type OperationContext } from '../../../src/core/state/todos';
 
-const context: OperationContext = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null };
+const context: OperationContext = {
+  now: '2026-07-01T00:00:00Z',
+  goalId: 'g',
+  roster: ['codex-main', 'codex-side', 'codex-prop'],
+};
 
 const STATE = [
   '---',
@@ -137,7 +141,7 @@ describe('gates', () => {
         },
         context,
       );
-      const [newGate] = replaced.summary.added;
+      const [newGate] = replaced.summary.added_todos;
       assert.equal(newGate?.task_class, 'user_gate');
       assert.equal(
         newGate?.metadata['decision_scope'],

@@ -3,11 +3,21 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseStateDocument, type StateDocument, type TodoItem } from '../../../src/core/state/document';
 import { splitLines } from '../../../src/core/state/lines';
-import { claimTodo, deferTodo, updateTodo, type OperationContext } from '../../../src/core/state/todos';
+import {
+  bumpFrontMatter,
+  claimTodo,
+  deferTodo,
+  updateTodo,
+  type OperationContext,
+} from '../../../src/core/state/todos';
 import { randomStateDocument } from './randomDocs';
 
 const CORPUS = path.join(__dirname, '../../fixtures/state/corpus');
-const context: OperationContext = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null };
+const context: OperationContext = {
+  now: '2026-07-01T00:00:00Z',
+  goalId: 'g',
+  roster: ['codex-main', 'codex-side', 'codex-prop'],
+};
 
 function corpusFiles(): string[] {
   return fs
@@ -45,7 +55,10 @@ const EDITS: readonly {
   {
     name: 'claim',
     apply: (text, item) =>
-      claimTodo(text, { todoId: item.todoId, agentId: 'codex-prop', takeover: true }, context).text,
+      // A claim needs an open todo (the original's rule); a blocked one is claimed through update.
+      item.status === 'open'
+        ? claimTodo(text, { todoId: item.todoId, agentId: 'codex-prop', takeover: true }, context).text
+        : updateTodo(text, { todoId: item.todoId, claimedBy: 'codex-prop' }, context).text,
     check: (item) => assert.equal(item.meta['claimed_by'], 'codex-prop'),
   },
   {
@@ -63,7 +76,10 @@ const EDITS: readonly {
   },
 ];
 
-function assertSingleTodoEdit(text: string, label: string, editIndex: number): boolean {
+function assertSingleTodoEdit(original: string, label: string, editIndex: number): boolean {
+  // Every todo write bumps the front matter's updated_at (as the original does): start from the
+  // bumped text, so that the only change left to check is the todo's own.
+  const text = bumpFrontMatter(original, context.now);
   const doc = parseStateDocument(text);
   const counts = new Map<string, number>();
   for (const t of doc.todos) counts.set(t.todoId, (counts.get(t.todoId) ?? 0) + 1);

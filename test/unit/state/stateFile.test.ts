@@ -9,7 +9,7 @@ import { applyStateEdit, readStateFile } from '../../../src/core/state/stateFile
 import { addTodo, claimTodo } from '../../../src/core/state/todos';
 
 const REPO = path.resolve(__dirname, '../../..');
-const context = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null };
+const context = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: ['codex-main', 'codex-side', 'codex-prop'] };
 const STATE =
   '---\nstatus: active\n---\n## Agent Todo\n- [ ] First.\n  <!-- loopx:todo todo_id=todo_first status=open -->\n## Next Action\n- First.\n';
 

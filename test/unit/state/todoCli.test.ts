@@ -90,11 +90,36 @@ describe('loopx todo', () => {
     assert.equal(add.code, 0, add.stdout + add.stderr);
     const added = TodoEditJsonSchema.parse(add.json());
     assert.equal(added.written, true);
-    assert.equal(added.todo.text, '[P2] Write the release notes.');
-    assert.match(
-      fs.readFileSync(p.stateFile, 'utf8'),
-      /- \[ \] \[P2\] Write the release notes\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=advancement_task updated_at=2026-07-01T12:00:00Z -->\n## Next Action/,
+    // LoopX's contract: `added` is a boolean, with the todo's id, role, section and status beside it.
+    assert.deepEqual(
+      [added.added, added.already_exists, added.role, added.section, added.status, added.todo, 'changed' in added],
+      [true, false, 'agent', 'Agent Todo', 'open', '[P2] Write the release notes.', false],
     );
+    assert.equal(added.todo_item.text, '[P2] Write the release notes.');
+    const written = fs.readFileSync(p.stateFile, 'utf8');
+    assert.match(
+      written,
+      /- \[ \] \[P2\] Write the release notes\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open updated_at=2026-07-01T12:00:00Z -->\n## Next Action/,
+      'no task_class is written unless given, as in the original',
+    );
+    assert.match(written, /^---\nstatus: active\nupdated_at: 2026-07-01T12:00:00Z\n---\n/, 'front matter updated_at');
+
+    const again = await p.run(
+      'todo',
+      'add',
+      '--goal-id',
+      'g1',
+      '--text',
+      '[P2]   Write the release notes.',
+      '--format',
+      'json',
+    );
+    const duplicate = TodoEditJsonSchema.parse(again.json());
+    assert.deepEqual(
+      [duplicate.added, duplicate.already_exists, duplicate.todo_id, duplicate.written],
+      [false, true, added.todo_id, false],
+    );
+    assert.equal(fs.readFileSync(p.stateFile, 'utf8'), written, 'a duplicate that has updated_at writes nothing');
 
     const claim = await p.run(
       'todo',
@@ -109,7 +134,7 @@ describe('loopx todo', () => {
       'json',
     );
     assert.equal(claim.code, 0, claim.stdout);
-    assert.equal(TodoEditJsonSchema.parse(claim.json()).todo.claimed_by, 'codex-side');
+    assert.equal(TodoEditJsonSchema.parse(claim.json()).claimed_by, 'codex-side', '--agent-id alone still claims');
 
     const complete = await p.run(
       'todo',
@@ -129,9 +154,9 @@ describe('loopx todo', () => {
     );
     assert.equal(complete.code, 0, complete.stdout);
     const done = TodoEditJsonSchema.parse(complete.json());
-    assert.equal(done.todo.status, 'done');
-    assert.equal(done.added[0]?.claimed_by, 'codex-side');
-    assert.equal(done.todo.metadata['successor_todo_ids'], done.added[0]?.todo_id);
+    assert.deepEqual([done.completed, done.changed, done.status], [true, true, 'done']);
+    assert.equal(done.added_todos[0]?.claimed_by, 'codex-side');
+    assert.equal(done.todo_item.metadata['successor_todo_ids'], done.added_todos[0]?.todo_id);
   });
 
   it('todo claim refuses an agent off the roster with the spec text (exit 1)', async () => {
@@ -153,42 +178,55 @@ describe('loopx todo', () => {
     assert.equal(error['code'], 'agent_not_registered');
     assert.equal(error['message'], "claimed_by='zz' is not registered for goal 'g1'; registered_agents=a1, a2");
     assert.equal(fs.readFileSync(p.stateFile, 'utf8'), STATE);
+    const body = run.json();
+    assert.deepEqual([body['ok'], body['added'], body['already_exists'], body['goal_id']], [false, false, false, 'g1']);
     const legacy = project(null);
-    assert.equal(
-      (await legacy.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--agent-id', 'anyone')).code,
-      0,
-      'a goal without a roster accepts any valid id',
+    const noRoster = await legacy.run(
+      'todo',
+      'claim',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--claimed-by',
+      'anyone',
+      '--format',
+      'json',
+    );
+    assert.equal(noRoster.code, 1, 'a goal without a roster accepts no agent id (the original refuses too)');
+    assert.match(noRoster.error().message, /^claimed_by='anyone' cannot be used because goal 'g1' has no coordination/);
+    assert.equal(fs.readFileSync(legacy.stateFile, 'utf8'), STATE);
+  });
+
+  it('todo claim on a multi-agent goal needs the acting --agent-id, and refuses a todo another agent holds', async () => {
+    const p = project();
+    const claim = (...extra: string[]) =>
+      p.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', 'todo_publish', ...extra, '--format', 'json');
+    const noActor = await claim('--claimed-by', 'codex-main');
+    assert.equal(noActor.code, 1);
+    assert.match(noActor.error().message, /^multi-agent todo claim requires --agent-id/);
+    assert.equal(fs.readFileSync(p.stateFile, 'utf8'), STATE);
+    assert.equal((await claim('--claimed-by', 'codex-main', '--agent-id', 'codex-main')).code, 0);
+    const taken = await claim('--claimed-by', 'codex-side', '--agent-id', 'codex-side');
+    assert.equal(taken.code, 1);
+    assert.match(
+      taken.error().message,
+      /^agent_id='codex-side' cannot claim todo_id='todo_publish'; it is claimed_by='codex-main'/,
     );
   });
 
-  it('todo complete without evidence or continuation is a usage error (exit 2) and writes nothing', async () => {
+  it('todo complete without evidence or continuation continues the goal (active_goal), as in the original', async () => {
     const p = project();
-    const noContinuation = await p.run(
-      'todo',
-      'complete',
-      '--goal-id',
-      'g1',
-      '--todo-id',
-      'todo_publish',
-      '--evidence',
-      'done',
-    );
-    assert.equal(noContinuation.code, 2);
-    assert.match(
-      noContinuation.stderr,
-      /exactly one of a successor todo \(--successor-text\) or an explicit final \(--no-follow-up\)/,
-    );
-    const noEvidence = await p.run(
-      'todo',
-      'complete',
-      '--goal-id',
-      'g1',
-      '--todo-id',
-      'todo_publish',
-      '--no-follow-up',
-    );
-    assert.equal(noEvidence.code, 2);
-    assert.equal(fs.readFileSync(p.stateFile, 'utf8'), STATE);
+    const plain = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--format', 'json');
+    assert.equal(plain.code, 0, plain.stdout);
+    const plainJson = TodoEditJsonSchema.parse(plain.json());
+    assert.equal(plainJson.todo_item.metadata['completion_continuation'], 'active_goal');
+    assert.equal(plainJson.todo_item.metadata['evidence'], undefined);
+    assert.match(fs.readFileSync(p.stateFile, 'utf8'), /- \[x\] \[P1\] Publish the package\./);
+    const missing = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_nope', '--format', 'json');
+    assert.equal(missing.code, 1);
+    assert.match(missing.error().message, /^todo_id 'todo_nope' was not found in active user or agent todos/);
+    fs.writeFileSync(p.stateFile, STATE);
     const final = await p.run(
       'todo',
       'complete',
@@ -203,7 +241,7 @@ describe('loopx todo', () => {
       'json',
     );
     assert.equal(final.code, 0, final.stdout);
-    assert.equal(TodoEditJsonSchema.parse(final.json()).todo.metadata['no_followup'], 'true');
+    assert.equal(TodoEditJsonSchema.parse(final.json()).todo_item.metadata['no_followup'], 'true');
   });
 
   it('gates: add with gate flags, resolve with --decision-outcome, reject keeps the work blocked', async () => {
@@ -224,7 +262,7 @@ describe('loopx todo', () => {
     );
     assert.equal(gate.code, 0, gate.stdout + gate.stderr);
     const gateJson = TodoEditJsonSchema.parse(gate.json());
-    assert.deepEqual([gateJson.todo.role, gateJson.todo.task_class], ['user', 'user_gate']);
+    assert.deepEqual([gateJson.role, gateJson.task_class], ['user', 'user_gate']);
     const bad = await p.run(
       'todo',
       'complete',
@@ -320,7 +358,7 @@ describe('loopx todo', () => {
       'json',
     );
     assert.equal(supersede.code, 0, supersede.stdout);
-    const replacement = TodoEditJsonSchema.parse(supersede.json()).added[0];
+    const replacement = TodoEditJsonSchema.parse(supersede.json()).added_todos[0];
     assert.ok(replacement);
 
     const defer = await p.run(
@@ -338,7 +376,7 @@ describe('loopx todo', () => {
       'json',
     );
     assert.equal(defer.code, 0, defer.stdout);
-    assert.equal(TodoEditJsonSchema.parse(defer.json()).todo.status, 'deferred');
+    assert.equal(TodoEditJsonSchema.parse(defer.json()).status, 'deferred');
     const markdown = await p.run('todo', 'list', '--goal-id', 'g1', '--all');
     assert.match(markdown.stdout, /deferred/);
   });
@@ -360,6 +398,6 @@ describe('loopx todo', () => {
       'codex-main',
     );
     assert.equal(todo.code, 1);
-    assert.match(todo.stderr, /no todo with id todo_missing/);
+    assert.match(todo.stderr, /todo_id 'todo_missing' was not found in active user or agent todos/);
   });
 });

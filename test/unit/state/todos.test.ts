@@ -19,7 +19,8 @@ import { splitLines } from '../../../src/core/state/lines';
 const CORPUS = path.join(__dirname, '../../fixtures/state/corpus');
 const fixture = (name: string): string => fs.readFileSync(path.join(CORPUS, name), 'utf8');
 const NOW = '2026-07-01T00:00:00Z';
-const legacy: OperationContext = { now: NOW, goalId: 'g', roster: null };
+// A goal whose roster holds the agents these tests use (a goal without one accepts no agent id).
+const legacy: OperationContext = { now: NOW, goalId: 'g', roster: ['codex-main', 'codex-side'] };
 const rostered: OperationContext = { now: NOW, goalId: 'g', roster: ['codex-main', 'codex-side'] };
 
 function throwsCode(fn: () => unknown, code: string, message?: RegExp): void {
@@ -45,20 +46,24 @@ describe('todo add', () => {
     const expectedId = deriveTodoId('agent', 'Agent Todo', 2, '[P2] Write the docs.');
     assert.equal(
       lines[at + 1],
-      `  <!-- loopx:todo todo_id=${expectedId} status=open task_class=advancement_task updated_at=${NOW} -->`,
+      `  <!-- loopx:todo todo_id=${expectedId} status=open updated_at=${NOW} -->`,
+      'as in the original, an add without --task-class writes none',
     );
     assert.equal(result.summary.todo_id, expectedId);
     assert.equal(result.summary.todo.priority, 'P2');
     assert.equal(result.summary.todo.index, 2);
-    // Nothing else moved.
-    assert.equal(result.text.replace(`${lines[at]}\n${lines[at + 1]}\n`, ''), STATE);
+    // Nothing else moved but the front matter's updated_at (bumped, as the original does).
+    assert.equal(
+      result.text.replace(`${lines[at]}\n${lines[at + 1]}\n`, ''),
+      STATE.replace(/^updated_at: .*$/m, `updated_at: ${NOW}`),
+    );
   });
 
   it('creates the role section when there is none, before Next Action', () => {
     const result = addTodo(fixture('p1-implicit-ids.md'), { role: 'user', text: 'Review the fixture.' }, legacy);
     assert.match(
       result.text,
-      /^## User Todo\n- \[ \] Review the fixture\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=user_action updated_at=\S+ -->\n## Agent Todo/,
+      /^## User Todo \/ Owner Review Reading Queue\n- \[ \] Review the fixture\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=user_action updated_at=\S+ -->\n## Agent Todo/,
     );
     const appended = addTodo('Just prose', { role: 'agent', text: 'First.' }, legacy);
     assert.match(appended.text, /^Just prose\n\n## Agent Todo\n- \[ \] First\.\n {2}<!--[^\n]*-->$/);
@@ -191,7 +196,7 @@ describe('todo claim', () => {
     throwsCode(
       () => claimTodo(STATE, { todoId: 'todo_primary', agentId: 'codex-side' }, rostered),
       'todo_claimed_by_other_agent',
-      /claimed by codex-main; pass --takeover/,
+      /it is claimed_by='codex-main' \(pass --takeover/,
     );
     assert.equal(
       claimTodo(STATE, { todoId: 'todo_primary', agentId: 'codex-side', takeover: true }, rostered).summary.todo
@@ -285,11 +290,11 @@ describe('todo update', () => {
 describe('todo complete', () => {
   it('needs evidence and exactly one of a successor or no-follow-up for agent todos', () => {
     throwsCode(
-      () => completeTodo(STATE, { todoId: 'todo_primary', evidence: ' ', noFollowUp: true }, legacy),
+      () => completeTodo(STATE, { todoId: 'todo_primary', evidence: ' ', noFollowUp: true, strict: true }, legacy),
       'todo_evidence_required',
     );
     throwsCode(
-      () => completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok' }, legacy),
+      () => completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok', strict: true }, legacy),
       'todo_completion_continuation_required',
       /--successor-text.*--no-follow-up/,
     );
@@ -304,6 +309,14 @@ describe('todo complete', () => {
     );
   });
 
+  it('without strict (the CLI, as in the original) neither evidence nor continuation is needed: the goal continues', () => {
+    const result = completeTodo(STATE, { todoId: 'todo_primary' }, legacy);
+    assert.equal(result.summary.todo.status, 'done');
+    assert.equal(result.summary.todo.metadata['completion_continuation'], 'active_goal');
+    assert.equal(result.summary.todo.metadata['evidence'], undefined);
+    assert.match(result.text, /^updated_at: 2026-07-01T00:00:00Z$/m);
+  });
+
   it('marks done with evidence and links a new successor', () => {
     const result = completeTodo(
       STATE,
@@ -314,7 +327,7 @@ describe('todo complete', () => {
       },
       rostered,
     );
-    const [successor] = result.summary.added;
+    const [successor] = result.summary.added_todos;
     assert.ok(successor);
     assert.equal(successor.text, '[P1] Ship the lane.');
     assert.equal(successor.claimed_by, 'codex-main');
@@ -335,10 +348,11 @@ describe('todo complete', () => {
       ],
       'true',
     );
-    throwsCode(
-      () => completeTodo(result.text, { todoId: 'todo_primary', evidence: 'again', noFollowUp: true }, legacy),
-      'todo_terminal',
-    );
+    // Completing a done todo again re-stamps it (the original's behavior); a deferred one is refused.
+    const again = completeTodo(result.text, { todoId: 'todo_primary', evidence: 'again', noFollowUp: true }, legacy);
+    assert.equal(again.summary.todo.metadata['evidence'], 'again');
+    const deferred = deferTodo(STATE, { todoId: 'todo_primary', reason: 'later' }, legacy).text;
+    throwsCode(() => completeTodo(deferred, { todoId: 'todo_primary', noFollowUp: true }, legacy), 'todo_terminal');
   });
 
   it('resolves a gate only with a decision outcome', () => {
@@ -372,7 +386,7 @@ describe('todo supersede and defer', () => {
       { todoId: 'todo_primary', reason: 'scope changed', replacement: { text: 'Validate the narrower lane.' } },
       legacy,
     );
-    const [replacement] = result.summary.added;
+    const [replacement] = result.summary.added_todos;
     assert.ok(replacement);
     assert.equal(replacement.claimed_by, 'codex-main');
     assert.equal(replacement.task_class, 'advancement_task');
@@ -430,6 +444,7 @@ describe('todo supersede and defer', () => {
     ).map((l) => l.content);
     assert.equal(after.length, before.length);
     const changed = before.map((line, i) => (line === after[i] ? -1 : i + 1)).filter((n) => n > 0);
-    assert.deepEqual(changed, [10, 11]);
+    assert.deepEqual(changed, [4, 10, 11], 'the todo and the front matter updated_at');
+    assert.equal(after[3], `updated_at: ${NOW}`);
   });
 });

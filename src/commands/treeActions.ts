@@ -147,7 +147,7 @@ export async function completeTodoCommand(model: WorkspaceModel, arg: unknown): 
   );
   await done(
     model,
-    `completed "${target.title}"${result.added.length > 0 ? `, added ${result.added[0]?.todo_id}` : ''}.`,
+    `completed "${target.title}"${result.added_todos.length > 0 ? `, added ${result.added_todos[0]?.todo_id}` : ''}.`,
   );
 }
 
@@ -219,7 +219,7 @@ export async function supersedeTodoCommand(model: WorkspaceModel, arg: unknown):
     },
     editorEnvironment(target.goal.registryPath),
   );
-  await done(model, `superseded "${target.title}" by ${result.added[0]?.todo_id ?? 'its replacement'}.`);
+  await done(model, `superseded "${target.title}" by ${result.added_todos[0]?.todo_id ?? 'its replacement'}.`);
 }
 
 /** "Change Todo Priority…". */

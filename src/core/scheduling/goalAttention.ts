@@ -83,7 +83,8 @@ export function goalAttention(input: GoalAttentionInput): GoalAttention {
     if (connected) return { status: 'connected_without_run', waiting_on: 'codex' };
     return { status: text(goal['status']) || 'no_run', waiting_on: 'controller' };
   }
-  if (!latestRun.json_exists || !latestRun.markdown_exists) return { status: 'run_artifact_missing', waiting_on: 'codex' };
+  if (!latestRun.json_exists || !latestRun.markdown_exists)
+    return { status: 'run_artifact_missing', waiting_on: 'codex' };
   const classification = text(latestRun.classification) || 'unknown';
   const override = text(goal['waiting_on']).toLowerCase();
   if (REGISTRY_WAITING_ON_OVERRIDES.has(override))

@@ -464,19 +464,6 @@ function applyGuards(
   if (selection === null) return quietWait(quota.state, 'no_runnable_todo', 'no state file was read');
   const { selected, successor, summary } = selection;
 
-  // Terminal frontier: no open agent work and nothing to resume.
-  if (summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0) {
-    return {
-      ...quietWait(
-        'terminal_no_followup',
-        'terminal_no_followup',
-        'every agent todo is done and none has a follow-up; add a todo to continue the goal',
-      ),
-      scheduler: { action: 'stop', cadence_class: 'terminal', next_eligible_at: null },
-      recommended_mode: 'terminal',
-    };
-  }
-
   if (quota.state === 'waiting') {
     if (quota.waiting_on === 'external_evidence') {
       const monitor = selected !== null && selected.task_class === 'continuous_monitor' ? selected : null;
@@ -491,6 +478,19 @@ function applyGuards(
       );
     }
     return quietWait('waiting', 'quiet_wait', quota.reason);
+  }
+
+  // Terminal frontier: no open agent work and nothing to resume (a waiting goal still observes first).
+  if (summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0) {
+    return {
+      ...quietWait(
+        'terminal_no_followup',
+        'terminal_no_followup',
+        'every agent todo is done and none has a follow-up; add a todo to continue the goal',
+      ),
+      scheduler: { action: 'stop', cadence_class: 'terminal', next_eligible_at: null },
+      recommended_mode: 'terminal',
+    };
   }
 
   // quota.state === 'eligible' from here.

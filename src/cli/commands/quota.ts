@@ -8,6 +8,7 @@ import {
   type QuotaStatusOutput,
   type QuotaVoidSlotOutput,
   type ShouldRunDecision,
+  type ShouldRunRefusal,
   type SpendSlotResult,
   type VoidSlotResult,
 } from '../../core/ops/quota';
@@ -64,7 +65,14 @@ function statusMarkdown(summary: GoalQuotaSummary, reservationCount: number): st
 
 export const quotaShouldRunCommand = operationCommand(quotaShouldRun, decisionMarkdown);
 
-function decisionMarkdown(decision: ShouldRunDecision): string {
+function decisionMarkdown(decision: ShouldRunDecision | ShouldRunRefusal): string {
+  if (!('effective_action' in decision))
+    return [
+      `# Should ${decision.agent_id ?? 'an agent'} run on ${decision.goal_id || 'this goal'}? No`,
+      '',
+      `- ${decision.status}: ${decision.reason}`,
+      `- Fix: ${decision.recommended_action}`,
+    ].join('\n');
   const lines = [
     `# Should ${decision.agent_id ?? 'an agent'} run on ${decision.goal_id}? ${decision.should_run ? 'Yes' : 'No'}`,
     '',

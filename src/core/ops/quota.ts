@@ -5,7 +5,15 @@ import type { TurnUsage } from '../quota/ledger';
 import { readQuotaView, SPEND_SOURCES, type Reservation, type SpendSource } from '../quota/reservations';
 import { spendSlot, voidSlot, type SpendSlotResult, type VoidSlotResult } from '../quota/spend';
 import { normalizeAgentId } from '../registry/agentIds';
-import { goalQuotaSummary, shouldRun, type GoalQuotaSummary, type ShouldRunDecision } from '../scheduling/shouldRun';
+import {
+  goalQuotaSummary,
+  shouldRun,
+  shouldRunRefusal,
+  type GoalQuotaSummary,
+  type ShouldRunDecision,
+  type ShouldRunRefusal,
+} from '../scheduling/shouldRun';
+import { isLoopxError } from '../errors';
 import { goalIdArg, usageOn } from './common';
 import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
@@ -109,7 +117,7 @@ export const quotaShouldRun = defineOperation({
       .meta({ placeholder: 'id' })
       .describe('the turn id; the decision then names the settlement identity'),
   }),
-  run: (args, env): Promise<ShouldRunDecision> =>
+  run: (args, env): Promise<ShouldRunDecision | ShouldRunRefusal> =>
     usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
       const turnInstanceId = turnOf(args.turnInstanceId);
       const registry = await resolveRegistry(env);
@@ -123,10 +131,17 @@ export const quotaShouldRun = defineOperation({
         ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
         ...(turnInstanceId === null ? {} : { turnInstanceId }),
       };
-      // An unknown goal is an answer (should_run false, ok false), not an error.
-      if (findRawRegistryGoal(registry.document, args.goalId) === undefined) return shouldRun(common);
+      // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
+      if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
+        return shouldRunRefusal(await shouldRun(common));
       const goal = goalOf(registry, args.goalId);
-      return shouldRun({ ...common, goal: quotaGoalOf(goal) });
+      try {
+        return await shouldRun({ ...common, goal: quotaGoalOf(goal) });
+      } catch (error) {
+        if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
+          return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
+        throw error;
+      }
     }),
 });
 
@@ -247,5 +262,5 @@ export const quotaVoidSlot = defineOperation({
     }),
 });
 
-export type { GoalQuotaSummary, ShouldRunDecision } from '../scheduling/shouldRun';
+export type { GoalQuotaSummary, ShouldRunDecision, ShouldRunRefusal } from '../scheduling/shouldRun';
 export type { SpendSlotResult, VoidSlotResult } from '../quota/spend';

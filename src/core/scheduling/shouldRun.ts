@@ -3,7 +3,8 @@ import { normalizeAgentId, requireRegisteredAgent } from '../registry/agentIds';
 import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
-import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
+import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
+import { goalAttention, type GoalAttention } from './goalAttention';
 import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
@@ -98,6 +99,17 @@ export const DecisionStateSchema = z.union([
   z.literal('unknown'),
 ]);
 
+/** LoopX's decision words: `run`, `skip` and the named non-normal paths. */
+export const DECISION_WORDS = [
+  'run',
+  'skip',
+  'observe',
+  'safe_bypass_user_gate_fallback',
+  'automation_prompt_upgrade',
+] as const;
+export const DecisionWordSchema = z.enum(DECISION_WORDS);
+export type DecisionWord = z.infer<typeof DecisionWordSchema>;
+
 const PermissionsSchema = z.object({
   normal_delivery_allowed: z.boolean(),
   recovery_allowed: z.boolean(),
@@ -108,18 +120,26 @@ const PermissionsSchema = z.object({
 
 export const ShouldRunDecisionSchema = z.object({
   ok: z.boolean(),
-  status: z.enum(['decided', 'goal_not_found']),
+  /** The goal's attention status as LoopX's status projection names it (goalAttention.ts), or `goal_not_found`. */
+  status: z.string(),
+  /** Whether the goal's own records are sound (no agent-lane run with missing artifacts). */
+  status_health_ok: z.boolean(),
   goal_id: z.string(),
   agent_id: z.string().nullable(),
   generated_at: z.string(),
   should_run: z.boolean(),
-  decision: z.enum(['run', 'skip']),
+  decision: DecisionWordSchema,
   state: DecisionStateSchema,
   effective_action: z.string(),
   reason: z.string(),
   pause_cause: z.string().nullable(),
   quota: QuotaStatusSchema.nullable(),
   selected_todo: SelectedTodoSchema.nullable(),
+  /** LoopX's todo summary: the first executable agent todo (for this agent when one is named). */
+  agent_todo_summary: z.object({ first_executable_items: z.array(SelectedTodoSchema) }),
+  next_action_projection_warning: z
+    .object({ kind: z.string(), severity: z.string(), requires_state_writeback: z.boolean() })
+    .nullable(),
   safe_bypass_allowed: z.boolean(),
   safe_bypass_kind: z.string().nullable(),
   permissions: PermissionsSchema,
@@ -183,6 +203,7 @@ const NO_PERMISSIONS = {
 
 interface Outcome {
   should_run: boolean;
+  decision: DecisionWord;
   state: ShouldRunDecision['state'];
   effective_action: string;
   reason: string;
@@ -222,42 +243,85 @@ async function decide(
   const view = await readQuotaView(goal, options.clock);
   const stopped = goalStopped(goal.goal);
   const latest = latestStatusRun(view.rows);
-  const facts = {
-    stopped,
-    health: { ok: true, reason: '' },
-    waitingOn: deriveWaitingOn(goal.goal, latest === null ? null : asRecord(latest)),
-    focusMarker: focusMarkerOf(goal.goal),
-  };
-  const preliminary = computeQuotaStatus(goal.config, view.ledger, view.reserved, facts);
-  if (preliminary.state === 'paused') return pausedContract(goal, agentId, preliminary, generatedAt);
-
-  let selection: SelectionResult | null = null;
+  let snapshot: StateFileSnapshot | null = null;
+  let health = { ok: true, reason: '' };
   if (goal.statePath === null) {
-    facts.health = {
+    health = {
       ok: false,
       reason: `goal '${goal.goalId}' has no state file LoopX can find; set state_file (and an absolute repo) in the registry`,
     };
   } else {
     try {
-      const snapshot = options.state ?? (await readStateFile(goal.statePath));
-      selection = selectTodo({
-        doc: snapshot.document,
-        agentId,
-        availableCapabilities: options.availableCapabilities ?? [],
-        now: options.clock.now().getTime(),
-      });
+      snapshot = options.state ?? (await readStateFile(goal.statePath));
     } catch (error) {
-      facts.health = { ok: false, reason: `the goal's state file cannot be read: ${errorMessage(error)}` };
+      health = { ok: false, reason: `the goal's state file cannot be read: ${errorMessage(error)}` };
     }
   }
+  const attention = goalAttention({ goal: goal.goal, latestRun: latest, doc: snapshot?.document ?? null });
+  const statusHealthOk = recordsSound(view.rows);
+  const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, facts);
-  const outcome = applyGuards(goal, quota, selection, options);
-  return assemble(goal, agentId, quota, outcome, selection, options, generatedAt);
+  const context = { attention, statusHealthOk };
+  if (quota.state === 'paused') return pausedContract(goal, agentId, quota, generatedAt, context);
+
+  let selection: SelectionResult | null = null;
+  if (snapshot !== null) {
+    selection = selectTodo({
+      doc: snapshot.document,
+      agentId,
+      availableCapabilities: options.availableCapabilities ?? [],
+      now: options.clock.now().getTime(),
+    });
+  }
+  const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
+  const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk });
+  return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
+}
+
+/** A run of an agent lane whose artifacts are gone breaks the goal's records (LoopX: contract health). */
+function recordsSound(rows: readonly RunIndexEntry[]): boolean {
+  return !rows.some(
+    (row) =>
+      row.progress_scope === 'agent_lane' &&
+      typeof row.agent_id === 'string' &&
+      (!row.json_exists || !row.markdown_exists),
+  );
+}
+
+/**
+ * Open user gates put the whole goal at the operator gate; when every one of them names another agent's
+ * lane (`blocks_agent`), the asking agent is not held: its quota state is the one the slots give.
+ */
+function agentScopedGateOverride(
+  quota: QuotaStatus,
+  attention: GoalAttention,
+  selection: SelectionResult | null,
+  agentId: string | null,
+): QuotaStatus {
+  if (quota.state !== 'operator_gate' || agentId === null || selection === null) return quota;
+  if (attention.status !== 'active_state_user_gate') return quota;
+  const gates = selection.gates.open_gates;
+  if (gates.length === 0 || !gates.every((g) => g.blocks_agent !== null && g.blocks_agent !== agentId)) return quota;
+  const slotsOut = quota.spent_slots + quota.reserved_slots >= quota.allowed_slots;
+  return {
+    ...quota,
+    state: slotsOut ? 'throttled' : 'eligible',
+    reason: `the open user gates hold other agents' lanes, not ${agentId}; ${slotsOut ? 'throttled' : 'eligible'} by slots`,
+  };
+}
+
+/** A goal with a roster must be asked with `--agent-id`: an unscoped heartbeat prompt is out of date. */
+function promptUpgradeRequired(goal: QuotaGoal, agentId: string | null): boolean {
+  if (agentId !== null) return false;
+  const coordination = asRecord(goal.goal['coordination']);
+  const roster = coordination['registered_agents'];
+  return Array.isArray(roster) && roster.some((a) => typeof a === 'string' && a.trim() !== '');
 }
 
 function quietWait(state: Outcome['state'], action: string, reason: string, extra: Partial<Outcome> = {}): Outcome {
   return {
     should_run: false,
+    decision: 'skip',
     state,
     effective_action: action,
     reason,
@@ -282,6 +346,7 @@ function userAction(
 ): Outcome {
   return {
     should_run: false,
+    decision: 'skip',
     state,
     effective_action: action,
     reason,
@@ -301,11 +366,12 @@ function run(
   state: Outcome['state'],
   action: string,
   reason: string,
-  selected: SelectedTodo,
+  selected: SelectedTodo | null,
   extra: Partial<Outcome> = {},
 ): Outcome {
   return {
     should_run: true,
+    decision: 'run',
     state,
     effective_action: action,
     reason,
@@ -328,27 +394,67 @@ function gateActions(selection: SelectionResult, gateIds: readonly string[]): st
   });
 }
 
+interface DecisionContext {
+  attention: GoalAttention;
+  statusHealthOk: boolean;
+}
+
+interface GuardContext {
+  agentId: string | null;
+  statusHealthOk: boolean;
+}
+
+function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
+  return userAction(
+    state,
+    'automation_prompt_upgrade_required',
+    `goal '${goalId}' has registered agents: the heartbeat must name one with --agent-id`,
+    [`update the automation prompt of goal '${goalId}' to pass --agent-id <registered agent>`],
+    { decision: 'automation_prompt_upgrade' },
+  );
+}
+
 function applyGuards(
   goal: QuotaGoal,
   quota: QuotaStatus,
   selection: SelectionResult | null,
   options: ShouldRunOptions,
+  context: GuardContext,
 ): Outcome {
+  const upgrade = promptUpgradeRequired(goal, context.agentId);
+  const firstExecutable = selection?.selected ?? null;
   switch (quota.state) {
     case 'blocked_health':
       return userAction('blocked_health', 'health_blocked', quota.reason, [quota.reason], { mode: 'blocked' });
-    case 'operator_gate':
+    case 'operator_gate': {
+      if (upgrade) return promptUpgrade('operator_gate', goal.goalId);
+      const actions = [`answer the goal's open question (waiting_on ${quota.waiting_on})`];
+      if (context.statusHealthOk && firstExecutable !== null)
+        return run(
+          'operator_gate',
+          'operator_gate_notify',
+          `${quota.reason}; the gate is surfaced and ${firstExecutable.todo_id}, which it does not block, may run`,
+          firstExecutable,
+          {
+            decision: 'safe_bypass_user_gate_fallback',
+            notify: true,
+            user_actions: actions,
+            safe_bypass_kind: 'operator_gate',
+          },
+        );
       return userAction(
         'operator_gate',
-        'operator_gate_wait',
+        'operator_gate_notify',
         `${quota.reason}; the controller must act before normal delivery resumes`,
-        [`answer the goal's open question (waiting_on ${quota.waiting_on})`],
+        actions,
         { safe_bypass_kind: 'operator_gate' },
       );
+    }
     case 'focus_wait':
       return quietWait('focus_wait', 'focus_wait', quota.reason);
     case 'throttled':
-      return quietWait('throttled', 'quota_skip', quota.reason, {
+      if (upgrade) return promptUpgrade('throttled', goal.goalId);
+      return quietWait('throttled', 'throttled_skip', quota.reason, {
         scheduler: { action: 'wait_until', cadence_class: 'throttled', next_eligible_at: quota.next_slot_frees_at },
         recommended_mode: 'quota_throttled',
       });
@@ -358,7 +464,23 @@ function applyGuards(
   if (selection === null) return quietWait(quota.state, 'no_runnable_todo', 'no state file was read');
   const { selected, successor, summary } = selection;
 
-  // Terminal frontier: no open agent work and nothing to resume.
+  if (quota.state === 'waiting') {
+    if (quota.waiting_on === 'external_evidence') {
+      const monitor = selected !== null && selected.task_class === 'continuous_monitor' ? selected : null;
+      return run(
+        'waiting',
+        'external_evidence_observe',
+        monitor === null
+          ? 'waiting on external evidence: one read-only observation (or a compact blocker) before a quiet no-op'
+          : `monitor ${monitor.todo_id} is due: one read-only poll for external evidence`,
+        monitor,
+        { decision: 'observe', recommended_mode: 'external_evidence_observe_or_blocker' },
+      );
+    }
+    return quietWait('waiting', 'quiet_wait', quota.reason);
+  }
+
+  // Terminal frontier: no open agent work and nothing to resume (a waiting goal still observes first).
   if (summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0) {
     return {
       ...quietWait(
@@ -371,23 +493,15 @@ function applyGuards(
     };
   }
 
-  if (quota.state === 'waiting') {
-    if (selected !== null && selected.task_class === 'continuous_monitor' && quota.waiting_on === 'external_evidence') {
-      return run(
-        'waiting',
-        'external_evidence_observe',
-        `monitor ${selected.todo_id} is due: one read-only poll for external evidence`,
-        selected,
-      );
-    }
-    return quietWait(
-      'waiting',
-      quota.waiting_on === 'external_evidence' ? 'external_evidence_wait' : 'quiet_wait',
-      quota.reason,
-    );
-  }
-
   // quota.state === 'eligible' from here.
+  if (!context.statusHealthOk)
+    return quietWait(
+      'eligible',
+      'quota_skip',
+      "the goal's run records are not sound (an agent lane's run artifacts are missing); skip automatic compute",
+      { quiet_noop_allowed: false },
+    );
+  if (upgrade) return promptUpgrade('eligible', goal.goalId);
   if (selected === null) {
     if (successor !== null)
       return run(
@@ -396,37 +510,20 @@ function applyGuards(
         `${successor.selection_reason}: replan it into runnable work`,
         successor,
       );
-    if (summary.blocking_gate_ids.length > 0) {
-      return userAction(
-        'eligible',
-        'user_gate_wait',
-        `every runnable todo for this agent waits on a user gate (${summary.blocking_gate_ids.join(', ')})`,
-        gateActions(selection, summary.blocking_gate_ids),
-      );
-    }
     const notDue = summary.excluded.filter(
       (e) => e.reason === 'monitor_not_due' || e.reason === 'monitor_missing_capability',
     );
-    if (notDue.length > 0)
+    if (notDue.length > 0 && notDue.length === summary.open_agent_todo_count)
       return quietWait(
         'eligible',
         'monitor_quiet_skip',
         `only monitors remain and none is due (${notDue.map((e) => e.todo_id).join(', ')})`,
       );
-    const claimed = summary.excluded.filter(
-      (e) => e.reason === 'claimed_by_other_agent' || e.reason === 'excluded_agent',
-    );
-    if (claimed.length > 0)
-      return quietWait(
-        'eligible',
-        'peer_claims_wait',
-        `the open todos are claimed by or reserved for other agents (${claimed.map((e) => e.todo_id).join(', ')})`,
-      );
-    return userAction(
+    return run(
       'eligible',
-      'no_runnable_todo',
-      'open agent todos exist but none is runnable (blocked or not work); update or unblock them',
-      ['unblock or update the open agent todos'],
+      'normal_run',
+      `${quota.reason}; no agent todo is runnable for this agent: advance the goal's Next Action or write the next todos`,
+      null,
     );
   }
 
@@ -493,8 +590,10 @@ function assemble(
   selection: SelectionResult | null,
   options: ShouldRunOptions,
   generatedAt: string,
+  context: DecisionContext,
 ): ShouldRunDecision {
   const delivery = outcome.should_run;
+  const firstExecutable = selection?.selected ?? null;
   const todoId = outcome.selected?.todo_id ?? null;
   const identity =
     delivery && agentId !== null && options.turnInstanceId !== undefined
@@ -502,19 +601,23 @@ function assemble(
       : null;
   const settlementPlan = delivery ? [spendCommand(goal.goalId, agentId, todoId)] : [];
   const decision: ShouldRunDecision = {
-    ok: true,
-    status: 'decided',
+    ok: context.statusHealthOk,
+    status: context.attention.status,
+    status_health_ok: context.statusHealthOk,
     goal_id: goal.goalId,
     agent_id: agentId,
     generated_at: generatedAt,
     should_run: outcome.should_run,
-    decision: outcome.should_run ? 'run' : 'skip',
+    decision: outcome.decision,
     state: outcome.state,
     effective_action: outcome.effective_action,
     reason: outcome.reason,
     pause_cause: null,
     quota,
-    selected_todo: outcome.selected,
+    // LoopX names the todo only to a named agent; an unscoped heartbeat reads the summary.
+    selected_todo: agentId === null ? null : (outcome.selected ?? firstExecutable),
+    agent_todo_summary: { first_executable_items: firstExecutable === null ? [] : [firstExecutable] },
+    next_action_projection_warning: null,
     safe_bypass_allowed: quota.safe_bypass_allowed || outcome.safe_bypass_kind !== null,
     safe_bypass_kind: outcome.safe_bypass_kind,
     permissions: { ...NO_PERMISSIONS, normal_delivery_allowed: quota.state === 'eligible' },
@@ -572,10 +675,12 @@ function pausedContract(
   agentId: string | null,
   quota: QuotaStatus,
   generatedAt: string,
+  context: DecisionContext,
 ): ShouldRunDecision {
   return {
-    ok: true,
-    status: 'decided',
+    ok: context.statusHealthOk,
+    status: context.attention.status,
+    status_health_ok: context.statusHealthOk,
     goal_id: goal.goalId,
     agent_id: agentId,
     generated_at: generatedAt,
@@ -585,8 +690,11 @@ function pausedContract(
     effective_action: 'quota_skip',
     reason: quota.reason,
     pause_cause: quota.pause_cause,
-    quota,
+    // The paused contract shows no usage: nothing may be spent while paused.
+    quota: { ...quota, spent_slots: 0, remaining_slots: 0 },
     selected_todo: null,
+    agent_todo_summary: { first_executable_items: [] },
+    next_action_projection_warning: null,
     safe_bypass_allowed: false,
     safe_bypass_kind: null,
     permissions: { ...NO_PERMISSIONS },
@@ -613,6 +721,7 @@ function goalNotFound(goalId: string, agentId: string | null, generatedAt: strin
   return {
     ok: false,
     status: 'goal_not_found',
+    status_health_ok: false,
     goal_id: goalId,
     agent_id: agentId,
     generated_at: generatedAt,
@@ -624,6 +733,8 @@ function goalNotFound(goalId: string, agentId: string | null, generatedAt: strin
     pause_cause: null,
     quota: null,
     selected_todo: null,
+    agent_todo_summary: { first_executable_items: [] },
+    next_action_projection_warning: null,
     safe_bypass_allowed: false,
     safe_bypass_kind: null,
     permissions: { ...NO_PERMISSIONS },
@@ -720,5 +831,57 @@ export async function goalQuotaSummary(options: GoalQuotaSummaryOptions): Promis
     exceeded: quota.exceeded,
     next_slot_frees_at: quota.next_slot_frees_at,
     config_warnings: quota.config_warnings,
+  };
+}
+
+/**
+ * The answer when no decision can be made (LoopX's refusal payload): an unknown goal
+ * (`goal_not_found`, state unknown) or an agent that may not ask (`quota_identity_precondition_failed`,
+ * state blocked_health, with the identity error's code and details). No action, quota or bypass is
+ * named, so nothing can be mistaken for permission; `ok` is false and the CLI exits 1.
+ */
+export const ShouldRunRefusalSchema = z.object({
+  ok: z.literal(false),
+  status: z.enum(['goal_not_found', 'quota_identity_precondition_failed']),
+  goal_id: z.string(),
+  agent_id: z.string().nullable(),
+  should_run: z.literal(false),
+  decision: z.literal('skip'),
+  state: z.enum(['unknown', 'blocked_health']),
+  reason: z.string(),
+  recommended_action: z.string(),
+  error_code: z.string().optional(),
+  error_details: z.record(z.string(), z.unknown()).optional(),
+});
+export type ShouldRunRefusal = z.infer<typeof ShouldRunRefusalSchema>;
+
+export function shouldRunRefusal(
+  notFound: ShouldRunDecision | null,
+  identity?: { goalId: string; agentId: string | null; error: LoopxError },
+): ShouldRunRefusal {
+  if (identity !== undefined)
+    return {
+      ok: false,
+      status: 'quota_identity_precondition_failed',
+      goal_id: identity.goalId,
+      agent_id: identity.agentId,
+      should_run: false,
+      decision: 'skip',
+      state: 'blocked_health',
+      reason: identity.error.message,
+      recommended_action: `register the agent on goal '${identity.goalId}' or pass a registered --agent-id`,
+      error_code: identity.error.code,
+      error_details: { ...identity.error.details },
+    };
+  return {
+    ok: false,
+    status: 'goal_not_found',
+    goal_id: notFound?.goal_id ?? '',
+    agent_id: notFound?.agent_id ?? null,
+    should_run: false,
+    decision: 'skip',
+    state: 'unknown',
+    reason: notFound?.reason ?? 'the goal is not in the registry',
+    recommended_action: 'run `loopx registry` and connect or sync the goal before spending compute',
   };
 }

@@ -145,7 +145,10 @@ describe('quota should-run decision', () => {
     );
     const mine = await decide(makeWorkspace({}, text));
     assert.equal(mine.selected_todo?.todo_id, 'todo_mine');
-    assert.equal(mine.effective_action, 'scoped_user_gate_fallback', 'a gate holds back part of the work');
+    // An open user gate puts the goal at the operator gate; work it does not block still runs (safe bypass).
+    assert.equal(mine.state, 'operator_gate');
+    assert.equal(mine.decision, 'safe_bypass_user_gate_fallback', 'a gate holds back part of the work');
+    assert.equal(mine.effective_action, 'operator_gate_notify');
     assert.equal(mine.safe_bypass_allowed, true);
     assert.equal(mine.interaction_contract.user_channel.notify, 'NOTIFY');
     assert.equal(mine.route, 'ready_for_host');
@@ -205,7 +208,7 @@ describe('quota should-run decision', () => {
     const decision = await decide(ws);
     assert.deepEqual(
       [decision.should_run, decision.effective_action, decision.route],
-      [false, 'user_gate_wait', 'user_action_required'],
+      [false, 'operator_gate_notify', 'user_action_required'],
     );
     assert.equal(decision.interaction_contract.user_channel.notify, 'NOTIFY');
   });
@@ -279,17 +282,37 @@ describe('quota should-run decision', () => {
     const decision = await decide(ws);
     assert.deepEqual(
       [decision.should_run, decision.state, decision.effective_action, decision.route],
-      [false, 'throttled', 'quota_skip', 'wait'],
+      [false, 'throttled', 'throttled_skip', 'wait'],
     );
     assert.equal(decision.quota?.reserved_slots, 1);
     assert.equal(decision.scheduler_hint.next_eligible_at, '2026-01-16T07:00:00.000Z');
   });
 
   it('waiting_on controller is an operator gate with safe bypass; a missing state file blocks on health', async () => {
-    const gate = await decide(makeWorkspace({ waiting_on: 'controller' }));
+    // The registry's waiting_on speaks once the goal has a status run (before it, a connected goal waits on
+    // the agents: connected_without_run); the gate then lets one bounded non-gated step run.
+    const gated = makeWorkspace({ waiting_on: 'controller' });
+    await addRun(gated, hoursBefore(2), { classification: 'validated_progress' });
+    const gate = await decide(gated);
     assert.deepEqual(
-      [gate.state, gate.should_run, gate.safe_bypass_allowed, gate.route],
-      ['operator_gate', false, true, 'user_action_required'],
+      [
+        gate.state,
+        gate.status,
+        gate.should_run,
+        gate.decision,
+        gate.effective_action,
+        gate.safe_bypass_allowed,
+        gate.route,
+      ],
+      [
+        'operator_gate',
+        'validated_progress',
+        true,
+        'safe_bypass_user_gate_fallback',
+        'operator_gate_notify',
+        true,
+        'ready_for_host',
+      ],
     );
     const ws = makeWorkspace({});
     fs.rmSync(ws.statePath);

@@ -52,6 +52,8 @@ export function makeWorkspace(
     status: 'active',
     repo: dir,
     state_file: `.codex/goals/${goalId}/ACTIVE_GOAL_STATE.md`,
+    // As `loopx connect` writes it: a connected adapter makes a goal without runs wait on the agents.
+    adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
     coordination: { agent_model: 'peer_v1', registered_agents: ['agent-a', 'agent-b'] },
     ...goal,
   };

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { quotaShouldRun } from '../../../src/core/ops/quota';
+import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
+import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from './helpers';
+
+/** One fixture per rule of LoopX's should-run contract (docs/compatibility.md, "Kit: quota"). */
+
+const head = '---\nstatus: active\n---\n# Goal\n';
+function state(userTodos: string[], agentTodos: string[]): string {
+  return `${head}\n## User Todo\n${userTodos.join('\n')}\n\n## Agent Todo\n${agentTodos.join('\n')}\n`;
+}
+function todo(text: string, meta: string, marker = ' '): string {
+  return `- [${marker}] ${text}\n  <!-- loopx:todo ${meta} -->`;
+}
+const WORK = todo('[P1] Work.', 'todo_id=todo_work status=open task_class=advancement_task');
+
+async function decide(ws: Workspace, agentId: string | null = 'agent-a'): Promise<ShouldRunDecision> {
+  const decision = await shouldRun({ registryPath: ws.registryPath, goalId: ws.goalId, agentId, clock: clockAt() });
+  ShouldRunDecisionSchema.parse(decision);
+  return decision;
+}
+function fields(d: ShouldRunDecision): unknown[] {
+  return [d.status, d.state, d.decision, d.should_run, d.effective_action];
+}
+
+describe('quota should-run: LoopX decision rules', () => {
+  it('a connected goal without runs waits on the agents whatever the registry waiting_on says', async () => {
+    const d = await decide(makeWorkspace({ waiting_on: 'controller' }, state([], [WORK])));
+    assert.deepEqual(fields(d), ['connected_without_run', 'eligible', 'run', true, 'normal_run']);
+    assert.equal(d.selected_todo?.todo_id, 'todo_work');
+    assert.equal(d.agent_todo_summary.first_executable_items[0]?.todo_id, 'todo_work');
+  });
+
+  it('without a connected adapter and without runs the goal waits on the controller', async () => {
+    const d = await decide(makeWorkspace({ adapter: { kind: 'x', status: 'planned' } }, state([], [WORK])));
+    assert.deepEqual([d.status, d.state], ['active', 'operator_gate']);
+  });
+
+  it('eligible with nothing runnable still runs normal_run without a todo', async () => {
+    const blocker = todo('[P2] Blocker.', 'todo_id=todo_b status=open task_class=blocker');
+    const d = await decide(makeWorkspace({}, state([], [blocker])));
+    assert.deepEqual(fields(d), ['connected_without_run', 'eligible', 'run', true, 'normal_run']);
+    assert.equal(d.selected_todo, null);
+  });
+
+  it('an unscoped heartbeat is told the first executable todo but not given it as selected', async () => {
+    const d = await decide(makeWorkspace({ coordination: {} }, state([], [WORK])), null);
+    assert.deepEqual(fields(d), ['connected_without_run', 'eligible', 'run', true, 'normal_run']);
+    assert.equal(d.selected_todo, null);
+    assert.equal(d.agent_todo_summary.first_executable_items[0]?.todo_id, 'todo_work');
+  });
+
+  it('a goal with registered agents asked without --agent-id needs the automation prompt upgrade', async () => {
+    const d = await decide(makeWorkspace({}, state([], [WORK])), null);
+    assert.deepEqual(fields(d), [
+      'connected_without_run',
+      'eligible',
+      'automation_prompt_upgrade',
+      false,
+      'automation_prompt_upgrade_required',
+    ]);
+  });
+
+  it('throttled: throttled_skip, the selected todo still named', async () => {
+    const ws = makeWorkspace({ quota: { allowed_slots: 1 } }, state([], [WORK]));
+    await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent' });
+    const d = await decide(ws);
+    assert.deepEqual(fields(d), ['connected_without_run', 'throttled', 'skip', false, 'throttled_skip']);
+    assert.equal(d.selected_todo?.todo_id, 'todo_work');
+  });
+
+  it('an open user gate: operator gate; a todo it does not block runs as safe bypass', async () => {
+    const gate = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate unblocks_todo_id=todo_other');
+    const d = await decide(makeWorkspace({}, state([gate], [WORK])));
+    assert.deepEqual(fields(d), [
+      'active_state_user_gate',
+      'operator_gate',
+      'safe_bypass_user_gate_fallback',
+      true,
+      'operator_gate_notify',
+    ]);
+    assert.equal(d.safe_bypass_allowed, true);
+    const global = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate global_gate=true');
+    const held = await decide(makeWorkspace({}, state([global], [WORK])));
+    assert.deepEqual(fields(held), ['active_state_user_gate', 'operator_gate', 'skip', false, 'operator_gate_notify']);
+  });
+
+  it("gates that hold only other agents' lanes leave the asking agent eligible (bypass still shown)", async () => {
+    const gate = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-b');
+    const d = await decide(makeWorkspace({}, state([gate], [WORK])));
+    assert.deepEqual(fields(d), ['active_state_user_gate', 'eligible', 'run', true, 'normal_run']);
+    assert.equal(d.safe_bypass_allowed, true);
+  });
+
+  it('waiting on external evidence: one read-only observation', async () => {
+    const ws = makeWorkspace({ waiting_on: 'external_evidence' }, state([], []));
+    await addRun(ws, hoursBefore(2), { classification: 'validated_progress' });
+    const d = await decide(ws);
+    assert.deepEqual(fields(d), ['validated_progress', 'waiting', 'observe', true, 'external_evidence_observe']);
+  });
+
+  it("an agent lane's run with missing artifacts makes the answer ok=false and skips delivery", async () => {
+    const ws = makeWorkspace({}, state([], [WORK]));
+    await addRun(ws, hoursBefore(2), { classification: 'validated_progress' });
+    await addRun(
+      ws,
+      hoursBefore(1),
+      { classification: 'validated_progress', agent_id: 'agent-b' },
+      { progress_scope: 'agent_lane', agent_id: 'agent-b' },
+    );
+    const runs = path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs');
+    for (const name of fs.readdirSync(runs)) if (name.startsWith('2026-01-15T09')) fs.rmSync(path.join(runs, name));
+    const d = await decide(ws);
+    assert.deepEqual([d.ok, ...fields(d)], [false, 'validated_progress', 'eligible', 'skip', false, 'quota_skip']);
+  });
+
+  it('paused: the canonical contract with no usage shown', async () => {
+    const ws = makeWorkspace({ quota: { compute: 0 } }, state([], [WORK]));
+    await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent' });
+    const d = await decide(ws);
+    assert.deepEqual(fields(d), ['connected_without_run', 'paused', 'skip', false, 'quota_skip']);
+    assert.deepEqual([d.quota?.spent_slots, d.quota?.allowed_slots, d.quota?.compute], [0, 0, 0]);
+  });
+
+  it('the op answers an unregistered agent and an unknown goal with a refusal that grants nothing', async () => {
+    const ws = makeWorkspace({}, state([], [WORK]));
+    const env = { cwd: ws.dir, env: {}, registryPath: ws.registryPath, homeDir: ws.dir, clock: clockAt() };
+    for (const [goalId, agentId, status, st] of [
+      [ws.goalId, 'agent-z', 'quota_identity_precondition_failed', 'blocked_health'],
+      [ws.goalId, '../private', 'quota_identity_precondition_failed', 'blocked_health'],
+      ['nope', undefined, 'goal_not_found', 'unknown'],
+    ] as const) {
+      const out = (await quotaShouldRun.run(
+        quotaShouldRun.args.parse({ goalId, ...(agentId === undefined ? {} : { agentId }) }),
+        env as never,
+      )) as Record<string, unknown>;
+      assert.deepEqual(
+        [out['ok'], out['status'], out['state'], out['should_run'], out['decision']],
+        [false, status, st, false, 'skip'],
+      );
+      for (const key of ['effective_action', 'quota', 'safe_bypass_allowed', 'error'])
+        assert.equal(key in out, false, `${key} is absent`);
+    }
+  });
+});

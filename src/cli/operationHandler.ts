@@ -5,6 +5,7 @@ import { runOperation } from '../core/ops/run';
 import type { CliContext, GlobalOptions } from './context';
 import type { CliHandler } from './commands/index';
 import { cliHomeDir } from './commands/registry';
+import { withContractFields } from './output';
 import { addOperationOptions, operationInput, usageFromInvalidArgument } from './operationOptions';
 
 /** The environment an operation sees when the CLI runs it. */
@@ -50,7 +51,9 @@ export function operationCommand<S extends z.ZodObject, R extends OperationOutpu
       } catch (error) {
         if (isLoopxError(error, 'invalid_argument'))
           throw usageFromInvalidArgument(operation as unknown as Operation, error);
-        throw error;
+        if (isLoopxError(error, 'usage') || operation.errorFields === undefined) throw error;
+        const parsed = operation.args.safeParse(input);
+        throw parsed.success ? withContractFields(error, operation.errorFields(parsed.data)) : error;
       }
       // Rendered only when printed as Markdown: `--format json` (e.g. status over many goals) need not build it.
       const exitCode = exitCodeOf?.(result);

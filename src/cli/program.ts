@@ -4,7 +4,7 @@ import { errorMessage, isLoopxError } from '../core/errors';
 import { LOOPX_VERSION } from '../core/version';
 import { CLI_HANDLERS } from './commands';
 import type { CliContext, GlobalOptions, OutputFormat } from './context';
-import { printOutput } from './output';
+import { contractFieldsOf, printOutput } from './output';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -77,9 +77,11 @@ function reportError(ctx: CliContext, format: OutputFormat, error: unknown): voi
   const message = errorMessage(error);
   if (format === 'json') {
     // LoopX's contract: `error` is the text; the typed code and details ride alongside.
+    // The operation's own failure fields (`dry_run`, `changed`, …) sit beside it, as in the original.
+    const fields = contractFieldsOf(error);
     const payload = isLoopxError(error)
-      ? { ok: false, error: message, error_code: error.code, error_details: error.details }
-      : { ok: false, error: message, error_code: 'internal_error', error_details: {} };
+      ? { ...fields, ok: false, error: message, error_code: error.code, error_details: error.details }
+      : { ...fields, ok: false, error: message, error_code: 'internal_error', error_details: {} };
     ctx.stdout(`${JSON.stringify(payload, null, 2)}\n`);
   } else {
     ctx.stderr(`loopx: ${message}\n`);

@@ -51,6 +51,11 @@ export interface Operation<Schema extends z.ZodObject = z.ZodObject, Output exte
   /** Present exactly when the catalog says `writes_after_preview`. */
   readonly applySwitch?: ApplySwitch<z.output<Schema>>;
   run(args: z.output<Schema>, env: OperationEnvironment): Promise<Output>;
+  /**
+   * Fields the original prints beside `error` when this operation fails (e.g. `dry_run`,
+   * `changed: false`, `written: false`), so scripts reading them find them on failure too.
+   */
+  errorFields?(args: z.output<Schema>): Record<string, unknown>;
 }
 
 export type OperationArgs<O> = O extends Operation<infer S, OperationOutput> ? z.input<S> : never;

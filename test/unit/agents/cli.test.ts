@@ -139,7 +139,8 @@ describe('agent CLI commands', () => {
       '--agent-id',
       'x/y',
     ]);
-    assert.equal(invalid.code, 2);
+    // A refused id is a failed operation (exit 1), never a usage error or a silent drop.
+    assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /--agent-id 'x\/y' is not a valid agent id: an agent id starts with a letter/);
 
     const badGoal = await runLoopx(['--registry', registry, 'register-agent', '--goal-id', '../g', '--agent-id', 'a']);
@@ -147,7 +148,7 @@ describe('agent CLI commands', () => {
     assert.match(badGoal.stderr, /--goal-id must be a goal id \(one path segment[^;]*; got "\.\.\/g"/);
   });
 
-  it('configure-goal: --quota-compute 0 --execute stores 0; a rejected value exits 2 and writes nothing', async () => {
+  it('configure-goal: --quota-compute 0 --execute stores 0; a rejected value exits 1 and writes nothing', async () => {
     const { registry } = connectedProject();
     const rejected = await runLoopx([
       '--registry',
@@ -161,8 +162,8 @@ describe('agent CLI commands', () => {
       'a',
       '--execute',
     ]);
-    assert.equal(rejected.code, 2);
-    assert.match(rejected.stderr, /greater than or equal to 0/);
+    assert.equal(rejected.code, 1);
+    assert.match(rejected.stderr, /quota_compute must be greater than or equal to 0/);
     assert.equal(goalOf(registry)['quota'], undefined);
     assert.equal(goalOf(registry)['coordination'], undefined);
 
@@ -196,7 +197,8 @@ describe('agent CLI commands', () => {
       '--execute',
     ]);
     assert.equal(execute.code, 0);
-    assert.deepEqual(execute.json()['changed_fields'], [
+    assert.deepEqual(execute.json()['changed_fields'], ['quota', 'orchestration']);
+    assert.deepEqual(execute.json()['changed_paths'], [
       'quota.compute',
       'spawn_policy.allowed',
       'spawn_policy.max_children',

@@ -392,10 +392,10 @@ describe('loopx refresh-state (CLI)', () => {
     assert.match(markdown.stdout, /Recommended action: new act \(from active_state_next_action\)/);
   });
 
-  it('exits 2 for request errors and 1 for a goal it cannot find', async () => {
+  it('exits 1 with the refusal for a well-formed request it refuses, as the original, and for a goal it cannot find', async () => {
     const p = refreshProject(BASIC_STATE, { agents: ['codex-main', 'codex-side'] });
     const noAgent = await run(p, 'refresh-state', '--goal-id', 'g1', '--classification', 'state_refreshed');
-    assert.equal(noAgent.code, 2);
+    assert.equal(noAgent.code, 1);
     assert.match(noAgent.stderr, /multi-agent refresh-state requires --agent-id/);
     const laneRoute = await run(
       p,
@@ -409,7 +409,7 @@ describe('loopx refresh-state (CLI)', () => {
       '--next-action',
       'y',
     );
-    assert.equal(laneRoute.code, 2);
+    assert.equal(laneRoute.code, 1);
     const missing = await run(p, 'refresh-state', '--goal-id', 'nope', '--classification', 'state_refreshed');
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /goal 'nope' is not in the registry/);

@@ -23,4 +23,6 @@ export interface CommandOutput {
   ok: boolean;
   json: Record<string, unknown>;
   markdown: string;
+  /** The exit code when it is not the usual one (0 when ok, 1 when not), e.g. 2 for the original's usage-error payloads. */
+  exitCode?: number;
 }

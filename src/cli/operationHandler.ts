@@ -44,6 +44,8 @@ export function operationCommand<S extends z.ZodObject, R extends OperationOutpu
   operation: Operation<S, R>,
   render: (result: R) => string,
   scope?: EnvironmentScope,
+  /** The exit code of a result when it is not the usual 0 (ok) or 1 (failed); undefined keeps the usual one. */
+  exitCodeOf?: (result: R) => number | undefined,
 ): CliHandler {
   return {
     configure: (command) => addOperationOptions(command, operation as unknown as Operation),
@@ -65,12 +67,14 @@ export function operationCommand<S extends z.ZodObject, R extends OperationOutpu
         throw error;
       }
       // Rendered only when printed as Markdown: `--format json` (e.g. status over many goals) need not build it.
+      const exitCode = exitCodeOf?.(result);
       return {
         ok: result.ok,
         json: result as unknown as Record<string, unknown>,
         get markdown() {
           return render(result);
         },
+        ...(exitCode === undefined ? {} : { exitCode }),
       };
     },
   };

@@ -53,7 +53,7 @@ export function buildProgram(ctx: CliContext, onExitCode: (code: number) => void
       try {
         const output = await handler.run({ options: self.opts(), args: self.args, globals, ctx });
         printOutput(ctx, globals.format, output);
-        onExitCode(output.ok ? EXIT_OK : EXIT_FAILED);
+        onExitCode(output.exitCode ?? (output.ok ? EXIT_OK : EXIT_FAILED));
       } catch (error) {
         reportError(ctx, globals.format, error);
         onExitCode(isLoopxError(error, 'usage') ? EXIT_USAGE : EXIT_FAILED);

@@ -35,7 +35,7 @@ export async function configureGoalCommand(model: WorkspaceModel, arg: unknown):
   const outcome = await previewThenApply(configureGoal, input, editorEnvironment(goal.registryPath), {
     question: (preview) => `Change ${preview.changed_fields.join(', ')} of goal "${goal.goalId}"?`,
     describe: (preview) =>
-      preview.changed_fields
+      preview.changed_paths
         .map(
           (field) =>
             `${field}: ${JSON.stringify(lookup(preview.before, field))} → ${JSON.stringify(lookup(preview.after, field))}`,

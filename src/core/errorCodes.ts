@@ -32,6 +32,7 @@ export const LOOPX_ERROR_CODES = [
   'invalid_decision_scope', // a gate's decision_scope is malformed
   'invalid_frontmatter_key', // a state-file front matter key is not a plain key
   'invalid_frontmatter_value', // a state-file front matter value spans lines
+  'invalid_goal_config', // configure-goal: a setting's value breaks its rule (a failed operation, exit 1)
   'invalid_goal_id', // a goal id is empty or not a public-safe token
   'invalid_json', // a JSON file does not parse
   'invalid_port', // a port is not a whole number from 0 to 65535

@@ -1,12 +1,29 @@
 import type { OnboardingPacket } from '../../core/agents/onboarding';
-import { agentOnboard, type AgentOnboardOutput, type AgentTypeCatalogOutput } from '../../core/ops/agentOnboard';
+import {
+  agentOnboard,
+  type AgentOnboardOutput,
+  type AgentTypeCatalogOutput,
+  type AgentTypeErrorOutput,
+} from '../../core/ops/agentOnboard';
 import { markdownTable } from '../output';
 import { operationCommand } from '../operationHandler';
 
 /** `loopx agent-onboard`: the read-only onboarding packet for one agent type, or the type catalog. */
 
 function agentOnboardMarkdown(result: AgentOnboardOutput): string {
-  return result.schema_version === 'loopx_agent_type_catalog_v0' ? catalogMarkdown(result) : onboardingMarkdown(result);
+  if (result.schema_version === 'loopx_agent_type_catalog_v0') return catalogMarkdown(result);
+  if (result.schema_version === 'loopx_agent_type_error_v0') return agentTypeErrorMarkdown(result);
+  return onboardingMarkdown(result);
+}
+
+function agentTypeErrorMarkdown(result: AgentTypeErrorOutput): string {
+  return [
+    '# LoopX agent type not recognized',
+    '',
+    result.reason,
+    '',
+    `Choose one of: ${result.suggestions.map((type) => `\`${type}\``).join(', ')} (see \`loopx agent-onboard --list-agent-types\`).`,
+  ].join('\n');
 }
 
 function catalogMarkdown(catalog: AgentTypeCatalogOutput): string {
@@ -56,4 +73,7 @@ function onboardingMarkdown(packet: OnboardingPacket): string {
   return lines.join('\n');
 }
 
-export const agentOnboardCommand = operationCommand(agentOnboard, agentOnboardMarkdown);
+// An agent type that does not resolve is the original's argument error: its payload, exit 2.
+export const agentOnboardCommand = operationCommand(agentOnboard, agentOnboardMarkdown, undefined, (result) =>
+  result.schema_version === 'loopx_agent_type_error_v0' ? 2 : undefined,
+);

@@ -14,7 +14,7 @@ function configureMarkdown(result: ConfigureGoalResult): string {
         `\`${field}\``,
         JSON.stringify(result.before[field]),
         JSON.stringify(result.after[field]),
-        result.changed_fields.includes(field) ? 'yes' : '',
+        result.changed_paths.includes(field) ? 'yes' : '',
       ]),
     ),
   );

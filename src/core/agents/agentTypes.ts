@@ -170,6 +170,33 @@ const AMBIGUOUS_AGENT_TYPES: Readonly<Record<string, readonly string[]>> = {
   cli: ['codex-cli', 'manual', 'other-agent'],
 };
 
+/** This product's own hosts; every other catalog entry is one of the original's 17 types. */
+const OWN_AGENT_TYPES: ReadonlySet<string> = new Set(['vscode-lm', 'command']);
+
+/**
+ * The order of the original's agent-type catalog (`canonical_agent_types`), which lists
+ * `codex-cli` before `codex-ide-plugin`, unlike its supported list.
+ */
+const ORIGINAL_CATALOG_ORDER: readonly string[] = [
+  'ark-managed-agent',
+  'codex-app',
+  'codex-app-ssh',
+  'codex-cli',
+  'codex-ide-plugin',
+  'claude-code',
+  'kunluncode',
+  'opencode',
+  'opencode2',
+  'traex-cli',
+  'pi',
+  'gemini-cli',
+  'cursor-agent',
+  'deepseek-harness',
+  'deepseek-harness-native',
+  'manual',
+  'other-agent',
+];
+
 const BY_KEY: ReadonlyMap<string, AgentTypeEntry> = (() => {
   const map = new Map<string, AgentTypeEntry>();
   for (const entry of AGENT_TYPE_CATALOG) {
@@ -212,8 +239,8 @@ export function resolveAgentType(value: unknown): AgentTypeResolution {
       ok: false,
       reason_kind: 'required',
       agent_type: given,
-      reason: 'agent_type is required',
-      suggestions: canonicalAgentTypes(),
+      reason: `agent_type is required; supported: ${canonicalAgentTypes().join(', ')}`,
+      suggestions: originalAgentTypes(),
     };
   }
   const ambiguous = AMBIGUOUS_AGENT_TYPES[key];
@@ -233,8 +260,16 @@ export function resolveAgentType(value: unknown): AgentTypeResolution {
     reason_kind: 'unsupported',
     agent_type: given,
     reason: `unsupported agent_type '${given}'; supported: ${canonicalAgentTypes().join(', ')}`,
-    suggestions: canonicalAgentTypes(),
+    suggestions: originalAgentTypes(),
   };
+}
+
+/**
+ * The original's 17 types in its supported-list order (the `suggestions` of an unresolved type,
+ * as the original lists them); this product's own hosts are named in the reason text instead.
+ */
+export function originalAgentTypes(): string[] {
+  return AGENT_TYPE_CATALOG.filter((entry) => !OWN_AGENT_TYPES.has(entry.agent_type)).map((entry) => entry.agent_type);
 }
 
 export function canonicalAgentTypes(): string[] {
@@ -242,9 +277,15 @@ export function canonicalAgentTypes(): string[] {
 }
 
 /** The original's error payload for a type that does not resolve (the CLI exits 2 with it). */
-export function agentTypeErrorPayload(
-  resolution: Extract<AgentTypeResolution, { ok: false }>,
-): Record<string, unknown> {
+export function agentTypeErrorPayload(resolution: Extract<AgentTypeResolution, { ok: false }>): {
+  ok: false;
+  schema_version: 'loopx_agent_type_error_v0';
+  error_kind: 'ambiguous_or_unsupported_agent_type';
+  agent_type: string;
+  reason: string;
+  suggestions: string[];
+  agent_type_catalog: ReturnType<typeof agentTypeCatalogRows>;
+} {
   return {
     ok: false,
     schema_version: 'loopx_agent_type_error_v0',
@@ -254,6 +295,27 @@ export function agentTypeErrorPayload(
     suggestions: resolution.suggestions,
     agent_type_catalog: agentTypeCatalogRows(),
   };
+}
+
+/**
+ * The original's `canonical_agent_types` rows: its 17 types in its order (this product's own
+ * `vscode-lm` and `command` are listed in `agent_types` only), each with the names it accepts.
+ */
+export function originalAgentTypeRows(): { agent_type: string; display_name: string; accepted_inputs: string[] }[] {
+  const rank = (entry: AgentTypeEntry): number => ORIGINAL_CATALOG_ORDER.indexOf(entry.agent_type);
+  const original = AGENT_TYPE_CATALOG.filter((entry) => !OWN_AGENT_TYPES.has(entry.agent_type));
+  return [...original]
+    .sort((a, b) => rank(a) - rank(b))
+    .map((entry) => ({
+      agent_type: entry.agent_type,
+      display_name: entry.display_name,
+      accepted_inputs: [entry.agent_type, ...entry.aliases],
+    }));
+}
+
+/** The names that could mean several types, with the types to choose from (the original's `ambiguous_inputs`). */
+export function ambiguousAgentTypeInputs(): { input: string; use_one_of: string[] }[] {
+  return Object.entries(AMBIGUOUS_AGENT_TYPES).map(([input, choices]) => ({ input, use_one_of: [...choices] }));
 }
 
 export function agentTypeCatalogRows(): {

@@ -5,7 +5,7 @@ import { LoopxError } from '../errors';
 import { refuseCredentials } from '../privacy/refuse';
 import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
-import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList } from '../registry/agentIds';
+import { AGENT_ID_RULE, normalizeAgentId } from '../registry/agentIds';
 import {
   EXPLORE_HARNESS_PROFILES,
   normalizeExploreHarnessProfile,
@@ -20,7 +20,9 @@ import { MAX_WINDOW_HOURS } from '../quota/goal';
  * recomputed from the file inside the registry lock, written atomically and read back. A
  * rejected value writes nothing.
  *
- * Semantics: `--registered-agent` adds ids (it never removes one); `--write-scope` replaces the
+ * Semantics (the original's): `--registered-agent` sets the roster to the ids given (an id left
+ * out is removed; `register-agent` is the command that only adds), `--clear-registered-agents`
+ * removes the roster with the agent model and per-agent settings; `--write-scope` replaces the
  * list; spawn settings are written as `spawn_policy.allowed`/`max_children`, and setting
  * `allowed` removes a legacy `spawn_allowed` beside it so the two can never disagree.
  */
@@ -29,6 +31,7 @@ export interface GoalConfigChanges {
   quotaCompute?: number;
   quotaWindowHours?: number;
   registeredAgents?: string[];
+  clearRegisteredAgents?: true;
   writeScope?: string[];
   spawnAllowed?: boolean;
   maxChildren?: number;
@@ -41,6 +44,7 @@ export interface GoalConfigInput {
   quotaCompute?: string | number | undefined;
   quotaWindowHours?: string | number | undefined;
   registeredAgents?: readonly string[] | undefined;
+  clearRegisteredAgents?: boolean | undefined;
   writeScope?: readonly string[] | undefined;
   spawnAllowed?: boolean | undefined;
   maxChildren?: string | number | undefined;
@@ -70,7 +74,7 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
     const compute = parseNumber(input.quotaCompute, '--quota-compute');
     if (compute < 0)
       throw invalid(
-        `--quota-compute must be greater than or equal to 0, got ${compute}`,
+        `quota_compute must be greater than or equal to 0 (--quota-compute), got ${compute}`,
         '--quota-compute',
         input.quotaCompute,
       );
@@ -86,7 +90,7 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
     const hours = parseNumber(input.quotaWindowHours, '--quota-window-hours');
     if (hours <= 0)
       throw invalid(
-        `--quota-window-hours must be greater than 0, got ${hours}`,
+        `quota_window_hours must be greater than 0 (--quota-window-hours), got ${hours}`,
         '--quota-window-hours',
         input.quotaWindowHours,
       );
@@ -126,6 +130,15 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
         input.registeredAgents,
       );
     changes.registeredAgents = ids;
+  }
+  if (input.clearRegisteredAgents === true) {
+    if (changes.registeredAgents !== undefined)
+      throw invalid(
+        '--clear-registered-agents cannot be combined with --registered-agent',
+        '--clear-registered-agents',
+        true,
+      );
+    changes.clearRegisteredAgents = true;
   }
   if (input.writeScope !== undefined) {
     const scope: string[] = [];
@@ -169,7 +182,7 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
   }
   if (Object.keys(changes).length === 0) {
     throw invalid(
-      'nothing to configure: pass at least one of --quota-compute, --quota-window-hours, --registered-agent, --write-scope, --spawn-allowed/--no-spawn-allowed, --max-children, --explore-harness/--no-explore-harness, --explore-harness-profile',
+      'nothing to configure: pass at least one of --quota-compute, --quota-window-hours, --registered-agent, --clear-registered-agents, --write-scope, --spawn-allowed/--no-spawn-allowed, --max-children, --explore-harness/--no-explore-harness, --explore-harness-profile',
       'options',
       null,
     );
@@ -179,7 +192,13 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
 
 export interface GoalConfigDiff {
   changed: boolean;
+  /**
+   * The original's setting groups that changed, in its order: `quota`, `orchestration`,
+   * `write_scope`, `registered_agents`, `configured_agent_model`.
+   */
   changed_fields: string[];
+  /** The stored fields that changed (`quota.compute`, `spawn_policy.allowed`, …): the keys of `before`/`after`. */
+  changed_paths: string[];
   /** The stored value of every field the command touches, before and after (null when absent). */
   before: Record<string, unknown>;
   after: Record<string, unknown>;
@@ -208,11 +227,13 @@ export function applyGoalConfig(goal: Record<string, unknown>, changes: GoalConf
   if (changes.quotaCompute !== undefined) set('quota.compute', changes.quotaCompute);
   if (changes.quotaWindowHours !== undefined) set('quota.window_hours', changes.quotaWindowHours);
   if (changes.registeredAgents !== undefined) {
-    const current = get('coordination.registered_agents');
-    const list = Array.isArray(current) ? [...current] : current === undefined || current === null ? [] : [current];
-    const present = normalizeAgentIdList(list);
-    set('coordination.registered_agents', [...list, ...changes.registeredAgents.filter((id) => !present.includes(id))]);
+    set('coordination.registered_agents', [...changes.registeredAgents]);
     set('coordination.agent_model', 'peer_v1');
+  }
+  if (changes.clearRegisteredAgents === true) {
+    for (const key of CLEARED_WITH_ROSTER) {
+      if (get(`coordination.${key}`) !== undefined) set(`coordination.${key}`, undefined);
+    }
   }
   if (changes.writeScope !== undefined) set('coordination.write_scope', changes.writeScope);
   if (changes.spawnAllowed !== undefined) {
@@ -229,8 +250,52 @@ export function applyGoalConfig(goal: Record<string, unknown>, changes: GoalConf
       set('spawn_policy.explore_harness.profile', changes.exploreHarnessProfile);
   }
 
-  const changedFields = Object.keys(after).filter((field) => !isDeepStrictEqual(before[field], after[field]));
-  return { changed: changedFields.length > 0, changed_fields: changedFields, before, after };
+  const changedPaths = Object.keys(after).filter((field) => !isDeepStrictEqual(before[field], after[field]));
+  const groups = new Set(changedPaths.map(settingGroup));
+  const changedFields = SETTING_GROUPS.filter((group) => groups.has(group));
+  return {
+    changed: changedPaths.length > 0,
+    changed_fields: changedFields,
+    changed_paths: changedPaths,
+    before,
+    after,
+  };
+}
+
+/** What `--clear-registered-agents` removes with the roster: the per-agent settings would name agents no longer there. */
+const CLEARED_WITH_ROSTER = [
+  'registered_agents',
+  'agent_model',
+  'agent_profiles',
+  'agent_work_modes',
+  'supervisor',
+  'todo_lifecycle_authority',
+  'peer_task_coordination',
+] as const;
+
+/** The original's settings groups this command can change, in the order of its settings summary. */
+const SETTING_GROUPS = [
+  'quota',
+  'orchestration',
+  'write_scope',
+  'registered_agents',
+  'peer_task_coordination',
+  'todo_lifecycle_authority',
+  'agent_profiles',
+  'agent_work_modes',
+  'configured_agent_model',
+  'supervisor',
+] as const;
+
+function settingGroup(fieldPath: string): (typeof SETTING_GROUPS)[number] {
+  if (fieldPath.startsWith('quota.')) return 'quota';
+  if (fieldPath.startsWith('spawn_policy.')) return 'orchestration';
+  if (fieldPath === 'coordination.write_scope') return 'write_scope';
+  if (fieldPath === 'coordination.registered_agents') return 'registered_agents';
+  if (fieldPath === 'coordination.agent_model') return 'configured_agent_model';
+  const key = fieldPath.slice('coordination.'.length) as (typeof SETTING_GROUPS)[number];
+  if (fieldPath.startsWith('coordination.') && SETTING_GROUPS.includes(key)) return key;
+  throw new Error(`configure-goal changed a field without a settings group: ${fieldPath}`);
 }
 
 export interface ConfigureGoalRequest {

@@ -47,15 +47,19 @@ export interface RegisterAgentResult {
   error?: string;
 }
 
-/** Normalizes the requested ids, rejecting (never dropping) one that is not an agent id. */
+/**
+ * Normalizes the requested ids, rejecting (never dropping) one that is not an agent id. Comma lists
+ * are split, as the original's help promises (its normalizer dropped such a value whole).
+ */
 export function normalizeRequestedAgentIds(values: readonly string[]): string[] {
-  if (values.length === 0)
-    throw new LoopxError('invalid_argument', 'at least one --agent-id is required', { field: 'agent_id' });
+  const tokens = values.flatMap((value) => value.split(',')).map((token) => token.trim());
+  if (tokens.every((token) => token === ''))
+    throw new LoopxError('agent_id_invalid', 'at least one --agent-id is required', { field: 'agent_id' });
   const ids: string[] = [];
-  for (const value of values) {
+  for (const value of tokens.filter((token) => token !== '')) {
     const id = normalizeAgentId(value);
     if (id === null) {
-      throw new LoopxError('invalid_argument', `--agent-id '${value}' is not a valid agent id: ${AGENT_ID_RULE}`, {
+      throw new LoopxError('agent_id_invalid', `--agent-id '${value}' is not a valid agent id: ${AGENT_ID_RULE}`, {
         field: 'agent_id',
         value,
         rule: AGENT_ID_RULE,
@@ -168,9 +172,10 @@ function refused(
     registered_agents: plan.before,
     registration_readback: null,
     error_kind: 'agent_identity_already_registered',
+    // The original's words first (scripts match on them), then what to do.
     error:
-      `agent id ${ids.map((id) => `'${id}'`).join(', ')} is already registered for goal '${base.goal_id}'; choose a new id, ` +
-      'or take the existing identity over explicitly with loopx agent-onboard --agent-id',
+      `fresh agent registration requires an unused agent id; already registered: ${ids.join(', ')} ` +
+      `(goal '${base.goal_id}'); choose a new id, or take the existing identity over explicitly with loopx agent-onboard --agent-id`,
   };
 }
 

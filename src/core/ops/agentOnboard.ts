@@ -1,8 +1,13 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { agentTypeCatalogRows, agentTypeErrorPayload, resolveAgentType } from '../agents/agentTypes';
+import {
+  agentTypeCatalogRows,
+  agentTypeErrorPayload,
+  ambiguousAgentTypeInputs,
+  originalAgentTypeRows,
+  resolveAgentType,
+} from '../agents/agentTypes';
 import { buildOnboardingPacket, type OnboardingPacket } from '../agents/onboarding';
-import { LoopxError } from '../errors';
 import { locateRegistry } from '../registry/locate';
 import { defineOperation } from './operation';
 
@@ -16,10 +21,29 @@ export interface AgentTypeCatalogOutput {
   ok: true;
   schema_version: 'loopx_agent_type_catalog_v0';
   count: number;
+  /** Every type this product knows: the original's 17 plus its own `vscode-lm` and `command`. */
   agent_types: ReturnType<typeof agentTypeCatalogRows>;
+  /** The original's contract: its 17 types, in its order, with the names each accepts. */
+  canonical_agent_types: ReturnType<typeof originalAgentTypeRows>;
+  ambiguous_inputs: ReturnType<typeof ambiguousAgentTypeInputs>;
 }
 
-export type AgentOnboardOutput = OnboardingPacket | AgentTypeCatalogOutput;
+/**
+ * The original's answer to a type that does not resolve (`loopx_agent_type_error_v0`): `ok: false`
+ * with `error_kind`, `reason` and `suggestions` and no `error` text. The CLI exits 2 with it, as the
+ * original's argument check does.
+ */
+export interface AgentTypeErrorOutput {
+  ok: false;
+  schema_version: 'loopx_agent_type_error_v0';
+  error_kind: 'ambiguous_or_unsupported_agent_type';
+  agent_type: string;
+  reason: string;
+  suggestions: string[];
+  agent_type_catalog: ReturnType<typeof agentTypeCatalogRows>;
+}
+
+export type AgentOnboardOutput = OnboardingPacket | AgentTypeCatalogOutput | AgentTypeErrorOutput;
 
 export const agentOnboard = defineOperation({
   key: 'agentOnboard',
@@ -49,14 +73,17 @@ export const agentOnboard = defineOperation({
   run: async (args, env): Promise<AgentOnboardOutput> => {
     if (args.listAgentTypes) {
       const rows = agentTypeCatalogRows();
-      return { ok: true, schema_version: 'loopx_agent_type_catalog_v0', count: rows.length, agent_types: rows };
+      return {
+        ok: true,
+        schema_version: 'loopx_agent_type_catalog_v0',
+        count: rows.length,
+        agent_types: rows,
+        canonical_agent_types: originalAgentTypeRows(),
+        ambiguous_inputs: ambiguousAgentTypeInputs(),
+      };
     }
     const resolution = resolveAgentType(args.agentType);
-    if (!resolution.ok) {
-      const supported =
-        resolution.reason_kind === 'required' ? `; supported: ${resolution.suggestions.join(', ')}` : '';
-      throw new LoopxError('usage', `${resolution.reason}${supported}`, agentTypeErrorPayload(resolution));
-    }
+    if (!resolution.ok) return agentTypeErrorPayload(resolution);
     const project = path.resolve(env.cwd, args.project ?? '.');
     // The project's own registry: onboarding never falls back to the global one.
     const registry = locateRegistry({

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { normalizeAgentId } from '../registry/agentIds';
 import type { LoopxErrorCode } from '../errorCodes';
-import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 
 /**
@@ -47,13 +46,14 @@ export function limitArg(what: string) {
   return z.number().int().min(1).max(1000).describe(`a whole number from 1 to 1000: ${what}`);
 }
 
-/** Turns the core's refusals with these codes into usage errors (the CLI's exit 2), keeping the code in the details. */
+/**
+ * Runs `fn`, letting the core's refusals with these codes through unchanged. A refusal of a
+ * well-formed command (an unregistered agent, an agent lane writing the Next Action) is a failed
+ * operation, exit 1 with `{ok: false, error}`, as in the original; only what its argument parser
+ * rejects (an unknown option, a missing required one, a bad choice or number) is a usage error,
+ * exit 2. `codes` names the refusals an operation expects; the code stays the error's `error_code`.
+ */
 export async function usageOn<T>(codes: ReadonlySet<LoopxErrorCode>, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw isLoopxError(error) && codes.has(error.code)
-      ? new LoopxError('usage', error.message, { ...error.details, code: error.code })
-      : error;
-  }
+  void codes;
+  return fn();
 }

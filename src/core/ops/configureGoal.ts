@@ -8,7 +8,7 @@ import {
 import { goalIdArg } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
-import { argumentsAsUsage } from './registerAgent';
+import { isLoopxError, LoopxError } from '../errors';
 
 /**
  * `configure-goal` ("Configure Goal…"): previews, or with `execute` writes and reads back, a goal's
@@ -34,7 +34,11 @@ export const configureGoal = defineOperation({
       .array(z.string())
       .optional()
       .meta({ placeholder: 'id' })
-      .describe('register an agent id (commas allowed); never removes one'),
+      .describe('set the registered agents to these ids (commas allowed; an id left out is removed)'),
+    clearRegisteredAgents: z
+      .boolean()
+      .optional()
+      .describe('remove the registered agents, with the agent model and per-agent settings'),
     writeScope: z
       .array(z.string())
       .optional()
@@ -67,17 +71,46 @@ export const configureGoal = defineOperation({
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
   run: async (args, env): Promise<ConfigureGoalResult> => {
-    const changes = await argumentsAsUsage(async () => parseGoalConfigChanges(configInput(args)));
-    return configureGoalEntry({
-      registryPath: locateRegistryOf(env).path,
-      goalId: args.goalId,
-      changes,
-      execute: args.execute,
-      clock: env.clock,
-      env: env.env,
-    });
+    const changes = refuseAsConfig(() => parseGoalConfigChanges(configInput(args)));
+    try {
+      return await configureGoalEntry({
+        registryPath: locateRegistryOf(env).path,
+        goalId: args.goalId,
+        changes,
+        execute: args.execute,
+        clock: env.clock,
+        env: env.env,
+      });
+    } catch (error) {
+      // The original's words first (scripts match on them), then ours with the goals there are.
+      if (isLoopxError(error, 'goal_not_found'))
+        throw new LoopxError('goal_not_found', `goal_id not found in registry: ${args.goalId}; ${error.message}`, {
+          ...error.details,
+        });
+      throw error;
+    }
   },
+  errorFields: (input) => ({
+    dry_run: input['execute'] !== true,
+    execute: input['execute'] === true,
+    changed: false,
+    written: false,
+  }),
 });
+
+/**
+ * A setting that breaks its rule is a refused operation (exit 1, `invalid_goal_config`), as in the
+ * original, not a usage error: the command line itself was well formed.
+ */
+function refuseAsConfig<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (isLoopxError(error, 'invalid_argument'))
+      throw new LoopxError('invalid_goal_config', error.message, error.details);
+    throw error;
+  }
+}
 
 type ConfigureArgs = z.output<typeof configureGoal.args>;
 
@@ -91,6 +124,7 @@ function configInput(args: Omit<ConfigureArgs, 'goalId' | 'execute'>): GoalConfi
     quotaCompute: args.quotaCompute,
     quotaWindowHours: args.quotaWindowHours,
     registeredAgents: args.registeredAgent,
+    clearRegisteredAgents: args.clearRegisteredAgents,
     writeScope: args.writeScope,
     spawnAllowed: switchValue(args.spawnAllowed, args.noSpawnAllowed),
     maxChildren: args.maxChildren,
@@ -109,7 +143,7 @@ export function goalConfigProblem(input: GoalConfigInput): string | null {
     return null;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const plain = message.replace(/^--[a-z-]+ /, '');
+    const plain = message.replace(/^(--[a-z-]+|quota_[a-z_]+) /, '');
     return plain.charAt(0).toUpperCase() + plain.slice(1);
   }
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { registerAgent as registerAgentIds, type RegisterAgentResult } from '../agents/registration';
-import { isLoopxError, LoopxError } from '../errors';
 import { AGENT_ID_RULE, normalizeAgentId } from '../registry/agentIds';
 import { goalIdArg } from './common';
 import { locateRegistryOf } from './goalHandle';
@@ -11,17 +10,6 @@ import { defineOperation } from './operation';
  * in a goal's registered agents. The write is one locked compare-and-swap of the registry.
  */
 
-/** The core's argument refusals as usage errors (exit 2), details unchanged. */
-export async function argumentsAsUsage<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw isLoopxError(error) && (error.code === 'invalid_argument' || error.code === 'invalid_goal_id')
-      ? new LoopxError('usage', error.message, error.details)
-      : error;
-  }
-}
-
 export const registerAgent = defineOperation({
   key: 'registerAgent',
   args: z.strictObject({
@@ -30,7 +18,7 @@ export const registerAgent = defineOperation({
       .array(z.string())
       .min(1)
       .meta({ placeholder: 'id' })
-      .describe('the agent ids to register (lowercased, spaces become "-")'),
+      .describe('the agent ids to register (commas allowed; lowercased, spaces become "-")'),
     requireNew: z
       .boolean()
       .default(false)
@@ -38,18 +26,23 @@ export const registerAgent = defineOperation({
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
+  // An invalid id is a refused operation (exit 1, `agent_id_invalid`), never a silent drop.
   run: (args, env): Promise<RegisterAgentResult> =>
-    argumentsAsUsage(() =>
-      registerAgentIds({
-        registryPath: locateRegistryOf(env).path,
-        goalId: args.goalId,
-        agentIds: args.agentId,
-        requireNew: args.requireNew,
-        execute: args.execute,
-        clock: env.clock,
-        env: env.env,
-      }),
-    ),
+    registerAgentIds({
+      registryPath: locateRegistryOf(env).path,
+      goalId: args.goalId,
+      agentIds: args.agentId,
+      requireNew: args.requireNew,
+      execute: args.execute,
+      clock: env.clock,
+      env: env.env,
+    }),
+  errorFields: (input) => ({
+    dry_run: input['execute'] !== true,
+    execute: input['execute'] === true,
+    changed: false,
+    written: false,
+  }),
 });
 
 /** Why a typed agent id cannot be registered, or null when it can (for prompts that check as people type). */

@@ -15,9 +15,10 @@ export const LEGACY_ALIAS_PREFIX = '/loop-global-';
 
 export const SlashCommandEntrySchema = z.object({
   command: z.string().startsWith(CANONICAL_SLASH_PREFIX),
-  /** The catalog key the entry comes from, or null for the two `/loopx` entries. */
+  /** The catalog key the entry comes from, or null for the entries that are not commands of their own. */
   key: z.string().nullable(),
-  scope: CommandScope,
+  /** `repo` for the original's repository-level `/loopx-pr-review`. */
+  scope: z.union([CommandScope, z.literal('repo')]),
   intent: z.string(),
   mutation_policy: MutationPolicy,
   /** What an agent must respect beyond the policy word. */
@@ -25,6 +26,11 @@ export const SlashCommandEntrySchema = z.object({
   cli_reference: z.string(),
   /** Arguments the slash command takes, as a hint (`<goal text>`), or null. */
   argument_hint: z.string().nullable(),
+  /**
+   * False for an entry of the original's catalog this implementation does not provide (listed so
+   * the catalog keeps the original's commands, in order; never installed as a prompt file).
+   */
+  available: z.boolean(),
 });
 export type SlashCommandEntry = z.infer<typeof SlashCommandEntrySchema>;
 
@@ -48,6 +54,7 @@ const INSPECT_ENTRY: SlashCommandEntry = {
   mutation_note: 'read first; ask the user before any write (creating or connecting a goal)',
   cli_reference: 'loopx agent-onboard && loopx status',
   argument_hint: null,
+  available: true,
 };
 
 const GOAL_START_ENTRY: SlashCommandEntry = {
@@ -62,6 +69,24 @@ const GOAL_START_ENTRY: SlashCommandEntry = {
   cli_reference:
     "loopx bootstrap --goal-id <id> --objective '<goal text>' && loopx todo add --goal-id <id> --priority <P> --text '<todo>' (one per planned todo, highest priority first)",
   argument_hint: '<goal text>',
+  available: true,
+};
+
+/**
+ * The original's `/loopx-pr-review` (its `loopx pr-review` packet of review plans per pull
+ * request). LoopX for VS Code has no `pr-review` command: the entry is listed, marked unavailable,
+ * and no prompt file is installed for it, so no agent is told to run a command that does not exist.
+ */
+const PR_REVIEW_ENTRY: SlashCommandEntry = {
+  command: '/loopx-pr-review',
+  key: null,
+  scope: 'repo',
+  intent: 'review pull requests from a review plan per pull request (the original LoopX only; not available here)',
+  mutation_policy: 'read_only',
+  mutation_note: 'does not comment, approve, merge or spend quota',
+  cli_reference: '(not available: LoopX for VS Code has no pr-review command)',
+  argument_hint: null,
+  available: false,
 };
 
 function entryOf(spec: CommandSpec & { slash: string }): SlashCommandEntry {
@@ -74,15 +99,19 @@ function entryOf(spec: CommandSpec & { slash: string }): SlashCommandEntry {
     mutation_note: null,
     cli_reference: spec.cli === null ? '(editor only)' : `loopx ${spec.cli}`,
     argument_hint: null,
+    available: true,
   };
 }
 
-/** Every slash entry: `/loopx`, `/loopx <goal text>`, then the catalog's slash forms in catalog order. */
+/**
+ * Every slash entry: `/loopx`, `/loopx <goal text>`, the catalog's slash forms in catalog order,
+ * then `/loopx-pr-review` (unavailable). The original's seven commands keep their order.
+ */
 export function slashCommandEntries(): SlashCommandEntry[] {
   const fromCatalog = COMMANDS.filter((spec): spec is CommandSpec & { slash: string } => spec.slash !== null).map(
     entryOf,
   );
-  return [INSPECT_ENTRY, GOAL_START_ENTRY, ...fromCatalog];
+  return [INSPECT_ENTRY, GOAL_START_ENTRY, ...fromCatalog, PR_REVIEW_ENTRY];
 }
 
 /** `/loop-global-summary` for `/loopx-global-summary`, and so on for every global view. */

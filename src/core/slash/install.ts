@@ -196,7 +196,8 @@ const SURFACE_DIRS: Record<Exclude<SlashSurface, 'codex'>, string> = {
 
 /** The files an install writes for `surfaces`, in a stable order. */
 export function plannedSlashFiles(surfaces: readonly SlashSurface[]): PlannedFile[] {
-  const entries = slashCommandEntries();
+  // An unavailable entry (`/loopx-pr-review`) gets no prompt: it would send agents to a missing command.
+  const entries = slashCommandEntries().filter((entry) => entry.available);
   const inspect = entries[0] as SlashCommandEntry;
   const start = entries[1] as SlashCommandEntry;
   const files: PlannedFile[] = [];

@@ -83,7 +83,20 @@ describe('agent types', () => {
 
     const blank = resolveAgentType(' ');
     assert.ok(!blank.ok);
-    assert.equal(blank.reason, 'agent_type is required');
+    assert.match(blank.reason, /^agent_type is required; supported: vscode-lm, command, /);
+    // The suggestions are the original's 17 types in its supported-list order (codex-ide-plugin before codex-cli).
+    for (const unresolved of [vim, blank]) {
+      assert.ok(!unresolved.ok);
+      assert.equal(unresolved.suggestions.length, 17);
+      assert.deepEqual(unresolved.suggestions.slice(0, 5), [
+        'ark-managed-agent',
+        'codex-app',
+        'codex-app-ssh',
+        'codex-ide-plugin',
+        'codex-cli',
+      ]);
+      assert.ok(!unresolved.suggestions.includes('vscode-lm') && !unresolved.suggestions.includes('command'));
+    }
 
     const payload = agentTypeErrorPayload(cli);
     assert.equal(payload['schema_version'], 'loopx_agent_type_error_v0');

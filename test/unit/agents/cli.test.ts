@@ -12,6 +12,24 @@ describe('agent CLI commands', () => {
     assert.equal(json['schema_version'], 'loopx_agent_type_catalog_v0');
     const types = (json['agent_types'] as { agent_type: string }[]).map((row) => row.agent_type);
     assert.ok(types.includes('vscode-lm') && types.includes('command') && types.includes('claude-code'));
+    // The original's contract: its 17 types in its catalog order (codex-cli before codex-ide-plugin), ours left out.
+    const canonical = (json['canonical_agent_types'] as { agent_type: string; accepted_inputs: string[] }[]).map(
+      (row) => row.agent_type,
+    );
+    assert.equal(canonical.length, 17);
+    assert.deepEqual(canonical.slice(0, 5), [
+      'ark-managed-agent',
+      'codex-app',
+      'codex-app-ssh',
+      'codex-cli',
+      'codex-ide-plugin',
+    ]);
+    assert.deepEqual(canonical.slice(-2), ['manual', 'other-agent']);
+    assert.ok(!canonical.includes('vscode-lm') && !canonical.includes('command'));
+    assert.deepEqual(
+      (json['ambiguous_inputs'] as { input: string }[]).map((row) => row.input),
+      ['codex', 'openai-codex', 'cli'],
+    );
     const markdown = await runLoopx(['agent-onboard', '--list-agent-types']);
     assert.match(markdown.stdout, /\| `vscode-lm` \|/);
   });
@@ -19,21 +37,26 @@ describe('agent CLI commands', () => {
   it('case 9: agent-onboard exits 2 with the choices for an ambiguous, unknown or missing type', async () => {
     const ambiguous = await runLoopx(['--format', 'json', 'agent-onboard', '--agent-type', 'codex']);
     assert.equal(ambiguous.code, 2);
+    // The original's payload at the top level: no `error` text, the reason and the suggestions.
     const json = ambiguous.json();
-    const error = { message: json['error'] as string, details: json['error_details'] as Record<string, unknown> };
+    assert.equal(json['ok'], false);
+    assert.equal(json['schema_version'], 'loopx_agent_type_error_v0');
+    assert.equal(json['error_kind'], 'ambiguous_or_unsupported_agent_type');
+    assert.equal(json['agent_type'], 'codex');
+    assert.equal(json['error'], undefined);
     assert.match(
-      error.message,
+      json['reason'] as string,
       /'codex' is ambiguous; choose one of: codex-app, codex-app-ssh, codex-ide-plugin, codex-cli/,
     );
-    assert.equal(error.details['error_kind'], 'ambiguous_or_unsupported_agent_type');
-    assert.deepEqual(error.details['suggestions'], ['codex-app', 'codex-app-ssh', 'codex-ide-plugin', 'codex-cli']);
+    assert.deepEqual(json['suggestions'], ['codex-app', 'codex-app-ssh', 'codex-ide-plugin', 'codex-cli']);
 
     const unknown = await runLoopx(['agent-onboard', '--agent-type', 'vim']);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unsupported agent_type 'vim'; supported: vscode-lm, command, /);
-    const missing = await runLoopx(['agent-onboard']);
+    assert.match(unknown.stdout, /unsupported agent_type 'vim'; supported: vscode-lm, command, /);
+    const missing = await runLoopx(['--format', 'json', 'agent-onboard']);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /agent_type is required; supported: /);
+    assert.match(missing.json()['reason'] as string, /agent_type is required; supported: /);
+    assert.equal((missing.json()['suggestions'] as string[]).length, 17);
   });
 
   it('case 13: agent-onboard in an empty project prints the packet and creates nothing', async () => {
@@ -116,7 +139,8 @@ describe('agent CLI commands', () => {
       '--agent-id',
       'x/y',
     ]);
-    assert.equal(invalid.code, 2);
+    // A refused id is a failed operation (exit 1), never a usage error or a silent drop.
+    assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /--agent-id 'x\/y' is not a valid agent id: an agent id starts with a letter/);
 
     const badGoal = await runLoopx(['--registry', registry, 'register-agent', '--goal-id', '../g', '--agent-id', 'a']);
@@ -124,7 +148,7 @@ describe('agent CLI commands', () => {
     assert.match(badGoal.stderr, /--goal-id must be a goal id \(one path segment[^;]*; got "\.\.\/g"/);
   });
 
-  it('configure-goal: --quota-compute 0 --execute stores 0; a rejected value exits 2 and writes nothing', async () => {
+  it('configure-goal: --quota-compute 0 --execute stores 0; a rejected value exits 1 and writes nothing', async () => {
     const { registry } = connectedProject();
     const rejected = await runLoopx([
       '--registry',
@@ -138,8 +162,8 @@ describe('agent CLI commands', () => {
       'a',
       '--execute',
     ]);
-    assert.equal(rejected.code, 2);
-    assert.match(rejected.stderr, /greater than or equal to 0/);
+    assert.equal(rejected.code, 1);
+    assert.match(rejected.stderr, /quota_compute must be greater than or equal to 0/);
     assert.equal(goalOf(registry)['quota'], undefined);
     assert.equal(goalOf(registry)['coordination'], undefined);
 
@@ -173,7 +197,8 @@ describe('agent CLI commands', () => {
       '--execute',
     ]);
     assert.equal(execute.code, 0);
-    assert.deepEqual(execute.json()['changed_fields'], [
+    assert.deepEqual(execute.json()['changed_fields'], ['quota', 'orchestration']);
+    assert.deepEqual(execute.json()['changed_paths'], [
       'quota.compute',
       'spawn_policy.allowed',
       'spawn_policy.max_children',

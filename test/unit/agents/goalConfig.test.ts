@@ -25,10 +25,10 @@ function rejection(input: GoalConfigInput): string {
 
 describe('configure-goal', () => {
   it("rejects invalid values with the original's messages", () => {
-    assert.match(rejection({ quotaCompute: '-0.1' }), /^--quota-compute must be greater than or equal to 0/);
+    assert.match(rejection({ quotaCompute: '-0.1' }), /^quota_compute must be greater than or equal to 0/);
     assert.match(rejection({ quotaCompute: 'abc' }), /^--quota-compute must be a number/);
-    assert.match(rejection({ quotaWindowHours: '0' }), /^--quota-window-hours must be greater than 0/);
-    assert.match(rejection({ quotaWindowHours: '-2' }), /^--quota-window-hours must be greater than 0/);
+    assert.match(rejection({ quotaWindowHours: '0' }), /^quota_window_hours must be greater than 0/);
+    assert.match(rejection({ quotaWindowHours: '-2' }), /^quota_window_hours must be greater than 0/);
     assert.match(
       rejection({ registeredAgents: ['a,9x'] }),
       /^registered agents must be public-safe tokens such as codex-main-control \(got '9x'/,
@@ -80,7 +80,9 @@ describe('configure-goal', () => {
       registeredAgents: ['a', 'b'],
       exploreHarness: true,
     });
-    assert.deepEqual(diff.changed_fields, [
+    // The original's setting groups, in its order; the stored paths beside them.
+    assert.deepEqual(diff.changed_fields, ['orchestration', 'registered_agents', 'configured_agent_model']);
+    assert.deepEqual(diff.changed_paths, [
       'coordination.registered_agents',
       'coordination.agent_model',
       'spawn_policy.allowed',

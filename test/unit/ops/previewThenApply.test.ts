@@ -50,7 +50,7 @@ describe('previewThenApplyWith (the palette runner without VS Code)', () => {
     assert.equal(person.seen.length, 1);
     const preview = person.seen[0] as { dry_run: boolean; changed_fields: string[] };
     assert.equal(preview.dry_run, true);
-    assert.deepEqual(preview.changed_fields, ['quota.compute']);
+    assert.deepEqual(preview.changed_fields, ['quota']);
     assert.equal(fs.readFileSync(registry, 'utf8'), before);
   });
 
@@ -105,7 +105,7 @@ describe('previewThenApplyWith (the palette runner without VS Code)', () => {
     const person = answering(true);
     await assert.rejects(
       previewThenApplyWith(configureGoal, { goalId: 'g', quotaCompute: 2 }, environment(project, registry), person),
-      (error: unknown) => isLoopxError(error, 'usage') && /less than or equal to 1/.test(error.message),
+      (error: unknown) => isLoopxError(error, 'invalid_goal_config') && /less than or equal to 1/.test(error.message),
     );
     assert.equal(person.seen.length, 0);
     assert.equal(fs.readFileSync(registry, 'utf8'), before);

@@ -41,7 +41,7 @@ describe('loopx quota CLI', () => {
       ['--registry', ws.registryPath, 'quota', 'should-run', '--goal-id', 'g', '--turn-instance-id', 'private/path'],
       { cwd: ws.dir, env: { HOME: ws.dir } },
     );
-    assert.equal(bad.code, 2);
+    assert.equal(bad.code, 1, 'a malformed id is refused by the operation: exit 1, as the original');
   });
 
   it('case 11: an unregistered agent exits 1 with quota_agent_not_registered', async () => {

@@ -43,16 +43,34 @@ describe('slash-command catalog', () => {
   it('case 38: the catalog has /loopx, /loopx <goal text> and every slash form of the command table, canonical prefix /loopx', () => {
     const catalog = SlashCatalogSchema.parse(slashCatalog());
     const fromTable = COMMANDS.filter((spec) => spec.slash !== null);
-    assert.equal(catalog.count, 2 + fromTable.length);
+    assert.equal(catalog.count, 3 + fromTable.length);
     assert.equal(catalog.canonical_prefix, '/loopx');
     assert.deepEqual(
       catalog.commands.slice(0, 2).map((entry) => entry.command),
       ['/loopx', '/loopx <goal text>'],
     );
     assert.deepEqual(
-      catalog.commands.slice(2).map((entry) => entry.command),
+      catalog.commands.slice(2, -1).map((entry) => entry.command),
       fromTable.map((spec) => spec.slash),
     );
+    // The original's seven commands keep their order; /loopx-pr-review is listed but unavailable here.
+    const original = [
+      '/loopx',
+      '/loopx <goal text>',
+      '/loopx-global-summary',
+      '/loopx-global-gates',
+      '/loopx-global-todos',
+      '/loopx-global-risks',
+      '/loopx-pr-review',
+    ];
+    const ours = catalog.commands.map((entry) => entry.command);
+    assert.deepEqual(
+      ours.filter((command) => original.includes(command)),
+      original,
+    );
+    const prReview = catalog.commands.at(-1);
+    assert.deepEqual([prReview?.command, prReview?.scope, prReview?.available], ['/loopx-pr-review', 'repo', false]);
+    assert.ok(catalog.commands.slice(0, -1).every((entry) => entry.available));
     for (const name of ['summary', 'gates', 'todos', 'risks']) {
       const entry = catalog.commands.find((e) => e.command === `/loopx-global-${name}`);
       assert.ok(entry, name);

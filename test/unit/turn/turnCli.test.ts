@@ -155,7 +155,13 @@ describe('loopx turn (CLI)', function () {
     ]);
     await usage(['run-once', '--goal-id', '../x', '--agent-id', 'demo']);
     await usage(['loop', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--max-turns', '0']);
-    await usage(['plan', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--turn-instance-id', 'has space']);
+    // A malformed turn instance id is refused by the operation: a failed operation, exit 1.
+    const badInstance = await runLoopx(
+      ['turn', 'plan', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--turn-instance-id', 'has space'],
+      { cwd: d.workspace, now: NOW },
+    );
+    assert.equal(badInstance.code, 1, badInstance.stderr);
+    assert.match(badInstance.stderr, /turn instance id "has space" must start with a letter or digit/);
   });
 });
 

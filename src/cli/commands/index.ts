@@ -16,7 +16,14 @@ import { globalGatesCommand, globalRisksCommand, globalSummaryCommand, globalTod
 import { serveStatusCommand } from './serveStatus';
 import { slashCommandsCommand } from './slashCommands';
 import { heartbeatPromptCommand } from './heartbeatPrompt';
-import { quotaShouldRunCommand, quotaSpendSlotCommand, quotaStatusCommand, quotaVoidSlotCommand } from './quota';
+import { pauseGoalCommand, resumeGoalCommand } from './goalStopFlag';
+import {
+  quotaHistoryCommand,
+  quotaShouldRunCommand,
+  quotaSpendSlotCommand,
+  quotaStatusCommand,
+  quotaVoidSlotCommand,
+} from './quota';
 import { turnInspectJournalCommand, turnLoopCommand, turnPlanCommand, turnRunOnceCommand } from './turn';
 import {
   todoAddCommand,
@@ -74,6 +81,9 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   quotaShouldRun: quotaShouldRunCommand,
   quotaSpendSlot: quotaSpendSlotCommand,
   quotaVoidSlot: quotaVoidSlotCommand,
+  quotaHistory: quotaHistoryCommand,
+  pauseGoal: pauseGoalCommand,
+  resumeGoal: resumeGoalCommand,
   turnPlan: turnPlanCommand,
   turnRunOnce: turnRunOnceCommand,
   turnLoop: turnLoopCommand,

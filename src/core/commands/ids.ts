@@ -7,6 +7,7 @@ export const VIEW_CONTAINER_ID = 'loopx';
 export const VIEW_IDS = {
   goals: 'loopx.goals',
   agents: 'loopx.agents',
+  warnings: 'loopx.warnings',
 } as const;
 
 export const CONTEXT_KEYS = {

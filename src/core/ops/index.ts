@@ -9,7 +9,9 @@ import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
 import { registerAgent } from './registerAgent';
-import { quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
+import { pauseGoal } from './pauseGoal';
+import { quotaHistory, quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
+import { resumeGoal } from './resumeGoal';
 import { refreshState } from './refresh';
 import { registryPrivacy, validateRegistry } from './registry';
 import { slashCommands } from './slashCommands';
@@ -27,7 +29,9 @@ export * from './configureGoal';
 export * from './createGoal';
 export * from './global';
 export * from './heartbeat';
+export * from './pauseGoal';
 export * from './quota';
+export * from './resumeGoal';
 export * from './registerAgent';
 export * from './refresh';
 export * from './registry';
@@ -77,6 +81,9 @@ export const OPERATIONS = keyed({
   quotaShouldRun,
   quotaSpendSlot,
   quotaVoidSlot,
+  quotaHistory,
+  pauseGoal,
+  resumeGoal,
   refreshState,
   turnPlan,
   turnInspectJournal,

@@ -78,7 +78,8 @@ export function presentIndicator(input: IndicatorInput): IndicatorPresentation {
     if (quota.next_slot_frees_at !== null && quota.remaining_slots === 0)
       details.push(`Next slot frees at ${quota.next_slot_frees_at}`);
   }
-  if (input.openGates > 0) details.push(`${input.openGates} open gate${input.openGates === 1 ? '' : 's'} wait for you`);
+  if (input.openGates > 0)
+    details.push(`${input.openGates} open gate${input.openGates === 1 ? ' waits' : 's wait'} for you`);
   if (input.error !== null) details.push(`Error: ${input.error}`);
   else if (!quota) details.push('Error: the quota could not be computed (see the LoopX log)');
   parts.push(word);

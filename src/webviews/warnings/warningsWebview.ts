@@ -168,6 +168,17 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
     }
   }
 
+  /** The agent a goal-scope refresh is recorded for: the only one, or the user's pick when the goal registers several. */
+  private async agentFor(goalId: string, agents: readonly string[], confirmed: boolean): Promise<string | undefined> {
+    if (agents.length <= 1 || confirmed) return agents[0];
+    const picked = await vscode.window.showQuickPick([...agents], {
+      title: `Record the refresh of ${goalId} for which agent?`,
+      placeHolder: 'The goal registers several agents; the run is recorded for one of them',
+    });
+    if (picked === undefined) throw new Cancelled();
+    return picked;
+  }
+
   private async act(target: CardTarget, action: CardActionKind, confirmed: boolean): Promise<string> {
     const goal = this.model.goals.find((g) => goalKey(g) === target.goalKey);
     if (!goal) throw new Error(`The goal ${target.goalId} is no longer in this workspace.`);
@@ -188,9 +199,12 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
         const nextAction = action === 'set_next_action' ? target.proposedNextAction : null;
         if (action === 'set_next_action' && nextAction === null) throw new Error('This warning proposes no text.');
         const keep = action === 'keep_route' ? target.currentNextAction : null;
+        const agentId = await this.agentFor(goal.goalId, goal.agents, confirmed);
         const request = {
           goalId: goal.goalId,
           classification: 'state_refreshed',
+          progressScope: 'goal' as const,
+          ...(agentId !== undefined ? { agentId } : {}),
           ...(nextAction !== null ? { nextAction } : {}),
           ...(keep !== null ? { recommendedAction: keep } : {}),
         };

@@ -1,7 +1,7 @@
 // Bundles the extension, the CLI, the demo agent and the real-VS-Code test suites with esbuild.
 // Type checking is a separate gate (`npm run typecheck`), as in the esbuild sample.
 import * as esbuild from 'esbuild';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -40,6 +40,21 @@ const builds = [
   { ...common, entryPoints: ['src/core/executors/demoAgentMain.ts'], outfile: 'out/demoAgent.js' },
 ];
 
+// Webview scripts run in the browser sandbox of a webview: one IIFE each, zod and uPlot bundled in (no remote content).
+builds.push({
+  ...common,
+  platform: 'browser',
+  target: 'es2022',
+  format: 'iife',
+  define: {},
+  entryPoints: {
+    warnings: 'src/webviews/warnings/browser/main.ts',
+    goalDetail: 'src/webviews/goalDetail/browser/main.ts',
+  },
+  outdir: 'out/webviews',
+  minify: true,
+});
+
 // Integration suites run inside the extension host: `vscode` and mocha come from the host / node_modules.
 const integrationEntries = listEntries('test/integration', /\.ts$/);
 if (integrationEntries.length > 0) {
@@ -65,5 +80,6 @@ if (watch) {
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   chmodSync(join(root, 'out/cli.js'), 0o755);
+  copyFileSync(join(root, 'node_modules/uplot/dist/uPlot.min.css'), join(root, 'out/webviews/uPlot.min.css'));
   console.log(`[build] ${builds.length} bundles written to out/${production ? ' (production)' : ''}`);
 }

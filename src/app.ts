@@ -19,7 +19,6 @@ import {
   deferTodoCommand,
   openInStateFileCommand,
   openRunEvidenceCommand,
-  stopFlagCommand,
   stopLoopCommand,
   supersedeTodoCommand,
 } from './commands/treeActions';
@@ -36,6 +35,12 @@ import { showGlobalView } from './server/globalViewCommands';
 import { StatusServerController } from './server/statusServerController';
 import { AgentsView } from './views/agentsView';
 import { GoalsView } from './views/goalsView';
+import { setStopFlagCommand } from './commands/goalStopFlag';
+import { quotaOverviewCommand } from './commands/quotaOverview';
+import { pickGoal } from './commands/pickers';
+import { QuotaIndicator } from './statusBar/quotaIndicator';
+import { GoalDetailWebviews } from './webviews/goalDetail/goalDetailWebview';
+import { WarningsWebviews } from './webviews/warnings/warningsWebview';
 import { WorkspaceModel } from './workspace/workspaceModel';
 
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
@@ -58,6 +63,15 @@ export class LoopxApp extends Disposable {
     this.register(vscode.commands.registerCommand('_loopx.takeTreeRefreshes', () => goalsView.takeRefreshes()));
     this.register(new RestrictedModeView(VIEW_IDS.restricted));
     putCliOnTerminalPath(context, log);
+    const warnings = this.register(new WarningsWebviews(context.extensionUri, this.model, log));
+    const goalDetail = this.register(new GoalDetailWebviews(context.extensionUri, this.model, log));
+    const indicator = this.register(new QuotaIndicator(this.model, () => warnings.count));
+    this.register(
+      goalsView.treeView.onDidChangeSelection((e) => {
+        const node = e.selection[0];
+        indicator.select(node !== undefined && 'goal' in node ? node.goal : undefined);
+      }),
+    );
     // Hidden (underscore) command for the benchmark harness; not part of the catalog.
     this.register(vscode.commands.registerCommand('_loopx.activationTimings', () => this.timings.snapshot()));
     this.register(new AgentsView(VIEW_IDS.agents, this.model));
@@ -96,14 +110,18 @@ export class LoopxApp extends Disposable {
         todoUpdate: (arg) => changePriorityCommand(this.model, arg),
         openInStateFile: (arg) => openInStateFileCommand(this.model, arg),
         openRunEvidence: (arg) => openRunEvidenceCommand(arg),
-        pauseGoal: (arg) => stopFlagCommand(this.model, arg, true),
-        resumeGoal: (arg) => stopFlagCommand(this.model, arg, false),
         archiveRuntime: (arg) => archiveRuntimeCommand(this.model, arg),
         globalSummary: () => showGlobalView(this.model, 'global-summary'),
         globalGates: () => showGlobalView(this.model, 'global-gates'),
         globalTodos: () => showGlobalView(this.model, 'global-todos'),
         globalRisks: () => showGlobalView(this.model, 'global-risks'),
         copyStatusServerUrl: () => statusServer.copyUrl(),
+        pauseGoal: (arg) => setStopFlagCommand(this.model, arg, 'pause'),
+        resumeGoal: (arg) => setStopFlagCommand(this.model, arg, 'resume'),
+        showProjectionWarnings: () => warnings.show(),
+        showGoalDetail: async (arg) =>
+          goalDetail.show(await pickGoal(this.model, arg, 'Show the detail of which goal?')),
+        quotaOverview: () => quotaOverviewCommand(this.model, (goal) => indicator.inputOf(goal)),
       },
       log,
       failures,

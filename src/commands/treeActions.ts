@@ -1,7 +1,5 @@
 import * as vscode from 'vscode';
 import { archiveRuntime, type ArchiveRuntimeOutput } from '../core/ops/archiveRuntime';
-import { pauseGoal } from '../core/ops/pauseGoal';
-import { resumeGoal } from '../core/ops/resumeGoal';
 import { runOperation } from '../core/ops/run';
 import { todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from '../core/ops/todo';
 import type { GoalSummary } from '../core/status/workspaceGoals';
@@ -257,28 +255,6 @@ export async function openInStateFileCommand(model: WorkspaceModel, arg: unknown
   return vscode.window.showTextDocument(vscode.Uri.file(listed.state_file), {
     selection: new vscode.Range(line, 0, line, 0),
   });
-}
-
-/** "Pause Goal" / "Resume Goal": the owner's stop flag in the registry. */
-export async function stopFlagCommand(model: WorkspaceModel, arg: unknown, pause: boolean): Promise<void> {
-  const goal = await pickGoal(model, arg, pause ? 'Pause which goal?' : 'Resume which goal?');
-  const result = await runOperation(
-    pause ? pauseGoal : resumeGoal,
-    { goalId: goal.goalId },
-    editorEnvironment(goal.registryPath),
-  );
-  if (!result.ok)
-    throw new Error(
-      `"${goal.goalId}" could not be ${pause ? 'paused' : 'resumed'}: the registry reads status ${result.status_after ?? '(none)'}.`,
-    );
-  await done(
-    model,
-    !result.written
-      ? `"${goal.goalId}" is already ${pause ? 'paused' : 'running'}.`
-      : pause
-        ? `paused "${goal.goalId}": no turn starts until you resume it.`
-        : `resumed "${goal.goalId}".`,
-  );
 }
 
 function describeArchive(preview: ArchiveRuntimeOutput): string {

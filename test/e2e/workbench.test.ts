@@ -4,7 +4,8 @@
  * to test-results/ (the README's screenshot is test-results/sidebar.png).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -100,6 +101,87 @@ describe('LoopX in the VS Code workbench (Chromium)', function () {
       await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'sidebar.png') });
     } catch (error) {
       await page.screenshot({ path: join(RESULTS, 'failure-goals.png') });
+      throw error;
+    }
+  });
+
+  it('opens the warnings webview, shows a mismatch side by side and resolves it with its button; the status bar and goal detail chart show', async () => {
+    const workspace = materializeDemoWorkspace(join(scratch, 'warnings'));
+    const hostile = '<script>alert(1)</script> Merge duplicate notes';
+    // Another process records a run whose recommendation differs from the durable Next Action.
+    const cli = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'out', 'cli.js'),
+        'refresh-state',
+        '--goal-id',
+        'tidy-notes',
+        '--classification',
+        'state_refreshed',
+        '--agent-id',
+        'codex-main',
+        '--progress-scope',
+        'goal',
+        '--recommended-action',
+        hostile,
+      ],
+      { cwd: workspace, encoding: 'utf8' },
+    );
+    assert.equal(cli.status, 0, `${cli.stdout}${cli.stderr}`);
+    server = await startCodeServer({ workspace });
+    const page = await openWorkbench(server, browser, workspace);
+    try {
+      await openLoopxSidebar(page);
+      const statusItem = page.locator('.statusbar-item', { hasText: 'tidy-notes' }).first();
+      await statusItem.waitFor({ timeout: 30_000 });
+      await page.locator('.part.statusbar').screenshot({ path: join(RESULTS, 'statusbar.png') });
+
+      await page.keyboard.press('F1');
+      await page.keyboard.type('LoopX: Show Projection Warnings');
+      await page.keyboard.press('Enter');
+      const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+      const card = frame.locator('article.card', { hasText: 'Latest run recommends something else' }).first();
+      await card.waitFor({ timeout: 30_000 });
+      // Side by side, and the hostile text shows as text.
+      await card.locator('.compared .text', { hasText: 'Durable Next Action' }).waitFor();
+      await card.locator('blockquote', { hasText: hostile }).waitFor();
+      assert.equal(
+        await frame.locator('script', { hasText: 'alert(1)' }).count(),
+        0,
+        'the goal text became no script element',
+      );
+      await page.screenshot({ path: join(RESULTS, 'warnings-webview.png') });
+
+      await card.locator('button', { hasText: 'Write as Next Action' }).click();
+      // Multi-agent goal: first pick the agent the refresh is recorded for, then confirm the preview.
+      const quickInput = page.locator('.quick-input-widget');
+      await quickInput.waitFor({ timeout: 15_000 });
+      await page.keyboard.press('Enter');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 15_000 });
+      await dialog.screenshot({ path: join(RESULTS, 'warnings-confirm.png') });
+      await dialog.locator('a.monaco-button, button', { hasText: 'Write Next Action' }).first().click();
+      const stateFile = join(workspace, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
+      const deadline = Date.now() + 20_000;
+      while (!readFileSync(stateFile, 'utf8').includes(hostile)) {
+        if (Date.now() > deadline) throw new Error('the Next Action was not written');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      await frame
+        .locator('.result.ok')
+        .first()
+        .waitFor({ timeout: 15_000 })
+        .catch(() => undefined);
+      await page.screenshot({ path: join(RESULTS, 'warnings-resolved.png') });
+
+      await page.keyboard.press('F1');
+      await page.keyboard.type('LoopX: Show Goal Detail');
+      await page.keyboard.press('Enter');
+      const detail = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
+      await detail.locator('.uplot').first().waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: join(RESULTS, 'goal-detail.png') });
+    } catch (error) {
+      await page.screenshot({ path: join(RESULTS, 'failure-warnings.png') });
       throw error;
     }
   });

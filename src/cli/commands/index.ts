@@ -10,14 +10,20 @@ import { syncGlobalCommand } from './syncGlobal';
 import { validateRegistryCommand } from './registry';
 import { bootstrapCommand } from './bootstrap';
 import { archiveRuntimeCommand } from './archiveRuntime';
-import { pauseGoalCommand, resumeGoalCommand } from './pauseGoal';
 import { refreshStateCommand } from './refreshState';
 import { statusCommand } from './status';
 import { globalGatesCommand, globalRisksCommand, globalSummaryCommand, globalTodosCommand } from './globalViews';
 import { serveStatusCommand } from './serveStatus';
 import { slashCommandsCommand } from './slashCommands';
 import { heartbeatPromptCommand } from './heartbeatPrompt';
-import { quotaShouldRunCommand, quotaSpendSlotCommand, quotaStatusCommand, quotaVoidSlotCommand } from './quota';
+import { pauseGoalCommand, resumeGoalCommand } from './goalStopFlag';
+import {
+  quotaHistoryCommand,
+  quotaShouldRunCommand,
+  quotaSpendSlotCommand,
+  quotaStatusCommand,
+  quotaVoidSlotCommand,
+} from './quota';
 import { turnInspectJournalCommand, turnLoopCommand, turnPlanCommand, turnRunOnceCommand } from './turn';
 import {
   todoAddCommand,
@@ -55,8 +61,6 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   registerAgent: registerAgentCommand,
   configureGoal: configureGoalCommand,
   archiveRuntime: archiveRuntimeCommand,
-  pauseGoal: pauseGoalCommand,
-  resumeGoal: resumeGoalCommand,
   todoAdd: todoAddCommand,
   todoList: todoListCommand,
   todoClaim: todoClaimCommand,
@@ -77,6 +81,9 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   quotaShouldRun: quotaShouldRunCommand,
   quotaSpendSlot: quotaSpendSlotCommand,
   quotaVoidSlot: quotaVoidSlotCommand,
+  quotaHistory: quotaHistoryCommand,
+  pauseGoal: pauseGoalCommand,
+  resumeGoal: resumeGoalCommand,
   turnPlan: turnPlanCommand,
   turnRunOnce: turnRunOnceCommand,
   turnLoop: turnLoopCommand,

@@ -1,9 +1,11 @@
 import {
+  quotaHistory,
   quotaShouldRun,
   quotaSpendSlot,
   quotaStatus,
   quotaVoidSlot,
   type GoalQuotaSummary,
+  type QuotaHistoryOutput,
   type QuotaSpendSlotOutput,
   type QuotaStatusOutput,
   type QuotaVoidSlotOutput,
@@ -129,3 +131,30 @@ function voidMarkdown(goalId: string, result: VoidSlotResult): string {
     `- Slots: ${result.quota.spent_slots} spent + ${result.quota.reserved_slots} reserved of ${result.quota.allowed_slots}`,
   ].join('\n');
 }
+
+/** `quota history`: the window's counted spends, oldest first. */
+export const quotaHistoryCommand = operationCommand(quotaHistory, (result: QuotaHistoryOutput) => {
+  const lines = [
+    `# Spend history of ${result.goal_id}`,
+    '',
+    `- Window: ${result.window_start} → ${result.window_end} (${result.window_hours} h)`,
+    `- Slots: ${result.spent_slots} spent of ${result.allowed_slots} allowed`,
+    '',
+  ];
+  if (result.spends.length === 0) lines.push('No spends in the window.');
+  else
+    lines.push(
+      markdownTable(
+        ['When', 'Slots', 'Tokens', 'Cost (USD)', 'Agent', 'Todo'],
+        result.spends.map((s) => [
+          s.generated_at,
+          String(s.slots),
+          s.tokens === null ? '' : String(s.tokens),
+          s.cost_usd === null ? '' : String(s.cost_usd),
+          s.agent_id ?? '',
+          s.todo_id ?? '',
+        ]),
+      ),
+    );
+  return lines.join('\n');
+});

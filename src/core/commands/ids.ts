@@ -9,6 +9,7 @@ export const VIEW_IDS = {
   agents: 'loopx.agents',
   /** Shown only in an untrusted workspace: its welcome content says what is read-only and how to trust. */
   restricted: 'loopx.restricted',
+  warnings: 'loopx.warnings',
 } as const;
 
 export const CONTEXT_KEYS = {

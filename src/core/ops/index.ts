@@ -8,10 +8,10 @@ import { configureGoal } from './configureGoal';
 import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
-import { pauseGoal } from './pauseGoal';
-import { resumeGoal } from './resumeGoal';
 import { registerAgent } from './registerAgent';
-import { quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
+import { pauseGoal } from './pauseGoal';
+import { quotaHistory, quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
+import { resumeGoal } from './resumeGoal';
 import { refreshState } from './refresh';
 import { registryPrivacy, validateRegistry } from './registry';
 import { slashCommands } from './slashCommands';
@@ -30,8 +30,8 @@ export * from './createGoal';
 export * from './global';
 export * from './heartbeat';
 export * from './pauseGoal';
-export * from './resumeGoal';
 export * from './quota';
+export * from './resumeGoal';
 export * from './registerAgent';
 export * from './refresh';
 export * from './registry';
@@ -81,6 +81,7 @@ export const OPERATIONS = keyed({
   quotaShouldRun,
   quotaSpendSlot,
   quotaVoidSlot,
+  quotaHistory,
   refreshState,
   turnPlan,
   turnInspectJournal,

@@ -264,3 +264,60 @@ export const quotaVoidSlot = defineOperation({
 
 export type { GoalQuotaSummary, ShouldRunDecision, ShouldRunRefusal } from '../scheduling/shouldRun';
 export type { SpendSlotResult, VoidSlotResult } from '../quota/spend';
+
+/** One spend of the window, as the goal detail chart plots it. */
+export interface QuotaHistorySpend {
+  generated_at: string;
+  /** Net slots (voids subtracted). */
+  slots: number;
+  tokens: number | null;
+  cost_usd: number | null;
+  agent_id: string | null;
+  todo_id: string | null;
+}
+
+export type QuotaHistoryOutput = { ok: true } & GoalQuotaSummary & {
+    window_start: string;
+    window_end: string;
+    /** Counted spends of the current window, oldest first (duplicates and fully voided ones left out). */
+    spends: QuotaHistorySpend[];
+  };
+
+/** `quota history`: the spends of the rolling window with the limits, for charts (read-only). */
+export const quotaHistory = defineOperation({
+  key: 'quotaHistory',
+  args: z.strictObject({
+    goalId: goalIdArg('the goal whose spend history to show'),
+  }),
+  run: async (args, env): Promise<QuotaHistoryOutput> => {
+    const goal = await resolveGoal(env, args.goalId);
+    const quotaGoal = quotaGoalOf(goal);
+    const view = await readQuotaView(quotaGoal, env.clock);
+    const summary = await goalQuotaSummary({
+      registryPath: goal.registryPath,
+      goalId: goal.goalId,
+      clock: env.clock,
+      runtimeRootOverride: env.runtimeRootOverride,
+      homeDir: goal.homeDir,
+      goal: quotaGoal,
+    });
+    const spends = view.ledger.spends
+      .filter((s) => s.in_window && !s.duplicate && s.slots - s.voided_slots > 0)
+      .map((s) => ({
+        generated_at: s.generated_at,
+        slots: s.slots - s.voided_slots,
+        tokens: s.usage?.tokens ?? null,
+        cost_usd: s.usage?.cost_usd ?? null,
+        agent_id: s.agent_id,
+        todo_id: s.todo_id,
+      }))
+      .reverse();
+    return {
+      ok: true,
+      ...summary,
+      window_start: view.ledger.window_start,
+      window_end: view.ledger.window_end,
+      spends,
+    };
+  },
+});

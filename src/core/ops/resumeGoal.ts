@@ -1,11 +1,29 @@
 import { z } from 'zod';
+import { setGoalStopFlag, type GoalStopFlagResult } from '../agents/goalStop';
 import { goalIdArg } from './common';
+import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
-import { setGoalStopFlag } from './pauseGoal';
 
-/** `resume-goal`: clears the owner's stop flag (registry `status` back to `active`); see pauseGoal.ts. */
+/**
+ * `goal resume` ("Resume Goal"): clears the owner's stop flag (registry `status: active`), so quota
+ * computes the goal's state again and turns may start. Previews unless `execute`.
+ */
 export const resumeGoal = defineOperation({
   key: 'resumeGoal',
-  args: z.strictObject({ goalId: goalIdArg('the goal to resume') }),
-  run: (args, env) => setGoalStopFlag(env, args.goalId, 'resume'),
+  args: z.strictObject({
+    goalId: goalIdArg('the goal to resume'),
+    execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
+  }),
+  applySwitch: { argument: 'execute', applyWhen: true },
+  run: (args, env): Promise<GoalStopFlagResult> =>
+    setGoalStopFlag({
+      registryPath: locateRegistryOf(env).path,
+      goalId: args.goalId,
+      action: 'resume',
+      execute: args.execute,
+      clock: env.clock,
+      env: env.env,
+    }),
 });
+
+export type { GoalStopFlagResult } from '../agents/goalStop';

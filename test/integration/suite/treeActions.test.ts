@@ -170,11 +170,11 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
   });
 
   it('pauses and resumes the goal through the registry stop flag', async () => {
-    await vscode.commands.executeCommand('loopx.pauseGoal', { goalId: 'tidy-notes' });
+    await vscode.commands.executeCommand('loopx.pauseGoal', { goalId: 'tidy-notes', confirmed: true });
     const status = () =>
       (JSON.parse(readFileSync(registryPath(), 'utf8')) as { goals: { status: string }[] }).goals[0]?.status;
     assert.equal(status(), 'paused');
-    await vscode.commands.executeCommand('loopx.resumeGoal', { goalId: 'tidy-notes' });
+    await vscode.commands.executeCommand('loopx.resumeGoal', { goalId: 'tidy-notes', confirmed: true });
     assert.equal(status(), 'active');
   });
 

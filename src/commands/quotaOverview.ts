@@ -1,0 +1,68 @@
+import * as vscode from 'vscode';
+import type { GoalSummary } from '../core/status/workspaceGoals';
+import { presentIndicator, type IndicatorInput } from '../statusBar/presentation';
+import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { Cancelled } from './pickers';
+
+interface GoalPick extends vscode.QuickPickItem {
+  goal: GoalSummary;
+}
+
+interface ActionPick extends vscode.QuickPickItem {
+  command: string;
+}
+
+/**
+ * "LoopX: Show Quota of All Goals" (the status bar's click): each goal's quota state and spend, then
+ * what to do with the picked one. Every action is a palette command over an operation, with its preview.
+ */
+export async function quotaOverviewCommand(
+  model: WorkspaceModel,
+  inputOf: (goal: GoalSummary) => IndicatorInput,
+): Promise<void> {
+  const goals = model.goals;
+  if (goals.length === 0) throw new Error('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.');
+  const picks: GoalPick[] = goals.map((goal) => {
+    const p = presentIndicator(inputOf(goal));
+    return {
+      label: `$(${p.icon}) ${goal.displayName}`,
+      description: p.text.replace(/^\$\([^)]*\)\s*/, ''),
+      detail: p.details[0],
+      goal,
+    };
+  });
+  const picked = await vscode.window.showQuickPick(picks, {
+    title: 'LoopX: quota of all goals',
+    placeHolder: 'Pick a goal to pause, resume or configure',
+    matchOnDescription: true,
+  });
+  if (!picked) throw new Cancelled();
+  const paused = model.detailsOf(picked.goal)?.quota?.state === 'paused';
+  const actions: ActionPick[] = [
+    paused
+      ? {
+          label: '$(debug-start) Resume',
+          detail: 'Clear the stop flag so turns may start again',
+          command: 'loopx.resumeGoal',
+        }
+      : {
+          label: '$(debug-pause) Pause',
+          detail: 'Set the stop flag: no turn starts until resumed',
+          command: 'loopx.pauseGoal',
+        },
+    {
+      label: '$(settings-gear) Configure…',
+      detail: 'Quota share, window, agents (with a preview)',
+      command: 'loopx.configureGoal',
+    },
+    {
+      label: '$(graph-line) Show Goal Detail',
+      detail: 'Spend chart, todo frontier, latest runs',
+      command: 'loopx.showGoalDetail',
+    },
+    { label: '$(dashboard) Show Quota', detail: 'The full quota report', command: 'loopx.quotaStatus' },
+  ];
+  const action = await vscode.window.showQuickPick(actions, { title: `LoopX: ${picked.goal.goalId}` });
+  if (!action) throw new Cancelled();
+  await vscode.commands.executeCommand(action.command, { goal: picked.goal });
+}

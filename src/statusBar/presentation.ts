@@ -1,0 +1,100 @@
+import type { GoalQuotaSummary } from '../core/ops/quota';
+
+/**
+ * What the status-bar quota indicator shows for one goal (pure, so it is tested as data). Each
+ * state has its own icon and word; only the limit (and a state that cannot be computed) is shown as
+ * an error, and a quiet wait never looks like a failure.
+ */
+
+export type IndicatorKind = 'eligible' | 'running' | 'waiting' | 'needs_you' | 'throttled' | 'paused' | 'error';
+
+export interface IndicatorInput {
+  goalId: string;
+  displayName: string;
+  quota: GoalQuotaSummary | undefined;
+  openGates: number;
+  /** Why the goal's state could not be read, if it could not. */
+  error: string | null;
+}
+
+export interface IndicatorPresentation {
+  kind: IndicatorKind;
+  icon: string;
+  word: string;
+  /** Status-bar text, with the `$(icon)`. */
+  text: string;
+  background: 'warning' | 'error' | null;
+  /** Tooltip lines, plain text (the item escapes them into its MarkdownString). */
+  details: string[];
+}
+
+const LOOK: Record<IndicatorKind, { icon: string; word: string }> = {
+  eligible: { icon: 'play-circle', word: 'eligible' },
+  running: { icon: 'sync~spin', word: 'running' },
+  waiting: { icon: 'watch', word: 'waiting' },
+  needs_you: { icon: 'bell-dot', word: 'needs you' },
+  throttled: { icon: 'dashboard', word: 'throttled' },
+  paused: { icon: 'debug-pause', word: 'paused' },
+  error: { icon: 'error', word: 'error' },
+};
+
+export function indicatorKind(input: IndicatorInput): IndicatorKind {
+  const quota = input.quota;
+  if (input.error !== null || quota === undefined || quota.state === 'blocked_health') return 'error';
+  if (quota.state === 'paused') return 'paused';
+  if (quota.reserved_slots > 0) return 'running';
+  if (input.openGates > 0 || quota.state === 'operator_gate') return 'needs_you';
+  if (quota.state === 'throttled') return 'throttled';
+  if (quota.state === 'eligible') return 'eligible';
+  return 'waiting';
+}
+
+function money(n: number): string {
+  return `$${n.toFixed(2)}`;
+}
+
+function compact(n: number): string {
+  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1_000 ? `${(n / 1_000).toFixed(1)}k` : String(n);
+}
+
+export function presentIndicator(input: IndicatorInput): IndicatorPresentation {
+  const kind = indicatorKind(input);
+  const { icon, word } = LOOK[kind];
+  const quota = input.quota;
+  const parts = [`$(${icon}) ${input.goalId}`];
+  const details: string[] = [];
+  if (quota) {
+    parts.push(`${quota.spent_slots}/${quota.allowed_slots}`);
+    const cost = quota.budgets.max_cost_usd;
+    const tokens = quota.budgets.max_tokens;
+    if (cost.limit !== null) parts.push(`${money(cost.used)}/${money(cost.limit)}`);
+    else if (tokens.limit !== null) parts.push(`${compact(tokens.used)}/${compact(tokens.limit)} tok`);
+    details.push(
+      `State: ${word} (${quota.state}) — ${quota.reason}`,
+      `Slots: ${quota.spent_slots} spent + ${quota.reserved_slots} reserved of ${quota.allowed_slots} in ${quota.window_hours} h (${quota.remaining_slots} left)`,
+    );
+    if (cost.limit !== null) details.push(`Cost: ${money(cost.used)} of ${money(cost.limit)}`);
+    if (tokens.limit !== null) details.push(`Tokens: ${tokens.used} of ${tokens.limit}`);
+    if (quota.next_slot_frees_at !== null && quota.remaining_slots === 0)
+      details.push(`Next slot frees at ${quota.next_slot_frees_at}`);
+  }
+  if (input.openGates > 0)
+    details.push(`${input.openGates} open gate${input.openGates === 1 ? ' waits' : 's wait'} for you`);
+  if (input.error !== null) details.push(`Error: ${input.error}`);
+  else if (!quota) details.push('Error: the quota could not be computed (see the LoopX log)');
+  parts.push(word);
+  const background = kind === 'error' || quota?.exceeded === true ? 'error' : quota?.warn === true ? 'warning' : null;
+  return { kind, icon, word, text: parts.join(' · ').replace(' · ', ' '), background, details };
+}
+
+/** Least headroom first: the goal at or nearest its limit (largest used share of any limit). */
+export function headroomRatio(quota: GoalQuotaSummary | undefined): number {
+  if (!quota) return Number.POSITIVE_INFINITY;
+  const slotRatio = quota.allowed_slots > 0 ? (quota.spent_slots + quota.reserved_slots) / quota.allowed_slots : 1;
+  const budgetRatios = [
+    quota.budgets.max_cost_usd.ratio,
+    quota.budgets.max_tokens.ratio,
+    quota.budgets.max_turn_minutes.ratio,
+  ];
+  return Math.max(slotRatio, ...budgetRatios.map((r) => r ?? 0));
+}

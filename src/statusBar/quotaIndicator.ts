@@ -1,0 +1,104 @@
+import * as vscode from 'vscode';
+import { Disposable } from '../common/disposable';
+import { paletteCommandId, paletteCommands } from '../core/commands/catalog';
+import type { GoalSummary } from '../core/status/workspaceGoals';
+import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
+import { headroomRatio, presentIndicator, type IndicatorInput, type IndicatorPresentation } from './presentation';
+
+const commandId = (key: string): string => {
+  const spec = paletteCommands().find((s) => s.key === key);
+  if (!spec) throw new Error(`no palette command ${key}`);
+  return paletteCommandId(spec);
+};
+
+/**
+ * The status-bar quota indicator: the goal selected in the Goals view, else the one with the least
+ * headroom. Hidden while the workspace has no LoopX registry. A click opens the quota of all goals.
+ */
+export class QuotaIndicator extends Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private selected: string | undefined;
+  private shown: { goal: GoalSummary; presentation: IndicatorPresentation } | undefined;
+
+  constructor(
+    private readonly model: WorkspaceModel,
+    private readonly warningCount: () => number,
+  ) {
+    super();
+    this.item = this.register(vscode.window.createStatusBarItem('loopx.quota', vscode.StatusBarAlignment.Left, 50));
+    this.item.name = 'LoopX Quota';
+    this.item.command = commandId('quotaOverview');
+    this.register(model.onDidChange(() => this.update()));
+    this.register(
+      vscode.commands.registerCommand('_loopx.quotaIndicator.snapshot', () => ({
+        visible: this.shown !== undefined,
+        goalId: this.shown?.goal.goalId ?? null,
+        text: this.item.text,
+        kind: this.shown?.presentation.kind ?? null,
+        background: this.shown?.presentation.background ?? null,
+        tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? null),
+      })),
+    );
+    this.update();
+  }
+
+  /** The goal of the Goals view's selection (any node of a goal), or undefined to follow headroom. */
+  select(goal: GoalSummary | undefined): void {
+    this.selected = goal ? goalKey(goal) : undefined;
+    this.update();
+  }
+
+  inputOf(goal: GoalSummary): IndicatorInput {
+    const details = this.model.detailsOf(goal);
+    return {
+      goalId: goal.goalId,
+      displayName: goal.displayName,
+      quota: details?.quota,
+      openGates: details?.status?.open_gates.length ?? 0,
+      error: details?.status?.active_state.error?.message ?? null,
+    };
+  }
+
+  private target(): GoalSummary | undefined {
+    const goals = this.model.goals;
+    const selected = goals.find((g) => goalKey(g) === this.selected);
+    if (selected) return selected;
+    const ranked = [...goals].sort((a, b) => {
+      const qa = this.model.detailsOf(a)?.quota;
+      const qb = this.model.detailsOf(b)?.quota;
+      const pausedA = qa?.state === 'paused' ? 1 : 0;
+      const pausedB = qb?.state === 'paused' ? 1 : 0;
+      return pausedA - pausedB || headroomRatio(qb) - headroomRatio(qa);
+    });
+    return ranked[0];
+  }
+
+  private update(): void {
+    const goal = this.model.snapshots.length === 0 ? undefined : this.target();
+    if (!goal) {
+      this.shown = undefined;
+      this.item.hide();
+      return;
+    }
+    const presentation = presentIndicator(this.inputOf(goal));
+    this.shown = { goal, presentation };
+    this.item.text = presentation.text;
+    this.item.backgroundColor =
+      presentation.background === null
+        ? undefined
+        : new vscode.ThemeColor(`statusBarItem.${presentation.background}Background`);
+    const tooltip = new vscode.MarkdownString(undefined, true);
+    tooltip.appendMarkdown('**LoopX quota — ').appendText(goal.displayName).appendMarkdown('**\n\n');
+    for (const line of presentation.details) tooltip.appendMarkdown('- ').appendText(line).appendMarkdown('\n');
+    const warnings = this.warningCount();
+    if (warnings > 0)
+      tooltip.appendMarkdown(
+        `\n$(warning) ${warnings} projection warning${warnings === 1 ? '' : 's'} — [Show](command:${commandId('showProjectionWarnings')})`,
+      );
+    tooltip.appendMarkdown(`\n\nClick for the quota of all goals.`);
+    tooltip.isTrusted = { enabledCommands: [commandId('showProjectionWarnings')] };
+    this.item.tooltip = tooltip;
+    this.item.accessibilityInformation = { label: `LoopX quota of ${goal.goalId}: ${presentation.word}` };
+    this.item.show();
+  }
+}

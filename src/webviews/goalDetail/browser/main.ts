@@ -1,0 +1,116 @@
+import uPlot from 'uplot';
+import { el, formatTime, arrowNavigation, vscodeApi } from '../../shared/browser/dom';
+import { cumulativeSpend, hostToDetailSchema, type DetailState, type GoalDetail } from '../protocol';
+
+/** The goal-detail webview: spend over the quota window (uPlot), the todo frontier and the latest runs. */
+
+const vscode = vscodeApi<DetailState>();
+const root = document.getElementById('root') as HTMLElement;
+const charts: uPlot[] = [];
+
+function themeColor(name: string, fallbackVar: string): string {
+  const style = getComputedStyle(document.body);
+  return (style.getPropertyValue(name) || style.getPropertyValue(fallbackVar)).trim() || 'currentColor';
+}
+
+function chart(title: string, x: number[], used: number[], limit: number, unit: string): HTMLElement {
+  const box = el('div', { class: 'chart', role: 'img' });
+  box.setAttribute('aria-label', `${title}: ${used[used.length - 1] ?? 0} of ${limit} ${unit} used in the window`);
+  const fg = themeColor('--vscode-foreground', '--vscode-editor-foreground');
+  const grid = themeColor('--vscode-widget-border', '--vscode-panel-border');
+  const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
+  const opts: uPlot.Options = {
+    title,
+    width: Math.max(320, Math.min(900, root.clientWidth - 24)),
+    height: 200,
+    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(limit, max) * 1.1 || 1] } },
+    axes: [axis, { ...axis, label: unit }],
+    series: [
+      {},
+      {
+        label: 'used',
+        stroke: themeColor('--vscode-charts-blue', '--vscode-foreground'),
+        width: 2,
+        paths: uPlot.paths.stepped?.({ align: 1 }),
+      },
+      { label: 'limit', stroke: themeColor('--vscode-charts-red', '--vscode-errorForeground'), width: 1, dash: [6, 4] },
+    ],
+  };
+  charts.push(new uPlot(opts, [x, used, x.map(() => limit)], box));
+  return box;
+}
+
+function frontierNode(detail: GoalDetail): HTMLElement {
+  const parts = [
+    ['open', detail.frontier.open],
+    ['claimed', detail.frontier.claimed],
+    ['blocked', detail.frontier.blocked],
+    ['done', detail.frontier.done],
+  ] as const;
+  const total = parts.reduce((sum, [, n]) => sum + n, 0);
+  const bar = el('div', { class: 'frontier', role: 'img' });
+  bar.setAttribute('aria-label', parts.map(([name, n]) => `${n} ${name}`).join(', '));
+  const legend = el('div', { class: 'legend' });
+  for (const [name, n] of parts) {
+    const span = el('span', { class: name });
+    // CSSOM, not a style attribute: allowed by the webview's CSP.
+    span.style.width = total === 0 ? '0' : `${(100 * n) / total}%`;
+    bar.append(span);
+    legend.append(el('span', {}, el('span', { class: `swatch ${name}` }), `${name} ${n}`));
+  }
+  const wrap = el('section', {}, el('h2', {}, 'Todo frontier'), bar, legend);
+  return wrap;
+}
+
+function runsNode(detail: GoalDetail): HTMLElement {
+  const list = el('ol', { class: 'timeline' });
+  for (const run of detail.runs) {
+    const item = el(
+      'li',
+      { tabindex: '0' },
+      el('strong', {}, run.classification ?? 'run'),
+      ` · ${formatTime(run.generated_at)}`,
+      run.agent_id === null ? null : ` · ${run.agent_id}`,
+      run.recommended_action === null ? null : el('div', { class: 'muted' }, run.recommended_action),
+    );
+    list.append(item);
+  }
+  return el(
+    'section',
+    {},
+    el('h2', {}, 'Latest runs'),
+    detail.runs.length === 0 ? el('p', { class: 'muted' }, 'No runs recorded yet.') : list,
+  );
+}
+
+function render(detail: GoalDetail): void {
+  for (const c of charts.splice(0)) c.destroy();
+  root.replaceChildren();
+  const q = detail.quota;
+  const series = cumulativeSpend(detail);
+  root.append(
+    el('h1', {}, detail.goal_name === detail.goal_id ? detail.goal_id : `${detail.goal_name} (${detail.goal_id})`),
+    el(
+      'p',
+      { class: 'summary' },
+      `Quota ${q.state}: ${q.spent_slots} of ${q.allowed_slots} slots in the last ${q.window_hours} h${q.exceeded ? ' — limit reached' : q.warn ? ' — near the limit' : ''}. ${q.reason}`,
+    ),
+    el('h2', {}, 'Spend over the quota window'),
+    chart('Slots', series.x, series.slots, q.allowed_slots, 'slots'),
+  );
+  if (q.cost !== null) root.append(chart('Cost', series.x, series.cost, q.cost.limit, 'USD'));
+  if (q.tokens !== null) root.append(chart('Tokens', series.x, series.tokens, q.tokens.limit, 'tokens'));
+  root.append(frontierNode(detail), runsNode(detail));
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const parsed = hostToDetailSchema.safeParse(event.data);
+  if (!parsed.success) return;
+  if (parsed.data.type === 'render') {
+    vscode.setState(parsed.data.ref);
+    render(parsed.data.detail);
+  } else root.replaceChildren(el('p', { class: 'result failed', role: 'alert' }, parsed.data.message));
+});
+
+arrowNavigation(root, '.timeline li');
+vscode.postMessage({ type: 'ready' });

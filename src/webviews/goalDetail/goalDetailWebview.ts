@@ -1,0 +1,112 @@
+import * as vscode from 'vscode';
+import { Disposable } from '../../common/disposable';
+import { quotaHistory } from '../../core/ops/quota';
+import { runOperation } from '../../core/ops/run';
+import type { GoalSummary } from '../../core/status/workspaceGoals';
+import { editorEnvironment } from '../../commands/operationRunner';
+import { goalKey, type WorkspaceModel } from '../../workspace/workspaceModel';
+import { shellHtml, webviewOptions } from '../shared/html';
+import { goalDetailOf } from './detail';
+import { detailStateSchema, detailToHostSchema, type HostToDetail } from './protocol';
+
+export const GOAL_DETAIL_PANEL_TYPE = 'loopx.goalDetail';
+
+/**
+ * "LoopX: Show Goal Detail": one panel per goal with its spend over the quota window as a chart
+ * (slots, and cost and tokens when budgets are set, against the limits), the todo frontier and the
+ * latest runs. Restored after a reload by its serializer; updates when the goal's files change.
+ */
+export class GoalDetailWebviews extends Disposable {
+  private readonly panels = new Map<string, { panel: vscode.WebviewPanel; goal: GoalSummary }>();
+  private readonly posted: HostToDetail[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly model: WorkspaceModel,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+    this.register(
+      vscode.window.registerWebviewPanelSerializer(GOAL_DETAIL_PANEL_TYPE, {
+        deserializeWebviewPanel: async (panel, state: unknown) => {
+          const ref = detailStateSchema.safeParse(state);
+          const goal = ref.success ? this.model.findGoal(ref.data.goalId, ref.data.registryPath) : undefined;
+          if (!goal) {
+            panel.dispose();
+            return;
+          }
+          this.adopt(panel, goal);
+        },
+      }),
+    );
+    this.register(model.onDidChange(() => this.refreshAll()));
+    this.register({ dispose: () => [...this.panels.values()].forEach((p) => p.panel.dispose()) });
+    this.register(
+      vscode.commands.registerCommand('_loopx.goalDetail.snapshot', () => ({
+        open: [...this.panels.keys()],
+        posted: [...this.posted],
+      })),
+    );
+  }
+
+  show(goal: GoalSummary): void {
+    const existing = this.panels.get(goalKey(goal));
+    if (existing) {
+      existing.panel.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      GOAL_DETAIL_PANEL_TYPE,
+      `LoopX: ${goal.displayName}`,
+      vscode.ViewColumn.Active,
+      webviewOptions(this.extensionUri),
+    );
+    this.adopt(panel, goal);
+  }
+
+  private adopt(panel: vscode.WebviewPanel, goal: GoalSummary): void {
+    const key = goalKey(goal);
+    this.panels.set(key, { panel, goal });
+    panel.webview.options = webviewOptions(this.extensionUri);
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'loopx.svg');
+    panel.webview.html = shellHtml(panel.webview, this.extensionUri, {
+      title: `LoopX: ${goal.goalId}`,
+      script: 'goalDetail.js',
+      styles: ['out/webviews/uPlot.min.css', 'media/webview.css'],
+    });
+    panel.webview.onDidReceiveMessage((raw: unknown) => {
+      const parsed = detailToHostSchema.safeParse(raw);
+      if (!parsed.success) {
+        this.log.warn(`ignored a malformed message from the goal detail webview: ${parsed.error.message}`);
+        return;
+      }
+      void this.update(key);
+    });
+    panel.onDidDispose(() => this.panels.delete(key));
+  }
+
+  private refreshAll(): void {
+    for (const [key, entry] of this.panels) {
+      const goal = this.model.findGoal(entry.goal.goalId, entry.goal.registryPath);
+      if (goal) entry.goal = goal;
+      void this.update(key);
+    }
+  }
+
+  private async update(key: string): Promise<void> {
+    const entry = this.panels.get(key);
+    if (!entry) return;
+    const { goal, panel } = entry;
+    let message: HostToDetail;
+    try {
+      const history = await runOperation(quotaHistory, { goalId: goal.goalId }, editorEnvironment(goal.registryPath));
+      const detail = goalDetailOf(goal, history, this.model.detailsOf(goal)?.status);
+      message = { type: 'render', detail, ref: { registryPath: goal.registryPath, goalId: goal.goalId } };
+    } catch (error) {
+      message = { type: 'error', message: error instanceof Error ? error.message : String(error) };
+    }
+    this.posted.push(message);
+    if (this.posted.length > 20) this.posted.shift();
+    await panel.webview.postMessage(message);
+  }
+}

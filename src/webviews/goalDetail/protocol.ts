@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/** Messages of the goal-detail webview, validated with zod on both sides. */
+
+const budgetSchema = z.object({ used: z.number(), limit: z.number() }).nullable();
+
+export const goalDetailSchema = z.object({
+  goal_id: z.string(),
+  goal_name: z.string(),
+  quota: z.object({
+    state: z.string(),
+    reason: z.string(),
+    window_start: z.string(),
+    window_end: z.string(),
+    window_hours: z.number(),
+    allowed_slots: z.number(),
+    spent_slots: z.number(),
+    warn: z.boolean(),
+    exceeded: z.boolean(),
+    cost: budgetSchema,
+    tokens: budgetSchema,
+  }),
+  /** Counted spends of the window, oldest first. */
+  spends: z.array(
+    z.object({ at: z.string(), slots: z.number(), tokens: z.number().nullable(), cost_usd: z.number().nullable() }),
+  ),
+  frontier: z.object({
+    open: z.number().int().nonnegative(),
+    claimed: z.number().int().nonnegative(),
+    blocked: z.number().int().nonnegative(),
+    done: z.number().int().nonnegative(),
+  }),
+  runs: z.array(
+    z.object({
+      generated_at: z.string().nullable(),
+      classification: z.string().nullable(),
+      agent_id: z.string().nullable(),
+      recommended_action: z.string().nullable(),
+    }),
+  ),
+});
+export type GoalDetail = z.infer<typeof goalDetailSchema>;
+
+/** Kept by the webview (`setState`) so a restored panel knows its goal. */
+export const detailStateSchema = z.object({ registryPath: z.string().min(1), goalId: z.string().min(1) });
+export type DetailState = z.infer<typeof detailStateSchema>;
+
+export const hostToDetailSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('render'), detail: goalDetailSchema, ref: detailStateSchema }),
+  z.object({ type: z.literal('error'), message: z.string() }),
+]);
+export type HostToDetail = z.infer<typeof hostToDetailSchema>;
+
+export const detailToHostSchema = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('ready') })]);
+export type DetailToHost = z.infer<typeof detailToHostSchema>;
+
+/** The cumulative series the spend chart plots: time (s) against running totals. */
+export interface SpendSeries {
+  x: number[];
+  slots: number[];
+  cost: number[];
+  tokens: number[];
+}
+
+/** Running totals of the window's spends, starting at 0 at the window's start and ending at its end. */
+export function cumulativeSpend(detail: GoalDetail): SpendSeries {
+  const series: SpendSeries = { x: [], slots: [], cost: [], tokens: [] };
+  const start = Date.parse(detail.quota.window_start) / 1000;
+  const end = Date.parse(detail.quota.window_end) / 1000;
+  let slots = 0;
+  let cost = 0;
+  let tokens = 0;
+  const push = (x: number) => {
+    series.x.push(x);
+    series.slots.push(slots);
+    series.cost.push(Math.round(cost * 1e6) / 1e6);
+    series.tokens.push(tokens);
+  };
+  push(start);
+  for (const spend of detail.spends) {
+    const at = Date.parse(spend.at) / 1000;
+    if (!Number.isFinite(at)) continue;
+    slots += spend.slots;
+    cost += spend.cost_usd ?? 0;
+    tokens += spend.tokens ?? 0;
+    push(Math.max(start, Math.min(end, at)));
+  }
+  push(Math.max(end, series.x[series.x.length - 1] ?? end));
+  return series;
+}

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
+
+interface Card {
+  key: string;
+  goal_id: string;
+  kind: string;
+  compared: { field: string; value: string | null }[];
+  actions: { kind: string }[];
+}
+interface WarningsSnapshot {
+  cards: Card[];
+  html: string | null;
+  posted: { type: string; cards?: Card[] }[];
+  visible: boolean;
+}
+interface IndicatorSnapshot {
+  visible: boolean;
+  goalId: string | null;
+  text: string;
+  kind: string | null;
+  tooltip: string | null;
+}
+interface Outcome {
+  accepted: boolean;
+  ok?: boolean;
+  message: string;
+}
+
+const HOSTILE = '<script>alert(1)</script> Merge <b>duplicate</b> notes & tags';
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const warnings = async () => (await vscode.commands.executeCommand('_loopx.warnings.snapshot')) as WarningsSnapshot;
+const indicator = async () =>
+  (await vscode.commands.executeCommand('_loopx.quotaIndicator.snapshot')) as IndicatorSnapshot;
+
+describe('The editor as the control room: warnings webview, status-bar quota, goal detail (real VS Code host)', function () {
+  this.timeout(60_000);
+  let folder: string;
+  let extensionPath: string;
+  let savedState: string;
+  let savedRegistry: string;
+  const statePath = () => join(folder, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
+  const registryPath = () => join(folder, '.loopx', 'registry.json');
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    await extension.activate();
+    extensionPath = extension.extensionPath;
+    folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    assert.ok(folder);
+    savedState = readFileSync(statePath(), 'utf8');
+    savedRegistry = readFileSync(registryPath(), 'utf8');
+  });
+
+  after(async () => {
+    // Later suites run the demo goal: give them its state file and registry back.
+    writeFileSync(statePath(), savedState);
+    writeFileSync(registryPath(), savedRegistry);
+    await vscode.commands.executeCommand('loopx.refresh');
+  });
+
+  it("shows the demo goal's quota in the status bar, with a Markdown tooltip", async () => {
+    const snap = await until(async () => {
+      const s = await indicator();
+      return s.visible ? s : undefined;
+    }, 'the status-bar item');
+    assert.equal(snap.goalId, 'tidy-notes');
+    assert.match(snap.text, /^\$\([a-z~-]+\) tidy-notes \d+\/\d+ · /);
+    assert.match(snap.tooltip ?? '', /LoopX quota/);
+    assert.match((snap.tooltip ?? '').replace(/&nbsp;/g, ' '), /Slots: \d+ spent/);
+  });
+
+  it('shows a mismatch written by another process side by side, refuses malformed messages, and resolves it with its button', async () => {
+    await vscode.commands.executeCommand('loopx.showProjectionWarnings');
+    const opened = await warnings();
+    assert.equal(opened.visible, true);
+    assert.ok(opened.html);
+    const html = opened.html.replace(/&#39;/g, "'");
+    const csp = /Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? '';
+    assert.match(csp, /^default-src 'none'; /);
+    assert.match(csp, /script-src 'nonce-[A-Za-z0-9_-]+'$/, 'scripts only with the nonce of this render');
+    assert.doesNotMatch(html, /unsafe-inline|unsafe-eval|<style|style=/);
+    assert.equal(html.match(/<script /g)?.length, 1, 'one script, the bundle');
+    assert.doesNotMatch(opened.html, /Related/, 'no goal text in the markup: it travels by message');
+
+    // Another process records a run whose recommendation differs from the durable Next Action.
+    const cli = spawnSync(
+      process.execPath,
+      [
+        join(extensionPath, 'out', 'cli.js'),
+        'refresh-state',
+        '--goal-id',
+        'tidy-notes',
+        '--classification',
+        'state_refreshed',
+        '--agent-id',
+        'codex-main',
+        '--progress-scope',
+        'goal',
+        '--recommended-action',
+        HOSTILE,
+      ],
+      { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+    );
+    assert.equal(cli.status, 0, `${cli.stdout}${cli.stderr}`);
+    const card = await until(async () => {
+      const snap = await warnings();
+      return snap.cards.find((c) => c.goal_id === 'tidy-notes' && c.kind === 'next_action_projection_mismatch');
+    }, 'the mismatch card');
+    assert.deepEqual(
+      card.compared.map((c) => [c.field, c.value]),
+      [
+        ['active_state_next_action', 'Add a "Related" section linking notes that share a tag.'],
+        ['latest_run_recommended_action', HOSTILE],
+      ],
+    );
+    const rendered = (await warnings()).posted.filter((m) => m.type === 'render').at(-1);
+    assert.ok(
+      rendered?.cards?.some((c) => c.key === card.key),
+      'the webview was sent the new card',
+    );
+
+    // Malformed messages are refused and change nothing.
+    for (const bad of [
+      { type: 'act', key: card.key, action: 'set_next_action', text: 'smuggled text' },
+      { type: 'act', key: card.key, action: 'delete_everything' },
+      { type: 'hello' },
+      '<script>',
+    ]) {
+      const outcome = (await vscode.commands.executeCommand('_loopx.warnings.receive', bad)) as Outcome;
+      assert.equal(outcome.accepted, false, JSON.stringify(bad));
+    }
+    assert.doesNotMatch(readFileSync(statePath(), 'utf8'), /smuggled/);
+
+    // "Write as Next Action": refresh-state --next-action with the run's text, confirmed.
+    const outcome = (await vscode.commands.executeCommand(
+      '_loopx.warnings.receive',
+      { type: 'act', key: card.key, action: 'set_next_action' },
+      { confirmed: true },
+    )) as Outcome;
+    assert.deepEqual([outcome.accepted, outcome.ok], [true, true], outcome.message);
+    const state = readFileSync(statePath(), 'utf8');
+    assert.ok(state.includes(HOSTILE), 'the run text is the durable Next Action, verbatim');
+    await until(async () => {
+      const snap = await warnings();
+      return snap.cards.some((c) => c.goal_id === 'tidy-notes' && c.kind === 'next_action_projection_mismatch')
+        ? undefined
+        : true;
+    }, 'the mismatch to go away');
+  });
+
+  it('pauses and resumes the goal through the stop flag, and the status bar follows', async () => {
+    await vscode.commands.executeCommand('loopx.pauseGoal', { goalId: 'tidy-notes', confirmed: true });
+    const goalStatus = () =>
+      (JSON.parse(readFileSync(registryPath(), 'utf8')) as { goals: { id: string; status: string }[] }).goals.find(
+        (g) => g.id === 'tidy-notes',
+      )?.status;
+    assert.equal(goalStatus(), 'paused');
+    await until(async () => ((await indicator()).kind === 'paused' ? true : undefined), 'a paused status bar');
+    assert.match((await indicator()).text, /^\$\(debug-pause\) tidy-notes .*paused$/);
+    await vscode.commands.executeCommand('loopx.resumeGoal', { goalId: 'tidy-notes', confirmed: true });
+    assert.equal(goalStatus(), 'active');
+    await until(async () => ((await indicator()).kind !== 'paused' ? true : undefined), 'the pause to lift');
+  });
+
+  it('opens the goal detail with its spend history, todo frontier and latest runs', async () => {
+    await vscode.commands.executeCommand('loopx.showGoalDetail', { goalId: 'tidy-notes' });
+    const render = await until(async () => {
+      const snap = (await vscode.commands.executeCommand('_loopx.goalDetail.snapshot')) as {
+        posted: {
+          type: string;
+          detail?: { goal_id: string; spends: unknown[]; runs: unknown[]; quota: { allowed_slots: number } };
+        }[];
+      };
+      return snap.posted.find((m) => m.type === 'render');
+    }, 'the goal detail render');
+    assert.equal(render.detail?.goal_id, 'tidy-notes');
+    assert.ok((render.detail?.runs.length ?? 0) > 0, 'the demo goal has runs');
+    assert.ok((render.detail?.quota.allowed_slots ?? 0) > 0);
+  });
+});

@@ -27,6 +27,7 @@ import { RestrictedModeView } from './views/restrictedView';
 import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } from './commands/turns';
 import { installDemoAgentFrom } from './core/ops/host';
 import { validateRegistries } from './commands/validateRegistry';
+import { answerChat, RecordedAnswer, registerChatParticipant } from './chat/participant';
 import { createExtensionApi } from './api/extensionApi';
 import { statusEvents } from './api/statusEvents';
 import type { LoopxExtensionApi } from './api/types';
@@ -83,6 +84,20 @@ export class LoopxApp extends Disposable {
     // The composition root: the built-in demo agent is the bundle installed with the extension.
     installDemoAgentFrom(bundleDirOf(context));
     const turns: TurnSurfaces = { model: this.model, log };
+    this.register(registerChatParticipant(this.model, context.extensionUri));
+    // Hidden command: runs @loopx's handler on a recorder, for tests and where the chat view cannot be driven.
+    this.register(
+      vscode.commands.registerCommand('_loopx.chatRequest', async (command?: string, prompt = '') => {
+        const answer = new RecordedAnswer();
+        const source = new vscode.CancellationTokenSource();
+        try {
+          const result = await answerChat(this.model, { command, prompt }, answer, source.token);
+          return { result, parts: answer.parts };
+        } finally {
+          source.dispose();
+        }
+      }),
+    );
     for (const d of registerPaletteCommands(
       {
         showCommands: () => showAllCommands(),

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { clockFromEnv } from '../core/clock';
 import type { Operation, OperationEnvironment, OperationOutput } from '../core/ops/operation';
 import { previewThenApplyWith, type PreviewThenApplyOutcome } from '../core/ops/previewThenApply';
+import { editorExecutorFactory } from '../lm/languageModelExecutor';
 import { HOME_DIR, Cancelled, projectRegistryPath } from './pickers';
 
 /** The environment an operation sees when the editor runs it for a registry of the workspace. */
@@ -15,6 +16,8 @@ export function editorEnvironment(registryPath: string, signal?: AbortSignal): O
     homeDir: HOME_DIR,
     registryPath,
     signal,
+    // Agents with the vscode-lm preset run on VS Code's language models, in this process.
+    executorFactory: editorExecutorFactory(),
   };
 }
 

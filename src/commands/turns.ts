@@ -139,7 +139,7 @@ async function showTurnOutcome(
 }
 
 /** "LoopX: Run One Turn…" — preview the turn (agent, todo), confirm, run it with progress; Cancel stops after the current phase. */
-export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): Promise<void> {
+export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): Promise<TurnRunResult | undefined> {
   const goal = await pickGoal(surfaces.model, arg, 'Run a turn on which goal?');
   const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
@@ -151,7 +151,7 @@ export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): P
   );
   if (!previewRunsAgent(preview)) {
     void vscode.window.showInformationMessage(noTurnMessage(agentId, goal.goalId, preview));
-    return;
+    return undefined;
   }
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(
@@ -162,6 +162,7 @@ export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): P
   const result = await runTurnWithProgress(surfaces, goal, agentId);
   await surfaces.model.reload();
   void showTurnOutcome(surfaces, goal, result);
+  return result;
 }
 
 /** "LoopX: Run Loop…" — turns back to back until the goal needs a person, the budget stops it, or Cancel. */

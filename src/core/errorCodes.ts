@@ -15,6 +15,7 @@ export const LOOPX_ERROR_CODES = [
   'demo_agent_unavailable', // the built-in demo agent is not in this build
   'executor_config_invalid', // an agent profile's executor settings are invalid
   'executor_missing', // the agent has no executor to run a turn with
+  'executor_unavailable_here', // the agent's executor (vscode-lm) runs only inside VS Code, not in this process
   'file_not_found', // a file the operation needs does not exist
   'file_not_regular', // a path to read is a directory, device, FIFO or socket, not a regular file
   'file_too_large', // a file is over the size LoopX reads

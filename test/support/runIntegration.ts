@@ -10,7 +10,7 @@
  * Writes the combined counts to $LOOPX_TEST_SUMMARY; exits non-zero on any failure or timeout.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,9 @@ const SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'suite', 'index');
 const VSIX_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'vsix', 'index');
 const UNTRUSTED_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'untrusted', 'index');
 const PROBE = join(REPO_ROOT, 'test', 'integration', 'vsix-probe');
+const LM_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'lm', 'index');
+/** A test extension that registers a deterministic language model (vscode.lm provider API). */
+const LM_PROVIDER = join(REPO_ROOT, 'test', 'integration', 'lm-provider');
 
 async function runInCodeServer(
   label: string,
@@ -110,6 +113,28 @@ async function runInDesktop(
   return judgeSuite(label, summary);
 }
 
+/** Packages a test extension folder into a .vsix (in `scratch`) with vsce; returns its path. */
+function packageTestExtension(folder: string, scratch: string): string {
+  const staging = join(scratch, 'staging');
+  cpSync(folder, staging, { recursive: true });
+  writeFileSync(join(staging, 'LICENSE'), 'MIT (test fixture)\n');
+  const vsix = join(scratch, 'test-extension.vsix');
+  execFileSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--skip-license',
+      '-o',
+      vsix,
+    ],
+    { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  return vsix;
+}
+
 /** A port that is free right now on 127.0.0.1. */
 async function freePort(): Promise<number> {
   const probe = net.createServer();
@@ -136,6 +161,25 @@ async function main(): Promise<void> {
           extensionTestsPath: SUITE,
         }),
   );
+
+  if (!desktop) {
+    lap('development suite done; the language-model suite next');
+    // The workbench takes one extension under development, so the provider is installed, as a user would.
+    const lmExtensionsDir = mkdtempSync(join(tmpdir(), 'loopx-lm-ext-'));
+    try {
+      installVsix(packageTestExtension(LM_PROVIDER, lmExtensionsDir), lmExtensionsDir);
+      summaries.push(
+        await runInCodeServer('Language model (test provider extension)', {
+          extensionDevelopmentPath: REPO_ROOT,
+          extensionTestsPath: LM_SUITE,
+          extensionsDir: lmExtensionsDir,
+          settings: { 'chat.disableAIFeatures': false },
+        }),
+      );
+    } finally {
+      rmSync(lmExtensionsDir, { recursive: true, force: true });
+    }
+  }
 
   lap('development suite done; the untrusted workspace next');
   const statusPort = await freePort();

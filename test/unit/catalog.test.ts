@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS, cliCommands, paletteCommandId, paletteCommands } from '../../src/core/commands/catalog';
-import { manifestCommands, manifestMenus } from '../../src/core/commands/manifest';
+import { manifestChatParticipants, manifestCommands, manifestMenus } from '../../src/core/commands/manifest';
 import { buildProgram } from '../../src/cli/program';
 import { fixedClock } from '../../src/core/clock';
 import type { Command } from 'commander';
@@ -14,6 +14,7 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
   contributes: {
     commands: { command: string }[];
     menus: Record<string, { command: string }[]>;
+    chatParticipants: unknown;
     viewsWelcome: { contents: string }[];
   };
 };
@@ -46,6 +47,14 @@ describe('command catalog', () => {
     assert.deepEqual(manifest.contributes.menus, manifestMenus());
     const goalItems = manifestMenus()['view/item/context'].filter((item) => item.when.includes('/^goal\\./'));
     assert.ok(goalItems.some((item) => item.command === 'loopx.turnLoop' && item.when.endsWith('isWorkspaceTrusted')));
+  });
+
+  it('generates the @loopx chat participant and its slash commands from the catalog (run `npm run sync:manifest` to fix)', () => {
+    assert.deepEqual(manifest.contributes.chatParticipants, manifestChatParticipants());
+    const names = manifestChatParticipants()[0]?.commands.map((c) => c.name);
+    assert.deepEqual(names, ['goal', 'status', 'summary', 'gates', 'todos', 'risks', 'next', 'run']);
+    const chat = COMMANDS.map((c) => c.chat).filter((v) => v !== undefined);
+    assert.equal(new Set(chat).size, chat.length, 'duplicate chat command');
   });
 
   it('matches the CLI program command for command', () => {

@@ -72,6 +72,11 @@ export const CommandSpec = z.object({
   intent: z.string().min(1),
   mutation: MutationPolicy,
   group: HelpGroup,
+  /** The `@loopx` chat participant's slash command for it (`/status`), or absent when chat has none. */
+  chat: z
+    .string()
+    .regex(/^[a-z][a-z0-9]*$/)
+    .optional(),
   /** Codicon for menus and tree inline actions. */
   icon: z.string().optional(),
   menus: z.array(MenuPlacement).optional(),
@@ -163,6 +168,7 @@ const catalog = [
     slash: '/loopx-bootstrap',
     scope: 'project',
     intent: 'create or connect a project goal: registry entry plus its ACTIVE_GOAL_STATE.md',
+    chat: 'goal',
     mutation: 'writes',
     group: 'Set up',
     icon: 'add',
@@ -395,6 +401,7 @@ const catalog = [
     scope: 'project',
     intent:
       'per goal: the Next Action, what the latest run recommends, drift warnings with the fix, todo counts, open gates and latest runs',
+    chat: 'status',
     mutation: 'read_only',
     group: 'Inspect',
     icon: 'pulse',
@@ -407,6 +414,7 @@ const catalog = [
     slash: '/loopx-global-summary',
     scope: 'global',
     intent: 'progress digest across goals: who each goal waits on, open todos and gates, runs in the time range, quota',
+    chat: 'summary',
     mutation: 'read_only',
     group: 'Inspect',
   },
@@ -418,6 +426,7 @@ const catalog = [
     scope: 'global',
     intent:
       'open user gates across goals and what each one blocks, plus rejected or cancelled gates that still hold work',
+    chat: 'gates',
     mutation: 'read_only',
     group: 'Inspect',
   },
@@ -428,6 +437,7 @@ const catalog = [
     slash: '/loopx-global-todos',
     scope: 'global',
     intent: 'todos across goals: runnable, blocked, deferred and ready to resume, and waiting for your review',
+    chat: 'todos',
     mutation: 'read_only',
     group: 'Inspect',
   },
@@ -439,6 +449,7 @@ const catalog = [
     scope: 'global',
     intent:
       'risks across goals: stale runs, projection warnings, failing validations, quota near or over its limit, locks held by dead processes',
+    chat: 'risks',
     mutation: 'read_only',
     group: 'Inspect',
   },
@@ -554,6 +565,7 @@ const catalog = [
     slash: null,
     scope: 'goal',
     intent: 'decide whether an agent may run a turn now and on which todo (read-only)',
+    chat: 'next',
     mutation: 'read_only',
     group: 'Quota and turns',
   },
@@ -596,6 +608,7 @@ const catalog = [
     scope: 'goal',
     intent:
       'run one journaled turn: reserve the slot, run the agent, validate, write back, spend once: preview, then --execute (resume or retry a turn with --resume-turn-key)',
+    chat: 'run',
     mutation: 'writes_after_preview',
     group: 'Quota and turns',
     icon: 'debug-step-over',
@@ -678,6 +691,11 @@ export function commandByKey(key: CommandKey): CommandSpec {
 
 export function cliCommands(): CommandSpec[] {
   return COMMANDS.filter((c) => c.cli !== null);
+}
+
+/** The catalog entries the `@loopx` chat participant offers as slash commands, in catalog order. */
+export function chatCommands(): (CommandSpec & { chat: string })[] {
+  return COMMANDS.filter((c): c is CommandSpec & { chat: string } => c.chat !== undefined);
 }
 
 export function paletteCommands(): CommandSpec[] {

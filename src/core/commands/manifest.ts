@@ -1,5 +1,5 @@
 import { VIEW_IDS } from './ids';
-import { paletteCommandId, paletteCommands, type MenuTarget } from './catalog';
+import { chatCommands, paletteCommandId, paletteCommands, type MenuTarget } from './catalog';
 
 export interface ManifestCommand {
   command: string;
@@ -55,4 +55,45 @@ export function manifestMenus(): Record<'view/title' | 'view/item/context', Mani
     }
   }
   return menus;
+}
+
+/** The id of the `@loopx` chat participant. */
+export const CHAT_PARTICIPANT_ID = 'loopx.chat';
+
+/** What each chat slash command says in the chat view's completion list. */
+const CHAT_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  goal: 'Draft a goal from a sentence: objective, first todos and gates, for you to review',
+  status: 'Each goal: the Next Action, open gates, todos and latest runs',
+  summary: 'Progress across goals: who each goal waits on, runs, quota',
+  gates: 'Open user gates across goals and what each one blocks',
+  todos: 'Todos across goals: runnable, blocked, deferred',
+  risks: 'Stale runs, warnings, failing validations, quota near its limit',
+  next: 'What should run next, for each goal and agent, and why',
+  run: 'Run one turn of a goal (asks before it runs)',
+};
+
+export interface ManifestChatParticipant {
+  id: string;
+  name: string;
+  fullName: string;
+  description: string;
+  isSticky: boolean;
+  commands: { name: string; description: string }[];
+}
+
+/** `contributes.chatParticipants`: `@loopx` with one slash command per catalog entry that names one. */
+export function manifestChatParticipants(): ManifestChatParticipant[] {
+  return [
+    {
+      id: CHAT_PARTICIPANT_ID,
+      name: 'loopx',
+      fullName: 'LoopX',
+      description: 'Ask about your goals, gates and todos, or run a turn',
+      isSticky: true,
+      commands: chatCommands().map((spec) => ({
+        name: spec.chat,
+        description: CHAT_DESCRIPTIONS[spec.chat] ?? spec.intent,
+      })),
+    },
+  ];
 }

@@ -18,13 +18,15 @@ import type { AgentExecutor } from './types';
  *     env_allowlist?: ["MY_TOKEN"],    // variables passed through besides PATH, HOME, LANG
  *     max_output_bytes?: 1048576,
  *     estimated_cost_usd?: 0.05,       // one turn's usual usage, reserved at admission
- *     estimated_tokens?: 40000
+ *     estimated_tokens?: 40000,
+ *     vendor?: "copilot", family?: "gpt-4o", // vscode-lm only: which VS Code language model
+ *     max_tokens_per_turn?: 32000       // vscode-lm only: prompt + reply tokens one turn may use
  *   }
  *
  * Unknown keys are refused, so a typo does not silently fall back to a default.
  */
 
-export const EXECUTOR_PRESETS = ['claude-code', 'codex', 'command', 'demo'] as const;
+export const EXECUTOR_PRESETS = ['claude-code', 'codex', 'command', 'demo', 'vscode-lm'] as const;
 export type ExecutorPreset = (typeof EXECUTOR_PRESETS)[number];
 
 export const DEFAULT_TIMEOUT_MINUTES: Readonly<Record<ExecutorPreset, number>> = {
@@ -32,6 +34,7 @@ export const DEFAULT_TIMEOUT_MINUTES: Readonly<Record<ExecutorPreset, number>> =
   codex: 20,
   command: 10,
   demo: 2,
+  'vscode-lm': 5,
 };
 
 export const ExecutorConfigSchema = z
@@ -54,6 +57,10 @@ export const ExecutorConfigSchema = z
     // What one turn of this agent usually costs: reserved at admission against max_cost_usd / max_tokens.
     estimated_cost_usd: z.number().min(0).optional(),
     estimated_tokens: z.number().int().min(0).optional(),
+    // vscode-lm: which of VS Code's language models runs the turn, and how many tokens one turn may use.
+    vendor: z.string().min(1).max(100).optional(),
+    family: z.string().min(1).max(100).optional(),
+    max_tokens_per_turn: z.number().int().min(256).optional(),
   })
   .superRefine((config, ctx) => {
     if (config.preset === 'command' && config.command === undefined) {
@@ -69,6 +76,20 @@ export const ExecutorConfigSchema = z
         path: ['command'],
         message: "the demo preset runs LoopX's built-in demo agent; it takes no command or args",
       });
+    }
+    if (config.preset === 'vscode-lm' && (config.command !== undefined || config.args !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message:
+          "the vscode-lm preset runs one of VS Code's language models; it takes no command or args (use vendor and family)",
+      });
+    }
+    if (config.preset !== 'vscode-lm') {
+      for (const field of ['vendor', 'family', 'max_tokens_per_turn'] as const) {
+        if (config[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: 'is only for the vscode-lm preset' });
+      }
     }
   });
 export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
@@ -140,6 +161,12 @@ export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFac
       });
     case 'command':
       return createCommandExecutor([...(config.command ?? []), ...(config.args ?? [])], common);
+    case 'vscode-lm':
+      throw new LoopxError(
+        'executor_unavailable_here',
+        "the vscode-lm agent runs one of VS Code's language models, so it runs only inside VS Code (Run One Turn, Run Loop or @loopx /run); from a terminal, give the agent another executor preset",
+        { preset: config.preset },
+      );
     case 'demo': {
       if (demoAgentArgv === undefined || demoAgentArgv.length === 0) {
         throw new LoopxError(

@@ -6,7 +6,7 @@ import type { HostFailureReason, HostRequest, HostResult, Usage } from '../proto
  * `host_failure` outcome, never a thrown error.
  */
 export interface AgentExecutor {
-  /** `claude-code`, `codex`, `command` or `demo`. */
+  /** `claude-code`, `codex`, `command`, `demo` or `vscode-lm`. */
   readonly kind: string;
   run(request: HostRequest, options: ExecutorRunOptions): Promise<ExecutorOutcome>;
 }
@@ -21,7 +21,7 @@ export interface ExecutorRunOptions {
 }
 
 /** Where the usage numbers came from. */
-export type UsageSource = 'agent_reported' | 'claude_code' | 'codex';
+export type UsageSource = 'agent_reported' | 'claude_code' | 'codex' | 'vscode_lm';
 
 export interface OutcomeUsage extends Usage {
   source: UsageSource;

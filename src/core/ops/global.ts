@@ -79,3 +79,5 @@ export const globalSummary = globalOperation('globalSummary', 'global-summary');
 export const globalGates = globalOperation('globalGates', 'global-gates');
 export const globalTodos = globalOperation('globalTodos', 'global-todos');
 export const globalRisks = globalOperation('globalRisks', 'global-risks');
+
+export { globalMarkdown } from '../status/globalMarkdown';

@@ -16,3 +16,20 @@ import { DEMO_AGENT_BUNDLE, demoAgentArgv } from '../executors/demoAgent';
 export function installDemoAgentFrom(bundleDir: string, fallback?: () => readonly string[] | undefined): void {
   installDemoAgent(fs.existsSync(path.join(bundleDir, DEMO_AGENT_BUNDLE)) ? demoAgentArgv(bundleDir) : fallback?.());
 }
+
+// What an editor host needs to run agents in-process (the vscode-lm preset): the executor factory
+// contract, the default factory for the process presets, and the surface-neutral rules of a
+// language-model turn (prompt, reply, write scope).
+export { createAgentExecutor, DEFAULT_TIMEOUT_MINUTES, type ExecutorConfig } from '../executors/config';
+export type { AgentExecutor, ExecutorFailure, ExecutorOutcome, ExecutorRunOptions } from '../executors/types';
+export type { ExecutorFactory, ExecutorTurnContext } from '../turn/runOnce';
+export type { HostRequest, HostResult } from '../protocol/contract';
+export {
+  DEFAULT_LM_TOKENS_PER_TURN,
+  estimateTokens,
+  inWriteScope,
+  languageModelPrompt,
+  readLanguageModelReply,
+  replyExcerpt,
+  type LmEdit,
+} from '../executors/languageModel';

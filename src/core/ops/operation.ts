@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { CommandKey } from '../commands/catalog';
 import type { TurnEventSink } from '../turn/events';
+import type { ExecutorFactory } from '../turn/runOnce';
 
 /**
  * The use-case layer. Every LoopX operation is declared once here: its arguments as a zod object
@@ -29,6 +30,11 @@ export interface OperationEnvironment {
   signal?: AbortSignal | undefined;
   /** Receives the progress of long operations (turns, loops) as typed events. */
   onEvent?: TurnEventSink | undefined;
+  /**
+   * How turns build their agents' executors (default: the presets LoopX runs as processes). The editor
+   * passes one that also runs the `vscode-lm` preset on VS Code's language models.
+   */
+  executorFactory?: ExecutorFactory | undefined;
 }
 
 /** Every operation answers with an object whose `ok` says whether it did what was asked. */

@@ -47,3 +47,6 @@ export const status = defineOperation({
     }
   },
 });
+
+export { statusMarkdown } from '../status/statusMarkdown';
+export type { StatusPayload } from '../status/statusPayload';

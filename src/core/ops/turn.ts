@@ -160,6 +160,7 @@ async function turnExecution(
     env: env.env,
     signal: env.signal,
     onEvent: env.onEvent,
+    executorFactory: env.executorFactory,
     ...(args.validationFailureKind !== undefined ? { validationFailureKind: args.validationFailureKind } : {}),
   };
 }

@@ -407,3 +407,9 @@ function goalIdOf(goal: GoalRecord): string {
   const id = goal['id'];
   return typeof id === 'string' || typeof id === 'number' ? String(id) : '';
 }
+
+/** The goal's `coordination.write_scope` globs (relative to its repo); non-strings are skipped, [] when unset. */
+export function writeScopeForGoal(goal: GoalRecord): string[] {
+  const scope = objectField(goal, 'coordination')['write_scope'];
+  return Array.isArray(scope) ? scope.filter((s): s is string => typeof s === 'string' && s.trim() !== '') : [];
+}

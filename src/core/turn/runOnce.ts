@@ -32,7 +32,16 @@ export {
  * receipt chain; here the spend carries the turn id and its settlement identity.
  */
 
-export type ExecutorFactory = (config: ExecutorConfig, agentId: string) => AgentExecutor;
+/** What an executor factory learns of the turn it builds an executor for. */
+export interface ExecutorTurnContext {
+  goalId: string;
+  /** The project root the agent works in. */
+  projectRoot: string;
+  /** The goal's `coordination.write_scope` globs, relative to the project root ([] when none is set). */
+  writeScope: string[];
+}
+
+export type ExecutorFactory = (config: ExecutorConfig, agentId: string, turn: ExecutorTurnContext) => AgentExecutor;
 
 export interface RunOnceOptions extends TurnGoalOptions {
   /** The environment agents and validators pick their allowlisted variables from. */

@@ -4,6 +4,7 @@ import { createAgentExecutor, executorTimeoutMs, type ExecutorConfig } from '../
 import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
 import { writeJsonAtomic } from '../fs/atomicWrite';
 import { mkdirInside } from '../fs/contain';
+import { writeScopeForGoal } from '../registry/agentIds';
 import { settleReservation, voidReservation } from '../quota/reservations';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {
@@ -444,7 +445,14 @@ export class TurnTransaction {
         { agent_id: this.journal.agent_id },
       );
     const factory = this.options.executorFactory;
-    const executor = factory !== undefined ? factory(config, this.journal.agent_id) : createAgentExecutor(config);
+    const executor =
+      factory !== undefined
+        ? factory(config, this.journal.agent_id, {
+            goalId: this.journal.goal_id,
+            projectRoot: this.turnGoal.projectRoot,
+            writeScope: writeScopeForGoal(this.turnGoal.goal.goal),
+          })
+        : createAgentExecutor(config);
     return { executor, config };
   }
 

@@ -1,0 +1,261 @@
+import * as vscode from 'vscode';
+import { chatCommands, paletteCommandId, type CommandSpec } from '../core/commands/catalog';
+import { CHAT_PARTICIPANT_ID } from '../core/commands/manifest';
+import { globalGates, globalMarkdown, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
+import { quotaShouldRun } from '../core/ops/quota';
+import { runOperation } from '../core/ops/run';
+import { status, statusMarkdown } from '../core/ops/status';
+import { turnRunOnce } from '../core/ops/turn';
+import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { editorEnvironment } from '../commands/operationRunner';
+
+/**
+ * `@loopx` in the chat view. Its slash commands are the catalog's `chat` forms (the same rows as the
+ * palette and the `/loopx` slash prompts); each answer is rendered from an operation's result, with
+ * buttons that run palette commands and anchors that open the state files. Commands that write are
+ * refused in an untrusted workspace; `/run` never runs by itself: its button opens the palette's
+ * confirmation. Free text is answered by a language model with the status read model as context.
+ */
+
+/** What the handler writes to; `vscode.ChatResponseStream` in the chat view, a recorder in tests. */
+export type ChatAnswer = Pick<vscode.ChatResponseStream, 'markdown' | 'button' | 'anchor' | 'progress'>;
+
+export interface ChatQuestion {
+  /** The slash command without its slash, or undefined for free text. */
+  command: string | undefined;
+  prompt: string;
+  /** The model the chat view selected, when there is one. */
+  model?: vscode.LanguageModelChat | undefined;
+}
+
+export interface ChatAnswerResult extends vscode.ChatResult {
+  metadata: { command: string | null; refused?: 'untrusted' | 'no_model' | 'no_goal' };
+}
+
+const FOLLOW_UPS: Readonly<Record<string, vscode.ChatFollowup[]>> = {
+  status: [
+    { prompt: '', command: 'next', label: 'What should run next?' },
+    { prompt: '', command: 'gates', label: 'Which gates are open?' },
+  ],
+  next: [{ prompt: '', command: 'run', label: 'Run one turn' }],
+  run: [{ prompt: '', command: 'status', label: 'Show the status' }],
+  gates: [{ prompt: '', command: 'todos', label: 'Show the todos' }],
+  todos: [{ prompt: '', command: 'next', label: 'What should run next?' }],
+  risks: [{ prompt: '', command: 'status', label: 'Show the status' }],
+  summary: [{ prompt: '', command: 'risks', label: 'Any risks?' }],
+  goal: [{ prompt: '', command: 'status', label: 'Show the status' }],
+};
+
+function specOf(command: string): (CommandSpec & { chat: string }) | undefined {
+  return chatCommands().find((spec) => spec.chat === command);
+}
+
+/** The goal the prompt names (by id), else the only goal, else undefined. */
+function goalOf(model: WorkspaceModel, prompt: string): GoalSummary | undefined {
+  const words = new Set(prompt.split(/\s+/).filter((w) => w !== ''));
+  return model.goals.find((g) => words.has(g.goalId)) ?? (model.goals.length === 1 ? model.goals[0] : undefined);
+}
+
+function registries(model: WorkspaceModel): string[] {
+  return model.snapshots.filter((s) => s.ok).map((s) => s.registryPath);
+}
+
+function stateFileAnchors(model: WorkspaceModel, answer: ChatAnswer): void {
+  for (const goal of model.goals)
+    if (goal.stateFile !== null) answer.anchor(vscode.Uri.file(goal.stateFile), `${goal.goalId} state file`);
+}
+
+const GLOBAL_VIEWS = { summary: globalSummary, gates: globalGates, todos: globalTodos, risks: globalRisks } as const;
+
+export async function answerChat(
+  model: WorkspaceModel,
+  question: ChatQuestion,
+  answer: ChatAnswer,
+  token: vscode.CancellationToken,
+): Promise<ChatAnswerResult> {
+  const command = question.command ?? null;
+  if (command === null) return answerFreeText(model, question, answer, token);
+  const spec = specOf(command);
+  if (spec === undefined) {
+    answer.markdown(`Unknown command \`/${command}\`. Try \`/status\`.`);
+    return { metadata: { command } };
+  }
+  if (spec.mutation !== 'read_only' && !vscode.workspace.isTrusted) {
+    answer.markdown(
+      `\`/${command}\` changes files, and this workspace is not trusted. Trust the workspace to use it; read-only commands such as \`/status\` still work.`,
+    );
+    answer.button({ command: 'workbench.trust.manage', title: 'Manage Workspace Trust' });
+    return { metadata: { command, refused: 'untrusted' } };
+  }
+  if (registries(model).length === 0 && command !== 'goal') {
+    answer.markdown('No LoopX registry in this workspace yet. Start with `@loopx /goal <what you want done>`.');
+    return { metadata: { command, refused: 'no_goal' } };
+  }
+  switch (command) {
+    case 'status':
+      for (const registryPath of registries(model))
+        answer.markdown(statusMarkdown(await runOperation(status, {}, editorEnvironment(registryPath))));
+      stateFileAnchors(model, answer);
+      answer.button({ command: paletteCommandId({ key: 'status' }), title: 'Open Status' });
+      break;
+    case 'summary':
+    case 'gates':
+    case 'todos':
+    case 'risks':
+      for (const registryPath of registries(model))
+        answer.markdown(globalMarkdown(await runOperation(GLOBAL_VIEWS[command], {}, editorEnvironment(registryPath))));
+      answer.button({ command: paletteCommandId(spec), title: `Open ${spec.title ?? command}` });
+      break;
+    case 'next':
+      await answerNext(model, answer);
+      break;
+    case 'run':
+      return answerRun(model, question, answer);
+    case 'goal':
+      answerGoal(question, answer);
+      break;
+  }
+  return { metadata: { command } };
+}
+
+async function answerNext(model: WorkspaceModel, answer: ChatAnswer): Promise<void> {
+  const lines = ['## What should run next', ''];
+  for (const goal of model.goals) {
+    for (const agentId of goal.agents.length > 0 ? goal.agents : [undefined]) {
+      const decision = await runOperation(
+        quotaShouldRun,
+        { goalId: goal.goalId, ...(agentId !== undefined ? { agentId } : {}) },
+        editorEnvironment(goal.registryPath),
+      );
+      const todo = decision.selected_todo === null ? '' : ` on \`${decision.selected_todo.todo_id}\``;
+      lines.push(
+        `- **${goal.goalId}** / ${agentId ?? '(any agent)'}: ${decision.should_run ? `run${todo}` : 'skip'} — ${decision.reason}`,
+      );
+    }
+  }
+  answer.markdown(lines.join('\n'));
+}
+
+async function answerRun(model: WorkspaceModel, question: ChatQuestion, answer: ChatAnswer): Promise<ChatAnswerResult> {
+  const goal = goalOf(model, question.prompt);
+  if (goal === undefined) {
+    answer.markdown(
+      `Which goal? Name it: ${model.goals.map((g) => `\`/run ${g.goalId}\``).join(', ') || '(no goals yet)'}.`,
+    );
+    return { metadata: { command: 'run', refused: 'no_goal' } };
+  }
+  const words = new Set(question.prompt.split(/\s+/));
+  const agentId = goal.agents.find((a) => words.has(a)) ?? goal.agents[0];
+  if (agentId === undefined) {
+    answer.markdown(`Goal **${goal.goalId}** has no registered agent. Register one first.`);
+    answer.button({ command: paletteCommandId({ key: 'registerAgent' }), title: 'Register Agent…' });
+    return { metadata: { command: 'run', refused: 'no_goal' } };
+  }
+  const preview = await runOperation(
+    turnRunOnce,
+    { goalId: goal.goalId, agentId },
+    editorEnvironment(goal.registryPath),
+    'preview',
+  );
+  answer.markdown(
+    [
+      `## One turn of ${goal.goalId} by ${agentId}`,
+      '',
+      preview.message,
+      '',
+      'Nothing runs until you confirm: the button asks first, then runs the turn with progress you can cancel.',
+    ].join('\n'),
+  );
+  answer.button({
+    command: paletteCommandId({ key: 'turnRunOnce' }),
+    title: 'Run One Turn…',
+    arguments: [{ goalId: goal.goalId, agentIds: [agentId] }],
+  });
+  return { metadata: { command: 'run' } };
+}
+
+/** A goal drafted from a sentence, as a template; nothing is written until "Create Goal…" is confirmed. */
+function answerGoal(question: ChatQuestion, answer: ChatAnswer): void {
+  const sentence = question.prompt.trim();
+  if (sentence === '') {
+    answer.markdown('Say what you want done: `@loopx /goal tidy the notes folder and publish an index`.');
+    return;
+  }
+  answer.markdown(
+    [
+      '## Draft goal (template)',
+      '',
+      `**Objective:** ${sentence.replace(/[\\`*_[\]<>]/g, '\\$&')}`,
+      '',
+      '**First todos**, highest priority first:',
+      '1. P1 — Survey what exists and write down what "done" means.',
+      '2. P2 — Make the first change that moves the objective.',
+      '3. P3 — Check the result with the validation command.',
+      '',
+      '**Gate:** a person approves before anything is published.',
+      '',
+      'Nothing is written yet: "Create Goal…" asks for the goal id and writes the registry entry and its state file.',
+    ].join('\n'),
+  );
+  answer.button({ command: paletteCommandId({ key: 'createGoal' }), title: 'Create Goal…' });
+}
+
+async function answerFreeText(
+  model: WorkspaceModel,
+  question: ChatQuestion,
+  answer: ChatAnswer,
+  token: vscode.CancellationToken,
+): Promise<ChatAnswerResult> {
+  const chosen = question.model ?? (await vscode.lm.selectChatModels())[0];
+  if (chosen === undefined) {
+    answer.markdown(
+      'No language model is available in this VS Code, so I cannot answer free questions. The slash commands work without one: `/status`, `/next`, `/gates`, `/todos`, `/risks`, `/summary`.',
+    );
+    return { metadata: { command: null, refused: 'no_model' } };
+  }
+  const context: unknown[] = [];
+  for (const registryPath of registries(model))
+    context.push(await runOperation(status, {}, editorEnvironment(registryPath)));
+  const messages = [
+    vscode.LanguageModelChatMessage.User(
+      'You answer questions about LoopX goals. Use only this status read model (JSON); say when it does not tell.\n' +
+        JSON.stringify(context).slice(0, 60_000),
+    ),
+    vscode.LanguageModelChatMessage.User(question.prompt),
+  ];
+  answer.progress(`Asking ${chosen.name}…`);
+  const response = await chosen.sendRequest(messages, {}, token);
+  for await (const piece of response.text) answer.markdown(piece);
+  return { metadata: { command: null } };
+}
+
+/** Registers `@loopx`; returns its disposable. */
+export function registerChatParticipant(model: WorkspaceModel, extensionUri: vscode.Uri): vscode.Disposable {
+  const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (request, _context, stream, token) =>
+    answerChat(model, { command: request.command, prompt: request.prompt, model: request.model }, stream, token),
+  );
+  participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'loopx.svg');
+  participant.followupProvider = {
+    provideFollowups: (result: ChatAnswerResult) => FOLLOW_UPS[result.metadata.command ?? ''] ?? [],
+  };
+  return participant;
+}
+
+/** A recorder standing in for the chat view's stream (the hidden test command uses it). */
+export class RecordedAnswer implements ChatAnswer {
+  readonly parts: { kind: 'markdown' | 'button' | 'anchor' | 'progress'; value: string; command?: string }[] = [];
+  markdown(value: string | vscode.MarkdownString): void {
+    this.parts.push({ kind: 'markdown', value: typeof value === 'string' ? value : value.value });
+  }
+  button(command: vscode.Command): void {
+    this.parts.push({ kind: 'button', value: command.title, command: command.command });
+  }
+  anchor(value: vscode.Uri | vscode.Location, title?: string): void {
+    const uri = value instanceof vscode.Uri ? value : value.uri;
+    this.parts.push({ kind: 'anchor', value: title ?? uri.toString(), command: uri.toString() });
+  }
+  progress(value: string): void {
+    this.parts.push({ kind: 'progress', value });
+  }
+}

@@ -1,0 +1,86 @@
+// A deterministic language model for LoopX's integration tests. The reply depends on the scenario the
+// test sets through this extension's exports, and on the turn key and todo id in the prompt.
+const vscode = require('vscode');
+
+let scenario = 'edit';
+const prompts = [];
+
+function textOf(messages) {
+  return messages
+    .map((m) => m.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join(''))
+    .join('\n');
+}
+
+function reply(prompt) {
+  const turnKey = (/sha256:[0-9a-f]{64}/.exec(prompt) || [''])[0];
+  const todoId = (/- id: `([^`]+)`/.exec(prompt) || [null, 'todo_related'])[1];
+  const result = {
+    schema_version: 'loopx_turn_result_v0',
+    turn_key: turnKey,
+    result_kind: 'validated_progress',
+    summary: 'Wrote notes/lm-note.md with a Related section.',
+    classification: 'related_section_started',
+    recommended_action: 'Link the remaining notes.',
+    next_action: 'Link the remaining notes.',
+    delivery_batch_scale: 'single_surface',
+    delivery_outcome: 'outcome_progress',
+    evidence: ['notes/lm-note.md starts with a title'],
+    todo: { todo_id: todoId, disposition: 'in_progress', note: 'one note linked' },
+    changed_files: ['notes/lm-note.md'],
+  };
+  const edit = { path: 'notes/lm-note.md', content: '# LM note\n\n## Related\n- [Bread](bread.md)\n' };
+  switch (scenario) {
+    case 'edit':
+      return `I linked one note.\n\n\`\`\`json\n${JSON.stringify({ edits: [edit], result })}\n\`\`\`\n`;
+    case 'outside':
+      return `\`\`\`json\n${JSON.stringify({ edits: [edit, { path: 'scripts/check-notes.js', content: 'process.exit(0)\n' }], result })}\n\`\`\`\n`;
+    case 'malformed':
+      return 'I did it, trust me! (no JSON here)';
+    case 'answer':
+      return 'The goal tidy-notes waits on the publish gate.';
+    default:
+      return `unknown scenario ${scenario}`;
+  }
+}
+
+module.exports.activate = function activate(context) {
+  context.subscriptions.push(
+    vscode.lm.registerLanguageModelChatProvider('loopx-test', {
+      provideLanguageModelChatInformation: () => [
+        {
+          id: 'loopx-test-model',
+          name: 'LoopX Test Model',
+          family: 'deterministic',
+          version: '1',
+          maxInputTokens: 100000,
+          maxOutputTokens: 8000,
+          capabilities: {},
+        },
+      ],
+      provideLanguageModelChatResponse: async (_model, messages, _options, progress, token) => {
+        const prompt = textOf(messages);
+        prompts.push(prompt);
+        if (scenario === 'slow') {
+          // Streams until cancelled: the test cancels the turn.
+          for (let i = 0; i < 600 && !token.isCancellationRequested; i++) {
+            progress.report(new vscode.LanguageModelTextPart(`thinking ${i}\n`));
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          return;
+        }
+        // Stream in pieces, as a real model does.
+        const text = reply(prompt);
+        for (let i = 0; i < text.length; i += 64)
+          progress.report(new vscode.LanguageModelTextPart(text.slice(i, i + 64)));
+      },
+      provideTokenCount: async (_model, text) =>
+        Math.ceil((typeof text === 'string' ? text : textOf([text])).length / 4),
+    }),
+  );
+  return {
+    setScenario(name) {
+      scenario = name;
+    },
+    prompts,
+  };
+};

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { quotaStatus } from '../../../src/core/ops/quota';
+import { runOperation } from '../../../src/core/ops/run';
+import { turnRunOnce } from '../../../src/core/ops/turn';
+import { editorEnvironment } from '../../../src/commands/operationRunner';
+import { editorExecutorFactory } from '../../../src/lm/languageModelExecutor';
+
+/**
+ * The vscode-lm agent and @loopx against a language model that a test extension (test/integration/lm-provider)
+ * registers through VS Code's provider API: the whole path runs in a real extension host.
+ */
+
+interface Provider {
+  setScenario(name: string): void;
+  prompts: string[];
+}
+interface TurnResult {
+  ok: boolean;
+  status: string;
+  result_kind: string | null;
+  message: string;
+  failure: { reason?: string; message?: string } | null;
+  usage: { estimated: boolean; tokens?: number; minutes: number } | null;
+  quota_slot_spend_count: number;
+}
+interface ChatReply {
+  result: { metadata: { command: string | null; refused?: string } };
+  parts: { kind: string; value: string; command?: string }[];
+}
+
+const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+const registryPath = (): string => join(root(), '.loopx', 'registry.json');
+const note = (): string => join(root(), 'notes', 'lm-note.md');
+const checker = (): string => join(root(), 'scripts', 'check-notes.js');
+
+let provider: Provider;
+
+async function runLm(agentId = 'lm'): Promise<TurnResult> {
+  const result = (await vscode.commands.executeCommand('loopx.turnRunOnce', {
+    goalId: 'tidy-notes',
+    agentIds: [agentId],
+    confirmed: true,
+  })) as TurnResult | undefined;
+  assert.ok(result, 'the command returned no result (it failed: see the LoopX log)');
+  return result;
+}
+
+async function reservedSlots(): Promise<number> {
+  const quota = await runOperation(quotaStatus, { goalId: 'tidy-notes' }, editorEnvironment(registryPath()));
+  return quota.reserved_slots;
+}
+
+describe('The vscode-lm agent on a test language model (real VS Code host)', function () {
+  this.timeout(90_000);
+
+  before(async () => {
+    const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as {
+      goals: { coordination: Record<string, unknown> & { registered_agents: string[]; agent_profiles: object } }[];
+    };
+    const coordination = registry.goals[0]?.coordination;
+    assert.ok(coordination);
+    coordination.registered_agents.push('lm', 'lm-missing');
+    coordination.agent_profiles = {
+      ...coordination.agent_profiles,
+      lm: { executor: { preset: 'vscode-lm', vendor: 'loopx-test', family: 'deterministic' } },
+      'lm-missing': { executor: { preset: 'vscode-lm', vendor: 'nobody-sells-this' } },
+    };
+    coordination['write_scope'] = ['notes/**'];
+    writeFileSync(registryPath(), JSON.stringify(registry, null, 2));
+    const loopx = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(loopx);
+    await loopx.activate();
+    await vscode.commands.executeCommand('loopx.refresh');
+    const extension = vscode.extensions.getExtension<Provider>('loopx-tests.loopx-lm-provider');
+    assert.ok(extension, 'the test provider extension is not loaded');
+    provider = await extension.activate();
+  });
+
+  it('sees the model the test extension registers', async () => {
+    const models = await vscode.lm.selectChatModels({ vendor: 'loopx-test', family: 'deterministic' });
+    assert.equal(models.length, 1);
+  });
+
+  it('runs a turn: prompt, streamed reply, typed result, the edit inside the write scope, estimated usage, one spend', async () => {
+    provider.setScenario('edit');
+    const before = readFileSync(checker(), 'utf8');
+    const result = await runLm();
+    assert.equal(result.ok, true, result.message);
+    assert.equal(result.result_kind, 'validated_progress');
+    assert.equal(result.quota_slot_spend_count, 1);
+    assert.equal(readFileSync(note(), 'utf8'), '# LM note\n\n## Related\n- [Bread](bread.md)\n');
+    assert.equal(readFileSync(checker(), 'utf8'), before);
+    assert.ok(result.usage, 'no usage recorded');
+    assert.equal(result.usage.estimated, true);
+    assert.ok((result.usage.tokens ?? 0) > 0, `no tokens counted: ${JSON.stringify(result.usage)}`);
+    const prompt = provider.prompts.at(-1) ?? '';
+    assert.match(prompt, /sha256:[0-9a-f]{64}/);
+    assert.match(prompt, /write scope: `notes\/\*\*`/);
+    assert.equal(await reservedSlots(), 0);
+  });
+
+  it('refuses a reply with an edit outside the write scope: nothing written, the slot released', async () => {
+    rmSync(note(), { force: true });
+    provider.setScenario('outside');
+    const before = readFileSync(checker(), 'utf8');
+    const result = await runLm();
+    assert.equal(result.ok, false);
+    assert.equal(result.failure?.reason, 'contract_violation');
+    assert.match(result.failure?.message ?? '', /outside the goal's write scope/);
+    assert.equal(existsSync(note()), false, 'the in-scope edit of a refused reply was written');
+    assert.equal(readFileSync(checker(), 'utf8'), before);
+    assert.equal(await reservedSlots(), 0);
+  });
+
+  it('fails a malformed reply with a clear error: nothing written, the slot released', async () => {
+    provider.setScenario('malformed');
+    const result = await runLm();
+    assert.equal(result.ok, false);
+    assert.equal(result.failure?.reason, 'malformed_result');
+    assert.match(result.failure?.message ?? '', /no JSON object/);
+    assert.equal(existsSync(note()), false);
+    assert.equal(await reservedSlots(), 0);
+  });
+
+  it('stops a cancelled turn while the model streams: a clean cancelled status (resumable), nothing written', async () => {
+    provider.setScenario('slow');
+    const prompts = provider.prompts.length;
+    const controller = new AbortController();
+    // The barrier: cancel once the first streamed piece has arrived, so the request is in flight.
+    const factory = editorExecutorFactory({ onOutput: () => controller.abort() });
+    const result = (await runOperation(
+      turnRunOnce,
+      { goalId: 'tidy-notes', agentId: 'lm', execute: true },
+      { ...editorEnvironment(registryPath(), controller.signal), executorFactory: factory },
+    )) as TurnResult;
+    assert.equal(result.status, 'cancelled', result.message);
+    assert.equal(result.quota_slot_spend_count, 0);
+    assert.equal(provider.prompts.length, prompts + 1, 'the model was not asked');
+    assert.equal(existsSync(note()), false);
+  });
+
+  it('says so when no model matches the agent profile, and runs nothing', async () => {
+    const prompts = provider.prompts.length;
+    const result = await runLm('lm-missing');
+    assert.equal(result.ok, false);
+    assert.match(result.failure?.message ?? '', /no VS Code language model matches vendor "nobody-sells-this"/);
+    assert.equal(provider.prompts.length, prompts);
+    assert.equal(await reservedSlots(), 0);
+  });
+});
+
+describe('@loopx in a real VS Code host', function () {
+  this.timeout(60_000);
+
+  async function ask(command: string | undefined, prompt = ''): Promise<ChatReply> {
+    return (await vscode.commands.executeCommand('_loopx.chatRequest', command, prompt)) as ChatReply;
+  }
+  const markdown = (reply: ChatReply): string =>
+    reply.parts
+      .filter((p) => p.kind === 'markdown')
+      .map((p) => p.value)
+      .join('');
+
+  it('answers /status from the status op, with the state file anchor and a button', async () => {
+    const reply = await ask('status');
+    assert.match(markdown(reply), /tidy-notes/);
+    assert.ok(reply.parts.some((p) => p.kind === 'anchor' && (p.command ?? '').endsWith('ACTIVE_GOAL_STATE.md')));
+    assert.ok(reply.parts.some((p) => p.kind === 'button' && p.command === 'loopx.status'));
+  });
+
+  for (const [command, palette] of [
+    ['gates', 'loopx.globalGates'],
+    ['todos', 'loopx.globalTodos'],
+    ['risks', 'loopx.globalRisks'],
+    ['summary', 'loopx.globalSummary'],
+  ] as const) {
+    it(`answers /${command} from its global view op`, async () => {
+      const reply = await ask(command);
+      assert.ok(markdown(reply).length > 0);
+      assert.ok(reply.parts.some((p) => p.kind === 'button' && p.command === palette));
+    });
+  }
+
+  it('answers /gates with the open publish gate', async () => {
+    assert.match(markdown(await ask('gates')), /todo_gate_publish|Approve publishing/);
+  });
+
+  it('answers /next with a decision per agent', async () => {
+    const text = markdown(await ask('next'));
+    assert.match(text, /tidy-notes\*\* \/ demo: (run|skip)/);
+  });
+
+  it('/run previews and offers the confirming palette command; it runs nothing itself', async () => {
+    const prompts = provider.prompts.length;
+    const reply = await ask('run', 'tidy-notes lm');
+    assert.ok(reply.parts.some((p) => p.kind === 'button' && p.command === 'loopx.turnRunOnce'));
+    assert.match(markdown(reply), /One turn of tidy-notes by lm/);
+    assert.equal(provider.prompts.length, prompts);
+  });
+
+  it('/goal drafts a goal from a sentence and writes nothing', async () => {
+    const before = readFileSync(registryPath(), 'utf8');
+    const reply = await ask('goal', 'publish a weekly digest of the notes');
+    assert.match(markdown(reply), /publish a weekly digest of the notes/);
+    assert.ok(reply.parts.some((p) => p.kind === 'button' && p.command === 'loopx.createGoal'));
+    assert.equal(readFileSync(registryPath(), 'utf8'), before);
+  });
+
+  it('answers free text with the language model, the status read model as context', async () => {
+    provider.setScenario('answer');
+    const reply = await ask(undefined, 'what is tidy-notes waiting on?');
+    assert.match(markdown(reply), /waits on the publish gate/);
+    assert.match(provider.prompts.at(-1) ?? '', /"goal_id":"tidy-notes"/);
+  });
+});

@@ -128,7 +128,8 @@ async function answerNext(model: WorkspaceModel, answer: ChatAnswer): Promise<vo
         { goalId: goal.goalId, ...(agentId !== undefined ? { agentId } : {}) },
         editorEnvironment(goal.registryPath),
       );
-      const todo = decision.selected_todo === null ? '' : ` on \`${decision.selected_todo.todo_id}\``;
+      const selected = 'selected_todo' in decision ? decision.selected_todo : null;
+      const todo = selected === null ? '' : ` on \`${selected.todo_id}\``;
       lines.push(
         `- **${goal.goalId}** / ${agentId ?? '(any agent)'}: ${decision.should_run ? `run${todo}` : 'skip'} — ${decision.reason}`,
       );

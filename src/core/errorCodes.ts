@@ -93,17 +93,17 @@ export const LOOPX_ERROR_CODES = [
   'task_class_role_mismatch', // a todo's task_class belongs to the other role
   'todo_agent_excluded', // the agent is in the todo's excluded_agents
   'todo_archived', // the todo is in an archive section and cannot be edited
+  'todo_claim_actor_mismatch', // --agent-id differs from --claimed-by
+  'todo_claim_actor_required', // a multi-agent claim needs --agent-id
   'todo_claim_agent_only', // only agent todos can be claimed
   'todo_claimed_by_other_agent', // the todo is claimed by another agent (no --takeover)
   'todo_completion_continuation_conflict', // completing a todo: both a successor and --no-follow-up
   'todo_completion_continuation_required', // completing an agent todo needs a successor or --no-follow-up
   'todo_defer_reason_required', // deferring a todo needs a reason
   'todo_evidence_required', // completing a todo needs evidence
-  'todo_monitor_unbounded', // a continuous_monitor todo needs expires_at, resume_when or watch_only
-  'todo_claim_actor_required', // a multi-agent claim needs --agent-id
-  'todo_claim_actor_mismatch', // --agent-id differs from --claimed-by
   'todo_gate_fields_need_user_gate', // gate fields were given for a todo that is not a user gate
   'todo_id_ambiguous', // the todo id appears more than once in the state file
+  'todo_monitor_unbounded', // a continuous_monitor todo needs expires_at, resume_when or watch_only
   'todo_not_found', // no todo with that id in the state file
   'todo_priority_conflict', // the todo text's priority and the given priority disagree
   'todo_supersede_role_mismatch', // a todo is superseded by a todo of the other role

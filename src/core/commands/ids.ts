@@ -7,9 +7,9 @@ export const VIEW_CONTAINER_ID = 'loopx';
 export const VIEW_IDS = {
   goals: 'loopx.goals',
   agents: 'loopx.agents',
+  warnings: 'loopx.warnings',
   /** Shown only in an untrusted workspace: its welcome content says what is read-only and how to trust. */
   restricted: 'loopx.restricted',
-  warnings: 'loopx.warnings',
 } as const;
 
 export const CONTEXT_KEYS = {

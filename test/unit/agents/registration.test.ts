@@ -111,7 +111,7 @@ describe('register-agent', () => {
     const before = fs.readFileSync(registry, 'utf8');
     await assert.rejects(registerAgent(request(registry, ['9bad'], { execute: true })), (error: unknown) => {
       assert.ok(error instanceof LoopxError);
-      assert.equal(error.code, 'invalid_argument');
+      assert.equal(error.code, 'agent_id_invalid');
       assert.match(error.message, /--agent-id '9bad' is not a valid agent id: an agent id starts with a letter a-z/);
       assert.equal(error.details['value'], '9bad');
       return true;

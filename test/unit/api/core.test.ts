@@ -481,14 +481,14 @@ describe('core API (src/core/index.ts)', () => {
   });
 
   describe('shouldRun', () => {
-    it('decides a turn for a registered agent: run, on the first todo no gate holds back', async () => {
+    it('decides a turn for a registered agent: past the open publish gate (a safe bypass), on the first todo no gate holds back', async () => {
       const { registryPath } = demo();
       const decision = loopx.ShouldRunDecisionSchema.parse(
         await loopx.shouldRun({ registryPath, goalId: 'tidy-notes', agentId: 'demo', now: '2026-11-29T10:00:00Z' }),
       );
       assert.deepEqual(
         [decision.should_run, decision.decision, decision.route, decision.selected_todo?.todo_id],
-        [true, 'run', 'ready_for_host', 'todo_related'],
+        [true, 'safe_bypass_user_gate_fallback', 'ready_for_host', 'todo_related'],
       );
     });
 
@@ -522,6 +522,9 @@ describe('core API (src/core/index.ts)', () => {
           'tidy-notes',
           '--classification',
           'validated_progress',
+          // Accountable: the demo goal sits at its operator gate, so the spend is a safe bypass that needs one.
+          '--delivery-outcome',
+          'outcome_progress',
           '--agent-id',
           'demo',
           '--todo-id',

@@ -36,6 +36,7 @@ import { showGlobalView } from './server/globalViewCommands';
 import { StatusServerController } from './server/statusServerController';
 import { AgentsView } from './views/agentsView';
 import { GoalsView } from './views/goalsView';
+import { snapshotTree } from './views/treeSnapshot';
 import { WorkspaceModel } from './workspace/workspaceModel';
 
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
@@ -57,10 +58,25 @@ export class LoopxApp extends Disposable {
     // Hidden command for the integration tests: which goal nodes the tree refreshed since the last call.
     this.register(vscode.commands.registerCommand('_loopx.takeTreeRefreshes', () => goalsView.takeRefreshes()));
     this.register(new RestrictedModeView(VIEW_IDS.restricted));
-    putCliOnTerminalPath(context, log);
+    const cliDir = putCliOnTerminalPath(context, log);
+    // Hidden command for the integration tests: the launcher folder and the PATH change new terminals get.
+    this.register(
+      vscode.commands.registerCommand('_loopx.terminalCliPath', () => ({
+        binDir: cliDir,
+        path: context.environmentVariableCollection.get('PATH'),
+      })),
+    );
     // Hidden (underscore) command for the benchmark harness; not part of the catalog.
     this.register(vscode.commands.registerCommand('_loopx.activationTimings', () => this.timings.snapshot()));
-    this.register(new AgentsView(VIEW_IDS.agents, this.model));
+    const agentsView = this.register(new AgentsView(VIEW_IDS.agents, this.model));
+    // Hidden command for the integration tests: what the Goals or Agents view renders, item by item.
+    this.register(
+      vscode.commands.registerCommand('_loopx.treeSnapshot', (view: unknown, depth: unknown) =>
+        view === 'agents'
+          ? snapshotTree(agentsView, typeof depth === 'number' ? depth : 3)
+          : snapshotTree(goalsView, typeof depth === 'number' ? depth : 3),
+      ),
+    );
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
     const failures = new CommandFailures();

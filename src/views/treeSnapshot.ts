@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 
 /** One rendered tree item and its children, as a person would read them in the view. */
 export interface TreeSnapshotNode {

@@ -355,10 +355,10 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     }
   }
 
-  /** The open gates that hold a todo back until a person approves them. */
+  /** The open gates that hold a todo back until a person approves them (the status lists open gates only). */
   private gatesHolding(goal: GoalSummary, todoId: string): string[] {
     const gates = this.model.detailsOf(goal)?.status?.open_gates ?? [];
-    return gates.filter((g) => g.gate_state === 'open' && g.blocked_todo_ids.includes(todoId)).map((g) => g.todo_id);
+    return gates.filter((g) => g.blocked_todo_ids.includes(todoId)).map((g) => g.todo_id);
   }
 
   private runItem(node: Extract<GoalsNode, { kind: 'run' }>): vscode.TreeItem {

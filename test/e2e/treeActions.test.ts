@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -106,6 +106,8 @@ describe('Acting from the Goals tree in the VS Code workbench (Chromium)', funct
       await gateRow.hover();
       // The README's sidebar picture: the gate that needs you, with its inline Approve and Reject buttons.
       await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'tree-sidebar-gate.png') });
+      // Inline actions show while the pointer is over the row: hover it again right before the click.
+      await gateRow.hover();
       await gateRow.locator('.actions .action-label[aria-label^="Approve Gate"]').click();
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor({ state: 'visible' });
@@ -183,6 +185,27 @@ describe('Acting from the Goals tree in the VS Code workbench (Chromium)', funct
       await page.screenshot({ path: join(RESULTS, 'tree-workbench.png') });
     } catch (error) {
       await page.screenshot({ path: join(RESULTS, 'failure-tree-run.png') });
+      throw error;
+    }
+  });
+  it('archiving the runtime of a registered goal asks for a second, explicit confirmation; Cancel moves nothing', async () => {
+    const runtime = join(workspace, '.loopx', 'runtime', 'goals', 'tidy-notes');
+    try {
+      await row(page, GOAL).click({ button: 'right' });
+      await page.locator('.context-view .monaco-menu .action-item', { hasText: 'Archive Runtime' }).first().hover();
+      await page.keyboard.press('Enter');
+      // The operation refuses a registered goal: the first dialog says so and offers "Archive Anyway…",
+      // never the archive preview itself.
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      assert.match(await dialog.innerText(), /is still registered, so LoopX refuses to archive its runtime/);
+      assert.equal(await dialog.getByRole('button', { name: 'Archive Anyway…' }).count(), 1);
+      await page.screenshot({ path: join(RESULTS, 'tree-archive-override.png') });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.ok(existsSync(join(runtime, 'runs', 'index.jsonl')), 'the runtime stays where it was');
+    } catch (error) {
+      await page.screenshot({ path: join(RESULTS, 'failure-tree-archive.png') });
       throw error;
     }
   });

@@ -42,6 +42,7 @@ import { pickGoal } from './commands/pickers';
 import { QuotaIndicator } from './statusBar/quotaIndicator';
 import { GoalDetailWebviews } from './webviews/goalDetail/goalDetailWebview';
 import { WarningsWebviews } from './webviews/warnings/warningsWebview';
+import { snapshotTree } from './views/treeSnapshot';
 import { WorkspaceModel } from './workspace/workspaceModel';
 
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
@@ -63,7 +64,14 @@ export class LoopxApp extends Disposable {
     // Hidden command for the integration tests: which goal nodes the tree refreshed since the last call.
     this.register(vscode.commands.registerCommand('_loopx.takeTreeRefreshes', () => goalsView.takeRefreshes()));
     this.register(new RestrictedModeView(VIEW_IDS.restricted));
-    putCliOnTerminalPath(context, log);
+    const cliDir = putCliOnTerminalPath(context, log);
+    // Hidden command for the integration tests: the launcher folder and the PATH change new terminals get.
+    this.register(
+      vscode.commands.registerCommand('_loopx.terminalCliPath', () => ({
+        binDir: cliDir,
+        path: context.environmentVariableCollection.get('PATH'),
+      })),
+    );
     const warnings = this.register(new WarningsWebviews(context.extensionUri, this.model, log));
     const goalDetail = this.register(new GoalDetailWebviews(context.extensionUri, this.model, log));
     const indicator = this.register(new QuotaIndicator(this.model, () => warnings.count));
@@ -75,7 +83,15 @@ export class LoopxApp extends Disposable {
     );
     // Hidden (underscore) command for the benchmark harness; not part of the catalog.
     this.register(vscode.commands.registerCommand('_loopx.activationTimings', () => this.timings.snapshot()));
-    this.register(new AgentsView(VIEW_IDS.agents, this.model));
+    const agentsView = this.register(new AgentsView(VIEW_IDS.agents, this.model));
+    // Hidden command for the integration tests: what the Goals or Agents view renders, item by item.
+    this.register(
+      vscode.commands.registerCommand('_loopx.treeSnapshot', (view: unknown, depth: unknown) =>
+        view === 'agents'
+          ? snapshotTree(agentsView, typeof depth === 'number' ? depth : 3)
+          : snapshotTree(goalsView, typeof depth === 'number' ? depth : 3),
+      ),
+    );
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
     const failures = new CommandFailures();

@@ -7,9 +7,13 @@ import type * as vscode from 'vscode';
  * slash prompts installed for terminal agents (Claude Code, Codex) work in VS Code's terminal.
  * The CLI is the extension's own `out/cli.js`, started by the extension host's Node (with
  * `ELECTRON_RUN_AS_NODE`, which the desktop's Electron needs and plain Node ignores) through a
- * small launcher in the extension's global storage, rewritten only when it differs.
+ * small launcher in the extension's global storage, rewritten only when it differs. Returns the
+ * launcher's folder, or undefined when it could not be written (logged; the extension goes on).
  */
-export function putCliOnTerminalPath(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+export function putCliOnTerminalPath(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+): string | undefined {
   try {
     const binDir = join(context.globalStorageUri.fsPath, 'bin');
     const cli = join(context.extensionUri.fsPath, 'out', 'cli.js');
@@ -28,8 +32,10 @@ export function putCliOnTerminalPath(context: vscode.ExtensionContext, log: vsco
     const collection = context.environmentVariableCollection;
     collection.description = 'Puts the `loopx` CLI on the PATH of integrated terminals.';
     collection.prepend('PATH', `${binDir}${delimiter}`);
+    return binDir;
   } catch (error) {
     log.warn(`could not put loopx on the terminal PATH: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
   }
 }
 

@@ -121,9 +121,11 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         ]
           .filter(Boolean)
           .join(' · ');
-        item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}`;
+        const heldBy = this.gatesHolding(node.goal, todo.todo_id);
+        if (heldBy.length > 0) item.description = [item.description, 'held by gate'].filter(Boolean).join(' · ');
+        item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}${heldBy.length > 0 ? `\nheld back by: ${heldBy.join(', ')}` : ''}`;
         item.contextValue = `todo.${todo.status}.${node.role}`;
-        item.iconPath = new vscode.ThemeIcon(TODO_ICONS[todo.status]);
+        item.iconPath = new vscode.ThemeIcon(heldBy.length > 0 ? 'lock' : TODO_ICONS[todo.status]);
         return item;
       }
       case 'run':
@@ -351,6 +353,12 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
           index,
         }));
     }
+  }
+
+  /** The open gates that hold a todo back until a person approves them (the status lists open gates only). */
+  private gatesHolding(goal: GoalSummary, todoId: string): string[] {
+    const gates = this.model.detailsOf(goal)?.status?.open_gates ?? [];
+    return gates.filter((g) => g.blocked_todo_ids.includes(todoId)).map((g) => g.todo_id);
   }
 
   private runItem(node: Extract<GoalsNode, { kind: 'run' }>): vscode.TreeItem {

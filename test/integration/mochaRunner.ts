@@ -20,6 +20,8 @@ export function runMochaSuite(dir: string): Promise<void> {
     reporter: 'spec',
     forbidOnly: true,
     forbidPending: true,
+    // While iterating (set by the developer, never by the full run): only the tests whose title matches.
+    ...(process.env['LOOPX_IT_GREP'] ? { grep: process.env['LOOPX_IT_GREP'] } : {}),
   });
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.test.js'))

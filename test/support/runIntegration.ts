@@ -152,6 +152,20 @@ function lap(message: string): void {
 async function main(): Promise<void> {
   const desktop = process.env['LOOPX_VSCODE_EXECUTABLE'];
   const summaries: (TestSummary | undefined)[] = [];
+  // While iterating: LOOPX_IT_ONLY=development runs that suite alone (LOOPX_IT_GREP narrows it further).
+  const only = process.env['LOOPX_IT_ONLY'];
+  if (only === 'development') {
+    console.log(`LOOPX_IT_ONLY=${only}: the other integration suites are not run`);
+    const summary = await runInCodeServer(
+      only === 'development' ? 'Extension under development' : 'Untrusted workspace',
+      {
+        extensionDevelopmentPath: REPO_ROOT,
+        extensionTestsPath: only === 'development' ? SUITE : UNTRUSTED_SUITE,
+      },
+    );
+    process.exitCode = summary && summary.failed === 0 && summary.passed > 0 ? 0 : 1;
+    return;
+  }
 
   summaries.push(
     desktop

@@ -46,12 +46,11 @@ export function statusCachePath(runtimeRoot: string): string {
   return path.join(runtimeRoot, STATUS_CACHE_DIR, STATUS_CACHE_FILE);
 }
 
-const FileEntrySchema = z.object({
-  path: z.string(),
-  stamp: z.object({ mtimeMs: z.number(), size: z.number(), ino: z.number() }).nullable(),
-  sha256: z.string().optional(),
-});
-type FileEntry = z.infer<typeof FileEntrySchema>;
+interface FileEntry {
+  path: string;
+  stamp: FileStamp | null;
+  sha256?: string;
+}
 
 const HeaderSchema = z.object({
   format: z.literal(STATUS_CACHE_FORMAT),
@@ -60,11 +59,10 @@ const HeaderSchema = z.object({
   sha256: z.string(),
 });
 
-const BodySchema = z.object({
-  items: z.record(z.string(), z.object({ key: z.string(), files: z.array(FileEntrySchema), item: z.unknown() })),
-  indexes: z.record(z.string(), z.object({ file: FileEntrySchema, digest: z.unknown() })),
-});
-type Body = z.infer<typeof BodySchema>;
+interface Body {
+  items: Record<string, { key: string; files: FileEntry[]; item: unknown }>;
+  indexes: Record<string, { file: FileEntry; digest: unknown }>;
+}
 
 function isBody(value: unknown): value is Body {
   const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -136,9 +134,19 @@ export class StatusDiskCache {
   private trusted(entry: FileEntry, file: string, stamp: FileStamp | null): boolean {
     if (entry.path !== file || !sameStamp(entry.stamp, stamp)) return false;
     if (stamp === null) return true;
-    if (entry.sha256 !== undefined) return sha256Of(file) === entry.sha256;
+    const settled = stamp.mtimeMs < this.loadedMtimeMs - RACY_MS;
+    if (entry.sha256 !== undefined) {
+      if (sha256Of(file) !== entry.sha256) return false;
+      // Verified now, well after the file's last change: any later change moves its mtime, so the
+      // stamp alone will do from here on (the hash is not paid again).
+      if (settled) {
+        delete entry.sha256;
+        this.dirty = true;
+      }
+      return true;
+    }
     // Not hashed when saved: trusted only if it was modified well before this cache was written.
-    return stamp.mtimeMs < this.loadedMtimeMs - RACY_MS;
+    return settled;
   }
 
   private fileEntry(file: string, stamp: FileStamp | null): FileEntry {

@@ -171,6 +171,28 @@ describe('persistent status cache (runtime root)', () => {
     assert.equal(JSON.stringify(warm.payload), JSON.stringify(uncached.payload));
   });
 
+  it('a racy entry pays its hash until it is verified after the racy window, then the stamp alone serves', async () => {
+    const d = demo(); // Files just written: racy, hashed.
+    await status(d, true);
+    const hashedPaths = (): string[] => {
+      const text = fs.readFileSync(d.cacheFile, 'utf8');
+      const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as {
+        items: Record<string, { files: { path: string; sha256?: string }[] }>;
+      };
+      return Object.values(body.items).flatMap((item) =>
+        item.files.filter((f) => f.sha256 !== undefined).map((f) => f.path),
+      );
+    };
+    assert.ok(hashedPaths().includes(d.stateFile));
+    // The cache as written well after the files' last change (as an hour later would leave it).
+    const later = new Date(Date.now() + 3_600_000);
+    fs.utimesSync(d.cacheFile, later, later);
+    const verified = await status(d, true);
+    assert.equal(verified.stateReads, 0, 'verified by its hash, not re-parsed');
+    assert.deepEqual(hashedPaths(), [], 'the hash is dropped once verified after the window');
+    assert.equal(JSON.stringify(verified.payload), JSON.stringify((await status(d, false)).payload));
+  });
+
   it('a truncated index is seen (size), and so is a truncation regrown to the old size with new rows', async () => {
     const d = demo();
     ageEverything(d);

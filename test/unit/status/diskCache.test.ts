@@ -193,7 +193,7 @@ describe('persistent status cache (runtime root)', () => {
     assert.equal(JSON.stringify(verified.payload), JSON.stringify((await status(d, false)).payload));
   });
 
-  it('a truncated index is seen (size), and so is a truncation regrown to the old size with new rows', async () => {
+  it('a truncated index is seen: its size changed, its item and ledger are rebuilt', async () => {
     const d = demo();
     ageEverything(d);
     await status(d, true);

@@ -9,7 +9,7 @@ import { registryLoad } from './registryLoad';
 import { registryValidate } from './registryValidate';
 import { runIndexRead } from './runIndexRead';
 import { stateProjectAll } from './stateProjectAll';
-import { statusCli, statusInProcess } from './status';
+import { statusCli, statusCliWarm, statusInProcess } from './status';
 import { statusServerHealthz, statusServerStatusJson } from './statusServer';
 import { turnLoopGrowth, turnOverhead } from './turn';
 
@@ -27,6 +27,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   cliRegistry,
   cliTodoList,
   statusCli,
+  statusCliWarm,
   statusInProcess,
   quotaShouldRunCli,
   quotaShouldRunInProcess,

@@ -3,8 +3,10 @@ import { loadStatus } from '../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../src/core/status/statusQuota';
 import { scalingCases } from '../core/cases';
 import { rawRead, requireWorkspace } from '../core/files';
-import { cliRun, rawReadProcess } from '../core/processes';
-import type { RunnableBenchmark } from '../core/types';
+import * as fs from 'node:fs';
+import { statusCachePath } from '../../src/core/status/diskCache';
+import { cliRun, rawReadProcess, runNode } from '../core/processes';
+import type { BenchContext, RunnableBenchmark } from '../core/types';
 import { statusFiles } from './cli';
 
 /**
@@ -34,7 +36,47 @@ export const statusCli: RunnableBenchmark = {
     { caseLabel: 'L', metric: 'peak_rss_mb', limit: 300, text: '`status` for all of L under 300 MB' },
     { caseLabel: 'M', metric: 'median_ms', limit: 400, text: '`status` on M under 0.4 s' },
   ],
-  prepare: async (ctx) => cliRun(ctx, ['status', '--format', 'json']),
+  // Cold: no persistent cache (deleted before each run; the run writes it again).
+  prepare: async (ctx) => cliRun(ctx, ['status', '--format', 'json'], { beforeRun: () => dropStatusCache(ctx) }),
+  prepareBaseline: async (ctx) => rawReadProcess(ctx, statusFiles(ctx)),
+};
+
+function dropStatusCache(ctx: BenchContext): void {
+  fs.rmSync(statusCachePath(requireWorkspace(ctx.workspace).runtimeRoot), { force: true });
+}
+
+/** The answer of the uncached path (`LOOPX_STATUS_CACHE=off`), which every cached run must repeat byte for byte. */
+function uncachedStatus(ctx: BenchContext): string {
+  const workspace = requireWorkspace(ctx.workspace);
+  return runNode(ctx, [ctx.cliPath, '--registry', workspace.registryPath, 'status', '--format', 'json'], {
+    cwd: workspace.root,
+    env: { LOOPX_STATUS_CACHE: 'off', LOOPX_NOW: workspace.now },
+  }).stdout;
+}
+
+export const statusCliWarm: RunnableBenchmark = {
+  kind: 'process',
+  name: 'status-cli-warm',
+  title: '`loopx status --format json` with a warm persistent cache (whole process)',
+  description:
+    'node out/cli.js status --format json after a first run left the persistent cache (runtime root cache/status-cache.json) and nothing changed: a stat per input file and one cache read; every run checks its output is identical to the uncached path',
+  baselineDescription:
+    'a node process that reads registry.json, every state file and every run index (JSON.parse of each line)',
+  requiresCli: 'status',
+  cases: scalingCases({ S: 7, M: 7, L: 5, XL: 3 }),
+  unitLabel: 'goals',
+  units: (shape) => shape?.goals ?? 0,
+  targets: [{ caseLabel: 'M', metric: 'median_ms', limit: 150, text: '`status` on M with a warm cache under 0.15 s' }],
+  prepare: async (ctx) => {
+    const expected = uncachedStatus(ctx);
+    dropStatusCache(ctx);
+    const check = (stdout: string): void => {
+      if (stdout !== expected) throw new Error('the cached status differs from the uncached path');
+    };
+    // The first run writes the cache; the timed ones find it.
+    await cliRun(ctx, ['status', '--format', 'json'], { check }).run();
+    return cliRun(ctx, ['status', '--format', 'json'], { check });
+  },
   prepareBaseline: async (ctx) => rawReadProcess(ctx, statusFiles(ctx)),
 };
 

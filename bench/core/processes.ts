@@ -43,6 +43,10 @@ export interface CliRunOptions {
   check?: (stdout: string) => void;
   /** Exit codes that still count as an answer (e.g. 1 for a `quota should-run` that says "do not run"). */
   okExitCodes?: readonly number[];
+  /** Extra environment of the CLI process (e.g. `LOOPX_STATUS_CACHE`). */
+  env?: NodeJS.ProcessEnv;
+  /** Runs before each timed run, inside the timing (keep it tiny: e.g. deleting the status cache). */
+  beforeRun?: () => void;
 }
 
 export function cliRun(ctx: BenchContext, args: readonly string[], options: CliRunOptions = {}): Prepared {
@@ -51,9 +55,10 @@ export function cliRun(ctx: BenchContext, args: readonly string[], options: CliR
   const check = options.check ?? expectOkJson;
   return {
     run: async () => {
+      options.beforeRun?.();
       const { stdout, childPeakRssMb } = runNode(ctx, argv, {
         cwd: workspace.root,
-        env: { LOOPX_NOW: workspace.now },
+        env: { ...options.env, LOOPX_NOW: workspace.now },
         ...(options.okExitCodes ? { okExitCodes: options.okExitCodes } : {}),
       });
       check(stdout);

@@ -24,8 +24,14 @@ import { readFileSafe, readFileSafeSync, SMALL_FILE_BYTES } from './safeRead';
  * Waiters queue: one that finds the lock busy puts a ticket in `X.loopx-lock.queue/` (named by
  * arrival time) and takes the lock only when no live ticket is older than its own, so under
  * steady contention the lock goes round in arrival order instead of back to the process that just
- * released it. The first waiter polls every millisecond or so, the others back off to the policy's
- * poll. Tickets of dead waiters (pid gone, or past their deadline) are removed by the next waiter;
+ * released it. The first waiter is woken by the release (fs.watch) and polls every millisecond or
+ * so as a fallback, the others back off to the policy's poll.
+ *
+ * Short streaks (opt-in, `streak: true`, run-index appends): a process that takes the lock again
+ * right after releasing it (a loop of appends) may skip the line up to MAX_STREAK times in a row, within STREAK_WINDOW_MS of its release; then
+ * it queues like everyone. Under steady contention the lock changes process every MAX_STREAK holds
+ * instead of every hold (each change of process costs a wake-up and a context switch), and no
+ * waiter waits more than MAX_STREAK holds of one process longer than strict arrival order. Tickets of dead waiters (pid gone, or past their deadline) are removed by the next waiter;
  * the last waiter out removes the folder.
  */
 
@@ -52,6 +58,12 @@ export interface LockOptions {
   env?: NodeJS.ProcessEnv;
   /** Source of `acquired_at` / `recorded_at`; default the system clock. */
   clock?: Clock;
+  /**
+   * Short streaks (for loops of short writes such as run-index appends): taking the lock again
+   * right after this process released it may skip the line, up to MAX_STREAK holds in a row.
+   * Default false: strict arrival order.
+   */
+  streak?: boolean;
 }
 
 export const LOCK_FILE_SUFFIX = '.loopx-lock';
@@ -172,6 +184,10 @@ function readIfExists(file: string): { text: string; stat: fs.Stats } | null {
 const heldByThisProcess = new Map<string, string>(); // lock file path -> nonce
 /** Queue tickets this process has right now, removed by the exit hook. */
 const ticketsOfThisProcess = new Set<string>();
+/** Per lock file: when this process last released it, and how many holds it took in a row past the line. */
+const recentReleases = new Map<string, { at: number; streak: number }>();
+export const MAX_STREAK = 8;
+export const STREAK_WINDOW_MS = 50;
 /** Lock files held in the current async call chain, to refuse nested (re-entrant) acquisition. */
 const heldInContext = new AsyncLocalStorage<ReadonlySet<string>>();
 let exitHookInstalled = false;
@@ -399,13 +415,16 @@ function refuseReentry(r: Resolved): void {
   }
 }
 
-async function runHeld<T>(r: Resolved, nonce: string, fn: () => Promise<T> | T): Promise<T> {
+/** `streak`: holds taken in a row past the line before this one (0 when this one came through it). */
+async function runHeld<T>(r: Resolved, nonce: string, fn: () => Promise<T> | T, streak: number): Promise<T> {
   const held = new Set(heldInContext.getStore() ?? []);
   held.add(r.lockPath);
   try {
     return await heldInContext.run(held, fn);
   } finally {
     release(r, nonce);
+    if (recentReleases.size >= 256) recentReleases.clear();
+    recentReleases.set(r.lockPath, { at: performance.now(), streak });
   }
 }
 
@@ -525,35 +544,83 @@ function waitersAhead(r: Resolved, ticket: Ticket | null): number {
 
 /**
  * Ends a waiter's sleep as soon as the lock file changes (released or taken), where the platform
- * reports file changes (inotify and the like); polling stays the fallback. Only the first waiter
- * in line listens: the others cannot take the lock anyway.
+ * reports file changes (inotify and the like); polling stays the fallback. The first waiter in line
+ * listens to the lock file, the others to the queue folder (so they are awake when the line moves,
+ * not at the end of a back-off). A change that arrives while the waiter
+ * is awake (between its attempt and its sleep) is kept, and the next sleep returns at once.
  */
 class LockFileWatch {
   private watcher: fs.FSWatcher | null = null;
+  private queueWatcher: fs.FSWatcher | null = null;
   private wake: (() => void) | null = null;
+  private pending = false;
 
-  constructor(private readonly lockPath: string) {}
+  constructor(
+    private readonly lockPath: string,
+    private readonly queueDir: string,
+  ) {}
 
-  listen(): void {
-    if (this.watcher !== null) return;
-    const name = path.basename(this.lockPath);
+  /**
+   * First in line (`ahead` 0): listen to the lock file; behind others: to the queue folder (the line
+   * moving). True when the change this waiter waits for will wake it.
+   */
+  listen(ahead: number): boolean {
+    if (ahead === 0 && this.watcher === null) {
+      const name = path.basename(this.lockPath);
+      this.watcher = this.watch(
+        path.dirname(this.lockPath),
+        (file) => file === null || file === name,
+        () => {
+          this.watcher = null;
+        },
+      );
+    } else if (ahead > 0 && this.queueWatcher === null) {
+      this.queueWatcher = this.watch(
+        this.queueDir,
+        () => true,
+        () => {
+          this.queueWatcher = null;
+        },
+      );
+    }
+    return ahead === 0 ? this.watcher !== null : this.queueWatcher !== null;
+  }
+
+  private watch(dir: string, relevant: (file: string | null) => boolean, onClosed: () => void): fs.FSWatcher | null {
     try {
-      this.watcher = fs.watch(path.dirname(this.lockPath), { persistent: false }, (_event, file) => {
-        if (file === null || String(file) === name) this.wake?.();
+      const watcher = fs.watch(dir, { persistent: false }, (_event, file) => {
+        if (relevant(file === null ? null : String(file))) this.signal();
       });
-      this.watcher.on('error', () => this.close());
+      watcher.on('error', () => {
+        watcher.close();
+        onClosed();
+        this.signal();
+      });
+      // A change before the watch began was not seen: check again before sleeping.
+      this.pending = true;
+      return watcher;
     } catch {
-      // No change notification here (or out of watches): polling alone still works.
-      this.watcher = null;
+      // No change notification here (or out of watches, or no queue folder any more): polling still works.
+      return null;
     }
   }
 
-  /** Sleeps `ms`, or less when the lock file changes meanwhile. */
+  private signal(): void {
+    if (this.wake !== null) this.wake();
+    else this.pending = true;
+  }
+
+  /** Sleeps `ms`, or less when the lock file changes meanwhile (or changed since the last sleep). */
   sleep(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         this.wake = null;
+        this.pending = false;
         resolve();
       };
       const timer = setTimeout(done, ms);
@@ -563,7 +630,9 @@ class LockFileWatch {
 
   close(): void {
     this.watcher?.close();
+    this.queueWatcher?.close();
     this.watcher = null;
+    this.queueWatcher = null;
     this.wake = null;
   }
 }
@@ -597,7 +666,18 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
   let ticket: Ticket | null = null;
   let pollsWithoutProgress = 0;
   let lastAhead = Number.POSITIVE_INFINITY;
-  const watch = new LockFileWatch(r.lockPath);
+  const watch = new LockFileWatch(r.lockPath, queueDirOf(r));
+  const recent = recentReleases.get(r.lockPath);
+  if (
+    options.streak === true &&
+    recent !== undefined &&
+    recent.streak < MAX_STREAK &&
+    performance.now() - recent.at <= STREAK_WINDOW_MS
+  ) {
+    // Right after our own release: take it again without queueing, if nobody took it meanwhile.
+    const result = attempt(r, state);
+    if (result.acquired) return runHeld(r, result.nonce, fn, recent.streak + 1);
+  }
   try {
     for (;;) {
       const ahead = waitersAhead(r, ticket);
@@ -606,7 +686,7 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
         if (result.acquired) {
           if (ticket !== null) dropTicket(r, ticket);
           ticket = null;
-          return await runHeld(r, result.nonce, fn);
+          return await runHeld(r, result.nonce, fn, 0);
         }
       }
       const remaining = r.timeoutMs - (performance.now() - start);
@@ -617,8 +697,12 @@ export async function withFileLock<T>(target: string, options: LockOptions, fn: 
       if (ahead < lastAhead || holderNonce !== state.lastSeenNonce) pollsWithoutProgress = 0;
       lastAhead = ahead;
       state.lastSeenNonce = holderNonce;
-      if (ahead === 0) watch.listen();
-      await watch.sleep(Math.min(remaining, nextPollMs(r, pollsWithoutProgress++)));
+      // Woken by the change it waits for, a waiter polls only as a safety net (at the policy's poll);
+      // without change notification it polls fast while the line moves, backing off while it does not.
+      const woken = watch.listen(ahead);
+      const poll = woken ? r.pollMs : nextPollMs(r, pollsWithoutProgress);
+      pollsWithoutProgress++;
+      await watch.sleep(Math.min(remaining, poll));
     }
   } finally {
     watch.close();
@@ -636,7 +720,7 @@ export async function tryWithFileLock<T>(
   if (waitersAhead(r, null) > 0) return null;
   const result = attempt(r, { lastHolder: null });
   if (!result.acquired) return null;
-  return { value: await runHeld(r, result.nonce, fn) };
+  return { value: await runHeld(r, result.nonce, fn, 0) };
 }
 
 function timeoutError(r: Resolved, holder: LockHolder | null, startedAt: Date, waitedSeconds: number): LoopxError {

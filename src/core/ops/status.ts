@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isLoopxError, LoopxError } from '../errors';
 import { redactCredentials } from '../privacy/scrub';
 import { loadStatus, type StatusPayload } from '../status/statusPayload';
+import { statusCacheEnabled } from '../status/diskCache';
 import { statusQuotaSummaries } from '../status/statusQuota';
 import { agentIdArg, goalIdArg, limitArg } from './common';
 import { locateRegistryOf } from './goalHandle';
@@ -33,6 +34,7 @@ export const status = defineOperation({
         goalId: args.goalId ?? null,
         agentId: args.agentId ?? null,
         ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        persistentCache: statusCacheEnabled(env.env),
         quotaSummary: statusQuotaSummaries({
           registryPath,
           clock: env.clock,

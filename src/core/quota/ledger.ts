@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import { readFileSafeSync } from '../fs/safeRead';
 import { parseIsoInstant } from '../isoTime';
 import { isRecord } from '../registry/schema';
-import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
+import { latestStatusRun, readGoalRuns, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 
 /**
  * The spend ledger of a goal (docs/quota.md), recomputed from the run index every time: the registry's
@@ -123,62 +123,110 @@ function usageOf(row: Record<string, unknown>, detail: Record<string, unknown>):
   return parsed.success ? { ...parsed.data, estimated: parsed.data.estimated ?? false } : null;
 }
 
-interface VoidEntry {
+/**
+ * What the ledger needs from one spend row, independent of the clock: the slots and usage it would
+ * count inside the window, already completed from its record. Serializable, so a persistent cache
+ * can keep it and the ledger can be recomputed at any time without reading a record again.
+ */
+export interface SpendFact {
+  generated_at: string;
+  time: number;
+  /** Slots counted while the spend is inside the window. */
+  slots: number;
+  effect_id: string | null;
+  agent_id: string | null;
+  todo_id: string | null;
+  turn_instance_id: string | null;
+  /** Usage counted while the spend is inside the window. */
+  usage: TurnUsage | null;
+  json_path: string | null;
+}
+
+/** A void row: which spend it cancels and by how many slots. */
+export interface VoidFact {
   targetTime: number | null;
   targetEffectId: string | null;
   slots: number | null;
 }
 
-/** Builds the ledger from index rows (newest first, as `readRunIndex` returns them). */
-export function computeLedger(input: LedgerInput): QuotaLedger {
-  const now = input.clock.now().getTime();
-  const windowMs = input.windowHours * 3_600_000;
-  const start = now - windowMs;
-  const spends: LedgerSpend[] = [];
-  const voids: VoidEntry[] = [];
+/** The clock-independent part of a ledger: every spend (newest first) and every void, in row order. */
+export interface LedgerFacts {
+  spends: SpendFact[];
+  voids: VoidFact[];
+}
 
-  for (const row of input.rows) {
+/** Reads what the ledger needs from index rows (newest first, as `readRunIndex` returns them). */
+export function ledgerFacts(rows: readonly RunIndexEntry[], projectRoot: string): LedgerFacts {
+  const spends: SpendFact[] = [];
+  const voids: VoidFact[] = [];
+  for (const row of rows) {
     // Only spends and voids count; their time is read, no other row's.
     if (row.classification !== QUOTA_SLOT_SPENT && row.classification !== QUOTA_SLOT_VOIDED) continue;
     const time = parseIsoInstant(row.generated_at);
     if (time === null) continue;
     const record = row as Record<string, unknown>;
+    let detailCache: Record<string, unknown> | undefined;
+    const detail = (): Record<string, unknown> => (detailCache ??= readDetail(row, projectRoot));
     if (row.classification === QUOTA_SLOT_SPENT) {
-      const inWindow = time >= start && time <= now;
-      let detailCache: Record<string, unknown> | undefined;
-      const detail = (): Record<string, unknown> => (detailCache ??= readDetail(row, input.projectRoot));
-      // Slots and usage matter only inside the window; older rows are read for their identity alone.
       // Our spend rows repeat `slots`, and `usage` whenever the record has one, so such a row needs
       // no record read; the original's rows carry neither and are completed from the record.
       const rowSlots = positiveInt(record['slots']);
-      const slots = inWindow ? (rowSlots ?? slotsOfDetail(detail())) : 1;
       spends.push({
         generated_at: row.generated_at ?? '',
         time,
-        slots,
-        voided_slots: 0,
+        slots: rowSlots ?? slotsOfDetail(detail()),
         effect_id: effectIdOf(record, detail),
         agent_id: row.agent_id ?? null,
         todo_id: row.todo_id ?? null,
         turn_instance_id: stringField(record, 'turn_instance_id'),
-        usage: inWindow ? usageOf(record, record['usage'] === undefined && rowSlots === null ? detail() : {}) : null,
+        usage: usageOf(record, record['usage'] === undefined && rowSlots === null ? detail() : {}),
         json_path: row.json_path ?? null,
-        duplicate: false,
-        in_window: inWindow,
       });
-    } else if (row.classification === QUOTA_SLOT_VOIDED) {
-      voids.push(voidEntryOf(record, () => readDetail(row, input.projectRoot)));
+    } else {
+      voids.push(voidEntryOf(record, detail));
     }
   }
+  return { spends, voids };
+}
+
+/** Builds the ledger from index rows (newest first, as `readRunIndex` returns them). */
+export function computeLedger(input: LedgerInput): QuotaLedger {
+  return ledgerFromFacts(ledgerFacts(input.rows, input.projectRoot), input.windowHours, input.clock);
+}
+
+/** The ledger at the clock's now from facts read earlier (see {@link ledgerFacts}). Pure and cheap. */
+export function ledgerFromFacts(facts: LedgerFacts, windowHours: number, clock: Clock): QuotaLedger {
+  const now = clock.now().getTime();
+  const windowMs = windowHours * 3_600_000;
+  const start = now - windowMs;
+  // Slots and usage matter only inside the window; older spends count one slot, for their identity alone.
+  const spends: LedgerSpend[] = facts.spends.map((fact) => {
+    const inWindow = fact.time >= start && fact.time <= now;
+    return {
+      generated_at: fact.generated_at,
+      time: fact.time,
+      slots: inWindow ? fact.slots : 1,
+      voided_slots: 0,
+      effect_id: fact.effect_id,
+      agent_id: fact.agent_id,
+      todo_id: fact.todo_id,
+      turn_instance_id: fact.turn_instance_id,
+      usage: inWindow ? fact.usage : null,
+      json_path: fact.json_path,
+      duplicate: false,
+      in_window: inWindow,
+    };
+  });
 
   // Oldest first: the first row of an identity is the one that counts.
   const seen = new Set<string>();
-  for (const spend of [...spends].reverse()) {
+  for (let i = spends.length - 1; i >= 0; i--) {
+    const spend = spends[i] as LedgerSpend;
     if (spend.effect_id === null) continue;
     if (seen.has(spend.effect_id)) spend.duplicate = true;
     else seen.add(spend.effect_id);
   }
-  for (const entry of voids) applyVoid(entry, spends);
+  for (const entry of facts.voids) applyVoid(entry, spends);
 
   let spent = 0;
   let voided = 0;
@@ -200,7 +248,7 @@ export function computeLedger(input: LedgerInput): QuotaLedger {
   }
   usage.cost_usd = Math.round(usage.cost_usd * 1e6) / 1e6;
   return {
-    window_hours: input.windowHours,
+    window_hours: windowHours,
     window_start: new Date(start).toISOString(),
     window_end: new Date(now).toISOString(),
     spent_slots: spent,
@@ -218,7 +266,7 @@ function slotsOfDetail(detail: Record<string, unknown>): number {
   return (isRecord(event) ? positiveInt(event['slots']) : null) ?? positiveInt(detail['slots']) ?? 1;
 }
 
-function voidEntryOf(row: Record<string, unknown>, detail: () => Record<string, unknown>): VoidEntry {
+function voidEntryOf(row: Record<string, unknown>, detail: () => Record<string, unknown>): VoidFact {
   const pick = (key: string): unknown => {
     if (row[key] !== undefined) return row[key];
     const d = detail();
@@ -235,7 +283,7 @@ function voidEntryOf(row: Record<string, unknown>, detail: () => Record<string, 
 }
 
 /** A void cancels up to the slots of the one spend it names (by identity, else by time). */
-function applyVoid(entry: VoidEntry, spends: LedgerSpend[]): void {
+function applyVoid(entry: VoidFact, spends: LedgerSpend[]): void {
   const candidates = spends.filter(
     (spend) =>
       !spend.duplicate &&
@@ -274,5 +322,25 @@ export async function readQuotaLedger(
       clock: options.clock,
     }),
     rows: index.rows,
+  };
+}
+
+/** What the quota summary needs from a run index, without its rows (kept by the persistent status cache). */
+export interface IndexDigest {
+  facts: LedgerFacts;
+  /** The `waiting_on` of the newest status run (null when it has none). */
+  latest_waiting_on: unknown;
+  /** Whether there is a status run at all. */
+  has_latest: boolean;
+}
+
+/** The digest of a run index as read (null: the index does not exist). */
+export function digestRunIndex(runs: RunIndexRead | null, projectRoot: string): IndexDigest {
+  const rows = runs?.rows ?? [];
+  const latest = latestStatusRun(rows);
+  return {
+    facts: ledgerFacts(rows, projectRoot),
+    latest_waiting_on: latest === null ? null : ((latest as Record<string, unknown>)['waiting_on'] ?? null),
+    has_latest: latest !== null,
   };
 }

@@ -20,7 +20,15 @@ import { formatLocalIsoSeconds } from '../runtime/time';
 import { BUDGET_FIELDS } from './config';
 import type { QuotaGoal } from './goal';
 import { SettlementIdentitySchema, type SettlementIdentity } from './identity';
-import { computeLedger, QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED, type QuotaLedger, type TurnUsage } from './ledger';
+import {
+  ledgerFacts,
+  ledgerFromFacts,
+  type LedgerFacts,
+  QUOTA_SLOT_SPENT,
+  QUOTA_SLOT_VOIDED,
+  type QuotaLedger,
+  type TurnUsage,
+} from './ledger';
 import { computeQuotaStatus, exhaustedBudget, type GoalFacts, type ReservedTotals } from './state';
 
 /**
@@ -141,18 +149,24 @@ interface QuotaSnapshot {
   rows: RunIndexEntry[];
 }
 
-async function takeSnapshot(goal: QuotaGoal, clock: Clock, readIndex?: RunIndexRead): Promise<QuotaSnapshot> {
+async function takeSnapshot(
+  goal: QuotaGoal,
+  clock: Clock,
+  readIndex?: RunIndexRead,
+  facts?: LedgerFacts,
+): Promise<QuotaSnapshot> {
   const file = await readReservationsFile(reservationsPath(goal), goal.goalId);
   // The ledger reads no artifact flag: none is stat'ed unless a caller reads it on a row.
   const index =
-    readIndex ??
-    (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }));
-  const ledger = computeLedger({
-    rows: index.rows,
-    projectRoot: goal.projectRoot,
-    windowHours: goal.config.slots.window_hours,
+    facts !== undefined
+      ? { rows: [] }
+      : (readIndex ??
+        (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 })));
+  const ledger = ledgerFromFacts(
+    facts ?? ledgerFacts(index.rows, goal.projectRoot),
+    goal.config.slots.window_hours,
     clock,
-  });
+  );
   const now = clock.now().getTime();
   const live: Reservation[] = [];
   const expired: Reservation[] = [];
@@ -723,6 +737,8 @@ export interface ReadQuotaViewOptions {
    * it again; used only when it is this goal's index file. Null: the index does not exist.
    */
   runIndex?: RunIndexRead | null;
+  /** The ledger facts of the goal's index as a cache kept them: the index is not read (and `rows` is empty). */
+  facts?: LedgerFacts;
 }
 
 /** Reads ledger and reservations without the lock and without writing (status views, previews). */
@@ -740,6 +756,7 @@ export async function readQuotaView(
     goal,
     clock,
     given !== undefined && path.resolve(given.index_file) === indexFile ? given : undefined,
+    options.facts,
   );
   return {
     ledger: snapshot.ledger,

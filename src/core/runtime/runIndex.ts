@@ -256,7 +256,8 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
   assertInside(options.runtimeRoot, indexFile, 'append to');
   return withFileLock(
     indexFile,
-    { operation: 'append_run', ...options.lock, clock: options.lock?.clock ?? options.clock },
+    // Appends are short: a writer appending in a loop keeps the lock for a short streak (see fileLock.ts).
+    { operation: 'append_run', streak: true, ...options.lock, clock: options.lock?.clock ?? options.clock },
     async () => {
       // The record is written with its name: a kill at any moment leaves no empty record behind.
       const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix, formatJson(record));

@@ -8,6 +8,7 @@ import { goalAttention, type GoalAttention } from './goalAttention';
 import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
+import type { IndexDigest } from '../quota/ledger';
 import { readQuotaView } from '../quota/reservations';
 import {
   SelectedTodoSchema,
@@ -792,6 +793,8 @@ export interface GoalQuotaSummaryOptions {
   goal?: QuotaGoal;
   /** The goal's run index as the caller already read it (null: it does not exist): not read again. */
   runIndex?: RunIndexRead | null;
+  /** The digest of the goal's run index (persistent cache): wins over `runIndex`, nothing is read but reservations. */
+  indexDigest?: IndexDigest;
 }
 
 /** Quota state and usage of a goal without reading its todos (cheap enough for every refresh). */
@@ -806,9 +809,18 @@ export async function goalQuotaSummary(options: GoalQuotaSummaryOptions): Promis
   const view = await readQuotaView(
     goal,
     options.clock,
-    options.runIndex === undefined ? {} : { runIndex: options.runIndex },
+    options.indexDigest !== undefined
+      ? { facts: options.indexDigest.facts }
+      : options.runIndex === undefined
+        ? {}
+        : { runIndex: options.runIndex },
   );
-  const latest = latestStatusRun(view.rows);
+  const latest =
+    options.indexDigest !== undefined
+      ? options.indexDigest.has_latest
+        ? { waiting_on: options.indexDigest.latest_waiting_on }
+        : null
+      : latestStatusRun(view.rows);
   const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, {
     stopped: goalStopped(goal.goal),
     health: { ok: true, reason: '' },

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { isLoopxError, errorMessage } from '../errors';
+import type { StatusDiskCache } from './diskCache';
 import { projectGoalWarnings } from './projection/goalWarnings';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/latestRunRecommendation';
 import {
@@ -493,6 +494,8 @@ export class GoalStatusCache {
   /** Index files found missing by the last look. */
   private readonly missingIndexes = new Set<string>();
   private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
+  /** The persistent cache behind this one (see diskCache.ts), when the caller opened one. */
+  disk: StatusDiskCache | undefined;
 
   constructor(readonly reader: StatusFileReader = fileSystemStatusReader) {}
 
@@ -565,6 +568,15 @@ export class GoalStatusCache {
     const key = JSON.stringify([target, agentId, limit, todoItemLimit, options.homeDir, stateStamp, indexStamp]);
     const cachedItem = this.items.get(target.goalId);
     if (cachedItem && cachedItem.key === key) return cachedItem.item;
+    const files: [string, FileStamp | null][] = [
+      [target.stateFile ?? '', stateStamp],
+      [indexFile, indexStamp],
+    ];
+    const kept = this.disk?.item(target.goalId, key, files);
+    if (kept !== undefined) {
+      this.items.set(target.goalId, { key, item: kept });
+      return kept;
+    }
 
     const [state, runs] = await Promise.all([
       this.readState(target.stateFile, stateStamp),
@@ -572,6 +584,7 @@ export class GoalStatusCache {
     ]);
     const item = projectGoalStatus({ target, state, runs, agentId, limit, todoItemLimit, homeDir: options.homeDir });
     this.items.set(target.goalId, { key, item });
+    this.disk?.setItem(target.goalId, key, files, item);
     return item;
   }
 

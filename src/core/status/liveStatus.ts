@@ -28,6 +28,8 @@ export interface LiveStatusOptions {
   watch?: boolean;
   /** How long a snapshot is trusted without re-checking file stamps (default 5 s). */
   ttlMs?: number;
+  /** Share the persistent cache in the runtime root with the CLI (diskCache.ts; default true). */
+  persistentCache?: boolean;
 }
 
 export interface ReadyLiveSnapshot {
@@ -250,10 +252,12 @@ export class LiveStatusModel {
         homeDir: this.options.homeDir,
         runtimeRootOverride: this.options.runtimeRootOverride ?? null,
         cache: this.cache,
+        persistentCache: this.options.persistentCache ?? true,
         quotaSummary: async (goal, sources) => {
           const summary = await this.quotaCache.summary(goal, {
             registry: sources.registry,
             ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+            ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
           });
           quota.set(goal.goalId, summary);
           // The goal's parsed history is not needed once its item and quota are built.

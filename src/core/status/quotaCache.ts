@@ -61,7 +61,7 @@ export class QuotaSummaryCache {
    */
   async summary(
     target: GoalStatusTarget,
-    preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex'> = {},
+    preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex' | 'indexDigest'> = {},
   ): Promise<GoalQuotaSummary> {
     const key = await this.inputsKey(target);
     const kept = this.entries.get(target.goalId);
@@ -74,6 +74,7 @@ export class QuotaSummaryCache {
       homeDir: this.options.homeDir,
       ...(preloaded.registry !== undefined ? { registry: preloaded.registry } : {}),
       ...(preloaded.runIndex !== undefined ? { runIndex: preloaded.runIndex } : {}),
+      ...(preloaded.indexDigest !== undefined ? { indexDigest: preloaded.indexDigest } : {}),
     });
     const now = this.options.clock.now().getTime();
     const frees = summary.next_slot_frees_at === null ? NaN : Date.parse(summary.next_slot_frees_at);

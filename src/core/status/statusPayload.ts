@@ -4,7 +4,9 @@ import { LoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { rawRegistryGoalsById, registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
+import { runIndexPath } from '../runtime/layout';
 import type { RunIndexRead } from '../runtime/runIndex';
+import { StatusDiskCache, statusCachePath, type IndexDigest } from './diskCache';
 import { errorMessage } from '../errors';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
 import {
@@ -123,6 +125,11 @@ export interface StatusRequest {
    * whose summary fails keeps no `quota` and gets a contract warning.
    */
   quotaSummary?: (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<object>;
+  /**
+   * Use the persistent cache in the runtime root (diskCache.ts): items and run-index digests of
+   * unchanged files are taken from it, and it is saved when anything changed. Off by default.
+   */
+  persistentCache?: boolean;
 }
 
 /** What status already read that a quota summary may reuse instead of reading it again. */
@@ -133,6 +140,8 @@ export interface StatusQuotaSources {
   registryEntry: Record<string, unknown> | undefined;
   /** The goal's run index as status read it (null: it does not exist); undefined when status holds none. */
   runIndex: RunIndexRead | null | undefined;
+  /** With the persistent cache: the digest of the goal's run index (its ledger facts), read or kept. */
+  indexDigest?: IndexDigest;
 }
 
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
@@ -192,6 +201,10 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     homeDir: request.homeDir,
   });
   let targets = statusTargets(registry, request.registryPath, request);
+  const diskFile = request.persistentCache === true ? statusCachePath(runtimeRoot) : null;
+  if (diskFile !== null && cache.disk?.file !== diskFile) cache.disk = StatusDiskCache.open(diskFile);
+  const disk = diskFile === null ? undefined : cache.disk;
+  const allTargets = targets;
   if (request.goalId !== undefined && request.goalId !== null) {
     targets = targets.filter((target) => target.goalId === request.goalId);
     if (targets.length === 0) {
@@ -215,13 +228,20 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     });
     if (request.quotaSummary !== undefined) {
       try {
+        const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
+        const runIndex = cache.heldRunIndex(target);
+        const indexDigest =
+          disk === undefined
+            ? undefined
+            : await disk.digestOf(indexFile, target.projectRoot, await cache.reader.stat(indexFile), runIndex);
         item = {
           ...item,
           quota: StatusItemQuotaSchema.parse(
             await request.quotaSummary(target, {
               registry,
               registryEntry: rawEntries?.get(target.goalId),
-              runIndex: cache.heldRunIndex(target),
+              runIndex,
+              ...(indexDigest !== undefined ? { indexDigest } : {}),
             }),
           ),
         };
@@ -231,6 +251,14 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     }
     if (ownCache) cache.release(target);
     items.push(withDashboardFields(item, registryEntries.get(target.goalId)));
+  }
+  if (disk !== undefined) {
+    if (request.goalId === undefined || request.goalId === null)
+      disk.retain(
+        new Set(allTargets.map((t) => t.goalId)),
+        new Set(allTargets.map((t) => runIndexPath(t.runtimeRoot, t.goalId))),
+      );
+    await disk.save(runtimeRoot);
   }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;

@@ -41,5 +41,6 @@ export function statusQuotaSummaries(
           }
         : {}),
       ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+      ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
     });
 }

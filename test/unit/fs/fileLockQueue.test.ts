@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
-import { lockFilePath, tryWithFileLock, withFileLock } from '../../../src/core/fs/fileLock';
+import { lockFilePath, MAX_STREAK, tryWithFileLock, withFileLock } from '../../../src/core/fs/fileLock';
 import { expectSuccess, startWorker, waitForOutput, type Worker } from './processes';
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
@@ -71,6 +71,37 @@ describe('file lock queue', function () {
     await Promise.all(waiters);
     assert.deepEqual(order, ['a', 'b', 'c', 'late']);
     assert.equal(fs.existsSync(queueDir(target)), false, 'the last waiter out removes the queue');
+  });
+
+  it('a streak writer re-takes the lock past the line at most MAX_STREAK times in a row, then a waiter gets it', async () => {
+    const target = path.join(tempDir(), 'x.json');
+    const order: string[] = [];
+    let release = (): void => undefined;
+    const first = withFileLock(
+      target,
+      { streak: true },
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    );
+    await sleep(5);
+    const waiter = withFileLock(target, {}, () => {
+      order.push('waiter');
+    });
+    await queued(queueDir(target), 1);
+    release();
+    await first;
+    // A loop of short holds right after the release: each asks again at once.
+    for (let i = 0; i < 3 * MAX_STREAK; i++) {
+      await withFileLock(target, { streak: true }, () => {
+        order.push(`loop-${i}`);
+      });
+    }
+    await waiter;
+    const waited = order.indexOf('waiter');
+    assert.ok(waited >= 0 && waited <= MAX_STREAK, `the waiter came after ${waited} loop holds: ${order.join(' ')}`);
+    assert.equal(order.length, 3 * MAX_STREAK + 1, 'every hold ran once');
   });
 
   it('a try-once call does not jump the queue', async () => {

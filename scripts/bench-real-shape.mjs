@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// Whole-process figures of `loopx status` and `quota should-run` on workspaces shaped like real
+// LoopX ones (the shared generator, in the original's on-disk format), with and without the
+// persistent status cache. Every cached answer is checked against the uncached path (identical
+// JSON) before its time counts.
+//
+//   npm run bench:real -- --size M [--runs 5] [--dir /tmp/loopx-real-M]
+//
+// Sizes: S = 10×20×50, M = 100×50×500, L = 500×100×400 (goals × todos × runs, seed 11).
+// The generator is python3 ../shared/bench/gen_workspace.py (override: LOOPX_REAL_SHAPE_GEN).
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const SIZES = { S: [10, 20, 50], M: [100, 50, 500], L: [500, 100, 400] };
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 && args[at + 1] !== undefined ? args[at + 1] : fallback;
+};
+const size = option('size', 'M');
+const runs = Number(option('runs', '5'));
+if (!(size in SIZES)) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const dir = path.resolve(option('dir', path.join(os.tmpdir(), `loopx-real-${size}`)));
+const generator = process.env.LOOPX_REAL_SHAPE_GEN ?? path.resolve(repo, '..', 'shared', 'bench', 'gen_workspace.py');
+const cli = path.join(repo, 'out', 'cli.js');
+const registry = path.join(dir, '.loopx', 'registry.json');
+const cacheFile = path.join(dir, 'runtime', 'cache', 'status-cache.json');
+
+if (!fs.existsSync(registry)) {
+  const [goals, todos, rows] = SIZES[size];
+  const gen = spawnSync(
+    'python3',
+    [generator, dir, '--goals', `${goals}`, '--todos', `${todos}`, '--runs', `${rows}`, '--seed', '11'],
+    { encoding: 'utf8' },
+  );
+  if (gen.status !== 0) throw new Error(`generator failed: ${gen.stderr}`);
+}
+const registryDoc = JSON.parse(fs.readFileSync(registry, 'utf8'));
+const probe =
+  registryDoc.goals.find((goal) => (goal.coordination?.registered_agents ?? []).length === 1) ?? registryDoc.goals[0];
+const probeState = path.join(probe.repo, probe.state_file);
+
+/** One CLI process: wall ms, peak RSS (MB, through /usr/bin/time when present) and stdout. */
+function loopx(cliArgs, env = {}) {
+  const timeBin = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M'] : [];
+  const started = process.hrtime.bigint();
+  const result = spawnSync(
+    timeBin[0] ?? process.execPath,
+    [...timeBin.slice(1), ...(timeBin.length ? [process.execPath] : []), cli, '--registry', registry, ...cliArgs],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+      env: { ...process.env, ...env },
+    },
+  );
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 && result.status !== 1) throw new Error(`loopx ${cliArgs.join(' ')}: ${result.stderr}`);
+  const rssLine = result.stderr.trim().split('\n').pop() ?? '';
+  return { ms, rssMb: timeBin.length && /^\d+$/.test(rssLine) ? Number(rssLine) / 1024 : null, stdout: result.stdout };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const STATUS = ['status', '--format', 'json'];
+const SHOULD_RUN = ['quota', 'should-run', '--goal-id', probe.id, '--format', 'json'];
+const OFF = { LOOPX_STATUS_CACHE: 'off' };
+const rows = [];
+function measure(label, prepare, command, env, reference) {
+  const times = [];
+  const rss = [];
+  for (let i = 0; i < runs; i++) {
+    prepare(i);
+    const run = loopx(command, env);
+    if (reference !== undefined) {
+      const expected = reference();
+      if (run.stdout !== expected) throw new Error(`${label}: output differs from the uncached path`);
+    }
+    times.push(run.ms);
+    if (run.rssMb !== null) rss.push(run.rssMb);
+  }
+  rows.push({
+    label,
+    median: median(times),
+    min: Math.min(...times),
+    max: Math.max(...times),
+    rss: rss.length ? Math.max(...rss) : null,
+  });
+}
+
+let edits = 0;
+const touchProbe = () => fs.appendFileSync(probeState, `\n<!-- bench edit ${edits++} -->\n`);
+const uncached = () => loopx(STATUS, OFF).stdout;
+
+measure('status, uncached (LOOPX_STATUS_CACHE=off)', () => undefined, STATUS, OFF);
+measure('status, cold (no cache file)', () => fs.rmSync(cacheFile, { force: true }), STATUS, {}, uncached);
+loopx(STATUS);
+measure('status, warm (nothing changed)', () => undefined, STATUS, {}, uncached);
+measure('status, one goal changed', touchProbe, STATUS, {}, uncached);
+measure(`quota should-run, one goal (${probe.id})`, () => undefined, SHOULD_RUN, {});
+
+const load = os
+  .loadavg()
+  .map((v) => v.toFixed(1))
+  .join(' / ');
+console.log(`Real-shaped ${size} (${SIZES[size].join(' × ')}, seed 11) at ${dir}; ${runs} runs each; load ${load}\n`);
+console.log('| Case | Median | Min | Max | Peak RSS |\n|---|---|---|---|---|');
+for (const row of rows)
+  console.log(
+    `| ${row.label} | ${row.median.toFixed(0)} ms | ${row.min.toFixed(0)} ms | ${row.max.toFixed(0)} ms | ${row.rss === null ? '—' : `${row.rss.toFixed(0)} MB`} |`,
+  );

@@ -1,0 +1,300 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fixedClock } from '../../../src/core/clock';
+import { observeSafeReads } from '../../../src/core/fs/safeRead';
+import { StatusDiskCache, statusCachePath } from '../../../src/core/status/diskCache';
+import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
+import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
+import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+
+const CLOCK = fixedClock('2026-11-28T12:00:00Z');
+const HOUR_AGO = new Date(Date.now() - 3_600_000);
+
+interface Demo {
+  dir: string;
+  registryPath: string;
+  stateFile: string;
+  indexFile: string;
+  cacheFile: string;
+}
+
+function demo(): Demo {
+  const dir = materializeDemoWorkspace(
+    path.join(fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-disk-cache-'))), 'demo'),
+  );
+  const runtimeRoot = path.join(dir, '.loopx', 'runtime');
+  return {
+    dir,
+    registryPath: path.join(dir, '.loopx', 'registry.json'),
+    stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
+    indexFile: path.join(runtimeRoot, 'goals', 'tidy-notes', 'runs', 'index.jsonl'),
+    cacheFile: statusCachePath(runtimeRoot),
+  };
+}
+
+/** Every file of the demo (but the cache) last modified an hour ago: nothing is racy. */
+function ageEverything(d: Demo): void {
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (file !== d.cacheFile) fs.utimesSync(file, HOUR_AGO, HOUR_AGO);
+    }
+  };
+  walk(d.dir);
+}
+
+interface Counted {
+  payload: StatusPayload;
+  stateReads: number;
+  indexReads: number;
+  /** Files read through the safe readers (index, spend records, cache). */
+  safeReads: string[];
+  disk: StatusDiskCache | undefined;
+}
+
+/** One status call as a fresh process makes it: a new in-memory cache, the disk cache on or off. */
+async function status(d: Demo, persistentCache: boolean): Promise<Counted> {
+  let stateReads = 0;
+  let indexReads = 0;
+  const reader: StatusFileReader = {
+    ...fileSystemStatusReader,
+    readState: async (file) => {
+      stateReads++;
+      return fileSystemStatusReader.readState(file);
+    },
+    readRunIndex: async (file, options) => {
+      indexReads++;
+      return fileSystemStatusReader.readRunIndex(file, options);
+    },
+  };
+  const safeReads: string[] = [];
+  const previous = observeSafeReads((file) => safeReads.push(file));
+  const cache = new GoalStatusCache(reader);
+  try {
+    const payload = await loadStatus({
+      registryPath: d.registryPath,
+      homeDir: d.dir,
+      cache,
+      persistentCache,
+      quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
+    });
+    return { payload, stateReads, indexReads, safeReads, disk: cache.disk };
+  } finally {
+    observeSafeReads(previous);
+  }
+}
+
+/** Rewrites `file` in place (same inode) with text of the same length, then puts its mtime back. */
+function rewriteSameSizeSameMtime(file: string, edit: (text: string) => string): void {
+  const before = fs.statSync(file);
+  const text = fs.readFileSync(file, 'utf8');
+  const next = edit(text);
+  assert.equal(Buffer.byteLength(next), Buffer.byteLength(text), 'the edit keeps the size');
+  assert.notEqual(next, text);
+  const fd = fs.openSync(file, 'r+');
+  fs.writeSync(fd, next, 0, 'utf8');
+  fs.closeSync(fd);
+  fs.utimesSync(file, before.atime, before.mtime);
+  const after = fs.statSync(file);
+  assert.deepEqual([after.size, after.mtimeMs, after.ino], [before.size, before.mtimeMs, before.ino], 'stamp kept');
+}
+
+/** A same-length edit of the demo's Next Action text (it shows in the status item). */
+const editNextAction = (text: string): string => {
+  const at = text.indexOf('## Next Action');
+  assert.ok(at >= 0);
+  const line = text.indexOf('\n', at) + 1;
+  const end = text.indexOf('\n', line);
+  const old = text.slice(line, end);
+  const swapped = old.replace(/[a-z]/, (c) => (c === 'x' ? 'y' : 'x'));
+  return text.slice(0, line) + swapped + text.slice(end);
+};
+
+describe('persistent status cache (runtime root)', () => {
+  it('a warm call reads no state file, no run index and no spend record, and answers the same JSON as the uncached path', async () => {
+    const d = demo();
+    ageEverything(d);
+    const cold = await status(d, true);
+    assert.equal(cold.disk?.origin, 'missing');
+    assert.ok(fs.existsSync(d.cacheFile), 'the cache is written into the runtime root');
+    const warm = await status(d, true);
+    assert.equal(warm.disk?.origin, 'loaded');
+    assert.equal(warm.stateReads, 0);
+    assert.equal(warm.indexReads, 0);
+    assert.deepEqual(
+      warm.safeReads.filter((file) => file !== d.cacheFile && file !== d.registryPath),
+      [],
+      'only the cache (and the registry) are read',
+    );
+    const uncached = await status(d, false);
+    assert.equal(JSON.stringify(warm.payload), JSON.stringify(uncached.payload));
+    assert.equal(JSON.stringify(cold.payload), JSON.stringify(uncached.payload));
+  });
+
+  it('an appended run is seen: the index stamp changed (size), its item and ledger are rebuilt', async () => {
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const rows = fs.readFileSync(d.indexFile, 'utf8').trim().split('\n');
+    const spend = JSON.parse(rows.find((row) => row.includes('quota_slot_spent')) as string) as Record<string, unknown>;
+    fs.appendFileSync(
+      d.indexFile,
+      `${JSON.stringify({ ...spend, generated_at: '2026-11-28T11:00:00+00:00', slots: 3, settlement_identity: { effect_id: 'new-effect' } })}\n`,
+    );
+    const warm = await status(d, true);
+    const uncached = await status(d, false);
+    assert.equal(warm.indexReads, 1);
+    assert.equal(JSON.stringify(warm.payload), JSON.stringify(uncached.payload));
+    const before = (await status(d, false)).payload.attention_queue.items[0]?.quota?.spent_slots;
+    assert.equal(warm.payload.attention_queue.items[0]?.quota?.spent_slots, before);
+    assert.equal(warm.payload.attention_queue.items[0]?.unique_runs, rows.length + 1);
+  });
+
+  it('a same-size rewrite within the mtime granularity is caught by the content hash of a racy file', async () => {
+    const d = demo();
+    // Modified just now, on a one-second granularity: racy, so its entry carries a hash.
+    const now = Math.floor(Date.now() / 1000);
+    fs.utimesSync(d.stateFile, now, now);
+    await status(d, true);
+    rewriteSameSizeSameMtime(d.stateFile, editNextAction);
+    const warm = await status(d, true);
+    const uncached = await status(d, false);
+    assert.equal(warm.stateReads, 1, 'the state file is read again');
+    assert.equal(
+      warm.payload.attention_queue.items[0]?.active_state_next_action,
+      uncached.payload.attention_queue.items[0]?.active_state_next_action,
+    );
+    assert.equal(JSON.stringify(warm.payload), JSON.stringify(uncached.payload));
+  });
+
+  it('a racy entry pays its hash until it is verified after the racy window, then the stamp alone serves', async () => {
+    const d = demo(); // Files just written: racy, hashed.
+    await status(d, true);
+    const hashedPaths = (): string[] => {
+      const text = fs.readFileSync(d.cacheFile, 'utf8');
+      const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as {
+        items: Record<string, { files: { path: string; sha256?: string }[] }>;
+      };
+      return Object.values(body.items).flatMap((item) =>
+        item.files.filter((f) => f.sha256 !== undefined).map((f) => f.path),
+      );
+    };
+    assert.ok(hashedPaths().includes(d.stateFile));
+    // The cache as written well after the files' last change (as an hour later would leave it).
+    const later = new Date(Date.now() + 3_600_000);
+    fs.utimesSync(d.cacheFile, later, later);
+    const verified = await status(d, true);
+    assert.equal(verified.stateReads, 0, 'verified by its hash, not re-parsed');
+    assert.deepEqual(hashedPaths(), [], 'the hash is dropped once verified after the window');
+    assert.equal(JSON.stringify(verified.payload), JSON.stringify((await status(d, false)).payload));
+  });
+
+  it('a truncated index is seen: its size changed, its item and ledger are rebuilt', async () => {
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const text = fs.readFileSync(d.indexFile, 'utf8');
+    const lines = text.trim().split('\n');
+    fs.writeFileSync(d.indexFile, `${lines[0]}\n`);
+    const truncated = await status(d, true);
+    assert.equal(truncated.payload.attention_queue.items[0]?.unique_runs, 1);
+    assert.equal(JSON.stringify(truncated.payload), JSON.stringify((await status(d, false)).payload));
+  });
+
+  it('a file replaced by rename (same size and mtime, new inode) is not trusted', async () => {
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const before = fs.statSync(d.stateFile);
+    const replacement = `${d.stateFile}.new`;
+    fs.writeFileSync(replacement, editNextAction(fs.readFileSync(d.stateFile, 'utf8')));
+    fs.utimesSync(replacement, before.atime, before.mtime);
+    fs.renameSync(replacement, d.stateFile);
+    const after = fs.statSync(d.stateFile);
+    assert.deepEqual([after.size, after.mtimeMs], [before.size, before.mtimeMs]);
+    assert.notEqual(after.ino, before.ino);
+    const warm = await status(d, true);
+    assert.equal(warm.stateReads, 1);
+    assert.equal(JSON.stringify(warm.payload), JSON.stringify((await status(d, false)).payload));
+  });
+
+  it('clock skew: a file stamped in the future is racy whatever the clock says, and a same-size rewrite is caught', async () => {
+    const d = demo();
+    ageEverything(d);
+    const future = new Date(Date.now() + 3_600_000);
+    fs.utimesSync(d.stateFile, future, future);
+    await status(d, true);
+    rewriteSameSizeSameMtime(d.stateFile, editNextAction);
+    const warm = await status(d, true);
+    assert.equal(warm.stateReads, 1);
+    assert.equal(JSON.stringify(warm.payload), JSON.stringify((await status(d, false)).payload));
+  });
+
+  it('clock skew: a cache file stamped earlier than the files it describes does not trust unhashed entries', async () => {
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    // The cache now looks older than the files (the file system clock went back, or the cache was copied).
+    const older = new Date(Date.now() - 2 * 3_600_000);
+    fs.utimesSync(d.cacheFile, older, older);
+    rewriteSameSizeSameMtime(d.stateFile, editNextAction);
+    const warm = await status(d, true);
+    assert.equal(warm.stateReads, 1);
+    assert.equal(JSON.stringify(warm.payload), JSON.stringify((await status(d, false)).payload));
+  });
+
+  it('a corrupt cache (a flipped byte, a torn file, not JSON) is ignored and rebuilt', async () => {
+    for (const damage of [
+      (bytes: Buffer) => {
+        bytes[bytes.length - 10] = (bytes[bytes.length - 10] as number) ^ 0x01;
+        return bytes;
+      },
+      (bytes: Buffer) => bytes.subarray(0, Math.floor(bytes.length / 2)),
+      () => Buffer.from('not json at all'),
+      // Still valid JSON of the right shape, with an edited item: only the checksum tells.
+      (bytes: Buffer) =>
+        Buffer.from(bytes.toString('utf8').replaceAll('Tidy the notes folder', 'Tidy the notes f0lder')),
+    ]) {
+      const d = demo();
+      ageEverything(d);
+      const first = await status(d, true);
+      fs.writeFileSync(d.cacheFile, damage(fs.readFileSync(d.cacheFile)));
+      const again = await status(d, true);
+      assert.equal(again.disk?.origin, 'corrupt');
+      assert.equal(again.stateReads, 1, 'nothing is taken from it');
+      assert.equal(JSON.stringify(again.payload), JSON.stringify(first.payload));
+      assert.equal(StatusDiskCache.open(d.cacheFile).origin, 'loaded', 'rebuilt');
+    }
+  });
+
+  it('a foreign cache (another format, another version) is ignored, and never trusted for an entry', async () => {
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const bytes = fs.readFileSync(d.cacheFile, 'utf8');
+    const newline = bytes.indexOf('\n');
+    const header = JSON.parse(bytes.slice(0, newline)) as Record<string, unknown>;
+    fs.writeFileSync(
+      d.cacheFile,
+      `${JSON.stringify({ ...header, loopx_version: '0.0.0-other' })}${bytes.slice(newline)}`,
+    );
+    const again = await status(d, true);
+    assert.equal(again.disk?.origin, 'foreign');
+    assert.equal(again.stateReads, 1);
+  });
+
+  it('deleting the cache is safe; with the cache off nothing is written', async () => {
+    const d = demo();
+    await status(d, false);
+    assert.equal(fs.existsSync(d.cacheFile), false);
+    await status(d, true);
+    fs.rmSync(d.cacheFile);
+    const again = await status(d, true);
+    assert.equal(again.disk?.origin, 'missing');
+    assert.equal(JSON.stringify(again.payload), JSON.stringify((await status(d, false)).payload));
+  });
+});

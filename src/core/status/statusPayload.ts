@@ -15,6 +15,7 @@ import {
   type GoalStatusItem,
   type GoalStatusTarget,
 } from './goalStatus';
+import { OPERATOR_WAITS } from './attentionRoute';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -133,6 +134,8 @@ export interface StatusQuotaSources {
   registryEntry: Record<string, unknown> | undefined;
   /** The goal's run index as status read it (null: it does not exist); undefined when status holds none. */
   runIndex: RunIndexRead | null | undefined;
+  /** Who the goal's status item waits on and how severe it is: the status view's quota state follows them. */
+  attention: Pick<GoalStatusItem, 'waiting_on' | 'severity'>;
 }
 
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
@@ -163,6 +166,10 @@ export function statusTargets(
       stateFile: resolveStateFile(goal, options.homeDir),
       agents: registeredAgentsForGoal(goal),
       registryMember: true,
+      adapterStatus: goal.adapter?.status || null,
+      adapterKind: goal.adapter?.kind || null,
+      registryWaitingOn: goal.waiting_on || null,
+      attentionStatus: goal.attention_status || null,
     });
   }
   return targets;
@@ -222,6 +229,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
               registry,
               registryEntry: rawEntries?.get(target.goalId),
               runIndex: cache.heldRunIndex(target),
+              attention: { waiting_on: item.waiting_on, severity: item.severity },
             }),
           ),
         };
@@ -250,9 +258,9 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     attention_queue: {
       available: true,
       item_count: items.length,
-      needs_user_or_controller: items.filter((item) => item.waiting_on === 'user').length,
+      needs_user_or_controller: items.filter((item) => OPERATOR_WAITS.has(item.waiting_on)).length,
       needs_codex: items.filter((item) => item.waiting_on === 'codex').length,
-      watching_external_evidence: 0,
+      watching_external_evidence: items.filter((item) => item.waiting_on === 'external_evidence').length,
       items,
     },
     run_history: {
@@ -296,7 +304,7 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
   return value;
 }
 
-/** The `contract` block: unreadable state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */
+/** The `contract` block: unreadable (not missing) state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */
 function statusContract(
   items: readonly GoalStatusItem[],
   runtimeRoot: string,
@@ -306,7 +314,10 @@ function statusContract(
   const errors: string[] = [];
   const warnings: string[] = [...extraWarnings];
   for (const item of items) {
-    if (item.active_state.error) errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
+    // A missing state file is not a contract error in LoopX's validator (the goal is routed by its
+    // runs, with null todo counts, and the item carries the reason); an unreadable one is.
+    if (item.active_state.error && item.active_state.error.code !== 'state_file_missing')
+      errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
     for (const error of item.state_diagnostics?.errors ?? []) errors.push(`${item.goal_id}: ${error.message}`);
     if (item.skipped_index_lines > 0)
       warnings.push(

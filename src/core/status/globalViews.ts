@@ -261,7 +261,12 @@ function resumeConditionMet(condition: string | undefined, goal: GlobalGoal, tod
     const id = condition.slice('todo_done:'.length);
     return todos.some((todo) => todo.todoId === id && todo.status === 'done');
   }
-  if (condition === 'capacity_available') return goal.item.quota?.state === 'eligible';
+  // Capacity is the quota's: slots left in the window and the goal not paused. An open gate (operator_gate) does
+  // not take capacity away; it is reported by the todo's own gate reasons.
+  if (condition === 'capacity_available') {
+    const state = goal.item.quota?.state;
+    return state !== undefined && state !== 'throttled' && state !== 'paused';
+  }
   return false;
 }
 

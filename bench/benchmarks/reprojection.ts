@@ -32,7 +32,7 @@ export const reprojectionOneGoal: RunnableBenchmark = {
     const stateFile = stateFiles(workspace)[0];
     if (target === undefined || stateFile === undefined) throw new Error('the workspace has no goals');
     const original = fs.readFileSync(stateFile, 'utf8');
-    const before = (await cache.goalStatus(target, { homeDir: ctx.homeDir })).agent_todos.total_count;
+    const before = (await cache.goalStatus(target, { homeDir: ctx.homeDir })).agent_todos?.total_count ?? 0;
     let runs = 0;
     let lastCount = before;
     return {
@@ -42,7 +42,7 @@ export const reprojectionOneGoal: RunnableBenchmark = {
           stateFile,
           `\n## Agent Todo\n- [ ] [P3] Benchmark todo ${runs}.\n  <!-- loopx:todo todo_id=todo_bench_${runs} status=open -->\n`,
         );
-        lastCount = (await cache.goalStatus(target, { homeDir: ctx.homeDir })).agent_todos.total_count;
+        lastCount = (await cache.goalStatus(target, { homeDir: ctx.homeDir })).agent_todos?.total_count ?? 0;
       },
       verify: async () => {
         if (lastCount <= before)

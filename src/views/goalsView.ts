@@ -210,7 +210,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     item.id = `goal:${goalKey(goal)}`;
     const parts = [goal.displayName === goal.goalId ? null : goal.goalId];
     if (status) {
-      parts.push(`${status.agent_todos.open_count} open`);
+      parts.push(`${status.agent_todos?.open_count ?? 0} open`);
       if (status.open_gates.length > 0)
         parts.push(`${status.open_gates.length} gate${status.open_gates.length === 1 ? '' : 's'}`);
     }
@@ -276,9 +276,9 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         goal,
         group: 'agentTodos',
         label: 'Agent Todos',
-        count: status.agent_todos.open_count + status.agent_todos.blocked_count,
+        count: (status.agent_todos?.open_count ?? 0) + (status.agent_todos?.blocked_count ?? 0),
       });
-      const userTodos = status.user_todos.items.filter((t) => t.task_class !== 'user_gate');
+      const userTodos = (status.user_todos?.items ?? []).filter((t) => t.task_class !== 'user_gate');
       if (userTodos.length > 0)
         nodes.push({ kind: 'group', goal, group: 'userTodos', label: 'User Todos', count: userTodos.length });
     } else if (goal.stateFile) {
@@ -336,11 +336,11 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     if (!status) return [];
     switch (node.group) {
       case 'agentTodos':
-        return status.agent_todos.items
+        return (status.agent_todos?.items ?? [])
           .filter((t) => t.status === 'open' || t.status === 'blocked')
           .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo, role: 'agent' as const }));
       case 'userTodos':
-        return status.user_todos.items
+        return (status.user_todos?.items ?? [])
           .filter((t) => t.task_class !== 'user_gate')
           .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo, role: 'user' as const }));
       case 'gates':

@@ -136,7 +136,7 @@ export function agentDetailsOf(facts: readonly GoalFacts[]): AgentDetails[] {
       const executor = executors.get(agentId) ?? 'no executor configured';
       if (!details.executors.includes(executor)) details.executors.push(executor);
     }
-    for (const todo of status?.agent_todos.items ?? []) {
+    for (const todo of status?.agent_todos?.items ?? []) {
       if (todo.claimed_by === null || todo.status === 'done') continue;
       entry(todo.claimed_by).claims.push({
         goalId: goal.goalId,

@@ -4,6 +4,7 @@ import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry } from '../runtime/r
 import type { TodoItem } from '../state/document';
 import { analyzeGates, gateRelation, gateState, isUserGate, type GateView } from '../state/gates';
 import { activationState } from './goalChannel';
+import { todosOrEmpty } from './goalStatus';
 import type { DeadLockFinding } from './globalLocks';
 import type { GlobalGoal, GlobalSnapshot } from './globalSnapshot';
 import {
@@ -141,8 +142,8 @@ export function globalSummary(snapshot: GlobalSnapshot, options: GlobalViewOptio
       waiting_on: item.waiting_on,
       severity: item.severity,
       recommended_action: item.recommended_action,
-      open_agent_todos: item.agent_todos.open_count,
-      open_user_todos: item.user_todos.open_count,
+      open_agent_todos: todosOrEmpty(item.agent_todos).open_count,
+      open_user_todos: todosOrEmpty(item.user_todos).open_count,
       open_gates: item.open_gates.length,
       runs_in_range: inRange.length,
       progress_runs_in_range: inRange.filter(isProgressRun).length,
@@ -260,7 +261,12 @@ function resumeConditionMet(condition: string | undefined, goal: GlobalGoal, tod
     const id = condition.slice('todo_done:'.length);
     return todos.some((todo) => todo.todoId === id && todo.status === 'done');
   }
-  if (condition === 'capacity_available') return goal.item.quota?.state === 'eligible';
+  // Capacity is the quota's: slots left in the window and the goal not paused. An open gate (operator_gate) does
+  // not take capacity away; it is reported by the todo's own gate reasons.
+  if (condition === 'capacity_available') {
+    const state = goal.item.quota?.state;
+    return state !== undefined && state !== 'throttled' && state !== 'paused';
+  }
   return false;
 }
 
@@ -478,14 +484,14 @@ function goalRisks(
       ),
     );
   }
-  if (item.activation_state === 'active' && item.agent_todos.open_count > 0 && inRange.length === 0) {
+  if (item.activation_state === 'active' && todosOrEmpty(item.agent_todos).open_count > 0 && inRange.length === 0) {
     const latest = goal.runs[0]?.generated_at ?? null;
     out.stale_runs.push(
       risk(
         'no_recent_run',
         'info',
         id,
-        `no run in the last ${hours}h while ${item.agent_todos.open_count} agent todo(s) are open (latest run: ${latest ?? 'none'})`,
+        `no run in the last ${hours}h while ${todosOrEmpty(item.agent_todos).open_count} agent todo(s) are open (latest run: ${latest ?? 'none'})`,
         `check that an agent loop runs for ${id}, or defer the open todos`,
         { latest_run_at: latest },
       ),

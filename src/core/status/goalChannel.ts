@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { goalStopped } from '../quota/state';
 import type { RegistryGoal } from '../registry/schema';
-import { StatusTodoItemSchema, type GoalStatusItem, type StatusTodoItem } from './goalStatus';
+import { OPERATOR_WAITS } from './attentionRoute';
+import { StatusTodoItemSchema, todosOrEmpty, type GoalStatusItem, type StatusTodoItem } from './goalStatus';
 
 /**
  * The per-goal blocks existing LoopX dashboards read from every `attention_queue.items[]` entry
@@ -202,15 +203,15 @@ export function projectAsset(item: GoalStatusItem, goal: RegistryGoal | undefine
     next_action: item.active_state_next_action ?? item.recommended_action,
     stop_condition: text(goal?.['stop_condition']) ?? DEFAULT_STOP_CONDITION,
     ...(quota !== undefined ? { quota } : {}),
-    user_todos: { items: item.user_todos.items },
-    agent_todos: { items: item.agent_todos.items },
+    user_todos: { items: todosOrEmpty(item.user_todos).items },
+    agent_todos: { items: todosOrEmpty(item.agent_todos).items },
   };
 }
 
 /** The read-only goal channel projection of one status item. */
 export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal | undefined): GoalChannelProjection {
-  const userActionRequired = item.waiting_on === 'user' || item.open_gates.length > 0;
-  const agentActionRequired = item.waiting_on === 'codex' && item.agent_todos.open_count > 0;
+  const userActionRequired = OPERATOR_WAITS.has(item.waiting_on) || item.open_gates.length > 0;
+  const agentActionRequired = item.waiting_on === 'codex' && todosOrEmpty(item.agent_todos).open_count > 0;
   const writeScope = stringList(goal?.coordination?.write_scope);
   return {
     schema_version: GOAL_CHANNEL_PROJECTION_SCHEMA,
@@ -227,8 +228,8 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
       quiet_noop_allowed: !userActionRequired && !agentActionRequired,
     },
     quota: scalarEntries(item.quota),
-    user_todos: item.user_todos.items.map(channelTodo),
-    agent_todos: item.agent_todos.items.map(channelTodo),
+    user_todos: todosOrEmpty(item.user_todos).items.map(channelTodo),
+    agent_todos: todosOrEmpty(item.agent_todos).items.map(channelTodo),
     open_gates: item.open_gates.map((gate) => ({
       gate_id: gate.todo_id,
       kind: 'user_gate',
@@ -237,8 +238,8 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
       blocks: [...gate.blocked_todo_ids, ...(gate.blocks_agent !== null ? [`agent:${gate.blocks_agent}`] : [])],
       decision_scope: gate.decision_scope,
     })),
-    active_leases: item.agent_todos.items
-      .filter((todo) => todo.claimed_by !== null)
+    active_leases: todosOrEmpty(item.agent_todos)
+      .items.filter((todo) => todo.claimed_by !== null)
       .map((todo) => ({
         agent_id: todo.claimed_by ?? '',
         owner_agent: todo.claimed_by ?? '',

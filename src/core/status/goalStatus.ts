@@ -14,6 +14,7 @@ import {
 } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
 import { scrubText } from '../privacy/scrub';
+import { attentionRoute, AttentionSeveritySchema, WaitingOnSchema, type OpenTodoFacts } from './attentionRoute';
 import { readRegistry } from '../registry/read';
 import { runIndexPath } from '../runtime/layout';
 import { readRunIndex, type ReadRunIndexOptions, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
@@ -117,8 +118,7 @@ export const StatusItemQuotaSchema = z.looseObject({
 });
 export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
 
-export const WaitingOnSchema = z.enum(['codex', 'user']);
-export const AttentionSeveritySchema = z.enum(['high', 'action', 'info']);
+export { WaitingOnSchema, AttentionSeveritySchema } from './attentionRoute';
 export const RecommendedActionOriginSchema = z.enum(['latest_run', 'active_state_next_action', 'default']);
 
 export const DEFAULT_STATUS_ACTION =
@@ -128,7 +128,10 @@ export const DEFAULT_STATUS_ACTION =
 export const GoalStatusItemSchema = z.object({
   goal_id: z.string(),
   display_name: z.string(),
-  /** The latest status run's classification, else the registry status. */
+  /**
+   * LoopX's attention status: `active_state_user_gate`, `active_state_user_todo`, `connected_without_run`,
+   * `run_artifact_missing`, the latest status run's classification, … (attentionRoute.ts).
+   */
   status: z.string(),
   /** The goal's status in the registry. */
   goal_status: z.string(),
@@ -151,8 +154,9 @@ export const GoalStatusItemSchema = z.object({
   stale_latest_run_warning: staleLatestRunWarningSchema.optional(),
   /** Every drift warning, most severe first. */
   projection_warnings: z.array(projectionWarningSchema),
-  user_todos: StatusTodoSummarySchema,
-  agent_todos: StatusTodoSummarySchema,
+  /** Null when the state file could not be read, as LoopX reports it. */
+  user_todos: StatusTodoSummarySchema.nullable(),
+  agent_todos: StatusTodoSummarySchema.nullable(),
   open_gates: z.array(StatusGateSchema),
   latest_runs: z.array(StatusRunSchema),
   index_exists: z.boolean(),
@@ -180,6 +184,11 @@ export const GoalStatusTargetSchema = z.object({
   stateFile: z.string().nullable(),
   agents: z.array(z.string()),
   registryMember: z.boolean().default(true),
+  /** The registry entry's `adapter.status`/`adapter.kind`, `waiting_on` and `attention_status` (attention routing). */
+  adapterStatus: z.string().nullable().default(null),
+  adapterKind: z.string().nullable().default(null),
+  registryWaitingOn: z.string().nullable().default(null),
+  attentionStatus: z.string().nullable().default(null),
 });
 export type GoalStatusTarget = z.input<typeof GoalStatusTargetSchema>;
 
@@ -270,7 +279,8 @@ function statusTodoItem(item: StructuredTodoItem): StatusTodoItem {
   };
 }
 
-const EMPTY_TODOS: StatusTodoSummary = {
+/** A goal's todo summary for readers that show counts either way: an empty one when the state file could not be read. */
+export const NO_TODOS: StatusTodoSummary = {
   source_section: null,
   total_count: 0,
   open_count: 0,
@@ -279,6 +289,10 @@ const EMPTY_TODOS: StatusTodoSummary = {
   deferred_count: 0,
   items: [],
 };
+
+export function todosOrEmpty(summary: StatusTodoSummary | null | undefined): StatusTodoSummary {
+  return summary ?? NO_TODOS;
+}
 
 function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
@@ -355,8 +369,8 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     latestAgentLaneRun: agentLaneRuns[0] ?? null,
     preferredAgentId: input.agentId,
   });
-  const userTodos = doc && structured ? todoSummary(doc, structured.todos.user, 'user', input) : EMPTY_TODOS;
-  const agentTodos = doc && structured ? todoSummary(doc, structured.todos.agent, 'agent', input) : EMPTY_TODOS;
+  const userTodos = doc && structured ? todoSummary(doc, structured.todos.user, 'user', input) : null;
+  const agentTodos = doc && structured ? todoSummary(doc, structured.todos.agent, 'agent', input) : null;
   const warnings: ProjectionWarning[] = projectGoalWarnings({
     goalId: target.goalId,
     registryMember: target.registryMember,
@@ -367,7 +381,10 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     agentLaneRuns,
     preferredAgentId: input.agentId,
     todoCounts: doc
-      ? { agent: { markdownOpenCount: agentTodos.open_count }, user: { markdownOpenCount: userTodos.open_count } }
+      ? {
+          agent: { markdownOpenCount: agentTodos?.open_count ?? 0 },
+          user: { markdownOpenCount: userTodos?.open_count ?? 0 },
+        }
       : null,
   });
 
@@ -386,29 +403,31 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     unscoped: gate.unscoped,
     blocked_todo_ids: gate.blocked_todo_ids,
   }));
-  // Agent work that can go ahead now: open, not marked blocked, not held by a gate, and (for one agent) its own or unclaimed.
-  const agentStatuses = new Map((structured?.todos.agent.items ?? []).map((item) => [item.todo_id, item.status]));
-  const runnableAgentWork = (gates?.agent_todos ?? []).filter(
-    (todo) =>
-      agentStatuses.get(todo.todo_id) === 'open' &&
-      !todo.blocked &&
-      (input.agentId === null || todo.claimed_by === null || todo.claimed_by === input.agentId),
-  );
-
-  // The owner is needed when the file is unreadable, or when no agent work can go ahead while gates or user todos are open.
-  const waitingOn =
-    state.kind !== 'ok'
-      ? 'user'
-      : runnableAgentWork.length === 0 && (openGates.length > 0 || userTodos.open_count > 0)
-        ? 'user'
-        : 'codex';
-  const hasErrors = state.kind !== 'ok' || (structured?.diagnostics.error_count ?? 0) > 0;
-  const hasWork =
-    openGates.length > 0 ||
-    userTodos.open_count > 0 ||
-    agentTodos.open_count > 0 ||
-    warnings.some((w) => w.severity === 'warning');
-  const severity = hasErrors ? 'high' : hasWork ? 'action' : 'info';
+  const openFacts = (summary: { open_count: number; items: StructuredTodoItem[] } | undefined): OpenTodoFacts | null =>
+    summary === undefined
+      ? null
+      : {
+          open_count: summary.open_count,
+          open: summary.items.filter(isOpen).map((item) => ({ task_class: item.task_class })),
+        };
+  const route = attentionRoute({
+    registryStatus: target.status,
+    adapterStatus: target.adapterStatus,
+    adapterKind: target.adapterKind,
+    registryWaitingOn: target.registryWaitingOn,
+    attentionStatus: target.attentionStatus,
+    latestStatusRun:
+      latestStatusRun === null
+        ? null
+        : {
+            ...latestStatusRun,
+            json_exists: latestStatusRun['json_exists'] === true,
+            markdown_exists: latestStatusRun['markdown_exists'] === true,
+          },
+    userTodos: openFacts(structured?.todos.user),
+    agentTodos: openFacts(structured?.todos.agent),
+    hasProjectionGap: warnings.some((warning) => warning.kind === 'state_projection_gap'),
+  });
 
   const [recommendedAction, source] =
     latest.latest_run_recommended_action !== null
@@ -426,11 +445,11 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const item: GoalStatusItem = {
     goal_id: target.goalId,
     display_name: target.displayName,
-    status: latestStatusRun?.classification ?? target.status,
+    status: route.status,
     goal_status: target.status,
     domain: target.domain,
-    waiting_on: waitingOn,
-    severity,
+    waiting_on: route.waiting_on,
+    severity: route.severity,
     recommended_action: recommendedAction,
     source,
     registry_member: target.registryMember,

@@ -1,6 +1,6 @@
 import { shellWord } from '../registry/agentIds';
 import type { ProjectionWarning, ResolutionAction } from './projection/schemas';
-import type { GoalStatusItem, StatusTodoSummary } from './goalStatus';
+import { todosOrEmpty, type GoalStatusItem, type StatusTodoSummary } from './goalStatus';
 import type { StatusPayload } from './statusPayload';
 
 /** The status payload as Markdown for people (the CLI's default output, the editor's status preview). */
@@ -32,8 +32,11 @@ function goalMarkdown(item: GoalStatusItem): string[] {
     );
   }
   if (item.quota !== undefined) lines.push(`- Quota: ${quotaLine(item)}`);
-  lines.push(`- Agent todos: ${todoCounts(item.agent_todos)}`, ...todoItems(item.agent_todos));
-  lines.push(`- User todos: ${todoCounts(item.user_todos)}`, ...todoItems(item.user_todos));
+  lines.push(
+    `- Agent todos: ${todoCounts(todosOrEmpty(item.agent_todos))}`,
+    ...todoItems(todosOrEmpty(item.agent_todos)),
+  );
+  lines.push(`- User todos: ${todoCounts(todosOrEmpty(item.user_todos))}`, ...todoItems(todosOrEmpty(item.user_todos)));
   if (item.open_gates.length > 0) {
     lines.push('- Open gates:');
     for (const gate of item.open_gates) {

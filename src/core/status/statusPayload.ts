@@ -17,6 +17,7 @@ import {
   type GoalStatusItem,
   type GoalStatusTarget,
 } from './goalStatus';
+import { OPERATOR_WAITS } from './attentionRoute';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -142,6 +143,8 @@ export interface StatusQuotaSources {
   runIndex: RunIndexRead | null | undefined;
   /** With the persistent cache: the digest of the goal's run index (its ledger facts), read or kept. */
   indexDigest?: IndexDigest;
+  /** Who the goal's status item waits on and how severe it is: the status view's quota state follows them. */
+  attention: Pick<GoalStatusItem, 'waiting_on' | 'severity'>;
 }
 
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
@@ -172,6 +175,10 @@ export function statusTargets(
       stateFile: resolveStateFile(goal, options.homeDir),
       agents: registeredAgentsForGoal(goal),
       registryMember: true,
+      adapterStatus: goal.adapter?.status || null,
+      adapterKind: goal.adapter?.kind || null,
+      registryWaitingOn: goal.waiting_on || null,
+      attentionStatus: goal.attention_status || null,
     });
   }
   return targets;
@@ -242,6 +249,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
               registryEntry: rawEntries?.get(target.goalId),
               runIndex,
               ...(indexDigest !== undefined ? { indexDigest } : {}),
+              attention: { waiting_on: item.waiting_on, severity: item.severity },
             }),
           ),
         };
@@ -278,9 +286,9 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     attention_queue: {
       available: true,
       item_count: items.length,
-      needs_user_or_controller: items.filter((item) => item.waiting_on === 'user').length,
+      needs_user_or_controller: items.filter((item) => OPERATOR_WAITS.has(item.waiting_on)).length,
       needs_codex: items.filter((item) => item.waiting_on === 'codex').length,
-      watching_external_evidence: 0,
+      watching_external_evidence: items.filter((item) => item.waiting_on === 'external_evidence').length,
       items,
     },
     run_history: {
@@ -324,7 +332,7 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
   return value;
 }
 
-/** The `contract` block: unreadable state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */
+/** The `contract` block: unreadable (not missing) state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */
 function statusContract(
   items: readonly GoalStatusItem[],
   runtimeRoot: string,
@@ -334,7 +342,10 @@ function statusContract(
   const errors: string[] = [];
   const warnings: string[] = [...extraWarnings];
   for (const item of items) {
-    if (item.active_state.error) errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
+    // A missing state file is not a contract error in LoopX's validator (the goal is routed by its
+    // runs, with null todo counts, and the item carries the reason); an unreadable one is.
+    if (item.active_state.error && item.active_state.error.code !== 'state_file_missing')
+      errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
     for (const error of item.state_diagnostics?.errors ?? []) errors.push(`${item.goal_id}: ${error.message}`);
     if (item.skipped_index_lines > 0)
       warnings.push(

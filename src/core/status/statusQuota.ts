@@ -1,6 +1,8 @@
 import type { Clock } from '../clock';
 import { goalQuotaSummary, type GoalQuotaSummary } from '../scheduling/shouldRun';
 import { quotaGoalFromEntry } from '../quota/goal';
+import { focusMarkerOf, type QuotaState } from '../quota/state';
+import { OPERATOR_WAITS } from './attentionRoute';
 import type { GoalStatusTarget } from './goalStatus';
 import type { StatusQuotaSources } from './statusPayload';
 
@@ -21,26 +23,64 @@ export function statusQuotaSummaries(
   options: StatusQuotaOptions,
 ): (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<GoalQuotaSummary> {
   const runtimeRootOverride = options.runtimeRootOverride ?? undefined;
-  return (target, sources) =>
-    goalQuotaSummary({
-      registryPath: options.registryPath,
-      goalId: target.goalId,
-      clock: options.clock,
-      runtimeRootOverride,
-      homeDir: options.homeDir,
-      registry: sources.registry,
-      ...(sources.registryEntry !== undefined
-        ? {
-            goal: quotaGoalFromEntry(sources.registryEntry, {
-              goalId: target.goalId,
-              registryPath: options.registryPath,
-              projectRoot: target.projectRoot,
-              runtimeRoot: target.runtimeRoot,
-              homeDir: options.homeDir,
-            }),
-          }
-        : {}),
-      ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-      ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
-    });
+  return async (target, sources) =>
+    statusQuotaState(
+      await goalQuotaSummary({
+        registryPath: options.registryPath,
+        goalId: target.goalId,
+        clock: options.clock,
+        runtimeRootOverride,
+        homeDir: options.homeDir,
+        registry: sources.registry,
+        ...(sources.registryEntry !== undefined
+          ? {
+              goal: quotaGoalFromEntry(sources.registryEntry, {
+                goalId: target.goalId,
+                registryPath: options.registryPath,
+                projectRoot: target.projectRoot,
+                runtimeRoot: target.runtimeRoot,
+                homeDir: options.homeDir,
+              }),
+            }
+          : {}),
+        ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+        ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
+      }),
+      sources.attention,
+      sources.registryEntry === undefined ? null : focusMarkerOf(sources.registryEntry),
+    );
+}
+
+/**
+ * The quota state the status view shows for a goal, by LoopX's rule for status items: it follows the
+ * item's attention route rather than the registry's `waiting_on` alone. First match wins:
+ *   paused (goal stopped, compute 0; kept from the summary) → `blocked_health` when the item is
+ *   `high` (a missing run artifact, a contract failure) → `operator_gate` when it waits on the
+ *   controller or the owner (an open user gate or user todo) → `waiting` on external evidence →
+ *   `focus_wait` (codex, focus marker) → `throttled` when the slots or a budget are used up (our
+ *   reservations count as used) → `eligible` (codex) → `waiting`.
+ */
+export function statusQuotaState(
+  summary: GoalQuotaSummary,
+  attention: StatusQuotaSources['attention'],
+  focusMarker: string | null,
+): GoalQuotaSummary {
+  if (summary.state === 'paused') return summary;
+  const at = (state: QuotaState, reason: string): GoalQuotaSummary => ({ ...summary, state, reason });
+  if (attention.severity === 'high')
+    return at('blocked_health', 'a health or contract problem of the goal must clear before compute is spent');
+  if (OPERATOR_WAITS.has(attention.waiting_on))
+    return at(
+      'operator_gate',
+      `waiting on the ${attention.waiting_on.replace(/_/g, ' ')}; one bounded non-gated step may run`,
+    );
+  if (attention.waiting_on === 'external_evidence')
+    return at('waiting', 'external evidence is still pending; no delivery compute is spent yet');
+  if (attention.waiting_on !== 'codex') return at('waiting', `waiting on ${attention.waiting_on}`);
+  if (focusMarker !== null)
+    return at('focus_wait', `focus marker ${focusMarker}: the goal waits at a continuation boundary`);
+  if (summary.exceeded) return summary.state === 'throttled' ? summary : at('throttled', 'the quota window is used up');
+  return summary.state === 'eligible'
+    ? summary
+    : at('eligible', `${summary.compute} compute quota; eligible for the next automatic agent turn`);
 }

@@ -74,9 +74,9 @@ describe('global read models on the demo workspace', () => {
     assert.deepEqual(response.groups.goals[0], {
       goal_id: 'tidy-notes',
       display_name: 'Tidy the notes folder',
-      status: 'validated_progress',
+      status: 'active_state_user_gate',
       activation_state: 'active',
-      waiting_on: 'codex',
+      waiting_on: 'controller',
       severity: 'action',
       recommended_action: 'Add a "Related" section linking notes that share a tag.',
       open_agent_todos: 4,
@@ -86,7 +86,7 @@ describe('global read models on the demo workspace', () => {
       progress_runs_in_range: 2,
       latest_run_at: '2026-11-28T08:56:00+00:00',
       latest_run_classification: 'quota_slot_spent',
-      quota_state: 'eligible',
+      quota_state: 'operator_gate',
       spent_slots: 1,
       allowed_slots: 24,
     });
@@ -329,7 +329,7 @@ describe('global-todos readiness (case 37)', () => {
     assert.equal(response.summary.deferred_waiting_count, 1);
     fs.writeFileSync(statePath, defer('capacity_available'));
     response = globalTodos(await snapshotOf(registryPath));
-    assert.deepEqual(ids(response.groups.deferred_ready), ['todo_index'], 'the quota is eligible');
+    assert.deepEqual(ids(response.groups.deferred_ready), ['todo_index'], 'the quota has slots left');
     fs.writeFileSync(statePath, defer('pr_merged:#12'));
     response = globalTodos(await snapshotOf(registryPath));
     assert.deepEqual(response.groups.deferred_ready, [], 'a pull request LoopX cannot check stays deferred');

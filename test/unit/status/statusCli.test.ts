@@ -26,7 +26,11 @@ describe('loopx status (CLI)', () => {
     assert.match(out, /- Next Action: Add a "Related" section linking notes that share a tag\.\n/);
     assert.match(out, /- Agent todos: 4 open, 1 done of 5\n/);
     assert.match(out, /- User todos: 2 open, 0 done of 2\n/);
-    assert.match(out, /- Quota: eligible — 1 of 24 slots used in 24 h/, 'the 08:56 spend counts in the rolling window');
+    assert.match(
+      out,
+      /- Quota: operator_gate — 1 of 24 slots used in 24 h/,
+      'the open user gate holds the goal for the controller; the 08:56 spend counts in the rolling window',
+    );
     assert.match(
       out,
       /`todo_gate_publish` Approve publishing the knowledge base to the team wiki\. \(agent demo\); holds back todo_publish/,
@@ -59,7 +63,7 @@ describe('loopx status (CLI)', () => {
     const item = payload.attention_queue.items[0];
     assert.equal(item?.latest_runs.length, 1);
     assert.deepEqual(
-      item?.agent_todos.items.map((todo) => todo.todo_id),
+      item?.agent_todos?.items.map((todo) => todo.todo_id),
       ['todo_related', 'todo_index', 'todo_links', 'todo_publish'],
     );
   });
@@ -82,7 +86,8 @@ describe('loopx status (CLI)', () => {
     const status = await run(dir, 'status', '--format', 'json');
     const item = StatusPayloadSchema.parse(status.json()).attention_queue.items[0];
     assert.deepEqual(item?.projection_warnings, []);
-    assert.equal(item?.status, 'state_refreshed');
+    assert.equal(item?.latest_runs[0]?.classification, 'state_refreshed');
+    assert.equal(item?.status, 'active_state_user_gate', 'the open gate still routes the goal to the controller');
   });
 
   it('exits 1 when the registry cannot be read, 2 for bad arguments', async () => {

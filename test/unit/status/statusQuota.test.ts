@@ -6,7 +6,7 @@ import { fixedClock } from '../../../src/core/clock';
 import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
 import { loadStatus } from '../../../src/core/status/statusPayload';
-import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
+import { statusQuotaState, statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
@@ -27,7 +27,12 @@ describe('status quota from the reads status already made', () => {
       quotaSummary: statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir }),
     });
     const standalone = await goalQuotaSummary({ registryPath, goalId: 'tidy-notes', clock: CLOCK, homeDir: dir });
-    assert.deepEqual(payload.attention_queue.items[0]?.quota, standalone);
+    const item = payload.attention_queue.items[0];
+    assert.ok(item);
+    // The same counts; the state follows the item's route (its open user gate holds it for the controller).
+    assert.deepEqual(item.quota, statusQuotaState(standalone, item, null));
+    assert.deepEqual({ ...item.quota, state: standalone.state, reason: standalone.reason }, standalone);
+    assert.equal(item.quota?.state, 'operator_gate');
     assert.equal(
       payload.contract.warnings.some((w) => w.includes('quota summary unavailable')),
       false,

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runLoopx } from '../cli/run';
 import { makeWorkspace, NOW, readIndexRows, type Workspace } from '../quota/helpers';
-import { parseRolloutEvents, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
+import { parseRolloutEvents, rolloutEventId, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
 
 /**
  * Heartbeat receipts (spec §3.1 step 6, §5.4, cases 22 and 24): should-run → refresh-state →
@@ -192,5 +192,41 @@ describe('quota plan', () => {
     assert.deepEqual(byState['paused'], ['paused-goal']);
     assert.equal(json.next_automatic_turn.goal_id, byState['eligible']?.[0]);
     assert.deepEqual(byState['eligible'], ['big', 'g'], 'compute high first');
+  });
+});
+
+describe('mixed use: a log written by the original LoopX', () => {
+  const fixture = fs.readFileSync(path.join(__dirname, 'fixtures', 'original-log.jsonl'), 'utf8');
+
+  it('reads its rows (unknown fields kept, same event_id), reports a torn and a foreign line, rewrites nothing', async () => {
+    const ws = makeWorkspace({}, TWO_TODOS);
+    const file = rolloutEventLogPath(ws.runtimeRoot, 'g');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, fixture);
+    const log = await cli(ws, ['evidence-log', '--goal-id', 'g']);
+    assert.equal(log.code, 0, log.stderr);
+    const json = log.json() as { events: Record<string, unknown>[]; skipped_lines: { line: number }[] };
+    assert.equal(json.events.length, 1);
+    const event = json.events[0] ?? {};
+    assert.deepEqual(event['lane'], { lane_id: 'lane-1' });
+    assert.equal(rolloutEventId(event), '9fdd981952ce9bc7', 'our event id of its row equals the one it wrote');
+    assert.deepEqual(
+      json.skipped_lines.map((s) => s.line),
+      [2, 3],
+    );
+    // Its receipt binds the turn for our CLI too: the writeback of the turn takes todo_parser from it.
+    const w = await writeback(ws, 'py-turn');
+    assert.equal(w.code, 0, w.stderr);
+    assert.equal(w.json()['todo_id'], 'todo_parser');
+    assert.ok(fs.readFileSync(file, 'utf8').startsWith(fixture), 'the original rows are left as written');
+  });
+
+  it('our rows carry the fields its readers use, and our event_id is its sha256 rule', async () => {
+    const ws = makeWorkspace({}, TWO_TODOS);
+    await guard(ws, 't1');
+    const [row] = events(ws);
+    for (const key of ['schema_version', 'goal_id', 'event_kind', 'recorded_at', 'agent_id', 'run_id', 'event_id'])
+      assert.ok(row !== undefined && key in row, key);
+    assert.equal(row?.['event_id'], rolloutEventId(row ?? {}));
   });
 });

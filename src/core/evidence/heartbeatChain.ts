@@ -11,6 +11,7 @@ import {
 } from './receipts';
 import {
   appendRolloutEventsChecked,
+  ofTurn,
   buildRolloutEvent,
   readRolloutEvents,
   rolloutEventLogOf,
@@ -54,7 +55,7 @@ export async function resolveChainBinding(
   requested: RequestedBinding,
   stepName: string,
 ): Promise<ChainBinding> {
-  const read = await readRolloutEvents(rolloutEventLogOf(step.goalDir));
+  const read = await readRolloutEvents(rolloutEventLogOf(step.goalDir), ofTurn(step.turnInstanceId));
   const receipt = findHeartbeatReceipt(read.events, step.goalId, step.agentId, step.turnInstanceId);
   const binding =
     receipt === null ? requested : checkReceiptBinding(receipt, requested, (b) => effectOf(step, b), stepName);
@@ -104,7 +105,7 @@ export async function recordStepEvent(
       });
       return { append: [event], result: { event, appended: true } };
     },
-    input.lock === undefined ? {} : { lock: input.lock },
+    { keep: ofTurn(step.turnInstanceId), ...(input.lock === undefined ? {} : { lock: input.lock }) },
   );
 }
 
@@ -114,6 +115,6 @@ export async function stepEventRecorded(
   binding: ChainBinding,
   kind: StepEventInput['kind'],
 ): Promise<boolean> {
-  const read = await readRolloutEvents(rolloutEventLogOf(step.goalDir));
+  const read = await readRolloutEvents(rolloutEventLogOf(step.goalDir), ofTurn(step.turnInstanceId));
   return findStepEvent(read.events, kind, step.agentId, step.turnInstanceId, binding.effectId) !== null;
 }

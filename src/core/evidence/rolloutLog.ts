@@ -235,8 +235,14 @@ export interface RolloutEventRead {
   skipped: SkippedEventLine[];
 }
 
+/**
+ * A cheap test on a parsed line before the schema check: rows it rejects are neither validated nor
+ * returned (a receipt lookup in a log of 10,000 rows validates only the rows of its turn).
+ */
+export type RawEventFilter = (raw: Record<string, unknown>) => boolean;
+
 /** Reads every valid row of a log (missing file: no rows). Blank lines are ignored. */
-export async function readRolloutEvents(file: string): Promise<RolloutEventRead> {
+export async function readRolloutEvents(file: string, keep?: RawEventFilter): Promise<RolloutEventRead> {
   let text: string;
   try {
     text = await readFileSafe(file);
@@ -244,10 +250,13 @@ export async function readRolloutEvents(file: string): Promise<RolloutEventRead>
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, exists: false, events: [], skipped: [] };
     throw error;
   }
-  return { file, exists: true, ...parseRolloutEvents(text) };
+  return { file, exists: true, ...parseRolloutEvents(text, keep) };
 }
 
-export function parseRolloutEvents(text: string): { events: RolloutEvent[]; skipped: SkippedEventLine[] } {
+export function parseRolloutEvents(
+  text: string,
+  keep?: RawEventFilter,
+): { events: RolloutEvent[]; skipped: SkippedEventLine[] } {
   const events: RolloutEvent[] = [];
   const skipped: SkippedEventLine[] = [];
   const lines = text.split('\n');
@@ -261,6 +270,8 @@ export function parseRolloutEvents(text: string): { events: RolloutEvent[]; skip
       skipped.push({ line: i + 1, reason: 'not valid JSON (a torn or hand-edited line)' });
       continue;
     }
+    if (keep !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      if (!keep(parsed as Record<string, unknown>)) continue;
     const result = RolloutEventSchema.safeParse(parsed);
     if (!result.success) {
       const issue = result.error.issues[0];
@@ -295,6 +306,11 @@ export async function appendRolloutEvents(
   await withFileLock(file, { operation: 'rollout_event_append', ...options.lock }, () => appendUnlocked(file, events));
 }
 
+/** Only the rows of one turn (run_id): what receipt and step lookups need. */
+export function ofTurn(turnInstanceId: string): RawEventFilter {
+  return (raw) => raw['run_id'] === turnInstanceId;
+}
+
 /**
  * Reads the log and, under the same lock, appends what `decide` returns for the rows it saw: the
  * read-check-append of a receipt, so two retries of one heartbeat cannot both append.
@@ -302,14 +318,14 @@ export async function appendRolloutEvents(
 export async function appendRolloutEventsChecked<T>(
   goalDir: string,
   decide: (read: RolloutEventRead) => { append: RolloutEvent[]; result: T },
-  options: AppendRolloutOptions = {},
+  options: AppendRolloutOptions & { keep?: RawEventFilter } = {},
 ): Promise<T> {
   const file = rolloutEventLogOf(goalDir);
   const root = runtimeRootOfGoalDir(goalDir);
   await mkdirInside(root, goalDir);
   assertInside(root, file, 'append the rollout event log');
   return withFileLock(file, { operation: 'rollout_event_append', ...options.lock }, async () => {
-    const decided = decide(await readRolloutEvents(file));
+    const decided = decide(await readRolloutEvents(file, options.keep));
     appendUnlocked(file, decided.append);
     return decided.result;
   });

@@ -1,7 +1,7 @@
 import { isoSeconds, type Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { findHeartbeatReceipt, type HeartbeatReceipt } from '../evidence/receipts';
-import { appendRolloutEventsChecked, buildRolloutEvent, type RolloutEvent } from '../evidence/rolloutLog';
+import { appendRolloutEventsChecked, buildRolloutEvent, ofTurn, type RolloutEvent } from '../evidence/rolloutLog';
 import type { LockOptions } from '../fs/fileLock';
 import type { QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
@@ -94,7 +94,7 @@ export async function bindHeartbeatReceipt(
       const receipt = findHeartbeatReceipt([event], goal.goalId, agentId, turnInstanceId);
       return { append: [event], result: { receipt, replayed: false } };
     },
-    input.lock === undefined ? {} : { lock: input.lock },
+    { keep: ofTurn(turnInstanceId), ...(input.lock === undefined ? {} : { lock: input.lock }) },
   );
   if (fresh.receipt === null) return { ...decision, heartbeat_receipt: null };
   const receipt = fresh.receipt;

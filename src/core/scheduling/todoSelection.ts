@@ -197,7 +197,10 @@ export function selectTodo(input: SelectionInput): SelectionResult {
       .sort(compareCandidates(input.agentId));
     const ready = deferred[0];
     if (ready !== undefined)
-      successor = selectedTodoView(ready, `deferred todo whose resume condition ${ready.meta['resume_when'] ?? ''} is met`);
+      successor = selectedTodoView(
+        ready,
+        `deferred todo whose resume condition ${ready.meta['resume_when'] ?? ''} is met`,
+      );
   }
   return {
     selected,

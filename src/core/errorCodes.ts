@@ -28,6 +28,7 @@ export const LOOPX_ERROR_CODES = [
   'goal_exists', // bootstrap: the goal id is already in the registry (no --force)
   'goal_not_found', // no goal with that id in the registry
   'goal_registered', // archive: the goal is still in the registry (no --allow-registered)
+  'heartbeat_receipt_binding_mismatch', // a turn-scoped step names another todo or replan obligation than its heartbeat receipt binds
   'invalid_argument', // a library function got an unknown, missing or malformed argument
   'invalid_clock', // LOOPX_NOW (or another pinned clock) is not an ISO-8601 instant
   'invalid_decision_scope', // a gate's decision_scope is malformed
@@ -79,6 +80,7 @@ export const LOOPX_ERROR_CODES = [
   'registry_not_found', // the registry file named does not exist
   'registry_not_object', // the registry's root is not a JSON object
   'registry_unreadable', // the registry could not be read
+  'rollout_event_not_public_safe', // a rollout event field holds a private path or credential-like text
   'runtime_goal_missing', // archive: the runtime goal folder does not exist
   'runtime_goal_not_directory', // archive: the runtime goal path is not a folder
   'runtime_goal_outside_goals_root', // archive: the runtime goal folder resolves outside the goals root

@@ -18,6 +18,8 @@ import { slashCommandsCommand } from './slashCommands';
 import { heartbeatPromptCommand } from './heartbeatPrompt';
 import { pauseGoalCommand, resumeGoalCommand } from './goalStopFlag';
 import {
+  evidenceLogCommand,
+  quotaPlanCommand,
   quotaHistoryCommand,
   quotaShouldRunCommand,
   quotaSpendSlotCommand,
@@ -77,6 +79,8 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   slashCommands: slashCommandsCommand,
   refreshState: refreshStateCommand,
   heartbeatPrompt: heartbeatPromptCommand,
+  quotaPlan: quotaPlanCommand,
+  evidenceLog: evidenceLogCommand,
   quotaStatus: quotaStatusCommand,
   quotaShouldRun: quotaShouldRunCommand,
   quotaSpendSlot: quotaSpendSlotCommand,

@@ -1,5 +1,8 @@
+import { evidenceLog, type EvidenceLogOutput } from '../../core/ops/evidenceLog';
 import {
   quotaHistory,
+  quotaPlan,
+  type QuotaPlanOutput,
   quotaShouldRun,
   quotaSpendSlot,
   quotaStatus,
@@ -153,6 +156,53 @@ export const quotaHistoryCommand = operationCommand(quotaHistory, (result: Quota
           s.cost_usd === null ? '' : String(s.cost_usd),
           s.agent_id ?? '',
           s.todo_id ?? '',
+        ]),
+      ),
+    );
+  return lines.join('\n');
+});
+
+/** `quota plan`: the goals grouped by quota state. */
+export const quotaPlanCommand = operationCommand(quotaPlan, (result: QuotaPlanOutput) => {
+  const lines = [`# Quota plan (${result.goal_count} goal(s))`, ''];
+  lines.push(
+    result.next_automatic_turn === null
+      ? '- Next automatic turn: none (no eligible goal)'
+      : `- Next automatic turn: ${result.next_automatic_turn.goal_id}`,
+    '',
+  );
+  const rows = result.groups.flatMap((g) =>
+    g.goals.map((goal) => [g.state, goal.goal_id, `${goal.spent_slots}/${goal.allowed_slots}`, goal.reason]),
+  );
+  lines.push(rows.length === 0 ? 'No registered goals.' : markdownTable(['State', 'Goal', 'Slots', 'Why'], rows));
+  for (const e of result.errors) lines.push(`- ${e.goal_id}: ${e.error}`);
+  return lines.join('\n');
+});
+
+/** `evidence-log`: the goal's rollout events, oldest first. */
+export const evidenceLogCommand = operationCommand(evidenceLog, (result: EvidenceLogOutput) => {
+  const lines = [
+    `# Evidence log of ${result.goal_id}`,
+    '',
+    `- Events: ${result.matched_count} matching of ${result.total_count}${result.truncated ? ` (newest ${result.events.length} shown)` : ''}`,
+  ];
+  if (result.skipped_lines.length > 0)
+    lines.push(`- Skipped lines: ${result.skipped_lines.map((s) => `${s.line} (${s.reason})`).join('; ')}`);
+  lines.push('');
+  if (result.events.length === 0)
+    lines.push(result.log_exists ? 'No matching events.' : 'The goal has no event log yet.');
+  else
+    lines.push(
+      markdownTable(
+        ['When', 'Kind', 'Agent', 'Turn', 'Todo', 'Status', 'Summary'],
+        result.events.map((e) => [
+          e.recorded_at ?? '',
+          e.event_kind,
+          e.agent_id ?? '',
+          e.run_id ?? '',
+          e.todo_id ?? '',
+          e.status ?? '',
+          e.summary ?? '',
         ]),
       ),
     );

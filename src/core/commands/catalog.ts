@@ -559,12 +559,35 @@ const catalog = [
     group: 'Quota and turns',
   },
   {
+    key: 'quotaPlan',
+    cli: 'quota plan',
+    title: null,
+    slash: null,
+    scope: 'global',
+    intent:
+      "every registered goal's quota state, grouped blocked_health → paused, and the goal an outer scheduler would run next",
+    mutation: 'read_only',
+    group: 'Quota and turns',
+  },
+  {
+    key: 'evidenceLog',
+    cli: 'evidence-log',
+    title: null,
+    slash: null,
+    scope: 'goal',
+    intent:
+      "read a goal's rollout event log (heartbeat receipts, writebacks, spends, todo events), filtered by turn, agent, todo or kind",
+    mutation: 'read_only',
+    group: 'Quota and turns',
+  },
+  {
     key: 'quotaShouldRun',
     cli: 'quota should-run',
     title: null,
     slash: null,
     scope: 'goal',
-    intent: 'decide whether an agent may run a turn now and on which todo (read-only)',
+    intent:
+      "decide whether an agent may run a turn now and on which todo (read-only; with --turn-instance-id it appends the turn's heartbeat receipt once)",
     chat: 'next',
     mutation: 'read_only',
     group: 'Quota and turns',

@@ -8,9 +8,10 @@ import { configureGoal } from './configureGoal';
 import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
+import { evidenceLog } from './evidenceLog';
 import { registerAgent } from './registerAgent';
 import { pauseGoal } from './pauseGoal';
-import { quotaHistory, quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
+import { quotaHistory, quotaPlan, quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
 import { resumeGoal } from './resumeGoal';
 import { refreshState } from './refresh';
 import { registryPrivacy, validateRegistry } from './registry';
@@ -29,6 +30,7 @@ export * from './configureGoal';
 export * from './createGoal';
 export * from './global';
 export * from './heartbeat';
+export * from './evidenceLog';
 export * from './pauseGoal';
 export * from './quota';
 export * from './resumeGoal';
@@ -82,6 +84,8 @@ export const OPERATIONS = keyed({
   quotaSpendSlot,
   quotaVoidSlot,
   quotaHistory,
+  quotaPlan,
+  evidenceLog,
   refreshState,
   turnPlan,
   turnInspectJournal,

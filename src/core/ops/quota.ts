@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoSeconds } from '../clock';
 import type { LoopxErrorCode } from '../errorCodes';
 import { checkTurnInstanceId } from '../quota/identity';
 import type { TurnUsage } from '../quota/ledger';
@@ -18,6 +19,12 @@ import { goalIdArg, usageOn } from './common';
 import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
 import { defineOperation } from './operation';
+import { bindHeartbeatReceipt, type ReceiptDecision } from '../scheduling/heartbeatReceipt';
+import { recordStepEvent, resolveChainBinding, type TurnStep } from '../evidence/heartbeatChain';
+import type { HeartbeatReceipt } from '../evidence/receipts';
+import type { RolloutEvent } from '../evidence/rolloutLog';
+import { crashCheckpoint } from '../turn/crashHook';
+import { LoopxError } from '../errors';
 
 /**
  * The quota guard: `quota status` (window, spend, budgets, turns in flight) and `quota should-run`
@@ -115,9 +122,16 @@ export const quotaShouldRun = defineOperation({
       .string()
       .optional()
       .meta({ placeholder: 'id' })
-      .describe('the turn id; the decision then names the settlement identity'),
+      .describe(
+        'the turn id (with --agent-id): appends one heartbeat receipt binding the turn; a retry with the same id replays it',
+      ),
+    todoId: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'id' })
+      .describe('with --turn-instance-id: the todo the turn must be bound to (refused when it is not)'),
   }),
-  run: (args, env): Promise<ShouldRunDecision | ShouldRunRefusal> =>
+  run: (args, env): Promise<ShouldRunDecision | ReceiptDecision | ShouldRunRefusal> =>
     usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
       const turnInstanceId = turnOf(args.turnInstanceId);
       const registry = await resolveRegistry(env);
@@ -135,8 +149,25 @@ export const quotaShouldRun = defineOperation({
       if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
         return shouldRunRefusal(await shouldRun(common));
       const goal = goalOf(registry, args.goalId);
+      const quotaGoal = quotaGoalOf(goal);
+      const requestedTodo = blankless(args.todoId);
+      if (requestedTodo !== null && turnInstanceId === null)
+        throw new LoopxError('usage', 'quota should-run --todo-id binds a heartbeat: pass --turn-instance-id too');
       try {
-        return await shouldRun({ ...common, goal: quotaGoalOf(goal) });
+        const decision = await shouldRun({ ...common, goal: quotaGoal });
+        if (turnInstanceId === null || !decision.ok) return decision;
+        if (decision.agent_id === null)
+          throw new LoopxError(
+            'quota_settlement_agent_required',
+            'quota should-run --turn-instance-id writes a heartbeat receipt for one agent: pass --agent-id',
+          );
+        return await bindHeartbeatReceipt(quotaGoal, decision, {
+          agentId: decision.agent_id,
+          turnInstanceId,
+          requestedTodoId: requestedTodo,
+          clock: env.clock,
+          lock: { clock: env.clock, env: env.env, operation: 'quota should-run' },
+        });
       } catch (error) {
         if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
           return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
@@ -158,6 +189,12 @@ export type QuotaSpendSlotOutput = {
       effective_action: string;
       selected_todo_id: string | null;
     };
+    /** The heartbeat receipt of the turn (null: none, or no turn id). */
+    heartbeat_receipt: HeartbeatReceipt | null;
+    /** The `quota_spend` rollout event of this settlement (null when nothing was settled). */
+    rollout_event: RolloutEvent | null;
+    /** False on a replay that found the event already written. */
+    rollout_event_appended: boolean;
   };
 
 export const quotaSpendSlot = defineOperation({
@@ -182,10 +219,20 @@ export const quotaSpendSlot = defineOperation({
   run: (args, env): Promise<QuotaSpendSlotOutput> =>
     usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
       const agentId = agentOf(args.agentId);
-      const todoId = blankless(args.todoId);
+      let todoId = blankless(args.todoId);
       const turnInstanceId = turnOf(args.turnInstanceId);
       const goal = await resolveGoal(env, args.goalId);
       const quotaGoal = quotaGoalOf(goal);
+      const step: TurnStep | null =
+        agentId !== null && turnInstanceId !== null
+          ? { goalId: goal.goalId, goalDir: quotaGoal.goalRuntimeDir, agentId, turnInstanceId }
+          : null;
+      // The heartbeat receipt of the turn binds the todo: an explicit other one is refused, a missing one is taken from it.
+      const chain =
+        step === null
+          ? null
+          : await resolveChainBinding(step, { todoId, replanObligationId: null }, 'quota spend-slot');
+      if (chain !== null) todoId = chain.todoId;
       const decision = await shouldRun({
         registryPath: goal.registryPath,
         goalId: goal.goalId,
@@ -210,6 +257,23 @@ export const quotaSpendSlot = defineOperation({
         execute: args.execute,
         ...(reported ? { usage } : {}),
       });
+      let rolloutEvent: RolloutEvent | null = null;
+      let rolloutAppended = false;
+      const settled = spend.ok && !spend.dry_run && (spend.appended || spend.idempotent_replay);
+      if (step !== null && chain !== null && settled) {
+        crashCheckpoint(env.env, 'spend_slot:effect');
+        const recorded = await recordStepEvent(step, chain, {
+          kind: 'quota_spend',
+          clock: env.clock,
+          status: 'spent',
+          classification: 'quota_slot_spent',
+          summary: `${args.slots} slot(s) settled for turn ${step.turnInstanceId}`,
+          details: { slots: args.slots, source: args.source, category: spend.category ?? undefined },
+          lock: { clock: env.clock, env: env.env, operation: 'quota spend-slot' },
+        });
+        rolloutEvent = recorded.event;
+        rolloutAppended = recorded.appended;
+      }
       return {
         goal_id: goal.goalId,
         agent_id: agentId,
@@ -217,6 +281,9 @@ export const quotaSpendSlot = defineOperation({
         slots: args.slots,
         source: args.source,
         ...spend,
+        heartbeat_receipt: chain?.receipt ?? null,
+        rollout_event: rolloutEvent,
+        rollout_event_appended: rolloutAppended,
         decision: {
           should_run: decision.should_run,
           state: decision.state,
@@ -321,3 +388,105 @@ export const quotaHistory = defineOperation({
     };
   },
 });
+
+/** The original's group order of `quota plan` (unknown states last). */
+export const QUOTA_PLAN_STATE_ORDER = [
+  'blocked_health',
+  'operator_gate',
+  'focus_wait',
+  'eligible',
+  'waiting',
+  'throttled',
+  'paused',
+] as const;
+
+export interface QuotaPlanGoal {
+  goal_id: string;
+  state: string;
+  reason: string;
+  compute: number;
+  allowed_slots: number;
+  spent_slots: number;
+  reserved_slots: number;
+  remaining_slots: number;
+  next_slot_frees_at: string | null;
+}
+
+export interface QuotaPlanOutput {
+  ok: boolean;
+  schema_version: 'loopx_quota_plan_v0';
+  generated_at: string;
+  goal_count: number;
+  /** Every state of the order, with its goals sorted by compute (high first), spent (low first), goal id. */
+  groups: { state: string; goals: QuotaPlanGoal[] }[];
+  /** The first eligible goal: which goal an outer scheduler would run next (advisory only). */
+  next_automatic_turn: { goal_id: string; reason: string } | null;
+  /** Goals whose quota could not be computed (broken config or records), with why. */
+  errors: { goal_id: string; error: string }[];
+}
+
+/** `quota plan`: every registered goal's quota state, grouped in the original's order (read-only). */
+export const quotaPlan = defineOperation({
+  key: 'quotaPlan',
+  args: z.strictObject({}),
+  run: async (_args, env): Promise<QuotaPlanOutput> => {
+    const registry = await resolveRegistry(env);
+    const rows: QuotaPlanGoal[] = [];
+    const errors: QuotaPlanOutput['errors'] = [];
+    for (const entry of registeredGoalIds(registry.document)) {
+      try {
+        const goal = goalOf(registry, entry);
+        const s = await goalQuotaSummary({
+          registryPath: goal.registryPath,
+          goalId: goal.goalId,
+          clock: env.clock,
+          runtimeRootOverride: env.runtimeRootOverride,
+          homeDir: goal.homeDir,
+          goal: quotaGoalOf(goal),
+        });
+        rows.push({
+          goal_id: s.goal_id,
+          state: s.state,
+          reason: s.reason,
+          compute: s.compute,
+          allowed_slots: s.allowed_slots,
+          spent_slots: s.spent_slots,
+          reserved_slots: s.reserved_slots,
+          remaining_slots: s.remaining_slots,
+          next_slot_frees_at: s.next_slot_frees_at,
+        });
+      } catch (error) {
+        errors.push({ goal_id: entry, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    const order: string[] = [...QUOTA_PLAN_STATE_ORDER];
+    const unknown = [...new Set(rows.map((r) => r.state).filter((s) => !order.includes(s)))].sort();
+    const groups = [...order, ...unknown].map((state) => ({
+      state,
+      goals: rows
+        .filter((r) => r.state === state)
+        .sort((a, b) => b.compute - a.compute || a.spent_slots - b.spent_slots || a.goal_id.localeCompare(b.goal_id)),
+    }));
+    const first = groups.find((g) => g.state === 'eligible')?.goals[0];
+    return {
+      ok: errors.length === 0,
+      schema_version: 'loopx_quota_plan_v0',
+      generated_at: isoSeconds(env.clock.now()),
+      goal_count: rows.length,
+      groups,
+      next_automatic_turn: first === undefined ? null : { goal_id: first.goal_id, reason: first.reason },
+      errors,
+    };
+  },
+});
+
+function registeredGoalIds(document: Record<string, unknown>): string[] {
+  const goals = document['goals'];
+  if (!Array.isArray(goals)) return [];
+  const ids: string[] = [];
+  for (const goal of goals) {
+    const id = (goal as Record<string, unknown> | null)?.['id'];
+    if (typeof id === 'string' && id.trim() !== '') ids.push(id.trim());
+  }
+  return ids;
+}

@@ -64,6 +64,8 @@ export interface RefreshStateRequest {
   progressScope?: ProgressScope | null;
   todoId?: string | null;
   turnInstanceId?: string | null;
+  /** The replan obligation this run discharges (`replan-<16 hex>`); not with `todoId`. */
+  replanObligationId?: string | null;
   deliveryBatchScale?: string | null;
   deliveryOutcome?: string | null;
   homeDir: string;
@@ -107,6 +109,9 @@ export const REFRESH_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set
   'refresh_agent_lane_cannot_write_next_action',
   'next_action_empty',
 ]);
+
+/** An autonomous replan obligation id (quota/identity.ts has the same rule; refresh does not import quota). */
+const REPLAN_OBLIGATION_ID_PATTERN = /^replan-[0-9a-f]{16}$/;
 
 function checkedToken(
   value: string | null | undefined,
@@ -254,6 +259,19 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     'turn_instance_id',
     'letters, digits, ".", "_", ":" and "-", at most 128',
   );
+  const replanObligationId = checkedToken(
+    request.replanObligationId,
+    REPLAN_OBLIGATION_ID_PATTERN,
+    'replan_obligation_id',
+    'replan-<16 hex digits>, as quota should-run names it',
+  );
+  if (replanObligationId !== undefined && todoId !== undefined) {
+    throw new LoopxError(
+      'quota_settlement_binding_conflict',
+      `a run binds either a todo (${todoId}) or a replan obligation (${replanObligationId}), not both`,
+      { todo_id: todoId, replan_obligation_id: replanObligationId },
+    );
+  }
   const deliveryBatchScale = checkedToken(
     request.deliveryBatchScale,
     DELIVERY_TOKEN_PATTERN,
@@ -352,6 +370,7 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     ...(scope.agentLane !== undefined ? { agent_lane: scope.agentLane } : {}),
     ...(todoId !== undefined ? { todo_id: todoId } : {}),
     ...(turnInstanceId !== undefined ? { turn_instance_id: turnInstanceId } : {}),
+    ...(replanObligationId !== undefined ? { replan_obligation_id: replanObligationId } : {}),
     ...(deliveryBatchScale !== undefined ? { delivery_batch_scale: deliveryBatchScale } : {}),
     ...(deliveryOutcome !== undefined ? { delivery_outcome: deliveryOutcome } : {}),
     ...(update !== undefined ? { active_state_next_action_update: update } : {}),
@@ -422,6 +441,7 @@ export async function commitRefreshState(
       state: indexState(record.state),
       ...(record.agent_lane !== undefined ? { agent_lane: record.agent_lane } : {}),
       ...(record.turn_instance_id !== undefined ? { turn_instance_id: record.turn_instance_id } : {}),
+      ...(record.replan_obligation_id !== undefined ? { replan_obligation_id: record.replan_obligation_id } : {}),
       ...(record.delivery_batch_scale !== undefined ? { delivery_batch_scale: record.delivery_batch_scale } : {}),
       ...(record.delivery_outcome !== undefined ? { delivery_outcome: record.delivery_outcome } : {}),
     },

@@ -53,6 +53,8 @@ export const RefreshRecordSchema = z.object({
   agent_lane: z.string().optional(),
   todo_id: z.string().optional(),
   turn_instance_id: z.string().optional(),
+  /** The autonomous replan obligation this run discharges (instead of a todo). */
+  replan_obligation_id: z.string().optional(),
   delivery_batch_scale: z.string().optional(),
   delivery_outcome: z.string().optional(),
   active_state_next_action_update: NextActionUpdateSchema.optional(),

@@ -88,7 +88,7 @@ function monitorProblem(item: TodoItem, input: SelectionInput): { reason: Exclus
   return null;
 }
 
-function view(item: TodoItem, reason: string): SelectedTodo {
+export function selectedTodoView(item: TodoItem, reason: string): SelectedTodo {
   return {
     todo_id: item.todoId,
     text: item.text,
@@ -177,7 +177,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
   const selected =
     first === undefined
       ? null
-      : view(
+      : selectedTodoView(
           first,
           input.agentId !== null && first.meta['claimed_by'] === input.agentId
             ? `claimed by ${input.agentId}; highest priority among its claims`
@@ -197,7 +197,10 @@ export function selectTodo(input: SelectionInput): SelectionResult {
       .sort(compareCandidates(input.agentId));
     const ready = deferred[0];
     if (ready !== undefined)
-      successor = view(ready, `deferred todo whose resume condition ${ready.meta['resume_when'] ?? ''} is met`);
+      successor = selectedTodoView(
+        ready,
+        `deferred todo whose resume condition ${ready.meta['resume_when'] ?? ''} is met`,
+      );
   }
   return {
     selected,

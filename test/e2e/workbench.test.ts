@@ -86,7 +86,7 @@ describe('LoopX in the VS Code workbench (Chromium)', function () {
         .getByText('Add a "Related" section linking notes that share a tag.')
         .first()
         .waitFor({ timeout: 15_000 });
-      await sidebar.locator('.monaco-list-row', { hasText: 'Gates' }).first().waitFor();
+      await sidebar.locator('.monaco-list-row', { hasText: 'Needs you' }).first().waitFor();
       await sidebar.locator('.monaco-list-row', { hasText: 'Approve publishing the knowledge base' }).first().waitFor();
       await sidebar
         .locator('.monaco-list-row', { hasText: 'Write notes/index.md listing every note by tag.' })

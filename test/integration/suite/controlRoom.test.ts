@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { backUpWorkspace } from './workspaceBackup';
 
 interface Card {
   key: string;
@@ -51,8 +52,7 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
   this.timeout(60_000);
   let folder: string;
   let extensionPath: string;
-  let savedState: string;
-  let savedRegistry: string;
+  let restore: () => void = () => undefined;
   const statePath = () => join(folder, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
   const registryPath = () => join(folder, '.loopx', 'registry.json');
 
@@ -63,14 +63,12 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
     extensionPath = extension.extensionPath;
     folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     assert.ok(folder);
-    savedState = readFileSync(statePath(), 'utf8');
-    savedRegistry = readFileSync(registryPath(), 'utf8');
+    restore = backUpWorkspace(folder);
   });
 
   after(async () => {
-    // Later suites run the demo goal: give them its state file and registry back.
-    writeFileSync(statePath(), savedState);
-    writeFileSync(registryPath(), savedRegistry);
+    // Later suites run the demo goal: give them its state file, registry and run index back.
+    restore();
     await vscode.commands.executeCommand('loopx.refresh');
   });
 

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { LOOPX_VERSION } from '../../../src/core/version';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
+import { backUpWorkspace } from './workspaceBackup';
 
 interface Failure {
   command: string;
@@ -67,24 +68,19 @@ describe('Goals and Agents views, reject, Stop Loop and the terminal PATH (real 
   this.timeout(90_000);
   const statePath = () => join(workspaceDir(), '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
   const registryPath = () => join(workspaceDir(), '.loopx', 'registry.json');
-  const saved = mkdtempSync(join(tmpdir(), 'loopx-it-saved-'));
-  const kept = ['.loopx', '.codex', 'notes'];
+  let restore: () => void = () => undefined;
 
   before(async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    for (const dir of kept) cpSync(join(workspaceDir(), dir), join(saved, dir), { recursive: true });
+    restore = backUpWorkspace(workspaceDir());
     await vscode.commands.executeCommand('loopx.refresh');
     await vscode.commands.executeCommand('_loopx.takeCommandFailures');
   });
 
   after(async () => {
-    for (const dir of kept) {
-      rmSync(join(workspaceDir(), dir), { recursive: true, force: true });
-      cpSync(join(saved, dir), join(workspaceDir(), dir), { recursive: true });
-    }
-    rmSync(saved, { recursive: true, force: true });
+    restore();
     await vscode.commands.executeCommand('loopx.refresh');
   });
 

@@ -23,6 +23,8 @@ import {
   supersedeTodoCommand,
 } from './commands/treeActions';
 import { putCliOnTerminalPath } from './terminal/cliPath';
+import { TurnTerminals } from './terminal/turnTerminal';
+import { TurnReviews } from './review/turnReview';
 import { RestrictedModeView } from './views/restrictedView';
 import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } from './commands/turns';
 import { installDemoAgentFrom } from './core/ops/host';
@@ -83,7 +85,13 @@ export class LoopxApp extends Disposable {
     this.register(vscode.commands.registerCommand('_loopx.takeCommandFailures', () => failures.take()));
     // The composition root: the built-in demo agent is the bundle installed with the extension.
     installDemoAgentFrom(bundleDirOf(context));
-    const turns: TurnSurfaces = { model: this.model, log };
+    const turns: TurnSurfaces = {
+      model: this.model,
+      log,
+      terminals: this.register(new TurnTerminals()),
+      reviews: this.register(new TurnReviews()),
+      lmAccess: context.languageModelAccessInformation,
+    };
     this.register(registerChatParticipant(this.model, context.extensionUri));
     // Hidden command: runs @loopx's handler on a recorder, for tests and where the chat view cannot be driven.
     this.register(

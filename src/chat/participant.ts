@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { chatCommands, paletteCommandId, type CommandSpec } from '../core/commands/catalog';
 import { CHAT_PARTICIPANT_ID } from '../core/commands/manifest';
+import { agentTurnSetup } from '../core/ops/host';
 import { globalGates, globalMarkdown, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
 import { quotaShouldRun } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
@@ -9,6 +10,7 @@ import { turnRunOnce } from '../core/ops/turn';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from '../commands/operationRunner';
+import { languageModelUnavailable } from '../lm/languageModelExecutor';
 
 /**
  * `@loopx` in the chat view. Its slash commands are the catalog's `chat` forms (the same rows as the
@@ -152,6 +154,13 @@ async function answerRun(model: WorkspaceModel, question: ChatQuestion, answer: 
     answer.markdown(`Goal **${goal.goalId}** has no registered agent. Register one first.`);
     answer.button({ command: paletteCommandId({ key: 'registerAgent' }), title: 'Register Agent…' });
     return { metadata: { command: 'run', refused: 'no_goal' } };
+  }
+  // A language-model agent with no model stops here, before anything is reserved: a status, not a failure.
+  const setup = await agentTurnSetup(editorEnvironment(goal.registryPath), goal.goalId, agentId);
+  const unavailable = await languageModelUnavailable(setup.executor, agentId);
+  if (unavailable !== undefined) {
+    answer.markdown(`## No turn for ${goal.goalId} by ${agentId}\n\n${unavailable.message}`);
+    return { metadata: { command: 'run', refused: 'no_model' } };
   }
   const preview = await runOperation(
     turnRunOnce,

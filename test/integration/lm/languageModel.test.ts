@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { quotaStatus } from '../../../src/core/ops/quota';
+import { status } from '../../../src/core/ops/status';
 import { runOperation } from '../../../src/core/ops/run';
 import { turnRunOnce } from '../../../src/core/ops/turn';
 import { editorEnvironment } from '../../../src/commands/operationRunner';
@@ -143,13 +144,27 @@ describe('The vscode-lm agent on a test language model (real VS Code host)', fun
     assert.equal(existsSync(note()), false);
   });
 
-  it('says so when no model matches the agent profile, and runs nothing', async () => {
+  it('stops cleanly before the turn when no model matches the agent profile: a status, no failed turn, nothing reserved', async () => {
     const prompts = provider.prompts.length;
-    const result = await runLm('lm-missing');
-    assert.equal(result.ok, false);
-    assert.match(result.failure?.message ?? '', /no VS Code language model matches vendor "nobody-sells-this"/);
+    const runs = (await runOperation(status, {}, editorEnvironment(registryPath()))).run_count;
+    const result = (await runLm('lm-missing')) as TurnResult & { reason?: string };
+    assert.equal(result.ok, true, 'no model is a clean stop, not a failure');
+    assert.equal(result.status, 'not_started');
+    assert.equal(result.reason, 'no_model');
+    assert.match(
+      result.message,
+      /No VS Code language model matches the agent "lm-missing" \(vendor "nobody-sells-this"\)/,
+    );
+    const loop = (await vscode.commands.executeCommand('loopx.turnLoop', {
+      goalId: 'tidy-notes',
+      agentIds: ['lm-missing'],
+      confirmed: true,
+    })) as { status?: string; reason?: string };
+    assert.equal(loop.status, 'not_started');
+    assert.equal(loop.reason, 'no_model');
     assert.equal(provider.prompts.length, prompts);
     assert.equal(await reservedSlots(), 0);
+    assert.equal((await runOperation(status, {}, editorEnvironment(registryPath()))).run_count, runs);
   });
 });
 
@@ -200,6 +215,13 @@ describe('@loopx in a real VS Code host', function () {
     assert.ok(reply.parts.some((p) => p.kind === 'button' && p.command === 'loopx.turnRunOnce'));
     assert.match(markdown(reply), /One turn of tidy-notes by lm/);
     assert.equal(provider.prompts.length, prompts);
+  });
+
+  it('/run says so when the agent has no language model, and offers no button', async () => {
+    const reply = await ask('run', 'tidy-notes lm-missing');
+    assert.equal(reply.result.metadata.refused, 'no_model');
+    assert.match(markdown(reply), /No VS Code language model matches the agent "lm-missing"/);
+    assert.ok(!reply.parts.some((p) => p.kind === 'button'));
   });
 
   it('/goal drafts a goal from a sentence and writes nothing', async () => {

@@ -5,6 +5,7 @@ import { CONTEXT_KEYS, VIEW_IDS } from './core/commands/ids';
 import { agentOnboardCommand } from './commands/agentOnboard';
 import { configureGoalCommand } from './commands/configureGoal';
 import { createGoal } from './commands/createGoal';
+import { startGoalCommand } from './commands/startGoal';
 import { registerAgentCommand } from './commands/registerAgent';
 import { CommandFailures, registerPaletteCommands } from './commands/registerCommands';
 import { showAllCommands } from './commands/showCommands';
@@ -113,6 +114,7 @@ export class LoopxApp extends Disposable {
         showLog: () => this.log.show(),
         validateRegistry: () => validateRegistries(this.model, validation, this.log),
         createGoal: (arg) => createGoal(this.model, this.log, arg),
+        startGoal: (arg) => startGoalCommand(this.model, this.log, arg),
         agentOnboard: () => agentOnboardCommand(this.model),
         registerAgent: (arg) => registerAgentCommand(this.model, arg),
         configureGoal: (arg) => configureGoalCommand(this.model, arg),

@@ -3,7 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { createGoal } from '../../../src/core/ops/createGoal';
 import { quotaStatus } from '../../../src/core/ops/quota';
+import { todoAdd } from '../../../src/core/ops/todo';
 import { runOperation } from '../../../src/core/ops/run';
 import { editorEnvironment } from '../../../src/commands/operationRunner';
 
@@ -61,8 +63,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function reservedSlots(): Promise<number> {
-  return (await runOperation(quotaStatus, { goalId: 'tidy-notes' }, editorEnvironment(registryPath()))).reserved_slots;
+async function reservedSlots(goalId = 'watch-goal'): Promise<number> {
+  return (await runOperation(quotaStatus, { goalId }, editorEnvironment(registryPath()))).reserved_slots;
 }
 
 describe('Watching a turn run (real VS Code host, real agent processes)', function () {
@@ -70,71 +72,28 @@ describe('Watching a turn run (real VS Code host, real agent processes)', functi
   const barrier = (): string => join(root(), 'barrier.flag');
 
   before(async () => {
+    // The waiting agent works on a goal of its own, so its cancelled (resumable) turns hold no demo todo.
+    const env = editorEnvironment(registryPath());
+    await runOperation(createGoal, { project: root(), goalId: 'watch-goal', objective: 'Watch a turn run.' }, env);
+    await runOperation(todoAdd, { goalId: 'watch-goal', text: 'Wait for the barrier.', priority: 'P1' }, env);
+    await runOperation(todoAdd, { goalId: 'watch-goal', text: 'Wait for it again.', priority: 'P2' }, env);
     const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as {
-      goals: { coordination: Record<string, unknown> & { registered_agents: string[]; agent_profiles: object } }[];
+      goals: { id: string; coordination?: Record<string, unknown> }[];
     };
-    const coordination = registry.goals[0]?.coordination;
-    assert.ok(coordination);
-    if (!coordination.registered_agents.includes('live')) coordination.registered_agents.push('live');
-    coordination.agent_profiles = {
-      ...coordination.agent_profiles,
-      live: { executor: { preset: 'command', command: [process.execPath, '-e', WAITING_AGENT, barrier()] } },
+    const goal = registry.goals.find((g) => g.id === 'watch-goal');
+    assert.ok(goal);
+    goal.coordination = {
+      ...goal.coordination,
+      registered_agents: ['live'],
+      agent_profiles: {
+        live: { executor: { preset: 'command', command: [process.execPath, '-e', WAITING_AGENT, barrier()] } },
+      },
     };
     writeFileSync(registryPath(), JSON.stringify(registry, null, 2));
     const loopx = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(loopx);
     await loopx.activate();
     await vscode.commands.executeCommand('loopx.refresh');
-  });
-
-  it("streams the agent's output live into a terminal named after goal and agent; Ctrl+C there cancels the turn", async () => {
-    const name = 'LoopX: tidy-notes · live';
-    const run = vscode.commands.executeCommand('loopx.turnRunOnce', {
-      goalId: 'tidy-notes',
-      agentIds: ['live'],
-      confirmed: true,
-    }) as Thenable<RunResult | undefined>;
-    // The agent runs until the barrier exists, so its line can only have come while it runs.
-    const shown = await terminalShows(name, /waiting for the barrier/);
-    assert.equal(shown.running, true);
-    assert.match(shown.transcript, /\[reserve\]/, 'no reserve phase line before the agent ran');
-    const pid = Number(/agent pid (\d+)/.exec(shown.transcript)?.[1]);
-    assert.ok(alive(pid), 'the agent process is not running while its output shows');
-    const terminal = vscode.window.terminals.find((t) => t.name === name);
-    assert.ok(terminal, 'no VS Code terminal with the goal and agent in its name');
-    terminal.sendText('\u0003', false);
-    const result = await run;
-    assert.ok(result, 'the command returned no result (see the LoopX log)');
-    assert.equal(result.status, 'cancelled', result.message);
-    assert.equal(alive(pid), false, 'the agent process outlived the cancel');
-    const after = (await terminals()).filter((t) => t.name === name).at(-1);
-    assert.ok(after);
-    assert.equal(after.running, false);
-    assert.match(after.transcript, /\^C — cancelling/);
-    assert.match(after.transcript, /■ turn ended: cancelled/);
-    assert.equal(existsSync(barrier()), false);
-    assert.equal(await reservedSlots(), 0);
-  });
-
-  it('Stop Loop (the tree and palette command) cancels a running loop; the terminal shows why it stopped', async () => {
-    const name = 'LoopX: tidy-notes · live';
-    const before = (await terminals()).length;
-    const run = vscode.commands.executeCommand('loopx.turnLoop', {
-      goalId: 'tidy-notes',
-      agentIds: ['live'],
-      confirmed: true,
-    }) as Thenable<{ ok: boolean; stop_reason?: string; turns: unknown[] } | undefined>;
-    for (;;) {
-      const all = await terminals();
-      if (all.length > before && /waiting for the barrier/.test(all.at(-1)?.transcript ?? '')) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    assert.equal(await vscode.commands.executeCommand('loopx.stopLoop', { goalId: 'tidy-notes' }), true);
-    const result = await run;
-    assert.ok(result);
-    const after = (await terminals()).filter((t) => t.name === name).at(-1);
-    assert.match(after?.transcript ?? '', /■ loop stopped \(cancelled\)/);
-    assert.equal(await reservedSlots(), 0);
   });
 
   it('shows the built-in demo agent (a real process) in the terminal, then Review Changes opens a diff and Revert restores the bytes', async () => {
@@ -193,5 +152,55 @@ describe('Watching a turn run (real VS Code host, real agent processes)', functi
       /not a file this turn changed/,
     );
     assert.ok(existsSync(notes));
+  });
+
+  it("streams the agent's output live into a terminal named after goal and agent; Ctrl+C there cancels the turn", async () => {
+    const name = 'LoopX: watch-goal · live';
+    const run = vscode.commands.executeCommand('loopx.turnRunOnce', {
+      goalId: 'watch-goal',
+      agentIds: ['live'],
+      confirmed: true,
+    }) as Thenable<RunResult | undefined>;
+    // The agent runs until the barrier exists, so its line can only have come while it runs.
+    const shown = await terminalShows(name, /waiting for the barrier/);
+    assert.equal(shown.running, true);
+    assert.match(shown.transcript, /\[reserve\]/, 'no reserve phase line before the agent ran');
+    const pid = Number(/agent pid (\d+)/.exec(shown.transcript)?.[1]);
+    assert.ok(alive(pid), 'the agent process is not running while its output shows');
+    const terminal = vscode.window.terminals.find((t) => t.name === name);
+    assert.ok(terminal, 'no VS Code terminal with the goal and agent in its name');
+    terminal.sendText('\u0003', false);
+    const result = await run;
+    assert.ok(result, 'the command returned no result (see the LoopX log)');
+    assert.equal(result.status, 'cancelled', result.message);
+    assert.equal(alive(pid), false, 'the agent process outlived the cancel');
+    const after = (await terminals()).filter((t) => t.name === name).at(-1);
+    assert.ok(after);
+    assert.equal(after.running, false);
+    assert.match(after.transcript, /\^C — cancelling/);
+    assert.match(after.transcript, /\^C — cancelling[\s\S]*cancelled/);
+    assert.equal(existsSync(barrier()), false);
+    assert.equal(await reservedSlots(), 0);
+  });
+
+  it('Stop Loop (the tree and palette command) cancels a running loop; the terminal shows why it stopped', async () => {
+    const name = 'LoopX: watch-goal · live';
+    const before = (await terminals()).length;
+    const run = vscode.commands.executeCommand('loopx.turnLoop', {
+      goalId: 'watch-goal',
+      agentIds: ['live'],
+      confirmed: true,
+    }) as Thenable<{ ok: boolean; stop_reason?: string; turns: unknown[] } | undefined>;
+    for (;;) {
+      const all = await terminals();
+      if (all.length > before && /waiting for the barrier/.test(all.at(-1)?.transcript ?? '')) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.equal(await vscode.commands.executeCommand('loopx.stopLoop', { goalId: 'watch-goal' }), true);
+    const result = await run;
+    assert.ok(result);
+    const after = (await terminals()).filter((t) => t.name === name).at(-1);
+    assert.match(after?.transcript ?? '', /■ loop stopped \(cancelled\)/);
+    assert.equal(await reservedSlots(), 0);
   });
 });

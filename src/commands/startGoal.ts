@@ -1,7 +1,10 @@
 import * as vscode from 'vscode';
 import { createGoal as createGoalOperation } from '../core/ops/createGoal';
 import { runOperation } from '../core/ops/run';
-import { todoAdd } from '../core/ops/todo';
+import { todoAdd, todoComplete } from '../core/ops/todo';
+
+/** The planning todo every new state file starts with (core/registry/bootstrap.ts). */
+const FIRST_TODO_ID = 'todo_plan_first_steps';
 import {
   draftPriority,
   draftPrompt,
@@ -132,6 +135,17 @@ async function createFromDraft(
     await runOperation(todoAdd, { goalId: draft.goal_id, text, role: 'agent', priority: draftPriority(index) }, env);
   for (const text of draft.gates)
     await runOperation(todoAdd, { goalId: draft.goal_id, text, role: 'user', taskClass: 'user_gate' }, env);
+  // A new state file starts with one planning todo ("break the objective into todos"): the draft did it.
+  await runOperation(
+    todoComplete,
+    {
+      goalId: draft.goal_id,
+      todoId: FIRST_TODO_ID,
+      evidence: `planned from a sentence: ${draft.todos.length} todo(s) and ${draft.gates.length} gate(s), reviewed in the editor`,
+      noFollowUp: true,
+    },
+    env,
+  );
   log.info(`started goal ${draft.goal_id}: ${draft.todos.length} todo(s), ${draft.gates.length} gate(s)`);
   await model.reload();
   await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(created.state_file_abs), {

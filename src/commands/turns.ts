@@ -263,6 +263,10 @@ export async function runOneTurnCommand(
   const goal = await pickGoal(surfaces.model, arg, 'Run a turn on which goal?');
   const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
+  // A language-model agent with no model stops first: nothing to preview, nothing reserved.
+  const setup = await setupOf(goal, agentId);
+  const refused = await refusedLanguageModel(surfaces, [{ agentId, setup }]);
+  if (refused !== undefined) return refused;
   const preview = await runOperation(
     turnRunOnce,
     { goalId: goal.goalId, agentId },
@@ -273,9 +277,6 @@ export async function runOneTurnCommand(
     void vscode.window.showInformationMessage(noTurnMessage(agentId, goal.goalId, preview));
     return undefined;
   }
-  const setup = await setupOf(goal, agentId);
-  const refused = await refusedLanguageModel(surfaces, [{ agentId, setup }]);
-  if (refused !== undefined) return refused;
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(
       confirmTurnQuestion(agentId, goal.goalId, preview),

@@ -278,16 +278,12 @@ describe('@loopx in a real VS Code host', function () {
     })) as { step: string; goal_id: string } | undefined;
     assert.ok(created, 'Start a Goal failed (see the LoopX log)');
     assert.equal(created.goal_id, 'weekly-digest');
-    const listed = await runOperation(
-      todoList,
-      { goalId: 'weekly-digest', all: true },
-      editorEnvironment(registryPath()),
-    );
-    const agent = listed.todos.filter((t) => t.role === 'agent').map((t) => [t.priority, t.text]);
+    const listed = await runOperation(todoList, { goalId: 'weekly-digest' }, editorEnvironment(registryPath()));
+    const agent = listed.todos.filter((t) => t.role === 'agent').map((t) => t.text);
     assert.deepEqual(agent, [
-      ['P1', 'Collect the notes changed this week.'],
-      ['P2', 'Link every note from the digest.'],
-      ['P3', 'Send the digest to the team.'],
+      '[P1] Collect the notes changed this week.',
+      '[P2] Link every note from the digest.',
+      '[P3] Send the digest to the team.',
     ]);
     assert.deepEqual(
       listed.todos.filter((t) => t.role === 'user').map((t) => t.text),

@@ -5,6 +5,7 @@ import { CONTEXT_KEYS, VIEW_IDS } from './core/commands/ids';
 import { agentOnboardCommand } from './commands/agentOnboard';
 import { configureGoalCommand } from './commands/configureGoal';
 import { createGoal } from './commands/createGoal';
+import { startGoalCommand } from './commands/startGoal';
 import { registerAgentCommand } from './commands/registerAgent';
 import { CommandFailures, registerPaletteCommands } from './commands/registerCommands';
 import { showAllCommands } from './commands/showCommands';
@@ -23,6 +24,8 @@ import {
   supersedeTodoCommand,
 } from './commands/treeActions';
 import { putCliOnTerminalPath } from './terminal/cliPath';
+import { TurnTerminals } from './terminal/turnTerminal';
+import { TurnReviews } from './review/turnReview';
 import { RestrictedModeView } from './views/restrictedView';
 import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } from './commands/turns';
 import { installDemoAgentFrom } from './core/ops/host';
@@ -99,7 +102,13 @@ export class LoopxApp extends Disposable {
     this.register(vscode.commands.registerCommand('_loopx.takeCommandFailures', () => failures.take()));
     // The composition root: the built-in demo agent is the bundle installed with the extension.
     installDemoAgentFrom(bundleDirOf(context));
-    const turns: TurnSurfaces = { model: this.model, log };
+    const turns: TurnSurfaces = {
+      model: this.model,
+      log,
+      terminals: this.register(new TurnTerminals()),
+      reviews: this.register(new TurnReviews()),
+      lmAccess: context.languageModelAccessInformation,
+    };
     this.register(registerChatParticipant(this.model, context.extensionUri));
     // Hidden command: runs @loopx's handler on a recorder, for tests and where the chat view cannot be driven.
     this.register(
@@ -121,6 +130,7 @@ export class LoopxApp extends Disposable {
         showLog: () => this.log.show(),
         validateRegistry: () => validateRegistries(this.model, validation, this.log),
         createGoal: (arg) => createGoal(this.model, this.log, arg),
+        startGoal: (arg) => startGoalCommand(this.model, this.log, arg),
         agentOnboard: () => agentOnboardCommand(this.model),
         registerAgent: (arg) => registerAgentCommand(this.model, arg),
         configureGoal: (arg) => configureGoalCommand(this.model, arg),

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { chatCommands, paletteCommandId, type CommandSpec } from '../core/commands/catalog';
 import { CHAT_PARTICIPANT_ID } from '../core/commands/manifest';
+import { agentTurnSetup } from '../core/ops/host';
 import { globalGates, globalMarkdown, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
 import { quotaShouldRun } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
@@ -9,6 +10,9 @@ import { turnRunOnce } from '../core/ops/turn';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from '../commands/operationRunner';
+import { draftGoal } from '../commands/startGoal';
+import { draftPriority, renderDraftDocument } from '../lm/goalDraft';
+import { languageModelUnavailable } from '../lm/languageModelExecutor';
 
 /**
  * `@loopx` in the chat view. Its slash commands are the catalog's `chat` forms (the same rows as the
@@ -30,7 +34,7 @@ export interface ChatQuestion {
 }
 
 export interface ChatAnswerResult extends vscode.ChatResult {
-  metadata: { command: string | null; refused?: 'untrusted' | 'no_model' | 'no_goal' };
+  metadata: { command: string | null; refused?: 'untrusted' | 'no_model' | 'no_goal' | 'malformed_draft' };
 }
 
 const FOLLOW_UPS: Readonly<Record<string, vscode.ChatFollowup[]>> = {
@@ -113,8 +117,7 @@ export async function answerChat(
     case 'run':
       return answerRun(model, question, answer);
     case 'goal':
-      answerGoal(question, answer);
-      break;
+      return answerGoal(question, answer, token);
   }
   return { metadata: { command } };
 }
@@ -153,6 +156,13 @@ async function answerRun(model: WorkspaceModel, question: ChatQuestion, answer: 
     answer.button({ command: paletteCommandId({ key: 'registerAgent' }), title: 'Register Agent…' });
     return { metadata: { command: 'run', refused: 'no_goal' } };
   }
+  // A language-model agent with no model stops here, before anything is reserved: a status, not a failure.
+  const setup = await agentTurnSetup(editorEnvironment(goal.registryPath), goal.goalId, agentId);
+  const unavailable = await languageModelUnavailable(setup.executor, agentId);
+  if (unavailable !== undefined) {
+    answer.markdown(`## No turn for ${goal.goalId} by ${agentId}\n\n${unavailable.message}`);
+    return { metadata: { command: 'run', refused: 'no_model' } };
+  }
   const preview = await runOperation(
     turnRunOnce,
     { goalId: goal.goalId, agentId },
@@ -176,30 +186,57 @@ async function answerRun(model: WorkspaceModel, question: ChatQuestion, answer: 
   return { metadata: { command: 'run' } };
 }
 
-/** A goal drafted from a sentence, as a template; nothing is written until "Create Goal…" is confirmed. */
-function answerGoal(question: ChatQuestion, answer: ChatAnswer): void {
+/**
+ * A goal drafted from a sentence by the chat's model (a template without one); nothing is written:
+ * "Review and Create…" opens the draft as a document to edit, and only its "Create Goal" writes.
+ */
+async function answerGoal(
+  question: ChatQuestion,
+  answer: ChatAnswer,
+  token: vscode.CancellationToken,
+): Promise<ChatAnswerResult> {
   const sentence = question.prompt.trim();
   if (sentence === '') {
     answer.markdown('Say what you want done: `@loopx /goal tidy the notes folder and publish an index`.');
-    return;
+    return { metadata: { command: 'goal' } };
   }
+  const chosen = question.model ?? (await vscode.lm.selectChatModels())[0];
+  if (chosen !== undefined) answer.progress(`Drafting with ${chosen.name}…`);
+  let drafted: Awaited<ReturnType<typeof draftGoal>>;
+  try {
+    drafted = await draftGoal(sentence, chosen, token);
+  } catch (error) {
+    answer.markdown(
+      `Could not draft the goal: ${escapeMarkdown(error instanceof Error ? error.message : String(error))}`,
+    );
+    return { metadata: { command: 'goal', refused: 'malformed_draft' } };
+  }
+  const { draft, source } = drafted;
   answer.markdown(
     [
-      '## Draft goal (template)',
+      `## Draft goal \`${draft.goal_id}\`${source === 'template' ? ' (template: no language model is available)' : ''}`,
       '',
-      `**Objective:** ${sentence.replace(/[\\`*_[\]<>]/g, '\\$&')}`,
+      `**Objective:** ${escapeMarkdown(draft.objective)}`,
       '',
       '**First todos**, highest priority first:',
-      '1. P1 — Survey what exists and write down what "done" means.',
-      '2. P2 — Make the first change that moves the objective.',
-      '3. P3 — Check the result with the validation command.',
+      ...draft.todos.map((t, i) => `${i + 1}. ${draftPriority(i)} — ${escapeMarkdown(t)}`),
       '',
-      '**Gate:** a person approves before anything is published.',
+      draft.gates.length === 0 ? '**Gates:** none' : '**Gates** (a person decides):',
+      ...draft.gates.map((g) => `- ${escapeMarkdown(g)}`),
       '',
-      'Nothing is written yet: "Create Goal…" asks for the goal id and writes the registry entry and its state file.',
+      'Nothing is written yet: "Review and Create…" opens the draft to edit; only its "Create Goal" writes the goal, its state file and exactly the todos you keep.',
     ].join('\n'),
   );
-  answer.button({ command: paletteCommandId({ key: 'createGoal' }), title: 'Create Goal…' });
+  answer.button({
+    command: paletteCommandId({ key: 'startGoal' }),
+    title: 'Review and Create…',
+    arguments: [{ draftText: renderDraftDocument(draft, source === 'model' ? 'drafted in chat' : 'a template') }],
+  });
+  return { metadata: { command: 'goal' } };
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>#|]/g, '\\$&');
 }
 
 async function answerFreeText(

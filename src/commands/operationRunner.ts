@@ -4,11 +4,15 @@ import type { z } from 'zod';
 import { clockFromEnv } from '../core/clock';
 import type { Operation, OperationEnvironment, OperationOutput } from '../core/ops/operation';
 import { previewThenApplyWith, type PreviewThenApplyOutcome } from '../core/ops/previewThenApply';
-import { editorExecutorFactory } from '../lm/languageModelExecutor';
+import { editorExecutorFactory, type LanguageModelTurnObserver } from '../lm/languageModelExecutor';
 import { HOME_DIR, Cancelled, projectRegistryPath } from './pickers';
 
 /** The environment an operation sees when the editor runs it for a registry of the workspace. */
-export function editorEnvironment(registryPath: string, signal?: AbortSignal): OperationEnvironment {
+export function editorEnvironment(
+  registryPath: string,
+  signal?: AbortSignal,
+  observer: LanguageModelTurnObserver = {},
+): OperationEnvironment {
   return {
     cwd: path.dirname(path.dirname(registryPath)),
     env: process.env,
@@ -16,8 +20,9 @@ export function editorEnvironment(registryPath: string, signal?: AbortSignal): O
     homeDir: HOME_DIR,
     registryPath,
     signal,
-    // Agents with the vscode-lm preset run on VS Code's language models, in this process.
-    executorFactory: editorExecutorFactory(),
+    // Agents with the vscode-lm preset run on VS Code's language models, in this process; the
+    // observer (a turn terminal) receives every agent's output live.
+    executorFactory: editorExecutorFactory(observer),
   };
 }
 

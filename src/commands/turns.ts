@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { runOperation } from '../core/ops/run';
 import {
@@ -9,7 +9,11 @@ import {
   type TurnEvent,
   type TurnRunResult,
 } from '../core/ops/turn';
+import { agentTurnSetup, type AgentTurnSetup } from '../core/ops/host';
 import type { GoalSummary } from '../core/status/workspaceGoals';
+import { languageModelUnavailable, type LanguageModelUnavailable } from '../lm/languageModelExecutor';
+import { REVIEW_CHANGES, type TurnReviews, type TurnReviewSummary } from '../review/turnReview';
+import type { TurnTerminal, TurnTerminals } from '../terminal/turnTerminal';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';
 import { argumentField, Cancelled, confirm, isStringArray, isTrue, pickGoal } from './pickers';
@@ -34,6 +38,26 @@ import {
 export interface TurnSurfaces {
   model: WorkspaceModel;
   log: vscode.LogOutputChannel;
+  /** Where each run's output streams live. */
+  terminals: TurnTerminals;
+  /** The pre-turn snapshots behind "Review Changes". */
+  reviews: TurnReviews;
+  /** The extension's language-model consent (`context.languageModelAccessInformation`). */
+  lmAccess?: vscode.LanguageModelAccessInformation;
+}
+
+/** A run that did not start because its language-model agent cannot run: a clean stop, not a failure. */
+export interface TurnNotStarted {
+  ok: true;
+  status: 'not_started';
+  reason: LanguageModelUnavailable['reason'];
+  agent_id: string;
+  message: string;
+}
+
+/** What Run One Turn / Run Loop hand back besides the operation's result: the review of the changed files. */
+export interface Reviewed {
+  review?: TurnReviewSummary | undefined;
 }
 
 async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown): Promise<string[]> {
@@ -55,10 +79,11 @@ async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown)
 /** Progress text and the log, from the driver's typed events. */
 function eventSink(
   surfaces: TurnSurfaces,
-  _goal: GoalSummary,
+  terminal: TurnTerminal,
   progress: vscode.Progress<{ message?: string }>,
 ): (event: TurnEvent) => void {
   return (event) => {
+    terminal.event(event);
     switch (event.type) {
       case 'turn_started':
         progress.report({ message: `${event.agent_id}: ${event.todo_title ?? 'planning'}` });
@@ -98,26 +123,101 @@ function withCancellableProgress<T>(
   );
 }
 
-/** Runs (or resumes, or retries) one turn with progress; Cancel stops after the current phase. */
+/** How a run's agents work: the setup of each, read before anything is reserved. */
+async function setupOf(goal: GoalSummary, agentId: string): Promise<AgentTurnSetup> {
+  return agentTurnSetup(editorEnvironment(goal.registryPath), goal.goalId, agentId);
+}
+
+/**
+ * A language-model agent with no model (or whose model the user declined) stops the run before it
+ * starts, with a clear status: no slot reserved, no failed turn recorded.
+ */
+async function refusedLanguageModel(
+  surfaces: TurnSurfaces,
+  setups: readonly { agentId: string; setup: AgentTurnSetup }[],
+): Promise<TurnNotStarted | undefined> {
+  for (const { agentId, setup } of setups) {
+    const unavailable = await languageModelUnavailable(setup.executor, agentId, surfaces.lmAccess);
+    if (unavailable === undefined) continue;
+    surfaces.log.info(`no turn started for ${agentId}: ${unavailable.message}`);
+    void vscode.window.showInformationMessage(`LoopX: ${unavailable.message}`);
+    return {
+      ok: true,
+      status: 'not_started',
+      reason: unavailable.reason,
+      agent_id: agentId,
+      message: unavailable.message,
+    };
+  }
+  return undefined;
+}
+
+/** The run's terminal and every way to stop it: the progress notification, the terminal, Stop Loop (tree). */
+async function watched<T>(
+  surfaces: TurnSurfaces,
+  goal: GoalSummary,
+  agentIds: readonly string[],
+  title: string,
+  task: (env: {
+    signal: AbortSignal;
+    terminal: TurnTerminal;
+    progress: vscode.Progress<{ message?: string }>;
+  }) => Promise<T>,
+  summary: (result: T) => string,
+): Promise<T> {
+  const terminal = surfaces.terminals.open(goal.goalId, agentIds);
+  // Stop Loop (tree, palette, status bar) stops a single turn as well as a loop.
+  const stop = surfaces.model.beginLoop(goal);
+  try {
+    const result = await withCancellableProgress(title, (progress, signal) =>
+      task({ signal: AbortSignal.any([signal, stop.signal, terminal.signal]), terminal, progress }),
+    );
+    terminal.finish(summary(result));
+    return result;
+  } catch (error) {
+    terminal.finish(`✖ ${error instanceof Error ? error.message : String(error)}`);
+    throw error;
+  } finally {
+    stop.end();
+  }
+}
+
+/** Runs (or resumes, or retries) one turn with progress and its terminal; Cancel stops after the current phase. */
 async function runTurnWithProgress(
   surfaces: TurnSurfaces,
   goal: GoalSummary,
   agentId: string,
   step?: NextStep,
 ): Promise<TurnRunResult> {
-  return withCancellableProgress(turnProgressTitle(agentId, goal.goalId, step), (progress, signal) =>
-    runOperation(
-      turnRunOnce,
-      {
-        goalId: goal.goalId,
-        agentId,
-        execute: true,
-        ...(step?.turn_key === undefined ? {} : { resumeTurnKey: step.turn_key }),
-        ...(step?.kind === 'retry' ? { retryFailedTurn: true } : {}),
-      },
-      { ...editorEnvironment(goal.registryPath, signal), onEvent: eventSink(surfaces, goal, progress) },
-    ),
+  return watched(
+    surfaces,
+    goal,
+    [agentId],
+    turnProgressTitle(agentId, goal.goalId, step),
+    ({ signal, terminal, progress }) =>
+      runOperation(
+        turnRunOnce,
+        {
+          goalId: goal.goalId,
+          agentId,
+          execute: true,
+          ...(step?.turn_key === undefined ? {} : { resumeTurnKey: step.turn_key }),
+          ...(step?.kind === 'retry' ? { retryFailedTurn: true } : {}),
+        },
+        {
+          ...editorEnvironment(goal.registryPath, signal, {
+            onOutput: (text, stream) => terminal.output(text, stream),
+          }),
+          onEvent: eventSink(surfaces, terminal, progress),
+        },
+      ),
+    (result) => `${result.ok ? '✔' : '✖'} ${result.message}`,
   );
+}
+
+/** "Review Changes" on the outcome when the run changed files; the diff editors open from it. */
+function reviewButton(review: TurnReviewSummary | undefined): string[] {
+  return review !== undefined && review.files.length > 0 ? [REVIEW_CHANGES] : [];
 }
 
 /** Shows how a turn ended, with a button per next step (Resume, Retry) that carries it out. */
@@ -125,24 +225,48 @@ async function showTurnOutcome(
   surfaces: TurnSurfaces,
   goal: GoalSummary,
   result: TurnRunResult,
+  review: TurnReviewSummary | undefined,
   buttons: string[] = turnButtons(result),
   message: string = turnOutcomeMessage(result),
 ): Promise<void> {
   const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  const choice = await show(message, ...buttons);
+  const choice = await show(message, ...reviewButton(review), ...buttons);
   if (choice === SHOW_LOG) surfaces.log.show();
+  if (choice === REVIEW_CHANGES && review !== undefined) {
+    await surfaces.reviews.open(review.id);
+    return;
+  }
   const step = nextStepOfButton(result, choice);
   if (step === undefined) return;
+  const setup = await setupOf(goal, result.agent_id);
+  if (await refusedLanguageModel(surfaces, [{ agentId: result.agent_id, setup }])) return;
+  const snapshot = await surfaces.reviews.before(snapshotOptions(goal, setup), surfaces.log);
   const next = await runTurnWithProgress(surfaces, goal, result.agent_id, step);
   await surfaces.model.reload();
-  await showTurnOutcome(surfaces, goal, next);
+  await showTurnOutcome(surfaces, goal, next, await surfaces.reviews.after(snapshot, `the turn of ${result.agent_id}`));
+}
+
+function snapshotOptions(goal: GoalSummary, setup: AgentTurnSetup) {
+  const state = goal.stateFile === null ? null : relative(setup.projectRoot, goal.stateFile).split(sep).join('/');
+  return {
+    projectRoot: setup.projectRoot,
+    writeScope: setup.writeScope,
+    excluded: state === null || state.startsWith('..') ? [] : [state],
+  };
 }
 
 /** "LoopX: Run One Turn…" — preview the turn (agent, todo), confirm, run it with progress; Cancel stops after the current phase. */
-export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): Promise<TurnRunResult | undefined> {
+export async function runOneTurnCommand(
+  surfaces: TurnSurfaces,
+  arg: unknown,
+): Promise<(TurnRunResult & Reviewed) | TurnNotStarted | undefined> {
   const goal = await pickGoal(surfaces.model, arg, 'Run a turn on which goal?');
   const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
+  // A language-model agent with no model stops first: nothing to preview, nothing reserved.
+  const setup = await setupOf(goal, agentId);
+  const refused = await refusedLanguageModel(surfaces, [{ agentId, setup }]);
+  if (refused !== undefined) return refused;
   const preview = await runOperation(
     turnRunOnce,
     { goalId: goal.goalId, agentId },
@@ -159,36 +283,50 @@ export async function runOneTurnCommand(surfaces: TurnSurfaces, arg: unknown): P
       confirmTurnDetail(preview),
       NEXT_STEP_BUTTONS.execute,
     );
+  const snapshot = await surfaces.reviews.before(snapshotOptions(goal, setup), surfaces.log);
   const result = await runTurnWithProgress(surfaces, goal, agentId);
+  const review = await surfaces.reviews.after(snapshot, `the turn of ${agentId}`);
   await surfaces.model.reload();
-  void showTurnOutcome(surfaces, goal, result);
-  return result;
+  void showTurnOutcome(surfaces, goal, result, review);
+  return { ...result, review };
 }
 
 /** "LoopX: Run Loop…" — turns back to back until the goal needs a person, the budget stops it, or Cancel. */
-export async function runLoopCommand(surfaces: TurnSurfaces, arg: unknown): Promise<LoopResult> {
+export async function runLoopCommand(
+  surfaces: TurnSurfaces,
+  arg: unknown,
+): Promise<(LoopResult & Reviewed) | TurnNotStarted> {
   const goal = await pickGoal(surfaces.model, arg, 'Run the loop on which goal?');
   const agentIds = await pickAgents(goal, true, arg);
+  const setups = await Promise.all(agentIds.map(async (agentId) => ({ agentId, setup: await setupOf(goal, agentId) })));
+  const refused = await refusedLanguageModel(surfaces, setups);
+  if (refused !== undefined) return refused;
   const quota = surfaces.model.detailsOf(goal)?.quota;
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(confirmLoopQuestion(goal.goalId, agentIds), confirmLoopDetail(quota), 'Run Loop');
-  // Stop Loop (tree, palette) and the progress notification's Cancel both stop it after the current phase.
-  const loop = surfaces.model.beginLoop(goal);
-  let result: LoopResult;
-  try {
-    result = await withCancellableProgress(loopProgressTitle(goal.goalId), (progress, signal) =>
+  const first = setups[0]?.setup;
+  const snapshot =
+    first === undefined ? undefined : await surfaces.reviews.before(snapshotOptions(goal, first), surfaces.log);
+  // Stop Loop (tree, palette), the notification's Cancel and Ctrl+C in the terminal stop it after the current phase.
+  const result = await watched(
+    surfaces,
+    goal,
+    agentIds,
+    loopProgressTitle(goal.goalId),
+    ({ signal, terminal, progress }) =>
       runOperation(
         turnLoop,
         { goalId: goal.goalId, agentId: agentIds },
         {
-          ...editorEnvironment(goal.registryPath, AbortSignal.any([signal, loop.signal])),
-          onEvent: eventSink(surfaces, goal, progress),
+          ...editorEnvironment(goal.registryPath, signal, {
+            onOutput: (text, stream) => terminal.output(text, stream),
+          }),
+          onEvent: eventSink(surfaces, terminal, progress),
         },
       ),
-    );
-  } finally {
-    loop.end();
-  }
+    (loop) => `${loop.ok ? '✔' : '✖'} ${loopOutcomeMessage(loop).replace(/^LoopX: /, '')}`,
+  );
+  const review = await surfaces.reviews.after(snapshot, `the loop on ${goal.goalId}`);
   await surfaces.model.reload();
   const last = result.turns.at(-1);
   if (last === undefined) {
@@ -197,8 +335,15 @@ export async function runLoopCommand(surfaces: TurnSurfaces, arg: unknown): Prom
       if (choice === SHOW_LOG) surfaces.log.show();
     });
   } else
-    void showTurnOutcome(surfaces, goal, { ...last, ok: result.ok }, loopButtons(result), loopOutcomeMessage(result));
-  return result;
+    void showTurnOutcome(
+      surfaces,
+      goal,
+      { ...last, ok: result.ok },
+      review,
+      loopButtons(result),
+      loopOutcomeMessage(result),
+    );
+  return { ...result, review };
 }
 
 export function bundleDirOf(context: vscode.ExtensionContext): string {

@@ -18,6 +18,7 @@ import {
   type ExecutorTurnContext,
   type HostRequest,
   type LmEdit,
+  type OutputObserver,
 } from '../core/ops/host';
 
 /**
@@ -30,8 +31,11 @@ import {
  */
 
 export interface LanguageModelTurnObserver {
-  /** Each streamed piece of the model's reply, as it arrives. */
-  onOutput?: (text: string) => void;
+  /**
+   * The agent's output as it arrives: each streamed piece of a model's reply, or what a process agent
+   * writes to stdout / stderr (the turn terminal shows it).
+   */
+  onOutput?: OutputObserver;
 }
 
 type Failure = Pick<ExecutorFailure, 'reason' | 'message'> & { problems?: string[] };
@@ -86,6 +90,14 @@ async function checkContainment(projectRoot: string, edits: readonly LmEdit[]): 
       problems.push(`${edit.path}: leads out of the project through a symbolic link; LoopX never writes there`);
   }
   return problems;
+}
+
+function notify(observer: OutputObserver | undefined, piece: string): void {
+  try {
+    observer?.(piece, 'model');
+  } catch {
+    // An observer's bug must not fail the turn it watches.
+  }
 }
 
 export function createLanguageModelExecutor(
@@ -175,7 +187,8 @@ async function runLanguageModelTurn(
     for await (const piece of response.text) {
       if (stop !== null) break;
       text += piece;
-      observer.onOutput?.(piece);
+      notify(observer.onOutput, piece);
+      if (options.onOutput !== observer.onOutput) notify(options.onOutput, piece);
       if (inputTokens + estimateTokens(text) > budget) halt('budget');
     }
   } catch (error) {
@@ -267,6 +280,43 @@ async function runLanguageModelTurn(
  * The observer receives the model's streamed reply (the turn terminal shows it).
  */
 export function editorExecutorFactory(observer: LanguageModelTurnObserver = {}): ExecutorFactory {
-  return (config, _agentId, turn) =>
-    config.preset === 'vscode-lm' ? createLanguageModelExecutor(config, turn, observer) : createAgentExecutor(config);
+  return (config, _agentId, turn) => {
+    if (config.preset === 'vscode-lm') return createLanguageModelExecutor(config, turn, observer);
+    const inner = createAgentExecutor(config);
+    const onOutput = observer.onOutput;
+    if (onOutput === undefined) return inner;
+    // A process agent's stdout / stderr, live, as well.
+    return { kind: inner.kind, run: (request, options) => inner.run(request, { ...options, onOutput }) };
+  };
+}
+
+/** Why a language-model turn cannot start; the loop stops with this status instead of running a failing turn. */
+export interface LanguageModelUnavailable {
+  reason: 'no_model' | 'no_consent';
+  message: string;
+}
+
+/**
+ * Checked before a `vscode-lm` turn reserves anything: is there a model matching the agent profile,
+ * and did the user not decline LoopX's use of it? Undefined when the turn can run (or the agent is
+ * not a language-model agent). `access` is the extension's `languageModelAccessInformation`.
+ */
+export async function languageModelUnavailable(
+  config: ExecutorConfig | null,
+  agentId: string,
+  access?: vscode.LanguageModelAccessInformation,
+): Promise<LanguageModelUnavailable | undefined> {
+  if (config === null || config.preset !== 'vscode-lm') return undefined;
+  const model = (await vscode.lm.selectChatModels(modelSelector(config)))[0];
+  if (model === undefined)
+    return {
+      reason: 'no_model',
+      message: `No VS Code language model matches the agent "${agentId}" (${describeSelector(config)}), so no turn ran and nothing was reserved or written. Install or sign in to a chat model provider, or change executor.vendor / executor.family in its profile.`,
+    };
+  if (access?.canSendRequest(model) === false)
+    return {
+      reason: 'no_consent',
+      message: `LoopX may not use the language model "${model.name}" (the consent was declined), so no turn ran for the agent "${agentId}" and nothing was reserved or written. Allow LoopX to use it and run again.`,
+    };
+  return undefined;
 }

@@ -149,6 +149,10 @@ function lap(message: string): void {
   console.log(`  [${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${message}`);
 }
 
+/** `LOOPX_IT_ONLY=lm,untrusted` runs only those suites (dev, lm, untrusted, vsix), for a change that touches one. */
+const ONLY = new Set((process.env['LOOPX_IT_ONLY'] ?? '').split(',').filter((s) => s.trim() !== ''));
+const wanted = (suite: 'dev' | 'lm' | 'untrusted' | 'vsix'): boolean => ONLY.size === 0 || ONLY.has(suite);
+
 async function main(): Promise<void> {
   const desktop = process.env['LOOPX_VSCODE_EXECUTABLE'];
   const summaries: (TestSummary | undefined)[] = [];
@@ -167,16 +171,18 @@ async function main(): Promise<void> {
     return;
   }
 
-  summaries.push(
-    desktop
-      ? await runInDesktop(desktop, 'Extension under development', REPO_ROOT, SUITE)
-      : await runInCodeServer('Extension under development', {
-          extensionDevelopmentPath: REPO_ROOT,
-          extensionTestsPath: SUITE,
-        }),
-  );
+  if (wanted('dev')) {
+    summaries.push(
+      desktop
+        ? await runInDesktop(desktop, 'Extension under development', REPO_ROOT, SUITE)
+        : await runInCodeServer('Extension under development', {
+            extensionDevelopmentPath: REPO_ROOT,
+            extensionTestsPath: SUITE,
+          }),
+    );
+  }
 
-  if (!desktop) {
+  if (!desktop && wanted('lm')) {
     lap('development suite done; the language-model suite next');
     // The workbench takes one extension under development, so the provider is installed, as a user would.
     const lmExtensionsDir = mkdtempSync(join(tmpdir(), 'loopx-lm-ext-'));
@@ -195,61 +201,65 @@ async function main(): Promise<void> {
     }
   }
 
-  lap('development suite done; the untrusted workspace next');
-  const statusPort = await freePort();
-  const untrustedSettings = { 'loopx.statusServer.enabled': true, 'loopx.statusServer.port': statusPort };
-  const untrustedEnv = { LOOPX_UNTRUSTED_STATUS_PORT: String(statusPort) };
-  summaries.push(
-    desktop
-      ? await runInDesktop(desktop, 'Untrusted workspace', REPO_ROOT, UNTRUSTED_SUITE, [], untrustedEnv, {
-          untrusted: true,
-          settings: untrustedSettings,
-        })
-      : await runInCodeServer('Untrusted workspace', {
-          extensionDevelopmentPath: REPO_ROOT,
-          extensionTestsPath: UNTRUSTED_SUITE,
-          untrusted: true,
-          settings: untrustedSettings,
-          env: untrustedEnv,
-        }),
-  );
-
-  lap('untrusted suite done; packaging the .vsix');
-  const vsix =
-    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-      .trim()
-      .split('\n')
-      .pop() ?? '';
-  const extensionsDir = mkdtempSync(join(tmpdir(), 'loopx-vsix-ext-'));
-  try {
-    installVsix(vsix, extensionsDir);
-    lap('installed the .vsix');
-    const env = { LOOPX_EXPECTED_EXTENSIONS_DIR: extensionsDir };
+  if (wanted('untrusted')) {
+    lap('development suite done; the untrusted workspace next');
+    const statusPort = await freePort();
+    const untrustedSettings = { 'loopx.statusServer.enabled': true, 'loopx.statusServer.port': statusPort };
+    const untrustedEnv = { LOOPX_UNTRUSTED_STATUS_PORT: String(statusPort) };
     summaries.push(
       desktop
-        ? await runInDesktop(
-            desktop,
-            'Packaged .vsix, installed',
-            PROBE,
-            VSIX_SUITE,
-            ['--extensions-dir', extensionsDir],
-            env,
-          )
-        : await runInCodeServer('Packaged .vsix, installed', {
-            extensionDevelopmentPath: PROBE,
-            extensionTestsPath: VSIX_SUITE,
-            extensionsDir,
-            env,
+        ? await runInDesktop(desktop, 'Untrusted workspace', REPO_ROOT, UNTRUSTED_SUITE, [], untrustedEnv, {
+            untrusted: true,
+            settings: untrustedSettings,
+          })
+        : await runInCodeServer('Untrusted workspace', {
+            extensionDevelopmentPath: REPO_ROOT,
+            extensionTestsPath: UNTRUSTED_SUITE,
+            untrusted: true,
+            settings: untrustedSettings,
+            env: untrustedEnv,
           }),
     );
-  } finally {
-    rmSync(extensionsDir, { recursive: true, force: true });
-    // The development bundles were replaced by production ones; rebuild so later tiers use the dev build.
-    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
+  }
+
+  if (wanted('vsix')) {
+    lap('untrusted suite done; packaging the .vsix');
+    const vsix =
+      execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+        .trim()
+        .split('\n')
+        .pop() ?? '';
+    const extensionsDir = mkdtempSync(join(tmpdir(), 'loopx-vsix-ext-'));
+    try {
+      installVsix(vsix, extensionsDir);
+      lap('installed the .vsix');
+      const env = { LOOPX_EXPECTED_EXTENSIONS_DIR: extensionsDir };
+      summaries.push(
+        desktop
+          ? await runInDesktop(
+              desktop,
+              'Packaged .vsix, installed',
+              PROBE,
+              VSIX_SUITE,
+              ['--extensions-dir', extensionsDir],
+              env,
+            )
+          : await runInCodeServer('Packaged .vsix, installed', {
+              extensionDevelopmentPath: PROBE,
+              extensionTestsPath: VSIX_SUITE,
+              extensionsDir,
+              env,
+            }),
+      );
+    } finally {
+      rmSync(extensionsDir, { recursive: true, force: true });
+      // The development bundles were replaced by production ones; rebuild so later tiers use the dev build.
+      execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
+    }
   }
 
   const total = combine(summaries);

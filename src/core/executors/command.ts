@@ -80,6 +80,7 @@ export class ProcessAgentExecutor implements AgentExecutor {
       timeoutMs: options.timeoutMs,
       maxOutputBytes,
       signal: options.signal,
+      onOutput: options.onOutput,
       ...(this.options.killGraceMs !== undefined ? { killGraceMs: this.options.killGraceMs } : {}),
     });
     const homeDir = options.env['HOME'] ?? os.homedir();

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
 import { scrubText, type ScrubContext } from '../privacy/scrub';
 
 /**
@@ -31,6 +32,8 @@ export interface BoundedProcessOptions {
   maxOutputBytes?: number;
   signal?: AbortSignal;
   killGraceMs?: number;
+  /** Live output, decoded per stream (a character split across chunks arrives whole); errors are ignored. */
+  onOutput?: ((text: string, stream: 'stdout' | 'stderr') => void) | undefined;
 }
 
 export interface BoundedProcessResult {
@@ -130,6 +133,17 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
       return;
     }
 
+    const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+    const observe = (stream: 'stdout' | 'stderr', chunk: Buffer | null): void => {
+      if (options.onOutput === undefined || settled) return;
+      const text = chunk === null ? decoders[stream].end() : decoders[stream].write(chunk);
+      if (text === '') return;
+      try {
+        options.onOutput(text, stream);
+      } catch {
+        // An observer's bug must not end the agent it watches.
+      }
+    };
     let end: ProcessEnd | null = null;
     let settled = false;
     let exitCode: number | null = null;
@@ -138,6 +152,8 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
 
     const settle = (result: BoundedProcessResult): void => {
       if (settled) return;
+      observe('stdout', null);
+      observe('stderr', null);
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
@@ -169,9 +185,11 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
     });
     child.stdin?.on('error', () => undefined); // the agent may exit without reading its stdin (EPIPE)
     child.stdout?.on('data', (chunk: Buffer) => {
+      observe('stdout', chunk);
       if (!stdout.push(chunk)) stop('output_too_large');
     });
     child.stderr?.on('data', (chunk: Buffer) => {
+      observe('stderr', chunk);
       if (!stderr.push(chunk)) stop('output_too_large');
     });
     child.on('exit', (code, signal) => {

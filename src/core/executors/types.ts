@@ -18,7 +18,17 @@ export interface ExecutorRunOptions {
   cwd: string;
   /** The environment to pick the allowlisted variables from (the agent never gets all of it). */
   env: NodeJS.ProcessEnv;
+  /**
+   * Receives the agent's output as it arrives (decoded text, whole characters), for a host that shows
+   * a turn live (the editor's turn terminal). Never called after `run` resolves; a throwing observer
+   * never breaks the turn.
+   */
+  onOutput?: OutputObserver | undefined;
 }
+
+/** Where a piece of live output came from: a process stream, or a language model's streamed reply. */
+export type OutputStream = 'stdout' | 'stderr' | 'model';
+export type OutputObserver = (text: string, stream: OutputStream) => void;
 
 /** Where the usage numbers came from. */
 export type UsageSource = 'agent_reported' | 'claude_code' | 'codex' | 'vscode_lm';

@@ -2,6 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { installDemoAgent } from '../executors/config';
 import { DEMO_AGENT_BUNDLE, demoAgentArgv } from '../executors/demoAgent';
+import type { ExecutorConfig } from '../executors/config';
+import { writeScopeForGoal } from '../registry/agentIds';
+import { loadTurnGoal } from '../turn/context';
+import { quotaGoalOf, resolveGoal } from './goalHandle';
+import type { OperationEnvironment } from './operation';
 
 /**
  * What a host's composition root (the CLI's main, the extension's activation) sets up once before
@@ -21,7 +26,14 @@ export function installDemoAgentFrom(bundleDir: string, fallback?: () => readonl
 // contract, the default factory for the process presets, and the surface-neutral rules of a
 // language-model turn (prompt, reply, write scope).
 export { createAgentExecutor, DEFAULT_TIMEOUT_MINUTES, type ExecutorConfig } from '../executors/config';
-export type { AgentExecutor, ExecutorFailure, ExecutorOutcome, ExecutorRunOptions } from '../executors/types';
+export type {
+  AgentExecutor,
+  ExecutorFailure,
+  ExecutorOutcome,
+  ExecutorRunOptions,
+  OutputObserver,
+  OutputStream,
+} from '../executors/types';
 export type { ExecutorFactory, ExecutorTurnContext } from '../turn/runOnce';
 export type { HostRequest, HostResult } from '../protocol/contract';
 export {
@@ -33,3 +45,39 @@ export {
   replyExcerpt,
   type LmEdit,
 } from '../executors/languageModel';
+
+/** What an editor host checks before a turn starts: where the agent works, what it may write, how it runs. */
+export interface AgentTurnSetup {
+  /** The folder the agent runs in (the goal's `repo`, else the registry's project). */
+  projectRoot: string;
+  /** The goal's `coordination.write_scope` globs; empty when it sets none. */
+  writeScope: string[];
+  /** The agent's executor, or null with `executorProblem` saying why there is none. */
+  executor: ExecutorConfig | null;
+  executorProblem: string | null;
+}
+
+/**
+ * Reads (never writes) how `agentId` would run a turn of `goalId`: the editor uses it to refuse a
+ * language-model turn with no model before any slot is reserved, and to snapshot the files a turn may change.
+ */
+export async function agentTurnSetup(
+  env: OperationEnvironment,
+  goalId: string,
+  agentId: string,
+): Promise<AgentTurnSetup> {
+  const goal = await resolveGoal(env, goalId);
+  const turnGoal = loadTurnGoal({
+    agentId,
+    clock: env.clock,
+    homeDir: goal.homeDir,
+    runtimeRootOverride: env.runtimeRootOverride,
+    goal: quotaGoalOf(goal),
+  });
+  return {
+    projectRoot: turnGoal.projectRoot,
+    writeScope: writeScopeForGoal(turnGoal.goal.goal),
+    executor: turnGoal.executorConfig,
+    executorProblem: turnGoal.executorProblem,
+  };
+}

@@ -36,6 +36,15 @@ function reply(prompt) {
       return `\`\`\`json\n${JSON.stringify({ edits: [edit, { path: 'scripts/check-notes.js', content: 'process.exit(0)\n' }], result })}\n\`\`\`\n`;
     case 'malformed':
       return 'I did it, trust me! (no JSON here)';
+    case 'goal':
+      return `Here is a draft.\n\n\`\`\`json\n${JSON.stringify({
+        goal_id: 'weekly-digest',
+        objective: 'Publish a weekly digest of the notes.',
+        todos: ['Collect the notes changed this week.', 'Write the digest draft.', 'Link each note from the digest.'],
+        gates: ['Approve the digest before it is sent.'],
+      })}\n\`\`\`\n`;
+    case 'bad-goal':
+      return '```json\n{"goal_id": "Weekly Digest!", "objective": "", "todos": []}\n```\n';
     case 'answer':
       return 'The goal tidy-notes waits on the publish gate.';
     default:

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { quotaStatus } from '../../../src/core/ops/quota';
+import { status } from '../../../src/core/ops/status';
+import { todoList } from '../../../src/core/ops/todo';
 import { runOperation } from '../../../src/core/ops/run';
 import { turnRunOnce } from '../../../src/core/ops/turn';
 import { editorEnvironment } from '../../../src/commands/operationRunner';
@@ -143,13 +145,27 @@ describe('The vscode-lm agent on a test language model (real VS Code host)', fun
     assert.equal(existsSync(note()), false);
   });
 
-  it('says so when no model matches the agent profile, and runs nothing', async () => {
+  it('stops cleanly before the turn when no model matches the agent profile: a status, no failed turn, nothing reserved', async () => {
     const prompts = provider.prompts.length;
-    const result = await runLm('lm-missing');
-    assert.equal(result.ok, false);
-    assert.match(result.failure?.message ?? '', /no VS Code language model matches vendor "nobody-sells-this"/);
+    const runs = (await runOperation(status, {}, editorEnvironment(registryPath()))).run_count;
+    const result = (await runLm('lm-missing')) as TurnResult & { reason?: string };
+    assert.equal(result.ok, true, 'no model is a clean stop, not a failure');
+    assert.equal(result.status, 'not_started');
+    assert.equal(result.reason, 'no_model');
+    assert.match(
+      result.message,
+      /No VS Code language model matches the agent "lm-missing" \(vendor "nobody-sells-this"\)/,
+    );
+    const loop = (await vscode.commands.executeCommand('loopx.turnLoop', {
+      goalId: 'tidy-notes',
+      agentIds: ['lm-missing'],
+      confirmed: true,
+    })) as { status?: string; reason?: string };
+    assert.equal(loop.status, 'not_started');
+    assert.equal(loop.reason, 'no_model');
     assert.equal(provider.prompts.length, prompts);
     assert.equal(await reservedSlots(), 0);
+    assert.equal((await runOperation(status, {}, editorEnvironment(registryPath()))).run_count, runs);
   });
 });
 
@@ -202,12 +218,77 @@ describe('@loopx in a real VS Code host', function () {
     assert.equal(provider.prompts.length, prompts);
   });
 
-  it('/goal drafts a goal from a sentence and writes nothing', async () => {
+  it('/run says so when the agent has no language model, and offers no button', async () => {
+    const reply = await ask('run', 'tidy-notes lm-missing');
+    assert.equal(reply.result.metadata.refused, 'no_model');
+    assert.match(markdown(reply), /No VS Code language model matches the agent "lm-missing"/);
+    assert.ok(!reply.parts.some((p) => p.kind === 'button'));
+  });
+
+  it('/goal drafts a goal from a sentence with the model and writes nothing; its button opens the draft for review', async () => {
+    provider.setScenario('goal');
     const before = readFileSync(registryPath(), 'utf8');
     const reply = await ask('goal', 'publish a weekly digest of the notes');
-    assert.match(markdown(reply), /publish a weekly digest of the notes/);
-    assert.ok(reply.parts.some((p) => p.kind === 'button' && p.command === 'loopx.createGoal'));
+    const text = markdown(reply);
+    assert.match(text, /Draft goal `weekly-digest`/);
+    assert.match(text, /1\. P1 — Collect the notes changed this week\./);
+    assert.match(text, /Approve the digest before it is sent\./);
+    assert.match(provider.prompts.at(-1) ?? '', /publish a weekly digest of the notes/);
+    assert.ok(reply.parts.some((p) => p.kind === 'button' && p.command === 'loopx.startGoal'));
     assert.equal(readFileSync(registryPath(), 'utf8'), before);
+  });
+
+  it('/goal reports a malformed draft clearly and writes nothing', async () => {
+    provider.setScenario('bad-goal');
+    const before = readFileSync(registryPath(), 'utf8');
+    const reply = await ask('goal', 'publish a weekly digest of the notes');
+    assert.equal(reply.result.metadata.refused, 'malformed_draft');
+    assert.match(markdown(reply), /draft is malformed/);
+    assert.equal(readFileSync(registryPath(), 'utf8'), before);
+  });
+
+  it('Start a Goal: the model drafts, the user edits the draft document, exactly the reviewed todos are written', async () => {
+    provider.setScenario('goal');
+    const opened = (await vscode.commands.executeCommand('loopx.startGoal', {
+      sentence: 'publish a weekly digest of the notes',
+    })) as { step: string; draftUri: string; source: string };
+    assert.equal(opened.step, 'review');
+    assert.equal(opened.source, 'model');
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === opened.draftUri);
+    assert.ok(document, 'the draft document is not open');
+    assert.equal(
+      existsSync(join(root(), '.codex', 'goals', 'weekly-digest')),
+      false,
+      'something was written before review',
+    );
+    // The user's review: drops the second todo, rewords the third, adds one, keeps the gate.
+    const edited = document
+      .getText()
+      .replace('- Write the digest draft.\n', '')
+      .replace(
+        '- Link each note from the digest.',
+        '- Link every note from the digest.\n- Send the digest to the team.',
+      );
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(document.uri, new vscode.Range(0, 0, document.lineCount, 0), edited);
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    const created = (await vscode.commands.executeCommand('loopx.startGoal', {
+      draft: opened.draftUri,
+      confirmed: true,
+    })) as { step: string; goal_id: string } | undefined;
+    assert.ok(created, 'Start a Goal failed (see the LoopX log)');
+    assert.equal(created.goal_id, 'weekly-digest');
+    const listed = await runOperation(todoList, { goalId: 'weekly-digest' }, editorEnvironment(registryPath()));
+    const agent = listed.todos.filter((t) => t.role === 'agent').map((t) => t.text);
+    assert.deepEqual(agent, [
+      '[P1] Collect the notes changed this week.',
+      '[P2] Link every note from the digest.',
+      '[P3] Send the digest to the team.',
+    ]);
+    assert.deepEqual(
+      listed.todos.filter((t) => t.role === 'user').map((t) => t.text),
+      ['Approve the digest before it is sent.'],
+    );
   });
 
   it('answers free text with the language model, the status read model as context', async () => {

@@ -1,0 +1,144 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  revertChange,
+  takeTurnSnapshot,
+  type FileChange,
+  type SnapshotOptions,
+  type TurnSnapshot,
+} from './turnSnapshot';
+
+/**
+ * "Review Changes" after a turn: the files it changed (see turnSnapshot.ts), each opened in VS Code's
+ * diff editor — the left side is the snapshot, served read-only under the `loopx-original:` scheme —
+ * and "Revert" for a file the user rejects, after a confirmation. The hidden commands
+ * `_loopx.review.open` and `_loopx.review.revert` ({ reviewId, path, confirmed }) drive it from tests.
+ */
+
+export const ORIGINAL_SCHEME = 'loopx-original';
+export const REVIEW_CHANGES = 'Review Changes';
+export const REVERT_A_FILE = 'Revert a File…';
+
+/** What a run hands back to its caller: the review to open and the files it lists. */
+export interface TurnReviewSummary {
+  id: string;
+  kind: TurnSnapshot['kind'];
+  truncated: boolean;
+  files: FileChange[];
+}
+
+interface Review {
+  id: string;
+  title: string;
+  snapshot: TurnSnapshot;
+}
+
+export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly reviews = new Map<string, Review>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private next = 1;
+
+  constructor() {
+    this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, this),
+      vscode.commands.registerCommand('_loopx.review.open', (id: string) => this.open(id)),
+      vscode.commands.registerCommand(
+        '_loopx.review.revert',
+        (arg: { reviewId: string; path: string; confirmed?: boolean }) =>
+          this.revert(arg.reviewId, arg.path, arg.confirmed === true),
+      ),
+    );
+  }
+
+  /** Snapshots a run's project before it starts; undefined (and the run goes on) when that fails. */
+  async before(options: SnapshotOptions, log: vscode.LogOutputChannel): Promise<TurnSnapshot | undefined> {
+    try {
+      return await takeTurnSnapshot(options);
+    } catch (error) {
+      log.warn(`no pre-turn snapshot, so "Review Changes" is not offered: ${String(error)}`);
+      return undefined;
+    }
+  }
+
+  /** After the run: what it changed, kept for review (the last 10 runs). */
+  async after(snapshot: TurnSnapshot | undefined, title: string): Promise<TurnReviewSummary | undefined> {
+    if (snapshot === undefined) return undefined;
+    const files = await snapshot.changes();
+    const id = `r${this.next++}`;
+    this.reviews.set(id, { id, title, snapshot });
+    for (const old of [...this.reviews.keys()].slice(0, Math.max(0, this.reviews.size - 10))) this.reviews.delete(old);
+    return { id, kind: snapshot.kind, truncated: snapshot.truncated, files };
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const [id, ...rest] = uri.path.replace(/^\//, '').split('/');
+    const review = this.reviews.get(id ?? '');
+    if (review === undefined) return Promise.resolve('');
+    return review.snapshot.original(rest.join('/')).then((bytes) => bytes?.toString('utf8') ?? '');
+  }
+
+  /** Opens a diff editor per changed file; then offers to revert one. Returns the files shown. */
+  async open(id: string): Promise<FileChange[]> {
+    const review = this.reviewOf(id);
+    const files = await review.snapshot.changes();
+    if (files.length === 0) {
+      void vscode.window.showInformationMessage(
+        `LoopX: ${review.title} changed no file (or every change was reverted).`,
+      );
+      return files;
+    }
+    for (const file of files) {
+      const left = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}/${file.path}` });
+      const right =
+        file.status === 'deleted'
+          ? vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}-deleted/${file.path}` })
+          : vscode.Uri.file(path.join(review.snapshot.projectRoot, file.path));
+      await vscode.commands.executeCommand('vscode.diff', left, right, `${file.path} (${file.status} by the turn)`, {
+        preview: false,
+        preserveFocus: true,
+      });
+    }
+    void vscode.window
+      .showInformationMessage(`LoopX: ${review.title} changed ${files.length} file(s).`, REVERT_A_FILE)
+      .then(async (choice) => {
+        if (choice !== REVERT_A_FILE) return;
+        const picked = await vscode.window.showQuickPick(
+          files.map((f) => ({ label: f.path, description: f.status })),
+          { title: 'Revert which file to how it was before the turn?' },
+        );
+        if (picked !== undefined) await this.revert(id, picked.label, false);
+      });
+    return files;
+  }
+
+  /** Puts one file back after a confirmation (skipped with `confirmed`); true when it was reverted. */
+  async revert(id: string, relativePath: string, confirmed: boolean): Promise<boolean> {
+    if (!vscode.workspace.isTrusted)
+      throw new Error('Reverting a file writes to the workspace, and this workspace is not trusted.');
+    const review = this.reviewOf(id);
+    if (!confirmed) {
+      const original = await review.snapshot.original(relativePath);
+      const what = original === null ? 'delete it (the turn created it)' : 'restore the bytes it had before the turn';
+      const choice = await vscode.window.showWarningMessage(
+        `Revert "${relativePath}"?`,
+        { modal: true, detail: `This will ${what}; your later edits to it are lost.` },
+        'Revert',
+      );
+      if (choice !== 'Revert') return false;
+    }
+    const done = await revertChange(review.snapshot, relativePath);
+    void vscode.window.showInformationMessage(`LoopX: ${relativePath} ${done === 'deleted' ? 'deleted' : 'restored'}.`);
+    return true;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private reviewOf(id: string): Review {
+    const review = this.reviews.get(id);
+    if (review === undefined)
+      throw new Error(`No turn review "${id}" in this window (only the last 10 runs are kept).`);
+    return review;
+  }
+}

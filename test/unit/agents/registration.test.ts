@@ -77,6 +77,7 @@ describe('register-agent', () => {
     assert.deepEqual(result.registration_readback, {
       verified: true,
       registered_agents: ['codex-existing', 'codex-fresh', 'legacy-top'],
+      global_registered_agents: null,
     });
     const goal = goalOf(registry);
     assert.deepEqual(goal['coordination'], {
@@ -111,7 +112,7 @@ describe('register-agent', () => {
     const before = fs.readFileSync(registry, 'utf8');
     await assert.rejects(registerAgent(request(registry, ['9bad'], { execute: true })), (error: unknown) => {
       assert.ok(error instanceof LoopxError);
-      assert.equal(error.code, 'invalid_argument');
+      assert.equal(error.code, 'agent_id_invalid');
       assert.match(error.message, /--agent-id '9bad' is not a valid agent id: an agent id starts with a letter a-z/);
       assert.equal(error.details['value'], '9bad');
       return true;
@@ -138,6 +139,7 @@ describe('register-agent', () => {
         '--format',
         'json',
         'register-agent',
+        '--project-registry',
         '--goal-id',
         'g',
         '--agent-id',
@@ -187,6 +189,7 @@ describe('register-agent', () => {
           '--format',
           'json',
           'register-agent',
+          '--project-registry',
           '--goal-id',
           'g',
           '--agent-id',

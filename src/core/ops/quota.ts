@@ -18,6 +18,7 @@ import { goalIdArg, usageOn } from './common';
 import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
 import { defineOperation } from './operation';
+import { shouldRunNextActionWarning } from '../status/projection/shouldRunWarning';
 
 /**
  * The quota guard: `quota status` (window, spend, budgets, turns in flight) and `quota should-run`
@@ -130,6 +131,7 @@ export const quotaShouldRun = defineOperation({
         runtimeRootOverride: env.runtimeRootOverride,
         ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
         ...(turnInstanceId === null ? {} : { turnInstanceId }),
+        nextActionWarning: shouldRunNextActionWarning,
       };
       // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
       if (findRawRegistryGoal(registry.document, args.goalId) === undefined)

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { LoopxErrorCode } from '../errorCodes';
 import { checkTurnInstanceId } from '../quota/identity';
 import type { TurnUsage } from '../quota/ledger';
 import { readQuotaView, SPEND_SOURCES, type Reservation, type SpendSource } from '../quota/reservations';
@@ -14,7 +13,7 @@ import {
   type ShouldRunRefusal,
 } from '../scheduling/shouldRun';
 import { isLoopxError } from '../errors';
-import { goalIdArg, usageOn } from './common';
+import { goalIdArg } from './common';
 import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
 import { defineOperation } from './operation';
@@ -63,15 +62,6 @@ export const quotaStatus = defineOperation({
   },
 });
 
-/** Core refusals of the quota commands that mean "the arguments are wrong": usage errors (exit 2). */
-export const QUOTA_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
-  'invalid_goal_id',
-  'quota_turn_instance_id_invalid',
-  'quota_settlement_binding_conflict',
-  'quota_replan_obligation_id_invalid',
-  'quota_slots_invalid',
-]);
-
 /** An agent id as given: normalized when it is one, else passed on for the core to refuse. */
 function agentOf(raw: string | undefined): string | null {
   const text = blankless(raw);
@@ -118,33 +108,32 @@ export const quotaShouldRun = defineOperation({
       .meta({ placeholder: 'id' })
       .describe('the turn id; the decision then names the settlement identity'),
   }),
-  run: (args, env): Promise<ShouldRunDecision | ShouldRunRefusal> =>
-    usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
-      const turnInstanceId = turnOf(args.turnInstanceId);
-      const registry = await resolveRegistry(env);
-      const common = {
-        registryPath: registry.registryPath,
-        goalId: args.goalId,
-        agentId: agentOf(args.agentId),
-        clock: env.clock,
-        homeDir: registry.homeDir,
-        runtimeRootOverride: env.runtimeRootOverride,
-        ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
-        ...(turnInstanceId === null ? {} : { turnInstanceId }),
-        nextActionWarning: shouldRunNextActionWarning,
-      };
-      // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
-      if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
-        return shouldRunRefusal(await shouldRun(common));
-      const goal = goalOf(registry, args.goalId);
-      try {
-        return await shouldRun({ ...common, goal: quotaGoalOf(goal) });
-      } catch (error) {
-        if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
-          return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
-        throw error;
-      }
-    }),
+  run: async (args, env): Promise<ShouldRunDecision | ShouldRunRefusal> => {
+    const turnInstanceId = turnOf(args.turnInstanceId);
+    const registry = await resolveRegistry(env);
+    const common = {
+      registryPath: registry.registryPath,
+      goalId: args.goalId,
+      agentId: agentOf(args.agentId),
+      clock: env.clock,
+      homeDir: registry.homeDir,
+      runtimeRootOverride: env.runtimeRootOverride,
+      ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
+      ...(turnInstanceId === null ? {} : { turnInstanceId }),
+      nextActionWarning: shouldRunNextActionWarning,
+    };
+    // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
+    if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
+      return shouldRunRefusal(await shouldRun(common));
+    const goal = goalOf(registry, args.goalId);
+    try {
+      return await shouldRun({ ...common, goal: quotaGoalOf(goal) });
+    } catch (error) {
+      if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
+        return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
+      throw error;
+    }
+  },
 });
 
 export type QuotaSpendSlotOutput = {
@@ -181,52 +170,51 @@ export const quotaSpendSlot = defineOperation({
     usageEstimated: z.boolean().default(false).describe('the usage numbers are estimates (e.g. characters / 4)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<QuotaSpendSlotOutput> =>
-    usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
-      const agentId = agentOf(args.agentId);
-      const todoId = blankless(args.todoId);
-      const turnInstanceId = turnOf(args.turnInstanceId);
-      const goal = await resolveGoal(env, args.goalId);
-      const quotaGoal = quotaGoalOf(goal);
-      const decision = await shouldRun({
-        registryPath: goal.registryPath,
-        goalId: goal.goalId,
-        agentId,
-        clock: env.clock,
-        homeDir: goal.homeDir,
-        runtimeRootOverride: env.runtimeRootOverride,
-        goal: quotaGoal,
-      });
-      const usage: TurnUsage = { estimated: args.usageEstimated };
-      if (args.tokens !== undefined) usage.tokens = args.tokens;
-      if (args.costUsd !== undefined) usage.cost_usd = args.costUsd;
-      if (args.turnMinutes !== undefined) usage.minutes = args.turnMinutes;
-      const reported = args.tokens !== undefined || args.costUsd !== undefined || args.turnMinutes !== undefined;
-      const spend = await spendSlot(quotaGoal, env.clock, {
-        decision,
-        agentId,
-        todoId,
-        turnInstanceId,
-        slots: args.slots,
-        source: args.source,
-        execute: args.execute,
-        ...(reported ? { usage } : {}),
-      });
-      return {
-        goal_id: goal.goalId,
-        agent_id: agentId,
-        todo_id: todoId,
-        slots: args.slots,
-        source: args.source,
-        ...spend,
-        decision: {
-          should_run: decision.should_run,
-          state: decision.state,
-          effective_action: decision.effective_action,
-          selected_todo_id: decision.selected_todo?.todo_id ?? null,
-        },
-      };
-    }),
+  run: async (args, env): Promise<QuotaSpendSlotOutput> => {
+    const agentId = agentOf(args.agentId);
+    const todoId = blankless(args.todoId);
+    const turnInstanceId = turnOf(args.turnInstanceId);
+    const goal = await resolveGoal(env, args.goalId);
+    const quotaGoal = quotaGoalOf(goal);
+    const decision = await shouldRun({
+      registryPath: goal.registryPath,
+      goalId: goal.goalId,
+      agentId,
+      clock: env.clock,
+      homeDir: goal.homeDir,
+      runtimeRootOverride: env.runtimeRootOverride,
+      goal: quotaGoal,
+    });
+    const usage: TurnUsage = { estimated: args.usageEstimated };
+    if (args.tokens !== undefined) usage.tokens = args.tokens;
+    if (args.costUsd !== undefined) usage.cost_usd = args.costUsd;
+    if (args.turnMinutes !== undefined) usage.minutes = args.turnMinutes;
+    const reported = args.tokens !== undefined || args.costUsd !== undefined || args.turnMinutes !== undefined;
+    const spend = await spendSlot(quotaGoal, env.clock, {
+      decision,
+      agentId,
+      todoId,
+      turnInstanceId,
+      slots: args.slots,
+      source: args.source,
+      execute: args.execute,
+      ...(reported ? { usage } : {}),
+    });
+    return {
+      goal_id: goal.goalId,
+      agent_id: agentId,
+      todo_id: todoId,
+      slots: args.slots,
+      source: args.source,
+      ...spend,
+      decision: {
+        should_run: decision.should_run,
+        state: decision.state,
+        effective_action: decision.effective_action,
+        selected_todo_id: decision.selected_todo?.todo_id ?? null,
+      },
+    };
+  },
 });
 
 export type QuotaVoidSlotOutput = { goal_id: string } & VoidSlotResult;
@@ -247,21 +235,20 @@ export const quotaVoidSlot = defineOperation({
     reason: z.string().default('voided by operator').describe('why the spend is cancelled'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<QuotaVoidSlotOutput> =>
-    usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
-      const agentId = agentOf(args.agentId);
-      const turnInstanceId = turnOf(args.turnInstanceId);
-      const goal = await resolveGoal(env, args.goalId);
-      const result = await voidSlot(quotaGoalOf(goal), env.clock, {
-        agentId,
-        todoId: blankless(args.todoId),
-        turnInstanceId,
-        generatedAt: blankless(args.voidGeneratedAt),
-        reason: blankless(args.reason) ?? 'voided by operator',
-        execute: args.execute,
-      });
-      return { goal_id: goal.goalId, ...result };
-    }),
+  run: async (args, env): Promise<QuotaVoidSlotOutput> => {
+    const agentId = agentOf(args.agentId);
+    const turnInstanceId = turnOf(args.turnInstanceId);
+    const goal = await resolveGoal(env, args.goalId);
+    const result = await voidSlot(quotaGoalOf(goal), env.clock, {
+      agentId,
+      todoId: blankless(args.todoId),
+      turnInstanceId,
+      generatedAt: blankless(args.voidGeneratedAt),
+      reason: blankless(args.reason) ?? 'voided by operator',
+      execute: args.execute,
+    });
+    return { goal_id: goal.goalId, ...result };
+  },
 });
 
 export type { GoalQuotaSummary, ShouldRunDecision, ShouldRunRefusal } from '../scheduling/shouldRun';

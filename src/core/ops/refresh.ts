@@ -2,10 +2,7 @@ import { z } from 'zod';
 import { ProgressScopeSchema, type RefreshStatePayload } from '../refresh/schemas';
 import { refreshState as refreshGoalState } from '../refresh/refreshState';
 import { isLoopxError, LoopxError } from '../errors';
-import type { LoopxErrorCode } from '../errorCodes';
-
-const REFRESH_USAGE_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set(['invalid_goal_id']);
-import { goalIdArg, usageOn } from './common';
+import { goalIdArg } from './common';
 import { resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -46,38 +43,37 @@ export const refreshState = defineOperation({
     deliveryOutcome: optionalText('outcome', 'what the delivery achieved, e.g. outcome_progress'),
     dryRun: z.boolean().default(false).describe('write nothing; show what would change'),
   }),
-  run: (args, env): Promise<RefreshStatePayload> =>
-    // As in the original, a refused refresh is a failed operation (exit 1); only a malformed goal id is a usage error.
-    usageOn(REFRESH_USAGE_ERROR_CODES, async () => {
-      const goal = await resolveGoal(env, args.goalId).catch((error: unknown) => {
-        throw isLoopxError(error, 'goal_not_found')
-          ? new LoopxError(
-              'goal_not_found',
-              `state file is required when the goal is not resolvable from registry: ${error.message}`,
-              error.details,
-            )
-          : error;
-      });
-      return refreshGoalState(
-        {
-          registryPath: goal.registryPath,
-          registry: goal.document,
-          goalId: goal.goalId,
-          classification: args.classification,
-          nextAction: orNull(args.nextAction),
-          recommendedAction: orNull(args.recommendedAction),
-          agentId: orNull(args.agentId),
-          progressScope: args.progressScope ?? null,
-          todoId: orNull(args.todoId),
-          turnInstanceId: orNull(args.turnInstanceId),
-          deliveryBatchScale: orNull(args.deliveryBatchScale),
-          deliveryOutcome: orNull(args.deliveryOutcome),
-          homeDir: goal.homeDir,
-          runtimeRootOverride: env.runtimeRootOverride ?? null,
-        },
-        { clock: env.clock, dryRun: args.dryRun, lock: { clock: env.clock, env: env.env } },
-      );
-    }),
+  // As in the original, a refused refresh is a failed operation (exit 1); only a malformed goal id is a usage error.
+  run: async (args, env): Promise<RefreshStatePayload> => {
+    const goal = await resolveGoal(env, args.goalId).catch((error: unknown) => {
+      throw isLoopxError(error, 'goal_not_found')
+        ? new LoopxError(
+            'goal_not_found',
+            `state file is required when the goal is not resolvable from registry: ${error.message}`,
+            error.details,
+          )
+        : error;
+    });
+    return refreshGoalState(
+      {
+        registryPath: goal.registryPath,
+        registry: goal.document,
+        goalId: goal.goalId,
+        classification: args.classification,
+        nextAction: orNull(args.nextAction),
+        recommendedAction: orNull(args.recommendedAction),
+        agentId: orNull(args.agentId),
+        progressScope: args.progressScope ?? null,
+        todoId: orNull(args.todoId),
+        turnInstanceId: orNull(args.turnInstanceId),
+        deliveryBatchScale: orNull(args.deliveryBatchScale),
+        deliveryOutcome: orNull(args.deliveryOutcome),
+        homeDir: goal.homeDir,
+        runtimeRootOverride: env.runtimeRootOverride ?? null,
+      },
+      { clock: env.clock, dryRun: args.dryRun, lock: { clock: env.clock, env: env.env } },
+    );
+  },
 });
 
 export type { RefreshStatePayload } from '../refresh/schemas';

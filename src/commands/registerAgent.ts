@@ -15,7 +15,7 @@ export async function registerAgentCommand(model: WorkspaceModel, arg: unknown):
   });
   const outcome = await previewThenApply(
     registerAgent,
-    { goalId: goal.goalId, agentId: [raw], requireNew: true },
+    { goalId: goal.goalId, agentId: [raw], requireNew: true, projectRegistry: true },
     editorEnvironment(goal.registryPath),
     {
       question: (preview) => `Register agent "${preview.agent_ids.join(', ')}" on goal "${goal.goalId}"?`,

@@ -24,6 +24,7 @@ export const LOOPX_ERROR_CODES = [
   'gate_decision_outcome_not_a_gate', // a decision outcome was given for a todo that is not a user gate
   'gate_decision_outcome_required', // completing a user gate needs a decision outcome
   'gate_target_not_agent_todo', // a gate's unblocks_todo_id names a user todo
+  'global_registry_not_found', // register-agent: the global registry that names the goal's source registry does not exist
   'global_route_collision', // two goals would share a route in the global registry
   'goal_exists', // bootstrap: the goal id is already in the registry (no --force)
   'goal_not_found', // no goal with that id in the registry
@@ -85,6 +86,7 @@ export const LOOPX_ERROR_CODES = [
   'runtime_goal_not_directory', // archive: the runtime goal path is not a folder
   'runtime_goal_outside_goals_root', // archive: the runtime goal folder resolves outside the goals root
   'selected_todo_not_open', // a turn's selected todo is not an open agent todo
+  'source_registry_missing', // register-agent: the goal's global registry entry names no source_registry
   'state_changed_concurrently', // the state file changed between read and write; nothing was written
   'state_file_missing', // the goal's state file does not exist
   'state_file_not_utf8', // the state file is not valid UTF-8

@@ -350,7 +350,7 @@ const FILE_COMMANDS: string[][] = [
   ['todo', 'complete', ...G, '--todo-id', 'todo_related', '--evidence', 'fuzz', '--no-follow-up'],
   ['refresh-state', ...G, '--agent-id', 'demo', '--classification', 'state_refreshed'],
   ['configure-goal', ...G, '--quota-compute', '0.25', '--execute'],
-  ['register-agent', ...G, '--agent-id', 'fuzz-agent', '--execute'],
+  ['register-agent', ...G, '--project-registry', '--agent-id', 'fuzz-agent', '--execute'],
   [
     'quota',
     'spend-slot',

@@ -1,5 +1,10 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
+import { syncGlobalRegistry } from '../globalRegistry/sync';
+import { expandHome } from '../registry/locate';
+import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList, registeredAgentsForGoal } from '../registry/agentIds';
@@ -9,9 +14,12 @@ import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList, registeredAgents
  * A preview by default; with `execute`, the collision check is repeated inside the registry lock
  * (the race guard), the ids are appended, and the file is read back to verify them.
  *
- * Unlike the original this writes the located registry itself (normally the project registry)
- * and does not mirror the goal into the global registry; and an invalid id is an error naming
- * the value and the rule, where the original dropped it and answered ok with nothing changed.
+ * `registerAgentViaGlobal` is the original's route (the CLI's default): the goal is looked up in the
+ * global registry, its `source_registry` is written, and that one goal is synced back into the global
+ * registry. `registerAgent` writes a registry given directly (the editor's workspace registry, the
+ * CLI's `--project-registry`) and syncs the global entry too when it comes from that registry.
+ * Unlike the original an invalid id is an error naming the value and the rule, where the original
+ * dropped it and answered ok.
  */
 
 export interface RegisterAgentRequest {
@@ -42,9 +50,30 @@ export interface RegisterAgentResult {
   registered_agents_before: string[];
   /** The goal's registered agents after the command (as previewed, or as read back). */
   registered_agents: string[];
-  registration_readback: { verified: boolean; registered_agents: string[] } | null;
+  registration_readback: RegistrationReadback | null;
+  /** The global registry this registration went through, or synced (null: none involved). */
+  global_registry: string | null;
+  /** The registry written (the global entry's `source_registry`, or the registry given). */
+  source_registry: string;
+  /** The sync of this goal back into the global registry after a write. */
+  global_sync: { enabled: boolean; wrote: boolean; action: string | null };
   error_kind?: 'agent_identity_already_registered';
   error?: string;
+}
+
+export interface RegistrationReadback {
+  verified: boolean;
+  /** As read back from the registry written. */
+  registered_agents: string[];
+  /** As read back from the global registry after the sync (null: no global registry involved). */
+  global_registered_agents: string[] | null;
+}
+
+/** Where the original's route starts: `<runtime root>/registry.global.json`. */
+export interface GlobalRoute {
+  globalRegistryPath: string;
+  /** What `~` in the entry's `source_registry` stands for. */
+  homeDir: string;
 }
 
 /**
@@ -70,7 +99,81 @@ export function normalizeRequestedAgentIds(values: readonly string[]): string[] 
   return ids;
 }
 
-export async function registerAgent(request: RegisterAgentRequest): Promise<RegisterAgentResult> {
+/**
+ * The original's `register-agent`: the goal must be in the global registry with a `source_registry`;
+ * that registry is written (under its lock, the collision check repeated inside) and the goal synced
+ * back into the global registry, then both are read back. The error texts are the original's.
+ */
+export async function registerAgentViaGlobal(
+  request: Omit<RegisterAgentRequest, 'registryPath'>,
+  route: GlobalRoute,
+): Promise<RegisterAgentResult> {
+  const globalPath = route.globalRegistryPath;
+  if (!fs.existsSync(globalPath)) {
+    throw new LoopxError(
+      'global_registry_not_found',
+      `global registry does not exist: ${globalPath}. Run loopx sync-global from the project first, or register in the project's own registry with --project-registry.`,
+      { file: globalPath },
+    );
+  }
+  const globalGoal = findRawRegistryGoal(await readRegistry(globalPath), request.goalId);
+  if (globalGoal === undefined) {
+    throw new LoopxError(
+      'goal_not_found',
+      `goal_id not found in global registry: ${request.goalId} (${globalPath}). Run loopx sync-global from the goal's project, or use --project-registry.`,
+      { file: globalPath, goal_id: request.goalId },
+    );
+  }
+  const source = globalGoal['source_registry'];
+  if (typeof source !== 'string' || source.trim() === '') {
+    throw new LoopxError(
+      'source_registry_missing',
+      `${request.goalId}: global registry entry has no source_registry; use configure-goal with an explicit --registry instead of connect`,
+      { file: globalPath, goal_id: request.goalId, field: 'source_registry' },
+    );
+  }
+  const sourcePath = path.resolve(path.dirname(globalPath), expandHome(source.trim(), route.homeDir));
+  return registerAgent({ ...request, registryPath: sourcePath }, { globalRegistryPath: globalPath, always: true });
+}
+
+/**
+ * Whether the global registry's entry for the goal was synced from this registry (so a registration
+ * written here should be synced there too).
+ */
+async function globalEntryComesFrom(globalPath: string, goalId: string, registryPath: string, homeDir: string) {
+  if (!fs.existsSync(globalPath)) return false;
+  let goal: Record<string, unknown> | undefined;
+  try {
+    goal = findRawRegistryGoal(await readRegistry(globalPath), goalId);
+  } catch {
+    return false; // an unreadable global registry is not ours to repair here; sync-global reports it
+  }
+  const source = goal?.['source_registry'];
+  if (typeof source !== 'string' || source.trim() === '') return false;
+  const resolved = path.resolve(path.dirname(globalPath), expandHome(source.trim(), homeDir));
+  return realPath(resolved) === realPath(registryPath);
+}
+
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+/** How a registration written directly relates to the global registry. */
+export interface GlobalSyncTarget {
+  globalRegistryPath: string;
+  /** Sync even when the global entry does not name this registry (the global route itself). */
+  always?: boolean;
+  homeDir?: string;
+}
+
+export async function registerAgent(
+  request: RegisterAgentRequest,
+  globalTarget?: GlobalSyncTarget,
+): Promise<RegisterAgentResult> {
   const agentIds = normalizeRequestedAgentIds(request.agentIds);
   const goal = await readRegistryGoal(request.registryPath, request.goalId);
   const preview = planRegistration(goal, agentIds, request.requireNew);
@@ -79,6 +182,9 @@ export async function registerAgent(request: RegisterAgentRequest): Promise<Regi
     goal_id: request.goalId,
     registry: request.registryPath,
     agent_ids: agentIds,
+    source_registry: request.registryPath,
+    global_registry: globalTarget?.always === true ? globalTarget.globalRegistryPath : null,
+    global_sync: { enabled: request.execute && globalTarget?.always === true, wrote: false, action: null },
   };
 
   if (preview.collision !== null) return refused(base, preview, !request.execute);
@@ -111,10 +217,48 @@ export async function registerAgent(request: RegisterAgentRequest): Promise<Regi
   );
   if (outcome.collision !== null) return refused(base, outcome, false);
 
+  let globalRegistry = base.global_registry;
+  let globalSync: RegisterAgentResult['global_sync'] = base.global_sync;
+  const syncBack =
+    written &&
+    globalTarget !== undefined &&
+    (globalTarget.always === true ||
+      (await globalEntryComesFrom(
+        globalTarget.globalRegistryPath,
+        request.goalId,
+        request.registryPath,
+        globalTarget.homeDir ?? '',
+      )));
+  if (syncBack) {
+    // The original syncs the one goal back into the global registry that named its source; the sync reads
+    // the project goal inside the global lock, so of two racing registrations the later state wins there too.
+    const sync = await syncGlobalRegistry({
+      projectRegistryPath: request.registryPath,
+      globalRegistryPath: globalTarget.globalRegistryPath,
+      goalIds: [request.goalId],
+      allowRouteReplacement: false,
+      dryRun: false,
+      clock: request.clock,
+      runtimeRoot: path.dirname(path.resolve(globalTarget.globalRegistryPath)),
+      lock: { env: request.env, agentId: agentIds[0] ?? null },
+    });
+    globalRegistry = globalTarget.globalRegistryPath;
+    globalSync = { enabled: true, wrote: sync.written, action: sync.goals[0]?.action ?? null };
+  }
+
   const readback = registeredAgentsForGoal(await readRegistryGoal(request.registryPath, request.goalId));
-  const verified = agentIds.every((id) => readback.includes(id));
+  const globalReadback =
+    globalRegistry === null || !written
+      ? null
+      : registeredAgentsForGoal(await readRegistryGoal(globalRegistry, request.goalId));
+  const verified =
+    agentIds.every((id) => readback.includes(id)) &&
+    (globalReadback === null ||
+      (agentIds.every((id) => globalReadback.includes(id)) && sameList(readback, globalReadback)));
   return {
     ...base,
+    global_registry: globalRegistry,
+    global_sync: globalSync,
     ok: verified,
     dry_run: false,
     changed: written,
@@ -124,8 +268,12 @@ export async function registerAgent(request: RegisterAgentRequest): Promise<Regi
     already_registered: outcome.alreadyRegistered,
     registered_agents_before: outcome.before,
     registered_agents: readback,
-    registration_readback: { verified, registered_agents: readback },
+    registration_readback: { verified, registered_agents: readback, global_registered_agents: globalReadback },
   };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, index) => id === b[index]);
 }
 
 interface RegistrationPlan {
@@ -154,7 +302,10 @@ function planRegistration(
 }
 
 function refused(
-  base: Pick<RegisterAgentResult, 'schema_version' | 'goal_id' | 'registry' | 'agent_ids'>,
+  base: Pick<
+    RegisterAgentResult,
+    'schema_version' | 'goal_id' | 'registry' | 'agent_ids' | 'source_registry' | 'global_registry' | 'global_sync'
+  >,
   plan: RegistrationPlan,
   dryRun: boolean,
 ): RegisterAgentResult {

@@ -4,6 +4,7 @@ import { loadQuotaGoal } from '../quota/goal';
 import { TurnUsageSchema } from '../quota/ledger';
 import { spendSlot, type SpendSlotResult } from '../quota/spend';
 import { parseArguments } from './arguments';
+import { shouldRunNextActionWarning } from '../status/projection/shouldRunWarning';
 import {
   clockOf,
   goalIdArgument,
@@ -62,6 +63,7 @@ export async function shouldRun(options: ShouldRunOptions): Promise<ShouldRunDec
     homeDir: homeDirOf(args.homeDir),
     ...(args.availableCapabilities === undefined ? {} : { availableCapabilities: args.availableCapabilities }),
     turnInstanceId: args.turnInstanceId,
+    nextActionWarning: shouldRunNextActionWarning,
   });
 }
 

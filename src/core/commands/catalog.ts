@@ -68,6 +68,12 @@ export const CommandSpec = z.object({
     .string()
     .regex(/^\/loopx/)
     .nullable(),
+  /**
+   * The arguments the CLI command cannot run without, with `<placeholders>` (`--goal-id <id>`): the
+   * installed slash prompt has the agent fill them from what the user typed, instead of running the
+   * bare command into a usage error.
+   */
+  slashArguments: z.string().min(1).optional(),
   scope: CommandScope,
   intent: z.string().min(1),
   mutation: MutationPolicy,
@@ -166,6 +172,7 @@ const catalog = [
     cli: 'bootstrap',
     title: 'Create Goal…',
     slash: '/loopx-bootstrap',
+    slashArguments: "--goal-id <id> --objective '<goal text>'",
     scope: 'project',
     intent: 'create or connect a project goal: registry entry plus its ACTIVE_GOAL_STATE.md',
     mutation: 'writes',

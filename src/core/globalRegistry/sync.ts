@@ -144,7 +144,6 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
   const syncedAt = isoSeconds(now);
   const sourceRegistry = realPathOrResolved(options.projectRegistryPath);
   const runtimeRoot = options.runtimeRoot ?? path.dirname(path.resolve(options.globalRegistryPath));
-  const incoming = await readIncoming(options, sourceRegistry, syncedAt);
   const mergeOptions = { allowRouteReplacement: options.allowRouteReplacement, runtimeRoot, updatedAt: syncedAt };
 
   const result = (
@@ -171,6 +170,7 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
     });
 
   if (options.dryRun) {
+    const incoming = await readIncoming(options, sourceRegistry, syncedAt);
     const current = await readRegistry(options.globalRegistryPath);
     const merge = mergeGlobalRegistry(current, incoming.goals, incoming.projects, mergeOptions);
     return result(merge, JSON.stringify(merge.registry) !== JSON.stringify(current), false, null);
@@ -180,7 +180,10 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
     options.globalRegistryPath,
     { ...options.lock, clock: options.clock, operation: 'sync-global' },
     async () => {
-      // Re-read inside the hold: whatever another process committed before we got the lock stays.
+      // Both read inside the hold: whatever another process committed to the global registry before we
+      // got the lock stays, and the project's goals are the newest (two writers of one project goal that
+      // sync one after the other leave the later project state in the global registry, never the earlier).
+      const incoming = await readIncoming(options, sourceRegistry, syncedAt);
       const current = await readRegistry(options.globalRegistryPath);
       const merge = mergeGlobalRegistry(current, incoming.goals, incoming.projects, mergeOptions);
       const changed = JSON.stringify(merge.registry) !== JSON.stringify(current);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { normalizeAgentId } from '../registry/agentIds';
-import type { LoopxErrorCode } from '../errorCodes';
 import { checkGoalIdSegment } from '../registry/goalId';
 
 /**
@@ -44,16 +43,4 @@ export function agentIdArg(what: string) {
 /** A row limit, 1…1000. */
 export function limitArg(what: string) {
   return z.number().int().min(1).max(1000).describe(`a whole number from 1 to 1000: ${what}`);
-}
-
-/**
- * Runs `fn`, letting the core's refusals with these codes through unchanged. A refusal of a
- * well-formed command (an unregistered agent, an agent lane writing the Next Action) is a failed
- * operation, exit 1 with `{ok: false, error}`, as in the original; only what its argument parser
- * rejects (an unknown option, a missing required one, a bad choice or number) is a usage error,
- * exit 2. `codes` names the refusals an operation expects; the code stays the error's `error_code`.
- */
-export async function usageOn<T>(codes: ReadonlySet<LoopxErrorCode>, fn: () => Promise<T>): Promise<T> {
-  void codes;
-  return fn();
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { isoSeconds } from '../clock';
-import type { LoopxErrorCode } from '../errorCodes';
 import { checkTurnInstanceId } from '../quota/identity';
 import type { TurnUsage } from '../quota/ledger';
 import { readQuotaView, SPEND_SOURCES, type Reservation, type SpendSource } from '../quota/reservations';
@@ -15,7 +14,7 @@ import {
   type ShouldRunRefusal,
 } from '../scheduling/shouldRun';
 import { isLoopxError } from '../errors';
-import { goalIdArg, usageOn } from './common';
+import { goalIdArg } from './common';
 import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
 import { defineOperation } from './operation';
@@ -25,6 +24,7 @@ import type { HeartbeatReceipt } from '../evidence/receipts';
 import type { RolloutEvent } from '../evidence/rolloutLog';
 import { crashCheckpoint } from '../turn/crashHook';
 import { LoopxError } from '../errors';
+import { shouldRunNextActionWarning } from '../status/projection/shouldRunWarning';
 
 /**
  * The quota guard: `quota status` (window, spend, budgets, turns in flight) and `quota should-run`
@@ -68,15 +68,6 @@ export const quotaStatus = defineOperation({
     return { ok: true, ...summary, reservations, expired_reservations: view.expired.map((r) => r.effect_id) };
   },
 });
-
-/** Core refusals of the quota commands that mean "the arguments are wrong": usage errors (exit 2). */
-export const QUOTA_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
-  'invalid_goal_id',
-  'quota_turn_instance_id_invalid',
-  'quota_settlement_binding_conflict',
-  'quota_replan_obligation_id_invalid',
-  'quota_slots_invalid',
-]);
 
 /** An agent id as given: normalized when it is one, else passed on for the core to refuse. */
 function agentOf(raw: string | undefined): string | null {
@@ -131,49 +122,49 @@ export const quotaShouldRun = defineOperation({
       .meta({ placeholder: 'id' })
       .describe('with --turn-instance-id: the todo the turn must be bound to (refused when it is not)'),
   }),
-  run: (args, env): Promise<ShouldRunDecision | ReceiptDecision | ShouldRunRefusal> =>
-    usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
-      const turnInstanceId = turnOf(args.turnInstanceId);
-      const registry = await resolveRegistry(env);
-      const common = {
-        registryPath: registry.registryPath,
-        goalId: args.goalId,
-        agentId: agentOf(args.agentId),
+  run: async (args, env): Promise<ShouldRunDecision | ReceiptDecision | ShouldRunRefusal> => {
+    const turnInstanceId = turnOf(args.turnInstanceId);
+    const registry = await resolveRegistry(env);
+    const common = {
+      registryPath: registry.registryPath,
+      goalId: args.goalId,
+      agentId: agentOf(args.agentId),
+      clock: env.clock,
+      homeDir: registry.homeDir,
+      runtimeRootOverride: env.runtimeRootOverride,
+      ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
+      ...(turnInstanceId === null ? {} : { turnInstanceId }),
+      nextActionWarning: shouldRunNextActionWarning,
+    };
+    // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
+    if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
+      return shouldRunRefusal(await shouldRun(common));
+    const goal = goalOf(registry, args.goalId);
+    const quotaGoal = quotaGoalOf(goal);
+    const requestedTodo = blankless(args.todoId);
+    if (requestedTodo !== null && turnInstanceId === null)
+      throw new LoopxError('usage', 'quota should-run --todo-id binds a heartbeat: pass --turn-instance-id too');
+    try {
+      const decision = await shouldRun({ ...common, goal: quotaGoal });
+      if (turnInstanceId === null || !decision.ok) return decision;
+      if (decision.agent_id === null)
+        throw new LoopxError(
+          'quota_settlement_agent_required',
+          'quota should-run --turn-instance-id writes a heartbeat receipt for one agent: pass --agent-id',
+        );
+      return await bindHeartbeatReceipt(quotaGoal, decision, {
+        agentId: decision.agent_id,
+        turnInstanceId,
+        requestedTodoId: requestedTodo,
         clock: env.clock,
-        homeDir: registry.homeDir,
-        runtimeRootOverride: env.runtimeRootOverride,
-        ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
-        ...(turnInstanceId === null ? {} : { turnInstanceId }),
-      };
-      // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
-      if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
-        return shouldRunRefusal(await shouldRun(common));
-      const goal = goalOf(registry, args.goalId);
-      const quotaGoal = quotaGoalOf(goal);
-      const requestedTodo = blankless(args.todoId);
-      if (requestedTodo !== null && turnInstanceId === null)
-        throw new LoopxError('usage', 'quota should-run --todo-id binds a heartbeat: pass --turn-instance-id too');
-      try {
-        const decision = await shouldRun({ ...common, goal: quotaGoal });
-        if (turnInstanceId === null || !decision.ok) return decision;
-        if (decision.agent_id === null)
-          throw new LoopxError(
-            'quota_settlement_agent_required',
-            'quota should-run --turn-instance-id writes a heartbeat receipt for one agent: pass --agent-id',
-          );
-        return await bindHeartbeatReceipt(quotaGoal, decision, {
-          agentId: decision.agent_id,
-          turnInstanceId,
-          requestedTodoId: requestedTodo,
-          clock: env.clock,
-          lock: { clock: env.clock, env: env.env, operation: 'quota should-run' },
-        });
-      } catch (error) {
-        if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
-          return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
-        throw error;
-      }
-    }),
+        lock: { clock: env.clock, env: env.env, operation: 'quota should-run' },
+      });
+    } catch (error) {
+      if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
+        return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
+      throw error;
+    }
+  },
 });
 
 export type QuotaSpendSlotOutput = {
@@ -216,82 +207,79 @@ export const quotaSpendSlot = defineOperation({
     usageEstimated: z.boolean().default(false).describe('the usage numbers are estimates (e.g. characters / 4)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<QuotaSpendSlotOutput> =>
-    usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
-      const agentId = agentOf(args.agentId);
-      let todoId = blankless(args.todoId);
-      const turnInstanceId = turnOf(args.turnInstanceId);
-      const goal = await resolveGoal(env, args.goalId);
-      const quotaGoal = quotaGoalOf(goal);
-      const step: TurnStep | null =
-        agentId !== null && turnInstanceId !== null
-          ? { goalId: goal.goalId, goalDir: quotaGoal.goalRuntimeDir, agentId, turnInstanceId }
-          : null;
-      // The heartbeat receipt of the turn binds the todo: an explicit other one is refused, a missing one is taken from it.
-      const chain =
-        step === null
-          ? null
-          : await resolveChainBinding(step, { todoId, replanObligationId: null }, 'quota spend-slot');
-      if (chain !== null) todoId = chain.todoId;
-      const decision = await shouldRun({
-        registryPath: goal.registryPath,
-        goalId: goal.goalId,
-        agentId,
+  run: async (args, env): Promise<QuotaSpendSlotOutput> => {
+    const agentId = agentOf(args.agentId);
+    let todoId = blankless(args.todoId);
+    const turnInstanceId = turnOf(args.turnInstanceId);
+    const goal = await resolveGoal(env, args.goalId);
+    const quotaGoal = quotaGoalOf(goal);
+    const step: TurnStep | null =
+      agentId !== null && turnInstanceId !== null
+        ? { goalId: goal.goalId, goalDir: quotaGoal.goalRuntimeDir, agentId, turnInstanceId }
+        : null;
+    // The heartbeat receipt of the turn binds the todo: an explicit other one is refused, a missing one is taken from it.
+    const chain =
+      step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId: null }, 'quota spend-slot');
+    if (chain !== null) todoId = chain.todoId;
+    const decision = await shouldRun({
+      registryPath: goal.registryPath,
+      goalId: goal.goalId,
+      agentId,
+      clock: env.clock,
+      homeDir: goal.homeDir,
+      runtimeRootOverride: env.runtimeRootOverride,
+      goal: quotaGoal,
+    });
+    const usage: TurnUsage = { estimated: args.usageEstimated };
+    if (args.tokens !== undefined) usage.tokens = args.tokens;
+    if (args.costUsd !== undefined) usage.cost_usd = args.costUsd;
+    if (args.turnMinutes !== undefined) usage.minutes = args.turnMinutes;
+    const reported = args.tokens !== undefined || args.costUsd !== undefined || args.turnMinutes !== undefined;
+    const spend = await spendSlot(quotaGoal, env.clock, {
+      decision,
+      agentId,
+      todoId,
+      turnInstanceId,
+      slots: args.slots,
+      source: args.source,
+      execute: args.execute,
+      ...(reported ? { usage } : {}),
+    });
+    let rolloutEvent: RolloutEvent | null = null;
+    let rolloutAppended = false;
+    const settled = spend.ok && !spend.dry_run && (spend.appended || spend.idempotent_replay);
+    if (step !== null && chain !== null && settled) {
+      crashCheckpoint(env.env, 'spend_slot:effect');
+      const recorded = await recordStepEvent(step, chain, {
+        kind: 'quota_spend',
         clock: env.clock,
-        homeDir: goal.homeDir,
-        runtimeRootOverride: env.runtimeRootOverride,
-        goal: quotaGoal,
+        status: 'spent',
+        classification: 'quota_slot_spent',
+        summary: `${args.slots} slot(s) settled for turn ${step.turnInstanceId}`,
+        details: { slots: args.slots, source: args.source, category: spend.category ?? undefined },
+        lock: { clock: env.clock, env: env.env, operation: 'quota spend-slot' },
       });
-      const usage: TurnUsage = { estimated: args.usageEstimated };
-      if (args.tokens !== undefined) usage.tokens = args.tokens;
-      if (args.costUsd !== undefined) usage.cost_usd = args.costUsd;
-      if (args.turnMinutes !== undefined) usage.minutes = args.turnMinutes;
-      const reported = args.tokens !== undefined || args.costUsd !== undefined || args.turnMinutes !== undefined;
-      const spend = await spendSlot(quotaGoal, env.clock, {
-        decision,
-        agentId,
-        todoId,
-        turnInstanceId,
-        slots: args.slots,
-        source: args.source,
-        execute: args.execute,
-        ...(reported ? { usage } : {}),
-      });
-      let rolloutEvent: RolloutEvent | null = null;
-      let rolloutAppended = false;
-      const settled = spend.ok && !spend.dry_run && (spend.appended || spend.idempotent_replay);
-      if (step !== null && chain !== null && settled) {
-        crashCheckpoint(env.env, 'spend_slot:effect');
-        const recorded = await recordStepEvent(step, chain, {
-          kind: 'quota_spend',
-          clock: env.clock,
-          status: 'spent',
-          classification: 'quota_slot_spent',
-          summary: `${args.slots} slot(s) settled for turn ${step.turnInstanceId}`,
-          details: { slots: args.slots, source: args.source, category: spend.category ?? undefined },
-          lock: { clock: env.clock, env: env.env, operation: 'quota spend-slot' },
-        });
-        rolloutEvent = recorded.event;
-        rolloutAppended = recorded.appended;
-      }
-      return {
-        goal_id: goal.goalId,
-        agent_id: agentId,
-        todo_id: todoId,
-        slots: args.slots,
-        source: args.source,
-        ...spend,
-        heartbeat_receipt: chain?.receipt ?? null,
-        rollout_event: rolloutEvent,
-        rollout_event_appended: rolloutAppended,
-        decision: {
-          should_run: decision.should_run,
-          state: decision.state,
-          effective_action: decision.effective_action,
-          selected_todo_id: decision.selected_todo?.todo_id ?? null,
-        },
-      };
-    }),
+      rolloutEvent = recorded.event;
+      rolloutAppended = recorded.appended;
+    }
+    return {
+      goal_id: goal.goalId,
+      agent_id: agentId,
+      todo_id: todoId,
+      slots: args.slots,
+      source: args.source,
+      ...spend,
+      heartbeat_receipt: chain?.receipt ?? null,
+      rollout_event: rolloutEvent,
+      rollout_event_appended: rolloutAppended,
+      decision: {
+        should_run: decision.should_run,
+        state: decision.state,
+        effective_action: decision.effective_action,
+        selected_todo_id: decision.selected_todo?.todo_id ?? null,
+      },
+    };
+  },
 });
 
 export type QuotaVoidSlotOutput = { goal_id: string } & VoidSlotResult;
@@ -312,21 +300,20 @@ export const quotaVoidSlot = defineOperation({
     reason: z.string().default('voided by operator').describe('why the spend is cancelled'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<QuotaVoidSlotOutput> =>
-    usageOn(QUOTA_ARGUMENT_ERROR_CODES, async () => {
-      const agentId = agentOf(args.agentId);
-      const turnInstanceId = turnOf(args.turnInstanceId);
-      const goal = await resolveGoal(env, args.goalId);
-      const result = await voidSlot(quotaGoalOf(goal), env.clock, {
-        agentId,
-        todoId: blankless(args.todoId),
-        turnInstanceId,
-        generatedAt: blankless(args.voidGeneratedAt),
-        reason: blankless(args.reason) ?? 'voided by operator',
-        execute: args.execute,
-      });
-      return { goal_id: goal.goalId, ...result };
-    }),
+  run: async (args, env): Promise<QuotaVoidSlotOutput> => {
+    const agentId = agentOf(args.agentId);
+    const turnInstanceId = turnOf(args.turnInstanceId);
+    const goal = await resolveGoal(env, args.goalId);
+    const result = await voidSlot(quotaGoalOf(goal), env.clock, {
+      agentId,
+      todoId: blankless(args.todoId),
+      turnInstanceId,
+      generatedAt: blankless(args.voidGeneratedAt),
+      reason: blankless(args.reason) ?? 'voided by operator',
+      execute: args.execute,
+    });
+    return { goal_id: goal.goalId, ...result };
+  },
 });
 
 export type { GoalQuotaSummary, ShouldRunDecision, ShouldRunRefusal } from '../scheduling/shouldRun';

@@ -2,10 +2,7 @@ import { z } from 'zod';
 import { ProgressScopeSchema, type RefreshStatePayload } from '../refresh/schemas';
 import { refreshState as refreshGoalState } from '../refresh/refreshState';
 import { isLoopxError, LoopxError } from '../errors';
-import type { LoopxErrorCode } from '../errorCodes';
-
-const REFRESH_USAGE_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set(['invalid_goal_id']);
-import { goalIdArg, usageOn } from './common';
+import { goalIdArg } from './common';
 import { resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
 import { recordStepEvent, resolveChainBinding, type TurnStep } from '../evidence/heartbeatChain';
@@ -58,82 +55,81 @@ export const refreshState = defineOperation({
     deliveryOutcome: optionalText('outcome', 'what the delivery achieved, e.g. outcome_progress'),
     dryRun: z.boolean().default(false).describe('write nothing; show what would change'),
   }),
-  run: (args, env): Promise<RefreshStateOutput> =>
-    // As in the original, a refused refresh is a failed operation (exit 1); only a malformed goal id is a usage error.
-    usageOn(REFRESH_USAGE_ERROR_CODES, async () => {
-      const goal = await resolveGoal(env, args.goalId).catch((error: unknown) => {
-        throw isLoopxError(error, 'goal_not_found')
-          ? new LoopxError(
-              'goal_not_found',
-              `state file is required when the goal is not resolvable from registry: ${error.message}`,
-              error.details,
-            )
-          : error;
-      });
-      const agentId = args.agentId === undefined ? null : (normalizeAgentId(args.agentId) ?? args.agentId);
-      const turn = orNull(args.turnInstanceId);
-      let todoId = orNull(args.todoId);
-      let replanObligationId = orNull(args.replanObligationId);
-      const quotaGoal = quotaGoalOf(goal);
-      const step: TurnStep | null =
-        agentId !== null && turn !== null && !args.dryRun
-          ? { goalId: goal.goalId, goalDir: quotaGoal.goalRuntimeDir, agentId, turnInstanceId: turn }
-          : null;
-      const chain =
-        step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId }, 'refresh-state');
-      if (chain !== null) ({ todoId, replanObligationId } = chain);
-      const request = (dryRun: boolean) =>
-        refreshGoalState(
-          {
-            registryPath: goal.registryPath,
-            registry: goal.document,
-            goalId: goal.goalId,
-            classification: args.classification,
-            nextAction: orNull(args.nextAction),
-            recommendedAction: orNull(args.recommendedAction),
-            agentId: orNull(args.agentId),
-            progressScope: args.progressScope ?? null,
-            todoId,
-            replanObligationId,
-            turnInstanceId: turn,
-            deliveryBatchScale: orNull(args.deliveryBatchScale),
-            deliveryOutcome: orNull(args.deliveryOutcome),
-            homeDir: goal.homeDir,
-            runtimeRootOverride: env.runtimeRootOverride ?? null,
-          },
-          { clock: env.clock, dryRun, lock: { clock: env.clock, env: env.env } },
-        );
-      if (step === null || chain === null) return { ...(await request(args.dryRun)), idempotent_replay: false };
-      // A retry of the same turn step writes no second row: the row of (agent, turn, binding) is already there.
-      const view = await readQuotaView(quotaGoal, env.clock);
-      const done = view.rows.some(
-        (row) =>
-          row.agent_id === step.agentId &&
-          row['turn_instance_id'] === step.turnInstanceId &&
-          (row.todo_id ?? null) === chain.todoId &&
-          ((row['replan_obligation_id'] as string | undefined) ?? null) === chain.replanObligationId &&
-          row.classification !== QUOTA_SLOT_SPENT &&
-          row.classification !== QUOTA_SLOT_VOIDED,
+  // As in the original, a refused refresh is a failed operation (exit 1); only a malformed goal id is a usage error.
+  run: async (args, env): Promise<RefreshStateOutput> => {
+    const goal = await resolveGoal(env, args.goalId).catch((error: unknown) => {
+      throw isLoopxError(error, 'goal_not_found')
+        ? new LoopxError(
+            'goal_not_found',
+            `state file is required when the goal is not resolvable from registry: ${error.message}`,
+            error.details,
+          )
+        : error;
+    });
+    const agentId = args.agentId === undefined ? null : (normalizeAgentId(args.agentId) ?? args.agentId);
+    const turn = orNull(args.turnInstanceId);
+    let todoId = orNull(args.todoId);
+    let replanObligationId = orNull(args.replanObligationId);
+    const quotaGoal = quotaGoalOf(goal);
+    const step: TurnStep | null =
+      agentId !== null && turn !== null && !args.dryRun
+        ? { goalId: goal.goalId, goalDir: quotaGoal.goalRuntimeDir, agentId, turnInstanceId: turn }
+        : null;
+    const chain =
+      step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId }, 'refresh-state');
+    if (chain !== null) ({ todoId, replanObligationId } = chain);
+    const request = (dryRun: boolean) =>
+      refreshGoalState(
+        {
+          registryPath: goal.registryPath,
+          registry: goal.document,
+          goalId: goal.goalId,
+          classification: args.classification,
+          nextAction: orNull(args.nextAction),
+          recommendedAction: orNull(args.recommendedAction),
+          agentId: orNull(args.agentId),
+          progressScope: args.progressScope ?? null,
+          todoId,
+          replanObligationId,
+          turnInstanceId: turn,
+          deliveryBatchScale: orNull(args.deliveryBatchScale),
+          deliveryOutcome: orNull(args.deliveryOutcome),
+          homeDir: goal.homeDir,
+          runtimeRootOverride: env.runtimeRootOverride ?? null,
+        },
+        { clock: env.clock, dryRun, lock: { clock: env.clock, env: env.env } },
       );
-      const payload = done ? await request(true) : await request(false);
-      if (!done) crashCheckpoint(env.env, 'refresh_state:effect');
-      const recorded = await recordStepEvent(step, chain, {
-        kind: 'refresh_state',
-        clock: env.clock,
-        status: 'recorded',
-        classification: payload.classification,
-        deliveryOutcome: payload.delivery_outcome ?? null,
-        summary: `writeback of turn ${step.turnInstanceId}: ${payload.classification}`,
-        lock: { clock: env.clock, env: env.env, operation: 'refresh-state' },
-      });
-      return {
-        ...payload,
-        ...(done ? { dry_run: false, appended: false } : {}),
-        idempotent_replay: done,
-        heartbeat_receipt: chain.receipt,
-        rollout_event: recorded.event,
-      };
-    }),
+    if (step === null || chain === null) return { ...(await request(args.dryRun)), idempotent_replay: false };
+    // A retry of the same turn step writes no second row: the row of (agent, turn, binding) is already there.
+    const view = await readQuotaView(quotaGoal, env.clock);
+    const done = view.rows.some(
+      (row) =>
+        row.agent_id === step.agentId &&
+        row['turn_instance_id'] === step.turnInstanceId &&
+        (row.todo_id ?? null) === chain.todoId &&
+        ((row['replan_obligation_id'] as string | undefined) ?? null) === chain.replanObligationId &&
+        row.classification !== QUOTA_SLOT_SPENT &&
+        row.classification !== QUOTA_SLOT_VOIDED,
+    );
+    const payload = done ? await request(true) : await request(false);
+    if (!done) crashCheckpoint(env.env, 'refresh_state:effect');
+    const recorded = await recordStepEvent(step, chain, {
+      kind: 'refresh_state',
+      clock: env.clock,
+      status: 'recorded',
+      classification: payload.classification,
+      deliveryOutcome: payload.delivery_outcome ?? null,
+      summary: `writeback of turn ${step.turnInstanceId}: ${payload.classification}`,
+      lock: { clock: env.clock, env: env.env, operation: 'refresh-state' },
+    });
+    return {
+      ...payload,
+      ...(done ? { dry_run: false, appended: false } : {}),
+      idempotent_replay: done,
+      heartbeat_receipt: chain.receipt,
+      rollout_event: recorded.event,
+    };
+  },
 });
 
 export type RefreshStateOutput = RefreshStatePayload & {

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { TodoListResultSchema, TodoSchema } from '../api/schemas';
 import { isoSeconds } from '../clock';
-import type { LoopxErrorCode } from '../errorCodes';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 import { PRIORITIES, TODO_STATUSES } from '../state/document';
@@ -85,30 +84,6 @@ function successorFields(what: string) {
     nextActionKind: z.string().optional().meta({ placeholder: 'kind' }).describe(`action kind of the ${what} todo`),
   };
 }
-
-/**
- * Core refusals that mean "the arguments are wrong". The CLI reports them, as the original does,
- * as failed operations (exit 1, with the todo error fields); the palette may offer a fix.
- */
-export const TODO_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
-  'todo_text_required',
-  'todo_priority_conflict',
-  'invalid_task_class',
-  'task_class_role_mismatch',
-  'invalid_todo_field',
-  'invalid_decision_scope',
-  'todo_evidence_required',
-  'todo_completion_continuation_required',
-  'todo_completion_continuation_conflict',
-  'gate_decision_outcome_required',
-  'gate_decision_outcome_not_a_gate',
-  'todo_supersede_target_required',
-  'todo_defer_reason_required',
-  'invalid_resume_condition',
-  'agent_id_invalid',
-  'todo_gate_fields_need_user_gate',
-  'invalid_goal_id',
-]);
 
 /**
  * The original's goal-not-found text for todo commands comes first (agents match it), then ours.

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { LoopxErrorCode } from '../errorCodes';
 import { LoopxError } from '../errors';
 import { loadTurnGoal, planGoalTurn } from '../turn/context';
 import { inspectJournal, type JournalInspection } from '../turn/inspect';
@@ -7,7 +6,7 @@ import { RECOVERY_KINDS, type RecoveryKind } from '../turn/journal';
 import { runLoop, type LoopResult } from '../turn/loop';
 import { runOnce, type TurnRunResult } from '../turn/runOnce';
 import type { TurnPlan } from '../turn/plan';
-import { goalIdArg, usageOn } from './common';
+import { goalIdArg } from './common';
 import { quotaGoalOf, resolveGoal } from './goalHandle';
 import { defineOperation, type OperationEnvironment } from './operation';
 
@@ -18,14 +17,6 @@ import { defineOperation, type OperationEnvironment } from './operation';
  * of budget, is done or fails. Progress goes to the environment's `onEvent`, cancellation comes from
  * its `signal`.
  */
-
-/** Core refusals that mean "the arguments are wrong": usage errors (exit 2). */
-export const TURN_ARGUMENT_ERROR_CODES: ReadonlySet<LoopxErrorCode> = new Set([
-  'invalid_goal_id',
-  'quota_turn_instance_id_invalid',
-  'quota_agent_id_invalid',
-  'agent_id_invalid',
-]);
 
 /** A JSON argv option (`--validation-command-json '["node","x.js"]'`); blank counts as absent. */
 export function argvFromJson(raw: string | undefined, flag: string): string[] | undefined {
@@ -90,28 +81,27 @@ export const turnPlan = defineOperation({
       .describe('the turn instance id (default: a fresh one from the clock)'),
     ...turnExecutionArgs,
   }),
-  run: (args, env): Promise<TurnPlan> =>
-    usageOn(TURN_ARGUMENT_ERROR_CODES, async () => {
-      const hostAdapterCommand = argvFromJson(args.hostAdapterCommandJson, '--host-adapter-command-json');
-      const validationCommand = argvFromJson(args.validationCommandJson, '--validation-command-json');
-      const goal = await resolveGoal(env, args.goalId);
-      const turnGoal = loadTurnGoal({
-        agentId: args.agentId,
-        clock: env.clock,
-        homeDir: goal.homeDir,
-        runtimeRootOverride: env.runtimeRootOverride,
-        hostAdapterCommand,
-        validationCommand,
-        availableCapabilities: args.availableCapability,
-        goal: quotaGoalOf(goal),
-      });
-      const { plan } = await planGoalTurn(turnGoal, {
-        clock: env.clock,
-        turnInstanceId: blankless(args.turnInstanceId),
-        availableCapabilities: args.availableCapability,
-      });
-      return plan;
-    }),
+  run: async (args, env): Promise<TurnPlan> => {
+    const hostAdapterCommand = argvFromJson(args.hostAdapterCommandJson, '--host-adapter-command-json');
+    const validationCommand = argvFromJson(args.validationCommandJson, '--validation-command-json');
+    const goal = await resolveGoal(env, args.goalId);
+    const turnGoal = loadTurnGoal({
+      agentId: args.agentId,
+      clock: env.clock,
+      homeDir: goal.homeDir,
+      runtimeRootOverride: env.runtimeRootOverride,
+      hostAdapterCommand,
+      validationCommand,
+      availableCapabilities: args.availableCapability,
+      goal: quotaGoalOf(goal),
+    });
+    const { plan } = await planGoalTurn(turnGoal, {
+      clock: env.clock,
+      turnInstanceId: blankless(args.turnInstanceId),
+      availableCapabilities: args.availableCapability,
+    });
+    return plan;
+  },
 });
 
 export const turnInspectJournal = defineOperation({
@@ -120,18 +110,17 @@ export const turnInspectJournal = defineOperation({
     goalId: goalIdArg('the goal'),
     turnKey: z.string().optional().meta({ placeholder: 'key' }).describe("show this turn's journal in full"),
   }),
-  run: (args, env): Promise<JournalInspection> =>
-    usageOn(TURN_ARGUMENT_ERROR_CODES, async () => {
-      const goal = await resolveGoal(env, args.goalId);
-      return inspectJournal({
-        registryPath: goal.registryPath,
-        goalId: goal.goalId,
-        turnKey: blankless(args.turnKey),
-        homeDir: goal.homeDir,
-        runtimeRootOverride: env.runtimeRootOverride,
-        goal: quotaGoalOf(goal),
-      });
-    }),
+  run: async (args, env): Promise<JournalInspection> => {
+    const goal = await resolveGoal(env, args.goalId);
+    return inspectJournal({
+      registryPath: goal.registryPath,
+      goalId: goal.goalId,
+      turnKey: blankless(args.turnKey),
+      homeDir: goal.homeDir,
+      runtimeRootOverride: env.runtimeRootOverride,
+      goal: quotaGoalOf(goal),
+    });
+  },
 });
 
 /** What every turn-running operation passes the driver: the resolved goal and how it is executed. */
@@ -191,17 +180,15 @@ export const turnRunOnce = defineOperation({
     ...turnExecutionArgs,
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<TurnRunResult> =>
-    usageOn(TURN_ARGUMENT_ERROR_CODES, async () =>
-      runOnce({
-        ...(await turnExecution(args, env)),
-        agentId: args.agentId,
-        execute: args.execute,
-        turnInstanceId: blankless(args.turnInstanceId),
-        resumeTurnKey: blankless(args.resumeTurnKey),
-        retryFailedTurn: args.retryFailedTurn,
-      }),
-    ),
+  run: async (args, env): Promise<TurnRunResult> =>
+    runOnce({
+      ...(await turnExecution(args, env)),
+      agentId: args.agentId,
+      execute: args.execute,
+      turnInstanceId: blankless(args.turnInstanceId),
+      resumeTurnKey: blankless(args.resumeTurnKey),
+      retryFailedTurn: args.retryFailedTurn,
+    }),
 });
 
 export const turnLoop = defineOperation({
@@ -217,15 +204,13 @@ export const turnLoop = defineOperation({
     cadenceSeconds: z.number().min(0).optional().describe('a number ≥ 0: pause between turns, in seconds (default 0)'),
     ...turnExecutionArgs,
   }),
-  run: (args, env): Promise<LoopResult> =>
-    usageOn(TURN_ARGUMENT_ERROR_CODES, async () =>
-      runLoop({
-        ...(await turnExecution(args, env)),
-        agentIds: args.agentId,
-        maxTurns: args.maxTurns,
-        cadenceSeconds: args.cadenceSeconds,
-      }),
-    ),
+  run: async (args, env): Promise<LoopResult> =>
+    runLoop({
+      ...(await turnExecution(args, env)),
+      agentIds: args.agentId,
+      maxTurns: args.maxTurns,
+      cadenceSeconds: args.cadenceSeconds,
+    }),
 });
 
 export type { TurnEvent } from '../turn/events';

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { normalizeAgentId, requireRegisteredAgent } from '../registry/agentIds';
+import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent } from '../registry/agentIds';
 import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 import { goalAttention, type GoalAttention } from './goalAttention';
+import type { StateDocument } from '../state/document';
 import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
+import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import type { IndexDigest } from '../quota/ledger';
@@ -123,8 +125,20 @@ export const ShouldRunDecisionSchema = z.object({
   ok: z.boolean(),
   /** The goal's attention status as LoopX's status projection names it (goalAttention.ts), or `goal_not_found`. */
   status: z.string(),
-  /** Whether the goal's own records are sound (no agent-lane run with missing artifacts). */
+  /** Whether the goal's own records are sound (no agent-lane run with missing artifacts, no todo contract error). */
   status_health_ok: z.boolean(),
+  /** The todo metadata contract errors of the goal's state file (state/todoContract.ts); any makes `ok` false. */
+  todo_contract_errors: z
+    .array(
+      z.object({
+        code: z.string(),
+        severity: z.literal('error'),
+        todo_id: z.string(),
+        line: z.number().int(),
+        message: z.string(),
+      }),
+    )
+    .optional(),
   goal_id: z.string(),
   agent_id: z.string().nullable(),
   generated_at: z.string(),
@@ -192,7 +206,21 @@ export interface ShouldRunOptions {
   goal?: QuotaGoal | undefined;
   /** The goal's state file as the caller already read it: not read again. */
   state?: StateFileSnapshot | undefined;
+  /**
+   * Projects `next_action_projection_warning` from what the decision read (status's rule,
+   * `status/projection/shouldRunWarning.ts`, handed in because scheduling cannot import status).
+   * Without it the field is null.
+   */
+  nextActionWarning?: NextActionWarningProjector | undefined;
 }
+
+/** See `ShouldRunOptions.nextActionWarning`. */
+export type NextActionWarningProjector = (input: {
+  goalId: string;
+  doc: StateDocument;
+  rowsNewestFirst: readonly RunIndexEntry[];
+  agentId: string | null;
+}) => { kind: string; severity: string; requires_state_writeback: boolean } | null;
 
 const NO_PERMISSIONS = {
   normal_delivery_allowed: false,
@@ -259,10 +287,17 @@ async function decide(
     }
   }
   const attention = goalAttention({ goal: goal.goal, latestRun: latest, doc: snapshot?.document ?? null });
-  const statusHealthOk = recordsSound(view.rows);
+  // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
+  const todoContract =
+    snapshot === null ? [] : todoContractDiagnostics(snapshot.document, registeredAgentsForGoal(goal.goal));
+  const statusHealthOk = recordsSound(view.rows) && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, facts);
-  const context = { attention, statusHealthOk };
+  const nextActionWarning =
+    snapshot === null || options.nextActionWarning === undefined
+      ? null
+      : options.nextActionWarning({ goalId: goal.goalId, doc: snapshot.document, rowsNewestFirst: view.rows, agentId });
+  const context = { attention, statusHealthOk, todoContract, nextActionWarning };
   if (quota.state === 'paused') return pausedContract(goal, agentId, quota, generatedAt, context);
 
   let selection: SelectionResult | null = null;
@@ -275,7 +310,7 @@ async function decide(
     });
   }
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
-  const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk });
+  const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk, todoContract });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
 }
 
@@ -398,11 +433,14 @@ function gateActions(selection: SelectionResult, gateIds: readonly string[]): st
 interface DecisionContext {
   attention: GoalAttention;
   statusHealthOk: boolean;
+  todoContract: readonly TodoContractDiagnostic[];
+  nextActionWarning: ShouldRunDecision['next_action_projection_warning'];
 }
 
 interface GuardContext {
   agentId: string | null;
   statusHealthOk: boolean;
+  todoContract: readonly TodoContractDiagnostic[];
 }
 
 function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
@@ -499,7 +537,9 @@ function applyGuards(
     return quietWait(
       'eligible',
       'quota_skip',
-      "the goal's run records are not sound (an agent lane's run artifacts are missing); skip automatic compute",
+      context.todoContract.length > 0
+        ? `the goal's todo contract is broken (${context.todoContract[0]?.code ?? ''}: ${context.todoContract[0]?.message ?? ''}); repair the todo metadata, then automatic compute resumes`
+        : "the goal's run records are not sound (an agent lane's run artifacts are missing); skip automatic compute",
       { quiet_noop_allowed: false },
     );
   if (upgrade) return promptUpgrade('eligible', goal.goalId);
@@ -605,6 +645,7 @@ function assemble(
     ok: context.statusHealthOk,
     status: context.attention.status,
     status_health_ok: context.statusHealthOk,
+    todo_contract_errors: [...context.todoContract],
     goal_id: goal.goalId,
     agent_id: agentId,
     generated_at: generatedAt,
@@ -618,7 +659,7 @@ function assemble(
     // LoopX names the todo only to a named agent; an unscoped heartbeat reads the summary.
     selected_todo: agentId === null ? null : (outcome.selected ?? firstExecutable),
     agent_todo_summary: { first_executable_items: firstExecutable === null ? [] : [firstExecutable] },
-    next_action_projection_warning: null,
+    next_action_projection_warning: context.nextActionWarning,
     safe_bypass_allowed: quota.safe_bypass_allowed || outcome.safe_bypass_kind !== null,
     safe_bypass_kind: outcome.safe_bypass_kind,
     permissions: { ...NO_PERMISSIONS, normal_delivery_allowed: quota.state === 'eligible' },
@@ -682,6 +723,7 @@ function pausedContract(
     ok: context.statusHealthOk,
     status: context.attention.status,
     status_health_ok: context.statusHealthOk,
+    todo_contract_errors: [...context.todoContract],
     goal_id: goal.goalId,
     agent_id: agentId,
     generated_at: generatedAt,

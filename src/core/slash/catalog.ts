@@ -98,7 +98,7 @@ function entryOf(spec: CommandSpec & { slash: string }): SlashCommandEntry {
     mutation_policy: spec.mutation,
     mutation_note: null,
     cli_reference: spec.cli === null ? '(editor only)' : `loopx ${spec.cli}`,
-    argument_hint: null,
+    argument_hint: spec.slashArguments ?? null,
     available: true,
   };
 }

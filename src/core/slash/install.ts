@@ -96,8 +96,13 @@ function commandName(entry: SlashCommandEntry): string {
 
 /** What the agent should do for one command, with `$ARGUMENTS` where the tool substitutes the arguments. */
 function instructions(entry: SlashCommandEntry): string[] {
+  // A command with required arguments is spelled out with its placeholders: run bare, it is a usage error.
+  const run =
+    entry.argument_hint === null
+      ? `Run \`${entry.cli_reference} $ARGUMENTS\` in the project folder and report the result to the user.`
+      : `Run \`${entry.cli_reference} ${entry.argument_hint}\` in the project folder, filling the placeholders from \`$ARGUMENTS\` (what the user typed after the command; ask the user for anything missing, and pass any further options they gave), and report the result to the user.`;
   const base = [
-    `Run \`${entry.cli_reference} $ARGUMENTS\` in the project folder and report the result to the user.`,
+    run,
     `Intent: ${entry.intent}.`,
     `Mutation policy: ${entry.mutation_policy}.${entry.mutation_note === null ? '' : ` ${entry.mutation_note}.`}`,
   ];
@@ -113,12 +118,13 @@ function inspectAndStartBody(
   inspect: SlashCommandEntry,
   start: SlashCommandEntry,
   when: { empty: string; goal: string },
+  agentType: string,
 ): string[] {
   return [
     "LoopX keeps this project's long-running goals: todos, user gates, evidence and a spend quota. Use the `loopx` CLI; never edit `.loopx/` files by hand.",
     '',
     `${when.empty}:`,
-    `- ${inspect.intent}: run \`loopx agent-onboard\` and \`loopx status\`, then summarize what is connected, what waits on the user (open gates) and the next safe action.`,
+    `- ${inspect.intent}: run \`loopx agent-onboard --agent-type ${agentType}\` and \`loopx status\`, then summarize what is connected, what waits on the user (open gates) and the next safe action.`,
     `- ${inspect.mutation_note ?? ''}.`,
     '',
     `${when.goal}:`,
@@ -164,15 +170,21 @@ function codexSkill(
     '',
     '# LoopX',
     '',
-    ...inspectAndStartBody(inspect, start, {
-      empty: "When the user asks about LoopX or the project's goals without naming a new goal",
-      goal: 'When the user states a new goal in a sentence',
-    }),
+    ...inspectAndStartBody(
+      inspect,
+      start,
+      {
+        empty: "When the user asks about LoopX or the project's goals without naming a new goal",
+        goal: 'When the user states a new goal in a sentence',
+      },
+      SURFACE_AGENT_TYPES.codex,
+    ),
     '',
     '## Commands',
     '',
     ...rest.map(
-      (entry) => `- \`${entry.command}\`: ${entry.intent}. Run \`${entry.cli_reference}\` (${entry.mutation_policy}).`,
+      (entry) =>
+        `- \`${entry.command}\`: ${entry.intent}. Run \`${entry.cli_reference}${entry.argument_hint === null ? '' : ` ${entry.argument_hint}`}\` (${entry.mutation_policy}).`,
     ),
     '',
   ];
@@ -187,6 +199,13 @@ function codexSkill(
 const SLASH_CASES = {
   empty: 'If no text follows the command (`$ARGUMENTS` is empty)',
   goal: 'If text follows (`$ARGUMENTS` is the goal)',
+};
+
+/** The `agent-onboard --agent-type` each surface's agent is (it needs one: without it the CLI answers a usage error). */
+const SURFACE_AGENT_TYPES: Record<SlashSurface, string> = {
+  codex: 'codex-cli',
+  'claude-code': 'claude-code',
+  opencode: 'opencode',
 };
 
 const SURFACE_DIRS: Record<Exclude<SlashSurface, 'codex'>, string> = {
@@ -209,10 +228,17 @@ export function plannedSlashFiles(surfaces: readonly SlashSurface[]): PlannedFil
     const dir = SURFACE_DIRS[surface];
     // `/loopx` and `/loopx <goal text>` are one command file: the arguments decide.
     files.push({
-      ...claudeLikeFile(surface, dir, inspect, inspectAndStartBody(inspect, start, SLASH_CASES), start.argument_hint),
+      ...claudeLikeFile(
+        surface,
+        dir,
+        inspect,
+        inspectAndStartBody(inspect, start, SLASH_CASES, SURFACE_AGENT_TYPES[surface]),
+        start.argument_hint,
+      ),
       commands: [inspect.command, start.command],
     });
-    for (const entry of entries.slice(2)) files.push(claudeLikeFile(surface, dir, entry, instructions(entry), null));
+    for (const entry of entries.slice(2))
+      files.push(claudeLikeFile(surface, dir, entry, instructions(entry), entry.argument_hint));
   }
   return files;
 }

@@ -77,6 +77,7 @@ describe('register-agent', () => {
     assert.deepEqual(result.registration_readback, {
       verified: true,
       registered_agents: ['codex-existing', 'codex-fresh', 'legacy-top'],
+      global_registered_agents: null,
     });
     const goal = goalOf(registry);
     assert.deepEqual(goal['coordination'], {
@@ -138,6 +139,7 @@ describe('register-agent', () => {
         '--format',
         'json',
         'register-agent',
+        '--project-registry',
         '--goal-id',
         'g',
         '--agent-id',
@@ -187,6 +189,7 @@ describe('register-agent', () => {
           '--format',
           'json',
           'register-agent',
+          '--project-registry',
           '--goal-id',
           'g',
           '--agent-id',

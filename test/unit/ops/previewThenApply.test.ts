@@ -89,7 +89,7 @@ describe('previewThenApplyWith (the palette runner without VS Code)', () => {
     const person = answering(true);
     const outcome = await previewThenApplyWith(
       registerAgent,
-      { goalId: 'g', agentId: ['codex-main'], requireNew: true },
+      { goalId: 'g', agentId: ['codex-main'], requireNew: true, projectRegistry: true },
       environment(project, registry),
       person,
     );

@@ -72,7 +72,10 @@ describe('quota should-run: LoopX decision rules', () => {
   });
 
   it('an open user gate: operator gate; a todo it does not block runs as safe bypass', async () => {
-    const gate = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate unblocks_todo_id=todo_other');
+    const gate = todo(
+      'Approve.',
+      'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-a unblocks_todo_id=todo_other',
+    );
     const d = await decide(makeWorkspace({}, state([gate], [WORK])));
     assert.deepEqual(fields(d), [
       'active_state_user_gate',
@@ -143,5 +146,59 @@ describe('quota should-run: LoopX decision rules', () => {
       for (const key of ['effective_action', 'quota', 'safe_bypass_allowed', 'error'])
         assert.equal(key in out, false, `${key} is absent`);
     }
+  });
+
+  it("a broken todo contract (an agent-scoped gate that is also goal_bound) fails the goal's health: quota_skip, ok false", async () => {
+    const gate = todo(
+      'Approve.',
+      'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-b goal_bound=true',
+    );
+    const broken = await decide(makeWorkspace({}, state([gate], [WORK])));
+    // The gate holds agent-b's lane only, so agent-a is eligible by slots; the broken metadata still stops it.
+    assert.deepEqual(fields(broken), ['active_state_user_gate', 'eligible', 'skip', false, 'quota_skip']);
+    assert.deepEqual([broken.ok, broken.status_health_ok, broken.safe_bypass_allowed], [false, false, true]);
+    assert.equal(broken.selected_todo?.todo_id, 'todo_work');
+    assert.deepEqual(
+      broken.todo_contract_errors?.map((e) => [e.code, e.todo_id]),
+      [['agent_user_gate_goal_binding_invalid', 'todo_gate']],
+    );
+    // Repaired (goal_bound removed): the same goal runs.
+    const repaired = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-b');
+    const ok = await decide(makeWorkspace({}, state([repaired], [WORK])));
+    assert.deepEqual(fields(ok), ['active_state_user_gate', 'eligible', 'run', true, 'normal_run']);
+    assert.deepEqual([ok.ok, ok.todo_contract_errors], [true, []]);
+  });
+
+  it('next_action_projection_warning: the latest run recommends another action than the Next Action', async () => {
+    const withNext = (text: string) => `${state([], [WORK])}\n## Next Action\n\n- ${text}\n`;
+    const ws = makeWorkspace({}, withNext('Write the parser.'));
+    await addRun(ws, hoursBefore(2), { classification: 'validated_progress', recommended_action: 'Ship the release.' });
+    const op = await quotaShouldRun.run(
+      { goalId: ws.goalId, agentId: 'agent-a', availableCapability: undefined, turnInstanceId: undefined },
+      { cwd: ws.dir, env: {}, clock: clockAt(), homeDir: ws.dir, registryPath: ws.registryPath },
+    );
+    assert.ok('next_action_projection_warning' in op);
+    assert.deepEqual(
+      op.next_action_projection_warning === null
+        ? null
+        : [
+            op.next_action_projection_warning.kind,
+            op.next_action_projection_warning.severity,
+            op.next_action_projection_warning.requires_state_writeback,
+          ],
+      ['next_action_projection_mismatch', 'warning', true],
+    );
+    // Aligned: no warning.
+    const aligned = makeWorkspace({}, withNext('Ship the release.'));
+    await addRun(aligned, hoursBefore(2), {
+      classification: 'validated_progress',
+      recommended_action: 'Ship the release.',
+    });
+    const quiet = await quotaShouldRun.run(
+      { goalId: aligned.goalId, agentId: 'agent-a', availableCapability: undefined, turnInstanceId: undefined },
+      { cwd: aligned.dir, env: {}, clock: clockAt(), homeDir: aligned.dir, registryPath: aligned.registryPath },
+    );
+    assert.ok('next_action_projection_warning' in quiet);
+    assert.equal(quiet.next_action_projection_warning, null);
   });
 });

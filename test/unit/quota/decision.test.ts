@@ -131,7 +131,12 @@ describe('quota should-run decision', () => {
 
   it('selection: claimed-by-me first, then priority, then document order; skips other claims, exclusions, gates and blocked todos', async () => {
     const text = state(
-      [todo('Approve deploy.', 'todo_id=todo_gate status=open task_class=user_gate unblocks_todo_id=todo_deploy')],
+      [
+        todo(
+          'Approve deploy.',
+          'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-a unblocks_todo_id=todo_deploy',
+        ),
+      ],
       [
         todo('[P2] Later.', 'todo_id=todo_later status=open'),
         todo('[P0] Theirs.', 'todo_id=todo_theirs status=open claimed_by=agent-b'),

@@ -1,0 +1,184 @@
+import { normalizeAgentId } from '../registry/agentIds';
+import { TERMINAL_STATUSES, type StateDocument, type TodoItem } from './document';
+
+/**
+ * The todo metadata contract of a goal's state file (the original's `loopx contract` per-todo rules):
+ * which metadata combinations make a todo unroutable. Any error makes the goal's contract health fail,
+ * so `quota should-run` skips automatic compute (`quota_skip`) until the todo is repaired. Pure: a
+ * parsed document and the goal's registered agents in, diagnostics out, in document order.
+ *
+ * For an open user todo only the first failing rule of the original's chain is reported (its order
+ * is the order of the checks below).
+ */
+
+export interface TodoContractDiagnostic {
+  code: TodoContractCode;
+  severity: 'error';
+  todo_id: string;
+  /** 1-based line of the todo's checkbox. */
+  line: number;
+  message: string;
+}
+
+export type TodoContractCode =
+  | 'agent_todo_removed_continuation_policy'
+  | 'agent_todo_blocks_agent_invalid'
+  | 'todo_claimed_by_excluded_agent'
+  | 'todo_executor_exclusion_scope_invalid'
+  | 'todo_excludes_unregistered_agent'
+  | 'user_todo_task_class_missing'
+  | 'user_action_blocking_scope_invalid'
+  | 'user_gate_scope_conflict'
+  | 'user_todo_response_scope_conflict'
+  | 'goal_user_gate_agent_binding_invalid'
+  | 'agent_user_gate_goal_binding_invalid'
+  | 'agent_user_gate_response_binding_mismatch'
+  | 'user_todo_bound_agent_unregistered'
+  | 'multi_agent_user_todo_missing_response_scope'
+  | 'user_gate_blocks_unregistered_agent'
+  | 'multi_agent_user_gate_missing_scope';
+
+const REMOVED_CONTINUATION_POLICIES = new Set(['primary_review', 'review_handoff']);
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'y', 'global_gate', 'global-gate']);
+
+/** A metadata flag as the original reads `global_gate`/`goal_bound`: true only for its true words. */
+function flag(value: string | undefined): boolean {
+  return value !== undefined && TRUE_WORDS.has(value.trim().toLowerCase());
+}
+
+function agentOf(value: string | undefined): string | null {
+  if (value === undefined || value.trim() === '') return null;
+  return normalizeAgentId(value);
+}
+
+function agentList(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const ids = value
+    .split(',')
+    .map((part) => agentOf(part))
+    .filter((id): id is string => id !== null);
+  return [...new Set(ids)].sort();
+}
+
+export function todoContractDiagnostics(
+  doc: StateDocument,
+  registeredAgents: readonly string[],
+): TodoContractDiagnostic[] {
+  const out: TodoContractDiagnostic[] = [];
+  for (const todo of doc.todos) {
+    const add = (code: TodoContractCode, message: string): void => {
+      out.push({ code, severity: 'error', todo_id: todo.todoId, line: todo.line + 1, message });
+    };
+    checkTodo(todo, registeredAgents, add);
+  }
+  return out;
+}
+
+function checkTodo(
+  todo: TodoItem,
+  registered: readonly string[],
+  add: (code: TodoContractCode, message: string) => void,
+): void {
+  const meta = todo.meta;
+  const id = todo.todoId;
+  const where = `(line ${todo.line + 1}: ${todo.title})`;
+  const blocksAgentRaw = (meta['blocks_agent'] ?? '').trim();
+  const blocksAgent = blocksAgentRaw === '' ? null : (agentOf(blocksAgentRaw) ?? blocksAgentRaw);
+  const excluded = agentList(meta['excluded_agents'] ?? meta['excluded_agent']);
+  const claimedBy = agentOf(meta['claimed_by']);
+  const taskClass = meta['task_class'] ?? '';
+
+  if (todo.role === 'agent') {
+    const removed = (meta['continuation_policy'] ?? '').trim().toLowerCase();
+    if (REMOVED_CONTINUATION_POLICIES.has(removed))
+      add(
+        'agent_todo_removed_continuation_policy',
+        `agent todo ${id} uses removed continuation_policy=${removed}; use continuation_policy=independent_handoff ${where}`,
+      );
+    if (blocksAgent !== null)
+      add(
+        'agent_todo_blocks_agent_invalid',
+        `agent todo ${id} uses removed blocks_agent routing; blocks_agent is reserved for user gates, while agent executor constraints use excluded_agents ${where}`,
+      );
+  }
+  if (claimedBy !== null && excluded.includes(claimedBy))
+    add(
+      'todo_claimed_by_excluded_agent',
+      `agent todo ${id} has claimed_by='${claimedBy}' also listed in excluded_agents ${where}`,
+    );
+  if (todo.role !== 'agent' && excluded.length > 0 && !(todo.role === 'archive' && TERMINAL_STATUSES.has(todo.status)))
+    add(
+      'todo_executor_exclusion_scope_invalid',
+      `${todo.role} todo ${id} uses excluded_agents; executor exclusions are only valid for agent todos ${where}`,
+    );
+  const unknownExcluded = registered.length === 0 ? [] : excluded.filter((agent) => !registered.includes(agent));
+  if (todo.role === 'agent' && unknownExcluded.length > 0)
+    add(
+      'todo_excludes_unregistered_agent',
+      `agent todo ${id} excludes unregistered agents: ${unknownExcluded.join(', ')} ${where}`,
+    );
+
+  if (todo.role !== 'user' || TERMINAL_STATUSES.has(todo.status)) return;
+  const globalGate = flag(meta['global_gate']);
+  const boundAgent = agentOf(meta['bound_agent']);
+  const goalBound = flag(meta['goal_bound']);
+  const isGate = taskClass === 'user_gate';
+  const effectiveBound = boundAgent ?? (isGate ? blocksAgent : null) ?? claimedBy;
+  const effectiveGoalBound = goalBound || (globalGate && isGate);
+  const multiAgent = registered.length > 1;
+  if (taskClass !== 'user_action' && taskClass !== 'user_gate')
+    add(
+      'user_todo_task_class_missing',
+      `open user todo ${id} requires task_class=user_gate or task_class=user_action ${where}`,
+    );
+  else if (taskClass === 'user_action' && (blocksAgent !== null || globalGate))
+    add(
+      'user_action_blocking_scope_invalid',
+      `open user_action todo ${id} is non-blocking and cannot set blocks_agent or global_gate=true ${where}`,
+    );
+  else if (isGate && blocksAgent !== null && globalGate)
+    add(
+      'user_gate_scope_conflict',
+      `open user_gate todo ${id} in multi-agent goal cannot set both blocks_agent and global_gate=true ${where}`,
+    );
+  else if (boundAgent !== null && goalBound)
+    add(
+      'user_todo_response_scope_conflict',
+      `open user todo ${id} cannot set both bound_agent and goal_bound=true ${where}`,
+    );
+  else if (isGate && globalGate && boundAgent !== null)
+    add(
+      'goal_user_gate_agent_binding_invalid',
+      `goal-wide user_gate todo ${id} cannot set bound_agent; its response binding is goal_bound=true ${where}`,
+    );
+  else if (isGate && blocksAgent !== null && goalBound)
+    add(
+      'agent_user_gate_goal_binding_invalid',
+      `agent-scoped user_gate todo ${id} cannot set goal_bound=true ${where}`,
+    );
+  else if (isGate && blocksAgent !== null && boundAgent !== null && boundAgent !== blocksAgent)
+    add(
+      'agent_user_gate_response_binding_mismatch',
+      `agent-scoped user_gate todo ${id} must bind to blocks_agent='${blocksAgent}', not bound_agent='${boundAgent}' ${where}`,
+    );
+  else if (boundAgent !== null && registered.length > 0 && !registered.includes(boundAgent))
+    add(
+      'user_todo_bound_agent_unregistered',
+      `open user todo ${id} has bound_agent='${boundAgent}', which is not registered for this goal (registered_agents=${registered.join(', ')}) ${where}`,
+    );
+  else if (multiAgent && effectiveBound === null && !effectiveGoalBound)
+    add(
+      'multi_agent_user_todo_missing_response_scope',
+      `open user todo ${id} in multi-agent goal requires bound_agent=<registered-agent> or goal_bound=true ${where}`,
+    );
+  else if (isGate && blocksAgent !== null && registered.length > 0 && !registered.includes(blocksAgent))
+    add(
+      'user_gate_blocks_unregistered_agent',
+      `open user_gate todo ${id} has blocks_agent='${blocksAgent}', which is not registered for this goal (registered_agents=${registered.join(', ')}) ${where}`,
+    );
+  else if (isGate && multiAgent && blocksAgent === null && !globalGate)
+    add(
+      'multi_agent_user_gate_missing_scope',
+      `open user_gate todo ${id} in multi-agent goal requires blocks_agent=<registered-agent> or global_gate=true ${where}`,
+    );
+}

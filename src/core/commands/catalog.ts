@@ -326,7 +326,8 @@ const catalog = [
     title: null,
     slash: null,
     scope: 'goal',
-    intent: 'take the hard task lease on a todo: owner, idempotency key, TTL and write scopes (refused when another agent holds it or its scopes overlap)',
+    intent:
+      'take the hard task lease on a todo: owner, idempotency key, TTL and write scopes (refused when another agent holds it or its scopes overlap)',
     mutation: 'writes',
     group: 'Goals and todos',
   },

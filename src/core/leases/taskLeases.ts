@@ -410,6 +410,11 @@ export interface FenceInput {
    * lease itself under a key derived from its turn).
    */
   expectedVersion?: number | 'current' | undefined;
+  /**
+   * The writer proves itself by its agent id alone: the lease's owner suffices, no key. Only for
+   * the turn driver, which holds its agent's turn lock, so no other execution of that agent runs.
+   */
+  trustOwner?: boolean;
 }
 
 export interface FenceReceipt {
@@ -497,7 +502,8 @@ export async function withCompletionFence<T>(
           fence: { schema_version: 'task_lease_v0', handoff_mode: mode, required: false, active: false },
         };
       }
-      if (key === undefined) {
+      // The turn driver presents no key: a lease held by anyone else is a mismatch below.
+      if (key === undefined && input.trustOwner !== true) {
         throw new LoopxError(
           'lease_fence_required',
           `todo ${input.todoId} is leased to ${lease.owner ?? '?'} (version ${leaseVersion(lease)}); completing or superseding it needs --lease-key and --expected-version from the holder`,
@@ -510,7 +516,7 @@ export async function withCompletionFence<T>(
         );
       }
       const actor = normalizeAgentId(input.actorAgentId);
-      if (lease.owner !== actor || lease.idempotency_key !== key) {
+      if (lease.owner !== actor || (key !== undefined && lease.idempotency_key !== key)) {
         throw new LoopxError(
           'lease_cas_mismatch',
           `todo ${input.todoId} is leased to ${lease.owner ?? '?'}; the lease key and --agent-id must be the holder's (got agent ${actor ?? 'none'}); nothing was written`,

@@ -6,7 +6,7 @@ import { startTogether } from '../fs/barrier';
 import { runLoopx } from '../cli/run';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
-const CLI_BEHIND_BARRIER = path.join(REPO, 'test', 'unit', 'fs', 'workers', 'cliBehindBarrier.ts');
+const ACQUIRE_MANY = path.join(REPO, 'test', 'unit', 'leases', 'workers', 'acquireMany.ts');
 const NOW = '2026-07-01T12:00:00Z';
 
 function stateText(frontMatter: string[] = []): string {
@@ -401,29 +401,34 @@ describe('task leases (task-lease acquire|renew|transfer|release|inspect)', () =
     );
   });
 
-  it('two agents acquiring one lease at once (real processes behind a start barrier): exactly one holds it', async function () {
-    this.timeout(60000);
+  it('agents acquiring the same leases at once (real processes behind a start barrier): each todo gets exactly one holder', async function () {
+    this.timeout(120000);
     const p = project();
+    // 24 more open todos, so the racers collide many times, not once.
+    const ids = Array.from({ length: 24 }, (_, i) => `todo_race_${String(i).padStart(2, '0')}`);
+    const extra = ids.flatMap((id) => [
+      `- [ ] Race ${id}.`,
+      `  <!-- loopx:todo todo_id=${id} status=open task_class=advancement_task -->`,
+    ]);
+    fs.writeFileSync(p.stateFile, stateText().replace('## Next Action', `${extra.join('\n')}\n## Next Action`));
     const agents = ['agent-a', 'agent-b', 'agent-c'];
-    // agent-b's claim on todo_claimed does not matter here: all race for todo_parser.
     const workers = await startTogether(
       agents.map((agent) => ({
-        script: CLI_BEHIND_BARRIER,
-        args: [...acquire(agent, `race-${agent}`), '--format', 'json'],
+        script: ACQUIRE_MANY,
+        // All walk the todos in the same order, so they collide on every one.
+        args: [agent, 'todo_parser', ...ids],
         env: { HOME: p.dir, LOOPX_NOW: NOW, LOOPX_REGISTRY: path.join(p.dir, '.loopx', 'registry.json') },
       })),
     );
     const codes = await Promise.all(workers.map((w) => w.exited));
-    const outputs = workers.map((w) => JSON.parse(w.stdout()) as Record<string, unknown>);
-    const winners = outputs.filter((o) => o['ok'] === true);
-    assert.equal(winners.length, 1, JSON.stringify(outputs));
-    assert.deepEqual(
-      outputs.filter((o) => o['ok'] !== true).map((o) => o['error_code']),
-      ['todo_lease_conflict', 'todo_lease_conflict'],
-    );
-    assert.deepEqual([...codes].sort(), [0, 1, 1]);
-    const lease = readLease(p, 'todo_parser');
-    assert.equal(lease['owner'], (winners[0]?.['lease'] as Record<string, unknown>)['owner']);
-    assert.deepEqual([lease['version'], lease['lease_epoch']], [1, 1]);
+    assert.deepEqual(codes, [0, 0, 0], workers.map((w) => w.stderr()).join('\n'));
+    const results = workers.map((w) => JSON.parse(w.stdout()) as { agent: string; won: string[]; refused: string[] });
+    for (const id of ['todo_parser', ...ids]) {
+      const winners = results.filter((r) => r.won.includes(id)).map((r) => r.agent);
+      assert.equal(winners.length, 1, `${id} was won by ${winners.join(', ') || 'nobody'}`);
+      assert.equal(readLease(p, id)['owner'], winners[0], `${id}: the file names the one winner`);
+      assert.deepEqual([readLease(p, id)['version'], readLease(p, id)['lease_epoch']], [1, 1]);
+    }
+    for (const r of results) for (const refusal of r.refused) assert.match(refusal, /:todo_lease_conflict$/);
   });
 });

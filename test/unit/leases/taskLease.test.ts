@@ -100,6 +100,28 @@ describe('task leases (task-lease acquire|renew|transfer|release|inspect)', () =
     assert.equal(lease['acquire_ttl_seconds'], 45 * 60, 'default TTL is 45 minutes');
     assert.equal(lease['expires_at'], '2026-07-01T12:45:00Z');
     assert.deepEqual(lease['write_scopes'], ['src/parser/**']);
+    // Exactly the original's field set, so its reader sees what it writes itself.
+    assert.deepEqual(Object.keys(lease).sort(), [
+      'acquire_ttl_seconds',
+      'acquired_at',
+      'expires_at',
+      'goal_id',
+      'idempotency_key',
+      'lease_epoch',
+      'owner',
+      'schema_version',
+      'status',
+      'todo_id',
+      'updated_at',
+      'version',
+      'write_scopes',
+    ]);
+    const markdown = await runLoopx(['task-lease', 'inspect', '--goal-id', 'g1', '--todo-id', 'todo_parser'], {
+      cwd: p.dir,
+      env: { HOME: p.dir },
+      now: NOW,
+    });
+    assert.match(markdown.stdout, /In force\.[\s\S]*Owner: agent-a \(status active\)[\s\S]*Version 1, epoch 1/);
 
     const again = await p.run(acquire('agent-a', 'run-1', 'todo_parser', ['--write-scope', 'src/parser/**']));
     assert.equal(again.code, 0);

@@ -78,9 +78,17 @@ function requireOwner(goal: LeaseGoal, value: string, field: string): string {
   return id;
 }
 
-function requireEligible(goal: LeaseGoal, todo: TodoItem | null, todoId: string, owner: string): TodoItem {
+function requireEligible(
+  goal: LeaseGoal,
+  todo: TodoItem | null,
+  todoId: string,
+  owner: string,
+  options: { takeover?: boolean } = {},
+): TodoItem {
   const constraint = ownerConstraint(todo, owner, goal.roster);
   if (constraint.effective) return todo as TodoItem;
+  // A claim takeover may lease a todo another agent soft-claimed, as long as no lease of theirs is in force.
+  if (options.takeover === true && constraint.reason === 'owner_conflicts_with_claim') return todo as TodoItem;
   throw new LoopxError(constraint.reason, `task lease for ${owner} on ${todoId} refused: ${constraint.detail}`, {
     goal_id: goal.goalId,
     todo_id: todoId,
@@ -174,6 +182,8 @@ export interface AcquireInput {
   ttlSeconds?: number | undefined;
   writeScopes?: readonly string[] | undefined;
   expectedVersion?: number | undefined;
+  /** `todo claim --takeover`: the todo may be soft-claimed by another agent (not leased). */
+  takeover?: boolean | undefined;
 }
 
 export async function acquireLease(goal: LeaseGoal, input: AcquireInput, clock: Clock): Promise<LeaseResult> {
@@ -207,7 +217,7 @@ async function acquireHeld(
   now: Date,
   file: string,
 ): Promise<LeaseResult> {
-  requireEligible(goal, todoOf(doc, input.todoId), input.todoId, input.owner);
+  requireEligible(goal, todoOf(doc, input.todoId), input.todoId, input.owner, { takeover: input.takeover === true });
   const existing = await readLease(file);
   assertExpectedVersion(existing, input.expectedVersion);
   if (existing !== null && effective(goal, doc, existing, input.todoId, now)) {
@@ -557,6 +567,8 @@ export interface AutoAcquireInput {
   agentId: string;
   idempotencyKey: string;
   ttlSeconds?: number | undefined;
+  /** `todo claim --takeover`: lease a todo another agent soft-claimed (never one it holds a lease on). */
+  takeover?: boolean | undefined;
 }
 
 /**
@@ -605,7 +617,14 @@ export async function withAgentLease<T>(
       goal,
       doc,
       mode,
-      { todoId: input.todoId, owner: agent, idempotencyKey: key, ttlSeconds: ttl, writeScopes: [] },
+      {
+        todoId: input.todoId,
+        owner: agent,
+        idempotencyKey: key,
+        ttlSeconds: ttl,
+        writeScopes: [],
+        takeover: input.takeover,
+      },
       now,
       file,
     );

@@ -181,13 +181,13 @@ function fenceFields(fence: FenceReceipt): Record<string, unknown> {
 }
 
 /** claim in hard_lease mode: the claimant acquires the todo's lease first (refused when another agent holds it). */
-function claimLease(env: OperationEnvironment, todoId: string, claimant: string): LeaseWrap {
+function claimLease(env: OperationEnvironment, todoId: string, claimant: string, takeover: boolean): LeaseWrap {
   return async (goal, write) => {
     const leaseGoal = leaseGoalOf(goal);
     if (handoffModeNow(leaseGoal) !== 'hard_lease') return write();
     return withAgentLease(
       leaseGoal,
-      { todoId, agentId: claimant, idempotencyKey: `claim:${claimant}:${compactUtcStamp(env.clock.now())}` },
+      { todoId, agentId: claimant, idempotencyKey: `claim:${claimant}:${compactUtcStamp(env.clock.now())}`, takeover },
       env.clock,
       async (lease: LeaseResult | null) => ({ ...(await write()), task_lease: lease?.lease ?? null }),
     );
@@ -533,7 +533,7 @@ export const todoClaim = defineOperation({
           context,
         ),
       args.agentId,
-      claimLease(env, args.todoId, claimant),
+      claimLease(env, args.todoId, claimant, args.takeover),
     );
   },
 });

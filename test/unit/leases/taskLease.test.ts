@@ -357,6 +357,23 @@ describe('task leases (task-lease acquire|renew|transfer|release|inspect)', () =
       '--takeover',
     ]);
     assert.equal(other.error().code, 'handoff_mode_requires_lease');
+    // A soft claim without a lease can be taken over: the taker gets the lease.
+    const takeover = await hard.run([
+      'todo',
+      'claim',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_claimed',
+      '--claimed-by',
+      'agent-c',
+      '--agent-id',
+      'agent-c',
+      '--takeover',
+    ]);
+    assert.equal(takeover.code, 0, takeover.stdout);
+    assert.equal(readLease(hard, 'todo_claimed')['owner'], 'agent-c');
+    assert.equal(takeover.json()['claimed_by'], 'agent-c');
     const done = await hard.run([
       ...complete,
       '--agent-id',

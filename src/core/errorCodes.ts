@@ -11,6 +11,7 @@ export const LOOPX_ERROR_CODES = [
   'agent_registry_roster_missing', // the goal has no coordination.registered_agents list to check an agent against
   'archive_cross_device', // the archive root is on another filesystem (LoopX moves, never copies)
   'archive_root_inside_source', // the archive root lies inside the runtime folder being archived
+  'corrupt_lease', // a task lease file does not parse as task_lease_v0; it is left untouched
   'credential_refused', // a field to be written holds a credential
   'demo_agent_unavailable', // the built-in demo agent is not in this build
   'executor_config_invalid', // an agent profile's executor settings are invalid
@@ -29,7 +30,10 @@ export const LOOPX_ERROR_CODES = [
   'goal_exists', // bootstrap: the goal id is already in the registry (no --force)
   'goal_not_found', // no goal with that id in the registry
   'goal_registered', // archive: the goal is still in the registry (no --allow-registered)
+  'handoff_mode_forbids_lease', // the goal's handoff_mode is soft_claim, which forbids task lease acquire, renew and transfer
+  'handoff_mode_requires_lease', // hard_lease mode: the change needs the acting agent to hold the todo's active task lease
   'heartbeat_receipt_binding_mismatch', // a turn-scoped step names another todo or replan obligation than its heartbeat receipt binds
+  'idempotency_key_reuse', // a task lease idempotency key was reused with other parameters or for a new lease generation
   'invalid_argument', // a library function got an unknown, missing or malformed argument
   'invalid_clock', // LOOPX_NOW (or another pinned clock) is not an ISO-8601 instant
   'invalid_decision_scope', // a gate's decision_scope is malformed
@@ -37,6 +41,8 @@ export const LOOPX_ERROR_CODES = [
   'invalid_frontmatter_value', // a state-file front matter value spans lines
   'invalid_goal_config', // configure-goal: a setting's value breaks its rule (a failed operation, exit 1)
   'invalid_goal_id', // a goal id is empty or not a public-safe token
+  'invalid_handoff_mode', // a goal's handoff_mode is not legacy, soft_claim or hard_lease
+  'invalid_idempotency_key', // a task lease idempotency key is not a public-safe token
   'invalid_json', // a JSON file does not parse
   'invalid_port', // a port is not a whole number from 0 to 65535
   'invalid_projection_input', // a projection-check function got a malformed input
@@ -45,13 +51,19 @@ export const LOOPX_ERROR_CODES = [
   'invalid_task_class', // a todo's task_class is not a known class
   'invalid_time_range', // a time range is not a number followed by m, h or d
   'invalid_todo_field', // a todo metadata value is not a lowercase token
+  'invalid_ttl', // a task lease TTL is not a whole number of seconds from 1 to 86400
   'json_too_deep', // a JSON document nests deeper than LoopX reads
+  'lease_cas_mismatch', // the task lease is held by another owner or idempotency key; nothing was written
+  'lease_fence_required', // the todo is leased: completing or superseding it needs the lease key and expected version
+  'lease_not_active', // no task lease is in force on the todo (missing, released or expired)
   'listen_failed', // the status server could not listen (other than port in use)
   'lock_acquire_timeout', // a file lock stayed held by another process past the wait
   'lock_not_reentrant', // an operation asked again for a lock it already holds
   'next_action_credential', // refresh-state: the next action holds a credential
   'next_action_empty', // refresh-state: the next action is empty
   'not_loopback', // the status server was asked to bind a non-loopback host
+  'owner_conflicts_with_claim', // the task lease owner differs from the todo's claimed_by
+  'owner_excluded_from_todo', // the task lease owner is in the todo's excluded_agents
   'path_outside_root', // a path (or a symlink on it) leads outside the folders LoopX may touch
   'port_in_use', // the status server's port is taken
   'project_not_found', // bootstrap: the project folder does not exist
@@ -107,8 +119,10 @@ export const LOOPX_ERROR_CODES = [
   'todo_evidence_required', // completing a todo needs evidence
   'todo_gate_fields_need_user_gate', // gate fields were given for a todo that is not a user gate
   'todo_id_ambiguous', // the todo id appears more than once in the state file
+  'todo_lease_conflict', // the todo already has an active task lease held by someone else
   'todo_monitor_unbounded', // a continuous_monitor todo needs expires_at, resume_when or watch_only
   'todo_not_found', // no todo with that id in the state file
+  'todo_not_open', // a task lease needs an open todo
   'todo_priority_conflict', // the todo text's priority and the given priority disagree
   'todo_supersede_role_mismatch', // a todo is superseded by a todo of the other role
   'todo_supersede_self', // a todo cannot supersede itself
@@ -122,6 +136,9 @@ export const LOOPX_ERROR_CODES = [
   'unknown_slash_surface', // slash-command install: an unknown surface was named
   'usage', // CLI: the command line is wrong (exit code 2)
   'validation_command_invalid', // a goal's validation_command is not a non-empty argv array
+  'version_mismatch', // the task lease version is not the expected one (compare-and-swap); nothing was written
+  'version_required', // the task lease action needs --expected-version
+  'write_scope_conflict', // the write scopes overlap another active task lease
 ] as const;
 
 /** A code of `LoopxError`. */

@@ -4,7 +4,7 @@ import { Disposable } from '../common/disposable';
 import type { ProjectionWarning } from '../core/status/projection/schemas';
 import type { StatusGate, StatusTodoItem } from '../core/status/goalStatus';
 import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
-import type { RecentRun } from '../workspace/goalExtras';
+import { leaseLabel, type RecentRun } from '../workspace/goalExtras';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
 
 type GroupKind = 'agentTodos' | 'userTodos' | 'gates' | 'warnings' | 'runs';
@@ -114,16 +114,19 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         const { todo } = node;
         const item = new vscode.TreeItem(todo.title, vscode.TreeItemCollapsibleState.None);
         item.id = `${goalKey(node.goal)}:todo:${todo.todo_id}`;
+        const lease = this.model.leasesOf(node.goal).get(todo.todo_id);
+        const leased = lease === undefined ? null : leaseLabel(lease, new Date());
         item.description = [
           todo.priority,
           todo.status !== 'open' ? todo.status : null,
           todo.claimed_by ? `@${todo.claimed_by}` : null,
+          leased?.description ?? null,
         ]
           .filter(Boolean)
           .join(' · ');
         const heldBy = this.gatesHolding(node.goal, todo.todo_id);
         if (heldBy.length > 0) item.description = [item.description, 'held by gate'].filter(Boolean).join(' · ');
-        item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}${heldBy.length > 0 ? `\nheld back by: ${heldBy.join(', ')}` : ''}`;
+        item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}${heldBy.length > 0 ? `\nheld back by: ${heldBy.join(', ')}` : ''}${leased === null ? '' : `\n${leased.tooltip}`}`;
         item.contextValue = `todo.${todo.status}.${node.role}`;
         item.iconPath = new vscode.ThemeIcon(heldBy.length > 0 ? 'lock' : TODO_ICONS[todo.status]);
         return item;

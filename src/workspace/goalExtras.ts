@@ -13,6 +13,34 @@ import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry } from '../core/runt
 /** How many runs the "Recent runs" group lists. */
 export const RECENT_RUNS = 5;
 
+/** A time-active hard task lease on a todo, as the Goals tree shows it. */
+export interface TodoLease {
+  owner: string;
+  expires_at: string;
+  version: number;
+}
+
+/**
+ * The tree's words for a lease: a short description part (`🔒 agent-b until 12:45`, local time of
+ * day, the date too when it is not today) and a tooltip line with the exact instant and version.
+ */
+export function leaseLabel(lease: TodoLease, now: Date): { description: string; tooltip: string } {
+  const expires = new Date(lease.expires_at);
+  const valid = !Number.isNaN(expires.getTime());
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const time = valid ? `${pad(expires.getHours())}:${pad(expires.getMinutes())}` : '?';
+  const sameDay = valid && expires.toDateString() === now.toDateString();
+  const when = !valid
+    ? 'an unknown time'
+    : sameDay
+      ? time
+      : `${expires.getFullYear()}-${pad(expires.getMonth() + 1)}-${pad(expires.getDate())} ${time}`;
+  return {
+    description: `🔒 ${lease.owner} until ${when}`,
+    tooltip: `Leased to ${lease.owner} until ${lease.expires_at || 'an unknown time'} (lease version ${lease.version}); only the holder may complete it.`,
+  };
+}
+
 export interface RecentRun {
   generated_at: string | null;
   classification: string | null;

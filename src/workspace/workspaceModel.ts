@@ -10,12 +10,14 @@ import { LiveStatusModel, type StatusDiff } from '../core/status/liveStatus';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 import { readAgentExecutorConfig } from '../core/executors/config';
+import { activeLeaseHolders } from '../core/leases/store';
 import { findRawRegistryGoal, readRegistry } from '../core/registry/read';
 import {
   agentDetailsOf,
   changedGoalKeys,
   recentRunsFrom,
   type AgentDetails,
+  type TodoLease,
   type GoalFacts,
   type RecentRun,
 } from './goalExtras';
@@ -44,6 +46,7 @@ export class WorkspaceModel extends Disposable {
   private readonly loops = new Map<string, AbortController>();
   private runs = new Map<string, { version: string; runs: RecentRun[] }>();
   private executors = new Map<string, ReadonlyMap<string, string>>();
+  private leases = new Map<string, ReadonlyMap<string, TodoLease>>();
   private fingerprints: { shape: string; facts: ReadonlyMap<string, string> } = { shape: '', facts: new Map() };
   /** Watchers of runtime roots that lie outside the workspace folders (LoopX's default is under the home folder). */
   private readonly runtimeWatchers = new Map<string, vscode.Disposable>();
@@ -110,6 +113,11 @@ export class WorkspaceModel extends Disposable {
   /** The newest runs of a goal (bookkeeping left out), as of the last reload. */
   recentRunsOf(goal: GoalSummary): readonly RecentRun[] {
     return this.runs.get(goalKey(goal))?.runs ?? [];
+  }
+
+  /** The goal's time-active hard task leases by todo id, as of the last reload. */
+  leasesOf(goal: GoalSummary): ReadonlyMap<string, TodoLease> {
+    return this.leases.get(goalKey(goal)) ?? new Map();
   }
 
   /** Per agent of the workspace's goals: its goals, claims, last turn and executor. */
@@ -242,8 +250,11 @@ export class WorkspaceModel extends Disposable {
     const runs = new Map<string, { version: string; runs: RecentRun[] }>();
     const executors = new Map<string, ReadonlyMap<string, string>>();
     const registries = new Map<string, Promise<Record<string, unknown> | null>>();
+    const leases = new Map<string, ReadonlyMap<string, TodoLease>>();
+    const now = clockFromEnv().now();
     for (const goal of goals) {
       const key = goalKey(goal);
+      leases.set(key, activeLeaseHolders(goal, now));
       const status = this.details.get(key)?.status;
       const version = `${status?.raw_index_records ?? 0}:${status?.unique_runs ?? 0}:${status?.latest_runs[0]?.generated_at ?? ''}`;
       const previous = this.runs.get(key);
@@ -274,6 +285,7 @@ export class WorkspaceModel extends Disposable {
     }
     this.runs = runs;
     this.executors = executors;
+    this.leases = leases;
   }
 
   /** Fires `onDidChangeGoals` for the goals whose facts changed since the previous reload. */
@@ -286,7 +298,13 @@ export class WorkspaceModel extends Disposable {
       const key = goalKey(goal);
       facts.set(
         key,
-        JSON.stringify([goal, this.details.get(key), this.runs.get(key)?.runs, [...(this.executors.get(key) ?? [])]]),
+        JSON.stringify([
+          goal,
+          this.details.get(key),
+          this.runs.get(key)?.runs,
+          [...(this.executors.get(key) ?? [])],
+          [...(this.leases.get(key) ?? [])],
+        ]),
       );
     }
     const next = { shape, facts };

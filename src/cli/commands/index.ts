@@ -28,6 +28,13 @@ import {
 } from './quota';
 import { turnInspectJournalCommand, turnLoopCommand, turnPlanCommand, turnRunOnceCommand } from './turn';
 import {
+  taskLeaseAcquireCommand,
+  taskLeaseInspectCommand,
+  taskLeaseReleaseCommand,
+  taskLeaseRenewCommand,
+  taskLeaseTransferCommand,
+} from './taskLease';
+import {
   todoAddCommand,
   todoClaimCommand,
   todoCompleteCommand,
@@ -70,6 +77,11 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   todoComplete: todoCompleteCommand,
   todoSupersede: todoSupersedeCommand,
   todoDefer: todoDeferCommand,
+  taskLeaseAcquire: taskLeaseAcquireCommand,
+  taskLeaseRenew: taskLeaseRenewCommand,
+  taskLeaseTransfer: taskLeaseTransferCommand,
+  taskLeaseRelease: taskLeaseReleaseCommand,
+  taskLeaseInspect: taskLeaseInspectCommand,
   status: statusCommand,
   globalSummary: globalSummaryCommand,
   globalGates: globalGatesCommand,

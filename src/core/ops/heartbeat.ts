@@ -1,3 +1,4 @@
+import { activeLeaseHolders } from '../leases/store';
 import { z } from 'zod';
 import { requireRegisteredAgent } from '../registry/agentIds';
 import { cliCommands } from '../commands/catalog';
@@ -105,6 +106,7 @@ export const heartbeatPrompt = defineOperation({
       agentId,
       availableCapabilities: [],
       now: env.clock.now().getTime(),
+      leaseHolders: activeLeaseHolders(goal, env.clock.now()),
     });
     const quota = readQuotaConfig(goal.rawEntry);
     checkQuotaWindow(quota, goalId, goal.registryPath);

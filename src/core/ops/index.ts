@@ -18,6 +18,7 @@ import { registryPrivacy, validateRegistry } from './registry';
 import { slashCommands } from './slashCommands';
 import { status } from './status';
 import { syncGlobal } from './syncGlobal';
+import { taskLeaseAcquire, taskLeaseInspect, taskLeaseRelease, taskLeaseRenew, taskLeaseTransfer } from './taskLease';
 import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from './todo';
 import { turnInspectJournal, turnLoop, turnPlan, turnRunOnce } from './turn';
 
@@ -40,6 +41,7 @@ export * from './registry';
 export * from './slashCommands';
 export * from './status';
 export * from './syncGlobal';
+export * from './taskLease';
 export * from './todo';
 export * from './turn';
 export { defineOperation } from './operation';
@@ -73,6 +75,11 @@ export const OPERATIONS = keyed({
   todoComplete,
   todoSupersede,
   todoDefer,
+  taskLeaseAcquire,
+  taskLeaseRenew,
+  taskLeaseTransfer,
+  taskLeaseRelease,
+  taskLeaseInspect,
   status,
   globalSummary,
   globalGates,

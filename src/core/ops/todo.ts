@@ -23,7 +23,13 @@ import {
   type OperationContext,
   type TodoEditResult,
 } from '../state/todos';
+import { withAgentLease, withCompletionFence, type FenceReceipt, type LeaseResult } from '../leases/taskLeases';
+import { handoffModeOf, leasePath, type LeaseGoal } from '../leases/store';
+import { compactUtcStamp } from '../runtime/time';
+import { parseStateDocument } from '../state/document';
+import * as fs from 'node:fs';
 import { requireStatePath, resolveGoal, type ResolvedGoal } from './goalHandle';
+import { leaseGoalOf } from './taskLease';
 import { defineOperation, type OperationEnvironment } from './operation';
 
 /**
@@ -71,6 +77,121 @@ const gateFields = {
     .meta({ placeholder: 'scope' })
     .describe('gate: the decision it grants, kind:granularity:key (e.g. public_claim:project:release)'),
 };
+
+const leaseFields = {
+  leaseKey: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta({ placeholder: 'key' })
+    .describe("the todo's task lease idempotency key (needed when the todo is leased)"),
+  taskLeaseIdempotencyKey: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta({ placeholder: 'key' })
+    .describe("same as --lease-key (the original's name)"),
+  expectedVersion: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ placeholder: 'n' })
+    .describe('the task lease version you hold (compare-and-swap: a stale version is refused, nothing is written)'),
+  taskLeaseExpectedVersion: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ placeholder: 'n' })
+    .describe("same as --expected-version (the original's name)"),
+};
+
+function oneOf<T>(a: T | undefined, b: T | undefined, names: string): T | undefined {
+  if (a !== undefined && b !== undefined && a !== b)
+    throw new LoopxError('usage', `${names} name the same value; give only one`);
+  return a ?? b;
+}
+
+/** The goal's handoff mode read outside any lock (the locked paths read it again). */
+function handoffModeNow(goal: LeaseGoal) {
+  if (goal.statePath === null) return handoffModeOf(goal, null);
+  let text: string;
+  try {
+    text = fs.readFileSync(goal.statePath, 'utf8');
+  } catch {
+    return handoffModeOf(goal, null);
+  }
+  return handoffModeOf(goal, parseStateDocument(text));
+}
+
+function leaseFileExists(goal: LeaseGoal, todoId: string): boolean {
+  try {
+    return fs.existsSync(leasePath(goal, todoId));
+  } catch {
+    return false; // not a structured todo id: no lease can name it
+  }
+}
+
+/**
+ * complete / supersede behind the todo's task lease (docs/leases.md): with no lease file, no key
+ * and no hard_lease mode there is nothing to check and no lock is taken.
+ */
+function completionFence(
+  env: OperationEnvironment,
+  todoId: string,
+  agentId: string | undefined,
+  lease: {
+    leaseKey?: string | undefined;
+    taskLeaseIdempotencyKey?: string | undefined;
+    expectedVersion?: number | undefined;
+    taskLeaseExpectedVersion?: number | undefined;
+  },
+): LeaseWrap {
+  const key = oneOf(lease.leaseKey, lease.taskLeaseIdempotencyKey, '--lease-key and --task-lease-idempotency-key');
+  const version = oneOf(
+    lease.expectedVersion,
+    lease.taskLeaseExpectedVersion,
+    '--expected-version and --task-lease-expected-version',
+  );
+  return async (goal, write) => {
+    const leaseGoal = leaseGoalOf(goal);
+    if (
+      key === undefined &&
+      version === undefined &&
+      !leaseFileExists(leaseGoal, todoId) &&
+      handoffModeNow(leaseGoal) !== 'hard_lease'
+    )
+      return write();
+    const { value, fence } = await withCompletionFence(
+      leaseGoal,
+      { todoId, actorAgentId: agentId ?? null, idempotencyKey: key, expectedVersion: version },
+      env.clock,
+      write,
+    );
+    return { ...value, task_lease_fence: fenceFields(fence) };
+  };
+}
+
+function fenceFields(fence: FenceReceipt): Record<string, unknown> {
+  return { ...fence };
+}
+
+/** claim in hard_lease mode: the claimant acquires the todo's lease first (refused when another agent holds it). */
+function claimLease(env: OperationEnvironment, todoId: string, claimant: string, takeover: boolean): LeaseWrap {
+  return async (goal, write) => {
+    const leaseGoal = leaseGoalOf(goal);
+    if (handoffModeNow(leaseGoal) !== 'hard_lease') return write();
+    return withAgentLease(
+      leaseGoal,
+      { todoId, agentId: claimant, idempotencyKey: `claim:${claimant}:${compactUtcStamp(env.clock.now())}`, takeover },
+      env.clock,
+      async (lease: LeaseResult | null) => ({ ...(await write()), task_lease: lease?.lease ?? null }),
+    );
+  };
+}
 
 function successorFields(what: string) {
   return {
@@ -129,6 +250,10 @@ export const TodoEditResultSchema = z.object({
   todo_item: TodoSchema,
   added_todos: z.array(TodoSchema),
   released_todo_ids: z.array(z.string()),
+  /** complete/supersede: how the todo's task lease was checked (and released after the write). */
+  task_lease_fence: z.record(z.string(), z.unknown()).optional(),
+  /** claim in hard_lease mode: the lease the claimant holds now (its key and version complete the todo). */
+  task_lease: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 export type TodoEditOutput = z.infer<typeof TodoEditResultSchema>;
 
@@ -188,6 +313,7 @@ async function editTodos(
   operation: string,
   edit: (stateText: string, context: OperationContext) => TodoEditResult,
   actorAgentId?: string,
+  around?: LeaseWrap,
 ): Promise<TodoEditOutput> {
   let goal: ResolvedGoal;
   try {
@@ -195,6 +321,20 @@ async function editTodos(
   } catch (error) {
     throw withOriginalGoalText(error);
   }
+  if (around !== undefined) return around(goal, () => writeEdit(env, goal, operation, edit, actorAgentId));
+  return writeEdit(env, goal, operation, edit, actorAgentId);
+}
+
+/** Runs a todo write behind the todo's task lease (the completion fence, or hard_lease's acquire-on-claim). */
+type LeaseWrap = (goal: ResolvedGoal, write: () => Promise<TodoEditOutput>) => Promise<TodoEditOutput>;
+
+async function writeEdit(
+  env: OperationEnvironment,
+  goal: ResolvedGoal,
+  operation: string,
+  edit: (stateText: string, context: OperationContext) => TodoEditResult,
+  actorAgentId?: string,
+): Promise<TodoEditOutput> {
   const statePath = requireStatePath(goal);
   const context = operationContextOf(goal, env, actorAgentId);
   const result = await applyStateEdit(statePath, (stateText) => edit(stateText, context), {
@@ -368,6 +508,7 @@ export const todoClaim = defineOperation({
           context,
         ),
       args.agentId,
+      claimLease(env, args.todoId, claimant, args.takeover),
     );
   },
 });
@@ -426,6 +567,7 @@ export const todoComplete = defineOperation({
     noFollowUp: z.boolean().default(false).describe('an explicit final: no successor work'),
     decisionOutcome: z.enum(DECISION_OUTCOMES).optional().describe('resolve a user gate: approve, reject or cancel'),
     ...successorFields('successor'),
+    ...leaseFields,
   }),
   errorFields: todoErrorFields,
   run: (args, env) => {
@@ -443,6 +585,7 @@ export const todoComplete = defineOperation({
       'todo complete',
       (stateText, context) => completeTodo(stateText, input, context),
       args.agentId,
+      completionFence(env, args.todoId, args.agentId, args),
     );
   },
 });
@@ -454,7 +597,12 @@ export const todoSupersede = defineOperation({
     todoId: todoId.describe('the todo that is replaced'),
     supersededBy: todoId.optional().meta({ placeholder: 'id' }).describe('an existing todo that replaces it'),
     reason: z.string().optional().meta({ placeholder: 'text' }).describe('why it is replaced'),
+    agentId: agentId
+      .optional()
+      .meta({ placeholder: 'agent' })
+      .describe('the agent superseding it (the lease holder, when the todo is leased)'),
     ...successorFields('replacement'),
+    ...leaseFields,
   }),
   run: (args, env) => {
     const input: Parameters<typeof supersedeTodo>[1] = { todoId: args.todoId };
@@ -462,8 +610,13 @@ export const todoSupersede = defineOperation({
     if (replacement !== undefined) input.replacement = replacement;
     if (args.supersededBy !== undefined) input.supersededBy = args.supersededBy;
     if (args.reason !== undefined) input.reason = args.reason;
-    return editTodos(env, args.goalId, 'todo supersede', (stateText, context) =>
-      supersedeTodo(stateText, input, context),
+    return editTodos(
+      env,
+      args.goalId,
+      'todo supersede',
+      (stateText, context) => supersedeTodo(stateText, input, context),
+      args.agentId,
+      completionFence(env, args.todoId, args.agentId, args),
     );
   },
 });

@@ -1,3 +1,4 @@
+import { activeLeaseHolders } from '../leases/store';
 import { z } from 'zod';
 import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent } from '../registry/agentIds';
 import { compactOrchestrationPolicy } from '../registry/orchestration';
@@ -307,6 +308,7 @@ async function decide(
       agentId,
       availableCapabilities: options.availableCapabilities ?? [],
       now: options.clock.now().getTime(),
+      leaseHolders: activeLeaseHolders(goal, options.clock.now()),
     });
   }
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);

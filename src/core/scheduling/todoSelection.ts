@@ -33,6 +33,7 @@ export type SelectedTodo = z.infer<typeof SelectedTodoSchema>;
 
 export const ExclusionReasonSchema = z.enum([
   'claimed_by_other_agent',
+  'leased_to_other_agent',
   'excluded_agent',
   'gate_blocked',
   'status_blocked',
@@ -58,6 +59,8 @@ export interface SelectionInput {
   agentId: string | null;
   availableCapabilities: readonly string[];
   now: number;
+  /** Time-active hard task leases by todo id (docs/leases.md): a todo leased to another agent is never selected. */
+  leaseHolders?: ReadonlyMap<string, { owner: string; expires_at: string }>;
 }
 
 export interface SelectionResult {
@@ -110,7 +113,14 @@ function compareCandidates(agentId: string | null): (a: TodoItem, b: TodoItem) =
   return (a, b) => mine(a) - mine(b) || priorityRank(a) - priorityRank(b) || a.index - b.index;
 }
 
-function ownershipProblem(item: TodoItem, agentId: string | null): { reason: ExclusionReason; detail: string } | null {
+function ownershipProblem(
+  item: TodoItem,
+  agentId: string | null,
+  leases?: SelectionInput['leaseHolders'],
+): { reason: ExclusionReason; detail: string } | null {
+  const lease = leases?.get(item.todoId);
+  if (lease !== undefined && lease.owner !== agentId)
+    return { reason: 'leased_to_other_agent', detail: `leased to ${lease.owner} until ${lease.expires_at}` };
   const holder = item.meta['claimed_by'];
   if (holder !== undefined && holder !== '' && holder !== agentId)
     return { reason: 'claimed_by_other_agent', detail: `claimed by ${holder}` };
@@ -147,7 +157,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
       exclude('status_blocked', null);
       continue;
     }
-    const ownership = ownershipProblem(item, input.agentId);
+    const ownership = ownershipProblem(item, input.agentId, input.leaseHolders);
     if (ownership !== null) {
       exclude(ownership.reason, ownership.detail);
       continue;
@@ -191,7 +201,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
         (t) =>
           t.role === 'agent' &&
           t.status === 'deferred' &&
-          ownershipProblem(t, input.agentId) === null &&
+          ownershipProblem(t, input.agentId, input.leaseHolders) === null &&
           resumeConditionMet(t, input.doc),
       )
       .sort(compareCandidates(input.agentId));

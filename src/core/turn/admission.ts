@@ -1,3 +1,4 @@
+import { withTurnLease } from './leases';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
@@ -76,32 +77,37 @@ export async function admitNewTurn(
       if (!plan.would_invoke_host || plan.settlement_identity === null) return { notRun: plan };
       const existing = await readJournal(journalPath(goal.goalRuntimeDir, plan.turn_key));
       if (existing !== null) return { journal: existing };
-      const at = formatLocalIsoSeconds(options.clock.now());
-      const journal: TurnJournal = {
-        schema_version: TURN_JOURNAL_SCHEMA,
-        turn_key: plan.turn_key,
-        goal_id: goal.goalId,
-        agent_id: turnGoal.agentId,
-        todo_id: plan.selected_todo?.todo_id ?? null,
-        turn_instance_id: plan.turn_instance_id,
-        settlement_identity: plan.settlement_identity,
-        created_at: at,
-        updated_at: at,
-        attempts: 1,
-        status: 'in_progress',
-        plan,
-        reservation: { status: 'none', expires_at: null },
-        completed_phases: [],
-        phases: {},
-        stop_writeback: null,
-        result_kind: null,
-        failed_phase: null,
-        failure: null,
-        receipt: null,
-        summary: null,
-      };
-      await writeJournal(goal.goalRuntimeDir, journal);
-      return { journal, stateText };
+      const todoId = plan.selected_todo?.todo_id ?? null;
+      const settlementIdentity = plan.settlement_identity;
+      // hard_lease: the agent takes the todo's lease before the turn exists (refused when another agent holds it).
+      return withTurnLease(turnGoal, { todoId, turnKey: plan.turn_key, stateText }, options.clock, async () => {
+        const at = formatLocalIsoSeconds(options.clock.now());
+        const journal: TurnJournal = {
+          schema_version: TURN_JOURNAL_SCHEMA,
+          turn_key: plan.turn_key,
+          goal_id: goal.goalId,
+          agent_id: turnGoal.agentId,
+          todo_id: todoId,
+          turn_instance_id: plan.turn_instance_id,
+          settlement_identity: settlementIdentity,
+          created_at: at,
+          updated_at: at,
+          attempts: 1,
+          status: 'in_progress',
+          plan,
+          reservation: { status: 'none', expires_at: null },
+          completed_phases: [],
+          phases: {},
+          stop_writeback: null,
+          result_kind: null,
+          failed_phase: null,
+          failure: null,
+          receipt: null,
+          summary: null,
+        };
+        await writeJournal(goal.goalRuntimeDir, journal);
+        return { journal, stateText };
+      });
     },
   );
 }

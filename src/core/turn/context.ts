@@ -1,3 +1,4 @@
+import { activeLeaseHolders } from '../leases/store';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -167,6 +168,7 @@ export async function planGoalTurn(
     validationCommand: turnGoal.validationCommand,
     validationProblem: turnGoal.validationProblem,
     inFlightTodoIds: options.inFlightTodoIds ?? new Set(),
+    leaseHolders: activeLeaseHolders(goal, now),
     sessionBinding: selectedId === null ? null : readSessionBinding(goal, agentId, selectedId),
     turnInstanceId,
     generatedAt: isoSeconds(now),

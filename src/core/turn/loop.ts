@@ -104,7 +104,13 @@ function stopReasonOf(disposition: DispositionResult, turn: TurnRunResult | null
 
 function stopMessage(reason: LoopStopReason, turn: TurnRunResult | null, plan: TurnPlan): string {
   const skipped = plan.skipped_todos
-    .filter((s) => s.reason === 'claimed_by_other_agent' || s.reason === 'excluded_agent' || s.reason === 'in_flight')
+    .filter(
+      (s) =>
+        s.reason === 'claimed_by_other_agent' ||
+        s.reason === 'leased_to_other_agent' ||
+        s.reason === 'excluded_agent' ||
+        s.reason === 'in_flight',
+    )
     .map((s) => `skipped ${s.todo_id} (${s.detail ?? s.reason})`);
   const tail = skipped.length > 0 ? `; ${skipped.join('; ')}` : '';
   switch (reason) {

@@ -238,6 +238,8 @@ export interface TurnPlanInputs {
   validationProblem: string | null;
   /** Todos other agents' turns are working on right now: never selected twice. */
   inFlightTodoIds: ReadonlySet<string>;
+  /** Time-active hard task leases by todo id: a todo leased to another agent is never selected. */
+  leaseHolders?: ReadonlyMap<string, { owner: string; expires_at: string }>;
   /** The stored session binding of the selected todo's lineage, if any. */
   sessionBinding: unknown;
   turnInstanceId: string;
@@ -263,6 +265,7 @@ function effectiveSelection(inputs: TurnPlanInputs): {
     agentId: inputs.agentId,
     availableCapabilities: [],
     now: inputs.now,
+    ...(inputs.leaseHolders === undefined ? {} : { leaseHolders: inputs.leaseHolders }),
   }).selected;
   if (again !== null)
     return {

@@ -1,3 +1,4 @@
+import { withTurnCompletionFence } from './leases';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import type { Clock } from '../clock';
 import { isLoopxError } from '../errors';
@@ -334,7 +335,15 @@ export async function applyTodoTransition(
   const disposition = result.todo;
   if (disposition === undefined)
     return { value: { transition: 'none', successor_todo_ids: [], gate_todo_id: null }, written: false };
-  return editState(ctx, `turn writeback (${disposition.disposition})`, transitionEdit(ctx, result, disposition));
+  const apply = () =>
+    editState(ctx, `turn writeback (${disposition.disposition})`, transitionEdit(ctx, result, disposition));
+  if (disposition.disposition !== 'done') return apply();
+  return withTurnCompletionFence(
+    ctx.turnGoal,
+    { todoId: disposition.todo_id, stateText: ctx.stateText },
+    ctx.clock,
+    apply,
+  );
 }
 
 /** The stop-result edit: a question becomes a user gate in front of the todo. */

@@ -4,6 +4,7 @@ import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
 import {
   agentDetailsOf,
   changedGoalKeys,
+  leaseLabel,
   recentRunsFrom,
   runMarkdownFile,
   type RecentRun,
@@ -135,5 +136,24 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
       [],
     );
     assert.equal(changedGoalKeys(before, { shape: 'a,b,c', facts: new Map() }), 'all');
+  });
+});
+
+describe('leaseLabel (the Goals tree shows who holds a todo until when)', () => {
+  it('names the holder and the local time it expires, with the date when it is not today', () => {
+    const now = new Date(2026, 6, 1, 12, 0, 0);
+    const soon = new Date(2026, 6, 1, 12, 45, 0);
+    const label = leaseLabel({ owner: 'agent-b', expires_at: soon.toISOString(), version: 3 }, now);
+    assert.equal(label.description, '🔒 agent-b until 12:45');
+    assert.match(label.tooltip, /^Leased to agent-b until 2026-07-01T\d\d:45:00\.000Z \(lease version 3\)/);
+    const tomorrow = new Date(2026, 6, 2, 9, 5, 0);
+    assert.equal(
+      leaseLabel({ owner: 'agent-b', expires_at: tomorrow.toISOString(), version: 1 }, now).description,
+      '🔒 agent-b until 2026-07-02 09:05',
+    );
+    assert.equal(
+      leaseLabel({ owner: 'agent-b', expires_at: '', version: 1 }, now).description,
+      '🔒 agent-b until an unknown time',
+    );
   });
 });

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import {
+  acquireLease,
+  inspectLease,
+  releaseLease,
+  renewLease,
+  transferLease,
+  type LeaseResult,
+} from '../leases/taskLeases';
+import type { LeaseGoal } from '../leases/store';
+import { MAX_LEASE_TTL_SECONDS } from '../leases/rules';
+import { registeredAgentsForGoal } from '../registry/agentIds';
+import { checkGoalIdSegment } from '../registry/goalId';
+import { resolveGoal, type ResolvedGoal } from './goalHandle';
+import { defineOperation, type OperationEnvironment } from './operation';
+
+/**
+ * `loopx task-lease acquire|renew|transfer|release|inspect`: hard task leases on one todo
+ * (`task_lease_v0`, the original's format and rules; docs/leases.md). Every verb but inspect
+ * writes one lease file under the goal's lease lock, or refuses with nothing written.
+ */
+
+const goalId = z
+  .string()
+  .refine((value) => {
+    try {
+      checkGoalIdSegment(value);
+      return true;
+    } catch {
+      return false;
+    }
+  })
+  .describe('the goal id (one path segment)');
+const todoId = z.string().trim().min(1).meta({ placeholder: 'id' }).describe('the leased todo, e.g. todo_ab12cd34ef56');
+const owner = z
+  .string()
+  .trim()
+  .min(1)
+  .meta({ placeholder: 'agent' })
+  .describe('the registered agent that holds the lease');
+const key = z
+  .string()
+  .trim()
+  .min(1)
+  .meta({ placeholder: 'key' })
+  .describe("the execution instance's public-safe token: retries reuse it, completion presents it");
+const ttl = z
+  .number()
+  .int()
+  .optional()
+  .meta({ placeholder: 'seconds' })
+  .describe(`lease length in seconds (default 2700 = 45 min, at most ${MAX_LEASE_TTL_SECONDS} = 24 h)`);
+const expected = z
+  .number()
+  .int()
+  .min(0)
+  .meta({ placeholder: 'n' })
+  .describe('the lease version you last saw (compare-and-swap: a different current version is refused)');
+
+export const LeaseResultSchema = z.looseObject({
+  ok: z.literal(true),
+  schema_version: z.literal('task_lease_v0'),
+  action: z.enum(['acquire', 'renew', 'transfer', 'release', 'inspect']),
+  goal_id: z.string(),
+  todo_id: z.string(),
+  lease: z.record(z.string(), z.unknown()).nullable(),
+  lease_path: z.string(),
+  handoff_mode: z.enum(['legacy', 'soft_claim', 'hard_lease']),
+});
+export type LeaseOutput = LeaseResult;
+
+/** The lease view of a resolved goal. */
+export function leaseGoalOf(goal: ResolvedGoal): LeaseGoal {
+  return {
+    goalId: goal.goalId,
+    runtimeRoot: goal.runtimeRoot,
+    statePath: goal.statePath,
+    roster: registeredAgentsForGoal(goal.rawEntry),
+    registryHandoffMode: goal.rawEntry['handoff_mode'],
+  };
+}
+
+async function leaseGoal(env: OperationEnvironment, id: string): Promise<LeaseGoal> {
+  return leaseGoalOf(await resolveGoal(env, id));
+}
+
+function checked(result: LeaseResult): LeaseOutput {
+  LeaseResultSchema.parse(result);
+  return result;
+}
+
+export const taskLeaseAcquire = defineOperation({
+  key: 'taskLeaseAcquire',
+  args: z.strictObject({
+    goalId,
+    todoId,
+    owner,
+    idempotencyKey: key,
+    ttlSeconds: ttl,
+    writeScope: z
+      .array(z.string())
+      .optional()
+      .meta({ split: true, placeholder: 'scope' })
+      .describe(
+        'a relative path or glob this lease protects (e.g. src/core/**); overlapping active leases are refused',
+      ),
+    expectedVersion: expected.optional(),
+  }),
+  run: async (args, env) =>
+    checked(
+      await acquireLease(
+        await leaseGoal(env, args.goalId),
+        {
+          todoId: args.todoId,
+          owner: args.owner,
+          idempotencyKey: args.idempotencyKey,
+          ttlSeconds: args.ttlSeconds,
+          writeScopes: args.writeScope,
+          expectedVersion: args.expectedVersion,
+        },
+        env.clock,
+      ),
+    ),
+});
+
+export const taskLeaseRenew = defineOperation({
+  key: 'taskLeaseRenew',
+  args: z.strictObject({
+    goalId,
+    todoId,
+    owner,
+    idempotencyKey: key,
+    ttlSeconds: ttl,
+    expectedVersion: expected.optional(),
+  }),
+  run: async (args, env) =>
+    checked(
+      await renewLease(
+        await leaseGoal(env, args.goalId),
+        {
+          todoId: args.todoId,
+          owner: args.owner,
+          idempotencyKey: args.idempotencyKey,
+          ttlSeconds: args.ttlSeconds,
+          expectedVersion: args.expectedVersion,
+        },
+        env.clock,
+      ),
+    ),
+});
+
+export const taskLeaseTransfer = defineOperation({
+  key: 'taskLeaseTransfer',
+  args: z.strictObject({
+    goalId,
+    todoId,
+    owner,
+    idempotencyKey: key,
+    newOwner: owner.describe('the registered agent that takes the lease over'),
+    newIdempotencyKey: key.describe("the new holder's own key (must differ from the old one)"),
+    ttlSeconds: ttl,
+    expectedVersion: expected.optional(),
+  }),
+  run: async (args, env) =>
+    checked(
+      await transferLease(
+        await leaseGoal(env, args.goalId),
+        {
+          todoId: args.todoId,
+          owner: args.owner,
+          idempotencyKey: args.idempotencyKey,
+          newOwner: args.newOwner,
+          newIdempotencyKey: args.newIdempotencyKey,
+          ttlSeconds: args.ttlSeconds,
+          expectedVersion: args.expectedVersion,
+        },
+        env.clock,
+      ),
+    ),
+});
+
+export const taskLeaseRelease = defineOperation({
+  key: 'taskLeaseRelease',
+  args: z.strictObject({ goalId, todoId, owner, idempotencyKey: key, expectedVersion: expected.optional() }),
+  run: async (args, env) =>
+    checked(
+      await releaseLease(
+        await leaseGoal(env, args.goalId),
+        {
+          todoId: args.todoId,
+          owner: args.owner,
+          idempotencyKey: args.idempotencyKey,
+          expectedVersion: args.expectedVersion,
+        },
+        env.clock,
+      ),
+    ),
+});
+
+export const taskLeaseInspect = defineOperation({
+  key: 'taskLeaseInspect',
+  args: z.strictObject({ goalId, todoId }),
+  run: async (args, env) => checked(await inspectLease(await leaseGoal(env, args.goalId), args.todoId, env.clock)),
+});

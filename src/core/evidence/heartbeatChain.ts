@@ -63,7 +63,8 @@ export async function resolveChainBinding(
 }
 
 export interface StepEventInput {
-  kind: Extract<RolloutEventKind, 'refresh_state' | 'quota_spend' | 'todo_complete'>;
+  /** `quota_should_run` only for a turn LoopX drives itself (its admission is the turn's receipt). */
+  kind: Extract<RolloutEventKind, 'quota_should_run' | 'refresh_state' | 'quota_spend' | 'todo_complete'>;
   clock: Clock;
   status: string;
   classification?: string | null;

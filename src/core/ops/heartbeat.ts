@@ -42,27 +42,31 @@ function heartbeatSteps(goalId: string, agentId: string, todoId: string | null):
       when: 'first; stop if should_run is false',
     });
   }
+  steps.push({
+    command: `loopx refresh-state --goal-id ${goalId} --classification autonomous_replan --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+    when: 'instead of the todo work when effective_action is autonomous_replan_required (two stalled turns): replan the todos, then record the replan; the receipt binds the obligation',
+  });
   if (todoId !== null && cliExists('todo complete')) {
     steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --successor-text "<next todo>"`,
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --successor-text "<next todo>" --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
       when: 'when the todo is done and work follows; before recording',
     });
   }
   if (cliExists('refresh-state')) {
     steps.push({
-      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --todo-id ${todo} --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-      when: 'after the work and its validation',
+      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'after the work and its validation (the heartbeat receipt supplies the todo)',
     });
   }
   if (cliExists('quota spend-slot')) {
     steps.push({
-      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --todo-id ${todo} --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-      when: 'exactly once, after recording',
+      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'exactly once, after recording; a retry with the same LOOPX_TURN replays',
     });
   }
   if (todoId !== null && cliExists('todo complete')) {
     steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --no-follow-up`,
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --no-follow-up --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
       when: 'when the todo is done and nothing follows; only after the spend',
     });
   }

@@ -171,6 +171,7 @@ export type QuotaSpendSlotOutput = {
   goal_id: string;
   agent_id: string | null;
   todo_id: string | null;
+  replan_obligation_id: string | null;
   slots: number;
   source: SpendSource;
 } & SpendSlotResult & {
@@ -194,6 +195,11 @@ export const quotaSpendSlot = defineOperation({
     goalId: goalIdArg('the goal'),
     agentId: optionalAgent,
     todoId: optionalTodo,
+    replanObligationId: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'id' })
+      .describe('the autonomous replan obligation the turn discharged (replan-<16 hex>; not with --todo-id)'),
     turnInstanceId: optionalTurn,
     execute,
     slots: z.number().int().min(1).default(1).describe('a whole number ≥ 1: slots to spend (default 1: one turn)'),
@@ -210,6 +216,7 @@ export const quotaSpendSlot = defineOperation({
   run: async (args, env): Promise<QuotaSpendSlotOutput> => {
     const agentId = agentOf(args.agentId);
     let todoId = blankless(args.todoId);
+    let replanObligationId = blankless(args.replanObligationId);
     const turnInstanceId = turnOf(args.turnInstanceId);
     const goal = await resolveGoal(env, args.goalId);
     const quotaGoal = quotaGoalOf(goal);
@@ -219,8 +226,8 @@ export const quotaSpendSlot = defineOperation({
         : null;
     // The heartbeat receipt of the turn binds the todo: an explicit other one is refused, a missing one is taken from it.
     const chain =
-      step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId: null }, 'quota spend-slot');
-    if (chain !== null) todoId = chain.todoId;
+      step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId }, 'quota spend-slot');
+    if (chain !== null) ({ todoId, replanObligationId } = chain);
     const decision = await shouldRun({
       registryPath: goal.registryPath,
       goalId: goal.goalId,
@@ -239,6 +246,7 @@ export const quotaSpendSlot = defineOperation({
       decision,
       agentId,
       todoId,
+      replanObligationId,
       turnInstanceId,
       slots: args.slots,
       source: args.source,
@@ -266,6 +274,7 @@ export const quotaSpendSlot = defineOperation({
       goal_id: goal.goalId,
       agent_id: agentId,
       todo_id: todoId,
+      replan_obligation_id: replanObligationId,
       slots: args.slots,
       source: args.source,
       ...spend,

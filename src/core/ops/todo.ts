@@ -28,9 +28,15 @@ import { handoffModeOf, leasePath, type LeaseGoal } from '../leases/store';
 import { compactUtcStamp } from '../runtime/time';
 import { parseStateDocument } from '../state/document';
 import * as fs from 'node:fs';
-import { requireStatePath, resolveGoal, type ResolvedGoal } from './goalHandle';
+import { quotaGoalOf, requireStatePath, resolveGoal, type ResolvedGoal } from './goalHandle';
 import { leaseGoalOf } from './taskLease';
 import { defineOperation, type OperationEnvironment } from './operation';
+import { recordStepEvent, resolveChainBinding, stepEventRecorded, type TurnStep } from '../evidence/heartbeatChain';
+import type { HeartbeatReceipt } from '../evidence/receipts';
+import { appendRolloutEvents, buildRolloutEvent, type RolloutEvent } from '../evidence/rolloutLog';
+import { checkTurnInstanceId } from '../quota/identity';
+import { normalizeAgentId } from '../registry/agentIds';
+import { crashCheckpoint } from '../turn/crashHook';
 
 /**
  * The todo lifecycle of a goal's ACTIVE_GOAL_STATE.md: add, list, claim, update, complete,
@@ -257,6 +263,22 @@ export const TodoEditResultSchema = z.object({
 });
 export type TodoEditOutput = z.infer<typeof TodoEditResultSchema>;
 
+/** `todo complete --turn-instance-id T --agent-id A`: the edit plus its place in the heartbeat's receipt chain. */
+export type TodoCompleteOutput = TodoEditOutput & {
+  /** True when a retry of the same turn step found its completion already recorded (nothing was written). */
+  idempotent_replay?: boolean;
+  heartbeat_receipt?: HeartbeatReceipt | null;
+  rollout_event?: RolloutEvent;
+};
+
+/** Edits whose rollout event (docs/turns.md#the-rollout-event-log) is appended after a written edit. */
+const EVENT_KINDS = {
+  todo_add: 'added',
+  todo_claim: 'claimed',
+  todo_update: 'updated',
+  todo_complete: 'completed',
+} as const;
+
 /** What the original prints beside `error` when a todo command fails (stdout JSON, exit 1). */
 export function todoErrorFields(input: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -314,15 +336,16 @@ async function editTodos(
   edit: (stateText: string, context: OperationContext) => TodoEditResult,
   actorAgentId?: string,
   around?: LeaseWrap,
+  options: { goal?: ResolvedGoal; recordEvent?: boolean } = {},
 ): Promise<TodoEditOutput> {
   let goal: ResolvedGoal;
   try {
-    goal = await resolveGoal(env, id);
+    goal = options.goal ?? (await resolveGoal(env, id));
   } catch (error) {
     throw withOriginalGoalText(error);
   }
-  if (around !== undefined) return around(goal, () => writeEdit(env, goal, operation, edit, actorAgentId));
-  return writeEdit(env, goal, operation, edit, actorAgentId);
+  const write = () => writeEdit(env, goal, operation, edit, actorAgentId, options.recordEvent !== false);
+  return around === undefined ? write() : around(goal, write);
 }
 
 /** Runs a todo write behind the todo's task lease (the completion fence, or hard_lease's acquire-on-claim). */
@@ -333,7 +356,8 @@ async function writeEdit(
   goal: ResolvedGoal,
   operation: string,
   edit: (stateText: string, context: OperationContext) => TodoEditResult,
-  actorAgentId?: string,
+  actorAgentId: string | undefined,
+  recordEvent: boolean,
 ): Promise<TodoEditOutput> {
   const statePath = requireStatePath(goal);
   const context = operationContextOf(goal, env, actorAgentId);
@@ -343,6 +367,25 @@ async function writeEdit(
   });
   const { todo, added_todos, ...summary } = result.summary;
   const kind = summary.operation;
+  if (result.written && recordEvent && kind in EVENT_KINDS) {
+    const eventKind = kind as keyof typeof EVENT_KINDS;
+    await appendRolloutEvents(
+      quotaGoalOf(goal).goalRuntimeDir,
+      [
+        buildRolloutEvent({
+          goalId: goal.goalId,
+          eventKind,
+          recordedAt: context.now,
+          agentId: context.actorAgentId ?? todo.claimed_by ?? null,
+          todoId: summary.todo_id,
+          status: EVENT_KINDS[eventKind],
+          summary: `${operation} ${summary.todo_id}`,
+          details: { todo_id: summary.todo_id, role: todo.role, todo_status: todo.status },
+        }),
+      ],
+      { lock: { clock: env.clock, env: env.env, operation } },
+    );
+  }
   return TodoEditResultSchema.parse({
     ok: true,
     goal_id: goal.goalId,
@@ -565,6 +608,13 @@ export const todoComplete = defineOperation({
     evidence: text.optional().describe('what shows it is done (test run, commit, link)'),
     agentId: agentId.optional().meta({ placeholder: 'agent' }).describe('the registered agent completing it'),
     noFollowUp: z.boolean().default(false).describe('an explicit final: no successor work'),
+    turnInstanceId: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'id' })
+      .describe(
+        'the heartbeat turn completing it (with --agent-id: checked against its receipt; a retry writes nothing)',
+      ),
     decisionOutcome: z.enum(DECISION_OUTCOMES).optional().describe('resolve a user gate: approve, reject or cancel'),
     ...successorFields('successor'),
     ...leaseFields,
@@ -579,6 +629,7 @@ export const todoComplete = defineOperation({
     const successor = successorOf(args);
     if (successor !== undefined) input.successor = successor;
     if (args.decisionOutcome !== undefined) input.decisionOutcome = args.decisionOutcome;
+    if (args.turnInstanceId !== undefined) return completeInTurn(env, args, input);
     return editTodos(
       env,
       args.goalId,
@@ -589,6 +640,78 @@ export const todoComplete = defineOperation({
     );
   },
 });
+
+/**
+ * A completion inside a heartbeat (docs/quota.md#heartbeat-receipts): the todo must be the one the
+ * turn's receipt binds; the `todo_complete` event carries the settlement effect id; a retry of the
+ * same step finds that event and writes nothing (the todo is not re-stamped).
+ */
+async function completeInTurn(
+  env: OperationEnvironment,
+  args: {
+    goalId: string;
+    todoId: string;
+    agentId?: string | undefined;
+    turnInstanceId?: string | undefined;
+    noFollowUp: boolean;
+    leaseKey?: string | undefined;
+    taskLeaseIdempotencyKey?: string | undefined;
+    expectedVersion?: number | undefined;
+    taskLeaseExpectedVersion?: number | undefined;
+  },
+  input: Parameters<typeof completeTodo>[1],
+): Promise<TodoCompleteOutput> {
+  if (args.agentId === undefined)
+    throw new LoopxError(
+      'usage',
+      'todo complete --turn-instance-id checks the heartbeat receipt of one agent: pass --agent-id too',
+    );
+  const turnInstanceId = checkTurnInstanceId((args.turnInstanceId ?? '').trim());
+  let goal: ResolvedGoal;
+  try {
+    goal = await resolveGoal(env, args.goalId);
+  } catch (error) {
+    throw withOriginalGoalText(error);
+  }
+  const agent = normalizeAgentId(args.agentId) ?? args.agentId;
+  const step: TurnStep = {
+    goalId: goal.goalId,
+    goalDir: quotaGoalOf(goal).goalRuntimeDir,
+    agentId: agent,
+    turnInstanceId,
+  };
+  const chain = await resolveChainBinding(step, { todoId: args.todoId, replanObligationId: null }, 'todo complete');
+  const replay = await stepEventRecorded(step, chain, 'todo_complete');
+  const output = await editTodos(
+    env,
+    args.goalId,
+    'todo complete',
+    (stateText, context) => {
+      const result = completeTodo(stateText, input, context);
+      // A replay keeps the file as it is: the completion of this turn is already recorded.
+      return replay ? { ...result, text: stateText, changed: false } : result;
+    },
+    args.agentId,
+    completionFence(env, args.todoId, args.agentId, args),
+    { goal, recordEvent: false },
+  );
+  if (!replay) crashCheckpoint(env.env, 'todo_complete:effect');
+  const recorded = await recordStepEvent(step, chain, {
+    kind: 'todo_complete',
+    clock: env.clock,
+    status: 'completed',
+    summary: `todo ${args.todoId} completed in turn ${turnInstanceId}`,
+    details: { no_followup: args.noFollowUp },
+    lock: { clock: env.clock, env: env.env, operation: 'todo complete' },
+  });
+  return {
+    ...output,
+    ...(replay ? { written: false, updated_at: null } : {}),
+    idempotent_replay: replay,
+    heartbeat_receipt: chain.receipt,
+    rollout_event: recorded.event,
+  };
+}
 
 export const todoSupersede = defineOperation({
   key: 'todoSupersede',

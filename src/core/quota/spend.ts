@@ -198,7 +198,9 @@ export function evaluateSpend(input: SpendEvaluationInput): SpendEvaluation {
 
   const selected = decision.selected_todo?.todo_id ?? null;
   const normalDelivery = decision.should_run && NORMAL_DELIVERY_ACTIONS.has(decision.effective_action);
-  if (normalDelivery && input.source === 'heartbeat' && selected !== null && bound === null) {
+  // A replan-bound turn settles its obligation, not the todo the frontier selects now.
+  const replanBound = identity?.replan_obligation_id !== undefined;
+  if (normalDelivery && input.source === 'heartbeat' && selected !== null && bound === null && !replanBound) {
     if (input.todoId === null)
       return fail(
         `heartbeat spend for ${decision.effective_action} requires --todo-id ${selected} (the selected todo)`,
@@ -261,6 +263,8 @@ export interface SpendSlotInput {
   decision: SpendDecision;
   agentId: string | null;
   todoId: string | null;
+  /** The replan obligation the turn discharged (instead of a todo). */
+  replanObligationId?: string | null;
   turnInstanceId: string | null;
   slots: number;
   source: SpendSource;
@@ -335,6 +339,7 @@ export async function spendSlot(goal: QuotaGoal, clock: Clock, input: SpendSlotI
       agentId: input.agentId,
       turnInstanceId: turn,
       todoId: input.todoId,
+      replanObligationId: input.replanObligationId ?? null,
     });
     const drifted = persistedIdentityMismatch(view.rows, identity);
     if (drifted !== null) {

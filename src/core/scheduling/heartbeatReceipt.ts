@@ -128,7 +128,7 @@ async function replayedDecision(
     todoId: receipt.todo_id,
     replanObligationId: receipt.replan_obligation_id,
   });
-  let selected = decision.selected_todo;
+  let selected = receipt.replan_obligation_id !== null ? null : decision.selected_todo;
   if (receipt.todo_id !== null && selected?.todo_id !== receipt.todo_id) {
     selected = null;
     if (goal.statePath !== null) {
@@ -160,8 +160,7 @@ async function replayedDecision(
 }
 
 function replanObligationOf(decision: ShouldRunDecision): string | null {
-  const obligation = (decision as { replan_obligation?: { obligation_id?: unknown } | null }).replan_obligation;
-  return decision.effective_action === 'autonomous_replan_required' && typeof obligation?.obligation_id === 'string'
-    ? obligation.obligation_id
+  return decision.effective_action === 'autonomous_replan_required'
+    ? (decision.replan_obligation?.obligation_id ?? null)
     : null;
 }

@@ -20,6 +20,7 @@ import {
   type SelectedTodo,
   type SelectionResult,
 } from './todoSelection';
+import { replanObligationFromRuns, ReplanObligationSchema, type ReplanObligation } from './replanObligation';
 import {
   asRecord,
   computeQuotaStatus,
@@ -38,7 +39,8 @@ import {
  *      returned before any todo is read, with every permission false;
  *   4. quota state (quota/state.ts) with goal health = the state file can be read;
  *   5. todo selection (todoSelection.ts) and the guards that apply here, each overriding the earlier ones:
- *      capability gate, terminal no-follow-up frontier, orchestration contract
+ *      capability gate, prompt upgrade, autonomous replan obligation (replanObligation.ts: two stalled
+ *      turns on the lane → `autonomous_replan_required`), terminal no-follow-up frontier, orchestration contract
  *      (`coordinate_task_bundle`), due monitor (`external_evidence_observe`), monitor-only lane
  *      (`monitor_quiet_skip`), partial user gate (`scoped_user_gate_fallback`, safe bypass).
  * Unlike the original, the guard never writes (no receipt, no stall record): it is a pure read.
@@ -189,6 +191,8 @@ export const ShouldRunDecisionSchema = z.object({
   capability_gate: z
     .object({ todo_id: z.string(), required: z.array(z.string()), missing: z.array(z.string()) })
     .optional(),
+  /** The replan the lane owes (two stalled turns), when the decision is `autonomous_replan_required`. */
+  replan_obligation: ReplanObligationSchema.optional(),
 });
 export type ShouldRunDecision = z.infer<typeof ShouldRunDecisionSchema>;
 
@@ -245,6 +249,8 @@ interface Outcome {
   scheduler: ShouldRunDecision['scheduler_hint'];
   recommended_mode: string;
   selected: SelectedTodo | null;
+  /** The replan obligation an `autonomous_replan_required` outcome discharges. */
+  replan?: ReplanObligation;
 }
 
 export async function shouldRun(options: ShouldRunOptions): Promise<ShouldRunDecision> {
@@ -312,7 +318,8 @@ async function decide(
     });
   }
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
-  const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk, todoContract });
+  const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: view.rows });
+  const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk, todoContract, replan });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
 }
 
@@ -443,6 +450,8 @@ interface GuardContext {
   agentId: string | null;
   statusHealthOk: boolean;
   todoContract: readonly TodoContractDiagnostic[];
+  /** The replan obligation the lane's run history owes, if any. */
+  replan: ReplanObligation | null;
 }
 
 function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
@@ -504,6 +513,20 @@ function applyGuards(
   }
   if (selection === null) return quietWait(quota.state, 'no_runnable_todo', 'no state file was read');
   const { selected, successor, summary } = selection;
+  const terminal = summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0;
+
+  // Two stalled turns on the lane owe a replan: it outranks normal work and monitors, but not an
+  // out-of-date prompt, unsound records or a finished frontier (spec §3.1 step 4).
+  if (context.replan !== null && !terminal && context.statusHealthOk && !upgrade) {
+    const trigger = context.replan.triggers[0];
+    return run(
+      quota.state,
+      'autonomous_replan_required',
+      `replan obligation ${context.replan.obligation_id}: ${trigger?.text ?? 'the lane stalled'}; replan before another turn repeats it`,
+      null,
+      { recommended_mode: 'autonomous_replan', replan: context.replan },
+    );
+  }
 
   if (quota.state === 'waiting') {
     if (quota.waiting_on === 'external_evidence') {
@@ -522,7 +545,7 @@ function applyGuards(
   }
 
   // Terminal frontier: no open agent work and nothing to resume (a waiting goal still observes first).
-  if (summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0) {
+  if (terminal) {
     return {
       ...quietWait(
         'terminal_no_followup',
@@ -617,9 +640,10 @@ function applyGuards(
   );
 }
 
-function spendCommand(goalId: string, agentId: string | null, todoId: string | null): string {
+function spendCommand(goalId: string, agentId: string | null, todoId: string | null, replanId: string | null): string {
   const parts = ['loopx quota spend-slot', `--goal-id ${goalId}`, '--slots 1', '--source heartbeat', '--execute'];
   if (todoId !== null) parts.push(`--todo-id ${todoId}`);
+  else if (replanId !== null) parts.push(`--replan-obligation-id ${replanId}`);
   parts.push('--turn-instance-id "$LOOPX_TURN"');
   if (agentId !== null) parts.push(`--agent-id ${agentId}`);
   return parts.join(' ');
@@ -638,11 +662,19 @@ function assemble(
   const delivery = outcome.should_run;
   const firstExecutable = selection?.selected ?? null;
   const todoId = outcome.selected?.todo_id ?? null;
+  const replan = outcome.replan ?? null;
+  const replanId = replan?.obligation_id ?? null;
   const identity =
     delivery && agentId !== null && options.turnInstanceId !== undefined
-      ? settlementIdentity({ goalId: goal.goalId, agentId, turnInstanceId: options.turnInstanceId, todoId })
+      ? settlementIdentity({
+          goalId: goal.goalId,
+          agentId,
+          turnInstanceId: options.turnInstanceId,
+          todoId,
+          replanObligationId: replanId,
+        })
       : null;
-  const settlementPlan = delivery ? [spendCommand(goal.goalId, agentId, todoId)] : [];
+  const settlementPlan = delivery ? [spendCommand(goal.goalId, agentId, todoId, replanId)] : [];
   const decision: ShouldRunDecision = {
     ok: context.statusHealthOk,
     status: context.attention.status,
@@ -659,12 +691,12 @@ function assemble(
     pause_cause: null,
     quota,
     // LoopX names the todo only to a named agent; an unscoped heartbeat reads the summary.
-    selected_todo: agentId === null ? null : (outcome.selected ?? firstExecutable),
+    selected_todo: agentId === null || replan !== null ? null : (outcome.selected ?? firstExecutable),
     agent_todo_summary: { first_executable_items: firstExecutable === null ? [] : [firstExecutable] },
     next_action_projection_warning: context.nextActionWarning,
     safe_bypass_allowed: quota.safe_bypass_allowed || outcome.safe_bypass_kind !== null,
     safe_bypass_kind: outcome.safe_bypass_kind,
-    permissions: { ...NO_PERMISSIONS, normal_delivery_allowed: quota.state === 'eligible' },
+    permissions: { ...NO_PERMISSIONS, normal_delivery_allowed: quota.state === 'eligible' && replan === null },
     execution_obligation: { must_attempt_work: delivery, delivery_allowed: delivery },
     interaction_contract: {
       mode: outcome.mode,
@@ -681,9 +713,11 @@ function assemble(
       },
       cli_channel: {
         next_cli_actions:
-          delivery && todoId !== null
-            ? [`work on ${todoId}, validate, record it with loopx refresh-state, then spend`]
-            : [],
+          replan !== null
+            ? [`replan (${replan.guidance_actions.join(', ')}), then record the result: ${replan.discharge_command}`]
+            : delivery && todoId !== null
+              ? [`work on ${todoId}, validate, record it with loopx refresh-state, then spend`]
+              : [],
         settlement_plan: settlementPlan,
         spend_after_validation: delivery,
       },
@@ -702,6 +736,7 @@ function assemble(
     quiet_noop_allowed: outcome.quiet_noop_allowed,
   });
   if (selection !== null) decision.selection = selection.summary;
+  if (replan !== null) decision.replan_obligation = replan;
   if (outcome.effective_action === 'capability_gate_blocked' && outcome.selected !== null) {
     const required = outcome.selected.required_capabilities;
     decision.capability_gate = {

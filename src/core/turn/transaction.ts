@@ -32,6 +32,7 @@ import {
   validationPassed,
   type WritebackContext,
 } from './writeback';
+import { recordStepEvent, type StepEventInput } from '../evidence/heartbeatChain';
 
 /**
  * One admitted turn as a journaled transaction. Its phases are the table `PHASES` below: each
@@ -176,6 +177,50 @@ export class TurnTransaction {
     crashCheckpoint(this.env, phase);
   }
 
+  /**
+   * Appends the turn's rollout event (docs/turns.md#the-rollout-event-log) once per kind and
+   * settlement effect id, so `loopx evidence-log` shows editor-run turns beside heartbeat ones. A
+   * resumed turn finds its event and appends none. The journal stays the authority for the turn:
+   * an event that cannot be written (a full disk, a log locked too long) does not fail a turn whose
+   * effects are already durable; the next phase's event (or a resume) writes what it can.
+   */
+  private async rolloutEvent(
+    kind: StepEventInput['kind'],
+    status: string,
+    classification: string | null,
+    summary: string,
+    details: StepEventInput['details'] = {},
+  ): Promise<void> {
+    const identity = this.journal.settlement_identity;
+    try {
+      await recordStepEvent(
+        {
+          goalId: this.journal.goal_id,
+          goalDir: this.dir,
+          agentId: this.journal.agent_id,
+          turnInstanceId: this.journal.turn_instance_id,
+        },
+        {
+          todoId: this.journal.todo_id,
+          replanObligationId: identity.replan_obligation_id ?? null,
+          receipt: null,
+          effectId: identity.effect_id,
+        },
+        {
+          kind,
+          clock: this.options.clock,
+          status,
+          classification,
+          summary,
+          details: { ...details, turn_key: this.journal.turn_key, driver: 'loopx_turn' },
+          lock: { clock: this.options.clock, env: this.env, operation: `turn ${kind}` },
+        },
+      );
+    } catch {
+      // See above: the audit log never fails a durable turn.
+    }
+  }
+
   private checkCancelled(): void {
     if (this.options.signal?.aborted === true) throw new Cancelled();
   }
@@ -243,6 +288,18 @@ export class TurnTransaction {
       ...(estimate !== undefined ? { estimate } : {}),
     };
     this.event('admission', reserved.reason);
+    const decision = this.journal.plan.decision;
+    await this.rolloutEvent(
+      'quota_should_run',
+      decision.state,
+      decision.effective_action,
+      `turn admitted: ${decision.effective_action} bound to ${this.journal.todo_id ?? 'no todo'}`,
+      {
+        should_run: decision.should_run,
+        effective_action: decision.effective_action,
+        todo_id: this.journal.todo_id ?? undefined,
+      },
+    );
     crashCheckpoint(this.env, 'admission');
   }
 
@@ -318,6 +375,13 @@ export class TurnTransaction {
       });
       if (transition.written || run.written) this.effects.state_written = true;
       crashCheckpoint(this.env, 'durable_writeback:effect');
+      await this.rolloutEvent(
+        'refresh_state',
+        'recorded',
+        result.result_kind,
+        `writeback of turn ${this.journal.turn_instance_id}: ${result.result_kind}`,
+        { todo_transition: String(run.record.todo_transition) },
+      );
       await this.completePhase(
         'durable_writeback',
         run.record,
@@ -370,6 +434,13 @@ export class TurnTransaction {
       }
       if (settled.appended) this.effects.quota_spent = true;
       crashCheckpoint(this.env, 'quota_spend:effect');
+      await this.rolloutEvent(
+        'quota_spend',
+        'spent',
+        'quota_slot_spent',
+        `1 slot settled for turn ${this.journal.turn_instance_id}`,
+        { source: 'heartbeat' },
+      );
       this.journal.reservation = { ...this.journal.reservation, status: 'settled', expires_at: null };
       await this.completePhase(
         'quota_spend',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseRolloutEvents, ROLLOUT_EVENT_LOG_FILE } from '../../../src/core/evidence/rolloutLog';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { listJournals } from '../../../src/core/turn/journal';
 import { CRASH_AT_PHASE_ENV } from '../../../src/core/turn/crashHook';
@@ -76,6 +77,15 @@ describe('turn crash and resume (real processes)', function () {
       assert.equal(result[finishedAtCrash ? 'replayed' : 'resumed'], true);
       assert.equal(result['turn_key'], journals[0]?.turn_key);
       assert.equal(result['quota_slot_spend_count'], 1);
+      const turnId = String(result['turn_instance_id']);
+      const logText = fs.readFileSync(path.join(d.runtimeGoalDir, ROLLOUT_EVENT_LOG_FILE), 'utf8');
+      assert.deepEqual(
+        parseRolloutEvents(logText)
+          .events.filter((e) => e.run_id === turnId)
+          .map((e) => e.event_kind),
+        ['quota_should_run', 'refresh_state', 'quota_spend'],
+        'each phase event is in the rollout log exactly once across the crash and the resume',
+      );
 
       assert.equal(runCount(), 1, 'the agent ran exactly once across the crash and the resume');
       const ranOnResume = result['phases_run_here'] as string[];

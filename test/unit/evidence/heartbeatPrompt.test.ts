@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { runLoopx } from '../cli/run';
+import { makeWorkspace, NOW, readIndexRows, type Workspace } from '../quota/helpers';
+
+/**
+ * The commands `loopx heartbeat-prompt` tells an external scheduler's agent to run, run against our
+ * CLI in order (should-run → refresh-state → spend-slot, one LOOPX_TURN), twice as a retried
+ * heartbeat would: one writeback row and exactly one spend.
+ */
+
+const STATE = [
+  '---',
+  'status: active',
+  '---',
+  '# Goal',
+  '',
+  '## User Todo',
+  '',
+  '## Agent Todo',
+  '- [ ] [P1] Write the parser.',
+  '  <!-- loopx:todo todo_id=todo_parser status=open task_class=advancement_task -->',
+  '',
+].join('\n');
+
+function cli(ws: Workspace, args: string[]) {
+  return runLoopx(['--registry', ws.registryPath, '--format', 'json', ...args], {
+    cwd: ws.dir,
+    env: { HOME: ws.dir },
+    now: NOW,
+  });
+}
+
+/** A prompt command line as argv: `$LOOPX_TURN` and the placeholders filled, quotes removed. */
+function argvOf(line: string, turn: string): string[] {
+  const filled = line
+    .replace(/"\$LOOPX_TURN"/g, turn)
+    .replace('<classification>', 'validated_progress')
+    .replace('<scale>', 'single_surface')
+    .replace('<outcome>', 'outcome_progress');
+  assert.doesNotMatch(filled, /<[a-z_ ]+>/, `every placeholder is filled: ${filled}`);
+  const words = filled.split(/\s+/).filter(Boolean);
+  assert.equal(words[0], 'loopx');
+  return words.slice(1);
+}
+
+describe('heartbeat-prompt commands run end to end against our CLI', () => {
+  it('should-run → refresh-state → spend-slot with one LOOPX_TURN, retried: one writeback, one spend', async () => {
+    const ws = makeWorkspace({}, STATE);
+    const prompt = await cli(ws, ['heartbeat-prompt', '--goal-id', 'g', '--agent-id', 'agent-a']);
+    assert.equal(prompt.code, 0, prompt.stderr);
+    const lines = String(prompt.json()['prompt'])
+      .split('\n')
+      .flatMap((line) => line.match(/`(loopx [^`]+)`/g) ?? [])
+      .map((quoted) => quoted.slice(1, -1));
+    const pick = (prefix: string) => {
+      const found = lines.find((l) => l.startsWith(prefix) && !l.includes('autonomous_replan'));
+      assert.ok(found, `the prompt names ${prefix}: ${lines.join(' | ')}`);
+      return found;
+    };
+    const sequence = [pick('loopx quota should-run'), pick('loopx refresh-state'), pick('loopx quota spend-slot')];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      for (const line of sequence) {
+        const run = await cli(ws, argvOf(line, 'HB-1'));
+        assert.equal(run.code, 0, `${line}: ${run.stdout}`);
+      }
+    }
+    const rows = readIndexRows(ws);
+    assert.deepEqual(
+      rows.map((r) => [r['classification'], r['todo_id']]),
+      [
+        ['validated_progress', 'todo_parser'],
+        ['quota_slot_spent', 'todo_parser'],
+      ],
+    );
+  });
+});

@@ -24,9 +24,9 @@ export const CONTRACT_ITEM_STATUS = 'contract_check_failed';
 export const CONTRACT_ITEM_ACTION = 'fix contract errors before advancing goal adapters';
 
 /**
- * The attention item of a failed contract check. It is no goal: its todo counts, quota and run
- * fields are null, and `errors` lists what failed (the first few), so a reader of the queue alone
- * sees why.
+ * The attention item of a failed contract check, as LoopX adds it. It is no goal: it has no todo
+ * counts, quota or run fields (readers see them as absent, as in the original), and `errors` lists
+ * what failed (the first few), so a reader of the queue alone sees why.
  */
 export const ContractAttentionItemSchema = z.object({
   goal_id: z.literal(CONTRACT_ITEM_GOAL_ID),
@@ -38,13 +38,6 @@ export const ContractAttentionItemSchema = z.object({
   source: z.literal('contract'),
   activation_state: z.literal('active'),
   registry_member: z.literal(false),
-  active_state_next_action: z.null(),
-  latest_run_recommended_action: z.null(),
-  latest_run_recommended_action_source: z.null(),
-  next_action_projection_warning: z.null(),
-  user_todos: z.null(),
-  agent_todos: z.null(),
-  quota: z.null(),
   errors: z.array(z.string()),
 });
 export type ContractAttentionItem = z.infer<typeof ContractAttentionItemSchema>;
@@ -63,13 +56,6 @@ export function contractAttentionItem(errors: readonly string[]): ContractAttent
     source: 'contract',
     activation_state: 'active',
     registry_member: false,
-    active_state_next_action: null,
-    latest_run_recommended_action: null,
-    latest_run_recommended_action_source: null,
-    next_action_projection_warning: null,
-    user_todos: null,
-    agent_todos: null,
-    quota: null,
     errors: errors.slice(0, ITEM_ERRORS_SHOWN),
   };
 }

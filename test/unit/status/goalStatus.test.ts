@@ -220,7 +220,7 @@ describe('status read model', () => {
         Array.isArray(payload.contract.warnings) &&
         payload.contract.checks.every((c) => typeof c === 'string'),
     );
-    for (const item of payload.attention_queue.items) {
+    for (const item of goalItems(payload)) {
       for (const field of ['goal_id', 'status', 'waiting_on', 'severity', 'recommended_action'] as const)
         assert.equal(typeof item[field], 'string', field);
       for (const todo of [...item.user_todos!.items, ...item.agent_todos!.items]) {
@@ -306,15 +306,15 @@ describe('status read model', () => {
     };
     const first = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
     const second = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
-    assert.equal(first.attention_queue.items[0]?.quota?.spent_slots, 1);
-    assert.equal(second.attention_queue.items[0]?.quota?.spent_slots, 2, 'quota is time-dependent, so never cached');
+    assert.equal(goalItems(first)[0]?.quota?.spent_slots, 1);
+    assert.equal(goalItems(second)[0]?.quota?.spent_slots, 2, 'quota is time-dependent, so never cached');
     const failing = await loadStatus({
       registryPath,
       homeDir: dir,
       cache,
       quotaSummary: () => Promise.reject(new Error('ledger unreadable')),
     });
-    assert.equal(failing.attention_queue.items[0]?.quota, undefined);
+    assert.equal(goalItems(failing)[0]?.quota, undefined);
     assert.ok(failing.contract.warnings.includes('tidy-notes: quota summary unavailable: ledger unreadable'));
   });
 
@@ -342,8 +342,7 @@ describe('status read model', () => {
     const counter = countingReader();
     const cache = new GoalStatusCache(counter.reader);
     const load = () => loadStatus({ registryPath: project.registryPath, homeDir: project.dir, cache });
-    const byId = (payload: StatusPayload, id: string) =>
-      payload.attention_queue.items.find((item) => item.goal_id === id);
+    const byId = (payload: StatusPayload, id: string) => goalItems(payload).find((item) => item.goal_id === id);
 
     const first = await load();
     assert.deepEqual(counter.reads.sort(), [

@@ -5,7 +5,7 @@ import { gzip } from 'node:zlib';
 import type { Clock } from '../clock';
 import { scrubValue, type ScrubContext } from '../privacy/scrub';
 import { LiveStatusModel, type ReadyLiveSnapshot } from '../status/liveStatus';
-import type { StatusPayload, StatusPayloadItem } from '../status/statusPayload';
+import { goalItems, type StatusPayload, type StatusPayloadItem } from '../status/statusPayload';
 import { registryProjectRoot, resolveRepo, resolveRuntimeRoot } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import { analyzeGates } from '../state/gates';
@@ -204,11 +204,11 @@ export class StatusSource {
       { ...payload, ...(this.options.dashboardApi ? { local_dashboard_api: this.options.dashboardApi } : {}) },
       this.scrubContext,
     );
-    const items = new Map(served.attention_queue.items.map((item) => [item.goal_id, item]));
+    const items = new Map(goalItems(served).map((item) => [item.goal_id, item]));
     const quota = {
       ok: true,
       goal_count: served.goal_count,
-      goals: served.attention_queue.items.map((item) => ({
+      goals: goalItems(served).map((item) => ({
         goal_id: item.goal_id,
         display_name: item.display_name,
         activation_state: item.activation_state,

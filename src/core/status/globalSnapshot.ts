@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { statusQuotaSummaries } from './statusQuota';
 import { GoalStatusCache, type GoalStatusTarget, type StateRead } from './goalStatus';
-import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
+import { goalItems, loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
 import { registryProjectRoot, resolveRepo } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
@@ -69,7 +69,7 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
   const targets = statusTargets(registry, registryPath, { homeDir: options.homeDir, runtimeRootOverride });
   const entries = new Map<string, RegistryGoal>();
   for (const goal of registryGoals(registry)) if (!entries.has(goal.id)) entries.set(goal.id, goal);
-  const items = new Map(payload.attention_queue.items.map((item) => [item.goal_id, item]));
+  const items = new Map(goalItems(payload).map((item) => [item.goal_id, item]));
 
   const goals: GlobalGoal[] = [];
   for (const target of targets) {

@@ -24,6 +24,7 @@ import { analyzeGates } from '../state/gates';
 import type { TodoRole } from '../state/sections';
 import { readStateText } from '../state/stateFile';
 import { projectStateDocument, StateDiagnosticsSchema, type StructuredTodoItem } from '../state/structured';
+import { ContractDiagnosticSchema, todoContractDiagnostics, type ContractDiagnostic } from './contractCheck';
 
 /**
  * The per-goal status read model: what `loopx status`, the status server and the editor views
@@ -166,6 +167,11 @@ export const GoalStatusItemSchema = z.object({
   skipped_index_lines: z.number().int().nonnegative(),
   active_state: ActiveStateStatusSchema,
   state_diagnostics: StateDiagnosticsSchema.nullable(),
+  /**
+   * The goal's errors in LoopX's contract check (contractCheck.ts): todo metadata rules, or a state
+   * file that exists but cannot be read. Any error fails the status (`ok: false`).
+   */
+  contract_diagnostics: z.array(ContractDiagnosticSchema),
   quota: StatusItemQuotaSchema.optional(),
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
@@ -489,8 +495,30 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
             error: { code: state.code, message: labelPaths(state.message, input) },
           },
     state_diagnostics: structured?.diagnostics ?? null,
+    contract_diagnostics: contractDiagnostics(input, doc),
   };
   return GoalStatusItemSchema.parse(item);
+}
+
+/** The goal's contract errors: a state file that exists but cannot be read, or its todos' metadata rules. */
+function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null): ContractDiagnostic[] {
+  const { target, state } = input;
+  if (state.kind === 'error') {
+    // A missing or unresolvable state file is no contract error (LoopX skips the goal); the item says why.
+    if (state.code === 'state_file_missing' || state.code === 'state_file_unresolved') return [];
+    return [
+      {
+        code: 'active_state_read_failed',
+        message: `${target.goalId}: cannot read active state for todo contract check: ${labelPaths(state.message, input)}`,
+      },
+    ];
+  }
+  if (doc === null) return [];
+  return todoContractDiagnostics(doc, {
+    goalId: target.goalId,
+    registeredAgents: target.agents,
+    stateFileLabel: labelPaths(target.stateFile ?? '', input),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
 import { GoalStatusCache, type GoalStatusTarget, type StateRead } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
-import { loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
+import { goalItems, loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
 import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexRead } from '../runtime/runIndex';
 
 /**
@@ -276,7 +276,7 @@ export class LiveStatusModel {
         version,
         registryPath: this.registryPath,
         payload,
-        items: new Map(payload.attention_queue.items.map((item) => [item.goal_id, item])),
+        items: new Map(goalItems(payload).map((item) => [item.goal_id, item])),
         quota,
         targets,
         registry,

@@ -1,7 +1,7 @@
 import { shellWord } from '../registry/agentIds';
 import type { ProjectionWarning, ResolutionAction } from './projection/schemas';
 import { todosOrEmpty, type GoalStatusItem, type StatusTodoSummary } from './goalStatus';
-import type { StatusPayload } from './statusPayload';
+import { contractItem, goalItems, type StatusPayload } from './statusPayload';
 
 /** The status payload as Markdown for people (the CLI's default output, the editor's status preview). */
 export function statusMarkdown(payload: StatusPayload): string {
@@ -14,8 +14,21 @@ export function statusMarkdown(payload: StatusPayload): string {
   ];
   if (payload.goal_count === 0)
     lines.push('', 'No goals yet. Connect one with `loopx bootstrap --project . --goal-id <id> --objective "<text>"`.');
-  for (const item of payload.attention_queue.items) lines.push('', ...goalMarkdown(item));
+  if (contractItem(payload) !== undefined || payload.contract.warnings.length > 0)
+    lines.push('', ...contractMarkdown(payload));
+  for (const item of goalItems(payload)) lines.push('', ...goalMarkdown(item));
   return lines.join('\n');
+}
+
+/** The contract check: its errors (they fail the status) and warnings. */
+function contractMarkdown(payload: StatusPayload): string[] {
+  const { errors, warnings } = payload.contract;
+  const lines = [errors.length > 0 ? '## Contract check failed' : '## Contract check', ''];
+  if (errors.length > 0) lines.push(`- Fix these before advancing goals (${errors.length}):`);
+  for (const error of errors) lines.push(`  - ${error}`);
+  if (warnings.length > 0) lines.push(`- Warnings (${warnings.length}):`);
+  for (const warning of warnings) lines.push(`  - ${warning}`);
+  return lines;
 }
 
 function goalMarkdown(item: GoalStatusItem): string[] {

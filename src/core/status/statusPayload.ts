@@ -1,7 +1,15 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { z } from 'zod';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { LoopxError } from '../errors';
-import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
+import {
+  DEFAULT_RUNTIME_ROOT_RELATIVE_TO_HOME,
+  registryProjectRoot,
+  resolveRuntimeRoot,
+  resolveStateFile,
+} from '../registry/locate';
+import { validateRegistryDocument } from '../registry/validate';
 import { rawRegistryGoalsById, registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
@@ -18,6 +26,13 @@ import {
   type GoalStatusTarget,
 } from './goalStatus';
 import { OPERATOR_WAITS } from './attentionRoute';
+import {
+  contractAttentionItem,
+  ContractAttentionItemSchema,
+  indexDuplicateFinding,
+  isContractAttentionItem,
+  type ContractAttentionItem,
+} from './contractCheck';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -59,13 +74,17 @@ export const StatusContractSchema = z.object({
 });
 export type StatusContract = z.infer<typeof StatusContractSchema>;
 
+/** An attention item: a goal's, or the `loopx-contract` item of a failed contract check (contractCheck.ts). */
+export const AttentionItemSchema = z.union([StatusPayloadItemSchema, ContractAttentionItemSchema]);
+export type AttentionItem = StatusPayloadItem | ContractAttentionItem;
+
 export const AttentionQueueSchema = z.object({
   available: z.boolean(),
   item_count: z.number().int(),
   needs_user_or_controller: z.number().int(),
   needs_codex: z.number().int(),
   watching_external_evidence: z.number().int(),
-  items: z.array(StatusPayloadItemSchema),
+  items: z.array(AttentionItemSchema),
 });
 export type AttentionQueue = z.infer<typeof AttentionQueueSchema>;
 
@@ -94,7 +113,8 @@ export const RunHistorySchema = z.object({
 export type RunHistory = z.infer<typeof RunHistorySchema>;
 
 export const StatusPayloadSchema = z.object({
-  ok: z.literal(true),
+  /** False when the contract check found errors (`contract.ok`); the CLI then exits 1. */
+  ok: z.boolean(),
   registry: z.string(),
   runtime_root: z.string(),
   goal_count: z.number().int(),
@@ -109,6 +129,16 @@ export const StatusPayloadSchema = z.object({
   run_history: RunHistorySchema,
 });
 export type StatusPayload = z.infer<typeof StatusPayloadSchema>;
+
+/** The goals' items of a status payload, without the contract item. */
+export function goalItems(payload: Pick<StatusPayload, 'attention_queue'>): StatusPayloadItem[] {
+  return payload.attention_queue.items.filter((item): item is StatusPayloadItem => !isContractAttentionItem(item));
+}
+
+/** The contract item of a status payload, when the contract check failed. */
+export function contractItem(payload: Pick<StatusPayload, 'attention_queue'>): ContractAttentionItem | undefined {
+  return payload.attention_queue.items.find(isContractAttentionItem);
+}
 
 export interface StatusRequest {
   registryPath: string;
@@ -208,7 +238,9 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     homeDir: request.homeDir,
   });
   let targets = statusTargets(registry, request.registryPath, request);
-  const diskFile = request.persistentCache === true ? statusCachePath(runtimeRoot) : null;
+  // Looked at before anything is saved into it (the persistent cache): a contract warning when missing.
+  const runtimeRootExists = fs.existsSync(runtimeRoot);
+  const diskFile = request.persistentCache === true && runtimeRootExists ? statusCachePath(runtimeRoot) : null;
   if (diskFile !== null && cache.disk?.file !== diskFile) cache.disk = StatusDiskCache.open(diskFile);
   const disk = diskFile === null ? undefined : cache.disk;
   const allTargets = targets;
@@ -270,11 +302,22 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;
-  const contract = statusContract(items, runtimeRoot, runCount, quotaWarnings);
+  const contract = statusContract({
+    registry,
+    registryPath: request.registryPath,
+    homeDir: request.homeDir,
+    goalId: request.goalId ?? null,
+    items,
+    runtimeRoot,
+    runtimeRootExists,
+    runCount,
+    extraWarnings: quotaWarnings,
+  });
+  const queue: AttentionItem[] = contract.ok ? items : [contractAttentionItem(contract.errors), ...items];
   // Items were validated when they were projected; parsing the payload again would copy every
   // cached item, so it is assembled as typed instead.
   return {
-    ok: true,
+    ok: contract.ok,
     registry: request.registryPath,
     runtime_root: runtimeRoot,
     goal_count: items.length,
@@ -285,11 +328,11 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     contract_summary: contract.summary,
     attention_queue: {
       available: true,
-      item_count: items.length,
-      needs_user_or_controller: items.filter((item) => OPERATOR_WAITS.has(item.waiting_on)).length,
-      needs_codex: items.filter((item) => item.waiting_on === 'codex').length,
-      watching_external_evidence: items.filter((item) => item.waiting_on === 'external_evidence').length,
-      items,
+      item_count: queue.length,
+      needs_user_or_controller: queue.filter((item) => OPERATOR_WAITS.has(item.waiting_on)).length,
+      needs_codex: queue.filter((item) => item.waiting_on === 'codex').length,
+      watching_external_evidence: queue.filter((item) => item.waiting_on === 'external_evidence').length,
+      items: queue,
     },
     run_history: {
       available: true,
@@ -332,32 +375,70 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
   return value;
 }
 
-/** The `contract` block: unreadable (not missing) state files and duplicate todo ids are errors; drift and skipped index lines are warnings. */
-function statusContract(
-  items: readonly GoalStatusItem[],
-  runtimeRoot: string,
-  runCount: number,
-  extraWarnings: readonly string[],
-): StatusContract {
+interface StatusContractInput {
+  registry: Record<string, unknown>;
+  registryPath: string;
+  homeDir: string;
+  /** Only this goal's findings (and the registry's global ones). */
+  goalId: string | null;
+  items: readonly GoalStatusItem[];
+  runtimeRoot: string;
+  runtimeRootExists: boolean;
+  runCount: number;
+  extraWarnings: readonly string[];
+}
+
+/**
+ * The `contract` block, LoopX's contract check (contractCheck.ts). Errors: the registry's problem
+ * diagnostics (global ones, and those of the asked-for goal), then each goal's contract
+ * diagnostics (todo metadata rules, an unreadable state file). Warnings: a Next Action with no
+ * todo behind it (state projection gap), a runtime root that does not exist yet, run-index rows
+ * that were merged or skipped, and quota summaries that failed.
+ */
+function statusContract(input: StatusContractInput): StatusContract {
+  const { items, runtimeRoot, runCount } = input;
   const errors: string[] = [];
-  const warnings: string[] = [...extraWarnings];
+  const warnings: string[] = [];
+  const checks: string[] = [`registry goals checked: ${items.length}`];
+  try {
+    const validation = validateRegistryDocument(input.registry, {
+      registryPath: input.registryPath,
+      homeDir: input.homeDir,
+    });
+    for (const diagnostic of validation.problem_diagnostics)
+      if (input.goalId === null || diagnostic.scope === 'global' || diagnostic.goal_ids.includes(input.goalId))
+        errors.push(diagnostic.message);
+  } catch (error) {
+    errors.push(errorMessage(error));
+  }
+  for (const item of items) for (const diagnostic of item.contract_diagnostics) errors.push(diagnostic.message);
   for (const item of items) {
-    // A missing state file is not a contract error in LoopX's validator (the goal is routed by its
-    // runs, with null todo counts, and the item carries the reason); an unreadable one is.
-    if (item.active_state.error && item.active_state.error.code !== 'state_file_missing')
-      errors.push(`${item.goal_id}: ${item.active_state.error.message}`);
-    for (const error of item.state_diagnostics?.errors ?? []) errors.push(`${item.goal_id}: ${error.message}`);
-    if (item.skipped_index_lines > 0)
+    const gap = item.state_projection_gap;
+    if (gap !== undefined)
       warnings.push(
-        `${item.goal_id}: ${item.skipped_index_lines} run index line(s) could not be read and were skipped`,
+        `${item.goal_id}: active state has a state_projection_gap for ${gap.target_roles.join(',') || 'todo'}; ` +
+          'expand executable Next Action work into an open Agent Todo or user wait into an open User Todo',
       );
   }
-  const checks = [
-    `registry goals checked: ${items.length}`,
-    `state files readable: ${items.filter((item) => item.active_state.available).length}/${items.length}`,
-    `runtime root resolved: ${runtimeRoot}`,
-    `run-history goals=${items.filter((item) => item.index_exists).length} runs=${runCount}`,
-  ];
+  const defaultRoot = path.join(input.homeDir, DEFAULT_RUNTIME_ROOT_RELATIVE_TO_HOME);
+  if (input.runtimeRootExists || path.resolve(runtimeRoot) === path.resolve(defaultRoot))
+    checks.push(`runtime root resolved: ${runtimeRoot}`);
+  else warnings.push(`runtime root does not exist yet: ${runtimeRoot}`);
+  checks.push(`run-history goals=${items.filter((item) => item.index_exists).length} runs=${runCount}`);
+  for (const item of items) {
+    if (item.raw_index_records <= item.unique_runs) continue;
+    const finding = indexDuplicateFinding({
+      goalId: item.goal_id,
+      raw: item.raw_index_records,
+      unique: item.unique_runs,
+      skipped: item.skipped_index_lines,
+      indexFile: runIndexPath(runtimeRoot, item.goal_id),
+    });
+    if (finding.warning !== null) warnings.push(finding.warning);
+    if (finding.check !== null) checks.push(finding.check);
+  }
+  warnings.push(...input.extraWarnings);
+  checks.push(`state files readable: ${items.filter((item) => item.active_state.available).length}/${items.length}`);
   return {
     ok: errors.length === 0,
     summary: { errors: errors.length, warnings: warnings.length, checks: checks.length },

@@ -101,7 +101,10 @@ describe('the /status.json types and nullability the LoopX web dashboard checks'
       const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-dash-')), 'ws');
       const workspace = generateWorkspace({ goals: 10, todos: 20, runs: 50, seed, out });
       const payload = await servedStatus(workspace.registryPath, workspace.now);
-      assert.equal(items(payload).length, 10);
+      // The generated todos break LoopX's contract rules here and there: the contract item is one more item.
+      const goals = items(payload).filter((item) => item['source'] !== 'contract');
+      assert.equal(goals.length, 10);
+      assert.equal(items(payload).length, payload['ok'] === true ? 10 : 11);
       assert.deepEqual(dashboardSchemaProblems(payload), []);
     });
   }

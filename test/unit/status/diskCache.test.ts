@@ -6,7 +6,7 @@ import { fixedClock } from '../../../src/core/clock';
 import { observeSafeReads } from '../../../src/core/fs/safeRead';
 import { StatusDiskCache, statusCachePath } from '../../../src/core/status/diskCache';
 import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
-import { loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
+import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -149,9 +149,9 @@ describe('persistent status cache (runtime root)', () => {
     const uncached = await status(d, false);
     assert.equal(warm.indexReads, 1);
     assert.equal(JSON.stringify(warm.payload), JSON.stringify(uncached.payload));
-    const before = (await status(d, false)).payload.attention_queue.items[0]?.quota?.spent_slots;
-    assert.equal(warm.payload.attention_queue.items[0]?.quota?.spent_slots, before);
-    assert.equal(warm.payload.attention_queue.items[0]?.unique_runs, rows.length + 1);
+    const before = goalItems((await status(d, false)).payload)[0]?.quota?.spent_slots;
+    assert.equal(goalItems(warm.payload)[0]?.quota?.spent_slots, before);
+    assert.equal(goalItems(warm.payload)[0]?.unique_runs, rows.length + 1);
   });
 
   it('a same-size rewrite within the mtime granularity is caught by the content hash of a racy file', async () => {
@@ -165,8 +165,8 @@ describe('persistent status cache (runtime root)', () => {
     const uncached = await status(d, false);
     assert.equal(warm.stateReads, 1, 'the state file is read again');
     assert.equal(
-      warm.payload.attention_queue.items[0]?.active_state_next_action,
-      uncached.payload.attention_queue.items[0]?.active_state_next_action,
+      goalItems(warm.payload)[0]?.active_state_next_action,
+      goalItems(uncached.payload)[0]?.active_state_next_action,
     );
     assert.equal(JSON.stringify(warm.payload), JSON.stringify(uncached.payload));
   });
@@ -201,7 +201,7 @@ describe('persistent status cache (runtime root)', () => {
     const lines = text.trim().split('\n');
     fs.writeFileSync(d.indexFile, `${lines[0]}\n`);
     const truncated = await status(d, true);
-    assert.equal(truncated.payload.attention_queue.items[0]?.unique_runs, 1);
+    assert.equal(goalItems(truncated.payload)[0]?.unique_runs, 1);
     assert.equal(JSON.stringify(truncated.payload), JSON.stringify((await status(d, false)).payload));
   });
 

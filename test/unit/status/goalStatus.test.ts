@@ -9,7 +9,7 @@ import {
   loadGoalStatus,
   type StatusFileReader,
 } from '../../../src/core/status/goalStatus';
-import { loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
+import { goalItems, loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const DEMO_NEXT_ACTION = 'Add a "Related" section linking notes that share a tag.';
@@ -92,7 +92,7 @@ describe('status read model', () => {
     assert.equal(payload.goal_count, 1);
     assert.equal(payload.run_count, 3);
     assert.equal(payload.runtime_root, path.join(dir, '.loopx', 'runtime'));
-    const item = payload.attention_queue.items[0];
+    const item = goalItems(payload)[0];
     assert.ok(item);
     assert.equal(item.goal_id, 'tidy-notes');
     assert.equal(item.display_name, 'Tidy the notes folder');
@@ -220,7 +220,7 @@ describe('status read model', () => {
         Array.isArray(payload.contract.warnings) &&
         payload.contract.checks.every((c) => typeof c === 'string'),
     );
-    for (const item of payload.attention_queue.items) {
+    for (const item of goalItems(payload)) {
       for (const field of ['goal_id', 'status', 'waiting_on', 'severity', 'recommended_action'] as const)
         assert.equal(typeof item[field], 'string', field);
       for (const todo of [...item.user_todos!.items, ...item.agent_todos!.items]) {
@@ -243,14 +243,14 @@ describe('status read model', () => {
       .replace('todo_id=todo_publish status=open', 'todo_id=todo_publish status=deferred');
     fs.writeFileSync(statePath, state);
     const payload = await loadStatus({ registryPath, homeDir: os.homedir() });
-    const agent = payload.attention_queue.items[0]?.agent_todos;
+    const agent = goalItems(payload)[0]?.agent_todos;
     assert.deepEqual([agent?.open_count, agent?.done_count, agent?.deferred_count], [3, 2, 1]);
   });
 
   it('seen as one agent: its lane and unclaimed todos are listed, other claims are not', async () => {
     const { dir, registryPath } = demo();
     const payload = await loadStatus({ registryPath, homeDir: dir, agentId: 'demo' });
-    const item = payload.attention_queue.items[0];
+    const item = goalItems(payload)[0];
     assert.equal(payload.agent_id, 'demo');
     assert.equal(item?.agent_id, 'demo');
     assert.deepEqual(
@@ -264,7 +264,7 @@ describe('status read model', () => {
     const { dir, registryPath } = demo();
     fs.rmSync(path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'));
     const payload = await loadStatus({ registryPath, homeDir: dir });
-    const item = payload.attention_queue.items[0];
+    const item = goalItems(payload)[0];
     assert.ok(item);
     assert.equal(item.active_state.available, false);
     assert.equal(item.active_state.error?.code, 'state_file_missing');
@@ -289,7 +289,7 @@ describe('status read model', () => {
       index,
       `${JSON.stringify({ generated_at: '2026-11-28T10:00:00+00:00', goal_id: 'tidy-notes', classification: 'state_refreshed', recommended_action: 'deploy with token=abcdefghijklmnop' })}\n`,
     );
-    const item = (await loadStatus({ registryPath, homeDir: dir })).attention_queue.items[0];
+    const item = goalItems(await loadStatus({ registryPath, homeDir: dir }))[0];
     assert.equal(item?.latest_runs[0]?.recommended_action, null);
     assert.equal(item?.latest_run_recommended_action, null);
     assert.equal(item?.source, 'active_state_next_action');
@@ -306,15 +306,15 @@ describe('status read model', () => {
     };
     const first = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
     const second = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
-    assert.equal(first.attention_queue.items[0]?.quota?.spent_slots, 1);
-    assert.equal(second.attention_queue.items[0]?.quota?.spent_slots, 2, 'quota is time-dependent, so never cached');
+    assert.equal(goalItems(first)[0]?.quota?.spent_slots, 1);
+    assert.equal(goalItems(second)[0]?.quota?.spent_slots, 2, 'quota is time-dependent, so never cached');
     const failing = await loadStatus({
       registryPath,
       homeDir: dir,
       cache,
       quotaSummary: () => Promise.reject(new Error('ledger unreadable')),
     });
-    assert.equal(failing.attention_queue.items[0]?.quota, undefined);
+    assert.equal(goalItems(failing)[0]?.quota, undefined);
     assert.ok(failing.contract.warnings.includes('tidy-notes: quota summary unavailable: ledger unreadable'));
   });
 
@@ -342,8 +342,7 @@ describe('status read model', () => {
     const counter = countingReader();
     const cache = new GoalStatusCache(counter.reader);
     const load = () => loadStatus({ registryPath: project.registryPath, homeDir: project.dir, cache });
-    const byId = (payload: StatusPayload, id: string) =>
-      payload.attention_queue.items.find((item) => item.goal_id === id);
+    const byId = (payload: StatusPayload, id: string) => goalItems(payload).find((item) => item.goal_id === id);
 
     const first = await load();
     assert.deepEqual(counter.reads.sort(), [

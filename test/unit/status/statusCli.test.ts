@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { StatusPayloadSchema } from '../../../src/core/status/statusPayload';
+import { goalItems, StatusPayloadSchema } from '../../../src/core/status/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
 
@@ -60,7 +60,7 @@ describe('loopx status (CLI)', () => {
     assert.equal(result.code, 0, result.stderr);
     const payload = StatusPayloadSchema.parse(result.json());
     assert.equal(payload.agent_id, 'codex-main');
-    const item = payload.attention_queue.items[0];
+    const item = goalItems(payload)[0];
     assert.equal(item?.latest_runs.length, 1);
     assert.deepEqual(
       item?.agent_todos?.items.map((todo) => todo.todo_id),
@@ -84,7 +84,7 @@ describe('loopx status (CLI)', () => {
     );
     assert.equal(refreshed.code, 0, refreshed.stderr);
     const status = await run(dir, 'status', '--format', 'json');
-    const item = StatusPayloadSchema.parse(status.json()).attention_queue.items[0];
+    const item = goalItems(StatusPayloadSchema.parse(status.json()))[0];
     assert.deepEqual(item?.projection_warnings, []);
     assert.equal(item?.latest_runs[0]?.classification, 'state_refreshed');
     assert.equal(item?.status, 'active_state_user_gate', 'the open gate still routes the goal to the controller');

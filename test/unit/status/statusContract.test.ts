@@ -38,6 +38,7 @@ function workspace(goals: GoalSpec[]): string {
     status: 'active',
     role: 'controller',
     repo: dir,
+    domain: 'fixture',
     state_file: `.codex/goals/${goal.id}/ACTIVE_GOAL_STATE.md`,
     adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
     quota: { compute: 1, allowed_slots: 4, window_hours: 6 },
@@ -139,7 +140,10 @@ describe('loopx status JSON contract (attention routes, quota state, todo counts
       { id: 'no-state', noState: true },
     ]);
     const { code, payload, items } = await status(dir);
-    assert.equal(code, 0);
+    // The open user todo without task_class=user_gate|user_action fails LoopX's contract check.
+    assert.equal(code, 1);
+    assert.equal(payload['ok'], false);
+    assert.deepEqual(route(items.get('loopx-contract')), ['contract_check_failed', 'codex', 'high', undefined]);
     assert.deepEqual(route(items.get('gated')), ['active_state_user_gate', 'controller', 'action', 'operator_gate']);
     assert.deepEqual(route(items.get('user-todo')), [
       'active_state_user_todo',
@@ -157,11 +161,11 @@ describe('loopx status JSON contract (attention routes, quota state, todo counts
     assert.equal(noState?.user_todos, null);
     assert.equal(noState?.agent_todos, null);
     assert.deepEqual(route(noState), ['connected_without_run', 'codex', 'action', 'eligible']);
-    assert.deepEqual(payload['contract_summary'], { errors: 0, warnings: 0, checks: 4 });
+    assert.deepEqual(payload['contract_summary'], { errors: 1, warnings: 0, checks: 4 });
     const queue = payload['attention_queue'] as Record<string, number>;
     assert.deepEqual(
       [queue['needs_user_or_controller'], queue['needs_codex'], queue['watching_external_evidence']],
-      [2, 4, 1],
+      [2, 5, 1],
     );
   });
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
-import { loadStatus } from '../../../src/core/status/statusPayload';
+import { goalItems, loadStatus } from '../../../src/core/status/statusPayload';
 import { statusQuotaState, statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -27,7 +27,7 @@ describe('status quota from the reads status already made', () => {
       quotaSummary: statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir }),
     });
     const standalone = await goalQuotaSummary({ registryPath, goalId: 'tidy-notes', clock: CLOCK, homeDir: dir });
-    const item = payload.attention_queue.items[0];
+    const item = goalItems(payload)[0];
     assert.ok(item);
     // The same counts; the state follows the item's route (its open user gate holds it for the controller).
     assert.deepEqual(item.quota, statusQuotaState(standalone, item, null));
@@ -79,7 +79,7 @@ describe('status quota from the reads status already made', () => {
       },
     });
     assert.equal(indexReads, 1);
-    const item = payload.attention_queue.items[0];
+    const item = goalItems(payload)[0];
     assert.equal(item?.quota?.spent_slots, 1 + 5, 'the demo spend plus the one only the shared read has');
     assert.equal(seen.length, 1);
     assert.equal(seen[0]?.rows, item?.unique_runs);

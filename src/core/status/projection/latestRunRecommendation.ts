@@ -41,10 +41,23 @@ export function pickLatestRuns(rowsNewestFirst: readonly unknown[]): LatestRuns 
   for (const row of rowsNewestFirst) {
     if (typeof row !== 'object' || row === null || Array.isArray(row)) continue;
     const raw = row as RunRow;
-    if (isAgentLaneRun(raw)) agentLaneRuns.push(runRowSchema.parse(raw));
-    else if (latestStatusRun === null && !isStatusNeutralRun(raw)) latestStatusRun = runRowSchema.parse(raw);
+    if (isAgentLaneRun(raw)) agentLaneRuns.push(parseRun(raw));
+    else if (latestStatusRun === null && !isStatusNeutralRun(raw)) latestStatusRun = parseRun(raw);
   }
   return { latestStatusRun, agentLaneRuns };
+}
+
+/**
+ * A picked row, parsed. The run index gives rows past its first few lazy artifact flags that are
+ * not enumerable (runIndex.ts `artifactChecks`), so a parse (a copy) would drop them: they are
+ * carried over, or an old status run would look as if its artifacts were missing.
+ */
+function parseRun(raw: RunRow): RunRow {
+  const parsed: Record<string, unknown> = runRowSchema.parse(raw);
+  const source = raw as Record<string, unknown>;
+  for (const flag of ['json_exists', 'markdown_exists'])
+    if (!Object.hasOwn(parsed, flag) && flag in source) parsed[flag] = source[flag];
+  return parsed as RunRow;
 }
 
 /** At least as new as the status run; with no (datable) status run, any lane run qualifies. */

@@ -8,15 +8,25 @@ const KIND = 'state_projection_gap';
 const ENTRIES_READ = 3;
 const EVIDENCE_SHOWN = 3;
 
-const EXECUTABLE_VERB =
-  /\b(?:run|fix|implement|add|update|write|record|validate|test|sync|refresh|todo)\b|推进|修复|实现|验证/iu;
+/** Verbs of executable work (LoopX's vocabulary, English and Chinese). */
+const EXECUTABLE_VERB = new RegExp(
+  '\\b(?:run|repair|fix|implement|add|update|write|record|validate|rerun|debug|inspect|analy[sz]e|sync|refresh|' +
+    'test|benchmark|trace|replan|expand|split|todo)\\b|' +
+    '(?:推进|修复|实现|更新|写入|记录|验证|重跑|调试|检查|分析|审计|扩展|拆分|补全|规划|待办)',
+  'iu',
+);
 
+/** A wait on a person (LoopX's vocabulary): waiting for / needs … an owner, approval or decision; an owner gate; 等待…确认. */
 const USER_WAIT: readonly RegExp[] = [
-  /\b(?:wait(?:ing)? for|blocked by|needs|requires|pending)\b.{0,120}?\b(?:owner|user|approval|decision|permission)/iu,
-  /\bowner gate\b/iu,
-  /\bapproval required\b/iu,
-  /等待.{0,120}?确认/u,
-  /需确认|请确认|待审批/u,
+  /\b(?:wait(?:ing)? for|await(?:ing)?|blocked by|gated by|need(?:s|ed)?|requires?|request(?:s|ed)?|ask(?:ing)? for|pending)\b.{0,120}\b(?:owner|user|operator|controller|human|approval|approve|decision|permission|choice)\b/iu,
+  /\b(?:owner|user|operator|controller|human)\s+(?:gate|todo|action|decision|approval|permission|choice)\b/iu,
+  /\b(?:approval|permission)\s+(?:required|needed|pending)\b/iu,
+  /(?:等待|需要|受阻于|被.{0,20}阻塞).{0,80}(?:用户|人工|决策|审批|批准|确认|owner)/iu,
+  /需(?:用户|人工|owner).{0,40}(?:决策|审批|批准|确认)/iu,
+  /需(?:决策|审批|批准|确认)/u,
+  /请(?:用户|人工|owner).{0,40}(?:决策|审批|批准|确认)/iu,
+  /请(?:确认|审批|批准)/u,
+  /待(?:用户|人工|owner)?(?:决策|审批|批准|确认)/iu,
 ];
 
 function isExecutable(entry: string): boolean {

@@ -95,6 +95,27 @@ describe('LoopX in an untrusted workspace (real VS Code host, restricted mode)',
     assert.equal(readFileSync(stateFile, 'utf8'), stateBefore, 'the state file is untouched');
   });
 
+  it('@loopx answers read-only commands and refuses the ones that write: /goal and /run write nothing', async () => {
+    type ChatReply = { result: { metadata: { command: string | null; refused?: string } }; parts: unknown[] };
+    const ask = async (command: string, prompt = ''): Promise<ChatReply> =>
+      (await vscode.commands.executeCommand('_loopx.chatRequest', command, prompt)) as ChatReply;
+    const registryBefore = readFileSync(registryPath(), 'utf8');
+    const runsBefore = existsSync(runIndex()) ? readFileSync(runIndex(), 'utf8') : null;
+    const status = await ask('status');
+    assert.equal(status.result.metadata.refused, undefined, 'a read-only command is answered');
+    assert.match(JSON.stringify(status.parts), /tidy-notes/);
+    for (const [command, prompt] of [
+      ['goal', 'Write a changelog for the notes folder'],
+      ['run', ''],
+    ]) {
+      const reply = await ask(command ?? '', prompt);
+      assert.equal(reply.result.metadata.refused, 'untrusted', `/${command} was not refused`);
+      assert.match(JSON.stringify(reply.parts), /not trusted/);
+    }
+    assert.equal(readFileSync(registryPath(), 'utf8'), registryBefore, 'the registry changed');
+    assert.equal(existsSync(runIndex()) ? readFileSync(runIndex(), 'utf8') : null, runsBefore, 'a run was recorded');
+  });
+
   it('does not start the status server although the user settings turn it on', async () => {
     const port = Number(process.env['LOOPX_UNTRUSTED_STATUS_PORT']);
     assert.ok(port > 0, 'LOOPX_UNTRUSTED_STATUS_PORT not set by the driver');

@@ -1,38 +1,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runLoopx } from '../cli/run';
-import { makeWorkspace, NOW, readIndexRows, type Workspace } from '../quota/helpers';
-import { parseRolloutEvents, rolloutEventId, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
+import { makeWorkspace, readIndexRows, type Workspace } from '../quota/helpers';
+import { rolloutEventId, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
+import { TWO_TODOS, cli, events } from './helpers';
 
 /**
  * Heartbeat receipts (spec §3.1 step 6, §5.4, cases 22 and 24): should-run → refresh-state →
  * spend-slot with one turn id, through the CLI.
  */
-
-const TWO_TODOS = [
-  '---',
-  'status: active',
-  '---',
-  '# Goal',
-  '',
-  '## User Todo',
-  '',
-  '## Agent Todo',
-  '- [ ] [P1] Write the parser.',
-  '  <!-- loopx:todo todo_id=todo_parser status=open task_class=advancement_task -->',
-  '- [ ] [P2] Write the printer.',
-  '  <!-- loopx:todo todo_id=todo_printer status=open task_class=advancement_task -->',
-  '',
-].join('\n');
-
-function cli(ws: Workspace, args: string[]) {
-  return runLoopx(['--registry', ws.registryPath, '--format', 'json', ...args], {
-    cwd: ws.dir,
-    env: { HOME: ws.dir },
-    now: NOW,
-  });
-}
 
 const guard = (ws: Workspace, turn: string, extra: string[] = []) =>
   cli(ws, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-a', '--turn-instance-id', turn, ...extra]);
@@ -64,11 +40,6 @@ const spend = (ws: Workspace, turn: string, extra: string[] = []) =>
     '--execute',
     ...extra,
   ]);
-
-function events(ws: Workspace): Record<string, unknown>[] {
-  const file = rolloutEventLogPath(ws.runtimeRoot, 'g');
-  return fs.existsSync(file) ? parseRolloutEvents(fs.readFileSync(file, 'utf8')).events : [];
-}
 
 describe('heartbeat receipts (quota should-run --turn-instance-id)', () => {
   it('appends exactly one receipt binding the todo and the effect id; a retry replays it', async () => {

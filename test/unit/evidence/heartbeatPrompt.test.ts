@@ -1,34 +1,12 @@
 import assert from 'node:assert/strict';
-import { runLoopx } from '../cli/run';
-import { makeWorkspace, NOW, readIndexRows, type Workspace } from '../quota/helpers';
+import { makeWorkspace, readIndexRows } from '../quota/helpers';
+import { ONE_TODO, cli } from './helpers';
 
 /**
  * The commands `loopx heartbeat-prompt` tells an external scheduler's agent to run, run against our
  * CLI in order (should-run → refresh-state → spend-slot, one LOOPX_TURN), twice as a retried
  * heartbeat would: one writeback row and exactly one spend.
  */
-
-const STATE = [
-  '---',
-  'status: active',
-  '---',
-  '# Goal',
-  '',
-  '## User Todo',
-  '',
-  '## Agent Todo',
-  '- [ ] [P1] Write the parser.',
-  '  <!-- loopx:todo todo_id=todo_parser status=open task_class=advancement_task -->',
-  '',
-].join('\n');
-
-function cli(ws: Workspace, args: string[]) {
-  return runLoopx(['--registry', ws.registryPath, '--format', 'json', ...args], {
-    cwd: ws.dir,
-    env: { HOME: ws.dir },
-    now: NOW,
-  });
-}
 
 /** A prompt command line as argv: `$LOOPX_TURN` and the placeholders filled, quotes removed. */
 function argvOf(line: string, turn: string): string[] {
@@ -45,7 +23,7 @@ function argvOf(line: string, turn: string): string[] {
 
 describe('heartbeat-prompt commands run end to end against our CLI', () => {
   it('should-run → refresh-state → spend-slot with one LOOPX_TURN, retried: one writeback, one spend', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, ONE_TODO);
     const prompt = await cli(ws, ['heartbeat-prompt', '--goal-id', 'g', '--agent-id', 'agent-a']);
     assert.equal(prompt.code, 0, prompt.stderr);
     const lines = String(prompt.json()['prompt'])

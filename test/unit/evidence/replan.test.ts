@@ -1,29 +1,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { runLoopx } from '../cli/run';
-import { makeWorkspace, NOW, readIndexRows, type Workspace } from '../quota/helpers';
+import { makeWorkspace, readIndexRows, type Workspace } from '../quota/helpers';
 import { parseRolloutEvents, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
 import { replanObligationFromRuns } from '../../../src/core/scheduling/replanObligation';
 import type { RunIndexRow } from '../../../src/core/runtime/runIndex';
+import { ONE_TODO, cli } from './helpers';
 
 /**
  * Autonomous replan obligations (spec §3.1 step 4, case 10): two stalled turns on a lane owe a
  * replan; should-run surfaces it, a receipt binds it, a replan result discharges it.
  */
-
-const STATE = [
-  '---',
-  'status: active',
-  '---',
-  '# Goal',
-  '',
-  '## User Todo',
-  '',
-  '## Agent Todo',
-  '- [ ] [P1] Write the parser.',
-  '  <!-- loopx:todo todo_id=todo_parser status=open task_class=advancement_task -->',
-  '',
-].join('\n');
 
 const stall = (at: string, extra: Partial<RunIndexRow> & Record<string, unknown> = {}): RunIndexRow => ({
   generated_at: at,
@@ -89,13 +75,6 @@ describe('replan obligation rule (replanObligationFromRuns)', () => {
   });
 });
 
-function cli(ws: Workspace, args: string[]) {
-  return runLoopx(['--registry', ws.registryPath, '--format', 'json', ...args], {
-    cwd: ws.dir,
-    env: { HOME: ws.dir },
-    now: NOW,
-  });
-}
 const guard = (ws: Workspace, turn: string, extra: string[] = []) =>
   cli(ws, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-a', '--turn-instance-id', turn, ...extra]);
 const writeback = (ws: Workspace, turn: string, classification: string, extra: string[] = []) =>
@@ -137,7 +116,7 @@ async function stalledTurn(ws: Workspace, turn: string): Promise<void> {
 
 describe('replan obligations through the CLI', () => {
   it('two stalled turns → autonomous_replan_required bound in the receipt → replan result discharges it', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, ONE_TODO);
     await stalledTurn(ws, 'T1');
     const afterOne = await guard(ws, 'probe-1');
     assert.equal(afterOne.json()['effective_action'], 'normal_run', 'one stalled turn owes nothing');
@@ -204,18 +183,18 @@ describe('replan obligations through the CLI', () => {
   });
 
   it('another agent stalling does not oblige agent-a; a terminal frontier outranks the obligation', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, ONE_TODO);
     await stalledTurn(ws, 'T1');
     await stalledTurn(ws, 'T2');
     const other = await cli(ws, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-b']);
     assert.equal(other.json()['effective_action'], 'normal_run');
-    fs.writeFileSync(ws.statePath, STATE.replace('status=open', 'status=done').replace('- [ ]', '- [x]'));
+    fs.writeFileSync(ws.statePath, ONE_TODO.replace('status=open', 'status=done').replace('- [ ]', '- [x]'));
     const terminal = await cli(ws, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-a']);
     assert.equal(terminal.json()['state'], 'terminal_no_followup');
   });
 
   it('spend-slot refuses binding both a todo and a replan obligation', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, ONE_TODO);
     const both = await spend(ws, 'T9', [
       '--todo-id',
       'todo_parser',

@@ -1,39 +1,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { runLoopx } from '../cli/run';
-import { makeWorkspace, NOW, type Workspace } from '../quota/helpers';
-import { parseRolloutEvents, rolloutEventLogPath, type RolloutEvent } from '../../../src/core/evidence/rolloutLog';
+import { makeWorkspace, type Workspace } from '../quota/helpers';
+import { TWO_TODOS, cli, events } from './helpers';
 
 /** Todo transitions in the rollout event log, and `todo complete` inside a heartbeat (receipt chain). */
-
-const STATE = [
-  '---',
-  'status: active',
-  '---',
-  '# Goal',
-  '',
-  '## User Todo',
-  '',
-  '## Agent Todo',
-  '- [ ] [P1] Write the parser.',
-  '  <!-- loopx:todo todo_id=todo_parser status=open task_class=advancement_task -->',
-  '- [ ] [P2] Write the printer.',
-  '  <!-- loopx:todo todo_id=todo_printer status=open task_class=advancement_task -->',
-  '',
-].join('\n');
-
-function cli(ws: Workspace, args: string[]) {
-  return runLoopx(['--registry', ws.registryPath, '--format', 'json', ...args], {
-    cwd: ws.dir,
-    env: { HOME: ws.dir },
-    now: NOW,
-  });
-}
-
-function events(ws: Workspace): RolloutEvent[] {
-  const file = rolloutEventLogPath(ws.runtimeRoot, 'g');
-  return fs.existsSync(file) ? parseRolloutEvents(fs.readFileSync(file, 'utf8')).events : [];
-}
 
 const complete = (ws: Workspace, todo: string, turn: string, extra: string[] = []) =>
   cli(ws, [
@@ -54,7 +24,7 @@ const complete = (ws: Workspace, todo: string, turn: string, extra: string[] = [
 
 describe('todo complete --turn-instance-id (heartbeat receipt chain)', () => {
   it('completes the bound todo once: retries replay, the event carries the effect id and no_followup', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, TWO_TODOS);
     const guard = await cli(ws, [
       'quota',
       'should-run',
@@ -82,7 +52,7 @@ describe('todo complete --turn-instance-id (heartbeat receipt chain)', () => {
   });
 
   it('refuses completing another todo than the receipt binds, and writes nothing', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, TWO_TODOS);
     await cli(ws, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-a', '--turn-instance-id', 'T']);
     const before = fs.readFileSync(ws.statePath, 'utf8');
     const run = await complete(ws, 'todo_printer', 'T');
@@ -93,7 +63,7 @@ describe('todo complete --turn-instance-id (heartbeat receipt chain)', () => {
   });
 
   it('a turn id without --agent-id is a usage error', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, TWO_TODOS);
     const run = await cli(ws, [
       'todo',
       'complete',
@@ -112,7 +82,7 @@ describe('todo complete --turn-instance-id (heartbeat receipt chain)', () => {
 
 describe('todo transitions append their rollout events', () => {
   it('todo add, claim, update and complete each append one event; a refused edit appends none', async () => {
-    const ws = makeWorkspace({}, STATE);
+    const ws = makeWorkspace({}, TWO_TODOS);
     const add = await cli(ws, ['todo', 'add', '--goal-id', 'g', '--role', 'agent', '--text', 'Write the linter.']);
     assert.equal(add.code, 0, add.stdout);
     const id = add.json()['todo_id'] as string;

@@ -10,7 +10,7 @@ import {
 import type { LeaseGoal } from '../leases/store';
 import { MAX_LEASE_TTL_SECONDS } from '../leases/rules';
 import { registeredAgentsForGoal } from '../registry/agentIds';
-import { checkGoalIdSegment } from '../registry/goalId';
+import { goalIdArg } from './common';
 import { resolveGoal, type ResolvedGoal } from './goalHandle';
 import { defineOperation, type OperationEnvironment } from './operation';
 
@@ -20,17 +20,7 @@ import { defineOperation, type OperationEnvironment } from './operation';
  * writes one lease file under the goal's lease lock, or refuses with nothing written.
  */
 
-const goalId = z
-  .string()
-  .refine((value) => {
-    try {
-      checkGoalIdSegment(value);
-      return true;
-    } catch {
-      return false;
-    }
-  })
-  .describe('the goal id (one path segment)');
+const goalId = goalIdArg('the goal whose todo is leased');
 const todoId = z.string().trim().min(1).meta({ placeholder: 'id' }).describe('the leased todo, e.g. todo_ab12cd34ef56');
 const owner = z
   .string()
@@ -133,20 +123,8 @@ export const taskLeaseRenew = defineOperation({
     ttlSeconds: ttl,
     expectedVersion: expected.optional(),
   }),
-  run: async (args, env) =>
-    checked(
-      await renewLease(
-        await leaseGoal(env, args.goalId),
-        {
-          todoId: args.todoId,
-          owner: args.owner,
-          idempotencyKey: args.idempotencyKey,
-          ttlSeconds: args.ttlSeconds,
-          expectedVersion: args.expectedVersion,
-        },
-        env.clock,
-      ),
-    ),
+  run: async ({ goalId: id, ...request }, env) =>
+    checked(await renewLease(await leaseGoal(env, id), request, env.clock)),
 });
 
 export const taskLeaseTransfer = defineOperation({
@@ -161,40 +139,15 @@ export const taskLeaseTransfer = defineOperation({
     ttlSeconds: ttl,
     expectedVersion: expected.optional(),
   }),
-  run: async (args, env) =>
-    checked(
-      await transferLease(
-        await leaseGoal(env, args.goalId),
-        {
-          todoId: args.todoId,
-          owner: args.owner,
-          idempotencyKey: args.idempotencyKey,
-          newOwner: args.newOwner,
-          newIdempotencyKey: args.newIdempotencyKey,
-          ttlSeconds: args.ttlSeconds,
-          expectedVersion: args.expectedVersion,
-        },
-        env.clock,
-      ),
-    ),
+  run: async ({ goalId: id, ...request }, env) =>
+    checked(await transferLease(await leaseGoal(env, id), request, env.clock)),
 });
 
 export const taskLeaseRelease = defineOperation({
   key: 'taskLeaseRelease',
   args: z.strictObject({ goalId, todoId, owner, idempotencyKey: key, expectedVersion: expected.optional() }),
-  run: async (args, env) =>
-    checked(
-      await releaseLease(
-        await leaseGoal(env, args.goalId),
-        {
-          todoId: args.todoId,
-          owner: args.owner,
-          idempotencyKey: args.idempotencyKey,
-          expectedVersion: args.expectedVersion,
-        },
-        env.clock,
-      ),
-    ),
+  run: async ({ goalId: id, ...request }, env) =>
+    checked(await releaseLease(await leaseGoal(env, id), request, env.clock)),
 });
 
 export const taskLeaseInspect = defineOperation({

@@ -59,6 +59,13 @@ function runIndexLines(workspace: string): string[] {
   return readFileSync(index, 'utf8').split('\n').filter(Boolean);
 }
 
+/** Hovers a row after dismissing any hover card another row left open (it would take the pointer). */
+async function hoverClear(page: Page, target: Locator): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.mouse.move(0, 0);
+  await target.hover();
+}
+
 describe('Acting from the Goals tree in the VS Code workbench (Chromium)', function () {
   this.timeout(300_000);
   let scratch: string;
@@ -103,11 +110,11 @@ describe('Acting from the Goals tree in the VS Code workbench (Chromium)', funct
       assert.match(await descriptionOf(row(page, PUBLISH)), /held by gate/, 'the publish todo waits for the gate');
       assert.equal(blockersOf(workspace, 'todo_publish')?.length, 1);
       const gateRow = row(page, GATE);
-      await gateRow.hover();
+      await hoverClear(page, gateRow);
       // The README's sidebar picture: the gate that needs you, with its inline Approve and Reject buttons.
       await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'tree-sidebar-gate.png') });
       // Inline actions show while the pointer is over the row: hover it again right before the click.
-      await gateRow.hover();
+      await hoverClear(page, gateRow);
       await gateRow.locator('.actions .action-label[aria-label^="Approve Gate"]').click();
       const input = page.locator('.quick-input-widget .quick-input-box input');
       await input.waitFor({ state: 'visible' });

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
-import { withFileLock, type LockOptions } from '../fs/fileLock';
+import { LOCK_FILE_SUFFIX, reclaimAbandonedLock, withFileLock, type LockOptions } from '../fs/fileLock';
 import { resolveWriteTarget, writeFileAtomic } from '../fs/atomicWrite';
 import { parseStateDocument, type StateDocument } from './document';
 import { readFileBytesSafeSync } from '../fs/safeRead';
@@ -83,6 +83,10 @@ export async function applyStateEdit<R extends StateEditOutcome>(
   edit: (text: string) => R,
   options: ApplyStateEditOptions,
 ): Promise<R & { written: boolean }> {
+  // A writer killed while holding the lock left it behind. The next writer would reclaim it, but an
+  // edit that turns out to be a no-op or a refusal never takes the lock: sweep it here, so running
+  // the interrupted command again always leaves the workspace clean.
+  reclaimAbandonedLock(`${filePath}${LOCK_FILE_SUFFIX}`);
   const base = options.expectedText ?? (await readStateText(filePath));
   const result = edit(base);
   if (!result.changed || result.text === base) return { ...result, written: false };

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -58,6 +58,31 @@ describe('state file read and write', () => {
       { operation: 'todo claim' },
     );
     assert.equal(again.written, false);
+  });
+
+  it('an edit that writes nothing still clears a lock left by a killed writer, and keeps a live one', async () => {
+    const file = tempState();
+    const lock = `${file}.loopx-lock`;
+    const holder = (pid: number): string =>
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: 'state',
+        policy: 'mutation',
+        pid,
+        agent_id: 'demo',
+        operation: 'todo complete',
+        acquired_at: '2026-07-01T00:00:00Z',
+        hostname: os.hostname(),
+      });
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+    fs.writeFileSync(lock, holder(deadPid));
+    const noop = await applyStateEdit(file, (text) => ({ changed: false, text }), { operation: 'todo complete' });
+    assert.equal(noop.written, false);
+    assert.equal(fs.existsSync(lock), false, 'the dead writer\'s lock is gone');
+
+    fs.writeFileSync(lock, holder(process.ppid));
+    await applyStateEdit(file, (text) => ({ changed: false, text }), { operation: 'todo complete' });
+    assert.equal(fs.existsSync(lock), true, 'a live holder keeps its lock');
   });
 
   it('refuses to write when the file changed since it was read, keeping the other edit', async () => {

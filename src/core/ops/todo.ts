@@ -33,7 +33,8 @@ import { leaseGoalOf } from './taskLease';
 import { defineOperation, type OperationEnvironment } from './operation';
 import { recordStepEvent, resolveChainBinding, stepEventRecorded, type TurnStep } from '../evidence/heartbeatChain';
 import type { HeartbeatReceipt } from '../evidence/receipts';
-import { appendRolloutEvents, buildRolloutEvent, type RolloutEvent } from '../evidence/rolloutLog';
+import { appendRolloutEvents, buildRolloutEvent, rolloutEventLogOf, type RolloutEvent } from '../evidence/rolloutLog';
+import { LOCK_FILE_SUFFIX, reclaimAbandonedLock } from '../fs/fileLock';
 import { checkTurnInstanceId } from '../quota/identity';
 import { normalizeAgentId } from '../registry/agentIds';
 import { crashCheckpoint } from '../turn/crashHook';
@@ -361,6 +362,9 @@ async function writeEdit(
 ): Promise<TodoEditOutput> {
   const statePath = requireStatePath(goal);
   const context = operationContextOf(goal, env, actorAgentId);
+  // This command may append to the event log. A run of it killed while holding that lock left the
+  // lock behind, and a rerun whose edit is a no-op would never take it: reclaim it now (dead holders only).
+  if (recordEvent) reclaimAbandonedLock(`${rolloutEventLogOf(quotaGoalOf(goal).goalRuntimeDir)}${LOCK_FILE_SUFFIX}`);
   const result = await applyStateEdit(statePath, (stateText) => edit(stateText, context), {
     operation,
     lock: { clock: env.clock, env: env.env },

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
 import { makeWorkspace, type Workspace } from '../quota/helpers';
-import { TWO_TODOS, cli, events } from './helpers';
+import { ONE_TODO, TWO_TODOS, cli, events } from './helpers';
 
 /** Todo transitions in the rollout event log, and `todo complete` inside a heartbeat (receipt chain). */
 
@@ -113,5 +116,43 @@ describe('todo transitions append their rollout events', () => {
       ['todo_update', id],
       ['todo_complete', id],
     ]);
+  });
+});
+
+describe('todo commands after a killed run', () => {
+  it('a rerun that writes nothing still reclaims the event-log lock a killed run left, and keeps a live one', async () => {
+    const ws = makeWorkspace({}, ONE_TODO);
+    const args = [
+      'todo',
+      'complete',
+      '--goal-id',
+      'g',
+      '--todo-id',
+      'todo_parser',
+      '--evidence',
+      'ok',
+      '--no-follow-up',
+    ];
+    assert.equal((await cli(ws, args)).code, 0);
+    const lock = `${rolloutEventLogPath(ws.runtimeRoot, 'g')}.loopx-lock`;
+    const holder = (pid: number) =>
+      JSON.stringify({
+        schema_version: 'file_lock_holder_v0',
+        lock_id: 'events',
+        policy: 'mutation',
+        pid,
+        agent_id: 'demo',
+        operation: 'todo complete',
+        acquired_at: '2026-07-01T00:00:00Z',
+        hostname: os.hostname(),
+      });
+    fs.writeFileSync(lock, holder(spawnSync(process.execPath, ['-e', '']).pid));
+    const rerun = await cli(ws, args);
+    assert.equal(rerun.json()['written'], false, rerun.stdout);
+    assert.equal(fs.existsSync(lock), false, "the killed run's lock is reclaimed");
+
+    fs.writeFileSync(lock, holder(process.ppid));
+    await cli(ws, args);
+    assert.equal(fs.existsSync(lock), true, 'a live holder keeps its lock');
   });
 });

@@ -57,8 +57,8 @@ describe('command catalog', () => {
     assert.equal(new Set(chat).size, chat.length, 'duplicate chat command');
   });
 
-  it('matches the CLI program command for command', () => {
-    const program = buildProgram(
+  it('matches the CLI program command for command', async () => {
+    const program = await buildProgram(
       { cwd: root, env: {}, clock: fixedClock('2026-01-01T00:00:00Z'), stdout: () => {}, stderr: () => {} },
       () => {},
     );

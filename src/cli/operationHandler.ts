@@ -2,9 +2,8 @@ import type { z } from 'zod';
 import { isLoopxError } from '../core/errors';
 import type { Operation, OperationEnvironment, OperationOutput } from '../core/ops/operation';
 import { runOperation } from '../core/ops/run';
-import type { CliContext, GlobalOptions } from './context';
+import { cliHomeDir, type CliContext, type GlobalOptions } from './context';
 import type { CliHandler } from './commands/index';
-import { cliHomeDir } from './commands/registry';
 import { OperationFailure } from './operationFailure';
 import { addOperationOptions, operationInput, usageFromInvalidArgument } from './operationOptions';
 

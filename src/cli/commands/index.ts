@@ -59,7 +59,7 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   refreshState: () => import('./refreshState.js').then((m) => m.refreshStateCommand),
   heartbeatPrompt: () => import('./heartbeatPrompt.js').then((m) => m.heartbeatPromptCommand),
   quotaPlan: () => import('./quota.js').then((m) => m.quotaPlanCommand),
-  evidenceLog: () => import('./quota.js').then((m) => m.evidenceLogCommand),
+  evidenceLog: () => import('./evidenceLog.js').then((m) => m.evidenceLogCommand),
   quotaStatus: () => import('./quota.js').then((m) => m.quotaStatusCommand),
   quotaShouldRun: () => import('./quota.js').then((m) => m.quotaShouldRunCommand),
   quotaSpendSlot: () => import('./quota.js').then((m) => m.quotaSpendSlotCommand),

@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import type { Clock } from '../core/clock';
 
 export type OutputFormat = 'json' | 'markdown';
@@ -25,4 +26,10 @@ export interface CommandOutput {
   markdown: string;
   /** The exit code when it is not the usual one (0 when ok, 1 when not), e.g. 2 for the original's usage-error payloads. */
   exitCode?: number;
+}
+
+/** The user's home directory as this invocation sees it: `HOME` of the CLI's env, else the OS's. */
+export function cliHomeDir(ctx: CliContext): string {
+  const home = ctx.env['HOME'];
+  return home !== undefined && home !== '' ? home : os.homedir();
 }

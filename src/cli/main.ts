@@ -1,8 +1,8 @@
 import { clockFromEnv } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import { runCli } from './program';
-import { installDemoAgentFrom } from '../core/ops/host';
-import { sourceDemoAgentArgv } from './commands/turn';
+import { installDemoAgentFrom } from '../core/ops/hostSetup';
+import { sourceDemoAgentArgv } from './demoAgentSource';
 
 async function main(): Promise<void> {
   // The composition root: the demo agent is the bundle next to out/cli.js (or, from source, under tsx).

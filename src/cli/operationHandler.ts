@@ -1,22 +1,11 @@
 import type { z } from 'zod';
-import { isLoopxError, type LoopxError } from '../core/errors';
+import { isLoopxError } from '../core/errors';
 import type { Operation, OperationEnvironment, OperationOutput } from '../core/ops/operation';
 import { runOperation } from '../core/ops/run';
-import type { CliContext, GlobalOptions } from './context';
+import { cliHomeDir, type CliContext, type GlobalOptions } from './context';
 import type { CliHandler } from './commands/index';
-import { cliHomeDir } from './commands/registry';
+import { OperationFailure } from './operationFailure';
 import { addOperationOptions, operationInput, usageFromInvalidArgument } from './operationOptions';
-
-/** A failed operation with the fields its original prints beside `error` in the JSON failure. */
-export class OperationFailure extends Error {
-  constructor(
-    readonly failure: LoopxError,
-    readonly fields: Record<string, unknown>,
-  ) {
-    super(failure.message);
-    this.name = 'OperationFailure';
-  }
-}
 
 /** The environment an operation sees when the CLI runs it. */
 export function cliEnvironment(ctx: CliContext, globals: GlobalOptions): OperationEnvironment {

@@ -1,18 +1,44 @@
 import { Command, CommanderError, Option } from 'commander';
-import { cliCommands, type CliCommandKey } from '../core/commands/catalog';
+import { cliCommands, type CliCommandKey, type CommandSpec } from '../core/commands/catalog';
 import { errorMessage, isLoopxError } from '../core/errors';
 import { LOOPX_VERSION } from '../core/version';
-import { CLI_HANDLERS } from './commands';
+import { CLI_HANDLERS, type CliHandler } from './commands';
 import type { CliContext, GlobalOptions, OutputFormat } from './context';
 import { printOutput } from './output';
-import { OperationFailure } from './operationHandler';
+import { OperationFailure } from './operationFailure';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-/** Builds the `loopx` program from the command catalog. */
-export function buildProgram(ctx: CliContext, onExitCode: (code: number) => void): Command {
+const HELP_TOKENS = ['-h', '--help', 'help'];
+const VERSION_TOKENS = ['-V', '--version'];
+
+/**
+ * The commands whose options an invocation can need: a command runs only when each of its words is
+ * an argument (`quota should-run` needs `quota` and `should-run`), so those are the ones to load;
+ * everything when help may be printed (the help of a group lists its commands' usage) or when no
+ * command matched (then commander prints help or an unknown-command error) — unless only the
+ * version is asked for. A superset is always safe: loading a command only costs time.
+ */
+export function commandsToLoad(argv: readonly string[], specs: readonly CommandSpec[]): CommandSpec[] {
+  const tokens = new Set(argv);
+  if (HELP_TOKENS.some((token) => tokens.has(token))) return [...specs];
+  const matched = specs.filter((spec) => (spec.cli ?? '').split(' ').every((word) => tokens.has(word)));
+  if (matched.length > 0 || VERSION_TOKENS.some((token) => tokens.has(token))) return matched;
+  return [...specs];
+}
+
+/**
+ * Builds the `loopx` program from the command catalog. Every command is listed; only the commands
+ * `argv` can reach (all when `argv` is omitted) are loaded and given their arguments and options:
+ * loading a command module builds its operation's schemas, which is most of a start-up.
+ */
+export async function buildProgram(
+  ctx: CliContext,
+  onExitCode: (code: number) => void,
+  argv?: readonly string[],
+): Promise<Command> {
   const program = new Command('loopx')
     .description('LoopX: a local control plane for long-running agent goals.')
     .version(LOOPX_VERSION, '-V, --version', 'print the LoopX version')
@@ -23,8 +49,14 @@ export function buildProgram(ctx: CliContext, onExitCode: (code: number) => void
     .exitOverride()
     .configureOutput({ writeOut: (s) => ctx.stdout(s), writeErr: (s) => ctx.stderr(s) });
 
+  const specs = cliCommands();
+  const toLoad = argv === undefined ? specs : commandsToLoad(argv, specs);
+  const loaded = new Map<string, CliHandler>(
+    await Promise.all(toLoad.map(async (spec) => [spec.key, await CLI_HANDLERS[spec.key as CliCommandKey]()] as const)),
+  );
+
   const parents = new Map<string, Command>();
-  for (const spec of cliCommands()) {
+  for (const spec of specs) {
     const words = (spec.cli ?? '').split(' ');
     let parent = program;
     if (words.length === 2) {
@@ -40,17 +72,20 @@ export function buildProgram(ctx: CliContext, onExitCode: (code: number) => void
       }
       parent = group;
     }
-    const handler = CLI_HANDLERS[spec.key as CliCommandKey];
+    const handler = loaded.get(spec.key);
     const command = parent
       .command(words[words.length - 1] ?? '')
       .description(spec.intent)
       .exitOverride();
     if (words.length === 1) command.helpGroup(`${spec.group}:`);
-    handler.configure?.(command);
+    handler?.configure?.(command);
     command.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs[actionArgs.length - 1] as Command;
       const globals = readGlobals(self);
       try {
+        // Unreachable by commandsToLoad's rule (a command that runs had all its words in argv).
+        if (handler === undefined)
+          throw new Error(`internal error: \`loopx ${spec.cli ?? ''}\` ran without being loaded`);
         const output = await handler.run({ options: self.opts(), args: self.args, globals, ctx });
         printOutput(ctx, globals.format, output);
         onExitCode(output.exitCode ?? (output.ok ? EXIT_OK : EXIT_FAILED));
@@ -99,9 +134,13 @@ function reportError(ctx: CliContext, format: OutputFormat, error: unknown): voi
 /** Runs the CLI and resolves with the process exit code (0 ok, 1 failed operation, 2 usage error). */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   let exitCode = EXIT_OK;
-  const program = buildProgram(ctx, (code) => {
-    exitCode = code;
-  });
+  const program = await buildProgram(
+    ctx,
+    (code) => {
+      exitCode = code;
+    },
+    argv,
+  );
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT_USAGE;

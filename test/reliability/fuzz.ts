@@ -450,7 +450,7 @@ interface Prop {
   body: (v: unknown) => Promise<void>;
 }
 
-function properties(ws: Workspace, reset: () => void): Record<Exclude<Target, 'http'>, Prop> {
+async function properties(ws: Workspace, reset: () => void): Promise<Record<Exclude<Target, 'http'>, Prop>> {
   const registryDoc = JSON.parse(fs.readFileSync(ws.registryPath, 'utf8')) as unknown;
   const stateText = fs.readFileSync(ws.statePath, 'utf8');
   const indexLines = fs
@@ -458,7 +458,7 @@ function properties(ws: Workspace, reset: () => void): Record<Exclude<Target, 'h
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as unknown);
-  const program = buildProgram(
+  const program = await buildProgram(
     { cwd: ws.root, env: {}, clock: fixedClock(NOW), stdout: () => undefined, stderr: () => undefined },
     () => undefined,
   );
@@ -831,7 +831,7 @@ async function main(): Promise<void> {
         watch: false,
       });
       property = httpProperty(server, ws);
-    } else property = properties(ws, reset)[target];
+    } else property = (await properties(ws, reset))[target];
     // Known failures are counted and skipped so one known defect does not hide the others.
     let knownHits = 0;
     let firstKnown = '';

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMANDS, cliCommands, paletteCommandId, paletteCommands } from '../../src/core/commands/catalog';
+import {
+  CATALOG_LITERAL,
+  COMMANDS,
+  cliCommands,
+  paletteCommandId,
+  paletteCommands,
+} from '../../src/core/commands/catalog';
 import { manifestChatParticipants, manifestCommands, manifestMenus } from '../../src/core/commands/manifest';
 import { buildProgram } from '../../src/cli/program';
 import { fixedClock } from '../../src/core/clock';
@@ -32,6 +38,12 @@ function cliWords(program: Command): string[] {
 }
 
 describe('command catalog', () => {
+  it('parses to exactly what is written, so a bundle may use the literal without parsing it', () => {
+    // Bundles skip the parse (LOOPX_SHIPPED_BUILD); under tsx COMMANDS is the parsed catalog.
+    assert.notEqual(COMMANDS, CATALOG_LITERAL);
+    assert.deepStrictEqual(COMMANDS, CATALOG_LITERAL);
+  });
+
   it('has unique keys, CLI words, palette titles and slash forms', () => {
     for (const field of ['key', 'cli', 'title', 'slash'] as const) {
       const values = COMMANDS.map((c) => c[field]).filter((v) => v !== null);
@@ -57,8 +69,8 @@ describe('command catalog', () => {
     assert.equal(new Set(chat).size, chat.length, 'duplicate chat command');
   });
 
-  it('matches the CLI program command for command', () => {
-    const program = buildProgram(
+  it('matches the CLI program command for command', async () => {
+    const program = await buildProgram(
       { cwd: root, env: {}, clock: fixedClock('2026-01-01T00:00:00Z'), stdout: () => {}, stderr: () => {} },
       () => {},
     );

@@ -1,48 +1,6 @@
 import type { Command } from 'commander';
 import type { CliCommandKey } from '../../core/commands/catalog';
 import type { CliContext, CommandOutput, GlobalOptions } from '../context';
-import { showCommandsCommand } from './showCommands';
-import { agentOnboardCommand } from './agentOnboard';
-import { registerAgentCommand } from './registerAgent';
-import { configureGoalCommand } from './configureGoal';
-import { registryPrivacyCommand } from './privacy';
-import { syncGlobalCommand } from './syncGlobal';
-import { validateRegistryCommand } from './registry';
-import { bootstrapCommand } from './bootstrap';
-import { archiveRuntimeCommand } from './archiveRuntime';
-import { refreshStateCommand } from './refreshState';
-import { statusCommand } from './status';
-import { globalGatesCommand, globalRisksCommand, globalSummaryCommand, globalTodosCommand } from './globalViews';
-import { serveStatusCommand } from './serveStatus';
-import { slashCommandsCommand } from './slashCommands';
-import { heartbeatPromptCommand } from './heartbeatPrompt';
-import { pauseGoalCommand, resumeGoalCommand } from './goalStopFlag';
-import {
-  evidenceLogCommand,
-  quotaPlanCommand,
-  quotaHistoryCommand,
-  quotaShouldRunCommand,
-  quotaSpendSlotCommand,
-  quotaStatusCommand,
-  quotaVoidSlotCommand,
-} from './quota';
-import { turnInspectJournalCommand, turnLoopCommand, turnPlanCommand, turnRunOnceCommand } from './turn';
-import {
-  taskLeaseAcquireCommand,
-  taskLeaseInspectCommand,
-  taskLeaseReleaseCommand,
-  taskLeaseRenewCommand,
-  taskLeaseTransferCommand,
-} from './taskLease';
-import {
-  todoAddCommand,
-  todoClaimCommand,
-  todoCompleteCommand,
-  todoDeferCommand,
-  todoListCommand,
-  todoSupersedeCommand,
-  todoUpdateCommand,
-} from './todo';
 
 export interface CliInvocation {
   /** The command's own options, as commander parsed them. */
@@ -59,49 +17,58 @@ export interface CliHandler {
   run: (invocation: CliInvocation) => Promise<CommandOutput> | CommandOutput;
 }
 
-/** One handler per catalog entry with a CLI form; the type makes a missing one a compile error. */
-export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
-  showCommands: showCommandsCommand,
-  validateRegistry: validateRegistryCommand,
-  createGoal: bootstrapCommand,
-  registryPrivacy: registryPrivacyCommand,
-  syncGlobal: syncGlobalCommand,
-  agentOnboard: agentOnboardCommand,
-  registerAgent: registerAgentCommand,
-  configureGoal: configureGoalCommand,
-  archiveRuntime: archiveRuntimeCommand,
-  todoAdd: todoAddCommand,
-  todoList: todoListCommand,
-  todoClaim: todoClaimCommand,
-  todoUpdate: todoUpdateCommand,
-  todoComplete: todoCompleteCommand,
-  todoSupersede: todoSupersedeCommand,
-  todoDefer: todoDeferCommand,
-  taskLeaseAcquire: taskLeaseAcquireCommand,
-  taskLeaseRenew: taskLeaseRenewCommand,
-  taskLeaseTransfer: taskLeaseTransferCommand,
-  taskLeaseRelease: taskLeaseReleaseCommand,
-  taskLeaseInspect: taskLeaseInspectCommand,
-  status: statusCommand,
-  globalSummary: globalSummaryCommand,
-  globalGates: globalGatesCommand,
-  globalTodos: globalTodosCommand,
-  globalRisks: globalRisksCommand,
-  serveStatus: serveStatusCommand,
-  slashCommands: slashCommandsCommand,
-  refreshState: refreshStateCommand,
-  heartbeatPrompt: heartbeatPromptCommand,
-  quotaPlan: quotaPlanCommand,
-  evidenceLog: evidenceLogCommand,
-  quotaStatus: quotaStatusCommand,
-  quotaShouldRun: quotaShouldRunCommand,
-  quotaSpendSlot: quotaSpendSlotCommand,
-  quotaVoidSlot: quotaVoidSlotCommand,
-  quotaHistory: quotaHistoryCommand,
-  pauseGoal: pauseGoalCommand,
-  resumeGoal: resumeGoalCommand,
-  turnPlan: turnPlanCommand,
-  turnRunOnce: turnRunOnceCommand,
-  turnLoop: turnLoopCommand,
-  turnInspectJournal: turnInspectJournalCommand,
+/** Loads a command's module and returns its handler. */
+export type CliHandlerLoader = () => Promise<CliHandler>;
+
+/**
+ * One handler per catalog entry with a CLI form; the type makes a missing one a compile error.
+ * Each is loaded on demand: a command module builds its operation's schemas when it is first
+ * imported, so `loopx quota should-run` loads (and pays for) the quota commands only, not every
+ * command's. The bundle (scripts/build.mjs) keeps these `import()`s lazy: esbuild wraps each
+ * command module and what only it uses in an initializer that runs on the first import.
+ */
+export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
+  showCommands: () => import('./showCommands.js').then((m) => m.showCommandsCommand),
+  validateRegistry: () => import('./registry.js').then((m) => m.validateRegistryCommand),
+  createGoal: () => import('./bootstrap.js').then((m) => m.bootstrapCommand),
+  registryPrivacy: () => import('./privacy.js').then((m) => m.registryPrivacyCommand),
+  syncGlobal: () => import('./syncGlobal.js').then((m) => m.syncGlobalCommand),
+  agentOnboard: () => import('./agentOnboard.js').then((m) => m.agentOnboardCommand),
+  registerAgent: () => import('./registerAgent.js').then((m) => m.registerAgentCommand),
+  configureGoal: () => import('./configureGoal.js').then((m) => m.configureGoalCommand),
+  archiveRuntime: () => import('./archiveRuntime.js').then((m) => m.archiveRuntimeCommand),
+  todoAdd: () => import('./todo.js').then((m) => m.todoAddCommand),
+  todoList: () => import('./todo.js').then((m) => m.todoListCommand),
+  todoClaim: () => import('./todo.js').then((m) => m.todoClaimCommand),
+  todoUpdate: () => import('./todo.js').then((m) => m.todoUpdateCommand),
+  todoComplete: () => import('./todo.js').then((m) => m.todoCompleteCommand),
+  todoSupersede: () => import('./todo.js').then((m) => m.todoSupersedeCommand),
+  todoDefer: () => import('./todo.js').then((m) => m.todoDeferCommand),
+  taskLeaseAcquire: () => import('./taskLease.js').then((m) => m.taskLeaseAcquireCommand),
+  taskLeaseRenew: () => import('./taskLease.js').then((m) => m.taskLeaseRenewCommand),
+  taskLeaseTransfer: () => import('./taskLease.js').then((m) => m.taskLeaseTransferCommand),
+  taskLeaseRelease: () => import('./taskLease.js').then((m) => m.taskLeaseReleaseCommand),
+  taskLeaseInspect: () => import('./taskLease.js').then((m) => m.taskLeaseInspectCommand),
+  status: () => import('./status.js').then((m) => m.statusCommand),
+  globalSummary: () => import('./globalViews.js').then((m) => m.globalSummaryCommand),
+  globalGates: () => import('./globalViews.js').then((m) => m.globalGatesCommand),
+  globalTodos: () => import('./globalViews.js').then((m) => m.globalTodosCommand),
+  globalRisks: () => import('./globalViews.js').then((m) => m.globalRisksCommand),
+  serveStatus: () => import('./serveStatus.js').then((m) => m.serveStatusCommand),
+  slashCommands: () => import('./slashCommands.js').then((m) => m.slashCommandsCommand),
+  refreshState: () => import('./refreshState.js').then((m) => m.refreshStateCommand),
+  heartbeatPrompt: () => import('./heartbeatPrompt.js').then((m) => m.heartbeatPromptCommand),
+  quotaPlan: () => import('./quota.js').then((m) => m.quotaPlanCommand),
+  evidenceLog: () => import('./evidenceLog.js').then((m) => m.evidenceLogCommand),
+  quotaStatus: () => import('./quota.js').then((m) => m.quotaStatusCommand),
+  quotaShouldRun: () => import('./quota.js').then((m) => m.quotaShouldRunCommand),
+  quotaSpendSlot: () => import('./quota.js').then((m) => m.quotaSpendSlotCommand),
+  quotaVoidSlot: () => import('./quota.js').then((m) => m.quotaVoidSlotCommand),
+  quotaHistory: () => import('./quota.js').then((m) => m.quotaHistoryCommand),
+  pauseGoal: () => import('./goalStopFlag.js').then((m) => m.pauseGoalCommand),
+  resumeGoal: () => import('./goalStopFlag.js').then((m) => m.resumeGoalCommand),
+  turnPlan: () => import('./turn.js').then((m) => m.turnPlanCommand),
+  turnRunOnce: () => import('./turn.js').then((m) => m.turnRunOnceCommand),
+  turnLoop: () => import('./turn.js').then((m) => m.turnLoopCommand),
+  turnInspectJournal: () => import('./turn.js').then((m) => m.turnInspectJournalCommand),
 };

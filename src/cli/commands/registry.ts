@@ -1,15 +1,7 @@
-import * as os from 'node:os';
 import { validateRegistry, type RegistryValidationOutput } from '../../core/ops/registry';
 import type { MissingRegistry, RegistryValidation } from '../../core/registry/validate';
-import type { CliContext } from '../context';
 import { operationCommand } from '../operationHandler';
 import { markdownTable } from '../output';
-
-/** The user's home directory as this invocation sees it: `HOME` of the CLI's env, else the OS's. */
-export function cliHomeDir(ctx: CliContext): string {
-  const home = ctx.env['HOME'];
-  return home !== undefined && home !== '' ? home : os.homedir();
-}
 
 /** `loopx registry`: the registry validation operation (a missing registry is `ok:false`, exit 1). */
 export const validateRegistryCommand = operationCommand(validateRegistry, (result: RegistryValidationOutput) =>

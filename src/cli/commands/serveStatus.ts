@@ -8,9 +8,8 @@ import {
   STATUS_PATH,
   type ListeningStatusServer,
 } from '../../core/server/statusServer';
-import type { CliContext, CommandOutput } from '../context';
+import { cliHomeDir, type CliContext, type CommandOutput } from '../context';
 import type { CliHandler } from './index';
-import { cliHomeDir } from './registry';
 import { numericOption } from '../numbers';
 
 export const STATUS_TOKEN_ENV = 'LOOPX_STATUS_TOKEN';

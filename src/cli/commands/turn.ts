@@ -1,6 +1,3 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   turnInspectJournal,
   turnLoop,
@@ -21,17 +18,6 @@ import { markdownTable } from '../output';
  * `plan` and `inspect-journal` only read; `run-once` previews unless `--execute`; `loop` runs.
  * Progress events go to stderr, so `--format json` still prints one JSON object on stdout.
  */
-
-/** How this CLI starts the built-in demo agent when it runs from source: its entry script under the tsx loader. */
-export function sourceDemoAgentArgv(): string[] | undefined {
-  const source = path.resolve(__dirname, '..', '..', 'core', 'executors', 'demoAgentMain.ts');
-  if (!fs.existsSync(source)) return undefined;
-  try {
-    return [process.execPath, '--import', pathToFileURL(require.resolve('tsx')).href, source];
-  } catch {
-    return undefined;
-  }
-}
 
 /** One line per event for the terminal. */
 export function eventLine(event: TurnEvent): string {

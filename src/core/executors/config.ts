@@ -6,6 +6,9 @@ import { createCodexExecutor } from './codex';
 import { createCommandExecutor, type ProcessAgentExecutor } from './command';
 import { ENV_NAME_PATTERN } from './process';
 import type { AgentExecutor } from './types';
+import { installedDemoAgent } from './installedDemoAgent';
+
+export { installDemoAgent } from './installedDemoAgent';
 
 /**
  * How an agent is run, configured per agent in the registry:
@@ -127,21 +130,9 @@ export interface ExecutorFactoryContext {
   demoAgentArgv?: readonly string[];
 }
 
-let installedDemoAgentArgv: readonly string[] | undefined;
-
-/**
- * How this host starts the built-in demo agent, set once by the composition root (the CLI's main,
- * the extension's activation): the only part of a host that knows where its bundles are installed.
- */
-export function installDemoAgent(argv: readonly string[] | undefined): readonly string[] | undefined {
-  const previous = installedDemoAgentArgv;
-  installedDemoAgentArgv = argv === undefined ? undefined : [...argv];
-  return previous;
-}
-
 /** Builds the executor an agent's configuration describes. */
 export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFactoryContext = {}): AgentExecutor {
-  const demoAgentArgv = context.demoAgentArgv ?? installedDemoAgentArgv;
+  const demoAgentArgv = context.demoAgentArgv ?? installedDemoAgent();
   const common = {
     ...(config.env_allowlist !== undefined ? { envAllowlist: config.env_allowlist } : {}),
     ...(config.max_output_bytes !== undefined ? { maxOutputBytes: config.max_output_bytes } : {}),

@@ -19,15 +19,7 @@ import { renderTurnPrompt } from '../protocol/prompt';
  * Usage is an estimate (characters / 4, as Cline does) and says so.
  */
 
-export const DEMO_AGENT_BUNDLE = 'demoAgent.js';
-
-/**
- * How to start the bundled demo agent: the build writes src/core/executors/demoAgentMain.ts to
- * `<bundleDir>/demoAgent.js` (from source, run demoAgentMain.ts under tsx instead).
- */
-export function demoAgentArgv(bundleDir: string): string[] {
-  return [process.execPath, path.join(bundleDir, DEMO_AGENT_BUNDLE)];
-}
+export { DEMO_AGENT_BUNDLE, demoAgentArgv } from './installedDemoAgent';
 
 interface Note {
   file: string;

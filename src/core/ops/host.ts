@@ -1,26 +1,12 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { installDemoAgent } from '../executors/config';
-import { DEMO_AGENT_BUNDLE, demoAgentArgv } from '../executors/demoAgent';
 import type { ExecutorConfig } from '../executors/config';
 import { writeScopeForGoal } from '../registry/agentIds';
 import { loadTurnGoal } from '../turn/context';
 import { quotaGoalOf, resolveGoal } from './goalHandle';
 import type { OperationEnvironment } from './operation';
 
-/**
- * What a host's composition root (the CLI's main, the extension's activation) sets up once before
- * any operation runs: where the built-in demo agent is installed. Operations never take it as an
- * argument.
- */
-
-/**
- * The demo agent is the bundle `demoAgent.js` in `bundleDir`; when that bundle is absent (run from
- * source), `fallback` says how to start it instead, or nothing when the demo agent is unavailable.
- */
-export function installDemoAgentFrom(bundleDir: string, fallback?: () => readonly string[] | undefined): void {
-  installDemoAgent(fs.existsSync(path.join(bundleDir, DEMO_AGENT_BUNDLE)) ? demoAgentArgv(bundleDir) : fallback?.());
-}
+// The composition root's set-up (where the demo agent is installed) lives in hostSetup.ts, which
+// loads nothing else; it is re-exported here for hosts that take everything from this module.
+export { installDemoAgentFrom } from './hostSetup';
 
 // What an editor host needs to run agents in-process (the vscode-lm preset): the executor factory
 // contract, the default factory for the process presets, and the surface-neutral rules of a

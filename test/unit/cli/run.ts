@@ -1,6 +1,6 @@
 import { fixedClock } from '../../../src/core/clock';
 import { runCli } from '../../../src/cli/program';
-import { sourceDemoAgentArgv } from '../../../src/cli/commands/turn';
+import { sourceDemoAgentArgv } from '../../../src/cli/demoAgentSource';
 import { installDemoAgent } from '../../../src/core/executors/config';
 
 // This harness is the in-process CLI's composition root (src/cli/main.ts is the real one).

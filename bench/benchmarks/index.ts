@@ -2,6 +2,7 @@ import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
 import { extensionActivation } from './extension';
+import { globalSummaryAgents } from './globalViews';
 import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
@@ -29,6 +30,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   statusCli,
   statusCliWarm,
   statusInProcess,
+  globalSummaryAgents,
   quotaShouldRunCli,
   quotaShouldRunInProcess,
   refreshStateCli,

@@ -81,6 +81,8 @@ export class StatusSource {
   private version = 0;
   private readonly goalBodyCache = new Map<string, { version: number; detail: CachedBody; projection: CachedBody }>();
   private scrubContext: ScrubContext;
+  /** Scrubbed goal entries of the last build by their raw JSON, under the scrub context they were scrubbed with. */
+  private scrubbedEntries: { context: string; byJson: Map<string, unknown> } = { context: '', byJson: new Map() };
 
   constructor(private readonly options: StatusSourceOptions) {
     this.registryPath = path.resolve(options.registryPath);
@@ -200,10 +202,10 @@ export class StatusSource {
       homeDir: this.options.homeDir,
       runtimeRoot: payload.runtime_root,
     };
-    const served = scrubValue(
-      { ...payload, ...(this.options.dashboardApi ? { local_dashboard_api: this.options.dashboardApi } : {}) },
-      this.scrubContext,
-    );
+    const served = this.scrubPayload({
+      ...payload,
+      ...(this.options.dashboardApi ? { local_dashboard_api: this.options.dashboardApi } : {}),
+    });
     const items = new Map(goalItems(served).map((item) => [item.goal_id, item]));
     const quota = {
       ok: true,
@@ -221,6 +223,39 @@ export class StatusSource {
       payload: served,
       items,
       bodies: { status: await cachedBody(served), quota: await cachedBody(quota) },
+    };
+  }
+
+  /**
+   * `scrubValue(payload)`, scrubbing again only the goal entries (attention queue items, run history
+   * goals) whose raw JSON changed since the last build: after a one-goal change the other entries
+   * are taken from the last build. Scrubbing is local to each string (an array element is scrubbed
+   * the same alone or inside the payload), so the result is the same value as scrubbing the whole.
+   */
+  private scrubPayload<T extends StatusPayload>(payload: T): T {
+    const context = this.scrubContext;
+    const contextKey = JSON.stringify(context);
+    const previous =
+      this.scrubbedEntries.context === contextKey ? this.scrubbedEntries.byJson : new Map<string, unknown>();
+    const next = new Map<string, unknown>();
+    const entry = <E>(value: E): E => {
+      const json = JSON.stringify(value);
+      let scrubbed = next.get(json) ?? previous.get(json);
+      if (scrubbed === undefined) scrubbed = scrubValue(value, context);
+      next.set(json, scrubbed);
+      return scrubbed as E;
+    };
+    const { attention_queue: queue, run_history: history } = payload;
+    const shell = scrubValue(
+      { ...payload, attention_queue: { ...queue, items: [] }, run_history: { ...history, goals: [] } },
+      context,
+    );
+    this.scrubbedEntries = { context: contextKey, byJson: next };
+    // Assigning keys the shell already has keeps their place, so the serialized order is the payload's.
+    return {
+      ...shell,
+      attention_queue: { ...shell.attention_queue, items: queue.items.map(entry) },
+      run_history: { ...shell.run_history, goals: history.goals.map(entry) },
     };
   }
 

@@ -47,7 +47,9 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 async function main(): Promise<void> {
   const registry = path.join(dir, '.loopx', 'registry.json');
-  const doc = JSON.parse(fs.readFileSync(registry, 'utf8')) as { goals: { id: string; repo: string; state_file: string }[] };
+  const doc = JSON.parse(fs.readFileSync(registry, 'utf8')) as {
+    goals: { id: string; repo: string; state_file: string }[];
+  };
   const goal = doc.goals[Math.floor(doc.goals.length / 2)];
   if (goal === undefined) throw new Error('no goals');
   const stateFile = path.isAbsolute(goal.state_file) ? goal.state_file : path.join(goal.repo, goal.state_file);

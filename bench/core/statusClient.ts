@@ -124,6 +124,7 @@ export async function freshness(
       if (reflects(decode(answer.body))) return { ms: performance.now() - written, stale };
     }
     stale += 1;
-    if (performance.now() - written > timeoutMs) throw new Error(`${url} did not reflect the change within ${timeoutMs} ms`);
+    if (performance.now() - written > timeoutMs)
+      throw new Error(`${url} did not reflect the change within ${timeoutMs} ms`);
   }
 }

@@ -216,7 +216,8 @@ export class LiveStatusModel {
     this.fingerprint = fingerprint ?? '';
     this.snapshot = snapshot;
     if (!this.closed && this.options.watch === true && snapshot.ok) this.syncWatchers(snapshot.targets);
-    const diff = diffSnapshots(previous, snapshot);
+    // Comparing every item costs a serialization of both snapshots: only done when someone listens (the CLI's server does not).
+    const diff = this.listeners.size === 0 ? null : diffSnapshots(previous, snapshot);
     if (diff !== null) {
       diff.newRuns = await this.newRunsOf(previous, snapshot);
       for (const listener of [...this.listeners]) listener(diff);

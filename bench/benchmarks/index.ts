@@ -11,7 +11,7 @@ import { registryValidate } from './registryValidate';
 import { runIndexRead } from './runIndexRead';
 import { stateProjectAll } from './stateProjectAll';
 import { statusCli, statusCliWarm, statusInProcess } from './status';
-import { statusServerHealthz, statusServerStatusJson } from './statusServer';
+import { statusServerFreshness, statusServerHealthz, statusServerStatusJson } from './statusServer';
 import { turnLoopGrowth, turnOverhead } from './turn';
 
 /**
@@ -40,6 +40,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   turnLoopGrowth,
   statusServerStatusJson,
   statusServerHealthz,
+  statusServerFreshness,
   extensionActivation,
 ];
 

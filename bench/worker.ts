@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     buildDir: input.buildDir,
     tmpDir,
     homeDir: os.homedir(),
+    caseLabel: input.caseLabel,
   };
   try {
     collectGarbage();

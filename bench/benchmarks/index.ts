@@ -2,6 +2,7 @@ import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
 import { extensionActivation } from './extension';
+import { globalSummaryAgents } from './globalViews';
 import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
@@ -10,7 +11,7 @@ import { registryValidate } from './registryValidate';
 import { runIndexRead } from './runIndexRead';
 import { stateProjectAll } from './stateProjectAll';
 import { statusCli, statusCliWarm, statusInProcess } from './status';
-import { statusServerHealthz, statusServerStatusJson } from './statusServer';
+import { statusServerFreshness, statusServerHealthz, statusServerStatusJson } from './statusServer';
 import { turnLoopGrowth, turnOverhead } from './turn';
 
 /**
@@ -29,6 +30,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   statusCli,
   statusCliWarm,
   statusInProcess,
+  globalSummaryAgents,
   quotaShouldRunCli,
   quotaShouldRunInProcess,
   refreshStateCli,
@@ -38,6 +40,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   turnLoopGrowth,
   statusServerStatusJson,
   statusServerHealthz,
+  statusServerFreshness,
   extensionActivation,
 ];
 

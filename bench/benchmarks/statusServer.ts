@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { SIZES } from '../workspace/generate';
-import { requireWorkspace } from '../core/files';
+import { requireWorkspace, stateFiles } from '../core/files';
+import { freshness } from '../core/statusClient';
 import { round, summarize } from '../core/stats';
 import type { BenchCase, BenchContext, Prepared, RunnableBenchmark } from '../core/types';
 
@@ -267,4 +269,107 @@ export const statusServerHealthz: RunnableBenchmark = {
   ],
   prepare: async (ctx) => prepareServer(ctx, HEALTHZ),
   prepareBaseline: async (ctx) => prepareRawServer(ctx, HEALTHZ),
+};
+
+/** The state file of the goal in the middle of the workspace, and a text that puts `marker` first in its Next Action. */
+function probeState(ctx: BenchContext): { file: string; original: string; withMarker: (marker: string) => string } {
+  const files = stateFiles(requireWorkspace(ctx.workspace));
+  const file = files[Math.floor(files.length / 2)];
+  if (file === undefined) throw new Error('the workspace has no state file');
+  const original = fs.readFileSync(file, 'utf8');
+  if (!original.includes('## Next Action\n')) throw new Error(`${file} has no Next Action section`);
+  return {
+    file,
+    original,
+    withMarker: (marker) => original.replace('## Next Action\n', `## Next Action\n- ${marker}\n`),
+  };
+}
+
+/**
+ * Freshness of `/status.json` after a one-goal change: each run rewrites one goal's state file
+ * (temp file + rename, as LoopX writes it) and polls `/status.json` (gzip, one keep-alive
+ * connection, back to back) until a response with a new ETag shows the change; the run's figure
+ * is the time from the rename to that response (watcher latency + rebuild of one goal + serializing).
+ */
+export const statusServerFreshness: RunnableBenchmark = {
+  kind: 'process',
+  name: 'status-server-freshness',
+  title: 'Status server: `/status.json` fresh after a one-goal change',
+  description:
+    "rewrite one goal's state file, then poll GET /status.json (gzip) until the body shows the change; time from the rename to that response (the figure is measured by the client, not the harness)",
+  baselineDescription:
+    'fs.watch on the same folder: time from the same rename to the watch event and a re-read of the file (the watcher floor)',
+  requiresCli: 'serve-status',
+  cases: [loadCase('M', 'M', 7)],
+  unitLabel: 'goals',
+  units: (shape) => shape?.goals ?? 0,
+  targets: [
+    {
+      caseLabel: 'M',
+      metric: 'median_ms',
+      limit: 100,
+      text: '`/status.json` on M fresh within 100 ms of a one-goal change',
+    },
+  ],
+  prepare: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    const probe = probeState(ctx);
+    const served = await startServer(
+      [ctx.cliPath, '--registry', workspace.registryPath, 'serve-status', '--port', '0'],
+      {
+        LOOPX_STATUS_TOKEN: TOKEN,
+        LOOPX_NOW: workspace.now,
+      },
+    );
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const headers = headersOf(STATUS_JSON);
+    let runs = 0;
+    let stale = 0;
+    return {
+      run: async () => {
+        const marker = `bench-fresh-${process.pid}-${runs++}`;
+        const fresh = await freshness(
+          agent,
+          `${served.origin}/status.json`,
+          headers,
+          probe.file,
+          probe.withMarker(marker),
+          (body) => JSON.stringify(body['attention_queue'] ?? {}).includes(marker),
+        );
+        stale += fresh.stale;
+        return { measuredMs: fresh.ms, childPeakRssMb: peakRssMb(served.child.pid) };
+      },
+      verify: async () =>
+        `${runs} changes, each seen in /status.json; ${stale} stale response(s) served while rebuilding`,
+      cleanup: async () => {
+        agent.destroy();
+        fs.writeFileSync(probe.file, probe.original);
+        await stopServer(served);
+      },
+    };
+  },
+  prepareBaseline: async (ctx) => {
+    const probe = probeState(ctx);
+    let runs = 0;
+    return {
+      run: async () => {
+        const text = probe.withMarker(`bench-fresh-raw-${runs++}`);
+        const seen = new Promise<void>((resolve) => {
+          const watcher = fs.watch(path.dirname(probe.file), () => {
+            watcher.close();
+            resolve();
+          });
+        });
+        const temp = `${probe.file}.raw-${process.pid}.tmp`;
+        fs.writeFileSync(temp, text);
+        fs.renameSync(temp, probe.file);
+        const written = performance.now();
+        await seen;
+        if (!fs.readFileSync(probe.file, 'utf8').includes('bench-fresh-raw-'))
+          throw new Error('re-read missed the change');
+        return { measuredMs: performance.now() - written };
+      },
+      cleanup: async () => fs.writeFileSync(probe.file, probe.original),
+    };
+  },
 };

@@ -22,6 +22,8 @@ export interface BenchContext {
   /** A scratch folder for this case, removed afterwards. */
   tmpDir: string;
   homeDir: string;
+  /** The label of the case being run (benchmarks that make their own files pick their shape by it). */
+  caseLabel?: string;
 }
 
 /** What one timed run may report besides its duration. */

@@ -60,6 +60,13 @@ function agentReferenceOf(entry: Readonly<Record<string, unknown>>): unknown {
   return null;
 }
 
+/** Membership in a roster: a Set once the roster is long enough for a scan to cost more than building it. */
+export function registeredLookup(registered: readonly string[]): (agentId: string) => boolean {
+  if (registered.length <= 16) return (agentId) => registered.includes(agentId);
+  const set = new Set(registered);
+  return (agentId) => set.has(agentId);
+}
+
 /**
  * The registered agents of a goal: the ordered union of `coordination.registered_agents`, the
  * legacy top-level `registered_agents` and the legacy `spawn_policy.registered_agents`. The legacy

@@ -64,7 +64,14 @@ export interface StatusSourceOptions {
 export const DEFAULT_STATUS_TTL_MS = 5_000;
 
 export async function cachedBody(value: unknown): Promise<CachedBody> {
-  const json = Buffer.from(JSON.stringify(value), 'utf8');
+  return cachedBodyOf(Buffer.from(JSON.stringify(value), 'utf8'));
+}
+
+/** Markers standing for the goal entries in the serialized shell of /status.json (control characters: no scrubber rule touches them, no entry holds them). */
+const ITEMS_MARKER = '\u0000loopx-attention-items\u0000';
+const GOALS_MARKER = '\u0000loopx-run-history-goals\u0000';
+
+async function cachedBodyOf(json: Buffer): Promise<CachedBody> {
   return {
     json,
     gzip: await gzipAsync(json),
@@ -81,6 +88,11 @@ export class StatusSource {
   private version = 0;
   private readonly goalBodyCache = new Map<string, { version: number; detail: CachedBody; projection: CachedBody }>();
   private scrubContext: ScrubContext;
+  /** Scrubbed goal entries of the last build by their raw JSON, under the scrub context they were scrubbed with. */
+  private scrubbedEntries: { context: string; byJson: Map<string, { value: unknown; json: string }> } = {
+    context: '',
+    byJson: new Map(),
+  };
 
   constructor(private readonly options: StatusSourceOptions) {
     this.registryPath = path.resolve(options.registryPath);
@@ -200,10 +212,10 @@ export class StatusSource {
       homeDir: this.options.homeDir,
       runtimeRoot: payload.runtime_root,
     };
-    const served = scrubValue(
-      { ...payload, ...(this.options.dashboardApi ? { local_dashboard_api: this.options.dashboardApi } : {}) },
-      this.scrubContext,
-    );
+    const { served, json: statusJson } = this.scrubPayload({
+      ...payload,
+      ...(this.options.dashboardApi ? { local_dashboard_api: this.options.dashboardApi } : {}),
+    });
     const items = new Map(goalItems(served).map((item) => [item.goal_id, item]));
     const quota = {
       ok: true,
@@ -220,8 +232,63 @@ export class StatusSource {
       version,
       payload: served,
       items,
-      bodies: { status: await cachedBody(served), quota: await cachedBody(quota) },
+      bodies: { status: await cachedBodyOf(statusJson), quota: await cachedBody(quota) },
     };
+  }
+
+  /**
+   * `scrubValue(payload)`, scrubbing again only the goal entries (attention queue items, run history
+   * goals) whose raw JSON changed since the last build: after a one-goal change the other entries
+   * are taken from the last build. Scrubbing is local to each string (an array element is scrubbed
+   * the same alone or inside the payload), so the result is the same value as scrubbing the whole.
+   */
+  private scrubPayload<T extends StatusPayload>(payload: T): { served: T; json: Buffer } {
+    const context = this.scrubContext;
+    const contextKey = JSON.stringify(context);
+    const previous =
+      this.scrubbedEntries.context === contextKey
+        ? this.scrubbedEntries.byJson
+        : new Map<string, { value: unknown; json: string }>();
+    const next = new Map<string, { value: unknown; json: string }>();
+    const entry = (value: unknown): { value: unknown; json: string } => {
+      const raw = JSON.stringify(value);
+      let scrubbed = next.get(raw) ?? previous.get(raw);
+      if (scrubbed === undefined) {
+        const clean = scrubValue(value, context);
+        scrubbed = { value: clean, json: JSON.stringify(clean) };
+      }
+      next.set(raw, scrubbed);
+      return scrubbed;
+    };
+    const { attention_queue: queue, run_history: history } = payload;
+    const items = queue.items.map(entry);
+    const goals = history.goals.map(entry);
+    // The shell holds one marker string per array; its serialization has the entries' JSON spliced in.
+    const shell = scrubValue(
+      {
+        ...payload,
+        attention_queue: { ...queue, items: [ITEMS_MARKER] },
+        run_history: { ...history, goals: [GOALS_MARKER] },
+      },
+      context,
+    );
+    this.scrubbedEntries = { context: contextKey, byJson: next };
+    const shellJson = JSON.stringify(shell);
+    const splice = (text: string | null, marker: string, parts: { json: string }[]): string | null => {
+      const needle = `[${JSON.stringify(marker)}]`;
+      const at = text === null ? -1 : text.indexOf(needle);
+      if (text === null || at < 0 || text.includes(needle, at + 1)) return null;
+      return `${text.slice(0, at)}[${parts.map((part) => part.json).join(',')}]${text.slice(at + needle.length)}`;
+    };
+    const spliced = splice(splice(shellJson, ITEMS_MARKER, items), GOALS_MARKER, goals);
+    // Assigning keys the shell already has keeps their place, so the object's key order is the payload's.
+    const served = {
+      ...shell,
+      attention_queue: { ...shell.attention_queue, items: items.map((item) => item.value) },
+      run_history: { ...shell.run_history, goals: goals.map((goal) => goal.value) },
+    } as T;
+    // A marker found other than once (text of the shell holding one) falls back to serializing the whole.
+    return { served, json: Buffer.from(spliced ?? JSON.stringify(served), 'utf8') };
   }
 
   private async failedBody(error: string, version: number): Promise<StatusSnapshot> {

@@ -1,4 +1,4 @@
-import { normalizeAgentId } from '../registry/agentIds';
+import { normalizeAgentId, registeredLookup } from '../registry/agentIds';
 import { TERMINAL_STATUSES, type StateDocument, type TodoItem } from './document';
 
 /**
@@ -65,20 +65,31 @@ export function todoContractDiagnostics(
   registeredAgents: readonly string[],
 ): TodoContractDiagnostic[] {
   const out: TodoContractDiagnostic[] = [];
+  // A goal may register 50,000 agents: one Set for the membership checks, the roster joined once and only for a message.
+  let rosterText: string | undefined;
+  const roster: Roster = {
+    empty: registeredAgents.length === 0,
+    count: registeredAgents.length,
+    has: registeredLookup(registeredAgents),
+    text: () => (rosterText ??= registeredAgents.join(', ')),
+  };
   for (const todo of doc.todos) {
     const add = (code: TodoContractCode, message: string): void => {
       out.push({ code, severity: 'error', todo_id: todo.todoId, line: todo.line + 1, message });
     };
-    checkTodo(todo, registeredAgents, add);
+    checkTodo(todo, roster, add);
   }
   return out;
 }
 
-function checkTodo(
-  todo: TodoItem,
-  registered: readonly string[],
-  add: (code: TodoContractCode, message: string) => void,
-): void {
+interface Roster {
+  empty: boolean;
+  count: number;
+  has(agentId: string): boolean;
+  text(): string;
+}
+
+function checkTodo(todo: TodoItem, registered: Roster, add: (code: TodoContractCode, message: string) => void): void {
   const meta = todo.meta;
   const id = todo.todoId;
   const where = `(line ${todo.line + 1}: ${todo.title})`;
@@ -111,7 +122,7 @@ function checkTodo(
       'todo_executor_exclusion_scope_invalid',
       `${todo.role} todo ${id} uses excluded_agents; executor exclusions are only valid for agent todos ${where}`,
     );
-  const unknownExcluded = registered.length === 0 ? [] : excluded.filter((agent) => !registered.includes(agent));
+  const unknownExcluded = registered.empty ? [] : excluded.filter((agent) => !registered.has(agent));
   if (todo.role === 'agent' && unknownExcluded.length > 0)
     add(
       'todo_excludes_unregistered_agent',
@@ -125,7 +136,7 @@ function checkTodo(
   const isGate = taskClass === 'user_gate';
   const effectiveBound = boundAgent ?? (isGate ? blocksAgent : null) ?? claimedBy;
   const effectiveGoalBound = goalBound || (globalGate && isGate);
-  const multiAgent = registered.length > 1;
+  const multiAgent = registered.count > 1;
   if (taskClass !== 'user_action' && taskClass !== 'user_gate')
     add(
       'user_todo_task_class_missing',
@@ -161,20 +172,20 @@ function checkTodo(
       'agent_user_gate_response_binding_mismatch',
       `agent-scoped user_gate todo ${id} must bind to blocks_agent='${blocksAgent}', not bound_agent='${boundAgent}' ${where}`,
     );
-  else if (boundAgent !== null && registered.length > 0 && !registered.includes(boundAgent))
+  else if (boundAgent !== null && !registered.empty && !registered.has(boundAgent))
     add(
       'user_todo_bound_agent_unregistered',
-      `open user todo ${id} has bound_agent='${boundAgent}', which is not registered for this goal (registered_agents=${registered.join(', ')}) ${where}`,
+      `open user todo ${id} has bound_agent='${boundAgent}', which is not registered for this goal (registered_agents=${registered.text()}) ${where}`,
     );
   else if (multiAgent && effectiveBound === null && !effectiveGoalBound)
     add(
       'multi_agent_user_todo_missing_response_scope',
       `open user todo ${id} in multi-agent goal requires bound_agent=<registered-agent> or goal_bound=true ${where}`,
     );
-  else if (isGate && blocksAgent !== null && registered.length > 0 && !registered.includes(blocksAgent))
+  else if (isGate && blocksAgent !== null && !registered.empty && !registered.has(blocksAgent))
     add(
       'user_gate_blocks_unregistered_agent',
-      `open user_gate todo ${id} has blocks_agent='${blocksAgent}', which is not registered for this goal (registered_agents=${registered.join(', ')}) ${where}`,
+      `open user_gate todo ${id} has blocks_agent='${blocksAgent}', which is not registered for this goal (registered_agents=${registered.text()}) ${where}`,
     );
   else if (isGate && multiAgent && blocksAgent === null && !globalGate)
     add(

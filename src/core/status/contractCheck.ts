@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import type { StateDocument, TodoItem } from '../state/document';
 import { normalizeHeadingTitle } from '../state/sections';
+import { registeredLookup } from '../registry/agentIds';
 
 /**
  * LoopX's contract check as `loopx status` runs it: per-todo metadata rules of each goal's state
@@ -136,6 +137,10 @@ export interface TodoContractInput {
 export function todoContractDiagnostics(doc: StateDocument, input: TodoContractInput): ContractDiagnostic[] {
   const diagnostics: ContractDiagnostic[] = [];
   const registered = input.registeredAgents;
+  // A goal may register 50,000 agents: membership is a Set lookup and the roster text is joined once, only for a message.
+  const isRegistered = registeredLookup(registered);
+  let rosterText: string | undefined;
+  const list = (): string => (rosterText ??= registered.join(', '));
   const goal = input.goalId;
   const add = (code: string, message: string): void => {
     diagnostics.push({ code, message: `${goal}: ${message}` });
@@ -197,7 +202,7 @@ export function todoContractDiagnostics(doc: StateDocument, input: TodoContractI
         'todo_executor_exclusion_scope_invalid',
         `${role ?? 'unscoped'} todo ${todoId} uses excluded_agents; executor exclusions are only valid for agent todos`,
       );
-    const unknownExcluded = excluded.agents.filter((agent) => registered.length > 0 && !registered.includes(agent));
+    const unknownExcluded = excluded.agents.filter((agent) => registered.length > 0 && !isRegistered(agent));
     if (role === 'agent' && unknownExcluded.length > 0)
       add(
         'todo_excludes_unregistered_agent',
@@ -213,7 +218,6 @@ export function todoContractDiagnostics(doc: StateDocument, input: TodoContractI
     const isGate = taskClass === USER_GATE;
     const effectiveBoundAgent = boundAgent ?? (isGate ? blocksAgent : null) ?? claimedBy;
     const effectiveGoalBound = goalBound || (globalGate && isGate);
-    const list = registered.join(', ');
     if (taskClass !== USER_GATE && taskClass !== USER_ACTION)
       add(
         'user_todo_task_class_missing',
@@ -249,20 +253,20 @@ export function todoContractDiagnostics(doc: StateDocument, input: TodoContractI
         'agent_user_gate_response_binding_mismatch',
         `agent-scoped user_gate todo ${todoId} must bind to blocks_agent='${blocksAgent}', not bound_agent='${boundAgent}' ${where}`,
       );
-    else if (boundAgent !== null && registered.length > 0 && !registered.includes(boundAgent))
+    else if (boundAgent !== null && registered.length > 0 && !isRegistered(boundAgent))
       add(
         'user_todo_bound_agent_unregistered',
-        `open user todo ${todoId} has bound_agent='${boundAgent}', which is not registered for this goal (registered_agents=${list}, ${where.slice(1)}`,
+        `open user todo ${todoId} has bound_agent='${boundAgent}', which is not registered for this goal (registered_agents=${list()}, ${where.slice(1)}`,
       );
     else if (registered.length > 1 && effectiveBoundAgent === null && !effectiveGoalBound)
       add(
         'multi_agent_user_todo_missing_response_scope',
         `open user todo ${todoId} in multi-agent goal requires bound_agent=<registered-agent> or goal_bound=true ${where}`,
       );
-    else if (isGate && blocksAgent !== null && registered.length > 0 && !registered.includes(blocksAgent))
+    else if (isGate && blocksAgent !== null && registered.length > 0 && !isRegistered(blocksAgent))
       add(
         'user_gate_blocks_unregistered_agent',
-        `open user_gate todo ${todoId} has blocks_agent='${blocksAgent}', which is not registered for this goal (registered_agents=${list}, ${where.slice(1)}`,
+        `open user_gate todo ${todoId} has blocks_agent='${blocksAgent}', which is not registered for this goal (registered_agents=${list()}, ${where.slice(1)}`,
       );
     else if (isGate && registered.length > 1 && blocksAgent === null && !globalGate)
       add(

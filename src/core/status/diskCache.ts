@@ -236,14 +236,16 @@ export class StatusDiskCache {
       loopx_version: LOOPX_VERSION,
       sha256: createHash('sha256').update(body).digest('hex'),
     });
+    // Clean from the moment the body is taken: a change made while the write is under way marks it dirty again.
+    this.dirty = false;
     try {
       await writeFileAtomic(this.file, Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), body]), {
         within,
         syncDirectory: false,
       });
-      this.dirty = false;
       return true;
     } catch {
+      this.dirty = true;
       return false;
     }
   }

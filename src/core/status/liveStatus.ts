@@ -83,6 +83,8 @@ export interface Subscription {
 }
 
 export const DEFAULT_LIVE_TTL_MS = 5_000;
+/** How long after a rebuild the persistent cache is written (rebuilds in a burst write it once). */
+const CACHE_SAVE_DELAY_MS = 100;
 /** Beyond this many watched folders the TTL alone keeps the snapshot fresh. */
 const MAX_WATCHED_DIRS = 2_000;
 
@@ -101,6 +103,9 @@ export class LiveStatusModel {
   /** Which file names in a watched folder are inputs (null: all of them). */
   private readonly filters = new Map<string, ((file: string) => boolean) | null>();
   private closed = false;
+  /** The persistent cache's save of the latest build, run after the snapshot is published (one at a time). */
+  private pendingSave: (() => Promise<boolean>) | undefined;
+  private saveTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LiveStatusOptions) {
     this.registryPath = path.resolve(options.registryPath);
@@ -155,6 +160,7 @@ export class LiveStatusModel {
 
   close(): void {
     this.closed = true;
+    this.flushCacheSave();
     this.listeners.clear();
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
@@ -210,7 +216,8 @@ export class LiveStatusModel {
     this.fingerprint = fingerprint ?? '';
     this.snapshot = snapshot;
     if (!this.closed && this.options.watch === true && snapshot.ok) this.syncWatchers(snapshot.targets);
-    const diff = diffSnapshots(previous, snapshot);
+    // Comparing every item costs a serialization of both snapshots: only done when someone listens (the CLI's server does not).
+    const diff = this.listeners.size === 0 ? null : diffSnapshots(previous, snapshot);
     if (diff !== null) {
       diff.newRuns = await this.newRunsOf(previous, snapshot);
       for (const listener of [...this.listeners]) listener(diff);
@@ -253,6 +260,9 @@ export class LiveStatusModel {
         runtimeRootOverride: this.options.runtimeRootOverride ?? null,
         cache: this.cache,
         persistentCache: this.options.persistentCache ?? true,
+        // Answer first: the cache file is written once the snapshot is out (a rebuild of one goal
+        // would otherwise wait for the whole cache to be serialized and written).
+        deferCacheSave: (save) => this.scheduleCacheSave(save),
         quotaSummary: async (goal, sources) => {
           const summary = await this.quotaCache.summary(goal, {
             registry: sources.registry,
@@ -284,6 +294,25 @@ export class LiveStatusModel {
     } catch (error) {
       return { ok: false, version, registryPath: this.registryPath, error: errorMessage(error) };
     }
+  }
+
+  private scheduleCacheSave(save: () => Promise<boolean>): void {
+    this.pendingSave = save;
+    if (this.closed) {
+      this.flushCacheSave();
+      return;
+    }
+    this.saveTimer ??= setTimeout(() => this.flushCacheSave(), CACHE_SAVE_DELAY_MS);
+    this.saveTimer.unref();
+  }
+
+  private flushCacheSave(): void {
+    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const save = this.pendingSave;
+    this.pendingSave = undefined;
+    // A cache that cannot be written is a miss next time, never an error (save() swallows its failures).
+    if (save !== undefined) void save().catch(() => undefined);
   }
 
   /** Watches the folders of every input; events for unrelated files in them are ignored. */

@@ -161,6 +161,12 @@ export interface StatusRequest {
    * unchanged files are taken from it, and it is saved when anything changed. Off by default.
    */
   persistentCache?: boolean;
+  /**
+   * With the persistent cache: hands its save to the caller instead of awaiting it, so a
+   * long-lived reader (the live model behind the status server and the editor) answers first
+   * and writes the cache after. The CLI awaits the save (it exits right after).
+   */
+  deferCacheSave?: (save: () => Promise<boolean>) => void;
 }
 
 /** What status already read that a quota summary may reuse instead of reading it again. */
@@ -298,7 +304,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         new Set(allTargets.map((t) => t.goalId)),
         new Set(allTargets.map((t) => runIndexPath(t.runtimeRoot, t.goalId))),
       );
-    await disk.save(runtimeRoot);
+    if (request.deferCacheSave !== undefined) request.deferCacheSave(() => disk.save(runtimeRoot));
+    else await disk.save(runtimeRoot);
   }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;

@@ -103,4 +103,31 @@ describe('todo contract diagnostics', () => {
       ],
     );
   });
+  it('a long roster (looked up through a Set) gives the same rules and the full roster in the message', () => {
+    const roster = Array.from({ length: 5_000 }, (_, i) => `agent-${i}`);
+    const diagnostics = todoContractDiagnostics(
+      doc(
+        [
+          'ok1 task_class=user_action bound_agent=agent-4999',
+          'bad1 task_class=user_action bound_agent=agent-5000',
+          'ok2 task_class=user_gate blocks_agent=agent-0',
+          'bad2 task_class=user_gate blocks_agent=stranger',
+        ],
+        ['ok3 claimed_by=agent-1 excluded_agents=agent-2,agent-4999', 'bad3 excluded_agents=agent-3,nobody'],
+      ),
+      roster,
+    );
+    assert.deepEqual(
+      diagnostics.map((d) => [d.code, d.todo_id]),
+      [
+        ['user_todo_bound_agent_unregistered', 'todo_id_bad1'],
+        ['user_gate_blocks_unregistered_agent', 'todo_id_bad2'],
+        ['todo_excludes_unregistered_agent', 'todo_id_bad3'],
+      ],
+    );
+    const full = `(registered_agents=${roster.join(', ')})`;
+    assert.ok(diagnostics[0]?.message.includes(full));
+    assert.ok(diagnostics[1]?.message.includes(full));
+    assert.match(diagnostics[2]?.message ?? '', /excludes unregistered agents: nobody /);
+  });
 });

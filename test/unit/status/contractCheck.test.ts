@@ -128,6 +128,29 @@ describe('contract check: todo rules (LoopX contract.py)', () => {
     assert.match(diagnostic?.message ?? '', /^g: open user todo line:10 requires task_class=user_gate/);
     assert.match(diagnostic?.message ?? '', /state_file=<project>\/state\.md, line=10, text=Review/);
   });
+  it('a long roster (looked up through a Set) gives the same rules and the full roster in the message', () => {
+    const roster = Array.from({ length: 5_000 }, (_, i) => `agent-${i}`);
+    const diagnostics = todoContractDiagnostics(
+      parseStateDocument(
+        stateWith(
+          todo('A', 'todo_id=todo_u001 task_class=user_action bound_agent=agent-4999') +
+            todo('B', 'todo_id=todo_u002 task_class=user_action bound_agent=agent-5000') +
+            todo('C', 'todo_id=todo_u003 task_class=user_gate blocks_agent=agent-0') +
+            todo('D', 'todo_id=todo_u004 task_class=user_gate blocks_agent=stranger'),
+          todo('E', 'todo_id=todo_a001 excluded_agents=agent-3,nobody'),
+        ),
+      ),
+      { goalId: 'g', registeredAgents: roster, stateFileLabel: '<project>/state.md' },
+    );
+    assert.deepEqual(
+      diagnostics.map((d) => d.code),
+      ['user_todo_bound_agent_unregistered', 'user_gate_blocks_unregistered_agent', 'todo_excludes_unregistered_agent'],
+    );
+    const full = `(registered_agents=${roster.join(', ')}, `;
+    assert.ok(diagnostics[0]?.message.includes(full));
+    assert.ok(diagnostics[1]?.message.includes(full));
+    assert.match(diagnostics[2]?.message ?? '', /excludes unregistered agents: nobody$/);
+  });
 });
 
 describe('contract check: index duplicates', () => {

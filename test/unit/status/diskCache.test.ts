@@ -297,4 +297,45 @@ describe('persistent status cache (runtime root)', () => {
     assert.equal(again.disk?.origin, 'missing');
     assert.equal(JSON.stringify(again.payload), JSON.stringify((await status(d, false)).payload));
   });
+  it('a deferred save (the live model) writes nothing until the caller runs it, then the same cache as an awaited save', async () => {
+    const d = demo();
+    const saves: (() => Promise<boolean>)[] = [];
+    const payload = await loadStatus({
+      registryPath: d.registryPath,
+      homeDir: d.dir,
+      cache: new GoalStatusCache(),
+      persistentCache: true,
+      deferCacheSave: (save) => saves.push(save),
+      quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
+    });
+    assert.equal(saves.length, 1);
+    assert.equal(fs.existsSync(d.cacheFile), false, 'nothing written before the caller saves');
+    assert.equal(await saves[0]?.(), true);
+    const warm = await status(d, true);
+    assert.equal(warm.disk?.origin, 'loaded');
+    assert.equal(warm.stateReads, 0);
+    assert.equal(JSON.stringify(warm.payload), JSON.stringify(payload));
+  });
+
+  it('a change made while a save is under way keeps the cache dirty: the next save writes it', async () => {
+    const d = demo();
+    const first = await status(d, true);
+    const disk = first.disk;
+    assert.ok(disk !== undefined);
+    disk.retain(new Set(['tidy-notes']), new Set([d.indexFile]));
+    assert.equal(await disk.save(path.dirname(path.dirname(d.cacheFile))), false, 'nothing changed: no write');
+    // Dropping every item marks the cache dirty; do it while a save is writing.
+    (disk as unknown as { dirty: boolean }).dirty = true;
+    const writing = disk.save(path.dirname(path.dirname(d.cacheFile)));
+    disk.retain(new Set(), new Set());
+    assert.equal(await writing, true);
+    assert.equal(
+      await disk.save(path.dirname(path.dirname(d.cacheFile))),
+      true,
+      'the change during the write is saved',
+    );
+    const reopened = StatusDiskCache.open(d.cacheFile);
+    assert.equal(reopened.origin, 'loaded');
+    assert.deepEqual(Object.keys((reopened as unknown as { body: { items: object } }).body.items), []);
+  });
 });

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fixedClock } from '../../../src/core/clock';
+import { scrubValue } from '../../../src/core/privacy/scrub';
+import { registryProjectRoot } from '../../../src/core/registry/locate';
+import { StatusSource } from '../../../src/core/server/statusSource';
+import { SECRET_GITHUB_TOKEN, seededWorkspace } from './helpers';
+
+/**
+ * The status server scrubs again only the goal entries that changed since its last body; the body
+ * must stay byte-identical to scrubbing the whole payload at once.
+ */
+
+function twoGoals(): { registryPath: string; stateOf: (goalId: string) => string; dir: string } {
+  const seeded = seededWorkspace();
+  const registry = JSON.parse(fs.readFileSync(seeded.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+  const first = registry.goals[0] as Record<string, unknown>;
+  const secondState = path.join(path.dirname(path.dirname(seeded.statePath)), 'other-notes', 'ACTIVE_GOAL_STATE.md');
+  fs.mkdirSync(path.dirname(secondState), { recursive: true });
+  fs.copyFileSync(seeded.statePath, secondState);
+  registry.goals.push({
+    ...first,
+    id: 'other-notes',
+    display_name: 'Other notes',
+    state_file: path.relative(String(first['repo']), secondState),
+  });
+  fs.writeFileSync(seeded.registryPath, JSON.stringify(registry, null, 2));
+  return {
+    dir: seeded.dir,
+    registryPath: seeded.registryPath,
+    stateOf: (goalId) => (goalId === 'tidy-notes' ? seeded.statePath : secondState),
+  };
+}
+
+/** What the body must be: the model's raw payload scrubbed in one piece. */
+async function expectedBody(source: StatusSource, dir: string, registryPath: string): Promise<string> {
+  const live = await source.model.current();
+  assert.ok(live.ok);
+  const context = {
+    projectRoots: [...new Set([registryProjectRoot(registryPath), dir])],
+    homeDir: os.homedir(),
+    runtimeRoot: live.payload.runtime_root,
+  };
+  return JSON.stringify(scrubValue({ ...live.payload, local_dashboard_api: { routes: ['/status.json'] } }, context));
+}
+
+describe('status source: incremental scrubbing', () => {
+  it('after a one-goal change the body equals the whole payload scrubbed at once, and leaks nothing', async () => {
+    const { dir, registryPath, stateOf } = twoGoals();
+    const source = new StatusSource({
+      registryPath,
+      homeDir: os.homedir(),
+      clock: fixedClock('2026-11-28T12:00:00Z'),
+      watch: false,
+      dashboardApi: { routes: ['/status.json'] },
+    });
+    try {
+      const first = await source.current();
+      assert.ok(first.ok);
+      assert.equal(first.bodies.status.json.toString('utf8'), await expectedBody(source, dir, registryPath));
+      const state = stateOf('other-notes');
+      fs.writeFileSync(
+        state,
+        fs
+          .readFileSync(state, 'utf8')
+          .replace('## Next Action\n', `## Next Action\n- Mail ${SECRET_GITHUB_TOKEN} to ${dir}/x\n`),
+      );
+      source.invalidate();
+      const second = await source.current();
+      assert.ok(second.ok);
+      assert.notEqual(second.version, first.version);
+      const body = second.bodies.status.json.toString('utf8');
+      assert.equal(body, await expectedBody(source, dir, registryPath));
+      assert.ok(!body.includes(SECRET_GITHUB_TOKEN));
+      assert.ok(!body.includes(dir));
+    } finally {
+      source.close();
+    }
+  });
+});

@@ -599,7 +599,8 @@ const catalog = [
     key: 'heartbeatPrompt',
     cli: 'heartbeat-prompt',
     title: null,
-    slash: null,
+    slash: '/loopx-heartbeat',
+    slashArguments: '--goal-id <id> --agent-id <agent>',
     scope: 'agent',
     intent:
       'print the task body of one bounded turn for an agent: objective, its todo, open gates, recent evidence, budget left and the result contract',

@@ -34,6 +34,7 @@ import {
   taskLeaseRenewCommand,
   taskLeaseTransferCommand,
 } from './taskLease';
+import { handoffModeSetCommand, handoffModeShowCommand } from './handoffMode';
 import {
   todoAddCommand,
   todoClaimCommand,
@@ -77,6 +78,8 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandler> = {
   todoComplete: todoCompleteCommand,
   todoSupersede: todoSupersedeCommand,
   todoDefer: todoDeferCommand,
+  handoffModeShow: handoffModeShowCommand,
+  handoffModeSet: handoffModeSetCommand,
   taskLeaseAcquire: taskLeaseAcquireCommand,
   taskLeaseRenew: taskLeaseRenewCommand,
   taskLeaseTransfer: taskLeaseTransferCommand,

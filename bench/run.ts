@@ -117,6 +117,7 @@ async function buildHelpers(): Promise<void> {
     worker: 'bench/worker.ts',
     rawRead: 'bench/children/rawRead.ts',
     appendRows: 'bench/children/appendRows.ts',
+    appendEvents: 'bench/children/appendEvents.ts',
   };
   await Promise.all(
     Object.entries(entries).map(([name, entry]) =>

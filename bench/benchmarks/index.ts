@@ -1,5 +1,7 @@
 import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
+import { eventLogAppendContention } from './eventLog';
+import { taskLeaseAcquireCli } from './leases';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
 import { extensionActivation } from './extension';
 import { globalSummaryAgents } from './globalViews';
@@ -24,6 +26,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   stateProjectAll,
   runIndexRead,
   appendContention,
+  eventLogAppendContention,
   cliStartup,
   cliRegistry,
   cliTodoList,
@@ -35,6 +38,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   quotaShouldRunInProcess,
   refreshStateCli,
   refreshStateInProcess,
+  taskLeaseAcquireCli,
   reprojectionOneGoal,
   turnOverhead,
   turnLoopGrowth,

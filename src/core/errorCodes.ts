@@ -31,6 +31,7 @@ export const LOOPX_ERROR_CODES = [
   'goal_not_found', // no goal with that id in the registry
   'goal_registered', // archive: the goal is still in the registry (no --allow-registered)
   'handoff_mode_forbids_lease', // the goal's handoff_mode is soft_claim, which forbids task lease acquire, renew and transfer
+  'handoff_mode_not_quiescent', // handoff-mode set: an open todo is claimed or a task lease is time-active, so the mode cannot change
   'handoff_mode_requires_lease', // hard_lease mode: the change needs the acting agent to hold the todo's active task lease
   'heartbeat_receipt_binding_mismatch', // a turn-scoped step names another todo or replan obligation than its heartbeat receipt binds
   'idempotency_key_reuse', // a task lease idempotency key was reused with other parameters or for a new lease generation
@@ -104,6 +105,7 @@ export const LOOPX_ERROR_CODES = [
   'state_file_not_utf8', // the state file is not valid UTF-8
   'state_file_unreadable', // the state file could not be read
   'state_file_unresolved', // the goal names no state file LoopX can locate
+  'state_frontmatter_missing', // handoff-mode set: the state file has no YAML front matter to hold handoff_mode
   'symlink_loop', // too many symlinks while resolving a path
   'sync_source_is_global', // sync-global was given a global registry as its source
   'task_class_role_mismatch', // a todo's task_class belongs to the other role

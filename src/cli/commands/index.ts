@@ -44,6 +44,8 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   todoComplete: () => import('./todo.js').then((m) => m.todoCompleteCommand),
   todoSupersede: () => import('./todo.js').then((m) => m.todoSupersedeCommand),
   todoDefer: () => import('./todo.js').then((m) => m.todoDeferCommand),
+  handoffModeShow: () => import('./handoffMode.js').then((m) => m.handoffModeShowCommand),
+  handoffModeSet: () => import('./handoffMode.js').then((m) => m.handoffModeSetCommand),
   taskLeaseAcquire: () => import('./taskLease.js').then((m) => m.taskLeaseAcquireCommand),
   taskLeaseRenew: () => import('./taskLease.js').then((m) => m.taskLeaseRenewCommand),
   taskLeaseTransfer: () => import('./taskLease.js').then((m) => m.taskLeaseTransferCommand),

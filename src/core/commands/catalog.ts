@@ -340,6 +340,27 @@ const catalog = [
     menus: [{ on: 'todo', group: '1_change@1' }],
   },
   {
+    key: 'handoffModeShow',
+    cli: 'handoff-mode show',
+    title: null,
+    slash: null,
+    scope: 'goal',
+    intent: "show the goal's handoff mode (legacy, soft_claim or hard_lease) and where it is set",
+    mutation: 'read_only',
+    group: 'Goals and todos',
+  },
+  {
+    key: 'handoffModeSet',
+    cli: 'handoff-mode set',
+    title: null,
+    slash: null,
+    scope: 'goal',
+    intent:
+      "set the goal's handoff mode in its state file (--execute; default preview); refused while a todo is claimed or leased",
+    mutation: 'writes_after_preview',
+    group: 'Goals and todos',
+  },
+  {
     key: 'taskLeaseAcquire',
     cli: 'task-lease acquire',
     title: null,
@@ -599,7 +620,8 @@ const catalog = [
     key: 'heartbeatPrompt',
     cli: 'heartbeat-prompt',
     title: null,
-    slash: null,
+    slash: '/loopx-heartbeat',
+    slashArguments: '--goal-id <id> --agent-id <agent>',
     scope: 'agent',
     intent:
       'print the task body of one bounded turn for an agent: objective, its todo, open gates, recent evidence, budget left and the result contract',

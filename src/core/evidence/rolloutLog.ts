@@ -162,11 +162,14 @@ function asciiString(text: string): string {
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** `event_id`: the first 16 hex digits of sha256 over the row without `event_id` and `recorded_at`. */
+/**
+ * `event_id`: the first 16 hex digits of sha256 over the row without `event_id`. `recorded_at` is part of
+ * it, as in the original since its "rollout event occurrence identity" fix: two observations of the same
+ * thing at different times are two events.
+ */
 export function rolloutEventId(event: Record<string, unknown>): string {
   const stable: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(event))
-    if (key !== 'event_id' && key !== 'recorded_at') stable[key] = value;
+  for (const [key, value] of Object.entries(event)) if (key !== 'event_id') stable[key] = value;
   return createHash('sha256').update(pythonJson(stable), 'utf8').digest('hex').slice(0, 16);
 }
 

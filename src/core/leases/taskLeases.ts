@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { normalizeAgentId, AGENT_ID_RULE } from '../registry/agentIds';
@@ -436,6 +437,8 @@ export interface FenceReceipt {
   version?: number;
   lease_epoch?: number;
   execution_instance_verified?: boolean;
+  /** hard_lease: the fence minted the lease for the acting agent (a user gate's decision). */
+  auto_acquired?: boolean;
   released?: boolean;
 }
 
@@ -452,7 +455,7 @@ export async function withCompletionFence<T>(
   clock: Clock,
   write: () => Promise<T>,
 ): Promise<{ value: T; fence: FenceReceipt }> {
-  const key =
+  const requestedKey =
     input.idempotencyKey === undefined ? undefined : normalizeIdempotencyKey(input.idempotencyKey, 'lease key');
   const file = leasePath(goal, input.todoId);
   return withLeaseLock(
@@ -463,16 +466,32 @@ export async function withCompletionFence<T>(
       const doc = await readGoalDocument(goal);
       const mode = handoffModeOf(goal, doc);
       const todo = todoOf(doc, input.todoId);
-      const lease = await readLease(file);
-      const inForce = lease !== null && effective(goal, doc, lease, input.todoId, now);
+      let lease = await readLease(file);
+      let inForce = lease !== null && effective(goal, doc, lease, input.todoId, now);
       const details = { goal_id: goal.goalId, todo_id: input.todoId, handoff_mode: mode, lease_path: file };
-      if (!inForce) {
-        if (mode === 'hard_lease' && todo !== null && todo.role === 'agent' && todo.status === 'open') {
+      let key = requestedKey;
+      let autoAcquired = false;
+      let previousRecord: TaskLeaseRecord | null = null;
+      if (!inForce && mode === 'hard_lease' && todo !== null && isUserGate(todo) && todo.status === 'open') {
+        // The original's rule: a user gate's decision needs no key carried across the wait for the human. The
+        // fence mints one for the acting agent under this lock, and never displaces a time-active lease.
+        if (!leaseIsActive(lease, now)) {
+          previousRecord = lease;
+          lease = autoAcquireForGate(goal, todo, input, key, lease, now, details);
+          await writeLease(goal, file, lease);
+          key = lease.idempotency_key;
+          inForce = true;
+          autoAcquired = true;
+        }
+      }
+      if (lease === null || !inForce) {
+        // In hard_lease every open todo (agent todos, user actions, gates) needs a lease in force.
+        if (mode === 'hard_lease' && todo !== null && todo.role !== 'archive' && todo.status === 'open') {
           const diverged = lease !== null && leaseIsActive(lease, now);
           throw new LoopxError(
             'handoff_mode_requires_lease',
             diverged
-              ? `goal '${goal.goalId}' uses hard_lease and the lease on ${input.todoId} (held by ${lease.owner ?? '?'}) no longer matches the todo's claim; release or transfer it, or restore claimed_by, before completing`
+              ? `goal '${goal.goalId}' uses hard_lease and the lease on ${input.todoId} (held by ${lease?.owner ?? '?'}) no longer matches the todo's claim; release or transfer it, or restore claimed_by, before completing`
               : `goal '${goal.goalId}' uses hard_lease: completing ${input.todoId} needs an active task lease; acquire one (loopx task-lease acquire) and pass --lease-key and --expected-version`,
             { ...details, reason: diverged ? 'lease_claim_divergence' : 'no_active_lease' },
           );
@@ -533,10 +552,18 @@ export async function withCompletionFence<T>(
           { ...details, lease_owner: lease.owner ?? null, actor_agent_id: actor, lease_version: leaseVersion(lease) },
         );
       }
-      if (input.expectedVersion !== 'current') {
+      // A lease the fence just minted has the version it was given; there is nothing older to compare.
+      if (!autoAcquired && input.expectedVersion !== 'current') {
         assertExpectedVersion(lease, requireExpectedVersion(input.expectedVersion, 'completion'));
       }
-      const value = await write();
+      let value: T;
+      try {
+        value = await write();
+      } catch (error) {
+        // A refused decision leaves no lease behind: the previous record comes back (or none).
+        if (autoAcquired) await restoreLease(goal, file, previousRecord);
+        throw error;
+      }
       const fence: FenceReceipt = {
         schema_version: 'task_lease_v0',
         handoff_mode: mode,
@@ -546,6 +573,7 @@ export async function withCompletionFence<T>(
         version: leaseVersion(lease),
         lease_epoch: leaseEpoch(lease),
         execution_instance_verified: true,
+        ...(autoAcquired ? { auto_acquired: true } : {}),
       };
       try {
         await writeLease(goal, file, releasedLease(lease, clock.now()));
@@ -557,6 +585,57 @@ export async function withCompletionFence<T>(
       return { value, fence };
     },
   );
+}
+
+async function restoreLease(goal: LeaseGoal, file: string, previous: TaskLeaseRecord | null): Promise<void> {
+  if (previous !== null) await writeLease(goal, file, previous);
+  else await fs.promises.rm(file, { force: true });
+}
+
+/** A user todo of class `user_gate` (the original's test: the explicit class, not hints in its text). */
+function isUserGate(todo: TodoItem): boolean {
+  return todo.role === 'user' && (todo.meta['task_class'] ?? '').trim() === 'user_gate';
+}
+
+/**
+ * hard_lease, a user gate decided without a lease: a fresh lease generation for the acting agent (the
+ * given key, else `auto-<todo_id>`; the default TTL), refused without an eligible registered actor.
+ */
+function autoAcquireForGate(
+  goal: LeaseGoal,
+  todo: TodoItem,
+  input: FenceInput,
+  key: string | undefined,
+  previous: TaskLeaseRecord | null,
+  now: Date,
+  details: Record<string, unknown>,
+): TaskLeaseRecord {
+  const actor = normalizeAgentId(input.actorAgentId);
+  if (actor === null) {
+    throw new LoopxError(
+      'handoff_mode_requires_lease',
+      `goal '${goal.goalId}' uses hard_lease: deciding the gate ${input.todoId} takes a task lease for the acting agent; pass --agent-id (a registered agent)`,
+      { ...details, reason: 'missing_actor' },
+    );
+  }
+  const constraint = ownerConstraint(todo, actor, goal.roster);
+  if (!constraint.effective) {
+    throw new LoopxError(
+      'handoff_mode_requires_lease',
+      `goal '${goal.goalId}' uses hard_lease: ${actor} cannot take the lease to decide the gate ${input.todoId}: ${constraint.detail}`,
+      { ...details, reason: constraint.reason, actor_agent_id: actor },
+    );
+  }
+  return buildLease({
+    goalId: goal.goalId,
+    todoId: input.todoId,
+    owner: actor,
+    idempotencyKey: key ?? `auto-${input.todoId}`,
+    writeScopes: [],
+    ttlSeconds: normalizeTtlSeconds(undefined),
+    previous,
+    now,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { activeLeaseHolders } from '../leases/store';
 import { z } from 'zod';
 import { requireRegisteredAgent } from '../registry/agentIds';
-import { cliCommands } from '../commands/catalog';
+import { heartbeatSteps } from '../protocol/heartbeat';
 import { LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/config';
 import { readQuotaConfig } from '../quota/config';
@@ -10,14 +10,7 @@ import { computeLedger } from '../quota/ledger';
 import { selectTodo } from '../scheduling/todoSelection';
 import { readGoalRuns } from '../runtime/runIndex';
 import { readStateFile } from '../state/stateFile';
-import {
-  budgetBrief,
-  buildTurnBrief,
-  PROMPT_SIZES,
-  renderTurnPrompt,
-  type HeartbeatStep,
-  type PromptSize,
-} from '../protocol/prompt';
+import { budgetBrief, buildTurnBrief, PROMPT_SIZES, renderTurnPrompt, type PromptSize } from '../protocol/prompt';
 import type { TurnBrief } from '../protocol/contract';
 import { goalIdArg } from './common';
 import { requireStatePath, resolveGoal } from './goalHandle';
@@ -27,51 +20,6 @@ import { defineOperation } from './operation';
  * `heartbeat-prompt`: the task body of one bounded turn (docs/executors.md#from-a-terminal) for an agent driven from a
  * terminal. Reads the registry, the state file and the run index; writes nothing.
  */
-
-function cliExists(words: string): boolean {
-  return cliCommands().some((c) => c.cli === words);
-}
-
-/** The CLI steps of a heartbeat turn, limited to the commands this LoopX has. */
-function heartbeatSteps(goalId: string, agentId: string, todoId: string | null): HeartbeatStep[] {
-  const todo = todoId ?? '<todo_id>';
-  const steps: HeartbeatStep[] = [];
-  if (cliExists('quota should-run')) {
-    steps.push({
-      command: `loopx quota should-run --goal-id ${goalId} --agent-id ${agentId} --turn-instance-id "$LOOPX_TURN"`,
-      when: 'first; stop if should_run is false',
-    });
-  }
-  steps.push({
-    command: `loopx refresh-state --goal-id ${goalId} --classification autonomous_replan --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-    when: 'instead of the todo work when effective_action is autonomous_replan_required (two stalled turns): replan the todos, then record the replan; the receipt binds the obligation',
-  });
-  if (todoId !== null && cliExists('todo complete')) {
-    steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --successor-text "<next todo>" --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-      when: 'when the todo is done and work follows; before recording',
-    });
-  }
-  if (cliExists('refresh-state')) {
-    steps.push({
-      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-      when: 'after the work and its validation (the heartbeat receipt supplies the todo)',
-    });
-  }
-  if (cliExists('quota spend-slot')) {
-    steps.push({
-      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-      when: 'exactly once, after recording; a retry with the same LOOPX_TURN replays',
-    });
-  }
-  if (todoId !== null && cliExists('todo complete')) {
-    steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todo} --evidence "<evidence>" --no-follow-up --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-      when: 'when the todo is done and nothing follows; only after the spend',
-    });
-  }
-  return steps;
-}
 
 export interface HeartbeatPromptOutput {
   ok: true;
@@ -134,7 +82,7 @@ export const heartbeatPrompt = defineOperation({
     const prompt = renderTurnPrompt(brief, {
       size,
       mode: 'heartbeat',
-      heartbeatSteps: heartbeatSteps(goalId, agentId, brief.selected_todo?.todo_id ?? null),
+      heartbeatSteps: heartbeatSteps({ goalId, agentId, todoId: brief.selected_todo?.todo_id ?? null }),
     });
     return {
       ok: true,

@@ -18,6 +18,7 @@ import { registryPrivacy, validateRegistry } from './registry';
 import { slashCommands } from './slashCommands';
 import { status } from './status';
 import { syncGlobal } from './syncGlobal';
+import { handoffModeSet, handoffModeShow } from './handoffMode';
 import { taskLeaseAcquire, taskLeaseInspect, taskLeaseRelease, taskLeaseRenew, taskLeaseTransfer } from './taskLease';
 import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from './todo';
 import { turnInspectJournal, turnLoop, turnPlan, turnRunOnce } from './turn';
@@ -42,6 +43,7 @@ export * from './slashCommands';
 export * from './status';
 export * from './syncGlobal';
 export * from './taskLease';
+export * from './handoffMode';
 export * from './todo';
 export * from './turn';
 export { defineOperation } from './operation';
@@ -75,6 +77,8 @@ export const OPERATIONS = keyed({
   todoComplete,
   todoSupersede,
   todoDefer,
+  handoffModeShow,
+  handoffModeSet,
   taskLeaseAcquire,
   taskLeaseRenew,
   taskLeaseTransfer,

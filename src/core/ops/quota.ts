@@ -152,13 +152,16 @@ export const quotaShouldRun = defineOperation({
           'quota_settlement_agent_required',
           'quota should-run --turn-instance-id writes a heartbeat receipt for one agent: pass --agent-id',
         );
-      return await bindHeartbeatReceipt(quotaGoal, decision, {
+      const bound = await bindHeartbeatReceipt(quotaGoal, decision, {
         agentId: decision.agent_id,
         turnInstanceId,
         requestedTodoId: requestedTodo,
         clock: env.clock,
         lock: { clock: env.clock, env: env.env, operation: 'quota should-run' },
       });
+      // The receipt is in the log, the answer not yet printed: a retry must replay it.
+      if (bound.heartbeat_receipt?.replayed === false) crashCheckpoint(env.env, 'should_run:receipt');
+      return bound;
     } catch (error) {
       if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
         return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });

@@ -23,6 +23,7 @@ import {
   type TodoBrief,
   type TurnBrief,
 } from './contract';
+import { codeSpan, heartbeatSectionLines, type HeartbeatStep } from './heartbeat';
 
 /**
  * The turn prompt (docs/executors.md): what an agent gets for one bounded turn, as stable Markdown.
@@ -47,11 +48,7 @@ export interface RenderPromptOptions {
   heartbeatSteps?: readonly HeartbeatStep[];
 }
 
-/** One CLI step of a heartbeat turn, and when it applies. */
-export interface HeartbeatStep {
-  command: string;
-  when?: string;
-}
+export type { HeartbeatStep };
 
 /** What the prompt renders: a brief, plus the turn's identity when LoopX drives the turn. */
 export type PromptSubject = TurnBrief & {
@@ -70,11 +67,7 @@ function sizeAtLeast(size: PromptSize, minimum: PromptSize): boolean {
   return PROMPT_SIZES.indexOf(size) >= PROMPT_SIZES.indexOf(minimum);
 }
 
-function code(text: string): string {
-  // A code span must not be closed early by a backtick inside the text.
-  const clean = text.replace(/\r?\n/g, ' ');
-  return clean.includes('`') ? `\`\` ${clean} \`\`` : `\`${clean}\``;
-}
+const code = codeSpan;
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -238,21 +231,7 @@ function renderHeartbeat(
   steps: readonly HeartbeatStep[],
   size: PromptSize,
 ): void {
-  out.push(
-    '',
-    '## Heartbeat',
-    '',
-    '- Set `LOOPX_TURN` to the current time (ISO 8601) once per trigger and reuse it on retries of the same trigger.',
-    "- The guard's `user_channel.notify` decides only whether you tell the user something (NOTIFY: one concrete action; DONT_NOTIFY: stay quiet); `must_attempt_work=true` still obliges one bounded step.",
-    '- Apply scheduler hints without spending quota; never spend for quiet skips, failed preflights, dry runs or duplicates.',
-    '- Two stalled turns in a row: stop and replan instead of repeating the same step.',
-  );
-  if (steps.length > 0) {
-    out.push('', 'Commands of one turn, in order:', '');
-    steps.forEach((step, i) =>
-      out.push(`${i + 1}. ${code(step.command)}${step.when === undefined ? '' : ` (${step.when})`}`),
-    );
-  }
+  out.push('', ...heartbeatSectionLines(steps));
   if (sizeAtLeast(size, 'compact') && subject.selected_todo !== null) {
     out.push(
       '',

@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../fs/atomicWrite';
 import { assertInside } from '../fs/contain';
 import { slashCommandEntries, type SlashCommandEntry } from './catalog';
 import { readFileSafe } from '../fs/safeRead';
+import { HEARTBEAT_PLACEHOLDERS, heartbeatSectionLines, heartbeatSteps } from '../protocol/heartbeat';
 
 /**
  * Installs the `/loopx` prompt files of terminal agents into a project, so an agent there can call
@@ -113,6 +114,24 @@ function instructions(entry: SlashCommandEntry): string[] {
   return base;
 }
 
+/**
+ * `/loopx-heartbeat`: one turn of the heartbeat loop for an agent woken by its own scheduler. The
+ * `## Heartbeat` section is the one `loopx heartbeat-prompt` prints (src/core/protocol/heartbeat.ts),
+ * with placeholders for the goal, the agent and the todo; the agent runs `heartbeat-prompt` first for
+ * the turn's brief, where the same steps come filled in.
+ */
+function heartbeatBody(entry: SlashCommandEntry, args: string): string[] {
+  const { goalId, agentId } = HEARTBEAT_PLACEHOLDERS;
+  return [
+    `Run one heartbeat turn of a LoopX goal, as an agent woken by a scheduler (Codex automation, Claude Code \`/loop\`, cron). Fill \`${goalId}\` (the goal) and \`${agentId}\` (your registered agent id) from ${args}; ask the user for anything missing.`,
+    '',
+    `1. Run \`${entry.cli_reference} ${entry.argument_hint ?? ''}\`: it prints this turn's task body (objective, the selected todo, open gates, budget and rules) with the steps below filled in. Follow it.`,
+    '2. Then run the commands of the turn, in order. Use the `loopx` CLI only; never edit `.loopx/` files by hand.',
+    '',
+    ...heartbeatSectionLines(heartbeatSteps(HEARTBEAT_PLACEHOLDERS)),
+  ];
+}
+
 /** `/loopx` with and without goal text; `when` phrases the two cases for the surface (slash arguments, or a skill request). */
 function inspectAndStartBody(
   inspect: SlashCommandEntry,
@@ -186,8 +205,16 @@ function codexSkill(
       (entry) =>
         `- \`${entry.command}\`: ${entry.intent}. Run \`${entry.cli_reference}${entry.argument_hint === null ? '' : ` ${entry.argument_hint}`}\` (${entry.mutation_policy}).`,
     ),
-    '',
   ];
+  const heartbeat = rest.find((entry) => entry.key === HEARTBEAT_KEY);
+  if (heartbeat !== undefined) {
+    // One heading level deeper inside the skill; the text is the same.
+    const section = heartbeatBody(heartbeat, 'the request').map((line) =>
+      line === '## Heartbeat' ? '### Heartbeat' : line,
+    );
+    body.push('', '## Heartbeat loop', '', ...section);
+  }
+  body.push('');
   return {
     surface: 'codex',
     relativePath: '.agents/skills/loopx/SKILL.md',
@@ -195,6 +222,9 @@ function codexSkill(
     content: body.join('\n'),
   };
 }
+
+/** The catalog key whose prompt is the heartbeat loop rather than one command. */
+const HEARTBEAT_KEY = 'heartbeatPrompt';
 
 const SLASH_CASES = {
   empty: 'If no text follows the command (`$ARGUMENTS` is empty)',
@@ -237,8 +267,10 @@ export function plannedSlashFiles(surfaces: readonly SlashSurface[]): PlannedFil
       ),
       commands: [inspect.command, start.command],
     });
-    for (const entry of entries.slice(2))
-      files.push(claudeLikeFile(surface, dir, entry, instructions(entry), entry.argument_hint));
+    for (const entry of entries.slice(2)) {
+      const body = entry.key === HEARTBEAT_KEY ? heartbeatBody(entry, '`$ARGUMENTS`') : instructions(entry);
+      files.push(claudeLikeFile(surface, dir, entry, body, entry.argument_hint));
+    }
   }
   return files;
 }

@@ -180,7 +180,7 @@ describe('mixed use: a log written by the original LoopX', () => {
     assert.equal(json.events.length, 1);
     const event = json.events[0] ?? {};
     assert.deepEqual(event['lane'], { lane_id: 'lane-1' });
-    assert.equal(rolloutEventId(event), '9fdd981952ce9bc7', 'our event id of its row equals the one it wrote');
+    assert.equal(rolloutEventId(event), '887d4ec7f1a80617', 'our event id of its row equals the one it wrote');
     assert.deepEqual(
       json.skipped_lines.map((s) => s.line),
       [2, 3],

@@ -8,6 +8,7 @@ import { parseRolloutEvents, rolloutEventId, rolloutEventLogPath } from '../../.
 import { startTogether } from '../fs/barrier';
 import { expectSuccess, REPO_ROOT } from '../fs/processes';
 import { makeWorkspace, NOW, readIndexRows, type Workspace } from '../quota/helpers';
+import { ONE_TODO } from './helpers';
 
 /**
  * Real processes: the CLI bundled as `node out/cli.js` would run it (with the test crash hook
@@ -89,8 +90,8 @@ describe('heartbeat replay with real processes', function () {
     assertOneChain(ws, 'T');
   });
 
-  for (const checkpoint of ['refresh_state:effect', 'spend_slot:effect']) {
-    it(`killed at ${checkpoint} (written, event not yet) and retried: one spend, one chain`, () => {
+  for (const checkpoint of ['should_run:receipt', 'refresh_state:effect', 'spend_slot:effect']) {
+    it(`killed at ${checkpoint} (written, answer or event not yet) and retried: one spend, one chain`, () => {
       const ws = makeWorkspace();
       let crashes = 0;
       for (const step of STEPS('K')) {
@@ -99,7 +100,13 @@ describe('heartbeat replay with real processes', function () {
           crashes++;
           const retry = loopx(ws, step);
           assert.equal(retry.code, 0, retry.stderr + retry.stdout);
-          assert.equal((JSON.parse(retry.stdout) as Record<string, unknown>)['idempotent_replay'], true);
+          const answer = JSON.parse(retry.stdout) as Record<string, unknown>;
+          // should-run says so on its receipt; the writes say idempotent_replay.
+          const replayed =
+            step[1] === 'should-run'
+              ? (answer['heartbeat_receipt'] as Record<string, unknown>)['replayed']
+              : answer['idempotent_replay'];
+          assert.equal(replayed, true, retry.stdout);
         } else assert.equal(crashed.code, 0, crashed.stderr + crashed.stdout);
       }
       assert.equal(crashes, 1, 'the checkpoint was reached once');
@@ -123,5 +130,98 @@ describe('heartbeat replay with real processes', function () {
     assert.equal(parsed.events.length, 200);
     assert.equal(new Set(parsed.events.map((e) => e.run_id)).size, 200);
     for (const event of parsed.events) assert.equal(event.event_id, rolloutEventId(event));
+  });
+});
+
+/** `quota should-run` for `agent` with turn id `turn`, from a real process behind the start barrier. */
+function shouldRunWorker(ws: Workspace, agent: string, turn: string) {
+  return {
+    script: path.join(REPO_ROOT, 'test', 'unit', 'evidence', 'workers', 'cliWorker.ts'),
+    args: [
+      ws.dir,
+      NOW,
+      ...['--registry', ws.registryPath, '--format', 'json', 'quota', 'should-run', '--goal-id', 'g'],
+      ...['--agent-id', agent, '--turn-instance-id', turn],
+    ],
+  };
+}
+
+async function raceShouldRun(ws: Workspace, runs: [string, string][]): Promise<Record<string, unknown>[]> {
+  const workers = await startTogether(runs.map(([agent, turn]) => shouldRunWorker(ws, agent, turn)));
+  const answers: Record<string, unknown>[] = [];
+  for (const worker of workers) {
+    await expectSuccess(worker);
+    answers.push(JSON.parse(worker.stdout()) as Record<string, unknown>);
+  }
+  return answers;
+}
+
+const receiptOf = (answer: Record<string, unknown>) => answer['heartbeat_receipt'] as Record<string, unknown> | null;
+const receiptEvents = (ws: Workspace) => logEvents(ws).filter((e) => e['event_kind'] === 'quota_should_run');
+
+describe('concurrent heartbeat receipts (real processes behind a start barrier)', function () {
+  this.timeout(300_000);
+
+  it('the same T from two processes at once: exactly one receipt, both answer the same bound todo', async () => {
+    const ws = makeWorkspace({}, ONE_TODO);
+    const answers = await raceShouldRun(ws, [
+      ['agent-a', 'T-same'],
+      ['agent-a', 'T-same'],
+    ]);
+    assert.equal(receiptEvents(ws).length, 1, 'one receipt in the log');
+    const receipts = answers.map(receiptOf);
+    assert.deepEqual(
+      receipts.map((r) => r?.['todo_id']),
+      ['todo_parser', 'todo_parser'],
+    );
+    assert.equal(receipts[0]?.['event_id'], receipts[1]?.['event_id'], 'the same receipt');
+    assert.deepEqual(receipts.map((r) => r?.['replayed']).sort(), [false, true], 'one wrote it, one replayed it');
+    assert.deepEqual(
+      answers.map((a) => (a['selected_todo'] as Record<string, unknown> | null)?.['todo_id']),
+      ['todo_parser', 'todo_parser'],
+    );
+  });
+
+  // The original's rule: the guard never selects a todo claimed by another agent (spec §3.2) nor, in any
+  // mode, one another agent holds a task lease on (§6.3); should-run itself claims nothing.
+  const claimed = ONE_TODO.replace('task_class=advancement_task', 'task_class=advancement_task claimed_by=agent-a');
+
+  it('two agents with two T on a todo claimed by one: only the claimant binds it', async () => {
+    const ws = makeWorkspace({}, claimed);
+    const [a, b] = await raceShouldRun(ws, [
+      ['agent-a', 'T-a'],
+      ['agent-b', 'T-b'],
+    ]);
+    assert.equal(receiptOf(a ?? {})?.['todo_id'], 'todo_parser');
+    assert.notEqual(receiptOf(b ?? {})?.['todo_id'], 'todo_parser', JSON.stringify(b));
+    const bound = receiptEvents(ws).filter(
+      (e) => (e['details'] as Record<string, unknown>)['todo_id'] === 'todo_parser',
+    );
+    assert.deepEqual(
+      bound.map((e) => [e['agent_id'], e['run_id']]),
+      [['agent-a', 'T-a']],
+    );
+  });
+
+  it('two agents with two T on a todo one of them leases (hard_lease): only the holder binds it', async () => {
+    const ws = makeWorkspace({ handoff_mode: 'hard_lease' }, ONE_TODO);
+    const lease = loopx(ws, [
+      ...['task-lease', 'acquire', '--goal-id', 'g', '--todo-id', 'todo_parser'],
+      ...['--owner', 'agent-b', '--idempotency-key', 'hb-race'],
+    ]);
+    assert.equal(lease.code, 0, lease.stderr + lease.stdout);
+    const [a, b] = await raceShouldRun(ws, [
+      ['agent-a', 'T-a'],
+      ['agent-b', 'T-b'],
+    ]);
+    assert.equal(receiptOf(b ?? {})?.['todo_id'], 'todo_parser');
+    assert.notEqual(receiptOf(a ?? {})?.['todo_id'], 'todo_parser', JSON.stringify(a));
+    const bound = receiptEvents(ws).filter(
+      (e) => (e['details'] as Record<string, unknown>)['todo_id'] === 'todo_parser',
+    );
+    assert.deepEqual(
+      bound.map((e) => [e['agent_id'], e['run_id']]),
+      [['agent-b', 'T-b']],
+    );
   });
 });

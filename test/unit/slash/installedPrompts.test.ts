@@ -37,6 +37,15 @@ const PLACEHOLDERS: Record<string, string> = {
   '<P>': 'P1',
   '<todo>': 'Write the tag index',
   $ARGUMENTS: '',
+  // The /loopx-heartbeat steps (src/core/protocol/heartbeat.ts).
+  '<agent>': 'demo',
+  '<todo_id>': 'todo_plan_first_steps', // the todo the receipt of should-run binds
+  '<evidence>': 'the index lists every tag',
+  '<next todo>': 'Link the tag index',
+  '<classification>': 'validated_progress',
+  '<scale>': 'single_surface',
+  '<outcome>': 'outcome_progress',
+  $LOOPX_TURN: '2026-12-01T06:00:00Z',
 };
 
 function fill(command: string): string {
@@ -59,6 +68,16 @@ describe('installed /loopx prompts against our CLI', () => {
       assert.ok(commands.includes(`loopx agent-onboard --agent-type ${type}`), type);
     assert.ok(commands.some((c) => c.startsWith('loopx bootstrap --goal-id slash-goal')));
     assert.ok(commands.some((c) => c.startsWith('loopx todo add --goal-id slash-goal --priority P1')));
+    // The heartbeat loop: its brief, then guard → record → settle with one LOOPX_TURN.
+    for (const prefix of [
+      'loopx heartbeat-prompt --goal-id slash-goal --agent-id demo',
+      'loopx quota should-run --goal-id slash-goal --agent-id demo --turn-instance-id "2026-12-01T06:00:00Z"',
+      'loopx quota spend-slot --goal-id slash-goal --slots 1 --source heartbeat --execute',
+    ])
+      assert.ok(
+        commands.some((c) => c.startsWith(prefix)),
+        `${prefix} in ${JSON.stringify(commands)}`,
+      );
     // Every installed file with a CLI reference contributes at least one command.
     for (const file of files) {
       if (file.content.includes('`loopx ')) assert.ok(promptCommands(file.content).length > 0, file.relativePath);
@@ -70,8 +89,18 @@ describe('installed /loopx prompts against our CLI', () => {
     const workspace = materializeDemoWorkspace(path.join(root, 'workspace'));
     const env = { HOME: path.join(root, 'home') };
     const failures: string[] = [];
+    let registered = false;
     for (const command of commands) {
       const argv = shellWords(command).slice(1);
+      if (command.startsWith('loopx heartbeat-prompt') && !registered) {
+        // The heartbeat loop's precondition (heartbeat-prompt names it when missing): the agent is registered.
+        const setup = await runLoopx(
+          ['configure-goal', '--goal-id', 'slash-goal', '--registered-agent', 'demo', '--execute'],
+          { cwd: workspace, env },
+        );
+        assert.equal(setup.code, 0, setup.stderr);
+        registered = true;
+      }
       // As the prompt has the agent type it (Markdown by default), then as a script reads it.
       for (const format of [[], ['--format', 'json']]) {
         const run = await runLoopx([...format, ...argv], { cwd: workspace, env });

@@ -17,7 +17,7 @@ describe('loopx heartbeat-prompt', () => {
     const spec = commandByKey('heartbeatPrompt');
     assert.equal(spec.cli, 'heartbeat-prompt');
     assert.equal(spec.title, null);
-    assert.equal(spec.slash, null);
+    assert.equal(spec.slash, '/loopx-heartbeat');
     assert.equal(spec.scope, 'agent');
     assert.equal(spec.mutation, 'read_only');
     assert.equal(spec.group, 'Quota and turns');

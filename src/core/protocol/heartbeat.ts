@@ -1,0 +1,96 @@
+import { cliCommands } from '../commands/catalog';
+
+/**
+ * The heartbeat loop of an agent driven by its own scheduler (Codex automation, Claude Code `/loop`,
+ * cron): the rules and the CLI steps of one turn. One source for `loopx heartbeat-prompt` (rendered
+ * with the goal, the agent and the selected todo) and for the `/loopx-heartbeat` prompt files
+ * `slash-commands --install` writes (rendered with placeholders the agent fills).
+ */
+
+/** One CLI step of a heartbeat turn, and when it applies. */
+export interface HeartbeatStep {
+  command: string;
+  when?: string;
+}
+
+/** Who the steps are for: real values, or the placeholders of an installed prompt. */
+export interface HeartbeatSubject {
+  goalId: string;
+  agentId: string;
+  /** The todo the turn works on; null when none was selected (the todo steps are left out). */
+  todoId: string | null;
+}
+
+/** The placeholders the installed `/loopx-heartbeat` prompt uses in place of a goal, an agent and a todo. */
+export const HEARTBEAT_PLACEHOLDERS: HeartbeatSubject = { goalId: '<id>', agentId: '<agent>', todoId: '<todo_id>' };
+
+/** The rules above the steps. */
+export const HEARTBEAT_RULES: readonly string[] = [
+  '- Set `LOOPX_TURN` to the current time (ISO 8601) once per trigger and reuse it on retries of the same trigger.',
+  "- The guard's `user_channel.notify` decides only whether you tell the user something (NOTIFY: one concrete action; DONT_NOTIFY: stay quiet); `must_attempt_work=true` still obliges one bounded step.",
+  '- Apply scheduler hints without spending quota; never spend for quiet skips, failed preflights, dry runs or duplicates.',
+  '- Two stalled turns in a row: stop and replan instead of repeating the same step.',
+];
+
+function cliExists(words: string): boolean {
+  return cliCommands().some((c) => c.cli === words);
+}
+
+/** The CLI steps of a heartbeat turn, limited to the commands this LoopX has. */
+export function heartbeatSteps(subject: HeartbeatSubject): HeartbeatStep[] {
+  const { goalId, agentId, todoId } = subject;
+  const steps: HeartbeatStep[] = [];
+  if (cliExists('quota should-run')) {
+    steps.push({
+      command: `loopx quota should-run --goal-id ${goalId} --agent-id ${agentId} --turn-instance-id "$LOOPX_TURN"`,
+      when: 'first; stop if should_run is false',
+    });
+  }
+  steps.push({
+    command: `loopx refresh-state --goal-id ${goalId} --classification autonomous_replan --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+    when: 'instead of the todo work when effective_action is autonomous_replan_required (two stalled turns): replan the todos, then record the replan; the receipt binds the obligation',
+  });
+  if (todoId !== null && cliExists('todo complete')) {
+    steps.push({
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --successor-text "<next todo>" --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'when the todo is done and work follows; before recording',
+    });
+  }
+  if (cliExists('refresh-state')) {
+    steps.push({
+      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'after the work and its validation (the heartbeat receipt supplies the todo)',
+    });
+  }
+  if (cliExists('quota spend-slot')) {
+    steps.push({
+      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'exactly once, after recording; a retry with the same LOOPX_TURN replays',
+    });
+  }
+  if (todoId !== null && cliExists('todo complete')) {
+    steps.push({
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --no-follow-up --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      when: 'when the todo is done and nothing follows; only after the spend',
+    });
+  }
+  return steps;
+}
+
+/** A Markdown code span that a backtick inside the text cannot close early. */
+export function codeSpan(text: string): string {
+  const clean = text.replace(/\r?\n/g, ' ');
+  return clean.includes('`') ? `\`\` ${clean} \`\`` : `\`${clean}\``;
+}
+
+/** The `## Heartbeat` section: the rules, then the numbered steps (Markdown lines, no leading blank line). */
+export function heartbeatSectionLines(steps: readonly HeartbeatStep[]): string[] {
+  const out = ['## Heartbeat', '', ...HEARTBEAT_RULES];
+  if (steps.length > 0) {
+    out.push('', 'Commands of one turn, in order:', '');
+    steps.forEach((step, i) =>
+      out.push(`${i + 1}. ${codeSpan(step.command)}${step.when === undefined ? '' : ` (${step.when})`}`),
+    );
+  }
+  return out;
+}

@@ -8,6 +8,7 @@ import {
 } from '../../../src/core/status/projection/schemas';
 import { headroomRatio, presentIndicator, type IndicatorInput } from '../../../src/statusBar/presentation';
 import { cumulativeSpend, hostToDetailSchema, type GoalDetail } from '../../../src/webviews/goalDetail/protocol';
+import { ReplanObligationSchema } from '../../../src/core/scheduling/replanObligation';
 import { buildCards } from '../../../src/webviews/warnings/cards';
 import { hostToWarningsSchema, warningsToHostSchema } from '../../../src/webviews/warnings/protocol';
 
@@ -132,6 +133,73 @@ describe('the warnings webview model', () => {
       ],
     );
     assert.equal(cards[1]?.actions[0]?.detail, 'line 12');
+  });
+
+  it('shows an open replan obligation as a card with its stalled turns and the action that discharges it', () => {
+    const obligation = ReplanObligationSchema.parse({
+      schema_version: 'autonomous_replan_obligation_v0',
+      obligation_id: 'replan-0123456789abcdef',
+      required: true,
+      stall_threshold: 2,
+      trigger_count: 1,
+      triggers: [
+        {
+          kind: 'run_history_no_progress_repeat',
+          section: 'run_history',
+          text: `the latest 2 runs repeated ${HOSTILE} without material progress`,
+          run_count: 2,
+          latest_generated_at: '2026-01-02T00:00:00Z',
+          agent_id: 'agent-a',
+        },
+      ],
+      guidance_actions: ['keep', 'split'],
+      stop_condition: 'stop if private',
+      recommended_action: 'replan before another turn repeats the stalled action',
+      agent_id: 'agent-a',
+      discharge_command: 'loopx refresh-state …',
+    });
+    const run = (at: string, turn: string) => ({
+      generated_at: at,
+      classification: 'monitor_no_progress',
+      recommended_action: HOSTILE,
+      todo_id: null,
+      turn_instance_id: turn,
+    });
+    const { cards, targets } = buildCards([
+      {
+        key: 'r#g1',
+        goalId: 'g1',
+        displayName: 'g1',
+        status: statusItem([mismatch()], {
+          replan_obligations: [
+            {
+              agent_id: 'agent-a',
+              obligation,
+              stalled_runs: [run('2026-01-02T00:00:00Z', 'T2'), run('2026-01-01T00:00:00Z', 'T1')],
+              since: '2026-01-01T00:00:00Z',
+            },
+          ],
+        }),
+      },
+    ]);
+    const card = cards.find((c) => c.kind === 'autonomous_replan_required');
+    assert.ok(card);
+    assert.equal(card.title, 'Replan required: lane agent-a stalled');
+    assert.match(card.message, /since 2026-01-01T00:00:00Z/);
+    assert.ok(card.message.includes(HOSTILE), 'hostile text stays data; the webview writes text nodes');
+    assert.deepEqual(
+      card.compared.map((c) => [c.label, c.written_at]),
+      [
+        ['Stalled turn 2 (T2)', '2026-01-02T00:00:00Z'],
+        ['Stalled turn 1 (T1)', '2026-01-01T00:00:00Z'],
+      ],
+    );
+    assert.deepEqual(
+      card.actions.map((a) => a.kind),
+      ['record_replan', 'open_state'],
+    );
+    assert.deepEqual(targets.get(card.key)?.replan, { obligationId: 'replan-0123456789abcdef', agentId: 'agent-a' });
+    assert.ok(hostToWarningsSchema.safeParse({ type: 'render', cards, goal_count: 1 }).success);
   });
 
   it('accepts only well-formed messages from the webview (no texts, only a card key and a known action)', () => {

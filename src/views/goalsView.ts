@@ -128,7 +128,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         const heldBy = this.gatesHolding(node.goal, todo.todo_id);
         if (heldBy.length > 0) item.description = [item.description, 'held by gate'].filter(Boolean).join(' · ');
         item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}${heldBy.length > 0 ? `\nheld back by: ${heldBy.join(', ')}` : ''}${leased === null ? '' : `\n${leased.tooltip}`}`;
-        item.contextValue = `todo.${todo.status}.${node.role}`;
+        item.contextValue = `todo.${todo.status}.${node.role}${lease === undefined ? '' : '.leased'}`;
         item.iconPath = new vscode.ThemeIcon(heldBy.length > 0 ? 'lock' : TODO_ICONS[todo.status]);
         return item;
       }

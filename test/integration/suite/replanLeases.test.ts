@@ -244,4 +244,38 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
     );
     assert.deepEqual((await vscode.commands.executeCommand('_loopx.takeCommandFailures')) as Failure[], []);
   });
+
+  it('shows the event log as a timeline by turn in the goal detail, and updates it live', async () => {
+    interface Render {
+      type: string;
+      detail?: {
+        goal_id: string;
+        timeline: { turns: { turn_instance_id: string | null; events: { kind: string; text: string }[] }[] };
+      };
+    }
+    const renders = async () =>
+      ((await vscode.commands.executeCommand('_loopx.goalDetail.snapshot')) as { posted: Render[] }).posted.filter(
+        (m) => m.type === 'render' && m.detail?.goal_id === 'tidy-notes',
+      );
+    await vscode.commands.executeCommand('loopx.showGoalDetail', { goalId: 'tidy-notes' });
+    const first = await until(async () => (await renders()).at(-1), 'the goal detail render');
+    const turns = first.detail?.timeline.turns ?? [];
+    const t2 = turns.find((t) => t.turn_instance_id === 'T2');
+    assert.ok(
+      t2,
+      `the stalled turns of the first test are in the timeline: ${JSON.stringify(turns.map((t) => t.turn_instance_id))}`,
+    );
+    assert.deepEqual(
+      t2.events.map((e) => e.kind),
+      ['quota_should_run', 'refresh_state'],
+    );
+
+    // Another process runs a guard for a new turn: the open panel shows it first, without a reopen.
+    cli(['quota', 'should-run', '--goal-id', 'tidy-notes', '--agent-id', 'codex-main', '--turn-instance-id', 'T-live']);
+    const live = await until(async () => {
+      const last = (await renders()).at(-1);
+      return last?.detail?.timeline.turns[0]?.turn_instance_id === 'T-live' ? last : undefined;
+    }, 'the new turn in the timeline');
+    assert.equal(live.detail?.timeline.turns[0]?.events[0]?.kind, 'quota_should_run');
+  });
 });

@@ -180,6 +180,10 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
         (n) => n.contextValue?.startsWith('todo.') === true && n.label.startsWith('Add a "Related" section'),
       );
     };
+    // Explicit reload: in the full suite run (after other suites replaced .loopx wholesale) the file
+    // watcher did not report the new task-leases folder within 20 s, alone it did; this test asserts what
+    // the views render, the watcher gap is an open item (docs/leases.md).
+    await vscode.commands.executeCommand('loopx.refresh');
     let seen: TreeSnapshotNode | undefined;
     const todo = await until(async () => {
       seen = await leasedTodo();

@@ -23,6 +23,7 @@ import {
   stopLoopCommand,
   supersedeTodoCommand,
 } from './commands/treeActions';
+import { releaseLeaseCommand, renewLeaseCommand, transferLeaseCommand } from './commands/leaseActions';
 import { putCliOnTerminalPath } from './terminal/cliPath';
 import { TurnTerminals } from './terminal/turnTerminal';
 import { TurnReviews } from './review/turnReview';
@@ -149,6 +150,9 @@ export class LoopxApp extends Disposable {
         todoDefer: (arg) => deferTodoCommand(this.model, arg),
         todoSupersede: (arg) => supersedeTodoCommand(this.model, arg),
         todoUpdate: (arg) => changePriorityCommand(this.model, arg),
+        taskLeaseRenew: (arg) => renewLeaseCommand(this.model, arg),
+        taskLeaseTransfer: (arg) => transferLeaseCommand(this.model, arg),
+        taskLeaseRelease: (arg) => releaseLeaseCommand(this.model, arg),
         openInStateFile: (arg) => openInStateFileCommand(this.model, arg),
         openRunEvidence: (arg) => openRunEvidenceCommand(arg),
         archiveRuntime: (arg) => archiveRuntimeCommand(this.model, arg),

@@ -117,9 +117,23 @@ export async function decideGateCommand(
   );
 }
 
+/**
+ * A todo under a hard lease completes (or is superseded) only with the holder's key and version
+ * (docs/leases.md). The editor is not the holder and does not borrow its key from the lease file:
+ * it refuses before asking anything, and says how to free the todo. (User todos are never leased.)
+ */
+function refuseLeased(model: WorkspaceModel, target: TodoTarget, verb: string): void {
+  const lease = model.leasesOf(target.goal).get(target.todoId);
+  if (lease === undefined || target.role === 'user') return;
+  throw new Error(
+    `"${target.title}" is leased to ${lease.owner} until ${lease.expires_at} (version ${lease.version}): only that agent, with its lease key, may ${verb} it. Release or transfer the lease first (Release Lease… / Transfer Lease… on the todo), or let it expire.`,
+  );
+}
+
 /** "Complete Todo…": evidence, then a follow-up todo or none. */
 export async function completeTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const target = await todoTarget(model, arg, 'todo', 'Complete which todo?');
+  refuseLeased(model, target, 'complete');
   const evidence = await textArgument(arg, 'evidence', {
     title: `Complete "${target.title}" (1/2)`,
     prompt: 'What shows it is done (a test run, a commit, a link)?',
@@ -166,6 +180,13 @@ export async function claimTodoCommand(model: WorkspaceModel, arg: unknown): Pro
     if (!picked) throw new Cancelled();
     agentId = picked.label;
   }
+  const lease = model.leasesOf(target.goal).get(target.todoId);
+  if (lease !== undefined && lease.owner !== agentId && !argumentField(arg, 'confirmed', isTrue))
+    await confirm(
+      `"${target.title}" is leased to ${lease.owner} until ${lease.expires_at}. Claim it for ${agentId}?`,
+      `In hard_lease mode the claim is refused while ${lease.owner}'s lease is in force (release or transfer it first); otherwise the claim takes the todo and ${lease.owner}'s lease stops counting.`,
+      'Claim',
+    );
   const takeover = target.claimedBy !== null && target.claimedBy !== agentId;
   if (takeover && !argumentField(arg, 'confirmed', isTrue))
     await confirm(
@@ -201,6 +222,7 @@ export async function deferTodoCommand(model: WorkspaceModel, arg: unknown): Pro
 /** "Supersede Todo…": close it as replaced by a new todo. */
 export async function supersedeTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const target = await todoTarget(model, arg, 'todo', 'Supersede which todo?');
+  refuseLeased(model, target, 'supersede');
   const replacement = await textArgument(arg, 'successorText', {
     title: `Supersede "${target.title}"`,
     prompt: 'The todo that replaces it',

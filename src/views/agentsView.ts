@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
-import type { AgentDetails } from '../workspace/goalExtras';
+import { leaseLabel, type AgentDetails } from '../workspace/goalExtras';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 
 export type AgentsNode =
@@ -34,6 +34,7 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         item.description = [
           `${agent.goals.length} goal${agent.goals.length === 1 ? '' : 's'}`,
           agent.claims.length > 0 ? `${agent.claims.length} claimed` : null,
+          this.leasesHeldBy(agent.agentId).length > 0 ? `${this.leasesHeldBy(agent.agentId).length} leased` : null,
           agent.lastTurn?.generated_at ? `last ${agent.lastTurn.generated_at}` : null,
         ]
           .filter(Boolean)
@@ -58,6 +59,31 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         return item;
       }
     }
+  }
+
+  /** The hard task leases the agent holds now, across the workspace's goals (as of the last reload). */
+  private leasesHeldBy(agentId: string): AgentsNode[] {
+    const now = new Date();
+    const nodes: AgentsNode[] = [];
+    for (const goal of this.model.goals) {
+      const status = this.model.detailsOf(goal)?.status;
+      const titles = new Map(
+        [...(status?.agent_todos?.items ?? []), ...(status?.user_todos?.items ?? [])].map((t) => [t.todo_id, t.title]),
+      );
+      for (const [todoId, lease] of this.model.leasesOf(goal)) {
+        if (lease.owner !== agentId) continue;
+        const label = leaseLabel(lease, now);
+        nodes.push({
+          kind: 'detail',
+          id: `agent:${agentId}:lease:${goal.registryPath}#${goal.goalId}:${todoId}`,
+          label: titles.get(todoId) ?? todoId,
+          description: `${label.description.replace(`🔒 ${lease.owner} `, 'leased ')} · ${goal.goalId}`,
+          icon: 'lock',
+          tooltip: `${todoId}\n${label.tooltip}`,
+        });
+      }
+    }
+    return nodes;
   }
 
   getChildren(node?: AgentsNode): AgentsNode[] {
@@ -97,6 +123,7 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         icon: 'pinned',
         tooltip: claim.todoId,
       });
+    for (const held of this.leasesHeldBy(agent.agentId)) children.push(held);
     for (const goal of agent.goals)
       children.push({ kind: 'agentGoal', agentId: agent.agentId, goalId: goal.goalId, displayName: goal.displayName });
     return children;

@@ -2,7 +2,7 @@ import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import type { ProjectionWarning } from '../core/status/projection/schemas';
-import type { StatusGate, StatusTodoItem } from '../core/status/goalStatus';
+import type { StatusGate, StatusReplanObligation, StatusTodoItem } from '../core/status/goalStatus';
 import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
 import { leaseLabel, type RecentRun } from '../workspace/goalExtras';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
@@ -16,6 +16,7 @@ export type GoalsNode =
   | { kind: 'run'; goal: GoalSummary; run: RecentRun; index: number }
   | { kind: 'gate'; goal: GoalSummary; gate: StatusGate }
   | { kind: 'warning'; goal: GoalSummary; warning: ProjectionWarning; index: number }
+  | { kind: 'replan'; goal: GoalSummary; replan: StatusReplanObligation }
   | { kind: 'detail'; id: string; label: string; description?: string; icon: string; tooltip?: string; color?: string }
   | { kind: 'registryError'; snapshot: Extract<RegistrySnapshot, { ok: false }> };
 
@@ -127,7 +128,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         const heldBy = this.gatesHolding(node.goal, todo.todo_id);
         if (heldBy.length > 0) item.description = [item.description, 'held by gate'].filter(Boolean).join(' · ');
         item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}${heldBy.length > 0 ? `\nheld back by: ${heldBy.join(', ')}` : ''}${leased === null ? '' : `\n${leased.tooltip}`}`;
-        item.contextValue = `todo.${todo.status}.${node.role}`;
+        item.contextValue = `todo.${todo.status}.${node.role}${lease === undefined ? '' : '.leased'}`;
         item.iconPath = new vscode.ThemeIcon(heldBy.length > 0 ? 'lock' : TODO_ICONS[todo.status]);
         return item;
       }
@@ -165,6 +166,8 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         );
         return item;
       }
+      case 'replan':
+        return this.replanItem(node);
       case 'detail': {
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
         item.id = node.id;
@@ -225,6 +228,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     item.contextValue = `goal.${goal.status}${running ? '.running' : ''}`;
     const attention =
       (status?.projection_warnings.some((w) => w.severity === 'warning') ?? false) ||
+      (status?.replan_obligations?.length ?? 0) > 0 ||
       (details?.quota?.exceeded ?? false);
     item.iconPath = new vscode.ThemeIcon(
       running
@@ -266,14 +270,9 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         icon: 'arrow-right',
         ...(next ? { tooltip: next } : {}),
       });
-      if (status.projection_warnings.length > 0)
-        nodes.push({
-          kind: 'group',
-          goal,
-          group: 'warnings',
-          label: 'Warnings',
-          count: status.projection_warnings.length,
-        });
+      const warningCount = status.projection_warnings.length + (status.replan_obligations?.length ?? 0);
+      if (warningCount > 0)
+        nodes.push({ kind: 'group', goal, group: 'warnings', label: 'Warnings', count: warningCount });
       nodes.push({
         kind: 'group',
         goal,
@@ -349,13 +348,45 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       case 'gates':
         return status.open_gates.map((gate) => ({ kind: 'gate' as const, goal: node.goal, gate }));
       case 'warnings':
-        return status.projection_warnings.map((warning, index) => ({
-          kind: 'warning' as const,
-          goal: node.goal,
-          warning,
-          index,
-        }));
+        return [
+          ...(status.replan_obligations ?? []).map((replan) => ({ kind: 'replan' as const, goal: node.goal, replan })),
+          ...status.projection_warnings.map((warning, index) => ({
+            kind: 'warning' as const,
+            goal: node.goal,
+            warning,
+            index,
+          })),
+        ];
     }
+  }
+
+  /** An open replan obligation: the lane, how many turns stalled since when; click opens the warnings panel. */
+  private replanItem(node: Extract<GoalsNode, { kind: 'replan' }>): vscode.TreeItem {
+    const { replan } = node;
+    const item = new vscode.TreeItem('Replan required', vscode.TreeItemCollapsibleState.None);
+    item.id = `${goalKey(node.goal)}:replan:${replan.obligation.obligation_id}`;
+    item.description = [
+      replan.agent_id ? `@${replan.agent_id}` : null,
+      `${replan.stalled_runs.length} stalled turn${replan.stalled_runs.length === 1 ? '' : 's'}`,
+      replan.since ? `since ${replan.since}` : null,
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    const tooltip = new vscode.MarkdownString();
+    tooltip.appendText(replan.obligation.triggers[0]?.text ?? 'the lane stalled');
+    tooltip.appendMarkdown('\n\n').appendText(replan.obligation.recommended_action);
+    for (const run of replan.stalled_runs)
+      tooltip
+        .appendMarkdown('\n\n- ')
+        .appendText(
+          `${run.generated_at ?? '?'} ${run.classification ?? ''}${run.turn_instance_id ? ` (turn ${run.turn_instance_id})` : ''}`,
+        );
+    tooltip.appendMarkdown('\n\n').appendText(`${replan.obligation.obligation_id} — click to open the warnings panel.`);
+    item.tooltip = tooltip;
+    item.contextValue = 'warning.replan';
+    item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+    item.command = { command: 'loopx.showProjectionWarnings', title: 'Show Projection Warnings' };
+    return item;
   }
 
   /** The open gates that hold a todo back until a person approves them (the status lists open gates only). */

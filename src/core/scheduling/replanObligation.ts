@@ -104,6 +104,13 @@ export interface ReplanObligationInput {
 
 /** The obligation the lane's run history owes now, or null. Pure: reads nothing, writes nothing. */
 export function replanObligationFromRuns(input: ReplanObligationInput): ReplanObligation | null {
+  return replanObligationWithRuns(input)?.obligation ?? null;
+}
+
+/** The obligation and the stalled runs that owe it (newest first), or null. Pure. */
+export function replanObligationWithRuns(
+  input: ReplanObligationInput,
+): { obligation: ReplanObligation; stalledRuns: RunIndexRow[] } | null {
   const signals: StallSignal[] = [];
   for (const row of laneRows(input.rowsNewestFirst, input.agentId)) {
     if (NEUTRAL_CLASSIFICATIONS.has(text(row.classification))) continue;
@@ -126,24 +133,37 @@ export function replanObligationFromRuns(input: ReplanObligationInput): ReplanOb
     if (polls.some((s) => s.classification !== 'quota_monitor_poll')) return null;
     const targets = new Set(polls.map((s) => text(s.row.todo_id)));
     if (targets.size !== 1) return null;
-    return build(input, polls, {
-      kind: 'dead_monitor_repeat',
-      text: `the latest ${polls.length} monitor polls repeated the same target without a material change`,
-      threshold: DEAD_MONITOR_REPEAT_THRESHOLD,
-      guidance: ['set_watch_expiry', 'write_blocker', 'supersede_monitor', 'create_successor'],
-      recommended:
-        'end the dead monitor loop: give the watch an expiry, record a concrete blocker, supersede the monitor todo or add a runnable successor before polling again',
-    });
+    return withRuns(
+      build(input, polls, {
+        kind: 'dead_monitor_repeat',
+        text: `the latest ${polls.length} monitor polls repeated the same target without a material change`,
+        threshold: DEAD_MONITOR_REPEAT_THRESHOLD,
+        guidance: ['set_watch_expiry', 'write_blocker', 'supersede_monitor', 'create_successor'],
+        recommended:
+          'end the dead monitor loop: give the watch an expiry, record a concrete blocker, supersede the monitor todo or add a runnable successor before polling again',
+      }),
+      polls,
+    );
   }
   const action = stalled[0]?.signature ?? 'the same action';
-  return build(input, stalled, {
-    kind: 'run_history_no_progress_repeat',
-    text: `the latest ${stalled.length} runs repeated ${action.slice(0, 120)} without material progress`,
-    threshold: REPLAN_STALL_THRESHOLD,
-    guidance: ['keep', 'split', 'add', 'retire', 'ask_decision'],
-    recommended:
-      'replan before another turn repeats the stalled action: pick the next validated slice, update the todos, and record the replan result',
-  });
+  return withRuns(
+    build(input, stalled, {
+      kind: 'run_history_no_progress_repeat',
+      text: `the latest ${stalled.length} runs repeated ${action.slice(0, 120)} without material progress`,
+      threshold: REPLAN_STALL_THRESHOLD,
+      guidance: ['keep', 'split', 'add', 'retire', 'ask_decision'],
+      recommended:
+        'replan before another turn repeats the stalled action: pick the next validated slice, update the todos, and record the replan result',
+    }),
+    stalled,
+  );
+}
+
+function withRuns(
+  obligation: ReplanObligation,
+  signals: readonly StallSignal[],
+): { obligation: ReplanObligation; stalledRuns: RunIndexRow[] } {
+  return { obligation, stalledRuns: signals.map((s) => s.row) };
 }
 
 interface TriggerSpec {

@@ -30,7 +30,7 @@ import type { FileStamp, GoalStatusItem } from './goalStatus';
 export type { IndexDigest } from '../quota/ledger';
 
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
-export const STATUS_CACHE_SCHEMA = 2;
+export const STATUS_CACHE_SCHEMA = 3;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

@@ -25,6 +25,7 @@ import type { TodoRole } from '../state/sections';
 import { readStateText } from '../state/stateFile';
 import { projectStateDocument, StateDiagnosticsSchema, type StructuredTodoItem } from '../state/structured';
 import { ContractDiagnosticSchema, todoContractDiagnostics, type ContractDiagnostic } from './contractCheck';
+import { ReplanObligationSchema, replanObligationWithRuns } from '../scheduling/replanObligation';
 
 /**
  * The per-goal status read model: what `loopx status`, the status server and the editor views
@@ -125,6 +126,29 @@ export const RecommendedActionOriginSchema = z.enum(['latest_run', 'active_state
 export const DEFAULT_STATUS_ACTION =
   'add a durable route under "## Next Action" in ACTIVE_GOAL_STATE.md, or record a run with loopx refresh-state';
 
+/**
+ * An autonomous replan obligation a lane owes now (scheduling/replanObligation.ts): the obligation
+ * `quota should-run` would surface as `autonomous_replan_required`, with the stalled runs that owe it.
+ */
+export const StatusReplanObligationSchema = z.object({
+  /** The agent lane (null: the goal registers no agent and all runs count). */
+  agent_id: z.string().nullable(),
+  obligation: ReplanObligationSchema,
+  /** The stalled runs, newest first (paths and secrets compacted away like `latest_runs`). */
+  stalled_runs: z.array(
+    z.object({
+      generated_at: z.string().nullable(),
+      classification: z.string().nullable(),
+      recommended_action: z.string().nullable(),
+      todo_id: z.string().nullable(),
+      turn_instance_id: z.string().nullable(),
+    }),
+  ),
+  /** When the streak began: the oldest stalled run's time. */
+  since: z.string().nullable(),
+});
+export type StatusReplanObligation = z.infer<typeof StatusReplanObligationSchema>;
+
 /** One goal of the status read model (an `attention_queue.items[]` entry of the original). */
 export const GoalStatusItemSchema = z.object({
   goal_id: z.string(),
@@ -172,6 +196,8 @@ export const GoalStatusItemSchema = z.object({
    * file that exists but cannot be read. Any error fails the status (`ok: false`).
    */
   contract_diagnostics: z.array(ContractDiagnosticSchema),
+  /** Replan obligations the goal's lanes owe now (one per registered agent at most); absent when none. */
+  replan_obligations: z.array(StatusReplanObligationSchema).optional(),
   quota: StatusItemQuotaSchema.optional(),
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
@@ -349,6 +375,39 @@ function statusRun(row: RunIndexEntry, goalId: string): StatusRun {
   };
 }
 
+/** The obligations each lane owes: every registered agent's lane, or all runs when none is registered. */
+function replanObligations(rows: readonly RunIndexEntry[], input: ProjectionInput): StatusReplanObligation[] {
+  const lanes: (string | null)[] =
+    input.agentId !== null
+      ? [input.agentId]
+      : input.target.agents.length > 0
+        ? [...new Set(input.target.agents)]
+        : [null];
+  const owed: StatusReplanObligation[] = [];
+  const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+  for (const agentId of lanes) {
+    const found = replanObligationWithRuns({ goalId: input.target.goalId, agentId, rowsNewestFirst: rows });
+    if (found === null) continue;
+    const { obligation, stalledRuns } = found;
+    owed.push({
+      agent_id: agentId,
+      obligation: {
+        ...obligation,
+        triggers: obligation.triggers.map((t) => ({ ...t, text: labelPaths(t.text, input) })),
+      },
+      stalled_runs: stalledRuns.map((row) => ({
+        generated_at: text(row.generated_at),
+        classification: text(row.classification),
+        recommended_action: publicSafeCompact(row.recommended_action),
+        todo_id: text(row.todo_id),
+        turn_instance_id: text(row['turn_instance_id']),
+      })),
+      since: text(stalledRuns[stalledRuns.length - 1]?.generated_at),
+    });
+  }
+  return owed;
+}
+
 function labelPaths(message: string, input: ProjectionInput): string {
   return scrubText(message, {
     projectRoots: [input.target.projectRoot],
@@ -448,6 +507,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const gap = byKind('state_projection_gap');
   const stale = byKind('stale_latest_run_projection');
 
+  const owed = replanObligations(rows, input);
   const item: GoalStatusItem = {
     goal_id: target.goalId,
     display_name: target.displayName,
@@ -496,6 +556,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
           },
     state_diagnostics: structured?.diagnostics ?? null,
     contract_diagnostics: contractDiagnostics(input, doc),
+    ...(owed.length > 0 ? { replan_obligations: owed } : {}),
   };
   return GoalStatusItemSchema.parse(item);
 }

@@ -1,12 +1,15 @@
 import type { GoalStatusItem } from '../../core/status/goalStatus';
 import type { QuotaHistoryOutput } from '../../core/ops/quota';
+import type { EvidenceLogOutput } from '../../core/ops/evidenceLog';
 import type { GoalDetail } from './protocol';
+import { eventTimeline } from './timeline';
 
 /** The goal-detail payload from the quota history operation and the goal's status item (pure). */
 export function goalDetailOf(
   goal: { goalId: string; displayName: string },
   history: QuotaHistoryOutput,
   status: GoalStatusItem | undefined,
+  log: EvidenceLogOutput | { error: string } | null = null,
 ): GoalDetail {
   const budget = (b: QuotaHistoryOutput['budgets']['max_cost_usd']) =>
     b.limit === null ? null : { used: b.used, limit: b.limit };
@@ -42,5 +45,9 @@ export function goalDetailOf(
       agent_id: r.agent_id,
       recommended_action: r.recommended_action,
     })),
+    timeline:
+      log === null || 'error' in log
+        ? { log_exists: false, total_events: 0, turns: [], error: log === null ? null : log.error }
+        : { log_exists: log.log_exists, total_events: log.total_count, turns: eventTimeline(log.events), error: null },
   };
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../../common/disposable';
+import { evidenceLog } from '../../core/ops/evidenceLog';
 import { quotaHistory } from '../../core/ops/quota';
 import { runOperation } from '../../core/ops/run';
 import type { GoalSummary } from '../../core/status/workspaceGoals';
@@ -10,11 +11,13 @@ import { goalDetailOf } from './detail';
 import { detailStateSchema, detailToHostSchema, type HostToDetail } from './protocol';
 
 export const GOAL_DETAIL_PANEL_TYPE = 'loopx.goalDetail';
+/** How many of the newest rollout events the timeline reads. */
+const TIMELINE_EVENT_WINDOW = 150;
 
 /**
  * "LoopX: Show Goal Detail": one panel per goal with its spend over the quota window as a chart
  * (slots, and cost and tokens when budgets are set, against the limits), the todo frontier and the
- * latest runs. Restored after a reload by its serializer; updates when the goal's files change.
+ * latest runs, and a timeline of the rollout event log by turn. Restored after a reload by its serializer; updates when the goal's files change.
  */
 export class GoalDetailWebviews extends Disposable {
   private readonly panels = new Map<string, { panel: vscode.WebviewPanel; goal: GoalSummary }>();
@@ -99,8 +102,13 @@ export class GoalDetailWebviews extends Disposable {
     const { goal, panel } = entry;
     let message: HostToDetail;
     try {
-      const history = await runOperation(quotaHistory, { goalId: goal.goalId }, editorEnvironment(goal.registryPath));
-      const detail = goalDetailOf(goal, history, this.model.detailsOf(goal)?.status);
+      const env = editorEnvironment(goal.registryPath);
+      const history = await runOperation(quotaHistory, { goalId: goal.goalId }, env);
+      // The event log is a second source: when it cannot be read, the chart and runs still render.
+      const log = await runOperation(evidenceLog, { goalId: goal.goalId, limit: TIMELINE_EVENT_WINDOW }, env).catch(
+        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+      );
+      const detail = goalDetailOf(goal, history, this.model.detailsOf(goal)?.status, log);
       message = { type: 'render', detail, ref: { registryPath: goal.registryPath, goalId: goal.goalId } };
     } catch (error) {
       message = { type: 'error', message: error instanceof Error ? error.message : String(error) };

@@ -4,6 +4,26 @@ import { z } from 'zod';
 
 const budgetSchema = z.object({ used: z.number(), limit: z.number() }).nullable();
 
+/** One turn of the event timeline (events without a turn are grouped with `turn_instance_id: null`). */
+export const timelineTurnSchema = z.object({
+  turn_instance_id: z.string().nullable(),
+  agent_id: z.string().nullable(),
+  first_at: z.string().nullable(),
+  last_at: z.string().nullable(),
+  /** How many events the turn has in the read window (`events` lists the newest of them). */
+  event_count: z.number().int().nonnegative(),
+  events: z.array(
+    z.object({
+      kind: z.string(),
+      at: z.string().nullable(),
+      agent_id: z.string().nullable(),
+      todo_id: z.string().nullable(),
+      text: z.string(),
+    }),
+  ),
+});
+export type TimelineTurn = z.infer<typeof timelineTurnSchema>;
+
 export const goalDetailSchema = z.object({
   goal_id: z.string(),
   goal_name: z.string(),
@@ -38,6 +58,14 @@ export const goalDetailSchema = z.object({
       recommended_action: z.string().nullable(),
     }),
   ),
+  /** The rollout event log's latest events by turn, newest turn first (`evidence-log`). */
+  timeline: z.object({
+    log_exists: z.boolean(),
+    total_events: z.number().int().nonnegative(),
+    turns: z.array(timelineTurnSchema),
+    /** Set when the log could not be read (the rest of the detail still renders). */
+    error: z.string().nullable(),
+  }),
 });
 export type GoalDetail = z.infer<typeof goalDetailSchema>;
 

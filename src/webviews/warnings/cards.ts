@@ -27,6 +27,8 @@ export interface CardTarget {
   addTodo: { role: 'agent' | 'user'; text: string } | null;
   /** 1-based line to open the state file at, when known. */
   line: number | null;
+  /** The replan obligation `record_replan` discharges, and the lane it is recorded for. */
+  replan: { obligationId: string; agentId: string | null } | null;
 }
 
 const KIND_TITLES: Record<ProjectionWarning['kind'], string> = {
@@ -87,6 +89,37 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
         actions: [openAction(d.line)],
       });
       targets.set(key, emptyTarget(goal, d.line));
+    }
+    for (const owed of status.replan_obligations ?? []) {
+      const key = `${goal.key}#${owed.obligation.obligation_id}`;
+      const lane = owed.agent_id === null ? 'the goal' : `lane ${owed.agent_id}`;
+      cards.push({
+        key,
+        goal_id: goal.goalId,
+        goal_name: goal.displayName,
+        severity: 'warning',
+        kind: 'autonomous_replan_required',
+        title: `Replan required: ${lane} stalled`,
+        message: `${owed.obligation.triggers[0]?.text ?? 'the lane stalled'}${owed.since === null ? '' : ` (since ${owed.since})`}. quota should-run answers autonomous_replan_required until a replan result is recorded: ${owed.obligation.recommended_action}.`,
+        compared: owed.stalled_runs.map((run, index) => ({
+          label: `Stalled turn ${owed.stalled_runs.length - index}${run.turn_instance_id === null ? '' : ` (${run.turn_instance_id})`}`,
+          field: 'replan_obligation.stalled_runs',
+          value: [run.classification, run.recommended_action].filter(Boolean).join(': ') || null,
+          written_at: run.generated_at,
+        })),
+        actions: [
+          {
+            kind: 'record_replan',
+            label: 'Record replan result',
+            detail: `records an autonomous_replan run${owed.agent_id === null ? '' : ` for ${owed.agent_id}`} that discharges ${owed.obligation.obligation_id} (replan the todos first)`,
+          },
+          openAction(null),
+        ],
+      });
+      targets.set(key, {
+        ...emptyTarget(goal, null),
+        replan: { obligationId: owed.obligation.obligation_id, agentId: owed.agent_id },
+      });
     }
     for (const warning of status.projection_warnings) {
       const key = `${goal.key}#${warning.id}`;
@@ -151,5 +184,6 @@ function emptyTarget(goal: CardGoal, line: number | null): CardTarget {
     currentNextAction: null,
     addTodo: null,
     line,
+    replan: null,
   };
 }

@@ -6,7 +6,14 @@ import { z } from 'zod';
  * writes come from the host's own model, never from the message.
  */
 
-export const CARD_ACTIONS = ['set_next_action', 'keep_route', 'refresh_state', 'add_todo', 'open_state'] as const;
+export const CARD_ACTIONS = [
+  'set_next_action',
+  'keep_route',
+  'refresh_state',
+  'add_todo',
+  'record_replan',
+  'open_state',
+] as const;
 export const cardActionKindSchema = z.enum(CARD_ACTIONS);
 export type CardActionKind = z.infer<typeof cardActionKindSchema>;
 

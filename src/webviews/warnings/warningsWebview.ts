@@ -228,6 +228,27 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
           ? 'Next Action written; a state_refreshed run was recorded.'
           : 'State refreshed.';
       }
+      case 'record_replan': {
+        if (target.replan === null) throw new Error('This warning owes no replan.');
+        const { obligationId, agentId } = target.replan;
+        const request = {
+          goalId: goal.goalId,
+          classification: 'autonomous_replan',
+          replanObligationId: obligationId,
+          ...(agentId !== null
+            ? { agentId, progressScope: 'agent_lane' as const }
+            : { progressScope: 'goal' as const }),
+        };
+        const preview = await runOperation(refreshState, { ...request, dryRun: true }, env);
+        await ask(
+          `Record the replan of ${goal.goalId}${agentId === null ? '' : ` for ${agentId}`}?`,
+          `An autonomous_replan run is recorded that discharges ${obligationId}; quota should-run stops answering autonomous_replan_required for this lane. Replan the todos in the state file first (recommended action: ${preview.recommended_action ?? 'derived from the state file'}).`,
+          'Record Replan',
+        );
+        await runOperation(refreshState, request, env);
+        await this.model.reload();
+        return `Replan recorded; ${obligationId} is discharged.`;
+      }
       case 'add_todo': {
         if (target.addTodo === null) throw new Error('This warning proposes no todo.');
         await ask(`Add a ${target.addTodo.role} todo to ${goal.goalId}?`, target.addTodo.text, 'Add Todo');

@@ -8,6 +8,9 @@ import {
 } from '../../../src/core/status/projection/schemas';
 import { headroomRatio, presentIndicator, type IndicatorInput } from '../../../src/statusBar/presentation';
 import { cumulativeSpend, hostToDetailSchema, type GoalDetail } from '../../../src/webviews/goalDetail/protocol';
+import type { RolloutEvent } from '../../../src/core/evidence/rolloutLog';
+import { eventTimeline, TIMELINE_EVENTS_PER_TURN, TIMELINE_TURNS } from '../../../src/webviews/goalDetail/timeline';
+import { ReplanObligationSchema } from '../../../src/core/scheduling/replanObligation';
 import { buildCards } from '../../../src/webviews/warnings/cards';
 import { hostToWarningsSchema, warningsToHostSchema } from '../../../src/webviews/warnings/protocol';
 
@@ -134,6 +137,73 @@ describe('the warnings webview model', () => {
     assert.equal(cards[1]?.actions[0]?.detail, 'line 12');
   });
 
+  it('shows an open replan obligation as a card with its stalled turns and the action that discharges it', () => {
+    const obligation = ReplanObligationSchema.parse({
+      schema_version: 'autonomous_replan_obligation_v0',
+      obligation_id: 'replan-0123456789abcdef',
+      required: true,
+      stall_threshold: 2,
+      trigger_count: 1,
+      triggers: [
+        {
+          kind: 'run_history_no_progress_repeat',
+          section: 'run_history',
+          text: `the latest 2 runs repeated ${HOSTILE} without material progress`,
+          run_count: 2,
+          latest_generated_at: '2026-01-02T00:00:00Z',
+          agent_id: 'agent-a',
+        },
+      ],
+      guidance_actions: ['keep', 'split'],
+      stop_condition: 'stop if private',
+      recommended_action: 'replan before another turn repeats the stalled action',
+      agent_id: 'agent-a',
+      discharge_command: 'loopx refresh-state …',
+    });
+    const run = (at: string, turn: string) => ({
+      generated_at: at,
+      classification: 'monitor_no_progress',
+      recommended_action: HOSTILE,
+      todo_id: null,
+      turn_instance_id: turn,
+    });
+    const { cards, targets } = buildCards([
+      {
+        key: 'r#g1',
+        goalId: 'g1',
+        displayName: 'g1',
+        status: statusItem([mismatch()], {
+          replan_obligations: [
+            {
+              agent_id: 'agent-a',
+              obligation,
+              stalled_runs: [run('2026-01-02T00:00:00Z', 'T2'), run('2026-01-01T00:00:00Z', 'T1')],
+              since: '2026-01-01T00:00:00Z',
+            },
+          ],
+        }),
+      },
+    ]);
+    const card = cards.find((c) => c.kind === 'autonomous_replan_required');
+    assert.ok(card);
+    assert.equal(card.title, 'Replan required: lane agent-a stalled');
+    assert.match(card.message, /since 2026-01-01T00:00:00Z/);
+    assert.ok(card.message.includes(HOSTILE), 'hostile text stays data; the webview writes text nodes');
+    assert.deepEqual(
+      card.compared.map((c) => [c.label, c.written_at]),
+      [
+        ['Stalled turn 2 (T2)', '2026-01-02T00:00:00Z'],
+        ['Stalled turn 1 (T1)', '2026-01-01T00:00:00Z'],
+      ],
+    );
+    assert.deepEqual(
+      card.actions.map((a) => a.kind),
+      ['record_replan', 'open_state'],
+    );
+    assert.deepEqual(targets.get(card.key)?.replan, { obligationId: 'replan-0123456789abcdef', agentId: 'agent-a' });
+    assert.ok(hostToWarningsSchema.safeParse({ type: 'render', cards, goal_count: 1 }).success);
+  });
+
   it('accepts only well-formed messages from the webview (no texts, only a card key and a known action)', () => {
     assert.ok(warningsToHostSchema.safeParse({ type: 'ready' }).success);
     assert.ok(warningsToHostSchema.safeParse({ type: 'act', key: 'k', action: 'refresh_state' }).success);
@@ -172,6 +242,7 @@ describe('the goal detail chart data', () => {
     ],
     frontier: { open: 1, claimed: 0, blocked: 1, done: 2 },
     runs: [],
+    timeline: { log_exists: false, total_events: 0, turns: [], error: null },
   };
 
   it('plots running totals from 0 at the window start to the window end', () => {
@@ -188,6 +259,64 @@ describe('the goal detail chart data', () => {
       hostToDetailSchema.safeParse({ type: 'render', detail, ref: { registryPath: '/r', goalId: 'g1' } }).success,
     );
     assert.equal(hostToDetailSchema.safeParse({ type: 'render', detail }).success, false);
+  });
+});
+
+describe('the goal detail event timeline', () => {
+  const event = (kind: string, at: string, run?: string, extra: Partial<RolloutEvent> = {}): RolloutEvent => ({
+    schema_version: 'loopx_rollout_event_v0',
+    goal_id: 'g1',
+    event_kind: kind,
+    recorded_at: at,
+    agent_id: 'agent-a',
+    ...(run === undefined ? {} : { run_id: run }),
+    ...extra,
+  });
+
+  it('groups the events by turn, newest turn first, each in order, with no-turn events in their own groups', () => {
+    const turns = eventTimeline([
+      event('todo_add', '2026-01-01T00:00:00Z', undefined, { todo_id: 'todo_a', summary: HOSTILE }),
+      event('quota_should_run', '2026-01-01T01:00:00Z', 'T1', { details: { effective_action: 'normal_run' } }),
+      event('refresh_state', '2026-01-01T01:10:00Z', 'T1', { classification: 'validated_progress' }),
+      event('quota_should_run', '2026-01-01T02:00:00Z', 'T2'),
+      event('quota_spend', '2026-01-01T01:20:00Z', 'T1'),
+      event('todo_complete', '2026-01-01T02:30:00Z', 'T2', { details: { todo_id: 'todo_a' } }),
+    ]);
+    assert.deepEqual(
+      turns.map((t) => [t.turn_instance_id, t.event_count, t.first_at, t.last_at]),
+      [
+        ['T2', 2, '2026-01-01T02:00:00Z', '2026-01-01T02:30:00Z'],
+        ['T1', 3, '2026-01-01T01:00:00Z', '2026-01-01T01:20:00Z'],
+        [null, 1, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'],
+      ],
+    );
+    assert.deepEqual(
+      turns[1]?.events.map((e) => [e.kind, e.text]),
+      [
+        ['quota_should_run', 'normal_run'],
+        ['refresh_state', 'validated_progress'],
+        ['quota_spend', 'quota spend'],
+      ],
+    );
+    assert.equal(turns[0]?.events[1]?.todo_id, 'todo_a', 'a todo named in the details counts');
+    assert.equal(turns[2]?.events[0]?.text, HOSTILE, 'hostile text stays data; the webview writes text nodes');
+  });
+
+  it('keeps at most the newest events of a turn and the newest turns, and counts them all', () => {
+    const many = Array.from({ length: TIMELINE_EVENTS_PER_TURN + 5 }, (_, i) =>
+      event('quota_should_run', new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), 'T1'),
+    );
+    const [turn] = eventTimeline(many);
+    assert.equal(turn?.event_count, TIMELINE_EVENTS_PER_TURN + 5);
+    assert.equal(turn?.events.length, TIMELINE_EVENTS_PER_TURN);
+    assert.equal(turn?.events[0]?.at, many[5]?.recorded_at);
+    const turns = eventTimeline(
+      Array.from({ length: TIMELINE_TURNS + 3 }, (_, i) =>
+        event('quota_should_run', new Date(Date.UTC(2026, 0, 1, i)).toISOString(), `T${i}`),
+      ),
+    );
+    assert.equal(turns.length, TIMELINE_TURNS);
+    assert.equal(turns[0]?.turn_instance_id, `T${TIMELINE_TURNS + 2}`);
   });
 });
 

@@ -2,7 +2,7 @@ import uPlot from 'uplot';
 import { el, formatTime, arrowNavigation, vscodeApi } from '../../shared/browser/dom';
 import { cumulativeSpend, hostToDetailSchema, type DetailState, type GoalDetail } from '../protocol';
 
-/** The goal-detail webview: spend over the quota window (uPlot), the todo frontier and the latest runs. */
+/** The goal-detail webview: spend over the quota window (uPlot), the todo frontier, the latest runs and the event timeline. */
 
 const vscode = vscodeApi<DetailState>();
 const root = document.getElementById('root') as HTMLElement;
@@ -83,6 +83,72 @@ function runsNode(detail: GoalDetail): HTMLElement {
   );
 }
 
+/** The rollout event log by turn: each turn a group, its events in order (text nodes only). */
+function eventsNode(detail: GoalDetail): HTMLElement {
+  const { timeline } = detail;
+  const section = el('section', { class: 'events' }, el('h2', {}, 'Event timeline'));
+  if (timeline.error !== null) {
+    section.append(
+      el('p', { class: 'result failed', role: 'alert' }, `The event log cannot be read: ${timeline.error}`),
+    );
+    return section;
+  }
+  if (timeline.turns.length === 0) {
+    section.append(
+      el(
+        'p',
+        { class: 'muted' },
+        timeline.log_exists
+          ? 'The event log has no events.'
+          : 'No events yet: the event log is written by should-run, refresh-state, spends and todo changes.',
+      ),
+    );
+    return section;
+  }
+  section.append(
+    el(
+      'p',
+      { class: 'muted' },
+      `${timeline.total_events} event${timeline.total_events === 1 ? '' : 's'} in the log; the latest by turn, newest first.`,
+    ),
+  );
+  for (const turn of timeline.turns) {
+    const heading = turn.turn_instance_id === null ? 'Outside a turn' : `Turn ${turn.turn_instance_id}`;
+    const list = el('ol', { class: 'timeline' });
+    for (const event of turn.events)
+      list.append(
+        el(
+          'li',
+          { tabindex: '0', class: `event event-${event.kind.replace(/[^a-z0-9_]/gi, '')}` },
+          el('strong', {}, event.kind),
+          ` · ${formatTime(event.at)}`,
+          event.todo_id === null ? null : ` · ${event.todo_id}`,
+          el('div', { class: 'muted' }, event.text),
+        ),
+      );
+    section.append(
+      el(
+        'div',
+        { class: 'turn' },
+        el('h3', {}, heading),
+        el(
+          'p',
+          { class: 'muted' },
+          [
+            turn.agent_id,
+            `${turn.event_count} event${turn.event_count === 1 ? '' : 's'}`,
+            turn.first_at === null ? null : `${formatTime(turn.first_at)} – ${formatTime(turn.last_at)}`,
+          ]
+            .filter(Boolean)
+            .join(' · '),
+        ),
+        list,
+      ),
+    );
+  }
+  return section;
+}
+
 function render(detail: GoalDetail): void {
   for (const c of charts.splice(0)) c.destroy();
   root.replaceChildren();
@@ -100,7 +166,7 @@ function render(detail: GoalDetail): void {
   );
   if (q.cost !== null) root.append(chart('Cost', series.x, series.cost, q.cost.limit, 'USD'));
   if (q.tokens !== null) root.append(chart('Tokens', series.x, series.tokens, q.tokens.limit, 'tokens'));
-  root.append(frontierNode(detail), runsNode(detail));
+  root.append(frontierNode(detail), runsNode(detail), eventsNode(detail));
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

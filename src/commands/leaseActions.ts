@@ -1,0 +1,165 @@
+import * as vscode from 'vscode';
+import { runOperation } from '../core/ops/run';
+import { taskLeaseInspect, taskLeaseRelease, taskLeaseRenew, taskLeaseTransfer } from '../core/ops/taskLease';
+import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { editorEnvironment } from './operationRunner';
+import { argumentField, Cancelled, confirm, isTrue, pickGoal } from './pickers';
+
+/**
+ * Renew / Release / Transfer of a hard task lease from the Goals tree (docs/leases.md). The editor
+ * acts for the holder as the CLI does: it reads the lease (`taskLeaseInspect`) for the holder's
+ * owner, key and version, shows what it will do, and passes that version as `expectedVersion`, so a
+ * lease the agent renewed or handed over in the meantime is refused (`version_mismatch`), not clobbered.
+ * From code or a test, `{ goalId, todoId, confirmed: true, newOwner, ttlSeconds }` answers the questions.
+ */
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
+
+interface HeldLease {
+  goal: GoalSummary;
+  todoId: string;
+  title: string;
+  owner: string;
+  key: string;
+  version: number;
+  expiresAt: string;
+}
+
+/** The leased todo of a tree node, `{ goalId, todoId }` or the user's pick, with its lease as it is now. */
+async function heldLease(model: WorkspaceModel, arg: unknown, verb: string): Promise<HeldLease> {
+  const node = arg as { kind?: unknown; goal?: GoalSummary; todo?: { todo_id: string; title: string } } | undefined;
+  let goal: GoalSummary;
+  let todoId: string;
+  let title: string;
+  if (node?.kind === 'todo' && node.goal && node.todo) {
+    goal = node.goal;
+    todoId = node.todo.todo_id;
+    title = node.todo.title;
+  } else {
+    goal = await pickGoal(model, arg, `${verb} the lease of which goal's todo?`);
+    const leased = [...model.leasesOf(goal)];
+    const given = argumentField(arg, 'todoId', isString);
+    if (given !== undefined) todoId = given;
+    else {
+      if (leased.length === 0) throw new Error(`No todo of goal "${goal.goalId}" is under a lease.`);
+      const picked = await vscode.window.showQuickPick(
+        leased.map(([id, lease]) => ({ label: id, description: `leased to ${lease.owner} until ${lease.expires_at}` })),
+        { title: `${verb} which lease?` },
+      );
+      if (!picked) throw new Cancelled();
+      todoId = picked.label;
+    }
+    title = todoId;
+  }
+  const inspected = await runOperation(
+    taskLeaseInspect,
+    { goalId: goal.goalId, todoId },
+    editorEnvironment(goal.registryPath),
+  );
+  const lease = inspected.lease;
+  const text = (field: string): string | null => {
+    const value = lease?.[field];
+    return typeof value === 'string' && value !== '' ? value : null;
+  };
+  const owner = text('owner');
+  const key = text('idempotency_key');
+  const version = lease?.['version'];
+  if (lease === null || owner === null || key === null || !isNumber(version) || text('status') !== 'active')
+    throw new Error(`"${title}" (${todoId}) of goal "${goal.goalId}" holds no active lease.`);
+  return { goal, todoId, title, owner, key, version, expiresAt: text('expires_at') ?? 'an unknown time' };
+}
+
+async function settle(model: WorkspaceModel, message: string): Promise<void> {
+  void vscode.window.showInformationMessage(`LoopX: ${message}`);
+  await model.reload();
+}
+
+/** "Renew Lease…": the holder's lease extended to now + TTL (default 45 min). */
+export async function renewLeaseCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const lease = await heldLease(model, arg, 'Renew');
+  const ttlSeconds = argumentField(arg, 'ttlSeconds', isNumber);
+  if (!argumentField(arg, 'confirmed', isTrue))
+    await confirm(
+      `Renew ${lease.owner}'s lease on "${lease.title}"?`,
+      `It runs until ${lease.expiresAt} (version ${lease.version}). Renewed for ${ttlSeconds === undefined ? '45 minutes' : `${ttlSeconds} s`} from now, on ${lease.owner}'s behalf; refused if the lease changed since.`,
+      'Renew',
+    );
+  const result = await runOperation(
+    taskLeaseRenew,
+    {
+      goalId: lease.goal.goalId,
+      todoId: lease.todoId,
+      owner: lease.owner,
+      idempotencyKey: lease.key,
+      expectedVersion: lease.version,
+      ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
+    },
+    editorEnvironment(lease.goal.registryPath),
+  );
+  await settle(
+    model,
+    `renewed ${lease.owner}'s lease on "${lease.title}" until ${String(result.lease?.['expires_at'])}.`,
+  );
+}
+
+/** "Release Lease…": the todo is free again (any registered agent may take it). */
+export async function releaseLeaseCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const lease = await heldLease(model, arg, 'Release');
+  if (!argumentField(arg, 'confirmed', isTrue))
+    await confirm(
+      `Release ${lease.owner}'s lease on "${lease.title}"?`,
+      `${lease.owner} holds it until ${lease.expiresAt} (version ${lease.version}). A turn it runs now on this todo will fail its writeback; the todo stays open.`,
+      'Release',
+    );
+  await runOperation(
+    taskLeaseRelease,
+    {
+      goalId: lease.goal.goalId,
+      todoId: lease.todoId,
+      owner: lease.owner,
+      idempotencyKey: lease.key,
+      expectedVersion: lease.version,
+    },
+    editorEnvironment(lease.goal.registryPath),
+  );
+  await settle(model, `released ${lease.owner}'s lease on "${lease.title}".`);
+}
+
+/** "Transfer Lease…": handed to another registered agent under a new key (a new lease epoch). */
+export async function transferLeaseCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
+  const lease = await heldLease(model, arg, 'Transfer');
+  let newOwner = argumentField(arg, 'newOwner', isString);
+  if (newOwner === undefined) {
+    const others = lease.goal.agents.filter((a) => a !== lease.owner);
+    if (others.length === 0) throw new Error(`Goal "${lease.goal.goalId}" registers no other agent to hand it to.`);
+    const picked = await vscode.window.showQuickPick(others, {
+      title: `Hand ${lease.owner}'s lease on "${lease.title}" to which agent?`,
+    });
+    if (picked === undefined) throw new Cancelled();
+    newOwner = picked;
+  }
+  // A fresh public-safe key for the new holder (it reads it back with `loopx task-lease inspect`).
+  const newIdempotencyKey = `editor-transfer:${newOwner}:${Date.now().toString(36)}`;
+  if (!argumentField(arg, 'confirmed', isTrue))
+    await confirm(
+      `Transfer the lease on "${lease.title}" from ${lease.owner} to ${newOwner}?`,
+      `${lease.owner} holds it until ${lease.expiresAt} (version ${lease.version}). ${newOwner} gets a new lease under the key ${newIdempotencyKey}; ${lease.owner} can no longer complete the todo.`,
+      'Transfer',
+    );
+  await runOperation(
+    taskLeaseTransfer,
+    {
+      goalId: lease.goal.goalId,
+      todoId: lease.todoId,
+      owner: lease.owner,
+      idempotencyKey: lease.key,
+      expectedVersion: lease.version,
+      newOwner,
+      newIdempotencyKey,
+    },
+    editorEnvironment(lease.goal.registryPath),
+  );
+  await settle(model, `the lease on "${lease.title}" is ${newOwner}'s now.`);
+}

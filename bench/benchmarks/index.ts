@@ -1,7 +1,13 @@
 import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
-import { extensionActivation } from './extension';
+import {
+  extensionActivation,
+  extensionActivationEmpty,
+  extensionExternalChange,
+  extensionWebviewGoalDetail,
+  extensionWebviewWarnings,
+} from './extension';
 import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
@@ -39,6 +45,10 @@ export const BENCHMARKS: readonly Benchmark[] = [
   statusServerStatusJson,
   statusServerHealthz,
   extensionActivation,
+  extensionActivationEmpty,
+  extensionExternalChange,
+  extensionWebviewWarnings,
+  extensionWebviewGoalDetail,
 ];
 
 export function findBenchmark(name: string): Benchmark | undefined {

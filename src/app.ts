@@ -120,6 +120,15 @@ export class LoopxApp extends Disposable {
     const statusServer = this.register(new StatusServerController(context, this.model, log));
     this.timings.phase('agents+statusServer');
     const failures = new CommandFailures();
+    // Hidden command for the integration tests: the quick picks the status bar's click showed since the last call.
+    let quickPicksShown: { title: string; labels: string[] }[] = [];
+    this.register(
+      vscode.commands.registerCommand('_loopx.takeQuotaOverviewPicks', () => {
+        const taken = quickPicksShown;
+        quickPicksShown = [];
+        return taken;
+      }),
+    );
     // Hidden command: the palette commands that failed or were refused since the last call (tests read it).
     this.register(vscode.commands.registerCommand('_loopx.takeCommandFailures', () => failures.take()));
     // The composition root: the built-in demo agent is the bundle installed with the extension.
@@ -186,7 +195,12 @@ export class LoopxApp extends Disposable {
         showProjectionWarnings: () => warnings.show(),
         showGoalDetail: async (arg) =>
           goalDetail.show(await pickGoal(this.model, arg, 'Show the detail of which goal?')),
-        quotaOverview: () => quotaOverviewCommand(this.model, (goal) => indicator.inputOf(goal)),
+        quotaOverview: () =>
+          quotaOverviewCommand(
+            this.model,
+            (goal) => indicator.inputOf(goal),
+            (title, labels) => quickPicksShown.push({ title, labels: [...labels] }),
+          ),
       },
       log,
       failures,

@@ -78,7 +78,7 @@ describe('state file read and write', () => {
     fs.writeFileSync(lock, holder(deadPid));
     const noop = await applyStateEdit(file, (text) => ({ changed: false, text }), { operation: 'todo complete' });
     assert.equal(noop.written, false);
-    assert.equal(fs.existsSync(lock), false, 'the dead writer\'s lock is gone');
+    assert.equal(fs.existsSync(lock), false, "the dead writer's lock is gone");
 
     fs.writeFileSync(lock, holder(process.ppid));
     await applyStateEdit(file, (text) => ({ changed: false, text }), { operation: 'todo complete' });

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { scalingCases } from '../core/cases';
+import { fixedCase, scalingCases } from '../core/cases';
 import { requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
 import { rawReadProcess } from '../core/processes';
-import type { RunnableBenchmark } from '../core/types';
+import type { BenchContext, RunnableBenchmark } from '../core/types';
+import { SIZES } from '../workspace/generate';
 import { REPO_ROOT } from '../../test/support/demoWorkspace';
 import { launchChromium, runTestsInWorkbench, startCodeServer } from '../../test/support/vscodeHost';
 
@@ -12,9 +13,181 @@ const HOST_SUITE = path.join(REPO_ROOT, 'out', 'test', 'integration', 'bench', '
 interface HostTimings {
   activateToModelMs: number | null;
   activateToGoalsShownMs: number | null;
+  activateToStartedMs: number | null;
   goalCount: number;
   extensionHostRssMb: number;
+  phases?: [string, number][];
+  /** What the mode timed (all modes but `activation`). */
+  measuredMs?: number;
+  refreshCostMs?: number | null;
+  refreshedGoals?: string;
 }
+
+/**
+ * Opens `folder` in code-server with the development extension and runs the host side
+ * (test/integration/bench/index.ts) in `mode`; returns what it measured.
+ */
+async function runInHost(
+  ctx: BenchContext,
+  folder: string,
+  mode: string,
+  env: Record<string, string> = {},
+): Promise<HostTimings> {
+  if (!fs.existsSync(`${HOST_SUITE}.js`))
+    throw new Error('out/test/integration/bench/index.js is missing: run npm run build');
+  const timingsFile = path.join(ctx.tmpDir, `timings-${Date.now()}.json`);
+  const server = await startCodeServer({
+    workspace: folder,
+    rootDir: path.join(ctx.tmpDir, `host-${Date.now()}`),
+    env: { LOOPX_BENCH_TIMINGS: timingsFile, LOOPX_BENCH_MODE: mode, ...env },
+  });
+  const browser = await launchChromium();
+  try {
+    const result = await runTestsInWorkbench({
+      server,
+      browser,
+      workspace: folder,
+      extensionDevelopmentPath: REPO_ROOT,
+      extensionTestsPath: HOST_SUITE,
+      timeoutMs: 300_000,
+    });
+    if (result.exitCode !== 0 || !fs.existsSync(timingsFile))
+      throw new Error(`the extension host run failed (exit ${result.exitCode}):\n${result.logs.slice(-20).join('\n')}`);
+    return JSON.parse(fs.readFileSync(timingsFile, 'utf8')) as HostTimings;
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+};
+
+/** Activation in a folder with no LoopX registry: what every VS Code window that activates LoopX pays. */
+export const extensionActivationEmpty: RunnableBenchmark = {
+  kind: 'process',
+  name: 'extension-activation-empty',
+  title: 'Extension activation in a workspace with no registry (real VS Code host)',
+  description:
+    'code-server opens an empty folder with the development extension; inside the extension host: from the start of activate() until it returns (views, commands, status bar registered; nothing to load)',
+  baselineDescription: 'an empty node process (nothing to read)',
+  cases: [fixedCase('no registry', null, 5)],
+  unitLabel: 'goals',
+  units: () => 0,
+  targets: [
+    { caseLabel: 'no registry', metric: 'median_ms', limit: 50, text: 'activation with no registry under 50 ms' },
+  ],
+  prepare: async (ctx) => {
+    const folder = path.join(ctx.tmpDir, 'empty-workspace');
+    fs.mkdirSync(folder, { recursive: true });
+    const samples: number[] = [];
+    let phases: [string, number][] = [];
+    return {
+      run: async () => {
+        const t = await runInHost(ctx, folder, 'empty');
+        if (t.goalCount !== 0) throw new Error(`the empty folder showed ${t.goalCount} goals`);
+        samples.push(t.measuredMs ?? NaN);
+        phases = t.phases ?? [];
+        return { measuredMs: t.measuredMs ?? Number.NaN, childPeakRssMb: t.extensionHostRssMb };
+      },
+      verify: async () =>
+        `no goals; activate() returned in ${samples.map((v) => v.toFixed(1)).join(', ')} ms; last run's steps (ms since activate()): ${phases.map(([label, at]) => `${label} ${at.toFixed(1)}`).join(', ')}`,
+    };
+  },
+  prepareBaseline: async (ctx) => {
+    return rawReadProcess(ctx, []);
+  },
+};
+
+/**
+ * Another process changes one goal's state file while the Goals view shows M: from the write (its
+ * rename) to the Goals view's change event for that goal, through VS Code's file watcher and
+ * LoopX's debounced reload. The reload's own cost (its start to the tree's event) is in the
+ * verification line.
+ */
+export const extensionExternalChange: RunnableBenchmark = {
+  kind: 'process',
+  name: 'extension-external-change',
+  title: 'An external one-goal change shown in the Goals view (real VS Code host)',
+  description:
+    "another process adds a todo to one goal's state file (temporary file renamed over it) → VS Code's watcher → LoopX's debounced reload → the Goals view's change event for that goal",
+  baselineDescription: "a node process that reads the changed goal's state file and run index",
+  cases: [fixedCase('M', SIZES.M, 5)],
+  unitLabel: 'goals',
+  units: (shape) => shape?.goals ?? 0,
+  targets: [{ caseLabel: 'M', metric: 'median_ms', limit: 1000, text: 'an external one-goal change shown under 1 s' }],
+  prepare: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    const goalId = workspace.goalIds[0] ?? 'goal-0001';
+    const stateFile = stateFiles(workspace)[0] ?? '';
+    const original = fs.readFileSync(stateFile, 'utf8');
+    const costs: number[] = [];
+    const refreshed: string[] = [];
+    return {
+      run: async () => {
+        try {
+          const t = await runInHost(ctx, workspace.root, 'external', {
+            LOOPX_NOW: workspace.now,
+            LOOPX_BENCH_STATE_FILE: stateFile,
+            LOOPX_BENCH_GOAL_ID: goalId,
+          });
+          costs.push(t.refreshCostMs ?? NaN);
+          refreshed.push(t.refreshedGoals ?? '?');
+          return { measuredMs: t.measuredMs ?? Number.NaN, childPeakRssMb: t.extensionHostRssMb };
+        } finally {
+          fs.writeFileSync(stateFile, original);
+        }
+      },
+      verify: async () =>
+        `the tree refreshed only ${[...new Set(refreshed)].join(' / ')}; the refresh (reload start → tree event) took ${costs.map((c) => c.toFixed(1)).join(', ')} ms, median ${median(costs).toFixed(1)} ms`,
+      cleanup: async () => fs.writeFileSync(stateFile, original),
+    };
+  },
+  prepareBaseline: async (ctx) => {
+    const workspace = requireWorkspace(ctx.workspace);
+    return rawReadProcess(ctx, [stateFiles(workspace)[0] ?? '', runIndexFiles(workspace)[0] ?? '']);
+  },
+};
+
+function webviewPaint(mode: 'warnings' | 'goal-detail', title: string): RunnableBenchmark {
+  return {
+    kind: 'process',
+    name: `extension-webview-${mode}`,
+    title: `${title} webview first paint (real VS Code host)`,
+    description: `with M shown: from executing the palette command to the webview's first message (\`ready\`, sent when its script has run and drawn the shell)`,
+    baselineDescription: "a node process that reads one goal's state file and run index",
+    cases: [fixedCase('M', SIZES.M, 5)],
+    unitLabel: 'goals',
+    units: (shape) => shape?.goals ?? 0,
+    targets: [{ caseLabel: 'M', metric: 'median_ms', limit: 300, text: `${title} webview first paint under 300 ms` }],
+    prepare: async (ctx) => {
+      const workspace = requireWorkspace(ctx.workspace);
+      const samples: number[] = [];
+      return {
+        run: async () => {
+          const t = await runInHost(ctx, workspace.root, mode, {
+            LOOPX_NOW: workspace.now,
+            LOOPX_BENCH_GOAL_ID: workspace.goalIds[0] ?? 'goal-0001',
+          });
+          samples.push(t.measuredMs ?? NaN);
+          return { measuredMs: t.measuredMs ?? Number.NaN, childPeakRssMb: t.extensionHostRssMb };
+        },
+        verify: async () =>
+          `${samples.length} fresh windows; first message after ${samples.map((v) => v.toFixed(0)).join(', ')} ms`,
+      };
+    },
+    prepareBaseline: async (ctx) => {
+      const workspace = requireWorkspace(ctx.workspace);
+      return rawReadProcess(ctx, [stateFiles(workspace)[0] ?? '', runIndexFiles(workspace)[0] ?? '']);
+    },
+  };
+}
+
+export const extensionWebviewWarnings = webviewPaint('warnings', 'Projection warnings');
+export const extensionWebviewGoalDetail = webviewPaint('goal-detail', 'Goal detail');
 
 /**
  * Extension activation and view population in a real VS Code (code-server + Chromium), measured
@@ -38,41 +211,15 @@ export const extensionActivation: RunnableBenchmark = {
   ],
   prepare: async (ctx) => {
     const workspace = requireWorkspace(ctx.workspace);
-    if (!fs.existsSync(`${HOST_SUITE}.js`))
-      throw new Error('out/test/integration/bench/index.js is missing: run npm run build');
     let last: HostTimings | null = null;
     return {
       run: async () => {
-        const timingsFile = path.join(ctx.tmpDir, `timings-${Date.now()}.json`);
-        const server = await startCodeServer({
-          workspace: workspace.root,
-          rootDir: path.join(ctx.tmpDir, `host-${Date.now()}`),
-          env: { LOOPX_BENCH_TIMINGS: timingsFile, LOOPX_NOW: workspace.now },
-        });
-        const browser = await launchChromium();
-        try {
-          const result = await runTestsInWorkbench({
-            server,
-            browser,
-            workspace: workspace.root,
-            extensionDevelopmentPath: REPO_ROOT,
-            extensionTestsPath: HOST_SUITE,
-            timeoutMs: 300_000,
-          });
-          if (result.exitCode !== 0 || !fs.existsSync(timingsFile))
-            throw new Error(
-              `the extension host run failed (exit ${result.exitCode}):\n${result.logs.slice(-20).join('\n')}`,
-            );
-          last = JSON.parse(fs.readFileSync(timingsFile, 'utf8')) as HostTimings;
-          if (last.goalCount !== workspace.goalIds.length)
-            throw new Error(
-              `the extension loaded ${last.goalCount} goals, the workspace has ${workspace.goalIds.length}`,
-            );
-          return { measuredMs: last.activateToGoalsShownMs ?? Number.NaN, childPeakRssMb: last.extensionHostRssMb };
-        } finally {
-          await browser.close();
-          await server.stop();
-        }
+        last = await runInHost(ctx, workspace.root, 'activation', { LOOPX_NOW: workspace.now });
+        if (last.goalCount !== workspace.goalIds.length)
+          throw new Error(
+            `the extension loaded ${last.goalCount} goals, the workspace has ${workspace.goalIds.length}`,
+          );
+        return { measuredMs: last.activateToGoalsShownMs ?? Number.NaN, childPeakRssMb: last.extensionHostRssMb };
       },
       verify: async () =>
         last === null

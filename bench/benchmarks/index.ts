@@ -3,7 +3,13 @@ import { appendContention } from './appendContention';
 import { eventLogAppendContention } from './eventLog';
 import { taskLeaseAcquireCli } from './leases';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
-import { extensionActivation } from './extension';
+import {
+  extensionActivation,
+  extensionActivationEmpty,
+  extensionExternalChange,
+  extensionWebviewGoalDetail,
+  extensionWebviewWarnings,
+} from './extension';
 import { globalSummaryAgents } from './globalViews';
 import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
@@ -46,6 +52,10 @@ export const BENCHMARKS: readonly Benchmark[] = [
   statusServerHealthz,
   statusServerFreshness,
   extensionActivation,
+  extensionActivationEmpty,
+  extensionExternalChange,
+  extensionWebviewWarnings,
+  extensionWebviewGoalDetail,
 ];
 
 export function findBenchmark(name: string): Benchmark | undefined {

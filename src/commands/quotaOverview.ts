@@ -19,6 +19,7 @@ interface ActionPick extends vscode.QuickPickItem {
 export async function quotaOverviewCommand(
   model: WorkspaceModel,
   inputOf: (goal: GoalSummary) => IndicatorInput,
+  onShow: (title: string, labels: readonly string[]) => void = () => {},
 ): Promise<void> {
   const goals = model.goals;
   if (goals.length === 0) throw new Error('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.');
@@ -31,6 +32,10 @@ export async function quotaOverviewCommand(
       goal,
     };
   });
+  onShow(
+    'LoopX: quota of all goals',
+    picks.map((p) => p.label),
+  );
   const picked = await vscode.window.showQuickPick(picks, {
     title: 'LoopX: quota of all goals',
     placeHolder: 'Pick a goal to pause, resume or configure',
@@ -38,7 +43,18 @@ export async function quotaOverviewCommand(
   });
   if (!picked) throw new Cancelled();
   const paused = model.detailsOf(picked.goal)?.quota?.state === 'paused';
+  const running = model.isLoopRunning(picked.goal);
   const actions: ActionPick[] = [
+    // While a loop runs on the goal, stopping it is what the click is most likely for: first.
+    ...(running
+      ? [
+          {
+            label: '$(debug-stop) Stop Loop',
+            detail: 'Stop the loop running on this goal after its current turn',
+            command: 'loopx.stopLoop',
+          },
+        ]
+      : []),
     paused
       ? {
           label: '$(debug-start) Resume',
@@ -62,6 +78,10 @@ export async function quotaOverviewCommand(
     },
     { label: '$(dashboard) Show Quota', detail: 'The full quota report', command: 'loopx.quotaStatus' },
   ];
+  onShow(
+    `LoopX: ${picked.goal.goalId}`,
+    actions.map((a) => a.label),
+  );
   const action = await vscode.window.showQuickPick(actions, { title: `LoopX: ${picked.goal.goalId}` });
   if (!action) throw new Cancelled();
   await vscode.commands.executeCommand(action.command, { goal: picked.goal });

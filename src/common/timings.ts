@@ -5,13 +5,28 @@
 export class ActivationTimings {
   private modelLoadedAt: number | undefined;
   private goalsShownAt: number | undefined;
+  private startedAt: number | undefined;
   private goalCount = 0;
+  /** Later events (a tree refresh, a webview's first message), newest last, as wall-clock ms. */
+  private events: { event: string; detail: string; atEpochMs: number; costMs: number | null }[] = [];
+
+  /** Steps of activate() (what was registered when), ms since activate() started. */
+  private readonly phases: [string, number][] = [];
 
   constructor(private readonly activateStartedAt: number) {}
+
+  phase(label: string): void {
+    this.phases.push([label, performance.now() - this.activateStartedAt]);
+  }
 
   modelLoaded(goalCount: number): void {
     this.modelLoadedAt ??= performance.now();
     this.goalCount = goalCount;
+  }
+
+  /** `activate()` returned: everything registered and the first load done. */
+  started(): void {
+    this.startedAt ??= performance.now();
   }
 
   /** The Goals view handed its first non-empty list of goals to VS Code. */
@@ -19,18 +34,33 @@ export class ActivationTimings {
     this.goalsShownAt ??= performance.now();
   }
 
+  /**
+   * Records an event for the benchmarks with its wall-clock time (comparable with another
+   * process's `performance.timeOrigin + performance.now()`) and, when known, what it cost.
+   */
+  mark(event: string, detail: string, costMs: number | null = null): void {
+    this.events.push({ event, detail, atEpochMs: performance.timeOrigin + performance.now(), costMs });
+    if (this.events.length > 200) this.events.shift();
+  }
+
   snapshot(): {
     activateToModelMs: number | null;
     activateToGoalsShownMs: number | null;
+    activateToStartedMs: number | null;
     goalCount: number;
     extensionHostRssMb: number;
+    events: { event: string; detail: string; atEpochMs: number; costMs: number | null }[];
+    phases: [string, number][];
   } {
     const since = (at: number | undefined): number | null => (at === undefined ? null : at - this.activateStartedAt);
     return {
       activateToModelMs: since(this.modelLoadedAt),
       activateToGoalsShownMs: since(this.goalsShownAt),
+      activateToStartedMs: since(this.startedAt),
       goalCount: this.goalCount,
       extensionHostRssMb: process.memoryUsage().rss / 1024 / 1024,
+      events: [...this.events],
+      phases: [...this.phases],
     };
   }
 }

@@ -15,6 +15,8 @@ export interface IndicatorInput {
   openGates: number;
   /** Why the goal's state could not be read, if it could not. */
   error: string | null;
+  /** A loop runs on the goal in this window (Run Loop until Stop Loop or its stop condition). */
+  loopRunning?: boolean;
 }
 
 export interface IndicatorPresentation {
@@ -42,7 +44,7 @@ export function indicatorKind(input: IndicatorInput): IndicatorKind {
   const quota = input.quota;
   if (input.error !== null || quota === undefined || quota.state === 'blocked_health') return 'error';
   if (quota.state === 'paused') return 'paused';
-  if (quota.reserved_slots > 0) return 'running';
+  if (quota.reserved_slots > 0 || input.loopRunning === true) return 'running';
   if (input.openGates > 0 || quota.state === 'operator_gate') return 'needs_you';
   if (quota.state === 'throttled') return 'throttled';
   if (quota.state === 'eligible') return 'eligible';

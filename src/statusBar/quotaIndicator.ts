@@ -29,6 +29,8 @@ export class QuotaIndicator extends Disposable {
     this.item.name = 'LoopX Quota';
     this.item.command = commandId('quotaOverview');
     this.register(model.onDidChange(() => this.update()));
+    // A loop starting or stopping in this window changes no file: the model says so per goal.
+    this.register(model.onDidChangeGoals(() => this.update()));
     this.register(
       vscode.commands.registerCommand('_loopx.quotaIndicator.snapshot', () => ({
         visible: this.shown !== undefined,
@@ -56,6 +58,7 @@ export class QuotaIndicator extends Disposable {
       quota: details?.quota,
       openGates: details?.status?.open_gates.length ?? 0,
       error: details?.status?.active_state.error?.message ?? null,
+      loopRunning: this.model.isLoopRunning(goal),
     };
   }
 

@@ -44,6 +44,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     viewId: string,
     private readonly model: WorkspaceModel,
     private readonly onGoalsShown: () => void = () => {},
+    private readonly onRefreshed: (goalIds: readonly string[]) => void = () => {},
   ) {
     super();
     this.treeView = this.register(
@@ -59,12 +60,14 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     if (nodes === undefined || nodes.some((n) => n === undefined)) {
       this.record(['*']);
       this.changed.fire(undefined);
+      this.onRefreshed(['*']);
       return;
     }
     const known = nodes.filter((n) => n !== undefined);
     for (const node of known) node.goal = this.model.findGoal(node.goal.goalId, node.goal.registryPath) ?? node.goal;
     this.record(known.map((n) => n.goal.goalId));
     this.changed.fire(known);
+    this.onRefreshed(known.map((n) => n.goal.goalId));
   }
 
   private record(entry: string[]): void {

@@ -27,6 +27,8 @@ export class GoalDetailWebviews extends Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly model: WorkspaceModel,
     private readonly log: vscode.LogOutputChannel,
+    /** Told when a webview's script sends its first message (`ready`): the benchmarks time the first paint. */
+    private readonly onWebviewReady: (event: 'webview-ready') => void = () => {},
   ) {
     super();
     this.register(
@@ -83,6 +85,7 @@ export class GoalDetailWebviews extends Disposable {
         this.log.warn(`ignored a malformed message from the goal detail webview: ${parsed.error.message}`);
         return;
       }
+      this.onWebviewReady('webview-ready');
       void this.update(key);
     });
     panel.onDidDispose(() => this.panels.delete(key));

@@ -36,6 +36,8 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
     private readonly extensionUri: vscode.Uri,
     private readonly model: WorkspaceModel,
     private readonly log: vscode.LogOutputChannel,
+    /** Told when a webview's script sends its first message (`ready`): the benchmarks time the first paint. */
+    private readonly onWebviewReady: (event: 'webview-ready') => void = () => {},
   ) {
     super();
     this.rebuild();
@@ -146,6 +148,7 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
     }
     const message = parsed.data;
     if (message.type === 'ready') {
+      this.onWebviewReady('webview-ready');
       this.postRender();
       return { accepted: true, message: 'rendered' };
     }

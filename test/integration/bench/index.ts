@@ -1,28 +1,129 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 
+interface HostEvent {
+  event: string;
+  detail: string;
+  atEpochMs: number;
+  costMs: number | null;
+}
+
+interface Timings {
+  activateToGoalsShownMs: number | null;
+  activateToStartedMs: number | null;
+  events: HostEvent[];
+}
+
+const timings = async (): Promise<Timings> =>
+  (await vscode.commands.executeCommand('_loopx.activationTimings')) as Timings;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls the extension's timings until `found` returns something, or fails after `limitMs`. */
+async function waitFor<T>(what: string, limitMs: number, found: (t: Timings) => T | undefined): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = found(await timings());
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${limitMs / 1000} s`);
+    await sleep(10);
+  }
+}
+
+const epochNow = (): number => performance.timeOrigin + performance.now();
+
 /**
- * Extension-host side of the `extension-activation` benchmark (bench/benchmarks/extension.ts):
- * activate LoopX, show the Goals view, wait until it lists the workspace's goals, and write the
- * timings LoopX measured itself to $LOOPX_BENCH_TIMINGS.
+ * Another process changes one goal's state file: adds an open agent todo under "## Agent Todo",
+ * written as agents write (a temporary file renamed over it). Prints the wall-clock time of the
+ * rename, the moment the change exists on disk.
+ */
+const WRITER = `
+const fs = require('node:fs');
+const file = process.argv[1];
+const text = fs.readFileSync(file, 'utf8');
+const id = 'todo_bench_' + Date.now();
+const line = '## Agent Todo\\n- [ ] [P3] External change ' + id + '.\\n  <!-- loopx:todo todo_id=' + id + ' status=open task_class=advancement_task -->\\n';
+if (!text.includes('## Agent Todo\\n')) throw new Error(file + ' has no "## Agent Todo" section');
+fs.writeFileSync(file + '.bench-tmp', text.replace('## Agent Todo\\n', line));
+const at = performance.timeOrigin + performance.now();
+fs.renameSync(file + '.bench-tmp', file);
+process.stdout.write(String(at));
+`;
+
+/**
+ * Extension-host side of the extension benchmarks (bench/benchmarks/extension.ts). The mode
+ * ($LOOPX_BENCH_MODE) says what to time; the figures go to $LOOPX_BENCH_TIMINGS as JSON:
+ * - `activation` (default): activate, show the Goals view, wait until it lists the goals;
+ * - `empty`: activate in a folder with no registry (activate() until it returns);
+ * - `external`: once the goals are shown, another process changes one goal's state file
+ *   ($LOOPX_BENCH_STATE_FILE); from that write to the Goals view's change event for that goal;
+ * - `warnings` / `goal-detail`: from the palette command to the webview's first message (`ready`).
  */
 export async function run(): Promise<void> {
   const output = process.env['LOOPX_BENCH_TIMINGS'];
   if (!output) throw new Error('LOOPX_BENCH_TIMINGS is not set');
+  const mode = process.env['LOOPX_BENCH_MODE'] ?? 'activation';
   const extension = vscode.extensions.getExtension('loopx.loopx-vscode');
   if (!extension) throw new Error('LoopX is not installed in this host');
   await extension.activate();
-  await vscode.commands.executeCommand('loopx.goals.focus');
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    const timings = (await vscode.commands.executeCommand('_loopx.activationTimings')) as {
-      activateToGoalsShownMs: number | null;
-    };
-    if (timings.activateToGoalsShownMs !== null) {
-      writeFileSync(output, JSON.stringify(timings));
-      return;
-    }
-    if (Date.now() > deadline) throw new Error('the Goals view did not list the goals within 240 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  if (mode === 'empty') {
+    const t = await timings();
+    if (t.activateToStartedMs === null) throw new Error('activate() returned before the extension started');
+    writeFileSync(output, JSON.stringify({ ...t, measuredMs: t.activateToStartedMs }));
+    return;
   }
+  await vscode.commands.executeCommand('loopx.goals.focus');
+  const shown = await waitFor('the Goals view listing the goals', 240_000, (t) =>
+    t.activateToGoalsShownMs === null ? undefined : t,
+  );
+  if (mode === 'activation') {
+    writeFileSync(output, JSON.stringify(shown));
+    return;
+  }
+  // Let the start settle (the first reload's followers, the file watchers).
+  await sleep(1500);
+  if (mode === 'external') {
+    const stateFile = process.env['LOOPX_BENCH_STATE_FILE'];
+    const goalId = process.env['LOOPX_BENCH_GOAL_ID'];
+    if (!stateFile || !goalId) throw new Error('LOOPX_BENCH_STATE_FILE and LOOPX_BENCH_GOAL_ID must be set');
+    const writer = spawnSync(process.execPath, ['-e', WRITER, stateFile], {
+      encoding: 'utf8',
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    });
+    if (writer.status !== 0) throw new Error(`the writer failed: ${writer.stderr}`);
+    const writtenAt = Number(writer.stdout);
+    const refresh = await waitFor(`the Goals view refreshing ${goalId}`, 20_000, (t) =>
+      t.events.find(
+        (e) => e.event === 'tree-refresh' && e.atEpochMs >= writtenAt && e.detail.split(',').includes(goalId),
+      ),
+    );
+    writeFileSync(
+      output,
+      JSON.stringify({
+        ...shown,
+        measuredMs: refresh.atEpochMs - writtenAt,
+        refreshCostMs: refresh.costMs,
+        refreshedGoals: refresh.detail,
+      }),
+    );
+    return;
+  }
+  if (mode === 'warnings' || mode === 'goal-detail') {
+    const detail = mode;
+    const started = epochNow();
+    const command =
+      mode === 'warnings'
+        ? vscode.commands.executeCommand('loopx.showProjectionWarnings')
+        : vscode.commands.executeCommand('loopx.showGoalDetail', {
+            goalId: process.env['LOOPX_BENCH_GOAL_ID'],
+          });
+    await command;
+    const ready = await waitFor(`the ${detail} webview's first message`, 30_000, (t) =>
+      t.events.find((e) => e.event === 'webview-ready' && e.detail === detail && e.atEpochMs >= started),
+    );
+    writeFileSync(output, JSON.stringify({ ...shown, measuredMs: ready.atEpochMs - started }));
+    return;
+  }
+  throw new Error(`unknown LOOPX_BENCH_MODE ${mode}`);
 }

@@ -334,6 +334,7 @@ describe('the status-bar quota indicator', () => {
     const cases: [IndicatorInput, string, string][] = [
       [input(quota()), 'eligible', 'play-circle'],
       [input(quota({ reserved_slots: 1 })), 'running', 'sync~spin'],
+      [input(quota(), { openGates: 1, loopRunning: true }), 'running', 'sync~spin'],
       [input(quota({ state: 'waiting', reason: 'waiting on external evidence' })), 'waiting', 'watch'],
       [input(quota({ state: 'focus_wait' })), 'waiting', 'watch'],
       [input(quota(), { openGates: 2 }), 'needs_you', 'bell-dot'],
@@ -349,6 +350,7 @@ describe('the status-bar quota indicator', () => {
     }
     assert.equal(presentIndicator(input(quota({ state: 'waiting' }))).background, null);
     assert.equal(new Set(cases.map(([i]) => presentIndicator(i).icon)).size, 7);
+    assert.equal(presentIndicator(input(quota(), { openGates: 1, loopRunning: false })).kind, 'needs_you');
   });
 
   it('turns warning at warn_ratio and error at the limit, and shows the cost budget when set', () => {

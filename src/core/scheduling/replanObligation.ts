@@ -90,6 +90,14 @@ function stallSignal(row: RunIndexRow): StallSignal | null {
   return { row, classification, signature: (action === '' ? classification : action).toLowerCase() };
 }
 
+/** A settlement row the replan scan skips (it neither extends nor ends a stall streak). */
+export function isReplanNeutralRun(row: RunIndexRow): boolean {
+  return NEUTRAL_CLASSIFICATIONS.has(text(row.classification));
+}
+
+/** The most non-neutral rows of a lane the scan can visit: every signal it may collect, plus the row that ends it. */
+export const REPLAN_SCAN_DEPTH = DEAD_MONITOR_REPEAT_THRESHOLD + 1;
+
 /** The rows of the lane: the agent's own runs (all runs for an unscoped question), newest first. */
 function laneRows(rowsNewestFirst: readonly RunIndexRow[], agentId: string | null): RunIndexRow[] {
   return agentId === null ? [...rowsNewestFirst] : rowsNewestFirst.filter((row) => row.agent_id === agentId);

@@ -216,6 +216,8 @@ describe('incremental run history (run index with tail offsets)', () => {
         }),
       );
       append(ws, `${lines.join('\n')}\n`);
+      // A whole-second mtime, so a test can put it back exactly (as a coarse-mtime file system would keep it).
+      fs.utimesSync(indexFile(ws), new Date(BASE), new Date(BASE));
       const reader = new RunHistoryReader();
       await reader.read(ws.runtimeRoot, ws.goalId, ws.dir);
       return { ws, reader, lines };
@@ -234,7 +236,8 @@ describe('incremental run history (run index with tail offsets)', () => {
       const last = lines.length - 1;
       lines[last] = (lines[last] as string).replace('effect-00099', 'effect-0009X');
       fs.writeFileSync(indexFile(ws), `${lines.join('\n')}\n`);
-      fs.utimesSync(indexFile(ws), before.atime, before.mtime);
+      fs.utimesSync(indexFile(ws), new Date(BASE), new Date(BASE));
+      assert.equal(fs.statSync(indexFile(ws)).mtimeMs, before.mtimeMs);
       assert.equal(fs.statSync(indexFile(ws)).size, before.size);
       assert.equal(fs.statSync(indexFile(ws)).ino, before.ino);
       await assertFresh(ws, reader, 'full');

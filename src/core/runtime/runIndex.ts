@@ -60,6 +60,22 @@ export const STATUS_NEUTRAL_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'canary_promotion_readiness_smoke_group',
 ]);
 
+/** Settlement bookkeeping rows: they say nothing about progress (the replan scan skips them). */
+export const SETTLEMENT_CLASSIFICATIONS: ReadonlySet<string> = new Set([
+  'quota_slot_spent',
+  'quota_slot_voided',
+  'delivery_completion_spend_accounted_v0',
+]);
+
+/** A settlement bookkeeping row (its classification compared with runs of whitespace collapsed, as the replan scan reads it). */
+export function isSettlementRun(row: RunIndexRow): boolean {
+  const classification = row.classification;
+  return (
+    typeof classification === 'string' &&
+    SETTLEMENT_CLASSIFICATIONS.has(classification.split(/\s+/).filter(Boolean).join(' '))
+  );
+}
+
 /** `generated_at` with each run of characters outside `[0-9A-Za-z-]` replaced by `-`, ends trimmed. */
 export function runArtifactStem(generatedAt: string): string {
   return generatedAt.replace(/[^0-9A-Za-z-]+/g, '-').replace(/^-+|-+$/g, '');

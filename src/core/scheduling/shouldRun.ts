@@ -13,7 +13,7 @@ import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/g
 import { settlementIdentity } from '../quota/identity';
 import type { IndexDigest } from '../quota/ledger';
 import { readQuotaView, type QuotaView } from '../quota/reservations';
-import { runHistoryRows, sharedRunHistoryReader } from './runHistory';
+import { runHistoryRows, sharedRunHistoryReader } from '../quota/runHistory';
 import {
   SelectedTodoSchema,
   selectTodo,
@@ -219,10 +219,12 @@ export interface ShouldRunOptions {
    */
   nextActionWarning?: NextActionWarningProjector | undefined;
   /**
-   * Read the run index through the incremental reader (`runHistory.ts`: in-memory memo and the goal's
-   * `.loopx-index-cache.json`, default) or from scratch (false: `LOOPX_INDEX_CACHE=off`).
+   * How the run index is read: through the incremental reader (`quota/runHistory.ts`), keeping what
+   * it read in memory (`'memory'`, default: nothing is written) or also in the goal's
+   * `.loopx-index-cache.json` (`'persist'`: `loopx quota should-run`), or from scratch (`'off'`:
+   * `LOOPX_INDEX_CACHE=off`).
    */
-  indexCache?: boolean | undefined;
+  indexCache?: 'off' | 'memory' | 'persist' | undefined;
 }
 
 /** See `ShouldRunOptions.nextActionWarning`. */
@@ -347,7 +349,7 @@ interface DecisionRuns {
 }
 
 async function decisionRuns(goal: QuotaGoal, agentId: string | null, options: ShouldRunOptions): Promise<DecisionRuns> {
-  if (options.indexCache === false) {
+  if (options.indexCache === 'off') {
     const view = await readQuotaView(goal, options.clock);
     return {
       view,
@@ -357,7 +359,9 @@ async function decisionRuns(goal: QuotaGoal, agentId: string | null, options: Sh
       replanRows: view.rows,
     };
   }
-  const read = await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot);
+  const read = await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
+    persist: options.indexCache === 'persist',
+  });
   const rows = runHistoryRows(read.history, agentId, goal.projectRoot);
   return {
     view: await readQuotaView(goal, options.clock, { facts: read.history.facts }),

@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomicSync } from '../fs/atomicWrite';
-import { ledgerFacts, type LedgerFacts, type SpendFact, type VoidFact } from '../quota/ledger';
+import { ledgerFacts, type LedgerFacts, type SpendFact, type VoidFact } from './ledger';
 import {
   isStatusNeutralRun,
   mergeIndexEntries,
   parseIndexLines,
   readRunIndex,
   runMergeKey,
+  isSettlementRun,
   withLazyArtifactFlags,
   type IndexLineEntry,
   type RunIndexEntry,
@@ -17,7 +18,6 @@ import {
 } from '../runtime/runIndex';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
 import { LOOPX_VERSION } from '../version';
-import { isReplanNeutralRun, REPLAN_SCAN_DEPTH } from './replanObligation';
 
 /**
  * What `quota should-run` (and the turn driver's decision) derive from a goal's run index, kept
@@ -32,6 +32,12 @@ import { isReplanNeutralRun, REPLAN_SCAN_DEPTH } from './replanObligation';
  * so a warm call stats the index, checks that the bytes it read are unchanged, and parses only the
  * bytes appended since.
  */
+/**
+ * Newest non-bookkeeping rows kept per lane: at least what the replan scan
+ * (`scheduling/replanObligation.ts`, `RECENT_LANE_ROWS`) can visit.
+ */
+export const RECENT_LANE_ROWS = 7;
+
 export interface RunHistory {
   facts: LedgerFacts;
   /** The newest run that is not status-neutral (enumerable fields only). */
@@ -40,7 +46,7 @@ export interface RunHistory {
   newest_lane_run: RunIndexRow | null;
   /** `[json_path, markdown_path]` of every agent-lane run with an agent id, newest first. */
   lane_artifacts: [string | null, string | null][];
-  /** Newest rows the replan scan does not skip, at most {@link REPLAN_SCAN_DEPTH}: every row. */
+  /** Newest rows the replan scan does not skip, at most {@link RECENT_LANE_ROWS}: every row. */
   recent_all: RunIndexRow[];
   /** The same per `agent_id`. */
   recent_by_agent: Map<string, RunIndexRow[]>;
@@ -59,12 +65,12 @@ export function summarizeRunRows(rowsNewestFirst: readonly RunIndexRow[], projec
       if (typeof row.agent_id === 'string') laneArtifacts.push([row.json_path ?? null, row.markdown_path ?? null]);
     }
     if (latest === null && !isStatusNeutralRun(row)) latest = plain(row);
-    if (isReplanNeutralRun(row)) continue;
-    if (recentAll.length < REPLAN_SCAN_DEPTH) recentAll.push(plain(row));
+    if (isSettlementRun(row)) continue;
+    if (recentAll.length < RECENT_LANE_ROWS) recentAll.push(plain(row));
     if (typeof row.agent_id === 'string') {
       let list = recentByAgent.get(row.agent_id);
       if (list === undefined) recentByAgent.set(row.agent_id, (list = []));
-      if (list.length < REPLAN_SCAN_DEPTH) list.push(plain(row));
+      if (list.length < RECENT_LANE_ROWS) list.push(plain(row));
     }
   }
   return {
@@ -86,7 +92,7 @@ function plain(row: RunIndexRow): RunIndexRow {
 export function mergeRunHistory(newer: RunHistory, older: RunHistory): RunHistory {
   const recentByAgent = new Map(older.recent_by_agent);
   for (const [agent, rows] of newer.recent_by_agent)
-    recentByAgent.set(agent, [...rows, ...(older.recent_by_agent.get(agent) ?? [])].slice(0, REPLAN_SCAN_DEPTH));
+    recentByAgent.set(agent, [...rows, ...(older.recent_by_agent.get(agent) ?? [])].slice(0, RECENT_LANE_ROWS));
   return {
     facts: {
       spends: [...newer.facts.spends, ...older.facts.spends],
@@ -95,7 +101,7 @@ export function mergeRunHistory(newer: RunHistory, older: RunHistory): RunHistor
     latest_status_run: newer.latest_status_run ?? older.latest_status_run,
     newest_lane_run: newer.newest_lane_run ?? older.newest_lane_run,
     lane_artifacts: [...newer.lane_artifacts, ...older.lane_artifacts],
-    recent_all: [...newer.recent_all, ...older.recent_all].slice(0, REPLAN_SCAN_DEPTH),
+    recent_all: [...newer.recent_all, ...older.recent_all].slice(0, RECENT_LANE_ROWS),
     recent_by_agent: recentByAgent,
   };
 }
@@ -260,15 +266,33 @@ function summarizeEntries(entries: IndexLineEntry[], projectRoot: string): RunHi
  */
 export class RunHistoryReader {
   private readonly memo = new Map<string, IndexState>();
+  /** Indexes whose state advanced without being written (a later persisting read writes it). */
+  private readonly unsaved = new Set<string>();
 
   constructor(private readonly options: { persist: boolean } = { persist: true }) {}
+
+  /**
+   * A reader that loads cache files but writes none unless a read asks (`persist`): the shared
+   * reader of a process, so previews and the turn driver's reads inside locks write nothing.
+   */
+  static shared(): RunHistoryReader {
+    return new RunHistoryReader({ persist: false });
+  }
 
   /** Forgets what this process read (the cache files stay). */
   clear(): void {
     this.memo.clear();
+    this.unsaved.clear();
   }
 
-  async read(runtimeRoot: string, goalId: string, projectRoot: string): Promise<HistoryRead> {
+  /** `persist`: write the goal's cache file when the state advanced (default: as constructed). */
+  async read(
+    runtimeRoot: string,
+    goalId: string,
+    projectRoot: string,
+    options: { persist?: boolean } = {},
+  ): Promise<HistoryRead> {
+    const persist = options.persist ?? this.options.persist;
     const indexFile = path.resolve(runIndexPath(runtimeRoot, goalId));
     const cacheFile = indexCachePath(runtimeRoot, goalId);
     let fd: number;
@@ -284,7 +308,7 @@ export class RunHistoryReader {
       // Not a regular file: the plain reader refuses it with its own error.
       if (!stat.isFile()) return await this.uncached(indexFile, projectRoot);
       const size = stat.size;
-      let state = this.memo.get(indexFile) ?? (this.options.persist ? loadState(cacheFile) : null);
+      let state = this.memo.get(indexFile) ?? loadState(cacheFile);
       let kind: HistoryReadKind = 'full';
       if (state !== null && !this.usable(state, indexFile, projectRoot, stat, fd)) state = null;
       // Nothing appended: an in-place rewrite of the same size still changes the mtime (compared for
@@ -298,7 +322,10 @@ export class RunHistoryReader {
       } else state = null;
       if (state === null) state = this.rebuild(indexFile, fd, size, stat, projectRoot);
       this.memo.set(indexFile, state);
-      if (this.options.persist && kind !== 'unchanged') saveState(cacheFile, runtimeRoot, state);
+      if (persist && (kind !== 'unchanged' || this.unsaved.has(indexFile))) {
+        saveState(cacheFile, runtimeRoot, state);
+        this.unsaved.delete(indexFile);
+      } else if (!persist && kind !== 'unchanged') this.unsaved.add(indexFile);
       if (size > state.offset) {
         // A torn last line (an append in progress, or a writer killed mid-line): answered as the plain
         // reader would, never consumed.
@@ -397,9 +424,9 @@ function countNewlines(text: string): number {
 
 let shared: RunHistoryReader | null = null;
 
-/** The process's reader (the CLI, the extension host and a turn loop each keep one). */
+/** The process's reader (the CLI, the extension host and a turn loop each keep one); it writes cache files only when a read asks. */
 export function sharedRunHistoryReader(): RunHistoryReader {
-  return (shared ??= new RunHistoryReader());
+  return (shared ??= RunHistoryReader.shared());
 }
 
 /** Reads a goal's history: incrementally, or from scratch when `LOOPX_INDEX_CACHE` is off. */
@@ -409,7 +436,7 @@ export async function readRunHistory(
   projectRoot: string,
   env: NodeJS.ProcessEnv,
 ): Promise<HistoryRead> {
-  if (indexCacheEnabled(env)) return sharedRunHistoryReader().read(runtimeRoot, goalId, projectRoot);
+  if (indexCacheEnabled(env)) return sharedRunHistoryReader().read(runtimeRoot, goalId, projectRoot, { persist: true });
   const read: RunIndexRead = await readRunIndex(runIndexPath(runtimeRoot, goalId), { projectRoot, artifactChecks: 0 });
   return { exists: read.exists, history: summarizeRunRows(read.rows, projectRoot), kind: 'full' };
 }

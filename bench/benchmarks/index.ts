@@ -11,7 +11,7 @@ import { runIndexRead } from './runIndexRead';
 import { stateProjectAll } from './stateProjectAll';
 import { statusCli, statusCliWarm, statusInProcess } from './status';
 import { statusServerHealthz, statusServerStatusJson } from './statusServer';
-import { turnLoopGrowth, turnOverhead } from './turn';
+import { turnAtTenThousand, turnLoopGrowth, turnOverhead } from './turn';
 
 /**
  * Every benchmark, in the order they run and are documented. To add one: write
@@ -36,6 +36,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   reprojectionOneGoal,
   turnOverhead,
   turnLoopGrowth,
+  turnAtTenThousand,
   statusServerStatusJson,
   statusServerHealthz,
   extensionActivation,

@@ -189,7 +189,7 @@ const SEEDED_TURNS = 10_000;
  * cloned with earlier times and fresh turn and settlement ids (the artifacts they name exist), put
  * before its own rows, as a long-running goal's index looks at turn 10,000.
  */
-function seedTurns(options: RunOnceOptions, turns: number): number {
+function seedTurns(options: RunOnceOptions, turns: number, realTurns: number): number {
   const index = path.join(options.goal.runtimeRoot, 'goals', options.goal.goalId, 'runs', 'index.jsonl');
   const own = fs
     .readFileSync(index, 'utf8')
@@ -197,7 +197,8 @@ function seedTurns(options: RunOnceOptions, turns: number): number {
     .filter((line) => line.trim() !== '');
   const rows = own.map((line) => JSON.parse(line) as Record<string, unknown>);
   const first = Date.parse(String(rows[0]?.['generated_at'] ?? new Date().toISOString()));
-  const perTurn = Math.max(1, Math.round(rows.length / 2));
+  // The rows of one real turn (the index holds `realTurns` of them), cloned per synthetic turn.
+  const perTurn = Math.max(1, Math.round(rows.length / realTurns));
   const seeded: string[] = [];
   for (let turn = 0; turn < turns; turn++) {
     // One second per turn, ending an hour before the real rows (inside the 24 h window for the newest).
@@ -241,7 +242,7 @@ export const turnAtTenThousand: RunnableBenchmark = {
       await oneTurn(fresh);
       await oneTurn(long);
     }
-    const rows = seedTurns(long, SEEDED_TURNS);
+    const rows = seedTurns(long, SEEDED_TURNS, 10);
     const freshTimes: number[] = [];
     const longTimes: number[] = [];
     return {

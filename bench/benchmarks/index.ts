@@ -20,7 +20,7 @@ import { runIndexRead } from './runIndexRead';
 import { stateProjectAll } from './stateProjectAll';
 import { statusCli, statusCliWarm, statusInProcess } from './status';
 import { statusServerFreshness, statusServerHealthz, statusServerStatusJson } from './statusServer';
-import { turnLoopGrowth, turnOverhead } from './turn';
+import { turnAtTenThousand, turnLoopGrowth, turnOverhead } from './turn';
 
 /**
  * Every benchmark, in the order they run and are documented. To add one: write
@@ -48,6 +48,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   reprojectionOneGoal,
   turnOverhead,
   turnLoopGrowth,
+  turnAtTenThousand,
   statusServerStatusJson,
   statusServerHealthz,
   statusServerFreshness,

@@ -180,3 +180,95 @@ export const turnLoopGrowth: RunnableBenchmark = {
     };
   },
 };
+
+const TEN_THOUSAND = 'turn 10,000 against turn 10 (interleaved)';
+const SEEDED_TURNS = 10_000;
+
+/**
+ * Gives a goal the run history of `turns` earlier turns: the rows its first real turns wrote,
+ * cloned with earlier times and fresh turn and settlement ids (the artifacts they name exist), put
+ * before its own rows, as a long-running goal's index looks at turn 10,000.
+ */
+function seedTurns(options: RunOnceOptions, turns: number, realTurns: number): number {
+  const index = path.join(options.goal.runtimeRoot, 'goals', options.goal.goalId, 'runs', 'index.jsonl');
+  const own = fs
+    .readFileSync(index, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  const rows = own.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const first = Date.parse(String(rows[0]?.['generated_at'] ?? new Date().toISOString()));
+  // The rows of one real turn (the index holds `realTurns` of them), cloned per synthetic turn.
+  const perTurn = Math.max(1, Math.round(rows.length / realTurns));
+  const seeded: string[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    // One second per turn, ending an hour before the real rows (inside the 24 h window for the newest).
+    const at = new Date(first - 3_600_000 - (turns - turn) * 1000).toISOString();
+    for (const row of rows.slice(0, perTurn)) {
+      const copy: Record<string, unknown> = { ...row, generated_at: at };
+      if (typeof copy['turn_instance_id'] === 'string') copy['turn_instance_id'] = `seed-${turn}`;
+      const identity = copy['settlement_identity'];
+      if (typeof identity === 'object' && identity !== null)
+        copy['settlement_identity'] = { ...identity, effect_id: `seed-effect-${turn}` };
+      seeded.push(JSON.stringify(copy));
+    }
+  }
+  fs.writeFileSync(index, `${[...seeded, ...own].join('\n')}\n`);
+  return seeded.length + own.length;
+}
+
+/** Per-turn overhead on a goal with 10,000 turns of history against a fresh one, measured turn by turn in alternation. */
+export const turnAtTenThousand: RunnableBenchmark = {
+  kind: 'in-process',
+  name: 'turn-at-10000',
+  title: 'Per-turn overhead at turn 10,000 against turn 10',
+  description:
+    'two demo goals in one process: one fresh (turn ~10), one whose run index holds 10,000 earlier turns (rows cloned from its first real turns); each run times one turn on each, in alternation; the timed figure is the turn at 10,000, the check compares the medians',
+  baselineDescription: "read registry.json, the goal's state file and its run index once",
+  cases: [fixedCase(TEN_THOUSAND, null, 30, 3)],
+  unitLabel: 'turns of history',
+  units: () => SEEDED_TURNS,
+  targets: [
+    {
+      caseLabel: TEN_THOUSAND,
+      metric: 'median_ms',
+      limit: 60,
+      text: 'one turn at 10,000 turns of history under 60 ms (the issue: within 10 % of turn 10, see the check)',
+    },
+  ],
+  prepare: async (ctx) => {
+    const fresh = benchGoal({ ...ctx, tmpDir: path.join(ctx.tmpDir, 'fresh') });
+    const long = benchGoal({ ...ctx, tmpDir: path.join(ctx.tmpDir, 'long') });
+    for (let i = 0; i < 10; i++) {
+      await oneTurn(fresh);
+      await oneTurn(long);
+    }
+    const rows = seedTurns(long, SEEDED_TURNS, 10);
+    const freshTimes: number[] = [];
+    const longTimes: number[] = [];
+    return {
+      run: async () => {
+        let started = performance.now();
+        await oneTurn(fresh);
+        freshTimes.push(performance.now() - started);
+        started = performance.now();
+        await oneTurn(long);
+        const ms = performance.now() - started;
+        longTimes.push(ms);
+        return { measuredMs: ms };
+      },
+      verify: async () => {
+        const a = median(freshTimes);
+        const b = median(longTimes);
+        return `median turn on the fresh goal ${a.toFixed(1)} ms, at ${SEEDED_TURNS.toLocaleString('en-US')} turns (${rows.toLocaleString('en-US')} index rows) ${b.toFixed(1)} ms: ratio ${(b / a).toFixed(2)}`;
+      },
+    };
+  },
+  prepareBaseline: async (ctx) => {
+    const files = baselineFiles(benchGoal(ctx));
+    return {
+      run: async () => {
+        await rawRead(files);
+      },
+    };
+  },
+};

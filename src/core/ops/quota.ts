@@ -25,6 +25,7 @@ import type { RolloutEvent } from '../evidence/rolloutLog';
 import { crashCheckpoint } from '../turn/crashHook';
 import { LoopxError } from '../errors';
 import { shouldRunNextActionWarning } from '../status/projection/shouldRunWarning';
+import { indexCacheEnabled } from '../quota/runHistory';
 
 /**
  * The quota guard: `quota status` (window, spend, budgets, turns in flight) and `quota should-run`
@@ -135,6 +136,7 @@ export const quotaShouldRun = defineOperation({
       ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
       ...(turnInstanceId === null ? {} : { turnInstanceId }),
       nextActionWarning: shouldRunNextActionWarning,
+      indexCache: indexCacheEnabled(env.env) ? ('persist' as const) : ('off' as const),
     };
     // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
     if (findRawRegistryGoal(registry.document, args.goalId) === undefined)

@@ -30,6 +30,7 @@ import {
   type TurnUsage,
 } from './ledger';
 import { computeQuotaStatus, exhaustedBudget, type GoalFacts, type ReservedTotals } from './state';
+import { sharedRunHistoryReader } from './runHistory';
 
 /**
  * Hard quota limits through reservations (docs/quota.md; fixes the original, where the cap was only an admission
@@ -154,19 +155,23 @@ async function takeSnapshot(
   clock: Clock,
   readIndex?: RunIndexRead,
   facts?: LedgerFacts,
+  needRows = false,
 ): Promise<QuotaSnapshot> {
   const file = await readReservationsFile(reservationsPath(goal), goal.goalId);
-  // The ledger reads no artifact flag: none is stat'ed unless a caller reads it on a row.
-  const index =
-    facts !== undefined
-      ? { rows: [] }
-      : (readIndex ??
-        (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 })));
-  const ledger = ledgerFromFacts(
-    facts ?? ledgerFacts(index.rows, goal.projectRoot),
-    goal.config.slots.window_hours,
-    clock,
-  );
+  let rows: RunIndexEntry[] = [];
+  let ledgerInput = facts;
+  if (ledgerInput === undefined && readIndex === undefined && !needRows) {
+    // Reserving, settling and voiding need the ledger only: the incremental reader parses the appended bytes.
+    ledgerInput = (await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot)).history.facts;
+  } else if (ledgerInput === undefined) {
+    // The ledger reads no artifact flag: none is stat'ed unless a caller reads it on a row.
+    rows = (
+      readIndex ??
+      (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
+    ).rows;
+    ledgerInput = ledgerFacts(rows, goal.projectRoot);
+  }
+  const ledger = ledgerFromFacts(ledgerInput, goal.config.slots.window_hours, clock);
   const now = clock.now().getTime();
   const live: Reservation[] = [];
   const expired: Reservation[] = [];
@@ -176,7 +181,7 @@ async function takeSnapshot(
     else if (isExpired(r, now)) expired.push(r);
     else live.push(r);
   }
-  return { file, live, expired, consumed, ledger, rows: index.rows };
+  return { file, live, expired, consumed, ledger, rows };
 }
 
 async function saveReservations(
@@ -757,6 +762,7 @@ export async function readQuotaView(
     clock,
     given !== undefined && path.resolve(given.index_file) === indexFile ? given : undefined,
     options.facts,
+    options.facts === undefined,
   );
   return {
     ledger: snapshot.ledger,

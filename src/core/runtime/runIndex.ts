@@ -60,6 +60,22 @@ export const STATUS_NEUTRAL_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'canary_promotion_readiness_smoke_group',
 ]);
 
+/** Settlement bookkeeping rows: they say nothing about progress (the replan scan skips them). */
+export const SETTLEMENT_CLASSIFICATIONS: ReadonlySet<string> = new Set([
+  'quota_slot_spent',
+  'quota_slot_voided',
+  'delivery_completion_spend_accounted_v0',
+]);
+
+/** A settlement bookkeeping row (its classification compared with runs of whitespace collapsed, as the replan scan reads it). */
+export function isSettlementRun(row: RunIndexRow): boolean {
+  const classification = row.classification;
+  return (
+    typeof classification === 'string' &&
+    SETTLEMENT_CLASSIFICATIONS.has(classification.split(/\s+/).filter(Boolean).join(' '))
+  );
+}
+
 /** `generated_at` with each run of characters outside `[0-9A-Za-z-]` replaced by `-`, ends trimmed. */
 export function runArtifactStem(generatedAt: string): string {
   return generatedAt.replace(/[^0-9A-Za-z-]+/g, '-').replace(/^-+|-+$/g, '');
@@ -386,12 +402,7 @@ function lazyArtifactPrototype(projectRoot: string): object {
   return prototype;
 }
 
-interface MergedRow {
-  row: RunIndexRow;
-  /** Line of the row's latest copy. */
-  order: number;
-  time: number | null;
-}
+type MergedRow = IndexLineEntry;
 
 function newerFirst(a: MergedRow, b: MergedRow): number {
   if (a.time !== null && b.time !== null && a.time !== b.time) return b.time - a.time;
@@ -408,28 +419,34 @@ function isBlank(line: string): boolean {
   return line.trim() === '';
 }
 
+/** One parsed index line: the row, its line order and its time (null: missing or unparsable). */
+export interface IndexLineEntry {
+  row: RunIndexRow;
+  /** Line of the row (0-based; of its latest copy once merged). */
+  order: number;
+  time: number | null;
+}
+
+export interface ParsedIndexLines {
+  raw_count: number;
+  skipped: { line: number; reason: string }[];
+  entries: IndexLineEntry[];
+}
+
 /**
- * Reads an index: blank lines skipped; bad JSON and non-objects skipped (and reported); rows with
- * the same (generated_at, json_path, markdown_path) merged, later over earlier; sorted newest
- * first, unparsable or missing timestamps last, and on a tie the later line first.
+ * Parses index text line by line with the reader's rules (blank lines skipped; bad JSON, non-objects
+ * and rows with a known field of the wrong type skipped and reported). `firstLine` is the 0-based
+ * line number of the text's first line, so a tail read goes on numbering where the prefix ended.
  */
-export async function readRunIndex(indexFile: string, options: ReadRunIndexOptions): Promise<RunIndexRead> {
-  let text: string;
-  try {
-    // Sync: one read of a whole small file; the promise API costs more than the read itself here.
-    text = readFileSafeSync(indexFile);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };
-    throw error;
-  }
+export function parseIndexLines(text: string, firstLine = 0): ParsedIndexLines {
   let rawCount = 0;
   const skipped: { line: number; reason: string }[] = [];
-  const entries: MergedRow[] = [];
+  const entries: IndexLineEntry[] = [];
   // JSON.parse ignores the '\r' a CRLF line keeps, as it ignores other surrounding whitespace.
   const lines = text.split('\n');
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as string;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const index = firstLine + i;
     if (isBlank(line)) continue;
     rawCount++;
     if (jsonNestingExceeds(line)) {
@@ -458,7 +475,47 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
     }
     entries.push({ row: record, order: index, time: parseIsoInstant(record.generated_at) });
   }
-  const sorted = mergeDuplicates(appendOrderIsOldestFirst(entries) ? entries.reverse() : entries.sort(newerFirst));
+  return { raw_count: rawCount, skipped, entries };
+}
+
+/**
+ * Parsed lines as the reader returns them: duplicates merged (later over earlier), newest first,
+ * unparsable or missing times last, on a tie the later line first. Consumes `entries` (sorts in place).
+ */
+export function mergeIndexEntries(entries: IndexLineEntry[]): IndexLineEntry[] {
+  return mergeDuplicates(appendOrderIsOldestFirst(entries) ? entries.reverse() : entries.sort(newerFirst));
+}
+
+/** The key under which rows describing the same run are merged. */
+export function runMergeKey(row: RunIndexRow): string {
+  return JSON.stringify([row.generated_at ?? null, row.json_path ?? null, row.markdown_path ?? null]);
+}
+
+/**
+ * Gives a row kept elsewhere (a cache) the reader's lazy artifact flags: `json_exists` and
+ * `markdown_exists` are stat'ed when first read, not enumerable.
+ */
+export function withLazyArtifactFlags<T extends RunIndexRow>(row: T, projectRoot: string): T & RunIndexEntry {
+  return Object.setPrototypeOf({ ...row }, lazyArtifactPrototype(projectRoot)) as T & RunIndexEntry;
+}
+
+/**
+ * Reads an index: blank lines skipped; bad JSON and non-objects skipped (and reported); rows with
+ * the same (generated_at, json_path, markdown_path) merged, later over earlier; sorted newest
+ * first, unparsable or missing timestamps last, and on a tie the later line first.
+ */
+export async function readRunIndex(indexFile: string, options: ReadRunIndexOptions): Promise<RunIndexRead> {
+  let text: string;
+  try {
+    // Sync: one read of a whole small file; the promise API costs more than the read itself here.
+    text = readFileSafeSync(indexFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };
+    throw error;
+  }
+  const parsed = parseIndexLines(text);
+  const sorted = mergeIndexEntries(parsed.entries);
   const checked =
     options.artifactChecks === undefined || options.artifactChecks === 'all'
       ? sorted.length
@@ -467,7 +524,7 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
   const rows = new Array<RunIndexEntry>(sorted.length);
   for (let i = 0; i < sorted.length; i++) {
     // Rows are fresh objects of this read (parsed here, or merged copies): flags are added in place.
-    const row = (sorted[i] as MergedRow).row as RunIndexEntry;
+    const row = (sorted[i] as IndexLineEntry).row as RunIndexEntry;
     if (i < checked || lazy === null) {
       row.json_exists = artifactExists(row.json_path, options.projectRoot);
       row.markdown_exists = artifactExists(row.markdown_path, options.projectRoot);
@@ -476,7 +533,7 @@ export async function readRunIndex(indexFile: string, options: ReadRunIndexOptio
     }
     rows[i] = row;
   }
-  return { index_file: indexFile, exists: true, raw_count: rawCount, skipped, rows };
+  return { index_file: indexFile, exists: true, raw_count: parsed.raw_count, skipped: parsed.skipped, rows };
 }
 
 /**
@@ -508,11 +565,7 @@ function mergeGroup(group: readonly MergedRow[]): MergedRow[] {
   const byRun = new Map<string, MergedRow>();
   for (let i = group.length - 1; i >= 0; i--) {
     const entry = group[i] as MergedRow;
-    const key = JSON.stringify([
-      entry.row.generated_at ?? null,
-      entry.row.json_path ?? null,
-      entry.row.markdown_path ?? null,
-    ]);
+    const key = runMergeKey(entry.row);
     const earlier = byRun.get(key);
     if (earlier === undefined) byRun.set(key, { ...entry });
     else byRun.set(key, { row: { ...earlier.row, ...entry.row }, order: entry.order, time: entry.time });

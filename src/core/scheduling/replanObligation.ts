@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { RunIndexRow } from '../runtime/runIndex';
+import { isSettlementRun, type RunIndexRow } from '../runtime/runIndex';
 
 /**
  * Autonomous replan obligations (docs/quota.md#replan-obligations): when the latest turns of an
@@ -26,12 +26,6 @@ export const AUTONOMOUS_REPLAN_SCHEMA = 'autonomous_replan_obligation_v0';
 export const REPLAN_STALL_THRESHOLD = 2;
 export const DEAD_MONITOR_REPEAT_THRESHOLD = 6;
 
-/** Settlement bookkeeping: says nothing about progress, skipped by the scan. */
-const NEUTRAL_CLASSIFICATIONS: ReadonlySet<string> = new Set([
-  'quota_slot_spent',
-  'quota_slot_voided',
-  'delivery_completion_spend_accounted_v0',
-]);
 /** Delivery outcomes that are material progress: they end a stall streak. */
 const PROGRESS_OUTCOMES: ReadonlySet<string> = new Set(['outcome_progress', 'primary_goal_outcome']);
 /** Words of a turn that only watched, waited or repeated itself (English and the original's Chinese markers). */
@@ -90,6 +84,12 @@ function stallSignal(row: RunIndexRow): StallSignal | null {
   return { row, classification, signature: (action === '' ? classification : action).toLowerCase() };
 }
 
+/**
+ * The most non-neutral rows of a lane the scan can visit: every signal it may collect, plus the row
+ * that ends it. The incremental run history keeps `RECENT_LANE_ROWS` of them (a test checks it is enough).
+ */
+export const REPLAN_SCAN_DEPTH = DEAD_MONITOR_REPEAT_THRESHOLD + 1;
+
 /** The rows of the lane: the agent's own runs (all runs for an unscoped question), newest first. */
 function laneRows(rowsNewestFirst: readonly RunIndexRow[], agentId: string | null): RunIndexRow[] {
   return agentId === null ? [...rowsNewestFirst] : rowsNewestFirst.filter((row) => row.agent_id === agentId);
@@ -113,7 +113,8 @@ export function replanObligationWithRuns(
 ): { obligation: ReplanObligation; stalledRuns: RunIndexRow[] } | null {
   const signals: StallSignal[] = [];
   for (const row of laneRows(input.rowsNewestFirst, input.agentId)) {
-    if (NEUTRAL_CLASSIFICATIONS.has(text(row.classification))) continue;
+    // Settlement bookkeeping says nothing about progress: skipped.
+    if (isSettlementRun(row)) continue;
     if (isReplanResult(row)) break;
     const signal = stallSignal(row);
     if (signal === null) break;

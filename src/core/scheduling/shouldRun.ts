@@ -12,7 +12,8 @@ import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/t
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import type { IndexDigest } from '../quota/ledger';
-import { readQuotaView } from '../quota/reservations';
+import { readQuotaView, type QuotaView } from '../quota/reservations';
+import { runHistoryRows, sharedRunHistoryReader } from '../quota/runHistory';
 import {
   SelectedTodoSchema,
   selectTodo,
@@ -217,6 +218,13 @@ export interface ShouldRunOptions {
    * Without it the field is null.
    */
   nextActionWarning?: NextActionWarningProjector | undefined;
+  /**
+   * How the run index is read: through the incremental reader (`quota/runHistory.ts`), keeping what
+   * it read in memory (`'memory'`, default: nothing is written) or also in the goal's
+   * `.loopx-index-cache.json` (`'persist'`: `loopx quota should-run`), or from scratch (`'off'`:
+   * `LOOPX_INDEX_CACHE=off`).
+   */
+  indexCache?: 'off' | 'memory' | 'persist' | undefined;
 }
 
 /** See `ShouldRunOptions.nextActionWarning`. */
@@ -276,9 +284,10 @@ async function decide(
   options: ShouldRunOptions,
   generatedAt: string,
 ): Promise<ShouldRunDecision> {
-  const view = await readQuotaView(goal, options.clock);
+  const runs = await decisionRuns(goal, agentId, options);
+  const view = runs.view;
   const stopped = goalStopped(goal.goal);
-  const latest = latestStatusRun(view.rows);
+  const latest = runs.latestStatusRun;
   let snapshot: StateFileSnapshot | null = null;
   let health = { ok: true, reason: '' };
   if (goal.statePath === null) {
@@ -297,13 +306,18 @@ async function decide(
   // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
   const todoContract =
     snapshot === null ? [] : todoContractDiagnostics(snapshot.document, registeredAgentsForGoal(goal.goal));
-  const statusHealthOk = recordsSound(view.rows) && todoContract.length === 0;
+  const statusHealthOk = runs.recordsSound && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, facts);
   const nextActionWarning =
     snapshot === null || options.nextActionWarning === undefined
       ? null
-      : options.nextActionWarning({ goalId: goal.goalId, doc: snapshot.document, rowsNewestFirst: view.rows, agentId });
+      : options.nextActionWarning({
+          goalId: goal.goalId,
+          doc: snapshot.document,
+          rowsNewestFirst: runs.warningRows,
+          agentId,
+        });
   const context = { attention, statusHealthOk, todoContract, nextActionWarning };
   if (quota.state === 'paused') return pausedContract(goal, agentId, quota, generatedAt, context);
 
@@ -318,9 +332,44 @@ async function decide(
     });
   }
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
-  const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: view.rows });
+  const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
   const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk, todoContract, replan });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
+}
+
+/** What a decision reads from the run index. */
+interface DecisionRuns {
+  view: QuotaView;
+  latestStatusRun: RunIndexEntry | null;
+  recordsSound: boolean;
+  /** Rows for the next-action warning (it picks the newest status run and the newest agent-lane run). */
+  warningRows: readonly RunIndexEntry[];
+  /** Rows for the replan scan (at least every row of the lane it can visit, newest first). */
+  replanRows: readonly RunIndexEntry[];
+}
+
+async function decisionRuns(goal: QuotaGoal, agentId: string | null, options: ShouldRunOptions): Promise<DecisionRuns> {
+  if (options.indexCache === 'off') {
+    const view = await readQuotaView(goal, options.clock);
+    return {
+      view,
+      latestStatusRun: latestStatusRun(view.rows),
+      recordsSound: recordsSound(view.rows),
+      warningRows: view.rows,
+      replanRows: view.rows,
+    };
+  }
+  const read = await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
+    persist: options.indexCache === 'persist',
+  });
+  const rows = runHistoryRows(read.history, agentId, goal.projectRoot);
+  return {
+    view: await readQuotaView(goal, options.clock, { facts: read.history.facts }),
+    latestStatusRun: rows.latestStatusRun,
+    recordsSound: rows.recordsSound,
+    warningRows: rows.latestRuns,
+    replanRows: rows.replanRows,
+  };
 }
 
 /** A run of an agent lane whose artifacts are gone breaks the goal's records (LoopX: contract health). */

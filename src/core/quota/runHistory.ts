@@ -1,0 +1,540 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeFileAtomicSync } from '../fs/atomicWrite';
+import { ledgerFacts, type LedgerFacts, type SpendFact, type VoidFact } from './ledger';
+import {
+  isStatusNeutralRun,
+  mergeIndexEntries,
+  parseIndexLines,
+  readRunIndex,
+  runMergeKey,
+  isSettlementRun,
+  withLazyArtifactFlags,
+  type IndexLineEntry,
+  type RunIndexEntry,
+  type RunIndexRead,
+  type RunIndexRow,
+} from '../runtime/runIndex';
+import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
+import { LOOPX_VERSION } from '../version';
+
+/**
+ * What `quota should-run` (and the turn driver's decision) derive from a goal's run index, kept
+ * small: the ledger facts, the newest status run, the newest agent-lane run, the artifact paths of
+ * every agent-lane run (their existence is checked on every use, never cached), and for each lane
+ * the few newest rows the replan scan can visit. {@link summarizeRunRows} computes it from rows as
+ * the reader returns them; {@link mergeRunHistory} joins the summary of appended rows onto an older
+ * one and gives the same answer as summarizing all rows at once (when the appended rows are newer).
+ *
+ * {@link RunHistoryReader} keeps it between calls with the byte offset of the index it has read:
+ * in memory (a turn loop) and in `<runtime>/goals/<goal>/.loopx-index-cache.json` (docs/on-disk-layout.md),
+ * so a warm call stats the index, checks that the bytes it read are unchanged, and parses only the
+ * bytes appended since.
+ */
+/**
+ * Newest non-bookkeeping rows kept per lane: at least what the replan scan
+ * (`scheduling/replanObligation.ts`, `RECENT_LANE_ROWS`) can visit.
+ */
+export const RECENT_LANE_ROWS = 7;
+
+export interface RunHistory {
+  facts: LedgerFacts;
+  /** The newest run that is not status-neutral (enumerable fields only). */
+  latest_status_run: RunIndexRow | null;
+  /** The newest agent-lane run. */
+  newest_lane_run: RunIndexRow | null;
+  /** `[json_path, markdown_path]` of every agent-lane run with an agent id, newest first. */
+  lane_artifacts: [string | null, string | null][];
+  /** Newest rows the replan scan does not skip, at most {@link RECENT_LANE_ROWS}: every row. */
+  recent_all: RunIndexRow[];
+  /** The same per `agent_id`. */
+  recent_by_agent: Map<string, RunIndexRow[]>;
+}
+
+/** The summary of rows newest first (as {@link readRunIndex} returns them). */
+export function summarizeRunRows(rowsNewestFirst: readonly RunIndexRow[], projectRoot: string): RunHistory {
+  let latest: RunIndexRow | null = null;
+  let lane: RunIndexRow | null = null;
+  const laneArtifacts: [string | null, string | null][] = [];
+  const recentAll: RunIndexRow[] = [];
+  const recentByAgent = new Map<string, RunIndexRow[]>();
+  for (const row of rowsNewestFirst) {
+    if (row.progress_scope === 'agent_lane') {
+      lane ??= plain(row);
+      if (typeof row.agent_id === 'string') laneArtifacts.push([row.json_path ?? null, row.markdown_path ?? null]);
+    }
+    if (latest === null && !isStatusNeutralRun(row)) latest = plain(row);
+    if (isSettlementRun(row)) continue;
+    if (recentAll.length < RECENT_LANE_ROWS) recentAll.push(plain(row));
+    if (typeof row.agent_id === 'string') {
+      let list = recentByAgent.get(row.agent_id);
+      if (list === undefined) recentByAgent.set(row.agent_id, (list = []));
+      if (list.length < RECENT_LANE_ROWS) list.push(plain(row));
+    }
+  }
+  return {
+    facts: ledgerFacts(rowsNewestFirst as readonly RunIndexEntry[], projectRoot),
+    latest_status_run: latest,
+    newest_lane_run: lane,
+    lane_artifacts: laneArtifacts,
+    recent_all: recentAll,
+    recent_by_agent: recentByAgent,
+  };
+}
+
+/** A copy with the row's own enumerable fields (no artifact flags, no prototype). */
+function plain(row: RunIndexRow): RunIndexRow {
+  return { ...row };
+}
+
+/** The summary of all rows from the summary of newer rows and that of the older ones. */
+export function mergeRunHistory(newer: RunHistory, older: RunHistory): RunHistory {
+  const recentByAgent = new Map(older.recent_by_agent);
+  for (const [agent, rows] of newer.recent_by_agent)
+    recentByAgent.set(agent, [...rows, ...(older.recent_by_agent.get(agent) ?? [])].slice(0, RECENT_LANE_ROWS));
+  return {
+    facts: {
+      spends: [...newer.facts.spends, ...older.facts.spends],
+      voids: [...newer.facts.voids, ...older.facts.voids],
+    },
+    latest_status_run: newer.latest_status_run ?? older.latest_status_run,
+    newest_lane_run: newer.newest_lane_run ?? older.newest_lane_run,
+    lane_artifacts: [...newer.lane_artifacts, ...older.lane_artifacts],
+    recent_all: [...newer.recent_all, ...older.recent_all].slice(0, RECENT_LANE_ROWS),
+    recent_by_agent: recentByAgent,
+  };
+}
+
+/** The rows a decision reads from the history, each with fresh lazy artifact flags. */
+export interface RunHistoryRows {
+  latestStatusRun: RunIndexEntry | null;
+  /** For `pickLatestRuns`: the newest status run and the newest agent-lane run (what it picks from all rows). */
+  latestRuns: RunIndexEntry[];
+  /** For the replan scan of `agentId` (null: every lane). */
+  replanRows: RunIndexEntry[];
+  /** No agent-lane run with an agent id has lost an artifact (checked now). */
+  recordsSound: boolean;
+}
+
+export function runHistoryRows(history: RunHistory, agentId: string | null, projectRoot: string): RunHistoryRows {
+  const flagged = (row: RunIndexRow): RunIndexEntry => withLazyArtifactFlags(row, projectRoot);
+  const latest = history.latest_status_run === null ? null : flagged(history.latest_status_run);
+  const latestRuns: RunIndexEntry[] = [];
+  if (latest !== null) latestRuns.push(latest);
+  if (history.newest_lane_run !== null) latestRuns.push(flagged(history.newest_lane_run));
+  const recent = agentId === null ? history.recent_all : (history.recent_by_agent.get(agentId) ?? []);
+  const exists = (file: string | null): boolean =>
+    file !== null && file !== '' && fs.existsSync(path.resolve(projectRoot, file));
+  return {
+    latestStatusRun: latest,
+    latestRuns,
+    replanRows: recent.map(flagged),
+    recordsSound: history.lane_artifacts.every(([json, markdown]) => exists(json) && exists(markdown)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The incremental reader
+
+export const INDEX_CACHE_FORMAT = 'loopx-vscode-index-cache';
+export const INDEX_CACHE_SCHEMA = 1;
+export const INDEX_CACHE_FILE = '.loopx-index-cache.json';
+/** Bytes hashed at each end of the prefix read so far to tell an append from a rewrite. */
+export const STAMP_BYTES = 4096;
+
+/** `LOOPX_INDEX_CACHE=off` (or `0`, `false`) reads every index from scratch (the uncached path). */
+export function indexCacheEnabled(env: NodeJS.ProcessEnv): boolean {
+  const value = env['LOOPX_INDEX_CACHE']?.trim().toLowerCase();
+  return value !== 'off' && value !== '0' && value !== 'false';
+}
+
+export function indexCachePath(runtimeRoot: string, goalId: string): string {
+  return path.join(goalRuntimeDir(runtimeRoot, goalId), INDEX_CACHE_FILE);
+}
+
+/** What the reader knows about the bytes `[0, offset)` of one index file. */
+interface IndexState {
+  index_file: string;
+  project_root: string;
+  dev: number;
+  ino: number;
+  /** Bytes read: always just after a newline (a torn last line is never consumed). */
+  offset: number;
+  /** Lines in `[0, offset)`. */
+  lines: number;
+  /** The index's mtime when `offset` was reached (equality only: tells a same-size rewrite from no change). */
+  mtime_ms: number;
+  head_sha: string;
+  tail_sha: string;
+  /** Every row had a time and they ascend with the lines: appended rows can be summarized alone. */
+  ordered: boolean;
+  /** The newest time read, and the merge keys of the rows at that time. */
+  last_time: number | null;
+  last_keys: string[];
+  history: RunHistory;
+}
+
+/** How a read was answered (tests and benchmarks). */
+export type HistoryReadKind = 'missing' | 'full' | 'unchanged' | 'tail' | 'torn';
+
+export interface HistoryRead {
+  exists: boolean;
+  history: RunHistory;
+  kind: HistoryReadKind;
+}
+
+const EMPTY_FACTS = (): LedgerFacts => ({ spends: [], voids: [] });
+
+function emptyHistory(): RunHistory {
+  return {
+    facts: EMPTY_FACTS(),
+    latest_status_run: null,
+    newest_lane_run: null,
+    lane_artifacts: [],
+    recent_all: [],
+    recent_by_agent: new Map(),
+  };
+}
+
+function sha(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function readRange(fd: number, start: number, end: number): Buffer {
+  const buffer = Buffer.alloc(Math.max(0, end - start));
+  let done = 0;
+  while (done < buffer.length) {
+    const n = fs.readSync(fd, buffer, done, buffer.length - done, start + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done === buffer.length ? buffer : buffer.subarray(0, done);
+}
+
+function stampsOf(fd: number, offset: number): { head: string; tail: string } {
+  return {
+    head: sha(readRange(fd, 0, Math.min(offset, STAMP_BYTES))),
+    tail: sha(readRange(fd, Math.max(0, offset - STAMP_BYTES), offset)),
+  };
+}
+
+/** Order facts of parsed lines: whether they ascend in time, the newest time and its merge keys. */
+function orderOf(
+  entries: readonly IndexLineEntry[],
+  previous: { ordered: boolean; last_time: number | null; last_keys: string[] },
+): { ordered: boolean; last_time: number | null; last_keys: string[] } {
+  let ordered = previous.ordered;
+  let lastTime = previous.last_time;
+  let keys = previous.last_keys;
+  for (const entry of entries) {
+    if (!ordered) break;
+    if (entry.time === null || (lastTime !== null && entry.time < lastTime)) {
+      ordered = false;
+      break;
+    }
+    const key = runMergeKey(entry.row);
+    if (lastTime !== null && entry.time === lastTime) {
+      // A row merging into one read earlier: the summary of the older rows would change.
+      if (keys.includes(key)) {
+        ordered = false;
+        break;
+      }
+      keys = [...keys, key];
+    } else {
+      lastTime = entry.time;
+      keys = [key];
+    }
+  }
+  return ordered
+    ? { ordered, last_time: lastTime, last_keys: keys }
+    : { ordered: false, last_time: null, last_keys: [] };
+}
+
+const NO_ORDER = { ordered: true, last_time: null, last_keys: [] as string[] };
+
+function summarizeEntries(entries: IndexLineEntry[], projectRoot: string): RunHistory {
+  return summarizeRunRows(
+    mergeIndexEntries(entries).map((entry) => entry.row),
+    projectRoot,
+  );
+}
+
+/**
+ * Reads run histories incrementally. One instance per process is enough (see {@link sharedRunHistoryReader});
+ * it keeps the state of each index it read in memory and, when `persist` is on, in the goal's cache file.
+ */
+export class RunHistoryReader {
+  private readonly memo = new Map<string, IndexState>();
+  /** Indexes whose state advanced without being written (a later persisting read writes it). */
+  private readonly unsaved = new Set<string>();
+
+  constructor(private readonly options: { persist: boolean } = { persist: true }) {}
+
+  /**
+   * A reader that loads cache files but writes none unless a read asks (`persist`): the shared
+   * reader of a process, so previews and the turn driver's reads inside locks write nothing.
+   */
+  static shared(): RunHistoryReader {
+    return new RunHistoryReader({ persist: false });
+  }
+
+  /** Forgets what this process read (the cache files stay). */
+  clear(): void {
+    this.memo.clear();
+    this.unsaved.clear();
+  }
+
+  /** `persist`: write the goal's cache file when the state advanced (default: as constructed). */
+  async read(
+    runtimeRoot: string,
+    goalId: string,
+    projectRoot: string,
+    options: { persist?: boolean } = {},
+  ): Promise<HistoryRead> {
+    const persist = options.persist ?? this.options.persist;
+    const indexFile = path.resolve(runIndexPath(runtimeRoot, goalId));
+    const cacheFile = indexCachePath(runtimeRoot, goalId);
+    let fd: number;
+    try {
+      fd = fs.openSync(indexFile, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        return { exists: false, history: emptyHistory(), kind: 'missing' };
+      return this.uncached(indexFile, projectRoot);
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      // Not a regular file: the plain reader refuses it with its own error.
+      if (!stat.isFile()) return await this.uncached(indexFile, projectRoot);
+      const size = stat.size;
+      let state = this.memo.get(indexFile) ?? loadState(cacheFile);
+      let kind: HistoryReadKind = 'full';
+      if (state !== null && !this.usable(state, indexFile, projectRoot, stat, fd)) state = null;
+      // Nothing appended: an in-place rewrite of the same size still changes the mtime (compared for
+      // equality only, so a skewed clock does not matter).
+      if (state !== null && size === state.offset && stat.mtimeMs !== state.mtime_ms) state = null;
+      if (state !== null && size === state.offset) kind = 'unchanged';
+      else if (state !== null && state.ordered) {
+        const next = this.extend(state, fd, size, stat.mtimeMs, projectRoot);
+        kind = next === state ? 'unchanged' : 'tail';
+        state = next;
+      } else state = null;
+      if (state === null) state = this.rebuild(indexFile, fd, size, stat, projectRoot);
+      this.memo.set(indexFile, state);
+      if (persist && (kind !== 'unchanged' || this.unsaved.has(indexFile))) {
+        saveState(cacheFile, runtimeRoot, state);
+        this.unsaved.delete(indexFile);
+      } else if (!persist && kind !== 'unchanged') this.unsaved.add(indexFile);
+      if (size > state.offset) {
+        // A torn last line (an append in progress, or a writer killed mid-line): answered as the plain
+        // reader would, never consumed.
+        return {
+          exists: true,
+          history: await this.withTornTail(state, fd, size, indexFile, projectRoot),
+          kind: 'torn',
+        };
+      }
+      return { exists: true, history: state.history, kind };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private async uncached(indexFile: string, projectRoot: string): Promise<HistoryRead> {
+    const read = await readRunIndex(indexFile, { projectRoot, artifactChecks: 0 });
+    return { exists: read.exists, history: summarizeRunRows(read.rows, projectRoot), kind: 'full' };
+  }
+
+  private usable(state: IndexState, indexFile: string, projectRoot: string, stat: fs.Stats, fd: number): boolean {
+    if (state.index_file !== indexFile || state.project_root !== projectRoot) return false;
+    if (state.dev !== stat.dev || state.ino !== stat.ino || stat.size < state.offset) return false;
+    const { head, tail } = stampsOf(fd, state.offset);
+    return head === state.head_sha && tail === state.tail_sha;
+  }
+
+  /** Parses the complete lines appended after `state.offset`; null when they cannot be summarized alone. */
+  private extend(state: IndexState, fd: number, size: number, mtimeMs: number, projectRoot: string): IndexState | null {
+    const bytes = readRange(fd, state.offset, size);
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end === 0) return state;
+    const text = bytes.subarray(0, end).toString('utf8');
+    const parsed = parseIndexLines(text.slice(0, -1), state.lines);
+    const order = orderOf(parsed.entries, state);
+    if (!order.ordered) return null;
+    const offset = state.offset + end;
+    const stamps = stampsOf(fd, offset);
+    return {
+      ...state,
+      offset,
+      lines: state.lines + countNewlines(text),
+      mtime_ms: mtimeMs,
+      head_sha: stamps.head,
+      tail_sha: stamps.tail,
+      ...order,
+      history:
+        parsed.entries.length === 0
+          ? state.history
+          : mergeRunHistory(summarizeEntries(parsed.entries, projectRoot), state.history),
+    };
+  }
+
+  private rebuild(indexFile: string, fd: number, size: number, stat: fs.Stats, projectRoot: string): IndexState {
+    const bytes = readRange(fd, 0, size);
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    const text = bytes.subarray(0, end).toString('utf8');
+    const parsed = parseIndexLines(end === 0 ? '' : text.slice(0, -1));
+    const order = orderOf(parsed.entries, NO_ORDER);
+    const stamps = stampsOf(fd, end);
+    return {
+      index_file: indexFile,
+      project_root: projectRoot,
+      dev: stat.dev,
+      ino: stat.ino,
+      offset: end,
+      mtime_ms: stat.mtimeMs,
+      lines: countNewlines(text),
+      head_sha: stamps.head,
+      tail_sha: stamps.tail,
+      ...order,
+      history: summarizeEntries(parsed.entries, projectRoot),
+    };
+  }
+
+  private async withTornTail(
+    state: IndexState,
+    fd: number,
+    size: number,
+    indexFile: string,
+    projectRoot: string,
+  ): Promise<RunHistory> {
+    const tail = parseIndexLines(readRange(fd, state.offset, size).toString('utf8'), state.lines);
+    if (tail.entries.length === 0) return state.history;
+    if (state.ordered && orderOf(tail.entries, state).ordered)
+      return mergeRunHistory(summarizeEntries(tail.entries, projectRoot), state.history);
+    return (await this.uncached(indexFile, projectRoot)).history;
+  }
+}
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+let shared: RunHistoryReader | null = null;
+
+/** The process's reader (the CLI, the extension host and a turn loop each keep one); it writes cache files only when a read asks. */
+export function sharedRunHistoryReader(): RunHistoryReader {
+  return (shared ??= RunHistoryReader.shared());
+}
+
+/** Reads a goal's history: incrementally, or from scratch when `LOOPX_INDEX_CACHE` is off. */
+export async function readRunHistory(
+  runtimeRoot: string,
+  goalId: string,
+  projectRoot: string,
+  env: NodeJS.ProcessEnv,
+): Promise<HistoryRead> {
+  if (indexCacheEnabled(env)) return sharedRunHistoryReader().read(runtimeRoot, goalId, projectRoot, { persist: true });
+  const read: RunIndexRead = await readRunIndex(runIndexPath(runtimeRoot, goalId), { projectRoot, artifactChecks: 0 });
+  return { exists: read.exists, history: summarizeRunRows(read.rows, projectRoot), kind: 'full' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cache file: a header line (format, schema, LoopX version, SHA-256 of the body), then the body.
+
+interface SerializedState extends Omit<IndexState, 'history'> {
+  history: Omit<RunHistory, 'recent_by_agent'> & { recent_by_agent: [string, RunIndexRow[]][] };
+}
+
+function saveState(cacheFile: string, runtimeRoot: string, state: IndexState): void {
+  const serialized: SerializedState = {
+    ...state,
+    history: { ...state.history, recent_by_agent: [...state.history.recent_by_agent] },
+  };
+  const body = JSON.stringify(serialized);
+  const header = JSON.stringify({
+    format: INDEX_CACHE_FORMAT,
+    schema: INDEX_CACHE_SCHEMA,
+    loopx_version: LOOPX_VERSION,
+    sha256: sha(Buffer.from(body, 'utf8')),
+  });
+  try {
+    // No folder fsync: a cache lost in a crash is rebuilt, a torn one is refused by its checksum.
+    writeFileAtomicSync(cacheFile, `${header}\n${body}\n`, { syncDirectory: false, within: runtimeRoot });
+  } catch {
+    // A cache that cannot be written costs the next call a full read, nothing else.
+  }
+}
+
+/** The state kept in a cache file, or null when it is missing, torn, edited, foreign or of another version. */
+export function loadState(cacheFile: string): IndexState | null {
+  let bytes: Buffer;
+  try {
+    const fd = fs.openSync(
+      cacheFile,
+      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0),
+    );
+    try {
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile() || stat.size > 64 * 1024 * 1024) return null;
+      bytes = readRange(fd, 0, stat.size);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  try {
+    const newline = bytes.indexOf(0x0a);
+    if (newline < 0) return null;
+    const header: unknown = JSON.parse(bytes.subarray(0, newline).toString('utf8'));
+    if (!isObject(header) || header['format'] !== INDEX_CACHE_FORMAT || header['schema'] !== INDEX_CACHE_SCHEMA)
+      return null;
+    if (header['loopx_version'] !== LOOPX_VERSION) return null;
+    let bodyBytes = bytes.subarray(newline + 1);
+    if (bodyBytes[bodyBytes.length - 1] === 0x0a) bodyBytes = bodyBytes.subarray(0, bodyBytes.length - 1);
+    if (header['sha256'] !== sha(bodyBytes)) return null;
+    const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
+    return isStateShape(body) ? revive(body) : null;
+  } catch {
+    return null;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A shape check of what our own writer wrote (the checksum already vouches for the bytes). */
+function isStateShape(value: unknown): value is SerializedState {
+  if (!isObject(value)) return false;
+  const numbers = ['dev', 'ino', 'offset', 'lines', 'mtime_ms'].every((key) => typeof value[key] === 'number');
+  const strings = ['index_file', 'project_root', 'head_sha', 'tail_sha'].every((key) => typeof value[key] === 'string');
+  const history = value['history'];
+  return (
+    numbers &&
+    strings &&
+    typeof value['ordered'] === 'boolean' &&
+    Array.isArray(value['last_keys']) &&
+    isObject(history) &&
+    isObject(history['facts']) &&
+    Array.isArray(history['facts']['spends']) &&
+    Array.isArray(history['facts']['voids']) &&
+    Array.isArray(history['lane_artifacts']) &&
+    Array.isArray(history['recent_all']) &&
+    Array.isArray(history['recent_by_agent'])
+  );
+}
+
+function revive(body: SerializedState): IndexState {
+  return {
+    ...body,
+    history: {
+      ...body.history,
+      facts: { spends: body.history.facts.spends as SpendFact[], voids: body.history.facts.voids as VoidFact[] },
+      recent_by_agent: new Map(body.history.recent_by_agent),
+    },
+  };
+}

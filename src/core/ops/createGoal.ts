@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { bootstrapGoal, type BootstrapResult } from '../registry/bootstrap';
 import { checkNewGoalId, slugify } from '../registry/goalId';
 import { expandHome } from '../registry/locate';
+import { isoSeconds } from '../clock';
+import { applyGoalPlan } from '../state/goalPlan';
 import { defineOperation } from './operation';
 
 export { planPriority } from '../state/goalPlan';
@@ -73,7 +75,13 @@ export const createGoal = defineOperation({
       plan:
         args.todo === undefined && args.gate === undefined
           ? undefined
-          : { todos: args.todo ?? [], gates: args.gate ?? [] },
+          : (fresh, { goalId, now, firstTodoId }) =>
+              applyGoalPlan(fresh, { todos: args.todo ?? [], gates: args.gate ?? [] }, firstTodoId, {
+                now: isoSeconds(now),
+                goalId,
+                roster: null,
+                actorAgentId: null,
+              }),
       registryPath: env.registryPath === undefined ? undefined : anchor(env.registryPath),
       homeDir: env.homeDir,
       clock: env.clock,

@@ -6,7 +6,6 @@ import { LoopxError } from '../errors';
 import { resolveWriteTarget, writeFileAtomic } from '../fs/atomicWrite';
 import { mkdirInside } from '../fs/contain';
 import { withFileLock } from '../fs/fileLock';
-import { applyGoalPlan, type GoalPlan } from '../state/goalPlan';
 import { checkNewGoalId, slugify } from './goalId';
 import { defaultStateFile, PROJECT_REGISTRY_RELATIVE_PATH, resolveRuntimeRoot } from './locate';
 import { findRawRegistryGoal } from './read';
@@ -82,11 +81,12 @@ export interface BootstrapOptions {
   agentId?: string | null;
   env?: NodeJS.ProcessEnv;
   /**
-   * The goal's first todos and gates, written in the same state file write as the goal (so a goal
-   * never exists without its reviewed plan): a refused item or an existing state file (no `force`)
-   * refuses the whole bootstrap before anything is written.
+   * Writes the goal's first todos and gates into the fresh state file text (create-goal passes
+   * state/goalPlan's `applyGoalPlan`), so they are written in the same write as the goal: a refused
+   * item (it throws) or an existing state file (no `force`) refuses the whole bootstrap before
+   * anything is written.
    */
-  plan?: GoalPlan | undefined;
+  plan?: ((freshStateText: string, context: { goalId: string; now: Date; firstTodoId: string }) => string) | undefined;
 }
 
 /**
@@ -116,13 +116,7 @@ export async function bootstrapGoal(options: BootstrapOptions): Promise<Bootstra
   const actions: BootstrapAction[] = [];
   // The state file text, plan included, is settled before the lock: a refused todo writes nothing.
   let stateText = renderActiveGoalState({ goalId, objective, now });
-  if (options.plan !== undefined)
-    stateText = applyGoalPlan(stateText, options.plan, FIRST_TODO_ID, {
-      now: isoSeconds(now),
-      goalId,
-      roster: null,
-      actorAgentId: null,
-    });
+  if (options.plan !== undefined) stateText = options.plan(stateText, { goalId, now, firstTodoId: FIRST_TODO_ID });
 
   const update = await updateRegistry(
     registryPath,

@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
+import { createGoal } from '../../../src/core/ops/createGoal';
+import { runOperation } from '../../../src/core/ops/run';
 import { bootstrapGoal, renderActiveGoalState } from '../../../src/core/registry/bootstrap';
 import { checkGoalIdSegment, checkNewGoalId } from '../../../src/core/registry/goalId';
 import { validateRegistryFile } from '../../../src/core/registry/validate';
@@ -218,19 +220,32 @@ describe('bootstrap', () => {
   });
 });
 
+/** create-goal with a plan (the op Start a Goal runs), in `project` with a fixed clock. */
+function createWithPlan(
+  project: string,
+  plan: { todos: readonly string[]; gates: readonly string[] },
+  force = false,
+): ReturnType<typeof bootstrapGoal> {
+  return runOperation(
+    createGoal,
+    {
+      project,
+      goalId: 'plan-goal',
+      objective: 'Index the notes.',
+      todo: [...plan.todos],
+      gate: [...plan.gates],
+      force,
+    },
+    { cwd: project, env: {}, clock, homeDir: '/home/tester' },
+  );
+}
+
 describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos in one write)', () => {
   const plan = { todos: ['Collect the notes.', 'Write the index.'], gates: ['Approve the index before publishing.'] };
 
   it('writes the todos in priority order, the gates, and completes the planning todo, in the one state file write', async () => {
     const project = tempDir();
-    const result = await bootstrapGoal({
-      projectDir: project,
-      goalId: 'plan-goal',
-      objective: 'Index the notes.',
-      homeDir: '/home/tester',
-      clock,
-      plan,
-    });
+    const result = await createWithPlan(project, plan);
     assert.deepEqual(
       result.actions.map((a) => a.action),
       ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore'],
@@ -265,14 +280,7 @@ describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos i
     it(`refuses ${name} and writes nothing at all (no registry, no goal, no state file)`, async () => {
       const project = tempDir();
       await assert.rejects(
-        bootstrapGoal({
-          projectDir: project,
-          goalId: 'plan-goal',
-          objective: 'Index the notes.',
-          homeDir: '/home/tester',
-          clock,
-          plan: bad,
-        }),
+        createWithPlan(project, bad),
         (error: unknown) => isLoopxError(error, code) && /nothing was written/.test(error.message),
       );
       assert.deepEqual(fs.readdirSync(project), []);
@@ -288,27 +296,12 @@ describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos i
     fs.writeFileSync(stateFile, 'a hand-written state file\n');
     const registryBefore = fs.readFileSync(registryPath, 'utf8');
     await assert.rejects(
-      bootstrapGoal({
-        projectDir: project,
-        goalId: 'plan-goal',
-        objective: 'Index the notes.',
-        homeDir: '/home/tester',
-        clock,
-        plan,
-      }),
+      createWithPlan(project, plan),
       (error: unknown) => isLoopxError(error, 'goal_plan_state_file_exists') && error.details['file'] === stateFile,
     );
     assert.equal(fs.readFileSync(registryPath, 'utf8'), registryBefore);
     assert.equal(fs.readFileSync(stateFile, 'utf8'), 'a hand-written state file\n');
-    const forced = await bootstrapGoal({
-      projectDir: project,
-      goalId: 'plan-goal',
-      objective: 'Index the notes.',
-      homeDir: '/home/tester',
-      clock,
-      plan,
-      force: true,
-    });
+    const forced = await createWithPlan(project, plan, true);
     assert.deepEqual(
       forced.actions.map((a) => a.action),
       ['added_goal', 'replaced_state_file'],

@@ -1,12 +1,7 @@
 import * as vscode from 'vscode';
 import { createGoal as createGoalOperation } from '../core/ops/createGoal';
 import { runOperation } from '../core/ops/run';
-import { todoAdd, todoComplete } from '../core/ops/todo';
-
-/** The planning todo every new state file starts with (core/registry/bootstrap.ts). */
-const FIRST_TODO_ID = 'todo_plan_first_steps';
 import {
-  draftPriority,
   draftPrompt,
   readDraftDocument,
   readModelDraft,
@@ -24,8 +19,9 @@ const isString = (value: unknown): value is string => typeof value === 'string';
  * "LoopX: Start a Goal…" (and `@loopx /goal <sentence>`): a language model drafts the objective, the
  * first todos in priority order and the human gates (a template when no model is available); the
  * draft opens as a Markdown document the user edits; "Create Goal" reads the edited document and
- * creates the goal, its state file and exactly those todos through the operations (create-goal, then
- * todo add per line). A malformed draft is a clear error and writes nothing.
+ * creates the goal, its state file and exactly those todos in one create-goal operation (its `todo`
+ * and `gate` plan, written in the same state file write). A malformed draft, a refused todo or an
+ * existing state file is a clear error and writes nothing: there is never a half-created goal.
  *
  * Arguments from code: `{ sentence }` drafts and opens the review document; `{ draftText }` opens a
  * given draft for review; `{ draft: <document uri>, confirmed? }` creates from the reviewed document.
@@ -126,23 +122,16 @@ async function createFromDraft(
   }
   const folder = await pickProjectFolder('Folder for the new goal');
   const env = folderEnvironment(folder);
+  // One create-goal with the plan: the goal, its state file and exactly the reviewed todos and gates
+  // are written together, or (a refused todo, an existing state file) nothing is.
   const created = await runOperation(
     createGoalOperation,
-    { project: folder.uri.fsPath, goalId: draft.goal_id, objective: draft.objective },
-    env,
-  );
-  for (const [index, text] of draft.todos.entries())
-    await runOperation(todoAdd, { goalId: draft.goal_id, text, role: 'agent', priority: draftPriority(index) }, env);
-  for (const text of draft.gates)
-    await runOperation(todoAdd, { goalId: draft.goal_id, text, role: 'user', taskClass: 'user_gate' }, env);
-  // A new state file starts with one planning todo ("break the objective into todos"): the draft did it.
-  await runOperation(
-    todoComplete,
     {
+      project: folder.uri.fsPath,
       goalId: draft.goal_id,
-      todoId: FIRST_TODO_ID,
-      evidence: `planned from a sentence: ${draft.todos.length} todo(s) and ${draft.gates.length} gate(s), reviewed in the editor`,
-      noFollowUp: true,
+      objective: draft.objective,
+      todo: draft.todos,
+      gate: draft.gates,
     },
     env,
   );

@@ -29,6 +29,7 @@ export const LOOPX_ERROR_CODES = [
   'global_route_collision', // two goals would share a route in the global registry
   'goal_exists', // bootstrap: the goal id is already in the registry (no --force)
   'goal_not_found', // no goal with that id in the registry
+  'goal_plan_state_file_exists', // bootstrap with a plan: the goal's state file already exists, so the plan would not be written (no --force)
   'goal_registered', // archive: the goal is still in the registry (no --allow-registered)
   'handoff_mode_forbids_lease', // the goal's handoff_mode is soft_claim, which forbids task lease acquire, renew and transfer
   'handoff_mode_not_quiescent', // handoff-mode set: an open todo is claimed or a task lease is time-active, so the mode cannot change

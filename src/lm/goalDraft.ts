@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { planPriority } from '../core/ops/createGoal';
 
 /**
  * A goal from a sentence: the draft a language model writes (or the template offered without one),
@@ -19,10 +20,8 @@ export const DraftSchema = z.strictObject({
 });
 export type GoalDraft = z.infer<typeof DraftSchema>;
 
-/** The priority of the n-th todo of a draft (0-based): P1, P2, P3, then P4. */
-export function draftPriority(index: number): 'P1' | 'P2' | 'P3' | 'P4' {
-  return (['P1', 'P2', 'P3'] as const)[index] ?? 'P4';
-}
+/** The priority of the n-th todo of a draft (0-based): P1, P2, P3, then P4 — the one create-goal writes. */
+export const draftPriority = planPriority;
 
 export function slugOf(sentence: string): string {
   const slug = sentence

@@ -11,8 +11,11 @@ import {
 /**
  * "Review Changes" after a turn: the files it changed (see turnSnapshot.ts), each opened in VS Code's
  * diff editor — the left side is the snapshot, served read-only under the `loopx-original:` scheme —
- * and "Revert" for a file the user rejects, after a confirmation. The hidden commands
- * `_loopx.review.open` and `_loopx.review.revert` ({ reviewId, path, confirmed }) drive it from tests.
+ * and "Revert" for a file the user rejects, after a confirmation. Revert writes, so it refuses in an
+ * untrusted workspace (restricted mode), where "Revert a File…" is not offered either. The hidden
+ * commands `_loopx.review.open` and `_loopx.review.revert` ({ reviewId, path, confirmed }) drive it
+ * from tests; `_loopx.review.begin` (snapshot options) and `_loopx.review.end` (its handle) record a
+ * review around changes a test makes itself — they only read files, so the untrusted tier can review.
  */
 
 export const ORIGINAL_SCHEME = 'loopx-original';
@@ -35,6 +38,7 @@ interface Review {
 
 export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly reviews = new Map<string, Review>();
+  private readonly pending = new Map<string, TurnSnapshot>();
   private readonly disposables: vscode.Disposable[] = [];
   private next = 1;
 
@@ -47,6 +51,16 @@ export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.D
         (arg: { reviewId: string; path: string; confirmed?: boolean }) =>
           this.revert(arg.reviewId, arg.path, arg.confirmed === true),
       ),
+      vscode.commands.registerCommand('_loopx.review.begin', async (options: SnapshotOptions) => {
+        const handle = `s${this.next++}`;
+        this.pending.set(handle, await takeTurnSnapshot(options));
+        return handle;
+      }),
+      vscode.commands.registerCommand('_loopx.review.end', (handle: string) => {
+        const snapshot = this.pending.get(handle);
+        this.pending.delete(handle);
+        return this.after(snapshot, `the changes since ${handle}`);
+      }),
     );
   }
 
@@ -98,8 +112,10 @@ export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.D
         preserveFocus: true,
       });
     }
+    // Revert writes: restricted mode shows the diffs but offers no revert.
+    const offers = vscode.workspace.isTrusted ? [REVERT_A_FILE] : [];
     void vscode.window
-      .showInformationMessage(`LoopX: ${review.title} changed ${files.length} file(s).`, REVERT_A_FILE)
+      .showInformationMessage(`LoopX: ${review.title} changed ${files.length} file(s).`, ...offers)
       .then(async (choice) => {
         if (choice !== REVERT_A_FILE) return;
         const picked = await vscode.window.showQuickPick(
@@ -114,7 +130,9 @@ export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.D
   /** Puts one file back after a confirmation (skipped with `confirmed`); true when it was reverted. */
   async revert(id: string, relativePath: string, confirmed: boolean): Promise<boolean> {
     if (!vscode.workspace.isTrusted)
-      throw new Error('Reverting a file writes to the workspace, and this workspace is not trusted.');
+      throw new Error(
+        `Reverting "${relativePath}" writes to the workspace, and this workspace is not trusted (restricted mode); nothing was reverted. Trust the workspace to revert.`,
+      );
     const review = this.reviewOf(id);
     if (!confirmed) {
       const original = await review.snapshot.original(relativePath);

@@ -10,13 +10,20 @@
  * Writes the combined counts to $LOOPX_TEST_SUMMARY; exits non-zero on any failure or timeout.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { materializeDemoWorkspace, REPO_ROOT } from './demoWorkspace';
 import { combine, judgeSuite, printResults, readSummary, type TestSummary } from './testSummary';
-import { installVsix, launchChromium, runTestsInWorkbench, startCodeServer, writeQuietSettings } from './vscodeHost';
+import {
+  installVsix,
+  launchChromium,
+  packageTestExtension,
+  runTestsInWorkbench,
+  startCodeServer,
+  writeQuietSettings,
+} from './vscodeHost';
 
 const TIMEOUT_MS = Number(process.env['TEST_TIMEOUT_MS'] ?? 180_000);
 const SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'suite', 'index');
@@ -111,28 +118,6 @@ async function runInDesktop(
   const summary = readSummary(summaryFile);
   if (summary) printResults(summary);
   return judgeSuite(label, summary);
-}
-
-/** Packages a test extension folder into a .vsix (in `scratch`) with vsce; returns its path. */
-function packageTestExtension(folder: string, scratch: string): string {
-  const staging = join(scratch, 'staging');
-  cpSync(folder, staging, { recursive: true });
-  writeFileSync(join(staging, 'LICENSE'), 'MIT (test fixture)\n');
-  const vsix = join(scratch, 'test-extension.vsix');
-  execFileSync(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'),
-      'package',
-      '--no-dependencies',
-      '--allow-missing-repository',
-      '--skip-license',
-      '-o',
-      vsix,
-    ],
-    { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  return vsix;
 }
 
 /** A port that is free right now on 127.0.0.1. */

@@ -3,8 +3,8 @@
  * following ../shared/docs/real-vscode-testing.md. Used by the integration driver, the VSIX
  * check, the UI end-to-end tests and `npm start`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -192,6 +192,28 @@ export function installVsix(vsixPath: string, extensionsDir: string): void {
   );
   if (result.status !== 0)
     throw new Error(`code-server --install-extension failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+/** Packages a test extension folder (e.g. test/integration/lm-provider) as a .vsix in `scratch`. */
+export function packageTestExtension(folder: string, scratch: string): string {
+  const staging = join(scratch, 'staging');
+  cpSync(folder, staging, { recursive: true });
+  writeFileSync(join(staging, 'LICENSE'), 'MIT (test fixture)\n');
+  const vsix = join(scratch, 'test-extension.vsix');
+  execFileSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--skip-license',
+      '-o',
+      vsix,
+    ],
+    { cwd: staging, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  return vsix;
 }
 
 export async function launchChromium(): Promise<Browser> {

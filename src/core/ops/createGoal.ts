@@ -3,12 +3,18 @@ import { z } from 'zod';
 import { bootstrapGoal, type BootstrapResult } from '../registry/bootstrap';
 import { checkNewGoalId, slugify } from '../registry/goalId';
 import { expandHome } from '../registry/locate';
+import { isoSeconds } from '../clock';
+import { applyGoalPlan } from '../state/goalPlan';
 import { defineOperation } from './operation';
+
+export { planPriority } from '../state/goalPlan';
 
 /**
  * `bootstrap` ("Create Goal…"): creates or connects a project goal — the registry (created when
  * missing), the goal's entry and its ACTIVE_GOAL_STATE.md. The registry is the explicit one of the
- * environment, else `<project>/.loopx/registry.json` (never the global one).
+ * environment, else `<project>/.loopx/registry.json` (never the global one). With `todo` (and
+ * `gate`) items the state file is written with that plan in the same write ("Start a Goal…" uses
+ * it), so a goal never exists without its reviewed todos: a refused item writes nothing at all.
  */
 
 function isNewGoalId(value: string): boolean {
@@ -41,6 +47,18 @@ export const createGoal = defineOperation({
       .optional()
       .meta({ placeholder: 'domain' })
       .describe('the goal domain (default: the project folder name)'),
+    todo: z
+      .array(z.string().trim().min(1))
+      .optional()
+      .meta({ placeholder: 'text' })
+      .describe(
+        'a first agent todo, highest priority first (repeat the option); written with the goal in one state file write, and the planning todo is completed',
+      ),
+    gate: z
+      .array(z.string().trim().min(1))
+      .optional()
+      .meta({ placeholder: 'text' })
+      .describe('a human gate (a decision a person makes) written with the goal; needs at least one --todo'),
     force: z
       .boolean()
       .default(false)
@@ -54,6 +72,16 @@ export const createGoal = defineOperation({
       objective: args.objective,
       domain: args.domain,
       force: args.force,
+      plan:
+        args.todo === undefined && args.gate === undefined
+          ? undefined
+          : (fresh, { goalId, now, firstTodoId }) =>
+              applyGoalPlan(fresh, { todos: args.todo ?? [], gates: args.gate ?? [] }, firstTodoId, {
+                now: isoSeconds(now),
+                goalId,
+                roster: null,
+                actorAgentId: null,
+              }),
       registryPath: env.registryPath === undefined ? undefined : anchor(env.registryPath),
       homeDir: env.homeDir,
       clock: env.clock,

@@ -80,6 +80,13 @@ export interface BootstrapOptions {
   clock: Clock;
   agentId?: string | null;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Writes the goal's first todos and gates into the fresh state file text (create-goal passes
+   * state/goalPlan's `applyGoalPlan`), so they are written in the same write as the goal: a refused
+   * item (it throws) or an existing state file (no `force`) refuses the whole bootstrap before
+   * anything is written.
+   */
+  plan?: ((freshStateText: string, context: { goalId: string; now: Date; firstTodoId: string }) => string) | undefined;
 }
 
 /**
@@ -107,6 +114,9 @@ export async function bootstrapGoal(options: BootstrapOptions): Promise<Bootstra
   const stateFileAbs = path.join(projectDir, stateFile);
   const now = options.clock.now();
   const actions: BootstrapAction[] = [];
+  // The state file text, plan included, is settled before the lock: a refused todo writes nothing.
+  let stateText = renderActiveGoalState({ goalId, objective, now });
+  if (options.plan !== undefined) stateText = options.plan(stateText, { goalId, now, firstTodoId: FIRST_TODO_ID });
 
   const update = await updateRegistry(
     registryPath,
@@ -149,15 +159,7 @@ export async function bootstrapGoal(options: BootstrapOptions): Promise<Bootstra
       if (existing === undefined) goals.push(entry);
       actions.push({ action: existing === undefined ? 'added_goal' : 'replaced_goal', path: registryPath });
 
-      actions.push(
-        await writeStateFile(
-          stateFileAbs,
-          renderActiveGoalState({ goalId, objective, now }),
-          options.force === true,
-          now,
-          options,
-        ),
-      );
+      actions.push(await writeStateFile(stateFileAbs, stateText, options.force === true, now, options));
       if (!existed) {
         const gitignore = await writeLoopxGitignore(registryPath);
         if (gitignore !== null) actions.push({ action: 'wrote_gitignore', path: gitignore });
@@ -204,7 +206,7 @@ async function writeStateFile(
   content: string,
   force: boolean,
   now: Date,
-  options: Pick<BootstrapOptions, 'clock' | 'agentId' | 'env' | 'projectDir'>,
+  options: Pick<BootstrapOptions, 'clock' | 'agentId' | 'env' | 'projectDir' | 'plan'>,
 ): Promise<BootstrapAction> {
   const lockOptions = {
     operation: 'bootstrap',
@@ -221,6 +223,12 @@ async function writeStateFile(
       await writeFileAtomic(stateFileAbs, content, { within });
       return { action: 'wrote_state_file', path: stateFileAbs };
     }
+    if (!force && options.plan !== undefined)
+      throw new LoopxError(
+        'goal_plan_state_file_exists',
+        `${stateFileAbs} already exists, so the goal's todos and gates would not be written; nothing was changed. Pick another goal id, or pass --force to replace that state file (it is backed up).`,
+        { file: stateFileAbs, goal_id: path.basename(path.dirname(stateFileAbs)) },
+      );
     if (!force) return { action: 'kept_existing_state_file', path: stateFileAbs };
     const backupPath = `${stateFileAbs}.${compactStamp(now)}.bak`;
     await fs.promises.copyFile(stateFileAbs, backupPath, fs.constants.COPYFILE_EXCL);

@@ -291,6 +291,35 @@ describe('@loopx in a real VS Code host', function () {
     );
   });
 
+  it('Start a Goal: a refused todo in the reviewed draft writes nothing, no goal and no state file (never a half goal)', async () => {
+    const registryBefore = readFileSync(registryPath(), 'utf8');
+    const opened = (await vscode.commands.executeCommand('loopx.startGoal', {
+      draftText: [
+        '# Goal: half-goal',
+        '',
+        'Objective: Tidy the attic.',
+        '',
+        '## Agent todos (highest priority first)',
+        '',
+        '- Sort the boxes.',
+        '- Log in with password=hunter2xyz and list them.',
+        '',
+        '## Human gates',
+        '',
+        '- Approve what is thrown away.',
+        '',
+      ].join('\n'),
+    })) as { step: string; draftUri: string } | undefined;
+    assert.ok(opened, 'the draft did not open (see the LoopX log)');
+    const created = await vscode.commands.executeCommand('loopx.startGoal', {
+      draft: opened.draftUri,
+      confirmed: true,
+    });
+    assert.equal(created, undefined, 'a draft with a credential in a todo created a goal');
+    assert.equal(existsSync(join(root(), '.codex', 'goals', 'half-goal')), false, 'a half goal was left on disk');
+    assert.equal(readFileSync(registryPath(), 'utf8'), registryBefore, 'the registry changed');
+  });
+
   it('answers free text with the language model, the status read model as context', async () => {
     provider.setScenario('answer');
     const reply = await ask(undefined, 'what is tidy-notes waiting on?');

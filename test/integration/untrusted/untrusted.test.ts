@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LoopxExtensionApi } from '../../../src/api/types';
@@ -114,6 +114,36 @@ describe('LoopX in an untrusted workspace (real VS Code host, restricted mode)',
     }
     assert.equal(readFileSync(registryPath(), 'utf8'), registryBefore, 'the registry changed');
     assert.equal(existsSync(runIndex()) ? readFileSync(runIndex(), 'utf8') : null, runsBefore, 'a run was recorded');
+  });
+
+  it('Review Changes shows a diff but Revert refuses: the changed file keeps its bytes', async () => {
+    const note = join(workspaceDir(), 'notes', 'untrusted-review.md');
+    writeFileSync(note, 'before\n');
+    // A review recorded around a change the test makes itself (a turn cannot run here).
+    const handle = await vscode.commands.executeCommand<string>('_loopx.review.begin', {
+      projectRoot: workspaceDir(),
+      writeScope: ['notes'],
+      forceFiles: true,
+    });
+    writeFileSync(note, 'after\n');
+    const review = await vscode.commands.executeCommand<{ id: string; files: { path: string; status: string }[] }>(
+      '_loopx.review.end',
+      handle,
+    );
+    assert.deepEqual(review.files, [{ path: 'notes/untrusted-review.md', status: 'modified' }]);
+    const shown = await vscode.commands.executeCommand<unknown[]>('_loopx.review.open', review.id);
+    assert.equal(shown.length, 1, 'the diff is still shown read-only');
+    await assert.rejects(
+      Promise.resolve(
+        vscode.commands.executeCommand('_loopx.review.revert', {
+          reviewId: review.id,
+          path: 'notes/untrusted-review.md',
+          confirmed: true,
+        }),
+      ),
+      /not trusted \(restricted mode\); nothing was reverted/,
+    );
+    assert.equal(readFileSync(note, 'utf8'), 'after\n', 'Revert wrote in an untrusted workspace');
   });
 
   it('does not start the status server although the user settings turn it on', async () => {

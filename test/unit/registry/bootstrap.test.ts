@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
+import { createGoal } from '../../../src/core/ops/createGoal';
+import { runOperation } from '../../../src/core/ops/run';
 import { bootstrapGoal, renderActiveGoalState } from '../../../src/core/registry/bootstrap';
 import { checkGoalIdSegment, checkNewGoalId } from '../../../src/core/registry/goalId';
 import { validateRegistryFile } from '../../../src/core/registry/validate';
@@ -215,6 +217,145 @@ describe('bootstrap', () => {
         (error: unknown) => isLoopxError(error, 'invalid_goal_id'),
       );
     }
+  });
+});
+
+/** create-goal with a plan (the op Start a Goal runs), in `project` with a fixed clock. */
+function createWithPlan(
+  project: string,
+  plan: { todos: readonly string[]; gates: readonly string[] },
+  force = false,
+): ReturnType<typeof bootstrapGoal> {
+  return runOperation(
+    createGoal,
+    {
+      project,
+      goalId: 'plan-goal',
+      objective: 'Index the notes.',
+      todo: [...plan.todos],
+      gate: [...plan.gates],
+      force,
+    },
+    { cwd: project, env: {}, clock, homeDir: '/home/tester' },
+  );
+}
+
+describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos in one write)', () => {
+  const plan = { todos: ['Collect the notes.', 'Write the index.'], gates: ['Approve the index before publishing.'] };
+
+  it('writes the todos in priority order, the gates, and completes the planning todo, in the one state file write', async () => {
+    const project = tempDir();
+    const result = await createWithPlan(project, plan);
+    assert.deepEqual(
+      result.actions.map((a) => a.action),
+      ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore'],
+    );
+    const doc = parseStateDocument(fs.readFileSync(result.state_file_abs, 'utf8'));
+    const open = doc.todos.filter((t) => t.status === 'open');
+    assert.deepEqual(
+      open.map((t) => [t.role, t.text]),
+      [
+        ['user', 'Approve the index before publishing.'],
+        ['agent', '[P1] Collect the notes.'],
+        ['agent', '[P2] Write the index.'],
+      ],
+    );
+    assert.equal(doc.todos.find((t) => t.todoId === 'todo_plan_first_steps')?.status, 'done');
+  });
+
+  for (const [name, bad, code] of [
+    [
+      'a todo holding a credential',
+      { todos: ['Collect the notes.', 'Log in with password=hunter2xyz'], gates: [] },
+      'credential_refused',
+    ],
+    [
+      'a gate holding a credential',
+      { todos: ['Collect the notes.'], gates: ['Approve with password=hunter2xyz'] },
+      'credential_refused',
+    ],
+    ['a todo listed twice', { todos: ['Collect the notes.', 'Collect the notes.'], gates: [] }, 'usage'],
+    ['no agent todo', { todos: [], gates: ['Approve it.'] }, 'usage'],
+  ] as const) {
+    it(`refuses ${name} and writes nothing at all (no registry, no goal, no state file)`, async () => {
+      const project = tempDir();
+      await assert.rejects(
+        createWithPlan(project, bad),
+        (error: unknown) => isLoopxError(error, code) && /nothing was written/.test(error.message),
+      );
+      assert.deepEqual(fs.readdirSync(project), []);
+    });
+  }
+
+  it('refuses, changing nothing, when the state file exists (the plan would be lost); --force replaces it with a backup', async () => {
+    const project = tempDir();
+    await bootstrap(project, 'first-goal');
+    const registryPath = path.join(project, '.loopx', 'registry.json');
+    const stateFile = path.join(project, '.codex', 'goals', 'plan-goal', 'ACTIVE_GOAL_STATE.md');
+    fs.mkdirSync(path.dirname(stateFile), { recursive: true });
+    fs.writeFileSync(stateFile, 'a hand-written state file\n');
+    const registryBefore = fs.readFileSync(registryPath, 'utf8');
+    await assert.rejects(
+      createWithPlan(project, plan),
+      (error: unknown) => isLoopxError(error, 'goal_plan_state_file_exists') && error.details['file'] === stateFile,
+    );
+    assert.equal(fs.readFileSync(registryPath, 'utf8'), registryBefore);
+    assert.equal(fs.readFileSync(stateFile, 'utf8'), 'a hand-written state file\n');
+    const forced = await createWithPlan(project, plan, true);
+    assert.deepEqual(
+      forced.actions.map((a) => a.action),
+      ['added_goal', 'replaced_state_file'],
+    );
+    assert.match(fs.readFileSync(stateFile, 'utf8'), /\[P2\] Write the index\./);
+  });
+
+  it('CLI: bootstrap --todo … --gate … writes the plan; a refused todo is exit 1 with a typed error and no files', async () => {
+    const project = tempDir();
+    const env = { HOME: '/home/tester' };
+    const refused = await runLoopx(
+      [
+        '--format',
+        'json',
+        'bootstrap',
+        '--goal-id',
+        'cli-plan',
+        '--objective',
+        'Plan it.',
+        '--todo',
+        'First.',
+        '--todo',
+        'Use password=hunter2xyz',
+      ],
+      { cwd: project, env },
+    );
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal(refused.error().code, 'credential_refused');
+    assert.equal(refused.error().details['plan_item'], 'todo 2');
+    assert.deepEqual(fs.readdirSync(project), []);
+    const created = await runLoopx(
+      [
+        '--format',
+        'json',
+        'bootstrap',
+        '--goal-id',
+        'cli-plan',
+        '--objective',
+        'Plan it.',
+        '--todo',
+        'First.',
+        '--todo',
+        'Second.',
+        '--gate',
+        'Approve.',
+      ],
+      { cwd: project, env },
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const doc = parseStateDocument(fs.readFileSync(String(created.json()['state_file_abs']), 'utf8'));
+    assert.deepEqual(
+      doc.todos.filter((t) => t.status === 'open').map((t) => t.text),
+      ['Approve.', '[P1] First.', '[P2] Second.'],
+    );
   });
 });
 

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { readFileBytesSafeSync } from '../fs/safeRead';
+import { isCredentialClean, markCredentialClean } from '../privacy/scrub';
 import { digestRunIndex, type IndexDigest } from '../quota/ledger';
 import { readRunIndex, type RunIndexRead } from '../runtime/runIndex';
 import { LOOPX_VERSION } from '../version';
@@ -60,7 +61,8 @@ const HeaderSchema = z.object({
 });
 
 interface Body {
-  items: Record<string, { key: string; files: FileEntry[]; item: unknown }>;
+  /** `clean`: the item holds nothing `redactCredentials` would change (so a warm `status` redacts nothing). */
+  items: Record<string, { key: string; files: FileEntry[]; item: unknown; clean?: true }>;
   indexes: Record<string, { file: FileEntry; digest: unknown }>;
 }
 
@@ -168,6 +170,7 @@ export class StatusDiskCache {
       const [file, stamp] = files[i] as [string, FileStamp | null];
       if (!this.trusted(entry.files[i] as FileEntry, file, stamp)) return undefined;
     }
+    if (entry.clean === true) markCredentialClean(entry.item);
     return entry.item as GoalStatusItem;
   }
 
@@ -228,6 +231,11 @@ export class StatusDiskCache {
    * cache miss next time, never an error of the command.
    */
   async save(within: string): Promise<boolean> {
+    for (const entry of Object.values(this.body.items))
+      if (entry.clean !== true && isCredentialClean(entry.item)) {
+        entry.clean = true;
+        this.dirty = true;
+      }
     if (!this.dirty) return false;
     const body = Buffer.from(JSON.stringify(this.body), 'utf8');
     const header = JSON.stringify({

@@ -16,6 +16,7 @@ import { runIndexPath } from '../runtime/layout';
 import type { RunIndexRead } from '../runtime/runIndex';
 import { StatusDiskCache, statusCachePath, type IndexDigest } from './diskCache';
 import { errorMessage } from '../errors';
+import { redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
 import {
   StatusItemQuotaSchema,
@@ -161,6 +162,12 @@ export interface StatusRequest {
    * unchanged files are taken from it, and it is saved when anything changed. Off by default.
    */
   persistentCache?: boolean;
+  /**
+   * The caller redacts the payload with `redactCredentialsShared` (as `loopx status` does): each
+   * goal's item is redacted as it is built, so the persistent cache records which items hold
+   * nothing to redact and a warm call redacts only what is new in this call.
+   */
+  redact?: boolean;
 }
 
 /** What status already read that a quota summary may reuse instead of reading it again. */
@@ -265,6 +272,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });
+    if (request.redact === true) redactCredentialsShared(item);
     if (request.quotaSummary !== undefined) {
       try {
         const indexFile = runIndexPath(target.runtimeRoot, target.goalId);

@@ -519,6 +519,24 @@ export function redactCredentials<T>(value: T): T {
  * items, kept and shared by the status caches, are built once and never changed).
  */
 const credentialClean = new WeakSet<object>();
+/**
+ * Texts known to hold nothing to redact: the per-goal blocks status builds on every call copy the
+ * texts of the (already clean) items, so they are not scanned again. Bounded: cleared when full.
+ */
+const cleanTexts = new Set<string>();
+const CLEAN_TEXTS_MAX = 200_000;
+
+function rememberCleanText(text: string): void {
+  if (cleanTexts.size >= CLEAN_TEXTS_MAX) cleanTexts.clear();
+  cleanTexts.add(text);
+}
+
+function redactTextShared(text: string): string {
+  if (cleanTexts.has(text)) return text;
+  const out = redactCredentialsIn(text, () => undefined);
+  if (out === text) rememberCleanText(text);
+  return out;
+}
 
 /** Whether `value` (an object) is known to hold nothing to redact. */
 export function isCredentialClean(value: unknown): boolean {
@@ -526,10 +544,14 @@ export function isCredentialClean(value: unknown): boolean {
 }
 
 /**
- * Marks `value` and every object inside it as holding nothing to redact, without looking: for a
+ * Marks `value` and every object and text inside it as holding nothing to redact, without looking: for a
  * value read back from a store that recorded it clean (the persistent status cache).
  */
 export function markCredentialClean(value: unknown): void {
+  if (typeof value === 'string') {
+    rememberCleanText(value);
+    return;
+  }
   if (typeof value !== 'object' || value === null || credentialClean.has(value)) return;
   credentialClean.add(value);
   if (Array.isArray(value)) for (const child of value) markCredentialClean(child);
@@ -544,7 +566,7 @@ export function markCredentialClean(value: unknown): void {
 export function redactCredentialsShared<T>(value: T): T {
   const stack = new WeakSet<object>();
   const visit = (node: unknown): unknown => {
-    if (typeof node === 'string') return redactCredentialsIn(node, () => undefined);
+    if (typeof node === 'string') return redactTextShared(node);
     if (node === null || typeof node !== 'object') return node;
     if (credentialClean.has(node)) return node;
     if (stack.has(node)) return '[circular]';

@@ -242,7 +242,9 @@ describe('privacy scrubber', () => {
     // What the persistent status cache does with an item it recorded clean: trusted without a scan.
     markCredentialClean({ kept });
     assert.equal(redactCredentialsShared({ kept }).kept, kept);
-    const unmarked = { note: 'DB_PASSWORD=hunter2' };
+    // Its texts are trusted too (wherever they appear again); any other text is still scanned.
+    assert.equal(redactCredentialsShared({ copy: { note: 'DB_PASSWORD=hunter2' } }).copy.note, 'DB_PASSWORD=hunter2');
+    const unmarked = { note: 'DB_PASSWORD=hunter3' };
     assert.deepEqual(redactCredentialsShared({ unmarked }), { unmarked: { note: 'DB_PASSWORD=[redacted:password]' } });
   });
 });

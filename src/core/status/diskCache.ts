@@ -9,6 +9,7 @@ import { digestRunIndex, type IndexDigest } from '../quota/ledger';
 import { readRunIndex, type RunIndexRead } from '../runtime/runIndex';
 import { LOOPX_VERSION } from '../version';
 import type { FileStamp, GoalStatusItem } from './goalStatus';
+import { packJson, unpackJson } from './packedJson';
 
 /**
  * The persistent status cache: what `status`, `should-run` and the status server derive from a
@@ -31,7 +32,7 @@ import type { FileStamp, GoalStatusItem } from './goalStatus';
 export type { IndexDigest } from '../quota/ledger';
 
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
-export const STATUS_CACHE_SCHEMA = 2;
+export const STATUS_CACHE_SCHEMA = 3;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -90,6 +91,8 @@ function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 
 export class StatusDiskCache {
   private dirty = false;
+  /** Digests unpacked by this process, per entry (a long-lived model asks for them on every refresh). */
+  private readonly unpacked = new WeakMap<object, IndexDigest>();
 
   private constructor(
     readonly file: string,
@@ -183,11 +186,19 @@ export class StatusDiskCache {
   indexDigest(indexFile: string, stamp: FileStamp | null): IndexDigest | undefined {
     const entry = this.body.indexes[indexFile];
     if (entry === undefined || !this.trusted(entry.file, indexFile, stamp)) return undefined;
-    return entry.digest as IndexDigest;
+    // Kept packed (packedJson.ts: the spend facts as columns, a third of their size as objects).
+    let digest = this.unpacked.get(entry);
+    if (digest === undefined) {
+      digest = unpackJson(entry.digest) as IndexDigest;
+      this.unpacked.set(entry, digest);
+    }
+    return digest;
   }
 
   setIndexDigest(indexFile: string, stamp: FileStamp | null, digest: IndexDigest): void {
-    this.body.indexes[indexFile] = { file: this.fileEntry(indexFile, stamp), digest };
+    const entry = { file: this.fileEntry(indexFile, stamp), digest: packJson(digest) };
+    this.unpacked.set(entry, digest);
+    this.body.indexes[indexFile] = entry;
     this.dirty = true;
   }
 

@@ -184,6 +184,20 @@ export interface StatusQuotaSources {
   attention: Pick<GoalStatusItem, 'waiting_on' | 'severity'>;
 }
 
+/**
+ * The registry's goals, parsed once per document (status reads them twice per call, and the live
+ * model keeps the same document while the registry file is unchanged). Read-only.
+ */
+const parsedGoalsOf = new WeakMap<object, readonly RegistryGoal[]>();
+function parsedGoals(registry: Record<string, unknown>): readonly RegistryGoal[] {
+  let goals = parsedGoalsOf.get(registry);
+  if (goals === undefined) {
+    goals = registryGoals(registry);
+    parsedGoalsOf.set(registry, goals);
+  }
+  return goals;
+}
+
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
 export function statusTargets(
   registry: Record<string, unknown>,
@@ -199,7 +213,7 @@ export function statusTargets(
   });
   const seen = new Set<string>();
   const targets: GoalStatusTarget[] = [];
-  for (const goal of registryGoals(registry)) {
+  for (const goal of parsedGoals(registry)) {
     if (seen.has(goal.id)) continue;
     seen.add(goal.id);
     targets.push({
@@ -262,7 +276,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     }
   }
   const registryEntries = new Map<string, RegistryGoal>();
-  for (const goal of registryGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
+  for (const goal of parsedGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
   const rawEntries = request.quotaSummary === undefined ? null : rawRegistryGoalsById(registry);
   const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];

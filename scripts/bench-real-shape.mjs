@@ -92,7 +92,7 @@ function measure(label, prepare, command, env, reference) {
     sides.push({ label: `${label} [--against build]`, cli: against, times: [], cpu: [], rss: [] });
   for (let i = 0; i < runs; i++) {
     for (const side of sides) {
-      prepare(i);
+      prepare(i, side.cli);
       const run = loopx(command, env, side.cli);
       if (reference !== undefined) {
         const expected = reference();
@@ -118,6 +118,11 @@ function measure(label, prepare, command, env, reference) {
 
 let edits = 0;
 const touchProbe = () => fs.appendFileSync(probeState, `\n<!-- bench edit ${edits++} -->\n`);
+// With --against the two builds share the cache file but not its format (each finds the other's
+// foreign): a warm row first lets the side about to run write its own cache.
+const warmUp = (cliPath) => {
+  if (against !== undefined) loopx(STATUS, {}, cliPath);
+};
 const uncached = () => loopx(STATUS, OFF).stdout;
 if (against !== undefined && loopx(STATUS, OFF, against).stdout !== uncached())
   throw new Error(`--against ${against}: its status differs from ours`);
@@ -125,8 +130,17 @@ if (against !== undefined && loopx(STATUS, OFF, against).stdout !== uncached())
 measure('status, uncached (LOOPX_STATUS_CACHE=off)', () => undefined, STATUS, OFF);
 measure('status, cold (no cache file)', () => fs.rmSync(cacheFile, { force: true }), STATUS, {}, uncached);
 loopx(STATUS);
-measure('status, warm (nothing changed)', () => undefined, STATUS, {}, uncached);
-measure('status, one goal changed', touchProbe, STATUS, {}, uncached);
+measure('status, warm (nothing changed)', (_, cliPath) => warmUp(cliPath), STATUS, {}, uncached);
+measure(
+  'status, one goal changed',
+  (_, cliPath) => {
+    warmUp(cliPath);
+    touchProbe();
+  },
+  STATUS,
+  {},
+  uncached,
+);
 measure(`quota should-run, one goal (${probe.id})`, () => undefined, SHOULD_RUN, {});
 
 const load = os

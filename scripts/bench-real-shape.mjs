@@ -49,6 +49,11 @@ const probe =
   registryDoc.goals.find((goal) => (goal.coordination?.registered_agents ?? []).length === 1) ?? registryDoc.goals[0];
 const probeState = path.join(probe.repo, probe.state_file);
 
+// Every run sees the same instant: the quota windows roll with the clock, and on a generated
+// workspace a spend leaves the 24 h window every few seconds, which would make two honest answers
+// a few seconds apart differ.
+const NOW = new Date().toISOString();
+
 /** One CLI process: wall ms, CPU ms and peak RSS (MB, through /usr/bin/time when present) and stdout. */
 function loopx(cliArgs, env = {}, cliPath = cli) {
   const timeBin = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M %U %S'] : [];
@@ -59,7 +64,7 @@ function loopx(cliArgs, env = {}, cliPath = cli) {
     {
       encoding: 'utf8',
       maxBuffer: 1 << 30,
-      env: { ...process.env, ...env },
+      env: { ...process.env, LOOPX_NOW: NOW, ...env },
     },
   );
   const ms = Number(process.hrtime.bigint() - started) / 1e6;

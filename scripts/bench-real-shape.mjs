@@ -4,7 +4,12 @@
 // persistent status cache. Every cached answer is checked against the uncached path (identical
 // JSON) before its time counts.
 //
-//   npm run bench:real -- --size M [--runs 5] [--dir /tmp/loopx-real-M]
+//   npm run bench:real -- --size M [--runs 5] [--dir /tmp/loopx-real-M] [--against /tmp/out-before/cli.js]
+//
+// Each row: wall time (median, min, max), CPU time of the process (user + system, median: steadier
+// than wall time on a loaded machine), peak RSS (max), and the load average when the row ended.
+// `node -e 0` measured along the way is the start-up floor. `--against` names another build's
+// cli.js: its status is run interleaved with ours (same cases) and must print identical bytes.
 //
 // Sizes: S = 10×20×50, M = 100×50×500, L = 500×100×400 (goals × todos × runs, seed 11).
 // The generator is python3 ../shared/bench/gen_workspace.py (override: LOOPX_REAL_SHAPE_GEN).
@@ -26,6 +31,7 @@ const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dir = path.resolve(option('dir', path.join(os.tmpdir(), `loopx-real-${size}`)));
 const generator = process.env.LOOPX_REAL_SHAPE_GEN ?? path.resolve(repo, '..', 'shared', 'bench', 'gen_workspace.py');
 const cli = path.join(repo, 'out', 'cli.js');
+const against = option('against', undefined);
 const registry = path.join(dir, '.loopx', 'registry.json');
 const cacheFile = path.join(dir, 'runtime', 'cache', 'status-cache.json');
 
@@ -43,23 +49,41 @@ const probe =
   registryDoc.goals.find((goal) => (goal.coordination?.registered_agents ?? []).length === 1) ?? registryDoc.goals[0];
 const probeState = path.join(probe.repo, probe.state_file);
 
-/** One CLI process: wall ms, peak RSS (MB, through /usr/bin/time when present) and stdout. */
-function loopx(cliArgs, env = {}) {
-  const timeBin = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M'] : [];
+// Every run sees the same instant: the quota windows roll with the clock, and on a generated
+// workspace a spend leaves the 24 h window every few seconds, which would make two honest answers
+// a few seconds apart differ.
+const NOW = new Date().toISOString();
+
+/** One CLI process: wall ms, CPU ms and peak RSS (MB, through /usr/bin/time when present) and stdout. */
+function loopx(cliArgs, env = {}, cliPath = cli) {
+  const timeBin = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M %U %S'] : [];
   const started = process.hrtime.bigint();
   const result = spawnSync(
     timeBin[0] ?? process.execPath,
-    [...timeBin.slice(1), ...(timeBin.length ? [process.execPath] : []), cli, '--registry', registry, ...cliArgs],
+    [...timeBin.slice(1), ...(timeBin.length ? [process.execPath] : []), cliPath, '--registry', registry, ...cliArgs],
     {
       encoding: 'utf8',
       maxBuffer: 1 << 30,
-      env: { ...process.env, ...env },
+      env: { ...process.env, LOOPX_NOW: NOW, ...env },
     },
   );
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0 && result.status !== 1) throw new Error(`loopx ${cliArgs.join(' ')}: ${result.stderr}`);
-  const rssLine = result.stderr.trim().split('\n').pop() ?? '';
-  return { ms, rssMb: timeBin.length && /^\d+$/.test(rssLine) ? Number(rssLine) / 1024 : null, stdout: result.stdout };
+  const timeLine = /^(\d+) ([\d.]+) ([\d.]+)$/.exec(result.stderr.trim().split('\n').pop() ?? '');
+  return {
+    ms,
+    rssMb: timeLine ? Number(timeLine[1]) / 1024 : null,
+    cpuMs: timeLine ? (Number(timeLine[2]) + Number(timeLine[3])) * 1000 : null,
+    stdout: result.stdout,
+  };
+}
+
+/** `node -e 0` (the start-up floor), measured beside the rows. */
+const floor = [];
+function nodeFloor() {
+  const started = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0']);
+  floor.push(Number(process.hrtime.bigint() - started) / 1e6);
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -68,36 +92,60 @@ const SHOULD_RUN = ['quota', 'should-run', '--goal-id', probe.id, '--format', 'j
 const OFF = { LOOPX_STATUS_CACHE: 'off' };
 const rows = [];
 function measure(label, prepare, command, env, reference) {
-  const times = [];
-  const rss = [];
+  const sides = [{ label, cli, times: [], cpu: [], rss: [] }];
+  if (against !== undefined)
+    sides.push({ label: `${label} [--against build]`, cli: against, times: [], cpu: [], rss: [] });
   for (let i = 0; i < runs; i++) {
-    prepare(i);
-    const run = loopx(command, env);
-    if (reference !== undefined) {
-      const expected = reference();
-      if (run.stdout !== expected) throw new Error(`${label}: output differs from the uncached path`);
+    for (const side of sides) {
+      prepare(i, side.cli);
+      const run = loopx(command, env, side.cli);
+      if (reference !== undefined) {
+        const expected = reference();
+        if (run.stdout !== expected) throw new Error(`${side.label}: output differs from the uncached path`);
+      }
+      side.times.push(run.ms);
+      if (run.cpuMs !== null) side.cpu.push(run.cpuMs);
+      if (run.rssMb !== null) side.rss.push(run.rssMb);
     }
-    times.push(run.ms);
-    if (run.rssMb !== null) rss.push(run.rssMb);
+    nodeFloor();
   }
-  rows.push({
-    label,
-    median: median(times),
-    min: Math.min(...times),
-    max: Math.max(...times),
-    rss: rss.length ? Math.max(...rss) : null,
-  });
+  for (const side of sides)
+    rows.push({
+      label: side.label,
+      median: median(side.times),
+      min: Math.min(...side.times),
+      max: Math.max(...side.times),
+      cpu: side.cpu.length ? median(side.cpu) : null,
+      rss: side.rss.length ? Math.max(...side.rss) : null,
+      load: os.loadavg()[0],
+    });
 }
 
 let edits = 0;
 const touchProbe = () => fs.appendFileSync(probeState, `\n<!-- bench edit ${edits++} -->\n`);
+// With --against the two builds share the cache file but not its format (each finds the other's
+// foreign): a warm row first lets the side about to run write its own cache.
+const warmUp = (cliPath) => {
+  if (against !== undefined) loopx(STATUS, {}, cliPath);
+};
 const uncached = () => loopx(STATUS, OFF).stdout;
+if (against !== undefined && loopx(STATUS, OFF, against).stdout !== uncached())
+  throw new Error(`--against ${against}: its status differs from ours`);
 
 measure('status, uncached (LOOPX_STATUS_CACHE=off)', () => undefined, STATUS, OFF);
 measure('status, cold (no cache file)', () => fs.rmSync(cacheFile, { force: true }), STATUS, {}, uncached);
 loopx(STATUS);
-measure('status, warm (nothing changed)', () => undefined, STATUS, {}, uncached);
-measure('status, one goal changed', touchProbe, STATUS, {}, uncached);
+measure('status, warm (nothing changed)', (_, cliPath) => warmUp(cliPath), STATUS, {}, uncached);
+measure(
+  'status, one goal changed',
+  (_, cliPath) => {
+    warmUp(cliPath);
+    touchProbe();
+  },
+  STATUS,
+  {},
+  uncached,
+);
 measure(`quota should-run, one goal (${probe.id})`, () => undefined, SHOULD_RUN, {});
 
 const load = os
@@ -105,8 +153,11 @@ const load = os
   .map((v) => v.toFixed(1))
   .join(' / ');
 console.log(`Real-shaped ${size} (${SIZES[size].join(' × ')}, seed 11) at ${dir}; ${runs} runs each; load ${load}\n`);
-console.log('| Case | Median | Min | Max | Peak RSS |\n|---|---|---|---|---|');
+console.log('| Case | Median | Min | Max | CPU (median) | Peak RSS | Load |\n|---|---|---|---|---|---|---|');
 for (const row of rows)
   console.log(
-    `| ${row.label} | ${row.median.toFixed(0)} ms | ${row.min.toFixed(0)} ms | ${row.max.toFixed(0)} ms | ${row.rss === null ? '—' : `${row.rss.toFixed(0)} MB`} |`,
+    `| ${row.label} | ${row.median.toFixed(0)} ms | ${row.min.toFixed(0)} ms | ${row.max.toFixed(0)} ms | ${row.cpu === null ? '—' : `${row.cpu.toFixed(0)} ms`} | ${row.rss === null ? '—' : `${row.rss.toFixed(0)} MB`} | ${row.load.toFixed(1)} |`,
   );
+console.log(
+  `| \`node -e 0\` (start-up floor, measured between the runs) | ${median(floor).toFixed(0)} ms | ${Math.min(...floor).toFixed(0)} ms | ${Math.max(...floor).toFixed(0)} ms | | | |`,
+);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isLoopxError, LoopxError } from '../errors';
-import { redactCredentials } from '../privacy/scrub';
+import { redactCredentialsShared } from '../privacy/scrub';
 import { loadStatus, type StatusPayload } from '../status/statusPayload';
 import { statusCacheEnabled } from '../status/diskCache';
 import { statusQuotaSummaries } from '../status/statusQuota';
@@ -35,6 +35,7 @@ export const status = defineOperation({
         agentId: args.agentId ?? null,
         ...(args.limit !== undefined ? { limit: args.limit } : {}),
         persistentCache: statusCacheEnabled(env.env),
+        redact: true,
         quotaSummary: statusQuotaSummaries({
           registryPath,
           clock: env.clock,
@@ -42,7 +43,8 @@ export const status = defineOperation({
           homeDir: env.homeDir,
         }),
       });
-      return redactCredentials(payload);
+      // Items already redacted (this call or, through the persistent cache, an earlier one) are skipped.
+      return redactCredentialsShared(payload);
     } catch (error) {
       if (isLoopxError(error, 'goal_not_found')) throw new LoopxError('usage', error.message, error.details);
       throw error;

@@ -511,3 +511,91 @@ export function redactCredentials<T>(value: T): T {
   };
   return visit(value) as T;
 }
+
+/**
+ * Objects known to hold nothing `redactCredentials` would change. Cleanliness does not depend on
+ * where an object sits (credential keys replace only text and number values), so a clean object
+ * stays clean wherever it is reused. Only objects that are never mutated may be marked (status
+ * items, kept and shared by the status caches, are built once and never changed).
+ */
+const credentialClean = new WeakSet<object>();
+/**
+ * Texts known to hold nothing to redact: the per-goal blocks status builds on every call copy the
+ * texts of the (already clean) items, so they are not scanned again. Bounded: cleared when full.
+ */
+const cleanTexts = new Set<string>();
+const CLEAN_TEXTS_MAX = 200_000;
+
+function rememberCleanText(text: string): void {
+  if (cleanTexts.size >= CLEAN_TEXTS_MAX) cleanTexts.clear();
+  cleanTexts.add(text);
+}
+
+function redactTextShared(text: string): string {
+  if (cleanTexts.has(text)) return text;
+  const out = redactCredentialsIn(text, () => undefined);
+  if (out === text) rememberCleanText(text);
+  return out;
+}
+
+/** Whether `value` (an object) is known to hold nothing to redact. */
+export function isCredentialClean(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && credentialClean.has(value);
+}
+
+/**
+ * Marks `value` and every object and text inside it as holding nothing to redact, without looking: for a
+ * value read back from a store that recorded it clean (the persistent status cache).
+ */
+export function markCredentialClean(value: unknown): void {
+  if (typeof value === 'string') {
+    rememberCleanText(value);
+    return;
+  }
+  if (typeof value !== 'object' || value === null || credentialClean.has(value)) return;
+  credentialClean.add(value);
+  if (Array.isArray(value)) for (const child of value) markCredentialClean(child);
+  else for (const child of Object.values(value as Record<string, unknown>)) markCredentialClean(child);
+}
+
+/**
+ * `redactCredentials` with sharing: the result is the same JSON, but every object with nothing to
+ * redact is returned itself (not a copy) and remembered as clean, and objects already known clean
+ * are not looked at again. So a status item redacted once costs nothing on the next call.
+ */
+export function redactCredentialsShared<T>(value: T): T {
+  const stack = new WeakSet<object>();
+  const visit = (node: unknown): unknown => {
+    if (typeof node === 'string') return redactTextShared(node);
+    if (node === null || typeof node !== 'object') return node;
+    if (credentialClean.has(node)) return node;
+    if (stack.has(node)) return '[circular]';
+    stack.add(node);
+    let result: unknown;
+    if (Array.isArray(node)) {
+      let changed = false;
+      const copy = node.map((child: unknown) => {
+        const out = visit(child);
+        if (out !== child) changed = true;
+        return out;
+      });
+      result = changed ? copy : node;
+    } else {
+      let changed = false;
+      const copy: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
+        const kind = credentialKind(key);
+        const out = isCredentialKey(key, kind, child) ? `[redacted:${kind}]` : visit(child);
+        if (out !== child) changed = true;
+        copy[key] = out;
+      }
+      // Only a plain object may stand for its copy (a Date or class instance serializes otherwise).
+      const proto: unknown = Object.getPrototypeOf(node);
+      result = changed || (proto !== Object.prototype && proto !== null) ? copy : node;
+    }
+    stack.delete(node);
+    if (result === node) credentialClean.add(node);
+    return result;
+  };
+  return visit(value) as T;
+}

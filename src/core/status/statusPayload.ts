@@ -16,6 +16,7 @@ import { runIndexPath } from '../runtime/layout';
 import type { RunIndexRead } from '../runtime/runIndex';
 import { StatusDiskCache, statusCachePath, type IndexDigest } from './diskCache';
 import { errorMessage } from '../errors';
+import { redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
 import {
   StatusItemQuotaSchema,
@@ -167,6 +168,12 @@ export interface StatusRequest {
    * and writes the cache after. The CLI awaits the save (it exits right after).
    */
   deferCacheSave?: (save: () => Promise<boolean>) => void;
+  /**
+   * The caller redacts the payload with `redactCredentialsShared` (as `loopx status` does): each
+   * goal's item is redacted as it is built, so the persistent cache records which items hold
+   * nothing to redact and a warm call redacts only what is new in this call.
+   */
+  redact?: boolean;
 }
 
 /** What status already read that a quota summary may reuse instead of reading it again. */
@@ -181,6 +188,20 @@ export interface StatusQuotaSources {
   indexDigest?: IndexDigest;
   /** Who the goal's status item waits on and how severe it is: the status view's quota state follows them. */
   attention: Pick<GoalStatusItem, 'waiting_on' | 'severity'>;
+}
+
+/**
+ * The registry's goals, parsed once per document (status reads them twice per call, and the live
+ * model keeps the same document while the registry file is unchanged). Read-only.
+ */
+const parsedGoalsOf = new WeakMap<object, readonly RegistryGoal[]>();
+function parsedGoals(registry: Record<string, unknown>): readonly RegistryGoal[] {
+  let goals = parsedGoalsOf.get(registry);
+  if (goals === undefined) {
+    goals = registryGoals(registry);
+    parsedGoalsOf.set(registry, goals);
+  }
+  return goals;
 }
 
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
@@ -198,7 +219,7 @@ export function statusTargets(
   });
   const seen = new Set<string>();
   const targets: GoalStatusTarget[] = [];
-  for (const goal of registryGoals(registry)) {
+  for (const goal of parsedGoals(registry)) {
     if (seen.has(goal.id)) continue;
     seen.add(goal.id);
     targets.push({
@@ -261,7 +282,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     }
   }
   const registryEntries = new Map<string, RegistryGoal>();
-  for (const goal of registryGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
+  for (const goal of parsedGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
   const rawEntries = request.quotaSummary === undefined ? null : rawRegistryGoalsById(registry);
   const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];
@@ -271,6 +292,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });
+    if (request.redact === true) redactCredentialsShared(item);
     if (request.quotaSummary !== undefined) {
       try {
         const indexFile = runIndexPath(target.runtimeRoot, target.goalId);

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import {
   containsPrivateData,
   findCredentials,
+  isCredentialClean,
+  markCredentialClean,
   redactCredentials,
+  redactCredentialsShared,
   scrubText,
   scrubValue,
   type ScrubContext,
@@ -217,5 +220,31 @@ describe('privacy scrubber', () => {
       'aws_access_key_id',
     ]);
     assert.deepEqual(findCredentials('/home/alice/notes.md and C:\\Users\\bob\\x'), []);
+  });
+
+  it('redactCredentialsShared answers the same JSON as redactCredentials, sharing (and remembering) clean objects', () => {
+    const clean = { path: '/home/alice/app/x.md', runs: [{ id: 'r1', note: 'fine' }], n: 3 };
+    const dirty = { next_action: `DB_PASSWORD=hunter2 then ghp_${GITHUB_BODY}`, nested: { token: 'abc', keep: 'x' } };
+    const input = { clean, dirty, list: [clean, 'AKIAIOSFODNN7EXAMPLE', 7, null], when: new Date(0) };
+    const shared = redactCredentialsShared(input);
+    assert.equal(JSON.stringify(shared), JSON.stringify(redactCredentials(input)));
+    assert.equal(shared.clean, clean, 'a clean object is returned itself');
+    assert.equal(shared.list[0], clean);
+    assert.notEqual(shared.dirty, dirty, 'an object with a credential is copied, the input is not changed');
+    assert.equal(dirty.nested.token, 'abc');
+    assert.ok(isCredentialClean(clean) && isCredentialClean(clean.runs[0]));
+    assert.equal(isCredentialClean(dirty), false);
+    assert.equal(isCredentialClean(input), false);
+  });
+
+  it('an object marked clean is not looked at again (only marked objects are skipped)', () => {
+    const kept = { note: 'DB_PASSWORD=hunter2' };
+    // What the persistent status cache does with an item it recorded clean: trusted without a scan.
+    markCredentialClean({ kept });
+    assert.equal(redactCredentialsShared({ kept }).kept, kept);
+    // Its texts are trusted too (wherever they appear again); any other text is still scanned.
+    assert.equal(redactCredentialsShared({ copy: { note: 'DB_PASSWORD=hunter2' } }).copy.note, 'DB_PASSWORD=hunter2');
+    const unmarked = { note: 'DB_PASSWORD=hunter3' };
+    assert.deepEqual(redactCredentialsShared({ unmarked }), { unmarked: { note: 'DB_PASSWORD=[redacted:password]' } });
   });
 });

@@ -9,6 +9,7 @@ import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+import { runLoopx } from '../cli/run';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
 const HOUR_AGO = new Date(Date.now() - 3_600_000);
@@ -337,5 +338,41 @@ describe('persistent status cache (runtime root)', () => {
     const reopened = StatusDiskCache.open(d.cacheFile);
     assert.equal(reopened.origin, 'loaded');
     assert.deepEqual(Object.keys((reopened as unknown as { body: { items: object } }).body.items), []);
+  });
+
+  it('an item recorded clean is not redacted again; an item holding a secret is redacted on every warm call', async () => {
+    const d = demo();
+    const secretTitle = 'Write notes/index.md listing every note by tag. DB_PASSWORD=hunter2';
+    const text = fs.readFileSync(d.stateFile, 'utf8');
+    fs.writeFileSync(d.stateFile, text.replace('Write notes/index.md listing every note by tag.', secretTitle));
+    ageEverything(d);
+    const cli = (env: NodeJS.ProcessEnv = {}) =>
+      runLoopx(['status', '--format', 'json'], {
+        cwd: d.dir,
+        env: { HOME: d.dir, ...env },
+        now: '2026-11-28T10:00:00Z',
+      });
+    const uncached = await cli({ LOOPX_STATUS_CACHE: 'off' });
+    assert.ok(uncached.stdout.includes('DB_PASSWORD=[redacted:password]'), 'the secret is in the status, redacted');
+    assert.ok(!uncached.stdout.includes('hunter2'));
+    const cold = await cli();
+    const warm = await cli();
+    assert.equal(cold.stdout, uncached.stdout);
+    assert.equal(warm.stdout, uncached.stdout, 'the warm call redacts the kept item holding the secret');
+    const readEntries = () =>
+      JSON.parse(fs.readFileSync(d.cacheFile, 'utf8').split('\n')[1] as string).items as Record<
+        string,
+        { clean?: true }
+      >;
+    assert.equal(readEntries()['tidy-notes']?.clean, undefined, 'an item with a secret is never recorded clean');
+
+    // Without the secret the item is recorded clean, and the warm answer is still the uncached one.
+    fs.writeFileSync(d.stateFile, text);
+    ageEverything(d);
+    const clean = await cli();
+    assert.equal(readEntries()['tidy-notes']?.clean, true);
+    const warmClean = await cli();
+    assert.equal(warmClean.stdout, clean.stdout);
+    assert.equal(warmClean.stdout, (await cli({ LOOPX_STATUS_CACHE: 'off' })).stdout);
   });
 });

@@ -181,6 +181,14 @@ export const turnLoopGrowth: RunnableBenchmark = {
   },
 };
 
+/** For `bench/profileTurn.ts`: the benchmark's goal, turn and seeding. */
+export function benchGoalForProfile(tmpDir: string): RunOnceOptions {
+  return benchGoal({ tmpDir } as BenchContext);
+}
+export const oneTurnForProfile = oneTurn;
+export const seedTurnsForProfile = (options: RunOnceOptions, turns: number, realTurns: number): number =>
+  seedTurns(options, turns, realTurns);
+
 const TEN_THOUSAND = 'turn 10,000 against turn 10 (interleaved)';
 const SEEDED_TURNS = 10_000;
 

@@ -108,22 +108,31 @@ function isOurSpendArtifact(jsonFile: string): boolean {
   }
 }
 
-function unnamedSpendStems(runsDir: string, indexText: string): string[] {
+/**
+ * Whether the index names a file: `indexText.includes(name)`. Conservative: a name anywhere in the
+ * index (even in a torn line) counts as named.
+ */
+type NamedTest = (name: string) => boolean;
+
+function textNames(indexText: string): NamedTest {
+  return (name) => indexText.includes(name);
+}
+
+function unnamedSpendStems(runsDir: string, named: NamedTest): string[] {
   const stems = new Set<string>();
   for (const name of listDir(runsDir)) {
     if (!SPEND_ARTIFACT.test(name)) continue;
-    // Conservative: a name anywhere in the index (even in a torn line) counts as named.
-    if (indexText.includes(name)) continue;
+    if (named(name)) continue;
     stems.add(name.replace(/\.(json|md)$/, ''));
   }
   return [...stems].sort();
 }
 
 /** Empty `.json` files of runs/ that no index line names: name reservations of killed writers. */
-function unnamedEmptyRecords(runsDir: string, indexText: string): string[] {
+function unnamedEmptyRecords(runsDir: string, named: NamedTest): string[] {
   const files: string[] = [];
   for (const name of listDir(runsDir)) {
-    if (!name.endsWith('.json') || name.startsWith('.') || indexText.includes(name)) continue;
+    if (!name.endsWith('.json') || name.startsWith('.') || named(name)) continue;
     const file = path.join(runsDir, name);
     try {
       const stat = fs.lstatSync(file);
@@ -143,25 +152,117 @@ function readText(file: string): string {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The pre-check's name set, kept per index between sweeps of one process (issue 19: a turn swept
+// the goal by testing every file of runs/ against the whole index text, files × index bytes).
+
+/** Runs of characters that can end a file name in `.json`/`.md` as the index writes paths. */
+const NAME_TOKEN = /[^"/\\\s]+\.(?:json|md)/g;
+const STAMP_BYTES = 4096;
+
+interface IndexNames {
+  dev: number;
+  ino: number;
+  /** Bytes read, always just after a newline. */
+  offset: number;
+  head: string;
+  tail: string;
+  /** Every token of `[0, offset)`: each one is a substring of those bytes. */
+  names: Set<string>;
+}
+
+const indexNames = new Map<string, IndexNames>();
+
+function readRange(fd: number, start: number, end: number): Buffer {
+  const buffer = Buffer.alloc(Math.max(0, end - start));
+  let done = 0;
+  while (done < buffer.length) {
+    const n = fs.readSync(fd, buffer, done, buffer.length - done, start + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buffer.subarray(0, done);
+}
+
+function stamps(fd: number, offset: number): { head: string; tail: string } {
+  return {
+    head: readRange(fd, 0, Math.min(offset, STAMP_BYTES)).toString('latin1'),
+    tail: readRange(fd, Math.max(0, offset - STAMP_BYTES), offset).toString('latin1'),
+  };
+}
+
+function addTokens(names: Set<string>, text: string): void {
+  for (const match of text.matchAll(NAME_TOKEN)) names.add(match[0]);
+}
+
+/**
+ * Names the index certainly holds, read incrementally: the bytes read before are kept when the file
+ * is the same (device, inode) and its first and last 4 KB up to the old offset are unchanged, and
+ * only whole lines appended since are tokenized. Every name in the set is a substring of the index
+ * as it was read, so a stale set (an index rewritten behind identical ends) can only say "named"
+ * where the text no longer does: the sweep then keeps a file, never removes one. A name not in the
+ * set is decided by the exact test on the whole text.
+ */
+function knownIndexNames(indexFile: string): Set<string> {
+  let fd: number;
+  try {
+    fd = fs.openSync(indexFile, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch {
+    indexNames.delete(indexFile);
+    return new Set();
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return new Set();
+    let state = indexNames.get(indexFile);
+    if (state !== undefined) {
+      const same =
+        state.dev === stat.dev && state.ino === stat.ino && stat.size >= state.offset ? stamps(fd, state.offset) : null;
+      if (same === null || same.head !== state.head || same.tail !== state.tail) state = undefined;
+    }
+    state ??= { dev: stat.dev, ino: stat.ino, offset: 0, head: '', tail: '', names: new Set() };
+    const bytes = readRange(fd, state.offset, stat.size);
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end > 0) {
+      addTokens(state.names, bytes.subarray(0, end).toString('utf8'));
+      state.offset += end;
+      const ends = stamps(fd, state.offset);
+      state.head = ends.head;
+      state.tail = ends.tail;
+    }
+    indexNames.set(indexFile, state);
+    return state.names;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The pre-check's test: the kept name set, then (rarely: orphans, torn lines) the exact test on the whole text. */
+function namedByIndex(indexFile: string): NamedTest {
+  const names = knownIndexNames(indexFile);
+  let exact: NamedTest | null = null;
+  return (name) => names.has(name) || (exact ??= textNames(readText(indexFile)))(name);
+}
+
 async function sweepOrphanSpends(runsDir: string, options: SweepOptions, removed: string[]): Promise<void> {
   const indexFile = path.join(runsDir, RUN_INDEX_FILE);
   // Cheap check first, without the lock: most runs have nothing to do.
-  const indexText = readText(indexFile);
-  if (unnamedSpendStems(runsDir, indexText).length === 0 && unnamedEmptyRecords(runsDir, indexText).length === 0)
-    return;
+  const named = namedByIndex(indexFile);
+  if (unnamedSpendStems(runsDir, named).length === 0 && unnamedEmptyRecords(runsDir, named).length === 0) return;
   try {
     await withFileLock(
       indexFile,
       { operation: 'sweep_orphan_spends', clock: options.clock, timeoutMs: options.indexLockTimeoutMs ?? 1000 },
       () => {
-        for (const stem of unnamedSpendStems(runsDir, readText(indexFile))) {
+        // Decided on the whole text, read under the lock.
+        for (const stem of unnamedSpendStems(runsDir, textNames(readText(indexFile)))) {
           const json = path.join(runsDir, `${stem}.json`);
           if (!isOurSpendArtifact(json)) continue;
           // The .md first: the .json reserves the name until the pair is gone.
           for (const file of [path.join(runsDir, `${stem}.md`), json]) if (removeIfExists(file)) removed.push(file);
         }
         // Re-checked under the lock: every writer holds it from reserving the name to appending the line.
-        for (const file of unnamedEmptyRecords(runsDir, readText(indexFile)))
+        for (const file of unnamedEmptyRecords(runsDir, textNames(readText(indexFile))))
           if (removeIfExists(file)) removed.push(file);
       },
     );

@@ -242,7 +242,15 @@ export interface RolloutEventRead {
  * A cheap test on a parsed line before the schema check: rows it rejects are neither validated nor
  * returned (a receipt lookup in a log of 10,000 rows validates only the rows of its turn).
  */
-export type RawEventFilter = (raw: Record<string, unknown>) => boolean;
+export type RawEventFilter = ((raw: Record<string, unknown>) => boolean) & {
+  /**
+   * Text every kept row's line holds when it has no backslash (no JSON escape): a line without it
+   * and without a backslash is not parsed at all (issue 19: a turn's lookups parsed every row of a
+   * long log). Such a line is either rejected by the filter or not valid JSON, so the events are
+   * the same; it is not listed in `skipped` (the lookups with a filter do not read `skipped`).
+   */
+  mustContain?: string;
+};
 
 /** Reads every valid row of a log (missing file: no rows). Blank lines are ignored. */
 export async function readRolloutEvents(file: string, keep?: RawEventFilter): Promise<RolloutEventRead> {
@@ -263,8 +271,10 @@ export function parseRolloutEvents(
   const events: RolloutEvent[] = [];
   const skipped: SkippedEventLine[] = [];
   const lines = text.split('\n');
+  const needle = keep?.mustContain;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
+    if (needle !== undefined && !line.includes(needle) && !line.includes('\\')) continue;
     if (line.trim() === '') continue;
     let parsed: unknown;
     try {
@@ -311,7 +321,10 @@ export async function appendRolloutEvents(
 
 /** Only the rows of one turn (run_id): what receipt and step lookups need. */
 export function ofTurn(turnInstanceId: string): RawEventFilter {
-  return (raw) => raw['run_id'] === turnInstanceId;
+  const keep: RawEventFilter = (raw) => raw['run_id'] === turnInstanceId;
+  // A JSON string without a backslash is its text: a row of this turn holds the id verbatim.
+  keep.mustContain = turnInstanceId;
+  return keep;
 }
 
 /**

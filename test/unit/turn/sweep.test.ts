@@ -163,6 +163,39 @@ describe('sweeping kill -9 leftovers (real killed processes)', function () {
     }
   });
 
+  it('the pre-check keeps its index names between sweeps: appended, torn and rewritten index lines decide as the whole text does', async () => {
+    const d = demo();
+    const dir = runsDir(d);
+    const index = path.join(dir, 'index.jsonl');
+    const sweep = async (): Promise<string[]> =>
+      (await sweepGoalLeftovers(runtimeRoot(d), 'tidy-notes', { clock })).orphan_artifacts;
+    assert.deepEqual(await sweep(), [], 'the demo goal has no leftovers (the names are now kept)');
+    const row = (name: string): string =>
+      `${JSON.stringify({ generated_at: String(NOW), classification: 'note', json_path: `.loopx/runtime/goals/tidy-notes/runs/${name}` })}\n`;
+    // Appended whole line: read as a tail, the file it names is kept.
+    const appended = path.join(dir, '20261128T100002-appended.json');
+    fs.writeFileSync(appended, '');
+    fs.appendFileSync(index, row(path.basename(appended)));
+    assert.deepEqual(await sweep(), []);
+    // A torn last line (no newline yet) naming a file: not in the kept names, the whole text keeps it.
+    const torn = path.join(dir, '20261128T100003-torn.json');
+    fs.writeFileSync(torn, '');
+    fs.appendFileSync(index, row(path.basename(torn)).slice(0, -3));
+    assert.deepEqual(await sweep(), []);
+    assert.ok(fs.existsSync(appended) && fs.existsSync(torn));
+    // The index replaced (rename) without the appended line: the kept names are dropped, so that file
+    // is an orphan again (a stale name would have kept it without taking the lock).
+    const text = fs.readFileSync(index, 'utf8');
+    const without = text
+      .split('\n')
+      .filter((line) => !line.includes('-appended.json'))
+      .join('\n');
+    fs.writeFileSync(`${index}.new`, without.endsWith('\n') ? without : `${without}\n`);
+    fs.renameSync(`${index}.new`, index);
+    assert.deepEqual(await sweep(), [appended]);
+    assert.ok(fs.existsSync(torn), 'the torn line, now whole, still names its file');
+  });
+
   it('a spend killed between its artifacts and its index line: the sweep removes the orphan, keeps the totals, and the resumed turn spends once', async () => {
     const d = demo();
     const input = {

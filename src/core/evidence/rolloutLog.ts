@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { LoopxError } from '../errors';
 import { assertInside, mkdirInside } from '../fs/contain';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
-import { readFileSafe } from '../fs/safeRead';
+import { readFileBytesSafe } from '../fs/safeRead';
 import { goalRuntimeDir, runtimeRootOfGoalDir } from '../runtime/layout';
 
 /**
@@ -244,57 +244,96 @@ export interface RolloutEventRead {
  */
 export type RawEventFilter = ((raw: Record<string, unknown>) => boolean) & {
   /**
-   * Text every kept row's line holds when it has no backslash (no JSON escape): a line without it
-   * and without a backslash is not parsed at all (issue 19: a turn's lookups parsed every row of a
-   * long log). Such a line is either rejected by the filter or not valid JSON, so the events are
-   * the same; it is not listed in `skipped` (the lookups with a filter do not read `skipped`).
+   * Issue 19 (a turn's lookups parsed every row of a long log): text every kept row's line holds
+   * unless it has {@link escapeMarker}, and that marker. A line with neither is not parsed at all:
+   * it is either rejected by the filter or not valid JSON, so the events are the same; it is not
+   * listed in `skipped` (the lookups with a filter do not read `skipped`).
    */
   mustContain?: string;
+  /** `\u` when the needle's characters can only be written otherwise as `\uXXXX`, else `\`. */
+  escapeMarker?: string;
 };
 
 /** Reads every valid row of a log (missing file: no rows). Blank lines are ignored. */
 export async function readRolloutEvents(file: string, keep?: RawEventFilter): Promise<RolloutEventRead> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFileSafe(file);
+    bytes = await readFileBytesSafe(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, exists: false, events: [], skipped: [] };
     throw error;
   }
-  return { file, exists: true, ...parseRolloutEvents(text, keep) };
+  const parsed =
+    keep?.mustContain !== undefined && keep.escapeMarker !== undefined
+      ? parseRolloutBytes(bytes, keep, keep.mustContain, keep.escapeMarker)
+      : parseRolloutEvents(bytes.toString('utf8'), keep);
+  return { file, exists: true, ...parsed };
 }
 
-export function parseRolloutEvents(
-  text: string,
-  keep?: RawEventFilter,
-): { events: RolloutEvent[]; skipped: SkippedEventLine[] } {
-  const events: RolloutEvent[] = [];
-  const skipped: SkippedEventLine[] = [];
+interface ParsedLines {
+  events: RolloutEvent[];
+  skipped: SkippedEventLine[];
+}
+
+function parseLine(line: string, lineNo: number, keep: RawEventFilter | undefined, out: ParsedLines): void {
+  if (line.trim() === '') return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    out.skipped.push({ line: lineNo, reason: 'not valid JSON (a torn or hand-edited line)' });
+    return;
+  }
+  if (keep !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+    if (!keep(parsed as Record<string, unknown>)) return;
+  const result = RolloutEventSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? 'row' : issue.path.join('.');
+    out.skipped.push({ line: lineNo, reason: `not a ${ROLLOUT_EVENT_SCHEMA} row: ${where}: ${issue?.message ?? '?'}` });
+    return;
+  }
+  out.events.push(result.data);
+}
+
+export function parseRolloutEvents(text: string, keep?: RawEventFilter): ParsedLines {
+  const out: ParsedLines = { events: [], skipped: [] };
   const lines = text.split('\n');
   const needle = keep?.mustContain;
+  const marker = keep?.escapeMarker ?? '\\';
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
-    if (needle !== undefined && !line.includes(needle) && !line.includes('\\')) continue;
-    if (line.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      skipped.push({ line: i + 1, reason: 'not valid JSON (a torn or hand-edited line)' });
-      continue;
-    }
-    if (keep !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      if (!keep(parsed as Record<string, unknown>)) continue;
-    const result = RolloutEventSchema.safeParse(parsed);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      const where = issue === undefined || issue.path.length === 0 ? 'row' : issue.path.join('.');
-      skipped.push({ line: i + 1, reason: `not a ${ROLLOUT_EVENT_SCHEMA} row: ${where}: ${issue?.message ?? '?'}` });
-      continue;
-    }
-    events.push(result.data);
+    if (needle !== undefined && !line.includes(needle) && !line.includes(marker)) continue;
+    parseLine(line, i + 1, keep, out);
   }
-  return { events, skipped };
+  return out;
+}
+
+/**
+ * {@link parseRolloutEvents} of the log's bytes with a needle: only the lines holding the needle or
+ * the escape marker are found (byte search) and decoded; the others are never turned into text.
+ * Lines end at 0x0a, which no UTF-8 sequence contains, so a line decodes as it does in the whole text.
+ */
+function parseRolloutBytes(bytes: Buffer, keep: RawEventFilter, needle: string, marker: string): ParsedLines {
+  const starts = new Map<number, number>();
+  for (const probe of [needle, marker]) {
+    for (let hit = bytes.indexOf(probe); hit >= 0;) {
+      const start = bytes.lastIndexOf(0x0a, hit) + 1;
+      const newline = bytes.indexOf(0x0a, hit);
+      const end = newline < 0 ? bytes.length : newline;
+      starts.set(start, end);
+      hit = newline < 0 ? -1 : bytes.indexOf(probe, newline + 1);
+    }
+  }
+  const out: ParsedLines = { events: [], skipped: [] };
+  let lineNo = 1;
+  let counted = 0;
+  for (const start of [...starts.keys()].sort((a, b) => a - b)) {
+    for (let nl = bytes.indexOf(0x0a, counted); nl >= 0 && nl < start; nl = bytes.indexOf(0x0a, nl + 1)) lineNo++;
+    counted = start;
+    parseLine(bytes.subarray(start, starts.get(start)).toString('utf8'), lineNo, keep, out);
+  }
+  return out;
 }
 
 export interface AppendRolloutOptions {
@@ -322,8 +361,12 @@ export async function appendRolloutEvents(
 /** Only the rows of one turn (run_id): what receipt and step lookups need. */
 export function ofTurn(turnInstanceId: string): RawEventFilter {
   const keep: RawEventFilter = (raw) => raw['run_id'] === turnInstanceId;
-  // A JSON string without a backslash is its text: a row of this turn holds the id verbatim.
-  keep.mustContain = turnInstanceId;
+  // A row of this turn holds the id verbatim unless it escapes a character of it. Printable ASCII
+  // other than `"`, `\` and `/` can only be escaped as \uXXXX; anything else falls back to any backslash.
+  if (/^[\x20-\x7e]+$/.test(turnInstanceId)) {
+    keep.mustContain = turnInstanceId;
+    keep.escapeMarker = /["\\/]/.test(turnInstanceId) ? '\\' : '\\u';
+  }
   return keep;
 }
 

@@ -296,10 +296,15 @@ function parseCandidateLines(
     countedTo = start;
     return linesBefore + 1;
   };
+  // Each search resumes past the line last parsed and runs again only once its hit is behind that line,
+  // so the scan stays linear in the file (a log where every line holds a backslash but none the needle
+  // must not rescan the whole tail for the needle on every line).
   let from = 0;
+  let hit = -2;
+  let slash = -2;
   while (from < bytes.length) {
-    const hit = bytes.indexOf(needleBytes, from);
-    const slash = bytes.indexOf(0x5c, from);
+    if (hit !== -1 && hit < from) hit = bytes.indexOf(needleBytes, from);
+    if (slash !== -1 && slash < from) slash = bytes.indexOf(0x5c, from);
     const at = hit === -1 ? slash : slash === -1 ? hit : Math.min(hit, slash);
     if (at === -1) break;
     const start = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1;

@@ -118,6 +118,35 @@ describe('rollout event log: the per-turn read', () => {
     assert.equal(read.events[0]?.run_id, 't1');
   });
 
+  it('searches the log for the needle once when every line holds a backslash and none the turn', async () => {
+    const rows = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify(
+        buildRolloutEvent({
+          goalId: 'g',
+          eventKind: 'refresh_state',
+          recordedAt: '2026-12-01T06:00:00Z',
+          runId: `other-${i}`,
+          summary: `said "done" ${i}`,
+        }),
+      ),
+    );
+    const file = tempLog(`${rows.join('\n')}\n`);
+    const original = Buffer.prototype.indexOf;
+    let needleSearches = 0;
+    Buffer.prototype.indexOf = function (this: Buffer, ...args: Parameters<Buffer['indexOf']>) {
+      if (Buffer.isBuffer(args[0])) needleSearches++;
+      return original.apply(this, args);
+    };
+    try {
+      const read = await readRolloutEvents(file, ofTurn('t1'));
+      assert.equal(read.events.length, 0);
+    } finally {
+      Buffer.prototype.indexOf = original;
+    }
+    // One search that finds nothing; a search per line would make a long log quadratic.
+    assert.equal(needleSearches, 1);
+  });
+
   it('reports a bad line of the turn with its line number', async () => {
     const file = tempLog(`\n${'{"x": 1}\n'.repeat(3)}{"run_id": "t1", "schema_version": "nope"}\n`);
     const read = await readRolloutEvents(file, ofTurn('t1'));

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { LoopxError } from '../errors';
 import { assertInside, mkdirInside } from '../fs/contain';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
-import { readFileSafe } from '../fs/safeRead';
+import { readFileBytesSafe } from '../fs/safeRead';
 import { goalRuntimeDir, runtimeRootOfGoalDir } from '../runtime/layout';
 
 /**
@@ -241,19 +241,27 @@ export interface RolloutEventRead {
 /**
  * A cheap test on a parsed line before the schema check: rows it rejects are neither validated nor
  * returned (a receipt lookup in a log of 10,000 rows validates only the rows of its turn).
+ *
+ * `needle`, when set, is text every kept row's line holds verbatim unless the line contains a
+ * backslash (an escape could spell it differently): {@link readRolloutEvents} then JSON-parses only
+ * the lines holding the needle or a backslash, and `skipped` reports only bad lines among those.
  */
-export type RawEventFilter = (raw: Record<string, unknown>) => boolean;
+export type RawEventFilter = ((raw: Record<string, unknown>) => boolean) & { readonly needle?: string };
 
 /** Reads every valid row of a log (missing file: no rows). Blank lines are ignored. */
 export async function readRolloutEvents(file: string, keep?: RawEventFilter): Promise<RolloutEventRead> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFileSafe(file);
+    bytes = await readFileBytesSafe(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, exists: false, events: [], skipped: [] };
     throw error;
   }
-  return { file, exists: true, ...parseRolloutEvents(text, keep) };
+  const parsed =
+    keep?.needle !== undefined && keep.needle !== ''
+      ? parseCandidateLines(bytes, keep, keep.needle)
+      : parseRolloutEvents(bytes.toString('utf8'), keep);
+  return { file, exists: true, ...parsed };
 }
 
 export function parseRolloutEvents(
@@ -263,28 +271,79 @@ export function parseRolloutEvents(
   const events: RolloutEvent[] = [];
   const skipped: SkippedEventLine[] = [];
   const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (line.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      skipped.push({ line: i + 1, reason: 'not valid JSON (a torn or hand-edited line)' });
-      continue;
-    }
-    if (keep !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      if (!keep(parsed as Record<string, unknown>)) continue;
-    const result = RolloutEventSchema.safeParse(parsed);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      const where = issue === undefined || issue.path.length === 0 ? 'row' : issue.path.join('.');
-      skipped.push({ line: i + 1, reason: `not a ${ROLLOUT_EVENT_SCHEMA} row: ${where}: ${issue?.message ?? '?'}` });
-      continue;
-    }
-    events.push(result.data);
+  for (let i = 0; i < lines.length; i++) parseLine(lines[i] ?? '', () => i + 1, keep, events, skipped);
+  return { events, skipped };
+}
+
+/**
+ * The needle path of {@link readRolloutEvents}: finds the lines holding the needle or a backslash
+ * with Buffer searches and decodes and parses only those, so a turn's lookup in a long log costs
+ * one read and a byte scan, not a JSON.parse per line. Same rows as parsing every line with `keep`.
+ */
+function parseCandidateLines(
+  bytes: Buffer,
+  keep: RawEventFilter,
+  needle: string,
+): { events: RolloutEvent[]; skipped: SkippedEventLine[] } {
+  const events: RolloutEvent[] = [];
+  const skipped: SkippedEventLine[] = [];
+  const needleBytes = Buffer.from(needle, 'utf8');
+  let countedTo = 0;
+  let linesBefore = 0;
+  const lineNumber = (start: number): number => {
+    for (let at = bytes.indexOf(0x0a, countedTo); at !== -1 && at < start; at = bytes.indexOf(0x0a, at + 1))
+      linesBefore++;
+    countedTo = start;
+    return linesBefore + 1;
+  };
+  // Each search resumes past the line last parsed and runs again only once its hit is behind that line,
+  // so the scan stays linear in the file (a log where every line holds a backslash but none the needle
+  // must not rescan the whole tail for the needle on every line).
+  let from = 0;
+  let hit = -2;
+  let slash = -2;
+  while (from < bytes.length) {
+    if (hit !== -1 && hit < from) hit = bytes.indexOf(needleBytes, from);
+    if (slash !== -1 && slash < from) slash = bytes.indexOf(0x5c, from);
+    const at = hit === -1 ? slash : slash === -1 ? hit : Math.min(hit, slash);
+    if (at === -1) break;
+    const start = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1;
+    const newline = bytes.indexOf(0x0a, at);
+    const end = newline === -1 ? bytes.length : newline;
+    parseLine(bytes.toString('utf8', start, end), () => lineNumber(start), keep, events, skipped);
+    from = end + 1;
   }
   return { events, skipped };
+}
+
+function parseLine(
+  line: string,
+  lineNumber: () => number,
+  keep: RawEventFilter | undefined,
+  events: RolloutEvent[],
+  skipped: SkippedEventLine[],
+): void {
+  if (line.trim() === '') return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    skipped.push({ line: lineNumber(), reason: 'not valid JSON (a torn or hand-edited line)' });
+    return;
+  }
+  if (keep !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+    if (!keep(parsed as Record<string, unknown>)) return;
+  const result = RolloutEventSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue === undefined || issue.path.length === 0 ? 'row' : issue.path.join('.');
+    skipped.push({
+      line: lineNumber(),
+      reason: `not a ${ROLLOUT_EVENT_SCHEMA} row: ${where}: ${issue?.message ?? '?'}`,
+    });
+    return;
+  }
+  events.push(result.data);
 }
 
 export interface AppendRolloutOptions {
@@ -309,9 +368,16 @@ export async function appendRolloutEvents(
   await withFileLock(file, { operation: 'rollout_event_append', ...options.lock }, () => appendUnlocked(file, events));
 }
 
-/** Only the rows of one turn (run_id): what receipt and step lookups need. */
+/**
+ * Only the rows of one turn (run_id): what receipt and step lookups need. A row of turn T written
+ * without escapes holds `"T"` verbatim, so that is the needle, unless T itself needs escaping in
+ * JSON (then every line is parsed).
+ */
 export function ofTurn(turnInstanceId: string): RawEventFilter {
-  return (raw) => raw['run_id'] === turnInstanceId;
+  const keep = (raw: Record<string, unknown>): boolean => raw['run_id'] === turnInstanceId;
+  // eslint-disable-next-line no-control-regex
+  if (turnInstanceId === '' || /["\\\u0000-\u001f]/.test(turnInstanceId)) return keep;
+  return Object.assign(keep, { needle: JSON.stringify(turnInstanceId) });
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Benchmark } from '../core/types';
 import { appendContention } from './appendContention';
 import { eventLogAppendContention } from './eventLog';
-import { taskLeaseAcquireCli } from './leases';
+import { quotaShouldRunReceiptCli } from './heartbeat';
+import { taskLeaseAcquireCli, taskLeaseContentionCli } from './leases';
 import { cliRegistry, cliStartup, cliTodoList } from './cli';
 import {
   extensionActivation,
@@ -42,9 +43,11 @@ export const BENCHMARKS: readonly Benchmark[] = [
   globalSummaryAgents,
   quotaShouldRunCli,
   quotaShouldRunInProcess,
+  quotaShouldRunReceiptCli,
   refreshStateCli,
   refreshStateInProcess,
   taskLeaseAcquireCli,
+  taskLeaseContentionCli,
   reprojectionOneGoal,
   turnOverhead,
   turnLoopGrowth,

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fixedCase } from '../core/cases';
 import { expectOkJson, rawReadProcess, runNode } from '../core/processes';
+import { writeFileList } from '../core/files';
 import type { BenchContext, Prepared, RunnableBenchmark } from '../core/types';
 
 /** Whole-process `loopx task-lease acquire` (docs/leases.md) on a goal of its own, a new todo each run. */
@@ -16,8 +18,8 @@ interface LeaseWorkspace {
   statePath: string;
 }
 
-function leaseWorkspace(ctx: BenchContext): LeaseWorkspace {
-  const root = path.join(ctx.tmpDir, 'lease-workspace');
+function leaseWorkspace(ctx: BenchContext, folder = 'lease-workspace'): LeaseWorkspace {
+  const root = path.join(ctx.tmpDir, folder);
   const statePath = path.join(root, '.codex', 'goals', GOAL_ID, 'ACTIVE_GOAL_STATE.md');
   const registryPath = path.join(root, '.loopx', 'registry.json');
   if (!fs.existsSync(registryPath)) {
@@ -99,5 +101,125 @@ export const taskLeaseAcquireCli: RunnableBenchmark = {
   prepareBaseline: async (ctx) => {
     const ws = leaseWorkspace(ctx);
     return rawReadProcess(ctx, [ws.registryPath, ws.statePath]);
+  },
+};
+
+/** 4 agents race for the same todos, one CLI process per acquire: exactly one holder per todo. */
+
+const RACE_TODOS = 10;
+
+interface AcquireOutcome {
+  agent: string;
+  todo: string;
+  won: boolean;
+}
+
+function acquireAsync(ctx: BenchContext, ws: LeaseWorkspace, agent: string, todo: string): Promise<AcquireOutcome> {
+  const args = [
+    ctx.cliPath,
+    ...['--registry', ws.registryPath, '--format', 'json', 'task-lease', 'acquire', '--goal-id', GOAL_ID],
+    ...['--todo-id', todo, '--owner', agent, '--idempotency-key', `${agent}-${todo}`],
+  ];
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, {
+      cwd: ws.root,
+      env: { ...process.env, HOME: ctx.homeDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.on('error', reject);
+    proc.on('close', (code) => {
+      if (code === 0) {
+        expectOkJson(stdout);
+        resolve({ agent, todo, won: true });
+        return;
+      }
+      let errorCode: unknown;
+      try {
+        errorCode = (JSON.parse(stdout) as Record<string, unknown>)['error_code'];
+      } catch {
+        errorCode = undefined;
+      }
+      if (code === 1 && errorCode === 'todo_lease_conflict') resolve({ agent, todo, won: false });
+      else
+        reject(
+          new Error(`${agent} acquiring ${todo} exited with ${String(code)}: ${(stdout || stderr).slice(0, 600)}`),
+        );
+    });
+  });
+}
+
+function raceRuns(ctx: BenchContext): Prepared {
+  const rounds: { ws: LeaseWorkspace; outcomes: AcquireOutcome[] }[] = [];
+  return {
+    run: async () => {
+      const ws = leaseWorkspace(ctx, `lease-race-${rounds.length}`);
+      // Every agent walks the same todos in its own order, one process at a time; the four start together.
+      const outcomes = (
+        await Promise.all(
+          AGENTS.map(async (agent, a) => {
+            const mine: AcquireOutcome[] = [];
+            for (let i = 0; i < RACE_TODOS; i++)
+              mine.push(await acquireAsync(ctx, ws, agent, `todo_bench_${(i + a * 3) % RACE_TODOS}`));
+            return mine;
+          }),
+        )
+      ).flat();
+      rounds.push({ ws, outcomes });
+    },
+    verify: async () => {
+      const perAgent = new Map<string, number>();
+      for (const [index, { ws, outcomes }] of rounds.entries()) {
+        const dir = path.join(ws.root, '.loopx', 'runtime', 'goals', GOAL_ID, 'task-leases');
+        for (let i = 0; i < RACE_TODOS; i++) {
+          const todo = `todo_bench_${i}`;
+          const winners = outcomes.filter((o) => o.todo === todo && o.won);
+          const lease = JSON.parse(fs.readFileSync(path.join(dir, `${todo}.json`), 'utf8')) as Record<string, unknown>;
+          if (winners.length !== 1 || lease['owner'] !== winners[0]?.agent || lease['status'] !== 'active')
+            throw new Error(
+              `round ${index + 1}, ${todo}: ${winners.length} winner(s) (${winners.map((w) => w.agent).join(', ')}), lease ${JSON.stringify(lease)}`,
+            );
+          perAgent.set(lease['owner'] as string, (perAgent.get(lease['owner'] as string) ?? 0) + 1);
+        }
+      }
+      const split = AGENTS.map((agent) => `${agent} ${perAgent.get(agent) ?? 0}`).join(', ');
+      return `${rounds.length} round(s) × ${AGENTS.length * RACE_TODOS} acquires: exactly one holder per todo, the lease names it, every other attempt refused with todo_lease_conflict (leases won: ${split})`;
+    },
+  };
+}
+
+export const taskLeaseContentionCli: RunnableBenchmark = {
+  kind: 'process',
+  name: 'task-lease-contention-cli',
+  title: `${AGENTS.length} agents race for the same ${RACE_TODOS} todos (\`loopx task-lease acquire\`, one process per acquire)`,
+  description: `${AGENTS.length} agents start together; each runs node out/cli.js task-lease acquire for the same ${RACE_TODOS} todos one after another (each in its own order) on a fresh goal; the figure is the wall time until all ${AGENTS.length * RACE_TODOS} processes have exited, and the bench fails unless each todo has exactly one holder and every other attempt was refused with todo_lease_conflict`,
+  baselineDescription: `${AGENTS.length} × ${RACE_TODOS} node processes (${AGENTS.length} at a time) that read registry.json and the goal's state file`,
+  requiresCli: 'task-lease acquire',
+  cases: [fixedCase(`${AGENTS.length} agents × ${RACE_TODOS} todos`, null, 3, 0)],
+  unitLabel: 'acquires',
+  units: () => AGENTS.length * RACE_TODOS,
+  prepare: async (ctx) => raceRuns(ctx),
+  prepareBaseline: async (ctx) => {
+    const ws = leaseWorkspace(ctx);
+    const listFile = writeFileList(ctx.tmpDir, [ws.registryPath, ws.statePath]);
+    const script = path.join(ctx.buildDir, 'rawRead.cjs');
+    const one = (): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const proc = spawn(process.execPath, [script, listFile], { stdio: 'ignore' });
+        proc.on('error', reject);
+        proc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`rawRead exited with ${String(code)}`))));
+      });
+    return {
+      run: async () => {
+        await Promise.all(
+          AGENTS.map(async () => {
+            for (let i = 0; i < RACE_TODOS; i++) await one();
+          }),
+        );
+      },
+    };
   },
 };

@@ -241,18 +241,12 @@ export interface RolloutEventRead {
 /**
  * A cheap test on a parsed line before the schema check: rows it rejects are neither validated nor
  * returned (a receipt lookup in a log of 10,000 rows validates only the rows of its turn).
+ *
+ * `needle`, when set, is text every kept row's line holds verbatim unless the line contains a
+ * backslash (an escape could spell it differently): {@link readRolloutEvents} then JSON-parses only
+ * the lines holding the needle or a backslash, and `skipped` reports only bad lines among those.
  */
-export type RawEventFilter = ((raw: Record<string, unknown>) => boolean) & {
-  /**
-   * Issue 19 (a turn's lookups parsed every row of a long log): text every kept row's line holds
-   * unless it has {@link escapeMarker}, and that marker. A line with neither is not parsed at all:
-   * it is either rejected by the filter or not valid JSON, so the events are the same; it is not
-   * listed in `skipped` (the lookups with a filter do not read `skipped`).
-   */
-  mustContain?: string;
-  /** `\u` when the needle's characters can only be written otherwise as `\uXXXX`, else `\`. */
-  escapeMarker?: string;
-};
+export type RawEventFilter = ((raw: Record<string, unknown>) => boolean) & { readonly needle?: string };
 
 /** Reads every valid row of a log (missing file: no rows). Blank lines are ignored. */
 export async function readRolloutEvents(file: string, keep?: RawEventFilter): Promise<RolloutEventRead> {
@@ -264,24 +258,77 @@ export async function readRolloutEvents(file: string, keep?: RawEventFilter): Pr
     throw error;
   }
   const parsed =
-    keep?.mustContain !== undefined && keep.escapeMarker !== undefined
-      ? parseRolloutBytes(bytes, keep, keep.mustContain, keep.escapeMarker)
+    keep?.needle !== undefined && keep.needle !== ''
+      ? parseCandidateLines(bytes, keep, keep.needle)
       : parseRolloutEvents(bytes.toString('utf8'), keep);
   return { file, exists: true, ...parsed };
 }
 
-interface ParsedLines {
-  events: RolloutEvent[];
-  skipped: SkippedEventLine[];
+export function parseRolloutEvents(
+  text: string,
+  keep?: RawEventFilter,
+): { events: RolloutEvent[]; skipped: SkippedEventLine[] } {
+  const events: RolloutEvent[] = [];
+  const skipped: SkippedEventLine[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) parseLine(lines[i] ?? '', () => i + 1, keep, events, skipped);
+  return { events, skipped };
 }
 
-function parseLine(line: string, lineNo: number, keep: RawEventFilter | undefined, out: ParsedLines): void {
+/**
+ * The needle path of {@link readRolloutEvents}: finds the lines holding the needle or a backslash
+ * with Buffer searches and decodes and parses only those, so a turn's lookup in a long log costs
+ * one read and a byte scan, not a JSON.parse per line. Same rows as parsing every line with `keep`.
+ */
+function parseCandidateLines(
+  bytes: Buffer,
+  keep: RawEventFilter,
+  needle: string,
+): { events: RolloutEvent[]; skipped: SkippedEventLine[] } {
+  const events: RolloutEvent[] = [];
+  const skipped: SkippedEventLine[] = [];
+  const needleBytes = Buffer.from(needle, 'utf8');
+  let countedTo = 0;
+  let linesBefore = 0;
+  const lineNumber = (start: number): number => {
+    for (let at = bytes.indexOf(0x0a, countedTo); at !== -1 && at < start; at = bytes.indexOf(0x0a, at + 1))
+      linesBefore++;
+    countedTo = start;
+    return linesBefore + 1;
+  };
+  // Each search resumes past the line last parsed and runs again only once its hit is behind that line,
+  // so the scan stays linear in the file (a log where every line holds a backslash but none the needle
+  // must not rescan the whole tail for the needle on every line).
+  let from = 0;
+  let hit = -2;
+  let slash = -2;
+  while (from < bytes.length) {
+    if (hit !== -1 && hit < from) hit = bytes.indexOf(needleBytes, from);
+    if (slash !== -1 && slash < from) slash = bytes.indexOf(0x5c, from);
+    const at = hit === -1 ? slash : slash === -1 ? hit : Math.min(hit, slash);
+    if (at === -1) break;
+    const start = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1;
+    const newline = bytes.indexOf(0x0a, at);
+    const end = newline === -1 ? bytes.length : newline;
+    parseLine(bytes.toString('utf8', start, end), () => lineNumber(start), keep, events, skipped);
+    from = end + 1;
+  }
+  return { events, skipped };
+}
+
+function parseLine(
+  line: string,
+  lineNumber: () => number,
+  keep: RawEventFilter | undefined,
+  events: RolloutEvent[],
+  skipped: SkippedEventLine[],
+): void {
   if (line.trim() === '') return;
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
   } catch {
-    out.skipped.push({ line: lineNo, reason: 'not valid JSON (a torn or hand-edited line)' });
+    skipped.push({ line: lineNumber(), reason: 'not valid JSON (a torn or hand-edited line)' });
     return;
   }
   if (keep !== undefined && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
@@ -290,50 +337,13 @@ function parseLine(line: string, lineNo: number, keep: RawEventFilter | undefine
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? 'row' : issue.path.join('.');
-    out.skipped.push({ line: lineNo, reason: `not a ${ROLLOUT_EVENT_SCHEMA} row: ${where}: ${issue?.message ?? '?'}` });
+    skipped.push({
+      line: lineNumber(),
+      reason: `not a ${ROLLOUT_EVENT_SCHEMA} row: ${where}: ${issue?.message ?? '?'}`,
+    });
     return;
   }
-  out.events.push(result.data);
-}
-
-export function parseRolloutEvents(text: string, keep?: RawEventFilter): ParsedLines {
-  const out: ParsedLines = { events: [], skipped: [] };
-  const lines = text.split('\n');
-  const needle = keep?.mustContain;
-  const marker = keep?.escapeMarker ?? '\\';
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    if (needle !== undefined && !line.includes(needle) && !line.includes(marker)) continue;
-    parseLine(line, i + 1, keep, out);
-  }
-  return out;
-}
-
-/**
- * {@link parseRolloutEvents} of the log's bytes with a needle: only the lines holding the needle or
- * the escape marker are found (byte search) and decoded; the others are never turned into text.
- * Lines end at 0x0a, which no UTF-8 sequence contains, so a line decodes as it does in the whole text.
- */
-function parseRolloutBytes(bytes: Buffer, keep: RawEventFilter, needle: string, marker: string): ParsedLines {
-  const starts = new Map<number, number>();
-  for (const probe of [needle, marker]) {
-    for (let hit = bytes.indexOf(probe); hit >= 0;) {
-      const start = bytes.lastIndexOf(0x0a, hit) + 1;
-      const newline = bytes.indexOf(0x0a, hit);
-      const end = newline < 0 ? bytes.length : newline;
-      starts.set(start, end);
-      hit = newline < 0 ? -1 : bytes.indexOf(probe, newline + 1);
-    }
-  }
-  const out: ParsedLines = { events: [], skipped: [] };
-  let lineNo = 1;
-  let counted = 0;
-  for (const start of [...starts.keys()].sort((a, b) => a - b)) {
-    for (let nl = bytes.indexOf(0x0a, counted); nl >= 0 && nl < start; nl = bytes.indexOf(0x0a, nl + 1)) lineNo++;
-    counted = start;
-    parseLine(bytes.subarray(start, starts.get(start)).toString('utf8'), lineNo, keep, out);
-  }
-  return out;
+  events.push(result.data);
 }
 
 export interface AppendRolloutOptions {
@@ -358,16 +368,16 @@ export async function appendRolloutEvents(
   await withFileLock(file, { operation: 'rollout_event_append', ...options.lock }, () => appendUnlocked(file, events));
 }
 
-/** Only the rows of one turn (run_id): what receipt and step lookups need. */
+/**
+ * Only the rows of one turn (run_id): what receipt and step lookups need. A row of turn T written
+ * without escapes holds `"T"` verbatim, so that is the needle, unless T itself needs escaping in
+ * JSON (then every line is parsed).
+ */
 export function ofTurn(turnInstanceId: string): RawEventFilter {
-  const keep: RawEventFilter = (raw) => raw['run_id'] === turnInstanceId;
-  // A row of this turn holds the id verbatim unless it escapes a character of it. Printable ASCII
-  // other than `"`, `\` and `/` can only be escaped as \uXXXX; anything else falls back to any backslash.
-  if (/^[\x20-\x7e]+$/.test(turnInstanceId)) {
-    keep.mustContain = turnInstanceId;
-    keep.escapeMarker = /["\\/]/.test(turnInstanceId) ? '\\' : '\\u';
-  }
-  return keep;
+  const keep = (raw: Record<string, unknown>): boolean => raw['run_id'] === turnInstanceId;
+  // eslint-disable-next-line no-control-regex
+  if (turnInstanceId === '' || /["\\\u0000-\u001f]/.test(turnInstanceId)) return keep;
+  return Object.assign(keep, { needle: JSON.stringify(turnInstanceId) });
 }
 
 /**

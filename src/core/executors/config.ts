@@ -14,7 +14,7 @@ export { installDemoAgent } from './installedDemoAgent';
  * How an agent is run, configured per agent in the registry:
  *
  *   coordination.agent_profiles.<agent id>.executor = {
- *     preset: "claude-code" | "codex" | "command" | "demo",
+ *     preset: "claude-code" | "codex" | "command" | "demo" | "vscode-lm",  // alias: kind
  *     command?: ["claude"],            // argv of the tool (required for "command")
  *     args?: ["--model", "sonnet"],    // extra arguments after the preset's own
  *     timeout_minutes?: 20,
@@ -40,9 +40,14 @@ export const DEFAULT_TIMEOUT_MINUTES: Readonly<Record<ExecutorPreset, number>> =
   'vscode-lm': 5,
 };
 
-export const ExecutorConfigSchema = z
+/**
+ * `kind` is accepted as an alias of `preset` (the LoopX issues call the executor type
+ * `executor.kind`): the parsed configuration always carries `preset`. Both given and different is refused.
+ */
+const ExecutorConfigInputSchema = z
   .strictObject({
-    preset: z.enum(EXECUTOR_PRESETS),
+    preset: z.enum(EXECUTOR_PRESETS).optional(),
+    kind: z.enum(EXECUTOR_PRESETS).optional(),
     command: z.array(z.string().min(1)).min(1).optional(),
     args: z.array(z.string()).optional(),
     timeout_minutes: z
@@ -65,7 +70,25 @@ export const ExecutorConfigSchema = z
     family: z.string().min(1).max(100).optional(),
     max_tokens_per_turn: z.number().int().min(256).optional(),
   })
-  .superRefine((config, ctx) => {
+  .superRefine(({ kind, ...input }, ctx) => {
+    if (input.preset !== undefined && kind !== undefined && input.preset !== kind) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['kind'],
+        message: `is an alias of preset and says '${kind}' while preset says '${input.preset}'; keep one of them`,
+      });
+      return;
+    }
+    const preset = input.preset ?? kind;
+    if (preset === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['preset'],
+        message: `is required (or its alias kind): one of ${EXECUTOR_PRESETS.join(', ')}`,
+      });
+      return;
+    }
+    const config = { ...input, preset };
     if (config.preset === 'command' && config.command === undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -95,6 +118,12 @@ export const ExecutorConfigSchema = z
       }
     }
   });
+
+export const ExecutorConfigSchema = ExecutorConfigInputSchema.transform(({ kind, ...config }) => ({
+  ...config,
+  // superRefine above refused a configuration with neither.
+  preset: (config.preset ?? kind) as ExecutorPreset,
+}));
 export type ExecutorConfig = z.infer<typeof ExecutorConfigSchema>;
 
 /**

@@ -217,6 +217,36 @@ describe('executor configuration in the registry', () => {
     }
   });
 
+  it('accepts kind as an alias of preset, and refuses the two disagreeing', () => {
+    const viaKind = readAgentExecutorConfig(goal({ kind: 'vscode-lm', vendor: 'copilot', family: 'gpt-4o' }), 'a');
+    assert.deepEqual(viaKind, { preset: 'vscode-lm', vendor: 'copilot', family: 'gpt-4o' });
+    assert.equal(executorTimeoutMs(viaKind!), 5 * 60_000);
+    // kind's preset rules apply as preset's do.
+    assert.throws(
+      () => readAgentExecutorConfig(goal({ kind: 'command' }), 'a'),
+      (error: unknown) =>
+        isLoopxError(error, 'executor_config_invalid') && /executor\.command: is required/.test(error.message),
+    );
+    const both = readAgentExecutorConfig(goal({ preset: 'codex', kind: 'codex' }), 'a');
+    assert.deepEqual(both, { preset: 'codex' });
+    assert.throws(
+      () => readAgentExecutorConfig(goal({ preset: 'codex', kind: 'vscode-lm' }), 'a'),
+      (error: unknown) =>
+        isLoopxError(error, 'executor_config_invalid') &&
+        /executor\.kind: is an alias of preset and says 'vscode-lm' while preset says 'codex'/.test(error.message),
+    );
+    assert.throws(
+      () => readAgentExecutorConfig(goal({ args: ['x'] }), 'a'),
+      (error: unknown) =>
+        isLoopxError(error, 'executor_config_invalid') &&
+        /executor\.preset: is required \(or its alias kind\)/.test(error.message),
+    );
+    assert.throws(
+      () => readAgentExecutorConfig(goal({ kind: 'bash' }), 'a'),
+      (error: unknown) => isLoopxError(error, 'executor_config_invalid') && /executor\.kind/.test(error.message),
+    );
+  });
+
   it('needs the host to say how to start the demo agent', () => {
     // No host installed one (another suite of this process may have: set it aside).
     const installed = installDemoAgent(undefined);

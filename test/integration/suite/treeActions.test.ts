@@ -208,13 +208,14 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
   it("a task lease taken by another process refreshes that goal's tree node through the watcher alone", async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
-    const cli = (args: string[]) => {
-      const run = spawnSync(process.execPath, [join(extension.extensionPath, 'out', 'cli.js'), ...args], {
-        cwd: workspaceDir(),
-        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-        encoding: 'utf8',
-      });
+    const cli = (args: string[]): Record<string, unknown> => {
+      const run = spawnSync(
+        process.execPath,
+        [join(extension.extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'],
+        { cwd: workspaceDir(), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+      );
       assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
     };
     const lease = ['--goal-id', 'tidy-notes', '--todo-id', 'todo_related'];
     await vscode.commands.executeCommand('loopx.refresh');
@@ -229,7 +230,18 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
       }, 'a tree refresh after the external lease');
       assert.deepEqual(seen, [['tidy-notes']], 'the goal node only, not the whole tree');
     } finally {
-      cli(['task-lease', 'release', ...lease, '--owner', 'codex-main', '--idempotency-key', 'it-tree-lease']);
+      const held = cli(['task-lease', 'inspect', ...lease])['lease'] as { version?: number } | null;
+      cli([
+        'task-lease',
+        'release',
+        ...lease,
+        '--owner',
+        'codex-main',
+        '--idempotency-key',
+        'it-tree-lease',
+        '--expected-version',
+        String(held?.version ?? 1),
+      ]);
     }
   });
 });

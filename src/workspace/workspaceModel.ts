@@ -21,6 +21,7 @@ import {
   type GoalFacts,
   type RecentRun,
 } from './goalExtras';
+import { goalsOfChangedFiles } from './changedGoals';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
@@ -47,7 +48,7 @@ export class WorkspaceModel extends Disposable {
   private runs = new Map<string, { version: string; runs: RecentRun[] }>();
   private executors = new Map<string, ReadonlyMap<string, string>>();
   private leases = new Map<string, ReadonlyMap<string, TodoLease>>();
-  private fingerprints: { shape: string; facts: ReadonlyMap<string, string> } = { shape: '', facts: new Map() };
+  private fingerprints: { shape: string; facts: Map<string, string> } = { shape: '', facts: new Map() };
   /** Watchers of runtime roots that lie outside the workspace folders (LoopX's default is under the home folder). */
   private readonly runtimeWatchers = new Map<string, vscode.Disposable>();
   private snapshotList: RegistrySnapshot[] = [];
@@ -58,12 +59,14 @@ export class WorkspaceModel extends Disposable {
   private reloadTimer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private reloadStarted: number | undefined;
+  /** Files the watchers saw change since the last reload; `'all'` when something else asked for a full one. */
+  private pendingFiles: Set<string> | 'all' = 'all';
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
     const watcher = this.register(vscode.workspace.createFileSystemWatcher('**/{.loopx/**,ACTIVE_GOAL_STATE.md}'));
     for (const event of [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete]) {
-      this.register(event(() => this.scheduleReload()));
+      this.register(event((uri) => this.scheduleReload(uri)));
     }
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleReload()));
     this.register(
@@ -193,9 +196,66 @@ export class WorkspaceModel extends Disposable {
     return this.reloadStarted;
   }
 
-  scheduleReload(): void {
+  /**
+   * Reloads after a short pause. With the file a watcher saw change, the reload re-reads only the
+   * goals the changed files belong to (see `goalsOfChangedFiles`); without one, everything.
+   */
+  scheduleReload(changed?: vscode.Uri): void {
+    if (changed === undefined || changed.scheme !== 'file') this.pendingFiles = 'all';
+    else if (this.pendingFiles !== 'all') this.pendingFiles.add(changed.fsPath);
     clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => void this.reload(), RELOAD_DEBOUNCE_MS);
+    this.reloadTimer = setTimeout(() => {
+      const files = this.pendingFiles;
+      this.pendingFiles = new Set();
+      const goals = files === 'all' || this.snapshotList.length === 0 ? 'all' : goalsOfChangedFiles(files, this.goals);
+      void (goals === 'all' ? this.reload() : this.reloadGoals(goals));
+    }, RELOAD_DEBOUNCE_MS);
+  }
+
+  /**
+   * Re-reads only these goals (their status item, quota, runs and leases) and fires the change for
+   * them alone; the registry and every other goal are left as the last reload read them.
+   */
+  async reloadGoals(goals: readonly GoalSummary[]): Promise<void> {
+    const previous = this.loading;
+    const next = (async () => {
+      await previous;
+      if (goals.length === 0) return;
+      const started = performance.now();
+      this.reloadStarted = started;
+      const current = new Set(this.goals.map(goalKey));
+      const targets = goals.filter((goal) => current.has(goalKey(goal)));
+      const byRegistry = new Map<string, GoalSummary[]>();
+      for (const goal of targets)
+        byRegistry.set(goal.registryPath, [...(byRegistry.get(goal.registryPath) ?? []), goal]);
+      const now = clockFromEnv().now();
+      const changed: GoalSummary[] = [];
+      for (const [registryPath, registryGoals] of byRegistry) {
+        const snapshot = await this.liveModel(registryPath).refreshGoals(registryGoals.map((goal) => goal.goalId));
+        if (!snapshot.ok) {
+          this.log.warn(`status of ${registryPath}: ${snapshot.error}`);
+          continue;
+        }
+        for (const goal of registryGoals) {
+          const key = goalKey(goal);
+          this.details.set(key, { status: snapshot.items.get(goal.goalId), quota: snapshot.quota.get(goal.goalId) });
+          this.leases.set(key, activeLeaseHolders(goal, now));
+          await this.refreshRuns(goal);
+          const facts = this.factsOf(goal);
+          if (this.fingerprints.facts.get(key) === facts) continue;
+          this.fingerprints.facts.set(key, facts);
+          changed.push(goal);
+        }
+      }
+      this.log.trace(
+        `reloaded ${targets.length} goal(s) in ${(performance.now() - started).toFixed(1)} ms (${changed.length} changed)`,
+      );
+      if (changed.length === 0) return;
+      this.changed.fire();
+      this.goalsChanged.fire(changed);
+    })();
+    this.loading = next;
+    await next;
   }
 
   async reload(): Promise<void> {
@@ -263,15 +323,10 @@ export class WorkspaceModel extends Disposable {
       const key = goalKey(goal);
       leases.set(key, activeLeaseHolders(goal, now));
       const status = this.details.get(key)?.status;
-      const version = `${status?.raw_index_records ?? 0}:${status?.unique_runs ?? 0}:${status?.latest_runs[0]?.generated_at ?? ''}`;
+      const version = runsVersion(status);
       const previous = this.runs.get(key);
       if (previous !== undefined && previous.version === version) runs.set(key, previous);
-      else {
-        const sources = await this.liveModel(goal.registryPath)
-          .goalSources(goal.goalId)
-          .catch(() => null);
-        runs.set(key, { version, runs: recentRunsFrom(sources?.runs?.rows ?? [], goal) });
-      }
+      else runs.set(key, { version, runs: await this.readRecentRuns(goal) });
       let registry = registries.get(goal.registryPath);
       if (registry === undefined) {
         registry = readRegistry(goal.registryPath).catch(() => null);
@@ -295,25 +350,40 @@ export class WorkspaceModel extends Disposable {
     this.leases = leases;
   }
 
+  private async readRecentRuns(goal: GoalSummary): Promise<RecentRun[]> {
+    const sources = await this.liveModel(goal.registryPath)
+      .goalSources(goal.goalId)
+      .catch(() => null);
+    return recentRunsFrom(sources?.runs?.rows ?? [], goal);
+  }
+
+  /** Re-reads one goal's recent runs when its run index moved. */
+  private async refreshRuns(goal: GoalSummary): Promise<void> {
+    const key = goalKey(goal);
+    const version = runsVersion(this.details.get(key)?.status);
+    if (this.runs.get(key)?.version === version) return;
+    this.runs.set(key, { version, runs: await this.readRecentRuns(goal) });
+  }
+
+  /** What the tree shows of a goal, as one string: a change in it is a change of the goal's node. */
+  private factsOf(goal: GoalSummary): string {
+    const key = goalKey(goal);
+    return JSON.stringify([
+      goal,
+      this.details.get(key),
+      this.runs.get(key)?.runs,
+      [...(this.executors.get(key) ?? [])],
+      [...(this.leases.get(key) ?? [])],
+    ]);
+  }
+
   /** Fires `onDidChangeGoals` for the goals whose facts changed since the previous reload. */
   private fireGoalChanges(): void {
     const shape = JSON.stringify(
       this.snapshotList.map((s) => (s.ok ? [s.registryPath, s.goals.map((g) => g.goalId)] : [s.registryPath, s.error])),
     );
     const facts = new Map<string, string>();
-    for (const goal of this.goals) {
-      const key = goalKey(goal);
-      facts.set(
-        key,
-        JSON.stringify([
-          goal,
-          this.details.get(key),
-          this.runs.get(key)?.runs,
-          [...(this.executors.get(key) ?? [])],
-          [...(this.leases.get(key) ?? [])],
-        ]),
-      );
-    }
+    for (const goal of this.goals) facts.set(goalKey(goal), this.factsOf(goal));
     const next = { shape, facts };
     const changed = changedGoalKeys(this.fingerprints, next);
     this.fingerprints = next;
@@ -338,7 +408,7 @@ export class WorkspaceModel extends Disposable {
       if (this.runtimeWatchers.has(root)) continue;
       const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '**'));
       const subscriptions = [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete].map((event) =>
-        event(() => this.scheduleReload()),
+        event((uri) => this.scheduleReload(uri)),
       );
       this.runtimeWatchers.set(root, vscode.Disposable.from(watcher, ...subscriptions));
     }
@@ -366,6 +436,11 @@ export class WorkspaceModel extends Disposable {
 export interface GoalDetails {
   status: GoalStatusItem | undefined;
   quota: GoalQuotaSummary | undefined;
+}
+
+/** What the recent runs of a goal were read for: they are read again when its run index moves. */
+function runsVersion(status: GoalStatusItem | undefined): string {
+  return `${status?.raw_index_records ?? 0}:${status?.unique_runs ?? 0}:${status?.latest_runs[0]?.generated_at ?? ''}`;
 }
 
 export function goalKey(goal: Pick<GoalSummary, 'registryPath' | 'goalId'>): string {

@@ -5,7 +5,7 @@ import type { Clock } from '../clock';
 import { errorMessage } from '../errors';
 import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
-import { GoalStatusCache, type GoalStatusTarget, type StateRead } from './goalStatus';
+import { GoalStatusCache, type GoalStatusTarget, type StateRead, type StatusFileReader } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
 import { goalItems, loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
 import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexRead } from '../runtime/runIndex';
@@ -30,6 +30,8 @@ export interface LiveStatusOptions {
   ttlMs?: number;
   /** Share the persistent cache in the runtime root with the CLI (diskCache.ts; default true). */
   persistentCache?: boolean;
+  /** The file reads status makes (tests count them); the file system by default. */
+  reader?: StatusFileReader;
 }
 
 export interface ReadyLiveSnapshot {
@@ -90,7 +92,7 @@ const MAX_WATCHED_DIRS = 2_000;
 
 export class LiveStatusModel {
   readonly registryPath: string;
-  private readonly cache = new GoalStatusCache();
+  private readonly cache: GoalStatusCache;
   private readonly quotaCache: QuotaSummaryCache;
   private snapshot: LiveSnapshot | undefined;
   private fingerprint = '';
@@ -109,6 +111,7 @@ export class LiveStatusModel {
 
   constructor(private readonly options: LiveStatusOptions) {
     this.registryPath = path.resolve(options.registryPath);
+    this.cache = new GoalStatusCache(options.reader);
     this.quotaCache = new QuotaSummaryCache({
       registryPath: this.registryPath,
       homeDir: options.homeDir,
@@ -143,6 +146,77 @@ export class LiveStatusModel {
       this.refreshing = undefined;
     });
     return this.refreshing;
+  }
+
+  /**
+   * Re-reads only these goals (a watcher saw their files change): their status items and quota
+   * are rebuilt from their own files, every other goal's item is kept without a look at its files,
+   * and the listeners get the differences of these goals only. Falls back to a full `refresh()`
+   * when there is no snapshot yet, the registry file changed, or a goal is not in the snapshot.
+   * The snapshot's aggregate payload (counts, contract, attention queue) is left as it was, so the
+   * model stays marked stale: the next `current()` (the status server's) re-checks every input.
+   */
+  async refreshGoals(goalIds: readonly string[]): Promise<LiveSnapshot> {
+    await this.refreshing;
+    const previous = this.snapshot;
+    if (previous === undefined || !previous.ok) return this.refresh();
+    const targets = goalIds.map((goalId) => previous.targets.find((target) => target.goalId === goalId));
+    const { exists, registry } = await this.cache.registry(this.registryPath).catch(() => ({
+      exists: false,
+      registry: undefined,
+    }));
+    if (!exists || registry !== previous.registry || targets.some((target) => target === undefined)) {
+      this.invalidate();
+      return this.refresh();
+    }
+    const items = new Map(previous.items);
+    const quota = new Map(previous.quota);
+    for (const goalId of new Set(goalIds)) {
+      quota.delete(goalId);
+      const payload = await loadStatus({
+        registryPath: this.registryPath,
+        homeDir: this.options.homeDir,
+        runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+        goalId,
+        cache: this.cache,
+        persistentCache: this.options.persistentCache ?? true,
+        deferCacheSave: (save) => this.scheduleCacheSave(save),
+        quotaSummary: async (goal, sources) => {
+          const summary = await this.quotaCache.summary(goal, {
+            registry: sources.registry,
+            ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+            ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
+          });
+          quota.set(goal.goalId, summary);
+          this.cache.release(goal);
+          return summary;
+        },
+      }).catch(() => null);
+      const item = payload === null ? undefined : goalItems(payload).find((found) => found.goal_id === goalId);
+      if (item === undefined) {
+        // The goal could not be projected alone (its registry entry moved meanwhile): rebuild everything.
+        this.invalidate();
+        return this.refresh();
+      }
+      items.set(goalId, item);
+    }
+    const snapshot: ReadyLiveSnapshot = { ...previous, version: ++this.version, items, quota };
+    this.snapshot = snapshot;
+    // The payload and the fingerprint still describe the previous build: the next current() re-checks.
+    this.dirty = true;
+    if (this.listeners.size > 0) {
+      const only = (s: ReadyLiveSnapshot): ReadyLiveSnapshot => ({
+        ...s,
+        items: new Map(goalIds.flatMap((id) => (s.items.has(id) ? [[id, s.items.get(id)!] as const] : []))),
+        quota: new Map(goalIds.flatMap((id) => (s.quota.has(id) ? [[id, s.quota.get(id)!] as const] : []))),
+      });
+      const diff = diffSnapshots(only(previous), only(snapshot));
+      if (diff !== null) {
+        diff.newRuns = await this.newRunsOf(only(previous), only(snapshot));
+        for (const listener of [...this.listeners]) listener(diff);
+      }
+    }
+    return snapshot;
   }
 
   /** Called with each snapshot's differences from the previous one (never for an unchanged rebuild). */

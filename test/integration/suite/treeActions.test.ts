@@ -204,4 +204,44 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
     }, 'a tree refresh after the external write');
     assert.deepEqual(seen, [['tidy-notes']], 'the goal node only, not the whole tree');
   });
+
+  it("a task lease taken by another process refreshes that goal's tree node through the watcher alone", async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    const cli = (args: string[]): Record<string, unknown> => {
+      const run = spawnSync(
+        process.execPath,
+        [join(extension.extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'],
+        { cwd: workspaceDir(), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+      );
+      assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    };
+    const lease = ['--goal-id', 'tidy-notes', '--todo-id', 'todo_related'];
+    await vscode.commands.executeCommand('loopx.refresh');
+    await vscode.commands.executeCommand('_loopx.takeTreeRefreshes');
+    cli(['task-lease', 'acquire', ...lease, '--owner', 'codex-main', '--idempotency-key', 'it-tree-lease']);
+    try {
+      // No explicit refresh: the watcher's event for <runtime>/goals/tidy-notes/task-leases/… is mapped to the goal.
+      const seen: string[][] = [];
+      await eventually(() => {
+        void vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes').then((r) => seen.push(...r));
+        return seen.length > 0 ? true : undefined;
+      }, 'a tree refresh after the external lease');
+      assert.deepEqual(seen, [['tidy-notes']], 'the goal node only, not the whole tree');
+    } finally {
+      const held = cli(['task-lease', 'inspect', ...lease])['lease'] as { version?: number } | null;
+      cli([
+        'task-lease',
+        'release',
+        ...lease,
+        '--owner',
+        'codex-main',
+        '--idempotency-key',
+        'it-tree-lease',
+        '--expected-version',
+        String(held?.version ?? 1),
+      ]);
+    }
+  });
 });

@@ -1,0 +1,56 @@
+import { relative, resolve, sep } from 'node:path';
+import { STATUS_CACHE_DIR } from '../core/status/diskCache';
+import { GOALS_DIR } from '../core/runtime/layout';
+import type { GoalSummary } from '../core/status/workspaceGoals';
+
+/**
+ * Which goals a set of changed files touches, so a reload re-reads only them: a goal's state file
+ * (or a temporary file renamed over it) → that goal; anything under `<runtime>/goals/<id>/` (its
+ * run index, task leases, todos) → that goal; the status cache LoopX itself writes → nothing;
+ * anything else (a registry file, a file no goal owns) → `'all'`, a full reload.
+ */
+export function goalsOfChangedFiles(files: Iterable<string>, goals: readonly GoalSummary[]): 'all' | GoalSummary[] {
+  const found = new Set<GoalSummary>();
+  for (const file of files) {
+    const owner = goalsOfChangedFile(resolve(file), goals);
+    if (owner === 'all') return 'all';
+    for (const goal of owner) found.add(goal);
+  }
+  return [...found];
+}
+
+function goalsOfChangedFile(file: string, goals: readonly GoalSummary[]): 'all' | GoalSummary[] {
+  const owners: GoalSummary[] = [];
+  let ignored = false;
+  for (const goal of goals) {
+    if (file === resolve(goal.registryPath)) return 'all';
+    if (goal.stateFile !== null && isStateFileOrItsTemp(file, resolve(goal.stateFile))) {
+      owners.push(goal);
+      continue;
+    }
+    const inRuntime = inside(resolve(goal.runtimeRoot), file);
+    if (inRuntime === null) continue;
+    const [top, id] = inRuntime;
+    if (top === STATUS_CACHE_DIR) ignored = true;
+    else if (top === GOALS_DIR && id === goal.goalId) owners.push(goal);
+  }
+  if (owners.length > 0) return owners;
+  return ignored ? [] : 'all';
+}
+
+/** The state file itself, or a sibling temporary file written to be renamed over it (`.NAME.…` or `NAME.…tmp`). */
+function isStateFileOrItsTemp(file: string, stateFile: string): boolean {
+  if (file === stateFile) return true;
+  const rest = inside(resolve(stateFile, '..'), file);
+  if (rest === null || rest.length !== 1) return false;
+  const name = rest[0] ?? '';
+  const base = stateFile.slice(stateFile.lastIndexOf(sep) + 1);
+  return name.startsWith(`.${base}.`) || (name.startsWith(`${base}.`) && name.endsWith('tmp'));
+}
+
+/** The path segments of `file` below `dir`, or null when it is not below it. */
+function inside(dir: string, file: string): string[] | null {
+  const rel = relative(dir, file);
+  if (rel === '' || rel.startsWith('..') || resolve(dir, rel) !== file || rel.includes(`..${sep}`)) return null;
+  return rel.split(sep);
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fixedClock } from '../../../src/core/clock';
+import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { LiveStatusModel, type StatusDiff } from '../../../src/core/status/liveStatus';
+
+const NOW = '2026-11-29T10:00:00Z';
+const STATE = '# Goal\n\n## Agent Todo\n\n- [ ] first todo\n';
+
+/** A project with three goals, each with its own state file. */
+function threeGoalProject(dir: string): string {
+  const goals = ['alpha', 'beta', 'gamma'].map((id) => {
+    const stateFile = path.join('.codex', 'goals', id, 'ACTIVE_GOAL_STATE.md');
+    fs.mkdirSync(path.join(dir, path.dirname(stateFile)), { recursive: true });
+    fs.writeFileSync(path.join(dir, stateFile), STATE);
+    return { id, domain: 'd', status: 'active', repo: dir, state_file: stateFile, adapter: { kind: 'fixture' } };
+  });
+  const registryPath = path.join(dir, '.loopx', 'registry.json');
+  fs.mkdirSync(path.dirname(registryPath), { recursive: true });
+  fs.writeFileSync(
+    registryPath,
+    JSON.stringify({ schema_version: '0.1', common_runtime_root: '.loopx/runtime', goals }, null, 2),
+  );
+  return registryPath;
+}
+
+describe('the live status model re-reading one goal (issue 16)', function () {
+  let scratch = '';
+  let registryPath = '';
+  let model: LiveStatusModel;
+  const touched: string[] = [];
+  const reader: StatusFileReader = {
+    ...fileSystemStatusReader,
+    stat: (file) => {
+      touched.push(`stat ${file}`);
+      return fileSystemStatusReader.stat(file);
+    },
+    readState: (file) => {
+      touched.push(`read ${file}`);
+      return fileSystemStatusReader.readState(file);
+    },
+  };
+
+  beforeEach(() => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-live-goals-'));
+    registryPath = threeGoalProject(fs.realpathSync(scratch));
+    touched.length = 0;
+    model = new LiveStatusModel({ registryPath, homeDir: os.homedir(), clock: fixedClock(NOW), watch: false, reader });
+  });
+  afterEach(() => {
+    model.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("neither reads nor stats another goal's state file, and reports the change of that goal only", async () => {
+    const first = await model.current();
+    assert.ok(first.ok);
+    const withState = first.targets.filter((target) => target.stateFile !== null);
+    assert.ok(withState.length >= 2, 'the project has goals with state files');
+    const [changed, ...others] = withState;
+    assert.ok(changed !== undefined && changed.stateFile !== null && changed.stateFile !== undefined);
+    const text = fs.readFileSync(changed.stateFile, 'utf8');
+    fs.writeFileSync(changed.stateFile, `${text}- [ ] a todo written by another process\n`);
+    const diffs: StatusDiff[] = [];
+    model.onDidChange((diff) => diffs.push(diff));
+    touched.length = 0;
+
+    const next = await model.refreshGoals([changed.goalId]);
+
+    assert.ok(next.ok);
+    assert.ok(touched.includes(`read ${changed.stateFile}`), 'the changed goal is re-read');
+    for (const other of others)
+      assert.deepEqual(
+        touched.filter((entry) => entry.endsWith(` ${other.stateFile}`)),
+        [],
+        `${other.goalId}'s state file untouched`,
+      );
+    assert.notEqual(next.items.get(changed.goalId), first.items.get(changed.goalId));
+    for (const other of others) assert.equal(next.items.get(other.goalId), first.items.get(other.goalId));
+    assert.deepEqual(
+      diffs.map((diff) => diff.changed),
+      [[changed.goalId]],
+    );
+  });
+
+  it('rebuilds everything when the registry itself changed', async () => {
+    const first = await model.current();
+    assert.ok(first.ok);
+    const [one, two] = first.targets;
+    assert.ok(one !== undefined && two !== undefined);
+    const registry = JSON.parse(fs.readFileSync(registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+    const entry = registry.goals.find((goal) => goal['id'] === two.goalId);
+    assert.ok(entry !== undefined);
+    entry['display_name'] = 'Renamed by another process';
+    fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
+
+    const next = await model.refreshGoals([one.goalId]);
+
+    assert.ok(next.ok);
+    assert.equal(next.items.get(two.goalId)?.display_name, 'Renamed by another process');
+  });
+
+  it('leaves the model stale, so the next current() re-checks every goal and rebuilds the aggregate payload', async () => {
+    const first = await model.current();
+    assert.ok(first.ok);
+    const [changed] = first.targets.filter((target) => target.stateFile !== null);
+    assert.ok(changed?.stateFile !== null && changed?.stateFile !== undefined);
+    fs.appendFileSync(changed.stateFile, '\n- [ ] another todo\n');
+    const partial = await model.refreshGoals([changed.goalId]);
+    const full = await model.current();
+    assert.ok(partial.ok && full.ok);
+    assert.notEqual(full.payload, partial.payload, 'the payload was rebuilt from every goal');
+    assert.notDeepEqual(partial.items.get(changed.goalId)?.agent_todos, first.items.get(changed.goalId)?.agent_todos);
+    assert.deepEqual(full.items.get(changed.goalId)?.agent_todos, partial.items.get(changed.goalId)?.agent_todos);
+  });
+});

@@ -200,6 +200,9 @@ export class LiveStatusModel {
       }
       items.set(goalId, item);
     }
+    // A full refresh that finished while these goals were read published a newer snapshot: publishing
+    // ours would put its other goals back to older items. Redo the goals on top of the newer one.
+    if (this.snapshot !== previous) return this.refreshGoals(goalIds);
     const snapshot: ReadyLiveSnapshot = { ...previous, version: ++this.version, items, quota };
     this.snapshot = snapshot;
     // The payload and the fingerprint still describe the previous build: the next current() re-checks.

@@ -31,14 +31,22 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   let registryPath = '';
   let model: LiveStatusModel;
   const touched: string[] = [];
+  /** One-shot holds: the next read of that state file waits until released. */
+  const gates = new Map<string, { reached: () => void; released: Promise<void> }>();
   const reader: StatusFileReader = {
     ...fileSystemStatusReader,
     stat: (file) => {
       touched.push(`stat ${file}`);
       return fileSystemStatusReader.stat(file);
     },
-    readState: (file) => {
+    readState: async (file) => {
       touched.push(`read ${file}`);
+      const gate = gates.get(file);
+      if (gate !== undefined) {
+        gates.delete(file);
+        gate.reached();
+        await gate.released;
+      }
       return fileSystemStatusReader.readState(file);
     },
   };
@@ -114,5 +122,33 @@ describe('the live status model re-reading one goal (issue 16)', function () {
     assert.notEqual(full.payload, partial.payload, 'the payload was rebuilt from every goal');
     assert.notDeepEqual(partial.items.get(changed.goalId)?.agent_todos, first.items.get(changed.goalId)?.agent_todos);
     assert.deepEqual(full.items.get(changed.goalId)?.agent_todos, partial.items.get(changed.goalId)?.agent_todos);
+  });
+  it('a full refresh that finishes while one goal is re-read is not undone: the other goals keep its newer items', async () => {
+    const first = await model.current();
+    assert.ok(first.ok);
+    const [alpha, beta] = first.targets.filter((target) => target.stateFile !== null);
+    assert.ok(alpha?.stateFile && beta?.stateFile);
+    fs.appendFileSync(alpha.stateFile, '\n- [ ] alpha todo\n');
+    fs.appendFileSync(beta.stateFile, '\n- [ ] beta todo\n');
+    let reached = (): void => undefined;
+    let release = (): void => undefined;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    gates.set(alpha.stateFile, {
+      reached: () => reached(),
+      released: new Promise<void>((resolve) => (release = resolve)),
+    });
+
+    const partial = model.refreshGoals([alpha.goalId]);
+    await atGate; // alpha is being re-read from the old snapshot
+    model.invalidate();
+    const full = await model.refresh(); // meanwhile a full refresh publishes beta's new item
+    assert.ok(full.ok);
+    assert.notDeepEqual(full.items.get(beta.goalId)?.agent_todos, first.items.get(beta.goalId)?.agent_todos);
+    release();
+    const after = await partial;
+
+    assert.ok(after.ok);
+    assert.deepEqual(after.items.get(beta.goalId)?.agent_todos, full.items.get(beta.goalId)?.agent_todos);
+    assert.deepEqual(after.items.get(alpha.goalId)?.agent_todos, full.items.get(alpha.goalId)?.agent_todos);
   });
 });

@@ -28,6 +28,22 @@ async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs
 }
 
 /** The todo's line and its metadata comment in the state file. */
+/**
+ * Shows the Goals view, refreshes, then drains the tree's refresh log until it stays empty for two checks in a row: a
+ * reload still under way (activation, an earlier test's writes) must not be taken for the one under test.
+ */
+async function settleTree(): Promise<void> {
+  // The goal nodes exist once the view has rendered; a refresh of a node the tree never showed is a whole-tree one.
+  await vscode.commands.executeCommand('loopx.goals.focus');
+  await vscode.commands.executeCommand('loopx.refresh');
+  let quiet = 0;
+  for (let round = 0; round < 40 && quiet < 2; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const refreshes = (await vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes')) ?? [];
+    quiet = refreshes.length === 0 ? quiet + 1 : 0;
+  }
+}
+
 function todoLines(state: string, todoId: string): string {
   const lines = state.split('\n');
   const index = lines.findIndex((line) => line.includes(`<!-- loopx:todo todo_id=${todoId} `));
@@ -192,8 +208,7 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
   });
 
   it("a change written by another process refreshes that goal's tree node only", async () => {
-    await vscode.commands.executeCommand('loopx.refresh');
-    await vscode.commands.executeCommand('_loopx.takeTreeRefreshes');
+    await settleTree();
     const script = `require('fs').appendFileSync(${JSON.stringify(statePath())}, '\\n- 2026-12-01: edited by another process\\n')`;
     const child = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
     assert.equal(child.status, 0);
@@ -217,9 +232,17 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
       assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
       return JSON.parse(run.stdout) as Record<string, unknown>;
     };
-    const lease = ['--goal-id', 'tidy-notes', '--todo-id', 'todo_related'];
-    await vscode.commands.executeCommand('loopx.refresh');
-    await vscode.commands.executeCommand('_loopx.takeTreeRefreshes');
+    // Earlier tests of this suite complete, claim and defer todos: lease one that is still open and unclaimed.
+    const listed = cli(['todo', 'list', '--goal-id', 'tidy-notes'])['todos'] as {
+      todo_id: string;
+      status: string;
+      role: string;
+      claimed_by?: string | null;
+    }[];
+    const free = listed.find((todo) => todo.role === 'agent' && todo.status === 'open' && !todo.claimed_by);
+    assert.ok(free !== undefined, `an open, unclaimed agent todo to lease: ${JSON.stringify(listed)}`);
+    const lease = ['--goal-id', 'tidy-notes', '--todo-id', free.todo_id];
+    await settleTree();
     cli(['task-lease', 'acquire', ...lease, '--owner', 'codex-main', '--idempotency-key', 'it-tree-lease']);
     try {
       // No explicit refresh: the watcher's event for <runtime>/goals/tidy-notes/task-leases/… is mapped to the goal.

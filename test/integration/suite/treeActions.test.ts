@@ -28,22 +28,6 @@ async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs
 }
 
 /** The todo's line and its metadata comment in the state file. */
-/**
- * Shows the Goals view, refreshes, then drains the tree's refresh log until it stays empty for two checks in a row: a
- * reload still under way (activation, an earlier test's writes) must not be taken for the one under test.
- */
-async function settleTree(): Promise<void> {
-  // The goal nodes exist once the view has rendered; a refresh of a node the tree never showed is a whole-tree one.
-  await vscode.commands.executeCommand('loopx.goals.focus');
-  await vscode.commands.executeCommand('loopx.refresh');
-  let quiet = 0;
-  for (let round = 0; round < 40 && quiet < 2; round++) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const refreshes = (await vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes')) ?? [];
-    quiet = refreshes.length === 0 ? quiet + 1 : 0;
-  }
-}
-
 function todoLines(state: string, todoId: string): string {
   const lines = state.split('\n');
   const index = lines.findIndex((line) => line.includes(`<!-- loopx:todo todo_id=${todoId} `));
@@ -208,7 +192,8 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
   });
 
   it("a change written by another process refreshes that goal's tree node only", async () => {
-    await settleTree();
+    await vscode.commands.executeCommand('loopx.refresh');
+    await vscode.commands.executeCommand('_loopx.takeTreeRefreshes');
     const script = `require('fs').appendFileSync(${JSON.stringify(statePath())}, '\\n- 2026-12-01: edited by another process\\n')`;
     const child = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
     assert.equal(child.status, 0);

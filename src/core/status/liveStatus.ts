@@ -7,7 +7,14 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
 import { GoalStatusCache, type GoalStatusTarget, type StateRead, type StatusFileReader } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
-import { goalItems, loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
+import {
+  goalItems,
+  loadStatus,
+  statusTargets,
+  type StatusPayload,
+  type StatusPayloadItem,
+  type StatusRequest,
+} from './statusPayload';
 import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexRead } from '../runtime/runIndex';
 
 /**
@@ -173,25 +180,7 @@ export class LiveStatusModel {
     const quota = new Map(previous.quota);
     for (const goalId of new Set(goalIds)) {
       quota.delete(goalId);
-      const payload = await loadStatus({
-        registryPath: this.registryPath,
-        homeDir: this.options.homeDir,
-        runtimeRootOverride: this.options.runtimeRootOverride ?? null,
-        goalId,
-        cache: this.cache,
-        persistentCache: this.options.persistentCache ?? true,
-        deferCacheSave: (save) => this.scheduleCacheSave(save),
-        quotaSummary: async (goal, sources) => {
-          const summary = await this.quotaCache.summary(goal, {
-            registry: sources.registry,
-            ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-            ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
-          });
-          quota.set(goal.goalId, summary);
-          this.cache.release(goal);
-          return summary;
-        },
-      }).catch(() => null);
+      const payload = await loadStatus({ ...this.statusRequest(quota), goalId }).catch(() => null);
       const item = payload === null ? undefined : goalItems(payload).find((found) => found.goal_id === goalId);
       if (item === undefined) {
         // The goal could not be projected alone (its registry entry moved meanwhile): rebuild everything.
@@ -331,27 +320,7 @@ export class LiveStatusModel {
     const version = ++this.version;
     const quota = new Map<string, GoalQuotaSummary>();
     try {
-      const payload = await loadStatus({
-        registryPath: this.registryPath,
-        homeDir: this.options.homeDir,
-        runtimeRootOverride: this.options.runtimeRootOverride ?? null,
-        cache: this.cache,
-        persistentCache: this.options.persistentCache ?? true,
-        // Answer first: the cache file is written once the snapshot is out (a rebuild of one goal
-        // would otherwise wait for the whole cache to be serialized and written).
-        deferCacheSave: (save) => this.scheduleCacheSave(save),
-        quotaSummary: async (goal, sources) => {
-          const summary = await this.quotaCache.summary(goal, {
-            registry: sources.registry,
-            ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-            ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
-          });
-          quota.set(goal.goalId, summary);
-          // The goal's parsed history is not needed once its item and quota are built.
-          this.cache.release(goal);
-          return summary;
-        },
-      });
+      const payload = await loadStatus(this.statusRequest(quota));
       const { registry } = await this.cache.registry(this.registryPath);
       const targets = statusTargets(registry, this.registryPath, {
         homeDir: this.options.homeDir,
@@ -371,6 +340,32 @@ export class LiveStatusModel {
     } catch (error) {
       return { ok: false, version, registryPath: this.registryPath, error: errorMessage(error) };
     }
+  }
+
+  /**
+   * What every build of this model asks `loadStatus`: the shared caches, the cache save deferred
+   * until the snapshot is out (a rebuild would otherwise wait for the whole cache to be written),
+   * and each goal's quota summary collected into `quota`, its parsed history released once built.
+   */
+  private statusRequest(quota: Map<string, GoalQuotaSummary>): StatusRequest {
+    return {
+      registryPath: this.registryPath,
+      homeDir: this.options.homeDir,
+      runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+      cache: this.cache,
+      persistentCache: this.options.persistentCache ?? true,
+      deferCacheSave: (save) => this.scheduleCacheSave(save),
+      quotaSummary: async (goal, sources) => {
+        const summary = await this.quotaCache.summary(goal, {
+          registry: sources.registry,
+          ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+          ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
+        });
+        quota.set(goal.goalId, summary);
+        this.cache.release(goal);
+        return summary;
+      },
+    };
   }
 
   private scheduleCacheSave(save: () => Promise<boolean>): void {

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
 import { quotaStatus } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
-import { status } from '../core/ops/status';
-import { statusMarkdown } from '../core/status/statusMarkdown';
+import { status, statusMarkdown } from '../core/ops/status';
 import { refreshState } from '../core/ops/refresh';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';

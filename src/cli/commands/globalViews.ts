@@ -1,5 +1,4 @@
-import { globalMarkdown } from '../../core/status/globalMarkdown';
-import { globalGates, globalRisks, globalSummary, globalTodos } from '../../core/ops/global';
+import { globalGates, globalMarkdown, globalRisks, globalSummary, globalTodos } from '../../core/ops/global';
 import { operationCommand } from '../operationHandler';
 
 /**

@@ -1,5 +1,4 @@
-import { status } from '../../core/ops/status';
-import { statusMarkdown } from '../../core/status/statusMarkdown';
+import { status, statusMarkdown } from '../../core/ops/status';
 import { operationCommand } from '../operationHandler';
 
 /** `loopx status`: the status operation; exits 0 even with warnings, fails only when the registry cannot be read. */

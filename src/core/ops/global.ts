@@ -80,4 +80,6 @@ export const globalGates = globalOperation('globalGates', 'global-gates');
 export const globalTodos = globalOperation('globalTodos', 'global-todos');
 export const globalRisks = globalOperation('globalRisks', 'global-risks');
 
+// The global views' results as Markdown for people (the CLI's default output, the chat's replies, the
+// editor's global-view documents): a surface renders them through this export, not from core/status.
 export { globalMarkdown } from '../status/globalMarkdown';

@@ -52,5 +52,7 @@ export const status = defineOperation({
   },
 });
 
+// The status result as Markdown for people (the CLI's default output, the palette's status preview, the
+// chat's reply): a surface renders it through this export, not from core/status.
 export { statusMarkdown } from '../status/statusMarkdown';
 export type { StatusPayload } from '../status/statusPayload';

@@ -1,7 +1,6 @@
-import { clockFromEnv } from '../core/clock';
 import { errorMessage } from '../core/errors';
 import { runCli } from './program';
-import { installDemoAgentFrom } from '../core/ops/hostSetup';
+import { hostClock, installDemoAgentFrom } from '../core/ops/hostSetup';
 import { sourceDemoAgentArgv } from './demoAgentSource';
 
 async function main(): Promise<void> {
@@ -11,7 +10,7 @@ async function main(): Promise<void> {
     const code = await runCli(process.argv.slice(2), {
       cwd: process.cwd(),
       env: process.env,
-      clock: clockFromEnv(),
+      clock: hostClock(process.env),
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
     });

@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { z } from 'zod';
-import { clockFromEnv } from '../core/clock';
 import type { Operation, OperationEnvironment, OperationOutput } from '../core/ops/operation';
+import { hostClock } from '../core/ops/hostSetup';
 import { previewThenApplyWith, type PreviewThenApplyOutcome } from '../core/ops/previewThenApply';
 import { editorExecutorFactory, type LanguageModelTurnObserver } from '../lm/languageModelExecutor';
 import { HOME_DIR, Cancelled, projectRegistryPath } from './pickers';
@@ -16,7 +16,7 @@ export function editorEnvironment(
   return {
     cwd: path.dirname(path.dirname(registryPath)),
     env: process.env,
-    clock: clockFromEnv(process.env),
+    clock: hostClock(process.env),
     homeDir: HOME_DIR,
     registryPath,
     signal,

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { systemClock } from '../core/clock';
 import { showCommands } from '../core/ops/commands';
+import { hostClock } from '../core/ops/hostSetup';
 import { runOperation } from '../core/ops/run';
 import { HOME_DIR } from './pickers';
 
@@ -12,7 +12,8 @@ export async function showAllCommands(): Promise<void> {
     {
       cwd: process.cwd(),
       env: process.env,
-      clock: systemClock,
+      // The catalog reads no clock: the system clock (an env without LOOPX_NOW), so a bad LOOPX_NOW cannot fail the listing.
+      clock: hostClock({}),
       homeDir: HOME_DIR,
     },
   );

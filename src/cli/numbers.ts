@@ -1,5 +1,5 @@
-import { parseDecimal, type DecimalSpec } from '../core/numbers';
 import { LoopxError } from '../core/errors';
+import { numberFromText, type DecimalSpec } from '../core/ops/fields';
 
 /**
  * A numeric CLI option read strictly (plain decimal, range checked): undefined when the option is
@@ -15,5 +15,5 @@ export function numericOption(
   const raw = options[key];
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string') throw new LoopxError('usage', `${flag} needs a value`, { field: flag });
-  return parseDecimal(raw, flag, spec, 'usage');
+  return numberFromText(raw, flag, spec);
 }

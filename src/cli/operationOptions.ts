@@ -1,8 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { z } from 'zod';
 import { LoopxError } from '../core/errors';
-import { parseDecimal } from '../core/numbers';
-import { argumentFields, type ArgumentField } from '../core/ops/fields';
+import { argumentFields, numberArgument, type ArgumentField } from '../core/ops/fields';
 import type { Operation, OperationOutput } from '../core/ops/operation';
 
 /**
@@ -50,7 +49,8 @@ export function operationInput(
 }
 
 function convert(field: ArgumentField, raw: unknown): unknown {
-  if (field.kind === 'number') return number(field, String(raw));
+  // Strictly decimal; the schema checks the range afterwards and names the option if it is off.
+  if (field.kind === 'number') return numberArgument(field, String(raw));
   if (field.kind === 'list') {
     const values = (raw as string[]).flatMap((value) => (field.split ? value.split(',') : [value]));
     const trimmed = values.map((value) => value.trim()).filter((value) => value !== '');
@@ -60,7 +60,7 @@ function convert(field: ArgumentField, raw: unknown): unknown {
 }
 
 function listItem(field: ArgumentField, value: string): unknown {
-  if (field.integer) return number(field, value);
+  if (field.integer) return numberArgument(field, value);
   if (field.choices !== null && !field.choices.includes(value)) {
     throw new LoopxError(
       'usage',
@@ -68,11 +68,6 @@ function listItem(field: ArgumentField, value: string): unknown {
     );
   }
   return value;
-}
-
-/** Strictly decimal; the schema checks the range afterwards and names the option if it is off. */
-function number(field: ArgumentField, text: string): number {
-  return parseDecimal(text, field.flag, { integer: field.integer });
 }
 
 /** Turns the library's `invalid_argument` into the CLI's usage error, naming the option rather than the field. */

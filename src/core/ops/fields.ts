@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { parseDecimal, type DecimalSpec } from '../numbers';
+
+export type { DecimalSpec } from '../numbers';
 
 /**
  * What a surface needs to know about one argument of an operation, read off its zod schema: the
@@ -116,4 +119,18 @@ export function argumentFields(schema: z.ZodObject): ArgumentField[] {
       placeholder: meta.placeholder ?? (kind.kind === 'number' ? 'n' : key.replace(/Id$/, '-id').toLowerCase()),
     };
   });
+}
+
+/**
+ * A number a person typed (a CLI option, an input box), read strictly: plain decimal digits within
+ * `spec` (no hex, exponent, spaces, leading zeros or -0), else a `usage` error naming `name`, the
+ * value given and the accepted form. A surface reads every number it is given as text this way.
+ */
+export function numberFromText(text: string, name: string, spec: DecimalSpec = {}): number {
+  return parseDecimal(text, name, spec, 'usage');
+}
+
+/** The value of a number argument given as text: `numberFromText` named by the field's flag, whole when the field is. */
+export function numberArgument(field: ArgumentField, text: string): number {
+  return numberFromText(text, field.flag, { integer: field.integer });
 }

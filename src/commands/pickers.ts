@@ -1,8 +1,7 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { GoalSummary } from '../core/status/workspaceGoals';
-import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
+import { projectRegistryPath as registryOfProject } from '../core/ops/goalHandle';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 
 export const HOME_DIR = homedir();
@@ -65,7 +64,7 @@ export async function pickProjectFolder(title: string): Promise<vscode.Workspace
 }
 
 export function projectRegistryPath(folder: vscode.WorkspaceFolder): string {
-  return join(folder.uri.fsPath, PROJECT_REGISTRY_RELATIVE_PATH);
+  return registryOfProject(folder.uri.fsPath);
 }
 
 export async function askText(options: vscode.InputBoxOptions): Promise<string> {

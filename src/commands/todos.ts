@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
-import { PRIORITIES } from '../core/state/document';
 import { runOperation } from '../core/ops/run';
-import { todoAdd, todoList } from '../core/ops/todo';
+import { TODO_PRIORITIES, todoAdd, todoList } from '../core/ops/todo';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';
 import { askText, Cancelled, pickGoal } from './pickers';
@@ -18,7 +17,7 @@ export async function addTodoCommand(model: WorkspaceModel, arg: unknown): Promi
   );
   if (!role) throw new Cancelled();
   const priority = await vscode.window.showQuickPick(
-    PRIORITIES.map((p) => ({
+    TODO_PRIORITIES.map((p) => ({
       label: p,
       description: p === 'P0' ? 'most urgent' : p === 'P4' ? 'least urgent' : undefined,
     })),

@@ -3,6 +3,7 @@ import { LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 import {
   locateRegistry,
+  PROJECT_REGISTRY_RELATIVE_PATH,
   registryProjectRoot,
   type LocatedRegistry,
   resolveGoalStatePath,
@@ -56,6 +57,14 @@ export function locateRegistryOf(env: OperationEnvironment): LocatedRegistry {
     homeDir: env.homeDir,
     runtimeRootOverride: env.runtimeRootOverride,
   });
+}
+
+/**
+ * The registry of a project folder, `<folder>/.loopx/registry.json`: the one `locateRegistryOf` finds
+ * from that folder, and the one an editor host passes as `registryPath` for a workspace folder.
+ */
+export function projectRegistryPath(projectRoot: string): string {
+  return path.join(projectRoot, PROJECT_REGISTRY_RELATIVE_PATH);
 }
 
 /** Locates the registry (see `locateRegistryOf`) and reads it; `registry_missing` when there is none. */

@@ -4,7 +4,7 @@ import { TodoListResultSchema, TodoSchema } from '../api/schemas';
 import { isoSeconds } from '../clock';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
-import { PRIORITIES, TODO_STATUSES } from '../state/document';
+import { PRIORITIES, TODO_STATUSES, type Priority } from '../state/document';
 import { analyzeGates, DECISION_OUTCOMES, type GateBlock } from '../state/gates';
 import { applyStateEdit, readStateFile } from '../state/stateFile';
 import { diagnoseStateDocument } from '../state/structured';
@@ -58,6 +58,9 @@ const goalId = z
   .describe('the goal id (one path segment, e.g. "my-goal")');
 const todoId = z.string().trim().min(1).describe('the todo id, e.g. todo_a1b2c3');
 const agentId = z.string().trim().min(1);
+/** The priorities the todo operations take (`priority`, `successorPriority`), most urgent first: a palette offers these. */
+export const TODO_PRIORITIES: readonly Priority[] = PRIORITIES;
+
 const priority = z
   .string()
   .transform((value) => parsePriority(value) ?? value)

@@ -1,18 +1,17 @@
 import { LoopxError } from '../../core/errors';
-import { scrubText } from '../../core/privacy/scrub';
-import { locateRegistry, registryProjectRoot } from '../../core/registry/locate';
-import { generateStatusToken, STATUS_TOKEN_PATTERN, type LoopbackBindHost } from '../../core/server/security';
 import {
   DEFAULT_STATUS_PORT,
-  startStatusServer,
+  startStatusService,
   STATUS_PATH,
-  type ListeningStatusServer,
-} from '../../core/server/statusServer';
-import { cliHomeDir, type CliContext, type CommandOutput } from '../context';
+  STATUS_TOKEN_ENV,
+  statusServiceToken,
+  type LoopbackBindHost,
+  type StatusService,
+} from '../../core/ops/statusService';
+import type { CliContext, CommandOutput } from '../context';
+import { cliEnvironment } from '../operationHandler';
 import type { CliHandler } from './index';
 import { numericOption } from '../numbers';
-
-export const STATUS_TOKEN_ENV = 'LOOPX_STATUS_TOKEN';
 
 /**
  * `loopx serve-status [--port N] [--host 127.0.0.1|::1] [--no-token]`: serves the status read
@@ -37,32 +36,11 @@ export const serveStatusCommand: CliHandler = {
   run: async ({ options, globals, ctx }): Promise<CommandOutput> => {
     const port = numericOption(options, 'port', '--port', { integer: true, min: 0, max: 65535 }) ?? DEFAULT_STATUS_PORT;
     const host = parseHost(options['host']);
-    const useToken = options['token'] !== false;
-    const envToken = ctx.env[STATUS_TOKEN_ENV];
-    if (useToken && envToken !== undefined && envToken !== '' && !STATUS_TOKEN_PATTERN.test(envToken)) {
-      throw new LoopxError(
-        'usage',
-        `${STATUS_TOKEN_ENV} must be 16 to 512 characters of A-Z, a-z, 0-9, '.', '_', '~' or '-'`,
-      );
-    }
-    const token = !useToken ? null : envToken !== undefined && envToken !== '' ? envToken : generateStatusToken();
-    const homeDir = cliHomeDir(ctx);
-    const registry = locateRegistry({
-      flag: globals.registry,
-      env: ctx.env,
-      cwd: ctx.cwd,
-      homeDir,
-      runtimeRootOverride: globals.runtimeRoot,
-    });
-    const label = (text: string): string =>
-      scrubText(text, { projectRoots: [registryProjectRoot(registry.path)], homeDir });
-    let server: ListeningStatusServer;
+    const env = cliEnvironment(ctx, globals);
+    const { token, fromEnv } = statusServiceToken(env, options['token'] !== false);
+    let server: StatusService;
     try {
-      server = await startStatusServer({
-        registryPath: registry.path,
-        homeDir,
-        runtimeRootOverride: globals.runtimeRoot ?? null,
-        clock: ctx.clock,
+      server = await startStatusService(env, {
         token,
         port,
         host,
@@ -78,13 +56,7 @@ export const serveStatusCommand: CliHandler = {
       }
       throw error;
     }
-    printBanner(
-      ctx,
-      server,
-      token,
-      envToken !== undefined && envToken !== '' && token === envToken,
-      label(registry.path),
-    );
+    printBanner(ctx, server, token, fromEnv);
     const started = ctx.clock.now();
     const signal = await untilStopped();
     await server.close();
@@ -96,21 +68,15 @@ export const serveStatusCommand: CliHandler = {
         origin: server.origin,
         port: server.port,
         started_at: started.toISOString(),
-        snapshots_built: server.source.rebuilds,
+        snapshots_built: server.snapshotsBuilt,
       },
       markdown: `LoopX status server on ${server.origin} stopped (${signal}).`,
     };
   },
 };
 
-function printBanner(
-  ctx: CliContext,
-  server: ListeningStatusServer,
-  token: string | null,
-  fromEnv: boolean,
-  registryLabel: string,
-): void {
-  const lines = [`LoopX status server for ${registryLabel}: listening on ${server.origin}`];
+function printBanner(ctx: CliContext, server: StatusService, token: string | null, fromEnv: boolean): void {
+  const lines = [`LoopX status server for ${server.registryLabel}: listening on ${server.origin}`];
   if (token === null) {
     lines.push(`  warning: no token (--no-token): any process on this machine can read ${server.origin}${STATUS_PATH}`);
     lines.push(`  status: ${server.origin}${STATUS_PATH}`);

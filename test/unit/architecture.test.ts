@@ -65,11 +65,8 @@ describe('architecture', () => {
     );
   });
 
-  it('surfaces reach the core through core/ops (plus the catalog, errors and types); the listed debt only shrinks', () => {
-    const debt = new Set(
-      (JSON.parse(readFileSync(join(__dirname, 'architecture.surfaceDebt.json'), 'utf8')) as string[]).map(String),
-    );
-    const found = new Set<string>();
+  it('surfaces reach the core only through core/ops (plus the catalog, errors, version and types)', () => {
+    const found: string[] = [];
     for (const surface of SURFACES) {
       if (!existsSync(join(ROOT, surface))) continue;
       for (const file of sourceFiles(surface)) {
@@ -77,14 +74,11 @@ describe('architecture', () => {
           const folder = coreFolderOf(edge.to);
           if (folder === null || edge.typeOnly) continue;
           if (ALLOWED_CORE.some((allowed) => edge.to === allowed || edge.to.startsWith(`${allowed}/`))) continue;
-          found.add(`${file} -> ${edge.to}`);
+          found.push(`${file} -> ${edge.to}`);
         }
       }
     }
-    const added = [...found].filter((entry) => !debt.has(entry));
-    const paid = [...debt].filter((entry) => !found.has(entry));
-    assert.deepEqual(added, [], 'a surface imports a core internal: call an operation (src/core/ops) instead');
-    assert.deepEqual(paid, [], 'debt paid off: remove these lines from test/unit/architecture.surfaceDebt.json');
+    assert.deepEqual(found, [], 'a surface imports a core internal: call an operation (src/core/ops) instead');
   });
 
   it('keeps src/extension.ts a short composition root', () => {

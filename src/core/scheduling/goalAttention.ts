@@ -16,20 +16,29 @@ import type { RunIndexEntry } from '../runtime/runIndex';
  *   7. open agent todos                              → active_state_agent_todo, codex
  */
 
-export const CONNECTED_ADAPTER_STATUSES: ReadonlySet<string> = new Set([
+// The vocabulary of the attention route, shared with the status projection's route
+// (status/attentionRoute.ts), which applies its own rules to the same tables (docs/architecture.md,
+// "Known debt").
+
+/** Adapter statuses of an adapter that is connected and reads (status routes these to codex). */
+export const CONNECTED_READING_ADAPTER_STATUSES: ReadonlySet<string> = new Set([
   'connected',
   'connected-read-only',
   'pre-tick-runnable',
-  'connected-delivery',
 ]);
-const REGISTRY_WAITING_ON_OVERRIDES: ReadonlySet<string> = new Set([
-  'user_or_controller',
-  'controller',
-  'codex',
-  'external_evidence',
+/** Adapter statuses of a connected adapter that delivers (status routes these to codex before any other signal). */
+export const CONNECTED_DELIVERY_ADAPTER_STATUSES: ReadonlySet<string> = new Set(['connected-delivery']);
+export const CONNECTED_ADAPTER_STATUSES: ReadonlySet<string> = new Set([
+  ...CONNECTED_READING_ADAPTER_STATUSES,
+  ...CONNECTED_DELIVERY_ADAPTER_STATUSES,
 ]);
-const OPERATOR_CLASSIFICATIONS: ReadonlySet<string> = new Set([
-  'blocked_by_safety',
+/** Who a goal can wait on (the values of `waiting_on`); a registry entry's own `waiting_on` among them overrides the latest run's. */
+export const WAITING_ON_VALUES = ['controller', 'user_or_controller', 'codex', 'external_evidence'] as const;
+const REGISTRY_WAITING_ON_OVERRIDES: ReadonlySet<string> = new Set(WAITING_ON_VALUES);
+/** Run classifications that block on safety: the owner or the controller must act (status: severity high). */
+export const BLOCKING_CLASSIFICATIONS: ReadonlySet<string> = new Set(['blocked_by_safety']);
+/** Run classifications that hand the goal to its owner or the controller. */
+export const OWNER_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'needs_human_reward',
   'needs_controller_opt_in',
   'needs_user_relay',
@@ -42,6 +51,7 @@ const OPERATOR_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'dreaming_refactor_warning',
   'dreaming_archive_suggestion',
 ]);
+const OPERATOR_CLASSIFICATIONS: ReadonlySet<string> = new Set([...BLOCKING_CLASSIFICATIONS, ...OWNER_CLASSIFICATIONS]);
 
 export interface GoalAttention {
   status: string;

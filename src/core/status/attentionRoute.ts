@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  BLOCKING_CLASSIFICATIONS,
+  CONNECTED_DELIVERY_ADAPTER_STATUSES,
+  CONNECTED_READING_ADAPTER_STATUSES,
+  OWNER_CLASSIFICATIONS,
+  WAITING_ON_VALUES,
+} from '../scheduling/goalAttention';
 
 /**
  * Who a goal waits on and the status its attention item shows, by LoopX's rules (docs/status.md,
@@ -7,7 +14,7 @@ import { z } from 'zod';
  * then the adapter. Pure: the caller hands in what status already read.
  */
 
-export const WAITING_ON_VALUES = ['controller', 'user_or_controller', 'codex', 'external_evidence'] as const;
+export { WAITING_ON_VALUES };
 export const WaitingOnSchema = z.enum(WAITING_ON_VALUES);
 export type WaitingOn = z.infer<typeof WaitingOnSchema>;
 
@@ -32,22 +39,6 @@ const CODEX_READY = new Set([
   'operator_gate_approved',
   'monitor_todo_repeat_dedupe_deployed',
 ]);
-const USER_OR_CONTROLLER = new Set([
-  'needs_human_reward',
-  'needs_controller_opt_in',
-  'needs_user_relay',
-  'ready_for_controller_opt_in',
-  'ready_for_user_relay',
-  'operator_gate_deferred',
-  'operator_gate_rejected',
-  'dreaming_exploration_proposal',
-  'dreaming_memory_consolidation',
-  'dreaming_refactor_warning',
-  'dreaming_archive_suggestion',
-]);
-const BLOCKING = new Set(['blocked_by_safety']);
-const CONNECTED_ADAPTER = new Set(['connected', 'connected-read-only', 'pre-tick-runnable']);
-const CONNECTED_DELIVERY_ADAPTER = new Set(['connected-delivery']);
 const EXTERNAL_EVIDENCE_PREFIXES = ['await_', 'external_evidence_observation_'];
 
 export type AttentionSource = 'active_state' | 'latest_run' | 'run_history' | 'registry' | 'none';
@@ -127,7 +118,7 @@ function runRoute(input: AttentionRouteInput): AttentionRoute | null {
   const adapter = input.adapterStatus ?? '';
   const run = input.latestStatusRun;
   if (run === null) {
-    if (CONNECTED_ADAPTER.has(adapter) || CONNECTED_DELIVERY_ADAPTER.has(adapter))
+    if (CONNECTED_READING_ADAPTER_STATUSES.has(adapter) || CONNECTED_DELIVERY_ADAPTER_STATUSES.has(adapter))
       return {
         status: 'connected_without_run',
         waiting_on: 'codex',
@@ -166,12 +157,12 @@ function runRoute(input: AttentionRouteInput): AttentionRoute | null {
     severity,
     attention_source: 'latest_run',
   });
-  if (BLOCKING.has(classification)) return fromRun('user_or_controller', 'high');
-  if (USER_OR_CONTROLLER.has(classification)) return fromRun('user_or_controller', 'action');
+  if (BLOCKING_CLASSIFICATIONS.has(classification)) return fromRun('user_or_controller', 'high');
+  if (OWNER_CLASSIFICATIONS.has(classification)) return fromRun('user_or_controller', 'action');
   if (CODEX_READY.has(classification)) return fromRun('codex', 'action');
-  if (CONNECTED_DELIVERY_ADAPTER.has(adapter)) return fromRun('codex', 'action');
+  if (CONNECTED_DELIVERY_ADAPTER_STATUSES.has(adapter)) return fromRun('codex', 'action');
   if (hasExternalEvidenceSignal(run)) return fromRun('external_evidence', 'watch');
-  if (CONNECTED_ADAPTER.has(adapter)) return fromRun('codex', 'action');
+  if (CONNECTED_READING_ADAPTER_STATUSES.has(adapter)) return fromRun('codex', 'action');
   return null;
 }
 

@@ -38,12 +38,17 @@ export type TodoContractCode =
   | 'user_gate_blocks_unregistered_agent'
   | 'multi_agent_user_gate_missing_scope';
 
-const REMOVED_CONTINUATION_POLICIES = new Set(['primary_review', 'review_handoff']);
-const TRUE_WORDS = new Set(['1', 'true', 'yes', 'y', 'global_gate', 'global-gate']);
+// The vocabulary of the per-todo rules, shared with status's contract check (status/contractCheck.ts),
+// which reads todos its own way (docs/architecture.md, "Known debt").
+
+/** `continuation_policy` values the original removed: an agent todo that still uses one is a contract error. */
+export const REMOVED_CONTINUATION_POLICIES: ReadonlySet<string> = new Set(['primary_review', 'review_handoff']);
+/** The words that make a metadata flag (`global_gate`, `goal_bound`) true, lowercase. */
+export const FLAG_TRUE_WORDS: ReadonlySet<string> = new Set(['1', 'true', 'yes', 'y', 'global_gate', 'global-gate']);
 
 /** A metadata flag as the original reads `global_gate`/`goal_bound`: true only for its true words. */
 function flag(value: string | undefined): boolean {
-  return value !== undefined && TRUE_WORDS.has(value.trim().toLowerCase());
+  return value !== undefined && FLAG_TRUE_WORDS.has(value.trim().toLowerCase());
 }
 
 function agentOf(value: string | undefined): string | null {

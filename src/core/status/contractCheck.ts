@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import type { StateDocument, TodoItem } from '../state/document';
 import { normalizeHeadingTitle } from '../state/sections';
+import { FLAG_TRUE_WORDS, REMOVED_CONTINUATION_POLICIES } from '../state/todoContract';
 import { registeredLookup } from '../registry/agentIds';
 
 /**
@@ -74,7 +75,6 @@ const USER_ACTION = 'user_action';
 const TASK_CLASSES = new Set(['advancement_task', 'continuous_monitor', USER_GATE, USER_ACTION, 'blocker']);
 const STATUSES = new Set(['open', 'done', 'blocked', 'deferred']);
 const TERMINAL = new Set(['done', 'deferred', 'completed', 'closed', 'archived']);
-const REMOVED_CONTINUATION_POLICIES = new Set(['primary_review', 'review_handoff']);
 const AGENT_TOKEN = /^[a-z][a-z0-9_.:@-]{0,79}$/;
 const COMPLETED_WORK_ARCHIVE = 'completed work archive';
 
@@ -88,7 +88,7 @@ function agentToken(value: string | undefined): string | null {
 function flag(value: string | undefined): boolean | null {
   if (value === undefined) return null;
   const candidate = value.trim().replace(/\s+/g, ' ').toLowerCase();
-  if (['1', 'true', 'yes', 'y', 'global_gate', 'global-gate'].includes(candidate)) return true;
+  if (FLAG_TRUE_WORDS.has(candidate)) return true;
   if (['0', 'false', 'no', 'n'].includes(candidate)) return false;
   return null;
 }

@@ -6,8 +6,14 @@
  * a regular file owned by us, not writable by others, and named after a hash of the exact bundle
  * bytes it was made from (a cache of another bundle, or of the bundle before an update, is never
  * offered to V8). Anything else is ignored, and LoopX compiles normally.
+ *
+ * Hashing the 1.8 MB bundle (and loading node:crypto for it) on every start is avoided by a name
+ * record in the same private folder: the name found for the bundle at a path together with the
+ * bundle's stamp (size, mtime, ctime, inode, device) when it was hashed. It is used instead of a
+ * hash only when the stamp is identical now and the bundle had not changed for RACY_MS before the
+ * record was written: any later write, rename or chmod sets the ctime to a later instant (ctime
+ * cannot be set back by `utimes`), so a record can only name the bytes it was made from.
  */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -20,8 +26,87 @@ export function compileCacheDir(tmpDir: string, uid: number): string {
 
 /** The cache file name: node version, architecture and a hash of the bundle's bytes. */
 export function compileCacheName(source: string | Buffer): string {
+  // Loaded here, not at start: with a name record most starts never hash.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   const hash = createHash('sha256').update(source).digest('hex').slice(0, 32);
   return `cli-${process.version}-${process.arch}-${hash}.bin`;
+}
+
+/** A bundle changed this recently (or later: clock skew) when its name was recorded is not trusted by stamp. */
+export const RACY_MS = 3_000;
+
+/** What identifies the bundle's bytes without reading them: any write, rename or chmod changes one of them. */
+export interface BundleStamp {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+export function bundleStamp(stat: fs.Stats): BundleStamp {
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, dev: stat.dev };
+}
+
+function sameStamp(a: BundleStamp, b: BundleStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
+}
+
+/** The record file of the bundle at `bundlePath` (a short non-cryptographic hash of the path: the path is checked inside). */
+export function nameRecordFile(bundlePath: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < bundlePath.length; i++) hash = Math.imul(hash ^ bundlePath.charCodeAt(i), 0x01000193) >>> 0;
+  return `name-${process.version}-${process.arch}-${hash.toString(16).padStart(8, '0')}.json`;
+}
+
+interface NameRecord {
+  path: string;
+  stamp: BundleStamp;
+  recorded_at: number;
+  name: string;
+}
+
+/**
+ * The cache name recorded for the bundle at `bundlePath` with stamp `stamp`, or undefined: the record
+ * must be ours (the same checks as a cache file), name this path and this exact stamp, and have been
+ * written at least RACY_MS after the bundle's last change.
+ */
+export function recordedCacheName(
+  dir: string,
+  uid: number,
+  bundlePath: string,
+  stamp: BundleStamp,
+): string | undefined {
+  const data = readTrustedCache(dir, nameRecordFile(bundlePath), uid);
+  if (data === undefined) return undefined;
+  try {
+    const record = JSON.parse(data.toString('utf8')) as Partial<NameRecord>;
+    if (record.path !== bundlePath || typeof record.name !== 'string' || typeof record.recorded_at !== 'number')
+      return undefined;
+    if (typeof record.stamp !== 'object' || record.stamp === null || !sameStamp(record.stamp, stamp)) return undefined;
+    if (!(Math.max(stamp.mtimeMs, stamp.ctimeMs) < record.recorded_at - RACY_MS)) return undefined;
+    if (!/^cli-[\w.-]+\.bin$/.test(record.name)) return undefined;
+    return record.name;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records `name` for the bundle at `bundlePath` with `stamp` (the stamp of the bytes just hashed),
+ * only when the bundle has already been unchanged for RACY_MS (otherwise it would not be trusted).
+ */
+export function recordCacheName(
+  dir: string,
+  uid: number,
+  bundlePath: string,
+  stamp: BundleStamp,
+  name: string,
+  now = Date.now(),
+): boolean {
+  if (!(Math.max(stamp.mtimeMs, stamp.ctimeMs) < now - RACY_MS)) return false;
+  const record: NameRecord = { path: bundlePath, stamp, recorded_at: now, name };
+  return writeTrustedCache(dir, nameRecordFile(bundlePath), uid, Buffer.from(JSON.stringify(record), 'utf8'));
 }
 
 /** Whether `dir` is a real directory owned by `uid` that no one else may read, write or enter. */

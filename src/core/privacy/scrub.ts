@@ -573,29 +573,57 @@ export function redactCredentialsShared<T>(value: T): T {
     stack.add(node);
     let result: unknown;
     if (Array.isArray(node)) {
-      let changed = false;
-      const copy = node.map((child: unknown) => {
+      // A copy is made only from the first element that changed.
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
         const out = visit(child);
-        if (out !== child) changed = true;
-        return out;
-      });
-      result = changed ? copy : node;
+        if (copy === undefined && out !== child) copy = node.slice(0, i);
+        copy?.push(out);
+      }
+      result = copy ?? node;
     } else {
-      let changed = false;
-      const copy: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
-        const kind = credentialKind(key);
-        const out = isCredentialKey(key, kind, child) ? `[redacted:${kind}]` : visit(child);
-        if (out !== child) changed = true;
-        copy[key] = out;
+      const record = node as Record<string, unknown>;
+      const keys = Object.keys(record);
+      let copy: Record<string, unknown> | undefined;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        const child = record[key];
+        const out = sharedKeyRedacts(key, child) ? `[redacted:${credentialKind(key)}]` : visit(child);
+        if (copy === undefined && out !== child) {
+          copy = {};
+          for (let j = 0; j < i; j++) copy[keys[j] as string] = record[keys[j] as string];
+        }
+        if (copy !== undefined) copy[key] = out;
       }
       // Only a plain object may stand for its copy (a Date or class instance serializes otherwise).
       const proto: unknown = Object.getPrototypeOf(node);
-      result = changed || (proto !== Object.prototype && proto !== null) ? copy : node;
+      if (copy === undefined && proto !== Object.prototype && proto !== null) {
+        copy = {};
+        for (const key of keys) copy[key] = record[key];
+      }
+      result = copy ?? node;
     }
     stack.delete(node);
     if (result === node) credentialClean.add(node);
     return result;
   };
   return visit(value) as T;
+}
+
+/** Per key: whether it is a credential key for numbers (`kind` in CREDENTIAL_KEYS), and whether it is secret-like. */
+const keyClasses = new Map<string, { credential: boolean; secretLike: boolean }>();
+const KEY_CLASSES_MAX = 10_000;
+
+/** `isCredentialKey(key, credentialKind(key), value)`, with the key's classification remembered. */
+function sharedKeyRedacts(key: string, value: unknown): boolean {
+  if (typeof value !== 'number' && (typeof value !== 'string' || value === '')) return false;
+  let known = keyClasses.get(key);
+  if (known === undefined) {
+    if (keyClasses.size >= KEY_CLASSES_MAX) keyClasses.clear();
+    known = { credential: CREDENTIAL_KEYS.has(credentialKind(key)), secretLike: SECRET_LIKE_KEY.test(key) };
+    keyClasses.set(key, known);
+  }
+  if (typeof value === 'number') return known.credential;
+  return known.credential || (known.secretLike && !PLACEHOLDER_VALUE.test(value));
 }

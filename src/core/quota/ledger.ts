@@ -261,6 +261,106 @@ export function ledgerFromFacts(facts: LedgerFacts, windowHours: number, clock: 
   };
 }
 
+/**
+ * What a ledger computed at one instant holds for a span of later instants: every field but the
+ * window's bounds and the per-spend lists depends on the clock only through which spends are inside
+ * the window, and that set stays the same from `from` while no spend newer than `from` comes due
+ * (`next_in`) and the oldest spend inside has not left (`min_in`). Serializable: the persistent status
+ * cache keeps it beside a run index's facts, so a warm `status` gets a goal's ledger without
+ * unpacking the facts at all.
+ */
+export interface LedgerMemo {
+  window_hours: number;
+  /** The instant (ms) it was computed at: it holds from there on, not before. */
+  from: number;
+  /** The oldest spend time inside the window then (null: none was). */
+  min_in: number | null;
+  /** The first spend time after `from` (null: none): it enters the window then. */
+  next_in: number | null;
+  spent_slots: number;
+  voided_slots: number;
+  duplicate_spends: number;
+  usage: UsageTotals;
+  next_slot_frees_at: string | null;
+}
+
+/** Whether `memo` holds at `now` for a window of `windowHours`: the same spends are inside the window. */
+export function ledgerMemoHolds(memo: LedgerMemo, windowHours: number, now: number): boolean {
+  if (memo.window_hours !== windowHours || !(now >= memo.from)) return false;
+  // The same comparisons as ledgerFromFacts: a spend is inside when start <= time <= now.
+  const start = now - windowHours * 3_600_000;
+  if (memo.next_in !== null && memo.next_in <= now) return false;
+  return memo.min_in === null || memo.min_in >= start;
+}
+
+/** The memo of `ledger`, computed from `facts` at `now` (see {@link LedgerMemo}). */
+export function ledgerMemoOf(facts: LedgerFacts, ledger: QuotaLedger, now: number): LedgerMemo {
+  const start = now - ledger.window_hours * 3_600_000;
+  let minIn: number | null = null;
+  let nextIn: number | null = null;
+  for (const fact of facts.spends) {
+    if (fact.time > now) nextIn = nextIn === null ? fact.time : Math.min(nextIn, fact.time);
+    else if (fact.time >= start) minIn = minIn === null ? fact.time : Math.min(minIn, fact.time);
+  }
+  return {
+    window_hours: ledger.window_hours,
+    from: now,
+    min_in: minIn,
+    next_in: nextIn,
+    spent_slots: ledger.spent_slots,
+    voided_slots: ledger.voided_slots,
+    duplicate_spends: ledger.duplicate_spends,
+    usage: { ...ledger.usage },
+    next_slot_frees_at: ledger.next_slot_frees_at,
+  };
+}
+
+/**
+ * The ledger of `facts` at the clock's now, equal to `ledgerFromFacts`: from `memo` when it holds
+ * (the facts are then asked for only if a caller reads `spends` or `settled_effect_ids`), else
+ * computed. Returns the memo that holds now (`memo` itself when it held).
+ */
+export function memoizedLedger(
+  facts: () => LedgerFacts,
+  windowHours: number,
+  clock: Clock,
+  memo: LedgerMemo | undefined,
+): { ledger: QuotaLedger; memo: LedgerMemo } {
+  const now = clock.now().getTime();
+  if (memo === undefined || !ledgerMemoHolds(memo, windowHours, now)) {
+    const all = facts();
+    const ledger = ledgerFromFacts(all, windowHours, clock);
+    return { ledger, memo: ledgerMemoOf(all, ledger, now) };
+  }
+  const windowMs = windowHours * 3_600_000;
+  let full: QuotaLedger | undefined;
+  const computed = (): QuotaLedger => (full ??= ledgerFromFacts(facts(), windowHours, { now: () => new Date(now) }));
+  const ledger: QuotaLedger = {
+    window_hours: windowHours,
+    window_start: new Date(now - windowMs).toISOString(),
+    window_end: new Date(now).toISOString(),
+    spent_slots: memo.spent_slots,
+    voided_slots: memo.voided_slots,
+    duplicate_spends: memo.duplicate_spends,
+    usage: { ...memo.usage },
+    get spends() {
+      return computed().spends;
+    },
+    get settled_effect_ids() {
+      return computed().settled_effect_ids;
+    },
+    next_slot_frees_at: memo.next_slot_frees_at,
+  };
+  return { ledger, memo };
+}
+
+/** The ledger of a run index's digest at the clock's now; keeps the memo that holds now on the digest. */
+export function ledgerOfDigest(digest: IndexDigest, windowHours: number, clock: Clock): QuotaLedger {
+  const { ledger, memo } = memoizedLedger(() => digest.facts, windowHours, clock, digest.ledger_memo);
+  digest.ledger_memo = memo;
+  return ledger;
+}
+
 function slotsOfDetail(detail: Record<string, unknown>): number {
   const event = detail['quota_event'];
   return (isRecord(event) ? positiveInt(event['slots']) : null) ?? positiveInt(detail['slots']) ?? 1;
@@ -327,7 +427,10 @@ export async function readQuotaLedger(
 
 /** What the quota summary needs from a run index, without its rows (kept by the persistent status cache). */
 export interface IndexDigest {
-  facts: LedgerFacts;
+  /** May be unpacked on first read (the persistent cache keeps it packed). */
+  readonly facts: LedgerFacts;
+  /** The ledger last computed from these facts, for the span of instants it holds (see {@link LedgerMemo}). */
+  ledger_memo?: LedgerMemo;
   /** The `waiting_on` of the newest status run (null when it has none). */
   latest_waiting_on: unknown;
   /** Whether there is a status run at all. */

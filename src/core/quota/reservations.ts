@@ -23,6 +23,8 @@ import { SettlementIdentitySchema, type SettlementIdentity } from './identity';
 import {
   ledgerFacts,
   ledgerFromFacts,
+  ledgerOfDigest,
+  type IndexDigest,
   type LedgerFacts,
   QUOTA_SLOT_SPENT,
   QUOTA_SLOT_VOIDED,
@@ -156,10 +158,15 @@ async function takeSnapshot(
   readIndex?: RunIndexRead,
   facts?: LedgerFacts,
   needRows = false,
+  digest?: IndexDigest,
 ): Promise<QuotaSnapshot> {
   const file = await readReservationsFile(reservationsPath(goal), goal.goalId);
   let rows: RunIndexEntry[] = [];
   let ledgerInput = facts;
+  if (digest !== undefined) {
+    // A kept digest: its memo gives the ledger without unpacking the facts while the window holds the same spends.
+    return snapshotOf(file, ledgerOfDigest(digest, goal.config.slots.window_hours, clock), rows, clock);
+  }
   if (ledgerInput === undefined && readIndex === undefined && !needRows) {
     // Reserving, settling and voiding need the ledger only: the incremental reader parses the appended bytes.
     ledgerInput = (await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot)).history.facts;
@@ -171,7 +178,15 @@ async function takeSnapshot(
     ).rows;
     ledgerInput = ledgerFacts(rows, goal.projectRoot);
   }
-  const ledger = ledgerFromFacts(ledgerInput, goal.config.slots.window_hours, clock);
+  return snapshotOf(file, ledgerFromFacts(ledgerInput, goal.config.slots.window_hours, clock), rows, clock);
+}
+
+function snapshotOf(
+  file: QuotaSnapshot['file'],
+  ledger: QuotaLedger,
+  rows: RunIndexEntry[],
+  clock: Clock,
+): QuotaSnapshot {
   const now = clock.now().getTime();
   const live: Reservation[] = [];
   const expired: Reservation[] = [];
@@ -744,6 +759,8 @@ export interface ReadQuotaViewOptions {
   runIndex?: RunIndexRead | null;
   /** The ledger facts of the goal's index as a cache kept them: the index is not read (and `rows` is empty). */
   facts?: LedgerFacts;
+  /** The digest of the goal's index as the persistent cache kept it (wins over `facts`): its ledger memo is used and updated. */
+  digest?: IndexDigest;
 }
 
 /** Reads ledger and reservations without the lock and without writing (status views, previews). */
@@ -762,7 +779,8 @@ export async function readQuotaView(
     clock,
     given !== undefined && path.resolve(given.index_file) === indexFile ? given : undefined,
     options.facts,
-    options.facts === undefined,
+    options.facts === undefined && options.digest === undefined,
+    options.digest,
   );
   return {
     ledger: snapshot.ledger,

@@ -938,7 +938,7 @@ export async function goalQuotaSummary(options: GoalQuotaSummaryOptions): Promis
     goal,
     options.clock,
     options.indexDigest !== undefined
-      ? { facts: options.indexDigest.facts }
+      ? { digest: options.indexDigest }
       : options.runIndex === undefined
         ? {}
         : { runIndex: options.runIndex },

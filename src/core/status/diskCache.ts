@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { readFileBytesSafeSync } from '../fs/safeRead';
 import { isCredentialClean, markCredentialClean } from '../privacy/scrub';
-import { digestRunIndex, type IndexDigest } from '../quota/ledger';
+import { digestRunIndex, type IndexDigest, type LedgerFacts, type LedgerMemo } from '../quota/ledger';
 import { readRunIndex, type RunIndexRead } from '../runtime/runIndex';
 import { LOOPX_VERSION } from '../version';
 import type { FileStamp, GoalStatusItem } from './goalStatus';
@@ -27,12 +27,15 @@ import { packJson, unpackJson } from './packedJson';
  *   the body. A missing, torn, corrupt, edited or foreign file is ignored (and rebuilt on save).
  *   Deleting it is always safe. It is written atomically; losing a race to another writer only
  *   loses that writer's entries (misses, never wrong answers).
+ * - Layout (schema 5): the header line, the body line (items; per run index its file entry, its
+ *   newest status run's facts, its ledger memo and where its packed facts are), then the packed
+ *   facts of every index back to back, parsed only when read (the memo answers a warm `status`).
  */
 
 export type { IndexDigest } from '../quota/ledger';
 
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
-export const STATUS_CACHE_SCHEMA = 4;
+export const STATUS_CACHE_SCHEMA = 5;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -61,16 +64,68 @@ const HeaderSchema = z.object({
   sha256: z.string(),
 });
 
+/**
+ * A run index's entry as the file holds it. The facts (most of the file) are not in the body line:
+ * `facts` is the byte offset and length of their packed JSON in the segment part after it, parsed
+ * only when a caller reads them (a warm `status` gets the ledger from `memo` instead).
+ */
+interface IndexRecord {
+  file: FileEntry;
+  latest_waiting_on: unknown;
+  has_latest: boolean;
+  memo?: LedgerMemo;
+  facts: [number, number];
+}
+
 interface Body {
   /** `clean`: the item holds nothing `redactCredentials` would change (so a warm `status` redacts nothing). */
   items: Record<string, { key: string; files: FileEntry[]; item: unknown; clean?: true }>;
-  indexes: Record<string, { file: FileEntry; digest: unknown }>;
+  indexes: Record<string, IndexRecord>;
 }
 
-function isBody(value: unknown): value is Body {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
-  return isObject(value) && isObject(value['items']) && isObject(value['indexes']);
+/** A run index's entry in memory: its digest (facts unpacked on first read) and their packed bytes once known. */
+interface IndexEntry {
+  file: FileEntry;
+  digest: IndexDigest;
+  /** The packed JSON of the facts (as loaded, or encoded at the first save), so a save need not encode them again. */
+  packed: Buffer | undefined;
+  /** The memo as last loaded or saved: a different one on the digest makes the cache dirty. */
+  savedMemo: LedgerMemo | undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isBody(value: unknown, segmentBytes: number): value is Body {
+  if (!isObject(value) || !isObject(value['items']) || !isObject(value['indexes'])) return false;
+  for (const record of Object.values(value['indexes'])) {
+    if (!isObject(record) || !isObject(record['file']) || typeof record['has_latest'] !== 'boolean') return false;
+    const at = record['facts'];
+    if (!Array.isArray(at) || at.length !== 2) return false;
+    const [offset, length] = at as unknown[];
+    if (!Number.isInteger(offset) || !Number.isInteger(length)) return false;
+    if ((offset as number) < 0 || (length as number) < 0 || (offset as number) + (length as number) > segmentBytes)
+      return false;
+  }
+  return true;
+}
+
+/** A digest whose facts are parsed from `packed` on first read (then kept). */
+function lazyDigest(
+  record: Pick<IndexRecord, 'latest_waiting_on' | 'has_latest' | 'memo'>,
+  packed: Buffer,
+): IndexDigest {
+  let facts: LedgerFacts | undefined;
+  const digest: IndexDigest = {
+    get facts(): LedgerFacts {
+      return (facts ??= unpackJson(JSON.parse(packed.toString('utf8'))) as LedgerFacts);
+    },
+    latest_waiting_on: record.latest_waiting_on,
+    has_latest: record.has_latest,
+  };
+  if (record.memo !== undefined) digest.ledger_memo = record.memo;
+  return digest;
 }
 
 /** How the file looked when opened (for tests and the benchmarks). */
@@ -91,20 +146,19 @@ function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 
 export class StatusDiskCache {
   private dirty = false;
-  /** Digests unpacked by this process, per entry (a long-lived model asks for them on every refresh). */
-  private readonly unpacked = new WeakMap<object, IndexDigest>();
 
   private constructor(
     readonly file: string,
     readonly origin: DiskCacheOrigin,
-    private body: Body,
+    private body: Pick<Body, 'items'>,
+    private readonly indexes: Map<string, IndexEntry>,
     /** The cache file's own mtime when loaded (0: none): files modified after it minus RACY_MS are racy. */
     private readonly loadedMtimeMs: number,
   ) {}
 
   /** An empty cache that will be written to `file` (nothing is read). */
-  static empty(file: string): StatusDiskCache {
-    return new StatusDiskCache(file, 'missing', { items: {}, indexes: {} }, 0);
+  static empty(file: string, origin: DiskCacheOrigin = 'missing'): StatusDiskCache {
+    return new StatusDiskCache(file, origin, { items: {} }, new Map(), 0);
   }
 
   /** Loads the cache file; never throws: whatever cannot be trusted starts empty. */
@@ -120,18 +174,30 @@ export class StatusDiskCache {
     const newline = bytes.indexOf(0x0a);
     try {
       const header = HeaderSchema.safeParse(JSON.parse(bytes.subarray(0, newline < 0 ? 0 : newline).toString('utf8')));
-      if (!header.success || header.data.loopx_version !== LOOPX_VERSION)
-        return new StatusDiskCache(file, 'foreign', { items: {}, indexes: {} }, 0);
-      const bodyBytes = bytes.subarray(newline + 1);
-      if (createHash('sha256').update(bodyBytes).digest('hex') !== header.data.sha256)
-        return new StatusDiskCache(file, 'corrupt', { items: {}, indexes: {} }, 0);
+      if (!header.success || header.data.loopx_version !== LOOPX_VERSION) return StatusDiskCache.empty(file, 'foreign');
+      const rest = bytes.subarray(newline + 1);
+      if (createHash('sha256').update(rest).digest('hex') !== header.data.sha256)
+        return StatusDiskCache.empty(file, 'corrupt');
       // The checksum proves the body is as this code wrote it: only its envelope is checked here
       // (validating every kept item again would cost what the cache saves).
-      const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
-      if (!isBody(body)) return new StatusDiskCache(file, 'corrupt', { items: {}, indexes: {} }, 0);
-      return new StatusDiskCache(file, 'loaded', body, mtimeMs);
+      const end = rest.indexOf(0x0a);
+      if (end < 0) return StatusDiskCache.empty(file, 'corrupt');
+      const segments = rest.subarray(end + 1);
+      const body: unknown = JSON.parse(rest.subarray(0, end).toString('utf8'));
+      if (!isBody(body, segments.length)) return StatusDiskCache.empty(file, 'corrupt');
+      const indexes = new Map<string, IndexEntry>();
+      for (const [indexFile, record] of Object.entries(body.indexes)) {
+        const packed = segments.subarray(record.facts[0], record.facts[0] + record.facts[1]);
+        indexes.set(indexFile, {
+          file: record.file,
+          digest: lazyDigest(record, packed),
+          packed,
+          savedMemo: record.memo,
+        });
+      }
+      return new StatusDiskCache(file, 'loaded', { items: body.items }, indexes, mtimeMs);
     } catch {
-      return new StatusDiskCache(file, 'corrupt', { items: {}, indexes: {} }, 0);
+      return StatusDiskCache.empty(file, 'corrupt');
     }
   }
 
@@ -184,21 +250,19 @@ export class StatusDiskCache {
 
   /** The kept digest of a run index, if the index is unchanged. */
   indexDigest(indexFile: string, stamp: FileStamp | null): IndexDigest | undefined {
-    const entry = this.body.indexes[indexFile];
+    const entry = this.indexes.get(indexFile);
     if (entry === undefined || !this.trusted(entry.file, indexFile, stamp)) return undefined;
-    // Kept packed (packedJson.ts: the spend facts as columns, a third of their size as objects).
-    let digest = this.unpacked.get(entry);
-    if (digest === undefined) {
-      digest = unpackJson(entry.digest) as IndexDigest;
-      this.unpacked.set(entry, digest);
-    }
-    return digest;
+    // Its facts stay packed (packedJson.ts) until read: the ledger memo usually answers without them.
+    return entry.digest;
   }
 
   setIndexDigest(indexFile: string, stamp: FileStamp | null, digest: IndexDigest): void {
-    const entry = { file: this.fileEntry(indexFile, stamp), digest: packJson(digest) };
-    this.unpacked.set(entry, digest);
-    this.body.indexes[indexFile] = entry;
+    this.indexes.set(indexFile, {
+      file: this.fileEntry(indexFile, stamp),
+      digest,
+      packed: undefined,
+      savedMemo: undefined,
+    });
     this.dirty = true;
   }
 
@@ -229,9 +293,9 @@ export class StatusDiskCache {
         delete this.body.items[goalId];
         this.dirty = true;
       }
-    for (const file of Object.keys(this.body.indexes))
+    for (const file of [...this.indexes.keys()])
       if (!indexFiles.has(file)) {
-        delete this.body.indexes[file];
+        this.indexes.delete(file);
         this.dirty = true;
       }
   }
@@ -247,18 +311,36 @@ export class StatusDiskCache {
         entry.clean = true;
         this.dirty = true;
       }
+    for (const entry of this.indexes.values()) if (entry.digest.ledger_memo !== entry.savedMemo) this.dirty = true;
     if (!this.dirty) return false;
-    const body = Buffer.from(JSON.stringify(this.body), 'utf8');
+    const indexes: Record<string, IndexRecord> = {};
+    const segments: Buffer[] = [];
+    let offset = 0;
+    for (const [indexFile, entry] of this.indexes) {
+      entry.packed ??= Buffer.from(JSON.stringify(packJson(entry.digest.facts)), 'utf8');
+      entry.savedMemo = entry.digest.ledger_memo;
+      indexes[indexFile] = {
+        file: entry.file,
+        latest_waiting_on: entry.digest.latest_waiting_on,
+        has_latest: entry.digest.has_latest,
+        ...(entry.savedMemo !== undefined ? { memo: entry.savedMemo } : {}),
+        facts: [offset, entry.packed.length],
+      };
+      segments.push(entry.packed);
+      offset += entry.packed.length;
+    }
+    const body: Body = { items: this.body.items, indexes };
+    const rest = Buffer.concat([Buffer.from(`${JSON.stringify(body)}\n`, 'utf8'), ...segments]);
     const header = JSON.stringify({
       format: STATUS_CACHE_FORMAT,
       schema: STATUS_CACHE_SCHEMA,
       loopx_version: LOOPX_VERSION,
-      sha256: createHash('sha256').update(body).digest('hex'),
+      sha256: createHash('sha256').update(rest).digest('hex'),
     });
     // Clean from the moment the body is taken: a change made while the write is under way marks it dirty again.
     this.dirty = false;
     try {
-      await writeFileAtomic(this.file, Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), body]), {
+      await writeFileAtomic(this.file, Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), rest]), {
         within,
         syncDirectory: false,
       });

@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { compileCacheDir, compileCacheName, readTrustedCache, writeTrustedCache } from '../../../src/cli/compileCache';
+import { spawnSync } from 'node:child_process';
+import {
+  bundleStamp,
+  compileCacheDir,
+  compileCacheName,
+  nameRecordFile,
+  RACY_MS,
+  readTrustedCache,
+  recordCacheName,
+  recordedCacheName,
+  writeTrustedCache,
+} from '../../../src/cli/compileCache';
 
 const uid = process.getuid?.() ?? 0;
 const DATA = Buffer.from('cached code');
@@ -67,5 +78,128 @@ describe('CLI compile cache: only our own private, matching cache is loaded', ()
     assert.notEqual(other, compileCacheName('bundle bytes'));
     assert.equal(compileCacheName(Buffer.from('bundle bytes')), compileCacheName('bundle bytes'));
     assert.equal(readTrustedCache(dir, other, uid), undefined);
+  });
+});
+
+describe('CLI compile cache: the name record (no hash when the bundle is unchanged)', () => {
+  const LONG_AGO = new Date(Date.now() - 3_600_000);
+
+  /** A bundle file last changed well before now (settled), with its name recorded. */
+  function recorded(): { dir: string; bundle: string; name: string } {
+    const { root, dir } = setup();
+    const bundle = path.join(root, 'cli-main.js');
+    fs.writeFileSync(bundle, 'bundle bytes');
+    const name = compileCacheName(fs.readFileSync(bundle));
+    // A record written as if an hour after the bundle's last change (ctime cannot be set back).
+    const stamp = bundleStamp(fs.statSync(bundle));
+    assert.equal(
+      recordCacheName(dir, uid, bundle, stamp, name, Math.max(stamp.mtimeMs, stamp.ctimeMs) + 3_600_000),
+      true,
+    );
+    return { dir, bundle, name };
+  }
+
+  const lookup = (dir: string, bundle: string) => recordedCacheName(dir, uid, bundle, bundleStamp(fs.statSync(bundle)));
+
+  it('gives back the recorded name while the stamp is the same', () => {
+    const { dir, bundle, name } = recorded();
+    assert.equal(lookup(dir, bundle), name);
+    assert.equal(fs.statSync(path.join(dir, nameRecordFile(bundle))).mode & 0o777, 0o600);
+  });
+
+  it('a same-size rewrite with the mtime put back is not trusted (the ctime moved)', () => {
+    const { dir, bundle } = recorded();
+    fs.writeFileSync(bundle, 'bundle bytez');
+    fs.utimesSync(bundle, LONG_AGO, fs.statSync(bundle).mtime);
+    assert.equal(lookup(dir, bundle), undefined);
+  });
+
+  it('truncation, replacement by rename and a chmod are not trusted', () => {
+    for (const change of [
+      (bundle: string) => fs.truncateSync(bundle, 3),
+      (bundle: string) => {
+        fs.writeFileSync(`${bundle}.new`, 'bundle bytes');
+        fs.renameSync(`${bundle}.new`, bundle);
+      },
+      (bundle: string) => fs.chmodSync(bundle, 0o600),
+    ]) {
+      const { dir, bundle } = recorded();
+      change(bundle);
+      assert.equal(lookup(dir, bundle), undefined, change.toString());
+    }
+  });
+
+  it('a bundle changed within RACY_MS of the record (or after it: clock skew) is not recorded and not trusted', () => {
+    const { root, dir } = setup();
+    const bundle = path.join(root, 'cli-main.js');
+    fs.writeFileSync(bundle, 'bundle bytes');
+    const stamp = bundleStamp(fs.statSync(bundle));
+    const changed = Math.max(stamp.mtimeMs, stamp.ctimeMs);
+    assert.equal(
+      recordCacheName(dir, uid, bundle, stamp, compileCacheName('bundle bytes'), changed + RACY_MS - 1),
+      false,
+    );
+    assert.equal(lookup(dir, bundle), undefined);
+    // A record someone wrote anyway (same folder, same owner) for a racy stamp is still refused.
+    const record = { path: bundle, stamp, recorded_at: changed + 10, name: compileCacheName('bundle bytes') };
+    writeTrustedCache(dir, nameRecordFile(bundle), uid, Buffer.from(JSON.stringify(record)));
+    assert.equal(lookup(dir, bundle), undefined);
+  });
+
+  it('a record of another path, a malformed record, or one in a folder others can write is not used', () => {
+    const { dir, bundle, name } = recorded();
+    const file = path.join(dir, nameRecordFile(bundle));
+    const record = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ ...record, path: `${bundle}.other` }));
+    assert.equal(lookup(dir, bundle), undefined);
+    fs.writeFileSync(file, JSON.stringify({ ...record, name: '../../elsewhere.bin' }));
+    assert.equal(lookup(dir, bundle), undefined);
+    fs.writeFileSync(file, '{torn');
+    assert.equal(lookup(dir, bundle), undefined);
+    fs.writeFileSync(file, JSON.stringify(record));
+    assert.equal(lookup(dir, bundle), name);
+    fs.chmodSync(dir, 0o777);
+    assert.equal(lookup(dir, bundle), undefined);
+  });
+
+  it('the launcher (real processes): records the name, reuses it, and runs the new bytes after a same-size rewrite', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-launch-'));
+    const tmp = path.join(root, 'tmp');
+    fs.mkdirSync(tmp);
+    const launcher = path.join(process.cwd(), 'out', 'cli.js');
+    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    fs.copyFileSync(launcher, path.join(root, 'cli.js'));
+    const bundle = path.join(root, 'cli-main.js');
+    const write = (text: string) => {
+      fs.writeFileSync(bundle, `process.stdout.write(${JSON.stringify(text)});`);
+      // Back-date the bundle's ctime is impossible; instead the record is checked against it.
+    };
+    write('one');
+    const run = () =>
+      spawnSync(process.execPath, [path.join(root, 'cli.js')], {
+        env: { ...process.env, TMPDIR: tmp },
+        encoding: 'utf8',
+      });
+    assert.equal(run().stdout, 'one');
+    const dir = compileCacheDir(tmp, uid);
+    const recordFile = path.join(dir, nameRecordFile(bundle));
+    // Just written: racy, so no record yet; made settled by writing it as an hour later would.
+    assert.equal(fs.existsSync(recordFile), false);
+    const stamp = bundleStamp(fs.statSync(bundle));
+    recordCacheName(
+      dir,
+      uid,
+      bundle,
+      stamp,
+      compileCacheName(fs.readFileSync(bundle, 'utf8')),
+      Math.max(stamp.mtimeMs, stamp.ctimeMs) + 3_600_000,
+    );
+    assert.equal(run().stdout, 'one', 'the recorded name serves');
+    // Same size, mtime put back: the ctime moved, so the launcher hashes again and runs the new bytes.
+    const mtime = fs.statSync(bundle).mtime;
+    write('two');
+    fs.utimesSync(bundle, mtime, mtime);
+    assert.equal(run().stdout, 'two');
+    assert.equal(run().stdout, 'two');
   });
 });

@@ -237,6 +237,43 @@ describe('privacy scrubber', () => {
     assert.equal(isCredentialClean(input), false);
   });
 
+  it('redactCredentialsShared equals redactCredentials on random nested values (credential keys, numbers, secrets at any position)', () => {
+    let state = 12345;
+    const random = (): number => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state / 2 ** 32;
+    };
+    const keys = ['note', 'token', 'Password', 'db-password', 'api_key', 'DB_PASSWORD', 'title', 'count', 'x'];
+    const texts = [
+      'fine',
+      '',
+      'DB_PASSWORD=hunter2',
+      `ghp_${GITHUB_BODY}`,
+      '<placeholder>',
+      '***',
+      'AKIAIOSFODNN7EXAMPLE',
+    ];
+    const value = (depth: number): unknown => {
+      const pick = random();
+      if (depth > 3 || pick < 0.3) return texts[Math.floor(random() * texts.length)];
+      if (pick < 0.4) return Math.floor(random() * 100);
+      if (pick < 0.45) return null;
+      if (pick < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < Math.floor(random() * 5); i++)
+        out[keys[Math.floor(random() * keys.length)] as string] = value(depth + 1);
+      return out;
+    };
+    for (let i = 0; i < 300; i++) {
+      const input = value(0);
+      const before = JSON.stringify(input);
+      assert.equal(JSON.stringify(redactCredentialsShared(input)), JSON.stringify(redactCredentials(input)), before);
+      assert.equal(JSON.stringify(input), before, 'the input is not changed');
+      // Again, now that clean parts are remembered.
+      assert.equal(JSON.stringify(redactCredentialsShared(input)), JSON.stringify(redactCredentials(input)), before);
+    }
+  });
+
   it('an object marked clean is not looked at again (only marked objects are skipped)', () => {
     const kept = { note: 'DB_PASSWORD=hunter2' };
     // What the persistent status cache does with an item it recorded clean: trusted without a scan.

@@ -58,7 +58,7 @@ interface Counted {
 }
 
 /** One status call as a fresh process makes it: a new in-memory cache, the disk cache on or off. */
-async function status(d: Demo, persistentCache: boolean): Promise<Counted> {
+async function status(d: Demo, persistentCache: boolean, clock = CLOCK): Promise<Counted> {
   let stateReads = 0;
   let indexReads = 0;
   const reader: StatusFileReader = {
@@ -81,7 +81,7 @@ async function status(d: Demo, persistentCache: boolean): Promise<Counted> {
       homeDir: d.dir,
       cache,
       persistentCache,
-      quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
+      quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock, homeDir: d.dir }),
     });
     return { payload, stateReads, indexReads, safeReads, disk: cache.disk };
   } finally {
@@ -177,7 +177,7 @@ describe('persistent status cache (runtime root)', () => {
     await status(d, true);
     const hashedPaths = (): string[] => {
       const text = fs.readFileSync(d.cacheFile, 'utf8');
-      const body = JSON.parse(text.slice(text.indexOf('\n') + 1)) as {
+      const body = JSON.parse(text.split('\n')[1] as string) as {
         items: Record<string, { files: { path: string; sha256?: string }[] }>;
       };
       return Object.values(body.items).flatMap((item) =>
@@ -286,6 +286,83 @@ describe('persistent status cache (runtime root)', () => {
     const again = await status(d, true);
     assert.equal(again.disk?.origin, 'foreign');
     assert.equal(again.stateReads, 1);
+  });
+
+  it('the run-index facts stay packed while the kept ledger memo holds; a later clock moves spends out of the window and is answered as uncached', async () => {
+    const d = demo();
+    ageEverything(d);
+    // Demo spends at the clock's day: one hour before and two days after the window moves past them.
+    const clocks = ['2026-11-28T12:00:00Z', '2026-11-28T12:00:00Z', '2026-11-28T13:00:00Z', '2026-11-30T12:00:00Z'];
+    const memoOf = (): { from: number } | undefined => {
+      const record = Object.values(
+        (
+          JSON.parse(fs.readFileSync(d.cacheFile, 'utf8').split('\n')[1] as string) as {
+            indexes: Record<string, { memo?: { from: number } }>;
+          }
+        ).indexes,
+      )[0];
+      return record?.memo;
+    };
+    await status(d, true, fixedClock(clocks[0] as string));
+    assert.equal(memoOf()?.from, Date.parse(clocks[0] as string), 'the cold call keeps the memo of its instant');
+    let unpacked = 0;
+    const parse = JSON.parse;
+    for (const at of clocks.slice(1)) {
+      const clock = fixedClock(at);
+      const uncached = await status(d, false, clock);
+      JSON.parse = (text: string, reviver?: Parameters<typeof parse>[1]) => {
+        if (text.startsWith('{"spends":')) unpacked++;
+        return parse(text, reviver) as unknown;
+      };
+      let warm: Counted;
+      try {
+        warm = await status(d, true, clock);
+      } finally {
+        JSON.parse = parse;
+      }
+      assert.equal(warm.indexReads, 0);
+      assert.equal(JSON.stringify(warm.payload), JSON.stringify(uncached.payload), at);
+      assert.equal(
+        JSON.stringify(goalItems(warm.payload)[0]?.quota),
+        JSON.stringify(goalItems(uncached.payload)[0]?.quota),
+      );
+    }
+    assert.ok(unpacked >= 1, 'two days later the memo no longer held: the facts were unpacked');
+    assert.ok(unpacked < clocks.length - 1, 'the same instant again: the memo answered without the facts');
+    assert.equal(memoOf()?.from, Date.parse(clocks[3] as string), 'the new memo is saved');
+  });
+
+  it('a cache of the previous schema, or with a facts segment outside the file, is not used', async () => {
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const text = fs.readFileSync(d.cacheFile, 'utf8');
+    const lines = text.split('\n');
+    const header = JSON.parse(lines[0] as string) as Record<string, unknown>;
+    fs.writeFileSync(d.cacheFile, [JSON.stringify({ ...header, schema: 4 }), ...lines.slice(1)].join('\n'));
+    assert.equal((await status(d, true)).disk?.origin, 'foreign');
+    // A body whose segment reaches past the end, with a matching checksum (as a buggy writer would leave it).
+    const body = JSON.parse(fs.readFileSync(d.cacheFile, 'utf8').split('\n')[1] as string) as {
+      indexes: Record<string, { facts: [number, number] }>;
+    };
+    const record = Object.values(body.indexes)[0];
+    assert.ok(record !== undefined);
+    record.facts = [record.facts[0], record.facts[1] + 1_000_000];
+    const rest = Buffer.from(
+      `${JSON.stringify(body)}\n${fs.readFileSync(d.cacheFile, 'utf8').split('\n').slice(2).join('\n')}`,
+    );
+    const { createHash } = await import('node:crypto');
+    const again = JSON.parse(fs.readFileSync(d.cacheFile, 'utf8').split('\n')[0] as string) as Record<string, unknown>;
+    fs.writeFileSync(
+      d.cacheFile,
+      Buffer.concat([
+        Buffer.from(`${JSON.stringify({ ...again, sha256: createHash('sha256').update(rest).digest('hex') })}\n`),
+        rest,
+      ]),
+    );
+    const corrupt = await status(d, true);
+    assert.equal(corrupt.disk?.origin, 'corrupt');
+    assert.equal(corrupt.stateReads, 1, 'nothing is taken from it');
   });
 
   it('deleting the cache is safe; with the cache off nothing is written', async () => {

@@ -56,6 +56,8 @@ export class WorkspaceModel extends Disposable {
   private readonly live = new Map<string, LiveStatusModel>();
   private readonly clock = clockFromEnv();
   private details = new Map<string, GoalDetails>();
+  /** Goals of the current listing whose status and quota have not been read yet (keys). */
+  private unread = new Set<string>();
   private reloadTimer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private reloadStarted: number | undefined;
@@ -112,6 +114,20 @@ export class WorkspaceModel extends Disposable {
   /** Status and quota of a goal as of the last reload (undefined while loading or if unreadable). */
   detailsOf(goal: GoalSummary): GoalDetails | undefined {
     return this.details.get(goalKey(goal));
+  }
+
+  /** The goal is listed from the registry but its status and quota are still being read (the first pass of a reload). */
+  isReading(goal: GoalSummary): boolean {
+    return this.unread.has(goalKey(goal));
+  }
+
+  /** Resolves once the reloads asked for so far are done (every listed goal's status read). */
+  async settled(): Promise<void> {
+    for (let seen = this.loading; seen !== undefined;) {
+      await seen;
+      if (this.loading === seen) return;
+      seen = this.loading;
+    }
   }
 
   /** The newest runs of a goal (bookkeeping left out), as of the last reload. */
@@ -258,7 +274,11 @@ export class WorkspaceModel extends Disposable {
     await next;
   }
 
-  async reload(): Promise<void> {
+  /**
+   * Reloads every registry. `listed` is called once the goals are listed (their nodes shown from the
+   * registry, before goals never read before have their status and quota), or at the end.
+   */
+  async reload(options: { listed?: () => void } = {}): Promise<void> {
     // One load at a time; a reload requested meanwhile runs after it, on fresh data.
     const previous = this.loading;
     const next = (async () => {
@@ -269,7 +289,16 @@ export class WorkspaceModel extends Disposable {
         this.registryPaths().map((p) => loadRegistrySnapshot(p, { homeDir: homedir() })),
       );
       this.snapshotList = snapshots.filter((s) => !s.ok || s.exists);
+      // Goals never read before (the first load, a goal just added) are listed from the registry at
+      // once and filled when their status and quota are read: the second pass refreshes their nodes.
+      this.unread = new Set(this.goals.map(goalKey).filter((key) => !this.details.has(key)));
+      if (this.unread.size > 0) {
+        this.changed.fire();
+        this.fireGoalChanges();
+      }
+      options.listed?.();
       this.details = await this.loadDetails(this.goals);
+      this.unread = new Set();
       await this.loadExtras(this.goals);
       this.watchRuntimeRoots(this.goals);
       this.publishDiagnostics(snapshots);

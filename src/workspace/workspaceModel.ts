@@ -15,6 +15,7 @@ import { findRawRegistryGoal, readRegistry } from '../core/registry/read';
 import {
   agentDetailsOf,
   changedGoalKeys,
+  factsFingerprint,
   recentRunsFrom,
   type AgentDetails,
   type TodoLease,
@@ -394,10 +395,10 @@ export class WorkspaceModel extends Disposable {
     this.runs.set(key, { version, runs: await this.readRecentRuns(goal) });
   }
 
-  /** What the tree shows of a goal, as one string: a change in it is a change of the goal's node. */
+  /** What the tree shows of a goal, as a digest: a change in it is a change of the goal's node. */
   private factsOf(goal: GoalSummary): string {
     const key = goalKey(goal);
-    return JSON.stringify([
+    return factsFingerprint([
       goal,
       this.details.get(key),
       this.runs.get(key)?.runs,

@@ -9,6 +9,8 @@ import type { GoalStatusItem } from '../core/status/goalStatus';
 import { LiveStatusModel, type StatusDiff } from '../core/status/liveStatus';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
+import { runIndexPath } from '../core/runtime/layout';
+import { readRunIndex } from '../core/runtime/runIndex';
 import { readAgentExecutorConfig } from '../core/executors/config';
 import { activeLeaseHolders } from '../core/leases/store';
 import { findRawRegistryGoal, readRegistry } from '../core/registry/read';
@@ -380,11 +382,18 @@ export class WorkspaceModel extends Disposable {
     this.leases = leases;
   }
 
+  /**
+   * Reads the goal's run index for its newest runs and lets go of it: asking the live model for the
+   * goal's sources would keep every goal's whole run history in its cache (+35 MB on M).
+   */
   private async readRecentRuns(goal: GoalSummary): Promise<RecentRun[]> {
-    const sources = await this.liveModel(goal.registryPath)
-      .goalSources(goal.goalId)
-      .catch(() => null);
-    return recentRunsFrom(sources?.runs?.rows ?? [], goal);
+    const rows = await readRunIndex(runIndexPath(goal.runtimeRoot, goal.goalId), {
+      projectRoot: goal.projectRoot,
+      artifactChecks: 0,
+    })
+      .then((read) => read.rows)
+      .catch(() => []);
+    return recentRunsFrom(rows, goal);
   }
 
   /** Re-reads one goal's recent runs when its run index moved. */

@@ -111,11 +111,13 @@ export class LoopxApp extends Disposable {
     const agentsView = this.register(new AgentsView(VIEW_IDS.agents, this.model));
     // Hidden command for the integration tests: what the Goals or Agents view renders, item by item.
     this.register(
-      vscode.commands.registerCommand('_loopx.treeSnapshot', (view: unknown, depth: unknown) =>
-        view === 'agents'
+      // It reads the filled views: after the reloads asked for so far (both passes: listed, then status read).
+      vscode.commands.registerCommand('_loopx.treeSnapshot', async (view: unknown, depth: unknown) => {
+        await this.model.settled();
+        return view === 'agents'
           ? snapshotTree(agentsView, typeof depth === 'number' ? depth : 3)
-          : snapshotTree(goalsView, typeof depth === 'number' ? depth : 3),
-      ),
+          : snapshotTree(goalsView, typeof depth === 'number' ? depth : 3);
+      }),
     );
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
@@ -223,12 +225,25 @@ export class LoopxApp extends Disposable {
       `LoopX ${LOOPX_VERSION} activating (VS Code ${vscode.version}, trusted: ${vscode.workspace.isTrusted})`,
     );
     this.timings.phase('constructed');
-    await this.model.reload();
-    this.timings.phase('loaded');
-    this.timings.modelLoaded(this.model.goals.length);
-    this.log.info(
-      `loaded ${this.model.goals.length} goal(s) in ${this.timings.snapshot().activateToModelMs?.toFixed(0) ?? '?'} ms`,
-    );
+    // activate() returns once the goals are listed from the registry; their status and quota fill in
+    // after (the model's second pass refreshes their nodes; `_loopx.treeSnapshot` waits for it).
+    await new Promise<void>((resolve, reject) => {
+      this.model.reload({ listed: resolve }).then(
+        () => {
+          this.timings.phase('loaded');
+          this.timings.modelLoaded(this.model.goals.length);
+          this.log.info(
+            `loaded ${this.model.goals.length} goal(s) in ${this.timings.snapshot().activateToModelMs?.toFixed(0) ?? '?'} ms`,
+          );
+          resolve();
+        },
+        (error: unknown) => {
+          this.log.error(`loading the goals failed: ${String(error)}`);
+          reject(error);
+        },
+      );
+    });
+    this.timings.phase('listed');
     // Not awaited: the context key reaches the window's renderer on its own, and a round trip to a
     // busy renderer would count in activation (measured: ~120 ms of 200 ms on a loaded machine).
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.ready, true);

@@ -224,7 +224,7 @@ export const extensionActivation: RunnableBenchmark = {
       verify: async () =>
         last === null
           ? 'no run'
-          : `${last.goalCount} goals; model loaded ${last.activateToModelMs?.toFixed(0)} ms after activate(); host RSS ${last.extensionHostRssMb.toFixed(0)} MB`,
+          : `${last.goalCount} goals; status and quota of every goal read ${last.activateToModelMs?.toFixed(0)} ms after activate(); host RSS ${last.extensionHostRssMb.toFixed(0)} MB`,
     };
   },
   prepareBaseline: async (ctx) => {

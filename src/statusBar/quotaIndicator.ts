@@ -83,6 +83,8 @@ export class QuotaIndicator extends Disposable {
       this.item.hide();
       return;
     }
+    // Listed but not read yet (the first pass of a reload): an unknown quota is not an error; wait for the second pass.
+    if (this.model.isReading(goal)) return;
     const presentation = presentIndicator(this.inputOf(goal));
     this.shown = { goal, presentation };
     this.item.text = presentation.text;

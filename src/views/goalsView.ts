@@ -224,6 +224,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         parts.push(`${status.open_gates.length} gate${status.open_gates.length === 1 ? '' : 's'}`);
     }
     if (details?.quota) parts.push(`${details.quota.spent_slots}/${details.quota.allowed_slots} slots`);
+    if (this.model.isReading(goal)) parts.push('reading status…');
     const running = this.model.isLoopRunning(goal);
     if (running) parts.unshift('loop running');
     else if (goal.status === 'paused' || goal.status === 'stopped') parts.unshift(goal.status);
@@ -286,6 +287,8 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       const userTodos = (status.user_todos?.items ?? []).filter((t) => t.task_class !== 'user_gate');
       if (userTodos.length > 0)
         nodes.push({ kind: 'group', goal, group: 'userTodos', label: 'User Todos', count: userTodos.length });
+    } else if (this.model.isReading(goal)) {
+      nodes.push({ kind: 'detail', id: `${key}:reading`, label: 'Reading status…', icon: 'loading~spin' });
     } else if (goal.stateFile) {
       nodes.push({
         kind: 'detail',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import type { GoalSummary } from '../core/status/workspaceGoals';
@@ -187,6 +188,16 @@ export function agentDetailsOf(facts: readonly GoalFacts[]): AgentDetails[] {
  * Which goals a reload changed, by key: `'all'` when the list of goals or registries changed shape
  * (added, removed, reordered, a registry error), else the keys whose facts differ.
  */
+/**
+ * The fingerprint the model keeps of what the tree shows of a goal: a digest of its facts' JSON, so
+ * a reload compares goals without keeping a second copy of every status item as text.
+ */
+export function factsFingerprint(facts: unknown): string {
+  return createHash('sha1')
+    .update(JSON.stringify(facts) ?? 'undefined')
+    .digest('base64');
+}
+
 export function changedGoalKeys(
   before: { shape: string; facts: ReadonlyMap<string, string> },
   after: { shape: string; facts: ReadonlyMap<string, string> },

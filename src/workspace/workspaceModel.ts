@@ -9,12 +9,15 @@ import type { GoalStatusItem } from '../core/status/goalStatus';
 import { LiveStatusModel, type StatusDiff } from '../core/status/liveStatus';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
+import { runIndexPath } from '../core/runtime/layout';
+import { readRunIndex } from '../core/runtime/runIndex';
 import { readAgentExecutorConfig } from '../core/executors/config';
 import { activeLeaseHolders } from '../core/leases/store';
 import { findRawRegistryGoal, readRegistry } from '../core/registry/read';
 import {
   agentDetailsOf,
   changedGoalKeys,
+  factsFingerprint,
   recentRunsFrom,
   type AgentDetails,
   type TodoLease,
@@ -56,6 +59,8 @@ export class WorkspaceModel extends Disposable {
   private readonly live = new Map<string, LiveStatusModel>();
   private readonly clock = clockFromEnv();
   private details = new Map<string, GoalDetails>();
+  /** Goals of the current listing whose status and quota have not been read yet (keys). */
+  private unread = new Set<string>();
   private reloadTimer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private reloadStarted: number | undefined;
@@ -112,6 +117,20 @@ export class WorkspaceModel extends Disposable {
   /** Status and quota of a goal as of the last reload (undefined while loading or if unreadable). */
   detailsOf(goal: GoalSummary): GoalDetails | undefined {
     return this.details.get(goalKey(goal));
+  }
+
+  /** The goal is listed from the registry but its status and quota are still being read (the first pass of a reload). */
+  isReading(goal: GoalSummary): boolean {
+    return this.unread.has(goalKey(goal));
+  }
+
+  /** Resolves once the reloads asked for so far are done (every listed goal's status read). */
+  async settled(): Promise<void> {
+    for (let seen = this.loading; seen !== undefined;) {
+      await seen;
+      if (this.loading === seen) return;
+      seen = this.loading;
+    }
   }
 
   /** The newest runs of a goal (bookkeeping left out), as of the last reload. */
@@ -258,7 +277,11 @@ export class WorkspaceModel extends Disposable {
     await next;
   }
 
-  async reload(): Promise<void> {
+  /**
+   * Reloads every registry. `listed` is called once the goals are listed (their nodes shown from the
+   * registry, before goals never read before have their status and quota), or at the end.
+   */
+  async reload(options: { listed?: () => void } = {}): Promise<void> {
     // One load at a time; a reload requested meanwhile runs after it, on fresh data.
     const previous = this.loading;
     const next = (async () => {
@@ -269,7 +292,16 @@ export class WorkspaceModel extends Disposable {
         this.registryPaths().map((p) => loadRegistrySnapshot(p, { homeDir: homedir() })),
       );
       this.snapshotList = snapshots.filter((s) => !s.ok || s.exists);
+      // Goals never read before (the first load, a goal just added) are listed from the registry at
+      // once and filled when their status and quota are read: the second pass refreshes their nodes.
+      this.unread = new Set(this.goals.map(goalKey).filter((key) => !this.details.has(key)));
+      if (this.unread.size > 0) {
+        this.changed.fire();
+        this.fireGoalChanges();
+      }
+      options.listed?.();
       this.details = await this.loadDetails(this.goals);
+      this.unread = new Set();
       await this.loadExtras(this.goals);
       this.watchRuntimeRoots(this.goals);
       this.publishDiagnostics(snapshots);
@@ -350,11 +382,18 @@ export class WorkspaceModel extends Disposable {
     this.leases = leases;
   }
 
+  /**
+   * Reads the goal's run index for its newest runs and lets go of it: asking the live model for the
+   * goal's sources would keep every goal's whole run history in its cache (+35 MB on M).
+   */
   private async readRecentRuns(goal: GoalSummary): Promise<RecentRun[]> {
-    const sources = await this.liveModel(goal.registryPath)
-      .goalSources(goal.goalId)
-      .catch(() => null);
-    return recentRunsFrom(sources?.runs?.rows ?? [], goal);
+    const rows = await readRunIndex(runIndexPath(goal.runtimeRoot, goal.goalId), {
+      projectRoot: goal.projectRoot,
+      artifactChecks: 0,
+    })
+      .then((read) => read.rows)
+      .catch(() => []);
+    return recentRunsFrom(rows, goal);
   }
 
   /** Re-reads one goal's recent runs when its run index moved. */
@@ -365,10 +404,10 @@ export class WorkspaceModel extends Disposable {
     this.runs.set(key, { version, runs: await this.readRecentRuns(goal) });
   }
 
-  /** What the tree shows of a goal, as one string: a change in it is a change of the goal's node. */
+  /** What the tree shows of a goal, as a digest: a change in it is a change of the goal's node. */
   private factsOf(goal: GoalSummary): string {
     const key = goalKey(goal);
-    return JSON.stringify([
+    return factsFingerprint([
       goal,
       this.details.get(key),
       this.runs.get(key)?.runs,

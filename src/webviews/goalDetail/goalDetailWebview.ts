@@ -20,7 +20,10 @@ const TIMELINE_EVENT_WINDOW = 150;
  * latest runs, and a timeline of the rollout event log by turn. Restored after a reload by its serializer; updates when the goal's files change.
  */
 export class GoalDetailWebviews extends Disposable {
-  private readonly panels = new Map<string, { panel: vscode.WebviewPanel; goal: GoalSummary }>();
+  private readonly panels = new Map<
+    string,
+    { panel: vscode.WebviewPanel; goal: GoalSummary; ready: boolean; next: Promise<HostToDetail> }
+  >();
   private readonly posted: HostToDetail[] = [];
 
   constructor(
@@ -71,7 +74,8 @@ export class GoalDetailWebviews extends Disposable {
 
   private adopt(panel: vscode.WebviewPanel, goal: GoalSummary): void {
     const key = goalKey(goal);
-    this.panels.set(key, { panel, goal });
+    // The data is read while the webview loads its script, not after its first message.
+    this.panels.set(key, { panel, goal, ready: false, next: this.build(goal) });
     panel.webview.options = webviewOptions(this.extensionUri);
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'loopx.svg');
     panel.webview.html = shellHtml(panel.webview, this.extensionUri, {
@@ -86,7 +90,9 @@ export class GoalDetailWebviews extends Disposable {
         return;
       }
       this.onWebviewReady('webview-ready');
-      void this.update(key);
+      const entry = this.panels.get(key);
+      if (entry) entry.ready = true;
+      void this.post(key);
     });
     panel.onDidDispose(() => this.panels.delete(key));
   }
@@ -95,15 +101,13 @@ export class GoalDetailWebviews extends Disposable {
     for (const [key, entry] of this.panels) {
       const goal = this.model.findGoal(entry.goal.goalId, entry.goal.registryPath);
       if (goal) entry.goal = goal;
-      void this.update(key);
+      entry.next = this.build(entry.goal);
+      if (entry.ready) void this.post(key);
     }
   }
 
-  private async update(key: string): Promise<void> {
-    const entry = this.panels.get(key);
-    if (!entry) return;
-    const { goal, panel } = entry;
-    let message: HostToDetail;
+  /** The render message of a goal: its quota history, status and event log. */
+  private async build(goal: GoalSummary): Promise<HostToDetail> {
     try {
       const env = editorEnvironment(goal.registryPath);
       const history = await runOperation(quotaHistory, { goalId: goal.goalId }, env);
@@ -112,12 +116,21 @@ export class GoalDetailWebviews extends Disposable {
         (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
       );
       const detail = goalDetailOf(goal, history, this.model.detailsOf(goal)?.status, log);
-      message = { type: 'render', detail, ref: { registryPath: goal.registryPath, goalId: goal.goalId } };
+      return { type: 'render', detail, ref: { registryPath: goal.registryPath, goalId: goal.goalId } };
     } catch (error) {
-      message = { type: 'error', message: error instanceof Error ? error.message : String(error) };
+      return { type: 'error', message: error instanceof Error ? error.message : String(error) };
     }
+  }
+
+  /** Posts the panel's newest render message (a later one, built meanwhile, wins). */
+  private async post(key: string): Promise<void> {
+    const entry = this.panels.get(key);
+    if (!entry) return;
+    const pending = entry.next;
+    const message = await pending;
+    if (this.panels.get(key) !== entry || entry.next !== pending) return;
     this.posted.push(message);
     if (this.posted.length > 20) this.posted.shift();
-    await panel.webview.postMessage(message);
+    await entry.panel.webview.postMessage(message);
   }
 }

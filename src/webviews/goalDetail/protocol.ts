@@ -1,23 +1,24 @@
-import { z } from 'zod';
+// zod/mini: the same checks as zod, in a bundle small enough for the webview's first paint (zod's full API is ~450 KB of it).
+import * as z from 'zod/mini';
 
 /** Messages of the goal-detail webview, validated with zod on both sides. */
 
-const budgetSchema = z.object({ used: z.number(), limit: z.number() }).nullable();
+const budgetSchema = z.nullable(z.object({ used: z.number(), limit: z.number() }));
 
 /** One turn of the event timeline (events without a turn are grouped with `turn_instance_id: null`). */
 export const timelineTurnSchema = z.object({
-  turn_instance_id: z.string().nullable(),
-  agent_id: z.string().nullable(),
-  first_at: z.string().nullable(),
-  last_at: z.string().nullable(),
+  turn_instance_id: z.nullable(z.string()),
+  agent_id: z.nullable(z.string()),
+  first_at: z.nullable(z.string()),
+  last_at: z.nullable(z.string()),
   /** How many events the turn has in the read window (`events` lists the newest of them). */
-  event_count: z.number().int().nonnegative(),
+  event_count: z.int().check(z.nonnegative()),
   events: z.array(
     z.object({
       kind: z.string(),
-      at: z.string().nullable(),
-      agent_id: z.string().nullable(),
-      todo_id: z.string().nullable(),
+      at: z.nullable(z.string()),
+      agent_id: z.nullable(z.string()),
+      todo_id: z.nullable(z.string()),
       text: z.string(),
     }),
   ),
@@ -42,35 +43,38 @@ export const goalDetailSchema = z.object({
   }),
   /** Counted spends of the window, oldest first. */
   spends: z.array(
-    z.object({ at: z.string(), slots: z.number(), tokens: z.number().nullable(), cost_usd: z.number().nullable() }),
+    z.object({ at: z.string(), slots: z.number(), tokens: z.nullable(z.number()), cost_usd: z.nullable(z.number()) }),
   ),
   frontier: z.object({
-    open: z.number().int().nonnegative(),
-    claimed: z.number().int().nonnegative(),
-    blocked: z.number().int().nonnegative(),
-    done: z.number().int().nonnegative(),
+    open: z.int().check(z.nonnegative()),
+    claimed: z.int().check(z.nonnegative()),
+    blocked: z.int().check(z.nonnegative()),
+    done: z.int().check(z.nonnegative()),
   }),
   runs: z.array(
     z.object({
-      generated_at: z.string().nullable(),
-      classification: z.string().nullable(),
-      agent_id: z.string().nullable(),
-      recommended_action: z.string().nullable(),
+      generated_at: z.nullable(z.string()),
+      classification: z.nullable(z.string()),
+      agent_id: z.nullable(z.string()),
+      recommended_action: z.nullable(z.string()),
     }),
   ),
   /** The rollout event log's latest events by turn, newest turn first (`evidence-log`). */
   timeline: z.object({
     log_exists: z.boolean(),
-    total_events: z.number().int().nonnegative(),
+    total_events: z.int().check(z.nonnegative()),
     turns: z.array(timelineTurnSchema),
     /** Set when the log could not be read (the rest of the detail still renders). */
-    error: z.string().nullable(),
+    error: z.nullable(z.string()),
   }),
 });
 export type GoalDetail = z.infer<typeof goalDetailSchema>;
 
 /** Kept by the webview (`setState`) so a restored panel knows its goal. */
-export const detailStateSchema = z.object({ registryPath: z.string().min(1), goalId: z.string().min(1) });
+export const detailStateSchema = z.object({
+  registryPath: z.string().check(z.minLength(1)),
+  goalId: z.string().check(z.minLength(1)),
+});
 export type DetailState = z.infer<typeof detailStateSchema>;
 
 export const hostToDetailSchema = z.discriminatedUnion('type', [

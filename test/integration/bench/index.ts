@@ -10,6 +10,7 @@ interface HostEvent {
 }
 
 interface Timings {
+  activateToModelMs: number | null;
   activateToGoalsShownMs: number | null;
   activateToStartedMs: number | null;
   events: HostEvent[];
@@ -78,7 +79,11 @@ export async function run(): Promise<void> {
     t.activateToGoalsShownMs === null ? undefined : t,
   );
   if (mode === 'activation') {
-    writeFileSync(output, JSON.stringify(shown));
+    // The goals are listed first; their status and quota fill in after (activateToModelMs, goalCount).
+    const filled = await waitFor('the status and quota of every goal', 240_000, (t) =>
+      t.activateToModelMs === null ? undefined : t,
+    );
+    writeFileSync(output, JSON.stringify({ ...filled, activateToGoalsShownMs: shown.activateToGoalsShownMs }));
     return;
   }
   // Let the start settle (the first reload's followers, the file watchers).

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
@@ -25,6 +26,16 @@ async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Brings the Goals view to a known state before an external write: reloads, renders the goal nodes the way the view
+ * does (a refresh of a goal node the tree never rendered is a whole-tree one), and drops the refreshes fired so far.
+ */
+async function settleTree(): Promise<void> {
+  await vscode.commands.executeCommand('loopx.refresh');
+  await vscode.commands.executeCommand('_loopx.treeSnapshot', 'goals', 1);
+  await vscode.commands.executeCommand('_loopx.takeTreeRefreshes');
 }
 
 /** The todo's line and its metadata comment in the state file. */
@@ -192,8 +203,7 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
   });
 
   it("a change written by another process refreshes that goal's tree node only", async () => {
-    await vscode.commands.executeCommand('loopx.refresh');
-    await vscode.commands.executeCommand('_loopx.takeTreeRefreshes');
+    await settleTree();
     const script = `require('fs').appendFileSync(${JSON.stringify(statePath())}, '\\n- 2026-12-01: edited by another process\\n')`;
     const child = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
     assert.equal(child.status, 0);
@@ -203,5 +213,60 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
       return seen.length > 0 ? true : undefined;
     }, 'a tree refresh after the external write');
     assert.deepEqual(seen, [['tidy-notes']], 'the goal node only, not the whole tree');
+  });
+
+  it("a task lease taken by another process refreshes that goal's tree node through the watcher alone", async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    const cli = (args: string[]): Record<string, unknown> => {
+      const run = spawnSync(
+        process.execPath,
+        [join(extension.extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'],
+        { cwd: workspaceDir(), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+      );
+      assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    };
+    // Earlier tests of this suite complete, claim and defer todos: lease one that is still open and unclaimed.
+    const listed = cli(['todo', 'list', '--goal-id', 'tidy-notes'])['todos'] as {
+      todo_id: string;
+      status: string;
+      role: string;
+      claimed_by?: string | null;
+    }[];
+    const free = listed.find((todo) => todo.role === 'agent' && todo.status === 'open' && !todo.claimed_by);
+    assert.ok(free !== undefined, `an open, unclaimed agent todo to lease: ${JSON.stringify(listed)}`);
+    const lease = ['--goal-id', 'tidy-notes', '--todo-id', free.todo_id];
+    // The runtime folder replaced wholesale, as a backup restore (or another suite) does: the watcher must survive it.
+    const runtime = join(workspaceDir(), '.loopx');
+    const copy = join(mkdtempSync(join(tmpdir(), 'loopx-it-runtime-')), '.loopx');
+    cpSync(runtime, copy, { recursive: true });
+    rmSync(runtime, { recursive: true, force: true });
+    cpSync(copy, runtime, { recursive: true });
+    rmSync(copy, { recursive: true, force: true });
+    await settleTree();
+    cli(['task-lease', 'acquire', ...lease, '--owner', 'codex-main', '--idempotency-key', 'it-tree-lease']);
+    try {
+      // No explicit refresh: the watcher's event for <runtime>/goals/tidy-notes/task-leases/… is mapped to the goal.
+      const seen: string[][] = [];
+      await eventually(() => {
+        void vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes').then((r) => seen.push(...r));
+        return seen.length > 0 ? true : undefined;
+      }, 'a tree refresh after the external lease');
+      assert.deepEqual(seen, [['tidy-notes']], 'the goal node only, not the whole tree');
+    } finally {
+      const held = cli(['task-lease', 'inspect', ...lease])['lease'] as { version?: number } | null;
+      cli([
+        'task-lease',
+        'release',
+        ...lease,
+        '--owner',
+        'codex-main',
+        '--idempotency-key',
+        'it-tree-lease',
+        '--expected-version',
+        String(held?.version ?? 1),
+      ]);
+    }
   });
 });

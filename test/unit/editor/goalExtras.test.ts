@@ -4,6 +4,7 @@ import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
 import {
   agentDetailsOf,
   changedGoalKeys,
+  factsFingerprint,
   leaseLabel,
   recentRunsFrom,
   runMarkdownFile,
@@ -155,5 +156,23 @@ describe('leaseLabel (the Goals tree shows who holds a todo until when)', () => 
       leaseLabel({ owner: 'agent-b', expires_at: '', version: 1 }, now).description,
       '🔒 agent-b until an unknown time',
     );
+  });
+
+  it("keeps a fixed-size digest of a goal's facts, not a copy of them, that still tells a change", () => {
+    const todos = Array.from({ length: 200 }, (_, i) => ({
+      todo_id: `todo_${i}`,
+      text: `a long todo text ${i} `.repeat(5),
+    }));
+    const facts = [{ goalId: 'g' }, { status: { agent_todos: { items: todos } } }];
+    const fingerprint = factsFingerprint(facts);
+    assert.ok(
+      fingerprint.length <= 32,
+      `a digest (${fingerprint.length} chars), not the ${JSON.stringify(facts).length}-char facts`,
+    );
+    assert.equal(factsFingerprint(JSON.parse(JSON.stringify(facts))), fingerprint, 'equal facts, equal fingerprint');
+    const edited = JSON.parse(JSON.stringify(facts)) as typeof facts;
+    (edited[1] as { status: { agent_todos: { items: { text: string }[] } } }).status.agent_todos.items[199]!.text = 'x';
+    assert.notEqual(factsFingerprint(edited), fingerprint, 'one todo text changed');
+    assert.notEqual(factsFingerprint(undefined), factsFingerprint(null));
   });
 });

@@ -28,6 +28,23 @@ function row(page: Page, label: string | RegExp): Locator {
     .first();
 }
 
+/**
+ * Waits until the row is rendered. The list renders only the rows in view, and the workbench may give the
+ * Goals view less height than usual (seen in CI: VS Code showed the Restricted Mode view of a trusted window
+ * at start-up, taking part of the side bar): then the other LoopX views are collapsed to make room.
+ */
+async function reveal(page: Page, label: string | RegExp): Promise<Locator> {
+  const target = row(page, label);
+  if ((await target.count()) === 0) {
+    for (const title of ['Agents', 'Restricted Mode']) {
+      const header = page.locator('.part.sidebar .pane-header[aria-expanded="true"]', { hasText: title });
+      if ((await header.count()) > 0) await header.first().click();
+    }
+  }
+  await target.waitFor({ timeout: 30_000 });
+  return target;
+}
+
 async function descriptionOf(target: Locator): Promise<string> {
   const description = target.locator('.label-description');
   return (await description.count()) > 0 ? await description.innerText() : '';
@@ -96,6 +113,7 @@ describe('Acting from the Goals tree in the VS Code workbench (Chromium)', funct
     await row(page, GOAL).waitFor({ timeout: 60_000 });
     await row(page, GOAL).click();
     await row(page, GATE).waitFor({ timeout: 30_000 });
+    await reveal(page, PUBLISH);
   });
 
   after(async () => {
@@ -107,7 +125,11 @@ describe('Acting from the Goals tree in the VS Code workbench (Chromium)', funct
 
   it('approves the gate with its inline button and a typed decision note: the held todo becomes runnable in the tree and on disk', async () => {
     try {
-      assert.match(await descriptionOf(row(page, PUBLISH)), /held by gate/, 'the publish todo waits for the gate');
+      assert.match(
+        await descriptionOf(await reveal(page, PUBLISH)),
+        /held by gate/,
+        'the publish todo waits for the gate',
+      );
       assert.equal(blockersOf(workspace, 'todo_publish')?.length, 1);
       const gateRow = row(page, GATE);
       await hoverClear(page, gateRow);

@@ -464,13 +464,15 @@ function takeTicket(r: Resolved, deadlineMs: number): Ticket {
     deadline_ms: deadlineMs,
   };
   for (let round = 0; ; round++) {
-    fs.mkdirSync(queueDir, { recursive: true, mode: 0o700 });
     try {
+      // Inside the try: a recursive mkdir that meets the folder (EEXIST) stats it, and answers ENOENT
+      // when the last waiter out removes it in between (seen in CI under a reclaim race).
+      fs.mkdirSync(queueDir, { recursive: true, mode: 0o700 });
       fs.writeFileSync(ticketPath, JSON.stringify(record), { flag: 'wx', mode: 0o600 });
       ticketsOfThisProcess.add(ticketPath);
       return { name, path: ticketPath };
     } catch (error) {
-      // The last waiter out removed the folder between our mkdir and our write: make it again.
+      // The last waiter out removed the folder during our mkdir or before our write: make it again.
       if (!isErrno(error, 'ENOENT') || round >= 5) throw error;
     }
   }

@@ -158,7 +158,8 @@ function webviewPaint(mode: 'warnings' | 'goal-detail', title: string): Runnable
     name: `extension-webview-${mode}`,
     title: `${title} webview first paint (real VS Code host)`,
     description: `with M shown: from executing the palette command to the webview's first message (\`ready\`, sent when its script has run and drawn the shell)`,
-    baselineDescription: "a node process that reads one goal's state file and run index",
+    baselineDescription:
+      'the same window state (M shown), a minimal webview instead: one inline script posting a message (what VS Code itself takes to show a first webview)',
     cases: [fixedCase('M', SIZES.M, 5)],
     unitLabel: 'goals',
     units: (shape) => shape?.goals ?? 0,
@@ -181,7 +182,12 @@ function webviewPaint(mode: 'warnings' | 'goal-detail', title: string): Runnable
     },
     prepareBaseline: async (ctx) => {
       const workspace = requireWorkspace(ctx.workspace);
-      return rawReadProcess(ctx, [stateFiles(workspace)[0] ?? '', runIndexFiles(workspace)[0] ?? '']);
+      return {
+        run: async () => {
+          const t = await runInHost(ctx, workspace.root, 'webview-raw', { LOOPX_NOW: workspace.now });
+          return { measuredMs: t.measuredMs ?? Number.NaN, childPeakRssMb: t.extensionHostRssMb };
+        },
+      };
     },
   };
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import type { GoalSummary } from '../core/status/workspaceGoals';
-import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry } from '../core/runtime/runIndex';
+import type { RunIndexEntry } from '../core/runtime/runIndex';
+import { RECENT_RUNS_KEPT, recentRunRows, type RecentRunRow } from '../core/status/recentRuns';
 
 /**
  * What the editor shows beside the status read model, computed from the same parsed files:
@@ -12,7 +14,7 @@ import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry } from '../core/runt
  */
 
 /** How many runs the "Recent runs" group lists. */
-export const RECENT_RUNS = 5;
+export const RECENT_RUNS = RECENT_RUNS_KEPT;
 
 /** A time-active hard task lease on a todo, as the Goals tree shows it. */
 export interface TodoLease {
@@ -56,10 +58,6 @@ export interface RecentRun {
   markdown_file: string | null;
 }
 
-function numberOr(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
-
 function isWithin(root: string, file: string): boolean {
   const relative = path.relative(path.resolve(root), path.resolve(file));
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
@@ -68,16 +66,24 @@ function isWithin(root: string, file: string): boolean {
 /**
  * A row's Markdown path as a file the editor may open: relative paths are the project's; a path
  * that leaves both the project and the runtime root (an index written by hand or tampered with)
- * is not offered.
+ * is not offered, nor one that does not exist.
  */
 export function runMarkdownFile(
   row: Pick<RunIndexEntry, 'markdown_path' | 'markdown_exists'>,
   goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
 ): string | null {
-  const given = row.markdown_path;
-  if (typeof given !== 'string' || given === '' || !row.markdown_exists) return null;
+  return markdownFileOf(row.markdown_path, goal, () => row.markdown_exists === true);
+}
+
+function markdownFileOf(
+  given: string | null | undefined,
+  goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
+  exists: (file: string) => boolean,
+): string | null {
+  if (typeof given !== 'string' || given === '') return null;
   const file = path.isAbsolute(given) ? path.normalize(given) : path.resolve(goal.projectRoot, given);
-  return isWithin(goal.projectRoot, file) || isWithin(goal.runtimeRoot, file) ? file : null;
+  if (!isWithin(goal.projectRoot, file) && !isWithin(goal.runtimeRoot, file)) return null;
+  return exists(file) ? file : null;
 }
 
 /** The newest runs of a goal (rows newest first), bookkeeping rows left out, each with its turn's spend. */
@@ -86,39 +92,21 @@ export function recentRunsFrom(
   goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
   limit: number = RECENT_RUNS,
 ): RecentRun[] {
-  const spends = new Map<string, { slots: number; cost: number | null; tokens: number | null }>();
-  for (const row of rows) {
-    if (row.classification !== 'quota_slot_spent') continue;
-    const turn = row['turn_instance_id'];
-    if (typeof turn !== 'string') continue;
-    const usage = row['usage'];
-    const usageRecord = typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : {};
-    const prior = spends.get(turn);
-    spends.set(turn, {
-      slots: (prior?.slots ?? 0) + (numberOr(row['slots']) ?? 1),
-      cost: numberOr(usageRecord['cost_usd']) ?? prior?.cost ?? null,
-      tokens: numberOr(usageRecord['tokens']) ?? prior?.tokens ?? null,
-    });
-  }
-  const runs: RecentRun[] = [];
-  for (const row of rows) {
-    if (row.classification !== undefined && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) continue;
-    const turn = row['turn_instance_id'];
-    const spend = typeof turn === 'string' ? spends.get(turn) : undefined;
-    runs.push({
-      generated_at: row.generated_at ?? null,
-      classification: row.classification ?? null,
-      agent_id: row.agent_id ?? null,
-      todo_id: row.todo_id ?? null,
-      recommended_action: row.recommended_action ?? null,
-      spent_slots: spend?.slots ?? null,
-      cost_usd: spend?.cost ?? null,
-      tokens: spend?.tokens ?? null,
-      markdown_file: runMarkdownFile(row, goal),
-    });
-    if (runs.length >= limit) break;
-  }
-  return runs;
+  return recentRunsOf(recentRunRows(rows, limit), goal);
+}
+
+/**
+ * The Recent runs group from the rows kept with the run index's digest (the status cache): each
+ * Markdown record is checked now (it may have been removed since the index was read).
+ */
+export function recentRunsOf(
+  kept: readonly RecentRunRow[],
+  goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
+): RecentRun[] {
+  return kept.map(({ markdown_path, ...run }) => ({
+    ...run,
+    markdown_file: markdownFileOf(markdown_path, goal, (file) => fs.existsSync(file)),
+  }));
 }
 
 export interface AgentClaim {

@@ -6,7 +6,8 @@ import { SETTINGS } from '../core/commands/ids';
 import { clockFromEnv } from '../core/clock';
 import type { GoalQuotaSummary } from '../core/scheduling/shouldRun';
 import type { GoalStatusItem } from '../core/status/goalStatus';
-import { LiveStatusModel, type StatusDiff } from '../core/status/liveStatus';
+import { LiveStatusModel, type ReadyLiveSnapshot, type StatusDiff } from '../core/status/liveStatus';
+import type { RecentRunRow } from '../core/status/recentRuns';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 import { runIndexPath } from '../core/runtime/layout';
@@ -19,6 +20,7 @@ import {
   changedGoalKeys,
   factsFingerprint,
   recentRunsFrom,
+  recentRunsOf,
   type AgentDetails,
   type TodoLease,
   type GoalFacts,
@@ -257,7 +259,7 @@ export class WorkspaceModel extends Disposable {
         }
         for (const goal of registryGoals) {
           const key = goalKey(goal);
-          this.details.set(key, { status: snapshot.items.get(goal.goalId), quota: snapshot.quota.get(goal.goalId) });
+          this.details.set(key, detailsFrom(snapshot, goal.goalId));
           this.leases.set(key, activeLeaseHolders(goal, now));
           await this.refreshRuns(goal);
           const facts = this.factsOf(goal);
@@ -338,7 +340,7 @@ export class WorkspaceModel extends Disposable {
       }
       for (const goal of goals) {
         if (goal.registryPath !== registryPath) continue;
-        details.set(goalKey(goal), { status: snapshot.items.get(goal.goalId), quota: snapshot.quota.get(goal.goalId) });
+        details.set(goalKey(goal), detailsFrom(snapshot, goal.goalId));
       }
     }
     return details;
@@ -358,7 +360,7 @@ export class WorkspaceModel extends Disposable {
       const version = runsVersion(status);
       const previous = this.runs.get(key);
       if (previous !== undefined && previous.version === version) runs.set(key, previous);
-      else runs.set(key, { version, runs: await this.readRecentRuns(goal) });
+      else runs.set(key, { version, runs: await this.recentRuns(goal) });
       let registry = registries.get(goal.registryPath);
       if (registry === undefined) {
         registry = readRegistry(goal.registryPath).catch(() => null);
@@ -383,6 +385,15 @@ export class WorkspaceModel extends Disposable {
   }
 
   /**
+   * A goal's newest runs: as the status cache keeps them with its run index's digest, else read
+   * from the index (the cache is off, or was written without them).
+   */
+  private async recentRuns(goal: GoalSummary): Promise<RecentRun[]> {
+    const kept = this.details.get(goalKey(goal))?.recentRuns;
+    return kept !== undefined ? recentRunsOf(kept, goal) : this.readRecentRuns(goal);
+  }
+
+  /**
    * Reads the goal's run index for its newest runs and lets go of it: asking the live model for the
    * goal's sources would keep every goal's whole run history in its cache (+35 MB on M).
    */
@@ -401,7 +412,7 @@ export class WorkspaceModel extends Disposable {
     const key = goalKey(goal);
     const version = runsVersion(this.details.get(key)?.status);
     if (this.runs.get(key)?.version === version) return;
-    this.runs.set(key, { version, runs: await this.readRecentRuns(goal) });
+    this.runs.set(key, { version, runs: await this.recentRuns(goal) });
   }
 
   /** What the tree shows of a goal, as a digest: a change in it is a change of the goal's node. */
@@ -475,6 +486,16 @@ export class WorkspaceModel extends Disposable {
 export interface GoalDetails {
   status: GoalStatusItem | undefined;
   quota: GoalQuotaSummary | undefined;
+  /** Its newest runs as the status cache keeps them (undefined: not kept, the run index is read). */
+  recentRuns?: readonly RecentRunRow[] | undefined;
+}
+
+function detailsFrom(snapshot: ReadyLiveSnapshot, goalId: string): GoalDetails {
+  return {
+    status: snapshot.items.get(goalId),
+    quota: snapshot.quota.get(goalId),
+    recentRuns: snapshot.recentRuns.get(goalId),
+  };
 }
 
 /** What the recent runs of a goal were read for: they are read again when its run index moves. */

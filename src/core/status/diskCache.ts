@@ -10,6 +10,7 @@ import { readRunIndex, type RunIndexRead } from '../runtime/runIndex';
 import { LOOPX_VERSION } from '../version';
 import type { FileStamp, GoalStatusItem } from './goalStatus';
 import { packJson, unpackJson } from './packedJson';
+import { keptRecentRunRows, recentRunRows, type RecentRunRow } from './recentRuns';
 
 /**
  * The persistent status cache: what `status`, `should-run` and the status server derive from a
@@ -27,15 +28,16 @@ import { packJson, unpackJson } from './packedJson';
  *   the body. A missing, torn, corrupt, edited or foreign file is ignored (and rebuilt on save).
  *   Deleting it is always safe. It is written atomically; losing a race to another writer only
  *   loses that writer's entries (misses, never wrong answers).
- * - Layout (schema 5): the header line, the body line (items; per run index its file entry, its
- *   newest status run's facts, its ledger memo and where its packed facts are), then the packed
- *   facts of every index back to back, parsed only when read (the memo answers a warm `status`).
+ * - Layout (schema 6): the header line, the body line (items; per run index its file entry, its
+ *   newest status run's facts, its newest runs as the editor lists them, its ledger memo and where
+ *   its packed facts are), then the packed facts of every index back to back, parsed only when
+ *   read (the memo answers a warm `status`).
  */
 
 export type { IndexDigest } from '../quota/ledger';
 
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
-export const STATUS_CACHE_SCHEMA = 5;
+export const STATUS_CACHE_SCHEMA = 6;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -74,6 +76,8 @@ interface IndexRecord {
   latest_waiting_on: unknown;
   has_latest: boolean;
   memo?: LedgerMemo;
+  /** The index's newest runs (recentRuns.ts): the editor's Recent runs without reading the index. */
+  recent_runs?: RecentRunRow[];
   facts: [number, number];
 }
 
@@ -91,6 +95,8 @@ interface IndexEntry {
   packed: Buffer | undefined;
   /** The memo as last loaded or saved: a different one on the digest makes the cache dirty. */
   savedMemo: LedgerMemo | undefined;
+  /** Its newest runs, when known (computed from a read of the index, or loaded and well-formed). */
+  recentRuns: RecentRunRow[] | undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -193,6 +199,7 @@ export class StatusDiskCache {
           digest: lazyDigest(record, packed),
           packed,
           savedMemo: record.memo,
+          recentRuns: keptRecentRunRows(record.recent_runs),
         });
       }
       return new StatusDiskCache(file, 'loaded', { items: body.items }, indexes, mtimeMs);
@@ -256,25 +263,34 @@ export class StatusDiskCache {
     return entry.digest;
   }
 
-  setIndexDigest(indexFile: string, stamp: FileStamp | null, digest: IndexDigest): void {
+  setIndexDigest(
+    indexFile: string,
+    stamp: FileStamp | null,
+    digest: IndexDigest,
+    recentRuns: RecentRunRow[] | undefined = undefined,
+  ): void {
     this.indexes.set(indexFile, {
       file: this.fileEntry(indexFile, stamp),
       digest,
       packed: undefined,
       savedMemo: undefined,
+      recentRuns,
     });
     this.dirty = true;
   }
 
-  /** The digest of a run index: kept, or computed from `held` (or a read) and kept. */
+  /**
+   * The digest of a run index and its newest runs: kept, or computed from `held` (or a read) and
+   * kept. `recentRuns` is undefined only for an entry loaded without them (then the caller reads).
+   */
   async digestOf(
     indexFile: string,
     projectRoot: string,
     stamp: FileStamp | null,
     held: RunIndexRead | null | undefined,
-  ): Promise<IndexDigest> {
+  ): Promise<{ digest: IndexDigest; recentRuns: RecentRunRow[] | undefined }> {
     const kept = this.indexDigest(indexFile, stamp);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) return { digest: kept, recentRuns: this.indexes.get(indexFile)?.recentRuns };
     const runs =
       held !== undefined
         ? held
@@ -282,8 +298,9 @@ export class StatusDiskCache {
           ? null
           : await readRunIndex(indexFile, { projectRoot, artifactChecks: 0 });
     const digest = digestRunIndex(runs, projectRoot);
-    this.setIndexDigest(indexFile, stamp, digest);
-    return digest;
+    const recentRuns = recentRunRows(runs?.rows ?? []);
+    this.setIndexDigest(indexFile, stamp, digest, recentRuns);
+    return { digest, recentRuns };
   }
 
   /** Forgets entries of goals and indexes no longer listed (so the file does not grow forever). */
@@ -324,6 +341,7 @@ export class StatusDiskCache {
         latest_waiting_on: entry.digest.latest_waiting_on,
         has_latest: entry.digest.has_latest,
         ...(entry.savedMemo !== undefined ? { memo: entry.savedMemo } : {}),
+        ...(entry.recentRuns !== undefined ? { recent_runs: entry.recentRuns } : {}),
         facts: [offset, entry.packed.length],
       };
       segments.push(entry.packed);

@@ -7,6 +7,7 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
 import { GoalStatusCache, type GoalStatusTarget, type StateRead, type StatusFileReader } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
+import type { RecentRunRow } from './recentRuns';
 import {
   goalItems,
   loadStatus,
@@ -50,6 +51,8 @@ export interface ReadyLiveSnapshot {
   items: ReadonlyMap<string, StatusPayloadItem>;
   /** Each goal's quota summary (absent when it could not be computed). */
   quota: ReadonlyMap<string, GoalQuotaSummary>;
+  /** Each goal's newest runs, from the persistent cache (absent without it, or when not kept: read the index). */
+  recentRuns: ReadonlyMap<string, readonly RecentRunRow[]>;
   targets: readonly GoalStatusTarget[];
   /** The registry document the snapshot was built from (parsed once). */
   registry: Readonly<Record<string, unknown>>;
@@ -178,9 +181,11 @@ export class LiveStatusModel {
     }
     const items = new Map(previous.items);
     const quota = new Map(previous.quota);
+    const recentRuns = new Map(previous.recentRuns);
     for (const goalId of new Set(goalIds)) {
       quota.delete(goalId);
-      const payload = await loadStatus({ ...this.statusRequest(quota), goalId }).catch(() => null);
+      recentRuns.delete(goalId);
+      const payload = await loadStatus({ ...this.statusRequest(quota, recentRuns), goalId }).catch(() => null);
       const item = payload === null ? undefined : goalItems(payload).find((found) => found.goal_id === goalId);
       if (item === undefined) {
         // The goal could not be projected alone (its registry entry moved meanwhile): rebuild everything.
@@ -192,7 +197,7 @@ export class LiveStatusModel {
     // A full refresh that finished while these goals were read published a newer snapshot: publishing
     // ours would put its other goals back to older items. Redo the goals on top of the newer one.
     if (this.snapshot !== previous) return this.refreshGoals(goalIds);
-    const snapshot: ReadyLiveSnapshot = { ...previous, version: ++this.version, items, quota };
+    const snapshot: ReadyLiveSnapshot = { ...previous, version: ++this.version, items, quota, recentRuns };
     this.snapshot = snapshot;
     // The payload and the fingerprint still describe the previous build: the next current() re-checks.
     this.dirty = true;
@@ -319,8 +324,9 @@ export class LiveStatusModel {
   private async build(): Promise<LiveSnapshot> {
     const version = ++this.version;
     const quota = new Map<string, GoalQuotaSummary>();
+    const recentRuns = new Map<string, readonly RecentRunRow[]>();
     try {
-      const payload = await loadStatus(this.statusRequest(quota));
+      const payload = await loadStatus(this.statusRequest(quota, recentRuns));
       const { registry } = await this.cache.registry(this.registryPath);
       const targets = statusTargets(registry, this.registryPath, {
         homeDir: this.options.homeDir,
@@ -334,6 +340,7 @@ export class LiveStatusModel {
         payload,
         items: new Map(goalItems(payload).map((item) => [item.goal_id, item])),
         quota,
+        recentRuns,
         targets,
         registry,
       };
@@ -347,7 +354,10 @@ export class LiveStatusModel {
    * until the snapshot is out (a rebuild would otherwise wait for the whole cache to be written),
    * and each goal's quota summary collected into `quota`, its parsed history released once built.
    */
-  private statusRequest(quota: Map<string, GoalQuotaSummary>): StatusRequest {
+  private statusRequest(
+    quota: Map<string, GoalQuotaSummary>,
+    recentRuns: Map<string, readonly RecentRunRow[]>,
+  ): StatusRequest {
     return {
       registryPath: this.registryPath,
       homeDir: this.options.homeDir,
@@ -362,6 +372,7 @@ export class LiveStatusModel {
           ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
         });
         quota.set(goal.goalId, summary);
+        if (sources.recentRuns !== undefined) recentRuns.set(goal.goalId, sources.recentRuns);
         this.cache.release(goal);
         return summary;
       },

@@ -15,6 +15,7 @@ import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
 import type { RunIndexRead } from '../runtime/runIndex';
 import { StatusDiskCache, statusCachePath, type IndexDigest } from './diskCache';
+import type { RecentRunRow } from './recentRuns';
 import { errorMessage } from '../errors';
 import { redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
@@ -186,6 +187,8 @@ export interface StatusQuotaSources {
   runIndex: RunIndexRead | null | undefined;
   /** With the persistent cache: the digest of the goal's run index (its ledger facts), read or kept. */
   indexDigest?: IndexDigest;
+  /** With the persistent cache: the goal's newest runs (the editor's Recent runs), read or kept. */
+  recentRuns?: readonly RecentRunRow[];
   /** Who the goal's status item waits on and how severe it is: the status view's quota state follows them. */
   attention: Pick<GoalStatusItem, 'waiting_on' | 'severity'>;
 }
@@ -297,10 +300,12 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       try {
         const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
         const runIndex = cache.heldRunIndex(target);
-        const indexDigest =
+        const digested =
           disk === undefined
             ? undefined
             : await disk.digestOf(indexFile, target.projectRoot, await cache.reader.stat(indexFile), runIndex);
+        const indexDigest = digested?.digest;
+        const recentRuns = digested?.recentRuns;
         item = {
           ...item,
           quota: StatusItemQuotaSchema.parse(
@@ -309,6 +314,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
               registryEntry: rawEntries?.get(target.goalId),
               runIndex,
               ...(indexDigest !== undefined ? { indexDigest } : {}),
+              ...(recentRuns !== undefined ? { recentRuns } : {}),
               attention: { waiting_on: item.waiting_on, severity: item.severity },
             }),
           ),

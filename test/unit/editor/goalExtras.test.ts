@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
 import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
 import {
@@ -18,7 +21,11 @@ function row(fields: Partial<RunIndexEntry> & Record<string, unknown>): RunIndex
 }
 
 describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', () => {
-  it('lists the newest runs without bookkeeping rows, each with the spend of its turn', () => {
+  it('lists the newest runs without bookkeeping rows, each with the spend of its turn and its existing Markdown record', () => {
+    const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-recent-')));
+    const inProject = { projectRoot: project, runtimeRoot: path.join(project, 'runtime') };
+    fs.mkdirSync(path.join(project, 'runs'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'runs', 'b.md'), '# b\n');
     const rows = [
       row({
         classification: 'quota_slot_spent',
@@ -31,24 +38,30 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
         agent_id: 'demo',
         turn_instance_id: 't2',
         generated_at: '2026-01-02T00:00:00Z',
-        markdown_path: '.loopx/runtime/goals/g/runs/b.md',
+        markdown_path: 'runs/b.md',
       }),
       row({ classification: 'quota_monitor_poll' }),
       row({
         classification: 'status_snapshot',
         generated_at: '2026-01-01T00:00:00Z',
-        markdown_path: '/home/u/.codex/loopx/goals/g/runs/a.md',
+        markdown_path: path.join(project, 'runtime', 'missing.md'),
       }),
     ];
-    const runs = recentRunsFrom(rows, goal);
-    assert.deepEqual(
-      runs.map((r) => [r.classification, r.spent_slots, r.cost_usd, r.tokens, r.markdown_file]),
-      [
-        ['advancement', 1, 0.25, 900, '/p/.loopx/runtime/goals/g/runs/b.md'],
-        ['status_snapshot', null, null, null, '/home/u/.codex/loopx/goals/g/runs/a.md'],
-      ],
-    );
-    assert.equal(recentRunsFrom(rows, goal, 1).length, 1);
+    try {
+      const runs = recentRunsFrom(rows, inProject);
+      assert.deepEqual(
+        runs.map((r) => [r.classification, r.spent_slots, r.cost_usd, r.tokens, r.markdown_file]),
+        [
+          ['advancement', 1, 0.25, 900, path.join(project, 'runs', 'b.md')],
+          ['status_snapshot', null, null, null, null],
+        ],
+      );
+      assert.equal(recentRunsFrom(rows, inProject, 1).length, 1);
+      fs.rmSync(path.join(project, 'runs', 'b.md'));
+      assert.equal(recentRunsFrom(rows, inProject)[0]?.markdown_file, null, 'a record removed since is not offered');
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('never offers a Markdown path outside the project and the runtime root, nor a missing one', () => {

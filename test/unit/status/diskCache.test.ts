@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { observeSafeReads } from '../../../src/core/fs/safeRead';
-import { StatusDiskCache, statusCachePath } from '../../../src/core/status/diskCache';
+import { STATUS_CACHE_SCHEMA, StatusDiskCache, statusCachePath } from '../../../src/core/status/diskCache';
 import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
@@ -339,7 +339,10 @@ describe('persistent status cache (runtime root)', () => {
     const text = fs.readFileSync(d.cacheFile, 'utf8');
     const lines = text.split('\n');
     const header = JSON.parse(lines[0] as string) as Record<string, unknown>;
-    fs.writeFileSync(d.cacheFile, [JSON.stringify({ ...header, schema: 4 }), ...lines.slice(1)].join('\n'));
+    fs.writeFileSync(
+      d.cacheFile,
+      [JSON.stringify({ ...header, schema: STATUS_CACHE_SCHEMA - 1 }), ...lines.slice(1)].join('\n'),
+    );
     assert.equal((await status(d, true)).disk?.origin, 'foreign');
     // A body whose segment reaches past the end, with a matching checksum (as a buggy writer would leave it).
     const body = JSON.parse(fs.readFileSync(d.cacheFile, 'utf8').split('\n')[1] as string) as {

@@ -40,7 +40,11 @@ async function reveal(page: Page, label: string | RegExp): Promise<Locator> {
       const header = page.locator('.part.sidebar .pane-header[aria-expanded="true"]', { hasText: title });
       // The Restricted Mode view of a trusted window goes away by itself moments later: a header that
       // leaves while it is clicked is not an error (CI once waited 30 s on one detached mid-click).
-      if ((await header.count()) > 0) await header.first().click({ timeout: 3_000 }).catch(() => undefined);
+      if ((await header.count()) > 0)
+        await header
+          .first()
+          .click({ timeout: 3_000 })
+          .catch(() => undefined);
     }
   }
   await target.waitFor({ timeout: 30_000 });

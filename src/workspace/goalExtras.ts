@@ -66,20 +66,14 @@ function isWithin(root: string, file: string): boolean {
 /**
  * A row's Markdown path as a file the editor may open: relative paths are the project's; a path
  * that leaves both the project and the runtime root (an index written by hand or tampered with)
- * is not offered, nor one that does not exist.
+ * is not offered, nor one that does not exist (checked last, only for a path inside them).
  */
 export function runMarkdownFile(
-  row: Pick<RunIndexEntry, 'markdown_path' | 'markdown_exists'>,
+  row: { markdown_path?: string | null | undefined },
   goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
+  exists: (file: string) => boolean = fs.existsSync,
 ): string | null {
-  return markdownFileOf(row.markdown_path, goal, () => row.markdown_exists === true);
-}
-
-function markdownFileOf(
-  given: string | null | undefined,
-  goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
-  exists: (file: string) => boolean,
-): string | null {
+  const given = row.markdown_path;
   if (typeof given !== 'string' || given === '') return null;
   const file = path.isAbsolute(given) ? path.normalize(given) : path.resolve(goal.projectRoot, given);
   if (!isWithin(goal.projectRoot, file) && !isWithin(goal.runtimeRoot, file)) return null;
@@ -103,10 +97,7 @@ export function recentRunsOf(
   kept: readonly RecentRunRow[],
   goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
 ): RecentRun[] {
-  return kept.map(({ markdown_path, ...run }) => ({
-    ...run,
-    markdown_file: markdownFileOf(markdown_path, goal, (file) => fs.existsSync(file)),
-  }));
+  return kept.map(({ markdown_path, ...run }) => ({ ...run, markdown_file: runMarkdownFile({ markdown_path }, goal) }));
 }
 
 export interface AgentClaim {

@@ -33,15 +33,17 @@ function textOr(value: unknown): string | null {
 /** The newest runs of an index (rows newest first), bookkeeping rows left out, each with its turn's spend. */
 export function recentRunRows(rows: readonly RunIndexRow[], limit: number = RECENT_RUNS_KEPT): RecentRunRow[] {
   const spends = new Map<string, { slots: number; cost: number | null; tokens: number | null }>();
+  // Spend rows carry fields the row schema does not name (turn_instance_id, slots, usage).
+  const fieldsOf = (row: RunIndexRow): Record<string, unknown> => row as Record<string, unknown>;
   for (const row of rows) {
     if (row.classification !== 'quota_slot_spent') continue;
-    const turn = (row as Record<string, unknown>)['turn_instance_id'];
+    const turn = fieldsOf(row)['turn_instance_id'];
     if (typeof turn !== 'string') continue;
-    const usage = (row as Record<string, unknown>)['usage'];
+    const usage = fieldsOf(row)['usage'];
     const usageRecord = typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : {};
     const prior = spends.get(turn);
     spends.set(turn, {
-      slots: (prior?.slots ?? 0) + (numberOr((row as Record<string, unknown>)['slots']) ?? 1),
+      slots: (prior?.slots ?? 0) + (numberOr(fieldsOf(row)['slots']) ?? 1),
       cost: numberOr(usageRecord['cost_usd']) ?? prior?.cost ?? null,
       tokens: numberOr(usageRecord['tokens']) ?? prior?.tokens ?? null,
     });
@@ -50,7 +52,7 @@ export function recentRunRows(rows: readonly RunIndexRow[], limit: number = RECE
   for (const row of rows) {
     if (runs.length >= limit) break;
     if (row.classification !== undefined && STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification)) continue;
-    const turn = (row as Record<string, unknown>)['turn_instance_id'];
+    const turn = fieldsOf(row)['turn_instance_id'];
     const spend = typeof turn === 'string' ? spends.get(turn) : undefined;
     runs.push({
       generated_at: textOr(row.generated_at),

@@ -65,11 +65,26 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
   });
 
   it('never offers a Markdown path outside the project and the runtime root, nor a missing one', () => {
-    assert.equal(runMarkdownFile({ markdown_path: '../../etc/passwd', markdown_exists: true }, goal), null);
-    assert.equal(runMarkdownFile({ markdown_path: '/etc/passwd', markdown_exists: true }, goal), null);
-    assert.equal(runMarkdownFile({ markdown_path: '/p/../etc/x.md', markdown_exists: true }, goal), null);
-    assert.equal(runMarkdownFile({ markdown_path: 'runs/a.md', markdown_exists: false }, goal), null);
-    assert.equal(runMarkdownFile({ markdown_path: 'runs/a.md', markdown_exists: true }, goal), '/p/runs/a.md');
+    assert.equal(
+      runMarkdownFile({ markdown_path: '../../etc/passwd' }, goal, () => true),
+      null,
+    );
+    assert.equal(
+      runMarkdownFile({ markdown_path: '/etc/passwd' }, goal, () => true),
+      null,
+    );
+    assert.equal(
+      runMarkdownFile({ markdown_path: '/p/../etc/x.md' }, goal, () => true),
+      null,
+    );
+    assert.equal(
+      runMarkdownFile({ markdown_path: 'runs/a.md' }, goal, () => false),
+      null,
+    );
+    assert.equal(
+      runMarkdownFile({ markdown_path: 'runs/a.md' }, goal, () => true),
+      '/p/runs/a.md',
+    );
   });
 
   it('gives each agent its goals, claims, newest turn and executor', () => {

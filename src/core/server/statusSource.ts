@@ -71,6 +71,44 @@ export async function cachedBody(value: unknown): Promise<CachedBody> {
 const ITEMS_MARKER = '\u0000loopx-attention-items\u0000';
 const GOALS_MARKER = '\u0000loopx-run-history-goals\u0000';
 
+interface ScrubbedEntry {
+  value: unknown;
+  /** `JSON.stringify(value)`, encoded once. */
+  json: Buffer;
+}
+
+/**
+ * The shell's JSON with each `["<marker>"]` replaced by the array of its entries' JSON, as bytes
+ * (one copy of each entry's encoded JSON, no re-encoding of the whole); null unless every marker
+ * occurs exactly once.
+ */
+function spliceEntries(shellJson: string, arrays: { marker: string; entries: ScrubbedEntry[] }[]): Buffer | null {
+  const found: { at: number; length: number; entries: ScrubbedEntry[] }[] = [];
+  for (const { marker, entries } of arrays) {
+    const needle = `[${JSON.stringify(marker)}]`;
+    const at = shellJson.indexOf(needle);
+    if (at < 0 || shellJson.includes(needle, at + 1)) return null;
+    found.push({ at, length: needle.length, entries });
+  }
+  found.sort((a, b) => a.at - b.at);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const { at, length, entries } of found) {
+    parts.push(Buffer.from(`${shellJson.slice(from, at)}[`, 'utf8'));
+    entries.forEach((scrubbed, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(scrubbed.json);
+    });
+    parts.push(CLOSE_BRACKET);
+    from = at + length;
+  }
+  parts.push(Buffer.from(shellJson.slice(from), 'utf8'));
+  return Buffer.concat(parts);
+}
+
+const COMMA = Buffer.from(',');
+const CLOSE_BRACKET = Buffer.from(']');
+
 async function cachedBodyOf(json: Buffer): Promise<CachedBody> {
   return {
     json,
@@ -88,10 +126,14 @@ export class StatusSource {
   private version = 0;
   private readonly goalBodyCache = new Map<string, { version: number; detail: CachedBody; projection: CachedBody }>();
   private scrubContext: ScrubContext;
-  /** Scrubbed goal entries of the last build by their raw JSON, under the scrub context they were scrubbed with. */
-  private scrubbedEntries: { context: string; byJson: Map<string, { value: unknown; json: string }> } = {
+  /**
+   * Scrubbed goal entries of the last build by their raw entry object, under the scrub context they
+   * were scrubbed with. Entries are never mutated once built, and loadStatus hands out the same
+   * object for an unchanged goal, so identity stands for equal JSON.
+   */
+  private scrubbedEntries: { context: string; byEntry: Map<unknown, ScrubbedEntry> } = {
     context: '',
-    byJson: new Map(),
+    byEntry: new Map(),
   };
 
   constructor(private readonly options: StatusSourceOptions) {
@@ -238,32 +280,30 @@ export class StatusSource {
 
   /**
    * `scrubValue(payload)`, scrubbing again only the goal entries (attention queue items, run history
-   * goals) whose raw JSON changed since the last build: after a one-goal change the other entries
-   * are taken from the last build. Scrubbing is local to each string (an array element is scrubbed
-   * the same alone or inside the payload), so the result is the same value as scrubbing the whole.
+   * goals) that are new since the last build: after a one-goal change the other entries, and their
+   * encoded JSON, are taken from the last build. Scrubbing is local to each string (an array
+   * element is scrubbed the same alone or inside the payload), so the result is the same value as
+   * scrubbing the whole, and the body the same bytes as serializing it.
    */
   private scrubPayload<T extends StatusPayload>(payload: T): { served: T; json: Buffer } {
     const context = this.scrubContext;
     const contextKey = JSON.stringify(context);
     const previous =
-      this.scrubbedEntries.context === contextKey
-        ? this.scrubbedEntries.byJson
-        : new Map<string, { value: unknown; json: string }>();
-    const next = new Map<string, { value: unknown; json: string }>();
-    const entry = (value: unknown): { value: unknown; json: string } => {
-      const raw = JSON.stringify(value);
-      let scrubbed = next.get(raw) ?? previous.get(raw);
+      this.scrubbedEntries.context === contextKey ? this.scrubbedEntries.byEntry : new Map<unknown, ScrubbedEntry>();
+    const next = new Map<unknown, ScrubbedEntry>();
+    const entry = (value: unknown): ScrubbedEntry => {
+      let scrubbed = next.get(value) ?? previous.get(value);
       if (scrubbed === undefined) {
         const clean = scrubValue(value, context);
-        scrubbed = { value: clean, json: JSON.stringify(clean) };
+        scrubbed = { value: clean, json: Buffer.from(JSON.stringify(clean), 'utf8') };
       }
-      next.set(raw, scrubbed);
+      next.set(value, scrubbed);
       return scrubbed;
     };
     const { attention_queue: queue, run_history: history } = payload;
     const items = queue.items.map(entry);
     const goals = history.goals.map(entry);
-    // The shell holds one marker string per array; its serialization has the entries' JSON spliced in.
+    // The shell holds one marker string per array; the body is its serialization with the entries' bytes in their place.
     const shell = scrubValue(
       {
         ...payload,
@@ -272,23 +312,19 @@ export class StatusSource {
       },
       context,
     );
-    this.scrubbedEntries = { context: contextKey, byJson: next };
-    const shellJson = JSON.stringify(shell);
-    const splice = (text: string | null, marker: string, parts: { json: string }[]): string | null => {
-      const needle = `[${JSON.stringify(marker)}]`;
-      const at = text === null ? -1 : text.indexOf(needle);
-      if (text === null || at < 0 || text.includes(needle, at + 1)) return null;
-      return `${text.slice(0, at)}[${parts.map((part) => part.json).join(',')}]${text.slice(at + needle.length)}`;
-    };
-    const spliced = splice(splice(shellJson, ITEMS_MARKER, items), GOALS_MARKER, goals);
+    this.scrubbedEntries = { context: contextKey, byEntry: next };
     // Assigning keys the shell already has keeps their place, so the object's key order is the payload's.
     const served = {
       ...shell,
       attention_queue: { ...shell.attention_queue, items: items.map((item) => item.value) },
       run_history: { ...shell.run_history, goals: goals.map((goal) => goal.value) },
     } as T;
+    const spliced = spliceEntries(JSON.stringify(shell), [
+      { marker: ITEMS_MARKER, entries: items },
+      { marker: GOALS_MARKER, entries: goals },
+    ]);
     // A marker found other than once (text of the shell holding one) falls back to serializing the whole.
-    return { served, json: Buffer.from(spliced ?? JSON.stringify(served), 'utf8') };
+    return { served, json: spliced ?? Buffer.from(JSON.stringify(served), 'utf8') };
   }
 
   private async failedBody(error: string, version: number): Promise<StatusSnapshot> {

@@ -595,6 +595,17 @@ interface Stamped<T> {
  * last status item of every goal with the inputs it was projected from. A call stats the goal's
  * two files; only a changed stamp causes a read, and only changed inputs a re-projection.
  */
+/** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
+const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
+function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
+  let target = parsedTargets.get(goal);
+  if (target === undefined) {
+    target = GoalStatusTargetSchema.parse(goal);
+    parsedTargets.set(goal, target);
+  }
+  return target;
+}
+
 export class GoalStatusCache {
   private readonly registries = new Map<string, Stamped<Record<string, unknown>>>();
   private readonly states = new Map<string, Stamped<StateRead>>();
@@ -626,7 +637,7 @@ export class GoalStatusCache {
    * for read models that need every todo and run rather than the item's first few.
    */
   async goalSources(goal: GoalStatusTarget): Promise<{ state: StateRead; runs: RunIndexRead | null }> {
-    const target = GoalStatusTargetSchema.parse(goal);
+    const target = parsedTarget(goal);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
     const [stateStamp, indexStamp] = await Promise.all([
       target.stateFile === null ? Promise.resolve(null) : this.reader.stat(target.stateFile),
@@ -645,7 +656,7 @@ export class GoalStatusCache {
    * right after projecting the goal, so the index is not read twice.
    */
   heldRunIndex(goal: GoalStatusTarget): RunIndexRead | null | undefined {
-    const target = GoalStatusTargetSchema.parse(goal);
+    const target = parsedTarget(goal);
     const held = this.indexes.get(runIndexPath(target.runtimeRoot, target.goalId));
     if (held !== undefined) return held.value;
     return this.missingIndexes.has(runIndexPath(target.runtimeRoot, target.goalId)) ? null : undefined;
@@ -653,7 +664,7 @@ export class GoalStatusCache {
 
   /** Drops the goal's file reads (its status item stays): for one-shot callers that must not hold every goal's history at once. */
   release(goal: GoalStatusTarget): void {
-    const target = GoalStatusTargetSchema.parse(goal);
+    const target = parsedTarget(goal);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
     this.indexes.delete(indexFile);
     this.missingIndexes.delete(indexFile);
@@ -664,7 +675,7 @@ export class GoalStatusCache {
     goal: GoalStatusTarget,
     options: Omit<GoalStatusOptions, 'cache' | 'reader'>,
   ): Promise<GoalStatusItem> {
-    const target = GoalStatusTargetSchema.parse(goal);
+    const target = parsedTarget(goal);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
     const [stateStamp, indexStamp] = await Promise.all([
       target.stateFile === null ? Promise.resolve(null) : this.reader.stat(target.stateFile),

@@ -7,6 +7,7 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
 import { GoalStatusCache, type GoalStatusTarget, type StateRead, type StatusFileReader } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
+import { RebuildStats } from './rebuildStats';
 import type { RecentRunRow } from './recentRuns';
 import {
   goalItems,
@@ -104,6 +105,8 @@ export class LiveStatusModel {
   readonly registryPath: string;
   private readonly cache: GoalStatusCache;
   private readonly quotaCache: QuotaSummaryCache;
+  /** The file reads of both caches; a rebuild stats each input once. */
+  private readonly stats: RebuildStats;
   private snapshot: LiveSnapshot | undefined;
   private fingerprint = '';
   private checkedAtMs = 0;
@@ -121,18 +124,21 @@ export class LiveStatusModel {
 
   constructor(private readonly options: LiveStatusOptions) {
     this.registryPath = path.resolve(options.registryPath);
-    this.cache = new GoalStatusCache(options.reader);
+    this.stats = new RebuildStats(options.reader);
+    this.cache = new GoalStatusCache(this.stats);
     this.quotaCache = new QuotaSummaryCache({
       registryPath: this.registryPath,
       homeDir: options.homeDir,
       runtimeRootOverride: options.runtimeRootOverride ?? null,
       clock: options.clock,
+      reader: this.stats,
     });
   }
 
   /** Marks the snapshot stale: the next `current()` rebuilds what changed. */
   invalidate(): void {
     this.dirty = true;
+    this.stats.forget();
   }
 
   /** How many rebuilds produced a new snapshot. */
@@ -152,9 +158,11 @@ export class LiveStatusModel {
 
   /** Re-checks the inputs now and returns the (possibly unchanged) snapshot. */
   refresh(): Promise<LiveSnapshot> {
-    this.refreshing ??= this.rebuildIfChanged().finally(() => {
-      this.refreshing = undefined;
-    });
+    this.refreshing ??= this.stats
+      .during(() => this.rebuildIfChanged())
+      .finally(() => {
+        this.refreshing = undefined;
+      });
     return this.refreshing;
   }
 
@@ -168,6 +176,12 @@ export class LiveStatusModel {
    */
   async refreshGoals(goalIds: readonly string[]): Promise<LiveSnapshot> {
     await this.refreshing;
+    // The caller saw these goals' files change: stats kept by a rebuild still running predate that.
+    this.stats.forget();
+    return this.stats.during(() => this.rebuildGoals(goalIds));
+  }
+
+  private async rebuildGoals(goalIds: readonly string[]): Promise<LiveSnapshot> {
     const previous = this.snapshot;
     if (previous === undefined || !previous.ok) return this.refresh();
     const targets = goalIds.map((goalId) => previous.targets.find((target) => target.goalId === goalId));

@@ -155,7 +155,8 @@ export interface StatusRequest {
   /**
    * The quota summary of a goal (see `StatusItemQuotaSchema`), attached as the item's `quota`. It depends on the time (a
    * rolling window), so it is asked for on every call and never cached with the item. A goal
-   * whose summary fails keeps no `quota` and gets a contract warning.
+   * whose summary fails keeps no `quota` and gets a contract warning. Summaries are never mutated:
+   * handing out the same object again means the same summary (the item is then reused as it was).
    */
   quotaSummary?: (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<object>;
   /**
@@ -207,13 +208,46 @@ function parsedGoals(registry: Record<string, unknown>): readonly RegistryGoal[]
   return goals;
 }
 
+/**
+ * The targets of a registry document, per document and the paths they were resolved against: a
+ * long-lived reader keeps the same document while the registry file is unchanged, and the same
+ * target objects let the per-target memos below (and the status cache's) hold.
+ */
+const targetsOf = new WeakMap<object, { key: string; targets: readonly GoalStatusTarget[] }>();
+
+/** The raw registry entry of every goal id, per registry document (read-only). */
+const rawEntriesOf = new WeakMap<object, Map<string, Record<string, unknown>>>();
+function rawEntries(registry: Record<string, unknown>): Map<string, Record<string, unknown>> {
+  let entries = rawEntriesOf.get(registry);
+  if (entries === undefined) {
+    entries = rawRegistryGoalsById(registry);
+    rawEntriesOf.set(registry, entries);
+  }
+  return entries;
+}
+
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
 export function statusTargets(
   registry: Record<string, unknown>,
   registryPath: string,
   options: { homeDir: string; runtimeRootOverride?: string | null },
 ): GoalStatusTarget[] {
+  // The project root follows symlinks, so it is part of the key, not derived from it.
   const projectRoot = registryProjectRoot(registryPath);
+  const key = JSON.stringify([registryPath, projectRoot, options.homeDir, options.runtimeRootOverride ?? null]);
+  const kept = targetsOf.get(registry);
+  if (kept !== undefined && kept.key === key) return [...kept.targets];
+  const targets = resolveStatusTargets(registry, registryPath, projectRoot, options);
+  targetsOf.set(registry, { key, targets });
+  return [...targets];
+}
+
+function resolveStatusTargets(
+  registry: Record<string, unknown>,
+  registryPath: string,
+  projectRoot: string,
+  options: { homeDir: string; runtimeRootOverride?: string | null },
+): GoalStatusTarget[] {
   const runtimeRoot = resolveRuntimeRoot({
     registryPath,
     registry,
@@ -286,7 +320,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   }
   const registryEntries = new Map<string, RegistryGoal>();
   for (const goal of parsedGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
-  const rawEntries = request.quotaSummary === undefined ? null : rawRegistryGoalsById(registry);
+  const rawEntryById = request.quotaSummary === undefined ? null : rawEntries(registry);
   const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];
   for (const target of targets) {
@@ -306,19 +340,17 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
             : await disk.digestOf(indexFile, target.projectRoot, await cache.reader.stat(indexFile), runIndex);
         const indexDigest = digested?.digest;
         const recentRuns = digested?.recentRuns;
-        item = {
-          ...item,
-          quota: StatusItemQuotaSchema.parse(
-            await request.quotaSummary(target, {
-              registry,
-              registryEntry: rawEntries?.get(target.goalId),
-              runIndex,
-              ...(indexDigest !== undefined ? { indexDigest } : {}),
-              ...(recentRuns !== undefined ? { recentRuns } : {}),
-              attention: { waiting_on: item.waiting_on, severity: item.severity },
-            }),
-          ),
-        };
+        item = withQuota(
+          item,
+          await request.quotaSummary(target, {
+            registry,
+            registryEntry: rawEntryById?.get(target.goalId),
+            runIndex,
+            ...(indexDigest !== undefined ? { indexDigest } : {}),
+            ...(recentRuns !== undefined ? { recentRuns } : {}),
+            attention: { waiting_on: item.waiting_on, severity: item.severity },
+          }),
+        );
       } catch (error) {
         quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
       }
@@ -373,26 +405,54 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       available: true,
       goal_count: items.length,
       run_count: runCount,
-      goals: items.map((item) => ({
-        id: item.goal_id,
-        display_name: item.display_name,
-        domain: item.domain,
-        status: item.goal_status,
-        registry_member: item.registry_member,
-        index_exists: item.index_exists,
-        raw_index_records: item.raw_index_records,
-        unique_runs: item.unique_runs,
-        ...(item.quota !== undefined ? { quota: item.quota } : {}),
-        latest_runs: item.latest_runs.map((run) => ({ ...run, generated_at: run.generated_at ?? '' })),
-      })),
+      goals: items.map(runHistoryGoal),
     },
   };
 }
 
 /**
+ * Items with their quota attached, per cached item: the same object while neither the item nor
+ * the summary object changed (a long-lived reader's quota cache hands out the same summary while
+ * it holds), so the dashboard fields, the run history entry and the status server's scrubbed JSON
+ * of an unchanged goal are reused by identity instead of rebuilt and compared.
+ */
+const quotaItems = new WeakMap<GoalStatusItem, { summary: object; value: GoalStatusItem }>();
+
+function withQuota(item: GoalStatusItem, summary: object): GoalStatusItem {
+  const kept = quotaItems.get(item);
+  if (kept !== undefined && kept.summary === summary) return kept.value;
+  const value: GoalStatusItem = { ...item, quota: StatusItemQuotaSchema.parse(summary) };
+  quotaItems.set(item, { summary, value });
+  return value;
+}
+
+type RunHistoryGoal = z.infer<typeof RunHistoryGoalSchema>;
+const runHistoryGoals = new WeakMap<StatusPayloadItem, RunHistoryGoal>();
+
+/** The run history's entry of an item (the same object for the same item). */
+function runHistoryGoal(item: StatusPayloadItem): RunHistoryGoal {
+  let goal = runHistoryGoals.get(item);
+  if (goal === undefined) {
+    goal = {
+      id: item.goal_id,
+      display_name: item.display_name,
+      domain: item.domain,
+      status: item.goal_status,
+      registry_member: item.registry_member,
+      index_exists: item.index_exists,
+      raw_index_records: item.raw_index_records,
+      unique_runs: item.unique_runs,
+      ...(item.quota !== undefined ? { quota: item.quota } : {}),
+      latest_runs: item.latest_runs.map((run) => ({ ...run, generated_at: run.generated_at ?? '' })),
+    };
+    runHistoryGoals.set(item, goal);
+  }
+  return goal;
+}
+
+/**
  * Extended items of cached status items, so an unchanged goal yields the same item object on every
- * call (callers compare by identity to skip work). Items with a quota attached are new on every
- * call anyway, since the quota is time-dependent.
+ * call (callers compare by identity to skip work; see `withQuota` for items with a quota).
  */
 const extendedItems = new WeakMap<GoalStatusItem, { key: string; value: StatusPayloadItem }>();
 

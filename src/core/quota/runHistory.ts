@@ -22,7 +22,7 @@ import { LOOPX_VERSION } from '../version';
 /**
  * What `quota should-run` (and the turn driver's decision) derive from a goal's run index, kept
  * small: the ledger facts, the newest status run, the newest agent-lane run, the artifact paths of
- * every agent-lane run (their existence is checked on every use, never cached), and for each lane
+ * every agent-lane run (their existence is checked on every use: see {@link laneArtifactsExist}), and for each lane
  * the few newest rows the replan scan can visit. {@link summarizeRunRows} computes it from rows as
  * the reader returns them; {@link mergeRunHistory} joins the summary of appended rows onto an older
  * one and gives the same answer as summarizing all rows at once (when the appended rows are newer).
@@ -124,14 +124,90 @@ export function runHistoryRows(history: RunHistory, agentId: string | null, proj
   if (latest !== null) latestRuns.push(latest);
   if (history.newest_lane_run !== null) latestRuns.push(flagged(history.newest_lane_run));
   const recent = agentId === null ? history.recent_all : (history.recent_by_agent.get(agentId) ?? []);
-  const exists = (file: string | null): boolean =>
-    file !== null && file !== '' && fs.existsSync(path.resolve(projectRoot, file));
   return {
     latestStatusRun: latest,
     latestRuns,
     replanRows: recent.map(flagged),
-    recordsSound: history.lane_artifacts.every(([json, markdown]) => exists(json) && exists(markdown)),
+    recordsSound: laneArtifactsExist(history, projectRoot),
   };
+}
+
+/** A folder's identity and change times: any entry created, removed or renamed in it changes them. */
+interface FolderStamp {
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** How long a folder must have been unchanged before a check of its files is kept (timestamp granularity). */
+export const QUIET_FOLDER_MS = 3_000;
+
+/** Checks of a history's lane artifacts that found every file: the stamps of their folders when they did. */
+const foundArtifacts = new WeakMap<RunHistory, { projectRoot: string; folders: Map<string, FolderStamp> }>();
+
+/** Files looked at by {@link laneArtifactsExist} (tests: whether a kept check answered). */
+export const laneArtifactLooks = { files: 0 };
+
+function folderStamp(folder: string): FolderStamp | null {
+  const stat = fs.statSync(folder, { throwIfNoEntry: false });
+  return stat === undefined ? null : { dev: stat.dev, ino: stat.ino, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
+}
+
+function sameFolderStamp(a: FolderStamp, b: FolderStamp | null): boolean {
+  return b !== null && a.dev === b.dev && a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
+
+/**
+ * Whether every agent-lane run's JSON and Markdown record exists now (LoopX's contract health).
+ * Checking them one by one is a `stat` per file (8,000 on a goal of 10,000 runs, most of a warm
+ * decision). A check that found them all is kept with the stamps of their folders, taken before
+ * the files were looked at: a file removed or renamed away since changes its folder's mtime and
+ * ctime (and the ctime cannot be set back), so while every folder's stamp is the same, every file
+ * is still there. A check is kept only when no file is a symbolic link (its target could go without
+ * the folder changing) and every folder had been unchanged for {@link QUIET_FOLDER_MS} (a change
+ * within the file system's timestamp granularity could leave the stamp as it was).
+ */
+export function laneArtifactsExist(history: RunHistory, projectRoot: string, nowMs = Date.now()): boolean {
+  const kept = foundArtifacts.get(history);
+  if (kept !== undefined && kept.projectRoot === projectRoot) {
+    let unchanged = true;
+    for (const [folder, stamp] of kept.folders)
+      if (!sameFolderStamp(stamp, folderStamp(folder))) {
+        unchanged = false;
+        break;
+      }
+    if (unchanged) return true;
+  }
+  foundArtifacts.delete(history);
+  const files: string[] = [];
+  for (const [json, markdown] of history.lane_artifacts)
+    for (const file of [json, markdown]) {
+      if (file === null || file === '') return false;
+      files.push(path.resolve(projectRoot, file));
+    }
+  const folders = new Map<string, FolderStamp | null>();
+  for (const file of files) {
+    const folder = path.dirname(file);
+    if (!folders.has(folder)) folders.set(folder, folderStamp(folder));
+  }
+  let links = false;
+  for (const file of files) {
+    laneArtifactLooks.files += 1;
+    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (stat === undefined) return false;
+    if (stat.isSymbolicLink()) {
+      links = true;
+      if (!fs.existsSync(file)) return false;
+    }
+  }
+  const stamps = new Map<string, FolderStamp>();
+  for (const [folder, stamp] of folders) {
+    if (stamp === null || nowMs - Math.max(stamp.mtimeMs, stamp.ctimeMs) < QUIET_FOLDER_MS) return true;
+    stamps.set(folder, stamp);
+  }
+  if (!links) foundArtifacts.set(history, { projectRoot, folders: stamps });
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import { errorMessage, LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 import { goalAttention, type GoalAttention } from './goalAttention';
 import type { StateDocument } from '../state/document';
-import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
+import { readStateFileShared, type StateFileSnapshot } from '../state/stateFile';
 import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
@@ -297,7 +297,7 @@ async function decide(
     };
   } else {
     try {
-      snapshot = options.state ?? (await readStateFile(goal.statePath));
+      snapshot = options.state ?? (await readStateFileShared(goal.statePath));
     } catch (error) {
       health = { ok: false, reason: `the goal's state file cannot be read: ${errorMessage(error)}` };
     }

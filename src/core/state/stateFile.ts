@@ -55,6 +55,36 @@ export async function readStateFile(filePath: string): Promise<StateFileSnapshot
   return { path: filePath, text, document: parseStateDocument(text) };
 }
 
+/** Parsed state files by path, for readers that ask again and again (a decision per heartbeat). */
+const sharedSnapshots = new Map<string, StateFileSnapshot>();
+const SHARED_SNAPSHOTS_KEPT = 32;
+
+/**
+ * `readStateFile`, for read-only callers: the file is read every time, and parsed again only when
+ * its text differs from the last read of the same path (then the kept snapshot is the same
+ * object). The snapshot is frozen, so a caller that tried to change it would throw, not corrupt
+ * the next reader's view.
+ */
+export async function readStateFileShared(filePath: string): Promise<StateFileSnapshot> {
+  const text = await readStateText(filePath);
+  const kept = sharedSnapshots.get(filePath);
+  if (kept !== undefined && kept.text === text) return kept;
+  const snapshot = deepFreeze({ path: filePath, text, document: parseStateDocument(text) });
+  sharedSnapshots.delete(filePath);
+  sharedSnapshots.set(filePath, snapshot);
+  if (sharedSnapshots.size > SHARED_SNAPSHOTS_KEPT)
+    sharedSnapshots.delete(sharedSnapshots.keys().next().value as string);
+  return snapshot;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 export interface StateEditOutcome {
   text: string;
   changed: boolean;

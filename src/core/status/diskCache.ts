@@ -348,17 +348,20 @@ export class StatusDiskCache {
       offset += entry.packed.length;
     }
     const body: Body = { items: this.body.items, indexes };
-    const rest = Buffer.concat([Buffer.from(`${JSON.stringify(body)}\n`, 'utf8'), ...segments]);
+    // The checksum covers the body line and the segments; the file is assembled in one copy.
+    const rest = [Buffer.from(`${JSON.stringify(body)}\n`, 'utf8'), ...segments];
+    const checksum = createHash('sha256');
+    for (const part of rest) checksum.update(part);
     const header = JSON.stringify({
       format: STATUS_CACHE_FORMAT,
       schema: STATUS_CACHE_SCHEMA,
       loopx_version: LOOPX_VERSION,
-      sha256: createHash('sha256').update(rest).digest('hex'),
+      sha256: checksum.digest('hex'),
     });
     // Clean from the moment the body is taken: a change made while the write is under way marks it dirty again.
     this.dirty = false;
     try {
-      await writeFileAtomic(this.file, Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), rest]), {
+      await writeFileAtomic(this.file, Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), ...rest]), {
         within,
         syncDirectory: false,
       });

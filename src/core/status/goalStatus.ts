@@ -590,11 +590,6 @@ interface Stamped<T> {
   value: T;
 }
 
-/**
- * Keeps the last read of every registry, state file and run index with its file stamp, and the
- * last status item of every goal with the inputs it was projected from. A call stats the goal's
- * two files; only a changed stamp causes a read, and only changed inputs a re-projection.
- */
 /** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
 const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
 function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
@@ -606,6 +601,11 @@ function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetS
   return target;
 }
 
+/**
+ * Keeps the last read of every registry, state file and run index with its file stamp, and the
+ * last status item of every goal with the inputs it was projected from. A call stats the goal's
+ * two files; only a changed stamp causes a read, and only changed inputs a re-projection.
+ */
 export class GoalStatusCache {
   private readonly registries = new Map<string, Stamped<Record<string, unknown>>>();
   private readonly states = new Map<string, Stamped<StateRead>>();

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
 import { listTodos } from '../../../src/core/state/todos';
-import { applyStateEdit, readStateFile } from '../../../src/core/state/stateFile';
+import { applyStateEdit, readStateFile, readStateFileShared } from '../../../src/core/state/stateFile';
 import { addTodo, claimTodo } from '../../../src/core/state/todos';
 
 const REPO = path.resolve(__dirname, '../../..');
@@ -136,5 +136,31 @@ describe('state file read and write', () => {
     for (const label of ['alpha', 'beta'])
       for (let i = 0; i < 6; i++) assert.ok(todos.includes(`${label} todo ${i}`), `${label} todo ${i} is present`);
     assert.equal(new Set(listTodos((await readStateFile(file)).document).map((t) => t.todo_id)).size, 13);
+  });
+});
+
+describe('readStateFileShared: parsed again only when the text changed', () => {
+  let dir = '';
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-state-shared-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('gives the same frozen snapshot for the same text, and a new one after any change (same size and mtime included)', async () => {
+    const file = path.join(dir, 'STATE.md');
+    fs.writeFileSync(file, '# Goal\n\n## Agent Todos\n\n- [ ] one\n');
+    const first = await readStateFileShared(file);
+    assert.equal(await readStateFileShared(file), first);
+    assert.ok(Object.isFrozen(first.document.todos[0]));
+    assert.throws(() => {
+      (first.document.todos as unknown as unknown[]).push({});
+    }, TypeError);
+    const { mtime } = fs.statSync(file);
+    fs.writeFileSync(file, '# Goal\n\n## Agent Todos\n\n- [x] one\n'); // same size
+    fs.utimesSync(file, mtime, mtime);
+    const second = await readStateFileShared(file);
+    assert.notEqual(second, first);
+    assert.equal(second.document.todos[0]?.marker, 'x');
+    assert.deepEqual(second, await readStateFile(file));
   });
 });

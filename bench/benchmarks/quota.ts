@@ -54,7 +54,9 @@ export const quotaShouldRunInProcess: RunnableBenchmark = {
   description:
     'shouldRun for goal-0001 as agent codex-main (no turn id, so nothing is written), clock pinned to the workspace clock',
   baselineDescription: "read registry.json, the goal's state file and its run index",
-  cases: [fixedCase(ONE_GOAL_OF_L, SIZES.L, 15, 2), fixedCase(BIG, BIG_GOAL, 15, 2)],
+  // The decision is made at every heartbeat of a long-lived process (the turn loop, the editor):
+  // the figure is the steady state, after enough calls for the code to be optimized.
+  cases: [fixedCase(ONE_GOAL_OF_L, SIZES.L, 15, 10), fixedCase(BIG, BIG_GOAL, 15, 10)],
   unitLabel: 'run rows of the goal',
   units: (shape) => shape?.runs ?? 0,
   targets: [
@@ -67,8 +69,8 @@ export const quotaShouldRunInProcess: RunnableBenchmark = {
     {
       caseLabel: BIG,
       metric: 'median_ms',
-      limit: 20,
-      text: '`quota should-run` in-process on a goal with 10,000 run rows and 500 todos under 20 ms',
+      limit: 10,
+      text: '`quota should-run` in-process on a goal with 10,000 run rows and 500 todos under 10 ms (issue 19)',
     },
   ],
   prepare: async (ctx) => {

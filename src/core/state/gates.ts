@@ -1,4 +1,5 @@
 import { TERMINAL_STATUSES, type StateDocument, type TodoItem } from './document';
+import { deepFreeze } from './freeze';
 
 /**
  * User gates and what they block. A gate is a user todo with `task_class=user_gate`. Which agent
@@ -169,7 +170,20 @@ export function gateRelation(gate: TodoItem, todo: TodoItem): GateRelation | nul
   return relationOf(gateRelations(gate), todo.todoId, requiredScopes(todo));
 }
 
+/** Analyses of frozen (shared, never changed) documents: `readStateFileShared` hands the same one to every decision. */
+const frozenAnalyses = new WeakMap<StateDocument, GateAnalysis>();
+
 export function analyzeGates(doc: StateDocument): GateAnalysis {
+  if (!Object.isFrozen(doc)) return analyzeDocumentGates(doc);
+  let analysis = frozenAnalyses.get(doc);
+  if (analysis === undefined) {
+    analysis = deepFreeze(analyzeDocumentGates(doc));
+    frozenAnalyses.set(doc, analysis);
+  }
+  return analysis;
+}
+
+function analyzeDocumentGates(doc: StateDocument): GateAnalysis {
   const gates: { item: TodoItem; state: GateState; relations: GateRelations }[] = [];
   const agentTodos: TodoItem[] = [];
   for (const item of doc.todos) {

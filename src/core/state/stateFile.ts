@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { deepFreeze } from './freeze';
 import { LoopxError } from '../errors';
 import { LOCK_FILE_SUFFIX, reclaimAbandonedLock, withFileLock, type LockOptions } from '../fs/fileLock';
 import { resolveWriteTarget, writeFileAtomic } from '../fs/atomicWrite';
@@ -75,14 +76,6 @@ export async function readStateFileShared(filePath: string): Promise<StateFileSn
   if (sharedSnapshots.size > SHARED_SNAPSHOTS_KEPT)
     sharedSnapshots.delete(sharedSnapshots.keys().next().value as string);
   return snapshot;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 export interface StateEditOutcome {

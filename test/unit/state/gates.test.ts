@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { analyzeGates, parseDecisionScope, scopeCovers } from '../../../src/core/state/gates';
+import { deepFreeze } from '../../../src/core/state/freeze';
 import { completeTodo, supersedeTodo, type OperationContext } from '../../../src/core/state/todos';
 
 const context: OperationContext = {
@@ -151,5 +152,23 @@ describe('gates', () => {
       assert.deepEqual(blockers(replaced.text)['todo_announce'], [`${newGate?.todo_id}:gate_covers_action:open`]);
       assert.equal(replaced.summary.todo.metadata['decision_outcome'], outcome, 'the old decision stays on record');
     }
+  });
+});
+
+describe('gate analyses of shared documents', () => {
+  const text =
+    '# Goal\n\n## User Todos\n\n- [ ] approve the release <!-- loopx: task_class=user_gate -->\n\n## Agent Todos\n\n- [ ] ship it\n';
+
+  it('a frozen document (readStateFileShared) is analysed once; its analysis is frozen too', () => {
+    const doc = deepFreeze(parseStateDocument(text));
+    const first = analyzeGates(doc);
+    assert.equal(analyzeGates(doc), first);
+    assert.ok(Object.isFrozen(first.open_gates));
+    assert.deepEqual(first, analyzeGates(parseStateDocument(text)));
+  });
+
+  it('a document that is not frozen is analysed on every call (it could have changed)', () => {
+    const doc = parseStateDocument(text);
+    assert.notEqual(analyzeGates(doc), analyzeGates(doc));
   });
 });

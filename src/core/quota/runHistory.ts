@@ -144,7 +144,7 @@ interface FolderStamp {
 export const QUIET_FOLDER_MS = 3_000;
 
 /** Checks of a history's lane artifacts that found every file: the stamps of their folders when they did. */
-const foundArtifacts = new WeakMap<RunHistory, { projectRoot: string; folders: Map<string, FolderStamp> }>();
+const foundArtifacts = new WeakMap<RunHistory, { projectRoot: string; folders?: Map<string, FolderStamp> }>();
 
 /** Files looked at by {@link laneArtifactsExist} (tests: whether a kept check answered). */
 export const laneArtifactLooks = { files: 0 };
@@ -166,13 +166,15 @@ function sameFolderStamp(a: FolderStamp, b: FolderStamp | null): boolean {
  * ctime (and the ctime cannot be set back), so while every folder's stamp is the same, every file
  * is still there. A check is kept only when no file is a symbolic link (its target could go without
  * the folder changing) and every folder had been unchanged for {@link QUIET_FOLDER_MS} (a change
- * within the file system's timestamp granularity could leave the stamp as it was).
+ * within the file system's timestamp granularity could leave the stamp as it was), and only from
+ * the second look at the same history on (the first, all a CLI call makes, is the plain check).
  */
 export function laneArtifactsExist(history: RunHistory, projectRoot: string, nowMs = Date.now()): boolean {
   const kept = foundArtifacts.get(history);
-  if (kept !== undefined && kept.projectRoot === projectRoot) {
+  const mine = kept !== undefined && kept.projectRoot === projectRoot ? kept : undefined;
+  if (mine?.folders !== undefined) {
     let unchanged = true;
-    for (const [folder, stamp] of kept.folders)
+    for (const [folder, stamp] of mine.folders)
       if (!sameFolderStamp(stamp, folderStamp(folder))) {
         unchanged = false;
         break;
@@ -186,6 +188,16 @@ export function laneArtifactsExist(history: RunHistory, projectRoot: string, now
       if (file === null || file === '') return false;
       files.push(path.resolve(projectRoot, file));
     }
+  if (mine === undefined) {
+    // The first look in this process (a CLI call makes only one): the plain check, the cheapest
+    // per file. A second look at the same history means a long-lived reader: that one is kept.
+    for (const file of files) {
+      laneArtifactLooks.files += 1;
+      if (!fs.existsSync(file)) return false;
+    }
+    foundArtifacts.set(history, { projectRoot });
+    return true;
+  }
   const folders = new Map<string, FolderStamp | null>();
   for (const file of files) {
     const folder = path.dirname(file);
@@ -203,10 +215,13 @@ export function laneArtifactsExist(history: RunHistory, projectRoot: string, now
   }
   const stamps = new Map<string, FolderStamp>();
   for (const [folder, stamp] of folders) {
-    if (stamp === null || nowMs - Math.max(stamp.mtimeMs, stamp.ctimeMs) < QUIET_FOLDER_MS) return true;
+    if (stamp === null || nowMs - Math.max(stamp.mtimeMs, stamp.ctimeMs) < QUIET_FOLDER_MS) {
+      foundArtifacts.set(history, { projectRoot });
+      return true;
+    }
     stamps.set(folder, stamp);
   }
-  if (!links) foundArtifacts.set(history, { projectRoot, folders: stamps });
+  foundArtifacts.set(history, links ? { projectRoot } : { projectRoot, folders: stamps });
   return true;
 }
 

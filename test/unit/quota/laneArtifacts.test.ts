@@ -43,8 +43,11 @@ describe("lane artifacts: checked on every use, a full check kept by its folders
 
   it('keeps a check that found every file while the folder is unchanged, and notices a removed record', () => {
     const history = laneHistory(dir);
+    let looked = laneArtifactLooks.files;
     assert.equal(laneArtifactsExist(history, dir, later()), true);
-    const looked = laneArtifactLooks.files;
+    assert.equal(laneArtifactLooks.files, looked + 6, 'the first look (all a CLI call makes) is the plain check');
+    assert.equal(laneArtifactsExist(history, dir, later()), true); // the second is kept
+    looked = laneArtifactLooks.files;
     assert.equal(laneArtifactsExist(history, dir, later()), true);
     assert.equal(laneArtifactLooks.files, looked, 'the kept check answered: no file looked at');
     fs.rmSync(path.join(dir, 'runs', 'r2.md'));
@@ -55,6 +58,7 @@ describe("lane artifacts: checked on every use, a full check kept by its folders
 
   it('a record renamed away is noticed too', () => {
     const history = laneHistory(dir);
+    assert.equal(laneArtifactsExist(history, dir, later()), true);
     assert.equal(laneArtifactsExist(history, dir, later()), true);
     fs.renameSync(path.join(dir, 'runs', 'r1.json'), path.join(dir, 'r1.json'));
     assert.equal(laneArtifactsExist(history, dir, later()), false);

@@ -590,9 +590,6 @@ interface Stamped<T> {
   value: T;
 }
 
-/** How many released goals' run-index reads a cache keeps (see `GoalStatusCache.releasedIndexes`). */
-const RELEASED_INDEXES_KEPT = 4;
-
 /** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
 const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
 function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
@@ -615,11 +612,6 @@ export class GoalStatusCache {
   private readonly indexes = new Map<string, Stamped<RunIndexRead | null>>();
   /** Index files found missing by the last look. */
   private readonly missingIndexes = new Set<string>();
-  /**
-   * The run-index reads of the goals released last, with their stamps: a goal being worked on has
-   * its state file edited between appends, and its item is then rebuilt without reading the index.
-   */
-  private readonly releasedIndexes = new Map<string, Stamped<RunIndexRead | null>>();
   private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
   /** The persistent cache behind this one (see diskCache.ts), when the caller opened one. */
   disk: StatusDiskCache | undefined;
@@ -674,13 +666,6 @@ export class GoalStatusCache {
   release(goal: GoalStatusTarget): void {
     const target = parsedTarget(goal);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
-    const held = this.indexes.get(indexFile);
-    if (held !== undefined) {
-      this.releasedIndexes.delete(indexFile);
-      this.releasedIndexes.set(indexFile, held);
-      if (this.releasedIndexes.size > RELEASED_INDEXES_KEPT)
-        this.releasedIndexes.delete(this.releasedIndexes.keys().next().value as string);
-    }
     this.indexes.delete(indexFile);
     this.missingIndexes.delete(indexFile);
     if (target.stateFile !== null) this.states.delete(target.stateFile);
@@ -765,19 +750,12 @@ export class GoalStatusCache {
   ): Promise<RunIndexRead | null> {
     if (stamp === null) {
       this.indexes.delete(indexFile);
-      this.releasedIndexes.delete(indexFile);
       this.missingIndexes.add(indexFile);
       return null;
     }
     this.missingIndexes.delete(indexFile);
     const cached = this.indexes.get(indexFile);
     if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
-    const released = this.releasedIndexes.get(indexFile);
-    this.releasedIndexes.delete(indexFile);
-    if (released && sameStamp(released.stamp, stamp)) {
-      this.indexes.set(indexFile, released);
-      return released.value;
-    }
     let value: RunIndexRead;
     try {
       value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });

@@ -65,26 +65,19 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
   });
 
   it('never offers a Markdown path outside the project and the runtime root, nor a missing one', () => {
-    assert.equal(
-      runMarkdownFile({ markdown_path: '../../etc/passwd' }, goal, () => true),
-      null,
-    );
-    assert.equal(
-      runMarkdownFile({ markdown_path: '/etc/passwd' }, goal, () => true),
-      null,
-    );
-    assert.equal(
-      runMarkdownFile({ markdown_path: '/p/../etc/x.md' }, goal, () => true),
-      null,
-    );
-    assert.equal(
-      runMarkdownFile({ markdown_path: 'runs/a.md' }, goal, () => false),
-      null,
-    );
-    assert.equal(
-      runMarkdownFile({ markdown_path: 'runs/a.md' }, goal, () => true),
-      '/p/runs/a.md',
-    );
+    const cases: [markdownPath: string, exists: boolean, expected: string | null][] = [
+      ['../../etc/passwd', true, null],
+      ['/etc/passwd', true, null],
+      ['/p/../etc/x.md', true, null],
+      ['runs/a.md', false, null],
+      ['runs/a.md', true, '/p/runs/a.md'],
+    ];
+    for (const [markdownPath, exists, expected] of cases)
+      assert.equal(
+        runMarkdownFile({ markdown_path: markdownPath }, goal, () => exists),
+        expected,
+        markdownPath,
+      );
   });
 
   it('gives each agent its goals, claims, newest turn and executor', () => {

@@ -38,6 +38,29 @@ function goalsOfChangedFile(file: string, goals: readonly GoalSummary[]): 'all' 
   return ignored ? [] : 'all';
 }
 
+/**
+ * The files watchers saw change since the last reload was scheduled to run, or `'all'` when
+ * something asked for a full reload (a change outside the file scheme, an explicit refresh).
+ * It starts empty: the first load is full anyway, and the first external change after it must be
+ * a one-goal reload like every later one (starting at `'all'` made that one a full reload).
+ */
+export class PendingChanges {
+  private files: Set<string> | 'all' = new Set();
+
+  /** A changed file; undefined: everything. */
+  add(file: string | undefined): void {
+    if (file === undefined) this.files = 'all';
+    else if (this.files !== 'all') this.files.add(file);
+  }
+
+  /** What was added since the last take, and starts again empty. */
+  take(): Set<string> | 'all' {
+    const files = this.files;
+    this.files = new Set();
+    return files;
+  }
+}
+
 /** The state file itself, or a sibling temporary file written to be renamed over it (`.NAME.…` or `NAME.…tmp`). */
 function isStateFileOrItsTemp(file: string, stateFile: string): boolean {
   if (file === stateFile) return true;

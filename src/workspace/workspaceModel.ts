@@ -26,7 +26,7 @@ import {
   type GoalFacts,
   type RecentRun,
 } from './goalExtras';
-import { goalsOfChangedFiles } from './changedGoals';
+import { goalsOfChangedFiles, PendingChanges } from './changedGoals';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
@@ -66,8 +66,8 @@ export class WorkspaceModel extends Disposable {
   private reloadTimer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | undefined;
   private reloadStarted: number | undefined;
-  /** Files the watchers saw change since the last reload; `'all'` when something else asked for a full one. */
-  private pendingFiles: Set<string> | 'all' = 'all';
+  /** Files the watchers saw change since the last reload was scheduled. */
+  private readonly pendingFiles = new PendingChanges();
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
@@ -222,12 +222,10 @@ export class WorkspaceModel extends Disposable {
    * goals the changed files belong to (see `goalsOfChangedFiles`); without one, everything.
    */
   scheduleReload(changed?: vscode.Uri): void {
-    if (changed === undefined || changed.scheme !== 'file') this.pendingFiles = 'all';
-    else if (this.pendingFiles !== 'all') this.pendingFiles.add(changed.fsPath);
+    this.pendingFiles.add(changed === undefined || changed.scheme !== 'file' ? undefined : changed.fsPath);
     clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => {
-      const files = this.pendingFiles;
-      this.pendingFiles = new Set();
+      const files = this.pendingFiles.take();
       const goals = files === 'all' || this.snapshotList.length === 0 ? 'all' : goalsOfChangedFiles(files, this.goals);
       void (goals === 'all' ? this.reload() : this.reloadGoals(goals));
     }, RELOAD_DEBOUNCE_MS);

@@ -96,6 +96,14 @@ function toBuffer(data: string | Uint8Array): Uint8Array {
   return typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
 }
 
+/** Writes every chunk in order with one gathered write (no joined copy of a large file). */
+async function writeChunks(handle: fs.promises.FileHandle, chunks: readonly Uint8Array[]): Promise<void> {
+  const expected = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  const { bytesWritten } = await handle.writev(chunks as Uint8Array[]);
+  // libuv loops until every buffer is written or fails; a short count would be a torn file.
+  if (bytesWritten !== expected) throw new Error(`short write: ${bytesWritten} of ${expected} bytes`);
+}
+
 function existingMode(target: string): number | undefined {
   try {
     return fs.statSync(target).mode & 0o7777;
@@ -118,14 +126,14 @@ export function fsyncDirectory(dir: string): void {
 }
 
 /**
- * Replaces `target` with `data` so that readers (and a crash at any point) see either the complete
+ * Replaces `target` with `data` (a text, bytes, or chunks of bytes written in order) so that readers (and a crash at any point) see either the complete
  * old content or the complete new content: write a temp file in the same folder, fsync, rename.
  * The temp file is removed whatever happens. A symlinked target is written through (see
  * {@link resolveWriteTarget}); the temp file goes next to the real file so the rename stays atomic.
  */
 export async function writeFileAtomic(
   target: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | readonly Uint8Array[],
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   target = resolveWriteTarget(target, options);
@@ -137,7 +145,8 @@ export async function writeFileAtomic(
   try {
     const handle = await fs.promises.open(temp, 'wx', mode ?? 0o666);
     try {
-      await handle.writeFile(toBuffer(data));
+      if (Array.isArray(data)) await writeChunks(handle, data);
+      else await handle.writeFile(toBuffer(data as string | Uint8Array));
       if (mode !== undefined) await handle.chmod(mode);
       await handle.sync();
     } finally {

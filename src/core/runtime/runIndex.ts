@@ -334,6 +334,27 @@ function artifactExists(file: string | undefined, projectRoot: string): boolean 
   return fs.existsSync(path.resolve(projectRoot, file));
 }
 
+const ARTIFACT_FLAGS = [
+  ['json_exists', 'json_path'],
+  ['markdown_exists', 'markdown_path'],
+] as const;
+
+/**
+ * Whether the artifact flags of a read (its rows stat'ed when read, and the lazy flags looked at
+ * since) still say what the files say now. A run's records may appear or go while its index stays
+ * as it was, so a read kept across a change of its goal is reused only when this holds.
+ */
+export function artifactFlagsHold(read: RunIndexRead, projectRoot: string): boolean {
+  for (const row of read.rows) {
+    for (const [flag, field] of ARTIFACT_FLAGS) {
+      // A lazy flag not looked at yet is an accessor on the prototype: it will stat when asked.
+      const own = Object.getOwnPropertyDescriptor(row, flag);
+      if (own !== undefined && own.value !== artifactExists(row[field], projectRoot)) return false;
+    }
+  }
+  return true;
+}
+
 /**
  * The {@link RunIndexRow} check without building a copy: true when every known field has its
  * type (strings, some also null). The schema stays the contract; it runs only on rows that fail

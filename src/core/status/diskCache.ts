@@ -117,19 +117,30 @@ function isBody(value: unknown, segmentBytes: number): value is Body {
   return true;
 }
 
-/** A digest whose facts are parsed from `packed` on first read (then kept). */
+/**
+ * A `facts` getter over packed bytes: parsed on read, and kept only while someone holds them (a
+ * WeakRef). A kept ledger memo answers most calls without the facts, so between the calls that
+ * need them every goal's spends (most of the host's memory on L) need not stay parsed.
+ */
+function packedFacts(packed: Buffer): () => LedgerFacts {
+  let held: WeakRef<LedgerFacts> | undefined;
+  return () => {
+    let facts = held?.deref();
+    if (facts === undefined) {
+      facts = unpackJson(JSON.parse(packed.toString('utf8'))) as LedgerFacts;
+      held = new WeakRef(facts);
+    }
+    return facts;
+  };
+}
+
+/** A digest whose facts are parsed from `packed` when read (see {@link packedFacts}). */
 function lazyDigest(
   record: Pick<IndexRecord, 'latest_waiting_on' | 'has_latest' | 'memo'>,
   packed: Buffer,
 ): IndexDigest {
-  let facts: LedgerFacts | undefined;
-  const digest: IndexDigest = {
-    get facts(): LedgerFacts {
-      return (facts ??= unpackJson(JSON.parse(packed.toString('utf8'))) as LedgerFacts);
-    },
-    latest_waiting_on: record.latest_waiting_on,
-    has_latest: record.has_latest,
-  };
+  const digest = { latest_waiting_on: record.latest_waiting_on, has_latest: record.has_latest } as IndexDigest;
+  Object.defineProperty(digest, 'facts', { get: packedFacts(packed), enumerable: true, configurable: true });
   if (record.memo !== undefined) digest.ledger_memo = record.memo;
   return digest;
 }
@@ -143,6 +154,50 @@ function sha256Of(file: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Each kept item's JSON as UTF-8, by item object: a status item is never changed once made (a new
+ * one replaces it), so a save re-encodes only the items that are new since the last one.
+ */
+const itemJsonBytes = new WeakMap<object, Buffer | string>();
+
+function itemJson(item: object): Buffer {
+  const kept = itemJsonBytes.get(item);
+  if (kept !== undefined && typeof kept !== 'string') return kept;
+  const bytes = Buffer.from(kept ?? JSON.stringify(item), 'utf8');
+  itemJsonBytes.set(item, bytes);
+  return bytes;
+}
+
+/**
+ * The body line, `JSON.stringify({ items, indexes })` and a newline, as chunks: every entry's small
+ * fields are encoded each time (they change: `clean`, a verified file's hash dropped), its item's
+ * bytes come from {@link itemJson}.
+ */
+function bodyLine(items: Body['items'], indexes: Record<string, IndexRecord>): Buffer[] {
+  const chunks: Buffer[] = [];
+  let text = '{"items":{';
+  let firstItem = true;
+  for (const [goalId, entry] of Object.entries(items)) {
+    text += `${firstItem ? '' : ','}${JSON.stringify(goalId)}:{`;
+    firstItem = false;
+    let firstField = true;
+    for (const [field, value] of Object.entries(entry)) {
+      if (value === undefined) continue;
+      text += `${firstField ? '' : ','}${JSON.stringify(field)}:`;
+      firstField = false;
+      if (field === 'item' && typeof value === 'object' && value !== null) {
+        chunks.push(Buffer.from(text, 'utf8'), itemJson(value));
+        text = '';
+      } else {
+        text += JSON.stringify(value);
+      }
+    }
+    text += '}';
+  }
+  chunks.push(Buffer.from(`${text}},"indexes":${JSON.stringify(indexes)}}\n`, 'utf8'));
+  return chunks;
 }
 
 function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
@@ -250,7 +305,15 @@ export class StatusDiskCache {
     return entry.item as GoalStatusItem;
   }
 
-  setItem(goalId: string, key: string, files: readonly [string, FileStamp | null][], item: GoalStatusItem): void {
+  /** `json`: the item's JSON when the caller has it (it is what a save writes). */
+  setItem(
+    goalId: string,
+    key: string,
+    files: readonly [string, FileStamp | null][],
+    item: GoalStatusItem,
+    json?: string,
+  ): void {
+    if (json !== undefined && !itemJsonBytes.has(item)) itemJsonBytes.set(item, json);
     this.body.items[goalId] = { key, files: files.map(([file, stamp]) => this.fileEntry(file, stamp)), item };
     this.dirty = true;
   }
@@ -334,7 +397,15 @@ export class StatusDiskCache {
     const segments: Buffer[] = [];
     let offset = 0;
     for (const [indexFile, entry] of this.indexes) {
-      entry.packed ??= Buffer.from(JSON.stringify(packJson(entry.digest.facts)), 'utf8');
+      if (entry.packed === undefined) {
+        entry.packed = Buffer.from(JSON.stringify(packJson(entry.digest.facts)), 'utf8');
+        // From now on the facts are read from their packed bytes, like those of a loaded cache.
+        Object.defineProperty(entry.digest, 'facts', {
+          get: packedFacts(entry.packed),
+          enumerable: true,
+          configurable: true,
+        });
+      }
       entry.savedMemo = entry.digest.ledger_memo;
       indexes[indexFile] = {
         file: entry.file,
@@ -347,9 +418,9 @@ export class StatusDiskCache {
       segments.push(entry.packed);
       offset += entry.packed.length;
     }
-    const body: Body = { items: this.body.items, indexes };
-    // The checksum covers the body line and the segments; the file is assembled in one copy.
-    const rest = [Buffer.from(`${JSON.stringify(body)}\n`, 'utf8'), ...segments];
+    // The body line is the JSON of { items, indexes }, each item's bytes kept from the last save;
+    // the checksum covers the body line and the segments, and the file is written without joining them.
+    const rest = [...bodyLine(this.body.items, indexes), ...segments];
     const checksum = createHash('sha256');
     for (const part of rest) checksum.update(part);
     const header = JSON.stringify({
@@ -361,7 +432,7 @@ export class StatusDiskCache {
     // Clean from the moment the body is taken: a change made while the write is under way marks it dirty again.
     this.dirty = false;
     try {
-      await writeFileAtomic(this.file, Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), ...rest]), {
+      await writeFileAtomic(this.file, [Buffer.from(`${header}\n`, 'utf8'), ...rest], {
         within,
         syncDirectory: false,
       });

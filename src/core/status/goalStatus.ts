@@ -17,7 +17,13 @@ import { scrubText } from '../privacy/scrub';
 import { attentionRoute, AttentionSeveritySchema, WaitingOnSchema, type OpenTodoFacts } from './attentionRoute';
 import { readRegistry } from '../registry/read';
 import { runIndexPath } from '../runtime/layout';
-import { readRunIndex, type ReadRunIndexOptions, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
+import {
+  artifactFlagsHold,
+  readRunIndex,
+  type ReadRunIndexOptions,
+  type RunIndexEntry,
+  type RunIndexRead,
+} from '../runtime/runIndex';
 import { stateDigest16 } from '../state/digest';
 import { firstSectionOf, parseStateDocument, type StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
@@ -590,6 +596,9 @@ interface Stamped<T> {
   value: T;
 }
 
+/** How many released goals' run-index reads a cache keeps (see `GoalStatusCache.releasedIndexes`). */
+const RELEASED_INDEXES_KEPT = 4;
+
 /** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
 const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
 function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
@@ -612,6 +621,12 @@ export class GoalStatusCache {
   private readonly indexes = new Map<string, Stamped<RunIndexRead | null>>();
   /** Index files found missing by the last look. */
   private readonly missingIndexes = new Set<string>();
+  /**
+   * The run-index reads of the goals released last, with their stamps. A goal being worked on has
+   * its state file edited between appends: its item is then rebuilt without parsing its index
+   * again, when the index's stamp and the read's artifact flags still hold.
+   */
+  private readonly releasedIndexes = new Map<string, Stamped<RunIndexRead | null>>();
   private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
   /** The persistent cache behind this one (see diskCache.ts), when the caller opened one. */
   disk: StatusDiskCache | undefined;
@@ -651,21 +666,31 @@ export class GoalStatusCache {
   }
 
   /**
-   * The goal's run index as this cache holds it from its last read (null: the file did not
-   * exist), without a stat; undefined when it holds none. For the quota summary status attaches
-   * right after projecting the goal, so the index is not read twice.
+   * The goal's run index as this cache holds it from its last read (`read` null: the file did not
+   * exist), with the stamp the file had when it was read, without a stat; undefined when it holds
+   * none. For the quota summary status attaches right after projecting the goal, so the index is not
+   * read twice, and whatever is derived from the read is keyed by the stamp of that read (a stat
+   * taken now may already be of rows appended since).
    */
-  heldRunIndex(goal: GoalStatusTarget): RunIndexRead | null | undefined {
+  heldRunIndex(goal: GoalStatusTarget): { stamp: FileStamp | null; read: RunIndexRead | null } | undefined {
     const target = parsedTarget(goal);
-    const held = this.indexes.get(runIndexPath(target.runtimeRoot, target.goalId));
-    if (held !== undefined) return held.value;
-    return this.missingIndexes.has(runIndexPath(target.runtimeRoot, target.goalId)) ? null : undefined;
+    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
+    const held = this.indexes.get(indexFile);
+    if (held !== undefined) return { stamp: held.stamp, read: held.value };
+    return this.missingIndexes.has(indexFile) ? { stamp: null, read: null } : undefined;
   }
 
   /** Drops the goal's file reads (its status item stays): for one-shot callers that must not hold every goal's history at once. */
   release(goal: GoalStatusTarget): void {
     const target = parsedTarget(goal);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
+    const held = this.indexes.get(indexFile);
+    if (held !== undefined) {
+      this.releasedIndexes.delete(indexFile);
+      this.releasedIndexes.set(indexFile, held);
+      if (this.releasedIndexes.size > RELEASED_INDEXES_KEPT)
+        this.releasedIndexes.delete(this.releasedIndexes.keys().next().value as string);
+    }
     this.indexes.delete(indexFile);
     this.missingIndexes.delete(indexFile);
     if (target.stateFile !== null) this.states.delete(target.stateFile);
@@ -701,9 +726,22 @@ export class GoalStatusCache {
       this.readState(target.stateFile, stateStamp),
       this.readIndex(indexFile, indexStamp, target.projectRoot, limit),
     ]);
-    const item = projectGoalStatus({ target, state, runs, agentId, limit, todoItemLimit, homeDir: options.homeDir });
+    const projected = projectGoalStatus({
+      target,
+      state,
+      runs,
+      agentId,
+      limit,
+      todoItemLimit,
+      homeDir: options.homeDir,
+    });
+    // The item outlives the texts it was projected from: V8 keeps a whole string alive for any slice
+    // of it, so an item holding a todo's title would hold its state file's text (20 KB a goal on L).
+    // A copy through JSON (the form the persistent cache keeps it in anyway) holds none of them.
+    const json = JSON.stringify(projected);
+    const item = JSON.parse(json) as GoalStatusItem;
     this.items.set(target.goalId, { key, item });
-    this.disk?.setItem(target.goalId, key, files, item);
+    this.disk?.setItem(target.goalId, key, files, item, json);
     return item;
   }
 
@@ -750,12 +788,24 @@ export class GoalStatusCache {
   ): Promise<RunIndexRead | null> {
     if (stamp === null) {
       this.indexes.delete(indexFile);
+      this.releasedIndexes.delete(indexFile);
       this.missingIndexes.add(indexFile);
       return null;
     }
     this.missingIndexes.delete(indexFile);
     const cached = this.indexes.get(indexFile);
     if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
+    const released = this.releasedIndexes.get(indexFile);
+    this.releasedIndexes.delete(indexFile);
+    // A run's records can appear or go while its index stays as it was: the read's flags are checked.
+    if (
+      released !== undefined &&
+      sameStamp(released.stamp, stamp) &&
+      (released.value === null || artifactFlagsHold(released.value, projectRoot))
+    ) {
+      this.indexes.set(indexFile, released);
+      return released.value;
+    }
     let value: RunIndexRead;
     try {
       value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });

@@ -384,6 +384,7 @@ export class LiveStatusModel {
           registry: sources.registry,
           ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
           ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
+          indexStamp: sources.indexStamp,
         });
         quota.set(goal.goalId, summary);
         if (sources.recentRuns !== undefined) recentRuns.set(goal.goalId, sources.recentRuns);

@@ -38,11 +38,14 @@ export class QuotaSummaryCache {
     this.reader = options.reader ?? fileSystemStatusReader;
   }
 
-  /** The stamps a summary of `target` depends on, as one comparable key. */
-  async inputsKey(target: GoalStatusTarget): Promise<string> {
+  /**
+   * The stamps a summary of `target` depends on, as one comparable key. `indexStamp`: the run
+   * index's stamp when the caller read it (its summary is of that read), instead of a stat now.
+   */
+  async inputsKey(target: GoalStatusTarget, indexStamp?: FileStamp | null): Promise<string> {
     const stamps: (FileStamp | null)[] = await Promise.all([
       this.reader.stat(this.options.registryPath),
-      this.reader.stat(runIndexPath(target.runtimeRoot, target.goalId)),
+      indexStamp !== undefined ? indexStamp : this.reader.stat(runIndexPath(target.runtimeRoot, target.goalId)),
       this.reader.stat(goalRuntimeDir(target.runtimeRoot, target.goalId)),
     ]);
     return JSON.stringify(stamps);
@@ -56,14 +59,19 @@ export class QuotaSummaryCache {
 
   /**
    * The goal's summary, recomputed only when its inputs changed or its window moved. `preloaded`
-   * passes reads the caller already holds (the parsed registry, the goal's run index), so a
-   * recomputation does not read them again.
+   * passes reads the caller already holds (the parsed registry, the goal's run index or its digest,
+   * with the index's stamp when it was read), so a recomputation does not read them again.
    */
   async summary(
     target: GoalStatusTarget,
-    preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex' | 'indexDigest'> = {},
+    preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex' | 'indexDigest'> & {
+      indexStamp?: FileStamp | null;
+    } = {},
   ): Promise<GoalQuotaSummary> {
-    const key = await this.inputsKey(target);
+    const key = await this.inputsKey(
+      target,
+      preloaded.runIndex !== undefined || preloaded.indexDigest !== undefined ? preloaded.indexStamp : undefined,
+    );
     const kept = this.entries.get(target.goalId);
     if (kept !== undefined && this.isFresh(target.goalId, key)) return kept.summary;
     const summary = await goalQuotaSummary({

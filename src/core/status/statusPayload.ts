@@ -24,6 +24,7 @@ import {
   GoalStatusCache,
   GoalStatusItemSchema,
   StatusRunSchema,
+  type FileStamp,
   type GoalStatusItem,
   type GoalStatusTarget,
 } from './goalStatus';
@@ -186,6 +187,11 @@ export interface StatusQuotaSources {
   registryEntry: Record<string, unknown> | undefined;
   /** The goal's run index as status read it (null: it does not exist); undefined when status holds none. */
   runIndex: RunIndexRead | null | undefined;
+  /**
+   * The stamp of the goal's run index that `runIndex` and `indexDigest` were read at (null: no
+   * index). A summary derived from them is keyed by it: a stat taken later may be of rows appended since.
+   */
+  indexStamp: FileStamp | null;
   /** With the persistent cache: the digest of the goal's run index (its ledger facts), read or kept. */
   indexDigest?: IndexDigest;
   /** With the persistent cache: the goal's newest runs (the editor's Recent runs), read or kept. */
@@ -333,11 +339,12 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     if (request.quotaSummary !== undefined) {
       try {
         const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
-        const runIndex = cache.heldRunIndex(target);
+        // What is derived from the read is keyed by the stamp it was read at (see heldRunIndex).
+        const held = cache.heldRunIndex(target);
+        const runIndex = held?.read;
+        const indexStamp = held !== undefined ? held.stamp : await cache.reader.stat(indexFile);
         const digested =
-          disk === undefined
-            ? undefined
-            : await disk.digestOf(indexFile, target.projectRoot, await cache.reader.stat(indexFile), runIndex);
+          disk === undefined ? undefined : await disk.digestOf(indexFile, target.projectRoot, indexStamp, runIndex);
         const indexDigest = digested?.digest;
         const recentRuns = digested?.recentRuns;
         item = withQuota(
@@ -346,6 +353,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
             registry,
             registryEntry: rawEntryById?.get(target.goalId),
             runIndex,
+            indexStamp,
             ...(indexDigest !== undefined ? { indexDigest } : {}),
             ...(recentRuns !== undefined ? { recentRuns } : {}),
             attention: { waiting_on: item.waiting_on, severity: item.severity },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
-import { goalsOfChangedFiles } from '../../../src/workspace/changedGoals';
+import { goalsOfChangedFiles, PendingChanges } from '../../../src/workspace/changedGoals';
 
 const ROOT = path.resolve('/work/project');
 const RUNTIME = path.join(ROOT, '.loopx', 'runtime');
@@ -59,5 +59,20 @@ describe('which goals a changed file belongs to (issue 16)', () => {
 
   it('ignores the status cache LoopX writes itself (else every one-goal reload would trigger a full one)', () => {
     assert.deepEqual(ids(goalsOfChangedFiles([path.join(RUNTIME, 'cache', 'status-cache.json')], goals)), []);
+  });
+
+  it("the first change seen after the first load is one goal's, like every later one (not a full reload)", () => {
+    const pending = new PendingChanges();
+    const state = goals[0]?.stateFile ?? '';
+    pending.add(state);
+    const first = pending.take();
+    assert.deepEqual(first === 'all' ? 'all' : [...first], [state]);
+    assert.deepEqual(ids(goalsOfChangedFiles(first === 'all' ? [] : first, goals)), ['alpha']);
+    // A request for everything wins over files until it is taken; then it starts again empty.
+    pending.add(state);
+    pending.add(undefined);
+    pending.add(goals[1]?.stateFile ?? undefined);
+    assert.equal(pending.take(), 'all');
+    assert.deepEqual([...(pending.take() as Set<string>)], []);
   });
 });

@@ -5,7 +5,13 @@ import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { observeSafeReads } from '../../../src/core/fs/safeRead';
 import { STATUS_CACHE_SCHEMA, StatusDiskCache, statusCachePath } from '../../../src/core/status/diskCache';
-import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import {
+  fileSystemStatusReader,
+  GoalStatusCache,
+  type FileStamp,
+  type GoalStatusItem,
+  type StatusFileReader,
+} from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
@@ -396,6 +402,45 @@ describe('persistent status cache (runtime root)', () => {
     assert.equal(warm.disk?.origin, 'loaded');
     assert.equal(warm.stateReads, 0);
     assert.equal(JSON.stringify(warm.payload), JSON.stringify(payload));
+  });
+
+  it('the body line is the JSON of the kept items (as JSON.stringify writes it), a replaced item written anew', async () => {
+    const d = demo();
+    const disk = (await status(d, true)).disk;
+    assert.ok(disk !== undefined);
+    const within = path.dirname(path.dirname(d.cacheFile));
+    const bodyOf = (): { line: string; items: Record<string, { key: string; item: Record<string, unknown> }> } => {
+      const line = fs.readFileSync(d.cacheFile, 'utf8').split('\n')[1] as string;
+      return {
+        line,
+        items: (JSON.parse(line) as { items: Record<string, { key: string; item: Record<string, unknown> }> }).items,
+      };
+    };
+    const first = bodyOf();
+    assert.equal(first.line, JSON.stringify(JSON.parse(first.line)));
+    const entry = first.items['tidy-notes'];
+    assert.ok(entry !== undefined);
+    const files: [string, FileStamp | null][] = [
+      [d.stateFile, await fileSystemStatusReader.stat(d.stateFile)],
+      [d.indexFile, await fileSystemStatusReader.stat(d.indexFile)],
+    ];
+    const original = (disk as unknown as { body: { items: Record<string, { item: GoalStatusItem }> } }).body.items[
+      'tidy-notes'
+    ]?.item;
+    assert.ok(original !== undefined);
+    // Two goals (the separators between items), one of them a replaced item with "quotes" and a newline.
+    disk.setItem('tidy-notes', entry.key, files, { ...original, display_name: 'renamed "goal"\n' });
+    disk.setItem('10', 'other-key', files, original);
+    assert.equal(await disk.save(within), true);
+    const second = bodyOf();
+    assert.equal(second.line, JSON.stringify(JSON.parse(second.line)));
+    assert.equal(second.items['tidy-notes']?.item['display_name'], 'renamed "goal"\n');
+    assert.deepEqual(second.items['10']?.item, JSON.parse(JSON.stringify(original)));
+    // The first item object again: its kept bytes, the goal's old name.
+    disk.setItem('tidy-notes', entry.key, files, original);
+    assert.equal(await disk.save(within), true);
+    assert.equal(bodyOf().items['tidy-notes']?.item['display_name'], original.display_name);
+    assert.equal(StatusDiskCache.open(d.cacheFile).origin, 'loaded', 'the checksum covers the chunks as written');
   });
 
   it('a change made while a save is under way keeps the cache dirty: the next save writes it', async () => {

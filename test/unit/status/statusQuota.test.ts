@@ -104,7 +104,11 @@ describe('status quota from the reads status already made', () => {
       stateFile: null,
       agents: [],
     };
-    assert.equal(cache.heldRunIndex(target)?.rows.length, 3);
+    assert.equal(cache.heldRunIndex(target)?.read?.rows.length, 3);
+    assert.equal(
+      cache.heldRunIndex(target)?.stamp?.size,
+      fs.statSync(path.join(dir, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl')).size,
+    );
     cache.release(target);
     assert.equal(cache.heldRunIndex(target), undefined);
   });

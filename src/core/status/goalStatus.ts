@@ -596,8 +596,11 @@ interface Stamped<T> {
   value: T;
 }
 
-/** How many released goals' run-index reads a cache keeps (see `GoalStatusCache.releasedIndexes`). */
-const RELEASED_INDEXES_KEPT = 4;
+/**
+ * How many released goals' run-index reads a cache keeps when asked to (see `releasedIndexes`): a
+ * parsed index of real shape (500 rows of 1 KB) takes ~10 MB, so only a couple of goals being worked on.
+ */
+const RELEASED_INDEXES_KEPT = 2;
 
 /** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
 const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
@@ -622,9 +625,9 @@ export class GoalStatusCache {
   /** Index files found missing by the last look. */
   private readonly missingIndexes = new Set<string>();
   /**
-   * The run-index reads of the goals released last, with their stamps. A goal being worked on has
-   * its state file edited between appends: its item is then rebuilt without parsing its index
-   * again, when the index's stamp and the read's artifact flags still hold.
+   * The run-index reads of the goals released last with `keepIndexRead`, with their stamps. A goal
+   * being worked on has its state file edited between appends: its item is then rebuilt without
+   * parsing its index again, when the index's stamp and the read's artifact flags still hold.
    */
   private readonly releasedIndexes = new Map<string, Stamped<RunIndexRead | null>>();
   private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
@@ -680,12 +683,16 @@ export class GoalStatusCache {
     return this.missingIndexes.has(indexFile) ? { stamp: null, read: null } : undefined;
   }
 
-  /** Drops the goal's file reads (its status item stays): for one-shot callers that must not hold every goal's history at once. */
-  release(goal: GoalStatusTarget): void {
+  /**
+   * Drops the goal's file reads (its status item stays): for callers that must not hold every goal's
+   * history at once. `keepIndexRead`: keep its run-index read aside for its next rebuild (the live
+   * model's one-goal refresh; a full build or a one-shot call keeps none).
+   */
+  release(goal: GoalStatusTarget, options: { keepIndexRead?: boolean } = {}): void {
     const target = parsedTarget(goal);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
     const held = this.indexes.get(indexFile);
-    if (held !== undefined) {
+    if (held !== undefined && options.keepIndexRead === true) {
       this.releasedIndexes.delete(indexFile);
       this.releasedIndexes.set(indexFile, held);
       if (this.releasedIndexes.size > RELEASED_INDEXES_KEPT)

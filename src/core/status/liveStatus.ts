@@ -199,7 +199,7 @@ export class LiveStatusModel {
     for (const goalId of new Set(goalIds)) {
       quota.delete(goalId);
       recentRuns.delete(goalId);
-      const payload = await loadStatus({ ...this.statusRequest(quota, recentRuns), goalId }).catch(() => null);
+      const payload = await loadStatus({ ...this.statusRequest(quota, recentRuns, true), goalId }).catch(() => null);
       const item = payload === null ? undefined : goalItems(payload).find((found) => found.goal_id === goalId);
       if (item === undefined) {
         // The goal could not be projected alone (its registry entry moved meanwhile): rebuild everything.
@@ -371,6 +371,8 @@ export class LiveStatusModel {
   private statusRequest(
     quota: Map<string, GoalQuotaSummary>,
     recentRuns: Map<string, readonly RecentRunRow[]>,
+    /** One-goal rebuilds keep the goal's index read for its next one (see GoalStatusCache.release). */
+    keepIndexReads = false,
   ): StatusRequest {
     return {
       registryPath: this.registryPath,
@@ -388,7 +390,7 @@ export class LiveStatusModel {
         });
         quota.set(goal.goalId, summary);
         if (sources.recentRuns !== undefined) recentRuns.set(goal.goalId, sources.recentRuns);
-        this.cache.release(goal);
+        this.cache.release(goal, { keepIndexRead: keepIndexReads });
         return summary;
       },
     };

@@ -108,10 +108,15 @@ describe('run-index reads kept by the live model', () => {
     }
   });
 
-  it('a state-file edit rebuilds the goal without parsing its unchanged index again', async () => {
+  it('a state-file edit rebuilds the goal without parsing its unchanged index again (after a one-goal rebuild)', async () => {
     const model = newModel();
     try {
       ready(await model.current());
+      // A full build keeps no index read (it would hold every goal's); a one-goal rebuild keeps its goal's.
+      fs.appendFileSync(stateFile, '\n');
+      indexReads = 0;
+      ready(await model.refreshGoals([GOAL]));
+      assert.equal(indexReads, 1, 'the first one-goal rebuild after a full build reads the index');
       const text = fs.readFileSync(stateFile, 'utf8');
       fs.writeFileSync(stateFile, text.replace('## Next Action\n', '## Next Action\n- kept-reads marker\n'));
       indexReads = 0;
@@ -132,7 +137,9 @@ describe('run-index reads kept by the live model', () => {
   it("a run record removed while the index stayed as it was is seen: the kept read's flags no longer hold", async () => {
     const model = newModel();
     try {
-      const before = ready(await model.current());
+      ready(await model.current());
+      fs.appendFileSync(stateFile, '\n');
+      const before = ready(await model.refreshGoals([GOAL]));
       const run = before.items.get(GOAL)?.latest_runs.find((r) => r.classification === 'validated_progress');
       assert.equal(run?.markdown_exists, true);
       fs.rmSync(path.join(dir, '.loopx', 'runtime', 'goals', GOAL, 'runs', '2026-11-28T08-55-00-00-00.md'));

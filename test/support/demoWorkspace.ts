@@ -1,8 +1,17 @@
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const DEMO_SOURCE = join(REPO_ROOT, 'examples', 'demo-workspace');
+
+/** Sets every file under `dir` (but `except`) as last modified at `at`: nothing in it is racy for a stamp cache. */
+export function ageFiles(dir: string, at: Date, except?: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name);
+    if (entry.isDirectory()) ageFiles(file, at, except);
+    else if (file !== except) utimesSync(file, at, at);
+  }
+}
 
 /**
  * Copies the committed demo workspace to `destination` and makes it real: the registry's `repo`

@@ -118,31 +118,32 @@ function isBody(value: unknown, segmentBytes: number): value is Body {
 }
 
 /**
- * A `facts` getter over packed bytes: parsed on read, and kept only while someone holds them (a
- * WeakRef). A kept ledger memo answers most calls without the facts, so between the calls that
- * need them every goal's spends (most of the host's memory on L) need not stay parsed.
+ * Makes `digest.facts` a getter over their packed bytes: parsed on read, and kept only while someone
+ * holds them (a WeakRef). A kept ledger memo answers most calls without the facts, so between the
+ * calls that need them every goal's spends (most of the host's memory on L) need not stay parsed.
  */
-function packedFacts(packed: Buffer): () => LedgerFacts {
+function readFactsFromPacked(digest: Partial<IndexDigest>, packed: Buffer): void {
   let held: WeakRef<LedgerFacts> | undefined;
-  return () => {
-    let facts = held?.deref();
-    if (facts === undefined) {
-      facts = unpackJson(JSON.parse(packed.toString('utf8'))) as LedgerFacts;
-      held = new WeakRef(facts);
+  const facts = (): LedgerFacts => {
+    let value = held?.deref();
+    if (value === undefined) {
+      value = unpackJson(JSON.parse(packed.toString('utf8'))) as LedgerFacts;
+      held = new WeakRef(value);
     }
-    return facts;
+    return value;
   };
+  Object.defineProperty(digest, 'facts', { get: facts, enumerable: true, configurable: true });
 }
 
-/** A digest whose facts are parsed from `packed` when read (see {@link packedFacts}). */
+/** A digest of a loaded cache: its facts are parsed from `packed` when read (see {@link readFactsFromPacked}). */
 function lazyDigest(
   record: Pick<IndexRecord, 'latest_waiting_on' | 'has_latest' | 'memo'>,
   packed: Buffer,
 ): IndexDigest {
-  const digest = { latest_waiting_on: record.latest_waiting_on, has_latest: record.has_latest } as IndexDigest;
-  Object.defineProperty(digest, 'facts', { get: packedFacts(packed), enumerable: true, configurable: true });
+  const digest: Partial<IndexDigest> = { latest_waiting_on: record.latest_waiting_on, has_latest: record.has_latest };
+  readFactsFromPacked(digest, packed);
   if (record.memo !== undefined) digest.ledger_memo = record.memo;
-  return digest;
+  return digest as IndexDigest;
 }
 
 /** How the file looked when opened (for tests and the benchmarks). */
@@ -400,11 +401,7 @@ export class StatusDiskCache {
       if (entry.packed === undefined) {
         entry.packed = Buffer.from(JSON.stringify(packJson(entry.digest.facts)), 'utf8');
         // From now on the facts are read from their packed bytes, like those of a loaded cache.
-        Object.defineProperty(entry.digest, 'facts', {
-          get: packedFacts(entry.packed),
-          enumerable: true,
-          configurable: true,
-        });
+        readFactsFromPacked(entry.digest, entry.packed);
       }
       entry.savedMemo = entry.digest.ledger_memo;
       indexes[indexFile] = {

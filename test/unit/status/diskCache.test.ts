@@ -14,7 +14,7 @@ import {
 } from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
-import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
@@ -44,14 +44,7 @@ function demo(): Demo {
 
 /** Every file of the demo (but the cache) last modified an hour ago: nothing is racy. */
 function ageEverything(d: Demo): void {
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(file);
-      else if (file !== d.cacheFile) fs.utimesSync(file, HOUR_AGO, HOUR_AGO);
-    }
-  };
-  walk(d.dir);
+  ageFiles(d.dir, HOUR_AGO, d.cacheFile);
 }
 
 interface Counted {

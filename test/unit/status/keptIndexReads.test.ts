@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core/status/goalStatus';
 import { LiveStatusModel, type LiveSnapshot } from '../../../src/core/status/liveStatus';
-import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
 const HOUR_AGO = new Date(Date.now() - 3_600_000);
@@ -36,6 +36,18 @@ describe('run-index reads kept by the live model', () => {
   };
   const newModel = (): LiveStatusModel =>
     new LiveStatusModel({ registryPath, homeDir: dir, clock: CLOCK, watch: false, reader });
+  /** Runs `use` with a new model, closed after. */
+  const withModel = async <T>(use: (model: LiveStatusModel) => Promise<T>): Promise<T> => {
+    const model = newModel();
+    try {
+      return await use(model);
+    } finally {
+      model.close();
+    }
+  };
+  /** What a model that never saw the goal before reads now. */
+  const freshSnapshot = (): Promise<Extract<LiveSnapshot, { ok: true }>> =>
+    withModel(async (model) => ready(await model.current()));
   const ready = (snapshot: LiveSnapshot): Extract<LiveSnapshot, { ok: true }> => {
     assert.ok(snapshot.ok, snapshot.ok ? '' : snapshot.error);
     return snapshot;
@@ -50,21 +62,13 @@ describe('run-index reads kept by the live model', () => {
     registryPath = path.join(dir, '.loopx', 'registry.json');
     indexFile = path.join(dir, '.loopx', 'runtime', 'goals', GOAL, 'runs', 'index.jsonl');
     stateFile = path.join(dir, '.codex', 'goals', GOAL, 'ACTIVE_GOAL_STATE.md');
-    const age = (at: string): void => {
-      for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-        const file = path.join(at, entry.name);
-        if (entry.isDirectory()) age(file);
-        else fs.utimesSync(file, HOUR_AGO, HOUR_AGO);
-      }
-    };
-    age(dir);
+    ageFiles(dir, HOUR_AGO);
     afterIndexRead = undefined;
   });
   afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
 
-  it('rows appended while a build runs are not hidden behind the newer stamp (recent runs, quota)', async () => {
-    const model = newModel();
-    try {
+  it('rows appended while a build runs are not hidden behind the newer stamp (recent runs, quota)', () =>
+    withModel(async (model) => {
       // A turn appends its run and its spend right after the build read the index, and the watcher
       // sees it (invalidate) before the build takes the index's digest and quota.
       afterIndexRead = () => {
@@ -95,22 +99,13 @@ describe('run-index reads kept by the live model', () => {
         'appended while the build ran',
       );
       assert.equal(after.recentRuns.get(GOAL)?.[0]?.recommended_action, 'appended while the build ran');
-      const fresh = newModel();
-      try {
-        const expected = ready(await fresh.current());
-        assert.deepEqual(after.recentRuns.get(GOAL), expected.recentRuns.get(GOAL));
-        assert.deepEqual(after.quota.get(GOAL), expected.quota.get(GOAL));
-      } finally {
-        fresh.close();
-      }
-    } finally {
-      model.close();
-    }
-  });
+      const expected = await freshSnapshot();
+      assert.deepEqual(after.recentRuns.get(GOAL), expected.recentRuns.get(GOAL));
+      assert.deepEqual(after.quota.get(GOAL), expected.quota.get(GOAL));
+    }));
 
-  it('a state-file edit rebuilds the goal without parsing its unchanged index again (after a one-goal rebuild)', async () => {
-    const model = newModel();
-    try {
+  it('a state-file edit rebuilds the goal without parsing its unchanged index again (after a one-goal rebuild)', () =>
+    withModel(async (model) => {
       ready(await model.current());
       // A full build keeps no index read (it would hold every goal's); a one-goal rebuild keeps its goal's.
       fs.appendFileSync(stateFile, '\n');
@@ -123,20 +118,11 @@ describe('run-index reads kept by the live model', () => {
       const after = ready(await model.refreshGoals([GOAL]));
       assert.equal(indexReads, 0, 'the run index was not read again');
       assert.ok(JSON.stringify(after.items.get(GOAL)).includes('kept-reads marker'), 'the edit is shown');
-      const fresh = newModel();
-      try {
-        assert.deepEqual(after.items.get(GOAL), ready(await fresh.current()).items.get(GOAL));
-      } finally {
-        fresh.close();
-      }
-    } finally {
-      model.close();
-    }
-  });
+      assert.deepEqual(after.items.get(GOAL), (await freshSnapshot()).items.get(GOAL));
+    }));
 
-  it("a run record removed while the index stayed as it was is seen: the kept read's flags no longer hold", async () => {
-    const model = newModel();
-    try {
+  it("a run record removed while the index stayed as it was is seen: the kept read's flags no longer hold", () =>
+    withModel(async (model) => {
       ready(await model.current());
       fs.appendFileSync(stateFile, '\n');
       const before = ready(await model.refreshGoals([GOAL]));
@@ -149,8 +135,5 @@ describe('run-index reads kept by the live model', () => {
       assert.equal(indexReads, 1, 'the index was read again');
       const seen = after.items.get(GOAL)?.latest_runs.find((r) => r.classification === 'validated_progress');
       assert.equal(seen?.markdown_exists, false);
-    } finally {
-      model.close();
-    }
-  });
+    }));
 });

@@ -8,7 +8,7 @@ import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core
 import { LiveStatusModel } from '../../../src/core/status/liveStatus';
 import { keptRecentRunRows, recentRunRows, RECENT_RUNS_KEPT } from '../../../src/core/status/recentRuns';
 import { statusCachePath } from '../../../src/core/status/diskCache';
-import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
 const HOUR_AGO = new Date(Date.now() - 3_600_000);
@@ -87,14 +87,7 @@ describe("a goal's recent runs kept with its run-index digest (the editor's Rece
       );
       registryPath = path.join(dir, '.loopx', 'registry.json');
       indexFile = path.join(dir, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl');
-      const age = (at: string): void => {
-        for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
-          const file = path.join(at, entry.name);
-          if (entry.isDirectory()) age(file);
-          else fs.utimesSync(file, HOUR_AGO, HOUR_AGO);
-        }
-      };
-      age(dir);
+      ageFiles(dir, HOUR_AGO);
     });
     afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
 

@@ -65,7 +65,8 @@ describe('run-index reads kept by the live model', () => {
     ageFiles(dir, HOUR_AGO);
     afterIndexRead = undefined;
   });
-  afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
+  // The model's close() starts its last cache save; removing the folder may race it: retried.
+  afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 }));
 
   it('rows appended while a build runs are not hidden behind the newer stamp (recent runs, quota)', () =>
     withModel(async (model) => {

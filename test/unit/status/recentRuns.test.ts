@@ -89,7 +89,8 @@ describe("a goal's recent runs kept with its run-index digest (the editor's Rece
       indexFile = path.join(dir, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl');
       ageFiles(dir, HOUR_AGO);
     });
-    afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true }));
+    // The model's close() starts its last cache save; removing the folder may race it: retried.
+    afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 }));
 
     it('a warm start has them from the cache, without reading the run index, equal to a fresh read', async () => {
       const cold = await snapshotOf();

@@ -10,11 +10,24 @@ import { formatLocalIsoSeconds } from '../../src/core/runtime/time';
  * One of the processes of the append-contention benchmark:
  *   appendRows.cjs <loopx|raw> <runtimeRoot> <goalId> <child> <children> <rows>
  * `loopx` appends through appendRun (lock, artifacts, index line) with the default lock policy,
- * retrying a lock timeout; `raw` only appends the index line with O_APPEND (the raw limit).
+ * retrying a lock timeout; `raw` makes the same writes with plain fs calls and no lock (both records
+ * fsynced, the folder fsynced, the line appended with O_APPEND): what the disk allows.
  * Row i of child c is stamped base + (i·children + c) s, so every row has its own artifact name.
  * Prints {"appended":n,"lock_timeouts":n}.
  */
 const BASE = Date.parse('2026-11-28T00:00:00Z');
+
+function writeSynced(dir: string, name: string, text: string): void {
+  const temp = path.join(dir, `.${name}.tmp`);
+  const fd = fs.openSync(temp, 'wx');
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, path.join(dir, name));
+}
 
 async function main(): Promise<void> {
   const [mode, runtimeRoot = '', goalId = '', childText = '0', childrenText = '1', rowsText = '0'] =
@@ -36,12 +49,22 @@ async function main(): Promise<void> {
       turn_instance_id: `c${child}-${i}`,
     };
     if (mode === 'raw') {
-      const stem = runArtifactStem(generatedAt);
+      // What the disk allows for the same rows: both records written and fsynced under fresh names
+      // (temp file, rename), the folder fsynced, the line appended with O_APPEND; no lock, no checks.
+      const stem = `${runArtifactStem(generatedAt)}-c${child}`;
       fs.mkdirSync(runsDir, { recursive: true });
-      fs.appendFileSync(
-        path.join(runsDir, RUN_INDEX_FILE),
-        `${JSON.stringify({ ...record, goal_id: goalId, json_path: `${stem}.json`, markdown_path: `${stem}.md` })}\n`,
-      );
+      const line = JSON.stringify({
+        ...record,
+        goal_id: goalId,
+        json_path: path.join(runsDir, `${stem}.json`),
+        markdown_path: path.join(runsDir, `${stem}.md`),
+      });
+      writeSynced(runsDir, `${stem}.json`, `${JSON.stringify(record, null, 2)}\n`);
+      writeSynced(runsDir, `${stem}.md`, `# run ${i} of child ${child}\n`);
+      const dirFd = fs.openSync(runsDir, 'r');
+      fs.fsyncSync(dirFd);
+      fs.closeSync(dirFd);
+      fs.appendFileSync(path.join(runsDir, RUN_INDEX_FILE), `${line}\n`);
       appended++;
       continue;
     }

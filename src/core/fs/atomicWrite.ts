@@ -163,9 +163,28 @@ export async function writeFileAtomic(
 /** Synchronous twin of {@link writeFileAtomic}, for code that cannot await (e.g. process exit hooks). */
 export function writeFileAtomicSync(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   target = resolveWriteTarget(target, options);
-  const dir = path.dirname(target);
-  fs.mkdirSync(dir, { recursive: true });
-  const mode = existingMode(target) ?? options.mode;
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  replaceResolvedFileSync(target, data, existingMode(target) ?? options.mode, options.syncDirectory !== false);
+}
+
+/**
+ * Writes a file that does not exist yet, atomically, into a folder the caller has already resolved
+ * and checked (the run-index writer, under its lock, with a name it reserved): the temp file is
+ * created exclusively and renamed over the plain name, so no symlink is followed and no path is
+ * resolved again per file. The folder is not fsynced; the caller does it once for all its files.
+ */
+export function writeNewFileInResolvedDirSync(resolvedDir: string, name: string, data: string | Uint8Array): void {
+  if (name !== path.basename(name) || name === '.' || name === '..')
+    throw new TypeError(`not a plain file name: ${JSON.stringify(name)}`);
+  replaceResolvedFileSync(path.join(resolvedDir, name), data, undefined, false);
+}
+
+function replaceResolvedFileSync(
+  target: string,
+  data: string | Uint8Array,
+  mode: number | undefined,
+  syncDirectory: boolean,
+): void {
   const temp = tempPathFor(target);
   let renamed = false;
   try {
@@ -179,7 +198,7 @@ export function writeFileAtomicSync(target: string, data: string | Uint8Array, o
     }
     fs.renameSync(temp, target);
     renamed = true;
-    if (options.syncDirectory !== false) fsyncDirectory(dir);
+    if (syncDirectory) fsyncDirectory(path.dirname(target));
   } finally {
     if (!renamed) fs.rmSync(temp, { force: true });
   }

@@ -2,6 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
 
+/** The system's realpath (one call; node's JS one lstats every component). Windows keeps node's: its native one differs on some drives. */
+export const realpathNative: (target: string) => string =
+  process.platform === 'win32' ? (target) => fs.realpathSync(target) : (target) => fs.realpathSync.native(target);
+
 /**
  * Containment for writers: before LoopX writes, appends, creates a folder or deletes, the place the
  * operation would really touch (every symlink on the way resolved, including a dangling last one)
@@ -30,7 +34,7 @@ export function resolveReal(target: string): string {
   let current = path.resolve(target);
   for (let hops = 0; hops <= MAX_LINK_HOPS; hops++) {
     try {
-      return fs.realpathSync(current);
+      return realpathNative(current);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { systemClock, isoSeconds, type Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { assertInside } from './contain';
+import { assertInside, realpathNative } from './contain';
 import { readFileSafe, readFileSafeSync, SMALL_FILE_BYTES } from './safeRead';
 
 /**
@@ -107,10 +107,10 @@ export function sanitizeLockLabel(label: string): string {
 export function resolveLockTarget(target: string): string {
   const absolute = path.resolve(target);
   try {
-    return fs.realpathSync(absolute);
+    return realpathNative(absolute);
   } catch {
     try {
-      return path.join(fs.realpathSync(path.dirname(absolute)), path.basename(absolute));
+      return path.join(realpathNative(path.dirname(absolute)), path.basename(absolute));
     } catch {
       return absolute;
     }

@@ -3,11 +3,12 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { createFileExclusiveSync, formatJson, fsyncDirectory, writeFileAtomic } from '../fs/atomicWrite';
-import { assertInside, mkdirInside } from '../fs/contain';
+import { createFileExclusiveSync, formatJson, fsyncDirectory, writeNewFileInResolvedDirSync } from '../fs/atomicWrite';
+import { assertInside } from '../fs/contain';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { parseIsoInstant } from '../isoTime';
 import { goalRunsDir, RUN_INDEX_FILE, validateGoalId } from './layout';
+import { isSweepableRecordName } from './sweep';
 import { formatLocalIsoSeconds } from './time';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../fs/jsonFile';
 import { readFileSafeSync } from '../fs/safeRead';
@@ -119,28 +120,43 @@ export function nextFreeArtifactPair(runsDir: string, generatedAt: string, suffi
   }
 }
 
+/** Whether anything has this name, a dangling symlink included (existsSync follows links and would say no). */
+function nameTaken(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
 /**
  * Reserves a fresh pair: the `.json` is created exclusively as the sentinel, already holding `json`
  * when given (so a writer killed right after leaves a whole record, never an empty file); a pair
- * whose `.json` or `.md` exists is skipped (`-2`, `-3`, …). Nothing is ever overwritten.
+ * whose `.json` or `.md` exists (even as a dangling symlink) is skipped (`-2`, `-3`, …). Nothing is
+ * ever overwritten. The files are created in `ioDir` (the folder with its symlinks resolved, when the
+ * caller has resolved it); the paths returned are under `runsDir` as given, which the index row names.
  */
 export function reserveArtifactPair(
   runsDir: string,
   generatedAt: string,
   suffix?: string,
   json?: string,
+  ioDir: string = runsDir,
 ): ArtifactPair {
   const base = artifactBase(generatedAt, suffix);
-  fs.mkdirSync(runsDir, { recursive: true });
+  fs.mkdirSync(ioDir, { recursive: true });
   const hintKey = path.join(runsDir, base);
   for (let n = nextIndexHint.get(hintKey) ?? 1; ; n++) {
     const pair = pairAt(runsDir, base, n);
-    if (fs.existsSync(pair.markdownPath)) continue;
+    const io = pairAt(ioDir, base, n);
+    if (nameTaken(io.markdownPath)) continue;
     if (json !== undefined) {
-      if (!createFileExclusiveSync(pair.jsonPath, json)) continue;
+      if (!createFileExclusiveSync(io.jsonPath, json)) continue;
     } else {
       try {
-        fs.closeSync(fs.openSync(pair.jsonPath, 'wx', 0o644));
+        fs.closeSync(fs.openSync(io.jsonPath, 'wx', 0o644));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw error;
@@ -208,19 +224,20 @@ function buildRow(record: RunRecordInput, goalId: string, pair: ArtifactPair, op
 }
 
 /** Appends `line` to the index, first closing a torn last line (a writer killed mid-append) so it cannot swallow ours. */
-async function appendIndexLine(indexFile: string, line: string): Promise<void> {
-  const handle = await fs.promises.open(indexFile, 'a+', 0o644);
+function appendIndexLineSync(indexFile: string, line: string): void {
+  const fd = fs.openSync(indexFile, 'a+', 0o644);
   try {
-    const { size } = await handle.stat();
+    const { size } = fs.fstatSync(fd);
     let prefix = '';
     if (size > 0) {
       const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
+      fs.readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) prefix = '\n';
     }
-    await handle.appendFile(`${prefix}${line}\n`, 'utf8');
+    // O_APPEND: the line lands at the end whatever the position.
+    fs.writeFileSync(fd, `${prefix}${line}\n`, 'utf8');
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
 }
 
@@ -268,41 +285,117 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
   }
 
   // The runs folder, the artifacts and the index stay inside the runtime root, whatever symlinks lie on the way.
-  await mkdirInside(options.runtimeRoot, runsDir);
+  const ioDir = assertInside(options.runtimeRoot, runsDir, 'create the folder');
+  fs.mkdirSync(ioDir, { recursive: true });
   assertInside(options.runtimeRoot, indexFile, 'append to');
-  return withFileLock(
-    indexFile,
-    // Appends are short: a writer appending in a loop keeps the lock for a short streak (see fileLock.ts).
-    { operation: 'append_run', streak: true, ...options.lock, clock: options.lock?.clock ?? options.clock },
-    async () => {
-      // The record is written with its name: a kill at any moment leaves no empty record behind.
-      const pair = reserveArtifactPair(runsDir, generatedAt, options.suffix, formatJson(record));
-      const row = buildRow(record, goalId, pair, options);
-      try {
-        // Both files are fsynced; their folder once, after the Markdown's rename, before the index line names them.
-        await writeFileAtomic(
-          pair.markdownPath,
-          options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`,
-          { syncDirectory: false, within: options.runtimeRoot },
-        );
-        fsyncDirectory(runsDir);
-      } catch (error) {
-        // Our own reservation, never indexed: leave no half-written pair behind.
-        await fs.promises.rm(pair.markdownPath, { force: true });
-        await fs.promises.rm(pair.jsonPath, { force: true });
-        throw error;
-      }
-      await appendIndexLine(assertInside(options.runtimeRoot, indexFile, 'append to'), JSON.stringify(row));
-      return {
-        appended: true,
-        dry_run: false,
-        row,
-        json_file: pair.jsonPath,
-        markdown_file: pair.markdownPath,
-        index_file: indexFile,
-      };
-    },
-  );
+  const markdown = options.markdown.endsWith('\n') ? options.markdown : `${options.markdown}\n`;
+  const writePair = (dir: string): WrittenPair =>
+    writeArtifactPair(runsDir, dir, generatedAt, options.suffix, formatJson(record), markdown);
+  // The records are written and fsynced before the lock is taken, so concurrent writers' fsyncs
+  // overlap (the filesystem commits them together) and the lock covers only the index line. Not
+  // for records the sweep may judge orphans (spends): it decides under the index lock, so those
+  // are written inside it, from reserving the name to appending the line.
+  const early = isSweepableRecordName(`${artifactBase(generatedAt, options.suffix)}.json`)
+    ? undefined
+    : writePair(ioDir);
+  let appending = false;
+  try {
+    return await withFileLock(
+      indexFile,
+      // Appends are short: a writer appending in a loop keeps the lock for a short streak (see fileLock.ts).
+      { operation: 'append_run', streak: true, ...options.lock, clock: options.lock?.clock ?? options.clock },
+      () => {
+        // Synchronous under the lock: waiting on the thread pool between short file operations only
+        // lengthens the hold the other writers queue behind. The folder is resolved again here.
+        const heldDir = assertInside(options.runtimeRoot, runsDir, 'write the run records into');
+        let written = early !== undefined && heldDir === ioDir && pairUnchanged(heldDir, early) ? early : undefined;
+        if (written === undefined) {
+          // Spend records, or early records that went (an archive moved the folder meanwhile): written now.
+          if (early !== undefined) removePair(ioDir, early.pair);
+          written = writePair(heldDir);
+        }
+        let row: RunIndexRow;
+        try {
+          row = buildRow(record, goalId, written.pair, options);
+        } catch (error) {
+          removePair(heldDir, written.pair);
+          throw error;
+        }
+        const line = JSON.stringify(row);
+        const target = assertInside(options.runtimeRoot, indexFile, 'append to');
+        // From here a failure may have left part of the line: the records it names stay.
+        appending = true;
+        appendIndexLineSync(target, line);
+        return {
+          appended: true,
+          dry_run: false,
+          row,
+          json_file: written.pair.jsonPath,
+          markdown_file: written.pair.markdownPath,
+          index_file: indexFile,
+        };
+      },
+    );
+  } catch (error) {
+    // A failed append writes nothing: our early records were never indexed.
+    if (early !== undefined && !appending) removePair(ioDir, early.pair);
+    throw error;
+  }
+}
+
+/** A pair written by {@link writeArtifactPair}: its paths and the identity of both files. */
+interface WrittenPair {
+  pair: ArtifactPair;
+  /** `dev:ino` of the JSON and the Markdown file as written. */
+  identity: string;
+}
+
+function fileIdentity(file: string): string | undefined {
+  try {
+    const stat = fs.lstatSync(file);
+    return stat.isFile() ? `${stat.dev}:${stat.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function pairIdentity(ioDir: string, pair: ArtifactPair): string {
+  return `${fileIdentity(path.join(ioDir, path.basename(pair.jsonPath)))}/${fileIdentity(path.join(ioDir, path.basename(pair.markdownPath)))}`;
+}
+
+function pairUnchanged(ioDir: string, written: WrittenPair): boolean {
+  return pairIdentity(ioDir, written.pair) === written.identity;
+}
+
+/** Our own records of a run never indexed: removed, the Markdown first (the JSON reserves the name). */
+function removePair(ioDir: string, pair: ArtifactPair): void {
+  fs.rmSync(path.join(ioDir, path.basename(pair.markdownPath)), { force: true });
+  fs.rmSync(path.join(ioDir, path.basename(pair.jsonPath)), { force: true });
+}
+
+/**
+ * Reserves a fresh pair in `ioDir` (the runs folder, resolved and checked) with the JSON record
+ * written under its name, writes the Markdown atomically, fsyncs both files and then the folder.
+ * A failure leaves neither file behind.
+ */
+function writeArtifactPair(
+  runsDir: string,
+  ioDir: string,
+  generatedAt: string,
+  suffix: string | undefined,
+  json: string,
+  markdown: string,
+): WrittenPair {
+  // The record is written with its name: a kill at any moment leaves no empty record behind.
+  const pair = reserveArtifactPair(runsDir, generatedAt, suffix, json, ioDir);
+  try {
+    writeNewFileInResolvedDirSync(ioDir, path.basename(pair.markdownPath), markdown);
+    fsyncDirectory(ioDir);
+    return { pair, identity: pairIdentity(ioDir, pair) };
+  } catch (error) {
+    removePair(ioDir, pair);
+    throw error;
+  }
 }
 
 export interface RunIndexRead {

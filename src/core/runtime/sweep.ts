@@ -31,6 +31,14 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from './layout';
 
 const SPEND_ARTIFACT = /-quota-slot-spent(-[0-9]+)?\.(json|md)$/;
 
+/**
+ * Whether a run record of this file name is one the sweep may remove as an orphan when no index
+ * line names it. Writers create such records only under the index lock (see `appendRun`).
+ */
+export function isSweepableRecordName(name: string): boolean {
+  return SPEND_ARTIFACT.test(name);
+}
+
 export interface SweepResult {
   temp_files: string[];
   locks: string[];

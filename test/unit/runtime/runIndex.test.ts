@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
+import { withFileLock } from '../../../src/core/fs/fileLock';
 import {
   goalRunsDir,
   goalRuntimeDir,
@@ -406,5 +407,144 @@ describe('run artifact reservation', () => {
     const next = reserveArtifactPair(dir, '2026-11-29T11:00:00+00:00', undefined, '{"n":4}\n');
     assert.notEqual(next.jsonPath, taken.jsonPath);
     assert.equal(fs.readFileSync(taken.jsonPath, 'utf8'), 'theirs');
+  });
+});
+
+describe('run records written before the index lock', () => {
+  const at = '2026-11-29T10:00:00+00:00';
+  const clock = fixedClock(at);
+  let rt = '';
+  beforeEach(() => {
+    rt = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-early-'));
+  });
+  afterEach(() => fs.rmSync(rt, { recursive: true, force: true }));
+
+  const records = (): string[] =>
+    fs.existsSync(goalRunsDir(rt, 'g'))
+      ? fs
+          .readdirSync(goalRunsDir(rt, 'g'))
+          .filter((name) => name.endsWith('.json') || name.endsWith('.md'))
+          .sort()
+      : [];
+
+  /** Holds the index lock of goal g until the returned release is called. */
+  async function holdIndexLock(): Promise<() => Promise<void>> {
+    fs.mkdirSync(goalRunsDir(rt, 'g'), { recursive: true });
+    let release: () => void = () => undefined;
+    let held: () => void = () => undefined;
+    const acquired = new Promise<void>((resolve) => (held = resolve));
+    const hold = withFileLock(runIndexPath(rt, 'g'), { operation: 'test_hold' }, async () => {
+      held();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await acquired;
+    return async () => {
+      release();
+      await hold;
+    };
+  }
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    for (let waited = 0; !check(); waited += 5) {
+      if (waited > 4000) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it('a run writes its records while another writer holds the lock, and names them once it has the lock', async () => {
+    const release = await holdIndexLock();
+    const append = appendRun({
+      runtimeRoot: rt,
+      goalId: 'g',
+      record: record({ generated_at: at }),
+      markdown: '# early',
+      clock,
+    });
+    await until(() => records().length === 2, 'both records');
+    assert.ok(!fs.existsSync(runIndexPath(rt, 'g')), 'no index line while the lock is held');
+    await release();
+    const result = await append;
+    assert.deepEqual(records(), ['2026-11-29T10-00-00-00-00.json', '2026-11-29T10-00-00-00-00.md']);
+    assert.equal(fs.readFileSync(result.markdown_file, 'utf8'), '# early\n');
+    const rows = (await readGoalRuns(rt, 'g', { projectRoot: rt })).rows;
+    assert.equal(rows.length, 1);
+    assert.ok(rows[0]?.json_exists && rows[0]?.markdown_exists);
+  });
+
+  it('a spend record is written only under the lock (the sweep judges unindexed spends there)', async () => {
+    const release = await holdIndexLock();
+    const append = appendRun({
+      runtimeRoot: rt,
+      goalId: 'g',
+      record: record({ generated_at: at, classification: 'quota_slot_spent' }),
+      suffix: 'quota-slot-spent',
+      markdown: '# spend',
+      clock,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.deepEqual(records(), [], 'nothing written before the lock');
+    await release();
+    await append;
+    assert.deepEqual(records(), [
+      '2026-11-29T10-00-00-00-00-quota-slot-spent.json',
+      '2026-11-29T10-00-00-00-00-quota-slot-spent.md',
+    ]);
+  });
+
+  it('a run that cannot get the lock leaves no record behind', async () => {
+    const release = await holdIndexLock();
+    try {
+      await assert.rejects(
+        appendRun({
+          runtimeRoot: rt,
+          goalId: 'g',
+          record: record({ generated_at: at }),
+          markdown: '# late',
+          clock,
+          lock: { timeoutMs: 100 },
+        }),
+        (error: unknown) => isLoopxError(error, 'lock_acquire_timeout'),
+      );
+      assert.deepEqual(records(), []);
+    } finally {
+      await release();
+    }
+  });
+
+  it('records removed while the run waited for the lock are written again before the line names them', async () => {
+    const release = await holdIndexLock();
+    const append = appendRun({
+      runtimeRoot: rt,
+      goalId: 'g',
+      record: record({ generated_at: at }),
+      markdown: '# again',
+      clock,
+    });
+    await until(() => records().length === 2, 'both records');
+    // What an archive of the runtime does meanwhile: the records go.
+    for (const name of records()) fs.rmSync(path.join(goalRunsDir(rt, 'g'), name));
+    await release();
+    const result = await append;
+    assert.equal(fs.readFileSync(result.markdown_file, 'utf8'), '# again\n');
+    assert.ok(fs.existsSync(result.json_file));
+    const rows = (await readGoalRuns(rt, 'g', { projectRoot: rt })).rows;
+    assert.ok(rows[0]?.json_exists && rows[0]?.markdown_exists, 'the row names records that exist');
+  });
+
+  it('a dangling symlink at the Markdown name takes that name: the next one is used, the link is left alone', async () => {
+    const runs = goalRunsDir(rt, 'g');
+    fs.mkdirSync(runs, { recursive: true });
+    const outside = path.join(os.tmpdir(), `loopx-outside-${process.pid}-${Date.now()}.md`);
+    fs.symlinkSync(outside, path.join(runs, '2026-11-29T10-00-00-00-00.md'));
+    const result = await appendRun({
+      runtimeRoot: rt,
+      goalId: 'g',
+      record: record({ generated_at: at }),
+      markdown: '# m',
+      clock,
+    });
+    assert.equal(path.basename(result.markdown_file), '2026-11-29T10-00-00-00-00-2.md');
+    assert.ok(!fs.existsSync(outside), 'nothing written through the link');
+    assert.ok(fs.lstatSync(path.join(runs, '2026-11-29T10-00-00-00-00.md')).isSymbolicLink());
   });
 });

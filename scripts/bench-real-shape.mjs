@@ -5,11 +5,22 @@
 // JSON) before its time counts.
 //
 //   npm run bench:real -- --size M [--runs 5] [--dir /tmp/loopx-real-M] [--against /tmp/out-before/cli.js]
+//                          [--python /path/to/loopx-checkout [--python-node /dir/with/node22+] [--python-runs 1]]
+//                          [--keep-ca-env]
 //
 // Each row: wall time (median, min, max), CPU time of the process (user + system, median: steadier
 // than wall time on a loaded machine), peak RSS (max), and the load average when the row ended.
 // `node -e 0` measured along the way is the start-up floor. `--against` names another build's
 // cli.js: its status is run interleaved with ours (same cases) and must print identical bytes.
+//
+// `--python DIR` also times the original Python LoopX (a checkout of its repository: DIR/loopx is the
+// package) on the same workspace and the same commands; its control plane starts a Node >= 22.6
+// runtime, so `--python-node DIR` names a folder holding such a `node` (put first on its PATH).
+//
+// NODE_EXTRA_CA_CERTS is removed from the processes' environment unless `--keep-ca-env`: Node 20
+// loads the named bundle at every start (about 90 ms on this machine's 200 KB system bundle), which
+// LoopX never uses (it makes no TLS connection), and a user's shell rarely sets it. The floor row is
+// measured in the same environment as the rows.
 //
 // Sizes: S = 10×20×50, M = 100×50×500, L = 500×100×400 (goals × todos × runs, seed 11).
 // The generator is python3 ../shared/bench/gen_workspace.py (override: LOOPX_REAL_SHAPE_GEN).
@@ -34,6 +45,11 @@ const cli = path.join(repo, 'out', 'cli.js');
 const against = option('against', undefined);
 const registry = path.join(dir, '.loopx', 'registry.json');
 const cacheFile = path.join(dir, 'runtime', 'cache', 'status-cache.json');
+const python = option('python', undefined);
+const pythonNode = option('python-node', undefined);
+const pythonRuns = Number(option('python-runs', '1'));
+const baseEnv = { ...process.env };
+if (!args.includes('--keep-ca-env')) delete baseEnv['NODE_EXTRA_CA_CERTS'];
 
 if (!fs.existsSync(registry)) {
   const [goals, todos, rows] = SIZES[size];
@@ -64,7 +80,7 @@ function loopx(cliArgs, env = {}, cliPath = cli) {
     {
       encoding: 'utf8',
       maxBuffer: 1 << 30,
-      env: { ...process.env, LOOPX_NOW: NOW, ...env },
+      env: { ...baseEnv, LOOPX_NOW: NOW, ...env },
     },
   );
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -82,7 +98,7 @@ function loopx(cliArgs, env = {}, cliPath = cli) {
 const floor = [];
 function nodeFloor() {
   const started = process.hrtime.bigint();
-  spawnSync(process.execPath, ['-e', '0']);
+  spawnSync(process.execPath, ['-e', '0'], { env: baseEnv });
   floor.push(Number(process.hrtime.bigint() - started) / 1e6);
 }
 
@@ -148,11 +164,63 @@ measure(
 );
 measure(`quota should-run, one goal (${probe.id})`, () => undefined, SHOULD_RUN, {});
 
+/** The original Python LoopX on the same workspace: wall time and peak RSS of each command. */
+function pythonRow(label, command) {
+  const times = [];
+  const rss = [];
+  const env = { ...baseEnv, LOOPX_NOW: NOW, PYTHONPATH: python };
+  if (pythonNode !== undefined) env['PATH'] = `${pythonNode}${path.delimiter}${env['PATH'] ?? ''}`;
+  for (let i = 0; i < pythonRuns; i++) {
+    const timeBin = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M'] : [];
+    const argv = [
+      ...timeBin.slice(1),
+      'python3',
+      '-c',
+      'import sys; from loopx.entrypoint import main; sys.argv[0] = "loopx"; sys.exit(main())',
+      '--registry',
+      registry,
+      ...command,
+    ];
+    const started = process.hrtime.bigint();
+    const result = spawnSync(timeBin[0] ?? 'python3', timeBin.length ? argv : argv.slice(1), {
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+      env,
+    });
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    let answer;
+    try {
+      answer = JSON.parse(result.stdout);
+    } catch {
+      answer = undefined;
+    }
+    if (answer === undefined || (result.status !== 0 && result.status !== 1))
+      throw new Error(`python loopx ${command.join(' ')} exited with ${result.status}: ${result.stderr.slice(-600)}`);
+    const peak = /^(\d+)$/.exec(result.stderr.trim().split('\n').pop() ?? '');
+    if (peak) rss.push(Number(peak[1]) / 1024);
+  }
+  rows.push({
+    label: `${label} — Python LoopX`,
+    median: median(times),
+    min: Math.min(...times),
+    max: Math.max(...times),
+    cpu: null,
+    rss: rss.length ? Math.max(...rss) : null,
+    load: os.loadavg()[0],
+  });
+}
+if (python !== undefined) {
+  pythonRow('status', STATUS);
+  pythonRow(`quota should-run, one goal (${probe.id})`, SHOULD_RUN);
+}
+
 const load = os
   .loadavg()
   .map((v) => v.toFixed(1))
   .join(' / ');
-console.log(`Real-shaped ${size} (${SIZES[size].join(' × ')}, seed 11) at ${dir}; ${runs} runs each; load ${load}\n`);
+console.log(
+  `Real-shaped ${size} (${SIZES[size].join(' × ')}, seed 11) at ${dir}; ${runs} runs each; load ${load}; NODE_EXTRA_CA_CERTS ${'NODE_EXTRA_CA_CERTS' in baseEnv ? 'kept' : 'removed'}\n`,
+);
 console.log('| Case | Median | Min | Max | CPU (median) | Peak RSS | Load |\n|---|---|---|---|---|---|---|');
 for (const row of rows)
   console.log(

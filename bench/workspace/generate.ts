@@ -18,7 +18,7 @@ import { seededRandom, type Random } from './random';
  * (only the registry's absolute `repo` depends on where it is written).
  */
 
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 4;
 export const MANIFEST_FILE = '.bench-workspace.json';
 /** The demo workspace's "now"; every generated timestamp is relative to it. */
 export const DEFAULT_NOW = '2026-11-28T09:00:00Z';
@@ -284,7 +284,9 @@ function renderStateFile(goalId: string, todos: number, now: Date, random: Rando
       const target = gateTargets[i - 1];
       if (target !== undefined) fields['unblocks_todo_id'] = target;
       fields['decision_scope'] = i % 4 === 0 ? 'write_scope:goal:main' : `public_claim:goal:release-${i}`;
-      if (i % 3 === 0) fields['blocks_agent'] = 'demo';
+      // A multi-agent goal's gate names the agent it blocks and binds (LoopX's todo contract).
+      fields['blocks_agent'] = i % 3 === 0 ? 'demo' : 'codex-main';
+      fields['bound_agent'] = fields['blocks_agent'];
       if (resolved) Object.assign(fields, { decision_outcome: 'approve', completed_at: stamp });
       userLines.push(
         `- [${resolved ? 'x' : ' '}] [P${random.int(3)}] Approve release step ${i} of ${goalId}.`,
@@ -294,7 +296,12 @@ function renderStateFile(goalId: string, todos: number, now: Date, random: Rando
       const done = random.chance(0.3);
       userLines.push(
         `- [${done ? 'x' : ' '}] [P${2 + random.int(3)}] Review the summary of step ${i} of ${goalId}.`,
-        metadataLine({ todo_id: `todo_u${pad4(i)}`, status: done ? 'done' : 'open', task_class: 'user_action' }),
+        metadataLine({
+          todo_id: `todo_u${pad4(i)}`,
+          status: done ? 'done' : 'open',
+          task_class: 'user_action',
+          bound_agent: AGENT_IDS[0],
+        }),
       );
     }
   }

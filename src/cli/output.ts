@@ -1,8 +1,10 @@
 import type { CliContext, CommandOutput, OutputFormat } from './context';
+import { writeJsonPretty } from './jsonStream';
 
 export function printOutput(ctx: CliContext, format: OutputFormat, output: CommandOutput): void {
   if (format === 'json') {
-    ctx.stdout(`${JSON.stringify(output.json, null, 2)}\n`);
+    // In pieces: a status over thousands of goals is tens of megabytes of text.
+    writeJsonPretty(output.json, ctx.stdout);
   } else {
     ctx.stdout(output.markdown.endsWith('\n') ? output.markdown : `${output.markdown}\n`);
   }

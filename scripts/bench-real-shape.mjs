@@ -210,8 +210,16 @@ function pythonRow(label, command) {
   });
 }
 if (python !== undefined) {
-  pythonRow('status', STATUS);
-  pythonRow(`quota should-run, one goal (${probe.id})`, SHOULD_RUN);
+  // The original takes --format as a global flag (before the command) for its quota commands.
+  pythonRow('status', ['--format', 'json', 'status']);
+  pythonRow(`quota should-run, one goal (${probe.id})`, [
+    '--format',
+    'json',
+    'quota',
+    'should-run',
+    '--goal-id',
+    probe.id,
+  ]);
 }
 
 const load = os

@@ -2,13 +2,11 @@
  * Writes `JSON.stringify(value, null, 2)` in pieces, byte for byte the same text, so a large answer
  * (status over thousands of goals prints tens of megabytes) is never held whole as one string and
  * again as its encoded bytes. The top levels are walked here; below `depth` each value is stringified
- * alone and indented to its place (JSON text has line breaks only between tokens, so re-indenting
- * every line of a nested value is exact). Pieces are gathered up to `chunkChars` before each write.
+ * alone, nested in as many arrays as it is deep so that JSON.stringify indents it for its place, and
+ * the arrays' brackets cut off. Pieces are gathered up to `chunkChars` before each write.
  *
  * Walked levels follow JSON.stringify's rules: `toJSON(key)` first, object members whose value is
- * undefined, a function or a symbol left out, the same in an array written as `null`. Values below
- * the walked levels see `toJSON('')` for their own key, which matters only to a `toJSON` that reads
- * its key (LoopX's answers are plain data).
+ * undefined, a function or a symbol left out, the same in an array written as `null`.
  */
 export function writeJsonPretty(
   value: unknown,
@@ -16,7 +14,7 @@ export function writeJsonPretty(
   options: { depth?: number; chunkChars?: number } = {},
 ): void {
   const depth = options.depth ?? 3;
-  const chunkChars = options.chunkChars ?? 1 << 16;
+  const chunkChars = options.chunkChars ?? 1 << 18;
   let pending: string[] = [];
   let pendingChars = 0;
   const emit = (text: string): void => {
@@ -31,12 +29,21 @@ export function writeJsonPretty(
     pendingChars = 0;
   };
 
-  /** `resolved` has had its toJSON applied; false when it has no JSON text (undefined, a function, a symbol). */
-  const walk = (resolved: unknown, indent: string, level: number): boolean => {
-    if (!isWalkable(resolved) || level >= depth) {
-      const text = JSON.stringify(resolved, null, 2) as string | undefined;
-      if (text === undefined) return false;
-      emit(indent === '' ? text : text.replace(/\n/g, `\n${indent}`));
+  /**
+   * Writes one value: `raw` as given, `resolved` after its toJSON. False when it has no JSON text
+   * (undefined, a function, a symbol), which a caller writes as null or leaves out.
+   */
+  const walk = (raw: unknown, resolved: unknown, indent: string, level: number): boolean => {
+    if (resolved === undefined || typeof resolved === 'function' || typeof resolved === 'symbol') return false;
+    // A value that came out of a toJSON is walked on whatever its depth (JSON.stringify would call a
+    // toJSON of that result again; the walk, like JSON.stringify, does not).
+    if (!isWalkable(resolved) || (level >= depth && raw === resolved)) {
+      // Stringified inside as many arrays as it is deep, so JSON.stringify indents it for its place;
+      // the wrapper's brackets are sliced off.
+      let wrapped: unknown = resolved;
+      for (let i = 0; i < level; i++) wrapped = [wrapped];
+      const text = JSON.stringify(wrapped, null, 2) as string;
+      emit(level === 0 ? text : text.slice(wrapperHead(level).length, text.length - wrapperTail(level).length));
       return true;
     }
     const inner = `${indent}  `;
@@ -48,25 +55,43 @@ export function writeJsonPretty(
       emit('[');
       for (let i = 0; i < resolved.length; i++) {
         emit(i === 0 ? `\n${inner}` : `,\n${inner}`);
-        if (!walk(withToJson(resolved[i], String(i)), inner, level + 1)) emit('null');
+        const item: unknown = resolved[i];
+        if (!walk(item, withToJson(item, String(i)), inner, level + 1)) emit('null');
       }
       emit(`\n${indent}]`);
       return true;
     }
     let first = true;
     for (const member of Object.keys(resolved)) {
-      const child = withToJson((resolved as Record<string, unknown>)[member], member);
-      if (child === undefined || typeof child === 'function' || typeof child === 'symbol') continue;
+      const child = (resolved as Record<string, unknown>)[member];
+      const resolvedChild = withToJson(child, member);
+      if (resolvedChild === undefined || typeof resolvedChild === 'function' || typeof resolvedChild === 'symbol')
+        continue;
       emit(`${first ? '{' : ','}\n${inner}${JSON.stringify(member)}: `);
       first = false;
-      walk(child, inner, level + 1);
+      walk(child, resolvedChild, inner, level + 1);
     }
     emit(first ? '{}' : `\n${indent}}`);
     return true;
   };
 
-  if (walk(withToJson(value, ''), '', 0)) emit('\n');
+  if (walk(value, withToJson(value, ''), '', 0)) emit('\n');
   flush();
+}
+
+const heads: string[] = [''];
+const tails: string[] = [''];
+
+/** What JSON.stringify prints before a value nested `level` arrays deep: `[\n  [\n    ` … */
+function wrapperHead(level: number): string {
+  for (let l = heads.length; l <= level; l++) heads[l] = `${heads[l - 1] ?? ''}[\n${'  '.repeat(l)}`;
+  return heads[level] ?? '';
+}
+
+/** What it prints after it: … `\n  ]\n]`. */
+function wrapperTail(level: number): string {
+  for (let l = tails.length; l <= level; l++) tails[l] = `\n${'  '.repeat(l - 1)}]${tails[l - 1] ?? ''}`;
+  return tails[level] ?? '';
 }
 
 function withToJson(value: unknown, key: string): unknown {

@@ -61,13 +61,17 @@ describe('CLI JSON output in pieces', () => {
   });
 
   it('a large answer goes out in many writes of bounded size, not as one string', () => {
-    const items = Array.from({ length: 2000 }, (_, i) => ({ goal_id: `goal-${i}`, text: 'x'.repeat(500), todos: [i] }));
+    const items = Array.from({ length: 2000 }, (_, i) => ({
+      goal_id: `goal-${i}`,
+      text: 'x'.repeat(5000),
+      todos: [i],
+    }));
     const value = { ok: true, attention_queue: { items }, run_history: { goals: items.slice(0, 10) } };
     const pieces: string[] = [];
     writeJsonPretty(value, (piece) => pieces.push(piece));
     assert.equal(pieces.join(''), expected(value));
-    assert.ok(pieces.length > 10, `${pieces.length} writes`);
-    assert.ok(Math.max(...pieces.map((piece) => piece.length)) < 2 * 65_536);
+    assert.ok(pieces.length > 5, `${pieces.length} writes`);
+    assert.ok(Math.max(...pieces.map((piece) => piece.length)) < 2 * (1 << 18));
   });
 
   it('the edge shapes: empty containers, a toJSON that answers undefined in an array, a nested empty object', () => {

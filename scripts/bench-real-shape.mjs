@@ -22,14 +22,14 @@
 // LoopX never uses (it makes no TLS connection), and a user's shell rarely sets it. The floor row is
 // measured in the same environment as the rows.
 //
-// Sizes: S = 10×20×50, M = 100×50×500, L = 500×100×400 (goals × todos × runs, seed 11).
+// Sizes: S = 10×20×50, M = 100×50×500, L = 500×100×400, XL = 2000×100×100 (goals × todos × runs, seed 11).
 // The generator is python3 ../shared/bench/gen_workspace.py (override: LOOPX_REAL_SHAPE_GEN).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-const SIZES = { S: [10, 20, 50], M: [100, 50, 500], L: [500, 100, 400] };
+const SIZES = { S: [10, 20, 50], M: [100, 50, 500], L: [500, 100, 400], XL: [2000, 100, 100] };
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);

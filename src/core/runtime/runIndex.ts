@@ -116,7 +116,7 @@ export function nextFreeArtifactPair(runsDir: string, generatedAt: string, suffi
   const base = artifactBase(generatedAt, suffix);
   for (let n = 1; ; n++) {
     const pair = pairAt(runsDir, base, n);
-    if (!fs.existsSync(pair.jsonPath) && !fs.existsSync(pair.markdownPath)) return pair;
+    if (!nameTaken(pair.jsonPath) && !nameTaken(pair.markdownPath)) return pair;
   }
 }
 

@@ -182,10 +182,13 @@ function pythonRow(label, command) {
       ...command,
     ];
     const started = process.hrtime.bigint();
+    // In the workspace: the original resolves the registry's relative runtime root against the
+    // current folder, and should-run writes its rollout event log there.
     const result = spawnSync(timeBin[0] ?? 'python3', timeBin.length ? argv : argv.slice(1), {
       encoding: 'utf8',
       maxBuffer: 1 << 30,
       env,
+      cwd: dir,
     });
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
     let answer;

@@ -289,7 +289,15 @@ async function main(): Promise<void> {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   fs.writeFileSync(LATEST, `${JSON.stringify(data, null, 2)}\n`);
   console.log(`\nwrote ${path.relative(ROOT, LATEST)}`);
-  if (options.docs) {
+  // The tables are regenerated from the merged results only when they hold every benchmark: a
+  // partial run on a machine whose latest.json lacks the others would blank their committed figures.
+  const missing = BENCHMARKS.filter((b) => !merged.some((r) => r.benchmark === b.name)).map((b) => b.name);
+  if (options.docs && missing.length > 0)
+    console.log(
+      `\ndocs/benchmarks.md not regenerated: ${path.relative(ROOT, LATEST)} has no results for ${missing.join(', ')} ` +
+        '(run the whole bench once on this machine, or copy the new figures by hand)',
+    );
+  if (options.docs && missing.length === 0) {
     let doc = fs.readFileSync(DOCS, 'utf8');
     doc = replaceBetweenMarkers(doc, 'machine', renderMachine(data));
     doc = replaceBetweenMarkers(doc, 'targets', renderTargets(BENCHMARKS, merged));

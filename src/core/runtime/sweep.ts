@@ -17,14 +17,14 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from './layout';
  *   - orphan spend artifacts: a `*-quota-slot-spent[-N].json/.md` pair that no line of the run
  *     index names. The ledger counts index rows only, so such a pair was never counted and removing
  *     it changes no total; the turn that wrote it still holds its reservation and settles again on
- *     resume. Decided under the index lock, which every one of our writers holds from reserving the
- *     names to appending the line, so no live writer's pair can be mistaken for an orphan. Only our
- *     records are removed: an empty name reservation, or a spend record with our `slots` field;
- *   - empty run records: any `runs/<name>.json` that is empty and that no index line names. A
- *     writer reserves a run's name by creating its `.json` empty (O_EXCL) and then writes it
- *     atomically, all under the index lock; an empty unindexed one seen under that lock is a killed
- *     writer's reservation (the record never existed), not a record. Readers go through the index,
- *     so they never read one.
+ *     resume. Decided under the index lock, which a spend's writer holds from reserving the names
+ *     to appending the line (other runs write their records before taking it, but never under a
+ *     spend's name), so no live writer's pair can be mistaken for an orphan. Only our records are
+ *     removed: an empty name reservation, or a spend record with our `slots` field;
+ *   - empty run records: any `runs/<name>.json` that is empty and that no index line names. Our
+ *     writers create a record under its name already whole (hard link of a written temp file), so
+ *     an empty unindexed one is a killed older writer's reservation (the record never existed), not
+ *     a record. Readers go through the index, so they never read one.
  *
  * Only the goal's runtime folder, its `turns/` and its `runs/` are looked at, never recursively.
  */

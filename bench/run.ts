@@ -43,6 +43,7 @@ interface RunOptions {
   runs: number | null;
   docs: boolean;
   rebuildCli: boolean;
+  keepCaEnv: boolean;
 }
 
 function parseOptions(): RunOptions {
@@ -53,13 +54,14 @@ function parseOptions(): RunOptions {
       runs: { type: 'string' },
       'no-docs': { type: 'boolean' },
       'rebuild-cli': { type: 'boolean' },
+      'keep-ca-env': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
     console.log(
-      'usage: npm run bench -- [--only NAME[,NAME…]] [--sizes S,M,L,XL] [--runs N] [--no-docs] [--rebuild-cli]',
+      'usage: npm run bench -- [--only NAME[,NAME…]] [--sizes S,M,L,XL] [--runs N] [--no-docs] [--rebuild-cli] [--keep-ca-env]',
     );
     console.log(`benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
     process.exit(0);
@@ -88,6 +90,7 @@ function parseOptions(): RunOptions {
     runs: values.runs === undefined ? null : Number(values.runs),
     docs: values['no-docs'] !== true,
     rebuildCli: values['rebuild-cli'] === true,
+    keepCaEnv: values['keep-ca-env'] === true,
   };
 }
 
@@ -218,6 +221,10 @@ const ms = (value: number): string =>
 
 async function main(): Promise<void> {
   const options = parseOptions();
+  // Node 20 loads the bundle NODE_EXTRA_CA_CERTS names at every start (~90 ms for the system's
+  // bundle on this machine); LoopX makes no TLS connection and a user's shell rarely sets it, so
+  // every process the benchmarks start goes without it unless --keep-ca-env.
+  if (!options.keepCaEnv) delete process.env['NODE_EXTRA_CA_CERTS'];
   const started = Date.now();
   const machine = machineInfo();
   console.log(`${machine.cpu_model}, ${machine.cores} cores, ${machine.memory_gb} GB, node ${machine.node_version}`);

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { STATUS_NEUTRAL_CLASSIFICATIONS } from '../../src/core/runtime/runIndex';
 import { materializeDemoWorkspace, REPO_ROOT } from '../support/demoWorkspace';
 import { launchChromium, remoteUri, startCodeServer, workbenchUrl, type CodeServer } from '../support/vscodeHost';
 
@@ -209,7 +210,12 @@ describe('Acting from the Goals tree in the VS Code workbench (Chromium)', funct
         { timeout: 120_000 },
       );
       assert.ok(runIndexLines(workspace).length > indexBefore, 'the run index on disk has the new run');
-      const last = JSON.parse(runIndexLines(workspace).at(-1) ?? '{}') as { agent_id?: string; generated_at?: string };
+      // The newest row "Recent runs" shows: the turn's spend row comes after it in the index, and may
+      // carry the next second, but settlement rows are not listed there.
+      const rows = runIndexLines(workspace).map(
+        (line) => JSON.parse(line) as { agent_id?: string; generated_at?: string; classification?: string },
+      );
+      const last = rows.filter((row) => !STATUS_NEUTRAL_CLASSIFICATIONS.has(row.classification ?? '')).at(-1) ?? {};
       assert.equal(last.agent_id, 'demo');
       assert.ok(last.generated_at);
       // The newest run is the first row under "Recent runs", with its agent and time.

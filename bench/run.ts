@@ -231,9 +231,10 @@ async function main(): Promise<void> {
   await buildHelpers();
   const cliBuiltAt = ensureCli(options.rebuildCli);
   const available = cliCommands();
-  const selected = BENCHMARKS.filter(
-    (b) => options.only === null || options.only.some((name) => b.name === name || b.name.startsWith(name)),
-  );
+  // A name selects that benchmark alone when one has it exactly, else every benchmark it begins.
+  const selects = (name: string, b: { name: string }): boolean =>
+    BENCHMARKS.some((x) => x.name === name) ? b.name === name : b.name.startsWith(name);
+  const selected = BENCHMARKS.filter((b) => options.only === null || options.only.some((name) => selects(name, b)));
   const results: CaseResult[] = [];
 
   for (const benchmark of selected) {

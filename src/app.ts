@@ -60,6 +60,7 @@ export class LoopxApp extends Disposable {
     context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
     activateStartedAt: number = performance.now(),
+    private readonly stopActivationProfile: (() => void) | undefined = undefined,
   ) {
     super();
     this.timings = new ActivationTimings(activateStartedAt);
@@ -112,12 +113,16 @@ export class LoopxApp extends Disposable {
     // Hidden command for the integration tests: what the Goals or Agents view renders, item by item.
     this.register(
       // It reads the filled views: after the reloads asked for so far (both passes: listed, then status read).
-      vscode.commands.registerCommand('_loopx.treeSnapshot', async (view: unknown, depth: unknown) => {
-        await this.model.settled();
-        return view === 'agents'
-          ? snapshotTree(agentsView, typeof depth === 'number' ? depth : 3)
-          : snapshotTree(goalsView, typeof depth === 'number' ? depth : 3);
-      }),
+      vscode.commands.registerCommand(
+        '_loopx.treeSnapshot',
+        async (view: unknown, depth: unknown, tooltips: unknown) => {
+          await this.model.settled();
+          const levels = typeof depth === 'number' ? depth : 3;
+          return view === 'agents'
+            ? snapshotTree(agentsView, levels, undefined, tooltips === true)
+            : snapshotTree(goalsView, levels, undefined, tooltips === true);
+        },
+      ),
     );
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
@@ -232,6 +237,7 @@ export class LoopxApp extends Disposable {
         () => {
           this.timings.phase('loaded');
           this.timings.modelLoaded(this.model.goals.length);
+          this.stopActivationProfile?.();
           this.log.info(
             `loaded ${this.model.goals.length} goal(s) in ${this.timings.snapshot().activateToModelMs?.toFixed(0) ?? '?'} ms`,
           );

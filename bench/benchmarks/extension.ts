@@ -237,7 +237,7 @@ export const extensionActivation: RunnableBenchmark = {
       verify: async () =>
         last === null
           ? 'no run'
-          : `${last.goalCount} goals; status and quota of every goal read ${last.activateToModelMs?.toFixed(0)} ms after activate(); host RSS ${last.extensionHostRssMb.toFixed(0)} MB`,
+          : `${last.goalCount} goals; status and quota of every goal read ${last.activateToModelMs?.toFixed(0)} ms after activate(); host RSS ${last.extensionHostRssMb.toFixed(0)} MB; last run's steps (ms since activate()): ${(last.phases ?? []).map(([label, at]) => `${label} ${at.toFixed(1)}`).join(', ')}`,
     };
   },
   prepareBaseline: async (ctx) => {

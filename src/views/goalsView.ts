@@ -244,6 +244,37 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
             : 'circle-outline',
       attention ? new vscode.ThemeColor('list.warningForeground') : undefined,
     );
+    return item;
+  }
+
+  /**
+   * The Markdown tooltips (goal, run, replan) are given on hover (`resolveTreeItem`), not with the
+   * item: the host parses each Markdown tooltip it is handed, 100 goals at every fill on M.
+   */
+  resolveTreeItem(item: vscode.TreeItem, node: GoalsNode): vscode.TreeItem {
+    if (item.tooltip === undefined) {
+      const tooltip = this.markdownTooltip(node);
+      if (tooltip !== undefined) item.tooltip = tooltip;
+    }
+    return item;
+  }
+
+  /** The tooltip of a goal, run or replan node (undefined for the others, whose items carry theirs). */
+  markdownTooltip(node: GoalsNode): vscode.MarkdownString | undefined {
+    switch (node.kind) {
+      case 'goal':
+        return this.goalTooltip(node.goal);
+      case 'run':
+        return runTooltip(node.run);
+      case 'replan':
+        return replanTooltip(node.replan);
+      default:
+        return undefined;
+    }
+  }
+
+  private goalTooltip(goal: GoalSummary): vscode.MarkdownString {
+    const status = this.model.detailsOf(goal)?.status;
     const tooltip = new vscode.MarkdownString();
     tooltip
       .appendMarkdown('**')
@@ -252,8 +283,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       .appendText(`(${goal.goalId}) — ${goal.status}, project ${basename(goal.projectRoot)}`);
     if (status?.active_state_next_action)
       tooltip.appendMarkdown('\n\nNext Action: ').appendText(status.active_state_next_action);
-    item.tooltip = tooltip;
-    return item;
+    return tooltip;
   }
 
   private goalChildren(goal: GoalSummary): GoalsNode[] {
@@ -338,7 +368,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   private groupChildren(node: Extract<GoalsNode, { kind: 'group' }>): GoalsNode[] {
     if (node.group === 'runs')
       return this.model
-        .recentRunsOf(node.goal)
+        .recentRunsShown(node.goal)
         .map((run, index) => ({ kind: 'run' as const, goal: node.goal, run, index }));
     const status = this.model.detailsOf(node.goal)?.status;
     if (!status) return [];
@@ -378,17 +408,6 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     ]
       .filter(Boolean)
       .join(' · ');
-    const tooltip = new vscode.MarkdownString();
-    tooltip.appendText(replan.obligation.triggers[0]?.text ?? 'the lane stalled');
-    tooltip.appendMarkdown('\n\n').appendText(replan.obligation.recommended_action);
-    for (const run of replan.stalled_runs)
-      tooltip
-        .appendMarkdown('\n\n- ')
-        .appendText(
-          `${run.generated_at ?? '?'} ${run.classification ?? ''}${run.turn_instance_id ? ` (turn ${run.turn_instance_id})` : ''}`,
-        );
-    tooltip.appendMarkdown('\n\n').appendText(`${replan.obligation.obligation_id} — click to open the warnings panel.`);
-    item.tooltip = tooltip;
     item.contextValue = 'warning.replan';
     item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
     item.command = { command: 'loopx.showProjectionWarnings', title: 'Show Projection Warnings' };
@@ -416,14 +435,6 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
             .filter(Boolean)
             .join(', ');
     item.description = [run.agent_id ? `@${run.agent_id}` : null, run.generated_at, spend].filter(Boolean).join(' · ');
-    const tooltip = new vscode.MarkdownString();
-    tooltip.appendText(`${run.classification ?? 'run'} — ${run.generated_at ?? 'time unknown'}`);
-    if (run.todo_id) tooltip.appendMarkdown('\n\nTodo: ').appendText(run.todo_id);
-    if (run.recommended_action) tooltip.appendMarkdown('\n\nRecommends: ').appendText(run.recommended_action);
-    tooltip
-      .appendMarkdown('\n\n')
-      .appendText(run.markdown_file ? 'Click to open its evidence.' : 'No Markdown record.');
-    item.tooltip = tooltip;
     item.contextValue = run.markdown_file ? 'run.evidence' : 'run.none';
     item.iconPath = new vscode.ThemeIcon(run.spent_slots === null ? 'circle-small' : 'credit-card');
     if (run.markdown_file)
@@ -459,4 +470,27 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     };
     return item;
   }
+}
+
+function replanTooltip(replan: StatusReplanObligation): vscode.MarkdownString {
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendText(replan.obligation.triggers[0]?.text ?? 'the lane stalled');
+  tooltip.appendMarkdown('\n\n').appendText(replan.obligation.recommended_action);
+  for (const run of replan.stalled_runs)
+    tooltip
+      .appendMarkdown('\n\n- ')
+      .appendText(
+        `${run.generated_at ?? '?'} ${run.classification ?? ''}${run.turn_instance_id ? ` (turn ${run.turn_instance_id})` : ''}`,
+      );
+  tooltip.appendMarkdown('\n\n').appendText(`${replan.obligation.obligation_id} — click to open the warnings panel.`);
+  return tooltip;
+}
+
+function runTooltip(run: RecentRun): vscode.MarkdownString {
+  const tooltip = new vscode.MarkdownString();
+  tooltip.appendText(`${run.classification ?? 'run'} — ${run.generated_at ?? 'time unknown'}`);
+  if (run.todo_id) tooltip.appendMarkdown('\n\nTodo: ').appendText(run.todo_id);
+  if (run.recommended_action) tooltip.appendMarkdown('\n\nRecommends: ').appendText(run.recommended_action);
+  tooltip.appendMarkdown('\n\n').appendText(run.markdown_file ? 'Click to open its evidence.' : 'No Markdown record.');
+  return tooltip;
 }

@@ -5,6 +5,11 @@ export interface TreeSnapshotNode {
   label: string;
   description?: string;
   contextValue?: string;
+  /** With `tooltips`: the tooltip's text (a MarkdownString's source), and whether it came on hover (`resolveTreeItem`). */
+  tooltip?: string;
+  tooltipOnHover?: boolean;
+  /** The tooltip is Markdown that may render HTML or run commands (`supportHtml` or `isTrusted`). */
+  tooltipTrusted?: boolean;
   children: TreeSnapshotNode[];
 }
 
@@ -22,6 +27,7 @@ export async function snapshotTree<T>(
   provider: vscode.TreeDataProvider<T>,
   depth = 3,
   parent?: T,
+  tooltips = false,
 ): Promise<TreeSnapshotNode[]> {
   const children = (await provider.getChildren(parent)) ?? [];
   const nodes: TreeSnapshotNode[] = [];
@@ -32,8 +38,34 @@ export async function snapshotTree<T>(
       label: labelText(item.label),
       ...(description === undefined ? {} : { description }),
       ...(item.contextValue === undefined ? {} : { contextValue: item.contextValue }),
-      children: depth > 1 ? await snapshotTree(provider, depth - 1, child) : [],
+      ...(tooltips ? await tooltipOf(provider, item, child) : {}),
+      children: depth > 1 ? await snapshotTree(provider, depth - 1, child, tooltips) : [],
     });
   }
   return nodes;
+}
+
+/** The item's tooltip as the view shows it on hover: the item's own, else what `resolveTreeItem` adds. */
+async function tooltipOf<T>(
+  provider: vscode.TreeDataProvider<T>,
+  item: vscode.TreeItem,
+  node: T,
+): Promise<Pick<TreeSnapshotNode, 'tooltip' | 'tooltipOnHover' | 'tooltipTrusted'>> {
+  const described = (tooltip: vscode.TreeItem['tooltip'], onHover: boolean) =>
+    tooltip === undefined
+      ? {}
+      : typeof tooltip === 'string'
+        ? { tooltip, tooltipOnHover: onHover, tooltipTrusted: false }
+        : {
+            tooltip: tooltip.value,
+            tooltipOnHover: onHover,
+            tooltipTrusted:
+              tooltip.supportHtml === true || (tooltip.isTrusted !== undefined && tooltip.isTrusted !== false),
+          };
+  if (item.tooltip !== undefined || provider.resolveTreeItem === undefined) return described(item.tooltip, false);
+  const never: vscode.CancellationToken = {
+    isCancellationRequested: false,
+    onCancellationRequested: () => ({ dispose: () => undefined }),
+  };
+  return described((await provider.resolveTreeItem(item, node, never))?.tooltip, true);
 }

@@ -54,30 +54,61 @@ export interface RecentRun {
   spent_slots: number | null;
   cost_usd: number | null;
   tokens: number | null;
-  /** The run's Markdown record, absolute, or null when it is missing or lies outside the goal's project and runtime root. */
+  /**
+   * The run's Markdown record, absolute, or null when it lies outside the goal's project and runtime
+   * root. Not checked for existence here (that costs a stat per run at every fill, for a group most
+   * people never expand): `withExistingEvidence` checks it when the runs are shown.
+   */
   markdown_file: string | null;
 }
 
-function isWithin(root: string, file: string): boolean {
-  const relative = path.relative(path.resolve(root), path.resolve(file));
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+/** A folder as a prefix: resolved once, so each file is checked with a string comparison. */
+function folderPrefix(root: string): string {
+  const resolved = path.resolve(root);
+  return caseFold(resolved.endsWith(path.sep) ? resolved : resolved + path.sep);
 }
+
+/** Windows paths compare without case, as `path.relative` compares them there. */
+const caseFold = (p: string): string => (process.platform === 'win32' ? p.toLowerCase() : p);
 
 /**
  * A row's Markdown path as a file the editor may open: relative paths are the project's; a path
- * that leaves both the project and the runtime root (an index written by hand or tampered with)
- * is not offered, nor one that does not exist (checked last, only for a path inside them).
+ * that leaves both the project and the runtime root (an index written by hand or tampered with) is
+ * not offered. `prefixes` are the two roots as `folderPrefix` gives them.
+ */
+function markdownCandidate(given: unknown, projectRoot: string, prefixes: readonly string[]): string | null {
+  if (typeof given !== 'string' || given === '') return null;
+  const file = path.isAbsolute(given) ? path.normalize(given) : path.resolve(projectRoot, given);
+  const folded = caseFold(file);
+  return prefixes.some((prefix) => folded.startsWith(prefix)) ? file : null;
+}
+
+const goalPrefixes = (goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>): string[] => [
+  folderPrefix(goal.projectRoot),
+  folderPrefix(goal.runtimeRoot),
+];
+
+/**
+ * A row's Markdown path as a file the editor may open: inside the project or the runtime root (see
+ * `markdownCandidate`) and existing (checked last, only for a path inside them).
  */
 export function runMarkdownFile(
   row: { markdown_path?: string | null | undefined },
   goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
   exists: (file: string) => boolean = fs.existsSync,
 ): string | null {
-  const given = row.markdown_path;
-  if (typeof given !== 'string' || given === '') return null;
-  const file = path.isAbsolute(given) ? path.normalize(given) : path.resolve(goal.projectRoot, given);
-  if (!isWithin(goal.projectRoot, file) && !isWithin(goal.runtimeRoot, file)) return null;
-  return exists(file) ? file : null;
+  const file = markdownCandidate(row.markdown_path, goal.projectRoot, goalPrefixes(goal));
+  return file !== null && exists(file) ? file : null;
+}
+
+/** The runs as the Recent runs group offers them: a Markdown record removed since is not offered. */
+export function withExistingEvidence(
+  runs: readonly RecentRun[],
+  exists: (file: string) => boolean = fs.existsSync,
+): RecentRun[] {
+  return runs.map((run) =>
+    run.markdown_file === null || exists(run.markdown_file) ? run : { ...run, markdown_file: null },
+  );
 }
 
 /** The newest runs of a goal (rows newest first), bookkeeping rows left out, each with its turn's spend. */
@@ -90,14 +121,18 @@ export function recentRunsFrom(
 }
 
 /**
- * The Recent runs group from the rows kept with the run index's digest (the status cache): each
- * Markdown record is checked now (it may have been removed since the index was read).
+ * The Recent runs group from the rows kept with the run index's digest (the status cache); whether
+ * each Markdown record still exists is checked when they are shown (`withExistingEvidence`).
  */
 export function recentRunsOf(
   kept: readonly RecentRunRow[],
   goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
 ): RecentRun[] {
-  return kept.map(({ markdown_path, ...run }) => ({ ...run, markdown_file: runMarkdownFile({ markdown_path }, goal) }));
+  const prefixes = goalPrefixes(goal);
+  return kept.map(({ markdown_path, ...run }) => ({
+    ...run,
+    markdown_file: markdownCandidate(markdown_path, goal.projectRoot, prefixes),
+  }));
 }
 
 export interface AgentClaim {

@@ -25,6 +25,7 @@ import {
   type TodoLease,
   type GoalFacts,
   type RecentRun,
+  withExistingEvidence,
 } from './goalExtras';
 import { goalsOfChangedFiles, PendingChanges } from './changedGoals';
 
@@ -138,6 +139,11 @@ export class WorkspaceModel extends Disposable {
   /** The newest runs of a goal (bookkeeping left out), as of the last reload. */
   recentRunsOf(goal: GoalSummary): readonly RecentRun[] {
     return this.runs.get(goalKey(goal))?.runs ?? [];
+  }
+
+  /** The same runs as the Recent runs group lists them: each Markdown record checked now, when shown. */
+  recentRunsShown(goal: GoalSummary): readonly RecentRun[] {
+    return withExistingEvidence(this.recentRunsOf(goal));
   }
 
   /** The goal's time-active hard task leases by todo id, as of the last reload. */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
 import { backUpWorkspace } from './workspaceBackup';
 
 interface Card {
@@ -160,6 +161,27 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
         ? undefined
         : true;
     }, 'the mismatch to go away');
+  });
+
+  it("gives the goal's and its runs' tooltips on hover, as Markdown that renders no HTML", async () => {
+    // The Next Action is HOSTILE since the test above; the newest run recommended it.
+    const plain = (text: string | undefined) => (text ?? '').replace(/&nbsp;/g, ' ').replace(/\\(.)/g, '$1');
+    const goal = await until(async () => {
+      const tree = (await vscode.commands.executeCommand(
+        '_loopx.treeSnapshot',
+        'goals',
+        3,
+        true,
+      )) as TreeSnapshotNode[];
+      const found = tree.find((n) => plain(n.tooltip).includes('(tidy-notes)'));
+      return plain(found?.tooltip).includes(`Next Action: ${HOSTILE}`) ? found : undefined;
+    }, "the goal's tooltip with its Next Action");
+    assert.equal(goal.tooltipOnHover, true, 'not handed with the item: the host would parse it at every fill');
+    assert.equal(goal.tooltipTrusted, false, 'agent-written text must not render as HTML');
+    const runs = goal.children.find((n) => n.label === 'Recent runs')?.children ?? [];
+    const recommending = runs.find((n) => plain(n.tooltip).includes(`Recommends: ${HOSTILE}`));
+    assert.ok(recommending, `a run with its recommendation: ${JSON.stringify(runs.map((r) => r.tooltip))}`);
+    assert.deepEqual([recommending.tooltipOnHover, recommending.tooltipTrusted], [true, false]);
   });
 
   it('pauses and resumes the goal through the stop flag, and the status bar follows', async () => {

@@ -11,6 +11,7 @@ import {
   leaseLabel,
   recentRunsFrom,
   runMarkdownFile,
+  withExistingEvidence,
   type RecentRun,
 } from '../../../src/workspace/goalExtras';
 
@@ -21,7 +22,7 @@ function row(fields: Partial<RunIndexEntry> & Record<string, unknown>): RunIndex
 }
 
 describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', () => {
-  it('lists the newest runs without bookkeeping rows, each with the spend of its turn and its existing Markdown record', () => {
+  it('lists the newest runs without bookkeeping rows, each with the spend of its turn and its Markdown record', () => {
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-recent-')));
     const inProject = { projectRoot: project, runtimeRoot: path.join(project, 'runtime') };
     fs.mkdirSync(path.join(project, 'runs'), { recursive: true });
@@ -53,12 +54,26 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
         runs.map((r) => [r.classification, r.spent_slots, r.cost_usd, r.tokens, r.markdown_file]),
         [
           ['advancement', 1, 0.25, 900, path.join(project, 'runs', 'b.md')],
-          ['status_snapshot', null, null, null, null],
+          ['status_snapshot', null, null, null, path.join(project, 'runtime', 'missing.md')],
         ],
+      );
+      assert.deepEqual(
+        withExistingEvidence(runs).map((r) => r.markdown_file),
+        [path.join(project, 'runs', 'b.md'), null],
+        'a missing record is not offered when the runs are shown',
       );
       assert.equal(recentRunsFrom(rows, inProject, 1).length, 1);
       fs.rmSync(path.join(project, 'runs', 'b.md'));
-      assert.equal(recentRunsFrom(rows, inProject)[0]?.markdown_file, null, 'a record removed since is not offered');
+      assert.equal(
+        recentRunsFrom(rows, inProject)[0]?.markdown_file,
+        path.join(project, 'runs', 'b.md'),
+        'a fill does not stat the records',
+      );
+      assert.equal(
+        withExistingEvidence(recentRunsFrom(rows, inProject))[0]?.markdown_file,
+        null,
+        'a record removed since is not offered when the runs are shown',
+      );
     } finally {
       fs.rmSync(project, { recursive: true, force: true });
     }

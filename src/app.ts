@@ -70,7 +70,7 @@ export class LoopxApp extends Disposable {
       new GoalsView(
         VIEW_IDS.goals,
         this.model,
-        () => this.timings.goalsShown(),
+        (what) => (what === 'listed' ? this.timings.goalsShown() : this.timings.goalsFilledShown()),
         (goalIds) => {
           const started = this.model.reloadStartedAt;
           this.timings.mark(

@@ -6,13 +6,25 @@ import { rawReadProcess } from '../core/processes';
 import type { BenchContext, RunnableBenchmark } from '../core/types';
 import { SIZES } from '../workspace/generate';
 import { REPO_ROOT } from '../../test/support/demoWorkspace';
+import type { Page } from 'playwright-core';
 import { launchChromium, runTestsInWorkbench, startCodeServer } from '../../test/support/vscodeHost';
+
+/**
+ * Opens the LoopX container as soon as the workbench shows its activity bar, as for a person whose
+ * sidebar shows LoopX when the window opens: the Goals view asks for its items as soon as LoopX is
+ * active, so "shown" times LoopX, not when the benchmark's suite starts (after the host's start).
+ */
+async function openLoopxAtStart(page: Page): Promise<void> {
+  await page.locator('.activitybar').getByRole('tab', { name: /LoopX/ }).click({ timeout: 120_000 });
+}
 
 const HOST_SUITE = path.join(REPO_ROOT, 'out', 'test', 'integration', 'bench', 'index');
 
 interface HostTimings {
   activateToModelMs: number | null;
   activateToGoalsShownMs: number | null;
+  activateToGoalsFilledShownMs?: number | null;
+  activateToBenchStartMs?: number;
   activateToStartedMs: number | null;
   goalCount: number;
   extensionHostRssMb: number;
@@ -35,6 +47,7 @@ async function runInHost(
   folder: string,
   mode: string,
   env: Record<string, string> = {},
+  onWorkbench?: (page: Page) => Promise<void>,
 ): Promise<HostTimings> {
   if (!fs.existsSync(`${HOST_SUITE}.js`))
     throw new Error('out/test/integration/bench/index.js is missing: run npm run build');
@@ -53,6 +66,7 @@ async function runInHost(
       extensionDevelopmentPath: REPO_ROOT,
       extensionTestsPath: HOST_SUITE,
       timeoutMs: 300_000,
+      ...(onWorkbench === undefined ? {} : { onWorkbench }),
     });
     if (result.exitCode !== 0 || !fs.existsSync(timingsFile))
       throw new Error(`the extension host run failed (exit ${result.exitCode}):\n${result.logs.slice(-20).join('\n')}`);
@@ -205,15 +219,16 @@ export const extensionWebviewGoalDetail = webviewPaint('goal-detail', 'Goal deta
 /**
  * Extension activation and view population in a real VS Code (code-server + Chromium), measured
  * inside the extension host with performance.now(): from `activate()` until the Goals view hands
- * VS Code the list of every goal. Peak memory is the extension host's RSS at that moment.
+ * VS Code its goals with their status read (the fill sets every goal's at once and refreshes their
+ * nodes in one event). Peak memory is the extension host's RSS at that moment.
  * Needs `npm run build` (out/extension.js and out/test/integration/bench/index.js).
  */
 export const extensionActivation: RunnableBenchmark = {
   kind: 'process',
   name: 'extension-activation',
-  title: 'Extension activation until the Goals view lists every goal (real VS Code host)',
+  title: 'Extension activation until the Goals view shows every goal with its status (real VS Code host)',
   description:
-    'code-server opens the workspace with the development extension; inside the extension host: activate() → registries, status and quota of every goal loaded → Goals view populated',
+    'code-server opens the workspace with the development extension and the LoopX sidebar open (clicked as soon as the activity bar shows); inside the extension host: activate() → goals listed → status and quota of every goal read → the Goals view hands VS Code the filled goals',
   baselineDescription:
     'a node process that reads the registry, every state file and every run index (JSON.parse) with no logic',
   cases: scalingCases({ S: 3, M: 3, L: 2, XL: 1 }).map((c) => ({ ...c, warmup: c.size === 'XL' ? 0 : 1 })),
@@ -227,17 +242,20 @@ export const extensionActivation: RunnableBenchmark = {
     let last: HostTimings | null = null;
     return {
       run: async () => {
-        last = await runInHost(ctx, workspace.root, 'activation', { LOOPX_NOW: workspace.now });
+        last = await runInHost(ctx, workspace.root, 'activation', { LOOPX_NOW: workspace.now }, openLoopxAtStart);
         if (last.goalCount !== workspace.goalIds.length)
           throw new Error(
             `the extension loaded ${last.goalCount} goals, the workspace has ${workspace.goalIds.length}`,
           );
-        return { measuredMs: last.activateToGoalsShownMs ?? Number.NaN, childPeakRssMb: last.extensionHostRssMb };
+        return {
+          measuredMs: last.activateToGoalsFilledShownMs ?? Number.NaN,
+          childPeakRssMb: last.extensionHostRssMb,
+        };
       },
       verify: async () =>
         last === null
           ? 'no run'
-          : `${last.goalCount} goals; status and quota of every goal read ${last.activateToModelMs?.toFixed(0)} ms after activate(); host RSS ${last.extensionHostRssMb.toFixed(0)} MB; last run's steps (ms since activate()): ${(last.phases ?? []).map(([label, at]) => `${label} ${at.toFixed(1)}`).join(', ')}`,
+          : `${last.goalCount} goals; last run (ms after activate()): listed in the view ${last.activateToGoalsShownMs?.toFixed(0)}, status and quota of every goal read ${last.activateToModelMs?.toFixed(0)}, filled goals in the view ${last.activateToGoalsFilledShownMs?.toFixed(0)}, this benchmark's suite started ${last.activateToBenchStartMs?.toFixed(0)}; host RSS ${last.extensionHostRssMb.toFixed(0)} MB; last run's steps (ms since activate()): ${(last.phases ?? []).map(([label, at]) => `${label} ${at.toFixed(1)}`).join(', ')}`,
     };
   },
   prepareBaseline: async (ctx) => {

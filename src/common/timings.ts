@@ -5,6 +5,7 @@
 export class ActivationTimings {
   private modelLoadedAt: number | undefined;
   private goalsShownAt: number | undefined;
+  private goalsFilledShownAt: number | undefined;
   private startedAt: number | undefined;
   private goalCount = 0;
   /** Later events (a tree refresh, a webview's first message), newest last, as wall-clock ms. */
@@ -34,6 +35,11 @@ export class ActivationTimings {
     this.goalsShownAt ??= performance.now();
   }
 
+  /** The Goals view handed VS Code a goal with its status and quota read (the fill reached the view). */
+  goalsFilledShown(): void {
+    this.goalsFilledShownAt ??= performance.now();
+  }
+
   /**
    * Records an event for the benchmarks with its wall-clock time (comparable with another
    * process's `performance.timeOrigin + performance.now()`) and, when known, what it cost.
@@ -46,7 +52,10 @@ export class ActivationTimings {
   snapshot(): {
     activateToModelMs: number | null;
     activateToGoalsShownMs: number | null;
+    activateToGoalsFilledShownMs: number | null;
     activateToStartedMs: number | null;
+    /** When activate() started, as wall-clock ms (comparable with the benchmark's own clock). */
+    activateStartedAtEpochMs: number;
     goalCount: number;
     extensionHostRssMb: number;
     events: { event: string; detail: string; atEpochMs: number; costMs: number | null }[];
@@ -56,7 +65,9 @@ export class ActivationTimings {
     return {
       activateToModelMs: since(this.modelLoadedAt),
       activateToGoalsShownMs: since(this.goalsShownAt),
+      activateToGoalsFilledShownMs: since(this.goalsFilledShownAt),
       activateToStartedMs: since(this.startedAt),
+      activateStartedAtEpochMs: performance.timeOrigin + this.activateStartedAt,
       goalCount: this.goalCount,
       // rss() alone: memoryUsage() also walks every heap space, and the benchmarks poll this.
       extensionHostRssMb: process.memoryUsage.rss() / 1024 / 1024,

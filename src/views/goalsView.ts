@@ -43,7 +43,8 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   constructor(
     viewId: string,
     private readonly model: WorkspaceModel,
-    private readonly onGoalsShown: () => void = () => {},
+    /** The view handed VS Code goals: listed from the registry, or a goal with its status read. */
+    private readonly onShown: (what: 'listed' | 'filled') => void = () => {},
     private readonly onRefreshed: (goalIds: readonly string[]) => void = () => {},
   ) {
     super();
@@ -190,7 +191,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         s.ok ? [] : [{ kind: 'registryError' as const, snapshot: s }],
       );
       const goals = this.model.goals;
-      if (goals.length > 0) this.onGoalsShown();
+      if (goals.length > 0) this.onShown('listed');
       const nodes = goals.map((goal) => {
         const key = goalKey(goal);
         const node = this.goalNodes.get(key) ?? { kind: 'goal' as const, goal };
@@ -215,6 +216,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   private goalItem(goal: GoalSummary): vscode.TreeItem {
     const details = this.model.detailsOf(goal);
     const status = details?.status;
+    if (status !== undefined) this.onShown('filled');
     const item = new vscode.TreeItem(goal.displayName, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `goal:${goalKey(goal)}`;
     const parts = [goal.displayName === goal.goalId ? null : goal.goalId];

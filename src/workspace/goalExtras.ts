@@ -199,12 +199,8 @@ export function agentDetailsOf(facts: readonly GoalFacts[]): AgentDetails[] {
 }
 
 /**
- * Which goals a reload changed, by key: `'all'` when the list of goals or registries changed shape
- * (added, removed, reordered, a registry error), else the keys whose facts differ.
- */
-/**
- * The fingerprint the model keeps of what the tree shows of a goal: a digest of its facts' JSON, so
- * a reload compares goals without keeping a second copy of every status item as text.
+ * A digest of a goal's facts as JSON, so a comparison keeps no second copy of every status item as
+ * text.
  */
 export function factsFingerprint(facts: unknown): string {
   return createHash('sha1')
@@ -212,12 +208,50 @@ export function factsFingerprint(facts: unknown): string {
     .digest('base64');
 }
 
+/**
+ * What the tree shows of a goal, as the model keeps it to tell a change: its small facts as text,
+ * its large ones (status item, quota, runs) by reference, and their digest, worked out only when a
+ * comparison needs it. The live model hands an unchanged goal's objects back as they were, so most
+ * comparisons are by reference; a goal read for the first time is changed without digesting either
+ * side (the first fill of M digested 100 status items for nothing).
+ */
+export class GoalFactsSeen {
+  private digest: string | undefined;
+
+  constructor(
+    readonly text: string,
+    private readonly objects: readonly unknown[],
+  ) {}
+
+  private digestOf(): string {
+    return (this.digest ??= factsFingerprint(this.objects));
+  }
+
+  /** Whether `next` shows something this does not. */
+  changedIn(next: GoalFactsSeen): boolean {
+    if (this.text !== next.text || this.objects.length !== next.objects.length) return true;
+    if (this.objects.every((object, i) => object === next.objects[i])) {
+      next.digest ??= this.digest;
+      return false;
+    }
+    if (this.objects.some((object, i) => (object === undefined) !== (next.objects[i] === undefined))) return true;
+    return this.digestOf() !== next.digestOf();
+  }
+}
+
+/**
+ * Which goals a reload changed, by key: `'all'` when the list of goals or registries changed shape
+ * (added, removed, reordered, a registry error), else the keys whose facts differ.
+ */
 export function changedGoalKeys(
-  before: { shape: string; facts: ReadonlyMap<string, string> },
-  after: { shape: string; facts: ReadonlyMap<string, string> },
+  before: { shape: string; facts: ReadonlyMap<string, GoalFactsSeen> },
+  after: { shape: string; facts: ReadonlyMap<string, GoalFactsSeen> },
 ): 'all' | string[] {
   if (before.shape !== after.shape) return 'all';
   const changed: string[] = [];
-  for (const [key, fingerprint] of after.facts) if (before.facts.get(key) !== fingerprint) changed.push(key);
+  for (const [key, facts] of after.facts) {
+    const seen = before.facts.get(key);
+    if (seen === undefined || seen.changedIn(facts)) changed.push(key);
+  }
   return changed;
 }

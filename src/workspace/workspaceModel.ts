@@ -14,11 +14,11 @@ import { runIndexPath } from '../core/runtime/layout';
 import { readRunIndex } from '../core/runtime/runIndex';
 import { readAgentExecutorConfig } from '../core/executors/config';
 import { activeLeaseHolders } from '../core/leases/store';
-import { findRawRegistryGoal, readRegistry } from '../core/registry/read';
+import { rawRegistryGoalsById } from '../core/registry/read';
 import {
   agentDetailsOf,
   changedGoalKeys,
-  factsFingerprint,
+  GoalFactsSeen,
   recentRunsFrom,
   recentRunsOf,
   type AgentDetails,
@@ -54,7 +54,7 @@ export class WorkspaceModel extends Disposable {
   private runs = new Map<string, { version: string; runs: RecentRun[] }>();
   private executors = new Map<string, ReadonlyMap<string, string>>();
   private leases = new Map<string, ReadonlyMap<string, TodoLease>>();
-  private fingerprints: { shape: string; facts: Map<string, string> } = { shape: '', facts: new Map() };
+  private fingerprints: { shape: string; facts: Map<string, GoalFactsSeen> } = { shape: '', facts: new Map() };
   /** Watchers of runtime roots that lie outside the workspace folders (LoopX's default is under the home folder). */
   private readonly runtimeWatchers = new Map<string, vscode.Disposable>();
   private snapshotList: RegistrySnapshot[] = [];
@@ -62,6 +62,8 @@ export class WorkspaceModel extends Disposable {
   private readonly live = new Map<string, LiveStatusModel>();
   private readonly clock = clockFromEnv();
   private details = new Map<string, GoalDetails>();
+  /** Each registry's raw goal entries by id, from the document its live model read in the last reload. */
+  private readonly registryEntries = new Map<string, ReadonlyMap<string, Record<string, unknown>>>();
   /** Goals of the current listing whose status and quota have not been read yet (keys). */
   private unread = new Set<string>();
   private reloadTimer: NodeJS.Timeout | undefined;
@@ -267,7 +269,11 @@ export class WorkspaceModel extends Disposable {
           this.leases.set(key, activeLeaseHolders(goal, now));
           await this.refreshRuns(goal);
           const facts = this.factsOf(goal);
-          if (this.fingerprints.facts.get(key) === facts) continue;
+          const seen = this.fingerprints.facts.get(key);
+          if (seen !== undefined && !seen.changedIn(facts)) {
+            this.fingerprints.facts.set(key, facts);
+            continue;
+          }
           this.fingerprints.facts.set(key, facts);
           changed.push(goal);
         }
@@ -334,6 +340,7 @@ export class WorkspaceModel extends Disposable {
       }
     }
     const details = new Map<string, GoalDetails>();
+    this.registryEntries.clear();
     for (const registryPath of registryPaths) {
       const model = this.liveModel(registryPath);
       model.invalidate();
@@ -342,6 +349,7 @@ export class WorkspaceModel extends Disposable {
         this.log.warn(`status of ${registryPath}: ${snapshot.error}`);
         continue;
       }
+      this.registryEntries.set(registryPath, registryEntriesOf(snapshot.registry));
       for (const goal of goals) {
         if (goal.registryPath !== registryPath) continue;
         details.set(goalKey(goal), detailsFrom(snapshot, goal.goalId));
@@ -354,7 +362,6 @@ export class WorkspaceModel extends Disposable {
   private async loadExtras(goals: GoalSummary[]): Promise<void> {
     const runs = new Map<string, { version: string; runs: RecentRun[] }>();
     const executors = new Map<string, ReadonlyMap<string, string>>();
-    const registries = new Map<string, Promise<Record<string, unknown> | null>>();
     const leases = new Map<string, ReadonlyMap<string, TodoLease>>();
     const now = clockFromEnv().now();
     for (const goal of goals) {
@@ -365,13 +372,7 @@ export class WorkspaceModel extends Disposable {
       const previous = this.runs.get(key);
       if (previous !== undefined && previous.version === version) runs.set(key, previous);
       else runs.set(key, { version, runs: await this.recentRuns(goal) });
-      let registry = registries.get(goal.registryPath);
-      if (registry === undefined) {
-        registry = readRegistry(goal.registryPath).catch(() => null);
-        registries.set(goal.registryPath, registry);
-      }
-      const raw = await registry;
-      const entry = raw === null ? undefined : findRawRegistryGoal(raw, goal.goalId);
+      const entry = this.registryEntries.get(goal.registryPath)?.get(goal.goalId);
       const labels = new Map<string, string>();
       for (const agentId of goal.agents) {
         try {
@@ -419,16 +420,14 @@ export class WorkspaceModel extends Disposable {
     this.runs.set(key, { version, runs: await this.recentRuns(goal) });
   }
 
-  /** What the tree shows of a goal, as a digest: a change in it is a change of the goal's node. */
-  private factsOf(goal: GoalSummary): string {
+  /** What the tree shows of a goal: a change in it is a change of the goal's node. */
+  private factsOf(goal: GoalSummary): GoalFactsSeen {
     const key = goalKey(goal);
-    return factsFingerprint([
-      goal,
-      this.details.get(key),
-      this.runs.get(key)?.runs,
-      [...(this.executors.get(key) ?? [])],
-      [...(this.leases.get(key) ?? [])],
-    ]);
+    const details = this.details.get(key);
+    return new GoalFactsSeen(
+      JSON.stringify([goal, [...(this.executors.get(key) ?? [])], [...(this.leases.get(key) ?? [])]]),
+      [details?.status, details?.quota, details?.recentRuns, this.runs.get(key)?.runs],
+    );
   }
 
   /** Fires `onDidChangeGoals` for the goals whose facts changed since the previous reload. */
@@ -436,7 +435,7 @@ export class WorkspaceModel extends Disposable {
     const shape = JSON.stringify(
       this.snapshotList.map((s) => (s.ok ? [s.registryPath, s.goals.map((g) => g.goalId)] : [s.registryPath, s.error])),
     );
-    const facts = new Map<string, string>();
+    const facts = new Map<string, GoalFactsSeen>();
     for (const goal of this.goals) facts.set(goalKey(goal), this.factsOf(goal));
     const next = { shape, facts };
     const changed = changedGoalKeys(this.fingerprints, next);
@@ -505,6 +504,17 @@ function detailsFrom(snapshot: ReadyLiveSnapshot, goalId: string): GoalDetails {
 /** What the recent runs of a goal were read for: they are read again when its run index moves. */
 function runsVersion(status: GoalStatusItem | undefined): string {
   return `${status?.raw_index_records ?? 0}:${status?.unique_runs ?? 0}:${status?.latest_runs[0]?.generated_at ?? ''}`;
+}
+
+/** A registry document's goal entries by id, worked out once per document (the live model keeps an unchanged one). */
+const entriesByDocument = new WeakMap<object, ReadonlyMap<string, Record<string, unknown>>>();
+function registryEntriesOf(registry: Record<string, unknown>): ReadonlyMap<string, Record<string, unknown>> {
+  let entries = entriesByDocument.get(registry);
+  if (entries === undefined) {
+    entries = rawRegistryGoalsById(registry);
+    entriesByDocument.set(registry, entries);
+  }
+  return entries;
 }
 
 export function goalKey(goal: Pick<GoalSummary, 'registryPath' | 'goalId'>): string {

@@ -261,6 +261,8 @@ export async function runTestsInWorkbench(options: {
   extensionDevelopmentPath: string;
   extensionTestsPath: string;
   timeoutMs: number;
+  /** Runs on the page once the workbench starts loading, beside the extension host (e.g. opens a view as a user would). */
+  onWorkbench?: (page: Page) => Promise<void>;
 }): Promise<SuiteRun> {
   const page: Page = await options.browser.newPage();
   const logs: string[] = [];
@@ -281,11 +283,16 @@ export async function runTestsInWorkbench(options: {
       ['extensionTestsPath', remoteUri(options.server, options.extensionTestsPath)],
     ]),
   );
+  // Not awaited before the suite: it runs beside it; a failure is logged, the suite decides.
+  const beside = options
+    .onWorkbench?.(page)
+    .catch((error: unknown) => logs.push(`onWorkbench failed: ${String(error)}`));
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<number>((resolvePromise) => {
     timer = setTimeout(() => resolvePromise(124), options.timeoutMs);
   });
   const exitCode = await Promise.race([finished, timeout]);
+  await beside;
   clearTimeout(timer);
   await page.close().catch(() => undefined);
   return { exitCode, logs };

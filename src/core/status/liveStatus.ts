@@ -384,6 +384,7 @@ export class LiveStatusModel {
       quotaSummary: async (goal, sources) => {
         const summary = await this.quotaCache.summary(goal, {
           registry: sources.registry,
+          registryEntry: sources.registryEntry,
           ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
           ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
           indexStamp: sources.indexStamp,

@@ -2,6 +2,7 @@ import type { Clock } from '../clock';
 import { fileSystemStatusReader, type FileStamp, type GoalStatusTarget, type StatusFileReader } from './goalStatus';
 import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../scheduling/shouldRun';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
+import { quotaGoalFromEntry } from '../quota/goal';
 
 /**
  * Quota summaries for a long-lived reader (the status server). A summary reads the registry, the
@@ -66,6 +67,8 @@ export class QuotaSummaryCache {
     target: GoalStatusTarget,
     preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex' | 'indexDigest'> & {
       indexStamp?: FileStamp | null;
+      /** The goal's raw entry in `registry`, as status found it: the goal is not looked up and parsed again. */
+      registryEntry?: Record<string, unknown> | undefined;
     } = {},
   ): Promise<GoalQuotaSummary> {
     const key = await this.inputsKey(
@@ -81,6 +84,17 @@ export class QuotaSummaryCache {
       runtimeRootOverride: this.options.runtimeRootOverride ?? undefined,
       homeDir: this.options.homeDir,
       ...(preloaded.registry !== undefined ? { registry: preloaded.registry } : {}),
+      ...(preloaded.registryEntry !== undefined
+        ? {
+            goal: quotaGoalFromEntry(preloaded.registryEntry, {
+              goalId: target.goalId,
+              registryPath: this.options.registryPath,
+              projectRoot: target.projectRoot,
+              runtimeRoot: target.runtimeRoot,
+              homeDir: this.options.homeDir,
+            }),
+          }
+        : {}),
       ...(preloaded.runIndex !== undefined ? { runIndex: preloaded.runIndex } : {}),
       ...(preloaded.indexDigest !== undefined ? { indexDigest: preloaded.indexDigest } : {}),
     });

@@ -8,6 +8,7 @@ import {
   agentDetailsOf,
   changedGoalKeys,
   factsFingerprint,
+  GoalFactsSeen,
   leaseLabel,
   recentRunsFrom,
   runMarkdownFile,
@@ -145,19 +146,21 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
   });
 
   it('refreshes only the goals whose facts changed, and the whole tree when goals come or go', () => {
+    const item = { todos: ['t1'] };
+    const seen = (text: string, status: unknown) => new GoalFactsSeen(text, [status]);
     const before = {
       shape: 'a,b',
       facts: new Map([
-        ['a', '1'],
-        ['b', '1'],
+        ['a', seen('a', item)],
+        ['b', seen('b', item)],
       ]),
     };
     assert.deepEqual(
       changedGoalKeys(before, {
         shape: 'a,b',
         facts: new Map([
-          ['a', '1'],
-          ['b', '2'],
+          ['a', seen('a', item)],
+          ['b', seen('b', { todos: ['t1', 't2'] })],
         ]),
       }),
       ['b'],
@@ -166,11 +169,23 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
       changedGoalKeys(before, {
         shape: 'a,b',
         facts: new Map([
-          ['a', '1'],
-          ['b', '1'],
+          ['a', seen('a', item)],
+          ['b', seen('b', { todos: ['t1'] })],
         ]),
       }),
       [],
+      'an equal item read again is no change',
+    );
+    assert.deepEqual(
+      changedGoalKeys(before, {
+        shape: 'a,b',
+        facts: new Map([
+          ['a', seen('a (paused)', item)],
+          ['b', seen('b', item)],
+        ]),
+      }),
+      ['a'],
+      'a small fact changed',
     );
     assert.equal(changedGoalKeys(before, { shape: 'a,b,c', facts: new Map() }), 'all');
   });
@@ -210,5 +225,30 @@ describe('leaseLabel (the Goals tree shows who holds a todo until when)', () => 
     (edited[1] as { status: { agent_todos: { items: { text: string }[] } } }).status.agent_todos.items[199]!.text = 'x';
     assert.notEqual(factsFingerprint(edited), fingerprint, 'one todo text changed');
     assert.notEqual(factsFingerprint(undefined), factsFingerprint(null));
+  });
+
+  it('tells a change by reference first, and digests only objects it cannot compare so', () => {
+    const stringified: unknown[] = [];
+    const spy = <T extends object>(value: T): T =>
+      Object.assign(value, {
+        toJSON() {
+          stringified.push(value);
+          return { ...value, toJSON: undefined };
+        },
+      });
+    const item = spy({ todo: 'one' });
+    const first = new GoalFactsSeen('g', [undefined, undefined]);
+    const filled = new GoalFactsSeen('g', [item, 1]);
+    assert.equal(first.changedIn(filled), true, 'read for the first time');
+    assert.equal(stringified.length, 0, 'a first read is a change without a digest');
+    const same = new GoalFactsSeen('g', [item, 1]);
+    assert.equal(filled.changedIn(same), false);
+    assert.equal(stringified.length, 0, 'the same objects are the same facts');
+    const reread = new GoalFactsSeen('g', [spy({ todo: 'one' }), 1]);
+    assert.equal(same.changedIn(reread), false, 'equal objects read again');
+    assert.equal(stringified.length, 2, 'digested both to compare them');
+    const edited = new GoalFactsSeen('g', [spy({ todo: 'two' }), 1]);
+    assert.equal(reread.changedIn(edited), true, 'an edited item');
+    assert.equal(stringified.length, 3, 'the kept digest is not worked out again');
   });
 });

@@ -100,3 +100,23 @@ export function headroomRatio(quota: GoalQuotaSummary | undefined): number {
   ];
   return Math.max(slotRatio, ...budgetRatios.map((r) => r ?? 0));
 }
+
+/**
+ * The goal the status bar shows when none is selected: paused goals last, then the least headroom
+ * (`headroomRatio`, highest first); the first listed wins a tie. One pass, not a sort: it runs at
+ * every change of any goal.
+ */
+export function leastHeadroom<T>(
+  goals: readonly T[],
+  quotaOf: (goal: T) => GoalQuotaSummary | undefined,
+): T | undefined {
+  let best: { goal: T; paused: number; ratio: number } | undefined;
+  for (const goal of goals) {
+    const quota = quotaOf(goal);
+    const paused = quota?.state === 'paused' ? 1 : 0;
+    const ratio = headroomRatio(quota);
+    if (best === undefined || paused < best.paused || (paused === best.paused && ratio > best.ratio))
+      best = { goal, paused, ratio };
+  }
+  return best?.goal;
+}

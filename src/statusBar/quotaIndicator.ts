@@ -3,7 +3,7 @@ import { Disposable } from '../common/disposable';
 import { paletteCommandId, paletteCommands } from '../core/commands/catalog';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
-import { headroomRatio, presentIndicator, type IndicatorInput, type IndicatorPresentation } from './presentation';
+import { leastHeadroom, presentIndicator, type IndicatorInput, type IndicatorPresentation } from './presentation';
 
 const commandId = (key: string): string => {
   const spec = paletteCommands().find((s) => s.key === key);
@@ -66,14 +66,7 @@ export class QuotaIndicator extends Disposable {
     const goals = this.model.goals;
     const selected = goals.find((g) => goalKey(g) === this.selected);
     if (selected) return selected;
-    const ranked = [...goals].sort((a, b) => {
-      const qa = this.model.detailsOf(a)?.quota;
-      const qb = this.model.detailsOf(b)?.quota;
-      const pausedA = qa?.state === 'paused' ? 1 : 0;
-      const pausedB = qb?.state === 'paused' ? 1 : 0;
-      return pausedA - pausedB || headroomRatio(qb) - headroomRatio(qa);
-    });
-    return ranked[0];
+    return leastHeadroom(goals, (goal) => this.model.detailsOf(goal)?.quota);
   }
 
   private update(): void {

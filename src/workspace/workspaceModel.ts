@@ -282,8 +282,9 @@ export class WorkspaceModel extends Disposable {
         `reloaded ${targets.length} goal(s) in ${(performance.now() - started).toFixed(1)} ms (${changed.length} changed)`,
       );
       if (changed.length === 0) return;
-      this.changed.fire();
+      // The tree first: the status bar and the webviews follow in the same turn.
       this.goalsChanged.fire(changed);
+      this.changed.fire();
     })();
     this.loading = next;
     await next;
@@ -308,8 +309,8 @@ export class WorkspaceModel extends Disposable {
       // once and filled when their status and quota are read: the second pass refreshes their nodes.
       this.unread = new Set(this.goals.map(goalKey).filter((key) => !this.details.has(key)));
       if (this.unread.size > 0) {
-        this.changed.fire();
         this.fireGoalChanges();
+        this.changed.fire();
       }
       options.listed?.();
       this.details = await this.loadDetails(this.goals);
@@ -320,8 +321,8 @@ export class WorkspaceModel extends Disposable {
       this.log.trace(
         `loaded ${this.goals.length} goal(s) from ${this.snapshotList.length} registr${this.snapshotList.length === 1 ? 'y' : 'ies'} in ${(performance.now() - started).toFixed(1)} ms`,
       );
-      this.changed.fire();
       this.fireGoalChanges();
+      this.changed.fire();
     })();
     this.loading = next;
     await next;

@@ -6,7 +6,12 @@ import {
   projectionWarningSchema,
   type ProjectionWarning,
 } from '../../../src/core/status/projection/schemas';
-import { headroomRatio, presentIndicator, type IndicatorInput } from '../../../src/statusBar/presentation';
+import {
+  headroomRatio,
+  leastHeadroom,
+  presentIndicator,
+  type IndicatorInput,
+} from '../../../src/statusBar/presentation';
 import { cumulativeSpend, hostToDetailSchema, type GoalDetail } from '../../../src/webviews/goalDetail/protocol';
 import type { RolloutEvent } from '../../../src/core/evidence/rolloutLog';
 import { eventTimeline, TIMELINE_EVENTS_PER_TURN, TIMELINE_TURNS } from '../../../src/webviews/goalDetail/timeline';
@@ -369,5 +374,22 @@ describe('the status-bar quota indicator', () => {
     assert.ok(headroomRatio(quota({ spent_slots: 9 })) > headroomRatio(quota({ spent_slots: 1 })));
     const budget = { used: 9, reserved: 0, limit: 10, ratio: 0.9, estimated: false };
     assert.ok(headroomRatio(quota({ spent_slots: 1, budgets: { ...quota().budgets, max_tokens: budget } })) >= 0.9);
+    const goals: [string, ReturnType<typeof quota> | undefined][] = [
+      ['paused-full', quota({ spent_slots: 10, state: 'paused' })],
+      ['roomy', quota({ spent_slots: 1 })],
+      ['tight', quota({ spent_slots: 9 })],
+      ['tight-too', quota({ spent_slots: 9 })],
+    ];
+    const quotaOf = (goal: (typeof goals)[number]) => goal[1];
+    assert.equal(leastHeadroom(goals, quotaOf)?.[0], 'tight', 'least headroom first, the first listed on a tie');
+    assert.equal(
+      leastHeadroom(
+        goals.filter(([name]) => name.startsWith('paused') || name === 'roomy'),
+        quotaOf,
+      )?.[0],
+      'roomy',
+      'a paused goal comes after any running one',
+    );
+    assert.equal(leastHeadroom([], quotaOf), undefined);
   });
 });

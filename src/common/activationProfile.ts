@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
 
 /**
  * A CPU profile of the extension host from `activate()` until every goal's status is read, written
@@ -10,6 +9,8 @@ import { Session } from 'node:inspector';
 export function startActivationProfile(): (() => void) | undefined {
   const file = process.env['LOOPX_PROFILE_ACTIVATION'];
   if (file === undefined || file === '') return undefined;
+  // Loaded only when asked for: the inspector module costs every other start a few milliseconds.
+  const { Session } = process.getBuiltinModule('node:inspector');
   const session = new Session();
   session.connect();
   session.post('Profiler.enable');

@@ -262,7 +262,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   }
 
   /** The tooltip of a goal, run or replan node (undefined for the others, whose items carry theirs). */
-  markdownTooltip(node: GoalsNode): vscode.MarkdownString | undefined {
+  private markdownTooltip(node: GoalsNode): vscode.MarkdownString | undefined {
     switch (node.kind) {
       case 'goal':
         return this.goalTooltip(node.goal);

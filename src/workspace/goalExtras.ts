@@ -83,24 +83,6 @@ function markdownCandidate(given: unknown, projectRoot: string, prefixes: readon
   return prefixes.some((prefix) => folded.startsWith(prefix)) ? file : null;
 }
 
-const goalPrefixes = (goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>): string[] => [
-  folderPrefix(goal.projectRoot),
-  folderPrefix(goal.runtimeRoot),
-];
-
-/**
- * A row's Markdown path as a file the editor may open: inside the project or the runtime root (see
- * `markdownCandidate`) and existing (checked last, only for a path inside them).
- */
-export function runMarkdownFile(
-  row: { markdown_path?: string | null | undefined },
-  goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
-  exists: (file: string) => boolean = fs.existsSync,
-): string | null {
-  const file = markdownCandidate(row.markdown_path, goal.projectRoot, goalPrefixes(goal));
-  return file !== null && exists(file) ? file : null;
-}
-
 /** The runs as the Recent runs group offers them: a Markdown record removed since is not offered. */
 export function withExistingEvidence(
   runs: readonly RecentRun[],
@@ -128,7 +110,7 @@ export function recentRunsOf(
   kept: readonly RecentRunRow[],
   goal: Pick<GoalSummary, 'projectRoot' | 'runtimeRoot'>,
 ): RecentRun[] {
-  const prefixes = goalPrefixes(goal);
+  const prefixes = [folderPrefix(goal.projectRoot), folderPrefix(goal.runtimeRoot)];
   return kept.map(({ markdown_path, ...run }) => ({
     ...run,
     markdown_file: markdownCandidate(markdown_path, goal.projectRoot, prefixes),

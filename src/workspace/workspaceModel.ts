@@ -14,7 +14,7 @@ import { runIndexPath } from '../core/runtime/layout';
 import { readRunIndex } from '../core/runtime/runIndex';
 import { readAgentExecutorConfig } from '../core/executors/config';
 import { activeLeaseHolders } from '../core/leases/store';
-import { rawRegistryGoalsById } from '../core/registry/read';
+import { registryGoalEntries } from '../core/registry/read';
 import {
   agentDetailsOf,
   changedGoalKeys,
@@ -270,12 +270,8 @@ export class WorkspaceModel extends Disposable {
           await this.refreshRuns(goal);
           const facts = this.factsOf(goal);
           const seen = this.fingerprints.facts.get(key);
-          if (seen !== undefined && !seen.changedIn(facts)) {
-            this.fingerprints.facts.set(key, facts);
-            continue;
-          }
           this.fingerprints.facts.set(key, facts);
-          changed.push(goal);
+          if (seen === undefined || seen.changedIn(facts)) changed.push(goal);
         }
       }
       this.log.trace(
@@ -350,7 +346,7 @@ export class WorkspaceModel extends Disposable {
         this.log.warn(`status of ${registryPath}: ${snapshot.error}`);
         continue;
       }
-      this.registryEntries.set(registryPath, registryEntriesOf(snapshot.registry));
+      this.registryEntries.set(registryPath, registryGoalEntries(snapshot.registry));
       for (const goal of goals) {
         if (goal.registryPath !== registryPath) continue;
         details.set(goalKey(goal), detailsFrom(snapshot, goal.goalId));
@@ -505,17 +501,6 @@ function detailsFrom(snapshot: ReadyLiveSnapshot, goalId: string): GoalDetails {
 /** What the recent runs of a goal were read for: they are read again when its run index moves. */
 function runsVersion(status: GoalStatusItem | undefined): string {
   return `${status?.raw_index_records ?? 0}:${status?.unique_runs ?? 0}:${status?.latest_runs[0]?.generated_at ?? ''}`;
-}
-
-/** A registry document's goal entries by id, worked out once per document (the live model keeps an unchanged one). */
-const entriesByDocument = new WeakMap<object, ReadonlyMap<string, Record<string, unknown>>>();
-function registryEntriesOf(registry: Record<string, unknown>): ReadonlyMap<string, Record<string, unknown>> {
-  let entries = entriesByDocument.get(registry);
-  if (entries === undefined) {
-    entries = rawRegistryGoalsById(registry);
-    entriesByDocument.set(registry, entries);
-  }
-  return entries;
 }
 
 export function goalKey(goal: Pick<GoalSummary, 'registryPath' | 'goalId'>): string {

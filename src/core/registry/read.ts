@@ -125,6 +125,20 @@ export function rawRegistryGoalsById(registry: Record<string, unknown>): Map<str
   return byId;
 }
 
+/**
+ * `rawRegistryGoalsById` per registry document (read-only): long-lived readers keep the same
+ * document while the registry file is unchanged, so each document is parsed for its ids once.
+ */
+const entriesByDocument = new WeakMap<object, ReadonlyMap<string, Record<string, unknown>>>();
+export function registryGoalEntries(registry: Record<string, unknown>): ReadonlyMap<string, Record<string, unknown>> {
+  let entries = entriesByDocument.get(registry);
+  if (entries === undefined) {
+    entries = rawRegistryGoalsById(registry);
+    entriesByDocument.set(registry, entries);
+  }
+  return entries;
+}
+
 /** Whether a stored id could read as `wanted` (the schema turns a string or number id into its string). */
 function idMayRead(id: unknown, wanted: string): boolean {
   return (typeof id === 'string' || typeof id === 'number') && String(id) === wanted;

@@ -10,7 +10,7 @@ import {
   resolveStateFile,
 } from '../registry/locate';
 import { validateRegistryDocument } from '../registry/validate';
-import { rawRegistryGoalsById, registryGoals } from '../registry/read';
+import { registryGoalEntries, registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
 import type { RunIndexRead } from '../runtime/runIndex';
@@ -221,17 +221,6 @@ function parsedGoals(registry: Record<string, unknown>): readonly RegistryGoal[]
  */
 const targetsOf = new WeakMap<object, { key: string; targets: readonly GoalStatusTarget[] }>();
 
-/** The raw registry entry of every goal id, per registry document (read-only). */
-const rawEntriesOf = new WeakMap<object, Map<string, Record<string, unknown>>>();
-function rawEntries(registry: Record<string, unknown>): Map<string, Record<string, unknown>> {
-  let entries = rawEntriesOf.get(registry);
-  if (entries === undefined) {
-    entries = rawRegistryGoalsById(registry);
-    rawEntriesOf.set(registry, entries);
-  }
-  return entries;
-}
-
 /** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
 export function statusTargets(
   registry: Record<string, unknown>,
@@ -326,7 +315,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   }
   const registryEntries = new Map<string, RegistryGoal>();
   for (const goal of parsedGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
-  const rawEntryById = request.quotaSummary === undefined ? null : rawEntries(registry);
+  const rawEntryById = request.quotaSummary === undefined ? null : registryGoalEntries(registry);
   const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];
   for (const target of targets) {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
+import type { RecentRunRow } from '../../../src/core/status/recentRuns';
 import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
 import {
   agentDetailsOf,
@@ -11,7 +12,7 @@ import {
   GoalFactsSeen,
   leaseLabel,
   recentRunsFrom,
-  runMarkdownFile,
+  recentRunsOf,
   withExistingEvidence,
   type RecentRun,
 } from '../../../src/workspace/goalExtras';
@@ -88,9 +89,21 @@ describe('editor read helpers (Recent runs, Agents details, per-goal refresh)', 
       ['runs/a.md', false, null],
       ['runs/a.md', true, '/p/runs/a.md'],
     ];
+    const row: RecentRunRow = {
+      generated_at: null,
+      classification: 'advancement',
+      agent_id: null,
+      todo_id: null,
+      recommended_action: null,
+      markdown_path: null,
+      spent_slots: null,
+      cost_usd: null,
+      tokens: null,
+    };
     for (const [markdownPath, exists, expected] of cases)
       assert.equal(
-        runMarkdownFile({ markdown_path: markdownPath }, goal, () => exists),
+        withExistingEvidence(recentRunsOf([{ ...row, markdown_path: markdownPath }], goal), () => exists)[0]
+          ?.markdown_file,
         expected,
         markdownPath,
       );

@@ -2,11 +2,17 @@
 // Type checking is a separate gate (`npm run typecheck`), as in the esbuild sample.
 import * as esbuild from 'esbuild';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { builtFiles, COPIED_FILES, SHIPPED_BUNDLES, WEBVIEW_OUTDIR, WEBVIEW_SCRIPTS } from './runtime-files.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const root = new URL('..', import.meta.url).pathname;
+// `--out-root DIR` writes out/ under DIR instead of the repository, with only what ships (no test suites):
+// scripts/package.mjs builds the .vsix that way, so packaging leaves the development build in out/ alone.
+const outRootArg = process.argv.indexOf('--out-root');
+const outRoot = outRootArg === -1 ? root : resolve(process.argv[outRootArg + 1] ?? '');
+const at = (file) => join(outRoot, file);
 
 const common = {
   bundle: true,
@@ -31,14 +37,14 @@ function listEntries(dir, pattern) {
     .map((file) => join(dir, file));
 }
 
-const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'out/extension.js', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli-main.js' },
-  // The `loopx` bin: a small launcher that loads cli-main.js through a V8 code cache.
-  { ...common, entryPoints: ['src/cli/launcher.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  // The built-in demo agent runs as its own process (the `demo` executor spawns it like any CLI agent).
-  { ...common, entryPoints: ['src/core/executors/demoAgentMain.ts'], outfile: 'out/demoAgent.js' },
-];
+// What ships (scripts/runtime-files.mjs) is built first; `ships` marks those builds for the output check below.
+const builds = SHIPPED_BUNDLES.map((bundle) => ({
+  ...common,
+  ...bundle,
+  outfile: at(bundle.outfile),
+  metafile: true,
+  ships: true,
+}));
 
 // Webview scripts run in the browser sandbox of a webview: one IIFE each, zod and uPlot bundled in (no remote content).
 builds.push({
@@ -47,17 +53,16 @@ builds.push({
   target: 'es2022',
   format: 'iife',
   define: {},
-  entryPoints: {
-    warnings: 'src/webviews/warnings/browser/main.ts',
-    goalDetail: 'src/webviews/goalDetail/browser/main.ts',
-  },
-  outdir: 'out/webviews',
+  entryPoints: WEBVIEW_SCRIPTS,
+  outdir: at(WEBVIEW_OUTDIR),
   minify: true,
+  metafile: true,
+  ships: true,
 });
 
 // Integration suites run inside the extension host: `vscode` and mocha come from the host / node_modules.
 const integrationEntries = listEntries('test/integration', /\.ts$/);
-if (integrationEntries.length > 0) {
+if (integrationEntries.length > 0 && outRoot === root) {
   builds.push({
     ...common,
     entryPoints: integrationEntries,
@@ -70,16 +75,39 @@ if (integrationEntries.length > 0) {
   });
 }
 
-if (!watch) rmSync(join(root, 'out'), { recursive: true, force: true });
-mkdirSync(join(root, 'out'), { recursive: true });
+if (!watch) rmSync(at('out'), { recursive: true, force: true });
+mkdirSync(at('out'), { recursive: true });
+
+/** esbuild's options: a build without our `ships` mark. */
+function esbuildOptions(build) {
+  const options = { ...build };
+  delete options.ships;
+  return options;
+}
+
+/** Fails the build when a shipping build writes a file runtime-files.mjs does not name (it would not ship). */
+function checkShippedOutputs(results) {
+  const written = results
+    .filter((_, index) => builds[index].ships)
+    .flatMap((result) => Object.keys(result.metafile.outputs))
+    .map((file) => relative(outRoot, resolve(root, file)).split(sep).join('/'))
+    .filter((file) => !file.endsWith('.map'));
+  const listed = new Set(builtFiles());
+  const unlisted = written.filter((file) => !listed.has(file));
+  if (unlisted.length > 0) {
+    throw new Error(
+      `[build] ${unlisted.join(', ')}: written by a shipping build but not listed in scripts/runtime-files.mjs, so the .vsix would lack it`,
+    );
+  }
+}
 
 if (watch) {
-  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(esbuildOptions(b))));
   await Promise.all(contexts.map((c) => c.watch()));
   console.log('[build] watching for changes');
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
-  chmodSync(join(root, 'out/cli.js'), 0o755);
-  copyFileSync(join(root, 'node_modules/uplot/dist/uPlot.min.css'), join(root, 'out/webviews/uPlot.min.css'));
-  console.log(`[build] ${builds.length} bundles written to out/${production ? ' (production)' : ''}`);
+  checkShippedOutputs(await Promise.all(builds.map((b) => esbuild.build(esbuildOptions(b)))));
+  chmodSync(at('out/cli.js'), 0o755);
+  for (const [to, from] of Object.entries(COPIED_FILES)) copyFileSync(join(root, from), at(to));
+  console.log(`[build] ${builds.length} bundles written to ${at('out')}${production ? ' (production)' : ''}`);
 }

@@ -241,9 +241,8 @@ async function main(): Promise<void> {
             }),
       );
     } finally {
+      // Packaging builds in a staging folder: the development bundles in out/ are still there for later tiers.
       rmSync(extensionsDir, { recursive: true, force: true });
-      // The development bundles were replaced by production ones; rebuild so later tiers use the dev build.
-      execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
     }
   }
 

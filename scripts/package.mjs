@@ -61,7 +61,7 @@ try {
     );
   }
   mkdirSync(dirname(vsix), { recursive: true });
-  process.stderr.write(runVsce(stage, ['package', '--no-dependencies', '--out', vsix]));
+  process.stdout.write(runVsce(stage, ['package', '--no-dependencies', '--out', vsix]));
 } finally {
   rmSync(stage, { recursive: true, force: true });
 }

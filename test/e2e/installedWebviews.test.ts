@@ -7,12 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { EXTENSION_ID } from '../../src/core/commands/ids';
 import { materializeDemoWorkspace, REPO_ROOT } from '../support/demoWorkspace';
+import { brokenLinks, markdownLinks } from '../support/markdownLinks';
 import { installVsix, launchChromium, startCodeServer, workbenchUrl, type CodeServer } from '../support/vscodeHost';
 
 const RESULTS = join(REPO_ROOT, 'test-results');
@@ -83,6 +84,17 @@ describe('LoopX installed from its .vsix: the webviews show their content (Chrom
     await server?.stop();
     await browser?.close();
     rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('installs a README whose links work on the marketplace page: absolute, into files the repository has', () => {
+    const readme = ['readme.md', 'README.md'].map((name) => join(installedDir, name)).find((file) => existsSync(file));
+    assert.ok(readme, `no README in ${readdirSync(installedDir).join(', ')}`);
+    const packaged = readFileSync(readme, 'utf8');
+    const links = markdownLinks(packaged);
+    assert.ok(links.length > 10, 'the packaged README has its links');
+    const relative = links.filter((link) => !/^(https:|#)/.test(link.target));
+    assert.deepEqual(relative, [], 'vsce rewrote every relative link and image to the repository');
+    assert.deepEqual(brokenLinks(REPO_ROOT, join(REPO_ROOT, 'README.md'), packaged), []);
   });
 
   it('opens the Projection Warnings view and panel and the goal detail with their content', async () => {

@@ -46,4 +46,18 @@ describe('LoopX installed from its .vsix', () => {
     const carriers = files.filter((file) => readFileSync(join(root, file)).includes(CRASH_AT_PHASE_ENV));
     assert.deepEqual(carriers, [], `${CRASH_AT_PHASE_ENV} ships in the .vsix`);
   });
+
+  it('holds every built file the package list names (webview scripts and styles too), and no other under out/', async () => {
+    // An ES module (scripts/), from this CommonJS suite: import() (esbuild bundles it in).
+    const { builtFiles } = await import('../../../scripts/runtime-files.mjs');
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    const root = extension.extensionUri.fsPath;
+    const installed = readdirSync(join(root, 'out'), { recursive: true })
+      .map(String)
+      .filter((file) => statSync(join(root, 'out', file)).isFile())
+      .map((file) => `out/${file.split('\\').join('/')}`)
+      .sort();
+    assert.deepEqual(installed, builtFiles());
+  });
 });

@@ -3,7 +3,8 @@
  * with `--install-extension` (as `npm start` and a user do), and the workbench opens with no extension
  * under development, so every webview below loads its script and stylesheets from the installed folder.
  * Each webview must show its content, not the empty `<main id="root">` of a shell whose script did not ship.
- * Screenshots: test-results/installed-*.png.
+ * Screenshots: test-results/installed-*.png (docs/images/warnings-webview.png and goal-detail.png are the
+ * panel's and the goal detail's).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -19,10 +20,15 @@ import { installVsix, launchChromium, startCodeServer, workbenchUrl, type CodeSe
 const RESULTS = join(REPO_ROOT, 'test-results');
 
 /** The webview frame whose `main#root` holds `selector` (with `text`), polled across every webview of the page. */
-async function webviewShowing(page: Page, selector: string, text: string | RegExp): Promise<Frame> {
+async function webviewShowing(
+  page: Page,
+  selector: string,
+  text: string | RegExp,
+  besides: ReadonlySet<Frame> = new Set(),
+): Promise<Frame> {
   const deadline = Date.now() + 45_000;
   for (;;) {
-    for (const frame of page.frames()) {
+    for (const frame of page.frames().filter((f) => !besides.has(f))) {
       const found = await frame
         .locator(`main#root ${selector}`, { hasText: text })
         .count()
@@ -142,27 +148,15 @@ describe('LoopX installed from its .vsix: the webviews show their content (Chrom
       await view.locator('main#root article.card', { hasText: recommendation }).first().waitFor({ timeout: 30_000 });
       await page.screenshot({ path: join(RESULTS, 'installed-warnings-view.png') });
 
-      // The panel, from the command palette.
+      // The panel, from the command palette: a new webview, besides the view's (folded again, kept or not).
+      await header.click();
       await runCommand(page, 'LoopX: Show Projection Warnings');
       await page
         .locator('.editor-group-container .tab', { hasText: /Projection Warnings/i })
         .first()
         .waitFor();
-      const panels = async (): Promise<number> => {
-        let count = 0;
-        for (const frame of page.frames()) {
-          count += await frame
-            .locator('main#root h1', { hasText: 'Projection warnings' })
-            .count()
-            .catch(() => 0);
-        }
-        return count;
-      };
-      const deadline = Date.now() + 45_000;
-      while ((await panels()) < 2) {
-        if (Date.now() > deadline) throw new Error('the Projection Warnings panel shows no content');
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+      const panel = await webviewShowing(page, 'h1', 'Projection warnings', new Set([view]));
+      await panel.locator('main#root article.card', { hasText: recommendation }).first().waitFor({ timeout: 30_000 });
       await page.screenshot({ path: join(RESULTS, 'installed-warnings-panel.png') });
 
       // The goal detail: its chart needs goalDetail.js and uPlot.min.css from the installed folder.

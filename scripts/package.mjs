@@ -40,7 +40,7 @@ try {
     mkdirSync(dirname(join(stage, file)), { recursive: true });
     cpSync(join(root, file), join(stage, file));
   }
-  writeFileSync(join(stage, '.vscodeignore'), vscodeignoreFor(files));
+  writeFileSync(join(stage, '.vscodeignore'), vscodeignoreFor(root));
   // package.json's `files` is npm pack's list (the CLI and library); vsce refuses it beside a .vscodeignore.
   const manifest = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'));
   if (manifest.files !== undefined) {

@@ -5,4 +5,4 @@ export declare const COPIED_FILES: Readonly<Record<string, string>>;
 export declare const STATIC_ENTRIES: readonly string[];
 export declare function builtFiles(): string[];
 export declare function runtimeFiles(root: string): string[];
-export declare function vscodeignoreFor(files: readonly string[]): string;
+export declare function vscodeignoreFor(root: string): string;

@@ -30,6 +30,13 @@ export const COPIED_FILES = {
 /** Files and folders that ship from the repository as they are (the manifest, the docs vsce reads, media/). */
 export const STATIC_ENTRIES = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'media'];
 
+/**
+ * Shipped when present: the localized manifest strings (package.nls.json, package.nls.<locale>.json) and the
+ * l10n/ folder of string bundles that package.json's `l10n` names.
+ */
+export const LOCALIZATION_ENTRIES = [/^package\.nls(\.[\w-]+)?\.json$/, /^l10n$/];
+const LOCALIZATION_IGNORE_PATTERNS = ['package.nls*.json', 'l10n/**'];
+
 /** Every output file of the build that ships (repository-relative, `/`-separated). */
 export function builtFiles() {
   return [
@@ -42,7 +49,8 @@ export function builtFiles() {
 /** Every file of the package, static ones expanded from the working tree (repository-relative, sorted). */
 export function runtimeFiles(root) {
   const files = [...builtFiles()];
-  for (const entry of STATIC_ENTRIES) {
+  const localization = readdirSync(root).filter((name) => LOCALIZATION_ENTRIES.some((pattern) => pattern.test(name)));
+  for (const entry of [...STATIC_ENTRIES, ...localization]) {
     const abs = join(root, entry);
     if (!existsSync(abs)) throw new Error(`${entry} is listed in scripts/runtime-files.mjs but does not exist`);
     if (statSync(abs).isDirectory()) {
@@ -62,6 +70,7 @@ export function vscodeignoreFor(root) {
   const kept = [
     ...builtFiles(),
     ...STATIC_ENTRIES.map((entry) => (statSync(join(root, entry)).isDirectory() ? `${entry}/**` : entry)),
+    ...LOCALIZATION_IGNORE_PATTERNS,
   ];
   return [
     '# Generated from scripts/runtime-files.mjs (what the .vsix ships); `npm run package` writes the same into',

@@ -59,6 +59,9 @@ function pathsTheCodeLoads(): Map<string, string> {
     }
   };
   walk(manifest['contributes'], 'package.json contributes');
+  // Localized manifest strings (`%key%`) come from package.nls.json; `l10n` names the folder of bundles.
+  if (/"%[\w.-]+%"/.test(JSON.stringify(manifest))) add('package.nls.json', 'package.json %key% strings');
+  if (typeof manifest['l10n'] === 'string') add(manifest['l10n'].replace(/\/$/, ''), 'package.json l10n');
   return found;
 }
 

@@ -1,9 +1,16 @@
 // Bundles the extension, the CLI, the demo agent and the real-VS-Code test suites with esbuild.
 // Type checking is a separate gate (`npm run typecheck`), as in the esbuild sample.
 import * as esbuild from 'esbuild';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { builtFiles, COPIED_FILES, SHIPPED_BUNDLES, WEBVIEW_OUTDIR, WEBVIEW_SCRIPTS } from './runtime-files.mjs';
+import {
+  builtFiles,
+  COPIED_FILES,
+  SHIPPED_BUNDLES,
+  vscodeignoreFor,
+  WEBVIEW_OUTDIR,
+  WEBVIEW_SCRIPTS,
+} from './runtime-files.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -109,5 +116,7 @@ if (watch) {
   checkShippedOutputs(await Promise.all(builds.map((b) => esbuild.build(esbuildOptions(b)))));
   chmodSync(at('out/cli.js'), 0o755);
   for (const [to, from] of Object.entries(COPIED_FILES)) copyFileSync(join(root, from), at(to));
+  // The repository's .vscodeignore follows the list (for `vsce ls` here; packaging writes its own copy).
+  if (outRoot === root) writeFileSync(join(root, '.vscodeignore'), vscodeignoreFor(root));
   console.log(`[build] ${builds.length} bundles written to ${at('out')}${production ? ' (production)' : ''}`);
 }

@@ -2,7 +2,7 @@
 // build's own targets. scripts/build.mjs builds these targets (and fails if esbuild writes a file this
 // list does not name); scripts/package.mjs stages these files and nothing else and checks vsce's listing
 // against them; test/unit/package/ checks that every path the code loads is here and nothing dev-only is.
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 
 /** The bundles that ship: esbuild options beyond the shared ones, one output file each. */
@@ -63,8 +63,8 @@ export function runtimeFiles(root) {
 }
 
 /**
- * The .vscodeignore that keeps exactly the package's files: the repository's own (checked by a unit test) and
- * the staging folder's (written by scripts/package.mjs) are this text.
+ * The .vscodeignore that keeps exactly the package's files: the repository's own (the build writes it, a unit
+ * test checks it) and the staging folder's (written by scripts/package.mjs) are this text.
  */
 export function vscodeignoreFor(root) {
   const kept = [
@@ -73,17 +73,10 @@ export function vscodeignoreFor(root) {
     ...LOCALIZATION_IGNORE_PATTERNS,
   ];
   return [
-    '# Generated from scripts/runtime-files.mjs (what the .vsix ships); `npm run package` writes the same into',
-    '# its staging folder, and test/unit/package checks this copy. Regenerate: node scripts/runtime-files.mjs',
+    '# Written by scripts/build.mjs from scripts/runtime-files.mjs (what the .vsix ships); `npm run package`',
+    '# writes the same into its staging folder, and test/unit/package checks this copy.',
     '**',
     ...kept.map((path) => `!${path}`),
     '',
   ].join('\n');
-}
-
-// `node scripts/runtime-files.mjs` rewrites the repository's .vscodeignore.
-if (process.argv[1] && new URL(import.meta.url).pathname === process.argv[1]) {
-  const root = new URL('..', import.meta.url).pathname;
-  writeFileSync(join(root, '.vscodeignore'), vscodeignoreFor(root));
-  console.log('.vscodeignore written');
 }

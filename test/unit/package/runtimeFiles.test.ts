@@ -122,7 +122,7 @@ describe('the package file list (scripts/runtime-files.mjs)', () => {
     assert.deepEqual(devOnly, []);
   });
 
-  it('keeps the repository .vscodeignore equal to the one generated from the list (node scripts/runtime-files.mjs)', () => {
+  it('keeps the repository .vscodeignore equal to the one generated from the list (by scripts/build.mjs)', () => {
     const committed = readFileSync(join(REPO_ROOT, '.vscodeignore'), 'utf8');
     assert.equal(committed, runtime.vscodeignoreFor(REPO_ROOT));
     const kept = committed.split('\n').filter((line) => line.startsWith('!'));

@@ -83,6 +83,11 @@ export const CommandSpec = z.object({
     .string()
     .regex(/^[a-z][a-z0-9]*$/)
     .optional(),
+  /**
+   * The command works only on the tree node it is invoked from (it has no picker to ask for its
+   * target): hidden from the command palette, where it could only fail. Needs a menu placement.
+   */
+  nodeOnly: z.literal(true).optional(),
   /** Codicon for menus and tree inline actions. */
   icon: z.string().optional(),
   menus: z.array(MenuPlacement).optional(),
@@ -775,6 +780,7 @@ const catalog = [
     intent: "open a run's Markdown record (its evidence) from the goal's Recent runs",
     mutation: 'read_only',
     group: 'Editor',
+    nodeOnly: true,
     icon: 'markdown',
     menus: [{ on: 'run', group: 'inline@1', state: 'evidence' }],
   },

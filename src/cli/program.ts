@@ -41,7 +41,7 @@ export async function buildProgram(
 ): Promise<Command> {
   const program = new Command('loopx')
     .description('LoopX: a local control plane for long-running agent goals.')
-    .version(LOOPX_VERSION, '-V, --version', 'print the LoopX version')
+    .version(`loopx ${LOOPX_VERSION}`, '-V, --version', 'print the LoopX version (as loopx version)')
     .addOption(new Option('--registry <path>', 'registry file (default: $LOOPX_REGISTRY, then ./.loopx/registry.json)'))
     .addOption(new Option('--runtime-root <path>', 'runtime root override (default: from the registry)'))
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'markdown']).default('markdown'))

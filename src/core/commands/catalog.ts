@@ -106,6 +106,16 @@ const catalog = [
     group: 'Inspect',
   },
   {
+    key: 'version',
+    cli: 'version',
+    title: null,
+    slash: null,
+    scope: 'global',
+    intent: 'print the installed LoopX version (the same line as loopx --version; --format json for loopx_version_v0)',
+    mutation: 'read_only',
+    group: 'Inspect',
+  },
+  {
     key: 'refresh',
     cli: null,
     title: 'Refresh',
@@ -494,6 +504,17 @@ const catalog = [
     group: 'Goals and todos',
     icon: 'debug-continue',
     menus: [{ on: 'goal', group: '3_lifecycle@2', state: '(paused|stopped)' }],
+  },
+  {
+    key: 'goalLifecycle',
+    cli: 'goal-lifecycle',
+    title: null,
+    slash: null,
+    scope: 'goal',
+    intent:
+      "the original's spelling of goal pause / goal resume: --operation stop|resume sets or clears the owner's stop flag (preview, then --execute)",
+    mutation: 'writes_after_preview',
+    group: 'Goals and todos',
   },
   {
     key: 'status',

@@ -6,7 +6,8 @@ describe('loopx CLI', () => {
   it('prints its version', async () => {
     const run = await runLoopx(['--version']);
     assert.equal(run.code, 0);
-    assert.equal(run.stdout.trim(), LOOPX_VERSION);
+    // As the original prints it (and `loopx version`): the name, then the version.
+    assert.equal(run.stdout.trim(), `loopx ${LOOPX_VERSION}`);
   });
 
   it('prints help grouped by the catalog groups', async () => {

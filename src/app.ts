@@ -24,7 +24,7 @@ import {
   supersedeTodoCommand,
 } from './commands/treeActions';
 import { releaseLeaseCommand, renewLeaseCommand, transferLeaseCommand } from './commands/leaseActions';
-import { putCliOnTerminalPath } from './terminal/cliPath';
+import { TerminalCli } from './terminal/cliPath';
 import { TurnTerminals } from './terminal/turnTerminal';
 import { TurnReviews } from './review/turnReview';
 import { RestrictedModeView } from './views/restrictedView';
@@ -84,13 +84,14 @@ export class LoopxApp extends Disposable {
     // Hidden command for the integration tests: which goal nodes the tree refreshed since the last call.
     this.register(vscode.commands.registerCommand('_loopx.takeTreeRefreshes', () => goalsView.takeRefreshes()));
     this.register(new RestrictedModeView(VIEW_IDS.restricted));
-    const cliDir = putCliOnTerminalPath(context, log);
+    const terminalCli = this.register(new TerminalCli(context, log));
     this.timings.phase('cliPath');
-    // Hidden command for the integration tests: the launcher folder and the PATH change new terminals get.
+    // Hidden command for the integration tests: the launcher, the decision, and the PATH and LOOPX_CLI changes new terminals get.
     this.register(
       vscode.commands.registerCommand('_loopx.terminalCliPath', () => ({
-        binDir: cliDir,
+        ...terminalCli.state,
         path: context.environmentVariableCollection.get('PATH'),
+        loopxCli: context.environmentVariableCollection.get('LOOPX_CLI'),
       })),
     );
     const warnings = this.register(

@@ -41,7 +41,7 @@ export async function buildProgram(
 ): Promise<Command> {
   const program = new Command('loopx')
     .description('LoopX: a local control plane for long-running agent goals.')
-    .version(LOOPX_VERSION, '-V, --version', 'print the LoopX version')
+    .version(`loopx ${LOOPX_VERSION}`, '-V, --version', 'print the LoopX version (as loopx version)')
     .addOption(new Option('--registry <path>', 'registry file (default: $LOOPX_REGISTRY, then ./.loopx/registry.json)'))
     .addOption(new Option('--runtime-root <path>', 'runtime root override (default: from the registry)'))
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'markdown']).default('markdown'))
@@ -131,6 +131,44 @@ function reportError(ctx: CliContext, format: OutputFormat, error: unknown): voi
   }
 }
 
+/**
+ * Fails with commander's usage error (exit 2) when the command words name no command of ours,
+ * whatever flags follow: commander itself prints the help for `loopx goal-lifecycle --help` and
+ * exits 0 when it does not know `goal-lifecycle`, and a skill written for another `loopx` would take
+ * that for success. The words are found as commander finds them: past the program's options (and
+ * their values); an unknown option before them is left to commander's own error.
+ */
+function rejectUnknownCommand(program: Command, argv: readonly string[]): void {
+  const takesValue = new Map<string, boolean>([
+    ['-h', false],
+    ['--help', false],
+  ]);
+  for (const option of program.options)
+    for (const flag of [option.long, option.short])
+      if (flag !== undefined) takesValue.set(flag, option.required || option.optional);
+  let index = 0;
+  for (; index < argv.length; index++) {
+    const arg = argv[index] ?? '';
+    if (arg === '--') return;
+    if (!arg.startsWith('-') || arg === '-') break;
+    const flag = arg.split('=')[0] ?? arg;
+    if (!takesValue.has(flag)) return;
+    if (takesValue.get(flag) === true && !arg.includes('=')) index++;
+  }
+  const word = argv[index];
+  if (word === undefined) return;
+  // `loopx help <command>`: the command asked about must exist too.
+  const named = word === 'help' ? argv[index + 1] : word;
+  if (named === undefined || named.startsWith('-')) return;
+  const command = program.commands.find((candidate) => candidate.name() === named);
+  if (command === undefined) program.error(`error: unknown command '${named}'`, { code: 'commander.unknownCommand' });
+  // A group (`quota`, `todo`): its next word, when it is one, must be one of its commands.
+  const sub = word === 'help' ? undefined : argv[index + 1];
+  if (command.commands.length === 0 || sub === undefined || sub.startsWith('-') || sub === 'help') return;
+  if (!command.commands.some((candidate) => candidate.name() === sub))
+    command.error(`error: unknown command '${sub}'`, { code: 'commander.unknownCommand' });
+}
+
 /** Runs the CLI and resolves with the process exit code (0 ok, 1 failed operation, 2 usage error). */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   let exitCode = EXIT_OK;
@@ -146,6 +184,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
     return EXIT_USAGE;
   }
   try {
+    rejectUnknownCommand(program, argv);
     await program.parseAsync([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {

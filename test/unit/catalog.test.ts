@@ -61,6 +61,25 @@ describe('command catalog', () => {
     assert.ok(goalItems.some((item) => item.command === 'loopx.turnLoop' && item.when.endsWith('isWorkspaceTrusted')));
   });
 
+  it('hides the node-only commands from the command palette (run there without their tree node they can only fail)', () => {
+    const hidden = (manifest.contributes.menus['commandPalette'] ?? []) as { command: string; when: string }[];
+    assert.ok(
+      hidden.some((item) => item.command === 'loopx.openRunEvidence' && item.when === 'false'),
+      'Open Run Evidence is hidden from the palette',
+    );
+    // Generated from the catalog: exactly the node-only commands, so a new one is hidden without a hand edit.
+    assert.deepEqual(
+      hidden.map((item) => item.command),
+      paletteCommands()
+        .filter((spec) => spec.nodeOnly === true)
+        .map(paletteCommandId),
+    );
+    for (const spec of COMMANDS.filter((c) => c.nodeOnly === true)) {
+      assert.ok((spec.menus ?? []).length > 0, `${spec.key} is node-only, so it needs a tree menu to be reachable`);
+      assert.equal(spec.cli, null, `${spec.key} is node-only, so it has no CLI form`);
+    }
+  });
+
   it('generates the @loopx chat participant and its slash commands from the catalog (run `npm run sync:manifest` to fix)', () => {
     assert.deepEqual(manifest.contributes.chatParticipants, manifestChatParticipants());
     const names = manifestChatParticipants()[0]?.commands.map((c) => c.name);

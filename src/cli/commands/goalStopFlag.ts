@@ -1,8 +1,9 @@
 import { pauseGoal, type GoalStopFlagResult } from '../../core/ops/pauseGoal';
 import { resumeGoal } from '../../core/ops/resumeGoal';
+import { goalLifecycle, type GoalLifecycleResult } from '../../core/ops/goalLifecycle';
 import { operationCommand } from '../operationHandler';
 
-/** `loopx goal pause|resume`: the owner's stop flag; both preview unless `--execute`. */
+/** `loopx goal pause|resume` and the original's `goal-lifecycle --operation stop|resume`: the owner's stop flag; all preview unless `--execute`. */
 
 function stopFlagMarkdown(result: GoalStopFlagResult): string {
   const verb = result.action === 'pause' ? 'Pause' : 'Resume';
@@ -21,3 +22,21 @@ function stopFlagMarkdown(result: GoalStopFlagResult): string {
 
 export const pauseGoalCommand = operationCommand(pauseGoal, stopFlagMarkdown);
 export const resumeGoalCommand = operationCommand(resumeGoal, stopFlagMarkdown);
+
+/** The original's Markdown of a goal activation transition. */
+function lifecycleMarkdown(result: GoalLifecycleResult): string {
+  return [
+    '# Goal Activation',
+    '',
+    `- ok: \`${String(result.ok)}\``,
+    `- goal: \`${result.goal_id}\``,
+    `- transition: \`${result.before_state}\` → \`${result.after_state}\``,
+    `- dry_run: \`${String(result.dry_run)}\``,
+    `- changed: \`${String(result.changed)}\``,
+    `- written: \`${String(result.written)}\``,
+    `- readback: \`${result.readback.status}\``,
+    ...(result.dry_run && result.changed ? ['', 'Preview only; re-run with --execute to write the registry.'] : []),
+  ].join('\n');
+}
+
+export const goalLifecycleCommand = operationCommand(goalLifecycle, lifecycleMarkdown);

@@ -29,6 +29,7 @@ export type CliHandlerLoader = () => Promise<CliHandler>;
  */
 export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   showCommands: () => import('./showCommands.js').then((m) => m.showCommandsCommand),
+  version: () => import('./version.js').then((m) => m.versionCommand),
   validateRegistry: () => import('./registry.js').then((m) => m.validateRegistryCommand),
   createGoal: () => import('./bootstrap.js').then((m) => m.bootstrapCommand),
   registryPrivacy: () => import('./privacy.js').then((m) => m.registryPrivacyCommand),
@@ -69,6 +70,7 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   quotaHistory: () => import('./quota.js').then((m) => m.quotaHistoryCommand),
   pauseGoal: () => import('./goalStopFlag.js').then((m) => m.pauseGoalCommand),
   resumeGoal: () => import('./goalStopFlag.js').then((m) => m.resumeGoalCommand),
+  goalLifecycle: () => import('./goalStopFlag.js').then((m) => m.goalLifecycleCommand),
   turnPlan: () => import('./turn.js').then((m) => m.turnPlanCommand),
   turnRunOnce: () => import('./turn.js').then((m) => m.turnRunOnceCommand),
   turnLoop: () => import('./turn.js').then((m) => m.turnLoopCommand),

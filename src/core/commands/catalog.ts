@@ -83,6 +83,11 @@ export const CommandSpec = z.object({
     .string()
     .regex(/^[a-z][a-z0-9]*$/)
     .optional(),
+  /**
+   * The command works only on the tree node it is invoked from (it has no picker to ask for its
+   * target): hidden from the command palette, where it could only fail. Needs a menu placement.
+   */
+  nodeOnly: z.literal(true).optional(),
   /** Codicon for menus and tree inline actions. */
   icon: z.string().optional(),
   menus: z.array(MenuPlacement).optional(),
@@ -97,6 +102,16 @@ const catalog = [
     slash: '/loopx-commands',
     scope: 'global',
     intent: 'list every LoopX command with its CLI, palette and slash forms',
+    mutation: 'read_only',
+    group: 'Inspect',
+  },
+  {
+    key: 'version',
+    cli: 'version',
+    title: null,
+    slash: null,
+    scope: 'global',
+    intent: 'print the installed LoopX version (the same line as loopx --version; --format json for loopx_version_v0)',
     mutation: 'read_only',
     group: 'Inspect',
   },
@@ -491,6 +506,17 @@ const catalog = [
     menus: [{ on: 'goal', group: '3_lifecycle@2', state: '(paused|stopped)' }],
   },
   {
+    key: 'goalLifecycle',
+    cli: 'goal-lifecycle',
+    title: null,
+    slash: null,
+    scope: 'goal',
+    intent:
+      "the original's spelling of goal pause / goal resume: --operation stop|resume sets or clears the owner's stop flag (preview, then --execute)",
+    mutation: 'writes_after_preview',
+    group: 'Goals and todos',
+  },
+  {
     key: 'status',
     cli: 'status',
     title: 'Show Status',
@@ -775,6 +801,7 @@ const catalog = [
     intent: "open a run's Markdown record (its evidence) from the goal's Recent runs",
     mutation: 'read_only',
     group: 'Editor',
+    nodeOnly: true,
     icon: 'markdown',
     menus: [{ on: 'run', group: 'inline@1', state: 'evidence' }],
   },

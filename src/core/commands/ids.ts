@@ -25,4 +25,6 @@ export const SETTINGS = {
   statusServerEnabled: 'statusServer.enabled',
   statusServerPort: 'statusServer.port',
   statusServerRequireToken: 'statusServer.requireToken',
+  /** Whether integrated terminals get our `loopx` first on PATH: whenMissing (default), always, never. */
+  terminalCliOnPath: 'terminal.cliOnPath',
 } as const;

@@ -37,8 +37,23 @@ const TARGETS: Record<MenuTarget, { menu: 'view/title' | 'view/item/context'; wh
   agent: { menu: 'view/item/context', when: `view == ${VIEW_IDS.agents} && viewItem =~ /^agent/` },
 };
 
-/** `contributes.menus` for the views, from the catalog's placements, in catalog order. */
-export function manifestMenus(): Record<'view/title' | 'view/item/context', ManifestMenuItem[]> {
+export interface ManifestPaletteItem {
+  command: string;
+  when: string;
+}
+
+export interface ManifestMenus {
+  'view/title': ManifestMenuItem[];
+  'view/item/context': ManifestMenuItem[];
+  commandPalette: ManifestPaletteItem[];
+}
+
+/**
+ * `contributes.menus`: for the views, the catalog's placements; for the command palette, the
+ * node-only commands hidden (`when: false`: run there without their tree node they could only fail).
+ * In catalog order.
+ */
+export function manifestMenus(): ManifestMenus {
   const menus: Record<'view/title' | 'view/item/context', ManifestMenuItem[]> = {
     'view/title': [],
     'view/item/context': [],
@@ -54,7 +69,10 @@ export function manifestMenus(): Record<'view/title' | 'view/item/context', Mani
       menus[target.menu].push({ command: paletteCommandId(spec), when, group: placement.group });
     }
   }
-  return menus;
+  const commandPalette = paletteCommands()
+    .filter((spec) => spec.nodeOnly === true)
+    .map((spec): ManifestPaletteItem => ({ command: paletteCommandId(spec), when: 'false' }));
+  return { ...menus, commandPalette };
 }
 
 /** The id of the `@loopx` chat participant. */

@@ -44,3 +44,15 @@ export function agentIdArg(what: string) {
 export function limitArg(what: string) {
   return z.number().int().min(1).max(1000).describe(`a whole number from 1 to 1000: ${what}`);
 }
+
+/**
+ * A turn instance id: any text but a blank one. An empty `--turn-instance-id ""` (an unset shell
+ * variable) is a usage error, never read as "no turn": the turn's receipts and its one spend hang on it.
+ */
+export function turnInstanceIdArg(what: string) {
+  return z
+    .string()
+    .refine((value) => value.trim() !== '')
+    .meta({ placeholder: 'id' })
+    .describe(`a turn id that is not blank: ${what}`);
+}

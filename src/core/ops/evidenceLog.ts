@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { readRolloutEvents, rolloutEventLogOf, type RolloutEvent, type SkippedEventLine } from '../evidence/rolloutLog';
 import { checkTurnInstanceId } from '../quota/identity';
 import { normalizeAgentId } from '../registry/agentIds';
-import { goalIdArg, limitArg } from './common';
+import { goalIdArg, limitArg, turnInstanceIdArg } from './common';
 import { quotaGoalOf, resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -30,11 +30,9 @@ export const evidenceLog = defineOperation({
   key: 'evidenceLog',
   args: z.strictObject({
     goalId: goalIdArg('the goal whose event log to read'),
-    turnInstanceId: z
-      .string()
-      .optional()
-      .meta({ placeholder: 'id' })
-      .describe('only the events of this turn (a heartbeat: receipt, writeback, spend)'),
+    turnInstanceId: turnInstanceIdArg(
+      'only the events of this turn (a heartbeat: receipt, writeback, spend)',
+    ).optional(),
     agentId: z.string().optional().meta({ placeholder: 'id' }).describe('only the events of this agent'),
     todoId: z.string().optional().meta({ placeholder: 'id' }).describe('only the events of this todo'),
     eventKind: z

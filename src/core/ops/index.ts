@@ -11,6 +11,8 @@ import { heartbeatPrompt } from './heartbeat';
 import { evidenceLog } from './evidenceLog';
 import { registerAgent } from './registerAgent';
 import { pauseGoal } from './pauseGoal';
+import { goalLifecycle } from './goalLifecycle';
+import { version } from './version';
 import { quotaHistory, quotaPlan, quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
 import { resumeGoal } from './resumeGoal';
 import { refreshState } from './refresh';
@@ -34,6 +36,8 @@ export * from './global';
 export * from './heartbeat';
 export * from './evidenceLog';
 export * from './pauseGoal';
+export * from './goalLifecycle';
+export * from './version';
 export * from './quota';
 export * from './resumeGoal';
 export * from './registerAgent';
@@ -109,6 +113,8 @@ export const OPERATIONS = keyed({
   archiveRuntime,
   pauseGoal,
   resumeGoal,
+  goalLifecycle,
+  version,
   turnRunOnce,
   turnLoop,
 });

@@ -14,7 +14,7 @@ import {
   type ShouldRunRefusal,
 } from '../scheduling/shouldRun';
 import { isLoopxError } from '../errors';
-import { goalIdArg } from './common';
+import { goalIdArg, turnInstanceIdArg } from './common';
 import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
 import { defineOperation } from './operation';
@@ -93,11 +93,7 @@ const optionalAgent = z
   .meta({ placeholder: 'id' })
   .describe('the registered agent of the turn (omit for an unscoped decision)');
 const optionalTodo = z.string().optional().meta({ placeholder: 'id' }).describe('the todo the turn worked on');
-const optionalTurn = z
-  .string()
-  .optional()
-  .meta({ placeholder: 'id' })
-  .describe('the turn id (reuse it on retries: the spend is written once per turn)');
+const optionalTurn = turnInstanceIdArg('reuse it on retries: the spend is written once per turn').optional();
 const execute = z.boolean().default(false).describe('write (default: preview only)');
 
 export const quotaShouldRun = defineOperation({
@@ -110,13 +106,9 @@ export const quotaShouldRun = defineOperation({
       .optional()
       .meta({ split: true, placeholder: 'name' })
       .describe('a capability this agent has'),
-    turnInstanceId: z
-      .string()
-      .optional()
-      .meta({ placeholder: 'id' })
-      .describe(
-        'the turn id (with --agent-id): appends one heartbeat receipt binding the turn; a retry with the same id replays it',
-      ),
+    turnInstanceId: turnInstanceIdArg(
+      'with --agent-id, appends one heartbeat receipt binding the turn; a retry with the same id replays it',
+    ).optional(),
     todoId: z
       .string()
       .optional()

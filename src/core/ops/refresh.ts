@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ProgressScopeSchema, type RefreshStatePayload } from '../refresh/schemas';
 import { refreshState as refreshGoalState } from '../refresh/refreshState';
 import { isLoopxError, LoopxError } from '../errors';
-import { goalIdArg } from './common';
+import { goalIdArg, turnInstanceIdArg } from './common';
+import { BATCH_SCALE_ALIASES, DELIVERY_BATCH_SCALES, DELIVERY_OUTCOMES } from '../protocol/contract';
 import { resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
 import { recordStepEvent, resolveChainBinding, type TurnStep } from '../evidence/heartbeatChain';
@@ -20,6 +21,9 @@ import { quotaGoalOf } from './goalHandle';
  */
 
 const optionalText = (placeholder: string, what: string) => z.string().optional().meta({ placeholder }).describe(what);
+
+/** The original's older spellings of single_surface, accepted and recorded as single_surface. */
+const BATCH_SCALE_INPUT_ALIASES = Object.keys(BATCH_SCALE_ALIASES) as [string, ...string[]];
 
 function orNull(value: string | undefined): string | null {
   return value === undefined ? null : value;
@@ -46,13 +50,24 @@ export const refreshState = defineOperation({
       .meta({ placeholder: 'scope' })
       .describe('goal, or agent_lane (default: agent_lane with --agent-id, else goal)'),
     todoId: optionalText('id', 'the todo this run delivered on'),
-    turnInstanceId: optionalText(
-      'id',
+    turnInstanceId: turnInstanceIdArg(
       'the turn this run belongs to (with --agent-id: checked against its heartbeat receipt; a retry writes no second row)',
-    ),
+    ).optional(),
     replanObligationId: optionalText('id', 'the autonomous replan obligation this run discharges (not with --todo-id)'),
-    deliveryBatchScale: optionalText('scale', 'size of the delivered batch, e.g. single_surface'),
-    deliveryOutcome: optionalText('outcome', 'what the delivery achieved, e.g. outcome_progress'),
+    // The original's vocabularies (its argparse choices): an unknown word is a usage error and nothing is written.
+    deliveryBatchScale: z
+      .enum([...DELIVERY_BATCH_SCALES, ...BATCH_SCALE_INPUT_ALIASES])
+      .transform((scale) => BATCH_SCALE_ALIASES[scale] ?? scale)
+      .optional()
+      .meta({ placeholder: 'scale' })
+      .describe(
+        `one of ${[...DELIVERY_BATCH_SCALES, ...BATCH_SCALE_INPUT_ALIASES].join(', ')} (the last two are single_surface): the size of the delivered batch`,
+      ),
+    deliveryOutcome: z
+      .enum(DELIVERY_OUTCOMES)
+      .optional()
+      .meta({ placeholder: 'outcome' })
+      .describe(`one of ${DELIVERY_OUTCOMES.join(', ')}: what the delivery achieved`),
     dryRun: z.boolean().default(false).describe('write nothing; show what would change'),
   }),
   // As in the original, a refused refresh is a failed operation (exit 1); only a malformed goal id is a usage error.

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { TodoListResultSchema, TodoSchema } from '../api/schemas';
 import { isoSeconds } from '../clock';
+import { turnInstanceIdArg } from './common';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 import { PRIORITIES, TODO_STATUSES, type Priority } from '../state/document';
@@ -615,13 +616,9 @@ export const todoComplete = defineOperation({
     evidence: text.optional().describe('what shows it is done (test run, commit, link)'),
     agentId: agentId.optional().meta({ placeholder: 'agent' }).describe('the registered agent completing it'),
     noFollowUp: z.boolean().default(false).describe('an explicit final: no successor work'),
-    turnInstanceId: z
-      .string()
-      .optional()
-      .meta({ placeholder: 'id' })
-      .describe(
-        'the heartbeat turn completing it (with --agent-id: checked against its receipt; a retry writes nothing)',
-      ),
+    turnInstanceId: turnInstanceIdArg(
+      'the heartbeat turn completing it (with --agent-id: checked against its receipt; a retry writes nothing)',
+    ).optional(),
     decisionOutcome: z.enum(DECISION_OUTCOMES).optional().describe('resolve a user gate: approve, reject or cancel'),
     ...successorFields('successor'),
     ...leaseFields,

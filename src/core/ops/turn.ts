@@ -6,7 +6,7 @@ import { RECOVERY_KINDS, type RecoveryKind } from '../turn/journal';
 import { runLoop, type LoopResult } from '../turn/loop';
 import { runOnce, type TurnRunResult } from '../turn/runOnce';
 import type { TurnPlan } from '../turn/plan';
-import { goalIdArg } from './common';
+import { goalIdArg, turnInstanceIdArg } from './common';
 import { quotaGoalOf, resolveGoal } from './goalHandle';
 import { defineOperation, type OperationEnvironment } from './operation';
 
@@ -74,11 +74,7 @@ export const turnPlan = defineOperation({
   args: z.strictObject({
     goalId: goalIdArg('the goal'),
     agentId: z.string().meta({ placeholder: 'id' }).describe('the registered agent the turn is for'),
-    turnInstanceId: z
-      .string()
-      .optional()
-      .meta({ placeholder: 'id' })
-      .describe('the turn instance id (default: a fresh one from the clock)'),
+    turnInstanceId: turnInstanceIdArg('the turn instance id (default: a fresh one from the clock)').optional(),
     ...turnExecutionArgs,
   }),
   run: async (args, env): Promise<TurnPlan> => {
@@ -163,11 +159,7 @@ export const turnRunOnce = defineOperation({
       .boolean()
       .default(false)
       .describe('run the turn (without it: a preview that invokes and writes nothing)'),
-    turnInstanceId: z
-      .string()
-      .optional()
-      .meta({ placeholder: 'id' })
-      .describe('the turn instance id (default: a fresh one from the clock)'),
+    turnInstanceId: turnInstanceIdArg('the turn instance id (default: a fresh one from the clock)').optional(),
     resumeTurnKey: z
       .string()
       .optional()

@@ -76,7 +76,7 @@ export type HostFailureReason = (typeof HOST_FAILURE_REASONS)[number];
 
 export const DELIVERY_BATCH_SCALES = ['test_only', 'single_surface', 'multi_surface', 'implementation'] as const;
 /** Older spellings the original accepts for `single_surface`. */
-const BATCH_SCALE_ALIASES: Readonly<Record<string, string>> = {
+export const BATCH_SCALE_ALIASES: Readonly<Record<string, string>> = {
   single_segment: 'single_surface',
   bounded_segment: 'single_surface',
 };

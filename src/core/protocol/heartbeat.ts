@@ -1,4 +1,5 @@
 import { cliCommands } from '../commands/catalog';
+import { viaLoopxCli } from './cliInvocation';
 
 /**
  * The heartbeat loop of an agent driven by its own scheduler (Codex automation, Claude Code `/loop`,
@@ -74,7 +75,8 @@ export function heartbeatSteps(subject: HeartbeatSubject): HeartbeatStep[] {
       when: 'when the todo is done and nothing follows; only after the spend',
     });
   }
-  return steps;
+  // Run as `"${LOOPX_CLI:-loopx}" …`: in VS Code's terminals the `loopx` on the PATH may be another LoopX.
+  return steps.map((step) => ({ ...step, command: viaLoopxCli(step.command) }));
 }
 
 /** A Markdown code span that a backtick inside the text cannot close early. */

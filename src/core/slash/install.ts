@@ -7,6 +7,7 @@ import { assertInside } from '../fs/contain';
 import { slashCommandEntries, type SlashCommandEntry } from './catalog';
 import { readFileSafe } from '../fs/safeRead';
 import { HEARTBEAT_PLACEHOLDERS, heartbeatSectionLines, heartbeatSteps } from '../protocol/heartbeat';
+import { LOOPX_CLI_NOTE, viaLoopxCli } from '../protocol/cliInvocation';
 
 /**
  * Installs the `/loopx` prompt files of terminal agents into a project, so an agent there can call
@@ -100,12 +101,13 @@ function instructions(entry: SlashCommandEntry): string[] {
   // A command with required arguments is spelled out with its placeholders: run bare, it is a usage error.
   const run =
     entry.argument_hint === null
-      ? `Run \`${entry.cli_reference} $ARGUMENTS\` in the project folder and report the result to the user.`
-      : `Run \`${entry.cli_reference} ${entry.argument_hint}\` in the project folder, filling the placeholders from \`$ARGUMENTS\` (what the user typed after the command; ask the user for anything missing, and pass any further options they gave), and report the result to the user.`;
+      ? `Run \`${viaLoopxCli(entry.cli_reference)} $ARGUMENTS\` in the project folder and report the result to the user.`
+      : `Run \`${viaLoopxCli(entry.cli_reference)} ${entry.argument_hint}\` in the project folder, filling the placeholders from \`$ARGUMENTS\` (what the user typed after the command; ask the user for anything missing, and pass any further options they gave), and report the result to the user.`;
   const base = [
     run,
     `Intent: ${entry.intent}.`,
     `Mutation policy: ${entry.mutation_policy}.${entry.mutation_note === null ? '' : ` ${entry.mutation_note}.`}`,
+    LOOPX_CLI_NOTE,
   ];
   if (entry.mutation_policy === 'read_only')
     base.push(
@@ -125,8 +127,10 @@ function heartbeatBody(entry: SlashCommandEntry, args: string): string[] {
   return [
     `Run one heartbeat turn of a LoopX goal, as an agent woken by a scheduler (Codex automation, Claude Code \`/loop\`, cron). Fill \`${goalId}\` (the goal) and \`${agentId}\` (your registered agent id) from ${args}; ask the user for anything missing.`,
     '',
-    `1. Run \`${entry.cli_reference} ${entry.argument_hint ?? ''}\`: it prints this turn's task body (objective, the selected todo, open gates, budget and rules) with the steps below filled in. Follow it.`,
+    `1. Run \`${viaLoopxCli(entry.cli_reference)} ${entry.argument_hint ?? ''}\`: it prints this turn's task body (objective, the selected todo, open gates, budget and rules) with the steps below filled in. Follow it.`,
     '2. Then run the commands of the turn, in order. Use the `loopx` CLI only; never edit `.loopx/` files by hand.',
+    '',
+    LOOPX_CLI_NOTE,
     '',
     ...heartbeatSectionLines(heartbeatSteps(HEARTBEAT_PLACEHOLDERS)),
   ];
@@ -141,17 +145,18 @@ function inspectAndStartBody(
 ): string[] {
   return [
     "LoopX keeps this project's long-running goals: todos, user gates, evidence and a spend quota. Use the `loopx` CLI; never edit `.loopx/` files by hand.",
+    LOOPX_CLI_NOTE,
     '',
     `${when.empty}:`,
-    `- ${inspect.intent}: run \`loopx agent-onboard --agent-type ${agentType}\` and \`loopx status\`, then summarize what is connected, what waits on the user (open gates) and the next safe action.`,
+    `- ${inspect.intent}: run \`${viaLoopxCli(`loopx agent-onboard --agent-type ${agentType}`)}\` and \`${viaLoopxCli('loopx status')}\`, then summarize what is connected, what waits on the user (open gates) and the next safe action.`,
     `- ${inspect.mutation_note ?? ''}.`,
     '',
     `${when.goal}:`,
     `- ${start.intent}.`,
     '- First plan: a goal id (a lowercase slug), a one-sentence objective and a short list of todos, each with a priority P0 (highest) to P4; show it to the user.',
     `- ${start.mutation_note ?? ''}.`,
-    `- Then: \`${start.cli_reference}\`.`,
-    '- Finish with `loopx status` and say what the next turn will do.',
+    `- Then: \`${viaLoopxCli(start.cli_reference)}\`.`,
+    `- Finish with \`${viaLoopxCli('loopx status')}\` and say what the next turn will do.`,
   ];
 }
 
@@ -203,7 +208,7 @@ function codexSkill(
     '',
     ...rest.map(
       (entry) =>
-        `- \`${entry.command}\`: ${entry.intent}. Run \`${entry.cli_reference}${entry.argument_hint === null ? '' : ` ${entry.argument_hint}`}\` (${entry.mutation_policy}).`,
+        `- \`${entry.command}\`: ${entry.intent}. Run \`${viaLoopxCli(entry.cli_reference)}${entry.argument_hint === null ? '' : ` ${entry.argument_hint}`}\` (${entry.mutation_policy}).`,
     ),
   ];
   const heartbeat = rest.find((entry) => entry.key === HEARTBEAT_KEY);

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
-import { LOOPX_VERSION } from '../../../src/core/version';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
 import { backUpWorkspace } from './workspaceBackup';
 
@@ -235,23 +234,5 @@ wait();
       writeFileSync(release, 'go');
       rmSync(barrier, { recursive: true, force: true });
     }
-  });
-
-  it("puts the loopx launcher on the integrated terminals' PATH, and loopx --version runs through it", async () => {
-    const info = await vscode.commands.executeCommand<{
-      binDir: string | undefined;
-      path: { value: string; type: number } | undefined;
-    }>('_loopx.terminalCliPath');
-    assert.ok(info?.binDir, 'the launcher was written');
-    assert.equal(info.path?.value, `${info.binDir}${delimiter}`);
-    assert.equal(info.path.type, vscode.EnvironmentVariableMutatorType.Prepend);
-    // A terminal gets PATH = the mutator's value + the inherited PATH; `sh -c loopx` finds the launcher there.
-    const run = spawnSync('sh', ['-c', 'loopx --version'], {
-      cwd: workspaceDir(),
-      encoding: 'utf8',
-      env: { ...process.env, PATH: `${info.path?.value ?? ''}${process.env['PATH'] ?? ''}` },
-    });
-    assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, new RegExp(LOOPX_VERSION.replace(/\./g, '\\.')));
   });
 });

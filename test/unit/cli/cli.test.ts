@@ -6,7 +6,8 @@ describe('loopx CLI', () => {
   it('prints its version', async () => {
     const run = await runLoopx(['--version']);
     assert.equal(run.code, 0);
-    assert.equal(run.stdout.trim(), LOOPX_VERSION);
+    // As the original prints it (and `loopx version`): the name, then the version.
+    assert.equal(run.stdout.trim(), `loopx ${LOOPX_VERSION}`);
   });
 
   it('prints help grouped by the catalog groups', async () => {
@@ -46,6 +47,39 @@ describe('loopx CLI', () => {
     const badFormat = await runLoopx(['--format', 'yaml', 'commands']);
     assert.equal(badFormat.code, 2);
     assert.match(badFormat.stderr, /Allowed choices are json, markdown/);
+  });
+
+  it('exits 2 with "unknown command" for a command it does not have, whatever the flags (help included)', async () => {
+    // Commands of the Python LoopX that this CLI lacks: a skill must see them fail, not print help and exit 0.
+    for (const argv of [
+      ['doctor', '--help'],
+      ['review-packet', '-h'],
+      ['--format', 'json', 'review-packet', '--goal-id', 'g'],
+      ['--registry', 'r.json', 'doctor', '--format', 'json'],
+      ['help', 'doctor'],
+      ['quota', 'monitor-poll', '--help'],
+      ['todo', 'archive-completed', '--goal-id', 'g'],
+    ]) {
+      const run = await runLoopx(argv);
+      assert.equal(run.code, 2, argv.join(' '));
+      assert.match(
+        run.stderr,
+        /error: unknown command '(doctor|review-packet|monitor-poll|archive-completed)'/,
+        argv.join(' '),
+      );
+      assert.equal(run.stdout, '', `${argv.join(' ')}: no help on stdout`);
+    }
+    // Help of the commands it has still exits 0.
+    for (const argv of [
+      ['quota', '--help'],
+      ['help', 'quota'],
+      ['todo', 'help', 'add'],
+      ['--format', 'json', 'status', '--help'],
+    ]) {
+      const run = await runLoopx(argv);
+      assert.equal(run.code, 0, argv.join(' '));
+      assert.match(run.stdout, /^Usage: loopx /, argv.join(' '));
+    }
   });
 
   it('exits 2 and prints help when run without a command', async () => {

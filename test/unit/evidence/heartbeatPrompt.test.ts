@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { makeWorkspace, readIndexRows } from '../quota/helpers';
 import { ONE_TODO, cli } from './helpers';
+import { LOOPX_CLI_COMMAND } from '../../../src/core/protocol/cliInvocation';
 
 /**
  * The commands `loopx heartbeat-prompt` tells an external scheduler's agent to run, run against our
@@ -28,8 +29,9 @@ describe('heartbeat-prompt commands run end to end against our CLI', () => {
     assert.equal(prompt.code, 0, prompt.stderr);
     const lines = String(prompt.json()['prompt'])
       .split('\n')
-      .flatMap((line) => line.match(/`(loopx [^`]+)`/g) ?? [])
-      .map((quoted) => quoted.slice(1, -1));
+      .flatMap((line) => line.match(/`("\$\{LOOPX_CLI:-loopx\}" [^`]+)`/g) ?? [])
+      // `"${LOOPX_CLI:-loopx}" …` is `loopx …` where LOOPX_CLI is unset (test/unit/slash/loopxCliInvocation.test.ts runs it in sh).
+      .map((quoted) => quoted.slice(1, -1).replace(LOOPX_CLI_COMMAND, 'loopx'));
     const pick = (prefix: string) => {
       const found = lines.find((l) => l.startsWith(prefix) && !l.includes('autonomous_replan'));
       assert.ok(found, `the prompt names ${prefix}: ${lines.join(' | ')}`);

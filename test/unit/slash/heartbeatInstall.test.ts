@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { LOOPX_CLI_COMMAND } from '../../../src/core/protocol/cliInvocation';
 import { plannedSlashFiles } from '../../../src/core/slash/install';
 import { cli, ONE_TODO } from '../evidence/helpers';
 import { makeWorkspace } from '../quota/helpers';
@@ -34,7 +35,7 @@ describe('/loopx-heartbeat prompt files', () => {
         .replace(/--todo-id todo_parser\b/g, '--todo-id <todo_id>'),
     );
     assert.ok(
-      printed.some((line) => line.includes('loopx quota spend-slot')),
+      printed.some((line) => line.includes(`${LOOPX_CLI_COMMAND} quota spend-slot`)),
       printed.join('\n'),
     );
     const files = plannedSlashFiles(['claude-code', 'opencode', 'codex']);
@@ -42,7 +43,10 @@ describe('/loopx-heartbeat prompt files', () => {
       const file = files.find((f) => f.relativePath === relativePath);
       assert.ok(file, relativePath);
       assert.deepEqual(section(file.content, '## Heartbeat'), printed, relativePath);
-      assert.ok(file.content.includes('`loopx heartbeat-prompt --goal-id <id> --agent-id <agent>`'), relativePath);
+      assert.ok(
+        file.content.includes(`\`${LOOPX_CLI_COMMAND} heartbeat-prompt --goal-id <id> --agent-id <agent>\``),
+        relativePath,
+      );
     }
     const skill = files.find((f) => f.surface === 'codex');
     assert.ok(skill);

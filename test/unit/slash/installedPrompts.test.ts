@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { LOOPX_CLI_COMMAND } from '../../../src/core/protocol/cliInvocation';
 import { plannedSlashFiles, SLASH_SURFACES } from '../../../src/core/slash/install';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
@@ -12,9 +13,14 @@ import { runLoopx } from '../cli/run';
  * usage error (exit 2), and with `--format json` prints one JSON object.
  */
 
-/** The `loopx …` commands of a prompt, in order: backtick spans starting with `loopx `, split at `&&`. */
+/**
+ * The `loopx …` commands of a prompt, in order: backtick spans starting with `"${LOOPX_CLI:-loopx}" `
+ * (what the prompts run: `loopx` where LOOPX_CLI is unset), split at `&&`, each as `loopx …`.
+ */
 export function promptCommands(content: string): string[] {
-  const spans = [...content.matchAll(/`(loopx [^`]*)`/g)].map((match) => match[1] ?? '');
+  const spans = [...content.matchAll(/`("\$\{LOOPX_CLI:-loopx\}" [^`]*)`/g)].map((match) =>
+    (match[1] ?? '').split(LOOPX_CLI_COMMAND).join('loopx'),
+  );
   return spans.flatMap((span) =>
     span
       .replace(/\s*\([^)]*\)\s*$/, '') // a trailing "(one per planned todo, …)" note is prose, not an argument
@@ -78,9 +84,12 @@ describe('installed /loopx prompts against our CLI', () => {
         commands.some((c) => c.startsWith(prefix)),
         `${prefix} in ${JSON.stringify(commands)}`,
       );
-    // Every installed file with a CLI reference contributes at least one command.
+    // Every installed file with a CLI reference contributes at least one command, and runs each through
+    // LOOPX_CLI: no command span (nor a chained `&& loopx`) names a bare `loopx …`, which in VS Code's
+    // terminals may be the Python LoopX.
     for (const file of files) {
-      if (file.content.includes('`loopx ')) assert.ok(promptCommands(file.content).length > 0, file.relativePath);
+      assert.ok(promptCommands(file.content).length > 0, file.relativePath);
+      assert.doesNotMatch(file.content, /`loopx |&& loopx /, file.relativePath);
     }
   });
 

@@ -177,7 +177,10 @@ describe('slash-command install', () => {
         assert.ok(content?.includes('$ARGUMENTS'), `${dir}/${name}.md takes arguments`);
       }
     }
-    assert.match(files['.claude/commands/loopx-global-todos.md'] ?? '', /Run `loopx global-todos \$ARGUMENTS`/);
+    assert.match(
+      files['.claude/commands/loopx-global-todos.md'] ?? '',
+      /Run `"\$\{LOOPX_CLI:-loopx\}" global-todos \$ARGUMENTS`/,
+    );
     assert.match(files['.claude/commands/loopx.md'] ?? '', /argument-hint: "<goal text>"/);
     assert.ok(files['.agents/skills/loopx/SKILL.md']?.includes('`/loopx-global-risks`'));
 

@@ -38,7 +38,7 @@ describe('loopx heartbeat-prompt', () => {
     assert.match(run.stdout, /## Heartbeat/);
     assert.match(
       run.stdout,
-      /`loopx refresh-state --goal-id tidy-notes --classification <classification> .*--agent-id demo`/,
+      /`"\$\{LOOPX_CLI:-loopx\}" refresh-state --goal-id tidy-notes --classification <classification> .*--agent-id demo`/,
     );
     assert.match(run.stdout, /- Quota: 1 of 24 turns used in the last 24 h; 23 left\./);
     assert.ok(!run.stdout.includes('## Recent evidence'), 'thin has no evidence list');

@@ -112,6 +112,40 @@ export function checkQuotaWindow(config: QuotaConfig, goalId: string, registryPa
   );
 }
 
+/**
+ * The goal as the registry says it now: its entry is read again from `goal.registryPath` (stop flag,
+ * quota, budgets, executors), at the place the caller resolved (runtime root, project). Admission
+ * decides on this, never on the snapshot an operation took when it started (a running loop would
+ * otherwise ignore a pause or a lowered limit). A goal removed meanwhile is `goal_not_found`.
+ */
+export async function reloadQuotaGoal(
+  goal: QuotaGoal,
+  homeDir: string,
+): Promise<{
+  goal: QuotaGoal;
+  document: Record<string, unknown>;
+}> {
+  const document = await readRegistry(goal.registryPath);
+  const entry = findRawRegistryGoal(document, goal.goalId);
+  if (entry === undefined) {
+    throw new LoopxError(
+      'goal_not_found',
+      `goal '${goal.goalId}' is no longer in the registry ${goal.registryPath}; no new turn starts`,
+      { goal_id: goal.goalId, registry: goal.registryPath },
+    );
+  }
+  return {
+    goal: quotaGoalFromEntry(entry, {
+      goalId: goal.goalId,
+      registryPath: goal.registryPath,
+      projectRoot: goal.projectRoot,
+      runtimeRoot: goal.runtimeRoot,
+      homeDir,
+    }),
+    document,
+  };
+}
+
 /** Loads the goal; a goal missing from the registry is LoopxError `goal_not_found`. */
 export async function loadQuotaGoal(options: LoadQuotaGoalOptions): Promise<QuotaGoal> {
   const loaded = await findQuotaGoal(options);

@@ -7,7 +7,14 @@ import { mkdirInside } from '../fs/contain';
 import { DEFAULT_RESERVATION_TTL_MINUTES, reserveTurn } from '../quota/reservations';
 import { sweepGoalLeftovers } from '../runtime/sweep';
 import { formatLocalIsoSeconds } from '../runtime/time';
-import { executorTimeoutMinutes, inFlightTodoIds, planGoalTurn, turnConcurrencyLimit, type TurnGoal } from './context';
+import {
+  executorTimeoutMinutes,
+  inFlightTodoIds,
+  planGoalTurn,
+  reloadTurnGoal,
+  turnConcurrencyLimit,
+  type TurnGoal,
+} from './context';
 import { journalPath, readJournal, TURN_JOURNAL_SCHEMA, turnsDir, writeJournal, type TurnJournal } from './journal';
 import type { TurnPlan } from './plan';
 
@@ -57,16 +64,21 @@ export function noSlotMessage(turnGoal: TurnGoal): string {
   return `no turn started: ${limit === 1 ? 'another turn of this goal (or of this agent) is running' : `${limit} turns of this goal are already running (or this agent is busy)`}; the goal's spawn policy allows ${limit} at once`;
 }
 
-/** Plans a new turn under the goal's admission lock and writes its journal, or answers the plan that runs no turn. */
+/**
+ * Plans a new turn under the goal's admission lock and writes its journal, or answers the plan that
+ * runs no turn. The goal's registry entry is read again under the lock (stop flag, quota, budgets,
+ * executor): the turn is admitted on the current files, and runs with the goal it was admitted on.
+ */
 export async function admitNewTurn(
-  turnGoal: TurnGoal,
+  snapshot: TurnGoal,
   options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
-): Promise<{ journal: TurnJournal; stateText?: string } | { notRun: TurnPlan }> {
-  const { goal } = turnGoal;
+): Promise<{ journal: TurnJournal; stateText?: string; turnGoal: TurnGoal } | { notRun: TurnPlan }> {
   return withFileLock(
-    path.join(turnsDir(goal.goalRuntimeDir), '.admission'),
-    { operation: 'turn_admission', agentId: turnGoal.agentId, clock: options.clock },
+    path.join(turnsDir(snapshot.goal.goalRuntimeDir), '.admission'),
+    { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
     async () => {
+      const turnGoal = await reloadTurnGoal(snapshot);
+      const { goal } = turnGoal;
       const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
       const { plan, stateText } = await planGoalTurn(turnGoal, {
         clock: options.clock,
@@ -76,7 +88,7 @@ export async function admitNewTurn(
       });
       if (!plan.would_invoke_host || plan.settlement_identity === null) return { notRun: plan };
       const existing = await readJournal(journalPath(goal.goalRuntimeDir, plan.turn_key));
-      if (existing !== null) return { journal: existing };
+      if (existing !== null) return { journal: existing, turnGoal };
       const todoId = plan.selected_todo?.todo_id ?? null;
       const settlementIdentity = plan.settlement_identity;
       // hard_lease: the agent takes the todo's lease before the turn exists (refused when another agent holds it).
@@ -106,7 +118,7 @@ export async function admitNewTurn(
           summary: null,
         };
         await writeJournal(goal.goalRuntimeDir, journal);
-        return { journal, stateText };
+        return { journal, stateText, turnGoal };
       });
     },
   );

@@ -11,7 +11,7 @@ import { errorMessage, LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
 import { readValidationCommand } from '../registry/validationCommand';
 import { shouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
-import type { QuotaGoal } from '../quota/goal';
+import { reloadQuotaGoal, type QuotaGoal } from '../quota/goal';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
@@ -56,6 +56,17 @@ export interface TurnGoal {
   executorProblem: string | null;
   validationCommand: string[] | null;
   validationProblem: string | null;
+  /** The options it was loaded with (overrides kept), to load it again from the current registry. */
+  source: TurnGoalOptions;
+}
+
+/**
+ * The turn goal as the registry says it now (see `reloadQuotaGoal`): every admission decides on
+ * this, so a pause, a lowered limit or a changed executor holds for the next turn of a running loop.
+ */
+export async function reloadTurnGoal(turnGoal: TurnGoal): Promise<TurnGoal> {
+  const current = await reloadQuotaGoal(turnGoal.goal, turnGoal.homeDir);
+  return loadTurnGoal({ ...turnGoal.source, goal: current.goal, registryDocument: current.document });
 }
 
 export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
@@ -105,6 +116,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     executorProblem,
     validationCommand,
     validationProblem,
+    source: options,
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isLoopxError, LoopxError } from '../errors';
 import { formatLocalIsoSeconds } from '../runtime/time';
-import { loadTurnGoal, planGoalTurn, turnConcurrencyLimit } from './context';
+import { loadTurnGoal, planGoalTurn, reloadTurnGoal, turnConcurrencyLimit } from './context';
 import { loopDisposition, type DispositionResult, type LoopDisposition } from './disposition';
 import { emitTo, LoopStopReasonSchema, type LoopStopReason, type TurnEventSink } from './events';
 import type { TurnPlan } from './plan';
@@ -149,7 +149,9 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const skipped = new Map<string, { agent_id: string; todo_id: string; reason: string; detail: string | null }>();
 
   const agentLoop = async (agentId: string): Promise<void> => {
-    const turnGoal = loadTurnGoal({ ...options, agentId });
+    // Read again before every turn and every disposition: a pause or a lowered limit written while
+    // the loop runs holds from the next turn on (admission re-reads it under its lock as well).
+    let turnGoal = loadTurnGoal({ ...options, agentId });
     const stop = (
       reason: LoopStopReason,
       disposition: LoopDisposition | null,
@@ -168,7 +170,15 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       turnBudgetUsed++;
       let turn: TurnRunResult;
       try {
-        turn = await runOnce({ ...options, agentId: turnGoal.agentId, execute: true, onEvent: options.onEvent });
+        turnGoal = await reloadTurnGoal(turnGoal);
+        turn = await runOnce({
+          ...options,
+          goal: turnGoal.goal,
+          registryDocument: turnGoal.registryDocument,
+          agentId: turnGoal.agentId,
+          execute: true,
+          onEvent: options.onEvent,
+        });
       } catch (error) {
         turnBudgetUsed--;
         if (isLoopxError(error)) return stop('error', null, error.message, null);
@@ -183,6 +193,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       else turns.push(turn);
       if (turn.status === 'cancelled') return stop('cancelled', null, turn.message, turn.plan);
 
+      try {
+        turnGoal = await reloadTurnGoal(turnGoal);
+      } catch (error) {
+        if (isLoopxError(error)) return stop('error', null, error.message, null);
+        throw error;
+      }
       const { plan } = await planGoalTurn(turnGoal, {
         clock: options.clock,
         availableCapabilities: options.availableCapabilities,

@@ -113,7 +113,9 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
 }
 
 /** Holding a turn slot: resume this agent's unfinished turn (or the one asked for), else admit a new one, then run it. */
-async function turnInSlot(turnGoal: TurnGoal, options: RunOnceOptions): Promise<TurnRunResult> {
+async function turnInSlot(resolved: TurnGoal, options: RunOnceOptions): Promise<TurnRunResult> {
+  // A turn in flight keeps the goal it started with; a new one runs with the goal it was admitted on.
+  let turnGoal = resolved;
   const goalRuntimeDir = turnGoal.goal.goalRuntimeDir;
   let journal: TurnJournal | null = null;
   let resumed = false;
@@ -133,6 +135,7 @@ async function turnInSlot(turnGoal: TurnGoal, options: RunOnceOptions): Promise<
     if ('notRun' in admitted) return turnResult({ plan: admitted.notRun }, { status: 'not_run' });
     journal = admitted.journal;
     stateText = admitted.stateText;
+    turnGoal = admitted.turnGoal;
   }
   const file = journalPath(goalRuntimeDir, journal.turn_key);
   const admittedJournal = journal;

@@ -168,8 +168,12 @@ async function takeSnapshot(
     return snapshotOf(file, ledgerOfDigest(digest, goal.config.slots.window_hours, clock), rows, clock);
   }
   if (ledgerInput === undefined && readIndex === undefined && !needRows) {
-    // Reserving, settling and voiding need the ledger only: the incremental reader parses the appended bytes.
-    ledgerInput = (await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot)).history.facts;
+    // Reserving, settling and voiding need the ledger only: the incremental reader parses the appended
+    // bytes, after checking the whole prefix it read against the file, and trusts only what this
+    // process read itself (a cache file never decides admission alone).
+    ledgerInput = (
+      await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, { verify: 'own' })
+    ).history.facts;
   } else if (ledgerInput === undefined) {
     // The ledger reads no artifact flag: none is stat'ed unless a caller reads it on a row.
     rows = (

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { writeFileAtomicSync } from '../fs/atomicWrite';
-import { ledgerFacts, type LedgerFacts, type SpendFact, type VoidFact } from './ledger';
+import { z } from 'zod';
+import { ledgerFacts, TurnUsageSchema, type LedgerFacts, type SpendFact, type VoidFact } from './ledger';
 import {
   isStatusNeutralRun,
   mergeIndexEntries,
@@ -14,6 +15,7 @@ import {
   type IndexLineEntry,
   type RunIndexEntry,
   type RunIndexRead,
+  RunIndexRow as RunIndexRowSchema,
   type RunIndexRow,
 } from '../runtime/runIndex';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
@@ -229,10 +231,27 @@ export function laneArtifactsExist(history: RunHistory, projectRoot: string, now
 // The incremental reader
 
 export const INDEX_CACHE_FORMAT = 'loopx-vscode-index-cache';
-export const INDEX_CACHE_SCHEMA = 1;
+/** 2: the prefix's block hashes (`prefix_blocks`); a cache of schema 1 is rebuilt. */
+export const INDEX_CACHE_SCHEMA = 2;
 export const INDEX_CACHE_FILE = '.loopx-index-cache.json';
 /** Bytes hashed at each end of the prefix read so far to tell an append from a rewrite. */
 export const STAMP_BYTES = 4096;
+/**
+ * Block size of the prefix's content hash (a SHA-256 per block): an append rehashes only the last
+ * block and the new bytes; a verified read rehashes every block and compares.
+ */
+export const PREFIX_BLOCK_BYTES = 256 * 1024;
+
+/**
+ * How much a read trusts what it kept (docs/quota.md#what-admission-reads):
+ * - `'stamps'` (status views): identity, size, mtime and the first and last 4 KB of the prefix;
+ * - `'content'` (the should-run decision): also the content hash of the whole prefix read, so an
+ *   edit anywhere in it (an editor's same-length save) is seen, then the appended tail is parsed;
+ * - `'own'` (reserve, settle and void, under the quota lock): as `'content'`, and only what this
+ *   process itself read from the index counts; a cache file (which anyone can rewrite, checksum
+ *   and all) never decides alone.
+ */
+export type HistoryVerification = 'stamps' | 'content' | 'own';
 
 /** `LOOPX_INDEX_CACHE=off` (or `0`, `false`) reads every index from scratch (the uncached path). */
 export function indexCacheEnabled(env: NodeJS.ProcessEnv): boolean {
@@ -258,6 +277,10 @@ interface IndexState {
   mtime_ms: number;
   head_sha: string;
   tail_sha: string;
+  /** SHA-256 of each {@link PREFIX_BLOCK_BYTES} block of `[0, offset)` (the last one may be short). */
+  prefix_blocks: string[];
+  /** Built by this process from the index (false: loaded from a cache file). Never serialized as true. */
+  own: boolean;
   /** Every row had a time and they ascend with the lines: appended rows can be summarized alone. */
   ordered: boolean;
   /** The newest time read, and the merge keys of the rows at that time. */
@@ -301,6 +324,26 @@ function readRange(fd: number, start: number, end: number): Buffer {
     done += n;
   }
   return done === buffer.length ? buffer : buffer.subarray(0, done);
+}
+
+/** The block hashes of `[0, offset)`, keeping those of `kept` that lie wholly below `keptOffset`. */
+function prefixBlocks(fd: number, offset: number, kept: readonly string[] = [], keptOffset = 0): string[] {
+  const whole = Math.min(Math.floor(keptOffset / PREFIX_BLOCK_BYTES), kept.length);
+  const blocks = kept.slice(0, whole);
+  for (let start = whole * PREFIX_BLOCK_BYTES; start < offset; start += PREFIX_BLOCK_BYTES)
+    blocks.push(sha(readRange(fd, start, Math.min(offset, start + PREFIX_BLOCK_BYTES))));
+  return blocks;
+}
+
+/** Whether the bytes `[0, state.offset)` of the file are still those the state was made from. */
+function prefixUnchanged(fd: number, state: IndexState): boolean {
+  if (state.prefix_blocks.length !== Math.ceil(state.offset / PREFIX_BLOCK_BYTES)) return false;
+  for (let i = 0; i < state.prefix_blocks.length; i++) {
+    const start = i * PREFIX_BLOCK_BYTES;
+    if (sha(readRange(fd, start, Math.min(state.offset, start + PREFIX_BLOCK_BYTES))) !== state.prefix_blocks[i])
+      return false;
+  }
+  return true;
 }
 
 function stampsOf(fd: number, offset: number): { head: string; tail: string } {
@@ -376,14 +419,19 @@ export class RunHistoryReader {
     this.unsaved.clear();
   }
 
-  /** `persist`: write the goal's cache file when the state advanced (default: as constructed). */
+  /**
+   * `persist`: write the goal's cache file when the state advanced (default: as constructed).
+   * `verify`: how much of what was kept is checked against the file (default `'stamps'`; see
+   * {@link HistoryVerification}). A state that fails is dropped and the index read in full.
+   */
   async read(
     runtimeRoot: string,
     goalId: string,
     projectRoot: string,
-    options: { persist?: boolean } = {},
+    options: { persist?: boolean; verify?: HistoryVerification } = {},
   ): Promise<HistoryRead> {
     const persist = options.persist ?? this.options.persist;
+    const verify = options.verify ?? 'stamps';
     const indexFile = path.resolve(runIndexPath(runtimeRoot, goalId));
     const cacheFile = indexCachePath(runtimeRoot, goalId);
     let fd: number;
@@ -401,7 +449,9 @@ export class RunHistoryReader {
       const size = stat.size;
       let state = this.memo.get(indexFile) ?? loadState(cacheFile);
       let kind: HistoryReadKind = 'full';
+      if (state !== null && verify === 'own' && !state.own) state = null;
       if (state !== null && !this.usable(state, indexFile, projectRoot, stat, fd)) state = null;
+      if (state !== null && verify !== 'stamps' && !prefixUnchanged(fd, state)) state = null;
       // Nothing appended: an in-place rewrite of the same size still changes the mtime (compared for
       // equality only, so a skewed clock does not matter).
       if (state !== null && size === state.offset && stat.mtimeMs !== state.mtime_ms) state = null;
@@ -457,6 +507,7 @@ export class RunHistoryReader {
     const stamps = stampsOf(fd, offset);
     return {
       ...state,
+      prefix_blocks: prefixBlocks(fd, offset, state.prefix_blocks, state.offset),
       offset,
       lines: state.lines + countNewlines(text),
       mtime_ms: mtimeMs,
@@ -477,8 +528,13 @@ export class RunHistoryReader {
     const parsed = parseIndexLines(end === 0 ? '' : text.slice(0, -1));
     const order = orderOf(parsed.entries, NO_ORDER);
     const stamps = stampsOf(fd, end);
+    const blocks: string[] = [];
+    for (let start = 0; start < end; start += PREFIX_BLOCK_BYTES)
+      blocks.push(sha(bytes.subarray(start, Math.min(end, start + PREFIX_BLOCK_BYTES))));
     return {
       index_file: indexFile,
+      prefix_blocks: blocks,
+      own: true,
       project_root: projectRoot,
       dev: stat.dev,
       ino: stat.ino,
@@ -542,6 +598,7 @@ interface SerializedState extends Omit<IndexState, 'history'> {
 function saveState(cacheFile: string, runtimeRoot: string, state: IndexState): void {
   const serialized: SerializedState = {
     ...state,
+    own: false,
     history: { ...state.history, recent_by_agent: [...state.history.recent_by_agent] },
   };
   const body = JSON.stringify(serialized);
@@ -588,7 +645,8 @@ export function loadState(cacheFile: string): IndexState | null {
     if (bodyBytes[bodyBytes.length - 1] === 0x0a) bodyBytes = bodyBytes.subarray(0, bodyBytes.length - 1);
     if (header['sha256'] !== sha(bodyBytes)) return null;
     const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
-    return isStateShape(body) ? revive(body) : null;
+    const checked = checkedShape(body, cacheFile);
+    return checked === null ? null : revive(checked);
   } catch {
     return null;
   }
@@ -598,25 +656,64 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A shape check of what our own writer wrote (the checksum already vouches for the bytes). */
-function isStateShape(value: unknown): value is SerializedState {
-  if (!isObject(value)) return false;
-  const numbers = ['dev', 'ino', 'offset', 'lines', 'mtime_ms'].every((key) => typeof value[key] === 'number');
-  const strings = ['index_file', 'project_root', 'head_sha', 'tail_sha'].every((key) => typeof value[key] === 'string');
-  const history = value['history'];
-  return (
-    numbers &&
-    strings &&
-    typeof value['ordered'] === 'boolean' &&
-    Array.isArray(value['last_keys']) &&
-    isObject(history) &&
-    isObject(history['facts']) &&
-    Array.isArray(history['facts']['spends']) &&
-    Array.isArray(history['facts']['voids']) &&
-    Array.isArray(history['lane_artifacts']) &&
-    Array.isArray(history['recent_all']) &&
-    Array.isArray(history['recent_by_agent'])
+const nullableString = z.string().nullable();
+/** The cache body as our writer writes it; anything else is ignored (with a warning) and rebuilt. */
+const SerializedStateSchema = z.object({
+  index_file: z.string(),
+  project_root: z.string(),
+  dev: z.number(),
+  ino: z.number(),
+  offset: z.number().int().min(0),
+  lines: z.number().int().min(0),
+  mtime_ms: z.number(),
+  head_sha: z.string(),
+  tail_sha: z.string(),
+  prefix_blocks: z.array(z.string()),
+  own: z.boolean(),
+  ordered: z.boolean(),
+  last_time: z.number().nullable(),
+  last_keys: z.array(z.string()),
+  history: z.object({
+    facts: z.object({
+      spends: z.array(
+        z.looseObject({
+          generated_at: z.string(),
+          time: z.number(),
+          slots: z.number(),
+          effect_id: nullableString,
+          agent_id: nullableString,
+          todo_id: nullableString,
+          turn_instance_id: nullableString,
+          usage: TurnUsageSchema.partial().nullable(),
+          json_path: nullableString,
+        }),
+      ),
+      voids: z.array(
+        z.looseObject({
+          targetTime: z.number().nullable(),
+          targetEffectId: nullableString,
+          slots: z.number().nullable(),
+        }),
+      ),
+    }),
+    latest_status_run: RunIndexRowSchema.nullable(),
+    newest_lane_run: RunIndexRowSchema.nullable(),
+    lane_artifacts: z.array(z.tuple([nullableString, nullableString])),
+    recent_all: z.array(RunIndexRowSchema),
+    recent_by_agent: z.array(z.tuple([z.string(), z.array(RunIndexRowSchema)])),
+  }),
+});
+
+/** Checks the body against its schema; a body that fails is reported (naming the file) and not used. */
+function checkedShape(value: unknown, cacheFile: string): SerializedState | null {
+  const parsed = SerializedStateSchema.safeParse(value);
+  if (parsed.success) return parsed.data as unknown as SerializedState;
+  const issue = parsed.error.issues[0];
+  process.emitWarning(
+    `${cacheFile}: the run-index cache does not have the expected shape (field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}); LoopX ignores it and reads the run index in full (the next read that keeps a cache rewrites it).`,
+    { code: 'LOOPX_INDEX_CACHE_INVALID' },
   );
+  return null;
 }
 
 function revive(body: SerializedState): IndexState {

@@ -361,6 +361,8 @@ async function decisionRuns(goal: QuotaGoal, agentId: string | null, options: Sh
   }
   const read = await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
     persist: options.indexCache === 'persist',
+    // The decision admits: what was kept is checked against the whole prefix of the index.
+    verify: 'content',
   });
   const rows = runHistoryRows(read.history, agentId, goal.projectRoot);
   return {

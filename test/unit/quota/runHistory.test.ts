@@ -327,7 +327,7 @@ describe('incremental run history (run index with tail offsets)', () => {
       ['garbage', () => 'garbage\n{'],
       ['edited body (checksum no longer matches)', (text) => text.replace('"slots":2', '"slots":9')],
       ['foreign format', (text) => text.replace('loopx-vscode-index-cache', 'someone-else')],
-      ['another schema version', (text) => text.replace('"schema":1', '"schema":99')],
+      ['another schema version', (text) => text.replace('"schema":2', '"schema":99')],
     ];
     for (const [name, corrupt] of corruptions) {
       it(`a ${name} cache is ignored and rebuilt`, async () => {

@@ -42,7 +42,17 @@ function row(kind: 'spend' | 'void' | 'run', slots = 1): string {
     });
   if (kind === 'void')
     return JSON.stringify({ generated_at, classification: 'quota_slot_voided', slots: 1, voided_effect_id: 'none' });
-  return JSON.stringify({ generated_at, classification: 'validated_progress', agent_id: 'agent-b' });
+  return JSON.stringify({
+    generated_at,
+    classification: 'validated_progress',
+    agent_id: 'agent-b',
+    summary: 'a run row that pads the index past the stamped ends '.repeat(3),
+  });
+}
+
+/** Rows enough to pass the first and last 4 KB the cheap stamps hash: an edit between them is only seen by the content hash. */
+function padding(rows = 30): string {
+  return Array.from({ length: rows }, () => `${row('run')}\n`).join('');
 }
 
 function indexFile(ws: Workspace): string {
@@ -125,7 +135,7 @@ function applyEdit(ws: Workspace, edit: Edit): void {
       fs.truncateSync(file, Math.floor(fs.statSync(file).size * edit.fraction));
       return;
     case 'replace':
-      fs.writeFileSync(file, edit.rows.map((k) => `${row(k)}\n`).join(''));
+      fs.writeFileSync(file, `${padding()}${edit.rows.map((k) => `${row(k)}\n`).join('')}${padding()}`);
       return;
   }
 }
@@ -134,7 +144,7 @@ function applyEdit(ws: Workspace, edit: Edit): void {
 async function cachedEqualsUncached(edits: Edit[], verify: HistoryVerification): Promise<void> {
   const ws = makeWorkspace();
   fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
-  fs.writeFileSync(indexFile(ws), [row('spend'), row('run'), row('spend'), ''].join('\n'));
+  fs.writeFileSync(indexFile(ws), `${padding()}${row('spend')}\n${row('spend')}\n${padding()}`);
   const longLived = new RunHistoryReader({ persist: true });
   try {
     await longLived.read(ws.runtimeRoot, ws.goalId, ws.dir, { verify });
@@ -186,7 +196,7 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
   it('a same-length edit in the middle followed by an append is seen by admission (run-once at 4 of 3)', async () => {
     const ws = makeWorkspace({ quota: { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 3 } });
     fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
-    fs.writeFileSync(indexFile(ws), `${row('spend')}\n${row('spend', 0)}\n`);
+    fs.writeFileSync(indexFile(ws), `${padding()}${row('spend')}\n${row('spend', 0)}\n${padding()}`);
     sharedRunHistoryReader().clear();
     const goal = await loadGoal(ws);
     const reserve = (turn: string) =>

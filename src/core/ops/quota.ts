@@ -1,8 +1,19 @@
 import { z } from 'zod';
 import { isoSeconds } from '../clock';
-import { checkTurnInstanceId } from '../quota/identity';
+import { checkTurnInstanceId, settlementIdentity, type SettlementIdentity } from '../quota/identity';
+import type { QuotaGoal } from '../quota/goal';
+import { readRolloutEvents, rolloutEventLogOf, ofTurn } from '../evidence/rolloutLog';
+import { findHeartbeatReceipt } from '../evidence/receipts';
 import type { TurnUsage } from '../quota/ledger';
-import { readQuotaView, SPEND_SOURCES, type Reservation, type SpendSource } from '../quota/reservations';
+import {
+  profileEstimate,
+  readQuotaView,
+  reserveTurn,
+  SPEND_SOURCES,
+  voidReservation,
+  type Reservation,
+  type SpendSource,
+} from '../quota/reservations';
 import { spendSlot, voidSlot, type SpendSlotResult, type VoidSlotResult } from '../quota/spend';
 import { normalizeAgentId } from '../registry/agentIds';
 import {
@@ -139,20 +150,47 @@ export const quotaShouldRun = defineOperation({
     if (requestedTodo !== null && turnInstanceId === null)
       throw new LoopxError('usage', 'quota should-run --todo-id binds a heartbeat: pass --turn-instance-id too');
     try {
-      const decision = await shouldRun({ ...common, goal: quotaGoal });
-      if (turnInstanceId === null || !decision.ok) return decision;
+      if (turnInstanceId === null) return await shouldRun({ ...common, goal: quotaGoal });
+      // A retry of a turn that holds its reservation (or has spent) was admitted: it is not refused again.
+      const bindingBefore =
+        common.agentId === null ? null : await receiptIdentity(quotaGoal, common.agentId, turnInstanceId);
+      let decision = await shouldRun({ ...common, goal: quotaGoal, admittedEffectId: bindingBefore?.effect_id });
+      if (!decision.ok) return decision;
       if (decision.agent_id === null)
         throw new LoopxError(
           'quota_settlement_agent_required',
           'quota should-run --turn-instance-id writes a heartbeat receipt for one agent: pass --agent-id',
         );
+      const turnAgent = decision.agent_id;
+      // "run" holds the turn's slot and budget estimate (the turn driver's reservation, the same rule),
+      // so the spend after the work always settles; a reservation refused (a race lost) answers throttled.
+      let reserved: SettlementIdentity | null = null;
+      if (decision.should_run) {
+        const identity = bindingBefore ?? decisionIdentity(quotaGoal.goalId, decision, turnInstanceId);
+        const reservation = await reserveTurn(quotaGoal, env.clock, {
+          identity,
+          estimate: profileEstimate(quotaGoal, turnAgent),
+          estimateMissing: true,
+          lock: { agentId: turnAgent },
+        });
+        if (reservation.status === 'refused')
+          decision = await shouldRun({
+            ...common,
+            goal: quotaGoal,
+            refusedBy: reservation.reason.replace(/^quota refused: /, ''),
+          });
+        else reserved = identity;
+      }
       const bound = await bindHeartbeatReceipt(quotaGoal, decision, {
-        agentId: decision.agent_id,
+        agentId: turnAgent,
         turnInstanceId,
         requestedTodoId: requestedTodo,
         clock: env.clock,
         lock: { clock: env.clock, env: env.env, operation: 'quota should-run' },
       });
+      // Another process bound this turn id to another todo meanwhile: the reservation made for ours is released.
+      if (reserved !== null && bound.settlement_identity?.effect_id !== reserved.effect_id)
+        await voidReservation(quotaGoal, env.clock, { effectId: reserved.effect_id });
       // The receipt is in the log, the answer not yet printed: a retry must replay it.
       if (bound.heartbeat_receipt?.replayed === false) crashCheckpoint(env.env, 'should_run:receipt');
       return bound;
@@ -163,6 +201,39 @@ export const quotaShouldRun = defineOperation({
     }
   },
 });
+
+/** The settlement identity the turn's heartbeat receipt binds, or null when it has none yet. */
+async function receiptIdentity(
+  goal: QuotaGoal,
+  agentId: string,
+  turnInstanceId: string,
+): Promise<SettlementIdentity | null> {
+  const read = await readRolloutEvents(rolloutEventLogOf(goal.goalRuntimeDir), ofTurn(turnInstanceId));
+  const receipt = findHeartbeatReceipt(read.events, goal.goalId, agentId, turnInstanceId);
+  if (receipt === null) return null;
+  return settlementIdentity({
+    goalId: goal.goalId,
+    agentId,
+    turnInstanceId,
+    todoId: receipt.todo_id,
+    replanObligationId: receipt.replan_obligation_id,
+  });
+}
+
+/** The identity a fresh receipt will bind: the replan obligation the decision owes, else its selected todo. */
+function decisionIdentity(goalId: string, decision: ShouldRunDecision, turnInstanceId: string): SettlementIdentity {
+  const replan =
+    decision.effective_action === 'autonomous_replan_required'
+      ? (decision.replan_obligation?.obligation_id ?? null)
+      : null;
+  return settlementIdentity({
+    goalId,
+    agentId: decision.agent_id ?? '',
+    turnInstanceId,
+    todoId: replan === null ? (decision.selected_todo?.todo_id ?? null) : null,
+    replanObligationId: replan,
+  });
+}
 
 export type QuotaSpendSlotOutput = {
   goal_id: string;
@@ -208,6 +279,12 @@ export const quotaSpendSlot = defineOperation({
     costUsd: z.number().min(0).optional().describe('a number ≥ 0: what the turn cost, in USD'),
     turnMinutes: z.number().min(0).optional().describe('a number ≥ 0: how long the turn took, in minutes'),
     usageEstimated: z.boolean().default(false).describe('the usage numbers are estimates (e.g. characters / 4)'),
+    usageUnknown: z
+      .boolean()
+      .default(false)
+      .describe(
+        "the agent CLI reported no usage: the budgets count the turn's reserved estimate, marked estimated (without usage flags a goal with a cost or token budget assumes this)",
+      ),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
   run: async (args, env): Promise<QuotaSpendSlotOutput> => {
@@ -249,6 +326,12 @@ export const quotaSpendSlot = defineOperation({
       source: args.source,
       execute: args.execute,
       ...(reported ? { usage } : {}),
+      // Nothing reported on a goal with a cost or token budget counts as unknown, never as free.
+      ...(args.usageUnknown ||
+      (!reported &&
+        (quotaGoal.config.budgets.max_cost_usd !== null || quotaGoal.config.budgets.max_tokens !== null))
+        ? { usageUnknown: true }
+        : {}),
     });
     let rolloutEvent: RolloutEvent | null = null;
     let rolloutAppended = false;

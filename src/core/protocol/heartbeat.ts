@@ -65,8 +65,8 @@ export function heartbeatSteps(subject: HeartbeatSubject): HeartbeatStep[] {
   }
   if (cliExists('quota spend-slot')) {
     steps.push({
-      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
-      when: 'exactly once, after recording; a retry with the same LOOPX_TURN replays',
+      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId} --cost-usd <cost_usd> --tokens <tokens>`,
+      when: "exactly once, after recording; the turn's cost and tokens as your agent CLI reports them (when it reports none, write --usage-unknown instead of both: the budget then counts the turn's estimate); a retry with the same LOOPX_TURN replays",
     });
   }
   if (todoId !== null && cliExists('todo complete')) {

@@ -202,19 +202,30 @@ function evidenceLine(item: EvidenceBrief): string {
   return `${parts.length > 0 ? `${parts.join(' · ')}: ` : ''}${oneLine(item.text)}`;
 }
 
+/** Dollars as people read them: in cents when that is exact or at least $1 ($0.40, $12.35), else 4 significant digits ($0.0025). */
+function usd(value: number): string {
+  const cents = value.toFixed(2);
+  if (Math.abs(value) >= 1 || Math.abs(Number(cents) - value) < 1e-12) return `$${cents}`;
+  return `$${Number(value.toPrecision(4)).toString()}`;
+}
+
 function budgetLines(budget: BudgetBrief | null): string[] {
   if (budget === null) return ['- No quota information was available for this turn; keep the step small.'];
   const lines = [
     `- Quota: ${budget.spent_slots} of ${plural(budget.allowed_slots, 'turn')} used in the last ${budget.window_hours} h; ${budget.remaining_slots} left${budget.state === null ? '' : ` (state ${budget.state})`}.`,
   ];
-  if (budget.spent_tokens !== null || budget.spent_cost_usd !== null) {
+  const limited = budget.max_tokens !== null || budget.max_cost_usd !== null;
+  if (budget.spent_tokens !== null || budget.spent_cost_usd !== null || limited) {
+    // A budget shows what is left; small amounts keep their digits ($0.0025, not $0.00).
+    const tokens = budget.spent_tokens ?? 0;
+    const cost = budget.spent_cost_usd ?? 0;
     const amounts = [
-      budget.spent_tokens === null
+      budget.spent_tokens === null && budget.max_tokens === null
         ? null
-        : `${budget.spent_tokens} tokens${budget.max_tokens === null ? '' : ` of ${budget.max_tokens}`}`,
-      budget.spent_cost_usd === null
+        : `${tokens} tokens${budget.max_tokens === null ? '' : ` of ${budget.max_tokens} (${Math.max(0, budget.max_tokens - tokens)} left)`}`,
+      budget.spent_cost_usd === null && budget.max_cost_usd === null
         ? null
-        : `$${budget.spent_cost_usd.toFixed(2)}${budget.max_cost_usd === null ? '' : ` of $${budget.max_cost_usd.toFixed(2)}`}`,
+        : `${usd(cost)}${budget.max_cost_usd === null ? '' : ` of ${usd(budget.max_cost_usd)} (${usd(Math.max(0, budget.max_cost_usd - cost))} left)`}`,
     ].filter((a): a is string => a !== null);
     lines.push(
       `- Reported usage in the window: ${amounts.join(', ')}${budget.usage_estimated ? ' (includes estimates)' : ''}.`,

@@ -17,6 +17,7 @@ import {
   type RunIndexRead,
 } from '../runtime/runIndex';
 import { formatLocalIsoSeconds } from '../runtime/time';
+import { agentProfileForGoal } from '../registry/agentIds';
 import { BUDGET_FIELDS } from './config';
 import type { QuotaGoal } from './goal';
 import { SettlementIdentitySchema, type SettlementIdentity } from './identity';
@@ -330,6 +331,39 @@ export function estimateTurnUsage(
   return { estimate, basis };
 }
 
+/**
+ * The estimate the agent's profile gives (`coordination.agent_profiles.<agent>.executor`:
+ * `estimated_cost_usd`, `estimated_tokens`), read from the registry entry; {} when none is set.
+ */
+export function profileEstimate(goal: QuotaGoal, agentId: string | null): UsageEstimate {
+  if (agentId === null) return {};
+  const executor = agentProfileForGoal(goal.goal, agentId)?.['executor'];
+  if (typeof executor !== 'object' || executor === null) return {};
+  const fields = executor as Record<string, unknown>;
+  const cost = fields['estimated_cost_usd'];
+  const tokens = fields['estimated_tokens'];
+  const estimate: UsageEstimate = {};
+  if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) estimate.cost_usd = cost;
+  if (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0) estimate.tokens = tokens;
+  return estimate;
+}
+
+/**
+ * The one admission rule (`quota should-run`, the turn's reservation and `spend-slot` all apply it):
+ * whether one more turn with `given` (the agent's profile estimate; missing budgets filled by
+ * {@link estimateTurnUsage}) fits beside what is spent and reserved. Null when it fits.
+ */
+export function admissionProblem(
+  goal: QuotaGoal,
+  ledger: QuotaLedger,
+  held: ReservedTotals,
+  given: UsageEstimate,
+  slots = 1,
+): { problem: string | null; estimate: UsageEstimate; basis: ReturnType<typeof estimateTurnUsage>['basis'] } {
+  const { estimate, basis } = estimateTurnUsage(goal, ledger, held, given);
+  return { problem: capacityProblem(goal, ledger, held, slots, estimate), estimate, basis };
+}
+
 export interface QuotaCounts {
   allowed_slots: number;
   spent_slots: number;
@@ -418,9 +452,10 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
       );
     }
     const held = reservedTotals(live);
-    const { estimate: wanted, basis } =
-      input.estimateMissing === true ? estimateTurnUsage(goal, ledger, held, estimate) : { estimate, basis: undefined };
-    const problem = capacityProblem(goal, ledger, held, slots, wanted);
+    const { estimate: wanted, basis, problem } =
+      input.estimateMissing === true
+        ? admissionProblem(goal, ledger, held, estimate, slots)
+        : { estimate, basis: undefined, problem: capacityProblem(goal, ledger, held, slots, estimate) };
     if (problem !== null) {
       await saveReservations(goal, snapshot, live, clock);
       return done('refused', `quota refused: ${problem}`, null, live);
@@ -465,6 +500,11 @@ export interface SettleInput {
   /** Default 1; a reservation's own slots win. */
   slots?: number;
   usage?: TurnUsage;
+  /**
+   * The agent reported no usage (`--usage-unknown`): the budgets count the turn's reserved estimate,
+   * else the estimate admission would reserve now, marked estimated (never 0).
+   */
+  usageUnknown?: boolean;
   source?: SpendSource;
   /** The next action of the accounted delivery (the record's `recommended_action`). */
   recommendedAction?: string;
@@ -481,8 +521,12 @@ export interface SettleResult {
   ok: boolean;
   appended: boolean;
   idempotent_replay: boolean;
-  /** How the slot was admitted: through a live reservation, or directly at settle time. */
-  admission: 'reservation' | 'direct' | null;
+  /**
+   * How the slot was admitted: through a live reservation, directly at settle time, or not at all
+   * (`over_limit`: the limit was reached, but the delivery it pays for is recorded, so its usage is
+   * recorded too, marked `over_limit`; the goal is then throttled).
+   */
+  admission: 'reservation' | 'direct' | 'over_limit' | null;
   reason: string;
   effect_id: string;
   record: Record<string, unknown> | null;
@@ -621,7 +665,14 @@ async function settleWith(
   const slots = reservation?.slots ?? input.slots ?? 1;
   if (!Number.isInteger(slots) || slots < 1)
     throw new LoopxError('quota_slots_invalid', `slots must be a whole number of at least 1, got ${slots}`, { slots });
+  if (input.usageUnknown === true && input.usage === undefined) {
+    // Conservative: what the turn held, else what admitting it now would hold.
+    const held =
+      reservation?.estimate ?? estimateTurnUsage(goal, ledger, reservedTotals(others), {}).estimate;
+    input = { ...input, usage: { ...held, estimated: true } };
+  }
   let admission: SettleResult['admission'] = 'reservation';
+  let overLimit: string | null = null;
   if (reservation === null) {
     // No live reservation (never reserved, or it expired): admit now, within the limit.
     admission = 'direct';
@@ -629,7 +680,11 @@ async function settleWith(
       snapshot.expired.some((r) => r.effect_id === identity.effect_id) ||
       (snapshot.file.reclaimed ?? []).some((r) => r.effect_id === identity.effect_id);
     const problem = capacityProblem(goal, ledger, reservedTotals(others), slots, input.usage ?? {});
-    if (problem !== null) {
+    if (problem !== null && input.deliveryRun) {
+      // The work happened and its delivery is recorded: refusing the spend would hide its cost.
+      admission = 'over_limit';
+      overLimit = problem;
+    } else if (problem !== null) {
       if (write) await saveReservations(goal, snapshot, others, clock);
       const why = expired ? `the reservation of turn ${identity.effect_id} expired and ${problem}` : problem;
       return result(
@@ -649,6 +704,10 @@ async function settleWith(
     }
   }
   const { record, indexFields } = buildSpendRecord(goal, identity, slots, ledger, input, reservation);
+  if (overLimit !== null) {
+    record['over_limit'] = { reason: overLimit };
+    indexFields['over_limit'] = true;
+  }
   const appendOptions = {
     runtimeRoot: goal.runtimeRoot,
     goalId: goal.goalId,
@@ -671,9 +730,12 @@ async function settleWith(
       appended: appended.appended,
       idempotent_replay: false,
       admission,
-      reason: write
-        ? `settled ${slots} slot(s) for turn ${identity.effect_id}`
-        : `would settle ${slots} slot(s) for turn ${identity.effect_id}`,
+      reason:
+        overLimit !== null
+          ? `${write ? 'recorded' : 'would record'} ${slots} slot(s) for turn ${identity.effect_id} over the limit (${overLimit}): its delivery is recorded, so its usage is too; the goal is throttled`
+          : write
+            ? `settled ${slots} slot(s) for turn ${identity.effect_id}`
+            : `would settle ${slots} slot(s) for turn ${identity.effect_id}`,
       record: { generated_at: appended.row.generated_at, goal_id: goal.goalId, ...record },
       row: appended.row,
       json_file: appended.json_file,

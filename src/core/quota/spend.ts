@@ -269,6 +269,8 @@ export interface SpendSlotInput {
   slots: number;
   source: SpendSource;
   usage?: TurnUsage;
+  /** No usage was reported: the budgets count the turn's estimate (see `SettleInput.usageUnknown`). */
+  usageUnknown?: boolean;
   execute: boolean;
   lock?: QuotaLockOptions;
 }
@@ -415,6 +417,7 @@ export async function spendSlot(goal: QuotaGoal, clock: Clock, input: SpendSlotI
   const recommended = evaluation.delivery_run?.recommended_action;
   if (typeof recommended === 'string') settleInput.recommendedAction = recommended;
   if (input.usage !== undefined) settleInput.usage = input.usage;
+  if (input.usageUnknown === true) settleInput.usageUnknown = true;
   if (input.lock !== undefined) settleInput.lock = input.lock;
   const settled = await settleReservation(goal, clock, settleInput);
   const event = settled.record?.['quota_event'];

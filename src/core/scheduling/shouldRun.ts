@@ -12,7 +12,7 @@ import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/t
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import type { IndexDigest } from '../quota/ledger';
-import { readQuotaView, type QuotaView } from '../quota/reservations';
+import { admissionProblem, profileEstimate, readQuotaView, type QuotaView } from '../quota/reservations';
 import { runHistoryRows, sharedRunHistoryReader } from '../quota/runHistory';
 import {
   SelectedTodoSchema,
@@ -225,6 +225,10 @@ export interface ShouldRunOptions {
    * `LOOPX_INDEX_CACHE=off`).
    */
   indexCache?: 'off' | 'memory' | 'persist' | undefined;
+  /** The effect id of the asking turn: when it already holds a live reservation (or spent), it was admitted. */
+  admittedEffectId?: string | undefined;
+  /** A reservation's refusal met after an earlier decision: the answer is throttled with this reason. */
+  refusedBy?: string | undefined;
 }
 
 /** See `ShouldRunOptions.nextActionWarning`. */
@@ -308,7 +312,13 @@ async function decide(
     snapshot === null ? [] : todoContractDiagnostics(snapshot.document, registeredAgentsForGoal(goal.goal));
   const statusHealthOk = runs.recordsSound && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
-  const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, facts);
+  const quota = admissionChecked(
+    goal,
+    agentId,
+    computeQuotaStatus(goal.config, view.ledger, view.reserved, facts),
+    view,
+    options,
+  );
   const nextActionWarning =
     snapshot === null || options.nextActionWarning === undefined
       ? null
@@ -335,6 +345,33 @@ async function decide(
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
   const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk, todoContract, replan });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
+}
+
+/**
+ * A goal the slots and budgets leave runnable is still throttled when the next turn would not be
+ * admitted: the same arithmetic as the turn's reservation (`admissionProblem`: spent + reserved +
+ * this turn's estimate within every limit), so the guard never says "run" for a turn that admission
+ * or the spend would then refuse. A turn that already holds its reservation (or has spent) was
+ * admitted; `refusedBy` is a reservation's refusal the caller met (a race lost after the decision).
+ */
+function admissionChecked(
+  goal: QuotaGoal,
+  agentId: string | null,
+  quota: QuotaStatus,
+  view: QuotaView,
+  options: ShouldRunOptions,
+): QuotaStatus {
+  if (quota.state !== 'eligible' && quota.state !== 'operator_gate') return quota;
+  const throttled = (reason: string): QuotaStatus => ({ ...quota, state: 'throttled', reason: `quota refused: ${reason}` });
+  if (options.refusedBy !== undefined) return throttled(options.refusedBy);
+  const admitted = options.admittedEffectId;
+  if (
+    admitted !== undefined &&
+    (view.ledger.settled_effect_ids.has(admitted) || view.live.some((r) => r.effect_id === admitted))
+  )
+    return quota;
+  const { problem } = admissionProblem(goal, view.ledger, view.reserved, profileEstimate(goal, agentId));
+  return problem === null ? quota : throttled(problem);
 }
 
 /** What a decision reads from the run index. */

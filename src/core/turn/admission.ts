@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { tryWithFileLock, withFileLock } from '../fs/fileLock';
 import { mkdirInside } from '../fs/contain';
-import { DEFAULT_RESERVATION_TTL_MINUTES, reserveTurn } from '../quota/reservations';
+import { DEFAULT_RESERVATION_TTL_MINUTES, profileEstimate, reserveTurn } from '../quota/reservations';
 import { sweepGoalLeftovers } from '../runtime/sweep';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {
@@ -153,7 +153,9 @@ export async function reserveTurnSlot(turnGoal: TurnGoal, journal: TurnJournal, 
   const timeout = config === null ? 0 : executorTimeoutMinutes(config);
   return reserveTurn(turnGoal.goal, clock, {
     identity: journal.settlement_identity,
+    // The agent's profile estimate, as `quota should-run` applies it (a command override keeps it).
     estimate: {
+      ...profileEstimate(turnGoal.goal, journal.agent_id),
       ...(config?.estimated_cost_usd !== undefined ? { cost_usd: config.estimated_cost_usd } : {}),
       ...(config?.estimated_tokens !== undefined ? { tokens: config.estimated_tokens } : {}),
     },

@@ -15,7 +15,9 @@ function argvOf(line: string, turn: string): string[] {
     .replace(/"\$LOOPX_TURN"/g, turn)
     .replace('<classification>', 'validated_progress')
     .replace('<scale>', 'single_surface')
-    .replace('<outcome>', 'outcome_progress');
+    .replace('<outcome>', 'outcome_progress')
+    .replace('<cost_usd>', '0.002')
+    .replace('<tokens>', '1500');
   assert.doesNotMatch(filled, /<[a-z_ ]+>/, `every placeholder is filled: ${filled}`);
   const words = filled.split(/\s+/).filter(Boolean);
   assert.equal(words[0], 'loopx');
@@ -52,5 +54,7 @@ describe('heartbeat-prompt commands run end to end against our CLI', () => {
         ['quota_slot_spent', 'todo_parser'],
       ],
     );
+    // The prompt's spend step carries the turn's usage: the ledger records what the agent reported.
+    assert.deepEqual(rows[1]?.['usage'], { estimated: false, tokens: 1500, cost_usd: 0.002 });
   });
 });

@@ -328,8 +328,7 @@ export const quotaSpendSlot = defineOperation({
       ...(reported ? { usage } : {}),
       // Nothing reported on a goal with a cost or token budget counts as unknown, never as free.
       ...(args.usageUnknown ||
-      (!reported &&
-        (quotaGoal.config.budgets.max_cost_usd !== null || quotaGoal.config.budgets.max_tokens !== null))
+      (!reported && (quotaGoal.config.budgets.max_cost_usd !== null || quotaGoal.config.budgets.max_tokens !== null))
         ? { usageUnknown: true }
         : {}),
     });

@@ -452,10 +452,13 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
       );
     }
     const held = reservedTotals(live);
-    const { estimate: wanted, basis, problem } =
-      input.estimateMissing === true
-        ? admissionProblem(goal, ledger, held, estimate, slots)
-        : { estimate, basis: undefined, problem: capacityProblem(goal, ledger, held, slots, estimate) };
+    const {
+      estimate: wanted,
+      basis,
+      problem,
+    } = input.estimateMissing === true
+      ? admissionProblem(goal, ledger, held, estimate, slots)
+      : { estimate, basis: undefined, problem: capacityProblem(goal, ledger, held, slots, estimate) };
     if (problem !== null) {
       await saveReservations(goal, snapshot, live, clock);
       return done('refused', `quota refused: ${problem}`, null, live);
@@ -667,8 +670,7 @@ async function settleWith(
     throw new LoopxError('quota_slots_invalid', `slots must be a whole number of at least 1, got ${slots}`, { slots });
   if (input.usageUnknown === true && input.usage === undefined) {
     // Conservative: what the turn held, else what admitting it now would hold.
-    const held =
-      reservation?.estimate ?? estimateTurnUsage(goal, ledger, reservedTotals(others), {}).estimate;
+    const held = reservation?.estimate ?? estimateTurnUsage(goal, ledger, reservedTotals(others), {}).estimate;
     input = { ...input, usage: { ...held, estimated: true } };
   }
   let admission: SettleResult['admission'] = 'reservation';

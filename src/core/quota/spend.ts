@@ -245,6 +245,15 @@ export function evaluateSpend(input: SpendEvaluationInput): SpendEvaluation {
       );
     }
   }
+  if (bound !== null && decision.state === 'throttled') {
+    // The work of this very turn is recorded: its cost is recorded too, over the limit if it must be
+    // (settleReservation marks it), so the ledger never under-reports.
+    return allow(
+      'delivery_completion_spend',
+      `accounts the delivery of ${bound.generated_at ?? '?'} (${bound.classification ?? '?'}) of this turn while the goal is throttled`,
+      bound,
+    );
+  }
   if (unspent === null)
     return fail(
       `no spend is due: the decision is ${decision.effective_action} (${decision.state}) and there is no unspent accountable delivery writeback`,

@@ -315,7 +315,7 @@ async function decide(
   const quota = admissionChecked(
     goal,
     agentId,
-    computeQuotaStatus(goal.config, view.ledger, view.reserved, facts),
+    computeQuotaStatus(goal.config, view.ledger, reservedBesides(view, options.admittedEffectId), facts),
     view,
     options,
   );
@@ -362,7 +362,11 @@ function admissionChecked(
   options: ShouldRunOptions,
 ): QuotaStatus {
   if (quota.state !== 'eligible' && quota.state !== 'operator_gate') return quota;
-  const throttled = (reason: string): QuotaStatus => ({ ...quota, state: 'throttled', reason: `quota refused: ${reason}` });
+  const throttled = (reason: string): QuotaStatus => ({
+    ...quota,
+    state: 'throttled',
+    reason: `quota refused: ${reason}`,
+  });
   if (options.refusedBy !== undefined) return throttled(options.refusedBy);
   const admitted = options.admittedEffectId;
   if (
@@ -372,6 +376,18 @@ function admissionChecked(
     return quota;
   const { problem } = admissionProblem(goal, view.ledger, view.reserved, profileEstimate(goal, agentId));
   return problem === null ? quota : throttled(problem);
+}
+
+/** What turns in flight hold, without the asking turn's own reservation (a retry is not held back by itself). */
+function reservedBesides(view: QuotaView, effectId: string | undefined): QuotaView['reserved'] {
+  const own = effectId === undefined ? undefined : view.live.find((r) => r.effect_id === effectId);
+  if (own === undefined) return view.reserved;
+  return {
+    slots: view.reserved.slots - own.slots,
+    tokens: view.reserved.tokens - (own.estimate.tokens ?? 0),
+    cost_usd: view.reserved.cost_usd - (own.estimate.cost_usd ?? 0),
+    minutes: view.reserved.minutes - (own.estimate.minutes ?? 0),
+  };
 }
 
 /** What a decision reads from the run index. */

@@ -124,7 +124,10 @@ describe('turn prompt', () => {
       { size: 'thin', mode: 'executor' },
     );
     assert.match(prompt, /- Quota: 4 of 10 turns used in the last 24 h; 6 left \(state eligible\)\./);
-    assert.match(prompt, /- Reported usage in the window: 52000 tokens, \$0\.40 of \$2\.00 \(\$1\.60 left\) \(includes estimates\)\./);
+    assert.match(
+      prompt,
+      /- Reported usage in the window: 52000 tokens, \$0\.40 of \$2\.00 \(\$1\.60 left\) \(includes estimates\)\./,
+    );
   });
 
   it('keeps file text as data: backticks cannot break out of a code span, newlines cannot start sections', () => {

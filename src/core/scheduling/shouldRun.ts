@@ -361,7 +361,10 @@ function admissionChecked(
   view: QuotaView,
   options: ShouldRunOptions,
 ): QuotaStatus {
-  if (quota.state !== 'eligible' && quota.state !== 'operator_gate') return quota;
+  // Slots the quota state already counts (spent + reserved against allowed, as the original); what it
+  // cannot know is whether the next turn's budget estimate fits.
+  const budgeted = Object.values(goal.config.budgets).some((limit) => limit !== null);
+  if (quota.state !== 'eligible' || !budgeted) return quota;
   const throttled = (reason: string): QuotaStatus => ({
     ...quota,
     state: 'throttled',

@@ -364,13 +364,14 @@ function admissionChecked(
   // Slots the quota state already counts (spent + reserved against allowed, as the original); what it
   // cannot know is whether the next turn's budget estimate fits.
   const budgeted = Object.values(goal.config.budgets).some((limit) => limit !== null);
-  if (quota.state !== 'eligible' || !budgeted) return quota;
+  if (quota.state !== 'eligible') return quota;
   const throttled = (reason: string): QuotaStatus => ({
     ...quota,
     state: 'throttled',
     reason: `quota refused: ${reason}`,
   });
   if (options.refusedBy !== undefined) return throttled(options.refusedBy);
+  if (!budgeted) return quota;
   const admitted = options.admittedEffectId;
   if (
     admitted !== undefined &&

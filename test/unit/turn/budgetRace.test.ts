@@ -196,7 +196,8 @@ function assertCleanOutcomes(results: ChildResult[]): { committed: number; refus
         assert.match(String(json['message']), /not admitted: quota refused: the max_cost_usd budget (has|is used up)/);
       else {
         assert.equal(json['status'], 'not_run', JSON.stringify(json).slice(0, 300));
-        assert.match(String(json['message']), /max_cost_usd budget used/);
+        // The plan refuses with admission's own arithmetic (issue 34): used up, or the estimate does not fit.
+        assert.match(String(json['message']), /max_cost_usd budget (used|has [0-9.]+ left, the turn's estimate is)/);
       }
       refused++;
     }

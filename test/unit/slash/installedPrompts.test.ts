@@ -51,6 +51,8 @@ const PLACEHOLDERS: Record<string, string> = {
   '<classification>': 'validated_progress',
   '<scale>': 'single_surface',
   '<outcome>': 'outcome_progress',
+  '<cost_usd>': '0.002',
+  '<tokens>': '1500',
   $LOOPX_TURN: '2026-12-01T06:00:00Z',
 };
 

@@ -275,6 +275,8 @@ interface IndexState {
   lines: number;
   /** The index's mtime when `offset` was reached (equality only: tells a same-size rewrite from no change). */
   mtime_ms: number;
+  /** The index's ctime then: with the mtime and the size, the full stamp of "nothing changed since". */
+  ctime_ms: number;
   head_sha: string;
   tail_sha: string;
   /** SHA-256 of each {@link PREFIX_BLOCK_BYTES} block of `[0, offset)` (the last one may be short). */
@@ -451,13 +453,22 @@ export class RunHistoryReader {
       let kind: HistoryReadKind = 'full';
       if (state !== null && verify === 'own' && !state.own) state = null;
       if (state !== null && !this.usable(state, indexFile, projectRoot, stat, fd)) state = null;
-      if (state !== null && verify !== 'stamps' && !prefixUnchanged(fd, state)) state = null;
+      // The content hash is skipped only when the full stamp says nothing touched the file since it was
+      // read (size, mtime and ctime equal, and the ctime old enough that a change in the same
+      // timestamp tick is ruled out): an unchanged index costs a stat, a changed one a hash.
+      const untouched =
+        state !== null &&
+        size === state.offset &&
+        stat.mtimeMs === state.mtime_ms &&
+        stat.ctimeMs === state.ctime_ms &&
+        Date.now() - stat.ctimeMs >= QUIET_FOLDER_MS;
+      if (state !== null && verify !== 'stamps' && !untouched && !prefixUnchanged(fd, state)) state = null;
       // Nothing appended: an in-place rewrite of the same size still changes the mtime (compared for
       // equality only, so a skewed clock does not matter).
       if (state !== null && size === state.offset && stat.mtimeMs !== state.mtime_ms) state = null;
       if (state !== null && size === state.offset) kind = 'unchanged';
       else if (state !== null && state.ordered) {
-        const next = this.extend(state, fd, size, stat.mtimeMs, projectRoot);
+        const next = this.extend(state, fd, size, stat, projectRoot);
         kind = next === state ? 'unchanged' : 'tail';
         state = next;
       } else state = null;
@@ -495,7 +506,7 @@ export class RunHistoryReader {
   }
 
   /** Parses the complete lines appended after `state.offset`; null when they cannot be summarized alone. */
-  private extend(state: IndexState, fd: number, size: number, mtimeMs: number, projectRoot: string): IndexState | null {
+  private extend(state: IndexState, fd: number, size: number, stat: fs.Stats, projectRoot: string): IndexState | null {
     const bytes = readRange(fd, state.offset, size);
     const end = bytes.lastIndexOf(0x0a) + 1;
     if (end === 0) return state;
@@ -510,7 +521,8 @@ export class RunHistoryReader {
       prefix_blocks: prefixBlocks(fd, offset, state.prefix_blocks, state.offset),
       offset,
       lines: state.lines + countNewlines(text),
-      mtime_ms: mtimeMs,
+      mtime_ms: stat.mtimeMs,
+      ctime_ms: stat.ctimeMs,
       head_sha: stamps.head,
       tail_sha: stamps.tail,
       ...order,
@@ -540,6 +552,7 @@ export class RunHistoryReader {
       ino: stat.ino,
       offset: end,
       mtime_ms: stat.mtimeMs,
+      ctime_ms: stat.ctimeMs,
       lines: countNewlines(text),
       head_sha: stamps.head,
       tail_sha: stamps.tail,
@@ -666,6 +679,7 @@ const SerializedStateSchema = z.object({
   offset: z.number().int().min(0),
   lines: z.number().int().min(0),
   mtime_ms: z.number(),
+  ctime_ms: z.number(),
   head_sha: z.string(),
   tail_sha: z.string(),
   prefix_blocks: z.array(z.string()),

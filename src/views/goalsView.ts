@@ -200,8 +200,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       for (const key of this.goalNodes.keys()) if (!keys.has(key)) this.goalNodes.delete(key);
       // A window with several folders: a node per folder, its goals below it.
       const byFolder = this.model.goalsByFolder();
-      if (byFolder !== null)
-        return [...errors, ...byFolder.map((entry) => ({ kind: 'folder' as const, ...entry }))];
+      if (byFolder !== null) return [...errors, ...byFolder.map((entry) => ({ kind: 'folder' as const, ...entry }))];
       return [...errors, ...this.goalNodesOf(goals)];
     }
     switch (node.kind) {

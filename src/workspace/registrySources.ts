@@ -21,7 +21,11 @@ export interface RegistrySource {
  * registry its own `loopx.registryPath` names (relative to that folder). Without folders, the
  * window's setting (relative to the home folder). A registry two folders name belongs to the first.
  */
-export function registrySources(folders: readonly FolderSetting[], windowSetting: string, home: string): RegistrySource[] {
+export function registrySources(
+  folders: readonly FolderSetting[],
+  windowSetting: string,
+  home: string,
+): RegistrySource[] {
   const sources: RegistrySource[] = [];
   const seen = new Set<string>();
   const add = (registryPath: string, folder: RegistrySource['folder']): void => {
@@ -37,7 +41,8 @@ export function registrySources(folders: readonly FolderSetting[], windowSetting
     if (configured !== '') add(isAbsolute(configured) ? configured : join(folder.path, configured), owner);
   }
   const configured = windowSetting.trim();
-  if (folders.length === 0 && configured !== '') add(isAbsolute(configured) ? configured : join(home, configured), undefined);
+  if (folders.length === 0 && configured !== '')
+    add(isAbsolute(configured) ? configured : join(home, configured), undefined);
   return sources;
 }
 

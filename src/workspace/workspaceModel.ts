@@ -485,7 +485,9 @@ export class WorkspaceModel extends Disposable {
       );
       this.runtimeWatchers.set(key, vscode.Disposable.from(watcher, ...subscriptions));
     }
-    this.log.trace(`watching ${[...this.runtimeWatchers.keys()].join(', ') || 'no file outside the workspace watcher'}`);
+    this.log.trace(
+      `watching ${[...this.runtimeWatchers.keys()].join(', ') || 'no file outside the workspace watcher'}`,
+    );
   }
 
   /** What the extra watchers watch (`root:<path>`, `file:<path>`), for tests through a hidden command. */

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
+import { backUpWorkspace } from './workspaceBackup';
+
+/** Every rendered item of a tree snapshot, depth first. */
+function flatten(nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode[] {
+  return nodes.flatMap((node) => [node, ...flatten(node.children)]);
+}
+
+/**
+ * Views stay live in the layouts the workspace watcher (`**\/{.loopx/**,ACTIVE_GOAL_STATE.md}`)
+ * does not see: a runtime root inside the folder but outside `.loopx/` (`./runtime`, the layout of
+ * the compatibility kit), a state file with another name, a runtime root outside the folders. In
+ * each, another process (the built CLI) writes, and the Goals tree shows it with no refresh asked.
+ */
+describe('Live views in every layout (issue 27, real VS Code host)', function () {
+  this.timeout(90_000);
+  let folder = '';
+  let extensionPath = '';
+  let restore: () => void = () => undefined;
+  const registryPath = () => join(folder, '.loopx', 'registry.json');
+
+  function cli(args: string[]): Record<string, unknown> {
+    const run = spawnSync(process.execPath, [join(extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'], {
+      cwd: folder,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+    return JSON.parse(run.stdout) as Record<string, unknown>;
+  }
+
+  function editRegistry(edit: (registry: Record<string, unknown>) => Record<string, unknown>): void {
+    const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as Record<string, unknown>;
+    writeFileSync(registryPath(), JSON.stringify(edit(registry), null, 2));
+  }
+
+  async function settle(): Promise<void> {
+    await vscode.commands.executeCommand('loopx.refresh');
+    await vscode.commands.executeCommand('_loopx.treeSnapshot', 'goals', 1);
+  }
+
+  /** Polls the rendered tree (no refresh asked) until `seen` holds; returns how long it took. */
+  async function treeShows(seen: (items: TreeSnapshotNode[]) => boolean, what: string): Promise<number> {
+    const started = Date.now();
+    for (;;) {
+      const tree = (await vscode.commands.executeCommand<TreeSnapshotNode[]>('_loopx.treeSnapshot', 'goals', 3)) ?? [];
+      if (seen(flatten(tree))) return Date.now() - started;
+      if (Date.now() - started > 15_000) assert.fail(`the Goals tree never showed ${what}: ${JSON.stringify(tree)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Takes a lease on an open agent todo from another process; the tree must mark that todo leased. */
+  async function leaseShows(idempotencyKey: string): Promise<number> {
+    const listed = cli(['todo', 'list', '--goal-id', 'tidy-notes'])['todos'] as {
+      todo_id: string;
+      title?: string;
+      text: string;
+      status: string;
+      role: string;
+      claimed_by?: string | null;
+    }[];
+    const free = listed.find((todo) => todo.role === 'agent' && todo.status === 'open' && !todo.claimed_by);
+    assert.ok(free !== undefined, `an open, unclaimed agent todo to lease: ${JSON.stringify(listed)}`);
+    const before = flatten(
+      (await vscode.commands.executeCommand<TreeSnapshotNode[]>('_loopx.treeSnapshot', 'goals', 3)) ?? [],
+    );
+    assert.equal(before.filter((n) => n.contextValue?.endsWith('.leased')).length, 0, 'no todo is leased yet');
+    cli([
+      'task-lease',
+      'acquire',
+      '--goal-id',
+      'tidy-notes',
+      '--todo-id',
+      free.todo_id,
+      '--owner',
+      'codex-main',
+      '--idempotency-key',
+      idempotencyKey,
+    ]);
+    return treeShows((items) => items.some((n) => n.contextValue?.endsWith('.leased') === true), 'the leased todo');
+  }
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    await extension.activate();
+    extensionPath = extension.extensionPath;
+    folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    assert.ok(folder);
+  });
+
+  beforeEach(() => {
+    restore = backUpWorkspace(folder);
+  });
+
+  afterEach(async () => {
+    restore();
+    rmSync(join(folder, 'runtime'), { recursive: true, force: true });
+    await settle();
+  });
+
+  it('a runtime root ./runtime inside the folder (outside .loopx/): a lease from the CLI shows', async () => {
+    const runtime = join(folder, 'runtime');
+    cpSync(join(folder, '.loopx', 'runtime'), runtime, { recursive: true });
+    editRegistry((registry) => ({ ...registry, common_runtime_root: 'runtime' }));
+    await settle();
+    const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
+    assert.ok(watched?.includes(`root:${runtime}`), `a watcher on ${runtime}: ${JSON.stringify(watched)}`);
+    const ms = await leaseShows('it-layout-runtime');
+    console.log(`    ./runtime layout: the lease showed in the tree after ${ms} ms`);
+  });
+
+  it('a state file with another name: a todo added by the CLI shows', async () => {
+    const dir = join(folder, '.codex', 'goals', 'tidy-notes');
+    renameSync(join(dir, 'ACTIVE_GOAL_STATE.md'), join(dir, 'GOAL.md'));
+    editRegistry((registry) => ({
+      ...registry,
+      goals: (registry['goals'] as Record<string, unknown>[]).map((goal) => ({
+        ...goal,
+        state_file: '.codex/goals/tidy-notes/GOAL.md',
+      })),
+    }));
+    await settle();
+    const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
+    assert.ok(watched?.includes(`file:${join(dir, 'GOAL.md')}`), `a watcher on GOAL.md: ${JSON.stringify(watched)}`);
+    cli(['todo', 'add', '--goal-id', 'tidy-notes', '--text', 'Sort the bike notes (it-renamed-state)']);
+    const ms = await treeShows(
+      (items) => items.some((n) => n.label.includes('it-renamed-state')),
+      'the todo added by the CLI',
+    );
+    console.log(`    renamed state file: the todo showed in the tree after ${ms} ms`);
+  });
+
+  it('a runtime root outside the folders: a lease from the CLI shows', async () => {
+    const outside = join(realpathSync(mkdtempSync(join(tmpdir(), 'loopx-it-layout-'))), 'runtime');
+    try {
+      cpSync(join(folder, '.loopx', 'runtime'), outside, { recursive: true });
+      editRegistry((registry) => ({ ...registry, common_runtime_root: outside }));
+      await settle();
+      const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
+      assert.ok(watched?.includes(`root:${outside}`), `a watcher on ${outside}: ${JSON.stringify(watched)}`);
+      const ms = await leaseShows('it-layout-outside');
+      console.log(`    runtime root outside the folders: the lease showed in the tree after ${ms} ms`);
+    } finally {
+      rmSync(join(outside, '..'), { recursive: true, force: true });
+    }
+  });
+});

@@ -41,9 +41,21 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
     writeFileSync(registryPath(), JSON.stringify(edit(registry), null, 2));
   }
 
+  /**
+   * Reloads, then waits until no reload has happened for 1.5 s: the watcher events of the setup's own
+   * writes (registry, copies) arrive late on a loaded machine, and a reload they cause after the
+   * CLI's write would show it without the watcher under test.
+   */
   async function settle(): Promise<void> {
     await vscode.commands.executeCommand('loopx.refresh');
     await vscode.commands.executeCommand('_loopx.treeSnapshot', 'goals', 1);
+    for (;;) {
+      await vscode.commands.executeCommand('_loopx.takeTreeRefreshes');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await vscode.commands.executeCommand('_loopx.treeSnapshot', 'goals', 1);
+      const late = (await vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes')) ?? [];
+      if (late.length === 0) return;
+    }
   }
 
   /** Polls the rendered tree (no refresh asked) until `seen` holds; returns how long it took. */

@@ -122,7 +122,12 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
 
   it('a runtime root ./runtime inside the folder (outside .loopx/): a lease from the CLI shows', async () => {
     const runtime = join(folder, 'runtime');
-    cpSync(join(folder, '.loopx', 'runtime'), runtime, { recursive: true });
+    // Copied aside and moved in whole: the workspace watcher sees one folder arrive with every subfolder in
+    // it (a tree copied in place file by file races the watcher's registration of its new subfolders).
+    const aside = mkdtempSync(join(tmpdir(), 'loopx-it-runtime-'));
+    cpSync(join(folder, '.loopx', 'runtime'), join(aside, 'runtime'), { recursive: true });
+    renameSync(join(aside, 'runtime'), runtime);
+    rmSync(aside, { recursive: true, force: true });
     editRegistry((registry) => ({ ...registry, common_runtime_root: 'runtime' }));
     await settle();
     const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');

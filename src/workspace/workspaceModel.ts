@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../core/commands/ids';
@@ -464,14 +464,19 @@ export class WorkspaceModel extends Disposable {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     const targets = watchTargets(goals, folders);
     const wanted = new Map<string, () => vscode.FileSystemWatcher>();
-    for (const root of targets.runtimeRoots)
-      wanted.set(`root:${root}`, () =>
-        vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '**')),
+    // Inside a folder, a glob over the workspace watcher's events (a RelativePattern there asks VS Code for a
+    // second watch of a watched path, whose events did not arrive in code-server); outside, a watcher of its own.
+    const watcherOf = (base: string, pattern: string): vscode.FileSystemWatcher => {
+      const inFolder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(base)) !== undefined;
+      return vscode.workspace.createFileSystemWatcher(
+        inFolder && !/[*?[\]{}]/.test(base)
+          ? `${base.split(sep).join('/')}/${pattern}`
+          : new vscode.RelativePattern(vscode.Uri.file(base), pattern),
       );
+    };
+    for (const root of targets.runtimeRoots) wanted.set(`root:${root}`, () => watcherOf(root, '**'));
     for (const file of targets.stateFiles)
-      wanted.set(`file:${join(file.dir, file.name)}`, () =>
-        vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(file.dir), file.name)),
-      );
+      wanted.set(`file:${join(file.dir, file.name)}`, () => watcherOf(file.dir, file.name));
     for (const [key, watcher] of this.runtimeWatchers) {
       if (wanted.has(key)) continue;
       watcher.dispose();

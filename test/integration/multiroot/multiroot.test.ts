@@ -131,4 +131,51 @@ describe('Two-folder workspace (issue 27, real VS Code host)', function () {
       'under beta',
     );
   });
+
+  it("a runtime root inside the folder but outside .loopx/ (beta's ./runtime): a lease from the CLI shows", async () => {
+    const registry = join(beta, 'config', 'registry.json');
+    const cli = (args: string[]): Record<string, unknown> => {
+      const run = spawnSync(
+        process.execPath,
+        [join(extensionPath, 'out', 'cli.js'), '--registry', registry, ...args, '--format', 'json'],
+        { cwd: beta, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+      );
+      assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    };
+    const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
+    assert.ok(
+      watched?.includes(`root:${join(beta, 'runtime')}`),
+      `a watcher on beta/runtime: ${JSON.stringify(watched)}`,
+    );
+    const todos = cli(['todo', 'list', '--goal-id', 'tidy-notes'])['todos'] as {
+      todo_id: string;
+      status: string;
+      role: string;
+      claimed_by?: string | null;
+    }[];
+    const free = todos.find((todo) => todo.role === 'agent' && todo.status === 'open' && !todo.claimed_by);
+    assert.ok(free !== undefined, 'an open, unclaimed agent todo to lease');
+    const leased = (nodes: readonly TreeSnapshotNode[]): boolean =>
+      nodes.some((n) => n.contextValue?.endsWith('.leased') === true || leased(n.children));
+    const betaTree = async () =>
+      ((await vscode.commands.executeCommand<TreeSnapshotNode[]>('_loopx.treeSnapshot', 'goals', 5)) ?? [])[1];
+    assert.equal(leased([(await betaTree()) as TreeSnapshotNode]), false, 'nothing leased yet');
+    cli([
+      'task-lease',
+      'acquire',
+      '--goal-id',
+      'tidy-notes',
+      '--todo-id',
+      free.todo_id,
+      '--owner',
+      'codex-main',
+      '--idempotency-key',
+      'it-multiroot-runtime',
+    ]);
+    await until(
+      async () => (leased([(await betaTree()) as TreeSnapshotNode]) ? true : undefined),
+      'the leased todo under beta',
+    );
+  });
 });

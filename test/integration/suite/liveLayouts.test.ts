@@ -15,9 +15,11 @@ function flatten(nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode[] {
 
 /**
  * Views stay live in the layouts the workspace watcher (`**\/{.loopx/**,ACTIVE_GOAL_STATE.md}`)
- * does not see: a runtime root inside the folder but outside `.loopx/` (`./runtime`, the layout of
- * the compatibility kit), a state file with another name, a runtime root outside the folders. In
- * each, another process (the built CLI) writes, and the Goals tree shows it with no refresh asked.
+ * does not see: a state file with another name, a runtime root outside the folders. In each,
+ * another process (the built CLI) writes, and the Goals tree shows it with no refresh asked. (A
+ * runtime root inside the folder but outside `.loopx/`, `./runtime`, is checked in the two-folder
+ * suite, where it exists when the window opens: a folder tree moved in during the session is not
+ * always watched by VS Code's own workspace watcher.)
  */
 describe('Live views in every layout (issue 27, real VS Code host)', function () {
   this.timeout(90_000);
@@ -64,8 +66,17 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
     for (;;) {
       const tree = (await vscode.commands.executeCommand<TreeSnapshotNode[]>('_loopx.treeSnapshot', 'goals', 3)) ?? [];
       if (seen(flatten(tree))) return Date.now() - started;
-      if (Date.now() - started > 15_000)
-        assert.fail(`the Goals tree never showed ${what}: ${JSON.stringify(tree).slice(0, 1500)}`);
+      if (Date.now() - started > 15_000) {
+        const refreshes = await vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes');
+        const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
+        await vscode.commands.executeCommand('loopx.refresh');
+        const after = flatten(
+          (await vscode.commands.executeCommand<TreeSnapshotNode[]>('_loopx.treeSnapshot', 'goals', 3)) ?? [],
+        );
+        assert.fail(
+          `the Goals tree never showed ${what} (tree refreshes meanwhile: ${JSON.stringify(refreshes)}; watching ${JSON.stringify(watched)}; after an explicit refresh it ${seen(after) ? 'does' : 'still does not'}): ${JSON.stringify(tree).slice(0, 600)}`,
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -116,24 +127,7 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
 
   afterEach(async () => {
     restore();
-    rmSync(join(folder, 'runtime'), { recursive: true, force: true });
     await settle();
-  });
-
-  it('a runtime root ./runtime inside the folder (outside .loopx/): a lease from the CLI shows', async () => {
-    const runtime = join(folder, 'runtime');
-    // Copied aside and moved in whole: the workspace watcher sees one folder arrive with every subfolder in
-    // it (a tree copied in place file by file races the watcher's registration of its new subfolders).
-    const aside = mkdtempSync(join(tmpdir(), 'loopx-it-runtime-'));
-    cpSync(join(folder, '.loopx', 'runtime'), join(aside, 'runtime'), { recursive: true });
-    renameSync(join(aside, 'runtime'), runtime);
-    rmSync(aside, { recursive: true, force: true });
-    editRegistry((registry) => ({ ...registry, common_runtime_root: 'runtime' }));
-    await settle();
-    const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
-    assert.ok(watched?.includes(`root:${runtime}`), `a watcher on ${runtime}: ${JSON.stringify(watched)}`);
-    const ms = await leaseShows('it-layout-runtime');
-    console.log(`    ./runtime layout: the lease showed in the tree after ${ms} ms`);
   });
 
   it('a state file with another name: a todo added by the CLI shows', async () => {

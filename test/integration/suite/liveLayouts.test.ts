@@ -130,7 +130,7 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
     await settle();
   });
 
-  it('a state file with another name: a todo added by the CLI shows', async () => {
+  it('a state file with another name: a todo edited by another process shows', async () => {
     const dir = join(folder, '.codex', 'goals', 'tidy-notes');
     renameSync(join(dir, 'ACTIVE_GOAL_STATE.md'), join(dir, 'GOAL.md'));
     editRegistry((registry) => ({
@@ -143,12 +143,23 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
     await settle();
     const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
     assert.ok(watched?.includes(`file:${join(dir, 'GOAL.md')}`), `a watcher on GOAL.md: ${JSON.stringify(watched)}`);
-    cli(['todo', 'add', '--goal-id', 'tidy-notes', '--text', 'Sort the bike notes (it-renamed-state)']);
+    // Edited by another process, the way a person's editor or an agent would: only the state file changes (a CLI
+    // command would also write the goal's event log under .loopx/runtime, which the workspace watcher sees).
+    const edit = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs'); const f = process.argv[1]; fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('Fix broken relative links between notes.', 'Fix broken relative links between notes (it-renamed-state).'));`,
+        join(dir, 'GOAL.md'),
+      ],
+      { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+    );
+    assert.equal(edit.status, 0, edit.stderr);
     const ms = await treeShows(
       (items) => items.some((n) => n.label.includes('it-renamed-state')),
-      'the todo added by the CLI',
+      'the todo edited by another process',
     );
-    console.log(`    renamed state file: the todo showed in the tree after ${ms} ms`);
+    console.log(`    renamed state file: the edited todo showed in the tree after ${ms} ms`);
   });
 
   it('a runtime root outside the folders: a lease from the CLI shows', async () => {

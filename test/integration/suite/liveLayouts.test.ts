@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -127,17 +127,20 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
 
   afterEach(async () => {
     restore();
+    rmSync(join(folder, 'scripts', 'GOAL.md'), { force: true });
     await settle();
   });
 
   it('a state file with another name: a todo edited by another process shows', async () => {
-    const dir = join(folder, '.codex', 'goals', 'tidy-notes');
-    renameSync(join(dir, 'ACTIVE_GOAL_STATE.md'), join(dir, 'GOAL.md'));
+    // In scripts/, a folder there since the window opened that no suite replaces (a folder tree replaced wholesale
+    // during the session is not always watched again by VS Code's workspace watcher).
+    const dir = join(folder, 'scripts');
+    cpSync(join(folder, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'), join(dir, 'GOAL.md'));
     editRegistry((registry) => ({
       ...registry,
       goals: (registry['goals'] as Record<string, unknown>[]).map((goal) => ({
         ...goal,
-        state_file: '.codex/goals/tidy-notes/GOAL.md',
+        state_file: 'scripts/GOAL.md',
       })),
     }));
     await settle();

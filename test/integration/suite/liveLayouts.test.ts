@@ -167,6 +167,7 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
 
   it('a runtime root outside the folders: a lease from the CLI shows', async () => {
     const outside = join(realpathSync(mkdtempSync(join(tmpdir(), 'loopx-it-layout-'))), 'runtime');
+    const original = readFileSync(registryPath(), 'utf8');
     try {
       cpSync(join(folder, '.loopx', 'runtime'), outside, { recursive: true });
       editRegistry((registry) => ({ ...registry, common_runtime_root: outside }));
@@ -176,6 +177,10 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
       const ms = await leaseShows('it-layout-outside');
       console.log(`    runtime root outside the folders: the lease showed in the tree after ${ms} ms`);
     } finally {
+      // The registry back first, so the editor lets go of its watcher before the folder goes: a watched folder
+      // deleted under VS Code's watcher held up the workspace watcher's events for the next suite.
+      writeFileSync(registryPath(), original);
+      await settle();
       rmSync(join(outside, '..'), { recursive: true, force: true });
     }
   });

@@ -127,6 +127,9 @@ export class LoopxApp extends Disposable {
     );
     const validation = this.register(vscode.languages.createDiagnosticCollection('loopx-validation'));
     const statusServer = this.register(new StatusServerController(context, this.model, log));
+    // Hidden commands for the integration tests: the servers with their handed-out URLs; the extra file watchers.
+    this.register(vscode.commands.registerCommand('_loopx.statusServers', () => statusServer.served()));
+    this.register(vscode.commands.registerCommand('_loopx.watchedPaths', () => this.model.watchedPaths));
     this.timings.phase('agents+statusServer');
     const failures = new CommandFailures();
     // Hidden command for the integration tests: the quick picks the status bar's click showed since the last call.
@@ -201,7 +204,7 @@ export class LoopxApp extends Disposable {
         globalGates: () => showGlobalView(this.model, 'global-gates'),
         globalTodos: () => showGlobalView(this.model, 'global-todos'),
         globalRisks: () => showGlobalView(this.model, 'global-risks'),
-        copyStatusServerUrl: () => statusServer.copyUrl(),
+        copyStatusServerUrl: (arg) => statusServer.copyUrl(arg),
         pauseGoal: (arg) => setStopFlagCommand(this.model, arg, 'pause'),
         resumeGoal: (arg) => setStopFlagCommand(this.model, arg, 'resume'),
         showProjectionWarnings: () => warnings.show(),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
+import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { clockFromEnv } from '../core/clock';
@@ -13,6 +14,7 @@ import {
 } from '../core/server/statusServer';
 import { SETTINGS } from '../core/commands/ids';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { portToListenOn, preferredStatusPort } from './statusServerPorts';
 
 /** Settings of the status server (`loopx.statusServer.*`). */
 export const STATUS_SERVER_SETTINGS = {
@@ -32,22 +34,41 @@ export function statusTokenSecretKey(registryPath: string): string {
 
 interface DesiredServer {
   registryPath: string;
-  port: number;
+  /** The port asked for (`preferredStatusPort`); the server may listen on another when it was busy. */
+  preferredPort: number;
   requireToken: boolean;
+}
+
+interface RunningServer {
+  server: ListeningStatusServer;
+  desired: DesiredServer;
+  token: string | null;
+}
+
+/** A running server as a user reaches it: its registry, its folder, and its URL through `asExternalUri`. */
+export interface ServedRegistry {
+  registryPath: string;
+  folder: string | undefined;
+  /** The local origin (`http://127.0.0.1:<port>`). */
+  origin: string;
+  /** The status URL with its token, as handed out (through `vscode.env.asExternalUri`). */
+  url: string;
 }
 
 /**
  * Runs the core status server inside the extension host while `loopx.statusServer.enabled` is on
- * and the workspace is trusted, for the first registry of the workspace. It restarts when the
- * settings or the registry change, invalidates the server's snapshot when the workspace model
- * reloads, and offers a free port when the configured one is taken.
+ * and the workspace is trusted: one server per registry of the window (each on its own port, with
+ * its own token), so every registry of a multi-root window is served and `/status.json` stays the
+ * one-registry payload dashboards read. Servers restart when the settings or the registries change;
+ * their snapshots are invalidated when the workspace model reloads. A busy port (another window's
+ * server) is replaced by a free one, logged, and shown by Copy Status Server URL.
  */
 export class StatusServerController extends Disposable {
-  private running: { server: ListeningStatusServer; desired: DesiredServer; token: string | null } | undefined;
+  private readonly running = new Map<string, RunningServer>();
   /** Start and stop run one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
-  /** A free port chosen after a conflict, kept until the setting changes. */
-  private portOverride: { configured: number; port: number } | undefined;
+  /** Free ports chosen after a preferred port was busy, by preferred port, kept for the session. */
+  private readonly busyPorts = new Map<number, number>();
   private stopped = false;
 
   constructor(
@@ -64,29 +85,55 @@ export class StatusServerController extends Disposable {
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.sync()));
     this.register(
       model.onDidChange(() => {
-        if (this.running !== undefined && this.running.desired.registryPath !== this.desired()?.registryPath)
-          void this.sync();
-        else this.running?.server.source.invalidate();
+        const wanted = this.desired().map((d) => d.registryPath);
+        if (wanted.length !== this.running.size || wanted.some((path) => !this.running.has(path))) void this.sync();
+        else for (const running of this.running.values()) running.server.source.invalidate();
       }),
     );
     void this.sync();
   }
 
-  /** The status URL with its token, or undefined while the server is off. */
-  get url(): string | undefined {
-    if (this.running === undefined) return undefined;
-    const base = `${this.running.server.origin}${STATUS_PATH}`;
-    return this.running.token === null ? base : `${base}?token=${encodeURIComponent(this.running.token)}`;
+  /**
+   * The running servers with the URL each is handed out under: `vscode.env.asExternalUri` maps the
+   * loopback URL to one the user's browser reaches (a forwarded port over SSH, code-server's
+   * `/proxy/<port>/`), and that URL's host is let through the server's Host gate.
+   */
+  async served(): Promise<ServedRegistry[]> {
+    await this.queue;
+    const folders = new Map(this.model.registrySources().map((s) => [s.registryPath, s.folder?.name]));
+    const served: ServedRegistry[] = [];
+    for (const running of this.running.values()) {
+      const local = vscode.Uri.parse(`${running.server.origin}${STATUS_PATH}`);
+      const external = await vscode.env.asExternalUri(local);
+      if (external.authority.toLowerCase() !== local.authority.toLowerCase())
+        running.server.allowExternalHost(external.authority);
+      // The token goes on after the mapping: it is not the proxy's to see in a path or log.
+      const base = external.toString(true);
+      const url =
+        running.token === null
+          ? base
+          : `${base}${base.includes('?') ? '&' : '?'}token=${encodeURIComponent(running.token)}`;
+      served.push({
+        registryPath: running.desired.registryPath,
+        folder: folders.get(running.desired.registryPath),
+        origin: running.server.origin,
+        url,
+      });
+    }
+    return served;
   }
 
-  /** "LoopX: Copy Status Server URL". */
-  async copyUrl(): Promise<void> {
-    await this.queue;
-    const url = this.url;
-    if (url !== undefined) {
-      await vscode.env.clipboard.writeText(url);
+  /** "LoopX: Copy Status Server URL" (a registry path as argument picks that registry's server without asking). */
+  async copyUrl(registryPath?: unknown): Promise<void> {
+    const served = await this.served();
+    if (served.length > 0) {
+      const chosen =
+        served.find((s) => s.registryPath === registryPath) ??
+        (served.length === 1 ? served[0] : await this.pickServed(served));
+      if (chosen === undefined) return;
+      await vscode.env.clipboard.writeText(chosen.url);
       void vscode.window.showInformationMessage(
-        `LoopX: copied the status server URL (${this.running?.server.origin ?? ''}${STATUS_PATH}, with its token).`,
+        `LoopX: copied the status server URL of ${chosen.folder ?? basename(dirname(dirname(chosen.registryPath)))} (${chosen.url.replace(/([?&]token=)[^&]*/, '$1…')}, served on ${chosen.origin}).`,
       );
       return;
     }
@@ -107,15 +154,28 @@ export class StatusServerController extends Disposable {
       });
   }
 
+  private async pickServed(served: ServedRegistry[]): Promise<ServedRegistry | undefined> {
+    const picked = await vscode.window.showQuickPick(
+      served.map((s) => ({
+        label: s.folder ?? basename(dirname(dirname(s.registryPath))),
+        description: s.origin,
+        detail: s.registryPath,
+        served: s,
+      })),
+      { title: 'LoopX: Copy the status server URL of which registry?' },
+    );
+    return picked?.served;
+  }
+
   override dispose(): void {
     this.stopped = true;
-    const running = this.running;
-    this.running = undefined;
-    if (running !== undefined) void running.server.close();
+    const running = [...this.running.values()];
+    this.running.clear();
+    for (const server of running) void server.server.close();
     super.dispose();
   }
 
-  /** Brings the server in line with the settings, trust and registry (queued behind earlier calls). */
+  /** Brings the servers in line with the settings, trust and registries (queued behind earlier calls). */
   sync(): Promise<void> {
     this.queue = this.queue
       .then(() => this.reconcile())
@@ -125,93 +185,77 @@ export class StatusServerController extends Disposable {
     return this.queue;
   }
 
-  private desired(): DesiredServer | undefined {
+  /** One server per registry of the window (the ones that exist; else the first it would read). */
+  private desired(): DesiredServer[] {
     const config = vscode.workspace.getConfiguration(STATUS_SERVER_SETTINGS.section);
-    if (!config.get<boolean>(STATUS_SERVER_SETTINGS.enabled, false) || !vscode.workspace.isTrusted) return undefined;
-    const registryPath =
-      this.model.snapshots.find((snapshot) => snapshot.ok && snapshot.exists)?.registryPath ??
-      this.model.registryPaths()[0];
-    if (registryPath === undefined) return undefined;
+    if (!config.get<boolean>(STATUS_SERVER_SETTINGS.enabled, false) || !vscode.workspace.isTrusted) return [];
+    const existing = this.model.snapshots.filter((s) => s.ok && s.exists).map((s) => s.registryPath);
+    const first = this.model.registryPaths()[0];
+    const registries = existing.length > 0 ? existing : first === undefined ? [] : [first];
     const configured = config.get<number>(STATUS_SERVER_SETTINGS.port, DEFAULT_STATUS_PORT);
-    const port =
-      Number.isInteger(configured) && configured >= 0 && configured <= 65535 ? configured : DEFAULT_STATUS_PORT;
-    if (this.portOverride !== undefined && this.portOverride.configured !== port) this.portOverride = undefined;
-    return {
+    const requireToken = config.get<boolean>(STATUS_SERVER_SETTINGS.requireToken, true);
+    return registries.map((registryPath, index) => ({
       registryPath,
-      port: this.portOverride?.port ?? port,
-      requireToken: config.get<boolean>(STATUS_SERVER_SETTINGS.requireToken, true),
-    };
+      preferredPort: preferredStatusPort(configured, index, DEFAULT_STATUS_PORT),
+      requireToken,
+    }));
   }
 
   private async reconcile(): Promise<void> {
     if (this.stopped) return;
-    const desired = this.desired();
-    const running = this.running;
-    if (running !== undefined && desired !== undefined && sameServer(running.desired, desired)) return;
-    if (running !== undefined) {
-      this.running = undefined;
+    const desired = new Map(this.desired().map((d) => [d.registryPath, d]));
+    for (const [registryPath, running] of [...this.running]) {
+      const wanted = desired.get(registryPath);
+      if (wanted !== undefined && sameServer(running.desired, wanted)) continue;
+      this.running.delete(registryPath);
       await running.server.close();
-      this.log.info(`status server on ${running.server.origin} stopped`);
+      this.log.info(`status server on ${running.server.origin} (${registryPath}) stopped`);
     }
-    if (desired === undefined) return;
+    for (const wanted of desired.values()) {
+      if (this.stopped) return;
+      if (!this.running.has(wanted.registryPath)) await this.start(wanted);
+    }
+  }
+
+  private async start(desired: DesiredServer): Promise<void> {
     const token = desired.requireToken ? await this.token(desired.registryPath) : null;
     if (token === null)
       this.log.warn(
         'status server: loopx.statusServer.requireToken is off; any process on this machine can read the status',
       );
-    try {
-      const server = await startStatusServer({
+    const listen = (port: number) =>
+      startStatusServer({
         registryPath: desired.registryPath,
         homeDir: homedir(),
         clock: clockFromEnv(),
         token,
-        port: desired.port,
+        port,
         // The views' own live model: one set of caches, and the server is fresh when the views are.
         model: this.model.liveModel(desired.registryPath),
         log: (level, message) =>
           level === 'warn' ? this.log.warn(`status server: ${message}`) : this.log.info(`status server: ${message}`),
       });
-      if (this.stopped) {
-        await server.close();
-        return;
-      }
-      this.running = { server, desired, token };
-      this.log.info(
-        `status server listening on ${server.origin} (${STATUS_PATH}; token ${token === null ? 'off' : 'required'})`,
-      );
+    const port = portToListenOn(desired.preferredPort, this.busyPorts);
+    let server: ListeningStatusServer;
+    try {
+      server = await listen(port);
     } catch (error) {
-      if (isLoopxError(error, 'port_in_use')) {
-        void this.offerFreePort(desired.port);
-        return;
-      }
-      throw error;
-    }
-  }
-
-  private async offerFreePort(port: number): Promise<void> {
-    this.log.warn(`status server: port ${port} on 127.0.0.1 is in use`);
-    const choice = await vscode.window.showWarningMessage(
-      `LoopX: port ${port} is already in use, so the status server did not start.`,
-      'Use a Free Port',
-      'Change Port Setting',
-    );
-    if (choice === 'Use a Free Port') {
-      this.portOverride = { configured: port, port: 0 };
-      await this.sync();
-      const url = this.url;
-      if (url !== undefined) {
-        const copy = await vscode.window.showInformationMessage(
-          `LoopX: the status server runs on ${this.running?.server.origin ?? ''} for this session.`,
-          'Copy URL',
-        );
-        if (copy === 'Copy URL') await vscode.env.clipboard.writeText(url);
-      }
-    } else if (choice === 'Change Port Setting') {
-      await vscode.commands.executeCommand(
-        'workbench.action.openSettings',
-        `${STATUS_SERVER_SETTINGS.section}.${STATUS_SERVER_SETTINGS.port}`,
+      if (!isLoopxError(error, 'port_in_use') || port === 0) throw error;
+      // Another window (or program) holds the port: a free one, said in the log and by Copy Status Server URL.
+      server = await listen(0);
+      this.busyPorts.set(desired.preferredPort, server.port);
+      this.log.warn(
+        `status server: port ${port} on 127.0.0.1 is in use (another window's status server?); serving ${desired.registryPath} on free port ${server.port} for this session`,
       );
     }
+    if (this.stopped) {
+      await server.close();
+      return;
+    }
+    this.running.set(desired.registryPath, { server, desired, token });
+    this.log.info(
+      `status server listening on ${server.origin} (${STATUS_PATH}; ${desired.registryPath}; token ${token === null ? 'off' : 'required'})`,
+    );
   }
 
   /** The workspace's token from SecretStorage, generated and stored on first use. */
@@ -226,5 +270,5 @@ export class StatusServerController extends Disposable {
 }
 
 function sameServer(a: DesiredServer, b: DesiredServer): boolean {
-  return a.registryPath === b.registryPath && a.port === b.port && a.requireToken === b.requireToken;
+  return a.registryPath === b.registryPath && a.preferredPort === b.preferredPort && a.requireToken === b.requireToken;
 }

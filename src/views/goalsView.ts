@@ -5,6 +5,7 @@ import type { ProjectionWarning } from '../core/status/projection/schemas';
 import type { StatusGate, StatusReplanObligation, StatusTodoItem } from '../core/status/goalStatus';
 import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
 import { leaseLabel, type RecentRun } from '../workspace/goalExtras';
+import type { FolderGoals } from '../workspace/registrySources';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
 
 type GroupKind = 'agentTodos' | 'userTodos' | 'gates' | 'warnings' | 'runs';
@@ -18,7 +19,8 @@ export type GoalsNode =
   | { kind: 'warning'; goal: GoalSummary; warning: ProjectionWarning; index: number }
   | { kind: 'replan'; goal: GoalSummary; replan: StatusReplanObligation }
   | { kind: 'detail'; id: string; label: string; description?: string; icon: string; tooltip?: string; color?: string }
-  | { kind: 'registryError'; snapshot: Extract<RegistrySnapshot, { ok: false }> };
+  | { kind: 'registryError'; snapshot: Extract<RegistrySnapshot, { ok: false }> }
+  | { kind: 'folder'; folder: FolderGoals['folder']; goals: GoalSummary[] };
 
 const TODO_ICONS: Record<StatusTodoItem['status'], string> = {
   open: 'circle-large-outline',
@@ -182,6 +184,8 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       }
       case 'registryError':
         return this.registryErrorItem(node.snapshot);
+      case 'folder':
+        return this.folderItem(node);
     }
   }
 
@@ -192,25 +196,48 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       );
       const goals = this.model.goals;
       if (goals.length > 0) this.onShown('listed');
-      const nodes = goals.map((goal) => {
-        const key = goalKey(goal);
-        const node = this.goalNodes.get(key) ?? { kind: 'goal' as const, goal };
-        node.goal = goal;
-        this.goalNodes.set(key, node);
-        return node;
-      });
       const keys = new Set(goals.map(goalKey));
       for (const key of this.goalNodes.keys()) if (!keys.has(key)) this.goalNodes.delete(key);
-      return [...errors, ...nodes];
+      // A window with several folders: a node per folder, its goals below it.
+      const byFolder = this.model.goalsByFolder();
+      if (byFolder !== null) return [...errors, ...byFolder.map((entry) => ({ kind: 'folder' as const, ...entry }))];
+      return [...errors, ...this.goalNodesOf(goals)];
     }
     switch (node.kind) {
       case 'goal':
         return this.goalChildren(node.goal);
       case 'group':
         return this.groupChildren(node);
+      case 'folder':
+        return this.goalNodesOf(node.goals);
       default:
         return [];
     }
+  }
+
+  /** The goals' nodes: one object per goal, kept across reloads. */
+  private goalNodesOf(goals: readonly GoalSummary[]): GoalsNode[] {
+    return goals.map((goal) => {
+      const key = goalKey(goal);
+      const node = this.goalNodes.get(key) ?? { kind: 'goal' as const, goal };
+      node.goal = goal;
+      this.goalNodes.set(key, node);
+      return node;
+    });
+  }
+
+  private folderItem(node: Extract<GoalsNode, { kind: 'folder' }>): vscode.TreeItem {
+    const count = node.goals.length;
+    const item = new vscode.TreeItem(
+      node.folder.name,
+      count > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = `folder:${node.folder.path}`;
+    item.description = count === 0 ? 'no goals' : `${count} goal${count === 1 ? '' : 's'}`;
+    item.tooltip = node.folder.path;
+    item.contextValue = 'folder';
+    item.iconPath = new vscode.ThemeIcon('root-folder');
+    return item;
   }
 
   private goalItem(goal: GoalSummary): vscode.TreeItem {

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { isAbsolute, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../core/commands/ids';
@@ -9,7 +9,6 @@ import type { GoalStatusItem } from '../core/status/goalStatus';
 import { LiveStatusModel, type ReadyLiveSnapshot, type StatusDiff } from '../core/status/liveStatus';
 import type { RecentRunRow } from '../core/status/recentRuns';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
-import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
 import { runIndexPath } from '../core/runtime/layout';
 import { readRunIndex } from '../core/runtime/runIndex';
 import { readAgentExecutorConfig } from '../core/executors/config';
@@ -28,6 +27,7 @@ import {
   withExistingEvidence,
 } from './goalExtras';
 import { goalsOfChangedFiles, PendingChanges } from './changedGoals';
+import { goalsByFolder, registrySources, watchTargets, type FolderGoals, type RegistrySource } from './registrySources';
 
 const RELOAD_DEBOUNCE_MS = 200;
 
@@ -55,9 +55,11 @@ export class WorkspaceModel extends Disposable {
   private executors = new Map<string, ReadonlyMap<string, string>>();
   private leases = new Map<string, ReadonlyMap<string, TodoLease>>();
   private fingerprints: { shape: string; facts: Map<string, GoalFactsSeen> } = { shape: '', facts: new Map() };
-  /** Watchers of runtime roots that lie outside the workspace folders (LoopX's default is under the home folder). */
+  /** Watchers of the runtime roots and state files the workspace watcher does not see, by `root:`/`file:` path. */
   private readonly runtimeWatchers = new Map<string, vscode.Disposable>();
   private snapshotList: RegistrySnapshot[] = [];
+  /** The registries of the last reload and their folders. */
+  private sources: RegistrySource[] = [];
   /** One live status model per registry: the views, the status server and the API events share it. */
   private readonly live = new Map<string, LiveStatusModel>();
   private readonly clock = clockFromEnv();
@@ -204,20 +206,31 @@ export class WorkspaceModel extends Disposable {
 
   /** Registry files this workspace shows, in folder order, without duplicates. */
   registryPaths(): string[] {
-    const paths: string[] = [];
-    const folders = vscode.workspace.workspaceFolders ?? [];
-    for (const folder of folders) {
-      if (folder.uri.scheme === 'file') paths.push(join(folder.uri.fsPath, PROJECT_REGISTRY_RELATIVE_PATH));
-    }
-    const configured = vscode.workspace
-      .getConfiguration(SETTINGS.section)
-      .get<string>(SETTINGS.registryPath, '')
-      .trim();
-    if (configured !== '') {
-      const base = folders[0]?.uri.fsPath ?? homedir();
-      paths.push(isAbsolute(configured) ? configured : join(base, configured));
-    }
-    return [...new Set(paths)];
+    return this.registrySources().map((source) => source.registryPath);
+  }
+
+  /**
+   * The registries of this window and the folder each came from: each folder's
+   * `.loopx/registry.json` and the `loopx.registryPath` read with that folder as the resource
+   * (the setting is `resource`-scoped: a folder may name its own; relative paths resolve against it).
+   */
+  registrySources(): RegistrySource[] {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === 'file');
+    const setting = (scope?: vscode.Uri): string =>
+      vscode.workspace.getConfiguration(SETTINGS.section, scope).get<string>(SETTINGS.registryPath, '');
+    return registrySources(
+      folders.map((folder) => ({ name: folder.name, path: folder.uri.fsPath, registryPath: setting(folder.uri) })),
+      setting(),
+      homedir(),
+    );
+  }
+
+  /** The goals by workspace folder when the window has several folders; null: one folder or none (a flat list). */
+  goalsByFolder(): FolderGoals[] | null {
+    const folders = (vscode.workspace.workspaceFolders ?? [])
+      .filter((folder) => folder.uri.scheme === 'file')
+      .map((folder) => ({ name: folder.name, path: folder.uri.fsPath }));
+    return goalsByFolder(folders, this.sources, this.goals);
   }
 
   /** When the reload now running (or the last one) started, in performance.now() ms (the benchmarks time a refresh from it). */
@@ -297,8 +310,9 @@ export class WorkspaceModel extends Disposable {
       await previous;
       const started = performance.now();
       this.reloadStarted = started;
+      this.sources = this.registrySources();
       const snapshots = await Promise.all(
-        this.registryPaths().map((p) => loadRegistrySnapshot(p, { homeDir: homedir() })),
+        this.sources.map((source) => loadRegistrySnapshot(source.registryPath, { homeDir: homedir() })),
       );
       this.snapshotList = snapshots.filter((s) => !s.ok || s.exists);
       // Goals never read before (the first load, a goal just added) are listed from the registry at
@@ -441,27 +455,49 @@ export class WorkspaceModel extends Disposable {
     else if (changed.length > 0) this.goalsChanged.fire(this.goals.filter((g) => changed.includes(goalKey(g))));
   }
 
-  /** Watches each runtime root that no workspace folder contains, so runs written there show at once. */
+  /**
+   * Watches every runtime root and state file the registries name that the workspace watcher does
+   * not see (`watchTargets`): a runtime root outside `.loopx/` or outside the folders (LoopX's
+   * default is under the home folder), a state file with another name or place.
+   */
   private watchRuntimeRoots(goals: GoalSummary[]): void {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const outside = new Set(
-      goals
-        .map((g) => g.runtimeRoot)
-        .filter((root) => !folders.some((folder) => root === folder || root.startsWith(folder + sep))),
-    );
-    for (const [root, watcher] of this.runtimeWatchers) {
-      if (outside.has(root)) continue;
+    const targets = watchTargets(goals, folders);
+    const wanted = new Map<string, () => vscode.FileSystemWatcher>();
+    // Inside a folder, a glob over the workspace watcher's events (a RelativePattern there asks VS Code for a
+    // second watch of a watched path, whose events did not arrive in code-server); outside, a watcher of its own.
+    const watcherOf = (base: string, pattern: string): vscode.FileSystemWatcher => {
+      const inFolder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(base)) !== undefined;
+      return vscode.workspace.createFileSystemWatcher(
+        inFolder && !/[*?[\]{}]/.test(base)
+          ? `${base.split(sep).join('/')}/${pattern}`
+          : new vscode.RelativePattern(vscode.Uri.file(base), pattern),
+      );
+    };
+    for (const root of targets.runtimeRoots) wanted.set(`root:${root}`, () => watcherOf(root, '**'));
+    for (const file of targets.stateFiles)
+      wanted.set(`file:${join(file.dir, file.name)}`, () => watcherOf(file.dir, file.name));
+    for (const [key, watcher] of this.runtimeWatchers) {
+      if (wanted.has(key)) continue;
       watcher.dispose();
-      this.runtimeWatchers.delete(root);
+      this.runtimeWatchers.delete(key);
     }
-    for (const root of outside) {
-      if (this.runtimeWatchers.has(root)) continue;
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '**'));
+    for (const [key, create] of wanted) {
+      if (this.runtimeWatchers.has(key)) continue;
+      const watcher = create();
       const subscriptions = [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete].map((event) =>
         event((uri) => this.scheduleReload(uri)),
       );
-      this.runtimeWatchers.set(root, vscode.Disposable.from(watcher, ...subscriptions));
+      this.runtimeWatchers.set(key, vscode.Disposable.from(watcher, ...subscriptions));
     }
+    this.log.trace(
+      `watching ${[...this.runtimeWatchers.keys()].join(', ') || 'no file outside the workspace watcher'}`,
+    );
+  }
+
+  /** What the extra watchers watch (`root:<path>`, `file:<path>`), for tests through a hidden command. */
+  get watchedPaths(): string[] {
+    return [...this.runtimeWatchers.keys()];
   }
 
   private publishDiagnostics(snapshots: RegistrySnapshot[]): void {

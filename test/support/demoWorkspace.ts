@@ -1,4 +1,14 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
@@ -27,4 +37,46 @@ export function materializeDemoWorkspace(destination: string, options: { replace
   const registryPath = join(target, '.loopx', 'registry.json');
   writeFileSync(registryPath, readFileSync(registryPath, 'utf8').split('__WORKSPACE__').join(target));
   return target;
+}
+
+/**
+ * A multi-root workspace of two demo copies with different registries and runtime roots: `alpha`
+ * keeps the demo's `.loopx/registry.json` (runtime `.loopx/runtime`); `beta` has none there, its
+ * folder setting `loopx.registryPath` names `config/registry.json` (relative to beta), whose
+ * runtime root is `beta/runtime` and whose goal is shown as "Tidy the beta notes". Returns the
+ * `.code-workspace` file.
+ */
+export function materializeTwoFolderWorkspace(destination: string): string {
+  const target = resolve(destination);
+  mkdirSync(target, { recursive: true });
+  const alpha = materializeDemoWorkspace(join(target, 'alpha'));
+  const beta = materializeDemoWorkspace(join(target, 'beta'));
+  const demoRegistry = join(beta, '.loopx', 'registry.json');
+  const registry = JSON.parse(readFileSync(demoRegistry, 'utf8')) as {
+    goals: Record<string, unknown>[];
+    [key: string]: unknown;
+  };
+  mkdirSync(join(beta, 'config'), { recursive: true });
+  writeFileSync(
+    join(beta, 'config', 'registry.json'),
+    JSON.stringify(
+      {
+        ...registry,
+        common_runtime_root: join(beta, 'runtime'),
+        goals: registry.goals.map((goal) => ({ ...goal, display_name: 'Tidy the beta notes' })),
+      },
+      null,
+      2,
+    ),
+  );
+  renameSync(join(beta, '.loopx', 'runtime'), join(beta, 'runtime'));
+  rmSync(join(beta, '.loopx'), { recursive: true, force: true });
+  mkdirSync(join(beta, '.vscode'), { recursive: true });
+  writeFileSync(
+    join(beta, '.vscode', 'settings.json'),
+    JSON.stringify({ 'loopx.registryPath': 'config/registry.json' }, null, 2),
+  );
+  const file = join(target, 'two-folders.code-workspace');
+  writeFileSync(file, JSON.stringify({ folders: [{ path: alpha }, { path: beta }], settings: {} }, null, 2));
+  return file;
 }

@@ -5,7 +5,9 @@
  *   1. the extension under development, on a copy of the demo workspace;
  *   2. the extension under development in an UNTRUSTED workspace (workspace trust on, folder not trusted, the
  *      status server turned on in the user settings): writes, agent runs and the status server are refused;
- *   3. the packaged .vsix, installed with `--install-extension` the way a user would, checked by a probe extension.
+ *   3. the packaged .vsix, installed with `--install-extension` the way a user would, checked by a probe extension;
+ *   4. the extension under development on a two-folder `.code-workspace` (multi-root: per-folder registries,
+ *      goals grouped by folder, a status server per registry).
  * A suite that runs no test, or leaves one pending, fails the run.
  * Writes the combined counts to $LOOPX_TEST_SUMMARY; exits non-zero on any failure or timeout.
  */
@@ -14,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { materializeDemoWorkspace, REPO_ROOT } from './demoWorkspace';
+import { materializeDemoWorkspace, materializeTwoFolderWorkspace, REPO_ROOT } from './demoWorkspace';
 import { combine, judgeSuite, printResults, readSummary, type TestSummary } from './testSummary';
 import {
   installVsix,
@@ -31,6 +33,7 @@ const VSIX_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'vsix', 'index'
 const UNTRUSTED_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'untrusted', 'index');
 const PROBE = join(REPO_ROOT, 'test', 'integration', 'vsix-probe');
 const LM_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'lm', 'index');
+const MULTIROOT_SUITE = join(REPO_ROOT, 'out', 'test', 'integration', 'multiroot', 'index');
 /** A test extension that registers a deterministic language model (vscode.lm provider API). */
 const LM_PROVIDER = join(REPO_ROOT, 'test', 'integration', 'lm-provider');
 
@@ -43,10 +46,14 @@ async function runInCodeServer(
     env?: NodeJS.ProcessEnv;
     untrusted?: boolean;
     settings?: Record<string, unknown>;
+    /** Opens a two-folder `.code-workspace` (see materializeTwoFolderWorkspace) instead of the demo folder. */
+    twoFolders?: boolean;
   },
 ): Promise<TestSummary | undefined> {
   const scratch = mkdtempSync(join(tmpdir(), 'loopx-it-'));
-  const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
+  const workspace = options.twoFolders
+    ? materializeTwoFolderWorkspace(join(scratch, 'workspace'))
+    : materializeDemoWorkspace(join(scratch, 'workspace'));
   const summaryFile = join(scratch, 'summary.json');
   const server = await startCodeServer({
     workspace,
@@ -134,9 +141,10 @@ function lap(message: string): void {
   console.log(`  [${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${message}`);
 }
 
-/** `LOOPX_IT_ONLY=lm,untrusted` runs only those suites (dev, lm, untrusted, vsix), for a change that touches one. */
+/** `LOOPX_IT_ONLY=lm,untrusted` runs only those suites (dev, lm, untrusted, multiroot, vsix), for a change that touches one. */
 const ONLY = new Set((process.env['LOOPX_IT_ONLY'] ?? '').split(',').filter((s) => s.trim() !== ''));
-const wanted = (suite: 'dev' | 'lm' | 'untrusted' | 'vsix'): boolean => ONLY.size === 0 || ONLY.has(suite);
+const wanted = (suite: 'dev' | 'lm' | 'untrusted' | 'multiroot' | 'vsix'): boolean =>
+  ONLY.size === 0 || ONLY.has(suite);
 
 async function main(): Promise<void> {
   const desktop = process.env['LOOPX_VSCODE_EXECUTABLE'];
@@ -207,8 +215,22 @@ async function main(): Promise<void> {
     );
   }
 
+  if (!desktop && wanted('multiroot')) {
+    lap('untrusted suite done; the two-folder workspace next');
+    const statusPort = await freePort();
+    summaries.push(
+      await runInCodeServer('Two-folder workspace (multi-root)', {
+        extensionDevelopmentPath: REPO_ROOT,
+        extensionTestsPath: MULTIROOT_SUITE,
+        twoFolders: true,
+        settings: { 'loopx.statusServer.enabled': true, 'loopx.statusServer.port': statusPort },
+        env: { LOOPX_MULTIROOT_STATUS_PORT: String(statusPort) },
+      }),
+    );
+  }
+
   if (wanted('vsix')) {
-    lap('untrusted suite done; packaging the .vsix');
+    lap('multi-root suite done; packaging the .vsix');
     const vsix =
       execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'package.mjs')], {
         cwd: REPO_ROOT,

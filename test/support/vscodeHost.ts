@@ -237,9 +237,10 @@ export function remoteUri(server: CodeServer, absolutePath: string): string {
   return `vscode-remote://127.0.0.1:${server.port}${absolutePath}`;
 }
 
+/** The workbench on a folder, or on a multi-root workspace when `folder` is a `.code-workspace` file. */
 export function workbenchUrl(server: CodeServer, folder: string, payload: [string, string][]): string {
   const query = new URLSearchParams({
-    folder,
+    [folder.endsWith('.code-workspace') ? 'workspace' : 'folder']: folder,
     payload: JSON.stringify([...payload, ['skipWelcome', 'true'], ['skipReleaseNotes', 'true']]),
   });
   return `${server.url}/?${query.toString()}`;

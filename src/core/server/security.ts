@@ -38,6 +38,20 @@ export function hostHeaderIsLoopback(host: string | undefined, expectedPort?: nu
   return port === null || expectedPort === undefined || port === expectedPort;
 }
 
+/**
+ * The Host gate: a loopback host (see `hostHeaderIsLoopback`), or exactly one of the authorities
+ * the editor handed the server's URL out under (`vscode.env.asExternalUri`: code-server's proxy,
+ * a forwarded port), which reach it through a proxy on this machine that keeps the public Host.
+ */
+export function hostHeaderAllowed(
+  host: string | undefined,
+  expectedPort: number | undefined,
+  externalAuthorities: ReadonlySet<string>,
+): boolean {
+  if (hostHeaderIsLoopback(host, expectedPort)) return true;
+  return host !== undefined && externalAuthorities.has(host.trim().toLowerCase());
+}
+
 /** The origin when it is `http(s)://` plus one of the accepted loopback spellings and an optional port, else null. */
 export function loopbackOrigin(origin: string | undefined): string | null {
   if (origin === undefined) return null;

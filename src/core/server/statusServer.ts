@@ -8,7 +8,7 @@ import { registryProjectRoot } from '../registry/locate';
 import { LOOPX_VERSION } from '../version';
 import {
   corsHeaders,
-  hostHeaderIsLoopback,
+  hostHeaderAllowed,
   LOOPBACK_BIND_HOSTS,
   loopbackOrigin,
   presentedToken,
@@ -51,6 +51,11 @@ export interface ListeningStatusServer {
   /** `http://127.0.0.1:<port>` (or `http://[::1]:<port>`). */
   origin: string;
   source: StatusSource;
+  /**
+   * Lets the Host gate accept an authority (`host[:port]`) the server's URL was handed out under
+   * (the editor's `asExternalUri`: code-server's `/proxy/<port>/`, which forwards the public Host).
+   */
+  allowExternalHost(authority: string): void;
   close(): Promise<void>;
 }
 
@@ -115,6 +120,7 @@ export class StatusServer {
   private readonly server: http.Server;
   private readonly indexBody: Record<string, unknown>;
   private readonly fallbackScrub: ScrubContext;
+  private readonly externalHosts = new Set<string>();
 
   constructor(private readonly options: StatusServerOptions) {
     this.indexBody = routeIndex(options.token !== null);
@@ -196,7 +202,14 @@ export class StatusServer {
         this.server.off('error', onError);
         const address = this.server.address() as AddressInfo;
         const origin = host === '::1' ? `http://[::1]:${address.port}` : `http://127.0.0.1:${address.port}`;
-        resolve({ host, port: address.port, origin, source: this.source, close: () => this.close() });
+        resolve({
+          host,
+          port: address.port,
+          origin,
+          source: this.source,
+          allowExternalHost: (authority) => this.externalHosts.add(authority.trim().toLowerCase()),
+          close: () => this.close(),
+        });
       };
       this.server.once('error', onError);
       this.server.once('listening', onListening);
@@ -221,11 +234,11 @@ export class StatusServer {
     const origin = req.headers.origin;
     const listening = this.server.address();
     const port = listening !== null && typeof listening === 'object' ? listening.port : undefined;
-    if (!hostHeaderIsLoopback(req.headers.host, port)) {
+    if (!hostHeaderAllowed(req.headers.host, port, this.externalHosts)) {
       this.sendJson(req, res, 403, {
         ok: false,
         error:
-          "the Host header must name a loopback host (127.0.0.1, localhost or [::1]) and, if it has a port, this server's port",
+          "the Host header must name a loopback host (127.0.0.1, localhost or [::1]) and, if it has a port, this server's port (or the address LoopX: Copy Status Server URL copied)",
       });
       return;
     }

@@ -54,11 +54,50 @@ describe('status server in the real VS Code host', function () {
     assert.equal(status.status, 401, 'the status needs the token');
     await vscode.commands.executeCommand('loopx.copyStatusServerUrl');
     const url = await vscode.env.clipboard.readText();
-    assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/status\\.json\\?token=[A-Za-z0-9_-]{20,}$`));
+    if (vscode.env.uiKind === vscode.UIKind.Web) {
+      // code-server: the browser is not on the host's loopback; asExternalUri maps the URL to code-server's own
+      // /proxy/<port>/, which the copied URL must go through (and answer with the status, token and all).
+      assert.doesNotMatch(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/`), 'not the host-only loopback URL');
+      assert.match(url, new RegExp(`^https?://[^/]+/proxy/${port}/status\\.json\\?token=[A-Za-z0-9_-]{20,}$`));
+    } else {
+      assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/status\\.json\\?token=[A-Za-z0-9_-]{20,}$`));
+    }
     const withToken = await fetch(url);
-    assert.equal(withToken.status, 200);
-    assert.equal(((await withToken.json()) as { ok: boolean }).ok, true);
+    assert.equal(withToken.status, 200, await withToken.clone().text());
+    const body = (await withToken.json()) as { ok: boolean; attention_queue?: { items: { goal_id: string }[] } };
+    assert.equal(body.ok, true);
+    assert.deepEqual(
+      body.attention_queue?.items.map((item) => item.goal_id),
+      ['tidy-notes'],
+      'the demo goal, served through the URL a user copies',
+    );
     await config().update('statusServer.enabled', false, vscode.ConfigurationTarget.Workspace);
     await until(async () => (await healthz(port)) === 'refused', `port ${port} is closed`);
+  });
+
+  it('a busy port (another window holds it) is replaced by a free one, which Copy Status Server URL names', async () => {
+    const port = await freePort();
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      await config().update('statusServer.port', port, vscode.ConfigurationTarget.Workspace);
+      await config().update('statusServer.enabled', true, vscode.ConfigurationTarget.Workspace);
+      let served: { origin: string; url: string }[] = [];
+      await until(async () => {
+        served =
+          (await vscode.commands.executeCommand<{ origin: string; url: string }[]>('_loopx.statusServers')) ?? [];
+        return served.length === 1;
+      }, 'the status server runs');
+      const actual = Number(new URL(served[0]?.origin ?? '').port);
+      assert.notEqual(actual, port, 'not the busy port');
+      assert.equal(await healthz(actual), 200);
+      await vscode.commands.executeCommand('loopx.copyStatusServerUrl');
+      const url = await vscode.env.clipboard.readText();
+      assert.ok(url.includes(String(actual)), `the copied URL names the real port ${actual}: ${url}`);
+      assert.equal((await fetch(url)).status, 200);
+    } finally {
+      await config().update('statusServer.enabled', false, vscode.ConfigurationTarget.Workspace);
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
   });
 });

@@ -176,6 +176,34 @@ describe('status server over HTTP (127.0.0.1)', function () {
     }
   });
 
+  it('accepts the host an editor handed its URL out under (asExternalUri, a proxy keeping the public Host), only that one', async () => {
+    const own = await startStatusServer({
+      registryPath: ws.registryPath,
+      homeDir,
+      clock: fixedClock(NOW),
+      token: SERVER_TOKEN,
+      port: 0,
+    });
+    try {
+      const proxied = { ...auth(), Host: 'ide.example.com:8443' };
+      assert.equal(
+        (await request(own.port, '/status.json', { headers: proxied })).status,
+        403,
+        'before it is handed out',
+      );
+      own.allowExternalHost('IDE.example.com:8443');
+      assert.equal((await request(own.port, '/status.json', { headers: proxied })).status, 200);
+      for (const host of ['ide.example.com', 'ide.example.com:8444', 'evil.example:8443'])
+        assert.equal(
+          (await request(own.port, '/status.json', { headers: { ...auth(), Host: host } })).status,
+          403,
+          host,
+        );
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses forged Host headers (DNS rebinding) and browser pages from other origins', async () => {
     for (const host of [
       'evil.example',

@@ -1,0 +1,5 @@
+import { runMochaSuite } from '../mochaRunner';
+
+export function run(): Promise<void> {
+  return runMochaSuite(__dirname);
+}

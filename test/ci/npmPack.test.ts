@@ -134,7 +134,7 @@ describe('npm pack: the CLI and the library installed from the tarball', functio
         "const status: GoalStatus = await getGoalStatus({ registryPath: 'r.json', goalId: 'g' });",
         'const open: number | undefined = status.state?.todos.agent.open_count;',
         'console.log(open, isLoopxError(status));',
-        "// @ts-expect-error goalId is a string",
+        '// @ts-expect-error goalId is a string',
         "await getGoalStatus({ registryPath: 'r.json', goalId: 5 });",
         '',
       ].join('\n'),

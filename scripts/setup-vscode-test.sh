@@ -82,7 +82,7 @@ seed_ripgrep_download() {
   mkdir -p "$tmp/vscode-ripgrep-cache-$rg_version"
   tar czf "$tmp/vscode-ripgrep-cache-$rg_version/ripgrep-$rg_release-x86_64-unknown-linux-musl.tar.gz" \
     -C "$(dirname "$(command -v rg)")" rg
-  log "ripgrep for @vscode/ripgrep $rg_version ($rg_release): Debian's $(rg --version | head -1)"
+  log "ripgrep for @vscode/ripgrep $rg_version ($rg_release): Debian's $(rg --version 2>/dev/null | head -1)"
 }
 
 cs_bin="$cs_dir/node_modules/.bin/code-server"

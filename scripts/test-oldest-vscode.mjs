@@ -1,4 +1,4 @@
-// `npm run test:oldest-vscode` (CI, .ci/run): the development integration suite on the oldest VS Code that
+// `npm run test:oldest-vscode`: the development integration suite on the oldest VS Code that
 // package.json's engines.vscode admits, so an API newer than that minimum is caught where it is called
 // unconditionally. code-server 4.X.Y ships VS Code 1.X.Y; it is installed beside the usual one, in its own
 // folders of the test cache (scripts/setup-vscode-test.sh, test/support/codeServerInstall.ts).
@@ -7,11 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { npmChildEnv } from './npm-env.cjs';
 
-// code-server for engines.vscode's minor. Its postinstall requires Node 20 (npm's `engines` for it may say 18).
-// Raise both with engines.vscode: the check below fails until they match. (LoopX's APIs typecheck against VS Code
-// 1.90, but 1.90 to 1.92 lose a runtime root's file events once the folder is replaced wholesale: the suite's
-// runtimeWatch test fails there, so engines.vscode is 1.93.)
-const OLDEST = { codeServer: '4.93.1', node: '20' };
+// code-server for engines.vscode's minor. Its postinstall requires Node 20 (npm's `engines` for it says 18).
+// Raise both with engines.vscode: the check below fails until they match. (Not yet in .ci/run: on VS Code 1.90
+// and 1.93 the runtimeWatch test fails most runs, see docs/architecture.md "Oldest VS Code".)
+const OLDEST = { codeServer: '4.90.3', node: '20' };
 
 const root = new URL('..', import.meta.url).pathname;
 const { engines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

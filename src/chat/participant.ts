@@ -13,6 +13,7 @@ import { editorEnvironment } from '../commands/operationRunner';
 import { draftGoal } from '../commands/startGoal';
 import { draftPriority, renderDraftDocument } from '../lm/goalDraft';
 import { languageModelUnavailable } from '../lm/languageModelExecutor';
+import { chatRequestModel } from './requestModel';
 
 /**
  * `@loopx` in the chat view. Its slash commands are the catalog's `chat` forms (the same rows as the
@@ -271,7 +272,12 @@ async function answerFreeText(
 /** Registers `@loopx`; returns its disposable. */
 export function registerChatParticipant(model: WorkspaceModel, extensionUri: vscode.Uri): vscode.Disposable {
   const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (request, _context, stream, token) =>
-    answerChat(model, { command: request.command, prompt: request.prompt, model: request.model }, stream, token),
+    answerChat(
+      model,
+      { command: request.command, prompt: request.prompt, model: chatRequestModel(request) },
+      stream,
+      token,
+    ),
   );
   participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'loopx.svg');
   participant.followupProvider = {

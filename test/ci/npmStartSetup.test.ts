@@ -9,9 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { codeServerInstall } from '../support/codeServerInstall';
 import { REPO_ROOT } from '../support/demoWorkspace';
 
-const codeServerVersion = process.env['LOOPX_CODE_SERVER_VERSION'] ?? '4.139.1';
 // What `npm start` run by the system npm on Node 20 hands down to its scripts (any value the child npm
 // would wrongly adopt as its own).
 const outerUserAgent = 'npm/10.8.2 node/v20.19.0 linux x64 workspaces/false';
@@ -44,17 +44,19 @@ describe('npm start setup path (fresh clone)', function () {
     console.log(`      setup took ${((Date.now() - started) / 1000).toFixed(0)} s`);
     assert.equal(result.status, 0, `npm run setup:vscode-test failed:\n${output}`);
     assert.match(output, /installing code-server/, 'the cache folder was empty, so code-server must be installed');
-    assert.ok(existsSync(join(cache, 'code-server', `.complete-${codeServerVersion}`)), 'install marker missing');
+    const install = codeServerInstall(cache);
+    const codeServerVersion = install.version;
+    assert.ok(existsSync(join(install.codeServerDir, `.complete-${codeServerVersion}`)), 'install marker missing');
 
-    const node24 = join(cache, 'node', 'node_modules', '.bin');
-    const version = spawnSync(join(cache, 'code-server', 'node_modules', '.bin', 'code-server'), ['--version'], {
+    const nodeBin = join(install.nodeDir, 'node_modules', '.bin');
+    const version = spawnSync(join(install.codeServerDir, 'node_modules', '.bin', 'code-server'), ['--version'], {
       encoding: 'utf8',
-      env: { ...process.env, PATH: `${node24}:${process.env['PATH'] ?? ''}` },
+      env: { ...process.env, PATH: `${nodeBin}:${process.env['PATH'] ?? ''}` },
     });
     assert.equal(version.status, 0, `code-server --version failed:\n${version.stdout}\n${version.stderr}`);
     assert.match(version.stdout, new RegExp(`^${codeServerVersion.replace(/\./g, '\\.')}\\b`));
     const installed = JSON.parse(
-      readFileSync(join(cache, 'code-server', 'node_modules', 'code-server', 'package.json'), 'utf8'),
+      readFileSync(join(install.codeServerDir, 'node_modules', 'code-server', 'package.json'), 'utf8'),
     ) as { version: string };
     assert.equal(installed.version, codeServerVersion);
   });

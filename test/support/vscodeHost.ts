@@ -9,21 +9,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { npmChildEnv } from '../../scripts/npm-env.cjs';
+import { codeServerInstall } from './codeServerInstall';
 import { REPO_ROOT } from './demoWorkspace';
 
 export const CACHE_DIR = process.env['LOOPX_VSCODE_TEST_CACHE'] || join(REPO_ROOT, '.vscode-test');
-const NODE24_BIN_DIR = join(CACHE_DIR, 'node', 'node_modules', '.bin');
-const CODE_SERVER_BIN = join(CACHE_DIR, 'code-server', 'node_modules', '.bin', 'code-server');
+/** The code-server (and its Node) this run uses: LOOPX_CODE_SERVER_VERSION / LOOPX_CODE_SERVER_NODE, else the default. */
+export const CODE_SERVER = codeServerInstall(CACHE_DIR);
+const NODE_BIN_DIR = join(CODE_SERVER.nodeDir, 'node_modules', '.bin');
+const CODE_SERVER_BIN = join(CODE_SERVER.codeServerDir, 'node_modules', '.bin', 'code-server');
 export const CHROMIUM_PATH = process.env['LOOPX_CHROMIUM'] ?? '/usr/bin/chromium';
 
 const verbose = process.env['VERBOSE'] === '1';
 
-/** Installs Chromium, Node 24 and code-server into .vscode-test once (a no-op when cached). */
+/** Installs Chromium, Node and code-server (CODE_SERVER) into .vscode-test once (a no-op when cached). */
 export function ensureVscodeTestHost(): void {
   if (existsSync(CODE_SERVER_BIN) && existsSync(CHROMIUM_PATH)) return;
   const result = spawnSync('bash', [join(REPO_ROOT, 'scripts', 'setup-vscode-test.sh')], {
     stdio: 'inherit',
-    env: npmChildEnv(process.env, { LOOPX_VSCODE_TEST_CACHE: CACHE_DIR }),
+    env: npmChildEnv(process.env, {
+      LOOPX_VSCODE_TEST_CACHE: CACHE_DIR,
+      LOOPX_CODE_SERVER_VERSION: CODE_SERVER.version,
+      LOOPX_CODE_SERVER_NODE: CODE_SERVER.nodeMajor,
+    }),
   });
   if (result.status !== 0) throw new Error('scripts/setup-vscode-test.sh failed');
 }
@@ -57,7 +64,7 @@ export interface CodeServerOptions {
 
 /** code-server's environment: without the outer npm's variables, which would reach its terminals and tasks. */
 function codeServerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return npmChildEnv(process.env, { ...extra, PATH: `${NODE24_BIN_DIR}:${process.env['PATH'] ?? ''}` });
+  return npmChildEnv(process.env, { ...extra, PATH: `${NODE_BIN_DIR}:${process.env['PATH'] ?? ''}` });
 }
 
 export function writeQuietSettings(userDataDir: string, extra: Record<string, unknown> = {}): void {
@@ -85,6 +92,20 @@ export function writeQuietSettings(userDataDir: string, extra: Record<string, un
       2,
     ),
   );
+}
+
+let vscodeOptionFlag: boolean | undefined;
+/**
+ * Whether this code-server takes `--vscode-option` (recent releases; 4.90 refuses it as unknown). Without it the
+ * smoke-test driver stays off, which the suites do not need: the workbench reports the end of an extension
+ * test run (`codeAutomationExit`) and refuses dialogs in a test run either way.
+ */
+function passesVscodeOptions(): boolean {
+  vscodeOptionFlag ??= spawnSync(CODE_SERVER_BIN, ['--help'], {
+    encoding: 'utf8',
+    env: codeServerEnv(),
+  }).stdout.includes('--vscode-option');
+  return vscodeOptionFlag;
 }
 
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
@@ -122,8 +143,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     userData,
     '--extensions-dir',
     extensions,
-    '--vscode-option',
-    'enable-smoke-test-driver',
+    ...(passesVscodeOptions() ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     options.workspace,
   ];
   const child = spawn(CODE_SERVER_BIN, args, {
@@ -265,7 +285,10 @@ export async function runTestsInWorkbench(options: {
   /** Runs on the page once the workbench starts loading, beside the extension host (e.g. opens a view as a user would). */
   onWorkbench?: (page: Page) => Promise<void>;
 }): Promise<SuiteRun> {
-  const page: Page = await options.browser.newPage();
+  // The clipboard as a user's browser grants it: older workbenches (VS Code 1.90) read it back through
+  // navigator.clipboard only, which headless Chromium refuses without the permission.
+  const context = await options.browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const page: Page = await context.newPage();
   const logs: string[] = [];
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolvePromise) => {
@@ -295,6 +318,6 @@ export async function runTestsInWorkbench(options: {
   const exitCode = await Promise.race([finished, timeout]);
   await beside;
   clearTimeout(timer);
-  await page.close().catch(() => undefined);
+  await context.close().catch(() => undefined);
   return { exitCode, logs };
 }

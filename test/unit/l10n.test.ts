@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { manifestNls } from '../../src/core/commands/manifest';
+
+const root = join(__dirname, '..', '..');
+const readJson = (file: string): unknown => JSON.parse(readFileSync(join(root, file), 'utf8'));
+const strings = (file: string): Record<string, string> => readJson(file) as Record<string, string>;
+
+/** What a translation must carry over untouched: `{0}`/`{name}` placeholders, command links, URLs and code spans. */
+function invariants(text: string): string[] {
+  const found = [
+    ...text.matchAll(/\{[A-Za-z0-9_]+\}/g),
+    ...text.matchAll(/\]\(([^)]+)\)/g),
+    ...text.matchAll(/`[^`]+`/g),
+  ].map((match) => match[1] ?? match[0]);
+  return found.sort();
+}
+
+/** Every English key has a translation, no translation is left over from a removed key, and none loses an invariant. */
+function assertTranslated(english: Record<string, string>, translated: Record<string, string>, file: string): void {
+  const missing = Object.keys(english).filter((key) => !(key in translated));
+  const stale = Object.keys(translated).filter((key) => !(key in english));
+  assert.deepEqual(missing, [], `${file} lacks a translation of these keys`);
+  assert.deepEqual(stale, [], `${file} translates keys the English no longer has`);
+  for (const [key, message] of Object.entries(english)) {
+    const translation = translated[key] ?? '';
+    assert.ok(translation.trim() !== '', `${file}: "${key}" is empty`);
+    assert.deepEqual(
+      invariants(translation),
+      invariants(message),
+      `${file}: "${key}" changes a placeholder, link or code span`,
+    );
+  }
+}
+
+/** Every string value of package.json that is a `%key%` reference. */
+function nlsReferences(value: unknown, found: string[] = []): string[] {
+  if (typeof value === 'string') {
+    const match = /^%([^%\s]+)%$/.exec(value);
+    if (match?.[1]) found.push(match[1]);
+  } else if (Array.isArray(value)) {
+    for (const item of value) nlsReferences(item, found);
+  } else if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) nlsReferences(item, found);
+  }
+  return found;
+}
+
+describe('localization: package.nls', () => {
+  const english = strings('package.nls.json');
+
+  it('defines every %key% package.json names, and no key package.json does not name', () => {
+    const referenced = new Set(nlsReferences(readJson('package.json')));
+    assert.deepEqual(
+      [...referenced].filter((key) => !(key in english)),
+      [],
+      'package.json names undefined keys',
+    );
+    assert.deepEqual(
+      Object.keys(english).filter((key) => !referenced.has(key)),
+      [],
+      'package.nls.json has unused keys',
+    );
+  });
+
+  it('holds the catalog strings as the catalog writes them (run `npm run sync:manifest` to fix)', () => {
+    for (const [key, message] of Object.entries(manifestNls())) assert.equal(english[key], message, key);
+  });
+
+  it('translates every key into Simplified Chinese, placeholders, links and code spans kept', () => {
+    assertTranslated(english, strings('package.nls.zh-cn.json'), 'package.nls.zh-cn.json');
+    assert.equal(strings('package.nls.zh-cn.json')['view.goals.name'], '目标');
+  });
+});

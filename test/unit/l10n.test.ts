@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { manifestNls } from '../../src/core/commands/manifest';
 
 const root = join(__dirname, '..', '..');
@@ -71,5 +71,26 @@ describe('localization: package.nls', () => {
   it('translates every key into Simplified Chinese, placeholders, links and code spans kept', () => {
     assertTranslated(english, strings('package.nls.zh-cn.json'), 'package.nls.zh-cn.json');
     assert.equal(strings('package.nls.zh-cn.json')['view.goals.name'], '目标');
+  });
+});
+
+describe('localization: the l10n bundle', function () {
+  // The export parses every source file with tree-sitter (WebAssembly): a few seconds.
+  this.timeout(60_000);
+  const english = strings('l10n/bundle.l10n.json');
+
+  it('holds exactly the strings src passes to l10n.t (run `npm run l10n:export` to fix)', async () => {
+    const { getL10nJson } = await import('@vscode/l10n-dev');
+    const files = readdirSync(join(root, 'src'), { recursive: true })
+      .map(String)
+      .filter((file) => /\.tsx?$/.test(file))
+      .map((file) => ({ contents: readFileSync(join(root, 'src', file), 'utf8'), extension: extname(file) }));
+    const exported = await getL10nJson(files);
+    assert.deepEqual(english, exported);
+    assert.ok(Object.keys(exported).length > 100, 'the scan finds the l10n.t calls');
+  });
+
+  it('translates every string into Simplified Chinese, placeholders, links and code spans kept', () => {
+    assertTranslated(english, strings('l10n/bundle.l10n.zh-cn.json'), 'l10n/bundle.l10n.zh-cn.json');
   });
 });

@@ -12,7 +12,7 @@ import {
 import { agentTurnSetup, type AgentTurnSetup } from '../core/ops/host';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import { languageModelUnavailable, type LanguageModelUnavailable } from '../lm/languageModelExecutor';
-import { REVIEW_CHANGES, type TurnReviews, type TurnReviewSummary } from '../review/turnReview';
+import { reviewChangesButton, type TurnReviews, type TurnReviewSummary } from '../review/turnReview';
 import type { TurnTerminal, TurnTerminals } from '../terminal/turnTerminal';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';
@@ -222,7 +222,7 @@ async function runTurnWithProgress(
 
 /** "Review Changes" on the outcome when the run changed files; the diff editors open from it. */
 function reviewButton(review: TurnReviewSummary | undefined): string[] {
-  return review !== undefined && review.files.length > 0 ? [REVIEW_CHANGES] : [];
+  return review !== undefined && review.files.length > 0 ? [reviewChangesButton()] : [];
 }
 
 /** Shows how a turn ended, with a button per next step (Resume, Retry) that carries it out. */
@@ -237,7 +237,7 @@ async function showTurnOutcome(
   const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   const choice = await show(message, ...reviewButton(review), ...buttons);
   if (choice === showLogButton()) surfaces.log.show();
-  if (choice === REVIEW_CHANGES && review !== undefined) {
+  if (choice === reviewChangesButton() && review !== undefined) {
     await surfaces.reviews.open(review.id);
     return;
   }

@@ -86,20 +86,24 @@ export class StatusServerController extends Disposable {
     if (url !== undefined) {
       await vscode.env.clipboard.writeText(url);
       void vscode.window.showInformationMessage(
-        `LoopX: copied the status server URL (${this.running?.server.origin ?? ''}${STATUS_PATH}, with its token).`,
+        vscode.l10n.t(
+          'LoopX: copied the status server URL ({0}, with its token).',
+          `${this.running?.server.origin ?? ''}${STATUS_PATH}`,
+        ),
       );
       return;
     }
     const reason = !vscode.workspace.isTrusted
-      ? 'it runs only in a trusted workspace'
+      ? vscode.l10n.t('it runs only in a trusted workspace')
       : this.model.registryPaths().length === 0
-        ? 'no workspace folder is open'
-        : 'it is turned off';
+        ? vscode.l10n.t('no workspace folder is open')
+        : vscode.l10n.t('it is turned off');
+    const turnOn = vscode.l10n.t('Turn It On');
     // Not awaited: the command resolves once the server's state is settled, answered or not.
     void vscode.window
-      .showInformationMessage(`LoopX: the status server is not running: ${reason}.`, 'Turn It On')
+      .showInformationMessage(vscode.l10n.t('LoopX: the status server is not running: {0}.', reason), turnOn)
       .then(async (choice) => {
-        if (choice === 'Turn It On') {
+        if (choice === turnOn) {
           await vscode.workspace
             .getConfiguration(STATUS_SERVER_SETTINGS.section)
             .update(STATUS_SERVER_SETTINGS.enabled, true, vscode.ConfigurationTarget.Workspace);
@@ -190,23 +194,26 @@ export class StatusServerController extends Disposable {
 
   private async offerFreePort(port: number): Promise<void> {
     this.log.warn(`status server: port ${port} on 127.0.0.1 is in use`);
+    const useFreePort = vscode.l10n.t('Use a Free Port');
+    const changePort = vscode.l10n.t('Change Port Setting');
     const choice = await vscode.window.showWarningMessage(
-      `LoopX: port ${port} is already in use, so the status server did not start.`,
-      'Use a Free Port',
-      'Change Port Setting',
+      vscode.l10n.t('LoopX: port {0} is already in use, so the status server did not start.', port),
+      useFreePort,
+      changePort,
     );
-    if (choice === 'Use a Free Port') {
+    if (choice === useFreePort) {
       this.portOverride = { configured: port, port: 0 };
       await this.sync();
       const url = this.url;
       if (url !== undefined) {
+        const copyUrl = vscode.l10n.t('Copy URL');
         const copy = await vscode.window.showInformationMessage(
-          `LoopX: the status server runs on ${this.running?.server.origin ?? ''} for this session.`,
-          'Copy URL',
+          vscode.l10n.t('LoopX: the status server runs on {0} for this session.', this.running?.server.origin ?? ''),
+          copyUrl,
         );
-        if (copy === 'Copy URL') await vscode.env.clipboard.writeText(url);
+        if (copy === copyUrl) await vscode.env.clipboard.writeText(url);
       }
-    } else if (choice === 'Change Port Setting') {
+    } else if (choice === changePort) {
       await vscode.commands.executeCommand(
         'workbench.action.openSettings',
         `${STATUS_SERVER_SETTINGS.section}.${STATUS_SERVER_SETTINGS.port}`,

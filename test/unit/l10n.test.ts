@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import * as l10n from '@vscode/l10n';
+import { confirmRefreshDetail, turnButtons } from '../../src/commands/turnMessages';
+import { goalStatusWord } from '../../src/common/words';
 import { manifestNls } from '../../src/core/commands/manifest';
 
 const root = join(__dirname, '..', '..');
@@ -92,5 +95,22 @@ describe('localization: the l10n bundle', function () {
 
   it('translates every string into Simplified Chinese, placeholders, links and code spans kept', () => {
     assertTranslated(english, strings('l10n/bundle.l10n.zh-cn.json'), 'l10n/bundle.l10n.zh-cn.json');
+  });
+});
+
+describe('localization: modules without vscode (@vscode/l10n, the bundle handed over at activation)', () => {
+  afterEach(() => {
+    // Back to English for the other suites: an empty bundle makes l10n.t return the message.
+    l10n.config({ contents: {} });
+  });
+
+  it('speak the bundle they are given, and English without one', () => {
+    const none = { next_steps: [] } as unknown as Parameters<typeof turnButtons>[0];
+    assert.deepEqual(turnButtons(none), ['Show Log']);
+    assert.equal(goalStatusWord('paused'), 'paused');
+    l10n.config({ contents: strings('l10n/bundle.l10n.zh-cn.json') });
+    assert.deepEqual(turnButtons(none), ['显示日志']);
+    assert.equal(goalStatusWord('paused'), '已暂停');
+    assert.equal(confirmRefreshDetail('Ship it'), '下一步行动变为：Ship it');
   });
 });

@@ -209,7 +209,7 @@ export class LoopxApp extends Disposable {
         resumeGoal: (arg) => setStopFlagCommand(this.model, arg, 'resume'),
         showProjectionWarnings: () => warnings.show(),
         showGoalDetail: async (arg) =>
-          goalDetail.show(await pickGoal(this.model, arg, 'Show the detail of which goal?')),
+          goalDetail.show(await pickGoal(this.model, arg, vscode.l10n.t('Show the detail of which goal?'))),
         quotaOverview: () =>
           quotaOverviewCommand(
             this.model,

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { startActivationProfile } from './common/activationProfile';
+import { configureL10n } from './common/l10n';
 import { createLogger } from './common/logger';
 import { LoopxApp } from './app';
 
@@ -7,6 +8,7 @@ import { LoopxApp } from './app';
 export async function activate(context: vscode.ExtensionContext): Promise<LoopxApp['api'] | undefined> {
   const startedAt = performance.now();
   const stopProfile = startActivationProfile();
+  configureL10n();
   const log = createLogger();
   context.subscriptions.push(log);
   try {
@@ -17,9 +19,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LoopxA
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log.error(`activation failed: ${message}`);
-    void vscode.window.showErrorMessage(`LoopX could not start: ${message}`, 'Show Log').then((choice) => {
-      if (choice === 'Show Log') log.show();
-    });
+    const showLog = vscode.l10n.t('Show Log');
+    void vscode.window
+      .showErrorMessage(vscode.l10n.t('LoopX could not start: {0}', message), showLog)
+      .then((choice) => {
+        if (choice === showLog) log.show();
+      });
     return undefined;
   }
 }

@@ -9,6 +9,7 @@ import { status, statusMarkdown } from '../core/ops/status';
 import { turnRunOnce } from '../core/ops/turn';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
+import { commandTitle } from '../commands/commandTitles';
 import { editorEnvironment } from '../commands/operationRunner';
 import { draftGoal } from '../commands/startGoal';
 import { draftPriority, renderDraftDocument } from '../lm/goalDraft';
@@ -38,19 +39,29 @@ export interface ChatAnswerResult extends vscode.ChatResult {
   metadata: { command: string | null; refused?: 'untrusted' | 'no_model' | 'no_goal' | 'malformed_draft' };
 }
 
-const FOLLOW_UPS: Readonly<Record<string, vscode.ChatFollowup[]>> = {
-  status: [
-    { prompt: '', command: 'next', label: 'What should run next?' },
-    { prompt: '', command: 'gates', label: 'Which gates are open?' },
-  ],
-  next: [{ prompt: '', command: 'run', label: 'Run one turn' }],
-  run: [{ prompt: '', command: 'status', label: 'Show the status' }],
-  gates: [{ prompt: '', command: 'todos', label: 'Show the todos' }],
-  todos: [{ prompt: '', command: 'next', label: 'What should run next?' }],
-  risks: [{ prompt: '', command: 'status', label: 'Show the status' }],
-  summary: [{ prompt: '', command: 'risks', label: 'Any risks?' }],
-  goal: [{ prompt: '', command: 'status', label: 'Show the status' }],
-};
+/** The follow-ups offered after each slash command (their labels in the display language, asked for when offered). */
+function followUpsOf(command: string): vscode.ChatFollowup[] {
+  const next = { prompt: '', command: 'next', label: vscode.l10n.t('What should run next?') };
+  const status = { prompt: '', command: 'status', label: vscode.l10n.t('Show the status') };
+  switch (command) {
+    case 'status':
+      return [next, { prompt: '', command: 'gates', label: vscode.l10n.t('Which gates are open?') }];
+    case 'next':
+      return [{ prompt: '', command: 'run', label: vscode.l10n.t('Run one turn') }];
+    case 'gates':
+      return [{ prompt: '', command: 'todos', label: vscode.l10n.t('Show the todos') }];
+    case 'todos':
+      return [next];
+    case 'summary':
+      return [{ prompt: '', command: 'risks', label: vscode.l10n.t('Any risks?') }];
+    case 'run':
+    case 'risks':
+    case 'goal':
+      return [status];
+    default:
+      return [];
+  }
+}
 
 function specOf(command: string): (CommandSpec & { chat: string }) | undefined {
   return chatCommands().find((spec) => spec.chat === command);
@@ -68,7 +79,8 @@ function registries(model: WorkspaceModel): string[] {
 
 function stateFileAnchors(model: WorkspaceModel, answer: ChatAnswer): void {
   for (const goal of model.goals)
-    if (goal.stateFile !== null) answer.anchor(vscode.Uri.file(goal.stateFile), `${goal.goalId} state file`);
+    if (goal.stateFile !== null)
+      answer.anchor(vscode.Uri.file(goal.stateFile), vscode.l10n.t('{0} state file', goal.goalId));
 }
 
 const GLOBAL_VIEWS = { summary: globalSummary, gates: globalGates, todos: globalTodos, risks: globalRisks } as const;
@@ -83,18 +95,23 @@ export async function answerChat(
   if (command === null) return answerFreeText(model, question, answer, token);
   const spec = specOf(command);
   if (spec === undefined) {
-    answer.markdown(`Unknown command \`/${command}\`. Try \`/status\`.`);
+    answer.markdown(vscode.l10n.t('Unknown command `/{0}`. Try `/status`.', command));
     return { metadata: { command } };
   }
   if (spec.mutation !== 'read_only' && !vscode.workspace.isTrusted) {
     answer.markdown(
-      `\`/${command}\` changes files, and this workspace is not trusted. Trust the workspace to use it; read-only commands such as \`/status\` still work.`,
+      vscode.l10n.t(
+        '`/{0}` changes files, and this workspace is not trusted. Trust the workspace to use it; read-only commands such as `/status` still work.',
+        command,
+      ),
     );
-    answer.button({ command: 'workbench.trust.manage', title: 'Manage Workspace Trust' });
+    answer.button({ command: 'workbench.trust.manage', title: vscode.l10n.t('Manage Workspace Trust') });
     return { metadata: { command, refused: 'untrusted' } };
   }
   if (registries(model).length === 0 && command !== 'goal') {
-    answer.markdown('No LoopX registry in this workspace yet. Start with `@loopx /goal <what you want done>`.');
+    answer.markdown(
+      vscode.l10n.t('No LoopX registry in this workspace yet. Start with `@loopx /goal <what you want done>`.'),
+    );
     return { metadata: { command, refused: 'no_goal' } };
   }
   switch (command) {
@@ -102,7 +119,7 @@ export async function answerChat(
       for (const registryPath of registries(model))
         answer.markdown(statusMarkdown(await runOperation(status, {}, editorEnvironment(registryPath))));
       stateFileAnchors(model, answer);
-      answer.button({ command: paletteCommandId({ key: 'status' }), title: 'Open Status' });
+      answer.button({ command: paletteCommandId({ key: 'status' }), title: vscode.l10n.t('Open Status') });
       break;
     case 'summary':
     case 'gates':
@@ -110,7 +127,10 @@ export async function answerChat(
     case 'risks':
       for (const registryPath of registries(model))
         answer.markdown(globalMarkdown(await runOperation(GLOBAL_VIEWS[command], {}, editorEnvironment(registryPath))));
-      answer.button({ command: paletteCommandId(spec), title: `Open ${spec.title ?? command}` });
+      answer.button({
+        command: paletteCommandId(spec),
+        title: vscode.l10n.t('Open {0}', commandTitle(paletteCommandId(spec), spec.title ?? command)),
+      });
       break;
     case 'next':
       await answerNext(model, answer);
@@ -124,7 +144,7 @@ export async function answerChat(
 }
 
 async function answerNext(model: WorkspaceModel, answer: ChatAnswer): Promise<void> {
-  const lines = ['## What should run next', ''];
+  const lines = [`## ${vscode.l10n.t('What should run next')}`, ''];
   for (const goal of model.goals) {
     for (const agentId of goal.agents.length > 0 ? goal.agents : [undefined]) {
       const decision = await runOperation(
@@ -133,10 +153,12 @@ async function answerNext(model: WorkspaceModel, answer: ChatAnswer): Promise<vo
         editorEnvironment(goal.registryPath),
       );
       const selected = 'selected_todo' in decision ? decision.selected_todo : null;
-      const todo = selected === null ? '' : ` on \`${selected.todo_id}\``;
-      lines.push(
-        `- **${goal.goalId}** / ${agentId ?? '(any agent)'}: ${decision.should_run ? `run${todo}` : 'skip'} — ${decision.reason}`,
-      );
+      const verdict = !decision.should_run
+        ? vscode.l10n.t('skip')
+        : selected === null
+          ? vscode.l10n.t('run')
+          : vscode.l10n.t('run on {0}', `\`${selected.todo_id}\``);
+      lines.push(`- **${goal.goalId}** / ${agentId ?? vscode.l10n.t('(any agent)')}: ${verdict} — ${decision.reason}`);
     }
   }
   answer.markdown(lines.join('\n'));
@@ -146,22 +168,28 @@ async function answerRun(model: WorkspaceModel, question: ChatQuestion, answer: 
   const goal = goalOf(model, question.prompt);
   if (goal === undefined) {
     answer.markdown(
-      `Which goal? Name it: ${model.goals.map((g) => `\`/run ${g.goalId}\``).join(', ') || '(no goals yet)'}.`,
+      vscode.l10n.t(
+        'Which goal? Name it: {0}.',
+        model.goals.map((g) => `\`/run ${g.goalId}\``).join(', ') || vscode.l10n.t('(no goals yet)'),
+      ),
     );
     return { metadata: { command: 'run', refused: 'no_goal' } };
   }
   const words = new Set(question.prompt.split(/\s+/));
   const agentId = goal.agents.find((a) => words.has(a)) ?? goal.agents[0];
   if (agentId === undefined) {
-    answer.markdown(`Goal **${goal.goalId}** has no registered agent. Register one first.`);
-    answer.button({ command: paletteCommandId({ key: 'registerAgent' }), title: 'Register Agent…' });
+    answer.markdown(vscode.l10n.t('Goal {0} has no registered agent. Register one first.', `**${goal.goalId}**`));
+    answer.button({
+      command: paletteCommandId({ key: 'registerAgent' }),
+      title: commandTitle(paletteCommandId({ key: 'registerAgent' }), 'Register Agent…'),
+    });
     return { metadata: { command: 'run', refused: 'no_goal' } };
   }
   // A language-model agent with no model stops here, before anything is reserved: a status, not a failure.
   const setup = await agentTurnSetup(editorEnvironment(goal.registryPath), goal.goalId, agentId);
   const unavailable = await languageModelUnavailable(setup.executor, agentId);
   if (unavailable !== undefined) {
-    answer.markdown(`## No turn for ${goal.goalId} by ${agentId}\n\n${unavailable.message}`);
+    answer.markdown(`## ${vscode.l10n.t('No turn for {0} by {1}', goal.goalId, agentId)}\n\n${unavailable.message}`);
     return { metadata: { command: 'run', refused: 'no_model' } };
   }
   const preview = await runOperation(
@@ -172,16 +200,18 @@ async function answerRun(model: WorkspaceModel, question: ChatQuestion, answer: 
   );
   answer.markdown(
     [
-      `## One turn of ${goal.goalId} by ${agentId}`,
+      `## ${vscode.l10n.t('One turn of {0} by {1}', goal.goalId, agentId)}`,
       '',
       preview.message,
       '',
-      'Nothing runs until you confirm: the button asks first, then runs the turn with progress you can cancel.',
+      vscode.l10n.t(
+        'Nothing runs until you confirm: the button asks first, then runs the turn with progress you can cancel.',
+      ),
     ].join('\n'),
   );
   answer.button({
     command: paletteCommandId({ key: 'turnRunOnce' }),
-    title: 'Run One Turn…',
+    title: commandTitle(paletteCommandId({ key: 'turnRunOnce' }), 'Run One Turn…'),
     arguments: [{ goalId: goal.goalId, agentIds: [agentId] }],
   });
   return { metadata: { command: 'run' } };
@@ -198,39 +228,52 @@ async function answerGoal(
 ): Promise<ChatAnswerResult> {
   const sentence = question.prompt.trim();
   if (sentence === '') {
-    answer.markdown('Say what you want done: `@loopx /goal tidy the notes folder and publish an index`.');
+    answer.markdown(
+      vscode.l10n.t('Say what you want done: `@loopx /goal tidy the notes folder and publish an index`.'),
+    );
     return { metadata: { command: 'goal' } };
   }
   const chosen = question.model ?? (await vscode.lm.selectChatModels())[0];
-  if (chosen !== undefined) answer.progress(`Drafting with ${chosen.name}…`);
+  if (chosen !== undefined) answer.progress(vscode.l10n.t('Drafting with {0}…', chosen.name));
   let drafted: Awaited<ReturnType<typeof draftGoal>>;
   try {
     drafted = await draftGoal(sentence, chosen, token);
   } catch (error) {
     answer.markdown(
-      `Could not draft the goal: ${escapeMarkdown(error instanceof Error ? error.message : String(error))}`,
+      vscode.l10n.t(
+        'Could not draft the goal: {0}',
+        escapeMarkdown(error instanceof Error ? error.message : String(error)),
+      ),
     );
     return { metadata: { command: 'goal', refused: 'malformed_draft' } };
   }
   const { draft, source } = drafted;
   answer.markdown(
     [
-      `## Draft goal \`${draft.goal_id}\`${source === 'template' ? ' (template: no language model is available)' : ''}`,
+      `## ${
+        source === 'template'
+          ? vscode.l10n.t('Draft goal {0} (template: no language model is available)', `\`${draft.goal_id}\``)
+          : vscode.l10n.t('Draft goal {0}', `\`${draft.goal_id}\``)
+      }`,
       '',
-      `**Objective:** ${escapeMarkdown(draft.objective)}`,
+      `**${vscode.l10n.t('Objective:')}** ${escapeMarkdown(draft.objective)}`,
       '',
-      '**First todos**, highest priority first:',
+      `**${vscode.l10n.t('First todos')}**${vscode.l10n.t(', highest priority first:')}`,
       ...draft.todos.map((t, i) => `${i + 1}. ${draftPriority(i)} — ${escapeMarkdown(t)}`),
       '',
-      draft.gates.length === 0 ? '**Gates:** none' : '**Gates** (a person decides):',
+      draft.gates.length === 0
+        ? `**${vscode.l10n.t('Gates:')}** ${vscode.l10n.t('none')}`
+        : `**${vscode.l10n.t('Gates')}** ${vscode.l10n.t('(a person decides):')}`,
       ...draft.gates.map((g) => `- ${escapeMarkdown(g)}`),
       '',
-      'Nothing is written yet: "Review and Create…" opens the draft to edit; only its "Create Goal" writes the goal, its state file and exactly the todos you keep.',
+      vscode.l10n.t(
+        'Nothing is written yet: "Review and Create…" opens the draft to edit; only its "Create Goal" writes the goal, its state file and exactly the todos you keep.',
+      ),
     ].join('\n'),
   );
   answer.button({
     command: paletteCommandId({ key: 'startGoal' }),
-    title: 'Review and Create…',
+    title: vscode.l10n.t('Review and Create…'),
     arguments: [{ draftText: renderDraftDocument(draft, source === 'model' ? 'drafted in chat' : 'a template') }],
   });
   return { metadata: { command: 'goal' } };
@@ -249,7 +292,9 @@ async function answerFreeText(
   const chosen = question.model ?? (await vscode.lm.selectChatModels())[0];
   if (chosen === undefined) {
     answer.markdown(
-      'No language model is available in this VS Code, so I cannot answer free questions. The slash commands work without one: `/status`, `/next`, `/gates`, `/todos`, `/risks`, `/summary`.',
+      vscode.l10n.t(
+        'No language model is available in this VS Code, so I cannot answer free questions. The slash commands work without one: `/status`, `/next`, `/gates`, `/todos`, `/risks`, `/summary`.',
+      ),
     );
     return { metadata: { command: null, refused: 'no_model' } };
   }
@@ -263,7 +308,7 @@ async function answerFreeText(
     ),
     vscode.LanguageModelChatMessage.User(question.prompt),
   ];
-  answer.progress(`Asking ${chosen.name}…`);
+  answer.progress(vscode.l10n.t('Asking {0}…', chosen.name));
   const response = await chosen.sendRequest(messages, {}, token);
   for await (const piece of response.text) answer.markdown(piece);
   return { metadata: { command: null } };
@@ -281,7 +326,7 @@ export function registerChatParticipant(model: WorkspaceModel, extensionUri: vsc
   );
   participant.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'loopx.svg');
   participant.followupProvider = {
-    provideFollowups: (result: ChatAnswerResult) => FOLLOW_UPS[result.metadata.command ?? ''] ?? [],
+    provideFollowups: (result: ChatAnswerResult) => followUpsOf(result.metadata.command ?? ''),
   };
   return participant;
 }

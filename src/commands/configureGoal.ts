@@ -27,13 +27,13 @@ function isConfigureGoalArgs(value: unknown): value is ConfigureGoalArgs {
 /** "LoopX: Configure Goal…" — one setting at a time, previewed before/after, then written (the configureGoal operation). */
 export async function configureGoalCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
   const given = isConfigureGoalArgs(arg) ? arg : undefined;
-  const goal = await pickGoal(model, given ?? arg, 'Configure which goal?');
+  const goal = await pickGoal(model, given ?? arg, vscode.l10n.t('Configure which goal?'));
   const settings = given === undefined ? await askSetting(goal) : settingsOf(given);
   const problem = goalConfigProblem(settings);
   if (problem !== null) throw new Error(problem);
   const input: OperationArgs<typeof configureGoal> = { goalId: goal.goalId, ...settings };
   const outcome = await previewThenApply(configureGoal, input, editorEnvironment(goal.registryPath), {
-    question: (preview) => `Change ${preview.changed_fields.join(', ')} of goal "${goal.goalId}"?`,
+    question: (preview) => vscode.l10n.t('Change {0} of goal "{1}"?', preview.changed_fields.join(', '), goal.goalId),
     describe: (preview) =>
       preview.changed_paths
         .map(
@@ -41,18 +41,18 @@ export async function configureGoalCommand(model: WorkspaceModel, arg: unknown):
             `${field}: ${JSON.stringify(lookup(preview.before, field))} → ${JSON.stringify(lookup(preview.after, field))}`,
         )
         .join('\n'),
-    action: 'Apply',
+    action: vscode.l10n.t('Apply'),
     nothingToApply: (preview) => !preview.changed,
     confirmed: argumentField(arg, 'confirmed', isTrue) === true,
   });
-  if (outcome.outcome === 'refused') throw new Error(`the change to "${goal.goalId}" was refused`);
+  if (outcome.outcome === 'refused') throw new Error(vscode.l10n.t('the change to "{0}" was refused', goal.goalId));
   if (outcome.outcome === 'nothing_to_apply') {
-    void vscode.window.showInformationMessage(`LoopX: "${goal.goalId}" already has that setting.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('LoopX: "{0}" already has that setting.', goal.goalId));
     return;
   }
   await model.reload();
   void vscode.window.showInformationMessage(
-    `LoopX: updated ${outcome.result.changed_fields.join(', ')} of "${goal.goalId}".`,
+    vscode.l10n.t('LoopX: updated {0} of "{1}".', outcome.result.changed_fields.join(', '), goal.goalId),
   );
 }
 
@@ -71,13 +71,21 @@ async function askSetting(goal: {
 }): Promise<Settings> {
   const setting = await vscode.window.showQuickPick(
     [
-      { label: 'Quota: compute share', description: `now ${goal.quota.compute}`, key: 'compute' as const },
-      { label: 'Quota: window hours', description: `now ${goal.quota.window_hours}`, key: 'window' as const },
-      { label: 'Spawning: allow sub-agents', key: 'spawnOn' as const },
-      { label: 'Spawning: one turn at a time', key: 'spawnOff' as const },
-      { label: 'Spawning: max children', key: 'maxChildren' as const },
+      {
+        label: vscode.l10n.t('Quota: compute share'),
+        description: vscode.l10n.t('now {0}', goal.quota.compute),
+        key: 'compute' as const,
+      },
+      {
+        label: vscode.l10n.t('Quota: window hours'),
+        description: vscode.l10n.t('now {0}', goal.quota.window_hours),
+        key: 'window' as const,
+      },
+      { label: vscode.l10n.t('Spawning: allow sub-agents'), key: 'spawnOn' as const },
+      { label: vscode.l10n.t('Spawning: one turn at a time'), key: 'spawnOff' as const },
+      { label: vscode.l10n.t('Spawning: max children'), key: 'maxChildren' as const },
     ],
-    { title: `Configure ${goal.goalId}` },
+    { title: vscode.l10n.t('Configure {0}', goal.goalId) },
   );
   if (!setting) throw new Cancelled();
   const number = async (prompt: string, value: string, key: 'quotaCompute' | 'quotaWindowHours' | 'maxChildren') =>
@@ -92,7 +100,7 @@ async function askSetting(goal: {
     case 'compute':
       return {
         quotaCompute: await number(
-          'Share of the window the loop may spend, 0 to 1',
+          vscode.l10n.t('Share of the window the loop may spend, 0 to 1'),
           String(goal.quota.compute),
           'quotaCompute',
         ),
@@ -100,7 +108,7 @@ async function askSetting(goal: {
     case 'window':
       return {
         quotaWindowHours: await number(
-          'Rolling quota window in hours (whole number > 0)',
+          vscode.l10n.t('Rolling quota window in hours (whole number > 0)'),
           String(goal.quota.window_hours),
           'quotaWindowHours',
         ),
@@ -110,7 +118,7 @@ async function askSetting(goal: {
     case 'spawnOff':
       return { spawnAllowed: false };
     case 'maxChildren':
-      return { maxChildren: await number('Most turns that may run at once (0–16)', '2', 'maxChildren') };
+      return { maxChildren: await number(vscode.l10n.t('Most turns that may run at once (0–16)'), '2', 'maxChildren') };
   }
 }
 

@@ -25,24 +25,24 @@ function isCreateGoalArgs(value: unknown): value is CreateGoalArgs {
  * other extensions may pass `{ goalId, objective }` to skip the prompts.
  */
 export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputChannel, arg?: unknown): Promise<void> {
-  const folder = await pickProjectFolder('Folder for the new goal');
+  const folder = await pickProjectFolder(vscode.l10n.t('Folder for the new goal'));
   const given = isCreateGoalArgs(arg) ? arg : undefined;
   const suggested = suggestedGoalId(basename(folder.uri.fsPath));
   const goalId =
     given?.goalId ??
     (await askText({
-      title: 'Create Goal (1/2)',
-      prompt: 'Goal id: lowercase letters, digits and dashes',
+      title: vscode.l10n.t('Create Goal (1/2)'),
+      prompt: vscode.l10n.t('Goal id: lowercase letters, digits and dashes'),
       value: suggested,
       validateInput: (value) => newGoalIdProblem(value) ?? undefined,
     }));
   const objective =
     given?.objective ??
     (await askText({
-      title: 'Create Goal (2/2)',
-      prompt: 'Objective: what should this goal achieve? One sentence.',
-      placeHolder: 'e.g. Make the test suite pass on Node 24',
-      validateInput: (v) => (v.trim() === '' ? 'The objective must not be empty.' : undefined),
+      title: vscode.l10n.t('Create Goal (2/2)'),
+      prompt: vscode.l10n.t('Objective: what should this goal achieve? One sentence.'),
+      placeHolder: vscode.l10n.t('e.g. Make the test suite pass on Node 24'),
+      validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('The objective must not be empty.') : undefined),
     }));
   const result = await runOperation(
     createGoalOperation,
@@ -54,6 +54,6 @@ export async function createGoal(model: WorkspaceModel, log: vscode.LogOutputCha
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(result.state_file_abs));
   await vscode.window.showTextDocument(document, { preview: false });
   void vscode.window.showInformationMessage(
-    `LoopX: created goal "${result.goal_id}". Its state file is open: add todos under "Agent Todo".`,
+    vscode.l10n.t('LoopX: created goal "{0}". Its state file is open: add todos under "Agent Todo".', result.goal_id),
   );
 }

@@ -11,26 +11,41 @@ export async function setStopFlagCommand(
   arg: unknown,
   action: 'pause' | 'resume',
 ): Promise<GoalStopFlagResult> {
-  const goal = await pickGoal(model, arg, action === 'pause' ? 'Pause which goal?' : 'Resume which goal?');
+  const goal = await pickGoal(
+    model,
+    arg,
+    action === 'pause' ? vscode.l10n.t('Pause which goal?') : vscode.l10n.t('Resume which goal?'),
+  );
   const operation = action === 'pause' ? pauseGoal : resumeGoal;
   const outcome = await previewThenApply(operation, { goalId: goal.goalId }, editorEnvironment(goal.registryPath), {
-    question: action === 'pause' ? `Pause ${goal.goalId}?` : `Resume ${goal.goalId}?`,
+    question: action === 'pause' ? vscode.l10n.t('Pause {0}?', goal.goalId) : vscode.l10n.t('Resume {0}?', goal.goalId),
     describe: (p) =>
-      `The goal's registry status changes from "${p.status_before ?? '(none)'}" to "${p.status_after ?? '(none)'}". ${
+      `${vscode.l10n.t(
+        'The goal\'s registry status changes from "{0}" to "{1}".',
+        p.status_before ?? vscode.l10n.t('(none)'),
+        p.status_after ?? vscode.l10n.t('(none)'),
+      )} ${
         action === 'pause'
-          ? 'Quota answers "paused" and no turn starts until the goal is resumed.'
-          : 'Quota computes the goal\u2019s state again and turns may start.'
+          ? vscode.l10n.t('Quota answers "paused" and no turn starts until the goal is resumed.')
+          : vscode.l10n.t('Quota computes the goal’s state again and turns may start.')
       }`,
-    action: action === 'pause' ? 'Pause' : 'Resume',
+    action: action === 'pause' ? vscode.l10n.t('Pause') : vscode.l10n.t('Resume'),
     confirmed: argumentField(arg, 'confirmed', isTrue) === true,
     nothingToApply: (p) => !p.changed,
   });
   await model.reload();
   const result = outcome.outcome === 'applied' ? outcome.result : outcome.preview;
-  if (outcome.outcome === 'refused') throw new Error(`LoopX could not ${action} ${goal.goalId}.`);
+  if (outcome.outcome === 'refused')
+    throw new Error(
+      action === 'pause'
+        ? vscode.l10n.t('LoopX could not pause {0}.', goal.goalId)
+        : vscode.l10n.t('LoopX could not resume {0}.', goal.goalId),
+    );
   if (!result.changed)
     void vscode.window.showInformationMessage(
-      `LoopX: ${goal.goalId} is already ${action === 'pause' ? 'paused' : 'running (not paused)'}.`,
+      action === 'pause'
+        ? vscode.l10n.t('LoopX: {0} is already paused.', goal.goalId)
+        : vscode.l10n.t('LoopX: {0} is already running (not paused).', goal.goalId),
     );
   return result;
 }

@@ -28,7 +28,11 @@ interface HeldLease {
 }
 
 /** The leased todo of a tree node, `{ goalId, todoId }` or the user's pick, with its lease as it is now. */
-async function heldLease(model: WorkspaceModel, arg: unknown, verb: string): Promise<HeldLease> {
+async function heldLease(
+  model: WorkspaceModel,
+  arg: unknown,
+  verb: 'renew' | 'release' | 'transfer',
+): Promise<HeldLease> {
   const node = arg as { kind?: unknown; goal?: GoalSummary; todo?: { todo_id: string; title: string } } | undefined;
   let goal: GoalSummary;
   let todoId: string;
@@ -38,15 +42,33 @@ async function heldLease(model: WorkspaceModel, arg: unknown, verb: string): Pro
     todoId = node.todo.todo_id;
     title = node.todo.title;
   } else {
-    goal = await pickGoal(model, arg, `${verb} the lease of which goal's todo?`);
+    goal = await pickGoal(
+      model,
+      arg,
+      verb === 'renew'
+        ? vscode.l10n.t("Renew the lease of which goal's todo?")
+        : verb === 'release'
+          ? vscode.l10n.t("Release the lease of which goal's todo?")
+          : vscode.l10n.t("Transfer the lease of which goal's todo?"),
+    );
     const leased = [...model.leasesOf(goal)];
     const given = argumentField(arg, 'todoId', isString);
     if (given !== undefined) todoId = given;
     else {
-      if (leased.length === 0) throw new Error(`No todo of goal "${goal.goalId}" is under a lease.`);
+      if (leased.length === 0) throw new Error(vscode.l10n.t('No todo of goal "{0}" is under a lease.', goal.goalId));
       const picked = await vscode.window.showQuickPick(
-        leased.map(([id, lease]) => ({ label: id, description: `leased to ${lease.owner} until ${lease.expires_at}` })),
-        { title: `${verb} which lease?` },
+        leased.map(([id, lease]) => ({
+          label: id,
+          description: vscode.l10n.t('leased to {0} until {1}', lease.owner, lease.expires_at),
+        })),
+        {
+          title:
+            verb === 'renew'
+              ? vscode.l10n.t('Renew which lease?')
+              : verb === 'release'
+                ? vscode.l10n.t('Release which lease?')
+                : vscode.l10n.t('Transfer which lease?'),
+        },
       );
       if (!picked) throw new Cancelled();
       todoId = picked.label;
@@ -67,8 +89,16 @@ async function heldLease(model: WorkspaceModel, arg: unknown, verb: string): Pro
   const key = text('idempotency_key');
   const version = lease?.['version'];
   if (lease === null || owner === null || key === null || !isNumber(version) || text('status') !== 'active')
-    throw new Error(`"${title}" (${todoId}) of goal "${goal.goalId}" holds no active lease.`);
-  return { goal, todoId, title, owner, key, version, expiresAt: text('expires_at') ?? 'an unknown time' };
+    throw new Error(vscode.l10n.t('"{0}" ({1}) of goal "{2}" holds no active lease.', title, todoId, goal.goalId));
+  return {
+    goal,
+    todoId,
+    title,
+    owner,
+    key,
+    version,
+    expiresAt: text('expires_at') ?? vscode.l10n.t('an unknown time'),
+  };
 }
 
 async function settle(model: WorkspaceModel, message: string): Promise<void> {
@@ -78,13 +108,19 @@ async function settle(model: WorkspaceModel, message: string): Promise<void> {
 
 /** "Renew Lease…": the holder's lease extended to now + TTL (default 45 min). */
 export async function renewLeaseCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const lease = await heldLease(model, arg, 'Renew');
+  const lease = await heldLease(model, arg, 'renew');
   const ttlSeconds = argumentField(arg, 'ttlSeconds', isNumber);
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(
-      `Renew ${lease.owner}'s lease on "${lease.title}"?`,
-      `It runs until ${lease.expiresAt} (version ${lease.version}). Renewed for ${ttlSeconds === undefined ? '45 minutes' : `${ttlSeconds} s`} from now, on ${lease.owner}'s behalf; refused if the lease changed since.`,
-      'Renew',
+      vscode.l10n.t('Renew {0}\'s lease on "{1}"?', lease.owner, lease.title),
+      vscode.l10n.t(
+        "It runs until {0} (version {1}). Renewed for {2} from now, on {3}'s behalf; refused if the lease changed since.",
+        lease.expiresAt,
+        lease.version,
+        ttlSeconds === undefined ? vscode.l10n.t('45 minutes') : vscode.l10n.t('{0} s', ttlSeconds),
+        lease.owner,
+      ),
+      vscode.l10n.t('Renew'),
     );
   const result = await runOperation(
     taskLeaseRenew,
@@ -100,18 +136,28 @@ export async function renewLeaseCommand(model: WorkspaceModel, arg: unknown): Pr
   );
   await settle(
     model,
-    `renewed ${lease.owner}'s lease on "${lease.title}" until ${String(result.lease?.['expires_at'])}.`,
+    vscode.l10n.t(
+      'renewed {0}\'s lease on "{1}" until {2}.',
+      lease.owner,
+      lease.title,
+      String(result.lease?.['expires_at']),
+    ),
   );
 }
 
 /** "Release Lease…": the todo is free again (any registered agent may take it). */
 export async function releaseLeaseCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const lease = await heldLease(model, arg, 'Release');
+  const lease = await heldLease(model, arg, 'release');
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(
-      `Release ${lease.owner}'s lease on "${lease.title}"?`,
-      `${lease.owner} holds it until ${lease.expiresAt} (version ${lease.version}). A turn it runs now on this todo will fail its writeback; the todo stays open.`,
-      'Release',
+      vscode.l10n.t('Release {0}\'s lease on "{1}"?', lease.owner, lease.title),
+      vscode.l10n.t(
+        '{0} holds it until {1} (version {2}). A turn it runs now on this todo will fail its writeback; the todo stays open.',
+        lease.owner,
+        lease.expiresAt,
+        lease.version,
+      ),
+      vscode.l10n.t('Release'),
     );
   await runOperation(
     taskLeaseRelease,
@@ -124,18 +170,19 @@ export async function releaseLeaseCommand(model: WorkspaceModel, arg: unknown): 
     },
     editorEnvironment(lease.goal.registryPath),
   );
-  await settle(model, `released ${lease.owner}'s lease on "${lease.title}".`);
+  await settle(model, vscode.l10n.t('released {0}\'s lease on "{1}".', lease.owner, lease.title));
 }
 
 /** "Transfer Lease…": handed to another registered agent under a new key (a new lease epoch). */
 export async function transferLeaseCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const lease = await heldLease(model, arg, 'Transfer');
+  const lease = await heldLease(model, arg, 'transfer');
   let newOwner = argumentField(arg, 'newOwner', isString);
   if (newOwner === undefined) {
     const others = lease.goal.agents.filter((a) => a !== lease.owner);
-    if (others.length === 0) throw new Error(`Goal "${lease.goal.goalId}" registers no other agent to hand it to.`);
+    if (others.length === 0)
+      throw new Error(vscode.l10n.t('Goal "{0}" registers no other agent to hand it to.', lease.goal.goalId));
     const picked = await vscode.window.showQuickPick(others, {
-      title: `Hand ${lease.owner}'s lease on "${lease.title}" to which agent?`,
+      title: vscode.l10n.t('Hand {0}\'s lease on "{1}" to which agent?', lease.owner, lease.title),
     });
     if (picked === undefined) throw new Cancelled();
     newOwner = picked;
@@ -144,9 +191,16 @@ export async function transferLeaseCommand(model: WorkspaceModel, arg: unknown):
   const newIdempotencyKey = `editor-transfer:${newOwner}:${Date.now().toString(36)}`;
   if (!argumentField(arg, 'confirmed', isTrue))
     await confirm(
-      `Transfer the lease on "${lease.title}" from ${lease.owner} to ${newOwner}?`,
-      `${lease.owner} holds it until ${lease.expiresAt} (version ${lease.version}). ${newOwner} gets a new lease under the key ${newIdempotencyKey}; ${lease.owner} can no longer complete the todo.`,
-      'Transfer',
+      vscode.l10n.t('Transfer the lease on "{0}" from {1} to {2}?', lease.title, lease.owner, newOwner),
+      vscode.l10n.t(
+        '{0} holds it until {1} (version {2}). {3} gets a new lease under the key {4}; {0} can no longer complete the todo.',
+        lease.owner,
+        lease.expiresAt,
+        lease.version,
+        newOwner,
+        newIdempotencyKey,
+      ),
+      vscode.l10n.t('Transfer'),
     );
   await runOperation(
     taskLeaseTransfer,
@@ -161,5 +215,5 @@ export async function transferLeaseCommand(model: WorkspaceModel, arg: unknown):
     },
     editorEnvironment(lease.goal.registryPath),
   );
-  await settle(model, `the lease on "${lease.title}" is ${newOwner}'s now.`);
+  await settle(model, vscode.l10n.t('the lease on "{0}" is {1}\'s now.', lease.title, newOwner));
 }

@@ -18,11 +18,12 @@ export async function pickGoal(model: WorkspaceModel, arg: unknown, title: strin
   const fromNode = goalFromArgument(model, arg);
   if (fromNode) return fromNode;
   const goals = model.goals;
-  if (goals.length === 0) throw new Error('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.');
+  if (goals.length === 0)
+    throw new Error(vscode.l10n.t('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.'));
   if (goals.length === 1 && goals[0]) return goals[0];
   const picked = await vscode.window.showQuickPick(
     goals.map((goal) => ({ label: goal.displayName, description: goal.goalId, detail: goal.projectRoot, goal })),
-    { title, placeHolder: 'Choose a goal', matchOnDescription: true },
+    { title, placeHolder: vscode.l10n.t('Choose a goal'), matchOnDescription: true },
   );
   if (!picked) throw new Cancelled();
   return picked.goal;
@@ -35,7 +36,7 @@ function goalFromArgument(model: WorkspaceModel, arg: unknown): GoalSummary | un
   if ('goalId' in arg && typeof (arg as { goalId: unknown }).goalId === 'string') {
     const goalId = (arg as { goalId: string }).goalId;
     const goal = model.findGoal(goalId);
-    if (!goal) throw new Error(`No goal "${goalId}" in this workspace.`);
+    if (!goal) throw new Error(vscode.l10n.t('No goal "{0}" in this workspace.', goalId));
     return goal;
   }
   return undefined;
@@ -56,7 +57,9 @@ export const isTrue = (value: unknown): value is true => value === true;
 export async function pickProjectFolder(title: string): Promise<vscode.WorkspaceFolder> {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
   if (folders.length === 0)
-    throw new Error('Open a folder first: LoopX keeps goals in the project folder (.loopx/registry.json).');
+    throw new Error(
+      vscode.l10n.t('Open a folder first: LoopX keeps goals in the project folder (.loopx/registry.json).'),
+    );
   if (folders.length === 1 && folders[0]) return folders[0];
   const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder: title });
   if (!picked) throw new Cancelled();

@@ -22,7 +22,8 @@ export async function quotaOverviewCommand(
   onShow: (title: string, labels: readonly string[]) => void = () => {},
 ): Promise<void> {
   const goals = model.goals;
-  if (goals.length === 0) throw new Error('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.');
+  if (goals.length === 0)
+    throw new Error(vscode.l10n.t('No LoopX goals in this workspace. Run "LoopX: Create Goal…" first.'));
   const picks: GoalPick[] = goals.map((goal) => {
     const p = presentIndicator(inputOf(goal));
     return {
@@ -32,13 +33,14 @@ export async function quotaOverviewCommand(
       goal,
     };
   });
+  const title = vscode.l10n.t('LoopX: quota of all goals');
   onShow(
-    'LoopX: quota of all goals',
+    title,
     picks.map((p) => p.label),
   );
   const picked = await vscode.window.showQuickPick(picks, {
-    title: 'LoopX: quota of all goals',
-    placeHolder: 'Pick a goal to pause, resume or configure',
+    title,
+    placeHolder: vscode.l10n.t('Pick a goal to pause, resume or configure'),
     matchOnDescription: true,
   });
   if (!picked) throw new Cancelled();
@@ -49,34 +51,38 @@ export async function quotaOverviewCommand(
     ...(running
       ? [
           {
-            label: '$(debug-stop) Stop Loop',
-            detail: 'Stop the loop running on this goal after its current turn',
+            label: `$(debug-stop) ${vscode.l10n.t('Stop Loop')}`,
+            detail: vscode.l10n.t('Stop the loop running on this goal after its current turn'),
             command: 'loopx.stopLoop',
           },
         ]
       : []),
     paused
       ? {
-          label: '$(debug-start) Resume',
-          detail: 'Clear the stop flag so turns may start again',
+          label: `$(debug-start) ${vscode.l10n.t('Resume')}`,
+          detail: vscode.l10n.t('Clear the stop flag so turns may start again'),
           command: 'loopx.resumeGoal',
         }
       : {
-          label: '$(debug-pause) Pause',
-          detail: 'Set the stop flag: no turn starts until resumed',
+          label: `$(debug-pause) ${vscode.l10n.t('Pause')}`,
+          detail: vscode.l10n.t('Set the stop flag: no turn starts until resumed'),
           command: 'loopx.pauseGoal',
         },
     {
-      label: '$(settings-gear) Configure…',
-      detail: 'Quota share, window, agents (with a preview)',
+      label: `$(settings-gear) ${vscode.l10n.t('Configure…')}`,
+      detail: vscode.l10n.t('Quota share, window, agents (with a preview)'),
       command: 'loopx.configureGoal',
     },
     {
-      label: '$(graph-line) Show Goal Detail',
-      detail: 'Spend chart, todo frontier, latest runs',
+      label: `$(graph-line) ${vscode.l10n.t('Show Goal Detail')}`,
+      detail: vscode.l10n.t('Spend chart, todo frontier, latest runs'),
       command: 'loopx.showGoalDetail',
     },
-    { label: '$(dashboard) Show Quota', detail: 'The full quota report', command: 'loopx.quotaStatus' },
+    {
+      label: `$(dashboard) ${vscode.l10n.t('Show Quota')}`,
+      detail: vscode.l10n.t('The full quota report'),
+      command: 'loopx.quotaStatus',
+    },
   ];
   onShow(
     `LoopX: ${picked.goal.goalId}`,

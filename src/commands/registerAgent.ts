@@ -6,11 +6,11 @@ import { askText, pickGoal } from './pickers';
 
 /** "LoopX: Register Agent…" — previewed, confirmed, then written and read back (the registerAgent operation). */
 export async function registerAgentCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const goal = await pickGoal(model, arg, 'Register an agent on which goal?');
+  const goal = await pickGoal(model, arg, vscode.l10n.t('Register an agent on which goal?'));
   const raw = await askText({
-    title: `Register Agent on ${goal.goalId}`,
-    prompt: 'Agent id (a letter a-z first; a-z, 0-9, "_", ".", ":", "@", "-")',
-    placeHolder: 'e.g. claude-main',
+    title: vscode.l10n.t('Register Agent on {0}', goal.goalId),
+    prompt: vscode.l10n.t('Agent id (a letter a-z first; a-z, 0-9, "_", ".", ":", "@", "-")'),
+    placeHolder: vscode.l10n.t('e.g. claude-main'),
     validateInput: (v) => agentIdProblem(v) ?? undefined,
   });
   const outcome = await previewThenApply(
@@ -18,18 +18,20 @@ export async function registerAgentCommand(model: WorkspaceModel, arg: unknown):
     { goalId: goal.goalId, agentId: [raw], requireNew: true, projectRegistry: true },
     editorEnvironment(goal.registryPath),
     {
-      question: (preview) => `Register agent "${preview.agent_ids.join(', ')}" on goal "${goal.goalId}"?`,
-      describe: (preview) => `Registered agents after this change: ${preview.registered_agents.join(', ')}`,
-      action: 'Register',
+      question: (preview) =>
+        vscode.l10n.t('Register agent "{0}" on goal "{1}"?', preview.agent_ids.join(', '), goal.goalId),
+      describe: (preview) =>
+        vscode.l10n.t('Registered agents after this change: {0}', preview.registered_agents.join(', ')),
+      action: vscode.l10n.t('Register'),
     },
   );
   if (outcome.outcome !== 'applied') {
-    throw new Error(outcome.preview.error ?? `agent ${raw} is already registered on ${goal.goalId}`);
+    throw new Error(outcome.preview.error ?? vscode.l10n.t('agent {0} is already registered on {1}', raw, goal.goalId));
   }
   const { result } = outcome;
-  if (!result.ok) throw new Error(result.error ?? 'the registration could not be verified');
+  if (!result.ok) throw new Error(result.error ?? vscode.l10n.t('the registration could not be verified'));
   await model.reload();
   void vscode.window.showInformationMessage(
-    `LoopX: agent "${result.agent_ids.join(', ')}" registered on "${goal.goalId}".`,
+    vscode.l10n.t('LoopX: agent "{0}" registered on "{1}".', result.agent_ids.join(', '), goal.goalId),
   );
 }

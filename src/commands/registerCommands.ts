@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { paletteCommandId, paletteCommands, type CommandSpec, type PaletteCommandKey } from '../core/commands/catalog';
+import { commandTitle } from './commandTitles';
 import { Cancelled } from './pickers';
 
 export type PaletteHandlers = Record<PaletteCommandKey, (...args: unknown[]) => unknown>;
@@ -48,13 +49,18 @@ export function registerPaletteCommands(
     return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       log.trace(`command ${id}`);
       if (needsTrust(spec) && !vscode.workspace.isTrusted) {
-        const message = `"${spec.title}" changes files, and this workspace is not trusted. Trust the workspace to use it.`;
+        const message = vscode.l10n.t(
+          '"{0}" changes files, and this workspace is not trusted. Trust the workspace to use it.',
+          commandTitle(id, spec.title ?? spec.key),
+        );
         failures.record({ command: id, kind: 'refused_untrusted', message });
         log.warn(`${id} refused: ${message}`);
         // Not awaited: the command resolves at once, whether or not anyone answers the notification.
-        void vscode.window.showWarningMessage(`LoopX: ${message}`, 'Manage Workspace Trust').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
-        });
+        void vscode.window
+          .showWarningMessage(`LoopX: ${message}`, vscode.l10n.t('Manage Workspace Trust'))
+          .then((choice) => {
+            if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
+          });
         return undefined;
       }
       try {
@@ -64,8 +70,9 @@ export function registerPaletteCommands(
         const message = error instanceof Error ? error.message : String(error);
         log.error(`${id} failed: ${message}`);
         failures.record({ command: id, kind: 'failed', message });
-        void vscode.window.showErrorMessage(`LoopX: ${message}`, 'Show Log').then((choice) => {
-          if (choice === 'Show Log') log.show();
+        const showLog = vscode.l10n.t('Show Log');
+        void vscode.window.showErrorMessage(`LoopX: ${message}`, showLog).then((choice) => {
+          if (choice === showLog) log.show();
         });
         return undefined;
       }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { showCommands } from '../core/ops/commands';
 import { hostClock } from '../core/ops/hostSetup';
 import { runOperation } from '../core/ops/run';
+import { commandTitle } from './commandTitles';
 import { HOME_DIR } from './pickers';
 
 /** A quick pick over the whole catalog (the `commands` operation): palette commands run, CLI-only ones copy their CLI line. */
@@ -18,13 +19,13 @@ export async function showAllCommands(): Promise<void> {
     },
   );
   const items = commands.map((entry) => ({
-    label: entry.palette?.title ?? entry.cli ?? '',
+    label: entry.palette ? commandTitle(entry.palette.command, entry.palette.title) : (entry.cli ?? ''),
     description: [entry.cli, entry.slash].filter(Boolean).join('  ·  '),
     detail: `${entry.intent} (${entry.mutation_policy.replace(/_/g, ' ')})`,
     entry,
   }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: 'LoopX commands',
+    title: vscode.l10n.t('LoopX commands'),
     matchOnDescription: true,
     matchOnDetail: true,
   });
@@ -33,6 +34,6 @@ export async function showAllCommands(): Promise<void> {
     await vscode.commands.executeCommand(picked.entry.palette.command);
   } else if (picked.entry.cli) {
     await vscode.env.clipboard.writeText(picked.entry.cli);
-    void vscode.window.showInformationMessage(`Copied "${picked.entry.cli}" to the clipboard.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Copied "{0}" to the clipboard.', picked.entry.cli));
   }
 }

@@ -27,7 +27,8 @@ const isString = (value: unknown): value is string => typeof value === 'string';
  * given draft for review; `{ draft: <document uri>, confirmed? }` creates from the reviewed document.
  */
 
-export const CREATE_GOAL = 'Create Goal';
+/** The button that creates the reviewed goal, in the display language. */
+export const createGoalButton = (): string => vscode.l10n.t('Create Goal');
 
 export interface DraftOpened {
   step: 'review';
@@ -54,8 +55,9 @@ export async function draftGoal(
   const response = await model.sendRequest(
     [vscode.LanguageModelChatMessage.User(draftPrompt(sentence))],
     {
-      justification:
+      justification: vscode.l10n.t(
         'LoopX drafts a goal (objective, todos, gates) from your sentence; you review it before anything is written.',
+      ),
     },
     token,
   );
@@ -84,12 +86,14 @@ async function openForReview(
   void vscode.window
     .showInformationMessage(
       source === 'model'
-        ? 'LoopX: review and edit the goal draft, then create it.'
-        : 'LoopX: no language model is available, so a template draft is open: edit it, then create the goal.',
-      CREATE_GOAL,
+        ? vscode.l10n.t('LoopX: review and edit the goal draft, then create it.')
+        : vscode.l10n.t(
+            'LoopX: no language model is available, so a template draft is open: edit it, then create the goal.',
+          ),
+      createGoalButton(),
     )
     .then(async (choice) => {
-      if (choice !== CREATE_GOAL) return;
+      if (choice !== createGoalButton()) return;
       try {
         await createFromDraft(model, log, draftUri, false);
       } catch (error) {
@@ -107,20 +111,28 @@ async function createFromDraft(
   confirmed: boolean,
 ): Promise<GoalStarted> {
   const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === draftUri);
-  if (document === undefined) throw new Error('The goal draft is no longer open; start again with "Start a Goal…".');
+  if (document === undefined)
+    throw new Error(vscode.l10n.t('The goal draft is no longer open; start again with "Start a Goal…".'));
   const reading = readDraftDocument(document.getText());
   if (!reading.ok)
-    throw new Error(`${reading.message}. Fix the draft and choose "Create Goal" again; nothing was written.`);
+    throw new Error(
+      vscode.l10n.t('{0}. Fix the draft and choose "Create Goal" again; nothing was written.', reading.message),
+    );
   const draft = reading.draft;
   if (!confirmed) {
     const choice = await vscode.window.showInformationMessage(
-      `Create the goal "${draft.goal_id}" with ${draft.todos.length} todo(s) and ${draft.gates.length} gate(s)?`,
+      vscode.l10n.t(
+        'Create the goal "{0}" with {1} todo(s) and {2} gate(s)?',
+        draft.goal_id,
+        draft.todos.length,
+        draft.gates.length,
+      ),
       { modal: true, detail: draft.objective },
-      CREATE_GOAL,
+      createGoalButton(),
     );
-    if (choice !== CREATE_GOAL) throw new Cancelled();
+    if (choice !== createGoalButton()) throw new Cancelled();
   }
-  const folder = await pickProjectFolder('Folder for the new goal');
+  const folder = await pickProjectFolder(vscode.l10n.t('Folder for the new goal'));
   const env = folderEnvironment(folder);
   // One create-goal with the plan: the goal, its state file and exactly the reviewed todos and gates
   // are written together, or (a refused todo, an existing state file) nothing is.
@@ -166,14 +178,18 @@ export async function startGoalCommand(
   const sentence =
     argumentField(arg, 'sentence', isString) ??
     (await askText({
-      title: 'Start a Goal',
-      prompt: 'What do you want done? One sentence; a draft goal is written for you to review.',
-      placeHolder: 'e.g. Tidy the notes folder and publish an index',
-      validateInput: (v) => (v.trim() === '' ? 'Say what you want done.' : undefined),
+      title: vscode.l10n.t('Start a Goal'),
+      prompt: vscode.l10n.t('What do you want done? One sentence; a draft goal is written for you to review.'),
+      placeHolder: vscode.l10n.t('e.g. Tidy the notes folder and publish an index'),
+      validateInput: (v) => (v.trim() === '' ? vscode.l10n.t('Say what you want done.') : undefined),
     }));
   const languageModel = (await vscode.lm.selectChatModels())[0];
   const { draft, source } = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'LoopX: drafting the goal…', cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('LoopX: drafting the goal…'),
+      cancellable: true,
+    },
     (_progress, token) => draftGoal(sentence, languageModel, token),
   );
   return openForReview(draft, source, model, log);

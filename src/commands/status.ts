@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { quotaStateWord } from '../common/words';
 import { quotaStatus } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
 import { status, statusMarkdown } from '../core/ops/status';
@@ -16,7 +17,8 @@ async function showMarkdown(content: string): Promise<void> {
 /** "LoopX: Show Status" — `loopx status` for every registry of the workspace, as a Markdown preview. */
 export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
   const snapshots = model.snapshots.filter((s) => s.ok);
-  if (snapshots.length === 0) throw new Error('No LoopX registry in this workspace. Run "LoopX: Create Goal…" first.');
+  if (snapshots.length === 0)
+    throw new Error(vscode.l10n.t('No LoopX registry in this workspace. Run "LoopX: Create Goal…" first.'));
   const parts: string[] = [];
   for (const snapshot of snapshots) {
     parts.push(statusMarkdown(await runOperation(status, {}, editorEnvironment(snapshot.registryPath))));
@@ -26,19 +28,28 @@ export async function showStatusCommand(model: WorkspaceModel): Promise<void> {
 
 /** "LoopX: Show Quota" — the goal's quota window, spend and budgets. */
 export async function showQuotaCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const goal = await pickGoal(model, arg, 'Show the quota of which goal?');
+  const goal = await pickGoal(model, arg, vscode.l10n.t('Show the quota of which goal?'));
   const quota = await runOperation(quotaStatus, { goalId: goal.goalId }, editorEnvironment(goal.registryPath));
   const lines = [
-    `# Quota of ${goal.goalId}`,
+    `# ${vscode.l10n.t('Quota of {0}', goal.goalId)}`,
     '',
-    `- State: **${quota.state}**${quota.reason ? ` — ${quota.reason}` : ''}`,
-    `- Slots: ${quota.spent_slots} spent, ${quota.reserved_slots} reserved, ${quota.remaining_slots} left of ${quota.allowed_slots} (${quota.slot_minutes} min each, ${quota.window_hours} h window, compute ${quota.compute})`,
-    quota.next_slot_frees_at ? `- Next slot frees at ${quota.next_slot_frees_at}` : '',
-    quota.warn ? '- ⚠ Near the limit.' : '',
+    `- ${vscode.l10n.t('State: {0}', `**${quotaStateWord(quota.state)}**`)}${quota.reason ? ` — ${quota.reason}` : ''}`,
+    `- ${vscode.l10n.t(
+      'Slots: {0} spent, {1} reserved, {2} left of {3} ({4} min each, {5} h window, compute {6})',
+      quota.spent_slots,
+      quota.reserved_slots,
+      quota.remaining_slots,
+      quota.allowed_slots,
+      quota.slot_minutes,
+      quota.window_hours,
+      quota.compute,
+    )}`,
+    quota.next_slot_frees_at ? `- ${vscode.l10n.t('Next slot frees at {0}', quota.next_slot_frees_at)}` : '',
+    quota.warn ? `- ⚠ ${vscode.l10n.t('Near the limit.')}` : '',
     quota.exceeded
-      ? '- ⛔ Limit reached: no turn will start until the window frees a slot or the limit is raised ("LoopX: Configure Goal…").'
+      ? `- ⛔ ${vscode.l10n.t('Limit reached: no turn will start until the window frees a slot or the limit is raised ("LoopX: Configure Goal…").')}`
       : '',
-    ...quota.config_warnings.map((w) => `- Config: ${JSON.stringify(w)}`),
+    ...quota.config_warnings.map((w) => `- ${vscode.l10n.t('Config: {0}', JSON.stringify(w))}`),
   ].filter((line) => line !== '');
   await showMarkdown(lines.join('\n'));
 }
@@ -47,19 +58,23 @@ const CLASSIFICATIONS = ['state_refreshed', 'validated_progress', 'partial_progr
 
 /** "LoopX: Refresh Goal State…" — `loopx refresh-state`: optionally a new Next Action, then a recorded run. */
 export async function refreshStateCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const goal = await pickGoal(model, arg, 'Refresh the state of which goal?');
+  const goal = await pickGoal(model, arg, vscode.l10n.t('Refresh the state of which goal?'));
   const classification = await vscode.window.showQuickPick(CLASSIFICATIONS, {
-    title: `Refresh ${goal.goalId} (1/2): what happened?`,
+    title: vscode.l10n.t('Refresh {0} (1/2): what happened?', goal.goalId),
   });
   if (!classification) throw new Cancelled();
   const nextAction = await askText({
-    title: `Refresh ${goal.goalId} (2/2)`,
-    prompt: 'New Next Action (leave empty to keep the current one)',
+    title: vscode.l10n.t('Refresh {0} (2/2)', goal.goalId),
+    prompt: vscode.l10n.t('New Next Action (leave empty to keep the current one)'),
   });
   const request = { goalId: goal.goalId, classification, ...(nextAction === '' ? {} : { nextAction }) };
   const env = editorEnvironment(goal.registryPath);
   await runOperation(refreshState, { ...request, dryRun: true }, env); // validates the request and the scope rules, writes nothing
-  await confirm(confirmRefreshQuestion(goal.goalId, classification), confirmRefreshDetail(nextAction), 'Record');
+  await confirm(
+    confirmRefreshQuestion(goal.goalId, classification),
+    confirmRefreshDetail(nextAction),
+    vscode.l10n.t('Record'),
+  );
   const payload = await runOperation(refreshState, request, env);
   await model.reload();
   void vscode.window.showInformationMessage(refreshRecordedMessage(payload));

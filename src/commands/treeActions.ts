@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { todoStatusWord } from '../common/words';
 import { archiveRuntime, type ArchiveRuntimeOutput } from '../core/ops/archiveRuntime';
 import { runOperation } from '../core/ops/run';
 import { todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from '../core/ops/todo';
@@ -60,15 +61,19 @@ async function todoTarget(
   const given = argumentField(arg, 'todoId', isString);
   if (given !== undefined) {
     const found = listed.todos.find((t) => t.todo_id === given);
-    if (!found) throw new Error(`Goal "${goal.goalId}" has no open todo "${given}".`);
+    if (!found) throw new Error(vscode.l10n.t('Goal "{0}" has no open todo "{1}".', goal.goalId, given));
     return { goal, todoId: found.todo_id, title: found.title, role: found.role, claimedBy: found.claimed_by };
   }
   if (candidates.length === 0)
-    throw new Error(`Goal "${goal.goalId}" has no open ${kind === 'gate' ? 'gates' : 'todos'}.`);
+    throw new Error(
+      kind === 'gate'
+        ? vscode.l10n.t('Goal "{0}" has no open gates.', goal.goalId)
+        : vscode.l10n.t('Goal "{0}" has no open todos.', goal.goalId),
+    );
   const picked = await vscode.window.showQuickPick(
     candidates.map((t) => ({
       label: t.title,
-      description: [t.priority, t.status].filter(Boolean).join(' · '),
+      description: [t.priority, todoStatusWord(t.status)].filter(Boolean).join(' · '),
       detail: t.todo_id,
       t,
     })),
@@ -82,8 +87,8 @@ async function textArgument(arg: unknown, field: string, options: vscode.InputBo
   return argumentField(arg, field, isString) ?? (await askText(options));
 }
 
-const notEmpty = (what: string) => (value: string) =>
-  value.trim() === '' ? `The ${what} must not be empty.` : undefined;
+/** An input box's check: `message` (already in the display language) while the value is empty. */
+const notEmpty = (message: string) => (value: string) => (value.trim() === '' ? message : undefined);
 
 function done(model: WorkspaceModel, message: string): Promise<void> {
   void vscode.window.showInformationMessage(`LoopX: ${message}`);
@@ -96,12 +101,19 @@ export async function decideGateCommand(
   arg: unknown,
   outcome: 'approve' | 'reject',
 ): Promise<void> {
-  const verb = outcome === 'approve' ? 'Approve' : 'Reject';
-  const target = await todoTarget(model, arg, 'gate', `${verb} which gate?`);
+  const target = await todoTarget(
+    model,
+    arg,
+    'gate',
+    outcome === 'approve' ? vscode.l10n.t('Approve which gate?') : vscode.l10n.t('Reject which gate?'),
+  );
   const note = await textArgument(arg, 'note', {
-    title: `${verb} "${target.title}"`,
-    prompt: "A short decision note (kept as the gate's evidence)",
-    validateInput: notEmpty('decision note'),
+    title:
+      outcome === 'approve'
+        ? vscode.l10n.t('Approve "{0}"', target.title)
+        : vscode.l10n.t('Reject "{0}"', target.title),
+    prompt: vscode.l10n.t("A short decision note (kept as the gate's evidence)"),
+    validateInput: notEmpty(vscode.l10n.t('The decision note must not be empty.')),
   });
   const result = await runOperation(
     todoComplete,
@@ -112,8 +124,12 @@ export async function decideGateCommand(
   await done(
     model,
     outcome === 'approve'
-      ? `approved "${target.title}"${released > 0 ? `; ${released} todo${released === 1 ? ' is' : 's are'} runnable now` : ''}.`
-      : `rejected "${target.title}"; the todos it holds stay blocked.`,
+      ? released === 0
+        ? vscode.l10n.t('approved "{0}".', target.title)
+        : released === 1
+          ? vscode.l10n.t('approved "{0}"; 1 todo is runnable now.', target.title)
+          : vscode.l10n.t('approved "{0}"; {1} todos are runnable now.', target.title, released)
+      : vscode.l10n.t('rejected "{0}"; the todos it holds stay blocked.', target.title),
   );
 }
 
@@ -122,30 +138,37 @@ export async function decideGateCommand(
  * (docs/leases.md). The editor is not the holder and does not borrow its key from the lease file:
  * it refuses before asking anything, and says how to free the todo. (User todos are never leased.)
  */
-function refuseLeased(model: WorkspaceModel, target: TodoTarget, verb: string): void {
+function refuseLeased(model: WorkspaceModel, target: TodoTarget, verb: 'complete' | 'supersede'): void {
   const lease = model.leasesOf(target.goal).get(target.todoId);
   if (lease === undefined || target.role === 'user') return;
   throw new Error(
-    `"${target.title}" is leased to ${lease.owner} until ${lease.expires_at} (version ${lease.version}): only that agent, with its lease key, may ${verb} it. Release or transfer the lease first (Release Lease… / Transfer Lease… on the todo), or let it expire.`,
+    vscode.l10n.t(
+      '"{0}" is leased to {1} until {2} (version {3}): only that agent, with its lease key, may {4} it. Release or transfer the lease first (Release Lease… / Transfer Lease… on the todo), or let it expire.',
+      target.title,
+      lease.owner,
+      lease.expires_at,
+      lease.version,
+      verb === 'complete' ? vscode.l10n.t('complete') : vscode.l10n.t('supersede'),
+    ),
   );
 }
 
 /** "Complete Todo…": evidence, then a follow-up todo or none. */
 export async function completeTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const target = await todoTarget(model, arg, 'todo', 'Complete which todo?');
+  const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Complete which todo?'));
   refuseLeased(model, target, 'complete');
   const evidence = await textArgument(arg, 'evidence', {
-    title: `Complete "${target.title}" (1/2)`,
-    prompt: 'What shows it is done (a test run, a commit, a link)?',
-    validateInput: notEmpty('evidence'),
+    title: vscode.l10n.t('Complete "{0}" (1/2)', target.title),
+    prompt: vscode.l10n.t('What shows it is done (a test run, a commit, a link)?'),
+    validateInput: notEmpty(vscode.l10n.t('The evidence must not be empty.')),
   });
   const successor =
     argumentField(arg, 'successorText', isString) ??
     (argumentField(arg, 'noFollowUp', isTrue)
       ? ''
       : await askText({
-          title: `Complete "${target.title}" (2/2)`,
-          prompt: 'The follow-up todo, if any (leave empty when this is final)',
+          title: vscode.l10n.t('Complete "{0}" (2/2)', target.title),
+          prompt: vscode.l10n.t('The follow-up todo, if any (leave empty when this is final)'),
         }));
   const result = await runOperation(
     todoComplete,
@@ -159,23 +182,27 @@ export async function completeTodoCommand(model: WorkspaceModel, arg: unknown): 
   );
   await done(
     model,
-    `completed "${target.title}"${result.added_todos.length > 0 ? `, added ${result.added_todos[0]?.todo_id}` : ''}.`,
+    result.added_todos.length > 0
+      ? vscode.l10n.t('completed "{0}", added {1}.', target.title, result.added_todos[0]?.todo_id ?? '')
+      : vscode.l10n.t('completed "{0}".', target.title),
   );
 }
 
 /** "Claim Todo for Agent…": a registered agent takes an agent todo (taking it over after a confirmation). */
 export async function claimTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const target = await todoTarget(model, arg, 'todo', 'Claim which todo?');
+  const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Claim which todo?'));
   let agentId = argumentField(arg, 'agentId', isString);
   if (agentId === undefined) {
     if (target.goal.agents.length === 0)
-      throw new Error(`Goal "${target.goal.goalId}" has no registered agents. Run "LoopX: Register Agent…" first.`);
+      throw new Error(
+        vscode.l10n.t('Goal "{0}" has no registered agents. Run "LoopX: Register Agent…" first.', target.goal.goalId),
+      );
     const picked = await vscode.window.showQuickPick(
       target.goal.agents.map((id) => ({
         label: id,
-        description: id === target.claimedBy ? 'holds it now' : undefined,
+        description: id === target.claimedBy ? vscode.l10n.t('holds it now') : undefined,
       })),
-      { title: `Claim "${target.title}" for which agent?` },
+      { title: vscode.l10n.t('Claim "{0}" for which agent?', target.title) },
     );
     if (!picked) throw new Cancelled();
     agentId = picked.label;
@@ -183,32 +210,41 @@ export async function claimTodoCommand(model: WorkspaceModel, arg: unknown): Pro
   const lease = model.leasesOf(target.goal).get(target.todoId);
   if (lease !== undefined && lease.owner !== agentId && !argumentField(arg, 'confirmed', isTrue))
     await confirm(
-      `"${target.title}" is leased to ${lease.owner} until ${lease.expires_at}. Claim it for ${agentId}?`,
-      `In hard_lease mode the claim is refused while ${lease.owner}'s lease is in force (release or transfer it first); otherwise the claim takes the todo and ${lease.owner}'s lease stops counting.`,
-      'Claim',
+      vscode.l10n.t(
+        '"{0}" is leased to {1} until {2}. Claim it for {3}?',
+        target.title,
+        lease.owner,
+        lease.expires_at,
+        agentId,
+      ),
+      vscode.l10n.t(
+        "In hard_lease mode the claim is refused while {0}'s lease is in force (release or transfer it first); otherwise the claim takes the todo and {0}'s lease stops counting.",
+        lease.owner,
+      ),
+      vscode.l10n.t('Claim'),
     );
   const takeover = target.claimedBy !== null && target.claimedBy !== agentId;
   if (takeover && !argumentField(arg, 'confirmed', isTrue))
     await confirm(
-      `"${target.title}" is claimed by ${target.claimedBy}. Give it to ${agentId}?`,
-      'The other agent loses its claim; a turn it runs now may find the todo taken.',
-      'Take Over',
+      vscode.l10n.t('"{0}" is claimed by {1}. Give it to {2}?', target.title, target.claimedBy ?? '', agentId),
+      vscode.l10n.t('The other agent loses its claim; a turn it runs now may find the todo taken.'),
+      vscode.l10n.t('Take Over'),
     );
   await runOperation(
     todoClaim,
     { goalId: target.goal.goalId, todoId: target.todoId, agentId, takeover },
     editorEnvironment(target.goal.registryPath),
   );
-  await done(model, `"${target.title}" is claimed by ${agentId}.`);
+  await done(model, vscode.l10n.t('"{0}" is claimed by {1}.', target.title, agentId));
 }
 
 /** "Defer Todo…": set aside with a reason (and an optional resume condition from code). */
 export async function deferTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const target = await todoTarget(model, arg, 'todo', 'Defer which todo?');
+  const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Defer which todo?'));
   const reason = await textArgument(arg, 'reason', {
-    title: `Defer "${target.title}"`,
-    prompt: 'Why does it wait?',
-    validateInput: notEmpty('reason'),
+    title: vscode.l10n.t('Defer "{0}"', target.title),
+    prompt: vscode.l10n.t('Why does it wait?'),
+    validateInput: notEmpty(vscode.l10n.t('The reason must not be empty.')),
   });
   const resumeWhen = argumentField(arg, 'resumeWhen', isString);
   await runOperation(
@@ -216,17 +252,17 @@ export async function deferTodoCommand(model: WorkspaceModel, arg: unknown): Pro
     { goalId: target.goal.goalId, todoId: target.todoId, reason, ...(resumeWhen === undefined ? {} : { resumeWhen }) },
     editorEnvironment(target.goal.registryPath),
   );
-  await done(model, `deferred "${target.title}".`);
+  await done(model, vscode.l10n.t('deferred "{0}".', target.title));
 }
 
 /** "Supersede Todo…": close it as replaced by a new todo. */
 export async function supersedeTodoCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const target = await todoTarget(model, arg, 'todo', 'Supersede which todo?');
+  const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Supersede which todo?'));
   refuseLeased(model, target, 'supersede');
   const replacement = await textArgument(arg, 'successorText', {
-    title: `Supersede "${target.title}"`,
-    prompt: 'The todo that replaces it',
-    validateInput: notEmpty('replacement'),
+    title: vscode.l10n.t('Supersede "{0}"', target.title),
+    prompt: vscode.l10n.t('The todo that replaces it'),
+    validateInput: notEmpty(vscode.l10n.t('The replacement must not be empty.')),
   });
   const reason = argumentField(arg, 'reason', isString);
   const result = await runOperation(
@@ -239,12 +275,19 @@ export async function supersedeTodoCommand(model: WorkspaceModel, arg: unknown):
     },
     editorEnvironment(target.goal.registryPath),
   );
-  await done(model, `superseded "${target.title}" by ${result.added_todos[0]?.todo_id ?? 'its replacement'}.`);
+  await done(
+    model,
+    vscode.l10n.t(
+      'superseded "{0}" by {1}.',
+      target.title,
+      result.added_todos[0]?.todo_id ?? vscode.l10n.t('its replacement'),
+    ),
+  );
 }
 
 /** "Change Todo Priority…". */
 export async function changePriorityCommand(model: WorkspaceModel, arg: unknown): Promise<void> {
-  const target = await todoTarget(model, arg, 'todo', 'Change the priority of which todo?');
+  const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Change the priority of which todo?'));
   let priority = argumentField(arg, 'priority', isString);
   if (priority === undefined) {
     const picked = await vscode.window.showQuickPick(
@@ -252,7 +295,7 @@ export async function changePriorityCommand(model: WorkspaceModel, arg: unknown)
         label: p,
         description: p === 'P0' ? 'most urgent' : p === 'P4' ? 'least urgent' : undefined,
       })),
-      { title: `Priority of "${target.title}"` },
+      { title: vscode.l10n.t('Priority of "{0}"', target.title) },
     );
     if (!picked) throw new Cancelled();
     priority = picked.label;
@@ -262,12 +305,12 @@ export async function changePriorityCommand(model: WorkspaceModel, arg: unknown)
     { goalId: target.goal.goalId, todoId: target.todoId, priority },
     editorEnvironment(target.goal.registryPath),
   );
-  await done(model, `"${target.title}" is ${priority} now.`);
+  await done(model, vscode.l10n.t('"{0}" is {1} now.', target.title, priority));
 }
 
 /** "Open in State File": the goal's ACTIVE_GOAL_STATE.md at the todo's or gate's line. */
 export async function openInStateFileCommand(model: WorkspaceModel, arg: unknown): Promise<vscode.TextEditor> {
-  const target = await todoTarget(model, arg, 'todo', 'Open which todo?');
+  const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Open which todo?'));
   const listed = await runOperation(
     todoList,
     { goalId: target.goal.goalId, all: true },
@@ -281,7 +324,11 @@ export async function openInStateFileCommand(model: WorkspaceModel, arg: unknown
 
 function describeArchive(preview: ArchiveRuntimeOutput): string {
   if (!preview.ok) return preview.error;
-  return [`From: ${preview.source}`, `To: ${preview.archive_path}`, `Checks: ${preview.checks.join(', ')}`].join('\n');
+  return [
+    vscode.l10n.t('From: {0}', preview.source),
+    vscode.l10n.t('To: {0}', preview.archive_path),
+    vscode.l10n.t('Checks: {0}', preview.checks.join(', ')),
+  ].join('\n');
 }
 
 /**
@@ -289,14 +336,14 @@ function describeArchive(preview: ArchiveRuntimeOutput): string {
  * by the operation's safety check, and archiving it anyway takes a second, explicit confirmation.
  */
 export async function archiveRuntimeCommand(model: WorkspaceModel, arg: unknown): Promise<ArchiveRuntimeOutput> {
-  const goal = await pickGoal(model, arg, 'Archive the runtime of which goal?');
+  const goal = await pickGoal(model, arg, vscode.l10n.t('Archive the runtime of which goal?'));
   const env = editorEnvironment(goal.registryPath);
   const confirmed = argumentField(arg, 'confirmed', isTrue) ?? false;
   let allowRegistered = argumentField(arg, 'allowRegistered', isTrue) ?? false;
   const dialog = {
-    question: `Archive the runtime (runs, journals) of "${goal.goalId}"?`,
+    question: vscode.l10n.t('Archive the runtime (runs, journals) of "{0}"?', goal.goalId),
     describe: describeArchive,
-    action: 'Archive',
+    action: vscode.l10n.t('Archive'),
     confirmed,
   };
   let outcome = await previewThenApply(archiveRuntime, { goalId: goal.goalId, allowRegistered }, env, dialog);
@@ -307,18 +354,22 @@ export async function archiveRuntimeCommand(model: WorkspaceModel, arg: unknown)
     !allowRegistered &&
     !confirmed
   ) {
+    const archiveAnyway = vscode.l10n.t('Archive Anyway…');
     const choice = await vscode.window.showWarningMessage(
-      `"${goal.goalId}" is still registered, so LoopX refuses to archive its runtime.`,
-      { modal: true, detail: `${outcome.preview.error}\n\nArchive anyway only if the goal is obsolete.` },
-      'Archive Anyway…',
+      vscode.l10n.t('"{0}" is still registered, so LoopX refuses to archive its runtime.', goal.goalId),
+      {
+        modal: true,
+        detail: `${outcome.preview.error}\n\n${vscode.l10n.t('Archive anyway only if the goal is obsolete.')}`,
+      },
+      archiveAnyway,
     );
-    if (choice !== 'Archive Anyway…') throw new Cancelled();
+    if (choice !== archiveAnyway) throw new Cancelled();
     allowRegistered = true;
     outcome = await previewThenApply(archiveRuntime, { goalId: goal.goalId, allowRegistered }, env, dialog);
   }
   if (outcome.outcome === 'refused') throw new Error(describeArchive(outcome.preview));
   if (outcome.outcome === 'applied' && outcome.result.ok)
-    await done(model, `archived the runtime of "${goal.goalId}" to ${outcome.result.archive_path}.`);
+    await done(model, vscode.l10n.t('archived the runtime of "{0}" to {1}.', goal.goalId, outcome.result.archive_path));
   return outcome.outcome === 'applied' ? outcome.result : outcome.preview;
 }
 
@@ -329,10 +380,12 @@ export function stopLoopCommand(model: WorkspaceModel, arg: unknown): Promise<bo
   const goal =
     fromNode ?? (goalId === undefined ? model.goals.find((g) => model.isLoopRunning(g)) : model.findGoal(goalId));
   if (goal === undefined || !model.stopLoop(goal)) {
-    void vscode.window.showInformationMessage('LoopX: no loop is running in this window.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('LoopX: no loop is running in this window.'));
     return false;
   }
-  void vscode.window.showInformationMessage(`LoopX: the loop on "${goal.goalId}" stops after its current phase.`);
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('LoopX: the loop on "{0}" stops after its current phase.', goal.goalId),
+  );
   return true;
 }
 
@@ -340,6 +393,8 @@ export function stopLoopCommand(model: WorkspaceModel, arg: unknown): Promise<bo
 export async function openRunEvidenceCommand(arg: unknown): Promise<void> {
   const file = (arg as { run?: { markdown_file?: unknown } } | undefined)?.run?.markdown_file;
   if (typeof file !== 'string')
-    throw new Error("This run has no Markdown record inside the goal's project or runtime folder to open.");
+    throw new Error(
+      vscode.l10n.t("This run has no Markdown record inside the goal's project or runtime folder to open."),
+    );
   await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(file));
 }

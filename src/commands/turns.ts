@@ -12,7 +12,7 @@ import {
 import { agentTurnSetup, type AgentTurnSetup } from '../core/ops/host';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import { languageModelUnavailable, type LanguageModelUnavailable } from '../lm/languageModelExecutor';
-import { REVIEW_CHANGES, type TurnReviews, type TurnReviewSummary } from '../review/turnReview';
+import { reviewChangesButton, type TurnReviews, type TurnReviewSummary } from '../review/turnReview';
 import type { TurnTerminal, TurnTerminals } from '../terminal/turnTerminal';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';
@@ -25,11 +25,11 @@ import {
   loopButtons,
   loopOutcomeMessage,
   loopProgressTitle,
-  NEXT_STEP_BUTTONS,
+  nextStepButton,
   nextStepOfButton,
   noTurnMessage,
   previewRunsAgent,
-  SHOW_LOG,
+  showLogButton,
   turnButtons,
   turnOutcomeMessage,
   turnProgressTitle,
@@ -64,13 +64,18 @@ async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown)
   const given = argumentField(arg, 'agentIds', isStringArray);
   if (given && given.length > 0) return given;
   if (goal.agents.length === 0)
-    throw new Error(`Goal "${goal.goalId}" has no registered agents. Run "LoopX: Register Agent…" first.`);
+    throw new Error(
+      vscode.l10n.t('Goal "{0}" has no registered agents. Run "LoopX: Register Agent…" first.', goal.goalId),
+    );
   if (goal.agents.length === 1 && goal.agents[0]) return [goal.agents[0]];
   const items = goal.agents.map((agentId) => ({ label: agentId, picked: !canPickMany || agentId === goal.agents[0] }));
   const picked = canPickMany
-    ? await vscode.window.showQuickPick(items, { title: `Agents to run on ${goal.goalId}`, canPickMany: true })
+    ? await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t('Agents to run on {0}', goal.goalId),
+        canPickMany: true,
+      })
     : await vscode.window
-        .showQuickPick(items, { title: `Agent to run on ${goal.goalId}` })
+        .showQuickPick(items, { title: vscode.l10n.t('Agent to run on {0}', goal.goalId) })
         .then((item) => (item ? [item] : undefined));
   if (!picked || picked.length === 0) throw new Cancelled();
   return picked.map((item) => item.label);
@@ -86,7 +91,7 @@ function eventSink(
     terminal.event(event);
     switch (event.type) {
       case 'turn_started':
-        progress.report({ message: `${event.agent_id}: ${event.todo_title ?? 'planning'}` });
+        progress.report({ message: `${event.agent_id}: ${event.todo_title ?? vscode.l10n.t('planning')}` });
         surfaces.log.info(
           `turn ${event.turn_key} started: ${event.agent_id} on ${event.todo_id ?? '(no todo)'}${event.resumed ? ' (resumed)' : ''}`,
         );
@@ -217,7 +222,7 @@ async function runTurnWithProgress(
 
 /** "Review Changes" on the outcome when the run changed files; the diff editors open from it. */
 function reviewButton(review: TurnReviewSummary | undefined): string[] {
-  return review !== undefined && review.files.length > 0 ? [REVIEW_CHANGES] : [];
+  return review !== undefined && review.files.length > 0 ? [reviewChangesButton()] : [];
 }
 
 /** Shows how a turn ended, with a button per next step (Resume, Retry) that carries it out. */
@@ -231,8 +236,8 @@ async function showTurnOutcome(
 ): Promise<void> {
   const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   const choice = await show(message, ...reviewButton(review), ...buttons);
-  if (choice === SHOW_LOG) surfaces.log.show();
-  if (choice === REVIEW_CHANGES && review !== undefined) {
+  if (choice === showLogButton()) surfaces.log.show();
+  if (choice === reviewChangesButton() && review !== undefined) {
     await surfaces.reviews.open(review.id);
     return;
   }
@@ -260,7 +265,7 @@ export async function runOneTurnCommand(
   surfaces: TurnSurfaces,
   arg: unknown,
 ): Promise<(TurnRunResult & Reviewed) | TurnNotStarted | undefined> {
-  const goal = await pickGoal(surfaces.model, arg, 'Run a turn on which goal?');
+  const goal = await pickGoal(surfaces.model, arg, vscode.l10n.t('Run a turn on which goal?'));
   const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
   // A language-model agent with no model stops first: nothing to preview, nothing reserved.
@@ -281,7 +286,7 @@ export async function runOneTurnCommand(
     await confirm(
       confirmTurnQuestion(agentId, goal.goalId, preview),
       confirmTurnDetail(preview),
-      NEXT_STEP_BUTTONS.execute,
+      nextStepButton('execute'),
     );
   const snapshot = await surfaces.reviews.before(snapshotOptions(goal, setup), surfaces.log);
   const result = await runTurnWithProgress(surfaces, goal, agentId);
@@ -296,14 +301,14 @@ export async function runLoopCommand(
   surfaces: TurnSurfaces,
   arg: unknown,
 ): Promise<(LoopResult & Reviewed) | TurnNotStarted> {
-  const goal = await pickGoal(surfaces.model, arg, 'Run the loop on which goal?');
+  const goal = await pickGoal(surfaces.model, arg, vscode.l10n.t('Run the loop on which goal?'));
   const agentIds = await pickAgents(goal, true, arg);
   const setups = await Promise.all(agentIds.map(async (agentId) => ({ agentId, setup: await setupOf(goal, agentId) })));
   const refused = await refusedLanguageModel(surfaces, setups);
   if (refused !== undefined) return refused;
   const quota = surfaces.model.detailsOf(goal)?.quota;
   if (!argumentField(arg, 'confirmed', isTrue))
-    await confirm(confirmLoopQuestion(goal.goalId, agentIds), confirmLoopDetail(quota), 'Run Loop');
+    await confirm(confirmLoopQuestion(goal.goalId, agentIds), confirmLoopDetail(quota), vscode.l10n.t('Run Loop'));
   const first = setups[0]?.setup;
   const snapshot =
     first === undefined ? undefined : await surfaces.reviews.before(snapshotOptions(goal, first), surfaces.log);
@@ -324,15 +329,15 @@ export async function runLoopCommand(
           onEvent: eventSink(surfaces, terminal, progress),
         },
       ),
-    (loop) => `${loop.ok ? '✔' : '✖'} ${loopOutcomeMessage(loop).replace(/^LoopX: /, '')}`,
+    (loop) => `${loop.ok ? '✔' : '✖'} ${loopOutcomeMessage(loop).replace(/^LoopX[:：] ?/, '')}`,
   );
   const review = await surfaces.reviews.after(snapshot, `the loop on ${goal.goalId}`);
   await surfaces.model.reload();
   const last = result.turns.at(-1);
   if (last === undefined) {
     const show = result.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(loopOutcomeMessage(result), SHOW_LOG).then((choice) => {
-      if (choice === SHOW_LOG) surfaces.log.show();
+    void show(loopOutcomeMessage(result), showLogButton()).then((choice) => {
+      if (choice === showLogButton()) surfaces.log.show();
     });
   } else
     void showTurnOutcome(

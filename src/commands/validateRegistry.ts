@@ -11,7 +11,7 @@ export async function validateRegistries(
   log: vscode.LogOutputChannel,
 ): Promise<void> {
   const paths = model.registryPaths();
-  if (paths.length === 0) throw new Error('Open a folder first: there is no registry to validate.');
+  if (paths.length === 0) throw new Error(vscode.l10n.t('Open a folder first: there is no registry to validate.'));
   let problems = 0;
   let checked = 0;
   diagnostics.clear();
@@ -37,15 +37,22 @@ export async function validateRegistries(
     );
   }
   if (checked === 0 && problems === 0) {
-    void vscode.window.showInformationMessage('LoopX: no registry in this workspace yet. Create a goal to make one.');
-  } else if (problems === 0) {
-    void vscode.window.showInformationMessage(`LoopX: ${checked} registr${checked === 1 ? 'y is' : 'ies are'} valid.`);
-  } else {
-    const choice = await vscode.window.showWarningMessage(
-      `LoopX: ${problems} registry problem(s). See the Problems panel.`,
-      'Show Problems',
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('LoopX: no registry in this workspace yet. Create a goal to make one.'),
     );
-    if (choice === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
+  } else if (problems === 0) {
+    void vscode.window.showInformationMessage(
+      checked === 1
+        ? vscode.l10n.t('LoopX: 1 registry is valid.')
+        : vscode.l10n.t('LoopX: {0} registries are valid.', checked),
+    );
+  } else {
+    const showProblems = vscode.l10n.t('Show Problems');
+    const choice = await vscode.window.showWarningMessage(
+      vscode.l10n.t('LoopX: {0} registry problem(s). See the Problems panel.', problems),
+      showProblems,
+    );
+    if (choice === showProblems) await vscode.commands.executeCommand('workbench.actions.view.problems');
   }
 }
 

@@ -311,12 +311,20 @@ export async function languageModelUnavailable(
   if (model === undefined)
     return {
       reason: 'no_model',
-      message: `No VS Code language model matches the agent "${agentId}" (${describeSelector(config)}), so no turn ran and nothing was reserved or written. Install or sign in to a chat model provider, or change executor.vendor / executor.family in its profile.`,
+      message: vscode.l10n.t(
+        'No VS Code language model matches the agent "{0}" ({1}), so no turn ran and nothing was reserved or written. Install or sign in to a chat model provider, or change executor.vendor / executor.family in its profile.',
+        agentId,
+        describeSelector(config),
+      ),
     };
   if (access?.canSendRequest(model) === false)
     return {
       reason: 'no_consent',
-      message: `LoopX may not use the language model "${model.name}" (the consent was declined), so no turn ran for the agent "${agentId}" and nothing was reserved or written. Allow LoopX to use it and run again.`,
+      message: vscode.l10n.t(
+        'LoopX may not use the language model "{0}" (the consent was declined), so no turn ran for the agent "{1}" and nothing was reserved or written. Allow LoopX to use it and run again.',
+        model.name,
+        agentId,
+      ),
     };
   return undefined;
 }

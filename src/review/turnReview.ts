@@ -19,8 +19,9 @@ import {
  */
 
 export const ORIGINAL_SCHEME = 'loopx-original';
-export const REVIEW_CHANGES = 'Review Changes';
-export const REVERT_A_FILE = 'Revert a File…';
+/** The buttons, in the display language (asked for when shown). */
+export const reviewChangesButton = (): string => vscode.l10n.t('Review Changes');
+const revertAFileButton = (): string => vscode.l10n.t('Revert a File…');
 
 /** What a run hands back to its caller: the review to open and the files it lists. */
 export interface TurnReviewSummary {
@@ -97,7 +98,7 @@ export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.D
     const files = await review.snapshot.changes();
     if (files.length === 0) {
       void vscode.window.showInformationMessage(
-        `LoopX: ${review.title} changed no file (or every change was reverted).`,
+        vscode.l10n.t('LoopX: {0} changed no file (or every change was reverted).', review.title),
       );
       return files;
     }
@@ -107,20 +108,26 @@ export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.D
         file.status === 'deleted'
           ? vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}-deleted/${file.path}` })
           : vscode.Uri.file(path.join(review.snapshot.projectRoot, file.path));
-      await vscode.commands.executeCommand('vscode.diff', left, right, `${file.path} (${file.status} by the turn)`, {
-        preview: false,
-        preserveFocus: true,
-      });
+      await vscode.commands.executeCommand(
+        'vscode.diff',
+        left,
+        right,
+        vscode.l10n.t('{0} ({1} by the turn)', file.path, fileStatusWord(file.status)),
+        {
+          preview: false,
+          preserveFocus: true,
+        },
+      );
     }
     // Revert writes: restricted mode shows the diffs but offers no revert.
-    const offers = vscode.workspace.isTrusted ? [REVERT_A_FILE] : [];
+    const offers = vscode.workspace.isTrusted ? [revertAFileButton()] : [];
     void vscode.window
-      .showInformationMessage(`LoopX: ${review.title} changed ${files.length} file(s).`, ...offers)
+      .showInformationMessage(vscode.l10n.t('LoopX: {0} changed {1} file(s).', review.title, files.length), ...offers)
       .then(async (choice) => {
-        if (choice !== REVERT_A_FILE) return;
+        if (choice !== revertAFileButton()) return;
         const picked = await vscode.window.showQuickPick(
-          files.map((f) => ({ label: f.path, description: f.status })),
-          { title: 'Revert which file to how it was before the turn?' },
+          files.map((f) => ({ label: f.path, description: fileStatusWord(f.status) })),
+          { title: vscode.l10n.t('Revert which file to how it was before the turn?') },
         );
         if (picked !== undefined) await this.revert(id, picked.label, false);
       });
@@ -131,21 +138,32 @@ export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.D
   async revert(id: string, relativePath: string, confirmed: boolean): Promise<boolean> {
     if (!vscode.workspace.isTrusted)
       throw new Error(
-        `Reverting "${relativePath}" writes to the workspace, and this workspace is not trusted (restricted mode); nothing was reverted. Trust the workspace to revert.`,
+        vscode.l10n.t(
+          'Reverting "{0}" writes to the workspace, and this workspace is not trusted (restricted mode); nothing was reverted. Trust the workspace to revert.',
+          relativePath,
+        ),
       );
     const review = this.reviewOf(id);
     if (!confirmed) {
       const original = await review.snapshot.original(relativePath);
-      const what = original === null ? 'delete it (the turn created it)' : 'restore the bytes it had before the turn';
+      const detail =
+        original === null
+          ? vscode.l10n.t('This will delete it (the turn created it); your later edits to it are lost.')
+          : vscode.l10n.t('This will restore the bytes it had before the turn; your later edits to it are lost.');
+      const revertButton = vscode.l10n.t('Revert');
       const choice = await vscode.window.showWarningMessage(
-        `Revert "${relativePath}"?`,
-        { modal: true, detail: `This will ${what}; your later edits to it are lost.` },
-        'Revert',
+        vscode.l10n.t('Revert "{0}"?', relativePath),
+        { modal: true, detail },
+        revertButton,
       );
-      if (choice !== 'Revert') return false;
+      if (choice !== revertButton) return false;
     }
     const done = await revertChange(review.snapshot, relativePath);
-    void vscode.window.showInformationMessage(`LoopX: ${relativePath} ${done === 'deleted' ? 'deleted' : 'restored'}.`);
+    void vscode.window.showInformationMessage(
+      done === 'deleted'
+        ? vscode.l10n.t('LoopX: {0} deleted.', relativePath)
+        : vscode.l10n.t('LoopX: {0} restored.', relativePath),
+    );
     return true;
   }
 
@@ -156,7 +174,21 @@ export class TurnReviews implements vscode.TextDocumentContentProvider, vscode.D
   private reviewOf(id: string): Review {
     const review = this.reviews.get(id);
     if (review === undefined)
-      throw new Error(`No turn review "${id}" in this window (only the last 10 runs are kept).`);
+      throw new Error(vscode.l10n.t('No turn review "{0}" in this window (only the last 10 runs are kept).', id));
     return review;
+  }
+}
+
+/** A changed file's status in the display language. */
+function fileStatusWord(status: string): string {
+  switch (status) {
+    case 'added':
+      return vscode.l10n.t('added');
+    case 'modified':
+      return vscode.l10n.t('modified');
+    case 'deleted':
+      return vscode.l10n.t('deleted');
+    default:
+      return status;
   }
 }

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
@@ -240,7 +241,10 @@ export async function revertChange(snapshot: TurnSnapshot, relativePath: string)
   const change = (await snapshot.changes()).find((c) => c.path === relativePath);
   if (change === undefined)
     throw new Error(
-      `"${relativePath}" is not a file this turn changed (or it is already back as it was); nothing was reverted`,
+      l10n.t(
+        '"{0}" is not a file this turn changed (or it is already back as it was); nothing was reverted',
+        relativePath,
+      ),
     );
   const target = path.resolve(snapshot.projectRoot, relativePath);
   const root = path.resolve(snapshot.projectRoot);
@@ -261,10 +265,14 @@ export async function revertChange(snapshot: TurnSnapshot, relativePath: string)
     existing = path.dirname(existing);
   const realParent = await fs.realpath(existing);
   if (!inside(target, root) || !inside(path.join(realParent, 'x'), realRoot))
-    throw new Error(`"${relativePath}" leads out of the project; LoopX never writes there. Nothing was reverted`);
+    throw new Error(
+      l10n.t('"{0}" leads out of the project; LoopX never writes there. Nothing was reverted', relativePath),
+    );
   const stat = await fs.lstat(target).catch(() => null);
   if (stat?.isSymbolicLink())
-    throw new Error(`"${relativePath}" is a symbolic link; LoopX does not revert through links. Nothing was reverted`);
+    throw new Error(
+      l10n.t('"{0}" is a symbolic link; LoopX does not revert through links. Nothing was reverted', relativePath),
+    );
   const original = await snapshot.original(relativePath);
   if (original === null) {
     await fs.rm(target, { force: true });

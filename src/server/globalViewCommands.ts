@@ -21,7 +21,8 @@ export async function showGlobalView(model: WorkspaceModel, command: GlobalComma
   const registries = model.snapshots
     .filter((snapshot) => snapshot.ok && snapshot.exists)
     .map((snapshot) => snapshot.registryPath);
-  if (registries.length === 0) throw new Error('No LoopX registry in this workspace. Run "LoopX: Create Goal…" first.');
+  if (registries.length === 0)
+    throw new Error(vscode.l10n.t('No LoopX registry in this workspace. Run "LoopX: Create Goal…" first.'));
   const operation = GLOBAL_OPERATIONS[command];
   const parts: string[] = [];
   for (const registryPath of registries) {

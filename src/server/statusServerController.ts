@@ -133,20 +133,26 @@ export class StatusServerController extends Disposable {
       if (chosen === undefined) return;
       await vscode.env.clipboard.writeText(chosen.url);
       void vscode.window.showInformationMessage(
-        `LoopX: copied the status server URL of ${chosen.folder ?? basename(dirname(dirname(chosen.registryPath)))} (${chosen.url.replace(/([?&]token=)[^&]*/, '$1…')}, served on ${chosen.origin}).`,
+        vscode.l10n.t(
+          'LoopX: copied the status server URL of {0} ({1}, served on {2}).',
+          chosen.folder ?? basename(dirname(dirname(chosen.registryPath))),
+          chosen.url.replace(/([?&]token=)[^&]*/, '$1…'),
+          chosen.origin,
+        ),
       );
       return;
     }
     const reason = !vscode.workspace.isTrusted
-      ? 'it runs only in a trusted workspace'
+      ? vscode.l10n.t('it runs only in a trusted workspace')
       : this.model.registryPaths().length === 0
-        ? 'no workspace folder is open'
-        : 'it is turned off';
+        ? vscode.l10n.t('no workspace folder is open')
+        : vscode.l10n.t('it is turned off');
+    const turnOn = vscode.l10n.t('Turn It On');
     // Not awaited: the command resolves once the server's state is settled, answered or not.
     void vscode.window
-      .showInformationMessage(`LoopX: the status server is not running: ${reason}.`, 'Turn It On')
+      .showInformationMessage(vscode.l10n.t('LoopX: the status server is not running: {0}.', reason), turnOn)
       .then(async (choice) => {
-        if (choice === 'Turn It On') {
+        if (choice === turnOn) {
           await vscode.workspace
             .getConfiguration(STATUS_SERVER_SETTINGS.section)
             .update(STATUS_SERVER_SETTINGS.enabled, true, vscode.ConfigurationTarget.Workspace);
@@ -162,7 +168,7 @@ export class StatusServerController extends Disposable {
         detail: s.registryPath,
         served: s,
       })),
-      { title: 'LoopX: Copy the status server URL of which registry?' },
+      { title: vscode.l10n.t('LoopX: Copy the status server URL of which registry?') },
     );
     return picked?.served;
   }

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import type { GoalQuotaSummary } from '../core/ops/quota';
 
 /**
@@ -30,15 +31,35 @@ export interface IndicatorPresentation {
   details: string[];
 }
 
-const LOOK: Record<IndicatorKind, { icon: string; word: string }> = {
-  eligible: { icon: 'play-circle', word: 'eligible' },
-  running: { icon: 'sync~spin', word: 'running' },
-  waiting: { icon: 'watch', word: 'waiting' },
-  needs_you: { icon: 'bell-dot', word: 'needs you' },
-  throttled: { icon: 'dashboard', word: 'throttled' },
-  paused: { icon: 'debug-pause', word: 'paused' },
-  error: { icon: 'error', word: 'error' },
+const ICONS: Record<IndicatorKind, string> = {
+  eligible: 'play-circle',
+  running: 'sync~spin',
+  waiting: 'watch',
+  needs_you: 'bell-dot',
+  throttled: 'dashboard',
+  paused: 'debug-pause',
+  error: 'error',
 };
+
+/** The indicator's word in the display language (asked at each call: the bundle is set at activation). */
+function indicatorWord(kind: IndicatorKind): string {
+  switch (kind) {
+    case 'eligible':
+      return l10n.t('eligible');
+    case 'running':
+      return l10n.t('running');
+    case 'waiting':
+      return l10n.t('waiting');
+    case 'needs_you':
+      return l10n.t('needs you');
+    case 'throttled':
+      return l10n.t('throttled');
+    case 'paused':
+      return l10n.t('paused');
+    case 'error':
+      return l10n.t('error');
+  }
+}
 
 export function indicatorKind(input: IndicatorInput): IndicatorKind {
   const quota = input.quota;
@@ -61,7 +82,8 @@ function compact(n: number): string {
 
 export function presentIndicator(input: IndicatorInput): IndicatorPresentation {
   const kind = indicatorKind(input);
-  const { icon, word } = LOOK[kind];
+  const icon = ICONS[kind];
+  const word = indicatorWord(kind);
   const quota = input.quota;
   const parts = [`$(${icon}) ${input.goalId}`];
   const details: string[] = [];
@@ -70,20 +92,31 @@ export function presentIndicator(input: IndicatorInput): IndicatorPresentation {
     const cost = quota.budgets.max_cost_usd;
     const tokens = quota.budgets.max_tokens;
     if (cost.limit !== null) parts.push(`${money(cost.used)}/${money(cost.limit)}`);
-    else if (tokens.limit !== null) parts.push(`${compact(tokens.used)}/${compact(tokens.limit)} tok`);
+    else if (tokens.limit !== null) parts.push(l10n.t('{0}/{1} tok', compact(tokens.used), compact(tokens.limit)));
     details.push(
-      `State: ${word} (${quota.state}) — ${quota.reason}`,
-      `Slots: ${quota.spent_slots} spent + ${quota.reserved_slots} reserved of ${quota.allowed_slots} in ${quota.window_hours} h (${quota.remaining_slots} left)`,
+      l10n.t('State: {0} ({1}) — {2}', word, quota.state, quota.reason),
+      l10n.t(
+        'Slots: {0} spent + {1} reserved of {2} in {3} h ({4} left)',
+        quota.spent_slots,
+        quota.reserved_slots,
+        quota.allowed_slots,
+        quota.window_hours,
+        quota.remaining_slots,
+      ),
     );
-    if (cost.limit !== null) details.push(`Cost: ${money(cost.used)} of ${money(cost.limit)}`);
-    if (tokens.limit !== null) details.push(`Tokens: ${tokens.used} of ${tokens.limit}`);
+    if (cost.limit !== null) details.push(l10n.t('Cost: {0} of {1}', money(cost.used), money(cost.limit)));
+    if (tokens.limit !== null) details.push(l10n.t('Tokens: {0} of {1}', tokens.used, tokens.limit));
     if (quota.next_slot_frees_at !== null && quota.remaining_slots === 0)
-      details.push(`Next slot frees at ${quota.next_slot_frees_at}`);
+      details.push(l10n.t('Next slot frees at {0}', quota.next_slot_frees_at));
   }
   if (input.openGates > 0)
-    details.push(`${input.openGates} open gate${input.openGates === 1 ? ' waits' : 's wait'} for you`);
-  if (input.error !== null) details.push(`Error: ${input.error}`);
-  else if (!quota) details.push('Error: the quota could not be computed (see the LoopX log)');
+    details.push(
+      input.openGates === 1
+        ? l10n.t('1 open gate waits for you')
+        : l10n.t('{0} open gates wait for you', input.openGates),
+    );
+  if (input.error !== null) details.push(l10n.t('Error: {0}', input.error));
+  else if (!quota) details.push(l10n.t('Error: the quota could not be computed (see the LoopX log)'));
   parts.push(word);
   const background = kind === 'error' || quota?.exceeded === true ? 'error' : quota?.warn === true ? 'warning' : null;
   return { kind, icon, word, text: parts.join(' · ').replace(' · ', ' '), background, details };

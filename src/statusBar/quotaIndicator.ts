@@ -26,7 +26,7 @@ export class QuotaIndicator extends Disposable {
   ) {
     super();
     this.item = this.register(vscode.window.createStatusBarItem('loopx.quota', vscode.StatusBarAlignment.Left, 50));
-    this.item.name = 'LoopX Quota';
+    this.item.name = vscode.l10n.t('LoopX Quota');
     this.item.command = commandId('quotaOverview');
     this.register(model.onDidChange(() => this.update()));
     // A loop starting or stopping in this window changes no file: the model says so per goal.
@@ -86,17 +86,22 @@ export class QuotaIndicator extends Disposable {
         ? undefined
         : new vscode.ThemeColor(`statusBarItem.${presentation.background}Background`);
     const tooltip = new vscode.MarkdownString(undefined, true);
-    tooltip.appendMarkdown('**LoopX quota — ').appendText(goal.displayName).appendMarkdown('**\n\n');
+    tooltip
+      .appendMarkdown(`**${vscode.l10n.t('LoopX quota — ')}`)
+      .appendText(goal.displayName)
+      .appendMarkdown('**\n\n');
     for (const line of presentation.details) tooltip.appendMarkdown('- ').appendText(line).appendMarkdown('\n');
     const warnings = this.warningCount();
     if (warnings > 0)
       tooltip.appendMarkdown(
-        `\n$(warning) ${warnings} projection warning${warnings === 1 ? '' : 's'} — [Show](command:${commandId('showProjectionWarnings')})`,
+        `\n$(warning) ${warnings === 1 ? vscode.l10n.t('1 projection warning') : vscode.l10n.t('{0} projection warnings', warnings)} — [${vscode.l10n.t('Show')}](command:${commandId('showProjectionWarnings')})`,
       );
-    tooltip.appendMarkdown(`\n\nClick for the quota of all goals.`);
+    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click for the quota of all goals.')}`);
     tooltip.isTrusted = { enabledCommands: [commandId('showProjectionWarnings')] };
     this.item.tooltip = tooltip;
-    this.item.accessibilityInformation = { label: `LoopX quota of ${goal.goalId}: ${presentation.word}` };
+    this.item.accessibilityInformation = {
+      label: vscode.l10n.t('LoopX quota of {0}: {1}', goal.goalId, presentation.word),
+    };
     this.item.show();
   }
 }

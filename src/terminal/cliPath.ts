@@ -86,8 +86,11 @@ export class TerminalCli extends Disposable {
     collection.replace(LOOPX_CLI_VARIABLE, launcher);
     if (plan.prependPath) collection.prepend('PATH', `${binDir}${delimiter}`);
     collection.description = plan.prependPath
-      ? "Puts LoopX for VS Code's `loopx` first on the PATH and sets `LOOPX_CLI` to it."
-      : `Sets \`LOOPX_CLI\` to LoopX for VS Code's CLI; \`loopx\` stays the one on your PATH (${plan.reason}).`;
+      ? vscode.l10n.t("Puts LoopX for VS Code's `loopx` first on the PATH and sets `LOOPX_CLI` to it.")
+      : vscode.l10n.t(
+          "Sets `LOOPX_CLI` to LoopX for VS Code's CLI; `loopx` stays the one on your PATH ({0}).",
+          plan.reason,
+        );
     this.current = { binDir, launcher, mode, otherLoopx, prependPath: plan.prependPath };
     this.log.info(
       `terminals: LOOPX_CLI=${launcher}; ${plan.prependPath ? 'loopx on PATH' : 'PATH unchanged'} (${plan.reason})`,

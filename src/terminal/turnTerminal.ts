@@ -10,17 +10,27 @@ import type { TurnEvent } from '../core/ops/turn';
  * only: control sequences an agent prints are shown escaped, never interpreted.
  */
 
-/** The words people read for the driver's phases. */
-export const PHASE_LABELS: Readonly<Record<string, string>> = {
-  admission: 'reserve',
-  host_execute: 'run',
-  typed_result: 'result',
-  validation: 'validate',
-  durable_writeback: 'write back',
-  quota_spend: 'settle',
-  scheduler_apply: 'settle',
-  scheduler_ack: 'settle',
-};
+/** The word people read for a driver's phase, in the display language. */
+export function phaseLabel(phase: string): string {
+  switch (phase) {
+    case 'admission':
+      return vscode.l10n.t('reserve');
+    case 'host_execute':
+      return vscode.l10n.t('run');
+    case 'typed_result':
+      return vscode.l10n.t('result');
+    case 'validation':
+      return vscode.l10n.t('validate');
+    case 'durable_writeback':
+      return vscode.l10n.t('write back');
+    case 'quota_spend':
+    case 'scheduler_apply':
+    case 'scheduler_ack':
+      return vscode.l10n.t('settle');
+    default:
+      return phase;
+  }
+}
 
 /** How much of a terminal's text the transcript keeps (the tail), for tests and "what did it print". */
 const TRANSCRIPT_CHARS = 200_000;
@@ -41,13 +51,13 @@ export function terminalText(text: string): string {
 export function eventLine(event: TurnEvent): string | undefined {
   switch (event.type) {
     case 'turn_started':
-      return `▶ turn ${event.turn_key.slice(0, 19)}… ${event.agent_id} on ${event.todo_id ?? '(no todo)'}${event.todo_title ? ` — ${event.todo_title}` : ''}${event.resumed ? ' (resumed)' : ''}`;
+      return `▶ ${vscode.l10n.t('turn {0}… {1} on {2}', event.turn_key.slice(0, 19), event.agent_id, event.todo_id ?? vscode.l10n.t('(no todo)'))}${event.todo_title ? ` — ${event.todo_title}` : ''}${event.resumed ? ` ${vscode.l10n.t('(resumed)')}` : ''}`;
     case 'phase_done':
-      return `[${PHASE_LABELS[event.phase] ?? event.phase}] ${event.detail}`;
+      return `[${phaseLabel(event.phase)}] ${event.detail}`;
     case 'turn_ended':
-      return `■ turn ended: ${event.status}${event.spent ? ' (1 slot spent)' : ''} — ${event.summary}`;
+      return `■ ${vscode.l10n.t('turn ended: {0}', event.status)}${event.spent ? ` ${vscode.l10n.t('(1 slot spent)')}` : ''} — ${event.summary}`;
     case 'loop_stopped':
-      return `■ loop stopped (${event.reason}): ${event.message}`;
+      return `■ ${vscode.l10n.t('loop stopped ({0}): {1}', event.reason, event.message)}`;
   }
 }
 
@@ -100,7 +110,7 @@ export class TurnTerminal implements vscode.Pseudoterminal {
       return;
     }
     if (!this.controller.signal.aborted) {
-      this.line('^C — cancelling: the run stops after its current phase.');
+      this.line(`^C — ${vscode.l10n.t('cancelling: the run stops after its current phase.')}`);
       this.controller.abort();
     }
   }
@@ -127,7 +137,7 @@ export class TurnTerminal implements vscode.Pseudoterminal {
   /** The run ended: the terminal stays open for reading; any key closes it. */
   finish(summary: string): void {
     this.line(summary);
-    this.line('(press any key… Ctrl+C closes this terminal)');
+    this.line(vscode.l10n.t('(press any key… Ctrl+C closes this terminal)'));
     this.runningNow = false;
   }
 

@@ -32,10 +32,12 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         const item = new vscode.TreeItem(agent.agentId, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `agent:${agent.agentId}`;
         item.description = [
-          `${agent.goals.length} goal${agent.goals.length === 1 ? '' : 's'}`,
-          agent.claims.length > 0 ? `${agent.claims.length} claimed` : null,
-          this.leasesHeldBy(agent.agentId).length > 0 ? `${this.leasesHeldBy(agent.agentId).length} leased` : null,
-          agent.lastTurn?.generated_at ? `last ${agent.lastTurn.generated_at}` : null,
+          agent.goals.length === 1 ? vscode.l10n.t('1 goal') : vscode.l10n.t('{0} goals', agent.goals.length),
+          agent.claims.length > 0 ? vscode.l10n.t('{0} claimed', agent.claims.length) : null,
+          this.leasesHeldBy(agent.agentId).length > 0
+            ? vscode.l10n.t('{0} leased', this.leasesHeldBy(agent.agentId).length)
+            : null,
+          agent.lastTurn?.generated_at ? vscode.l10n.t('last {0}', agent.lastTurn.generated_at) : null,
         ]
           .filter(Boolean)
           .join(' · ');
@@ -77,7 +79,7 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
           kind: 'detail',
           id: `agent:${agentId}:lease:${goal.registryPath}#${goal.goalId}:${todoId}`,
           label: titles.get(todoId) ?? todoId,
-          description: `${label.description.replace(`🔒 ${lease.owner} `, 'leased ')} · ${goal.goalId}`,
+          description: `${vscode.l10n.t('leased until {0}', label.until)} · ${goal.goalId}`,
           icon: 'lock',
           tooltip: `${todoId}\n${label.tooltip}`,
         });
@@ -97,15 +99,19 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
     const last = agent.lastTurn;
     children.push(
       last === null
-        ? { kind: 'detail', id: `${id}:last`, label: 'No turn yet', icon: 'history' }
+        ? { kind: 'detail', id: `${id}:last`, label: vscode.l10n.t('No turn yet'), icon: 'history' }
         : {
             kind: 'detail',
             id: `${id}:last`,
-            label: `Last turn: ${last.classification ?? 'run'}`,
+            label: vscode.l10n.t('Last turn: {0}', last.classification ?? vscode.l10n.t('run')),
             description: [
               last.goalId,
               last.generated_at,
-              last.spent_slots === null ? 'no spend' : `${last.spent_slots} slot${last.spent_slots === 1 ? '' : 's'}`,
+              last.spent_slots === null
+                ? vscode.l10n.t('no spend')
+                : last.spent_slots === 1
+                  ? vscode.l10n.t('1 slot')
+                  : vscode.l10n.t('{0} slots', last.spent_slots),
               last.cost_usd === null ? null : `$${last.cost_usd.toFixed(2)}`,
             ]
               .filter(Boolean)
@@ -119,7 +125,7 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         kind: 'detail',
         id: `${id}:claim:${claim.registryPath}#${claim.goalId}:${claim.todoId}`,
         label: claim.title,
-        description: `claimed · ${claim.goalId}`,
+        description: vscode.l10n.t('claimed · {0}', claim.goalId),
         icon: 'pinned',
         tooltip: claim.todoId,
       });

@@ -4,6 +4,7 @@ import { Disposable } from '../common/disposable';
 import type { ProjectionWarning } from '../core/status/projection/schemas';
 import type { StatusGate, StatusReplanObligation, StatusTodoItem } from '../core/status/goalStatus';
 import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
+import { gateStateWord, goalStatusWord, quotaStateWord, todoStatusWord } from '../common/words';
 import { leaseLabel, type RecentRun } from '../workspace/goalExtras';
 import type { FolderGoals } from '../workspace/registrySources';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
@@ -94,7 +95,10 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     );
     this.treeView.badge =
       open > 0
-        ? { value: open, tooltip: `${open} gate${open === 1 ? '' : 's'} need${open === 1 ? 's' : ''} you` }
+        ? {
+            value: open,
+            tooltip: open === 1 ? vscode.l10n.t('1 gate needs you') : vscode.l10n.t('{0} gates need you', open),
+          }
         : undefined;
   }
 
@@ -125,15 +129,16 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         const leased = lease === undefined ? null : leaseLabel(lease, new Date());
         item.description = [
           todo.priority,
-          todo.status !== 'open' ? todo.status : null,
+          todo.status !== 'open' ? todoStatusWord(todo.status) : null,
           todo.claimed_by ? `@${todo.claimed_by}` : null,
           leased?.description ?? null,
         ]
           .filter(Boolean)
           .join(' · ');
         const heldBy = this.gatesHolding(node.goal, todo.todo_id);
-        if (heldBy.length > 0) item.description = [item.description, 'held by gate'].filter(Boolean).join(' · ');
-        item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}${heldBy.length > 0 ? `\nheld back by: ${heldBy.join(', ')}` : ''}${leased === null ? '' : `\n${leased.tooltip}`}`;
+        if (heldBy.length > 0)
+          item.description = [item.description, vscode.l10n.t('held by gate')].filter(Boolean).join(' · ');
+        item.tooltip = `${todo.text}\n\n${todo.todo_id}${todo.task_class ? ` · ${todo.task_class}` : ''}${heldBy.length > 0 ? `\n${vscode.l10n.t('held back by: {0}', heldBy.join(', '))}` : ''}${leased === null ? '' : `\n${leased.tooltip}`}`;
         item.contextValue = `todo.${todo.status}.${node.role}${lease === undefined ? '' : '.leased'}`;
         item.iconPath = new vscode.ThemeIcon(heldBy.length > 0 ? 'lock' : TODO_ICONS[todo.status]);
         return item;
@@ -144,15 +149,16 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         const { gate } = node;
         const item = new vscode.TreeItem(gate.title, vscode.TreeItemCollapsibleState.None);
         item.id = `${goalKey(node.goal)}:gate:${gate.todo_id}`;
-        const holds = gate.blocked_todo_ids.length > 0 ? `holds ${gate.blocked_todo_ids.length}` : null;
+        const holds =
+          gate.blocked_todo_ids.length > 0 ? vscode.l10n.t('holds {0}', gate.blocked_todo_ids.length) : null;
         item.description = [
-          gate.gate_state !== 'open' ? gate.gate_state : null,
-          gate.blocks_agent ? `@${gate.blocks_agent}` : gate.global_gate ? 'all agents' : null,
+          gate.gate_state !== 'open' ? gateStateWord(gate.gate_state) : null,
+          gate.blocks_agent ? `@${gate.blocks_agent}` : gate.global_gate ? vscode.l10n.t('all agents') : null,
           holds,
         ]
           .filter(Boolean)
           .join(' · ');
-        item.tooltip = `${gate.text}\n\n${gate.todo_id}${gate.blocked_todo_ids.length > 0 ? `\nholds back: ${gate.blocked_todo_ids.join(', ')}` : ''}`;
+        item.tooltip = `${gate.text}\n\n${gate.todo_id}${gate.blocked_todo_ids.length > 0 ? `\n${vscode.l10n.t('holds back: {0}', gate.blocked_todo_ids.join(', '))}` : ''}`;
         item.contextValue = `gate.${gate.gate_state}`;
         item.iconPath = new vscode.ThemeIcon('shield', new vscode.ThemeColor('list.warningForeground'));
         item.command = this.openStateFileAt(node.goal, gate.line);
@@ -233,7 +239,12 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       count > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `folder:${node.folder.path}`;
-    item.description = count === 0 ? 'no goals' : `${count} goal${count === 1 ? '' : 's'}`;
+    item.description =
+      count === 0
+        ? vscode.l10n.t('no goals')
+        : count === 1
+          ? vscode.l10n.t('1 goal')
+          : vscode.l10n.t('{0} goals', count);
     item.tooltip = node.folder.path;
     item.contextValue = 'folder';
     item.iconPath = new vscode.ThemeIcon('root-folder');
@@ -248,15 +259,20 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     item.id = `goal:${goalKey(goal)}`;
     const parts = [goal.displayName === goal.goalId ? null : goal.goalId];
     if (status) {
-      parts.push(`${status.agent_todos?.open_count ?? 0} open`);
+      parts.push(vscode.l10n.t('{0} open', status.agent_todos?.open_count ?? 0));
       if (status.open_gates.length > 0)
-        parts.push(`${status.open_gates.length} gate${status.open_gates.length === 1 ? '' : 's'}`);
+        parts.push(
+          status.open_gates.length === 1
+            ? vscode.l10n.t('1 gate')
+            : vscode.l10n.t('{0} gates', status.open_gates.length),
+        );
     }
-    if (details?.quota) parts.push(`${details.quota.spent_slots}/${details.quota.allowed_slots} slots`);
-    if (this.model.isReading(goal)) parts.push('reading status…');
+    if (details?.quota)
+      parts.push(vscode.l10n.t('{0}/{1} slots', details.quota.spent_slots, details.quota.allowed_slots));
+    if (this.model.isReading(goal)) parts.push(vscode.l10n.t('reading status…'));
     const running = this.model.isLoopRunning(goal);
-    if (running) parts.unshift('loop running');
-    else if (goal.status === 'paused' || goal.status === 'stopped') parts.unshift(goal.status);
+    if (running) parts.unshift(vscode.l10n.t('loop running'));
+    else if (goal.status === 'paused' || goal.status === 'stopped') parts.unshift(goalStatusWord(goal.status));
     item.description = parts.filter(Boolean).join(' · ');
     item.contextValue = `goal.${goal.status}${running ? '.running' : ''}`;
     const attention =
@@ -309,9 +325,11 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
       .appendMarkdown('**')
       .appendText(goal.displayName)
       .appendMarkdown('** ')
-      .appendText(`(${goal.goalId}) — ${goal.status}, project ${basename(goal.projectRoot)}`);
+      .appendText(
+        vscode.l10n.t('({0}) — {1}, project {2}', goal.goalId, goalStatusWord(goal.status), basename(goal.projectRoot)),
+      );
     if (status?.active_state_next_action)
-      tooltip.appendMarkdown('\n\nNext Action: ').appendText(status.active_state_next_action);
+      tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Next Action: ')}`).appendText(status.active_state_next_action);
     return tooltip;
   }
 
@@ -323,52 +341,76 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     if (status) {
       // What needs a person comes first.
       if (status.open_gates.length > 0)
-        nodes.push({ kind: 'group', goal, group: 'gates', label: 'Needs you', count: status.open_gates.length });
+        nodes.push({
+          kind: 'group',
+          goal,
+          group: 'gates',
+          label: vscode.l10n.t('Needs you'),
+          count: status.open_gates.length,
+        });
       const next = status.active_state_next_action;
       nodes.push({
         kind: 'detail',
         id: `${key}:next`,
-        label: next ?? 'No Next Action',
-        description: next ? 'Next Action' : 'add one under "## Next Action"',
+        label: next ?? vscode.l10n.t('No Next Action'),
+        description: next ? vscode.l10n.t('Next Action') : vscode.l10n.t('add one under "## Next Action"'),
         icon: 'arrow-right',
         ...(next ? { tooltip: next } : {}),
       });
       const warningCount = status.projection_warnings.length + (status.replan_obligations?.length ?? 0);
       if (warningCount > 0)
-        nodes.push({ kind: 'group', goal, group: 'warnings', label: 'Warnings', count: warningCount });
+        nodes.push({ kind: 'group', goal, group: 'warnings', label: vscode.l10n.t('Warnings'), count: warningCount });
       nodes.push({
         kind: 'group',
         goal,
         group: 'agentTodos',
-        label: 'Agent Todos',
+        label: vscode.l10n.t('Agent Todos'),
         count: (status.agent_todos?.open_count ?? 0) + (status.agent_todos?.blocked_count ?? 0),
       });
       const userTodos = (status.user_todos?.items ?? []).filter((t) => t.task_class !== 'user_gate');
       if (userTodos.length > 0)
-        nodes.push({ kind: 'group', goal, group: 'userTodos', label: 'User Todos', count: userTodos.length });
+        nodes.push({
+          kind: 'group',
+          goal,
+          group: 'userTodos',
+          label: vscode.l10n.t('User Todos'),
+          count: userTodos.length,
+        });
     } else if (this.model.isReading(goal)) {
-      nodes.push({ kind: 'detail', id: `${key}:reading`, label: 'Reading status…', icon: 'loading~spin' });
+      nodes.push({
+        kind: 'detail',
+        id: `${key}:reading`,
+        label: vscode.l10n.t('Reading status…'),
+        icon: 'loading~spin',
+      });
     } else if (goal.stateFile) {
       nodes.push({
         kind: 'detail',
         id: `${key}:state`,
-        label: 'State file could not be read',
+        label: vscode.l10n.t('State file could not be read'),
         icon: 'error',
         color: 'problemsErrorIcon.foreground',
         tooltip: goal.stateFile,
       });
     }
     const runs = this.model.recentRunsOf(goal);
-    if (runs.length > 0) nodes.push({ kind: 'group', goal, group: 'runs', label: 'Recent runs', count: runs.length });
+    if (runs.length > 0)
+      nodes.push({ kind: 'group', goal, group: 'runs', label: vscode.l10n.t('Recent runs'), count: runs.length });
     const quota = details?.quota;
     nodes.push(
       quota
         ? {
             kind: 'detail',
             id: `${key}:quota`,
-            label: 'Quota',
+            label: vscode.l10n.t('Quota'),
             icon: 'dashboard',
-            description: `${quota.state} · ${quota.spent_slots}/${quota.allowed_slots} slots in ${quota.window_hours} h`,
+            description: vscode.l10n.t(
+              '{0} · {1}/{2} slots in {3} h',
+              quotaStateWord(quota.state),
+              quota.spent_slots,
+              quota.allowed_slots,
+              quota.window_hours,
+            ),
             tooltip: quota.reason,
             ...(quota.exceeded
               ? { color: 'problemsErrorIcon.foreground' }
@@ -379,17 +421,17 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         : {
             kind: 'detail',
             id: `${key}:quota`,
-            label: 'Quota',
+            label: vscode.l10n.t('Quota'),
             icon: 'dashboard',
-            description: `${goal.quota.allowed_slots} slots per ${goal.quota.window_hours} h`,
+            description: vscode.l10n.t('{0} slots per {1} h', goal.quota.allowed_slots, goal.quota.window_hours),
           },
     );
     nodes.push({
       kind: 'detail',
       id: `${key}:agents`,
-      label: 'Agents',
+      label: vscode.l10n.t('Agents'),
       icon: 'person',
-      description: goal.agents.length > 0 ? goal.agents.join(', ') : 'none registered',
+      description: goal.agents.length > 0 ? goal.agents.join(', ') : vscode.l10n.t('none registered'),
     });
     return nodes;
   }
@@ -428,18 +470,20 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
   /** An open replan obligation: the lane, how many turns stalled since when; click opens the warnings panel. */
   private replanItem(node: Extract<GoalsNode, { kind: 'replan' }>): vscode.TreeItem {
     const { replan } = node;
-    const item = new vscode.TreeItem('Replan required', vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(vscode.l10n.t('Replan required'), vscode.TreeItemCollapsibleState.None);
     item.id = `${goalKey(node.goal)}:replan:${replan.obligation.obligation_id}`;
     item.description = [
       replan.agent_id ? `@${replan.agent_id}` : null,
-      `${replan.stalled_runs.length} stalled turn${replan.stalled_runs.length === 1 ? '' : 's'}`,
-      replan.since ? `since ${replan.since}` : null,
+      replan.stalled_runs.length === 1
+        ? vscode.l10n.t('1 stalled turn')
+        : vscode.l10n.t('{0} stalled turns', replan.stalled_runs.length),
+      replan.since ? vscode.l10n.t('since {0}', replan.since) : null,
     ]
       .filter(Boolean)
       .join(' · ');
     item.contextValue = 'warning.replan';
     item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
-    item.command = { command: 'loopx.showProjectionWarnings', title: 'Show Projection Warnings' };
+    item.command = { command: 'loopx.showProjectionWarnings', title: vscode.l10n.t('Show Projection Warnings') };
     return item;
   }
 
@@ -451,15 +495,15 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
 
   private runItem(node: Extract<GoalsNode, { kind: 'run' }>): vscode.TreeItem {
     const { run } = node;
-    const item = new vscode.TreeItem(run.classification ?? 'run', vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(run.classification ?? vscode.l10n.t('run'), vscode.TreeItemCollapsibleState.None);
     item.id = `${goalKey(node.goal)}:run:${node.index}:${run.generated_at ?? ''}`;
     const spend =
       run.spent_slots === null
-        ? 'no spend'
+        ? vscode.l10n.t('no spend')
         : [
-            `${run.spent_slots} slot${run.spent_slots === 1 ? '' : 's'}`,
+            run.spent_slots === 1 ? vscode.l10n.t('1 slot') : vscode.l10n.t('{0} slots', run.spent_slots),
             run.cost_usd === null ? null : `$${run.cost_usd.toFixed(2)}`,
-            run.tokens === null ? null : `${run.tokens} tokens`,
+            run.tokens === null ? null : vscode.l10n.t('{0} tokens', run.tokens),
           ]
             .filter(Boolean)
             .join(', ');
@@ -467,7 +511,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     item.contextValue = run.markdown_file ? 'run.evidence' : 'run.none';
     item.iconPath = new vscode.ThemeIcon(run.spent_slots === null ? 'circle-small' : 'credit-card');
     if (run.markdown_file)
-      item.command = { command: 'loopx.openRunEvidence', title: 'Open Run Evidence', arguments: [node] };
+      item.command = { command: 'loopx.openRunEvidence', title: vscode.l10n.t('Open Run Evidence'), arguments: [node] };
     return item;
   }
 
@@ -476,14 +520,14 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     const position = new vscode.Range(line - 1, 0, line - 1, 0);
     return {
       command: 'vscode.open',
-      title: 'Open State File',
+      title: vscode.l10n.t('Open State File'),
       arguments: [vscode.Uri.file(goal.stateFile), { selection: position }],
     };
   }
 
   private registryErrorItem(snapshot: Extract<RegistrySnapshot, { ok: false }>): vscode.TreeItem {
     const item = new vscode.TreeItem(
-      `${basename(dirname(dirname(snapshot.registryPath)))}: registry cannot be read`,
+      vscode.l10n.t('{0}: registry cannot be read', basename(dirname(dirname(snapshot.registryPath)))),
       vscode.TreeItemCollapsibleState.None,
     );
     item.id = `registryError:${snapshot.registryPath}`;
@@ -494,7 +538,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     const column = Math.max(0, (snapshot.error.column ?? 1) - 1);
     item.command = {
       command: 'vscode.open',
-      title: 'Open Registry',
+      title: vscode.l10n.t('Open Registry'),
       arguments: [vscode.Uri.file(snapshot.registryPath), { selection: new vscode.Range(line, column, line, column) }],
     };
     return item;
@@ -503,23 +547,32 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
 
 function replanTooltip(replan: StatusReplanObligation): vscode.MarkdownString {
   const tooltip = new vscode.MarkdownString();
-  tooltip.appendText(replan.obligation.triggers[0]?.text ?? 'the lane stalled');
+  tooltip.appendText(replan.obligation.triggers[0]?.text ?? vscode.l10n.t('the lane stalled'));
   tooltip.appendMarkdown('\n\n').appendText(replan.obligation.recommended_action);
   for (const run of replan.stalled_runs)
     tooltip
       .appendMarkdown('\n\n- ')
       .appendText(
-        `${run.generated_at ?? '?'} ${run.classification ?? ''}${run.turn_instance_id ? ` (turn ${run.turn_instance_id})` : ''}`,
+        `${run.generated_at ?? '?'} ${run.classification ?? ''}${run.turn_instance_id ? ` ${vscode.l10n.t('(turn {0})', run.turn_instance_id)}` : ''}`,
       );
-  tooltip.appendMarkdown('\n\n').appendText(`${replan.obligation.obligation_id} — click to open the warnings panel.`);
+  tooltip
+    .appendMarkdown('\n\n')
+    .appendText(vscode.l10n.t('{0} — click to open the warnings panel.', replan.obligation.obligation_id));
   return tooltip;
 }
 
 function runTooltip(run: RecentRun): vscode.MarkdownString {
   const tooltip = new vscode.MarkdownString();
-  tooltip.appendText(`${run.classification ?? 'run'} — ${run.generated_at ?? 'time unknown'}`);
-  if (run.todo_id) tooltip.appendMarkdown('\n\nTodo: ').appendText(run.todo_id);
-  if (run.recommended_action) tooltip.appendMarkdown('\n\nRecommends: ').appendText(run.recommended_action);
-  tooltip.appendMarkdown('\n\n').appendText(run.markdown_file ? 'Click to open its evidence.' : 'No Markdown record.');
+  tooltip.appendText(
+    `${run.classification ?? vscode.l10n.t('run')} — ${run.generated_at ?? vscode.l10n.t('time unknown')}`,
+  );
+  if (run.todo_id) tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Todo: ')}`).appendText(run.todo_id);
+  if (run.recommended_action)
+    tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Recommends: ')}`).appendText(run.recommended_action);
+  tooltip
+    .appendMarkdown('\n\n')
+    .appendText(
+      run.markdown_file ? vscode.l10n.t('Click to open its evidence.') : vscode.l10n.t('No Markdown record.'),
+    );
   return tooltip;
 }

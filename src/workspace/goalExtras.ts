@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as l10n from '@vscode/l10n';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { RunIndexEntry } from '../core/runtime/runIndex';
@@ -27,20 +28,26 @@ export interface TodoLease {
  * The tree's words for a lease: a short description part (`🔒 agent-b until 12:45`, local time of
  * day, the date too when it is not today) and a tooltip line with the exact instant and version.
  */
-export function leaseLabel(lease: TodoLease, now: Date): { description: string; tooltip: string } {
+export function leaseLabel(lease: TodoLease, now: Date): { description: string; tooltip: string; until: string } {
   const expires = new Date(lease.expires_at);
   const valid = !Number.isNaN(expires.getTime());
   const pad = (n: number) => String(n).padStart(2, '0');
   const time = valid ? `${pad(expires.getHours())}:${pad(expires.getMinutes())}` : '?';
   const sameDay = valid && expires.toDateString() === now.toDateString();
   const when = !valid
-    ? 'an unknown time'
+    ? l10n.t('an unknown time')
     : sameDay
       ? time
       : `${expires.getFullYear()}-${pad(expires.getMonth() + 1)}-${pad(expires.getDate())} ${time}`;
   return {
-    description: `🔒 ${lease.owner} until ${when}`,
-    tooltip: `Leased to ${lease.owner} until ${lease.expires_at || 'an unknown time'} (lease version ${lease.version}); only the holder may complete it.`,
+    description: `🔒 ${l10n.t('{0} until {1}', lease.owner, when)}`,
+    tooltip: l10n.t(
+      'Leased to {0} until {1} (lease version {2}); only the holder may complete it.',
+      lease.owner,
+      lease.expires_at || l10n.t('an unknown time'),
+      lease.version,
+    ),
+    until: when,
   };
 }
 

@@ -176,7 +176,8 @@ export class WorkspaceModel extends Disposable {
   /** Records a loop starting on a goal; the returned signal aborts when Stop Loop is run. */
   beginLoop(goal: GoalSummary): { signal: AbortSignal; end: () => void } {
     const key = goalKey(goal);
-    if (this.loops.has(key)) throw new Error(`A loop already runs on "${goal.goalId}" in this window; stop it first.`);
+    if (this.loops.has(key))
+      throw new Error(vscode.l10n.t('A loop already runs on "{0}" in this window; stop it first.', goal.goalId));
     const controller = new AbortController();
     this.loops.set(key, controller);
     this.goalsChanged.fire([goal]);

@@ -6,7 +6,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { npmChildEnv } from '../../scripts/npm-env.cjs';
 import { codeServerInstall } from './codeServerInstall';
@@ -57,6 +57,11 @@ export interface CodeServerOptions {
   untrusted?: boolean;
   /** More user settings for this run. */
   settings?: Record<string, unknown>;
+  /**
+   * The display language (`--locale`, e.g. `zh-cn`): what `vscode.env.language` says, so extensions load their
+   * package.nls.<language>.json and l10n bundles. See `writeEmptyLanguagePack`.
+   */
+  locale?: string;
   /** Keeps the user-data/extensions folders after stop (for `npm start`). */
   keepDirs?: boolean;
   rootDir?: string;
@@ -108,6 +113,30 @@ function passesVscodeOptions(): boolean {
   return vscodeOptionFlag;
 }
 
+/**
+ * The VS Code server takes `--locale` only for a language that a language pack provides: it looks the language up in
+ * `<user data>/languagepacks.json` (which installing a pack writes) and otherwise falls back to English. The real packs
+ * cannot be downloaded here, so this writes that entry for a pack with no translations: the workbench's own texts stay
+ * English, while `vscode.env.language` is `locale` and extensions show their own translations.
+ */
+function writeEmptyLanguagePack(root: string, userData: string, locale: string): void {
+  const translations = join(root, 'language-pack', 'main.i18n.json');
+  mkdirSync(dirname(translations), { recursive: true });
+  writeFileSync(translations, JSON.stringify({ version: '1.0.0', contents: {} }));
+  mkdirSync(userData, { recursive: true });
+  writeFileSync(
+    join(userData, 'languagepacks.json'),
+    JSON.stringify({
+      [locale]: {
+        hash: `loopx-test-${locale}`,
+        extensions: [{ extensionIdentifier: { id: `loopx-tests.language-pack-${locale}` }, version: '0.0.1' }],
+        translations: { vscode: translations },
+        label: locale,
+      },
+    }),
+  );
+}
+
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
   ensureVscodeTestHost();
   const root = options.rootDir ?? mkdtempSync(join(tmpdir(), 'loopx-vscode-'));
@@ -124,6 +153,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       : {}),
     ...options.settings,
   });
+  if (options.locale && !options.locale.startsWith('en')) writeEmptyLanguagePack(root, userData, options.locale);
   const configFile = join(root, 'code-server.yaml');
   writeFileSync(configFile, 'auth: none\ncert: false\n');
   const host = options.host ?? '127.0.0.1';
@@ -139,6 +169,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     ...(options.untrusted ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--ignore-last-opened',
+    ...(options.locale ? ['--locale', options.locale] : []),
     '--user-data-dir',
     userData,
     '--extensions-dir',

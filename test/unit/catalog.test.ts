@@ -119,8 +119,11 @@ describe('command catalog', () => {
     for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
       for (const entry of entries) assert.ok(known.has(entry.command), `${menu} references unknown ${entry.command}`);
     }
+    const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
     for (const welcome of manifest.contributes.viewsWelcome) {
-      for (const match of welcome.contents.matchAll(/command:(loopx\.[A-Za-z]+)/g)) {
+      const contents = nls[welcome.contents.replace(/^%|%$/g, '')] ?? welcome.contents;
+      assert.ok(contents.length > 0 && !contents.startsWith('%'), `welcome content ${welcome.contents} is defined`);
+      for (const match of contents.matchAll(/command:(loopx\.[A-Za-z]+)/g)) {
         assert.ok(known.has(match[1] ?? ''), `welcome view references unknown ${match[1]}`);
       }
     }

@@ -3,17 +3,27 @@ import { chatCommands, paletteCommandId, paletteCommands, type MenuTarget } from
 
 export interface ManifestCommand {
   command: string;
+  /** A `%key%` of package.nls.json: VS Code shows the string of the display language. */
   title: string;
-  category: 'LoopX';
+  category: string;
   icon?: string;
 }
+
+/** `%key%`: how package.json names a string of package.nls.json (and package.nls.<language>.json). */
+const nlsRef = (key: string): string => `%${key}%`;
+
+/** The package.nls.json key of a palette command's title. */
+export const commandTitleKey = (commandId: string): string => `${commandId}.title`;
+const COMMAND_CATEGORY_KEY = 'command.category';
+const CHAT_PARTICIPANT_DESCRIPTION_KEY = 'chat.participant.description';
+const chatCommandKey = (name: string): string => `chat.command.${name}.description`;
 
 /** The `contributes.commands` entries the catalog implies, in catalog order. */
 export function manifestCommands(): ManifestCommand[] {
   return paletteCommands().map((spec) => ({
     command: paletteCommandId(spec),
-    title: spec.title ?? spec.key,
-    category: 'LoopX',
+    title: nlsRef(commandTitleKey(paletteCommandId(spec))),
+    category: nlsRef(COMMAND_CATEGORY_KEY),
     ...(spec.icon ? { icon: `$(${spec.icon})` } : {}),
   }));
 }
@@ -106,12 +116,37 @@ export function manifestChatParticipants(): ManifestChatParticipant[] {
       id: CHAT_PARTICIPANT_ID,
       name: 'loopx',
       fullName: 'LoopX',
-      description: 'Ask about your goals, gates and todos, or run a turn',
+      description: nlsRef(CHAT_PARTICIPANT_DESCRIPTION_KEY),
       isSticky: true,
       commands: chatCommands().map((spec) => ({
         name: spec.chat,
-        description: CHAT_DESCRIPTIONS[spec.chat] ?? spec.intent,
+        description: nlsRef(chatCommandKey(spec.chat)),
       })),
     },
   ];
+}
+
+const CHAT_PARTICIPANT_DESCRIPTION = 'Ask about your goals, gates and todos, or run a turn';
+
+/**
+ * The English strings of package.nls.json that the catalog owns (command titles, their category, the chat
+ * participant and its slash commands), by key. `npm run sync:manifest` writes them; the rest of package.nls.json
+ * (views, welcome content, settings, walkthrough) is written by hand.
+ */
+export function manifestNls(): Record<string, string> {
+  const strings: Record<string, string> = { [COMMAND_CATEGORY_KEY]: 'LoopX' };
+  for (const spec of paletteCommands()) strings[commandTitleKey(paletteCommandId(spec))] = spec.title ?? spec.key;
+  strings[CHAT_PARTICIPANT_DESCRIPTION_KEY] = CHAT_PARTICIPANT_DESCRIPTION;
+  for (const spec of chatCommands()) strings[chatCommandKey(spec.chat)] = CHAT_DESCRIPTIONS[spec.chat] ?? spec.intent;
+  return strings;
+}
+
+/** Whether a package.nls.json key is one the catalog owns (so sync:manifest may drop it when its command goes). */
+export function isCatalogNlsKey(key: string): boolean {
+  return (
+    key === COMMAND_CATEGORY_KEY ||
+    key === CHAT_PARTICIPANT_DESCRIPTION_KEY ||
+    /^loopx\.[A-Za-z]+\.title$/.test(key) ||
+    /^chat\.command\.[A-Za-z]+\.description$/.test(key)
+  );
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { webviewL10nBundle } from '../../common/l10n';
 import { Disposable } from '../../common/disposable';
 import { evidenceLog } from '../../core/ops/evidenceLog';
 import { quotaHistory } from '../../core/ops/quota';
@@ -116,7 +117,13 @@ export class GoalDetailWebviews extends Disposable {
         (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
       );
       const detail = goalDetailOf(goal, history, this.model.detailsOf(goal)?.status, log);
-      return { type: 'render', detail, ref: { registryPath: goal.registryPath, goalId: goal.goalId } };
+      const bundle = webviewL10nBundle();
+      return {
+        type: 'render',
+        detail,
+        ref: { registryPath: goal.registryPath, goalId: goal.goalId },
+        ...(bundle === undefined ? {} : { l10n: bundle }),
+      };
     } catch (error) {
       return { type: 'error', message: error instanceof Error ? error.message : String(error) };
     }

@@ -1,5 +1,6 @@
 // zod/mini: the same checks as zod, in a bundle small enough for the webview's first paint (zod's full API is ~450 KB of it).
 import * as z from 'zod/mini';
+import { l10nBundleSchema } from '../shared/protocol';
 
 /** Messages of the goal-detail webview, validated with zod on both sides. */
 
@@ -78,7 +79,13 @@ export const detailStateSchema = z.object({
 export type DetailState = z.infer<typeof detailStateSchema>;
 
 export const hostToDetailSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('render'), detail: goalDetailSchema, ref: detailStateSchema }),
+  z.object({
+    type: z.literal('render'),
+    detail: goalDetailSchema,
+    ref: detailStateSchema,
+    /** The display language's l10n bundle (absent in English): the script's own texts. */
+    l10n: z.optional(l10nBundleSchema),
+  }),
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);
 export type HostToDetail = z.infer<typeof hostToDetailSchema>;

@@ -44,7 +44,7 @@ export function shellHtml(webview: vscode.Webview, extensionUri: vscode.Uri, she
     webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path.split('/'))).toString();
   const styles = shell.styles.map((s) => `<link rel="stylesheet" href="${attr(asset(s))}">`).join('\n    ');
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${attr(vscode.env.language)}">
   <head>
     <meta charset="UTF-8">
     <meta http-equiv="Content-Security-Policy" content="${attr(contentSecurityPolicy(webview.cspSource, nonce))}">

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import type { GoalStatusItem } from '../../core/status/goalStatus';
 import type { ProjectionWarning } from '../../core/status/projection/schemas';
 import type { CardAction, ComparedText, WarningCard } from './protocol';
@@ -31,22 +32,41 @@ export interface CardTarget {
   replan: { obligationId: string; agentId: string | null } | null;
 }
 
-const KIND_TITLES: Record<ProjectionWarning['kind'], string> = {
-  next_action_projection_mismatch: 'Latest run recommends something else',
-  state_action_projection_mismatch: 'Quota picked other work',
-  state_projection_gap: 'Next Action has no backing todo',
-  stale_latest_run_projection: 'Latest run is stale',
-};
+// The card texts are in the display language (`@vscode/l10n`, its bundle set by the host at activation): asked for
+// when the cards are built, never kept in a table made at import.
+function kindTitle(kind: ProjectionWarning['kind']): string {
+  switch (kind) {
+    case 'next_action_projection_mismatch':
+      return l10n.t('Latest run recommends something else');
+    case 'state_action_projection_mismatch':
+      return l10n.t('Quota picked other work');
+    case 'state_projection_gap':
+      return l10n.t('Next Action has no backing todo');
+    case 'stale_latest_run_projection':
+      return l10n.t('Latest run is stale');
+  }
+}
 
-const FIELD_LABELS: Record<string, string> = {
-  active_state_next_action: 'Durable Next Action',
-  latest_run_recommended_action: "Latest run's recommended action",
-  agent_lane_next_action: "Agent lane's action",
-  selected_recommended_action: 'Todo quota selected',
-  active_state_updated_at: 'State file updated',
-  latest_run_generated_at: 'Latest run recorded',
-  latest_run_state_updated_at: 'State as the latest run saw it',
-};
+function fieldLabel(field: string): string {
+  switch (field) {
+    case 'active_state_next_action':
+      return l10n.t('Durable Next Action');
+    case 'latest_run_recommended_action':
+      return l10n.t("Latest run's recommended action");
+    case 'agent_lane_next_action':
+      return l10n.t("Agent lane's action");
+    case 'selected_recommended_action':
+      return l10n.t('Todo quota selected');
+    case 'active_state_updated_at':
+      return l10n.t('State file updated');
+    case 'latest_run_generated_at':
+      return l10n.t('Latest run recorded');
+    case 'latest_run_state_updated_at':
+      return l10n.t('State as the latest run saw it');
+    default:
+      return field;
+  }
+}
 
 export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; targets: Map<string, CardTarget> } {
   const cards: WarningCard[] = [];
@@ -64,7 +84,7 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
         goal_name: goal.displayName,
         severity: 'error',
         kind: 'state_file_error',
-        title: 'State file cannot be read',
+        title: l10n.t('State file cannot be read'),
         message: status.active_state.error.message,
         compared: [],
         actions: [openAction(null)],
@@ -83,7 +103,14 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
         goal_name: goal.displayName,
         severity,
         kind: `state_diagnostic:${d.kind}`,
-        title: `State file ${severity === 'error' ? 'error' : 'diagnostic'}${d.line === null ? '' : ` at line ${d.line}`}`,
+        title:
+          d.line === null
+            ? severity === 'error'
+              ? l10n.t('State file error')
+              : l10n.t('State file diagnostic')
+            : severity === 'error'
+              ? l10n.t('State file error at line {0}', d.line)
+              : l10n.t('State file diagnostic at line {0}', d.line),
         message: d.message,
         compared: [],
         actions: [openAction(d.line)],
@@ -92,17 +119,17 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
     }
     for (const owed of status.replan_obligations ?? []) {
       const key = `${goal.key}#${owed.obligation.obligation_id}`;
-      const lane = owed.agent_id === null ? 'the goal' : `lane ${owed.agent_id}`;
+      const lane = owed.agent_id === null ? l10n.t('the goal') : l10n.t('lane {0}', owed.agent_id);
       cards.push({
         key,
         goal_id: goal.goalId,
         goal_name: goal.displayName,
         severity: 'warning',
         kind: 'autonomous_replan_required',
-        title: `Replan required: ${lane} stalled`,
-        message: `${owed.obligation.triggers[0]?.text ?? 'the lane stalled'}${owed.since === null ? '' : ` (since ${owed.since})`}. quota should-run answers autonomous_replan_required until a replan result is recorded: ${owed.obligation.recommended_action}.`,
+        title: l10n.t('Replan required: {0} stalled', lane),
+        message: `${owed.obligation.triggers[0]?.text ?? l10n.t('the lane stalled')}${owed.since === null ? '' : ` ${l10n.t('(since {0})', owed.since)}`}. ${l10n.t('quota should-run answers autonomous_replan_required until a replan result is recorded: {0}.', owed.obligation.recommended_action)}`,
         compared: owed.stalled_runs.map((run, index) => ({
-          label: `Stalled turn ${owed.stalled_runs.length - index}${run.turn_instance_id === null ? '' : ` (${run.turn_instance_id})`}`,
+          label: `${l10n.t('Stalled turn {0}', owed.stalled_runs.length - index)}${run.turn_instance_id === null ? '' : ` (${run.turn_instance_id})`}`,
           field: 'replan_obligation.stalled_runs',
           value: [run.classification, run.recommended_action].filter(Boolean).join(': ') || null,
           written_at: run.generated_at,
@@ -110,8 +137,18 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
         actions: [
           {
             kind: 'record_replan',
-            label: 'Record replan result',
-            detail: `records an autonomous_replan run${owed.agent_id === null ? '' : ` for ${owed.agent_id}`} that discharges ${owed.obligation.obligation_id} (replan the todos first)`,
+            label: l10n.t('Record replan result'),
+            detail:
+              owed.agent_id === null
+                ? l10n.t(
+                    'records an autonomous_replan run that discharges {0} (replan the todos first)',
+                    owed.obligation.obligation_id,
+                  )
+                : l10n.t(
+                    'records an autonomous_replan run for {0} that discharges {1} (replan the todos first)',
+                    owed.agent_id,
+                    owed.obligation.obligation_id,
+                  ),
           },
           openAction(null),
         ],
@@ -125,7 +162,7 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
       const key = `${goal.key}#${warning.id}`;
       const next = status.active_state_next_action ?? null;
       const compared: ComparedText[] = warning.compared.map((c) => ({
-        label: FIELD_LABELS[c.field] ?? c.field,
+        label: fieldLabel(c.field),
         field: c.field,
         value: c.value,
         written_at: writtenAt(c.field, stateUpdated, latestRunAt),
@@ -135,16 +172,20 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
       for (const action of warning.actions) {
         if (action.kind === 'set_next_action') {
           target.proposedNextAction = action.text;
-          actions.push({ kind: 'set_next_action', label: 'Write as Next Action', detail: action.text });
+          actions.push({ kind: 'set_next_action', label: l10n.t('Write as Next Action'), detail: action.text });
         } else if (action.kind === 'refresh_state') {
-          actions.push({ kind: 'refresh_state', label: 'Refresh state', detail: null });
+          actions.push({ kind: 'refresh_state', label: l10n.t('Refresh state'), detail: null });
         } else if (action.kind === 'add_todo') {
           target.addTodo = { role: action.role, text: action.text };
-          actions.push({ kind: 'add_todo', label: `Add ${action.role} todo`, detail: action.text });
+          actions.push({
+            kind: 'add_todo',
+            label: action.role === 'agent' ? l10n.t('Add agent todo') : l10n.t('Add user todo'),
+            detail: action.text,
+          });
         }
       }
       if (warning.kind === 'next_action_projection_mismatch' && next !== null)
-        actions.push({ kind: 'keep_route', label: 'Keep current route', detail: next });
+        actions.push({ kind: 'keep_route', label: l10n.t('Keep current route'), detail: next });
       actions.push(openAction(null));
       cards.push({
         key,
@@ -152,7 +193,7 @@ export function buildCards(goals: readonly CardGoal[]): { cards: WarningCard[]; 
         goal_name: goal.displayName,
         severity: warning.severity,
         kind: warning.kind,
-        title: KIND_TITLES[warning.kind],
+        title: kindTitle(warning.kind),
         message: warning.message,
         compared,
         actions,
@@ -172,7 +213,11 @@ function writtenAt(field: string, stateUpdated: string | null, latestRunAt: stri
 }
 
 function openAction(line: number | null): CardAction {
-  return { kind: 'open_state', label: 'Open state file', detail: line === null ? null : `line ${line}` };
+  return {
+    kind: 'open_state',
+    label: l10n.t('Open state file'),
+    detail: line === null ? null : l10n.t('line {0}', line),
+  };
 }
 
 function emptyTarget(goal: CardGoal, line: number | null): CardTarget {

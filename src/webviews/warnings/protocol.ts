@@ -1,5 +1,6 @@
 // zod/mini: the same checks as zod, in a bundle small enough for the webview's first paint (zod's full API is ~450 KB of it).
 import * as z from 'zod/mini';
+import { l10nBundleSchema } from '../shared/protocol';
 
 /**
  * The messages between the projection-warnings webview and the extension host, validated with zod
@@ -52,7 +53,13 @@ export const warningCardSchema = z.object({
 export type WarningCard = z.infer<typeof warningCardSchema>;
 
 export const hostToWarningsSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('render'), cards: z.array(warningCardSchema), goal_count: z.int() }),
+  z.object({
+    type: z.literal('render'),
+    cards: z.array(warningCardSchema),
+    goal_count: z.int(),
+    /** The display language's l10n bundle (absent in English): the script's own texts. */
+    l10n: z.optional(l10nBundleSchema),
+  }),
   z.object({ type: z.literal('result'), key: z.string(), ok: z.boolean(), message: z.string() }),
 ]);
 export type HostToWarnings = z.infer<typeof hostToWarningsSchema>;

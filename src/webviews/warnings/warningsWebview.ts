@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { webviewL10nBundle } from '../../common/l10n';
 import { Disposable } from '../../common/disposable';
 import { VIEW_IDS } from '../../core/commands/ids';
 import { refreshState } from '../../core/ops/refresh';
@@ -79,7 +80,7 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
     }
     const panel = vscode.window.createWebviewPanel(
       WARNINGS_PANEL_TYPE,
-      'LoopX: Projection Warnings',
+      vscode.l10n.t('LoopX: Projection Warnings'),
       vscode.ViewColumn.Active,
       { ...webviewOptions(this.extensionUri), retainContextWhenHidden: false },
     );
@@ -108,7 +109,7 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
 
   private attach(webview: vscode.Webview): void {
     webview.html = shellHtml(webview, this.extensionUri, {
-      title: 'LoopX: Projection Warnings',
+      title: vscode.l10n.t('LoopX: Projection Warnings'),
       script: 'warnings.js',
       styles: ['media/webview.css'],
     });
@@ -135,7 +136,13 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
   }
 
   private postRender(): void {
-    this.post({ type: 'render', cards: this.cards, goal_count: this.model.goals.length });
+    const bundle = webviewL10nBundle();
+    this.post({
+      type: 'render',
+      cards: this.cards,
+      goal_count: this.model.goals.length,
+      ...(bundle === undefined ? {} : { l10n: bundle }),
+    });
   }
 
   /** A message from a webview: validated, then acted on. Anything malformed is refused and logged. */
@@ -154,7 +161,7 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
     }
     const target = this.targets.get(message.key);
     if (!target) {
-      const text = 'This warning is gone (the files changed since it was shown).';
+      const text = vscode.l10n.t('This warning is gone (the files changed since it was shown).');
       this.post({ type: 'result', key: message.key, ok: false, message: text });
       return { accepted: true, ok: false, message: text };
     }
@@ -175,8 +182,8 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
   private async agentFor(goalId: string, agents: readonly string[], confirmed: boolean): Promise<string | undefined> {
     if (agents.length <= 1 || confirmed) return agents[0];
     const picked = await vscode.window.showQuickPick([...agents], {
-      title: `Record the refresh of ${goalId} for which agent?`,
-      placeHolder: 'The goal registers several agents; the run is recorded for one of them',
+      title: vscode.l10n.t('Record the refresh of {0} for which agent?', goalId),
+      placeHolder: vscode.l10n.t('The goal registers several agents; the run is recorded for one of them'),
     });
     if (picked === undefined) throw new Cancelled();
     return picked;
@@ -184,10 +191,10 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
 
   private async act(target: CardTarget, action: CardActionKind, confirmed: boolean): Promise<string> {
     const goal = this.model.goals.find((g) => goalKey(g) === target.goalKey);
-    if (!goal) throw new Error(`The goal ${target.goalId} is no longer in this workspace.`);
+    if (!goal) throw new Error(vscode.l10n.t('The goal {0} is no longer in this workspace.', target.goalId));
     if (action === 'open_state') {
       await openStateFile(goal.stateFile, target.line);
-      return 'opened the state file';
+      return vscode.l10n.t('opened the state file');
     }
     const env = editorEnvironment(goal.registryPath);
     const ask = async (question: string, detail: string, button: string): Promise<void> => {
@@ -200,7 +207,8 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
       case 'keep_route':
       case 'refresh_state': {
         const nextAction = action === 'set_next_action' ? target.proposedNextAction : null;
-        if (action === 'set_next_action' && nextAction === null) throw new Error('This warning proposes no text.');
+        if (action === 'set_next_action' && nextAction === null)
+          throw new Error(vscode.l10n.t('This warning proposes no text.'));
         const keep = action === 'keep_route' ? target.currentNextAction : null;
         const agentId = await this.agentFor(goal.goalId, goal.agents, confirmed);
         const request = {
@@ -214,25 +222,32 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
         const preview = await runOperation(refreshState, { ...request, dryRun: true }, env);
         const detail =
           nextAction !== null
-            ? `The durable Next Action of ${goal.goalId} becomes:\n\n${nextAction}\n\nand a state_refreshed run is recorded.`
+            ? vscode.l10n.t(
+                'The durable Next Action of {0} becomes:\n\n{1}\n\nand a state_refreshed run is recorded.',
+                goal.goalId,
+                nextAction,
+              )
             : keep !== null
-              ? `A state_refreshed run is recorded that recommends the current Next Action:\n\n${keep}`
-              : `A state_refreshed run is recorded from the state file as it is now (recommended action: ${preview.recommended_action ?? 'derived'}).`;
+              ? vscode.l10n.t('A state_refreshed run is recorded that recommends the current Next Action:\n\n{0}', keep)
+              : vscode.l10n.t(
+                  'A state_refreshed run is recorded from the state file as it is now (recommended action: {0}).',
+                  preview.recommended_action ?? vscode.l10n.t('derived'),
+                );
         await ask(
           action === 'set_next_action'
-            ? `Write a new Next Action for ${goal.goalId}?`
-            : `Refresh the state of ${goal.goalId}?`,
+            ? vscode.l10n.t('Write a new Next Action for {0}?', goal.goalId)
+            : vscode.l10n.t('Refresh the state of {0}?', goal.goalId),
           detail,
-          action === 'set_next_action' ? 'Write Next Action' : 'Record',
+          action === 'set_next_action' ? vscode.l10n.t('Write Next Action') : vscode.l10n.t('Record'),
         );
         await runOperation(refreshState, request, env);
         await this.model.reload();
         return action === 'set_next_action'
-          ? 'Next Action written; a state_refreshed run was recorded.'
-          : 'State refreshed.';
+          ? vscode.l10n.t('Next Action written; a state_refreshed run was recorded.')
+          : vscode.l10n.t('State refreshed.');
       }
       case 'record_replan': {
-        if (target.replan === null) throw new Error('This warning owes no replan.');
+        if (target.replan === null) throw new Error(vscode.l10n.t('This warning owes no replan.'));
         const { obligationId, agentId } = target.replan;
         const request = {
           goalId: goal.goalId,
@@ -244,20 +259,34 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
         };
         const preview = await runOperation(refreshState, { ...request, dryRun: true }, env);
         await ask(
-          `Record the replan of ${goal.goalId}${agentId === null ? '' : ` for ${agentId}`}?`,
-          `An autonomous_replan run is recorded that discharges ${obligationId}; quota should-run stops answering autonomous_replan_required for this lane. Replan the todos in the state file first (recommended action: ${preview.recommended_action ?? 'derived from the state file'}).`,
-          'Record Replan',
+          agentId === null
+            ? vscode.l10n.t('Record the replan of {0}?', goal.goalId)
+            : vscode.l10n.t('Record the replan of {0} for {1}?', goal.goalId, agentId),
+          vscode.l10n.t(
+            'An autonomous_replan run is recorded that discharges {0}; quota should-run stops answering autonomous_replan_required for this lane. Replan the todos in the state file first (recommended action: {1}).',
+            obligationId,
+            preview.recommended_action ?? vscode.l10n.t('derived from the state file'),
+          ),
+          vscode.l10n.t('Record Replan'),
         );
         await runOperation(refreshState, request, env);
         await this.model.reload();
-        return `Replan recorded; ${obligationId} is discharged.`;
+        return vscode.l10n.t('Replan recorded; {0} is discharged.', obligationId);
       }
       case 'add_todo': {
-        if (target.addTodo === null) throw new Error('This warning proposes no todo.');
-        await ask(`Add a ${target.addTodo.role} todo to ${goal.goalId}?`, target.addTodo.text, 'Add Todo');
+        if (target.addTodo === null) throw new Error(vscode.l10n.t('This warning proposes no todo.'));
+        await ask(
+          target.addTodo.role === 'agent'
+            ? vscode.l10n.t('Add an agent todo to {0}?', goal.goalId)
+            : vscode.l10n.t('Add a user todo to {0}?', goal.goalId),
+          target.addTodo.text,
+          vscode.l10n.t('Add Todo'),
+        );
         await runOperation(todoAdd, { goalId: goal.goalId, role: target.addTodo.role, text: target.addTodo.text }, env);
         await this.model.reload();
-        return `Added a ${target.addTodo.role} todo.`;
+        return target.addTodo.role === 'agent'
+          ? vscode.l10n.t('Added an agent todo.')
+          : vscode.l10n.t('Added a user todo.');
       }
     }
   }
@@ -265,7 +294,7 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
 
 /** Opens the goal's state file at `line`, else at its "## Next Action" heading. */
 export async function openStateFile(stateFile: string | null, line: number | null): Promise<void> {
-  if (!stateFile) throw new Error('This goal has no state file.');
+  if (!stateFile) throw new Error(vscode.l10n.t('This goal has no state file.'));
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(stateFile));
   let target = line === null ? -1 : line - 1;
   if (target < 0) {

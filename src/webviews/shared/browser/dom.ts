@@ -1,3 +1,5 @@
+import * as l10n from '@vscode/l10n';
+
 /**
  * DOM helpers of the webview scripts. Text always goes in as text nodes (`textContent`), never as
  * markup, so goal texts holding HTML or `<script>` show as typed and run nothing.
@@ -32,7 +34,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 }
 
 export function formatTime(iso: string | null): string {
-  if (iso === null) return 'unknown time';
+  if (iso === null) return l10n.t('unknown time');
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
 }

@@ -1,4 +1,6 @@
+import * as l10n from '@vscode/l10n';
 import { arrowNavigation, el, formatTime, vscodeApi } from '../../shared/browser/dom';
+import { useL10nBundle } from '../../shared/browser/l10n';
 import {
   hostToWarningsSchema,
   warningsStateSchema,
@@ -22,13 +24,17 @@ function send(message: WarningsToHost): void {
 
 function render(): void {
   root.replaceChildren();
-  const heading = el('h1', {}, 'Projection warnings');
+  const heading = el('h1', {}, l10n.t('Projection warnings'));
+  const across =
+    goalCount === null ? '' : goalCount === 1 ? l10n.t(' across 1 goal') : l10n.t(' across {0} goals', goalCount);
   const summary = el(
     'p',
     { class: 'summary' },
     state.cards.length === 0
-      ? `No warnings${goalCount === null ? '' : ` across ${goalCount} goal${goalCount === 1 ? '' : 's'}`}: the durable Next Action, the runs and the todos agree.`
-      : `${state.cards.length} warning${state.cards.length === 1 ? '' : 's'}${goalCount === null ? '' : ` across ${goalCount} goal${goalCount === 1 ? '' : 's'}`}. Use ↑/↓ to move between cards.`,
+      ? l10n.t('No warnings{0}: the durable Next Action, the runs and the todos agree.', across)
+      : state.cards.length === 1
+        ? l10n.t('1 warning{0}. Use ↑/↓ to move between cards.', across)
+        : l10n.t('{0} warnings{1}. Use ↑/↓ to move between cards.', state.cards.length, across),
   );
   const list = el('div', { class: 'cards', role: 'list' });
   for (const card of state.cards) list.append(cardNode(card));
@@ -41,10 +47,21 @@ function render(): void {
   }
 }
 
+function severityWord(severity: WarningCard['severity']): string {
+  switch (severity) {
+    case 'error':
+      return l10n.t('error');
+    case 'warning':
+      return l10n.t('warning');
+    case 'info':
+      return l10n.t('info');
+  }
+}
+
 function cardNode(card: WarningCard): HTMLElement {
   const node = el('article', { class: `card severity-${card.severity}`, tabindex: '0', role: 'listitem' });
   node.dataset['key'] = card.key;
-  node.setAttribute('aria-label', `${card.severity}: ${card.title} — ${card.goal_name}`);
+  node.setAttribute('aria-label', `${severityWord(card.severity)}: ${card.title} — ${card.goal_name}`);
   node.addEventListener('focus', () => {
     state = { ...state, focused: card.key };
     vscode.setState(state);
@@ -53,7 +70,7 @@ function cardNode(card: WarningCard): HTMLElement {
     el(
       'header',
       {},
-      el('span', { class: `badge badge-${card.severity}` }, card.severity),
+      el('span', { class: `badge badge-${card.severity}` }, severityWord(card.severity)),
       el(
         'span',
         { class: 'goal' },
@@ -71,8 +88,12 @@ function cardNode(card: WarningCard): HTMLElement {
           'section',
           { class: 'text' },
           el('h3', {}, text.label),
-          el('blockquote', {}, text.value ?? '(none)'),
-          el('p', { class: 'when' }, text.written_at === null ? '' : `written ${formatTime(text.written_at)}`),
+          el('blockquote', {}, text.value ?? l10n.t('(none)')),
+          el(
+            'p',
+            { class: 'when' },
+            text.written_at === null ? '' : l10n.t('written {0}', formatTime(text.written_at)),
+          ),
         ),
       );
     }
@@ -98,6 +119,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   if (!parsed.success) return; // not ours, or malformed: ignored
   const message = parsed.data;
   if (message.type === 'render') {
+    useL10nBundle(message.l10n);
     state = { ...state, cards: message.cards };
     vscode.setState(state);
     goalCount = message.goal_count;

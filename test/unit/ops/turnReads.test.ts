@@ -14,15 +14,25 @@ import { DEMO_AGENT_SOURCE_ARGV } from '../turn/helpers';
 interface Counted {
   unlocked: number;
   locked: number;
+  /** Under the goal's turn-admission lock (not the file's own lock). */
+  admission: number;
 }
 
-/** Counts the safe reads of `files` during `fn`, split by whether the reader held that file's lock. */
-async function countReads(files: readonly string[], fn: () => Promise<unknown>): Promise<Map<string, Counted>> {
-  const counts = new Map(files.map((file) => [file, { unlocked: 0, locked: 0 }]));
+/**
+ * Counts the safe reads of `files` during `fn`, split by whether the reader held that file's lock, or else
+ * the turn-admission lock `admissionLock`.
+ */
+async function countReads(
+  files: readonly string[],
+  admissionLock: string,
+  fn: () => Promise<unknown>,
+): Promise<Map<string, Counted>> {
+  const counts = new Map(files.map((file) => [file, { unlocked: 0, locked: 0, admission: 0 }]));
   const previous = observeSafeReads((file) => {
     const counted = counts.get(path.resolve(file));
     if (counted === undefined) return;
     if (holdsLockOn(file)) counted.locked++;
+    else if (holdsLockOn(admissionLock)) counted.admission++;
     else counted.unlocked++;
   });
   try {
@@ -48,11 +58,12 @@ describe('a palette-style run of one turn reads the registry and the state file 
   });
   afterEach(() => fs.rmSync(path.dirname(workspace), { recursive: true, force: true }));
 
-  it('one registry read and one state-file read outside locks; the compare-and-swap re-reads happen inside the lock', async () => {
+  it('one registry read and one state-file read outside locks; admission re-reads the registry under its lock; the compare-and-swap re-reads happen inside the lock', async () => {
     const registry = path.join(workspace, '.loopx', 'registry.json');
+    const admissionLock = path.join(workspace, '.loopx', 'runtime', 'goals', 'tidy-notes', 'turns', '.admission');
     const state = path.join(workspace, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
     let status = '';
-    const counts = await countReads([registry, state], async () => {
+    const counts = await countReads([registry, state], admissionLock, async () => {
       const result = await runOperation(
         turnRunOnce,
         { goalId: 'tidy-notes', agentId: 'demo', execute: true },
@@ -67,8 +78,11 @@ describe('a palette-style run of one turn reads the registry and the state file 
       status = result.status;
     });
     assert.equal(status, 'committed', 'the demo turn ran to the end');
-    assert.deepEqual(counts.get(registry), { unlocked: 1, locked: 0 });
-    assert.equal(counts.get(state)?.unlocked, 1, 'the plan reads the state file once');
+    // Admission decides on the current registry entry (a pause or a lowered limit since the plan holds: issue 34),
+    // read once more under the admission lock; nothing else reads the registry again.
+    assert.deepEqual(counts.get(registry), { unlocked: 1, locked: 0, admission: 1 });
+    const stateReads = counts.get(state);
+    assert.equal((stateReads?.unlocked ?? 0) + (stateReads?.admission ?? 0), 1, 'the plan reads the state file once');
     assert.ok((counts.get(state)?.locked ?? 0) >= 1, 'the writeback re-reads the state file under its lock');
   });
 });

@@ -107,6 +107,10 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
     assert.equal(guard['effective_action'], 'autonomous_replan_required');
     const obligationId = (guard['replan_obligation'] as { obligation_id: string }).obligation_id;
 
+    // Explicit reload, as for the lease below: in the full suite run (after other suites replaced runtime folders)
+    // code-server's watcher sometimes misses these writes; live refresh itself is asserted by runtimeWatch and
+    // liveLayouts, this test asserts the card and what recording the replan does.
+    await vscode.commands.executeCommand('loopx.refresh');
     await vscode.commands.executeCommand('loopx.showProjectionWarnings');
     const card = await until(async () => {
       const snap = await warnings();

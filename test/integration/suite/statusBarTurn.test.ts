@@ -153,7 +153,11 @@ wait();
       writeFileSync(release, 'go');
       const result = await loop;
       assert.ok(result, 'the loop returned its result');
-      assert.equal(result.stop_reason, 'cancelled', 'Stop Loop from the quick pick stopped the loop');
+      assert.equal(
+        result.stop_reason,
+        'cancelled',
+        `Stop Loop from the quick pick stopped the loop: ${JSON.stringify(result).slice(0, 2000)}`,
+      );
       assert.equal(readFileSync(started, 'utf8'), 'x', 'one turn started, none after Stop Loop');
 
       // Stopped mid-turn: the turn is cancelled whole, no slot spent.

@@ -11,7 +11,7 @@ import { basename, dirname, join, sep } from 'node:path';
  * Node 20 implements it with one watch per file and synchronous reads of the whole tree.
  */
 export class FolderTreeWatcher {
-  /** The watch of each folder, with the identity (device and inode) of the folder it was armed on. */
+  /** The watch of each folder, with the identity (`identityOf`) of the folder it was armed on. */
   private readonly watches = new Map<string, { watcher: FSWatcher; identity: string }>();
   private readonly parent: FSWatcher | undefined;
   private closed = false;
@@ -70,6 +70,8 @@ export class FolderTreeWatcher {
       const path = entry === null ? dir : join(dir, entry);
       this.onChange(path);
       if (entry !== null) void this.follow(path);
+      // A folder removed reports itself by its own name: let go of it even when its parent's event comes late.
+      if (entry === basename(dir)) void this.follow(dir);
     });
     if (watcher === undefined) return;
     this.watches.set(dir, { watcher, identity });
@@ -113,8 +115,11 @@ export class FolderTreeWatcher {
   }
 }
 
-/** A folder's device and inode; undefined when it is not there or not a folder. */
+/**
+ * A folder's device, inode and birth time (a folder created anew may get the inode number of the one just
+ * removed); undefined when it is not there or not a folder.
+ */
 async function identityOf(path: string): Promise<string | undefined> {
   const stats = await stat(path).catch(() => undefined);
-  return stats?.isDirectory() === true ? `${stats.dev}:${stats.ino}` : undefined;
+  return stats?.isDirectory() === true ? `${stats.dev}:${stats.ino}:${stats.birthtimeMs}` : undefined;
 }

@@ -103,8 +103,10 @@ export class StatusServerController extends Disposable {
     const folders = new Map(this.model.registrySources().map((s) => [s.registryPath, s.folder?.name]));
     const served: ServedRegistry[] = [];
     for (const running of this.running.values()) {
-      const local = vscode.Uri.parse(`${running.server.origin}${STATUS_PATH}`);
-      const external = await vscode.env.asExternalUri(local);
+      // The origin alone is mapped and the path put on after: code-server 4.90's asExternalUri drops a path.
+      const local = vscode.Uri.parse(`${running.server.origin}/`);
+      const mapped = await vscode.env.asExternalUri(local);
+      const external = mapped.with({ path: `${mapped.path.replace(/\/?$/, '/')}${STATUS_PATH.replace(/^\//, '')}` });
       if (external.authority.toLowerCase() !== local.authority.toLowerCase())
         running.server.allowExternalHost(external.authority);
       // The token goes on after the mapping: it is not the proxy's to see in a path or log.

@@ -27,6 +27,7 @@ import {
   withExistingEvidence,
 } from './goalExtras';
 import { goalsOfChangedFiles, PendingChanges } from './changedGoals';
+import { FolderTreeWatcher } from './folderTreeWatcher';
 import { goalsByFolder, registrySources, watchTargets, type FolderGoals, type RegistrySource } from './registrySources';
 
 const RELOAD_DEBOUNCE_MS = 200;
@@ -464,7 +465,7 @@ export class WorkspaceModel extends Disposable {
   private watchRuntimeRoots(goals: GoalSummary[]): void {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     const targets = watchTargets(goals, folders);
-    const wanted = new Map<string, () => vscode.FileSystemWatcher>();
+    const wanted = new Map<string, () => vscode.Disposable>();
     // Inside a folder, a glob over the workspace watcher's events (a RelativePattern there asks VS Code for a
     // second watch of a watched path, whose events did not arrive in code-server); outside, a watcher of its own.
     const watcherOf = (base: string, pattern: string): vscode.FileSystemWatcher => {
@@ -475,22 +476,34 @@ export class WorkspaceModel extends Disposable {
           : new vscode.RelativePattern(vscode.Uri.file(base), pattern),
       );
     };
-    for (const root of targets.runtimeRoots) wanted.set(`root:${root}`, () => watcherOf(root, '**'));
-    for (const file of targets.stateFiles)
-      wanted.set(`file:${join(file.dir, file.name)}`, () => watcherOf(file.dir, file.name));
+    const watch = (base: string, pattern: string) => (): vscode.Disposable => {
+      const watcher = watcherOf(base, pattern);
+      const subscriptions = [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete].map((event) =>
+        event((uri) => this.scheduleReload(uri)),
+      );
+      return vscode.Disposable.from(watcher, ...subscriptions);
+    };
+    // A runtime root outside the folders: Node's watch, which follows the root when it is replaced wholesale (VS
+    // Code 1.90–1.93's watcher of it went silent then, even re-created; see FolderTreeWatcher).
+    const watchOutside = (root: string) => (): vscode.Disposable => {
+      const watcher = new FolderTreeWatcher(
+        root,
+        (path) => this.scheduleReload(vscode.Uri.file(path)),
+        (message) => this.log.warn(message),
+      );
+      return { dispose: () => watcher.close() };
+    };
+    for (const root of targets.runtimeRoots) {
+      const outside = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(root)) === undefined;
+      wanted.set(`root:${root}`, outside ? watchOutside(root) : watch(root, '**'));
+    }
+    for (const file of targets.stateFiles) wanted.set(`file:${join(file.dir, file.name)}`, watch(file.dir, file.name));
     for (const [key, watcher] of this.runtimeWatchers) {
       if (wanted.has(key)) continue;
       watcher.dispose();
       this.runtimeWatchers.delete(key);
     }
-    for (const [key, create] of wanted) {
-      if (this.runtimeWatchers.has(key)) continue;
-      const watcher = create();
-      const subscriptions = [watcher.onDidChange, watcher.onDidCreate, watcher.onDidDelete].map((event) =>
-        event((uri) => this.scheduleReload(uri)),
-      );
-      this.runtimeWatchers.set(key, vscode.Disposable.from(watcher, ...subscriptions));
-    }
+    for (const [key, create] of wanted) if (!this.runtimeWatchers.has(key)) this.runtimeWatchers.set(key, create());
     this.log.trace(
       `watching ${[...this.runtimeWatchers.keys()].join(', ') || 'no file outside the workspace watcher'}`,
     );

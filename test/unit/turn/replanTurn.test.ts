@@ -30,7 +30,13 @@ describe('an owed replan through the real CLI: node cli.js turn loop runs it as 
     });
     // No user gate: an operator gate outranks the replan guard (shouldRun.ts), and this lane is the agent's alone.
     const state = fs.readFileSync(d.statePath, 'utf8');
-    fs.writeFileSync(d.statePath, state.replace(/- \[ \] \[P\d\] [^\n]*\n {2}<!-- loopx:todo todo_id=todo_(gate_publish|review_index) [^\n]*\n/g, ''));
+    fs.writeFileSync(
+      d.statePath,
+      state.replace(
+        /- \[ \] \[P\d\] [^\n]*\n {2}<!-- loopx:todo todo_id=todo_(gate_publish|review_index) [^\n]*\n/g,
+        '',
+      ),
+    );
     assert.doesNotMatch(fs.readFileSync(d.statePath, 'utf8'), /todo_gate_publish|todo_review_index/);
     const loop = (maxTurns: number) =>
       runNode(
@@ -111,21 +117,26 @@ describe('an owed replan through the real CLI: node cli.js turn loop runs it as 
     const replanRows = (await runRows(d)).filter(
       (r) => (r as Record<string, unknown>)['replan_obligation_id'] === obligationId,
     );
-    assert.equal(replanRows.length, 1);
-    assert.equal(replanRows[0]?.classification, 'validated_progress');
+    // The replan turn's record and its spend.
+    assert.deepEqual(replanRows.map((r) => r.classification).sort(), ['quota_slot_spent', 'validated_progress']);
     // Four turns, four spends, the replan's bound to the obligation.
     const spends = await newSpends(d);
     assert.equal(spends.length, 4);
+    const effectIds = spends.map(
+      (s) => ((s as Record<string, unknown>)['settlement_identity'] as { effect_id: string }).effect_id,
+    );
     assert.equal(
-      spends.filter((s) => String((s as Record<string, unknown>)['effect_id'] ?? '').includes(obligationId)).length,
+      effectIds.filter((id) => id.startsWith(`tidy-notes:demo:autonomous_replan:${obligationId}:`)).length,
       1,
-      JSON.stringify(spends),
     );
     const after = await runNode(
       [cli, 'quota', 'should-run', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--format', 'json'],
       d.workspace,
       { LOOPX_NOW: NOW },
     );
-    assert.notEqual((JSON.parse(after.stdout) as Record<string, unknown>)['effective_action'], 'autonomous_replan_required');
+    assert.notEqual(
+      (JSON.parse(after.stdout) as Record<string, unknown>)['effective_action'],
+      'autonomous_replan_required',
+    );
   });
 });

@@ -193,8 +193,12 @@ describe('turn prompt of a replan turn (issue 34 #4)', () => {
     const shown = JSON.parse(json) as Record<string, unknown>;
     assert.equal(shown['result_kind'], 'validated_progress');
     assert.equal(shown['todo'], undefined);
-    const filled = { ...shown, summary: 'Split the stalled todo.', recommended_action: 'Do the first slice.' };
-    filled['next_action'] = 'Do the first slice.';
+    const filled: Record<string, unknown> = {
+      ...shown,
+      summary: 'Split the stalled todo.',
+      recommended_action: 'Do the first slice.',
+      next_action: 'Do the first slice.',
+    };
     assert.equal(checkHostResult(filled, { turn_key: subject.turn_key, selected_todo: null }).ok, true);
   });
 

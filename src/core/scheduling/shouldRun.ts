@@ -419,8 +419,9 @@ async function decisionRuns(goal: QuotaGoal, agentId: string | null, options: Sh
   }
   const read = await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
     persist: options.indexCache === 'persist',
-    // The decision admits: what was kept is checked against the whole prefix of the index.
-    verify: 'content',
+    // The decision admits, with or without a turn id: verified like admission (the whole prefix checked,
+    // and only what this process read itself counts; a cache file, checksum and all, never decides alone).
+    verify: 'own',
   });
   const rows = runHistoryRows(read.history, agentId, goal.projectRoot);
   return {

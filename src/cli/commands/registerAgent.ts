@@ -7,7 +7,7 @@ import { operationCommand } from '../operationHandler';
 function registrationMarkdown(result: RegisterAgentResult): string {
   const ids = result.agent_ids.map((id) => `\`${id}\``).join(', ');
   const lines = [`# Register agent ${ids} for goal ${result.goal_id}`, ''];
-  if (result.error_kind) {
+  if (result.error_kind === 'agent_identity_already_registered') {
     lines.push(`Refused (${result.error_kind}): ${result.error ?? ''}`, '', 'Nothing was written.');
   } else if (result.dry_run) {
     lines.push(
@@ -29,6 +29,8 @@ function registrationMarkdown(result: RegisterAgentResult): string {
       `- Registered agents: ${listOrNone(result.registered_agents)}`,
       `- Read back and verified: ${result.verified ? 'yes' : 'NO'}`,
     );
+    // Written but not read back: say what is missing where (error_code agent_registration_unverified).
+    if (result.error !== undefined) lines.push('', `Not verified (${result.error_code ?? ''}): ${result.error}`);
   }
   lines.push('', `Registry: \`${result.registry}\``);
   return lines.join('\n');

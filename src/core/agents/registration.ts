@@ -57,9 +57,13 @@ export interface RegisterAgentResult {
   source_registry: string;
   /** The sync of this goal back into the global registry after a write. */
   global_sync: { enabled: boolean; wrote: boolean; action: string | null };
-  error_kind?: 'agent_identity_already_registered';
+  /** Why `ok` is false: always a code and a message together. */
+  error_kind?: RegistrationErrorCode;
+  error_code?: RegistrationErrorCode;
   error?: string;
 }
+
+export type RegistrationErrorCode = 'agent_identity_already_registered' | 'agent_registration_unverified';
 
 export interface RegistrationReadback {
   verified: boolean;
@@ -109,19 +113,23 @@ export async function registerAgentViaGlobal(
   route: GlobalRoute,
 ): Promise<RegisterAgentResult> {
   const globalPath = route.globalRegistryPath;
+  // The command that writes THIS global registry: plain sync-global writes the one under the project's
+  // own runtime root (common_runtime_root), which this route never reads.
+  const fixArgv = ['sync-global', '--runtime-root', path.dirname(globalPath), '--goal-id', request.goalId];
+  const fix = `loopx ${fixArgv.map(shellWord).join(' ')}`;
   if (!fs.existsSync(globalPath)) {
     throw new LoopxError(
       'global_registry_not_found',
-      `global registry does not exist: ${globalPath}. Run loopx sync-global from the project first, or register in the project's own registry with --project-registry.`,
-      { file: globalPath },
+      `global registry does not exist: ${globalPath}. Create it by running ${fix} in the goal's project folder, or register in the project's own registry with --project-registry.`,
+      { file: globalPath, fix_argv: fixArgv },
     );
   }
   const globalGoal = findRawRegistryGoal(await readRegistry(globalPath), request.goalId);
   if (globalGoal === undefined) {
     throw new LoopxError(
       'goal_not_found',
-      `goal_id not found in global registry: ${request.goalId} (${globalPath}). Run loopx sync-global from the goal's project, or use --project-registry.`,
-      { file: globalPath, goal_id: request.goalId },
+      `goal_id not found in global registry: ${request.goalId} (${globalPath}). Add it by running ${fix} in the goal's project folder, or use --project-registry.`,
+      { file: globalPath, goal_id: request.goalId, fix_argv: fixArgv },
     );
   }
   const source = globalGoal['source_registry'];
@@ -134,6 +142,11 @@ export async function registerAgentViaGlobal(
   }
   const sourcePath = path.resolve(path.dirname(globalPath), expandHome(source.trim(), route.homeDir));
   return registerAgent({ ...request, registryPath: sourcePath }, { globalRegistryPath: globalPath, always: true });
+}
+
+/** A command-line word as a POSIX shell reads it: quoted only when it has to be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -251,10 +264,26 @@ export async function registerAgent(
     globalRegistry === null || !written
       ? null
       : registeredAgentsForGoal(await readRegistryGoal(globalRegistry, request.goalId));
-  const verified =
-    agentIds.every((id) => readback.includes(id)) &&
-    (globalReadback === null ||
-      (agentIds.every((id) => globalReadback.includes(id)) && sameList(readback, globalReadback)));
+  // Our ids must be in both. The two lists may differ by a registration running at the same time
+  // (its write is in the project registry, its sync not yet in the global one): that is not ours to verify.
+  const missing = agentIds.filter((id) => !readback.includes(id));
+  const missingGlobal = globalReadback === null ? [] : agentIds.filter((id) => !globalReadback.includes(id));
+  const verified = missing.length === 0 && missingGlobal.length === 0;
+  const unverified = verified
+    ? {}
+    : {
+        error_kind: 'agent_registration_unverified' as const,
+        error_code: 'agent_registration_unverified' as const,
+        error: [
+          missing.length > 0 ? `${missing.join(', ')} not found in ${request.registryPath} after the write` : '',
+          missingGlobal.length > 0
+            ? `${missingGlobal.join(', ')} not found in the global registry ${globalRegistry ?? ''} after the sync`
+            : '',
+        ]
+          .filter((part) => part !== '')
+          .join('; ')
+          .concat('; another process may have rewritten it meanwhile: run the same register-agent again'),
+      };
   return {
     ...base,
     global_registry: globalRegistry,
@@ -269,11 +298,8 @@ export async function registerAgent(
     registered_agents_before: outcome.before,
     registered_agents: readback,
     registration_readback: { verified, registered_agents: readback, global_registered_agents: globalReadback },
+    ...unverified,
   };
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((id, index) => id === b[index]);
 }
 
 interface RegistrationPlan {
@@ -323,6 +349,7 @@ function refused(
     registered_agents: plan.before,
     registration_readback: null,
     error_kind: 'agent_identity_already_registered',
+    error_code: 'agent_identity_already_registered',
     // The original's words first (scripts match on them), then what to do.
     error:
       `fresh agent registration requires an unused agent id; already registered: ${ids.join(', ')} ` +

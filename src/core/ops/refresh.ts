@@ -10,6 +10,7 @@ import { recordStepEvent, resolveChainBinding, type TurnStep } from '../evidence
 import type { HeartbeatReceipt } from '../evidence/receipts';
 import type { RolloutEvent } from '../evidence/rolloutLog';
 import { readQuotaView } from '../quota/reservations';
+import type { AppendRunOptions, RunIndexRow } from '../runtime/runIndex';
 import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED } from '../quota/ledger';
 import { normalizeAgentId } from '../registry/agentIds';
 import { crashCheckpoint } from '../turn/crashHook';
@@ -93,7 +94,7 @@ export const refreshState = defineOperation({
     const chain =
       step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId }, 'refresh-state');
     if (chain !== null) ({ todoId, replanObligationId } = chain);
-    const request = (dryRun: boolean) =>
+    const request = (dryRun: boolean, unlessIndexed?: AppendRunOptions['unlessIndexed']) =>
       refreshGoalState(
         {
           registryPath: goal.registryPath,
@@ -112,21 +113,34 @@ export const refreshState = defineOperation({
           homeDir: goal.homeDir,
           runtimeRootOverride: env.runtimeRootOverride ?? null,
         },
-        { clock: env.clock, dryRun, lock: { clock: env.clock, env: env.env } },
+        {
+          clock: env.clock,
+          dryRun,
+          lock: { clock: env.clock, env: env.env },
+          ...(unlessIndexed === undefined ? {} : { unlessIndexed }),
+        },
       );
     if (step === null || chain === null) return { ...(await request(args.dryRun)), idempotent_replay: false };
     // A retry of the same turn step writes no second row: the row of (agent, turn, binding) is already there.
+    const isThisStep = (row: RunIndexRow): boolean =>
+      row.agent_id === step.agentId &&
+      row['turn_instance_id'] === step.turnInstanceId &&
+      (row.todo_id ?? null) === chain.todoId &&
+      ((row['replan_obligation_id'] as string | undefined) ?? null) === chain.replanObligationId &&
+      row.classification !== QUOTA_SLOT_SPENT &&
+      row.classification !== QUOTA_SLOT_VOIDED;
     const view = await readQuotaView(quotaGoal, env.clock);
-    const done = view.rows.some(
-      (row) =>
-        row.agent_id === step.agentId &&
-        row['turn_instance_id'] === step.turnInstanceId &&
-        (row.todo_id ?? null) === chain.todoId &&
-        ((row['replan_obligation_id'] as string | undefined) ?? null) === chain.replanObligationId &&
-        row.classification !== QUOTA_SLOT_SPENT &&
-        row.classification !== QUOTA_SLOT_VOIDED,
-    );
-    const payload = done ? await request(true) : await request(false);
+    let done = view.rows.some(isThisStep);
+    let payload: RefreshStatePayload;
+    if (done) payload = await request(true);
+    else {
+      // Retries running at once all pass the check above: it is made again under the index lock, where
+      // only one appends (issue 34). A retry that lost the race on the state file plans again from it.
+      payload = await withStateRetry(() =>
+        request(false, { needle: JSON.stringify(step.turnInstanceId), matches: isThisStep }),
+      );
+      done = !payload.appended;
+    }
     if (!done) crashCheckpoint(env.env, 'refresh_state:effect');
     const recorded = await recordStepEvent(step, chain, {
       kind: 'refresh_state',
@@ -146,6 +160,19 @@ export const refreshState = defineOperation({
     };
   },
 });
+
+/** How often a turn step's writeback plans again after another writer changed the state file. */
+const STATE_RETRIES = 8;
+
+async function withStateRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!isLoopxError(error, 'state_changed_concurrently') || attempt >= STATE_RETRIES) throw error;
+    }
+  }
+}
 
 export type RefreshStateOutput = RefreshStatePayload & {
   /** True when a retry of the same turn step found its row already written (nothing new was written). */

@@ -194,6 +194,21 @@ export const BudgetBriefSchema = z.object({
 });
 export type BudgetBrief = z.infer<typeof BudgetBriefSchema>;
 
+/**
+ * The replan a turn is for (a replan turn: the lane's latest turns stalled and `quota should-run`
+ * owes an autonomous replan). Present only on such a turn; its record discharges the obligation.
+ */
+export const ReplanBriefSchema = z.object({
+  obligation_id: z.string(),
+  /** Why: the stall the run history shows. */
+  reason: z.string(),
+  recommended_action: z.string(),
+  /** The kinds of change a replan may make (keep, split, add, retire, ask_decision, …). */
+  guidance_actions: z.array(z.string()),
+  stop_condition: z.string(),
+});
+export type ReplanBrief = z.infer<typeof ReplanBriefSchema>;
+
 /** Everything an agent needs to know about its goal for one turn; the driver gathers it. */
 export const TurnBriefSchema = z.object({
   goal: z.object({ goal_id: z.string(), display_name: z.string().nullable(), objective: z.string().nullable() }),
@@ -206,6 +221,8 @@ export const TurnBriefSchema = z.object({
   budget: BudgetBriefSchema.nullable(),
   /** The goal's independent validator (argv), run by LoopX after the turn. */
   validation_command: z.array(z.string()).nullable(),
+  /** Only on a replan turn: the owed replan this turn does instead of todo work. */
+  replan: ReplanBriefSchema.optional(),
 });
 export type TurnBrief = z.infer<typeof TurnBriefSchema>;
 

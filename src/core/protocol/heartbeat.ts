@@ -1,4 +1,5 @@
 import { cliCommands } from '../commands/catalog';
+import { SPEND_USAGE_FLAGS, SPEND_USAGE_NOTE } from '../quota/spend';
 import { viaLoopxCli } from './cliInvocation';
 
 /**
@@ -65,8 +66,8 @@ export function heartbeatSteps(subject: HeartbeatSubject): HeartbeatStep[] {
   }
   if (cliExists('quota spend-slot')) {
     steps.push({
-      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId} --cost-usd <cost_usd> --tokens <tokens>`,
-      when: "exactly once, after recording; the turn's cost and tokens as your agent CLI reports them (when it reports none, write --usage-unknown instead of both: the budget then counts the turn's estimate); a retry with the same LOOPX_TURN replays",
+      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId} ${SPEND_USAGE_FLAGS}`,
+      when: `exactly once, after recording; ${SPEND_USAGE_NOTE}; a retry with the same LOOPX_TURN replays`,
     });
   }
   if (todoId !== null && cliExists('todo complete')) {

@@ -20,9 +20,11 @@ import {
   type BudgetBrief,
   type EvidenceBrief,
   type GateBrief,
+  type ReplanBrief,
   type TodoBrief,
   type TurnBrief,
 } from './contract';
+import { viaLoopxCli } from './cliInvocation';
 import { codeSpan, heartbeatSectionLines, type HeartbeatStep } from './heartbeat';
 
 /**
@@ -88,7 +90,9 @@ export function renderTurnPrompt(subject: PromptSubject, options: RenderPromptOp
     `# LoopX turn: ${subject.goal.goal_id}`,
     '',
     `You are the agent \`${subject.agent_id}\` of the LoopX goal "${oneLine(goalName)}" (\`${subject.goal.goal_id}\`). ` +
-      'Do ONE bounded step of work on the todo below, then report it as described under "Result".',
+      (subject.replan === undefined
+        ? 'Do ONE bounded step of work on the todo below, then report it as described under "Result".'
+        : 'This is a REPLAN turn: your latest turns stalled, so instead of todo work you replan the todos (see "Replan"), then report it as described under "Result".'),
   ];
   if (subject.identity !== undefined) {
     out.push('', `Turn: \`${subject.identity.turn_instance_id}\` (settlement ${code(subject.identity.effect_id)}).`);
@@ -101,10 +105,14 @@ export function renderTurnPrompt(subject: PromptSubject, options: RenderPromptOp
     subject.goal.objective === null ? '(The goal has no objective recorded.)' : oneLine(subject.goal.objective),
   );
 
-  out.push('', '## Your todo', '');
   const todo = subject.selected_todo;
-  if (todo === null) {
+  // A replan turn's section replaces the todo section.
+  if (subject.replan !== undefined) renderReplan(out, subject, subject.replan);
+  else if (todo === null) {
     out.push(
+      '',
+      '## Your todo',
+      '',
       'No todo is selectable for you now: every open agent todo is done, claimed by another agent or held back by a gate.',
       'Do not start other work. Answer with result_kind `wait` (or `user_action_required` with a question if only the user can unblock the goal).',
     );
@@ -116,6 +124,9 @@ export function renderTurnPrompt(subject: PromptSubject, options: RenderPromptOp
           ? 'claimed by you'
           : `claimed by ${todo.claimed_by}`;
     out.push(
+      '',
+      '## Your todo',
+      '',
       `- id: \`${todo.todo_id}\``,
       `- priority: ${todo.priority ?? 'none'} · ${claim}`,
       `- text: ${oneLine(todo.title)}`,
@@ -171,6 +182,34 @@ export function renderTurnPrompt(subject: PromptSubject, options: RenderPromptOp
 
   renderResultContract(out, subject, size);
   return `${out.join('\n')}\n`;
+}
+
+/** A replan turn's task: why the lane owes a replan, and how to change the todos with LoopX's CLI. */
+function renderReplan(out: string[], subject: PromptSubject, replan: ReplanBrief): void {
+  const goal = subject.goal.goal_id;
+  const agent = subject.agent_id;
+  const commands = [
+    `loopx todo add --goal-id ${goal} --text "<the next runnable slice>" --priority P1 --claimed-by ${agent}`,
+    `loopx todo supersede --goal-id ${goal} --todo-id <todo_id> --reason "<why>" --successor-text "<its replacement>" --agent-id ${agent}`,
+    `loopx todo defer --goal-id ${goal} --todo-id <todo_id> --reason "<why it waits>"`,
+    `loopx todo list --goal-id ${goal}`,
+  ].map(viaLoopxCli);
+  out.push(
+    '',
+    '## Replan (instead of a todo)',
+    '',
+    `- obligation: \`${replan.obligation_id}\``,
+    `- why: ${oneLine(replan.reason)}`,
+    `- what to do: ${oneLine(replan.recommended_action)}`,
+    `- changes a replan may make: ${replan.guidance_actions.join(', ')}`,
+    `- stop: ${oneLine(replan.stop_condition)}; then answer \`user_action_required\` with the question.`,
+    '',
+    "Do not repeat the stalled step. Change the todos with LoopX's CLI, run in the project folder:",
+    '',
+    ...commands.map((command) => `- ${code(command)}`),
+    '',
+    'Then answer `validated_progress` without a `todo` field: LoopX records your replan, which discharges the obligation, and the next turn works on the replanned todos. Answer `replan_required` if you could not replan: the obligation stays owed and the loop stops for a person.',
+  );
 }
 
 function renderGates(out: string[], subject: PromptSubject, limit: number, size: PromptSize): void {
@@ -256,11 +295,21 @@ export function exampleResult(subject: PromptSubject): Record<string, unknown> {
   const todo = subject.selected_todo;
   const example: Record<string, unknown> = { schema_version: HOST_RESULT_SCHEMA_VERSION };
   if (subject.turn_key !== undefined) example['turn_key'] = subject.turn_key;
+  const replan = subject.replan !== undefined;
   Object.assign(example, {
-    result_kind: todo === null ? 'wait' : 'validated_completion',
-    summary: '<what you did in this turn, in one to three sentences>',
+    result_kind: replan ? 'validated_progress' : todo === null ? 'wait' : 'validated_completion',
+    summary: replan
+      ? '<how you replanned the todos, in one to three sentences>'
+      : '<what you did in this turn, in one to three sentences>',
   });
-  if (todo !== null) {
+  if (replan) {
+    Object.assign(example, {
+      classification: 'todos_replanned',
+      recommended_action: '<the first step of the new plan>',
+      delivery_batch_scale: 'single_surface',
+      delivery_outcome: 'outcome_progress',
+    });
+  } else if (todo !== null) {
     Object.assign(example, {
       classification: '<lowercase_token naming the progress, e.g. notes_linked>',
       recommended_action: '<the next step for this goal>',

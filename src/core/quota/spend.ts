@@ -16,6 +16,15 @@ import {
 } from './reservations';
 
 /**
+ * The usage flags of a heartbeat spend, with the placeholders the agent fills in: one text for the
+ * heartbeat prompt's spend step and the settlement plan `quota should-run` prints (issue 34).
+ */
+export const SPEND_USAGE_FLAGS = '--cost-usd <cost_usd> --tokens <tokens>';
+/** When to write which: the agent CLI's own numbers, else `--usage-unknown` (the budget counts the estimate). */
+export const SPEND_USAGE_NOTE =
+  "the turn's cost and tokens as your agent CLI reports them (when it reports none, write --usage-unknown instead of both: the budget then counts the turn's estimate)";
+
+/**
  * `quota spend-slot` (docs/quota.md): may this turn's slot be spent now, and on which identity?
  * Categories, first match wins:
  *   reserved_turn              the turn holds a live reservation (admitted earlier): always settles;

@@ -11,7 +11,7 @@ import { checkGoalIdSegment } from '../registry/goalId';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { isRecord } from '../registry/schema';
-import { appendRun } from '../runtime/runIndex';
+import { appendRun, type AppendRunOptions } from '../runtime/runIndex';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {
   compactText,
@@ -91,6 +91,8 @@ export interface CommitRefreshOptions {
   dryRun?: boolean;
   /** Holder labels of the state-file and run-index locks. */
   lock?: Omit<LockOptions, 'operation'>;
+  /** A retry's idempotency, decided under the run index's lock (`appendRun`'s `unlessIndexed`). */
+  unlessIndexed?: AppendRunOptions['unlessIndexed'];
 }
 
 const CLASSIFICATION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,119}$/u;
@@ -449,6 +451,7 @@ export async function commitRefreshState(
     clock: options.clock,
     lock: { ...options.lock, operation: 'refresh-state' },
     dryRun,
+    ...(options.unlessIndexed === undefined ? {} : { unlessIndexed: options.unlessIndexed }),
   });
   return RefreshStatePayloadSchema.parse({
     ok: true,

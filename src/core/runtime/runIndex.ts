@@ -189,11 +189,19 @@ export interface AppendRunOptions {
   lock?: LockOptions;
   /** Compute the row and the next free names, write nothing. */
   dryRun?: boolean;
+  /**
+   * Idempotency decided under the index lock: when a row already in the index matches, the run is
+   * already recorded (a concurrent retry wrote it) and nothing is written. `needle` is text every
+   * matching index line contains (a cheap filter before parsing), `matches` the exact test.
+   */
+  unlessIndexed?: { needle: string; matches: (row: RunIndexRow) => boolean };
 }
 
 export interface AppendRunResult {
   appended: boolean;
   dry_run: boolean;
+  /** True when `unlessIndexed` found the run already recorded: `row` is that row, nothing was written. */
+  already_indexed?: boolean;
   row: RunIndexRow;
   /** Absolute paths of the artifacts (written, or that would be written). */
   json_file: string;
@@ -221,6 +229,34 @@ function buildRow(record: RunRecordInput, goalId: string, pair: ArtifactPair, op
     if (record[field] !== undefined && record[field] !== null) row[field] = record[field];
   }
   return RunIndexRow.parse({ ...row, ...options.indexFields });
+}
+
+/** The newest index row that `filter` matches, read synchronously (the caller holds the index lock). */
+function indexedRowSync(
+  indexFile: string,
+  filter: { needle: string; matches: (row: RunIndexRow) => boolean },
+): RunIndexRow | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(indexFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] ?? '';
+    if (!line.includes(filter.needle)) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue; // a torn or foreign line is not a record of this run
+    }
+    const row = RunIndexRow.safeParse(parsed);
+    if (row.success && filter.matches(row.data)) return row.data;
+  }
+  return null;
 }
 
 /** Appends `line` to the index, first closing a torn last line (a writer killed mid-append) so it cannot swallow ours. */
@@ -308,6 +344,24 @@ export async function appendRun(options: AppendRunOptions): Promise<AppendRunRes
         // Synchronous under the lock: waiting on the thread pool between short file operations only
         // lengthens the hold the other writers queue behind. The folder is resolved again here.
         const heldDir = assertInside(options.runtimeRoot, runsDir, 'write the run records into');
+        const recorded =
+          options.unlessIndexed === undefined
+            ? null
+            : indexedRowSync(assertInside(options.runtimeRoot, indexFile, 'read'), options.unlessIndexed);
+        if (recorded !== null) {
+          if (early !== undefined) removePair(ioDir, early.pair);
+          const resolve = (file: string | undefined): string =>
+            file === undefined ? '' : path.resolve(options.projectRoot ?? runsDir, file);
+          return {
+            appended: false,
+            dry_run: false,
+            already_indexed: true,
+            row: recorded,
+            json_file: resolve(recorded.json_path),
+            markdown_file: resolve(recorded.markdown_path),
+            index_file: indexFile,
+          };
+        }
         let written = early !== undefined && heldDir === ioDir && pairUnchanged(heldDir, early) ? early : undefined;
         if (written === undefined) {
           // Spend records, or early records that went (an archive moved the folder meanwhile): written now.

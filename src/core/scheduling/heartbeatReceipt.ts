@@ -6,7 +6,7 @@ import type { LockOptions } from '../fs/fileLock';
 import type { QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import { readStateFile } from '../state/stateFile';
-import type { ShouldRunDecision } from './shouldRun';
+import { spendCommand, type ShouldRunDecision } from './shouldRun';
 import { selectedTodoView } from './todoSelection';
 
 /**
@@ -34,10 +34,6 @@ export interface BindReceiptInput {
   requestedTodoId: string | null;
   clock: Clock;
   lock?: LockOptions;
-}
-
-function spendCommand(goalId: string, agentId: string, binding: string): string {
-  return `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute ${binding} --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`;
 }
 
 export async function bindHeartbeatReceipt(
@@ -138,12 +134,6 @@ async function replayedDecision(
         selected = selectedTodoView(item, `bound by the heartbeat receipt of turn ${receipt.turn_instance_id}`);
     }
   }
-  const binding =
-    receipt.todo_id !== null
-      ? `--todo-id ${receipt.todo_id}`
-      : receipt.replan_obligation_id !== null
-        ? `--replan-obligation-id ${receipt.replan_obligation_id}`
-        : '';
   return {
     ...decision,
     selected_todo: selected,
@@ -152,7 +142,7 @@ async function replayedDecision(
       ...decision.interaction_contract,
       cli_channel: {
         ...decision.interaction_contract.cli_channel,
-        settlement_plan: [spendCommand(goal.goalId, agentId, binding)],
+        settlement_plan: [spendCommand(goal.goalId, agentId, receipt.todo_id, receipt.replan_obligation_id)],
       },
     },
     heartbeat_receipt: receipt,

@@ -11,6 +11,7 @@ import { readStateFileShared, type StateFileSnapshot } from '../state/stateFile'
 import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
+import { SPEND_USAGE_FLAGS } from '../quota/spend';
 import type { IndexDigest } from '../quota/ledger';
 import { admissionProblem, profileEstimate, readQuotaView, type QuotaView } from '../quota/reservations';
 import { runHistoryRows, sharedRunHistoryReader } from '../quota/runHistory';
@@ -418,8 +419,9 @@ async function decisionRuns(goal: QuotaGoal, agentId: string | null, options: Sh
   }
   const read = await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
     persist: options.indexCache === 'persist',
-    // The decision admits: what was kept is checked against the whole prefix of the index.
-    verify: 'content',
+    // The decision admits, with or without a turn id: verified like admission (the whole prefix checked,
+    // and only what this process read itself counts; a cache file, checksum and all, never decides alone).
+    verify: 'own',
   });
   const rows = runHistoryRows(read.history, agentId, goal.projectRoot);
   return {
@@ -748,12 +750,20 @@ function applyGuards(
   );
 }
 
-function spendCommand(goalId: string, agentId: string | null, todoId: string | null, replanId: string | null): string {
+/** The settlement plan's spend: bound like the turn, with the turn's usage (the heartbeat prompt's spend step). */
+export function spendCommand(
+  goalId: string,
+  agentId: string | null,
+  todoId: string | null,
+  replanId: string | null,
+): string {
   const parts = ['loopx quota spend-slot', `--goal-id ${goalId}`, '--slots 1', '--source heartbeat', '--execute'];
   if (todoId !== null) parts.push(`--todo-id ${todoId}`);
   else if (replanId !== null) parts.push(`--replan-obligation-id ${replanId}`);
   parts.push('--turn-instance-id "$LOOPX_TURN"');
   if (agentId !== null) parts.push(`--agent-id ${agentId}`);
+  // The turn's usage, as the heartbeat prompt's spend step asks for it (or --usage-unknown).
+  parts.push(SPEND_USAGE_FLAGS);
   return parts.join(' ');
 }
 

@@ -51,6 +51,11 @@ export interface FreshPlanInput {
   state: string;
   /** The turn key the fresh plan expects as its predecessor, when the caller tracks one. */
   predecessor_turn_key?: string | null;
+  /**
+   * The fresh plan is a replan turn the driver can run (an owed autonomous replan, bound to its
+   * obligation, with an executor): `replan_required` then runs it instead of stopping the loop.
+   */
+  replan_turn?: boolean;
 }
 
 export interface TurnBudget {
@@ -159,6 +164,8 @@ export function loopDisposition(
       return result('replan', `the bounded turn budget is used up (${budget.completed}/${budget.max_turns})`);
     }
   }
+  if (fresh.route === 'replan_required' && fresh.replan_turn === true)
+    return result('run_now', 'the lane owes a replan: the next turn is the replan turn');
   const disposition = routeDisposition(fresh.route);
   return result(disposition, `fresh plan route ${fresh.route}`);
 }

@@ -128,10 +128,17 @@ function stopMessage(reason: LoopStopReason, turn: TurnRunResult | null, plan: T
     case 'error':
       return turn !== null && turn.status === 'failed' ? turn.message : `${notRunMessage(plan)}${tail}`;
     case 'replan':
-    case 'repair':
+    case 'repair': {
+      // An owed replan still standing names the command that records it once the todos are replanned.
+      const owed = plan.replan_obligation ?? null;
+      const next =
+        owed === null
+          ? ''
+          : `; replan obligation ${owed.obligation_id} is still owed: replan the todos, then record it with ${owed.discharge_command}`;
       return turn !== null && turn.result_kind !== null
-        ? `the agent reported ${turn.result_kind}: ${turn.summary ?? ''}; plan the next step before running again${tail}`
-        : `${notRunMessage(plan)}${tail}`;
+        ? `the agent reported ${turn.result_kind}: ${turn.summary ?? ''}; plan the next step before running again${next}${tail}`
+        : `${notRunMessage(plan)}${next}${tail}`;
+    }
     default:
       return `${notRunMessage(plan)}${tail}`;
   }
@@ -221,6 +228,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
         agent_id: plan.agent_id,
         route: plan.route,
         state: plan.decision.state,
+        replan_turn: plan.would_invoke_host && (plan.replan_obligation ?? null) !== null,
       });
       if (disposition.disposition !== 'run_now') {
         const reason = stopReasonOf(disposition, turn.status === 'not_run' ? null : turn, plan);

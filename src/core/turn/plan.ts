@@ -9,6 +9,7 @@ import {
   type SettlementIdentity,
 } from '../quota/identity';
 import { selectTodo, type SelectedTodo } from '../scheduling/todoSelection';
+import { ReplanObligationSchema, type ReplanObligation } from '../scheduling/replanObligation';
 import type { RunIndexRow } from '../runtime/runIndex';
 import type { StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
@@ -20,6 +21,7 @@ import {
   TURN_PHASES,
   type BudgetBrief,
   type HostRequest,
+  type ReplanBrief,
 } from '../protocol/contract';
 import { buildTurnBrief, todoBrief } from '../protocol/prompt';
 
@@ -64,6 +66,8 @@ export const LineageSchema = z.object({
   agent_id: z.string(),
   todo_id: z.string().nullable(),
   action_hash: z.string(),
+  /** A replan turn works on no todo: the owed replan obligation is what it is bound to. */
+  replan_obligation_id: z.string().optional(),
 });
 export type Lineage = z.infer<typeof LineageSchema>;
 
@@ -73,12 +77,15 @@ export function lineageOf(
   todoId: string | null,
   route: Route,
   effectiveAction: string,
+  replanObligationId: string | null = null,
 ): Lineage {
   return {
     goal_id: goalId,
     agent_id: agentId,
     todo_id: todoId,
     action_hash: sha256Hex(canonicalJson({ route, effective_action: effectiveAction })),
+    // Absent (not null) on todo turns, so their turn keys stay what they were (canonicalJson drops undefined).
+    ...(replanObligationId === null ? {} : { replan_obligation_id: replanObligationId }),
   };
 }
 
@@ -134,12 +141,23 @@ export function sessionBindingName(goalId: string, agentId: string, todoId: stri
   return `${sha256Hex(canonicalJson({ goal_id: goalId, agent_id: agentId, todo_id: todoId }))}.json`;
 }
 
-/** Session rules: none for non-host routes, reject a broken lineage or a foreign binding, else start or resume. */
+/**
+ * Session rules: none for non-host routes, reject a broken lineage or a foreign binding, else start
+ * or resume. A turn is bound to a todo, or (a replan turn) to the replan obligation it discharges;
+ * a replan turn always starts a new session: the stalled conversation is what it replans.
+ */
 export function planSession(lineage: Lineage, hostRoute: boolean, binding: unknown): SessionPlan {
   if (!hostRoute) return { action: 'none', session_id: null, reason: null };
-  if (lineage.goal_id === '' || lineage.agent_id === '' || lineage.todo_id === null || lineage.action_hash === '') {
+  const replan = lineage.todo_id === null && (lineage.replan_obligation_id ?? '') !== '';
+  if (
+    lineage.goal_id === '' ||
+    lineage.agent_id === '' ||
+    (lineage.todo_id === null && !replan) ||
+    lineage.action_hash === ''
+  ) {
     return { action: 'reject', session_id: null, reason: 'missing_turn_lineage' };
   }
+  if (replan) return { action: 'start_new', session_id: null, reason: null };
   if (binding === null || binding === undefined) return { action: 'start_new', session_id: null, reason: null };
   const parsed = SessionBindingSchema.safeParse(binding);
   if (!parsed.success) return { action: 'reject', session_id: null, reason: 'invalid_session_binding' };
@@ -215,6 +233,8 @@ export const TurnPlanSchema = z.object({
   executor: z.object({ kind: z.string(), timeout_minutes: z.number() }).nullable(),
   validation_command: z.array(z.string()).nullable(),
   host_request: HostRequestSchema.nullable(),
+  /** A replan turn: the obligation it discharges (absent in journals written before replan turns). */
+  replan_obligation: ReplanObligationSchema.nullable().optional(),
 });
 export type TurnPlan = z.infer<typeof TurnPlanSchema>;
 
@@ -299,6 +319,8 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
   const { decision, goalId, agentId } = inputs;
   const selection = effectiveSelection(inputs);
   const todoId = selection.selected?.todo_id ?? null;
+  const replan = replanOf(decision, selection.route, todoId);
+  const replanId = replan?.obligation_id ?? null;
   const host = isHostRoute(selection.route);
   const problems: string[] = [];
   if (host) {
@@ -309,7 +331,7 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
       );
     if (inputs.validationProblem !== null) problems.push(inputs.validationProblem);
   }
-  const lineage = lineageOf(goalId, agentId, todoId, selection.route, selection.action);
+  const lineage = lineageOf(goalId, agentId, todoId, selection.route, selection.action, replanId);
   const session = planSession(lineage, host, inputs.sessionBinding);
   if (session.action === 'reject') problems.push(`session binding rejected: ${session.reason ?? 'unknown'}`);
   const route: Route = problems.length > 0 ? 'contract_error' : selection.route;
@@ -324,7 +346,13 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
     turnInstanceId: inputs.turnInstanceId,
   });
   const identity: SettlementIdentity | null = invokes
-    ? settlementIdentity({ goalId, agentId, turnInstanceId: inputs.turnInstanceId, todoId })
+    ? settlementIdentity({
+        goalId,
+        agentId,
+        turnInstanceId: inputs.turnInstanceId,
+        todoId,
+        replanObligationId: replanId,
+      })
     : null;
 
   let hostRequest: HostRequest | null = null;
@@ -342,7 +370,11 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
             : { ...inputs.budget, turn_timeout_minutes: inputs.executor?.timeoutMinutes ?? null },
       });
       hostRequest = buildHostRequest({
-        brief: { ...brief, validation_command: inputs.validationCommand },
+        brief: {
+          ...brief,
+          validation_command: inputs.validationCommand,
+          ...(replan === null ? {} : { replan: replanBrief(replan) }),
+        },
         turnKey,
         route,
         identity,
@@ -398,6 +430,24 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
       inputs.executor === null ? null : { kind: inputs.executor.kind, timeout_minutes: inputs.executor.timeoutMinutes },
     validation_command: inputs.validationCommand,
     host_request: planned ? hostRequest : null,
+    replan_obligation: replan,
+  };
+}
+
+/** The obligation a replan turn discharges: the decision owes one, and no todo was selected instead. */
+function replanOf(decision: ShouldRunDecision, route: Route, todoId: string | null): ReplanObligation | null {
+  if (route !== 'replan_required' || todoId !== null) return null;
+  if (decision.effective_action !== 'autonomous_replan_required') return null;
+  return decision.replan_obligation ?? null;
+}
+
+function replanBrief(obligation: ReplanObligation): ReplanBrief {
+  return {
+    obligation_id: obligation.obligation_id,
+    reason: obligation.triggers[0]?.text ?? 'the lane stalled',
+    recommended_action: obligation.recommended_action,
+    guidance_actions: [...obligation.guidance_actions],
+    stop_condition: obligation.stop_condition,
   };
 }
 

@@ -390,6 +390,15 @@ async function findTurnRow(
   );
 }
 
+/**
+ * The replan obligation a replan turn's record discharges: only when the agent reports the replan
+ * done (`validated_progress`); a replan turn that asks for repair or a person leaves it owed.
+ */
+function dischargedReplan(ctx: WritebackContext, result: HostResult): string | null {
+  const id = ctx.identity.replan_obligation_id;
+  return id !== undefined && ctx.todoId === null && result.result_kind === 'validated_progress' ? id : null;
+}
+
 export interface MaterialWritebackInput {
   result: HostResult;
   validation: ValidationReceipt;
@@ -444,6 +453,7 @@ export async function recordMaterialRun(
         agentId: ctx.identity.agent_id,
         progressScope: 'goal',
         todoId: ctx.todoId,
+        replanObligationId: dischargedReplan(ctx, result),
         turnInstanceId: ctx.turnInstanceId,
         deliveryBatchScale: result.delivery_batch_scale ?? null,
         deliveryOutcome: result.delivery_outcome ?? null,

@@ -243,6 +243,28 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
     assert.match(result.reason, /1 spent \+ 0 reserved \+ 1 requested exceeds the 1 allowed/);
   });
 
+  it('quota should-run without a turn id over a cache rewritten with its checksum recomputed: the spend still counts (1 of 1, throttled)', async () => {
+    const ws = makeWorkspace({ quota: { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1 } });
+    fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
+    fs.writeFileSync(indexFile(ws), `${row('spend')}\n`);
+    await new RunHistoryReader({ persist: true }).read(ws.runtimeRoot, ws.goalId, ws.dir);
+    rewriteCache(ws, (body) => {
+      ((body['history'] as Record<string, unknown>)['facts'] as Record<string, unknown>)['spends'] = [];
+    });
+    for (const agent of [['--agent-id', 'agent-a'], []]) {
+      sharedRunHistoryReader().clear(); // a new process: only the cache file is there
+      const run = await runLoopx(
+        ['quota', 'should-run', '--goal-id', ws.goalId, ...agent, '--registry', ws.registryPath, '--format', 'json'],
+        { cwd: ws.dir },
+      );
+      const decision = run.json();
+      const quota = decision['quota'] as Record<string, unknown>;
+      assert.equal(quota['spent_slots'], 1, `${agent.join(' ')}: ${run.stdout}`);
+      assert.equal(decision['should_run'], false, run.stdout);
+      assert.equal(decision['state'], 'throttled', run.stdout);
+    }
+  });
+
   it('a checksum-valid cache of the wrong shape is ignored with a warning naming it: no internal_error', async () => {
     const ws = makeWorkspace({ quota: { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 5 } });
     fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });

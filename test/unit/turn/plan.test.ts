@@ -197,6 +197,22 @@ describe('turn plan (spec §3.3, §4.1)', () => {
       planSession(lineageOf('g', 'a', null, 'ready_for_host', 'normal_run'), true, null).reason,
       'missing_turn_lineage',
     );
+    // A replan turn has no todo: the obligation it discharges is its binding, and it starts afresh.
+    const replanLineage = lineageOf(
+      'g',
+      'a',
+      null,
+      'replan_required',
+      'autonomous_replan_required',
+      'replan-0123456789abcdef',
+    );
+    assert.deepEqual(planSession(replanLineage, true, binding), {
+      action: 'start_new',
+      session_id: null,
+      reason: null,
+    });
+    // A todo turn's lineage (and so its turn key) is what it was before replan turns existed.
+    assert.equal(Object.hasOwn(lineage, 'replan_obligation_id'), false);
 
     const inputs = await demoInputs();
     const resumed = planTurn({
@@ -263,6 +279,16 @@ describe('loop dispositions (spec §4.3)', () => {
     assert.deepEqual([ready.disposition, ready.spends, ready.launches], ['run_now', false, false]);
     assert.equal(loopDisposition(null, fresh('wait', 'terminal_no_followup')).disposition, 'terminal');
     assert.equal(loopDisposition(null, fresh('wait')).disposition, 'wait');
+    assert.equal(
+      loopDisposition(null, { ...fresh('replan_required'), replan_turn: true }).disposition,
+      'run_now',
+      'an owed replan the driver can run is the next turn',
+    );
+    assert.equal(
+      loopDisposition(receipt('replan_required'), { ...fresh('replan_required'), replan_turn: true }).disposition,
+      'replan',
+      'a turn that itself asks for a replan still stops the loop',
+    );
     const replan = loopDisposition(null, fresh('replan_required'));
     assert.equal(replan.disposition, 'replan');
     assert.deepEqual(replan.replan, {

@@ -167,3 +167,44 @@ describe('turn prompt', () => {
     assert.ok(!prompt.includes('turn_key'), 'no turn key outside LoopX-driven turns');
   });
 });
+
+describe('turn prompt of a replan turn (issue 34 #4)', () => {
+  const replan = {
+    obligation_id: 'replan-0123456789abcdef',
+    reason: 'the latest 2 runs repeated poll the upstream dependency again. without material progress',
+    recommended_action: 'replan before another turn repeats the stalled action',
+    guidance_actions: ['keep', 'split', 'add', 'retire', 'ask_decision'],
+    stop_condition: 'stop if the replan needs credentials',
+  };
+
+  it('says it is a replan, names the obligation and the CLI commands that change the todos, and shows a valid replan answer', () => {
+    const subject = { ...brief({ selected_todo: null, replan }), turn_key: `sha256:${'a'.repeat(64)}` };
+    const prompt = renderTurnPrompt(subject, { size: 'full', mode: 'executor' });
+    assert.match(prompt, /This is a REPLAN turn: your latest turns stalled/);
+    assert.match(
+      prompt,
+      /## Replan \(instead of a todo\)\n\n- obligation: `replan-0123456789abcdef`\n- why: the latest 2 runs/,
+    );
+    assert.ok(!prompt.includes('## Your todo'));
+    assert.ok(prompt.includes('`"${LOOPX_CLI:-loopx}" todo add --goal-id g --text "<the next runnable slice>"'));
+    assert.match(prompt, /Then answer `validated_progress` without a `todo` field/);
+    const json = /```json\n([\s\S]*?)\n```/.exec(prompt)?.[1];
+    assert.ok(json !== undefined);
+    const shown = JSON.parse(json) as Record<string, unknown>;
+    assert.equal(shown['result_kind'], 'validated_progress');
+    assert.equal(shown['todo'], undefined);
+    const filled: Record<string, unknown> = {
+      ...shown,
+      summary: 'Split the stalled todo.',
+      recommended_action: 'Do the first slice.',
+      next_action: 'Do the first slice.',
+    };
+    assert.equal(checkHostResult(filled, { turn_key: subject.turn_key, selected_todo: null }).ok, true);
+  });
+
+  it('a todo turn has no replan section', () => {
+    const prompt = renderTurnPrompt(brief(), { size: 'full', mode: 'executor' });
+    assert.ok(!prompt.includes('## Replan'));
+    assert.match(prompt, /## Your todo\n\n- id: `todo_x`/);
+  });
+});

@@ -3,6 +3,7 @@
 //   1. static       typecheck (tsc --noEmit, strict) and lint (eslint)
 //   2. unit         mocha over src/core and the CLI (no VS Code)
 //   3. integration  mocha inside a real VS Code extension host (code-server), dev build and installed .vsix
+//      oldest-vscode the development integration suite again on the oldest VS Code engines.vscode admits
 //   4. e2e          Playwright + Debian Chromium driving the real workbench, with screenshots
 //   5. reliability  chaos-short (60 seeded SIGKILL cases) and fuzz-short (1,100 fast-check cases); the
 //                   full suites are `npm run chaos` and `npm run fuzz` (docs/reliability.md)
@@ -49,6 +50,7 @@ const tiers = [
   ...[
     ['unit', 'test:unit'],
     ['integration', 'test:integration'],
+    ['oldest-vscode', 'test:oldest-vscode'],
     ['e2e', 'test:e2e'],
   ].map(([name, script]) => ({
     name,
@@ -101,7 +103,7 @@ let failed = 0;
 let ok = true;
 for (const row of rows) {
   if (row.skipped) {
-    console.log(`${row.name.padEnd(12)} skipped (LOOPX_TEST_TIERS)`);
+    console.log(`${row.name.padEnd(13)} skipped (LOOPX_TEST_TIERS)`);
     continue;
   }
   const empty = row.passed + row.failed === 0;
@@ -116,7 +118,7 @@ for (const row of rows) {
     .filter(Boolean)
     .join(' ');
   console.log(
-    `${row.name.padEnd(12)} ${String(row.passed).padStart(4)} passed ${String(row.failed).padStart(3)} failed  ${row.seconds.toFixed(1).padStart(6)} s${notes ? `  ${notes}` : ''}${tierOk ? '' : '  FAILED'}`,
+    `${row.name.padEnd(13)} ${String(row.passed).padStart(4)} passed ${String(row.failed).padStart(3)} failed  ${row.seconds.toFixed(1).padStart(6)} s${notes ? `  ${notes}` : ''}${tierOk ? '' : '  FAILED'}`,
   );
 }
 console.log(`${passed} passed, ${failed} failed`);

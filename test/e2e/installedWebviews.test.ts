@@ -3,8 +3,8 @@
  * with `--install-extension` (as `npm start` and a user do), and the workbench opens with no extension
  * under development, so every webview below loads its script and stylesheets from the installed folder.
  * Each webview must show its content, not the empty `<main id="root">` of a shell whose script did not ship.
- * Screenshots: test-results/installed-*.png (docs/images/warnings-webview.png and goal-detail.png are the
- * panel's and the goal detail's).
+ * Screenshots: test-results/installed-*.png (docs/images/sidebar.png, statusbar.png, warnings-webview.png and
+ * goal-detail.png are the sidebar's, the status bar's, the panel's and the goal detail's).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -103,7 +103,7 @@ describe('LoopX installed from its .vsix: the webviews show their content (Chrom
     assert.deepEqual(brokenLinks(REPO_ROOT, join(REPO_ROOT, 'README.md'), packaged), []);
   });
 
-  it('opens the Projection Warnings view and panel and the goal detail with their content', async () => {
+  it('shows the Goals tree with its gate actions and the status-bar quota, and opens the Projection Warnings view and panel and the goal detail with their content', async () => {
     const workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
     // The installed CLI records a run whose recommendation differs from the durable Next Action: one warning card.
     const recommendation = 'Merge duplicate notes before indexing';
@@ -139,6 +139,25 @@ describe('LoopX installed from its .vsix: the webviews show their content (Chrom
         .locator('.monaco-list-row', { hasText: 'Tidy the notes folder' })
         .first()
         .waitFor({ timeout: 60_000 });
+
+      // The README's pictures come from what users install: the gate that needs a person, with its inline
+      // Approve and Reject buttons, in a side bar widened to show the descriptions; and the status-bar quota.
+      const bar = await sidebar.boundingBox();
+      if (bar) {
+        await page.mouse.move(bar.x + bar.width + 1, bar.y + bar.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(bar.x + 480, bar.y + bar.height / 2, { steps: 8 });
+        await page.mouse.up();
+      }
+      await sidebar.locator('.monaco-list-row', { hasText: 'Tidy the notes folder' }).first().click();
+      const gate = sidebar.locator('.monaco-list-row', { hasText: 'Approve publishing the knowledge base' }).first();
+      await gate.waitFor({ timeout: 30_000 });
+      await page.mouse.move(0, 0);
+      await gate.hover();
+      await gate.locator('.actions .action-label[aria-label^="Approve Gate"]').waitFor({ timeout: 15_000 });
+      await sidebar.screenshot({ path: join(RESULTS, 'installed-sidebar.png') });
+      await page.locator('.statusbar-item', { hasText: 'tidy-notes' }).first().waitFor({ timeout: 30_000 });
+      await page.locator('.part.statusbar').screenshot({ path: join(RESULTS, 'installed-statusbar.png') });
 
       // The sidebar's webview view (collapsed by default).
       const header = sidebar.locator('.pane-header', { hasText: 'Projection Warnings' }).first();

@@ -5,7 +5,7 @@ import { agentTurnSetup } from '../core/ops/host';
 import { globalGates, globalMarkdown, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
 import { quotaShouldRun } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
-import { status, statusMarkdown } from '../core/ops/status';
+import { status, statusForLanguageModel, statusMarkdown } from '../core/ops/status';
 import { turnRunOnce } from '../core/ops/turn';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
@@ -298,9 +298,14 @@ async function answerFreeText(
     );
     return { metadata: { command: null, refused: 'no_model' } };
   }
+  // The model is told workspace-relative paths only (`<project>/…`), never the machine's absolute ones.
   const context: unknown[] = [];
-  for (const registryPath of registries(model))
-    context.push(await runOperation(status, {}, editorEnvironment(registryPath)));
+  const workspaceFolders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+  for (const registryPath of registries(model)) {
+    const environment = editorEnvironment(registryPath);
+    const payload = await runOperation(status, {}, environment);
+    context.push(statusForLanguageModel(payload, { workspaceFolders, homeDir: environment.homeDir }));
+  }
   const messages = [
     vscode.LanguageModelChatMessage.User(
       'You answer questions about LoopX goals. Use only this status read model (JSON); say when it does not tell.\n' +

@@ -19,6 +19,7 @@ export const LOOPX_ERROR_CODES = [
   'executor_unavailable_here', // the agent's executor (vscode-lm) runs only inside VS Code, not in this process
   'file_not_found', // a file the operation needs does not exist
   'file_not_regular', // a path to read is a directory, device, FIFO or socket, not a regular file
+  'file_system_error', // a file or folder could not be used (a symlink loop, a file or folder in the way, no permission); names the path and the fix
   'file_too_large', // a file is over the size LoopX reads
   'file_unreadable', // a file exists but could not be read
   'gate_cannot_be_deferred', // user gates are resolved or superseded, not deferred

@@ -267,7 +267,9 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
             : vscode.l10n.t('{0} gates', status.open_gates.length),
         );
     }
-    if (details?.quota)
+    // An unreadable run index is slot use unknown, never "0/N slots".
+    if (status?.run_index_unreadable !== undefined) parts.push(vscode.l10n.t('slots unknown'));
+    else if (details?.quota)
       parts.push(vscode.l10n.t('{0}/{1} slots', details.quota.spent_slots, details.quota.allowed_slots));
     if (this.model.isReading(goal)) parts.push(vscode.l10n.t('reading status…'));
     const running = this.model.isLoopRunning(goal);
@@ -278,6 +280,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     const attention =
       (status?.projection_warnings.some((w) => w.severity === 'warning') ?? false) ||
       (status?.replan_obligations?.length ?? 0) > 0 ||
+      status?.run_index_unreadable !== undefined ||
       (details?.quota?.exceeded ?? false);
     item.iconPath = new vscode.ThemeIcon(
       running
@@ -339,6 +342,15 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
     const status = details?.status;
     const nodes: GoalsNode[] = [];
     if (status) {
+      if (status.run_index_unreadable !== undefined)
+        nodes.push({
+          kind: 'detail',
+          id: `${key}:runIndexUnreadable`,
+          label: vscode.l10n.t('Run index unreadable'),
+          description: vscode.l10n.t('runs and slot use unknown; no turn is admitted'),
+          icon: 'warning',
+          tooltip: status.run_index_unreadable,
+        });
       // What needs a person comes first.
       if (status.open_gates.length > 0)
         nodes.push({

@@ -6,6 +6,7 @@ import { LoopxError } from '../errors';
 import { assertInside, mkdirInside } from '../fs/contain';
 import { withFileLock, type LockOptions } from '../fs/fileLock';
 import { readFileBytesSafe } from '../fs/safeRead';
+import { redactCredentials } from '../privacy/scrub';
 import { goalRuntimeDir, runtimeRootOfGoalDir } from '../runtime/layout';
 
 /**
@@ -211,8 +212,19 @@ export function buildRolloutEvent(input: RolloutEventInput): RolloutEvent {
     details[key] = typeof value === 'string' ? compactText(value, 240, `details.${key}`) : value;
   }
   if (Object.keys(details).length > 0) row['details'] = details;
-  row['event_id'] = rolloutEventId(row);
-  return RolloutEventSchema.parse(row);
+  // The row promises `credential_values_recorded: false`: whatever slipped past the callers' checks
+  // (a turn id, a classification, a summary naming them) goes through the scrubber's credential rule.
+  const scrubbed = redactCredentials(row);
+  scrubbed['event_id'] = rolloutEventId(scrubbed);
+  return RolloutEventSchema.parse(scrubbed);
+}
+
+/**
+ * A log's rows as LoopX shows them (`evidence-log`, the goal detail's timeline): credentials
+ * redacted with the scrubber's rule, for rows written by the original LoopX, an older LoopX or a hand.
+ */
+export function publishedRolloutEvents(events: readonly RolloutEvent[]): RolloutEvent[] {
+  return redactCredentials([...events]);
 }
 
 export function rolloutEventLogPath(runtimeRoot: string, goalId: string): string {

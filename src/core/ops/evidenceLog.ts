@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { readRolloutEvents, rolloutEventLogOf, type RolloutEvent, type SkippedEventLine } from '../evidence/rolloutLog';
+import {
+  publishedRolloutEvents,
+  readRolloutEvents,
+  rolloutEventLogOf,
+  type RolloutEvent,
+  type SkippedEventLine,
+} from '../evidence/rolloutLog';
 import { checkTurnInstanceId } from '../quota/identity';
 import { normalizeAgentId } from '../registry/agentIds';
 import { goalIdArg, limitArg, turnInstanceIdArg } from './common';
@@ -9,7 +15,8 @@ import { defineOperation } from './operation';
 /**
  * `evidence-log`: the goal's rollout event log (docs/turns.md#the-rollout-event-log), oldest first,
  * filtered by turn, agent, todo and kind (read-only). Rows written by the original LoopX read the
- * same way; a malformed line is reported in `skipped_lines` and left as it is.
+ * same way; a malformed line is reported in `skipped_lines` and left as it is. Credentials in a row
+ * (whoever wrote it) are shown redacted.
  */
 
 export interface EvidenceLogOutput {
@@ -63,7 +70,7 @@ export const evidenceLog = defineOperation({
       schema_version: 'loopx_evidence_log_v0',
       goal_id: goal.goalId,
       log_exists: read.exists,
-      events: matched.slice(Math.max(0, matched.length - limit)),
+      events: publishedRolloutEvents(matched.slice(Math.max(0, matched.length - limit))),
       matched_count: matched.length,
       total_count: read.events.length,
       truncated: matched.length > limit,

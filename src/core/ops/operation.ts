@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Clock } from '../clock';
 import type { CommandKey } from '../commands/catalog';
+import { fileSystemErrorOf } from '../fs/fsErrors';
 import type { TurnEventSink } from '../turn/events';
 import type { ExecutorFactory } from '../turn/runOnce';
 
@@ -68,11 +69,23 @@ export type OperationArgs<O> = O extends Operation<infer S, OperationOutput> ? z
 export type OperationResult<O> = O extends Operation<z.ZodObject, infer R> ? R : never;
 
 /**
- * Declares an operation; the identity function exists to infer the argument and result types, and
- * the literal catalog key (so `OPERATIONS` in index.ts can check each entry sits under its own key).
+ * Declares an operation: infers the argument and result types and the literal catalog key (so
+ * `OPERATIONS` in index.ts can check each entry sits under its own key), and maps a file-system
+ * failure escaping `run` (ELOOP, EISDIR, ENOTDIR, EEXIST, EACCES, …) to one `file_system_error`
+ * naming the path and the fix, for every surface at once.
  */
 export function defineOperation<Schema extends z.ZodObject, Output extends OperationOutput, Key extends CommandKey>(
   operation: Operation<Schema, Output> & { readonly key: Key },
 ): Operation<Schema, Output> & { readonly key: Key } {
-  return operation;
+  const run = operation.run.bind(operation);
+  return {
+    ...operation,
+    run: async (args, env) => {
+      try {
+        return await run(args, env);
+      } catch (error) {
+        throw fileSystemErrorOf(error);
+      }
+    },
+  };
 }

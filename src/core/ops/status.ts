@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isLoopxError, LoopxError } from '../errors';
-import { redactCredentialsShared } from '../privacy/scrub';
+import { redactCredentialsShared, scrubValue } from '../privacy/scrub';
+import { registryProjectRoot } from '../registry/locate';
 import { loadStatus, type StatusPayload } from '../status/statusPayload';
 import { statusCacheEnabled } from '../status/diskCache';
 import { statusQuotaSummaries } from '../status/statusQuota';
@@ -51,6 +52,23 @@ export const status = defineOperation({
     }
   },
 });
+
+/**
+ * A status result as context for a language model (the `@loopx` chat participant's free questions):
+ * the status server's scrubber applied, so no absolute path leaves the machine: paths under a workspace
+ * folder or the registry's project become `<project>/…`, under the runtime root `<runtime>/…`, under the
+ * home folder `<home>/…`, any other `<abs>/<name>`; credentials stay redacted.
+ */
+export function statusForLanguageModel(
+  payload: StatusPayload,
+  place: { workspaceFolders: readonly string[]; homeDir: string },
+): StatusPayload {
+  return scrubValue(payload, {
+    projectRoots: [...place.workspaceFolders, registryProjectRoot(payload.registry)],
+    homeDir: place.homeDir,
+    runtimeRoot: payload.runtime_root,
+  });
+}
 
 // The status result as Markdown for people (the CLI's default output, the palette's status preview, the
 // chat's reply): a surface renders it through this export, not from core/status.

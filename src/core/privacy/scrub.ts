@@ -217,10 +217,11 @@ const DETECTORS: readonly Detector[] = [
     replace: redactAs('anthropic_key'),
   },
   {
-    // Real keys mix cases and digits; prose such as "sk-learn-compatible-estimators" does not.
+    // A project, service-account or admin key's prefix is specific enough, digits or not; a bare
+    // `sk-` key must mix cases and digits, so prose such as "sk-learn-compatible-estimators" stays.
     group: 'openaiKey',
     credential: true,
-    source: String.raw`(?<openaiKey>\bsk-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,})`,
+    source: String.raw`(?<openaiKey>\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}))`,
     replace: redactAs('openai_key'),
   },
   {

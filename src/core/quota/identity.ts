@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LoopxError } from '../errors';
+import { refuseCredentials } from '../privacy/refuse';
 
 /**
  * Settlement identity (docs/quota.md): the plain-string `effect_id` that keys one turn's settlement,
@@ -40,6 +41,9 @@ export function checkTurnInstanceId(value: string): string {
       { turn_instance_id: value },
     );
   }
+  // A turn id is written into the run index, the reservations and the event log, and looked up there
+  // as written: one that holds a credential (an `sk-proj-…` key fits the pattern) is refused, never stored.
+  refuseCredentials({ 'turn instance id': value });
   return value;
 }
 

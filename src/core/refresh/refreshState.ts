@@ -261,6 +261,8 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     'turn_instance_id',
     'letters, digits, ".", "_", ":" and "-", at most 128',
   );
+  // Both are written into the run index and the event log (durable state): never a credential.
+  refuseCredentials({ classification, turn_instance_id: turnInstanceId });
   const replanObligationId = checkedToken(
     request.replanObligationId,
     REPLAN_OBLIGATION_ID_PATTERN,

@@ -461,6 +461,12 @@ export interface RunIndexRead {
   skipped: { line: number; reason: string }[];
   /** Merged rows, newest first. */
   rows: RunIndexEntry[];
+  /**
+   * Set (by status, which reads on) when the file could not be read at all (a directory, a FIFO, an
+   * oversized or invalid file): why, naming the file and the fix. `rows` is then empty but unknown,
+   * never "no runs" (admission refuses such an index instead).
+   */
+  unreadable?: string;
 }
 
 export interface ReadRunIndexOptions {

@@ -1,10 +1,13 @@
 import { LoopxError } from '../errors';
+import { parseStateDocument } from './document';
+import { writeNextAction } from './nextAction';
 import { addTodo, completeTodo, type OperationContext } from './todos';
 
 /**
  * A goal's first plan, written with the goal: its agent todos in priority order and its human gates,
  * applied to a fresh ACTIVE_GOAL_STATE.md text before anything is written. The planning todo every
- * new state file starts with is completed (the plan is that planning). Pure: a refused todo (empty,
+ * new state file starts with is completed (the plan is that planning), and the Next Action, which named
+ * it, names the plan's first open agent todo instead. Pure: a refused todo (empty,
  * a credential, a duplicate) throws here, so the goal and its plan are written together or not at all.
  */
 
@@ -55,7 +58,7 @@ export function applyGoalPlan(
     add(item, `todo ${index + 1}`, { text: item, role: 'agent', priority: planPriority(index) });
   for (const [index, item] of plan.gates.entries())
     add(item, `gate ${index + 1}`, { text: item, role: 'user', taskClass: 'user_gate' });
-  return completeTodo(
+  const planned = completeTodo(
     text,
     {
       todoId: firstTodoId,
@@ -64,4 +67,20 @@ export function applyGoalPlan(
     },
     context,
   ).text;
+  // A plan has at least one agent todo, so there is always an open one to route to.
+  const next = firstOpenAgentTodo(planned);
+  return next === null ? planned : writeNextAction(planned, next).text;
+}
+
+const PRIORITY_RANK: Record<string, number> = { P0: 0, P1: 1, P2: 2, P3: 3, P4: 4 };
+
+/** The title of the open agent todo with the highest priority (the first written on a tie), or null. */
+function firstOpenAgentTodo(stateText: string): string | null {
+  const open = parseStateDocument(stateText).todos.filter((todo) => todo.role === 'agent' && todo.status === 'open');
+  const rank = (priority: string | null): number => (priority === null ? 5 : (PRIORITY_RANK[priority] ?? 5));
+  const best = open.reduce<(typeof open)[number] | null>(
+    (chosen, todo) => (chosen === null || rank(todo.priority) < rank(chosen.priority) ? todo : chosen),
+    null,
+  );
+  return best === null ? null : best.title;
 }

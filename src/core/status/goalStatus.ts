@@ -195,6 +195,8 @@ export const GoalStatusItemSchema = z.object({
   unique_runs: z.number().int().nonnegative(),
   /** Index lines that could not be read (bad JSON, not an object). */
   skipped_index_lines: z.number().int().nonnegative(),
+  /** Set when the run index could not be read at all: why, naming the file and the fix (runs and slot use unknown). */
+  run_index_unreadable: z.string().optional(),
   active_state: ActiveStateStatusSchema,
   state_diagnostics: StateDiagnosticsSchema.nullable(),
   /**
@@ -544,6 +546,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     raw_index_records: runs?.raw_count ?? 0,
     unique_runs: rows.length,
     skipped_index_lines: runs?.skipped.length ?? 0,
+    ...(runs?.unreadable !== undefined ? { run_index_unreadable: runs.unreadable } : {}),
     active_state:
       state.kind === 'ok'
         ? {
@@ -818,7 +821,8 @@ export class GoalStatusCache {
       value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });
     } catch (error) {
       // One goal's unreadable index (a FIFO, a device, an oversized file) must not fail the whole
-      // status: the goal shows no runs and the reason, as a skipped line, and every other goal reads on.
+      // status: the goal shows its runs as unknown with the reason (a warning, never "0 runs"), and
+      // every other goal reads on. Admission refuses the same index with the same message.
       if (!isLoopxError(error)) throw error;
       value = {
         index_file: indexFile,
@@ -826,6 +830,7 @@ export class GoalStatusCache {
         raw_count: 0,
         skipped: [{ line: 0, reason: error.message }],
         rows: [],
+        unreadable: error.message,
       };
     }
     this.indexes.set(indexFile, { stamp, value });

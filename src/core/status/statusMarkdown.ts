@@ -44,7 +44,16 @@ function goalMarkdown(item: GoalStatusItem): string[] {
       `- Latest run recommends: ${item.latest_run_recommended_action} (${item.latest_run_recommended_action_source ?? ''})`,
     );
   }
-  if (item.quota !== undefined) lines.push(`- Quota: ${quotaLine(item)}`);
+  if (item.run_index_unreadable !== undefined)
+    lines.push(
+      `- Warning: the run index is unreadable, so runs and slot use are unknown — ${item.run_index_unreadable}`,
+    );
+  if (item.quota !== undefined)
+    lines.push(
+      item.run_index_unreadable !== undefined
+        ? '- Quota: unknown (the run index is unreadable; no turn is admitted until it is fixed)'
+        : `- Quota: ${quotaLine(item)}`,
+    );
   lines.push(
     `- Agent todos: ${todoCounts(todosOrEmpty(item.agent_todos))}`,
     ...todoItems(todosOrEmpty(item.agent_todos)),

@@ -518,6 +518,10 @@ function statusContract(input: StatusContractInput): StatusContract {
   else warnings.push(`runtime root does not exist yet: ${runtimeRoot}`);
   checks.push(`run-history goals=${items.filter((item) => item.index_exists).length} runs=${runCount}`);
   for (const item of items) {
+    if (item.run_index_unreadable !== undefined)
+      warnings.push(
+        `${item.goal_id}: run index unreadable, its runs and slot use are unknown: ${item.run_index_unreadable}`,
+      );
     if (item.raw_index_records <= item.unique_runs) continue;
     const finding = indexDuplicateFinding({
       goalId: item.goal_id,

@@ -34,6 +34,16 @@ import {
 } from './writeback';
 import { recordStepEvent, type StepEventInput } from '../evidence/heartbeatChain';
 
+/** Completion-fence refusals: the todo's task lease is no longer this turn's, so no retry of the turn can write back. */
+const LEASE_REFUSALS = [
+  'lease_cas_mismatch',
+  'lease_not_active',
+  'lease_fence_required',
+  'handoff_mode_requires_lease',
+  'todo_lease_conflict',
+  'version_mismatch',
+] as const;
+
 /**
  * One admitted turn as a journaled transaction. Its phases are the table `PHASES` below: each
  * phase's name, what it does, and how a resumed turn treats it. Every phase is journaled when it
@@ -389,7 +399,10 @@ export class TurnTransaction {
       );
     } catch (error) {
       if (error instanceof Cancelled) throw error;
-      await this.fail('writeback_failed', 'durable_writeback', failureOf('writeback_failed', error), false);
+      // A writeback the todo's task lease refused (taken over, expired, released) can never be retried
+      // by this turn: its slot is released now instead of being held until the reservation expires.
+      const leaseRefused = isLoopxError(error) && (LEASE_REFUSALS as readonly string[]).includes(error.code);
+      await this.fail('writeback_failed', 'durable_writeback', failureOf('writeback_failed', error), leaseRefused);
       return 'ended';
     }
     return 'continue';
@@ -663,7 +676,8 @@ export class TurnTransaction {
 
   /**
    * Ends the turn as failed (never spent). Failures before the work is accepted release the slot;
-   * writeback and spend failures keep it, so a retry can still account for the validated work.
+   * writeback and spend failures keep it, so a retry can still account for the validated work (except a
+   * writeback the task lease refused, which no retry of this turn can complete).
    */
   private async fail(
     kind: string,

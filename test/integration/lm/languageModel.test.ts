@@ -325,5 +325,9 @@ describe('@loopx in a real VS Code host', function () {
     const reply = await ask(undefined, 'what is tidy-notes waiting on?');
     assert.match(markdown(reply), /waits on the publish gate/);
     assert.match(provider.prompts.at(-1) ?? '', /"goal_id":"tidy-notes"/);
+    // Issue 34, defect 10: the model is told workspace-relative paths, never the machine's absolute ones.
+    const prompt = provider.prompts.at(-1) ?? '';
+    assert.ok(!prompt.includes(root()), `the prompt holds the workspace's absolute path ${root()}`);
+    assert.match(prompt, /<project>\/\.loopx\/registry\.json/);
   });
 });

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { acquireLease } from '../../../src/core/leases/taskLeases';
 import type { LeaseGoal } from '../../../src/core/leases/store';
 import { runOnce } from '../../../src/core/turn/runOnce';
-import { AGENT, cleanTempDirs, clock, demo, fixtureRun, newSpends, type Demo } from '../turn/helpers';
+import { AGENT, cleanTempDirs, clock, demo, fixtureRun, newSpends, reservations, type Demo } from '../turn/helpers';
 
 const STEAL = path.join(__dirname, 'fixtures', 'stealLease.js');
 
@@ -82,5 +82,9 @@ describe('the turn driver honors task leases', () => {
     assert.match(fs.readFileSync(d.statePath, 'utf8'), new RegExp(`- \\[ \\].*\\n.*todo_id=${todoId}`));
     assert.equal(leaseOf(d, todoId)?.['owner'], 'codex-main', 'the new holder keeps its lease');
     assert.deepEqual(await newSpends(d), []);
+    // Issue 34, defect 10: no retry of this turn can write back, so its slot is released at once,
+    // not held until the reservation expires an hour later.
+    const held = reservations(d).filter((r) => JSON.stringify(r).includes('turn-stolen'));
+    assert.deepEqual(held, [], 'the failed turn still holds its slot');
   });
 });

@@ -57,6 +57,10 @@ const CAUGHT: readonly (readonly [string, string])[] = [
   [`ghs_${GITHUB_BODY}`, '[redacted:github_token]'],
   [`github_pat_11ABCDEFG0_${GITHUB_BODY}`, '[redacted:github_token]'],
   ['key sk-proj-AbCdEfGhIjKlMnOpQrStUvWx1234', 'key [redacted:openai_key]'],
+  // Project and service-account keys are redacted by their prefix, digits or not.
+  ['key sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEf', 'key [redacted:openai_key]'],
+  ['sk-proj-abcdefghijklmnopqrstuvwxyz_abcdefgh-ijkl', '[redacted:openai_key]'],
+  ['sk-svcacct-AbCdEfGhIjKlMnOpQrStUvWxYz', '[redacted:openai_key]'],
   ['sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx-1234', '[redacted:anthropic_key]'],
   ['sk-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd', '[redacted:openai_key]'],
   ['AKIAIOSFODNN7EXAMPLE', '[redacted:aws_access_key_id]'],

@@ -9,6 +9,7 @@ import { bootstrapGoal, renderActiveGoalState } from '../../../src/core/registry
 import { checkGoalIdSegment, checkNewGoalId } from '../../../src/core/registry/goalId';
 import { validateRegistryFile } from '../../../src/core/registry/validate';
 import { parseStateDocument } from '../../../src/core/state/document';
+import { readNextAction } from '../../../src/core/state/nextAction';
 import { runLoopx } from '../cli/run';
 import { readJson, tempDir, writeJson } from './helpers';
 
@@ -356,6 +357,9 @@ describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos i
       doc.todos.filter((t) => t.status === 'open').map((t) => t.text),
       ['Approve.', '[P1] First.', '[P2] Second.'],
     );
+    // Issue 34, defect 10: the Next Action named the planning todo that the plan marks done; it names
+    // the plan's first open agent todo instead.
+    assert.equal(readNextAction(doc), 'First.');
   });
 });
 

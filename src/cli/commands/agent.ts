@@ -1,4 +1,9 @@
-import { configureAgent, removeAgent, type ConfigureAgentResult, type RemoveAgentResult } from '../../core/ops/configureAgent';
+import {
+  configureAgent,
+  removeAgent,
+  type ConfigureAgentResult,
+  type RemoveAgentResult,
+} from '../../core/ops/configureAgent';
 import { operationCommand } from '../operationHandler';
 
 /** `loopx agent configure` and `loopx agent remove`: one agent's executor, previewed, then written with --execute. */

@@ -36,7 +36,17 @@ export const PERMISSION_MODES: Readonly<Partial<Record<AgentPreset, { flag: stri
 const MODEL_FLAG_PRESETS: readonly AgentPreset[] = ['claude-code', 'codex', 'opencode', 'command'];
 
 /** The executor fields this operation decides; the others of an existing executor (cost estimates, output cap) are kept. */
-const OWNED_FIELDS = ['preset', 'kind', 'command', 'args', 'timeout_minutes', 'env_allowlist', 'resume', 'vendor', 'family'];
+const OWNED_FIELDS = [
+  'preset',
+  'kind',
+  'command',
+  'args',
+  'timeout_minutes',
+  'env_allowlist',
+  'resume',
+  'vendor',
+  'family',
+];
 
 export interface AgentExecutorChoices {
   preset: AgentPreset;
@@ -115,7 +125,8 @@ export function buildAgentExecutor(
     args.push(...choices.args);
   }
   if (args.length > 0) {
-    if (preset === 'demo' || preset === 'vscode-lm') throw refused(`the ${preset} preset takes no arguments`, 'args', args);
+    if (preset === 'demo' || preset === 'vscode-lm')
+      throw refused(`the ${preset} preset takes no arguments`, 'args', args);
     executor['args'] = args;
   }
   if (choices.timeoutMinutes !== undefined) executor['timeout_minutes'] = choices.timeoutMinutes;
@@ -197,7 +208,12 @@ function applyExecutor(
   goal: Record<string, unknown>,
   agentId: string,
   choices: AgentExecutorChoices,
-): { before: Record<string, unknown> | null; after: Record<string, unknown>; registers: boolean; notWritten: string[] } {
+): {
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown>;
+  registers: boolean;
+  notWritten: string[];
+} {
   const before = executorOf(goal, agentId);
   const { executor, notWritten } = buildAgentExecutor(choices, before);
   const coordination = coordinationOf(goal);
@@ -292,9 +308,7 @@ function applyRemoval(goal: Record<string, unknown>, agentId: string): { removed
   return { removed, registered: registeredAgentsOf(goal) };
 }
 
-export async function removeAgentFromGoal(
-  request: Omit<ConfigureAgentRequest, 'choices'>,
-): Promise<RemoveAgentResult> {
+export async function removeAgentFromGoal(request: Omit<ConfigureAgentRequest, 'choices'>): Promise<RemoveAgentResult> {
   const stored = await readRegistryGoal(request.registryPath, request.goalId);
   const base = {
     schema_version: 'loopx_remove_agent_v0' as const,
@@ -325,7 +339,8 @@ export async function removeAgentFromGoal(
     { clock: request.clock, env: request.env, operation: 'remove-agent', agentId: null },
   );
   const readback = await readRegistryGoal(request.registryPath, request.goalId);
-  const verified = !registeredAgentsOf(readback).includes(request.agentId) && executorOf(readback, request.agentId) === null;
+  const verified =
+    !registeredAgentsOf(readback).includes(request.agentId) && executorOf(readback, request.agentId) === null;
   return {
     ...base,
     ok: verified,

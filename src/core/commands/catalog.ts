@@ -245,7 +245,7 @@ const catalog = [
     slash: null,
     scope: 'agent',
     intent:
-      "connect an agent to a goal in one step: preset (claude-code, codex, opencode, command, vscode-lm, demo), command, model, permission mode, timeout, variables to pass, resume; preview, then --execute",
+      'connect an agent to a goal in one step: preset (claude-code, codex, opencode, command, vscode-lm, demo), command, model, permission mode, timeout, variables to pass, resume; preview, then --execute',
     mutation: 'writes_after_preview',
     group: 'Agents',
     icon: 'plug',
@@ -275,7 +275,7 @@ const catalog = [
     title: 'Remove Agent…',
     slash: null,
     scope: 'agent',
-    intent: "take an agent off a goal (its registered id, its profile and executor): preview, then --execute",
+    intent: 'take an agent off a goal (its registered id, its profile and executor): preview, then --execute',
     mutation: 'writes_after_preview',
     group: 'Agents',
     icon: 'trash',
@@ -288,7 +288,7 @@ const catalog = [
     slash: null,
     scope: 'project',
     intent:
-      'check the setup: Node, registry and state files, runtime root, stale locks, each agent\'s CLI, version and flags, provider variables (names only), Codex sandbox, status server port; each finding names its fix',
+      "check the setup: Node, registry and state files, runtime root, stale locks, each agent's CLI, version and flags, provider variables (names only), Codex sandbox, status server port; each finding names its fix",
     mutation: 'read_only',
     group: 'Inspect',
     icon: 'pulse',

@@ -44,7 +44,11 @@ export function finding(
 export const MIN_NODE_VERSION = '20.19.0';
 
 function versionAtLeast(version: string, minimum: string): boolean {
-  const parts = (v: string) => v.replace(/^v/, '').split('.').map((n) => Number.parseInt(n, 10) || 0);
+  const parts = (v: string) =>
+    v
+      .replace(/^v/, '')
+      .split('.')
+      .map((n) => Number.parseInt(n, 10) || 0);
   const [a, b] = [parts(version), parts(minimum)];
   for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
   return true;
@@ -518,7 +522,12 @@ export async function collectDoctorFindings(input: DoctorInput): Promise<DoctorF
 async function stateFinding(goalId: string, statePath: string | null): Promise<DoctorFinding> {
   const id = `goal.${goalId}.state_file`;
   if (statePath === null)
-    return finding(id, 'warn', `goal ${goalId} has no state file location`, 'set its state_file or repo in the registry');
+    return finding(
+      id,
+      'warn',
+      `goal ${goalId} has no state file location`,
+      'set its state_file or repo in the registry',
+    );
   if (!fs.existsSync(statePath))
     return finding(
       id,
@@ -544,6 +553,11 @@ async function stateFinding(goalId: string, statePath: string | null): Promise<D
       'check its permissions and size',
     );
   }
+}
+
+/** The editor's status server serving a registry (its port is then in use by LoopX itself). */
+export function statusServerFinding(message: string): DoctorFinding {
+  return finding('status_server_port', 'ok', message);
 }
 
 /** What the editor knows and the CLI does not, as findings (the palette's Doctor adds them). */

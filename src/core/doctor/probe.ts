@@ -47,7 +47,8 @@ export function whichOnPath(command: string, env: NodeJS.ProcessEnv, cwd: string
 /** The probe of this machine: PATH from `env`, programs run with only PATH, HOME and LANG. */
 export function systemProbe(env: NodeJS.ProcessEnv, cwd: string, timeoutMs = PROBE_TIMEOUT_MS): CommandProbe {
   const childEnv: NodeJS.ProcessEnv = {};
-  for (const name of ['PATH', 'HOME', 'LANG', 'SYSTEMROOT', 'PATHEXT']) if (env[name] !== undefined) childEnv[name] = env[name];
+  for (const name of ['PATH', 'HOME', 'LANG', 'SYSTEMROOT', 'PATHEXT'])
+    if (env[name] !== undefined) childEnv[name] = env[name];
   childEnv['NO_COLOR'] = '1';
   return {
     which: (command) => whichOnPath(command, env, cwd),

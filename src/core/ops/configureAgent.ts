@@ -30,7 +30,7 @@ export const configureAgent = defineOperation({
       .array(z.string().min(1))
       .optional()
       .meta({ placeholder: 'path' })
-      .describe('the program to start (a path or a name on PATH; repeat for its own arguments); default the preset\'s'),
+      .describe("the program to start (a path or a name on PATH; repeat for its own arguments); default the preset's"),
     model: z
       .string()
       .optional()
@@ -54,13 +54,13 @@ export const configureAgent = defineOperation({
       .array(z.string().regex(ENV_NAME_PATTERN))
       .optional()
       .meta({ placeholder: 'NAME', split: true })
-      .describe('environment variable names passed to the agent besides the preset\'s (commas allowed; names only)'),
+      .describe("environment variable names passed to the agent besides the preset's (commas allowed; names only)"),
     resume: z.enum(RESUME_POLICIES).optional().describe('whether a turn on an in-progress todo resumes its session'),
     arg: z
       .array(z.string())
       .optional()
       .meta({ placeholder: 'arg' })
-      .describe('a further argument after the preset\'s own (repeatable)'),
+      .describe("a further argument after the preset's own (repeatable)"),
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },

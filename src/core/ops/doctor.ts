@@ -5,7 +5,13 @@ import { DEFAULT_STATUS_PORT } from '../server/statusServer';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
-export { detectAgentClis, editorFindings, type DoctorFinding, type FindingLevel } from '../doctor/checks';
+export {
+  detectAgentClis,
+  editorFindings,
+  statusServerFinding,
+  type DoctorFinding,
+  type FindingLevel,
+} from '../doctor/checks';
 export { systemProbe } from '../doctor/probe';
 
 /**

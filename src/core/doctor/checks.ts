@@ -188,6 +188,13 @@ function writable(folder: string): boolean {
 
 export function runtimeRootFinding(runtimeRoot: string): DoctorFinding {
   const existing = nearestExisting(runtimeRoot);
+  if (!fs.statSync(existing).isDirectory())
+    return finding(
+      'runtime_root_writable',
+      'error',
+      `runtime root ${runtimeRoot} cannot be created: ${existing} is a file`,
+      'set common_runtime_root in the registry (or --runtime-root) to a folder',
+    );
   if (writable(existing))
     return finding(
       'runtime_root_writable',

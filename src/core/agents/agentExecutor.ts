@@ -136,9 +136,11 @@ export function buildAgentExecutor(
   const notWritten: string[] = [];
   if (choices.resume !== undefined) {
     // Written only when this build's executor schema has the field: an unknown key would make every turn refuse the agent.
-    const withResume = { ...executor, resume: choices.resume };
-    if (ExecutorConfigSchema.safeParse(withResume).success) executor['resume'] = choices.resume;
-    else if (ExecutorConfigSchema.safeParse(executor).success) notWritten.push('resume');
+    const withResume = ExecutorConfigSchema.safeParse({ ...executor, resume: choices.resume });
+    const unknownField = withResume.error?.issues.some(
+      (issue) => issue.code === 'unrecognized_keys' && issue.keys.includes('resume'),
+    );
+    if (unknownField === true) notWritten.push('resume');
     else executor['resume'] = choices.resume;
   }
   const parsed = ExecutorConfigSchema.safeParse(executor);

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
+import { envNameMatches, PROVIDER_ENV } from '../executors/environment';
 import { LOCK_FILE_SUFFIX, lockFileIsStale } from '../fs/fileLock';
 import { readFileSafe } from '../fs/safeRead';
 import { registeredAgentsForGoal } from '../registry/agentIds';
@@ -353,10 +354,14 @@ export async function agentFindings(
           `update ${program} to a current version`,
         ),
   );
-  const present = known.providerVariables.filter((name) => (env[name] ?? '') !== '');
+  // The variables the executor passes to this CLI (its provider families, proxies, telemetry opt-outs) that are set: names only.
+  const passed = PROVIDER_ENV[config.preset as keyof typeof PROVIDER_ENV] ?? known.providerVariables;
+  const present = Object.keys(env)
+    .filter((name) => (env[name] ?? '') !== '' && envNameMatches(name, passed))
+    .sort();
   const loggedIn = known.loginFiles(env, homeDir).some((file) => fs.existsSync(file));
   const hasAuth = known.authVariables.some((name) => (env[name] ?? '') !== '') || loggedIn;
-  const presentText = present.length === 0 ? 'no provider variables set' : `set: ${present.join(', ')}`;
+  const presentText = present.length === 0 ? 'no provider variables set' : `passes ${present.join(', ')}`;
   findings.push(
     hasAuth
       ? finding(`${prefix}.provider`, 'ok', `${who}: ${presentText}${loggedIn ? '; a login was found' : ''}`)

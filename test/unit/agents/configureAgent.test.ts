@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { LoopxError } from '../../../src/core/errors';
-import { EXECUTOR_PRESETS, ExecutorConfigSchema, readAgentExecutorConfig } from '../../../src/core/executors/config';
+import { readAgentExecutorConfig } from '../../../src/core/executors/config';
 import { configureAgent, removeAgent } from '../../../src/core/ops/configureAgent';
 import { configureGoal } from '../../../src/core/ops/configureGoal';
 import type { OperationEnvironment } from '../../../src/core/ops/operation';
@@ -147,35 +147,31 @@ describe('configure agent (agent configure / Configure Agent…)', () => {
     assert.deepEqual(result.after, { preset: 'vscode-lm', vendor: 'copilot', family: 'gpt-4o' });
   });
 
-  it('writes resume only when the executor schema of this build takes it', async () => {
+  it('writes resume for the presets with agent sessions, and refuses it for the others', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['c'] } });
     const result = await runOperation(
       configureAgent,
       { goalId: 'g', agentId: 'c', preset: 'codex', resume: 'never', execute: true },
       envOf(registry),
     );
-    const accepted = ExecutorConfigSchema.safeParse({ preset: 'codex', resume: 'never' }).success;
-    if (accepted) {
-      assert.equal(result.after['resume'], 'never');
-      assert.deepEqual(result.not_written, []);
-    } else {
-      assert.equal(result.after['resume'], undefined);
-      assert.deepEqual(result.not_written, ['resume']);
-    }
-    // Whatever was written, a turn can read it.
-    assert.ok(readAgentExecutorConfig(goalOf(registry), 'c'));
+    assert.equal(result.after['resume'], 'never');
+    assert.deepEqual(result.not_written, []);
+    assert.equal(readAgentExecutorConfig(goalOf(registry), 'c')?.resume, 'never', 'a turn reads it');
+    const error = await refusal(() =>
+      runOperation(configureAgent, { goalId: 'g', agentId: 'c', preset: 'demo', resume: 'auto' }, envOf(registry)),
+    );
+    assert.match(error.message, /executor\.resume: is only for the presets with agent sessions/);
   });
 
-  it('offers opencode only when this build runs it', async () => {
+  it('configures opencode with its model', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['o'] } });
-    const run = () =>
-      runOperation(configureAgent, { goalId: 'g', agentId: 'o', preset: 'opencode', model: 'x/y' }, envOf(registry));
-    if ((EXECUTOR_PRESETS as readonly string[]).includes('opencode')) {
-      assert.deepEqual((await run()).after, { preset: 'opencode', args: ['--model', 'x/y'] });
-    } else {
-      const error = await refusal(run);
-      assert.match(error.message, /preset 'opencode' is not available in this build/);
-    }
+    const result = await runOperation(
+      configureAgent,
+      { goalId: 'g', agentId: 'o', preset: 'opencode', model: 'anthropic/claude-sonnet-4', execute: true },
+      envOf(registry),
+    );
+    assert.deepEqual(result.after, { preset: 'opencode', args: ['--model', 'anthropic/claude-sonnet-4'] });
+    assert.equal(readAgentExecutorConfig(goalOf(registry), 'o')?.preset, 'opencode');
   });
 
   it('refuses a registry it cannot parse and leaves it untouched', async () => {

@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { EXECUTOR_PRESETS, ExecutorConfigSchema } from '../executors/config';
 import { refuseCredentials } from '../privacy/refuse';
+import { normalizeAgentId } from '../registry/agentIds';
 import { isRecord } from '../registry/schema';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 
@@ -199,10 +200,41 @@ function registeredAgentsOf(goal: Record<string, unknown>): string[] {
 
 function executorOf(goal: Record<string, unknown>, agentId: string): Record<string, unknown> | null {
   const coordination = goal['coordination'];
-  const profiles = isRecord(coordination) ? coordination['agent_profiles'] : undefined;
-  const profile = isRecord(profiles) ? profiles[agentId] : undefined;
+  const profiles = isRecord(coordination) ? agentProfilesAsDict(coordination['agent_profiles']) : {};
+  const profile = profiles[agentId];
   const executor = isRecord(profile) ? profile['executor'] : undefined;
   return isRecord(executor) ? executor : null;
+}
+
+/**
+ * `coordination.agent_profiles` as the dict LoopX writes: a dict as it is; the list form readers also
+ * accept (objects matched on `agent_id`, `id` or `name`) keyed by normalized id, the first of equal ids
+ * winning as when read. A list entry without an id could not be written back, so it is refused rather
+ * than dropped.
+ */
+export function agentProfilesAsDict(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (isRecord(value)) return value;
+  if (!Array.isArray(value))
+    throw new LoopxError(
+      'executor_config_invalid',
+      'coordination.agent_profiles is neither an object keyed by agent id nor a list of profiles; fix it in the registry',
+      { field: 'coordination.agent_profiles' },
+    );
+  const profiles: Record<string, unknown> = {};
+  for (const entry of value) {
+    const id = isRecord(entry)
+      ? (['agent_id', 'id', 'name'].map((key) => normalizeAgentId(entry[key])).find((found) => found !== null) ?? null)
+      : null;
+    if (id === null)
+      throw new LoopxError(
+        'executor_config_invalid',
+        'coordination.agent_profiles is a list with an entry that names no agent (agent_id, id or name); give it one, or write the profiles as an object keyed by agent id',
+        { field: 'coordination.agent_profiles' },
+      );
+    if (!(id in profiles)) profiles[id] = entry;
+  }
+  return profiles;
 }
 
 /** Sets the agent's executor on a raw goal in place (registering the agent when it is not yet). */
@@ -225,7 +257,7 @@ function applyExecutor(
     coordination['registered_agents'] = [...registered, agentId];
     if (coordination['agent_model'] === undefined) coordination['agent_model'] = 'peer_v1';
   }
-  const profiles = isRecord(coordination['agent_profiles']) ? coordination['agent_profiles'] : {};
+  const profiles = { ...agentProfilesAsDict(coordination['agent_profiles']) };
   coordination['agent_profiles'] = profiles;
   const profile = isRecord(profiles[agentId]) ? profiles[agentId] : {};
   profiles[agentId] = { ...profile, executor };
@@ -300,6 +332,8 @@ function applyRemoval(goal: Record<string, unknown>, agentId: string): { removed
     coordination['registered_agents'] = registered.filter((id) => id !== agentId);
     removed.push('registered_agents');
   }
+  if (Array.isArray(coordination['agent_profiles']))
+    coordination['agent_profiles'] = { ...agentProfilesAsDict(coordination['agent_profiles']) };
   for (const key of ['agent_profiles', 'agent_work_modes'] as const) {
     const map = coordination[key];
     if (isRecord(map) && agentId in map) {

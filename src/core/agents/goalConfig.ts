@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { refuseCredentials } from '../privacy/refuse';
 import { isRecord } from '../registry/schema';
+import { agentProfilesAsDict } from './agentExecutor';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, registeredAgentsForGoal } from '../registry/agentIds';
 import { ExecutorConfigSchema } from '../executors/config';
@@ -293,7 +294,7 @@ export function applyGoalConfig(goal: Record<string, unknown>, changes: GoalConf
         { field: '--agent-profile-json', value: unknown },
       );
     const stored = get('coordination.agent_profiles');
-    const profiles: Record<string, unknown> = isRecord(stored) ? structuredClone(stored) : {};
+    const profiles: Record<string, unknown> = structuredClone(agentProfilesAsDict(stored));
     for (const id of changes.clearAgentProfiles ?? []) delete profiles[id];
     Object.assign(profiles, structuredClone(changes.agentProfiles ?? {}));
     set('coordination.agent_profiles', Object.keys(profiles).length > 0 ? profiles : undefined);

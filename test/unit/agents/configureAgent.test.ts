@@ -195,6 +195,28 @@ describe('configure agent (agent configure / Configure Agent…)', () => {
     assert.deepEqual(profilesOf(registry)['a'], { executor: { preset: 'demo' } });
   });
 
+  it('keeps the other profiles of a list-form agent_profiles (written back keyed by agent id)', async () => {
+    const { registry } = connectedProject({
+      coordination: {
+        registered_agents: ['a', 'b'],
+        agent_profiles: [
+          { agent_id: 'b', scope_summary: 'keep me' },
+          { name: 'A', executor: { preset: 'demo' } },
+        ],
+      },
+    });
+    const result = await runOperation(
+      configureAgent,
+      { goalId: 'g', agentId: 'a', preset: 'claude-code', execute: true },
+      envOf(registry),
+    );
+    assert.deepEqual(result.before, { preset: 'demo' }, 'the list entry was found by its name');
+    assert.deepEqual(profilesOf(registry), {
+      b: { agent_id: 'b', scope_summary: 'keep me' },
+      a: { name: 'A', executor: { preset: 'claude-code' } },
+    });
+  });
+
   it('remove agent takes the id, the profile and the work mode off the goal', async () => {
     const { registry } = connectedProject({
       coordination: {

@@ -3,6 +3,12 @@ import { Disposable } from './common/disposable';
 import { ActivationTimings } from './common/timings';
 import { CONTEXT_KEYS, VIEW_IDS } from './core/commands/ids';
 import { agentOnboardCommand } from './commands/agentOnboard';
+import {
+  configureAgentCommand,
+  doctorCommand,
+  removeAgentCommand,
+  showAgentLastRunCommand,
+} from './commands/agentSetup';
 import { configureGoalCommand } from './commands/configureGoal';
 import { createGoal } from './commands/createGoal';
 import { startGoalCommand } from './commands/startGoal';
@@ -179,6 +185,10 @@ export class LoopxApp extends Disposable {
         agentOnboard: () => agentOnboardCommand(this.model),
         registerAgent: (arg) => registerAgentCommand(this.model, arg),
         configureGoal: (arg) => configureGoalCommand(this.model, arg),
+        configureAgent: (arg) => configureAgentCommand(this.model, arg),
+        removeAgent: (arg) => removeAgentCommand(this.model, arg),
+        showAgentLastRun: (arg) => showAgentLastRunCommand(arg),
+        doctor: () => doctorCommand(this.model, () => statusServer.served()),
         todoAdd: (arg) => addTodoCommand(this.model, arg),
         todoList: (arg) => listTodosCommand(this.model, arg),
         status: () => showStatusCommand(this.model),

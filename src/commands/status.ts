@@ -9,7 +9,7 @@ import { editorEnvironment } from './operationRunner';
 import { askText, Cancelled, confirm, pickGoal } from './pickers';
 import { confirmRefreshDetail, confirmRefreshQuestion, refreshRecordedMessage } from './turnMessages';
 
-async function showMarkdown(content: string): Promise<void> {
+export async function showMarkdown(content: string): Promise<void> {
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
   await vscode.commands.executeCommand('markdown.showPreview', document.uri);
 }

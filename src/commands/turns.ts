@@ -1,3 +1,4 @@
+import { agentIdOf, goalForAgentCommand } from './agentSetup';
 import { join, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { runOperation } from '../core/ops/run';
@@ -63,6 +64,8 @@ export interface Reviewed {
 async function pickAgents(goal: GoalSummary, canPickMany: boolean, arg: unknown): Promise<string[]> {
   const given = argumentField(arg, 'agentIds', isStringArray);
   if (given && given.length > 0) return given;
+  const fromNode = agentIdOf(arg);
+  if (fromNode !== undefined) return [fromNode];
   if (goal.agents.length === 0)
     throw new Error(
       vscode.l10n.t('Goal "{0}" has no registered agents. Run "LoopX: Register Agent…" first.', goal.goalId),
@@ -265,7 +268,8 @@ export async function runOneTurnCommand(
   surfaces: TurnSurfaces,
   arg: unknown,
 ): Promise<(TurnRunResult & Reviewed) | TurnNotStarted | undefined> {
-  const goal = await pickGoal(surfaces.model, arg, vscode.l10n.t('Run a turn on which goal?'));
+  // From an Agents view node: that agent, on one of its goals.
+  const goal = await goalForAgentCommand(surfaces.model, arg, vscode.l10n.t('Run a turn on which goal?'));
   const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
   // A language-model agent with no model stops first: nothing to preview, nothing reserved.

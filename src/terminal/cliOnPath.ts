@@ -4,7 +4,7 @@ import { posix, win32 } from 'node:path';
 /**
  * Whether the integrated terminals get LoopX for VS Code's `loopx` first on their PATH. Many users
  * also have the Python `loopx` installed, whose skills run commands this CLI does not have
- * (`loopx doctor`, `loopx review-packet`): shadowing it would break them. So by default ours goes on
+ * (`loopx review-packet`, `loopx quota monitor-poll`): shadowing it would break them. So by default ours goes on
  * the PATH only where no other `loopx` is found; `LOOPX_CLI` always names ours. Pure (no `vscode`):
  * the unit tests run it on a temporary PATH.
  */

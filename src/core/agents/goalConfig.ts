@@ -4,8 +4,10 @@ import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { refuseCredentials } from '../privacy/refuse';
 import { isRecord } from '../registry/schema';
+import { agentProfilesAsDict } from './agentExecutor';
 import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
-import { AGENT_ID_RULE, normalizeAgentId } from '../registry/agentIds';
+import { AGENT_ID_RULE, normalizeAgentId, registeredAgentsForGoal } from '../registry/agentIds';
+import { ExecutorConfigSchema } from '../executors/config';
 import {
   EXPLORE_HARNESS_PROFILES,
   normalizeExploreHarnessProfile,
@@ -37,6 +39,9 @@ export interface GoalConfigChanges {
   maxChildren?: number;
   exploreHarness?: boolean;
   exploreHarnessProfile?: string;
+  /** Whole agent profiles by agent id (the original's `--agent-profile-json`), replacing the stored ones. */
+  agentProfiles?: Record<string, Record<string, unknown>>;
+  clearAgentProfiles?: string[];
 }
 
 /** The options as a caller (CLI flag values, an HTTP body) gives them, before validation. */
@@ -50,6 +55,8 @@ export interface GoalConfigInput {
   maxChildren?: string | number | undefined;
   exploreHarness?: boolean | undefined;
   exploreHarnessProfile?: string | undefined;
+  agentProfileJsons?: readonly string[] | undefined;
+  clearAgentProfiles?: readonly string[] | undefined;
 }
 
 function invalid(message: string, field: string, value: unknown): LoopxError {
@@ -180,9 +187,33 @@ export function parseGoalConfigChanges(input: GoalConfigInput): GoalConfigChange
     }
     changes.exploreHarnessProfile = profile;
   }
+  if (input.agentProfileJsons !== undefined && input.agentProfileJsons.length > 0)
+    changes.agentProfiles = parseAgentProfiles(input.agentProfileJsons);
+  if (input.clearAgentProfiles !== undefined && input.clearAgentProfiles.length > 0) {
+    const ids: string[] = [];
+    for (const token of input.clearAgentProfiles.flatMap((value) => value.split(',')).map((t) => t.trim())) {
+      if (token === '') continue;
+      const id = normalizeAgentId(token);
+      if (id === null)
+        throw invalid(
+          `--clear-agent-profile: '${token}' is not an agent id (${AGENT_ID_RULE})`,
+          '--clear-agent-profile',
+          token,
+        );
+      if (!ids.includes(id)) ids.push(id);
+    }
+    const conflicts = ids.filter((id) => changes.agentProfiles?.[id] !== undefined).sort();
+    if (conflicts.length > 0)
+      throw invalid(
+        `cannot write and clear the same agent profile: ${conflicts.join(', ')}`,
+        '--clear-agent-profile',
+        conflicts,
+      );
+    changes.clearAgentProfiles = ids;
+  }
   if (Object.keys(changes).length === 0) {
     throw invalid(
-      'nothing to configure: pass at least one of --quota-compute, --quota-window-hours, --registered-agent, --clear-registered-agents, --write-scope, --spawn-allowed/--no-spawn-allowed, --max-children, --explore-harness/--no-explore-harness, --explore-harness-profile',
+      'nothing to configure: pass at least one of --quota-compute, --quota-window-hours, --registered-agent, --clear-registered-agents, --write-scope, --spawn-allowed/--no-spawn-allowed, --max-children, --explore-harness/--no-explore-harness, --explore-harness-profile, --agent-profile-json, --clear-agent-profile',
       'options',
       null,
     );
@@ -250,6 +281,25 @@ export function applyGoalConfig(goal: Record<string, unknown>, changes: GoalConf
       set('spawn_policy.explore_harness.profile', changes.exploreHarnessProfile);
   }
 
+  if (
+    changes.clearRegisteredAgents !== true &&
+    (changes.agentProfiles !== undefined || changes.clearAgentProfiles !== undefined)
+  ) {
+    const roster = changes.registeredAgents ?? registeredAgentsForGoal(goal);
+    const unknown = Object.keys(changes.agentProfiles ?? {}).filter((id) => !roster.includes(id));
+    if (unknown.length > 0)
+      throw new LoopxError(
+        'invalid_goal_config',
+        `agent profile agent_id must name a registered peer (not registered: ${unknown.join(', ')}); register it with --registered-agent or loopx register-agent`,
+        { field: '--agent-profile-json', value: unknown },
+      );
+    const stored = get('coordination.agent_profiles');
+    const profiles: Record<string, unknown> = structuredClone(agentProfilesAsDict(stored));
+    for (const id of changes.clearAgentProfiles ?? []) delete profiles[id];
+    Object.assign(profiles, structuredClone(changes.agentProfiles ?? {}));
+    set('coordination.agent_profiles', Object.keys(profiles).length > 0 ? profiles : undefined);
+  }
+
   const changedPaths = Object.keys(after).filter((field) => !isDeepStrictEqual(before[field], after[field]));
   const groups = new Set(changedPaths.map(settingGroup));
   const changedFields = SETTING_GROUPS.filter((group) => groups.has(group));
@@ -260,6 +310,71 @@ export function applyGoalConfig(goal: Record<string, unknown>, changes: GoalConf
     before,
     after,
   };
+}
+
+/** The original's agent_profile_v1 fields, plus `executor` (how LoopX runs the agent, docs/executors.md). */
+const AGENT_PROFILE_FIELDS = [
+  'schema_version',
+  'agent_id',
+  'profile_role',
+  'scope_summary',
+  'default_task_classes',
+  'vision_requirement',
+  'preferred_action_kinds',
+  'avoid_action_kinds',
+  'executor',
+];
+export const AGENT_PROFILE_SCHEMA_VERSION = 'agent_profile_v1';
+
+/**
+ * `--agent-profile-json` (repeatable), as in the original: each a JSON object naming a registered
+ * agent (`agent_id`), unknown fields refused, written whole in place of that agent's stored profile.
+ * Its `executor` is checked by the executor schema, so a profile LoopX could not run is never written.
+ */
+export function parseAgentProfiles(texts: readonly string[]): Record<string, Record<string, unknown>> {
+  const profiles: Record<string, Record<string, unknown>> = {};
+  for (const text of texts) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw invalid(
+        `--agent-profile-json is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+        '--agent-profile-json',
+        text,
+      );
+    }
+    if (!isRecord(raw)) throw invalid('--agent-profile-json must contain a JSON object', '--agent-profile-json', text);
+    const unknown = Object.keys(raw)
+      .filter((key) => !AGENT_PROFILE_FIELDS.includes(key))
+      .sort();
+    if (unknown.length > 0)
+      throw invalid(`unknown agent profile field(s): ${unknown.join(', ')}`, '--agent-profile-json', unknown);
+    const version = raw['schema_version'] ?? AGENT_PROFILE_SCHEMA_VERSION;
+    if (version !== AGENT_PROFILE_SCHEMA_VERSION)
+      throw invalid(
+        `agent profile schema_version must be ${AGENT_PROFILE_SCHEMA_VERSION}`,
+        '--agent-profile-json',
+        version,
+      );
+    const agentId = typeof raw['agent_id'] === 'string' ? normalizeAgentId(raw['agent_id']) : null;
+    if (agentId === null)
+      throw invalid('agent profile agent_id must name a registered peer', '--agent-profile-json', raw['agent_id']);
+    if (profiles[agentId] !== undefined)
+      throw invalid(`duplicate agent profile for ${agentId}`, '--agent-profile-json', agentId);
+    if (raw['executor'] !== undefined) {
+      const parsed = ExecutorConfigSchema.safeParse(raw['executor']);
+      if (!parsed.success)
+        throw invalid(
+          `agent profile ${agentId}: ${parsed.error.issues.map((i) => `${['executor', ...i.path.map(String)].join('.')}: ${i.message}`).join('; ')} (see docs/executors.md)`,
+          '--agent-profile-json',
+          agentId,
+        );
+    }
+    refuseCredentials({ '--agent-profile-json': JSON.stringify(raw) });
+    profiles[agentId] = { ...raw, schema_version: AGENT_PROFILE_SCHEMA_VERSION, agent_id: agentId };
+  }
+  return profiles;
 }
 
 /** What `--clear-registered-agents` removes with the roster: the per-agent settings would name agents no longer there. */

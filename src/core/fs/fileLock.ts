@@ -832,3 +832,15 @@ export function reclaimAbandonedLock(lockPath: string): boolean {
   reclaimStaleLock(r, key, state);
   return !fs.existsSync(r.lockPath);
 }
+
+/**
+ * Whether a lock file (`X.loopx-lock`) was left by a process that is gone (this host only): true
+ * stale, false held by a live process or another host, null unreadable. For `loopx doctor`; a waiter
+ * reclaims such a lock by itself.
+ */
+export function lockFileIsStale(lockFile: string): boolean | null {
+  const entry = readIfExists(lockFile);
+  if (entry === null) return null;
+  const holder = parseHolder(entry.text);
+  return holder === null ? null : holderIsDead(holder, entry.stat);
+}

@@ -67,6 +67,18 @@ export const configureGoal = defineOperation({
       .optional()
       .meta({ placeholder: 'profile' })
       .describe('generic, adaptive-resilient or moe-router'),
+    agentProfileJson: z
+      .array(z.string())
+      .optional()
+      .meta({ placeholder: 'json' })
+      .describe(
+        "an agent profile as a JSON object naming a registered agent (agent_id; the original's agent_profile_v1 fields and executor); replaces its stored profile (repeatable)",
+      ),
+    clearAgentProfile: z
+      .array(z.string())
+      .optional()
+      .meta({ placeholder: 'id' })
+      .describe("remove this agent's profile (repeatable)"),
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
@@ -130,6 +142,8 @@ function configInput(args: Omit<ConfigureArgs, 'goalId' | 'execute'>): GoalConfi
     maxChildren: args.maxChildren,
     exploreHarness: switchValue(args.exploreHarness, args.noExploreHarness),
     exploreHarnessProfile: args.exploreHarnessProfile,
+    agentProfileJsons: args.agentProfileJson,
+    clearAgentProfiles: args.clearAgentProfile,
   };
 }
 

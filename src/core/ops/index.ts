@@ -4,7 +4,9 @@ import type { Operation, OperationEnvironment, OperationOutput } from './operati
 import { agentOnboard } from './agentOnboard';
 import { archiveRuntime } from './archiveRuntime';
 import { showCommands } from './commands';
+import { configureAgent, removeAgent } from './configureAgent';
 import { configureGoal } from './configureGoal';
+import { doctor } from './doctor';
 import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
@@ -30,7 +32,9 @@ import { turnInspectJournal, turnLoop, turnPlan, turnRunOnce } from './turn';
 export * from './agentOnboard';
 export * from './archiveRuntime';
 export * from './commands';
+export * from './configureAgent';
 export * from './configureGoal';
+export * from './doctor';
 export * from './createGoal';
 export * from './global';
 export * from './heartbeat';
@@ -107,6 +111,9 @@ export const OPERATIONS = keyed({
   createGoal,
   registerAgent,
   configureGoal,
+  configureAgent,
+  removeAgent,
+  doctor,
   agentOnboard,
   syncGlobal,
   slashCommands,

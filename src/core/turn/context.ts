@@ -88,7 +88,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     try {
       executorConfig = readAgentExecutorConfig(goal.goal, agentId);
       if (executorConfig === null)
-        executorProblem = `agent ${agentId} has no executor; set coordination.agent_profiles.${agentId}.executor in ${goal.registryPath} (see docs/executors.md)`;
+        executorProblem = `agent ${agentId} has no executor; configure one with loopx agent configure --goal-id ${goal.goalId} --agent-id ${agentId} --preset <claude-code|codex|opencode|command|demo> --execute (LoopX: Configure Agent…), which sets coordination.agent_profiles.${agentId}.executor in ${goal.registryPath} (see docs/executors.md)`;
     } catch (error) {
       executorProblem = errorMessage(error);
     }

@@ -327,7 +327,7 @@ export function planTurn(inputs: TurnPlanInputs): TurnPlan {
     if (inputs.executor === null)
       problems.push(
         inputs.executorProblem ??
-          `agent ${agentId} has no executor; set coordination.agent_profiles.${agentId}.executor in the registry (see docs/executors.md)`,
+          `agent ${agentId} has no executor; configure one with loopx agent configure --agent-id ${agentId} --preset <preset> --execute (LoopX: Configure Agent…), which sets coordination.agent_profiles.${agentId}.executor in the registry (see docs/executors.md)`,
       );
     if (inputs.validationProblem !== null) problems.push(inputs.validationProblem);
   }

@@ -60,7 +60,7 @@ describe("the integrated terminals' loopx (loopx.terminal.cliOnPath) in the real
 
   before(async () => {
     await vscode.extensions.getExtension(EXTENSION_ID)?.activate();
-    // The Python LoopX's console script, as pip installs it: it knows `doctor`, which we do not.
+    // The Python LoopX's console script, as pip installs it (a stand-in that answers `doctor` its own way).
     fakeDir = mkdtempSync(join(tmpdir(), 'loopx-python-bin-'));
     writeFileSync(join(fakeDir, 'loopx'), '#!/bin/sh\necho "python loopx: $*"\n', { mode: 0o755 });
   });

@@ -52,11 +52,11 @@ describe('loopx CLI', () => {
   it('exits 2 with "unknown command" for a command it does not have, whatever the flags (help included)', async () => {
     // Commands of the Python LoopX that this CLI lacks: a skill must see them fail, not print help and exit 0.
     for (const argv of [
-      ['doctor', '--help'],
+      ['review-packet', '--help'],
       ['review-packet', '-h'],
       ['--format', 'json', 'review-packet', '--goal-id', 'g'],
-      ['--registry', 'r.json', 'doctor', '--format', 'json'],
-      ['help', 'doctor'],
+      ['--registry', 'r.json', 'review-packet', '--format', 'json'],
+      ['help', 'review-packet'],
       ['quota', 'monitor-poll', '--help'],
       ['todo', 'archive-completed', '--goal-id', 'g'],
     ]) {
@@ -64,13 +64,14 @@ describe('loopx CLI', () => {
       assert.equal(run.code, 2, argv.join(' '));
       assert.match(
         run.stderr,
-        /error: unknown command '(doctor|review-packet|monitor-poll|archive-completed)'/,
+        /error: unknown command '(review-packet|monitor-poll|archive-completed)'/,
         argv.join(' '),
       );
       assert.equal(run.stdout, '', `${argv.join(' ')}: no help on stdout`);
     }
     // Help of the commands it has still exits 0.
     for (const argv of [
+      ['doctor', '--help'],
       ['quota', '--help'],
       ['help', 'quota'],
       ['todo', 'help', 'add'],

@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import {
+  AGENT_PRESETS,
+  configureAgentExecutor,
+  removeAgentFromGoal,
+  RESUME_POLICIES,
+  type ConfigureAgentResult,
+  type RemoveAgentResult,
+} from '../agents/agentExecutor';
+import { ENV_NAME_PATTERN } from '../executors/process';
+import { agentIdArg, goalIdArg } from './common';
+import { locateRegistryOf } from './goalHandle';
+import { defineOperation } from './operation';
+
+export { AGENT_PRESETS, PERMISSION_MODES, RESUME_POLICIES, buildAgentExecutor } from '../agents/agentExecutor';
+export type { AgentPreset, ConfigureAgentResult, RemoveAgentResult } from '../agents/agentExecutor';
+
+/**
+ * `agent configure` ("Configure Agent…"): how one agent of a goal runs (its executor), in one step:
+ * previews the executor before/after, or with `execute` writes it under the registry's lock and reads
+ * it back. An agent not yet registered on the goal is registered with it.
+ */
+export const configureAgent = defineOperation({
+  key: 'configureAgent',
+  args: z.strictObject({
+    goalId: goalIdArg('the goal the agent works on'),
+    agentId: agentIdArg('the agent to configure'),
+    preset: z.enum(AGENT_PRESETS).describe('how the agent runs'),
+    command: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({ placeholder: 'path' })
+      .describe("the program to start (a path or a name on PATH; repeat for its own arguments); default the preset's"),
+    model: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'name' })
+      .describe('the model (passed as --model; for vscode-lm "vendor/family" or a family)'),
+    permissionMode: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'mode' })
+      .describe(
+        "Claude Code's --permission-mode (acceptEdits, bypassPermissions, default, dontAsk, plan) or Codex's --sandbox (read-only, workspace-write, danger-full-access)",
+      ),
+    timeoutMinutes: z
+      .number()
+      .positive()
+      .max(24 * 60)
+      .optional()
+      .meta({ placeholder: 'minutes' })
+      .describe('how long one turn may run, in minutes'),
+    envAllowlist: z
+      .array(z.string().regex(ENV_NAME_PATTERN))
+      .optional()
+      .meta({ placeholder: 'NAME', split: true })
+      .describe("environment variable names passed to the agent besides the preset's (commas allowed; names only)"),
+    resume: z.enum(RESUME_POLICIES).optional().describe('whether a turn on an in-progress todo resumes its session'),
+    arg: z
+      .array(z.string())
+      .optional()
+      .meta({ placeholder: 'arg' })
+      .describe("a further argument after the preset's own (repeatable)"),
+    execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
+  }),
+  applySwitch: { argument: 'execute', applyWhen: true },
+  run: (args, env): Promise<ConfigureAgentResult> =>
+    configureAgentExecutor({
+      registryPath: locateRegistryOf(env).path,
+      goalId: args.goalId,
+      agentId: args.agentId,
+      choices: {
+        preset: args.preset,
+        command: args.command,
+        model: args.model,
+        permissionMode: args.permissionMode,
+        timeoutMinutes: args.timeoutMinutes,
+        envAllowlist: args.envAllowlist,
+        resume: args.resume,
+        args: args.arg,
+      },
+      execute: args.execute,
+      clock: env.clock,
+      env: env.env,
+    }),
+  errorFields: (input) => ({
+    dry_run: input['execute'] !== true,
+    changed: false,
+    written: false,
+  }),
+});
+
+/**
+ * `agent remove` ("Remove Agent…"): takes an agent off a goal (its registered id, its profile with
+ * the executor, its work mode): preview, then `execute`.
+ */
+export const removeAgent = defineOperation({
+  key: 'removeAgent',
+  args: z.strictObject({
+    goalId: goalIdArg('the goal to take the agent off'),
+    agentId: agentIdArg('the agent to remove'),
+    execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
+  }),
+  applySwitch: { argument: 'execute', applyWhen: true },
+  run: (args, env): Promise<RemoveAgentResult> =>
+    removeAgentFromGoal({
+      registryPath: locateRegistryOf(env).path,
+      goalId: args.goalId,
+      agentId: args.agentId,
+      execute: args.execute,
+      clock: env.clock,
+      env: env.env,
+    }),
+  errorFields: (input) => ({
+    dry_run: input['execute'] !== true,
+    changed: false,
+    written: false,
+  }),
+});

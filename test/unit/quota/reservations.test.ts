@@ -115,6 +115,18 @@ describe('quota reservations (hard limits)', () => {
     assert.match(after.reason, /max_cost_usd budget is used up/);
   });
 
+  it('a paused goal (compute 0) admits no turn even with an explicit allowed_slots', async () => {
+    const ws = makeWorkspace({ quota: { compute: 0, allowed_slots: 5 } });
+    const goal = await loadGoal(ws);
+    const clock = clockAt();
+    const reserved = await reserveTurn(goal, clock, { identity: identityFor(ws, 'agent-a', 't1') });
+    assert.equal(reserved.status, 'refused');
+    assert.match(reserved.reason, /0 compute quota \(paused\)/);
+    const direct = await settleReservation(goal, clock, { identity: identityFor(ws, 'agent-a', 't2') });
+    assert.equal(direct.status, 'refused');
+    assert.equal(readIndexRows(ws).length, 0, 'nothing spent');
+  });
+
   it('voidReservation releases the slot without writing a spend', async () => {
     const ws = makeWorkspace({ quota: { allowed_slots: 1 } });
     const goal = await loadGoal(ws);

@@ -175,6 +175,28 @@ describe('file lock', function () {
     assert.equal(maxInside, 1);
   });
 
+  it('release deletes only its own record, never a lock another holder took meanwhile', async () => {
+    const target = path.join(tempDir(), 'x.json');
+    const foreign = JSON.stringify({
+      schema_version: 'file_lock_holder_v0',
+      lock_id: lockIdFor(target),
+      policy: 'mutation',
+      pid: process.pid,
+      agent_id: 'other',
+      operation: 'op',
+      acquired_at: '2026-01-01T00:00:00Z',
+      hostname: os.hostname(),
+      nonce: 'someone-else',
+    });
+    // As if our hold had been judged stale and reclaimed by another process while we still ran.
+    await withFileLock(target, {}, () => {
+      fs.rmSync(lockFilePath(target));
+      fs.writeFileSync(lockFilePath(target), foreign);
+    });
+    assert.equal(fs.readFileSync(lockFilePath(target), 'utf8'), foreign, "the other holder's lock is still there");
+    assert.equal((await readLockHolder(target))?.nonce, 'someone-else');
+  });
+
   it('releases the lock when the held function throws', async () => {
     const target = path.join(tempDir(), 'x.json');
     await assert.rejects(

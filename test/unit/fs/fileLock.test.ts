@@ -13,7 +13,7 @@ import {
   tryWithFileLock,
   withFileLock,
 } from '../../../src/core/fs/fileLock';
-import { expectSuccess, startWorker, waitForOutput, type Worker } from './processes';
+import { expectSuccess, startTogether, startWorker, waitForOutput, type Worker } from '../../support/barrier';
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
 
@@ -333,7 +333,11 @@ describe('file lock', function () {
     const dir = tempDir();
     const counter = path.join(dir, 'counter.txt');
     await deadHolderLock(counter);
-    const racers = Array.from({ length: 6 }, () => startWorker(WORKER, ['plain-increment', counter, '25']));
+    // Behind the barrier all six find the dead holder's lock at once (without it they trickle in and
+    // the first one has long reclaimed it: the race passed with the reclaim guard removed).
+    const racers = await startTogether(
+      Array.from({ length: 6 }, () => ({ script: WORKER, args: ['plain-increment', counter, '25'] })),
+    );
     workers.push(...racers);
     await Promise.all(racers.map(expectSuccess));
     assert.equal(fs.readFileSync(counter, 'utf8'), '150');

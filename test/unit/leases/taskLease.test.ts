@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startTogether } from '../fs/barrier';
+import { startTogether } from '../../support/barrier';
 import { runLoopx } from '../cli/run';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

@@ -10,7 +10,7 @@ import {
   voidReservation,
 } from '../../../src/core/quota/reservations';
 import { appendRun } from '../../../src/core/runtime/runIndex';
-import { expectSuccess, startWorker, waitForOutput } from '../fs/processes';
+import { expectSuccess, startTogether, startWorker, waitForOutput } from '../../support/barrier';
 import { clockAt, identityFor, loadGoal, makeWorkspace, NOW, readIndexRows } from './helpers';
 
 const RACE_WORKER = path.join(__dirname, 'workers', 'raceWorker.ts');
@@ -194,8 +194,11 @@ describe('quota reservations (hard limits)', () => {
       quota: { allowed_slots: 50 },
       coordination: { registered_agents: Array.from({ length: 8 }, (_, i) => `racer-${i}`) },
     });
-    const workers = Array.from({ length: 8 }, (_, i) =>
-      startWorker(RACE_WORKER, [ws.registryPath, 'g', `racer-${i}`, '25']),
+    const workers = await startTogether(
+      Array.from({ length: 8 }, (_, i) => ({
+        script: RACE_WORKER,
+        args: [ws.registryPath, 'g', `racer-${i}`, '25'],
+      })),
     );
     await Promise.all(workers.map(expectSuccess));
     const summaries = workers.map(

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import { writeFileAtomic } from '../../../../src/core/fs/atomicWrite';
 import { withFileLock } from '../../../../src/core/fs/fileLock';
 import { updateJsonFile } from '../../../../src/core/fs/jsonFile';
+import { awaitGo } from '../../../support/barrier';
 
 const generous = { timeoutMs: 120_000, pollMs: 2 };
 
@@ -19,6 +20,7 @@ export function largeVersion(version: number): string {
 
 async function main(): Promise<void> {
   const [mode, file = '', a = '', b = ''] = process.argv.slice(2);
+  await awaitGo(); // behind startTogether: start racing with the others
   switch (mode) {
     case 'increment': {
       for (let i = 0; i < Number(a); i++) {

@@ -329,18 +329,21 @@ describe('file lock', function () {
     assert.equal(await tryWithFileLock(target, {}, () => 1), null);
   });
 
-  it('keeps mutual exclusion when many processes race to reclaim one stale lock', async () => {
+  it('keeps mutual exclusion when many processes race to reclaim one stale lock (3 rounds)', async () => {
     const dir = tempDir();
     const counter = path.join(dir, 'counter.txt');
-    await deadHolderLock(counter);
-    // Behind the barrier all six find the dead holder's lock at once (without it they trickle in and
-    // the first one has long reclaimed it: the race passed with the reclaim guard removed).
-    const racers = await startTogether(
-      Array.from({ length: 6 }, () => ({ script: WORKER, args: ['plain-increment', counter, '25'] })),
-    );
-    workers.push(...racers);
-    await Promise.all(racers.map(expectSuccess));
-    assert.equal(fs.readFileSync(counter, 'utf8'), '150');
+    for (let round = 1; round <= 3; round++) {
+      await deadHolderLock(counter);
+      // Behind the barrier all six find the dead holder's lock at once (without it they trickled in and
+      // the first had long reclaimed it: the race passed with the reclaim guard removed). A racer that
+      // finds another one inside the lock fails at once.
+      const racers = await startTogether(
+        Array.from({ length: 6 }, () => ({ script: WORKER, args: ['exclusive-increment', counter, '5'] })),
+      );
+      workers.push(...racers);
+      await Promise.all(racers.map(expectSuccess));
+      assert.equal(fs.readFileSync(counter, 'utf8'), String(30 * round));
+    }
     assert.deepEqual(fs.readdirSync(dir).sort(), ['counter.txt'], 'no lock, guard or temp file is left behind');
   });
 });

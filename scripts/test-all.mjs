@@ -12,6 +12,7 @@
 // LOOPX_TIER_MINUTES=N sets all of them): past it, scripts/time-limit.mjs kills the command's whole process
 // tree and the tier fails with a message naming it, so a hanging test fails the run instead of hanging it.
 import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,15 +80,18 @@ const tiers = [
   })),
 ];
 
-// chaos and fuzz add their counts to one summary file; a fixed seed keeps CI reproducible.
+// chaos and fuzz add their counts to one summary file.
 tiers.push({
   name: 'reliability',
   run() {
     const file = join(scratch, 'reliability.json');
     const env = { LOOPX_TEST_SUMMARY: file };
+    // A new seed each run (LOOPX_SEED=N replays one), printed first so a failure can be replayed.
+    const seed = process.env.LOOPX_SEED?.trim() || String(randomInt(1, 1_000_000));
+    console.log(`reliability: seed ${seed} (replay: LOOPX_SEED=${seed} LOOPX_TEST_TIERS=reliability npm test)`);
     const build = run(npm, ['run', '-s', 'build']);
-    const chaos = build.ok && run('npx', ['tsx', 'test/reliability/chaos.ts', '--cases', '60', '--seed', '14'], env);
-    const fuzz = build.ok && run('npx', ['tsx', 'test/reliability/fuzz.ts', '--cases', '1100', '--seed', '14'], env);
+    const chaos = build.ok && run('npx', ['tsx', 'test/reliability/chaos.ts', '--cases', '60', '--seed', seed], env);
+    const fuzz = build.ok && run('npx', ['tsx', 'test/reliability/fuzz.ts', '--cases', '1100', '--seed', seed], env);
     return { ...summaryOf(file), ok: build.ok && chaos.ok && fuzz.ok };
   },
 });

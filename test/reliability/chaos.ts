@@ -34,6 +34,7 @@ import {
   parseArgs,
   Rng,
   runCliProcess,
+  runSeedOf,
   writeSummary,
   type ProcResult,
   type Workspace,
@@ -328,7 +329,7 @@ let keepScratch = false;
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const runSeed = Number(args['seed'] ?? Date.now() % 1_000_000);
+  const runSeed = runSeedOf(args);
   const cases = Number(args['cases'] ?? 1000);
   const workers = Math.max(1, Number(args['workers'] ?? 2));
   const verbose = args['verbose'] !== undefined;

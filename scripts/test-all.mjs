@@ -9,11 +9,16 @@
 //                   full suites are `npm run chaos` and `npm run fuzz` (docs/reliability.md)
 // LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all); the summary still has a line
 // for every tier, saying "skipped (LOOPX_TEST_TIERS)" for the others.
+// Every command of a tier runs under the tier's time limit (TIER_MINUTES, default 30 min;
+// LOOPX_TIER_MINUTES=N sets all of them): past it, scripts/time-limit.mjs kills the command's whole process
+// tree and the tier fails with a message naming it, so a hanging test fails the run instead of hanging it.
 import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { npmChildEnv } from './npm-env.cjs';
+import { TIMED_OUT_EXIT_CODE } from './time-limit.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -22,9 +27,23 @@ const only = process.env.LOOPX_TEST_TIERS?.split(',')
   .map((s) => s.trim())
   .filter(Boolean);
 
+const TIER_MINUTES = { static: 10, unit: 25, integration: 35, e2e: 25, reliability: 10 };
+const limitMinutes = (tier) => Number(process.env.LOOPX_TIER_MINUTES) || TIER_MINUTES[tier] || 30;
+const timeLimit = join(root, 'scripts', 'time-limit.mjs');
+let currentTier = '';
+let tierStarted = 0;
+const timedOut = new Set();
+
 function run(command, args, env = {}) {
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: npmChildEnv(process.env, env) });
+  const left = Math.max(1, Math.round(limitMinutes(currentTier) * 60 - (started - tierStarted) / 1000));
+  const limited = [timeLimit, String(left), currentTier, '--', command, ...args];
+  const result = spawnSync(process.execPath, limited, {
+    cwd: root,
+    stdio: 'inherit',
+    env: npmChildEnv(process.env, env),
+  });
+  if (result.status === TIMED_OUT_EXIT_CODE) timedOut.add(currentTier);
   return { ok: result.status === 0, seconds: (Date.now() - started) / 1000 };
 }
 
@@ -63,15 +82,18 @@ const tiers = [
   })),
 ];
 
-// chaos and fuzz add their counts to one summary file; a fixed seed keeps CI reproducible.
+// chaos and fuzz add their counts to one summary file.
 tiers.push({
   name: 'reliability',
   run() {
     const file = join(scratch, 'reliability.json');
     const env = { LOOPX_TEST_SUMMARY: file };
+    // A new seed each run (LOOPX_SEED=N replays one), printed first so a failure can be replayed.
+    const seed = process.env.LOOPX_SEED?.trim() || String(randomInt(1, 1_000_000));
+    console.log(`reliability: seed ${seed} (replay: LOOPX_SEED=${seed} LOOPX_TEST_TIERS=reliability npm test)`);
     const build = run(npm, ['run', '-s', 'build']);
-    const chaos = build.ok && run('npx', ['tsx', 'test/reliability/chaos.ts', '--cases', '60', '--seed', '14'], env);
-    const fuzz = build.ok && run('npx', ['tsx', 'test/reliability/fuzz.ts', '--cases', '1100', '--seed', '14'], env);
+    const chaos = build.ok && run('npx', ['tsx', 'test/reliability/chaos.ts', '--cases', '60', '--seed', seed], env);
+    const fuzz = build.ok && run('npx', ['tsx', 'test/reliability/fuzz.ts', '--cases', '1100', '--seed', seed], env);
     return { ...summaryOf(file), ok: build.ok && chaos.ok && fuzz.ok };
   },
 });
@@ -91,7 +113,9 @@ for (const tier of tiers) {
     continue;
   }
   console.log(`\n━━ ${tier.name} ━━`);
+  currentTier = tier.name;
   const started = Date.now();
+  tierStarted = started;
   const result = tier.run();
   rows.push({ name: tier.name, ...result, seconds: (Date.now() - started) / 1000 });
 }
@@ -114,6 +138,7 @@ for (const row of rows) {
   const notes = [
     empty ? '(ran no test!)' : '',
     row.pending > 0 ? `(${row.pending} pending: a test that did not run)` : '',
+    timedOut.has(row.name) ? `(timed out after ${limitMinutes(row.name)} min: process tree killed)` : '',
   ]
     .filter(Boolean)
     .join(' ');

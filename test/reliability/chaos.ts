@@ -15,6 +15,8 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { fixedClock } from '../../src/core/clock';
 import { runCli } from '../../src/cli/program';
+import { withFileLock } from '../../src/core/fs/fileLock';
+import { turnsDir } from '../../src/core/turn/journal';
 import {
   caseSeed,
   changedFiles,
@@ -34,6 +36,7 @@ import {
   parseArgs,
   Rng,
   runCliProcess,
+  runSeedOf,
   writeSummary,
   type ProcResult,
   type Workspace,
@@ -66,9 +69,62 @@ const OPS = [
   'todo',
   'configure-goal',
   'server',
+  'loop-limits',
 ] as const;
 type Op = (typeof OPS)[number];
-const TURN_OPS: ReadonlySet<Op> = new Set(['run-once', 'loop', 'race']);
+const TURN_OPS: ReadonlySet<Op> = new Set(['run-once', 'loop', 'race', 'loop-limits']);
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Slots spent (index rows) plus slots reserved by turns in flight: what admission has let through. */
+function admittedSlots(ws: Workspace): number {
+  let spent = 0;
+  if (fs.existsSync(ws.indexPath))
+    for (const line of fs.readFileSync(ws.indexPath, 'utf8').split('\n')) {
+      try {
+        const row = JSON.parse(line) as { classification?: string; slots?: unknown };
+        if (row.classification === 'quota_slot_spent') spent += typeof row.slots === 'number' ? row.slots : 1;
+      } catch {
+        // A torn last line: not a spend (invariants.ts reports any other).
+      }
+    }
+  let reserved = 0;
+  try {
+    const file = JSON.parse(fs.readFileSync(ws.reservationsPath, 'utf8')) as { reservations?: { slots?: unknown }[] };
+    for (const r of file.reservations ?? []) reserved += typeof r.slots === 'number' ? r.slots : 1;
+  } catch {
+    // No reservations file yet.
+  }
+  // A turn is admitted when its journal is written (it reserves its slot a little later): each unfinished
+  // journal may still spend one slot.
+  let unfinished = 0;
+  const turns = turnsDir(ws.runtimeGoalDir);
+  for (const name of fs.existsSync(turns) ? fs.readdirSync(turns) : []) {
+    if (!name.endsWith('.json')) continue;
+    try {
+      const journal = JSON.parse(fs.readFileSync(path.join(turns, name), 'utf8')) as { status?: string };
+      if (journal.status === 'in_progress') unfinished++;
+    } catch {
+      // Not a journal.
+    }
+  }
+  return spent + Math.max(reserved, unfinished);
+}
+
+function spentSlots(ws: Workspace): number {
+  const copy = { ...ws, reservationsPath: path.join(ws.root, 'no-such-file') };
+  return admittedSlots(copy);
+}
+
+/** Lowers the goal's allowed_slots as an editor's save would: a new file renamed over the registry. */
+function lowerAllowedSlots(ws: Workspace, allowed: number): void {
+  const registry = JSON.parse(fs.readFileSync(ws.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+  const goal = registry.goals[0] as Record<string, unknown>;
+  goal['quota'] = { ...(goal['quota'] as Record<string, unknown>), allowed_slots: allowed };
+  const temp = `${ws.registryPath}.chaos-edit`;
+  fs.writeFileSync(temp, `${JSON.stringify(registry, null, 2)}\n`);
+  fs.renameSync(temp, ws.registryPath);
+}
 const TOKEN = 'chaos-token-0123456789abcdef';
 
 interface CaseResult {
@@ -209,7 +265,8 @@ async function runCase(runSeed: number, index: number, verbose: boolean): Promis
     await inProcess(ws, ['todo', 'add', '--goal-id', GOAL, '--role', 'agent', '--text', `Extra chaos todo ${i}`]);
   }
 
-  const usePhase = TURN_OPS.has(op) && rng.chance(0.5);
+  // loop-limits kills by delay only: a crash checkpoint would end the loop before its limit changes.
+  const usePhase = TURN_OPS.has(op) && op !== 'loop-limits' && rng.chance(0.5);
   const phase = usePhase ? rng.pick(CHECKPOINTS) : undefined;
   const delay = TURN_OPS.has(op) ? rng.int(0, 1200) : op === 'server' ? rng.int(0, 700) : rng.int(0, 450);
   const kill = phase !== undefined ? `phase=${phase}` : `after=${delay}ms`;
@@ -221,6 +278,7 @@ async function runCase(runSeed: number, index: number, verbose: boolean): Promis
   };
 
   let landed = false;
+  let limitChange: { change: 'lower' | 'pause'; lowered: number; admittedAtChange: number } | null = null;
   const g = ['--goal-id', GOAL];
   let before: Map<string, string> | null = null;
   const turnArgs = ['turn', 'run-once', ...g, '--agent-id', 'demo', '--execute', '--format', 'json'];
@@ -230,6 +288,41 @@ async function runCase(runSeed: number, index: number, verbose: boolean): Promis
     const r = await runCliProcess(args, { cwd: ws.root, env, killAfterMs });
     landed = r.signal === 'SIGKILL';
     checkOutput(op, r);
+  } else if (op === 'loop-limits') {
+    // A running loop whose limit is lowered, or whose goal is paused, mid-run (issue 34, defect 1): a turn in
+    // flight may finish, no new one may start past the new limit or after the pause. Killed later still.
+    editRegistryGoal(ws, (goal) => {
+      const quota = goal['quota'] as Record<string, unknown>;
+      quota['allowed_slots'] = 100;
+      delete quota['max_cost_usd'];
+    });
+    const change = rng.pick(['lower', 'pause'] as const);
+    const lowered = rng.int(1, 3);
+    const changeAfter = rng.int(100, 1500);
+    const loopRun = runCliProcess(
+      ['turn', 'loop', ...g, '--agent-id', 'demo', '--max-turns', '6', '--format', 'json'],
+      {
+        cwd: ws.root,
+        env,
+        killAfterMs: changeAfter + rng.int(200, 2500),
+      },
+    );
+    await sleep(changeAfter);
+    if (change === 'pause') {
+      const paused = await inProcess(ws, ['goal', 'pause', ...g, '--execute']);
+      if (paused !== 0) add('exit_code', `goal pause exited ${paused}`);
+    } else lowerAllowedSlots(ws, lowered);
+    // Read under the turn admission lock: an admission that read the registry before the change has then
+    // written its journal (admission re-reads the registry and writes the journal in one hold of this lock).
+    const admittedAtChange = await withFileLock(
+      path.join(turnsDir(ws.runtimeGoalDir), '.admission'),
+      { operation: 'chaos_snapshot' },
+      () => admittedSlots(ws),
+    );
+    limitChange = { change, lowered, admittedAtChange };
+    const r = await loopRun;
+    landed = r.signal === 'SIGKILL';
+    checkOutput('loop-limits', r);
   } else if (op === 'race') {
     // Two turns at once; one is killed, the other runs to its end.
     const [a, b] = await Promise.all([
@@ -318,7 +411,24 @@ async function runCase(runSeed: number, index: number, verbose: boolean): Promis
     if (r.code !== 0) add('resume_failed', `quota status after the crash exited ${r.code}: ${r.stderr.slice(0, 300)}`);
   }
 
-  violations.push(...checkWorkspace(ws, { allowedSlots, maxCostUsd }));
+  if (limitChange !== null) {
+    // After the change (and the resume loop): nothing admitted past what was admitted when it landed, or past
+    // the lowered limit.
+    const { change, lowered, admittedAtChange } = limitChange;
+    const bound = change === 'pause' ? admittedAtChange : Math.max(lowered, admittedAtChange);
+    const spent = spentSlots(ws);
+    if (spent > bound)
+      add(
+        'limit_change_exceeded',
+        `${spent} slots spent; ${change === 'pause' ? 'the goal was paused' : `allowed_slots lowered to ${lowered}`} when ${admittedAtChange} were spent or reserved`,
+      );
+  }
+  violations.push(
+    ...checkWorkspace(
+      ws,
+      op === 'loop-limits' ? { allowedSlots: undefined, maxCostUsd: undefined } : { allowedSlots, maxCostUsd },
+    ),
+  );
   if (violations.length === 0 || !verbose) fs.rmSync(path.dirname(ws.root), { recursive: true, force: true });
   else console.log(`  workspace kept: ${ws.root}`);
   return { index, seed, op, kill, landed, violations, ms: Date.now() - started };
@@ -328,7 +438,7 @@ let keepScratch = false;
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const runSeed = Number(args['seed'] ?? Date.now() % 1_000_000);
+  const runSeed = runSeedOf(args);
   const cases = Number(args['cases'] ?? 1000);
   const workers = Math.max(1, Number(args['workers'] ?? 2));
   const verbose = args['verbose'] !== undefined;

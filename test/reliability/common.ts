@@ -91,6 +91,17 @@ export function caseSeed(seed: number, index: number): number {
 export interface Args {
   [key: string]: string | undefined;
 }
+/**
+ * The run's seed: `--seed`, else `LOOPX_SEED` (CI's reliability tier sets a new one each run and prints
+ * it), else a new one. Always printed by the suites, so any failure can be replayed.
+ */
+export function runSeedOf(args: Args): number {
+  const given = args['seed'] ?? process.env['LOOPX_SEED'];
+  const seed = given === undefined || given.trim() === '' ? Date.now() % 1_000_000 : Number(given);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`the seed must be a whole number ≥ 0, got ${given}`);
+  return seed;
+}
+
 export function parseArgs(argv: readonly string[]): Args {
   const out: Args = {};
   for (let i = 0; i < argv.length; i++) {

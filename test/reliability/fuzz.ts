@@ -33,14 +33,26 @@ import {
   hasStackTrace,
   NOW,
   parseArgs,
+  runSeedOf,
   writeSummary,
   type Workspace,
 } from './common';
 import { knownFailure } from './knownFailures';
 
 const SAMPLE_EVERY = 40;
-const TARGET_SHARE = { registry: 2000, state: 2000, runindex: 1500, agentresult: 2500, cliargs: 2000, http: 1000 };
+const TARGET_SHARE = {
+  registry: 2000,
+  state: 2000,
+  runindex: 1500,
+  agentresult: 2500,
+  cliargs: 2000,
+  http: 1000,
+  caches: 500,
+  leases: 500,
+  eventlog: 500,
+};
 type Target = keyof typeof TARGET_SHARE;
+const DEFAULT_CASES = 10_000;
 
 // ---------------------------------------------------------------------------------------------
 // Running the CLI and checking one run
@@ -53,13 +65,13 @@ interface Run {
   threw: string | null;
 }
 
-async function cliInProcess(ws: Workspace, argv: string[]): Promise<Run> {
+async function cliInProcess(ws: Workspace, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
   try {
     const code = await runCli(argv, {
       cwd: ws.root,
-      env: cliEnv(ws),
+      env: cliEnv(ws, env),
       clock: fixedClock(NOW),
       stdout: (t) => (stdout += t),
       stderr: (t) => (stderr += t),
@@ -365,6 +377,50 @@ const FILE_COMMANDS: string[][] = [
   ],
 ];
 
+const LEASE_ACQUIRE = [
+  'task-lease',
+  'acquire',
+  ...G,
+  '--todo-id',
+  'todo_related',
+  '--owner',
+  'demo',
+  '--idempotency-key',
+  'fuzz-lease',
+];
+/** Read commands whose answers come through the run-index and status caches. */
+const CACHE_COMMANDS: string[][] = [
+  ['quota', 'should-run', ...G, '--agent-id', 'demo'],
+  ['quota', 'status', ...G],
+  ['status'],
+  ['turn', 'plan', ...G, '--agent-id', 'demo'],
+];
+/** Commands that read (or write) the task lease of todo_related. */
+const LEASE_COMMANDS: string[][] = [
+  ['task-lease', 'inspect', ...G, '--todo-id', 'todo_related'],
+  LEASE_ACQUIRE,
+  ['task-lease', 'acquire', ...G, '--todo-id', 'todo_related', '--owner', 'codex-main', '--idempotency-key', 'other'],
+  ['status'],
+  ['turn', 'plan', ...G, '--agent-id', 'demo'],
+  ['todo', 'complete', ...G, '--todo-id', 'todo_related', '--evidence', 'fuzz', '--no-follow-up'],
+];
+/** Commands that read (or append to) the rollout event log. */
+const EVENT_COMMANDS: string[][] = [
+  ['quota', 'should-run', ...G, '--agent-id', 'demo', '--turn-instance-id', 'fuzz-turn-1'],
+  [
+    'refresh-state',
+    ...G,
+    '--agent-id',
+    'demo',
+    '--classification',
+    'state_refreshed',
+    '--turn-instance-id',
+    'fuzz-turn-1',
+  ],
+  ['evidence-log', ...G],
+  ['status'],
+];
+
 let caseCounter = 0;
 
 async function fileCase(
@@ -374,16 +430,17 @@ async function fileCase(
   broken: boolean,
   commandIndex: number,
   json: boolean,
-): Promise<void> {
+  commands: string[][] = FILE_COMMANDS,
+  /** Files a read may rewrite (caches). */
+  rewritable: readonly string[] = [],
+): Promise<Run> {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content);
-  const argv = [
-    ...(FILE_COMMANDS[commandIndex % FILE_COMMANDS.length] ?? ['status']),
-    '--format',
-    json ? 'json' : 'markdown',
-  ];
+  const argv = [...(commands[commandIndex % commands.length] ?? ['status']), '--format', json ? 'json' : 'markdown'];
   const before = hashTree(ws.root);
   const run = await cliInProcess(ws, argv);
-  const changed = changedFiles(before, hashTree(ws.root));
+  const skip = new Set(rewritable.map((f) => path.relative(ws.root, f)));
+  const changed = changedFiles(before, hashTree(ws.root)).filter((f) => !skip.has(f));
   checkRun(run, changed, broken ? path.basename(file) : null);
   if (++caseCounter % SAMPLE_EVERY === 0) {
     // The same case as a real process: same exit code, no stack trace.
@@ -396,6 +453,7 @@ async function fileCase(
       );
     checkRun(real, [], broken ? path.basename(file) : null);
   }
+  return run;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -538,6 +596,36 @@ async function properties(ws: Workspace, reset: () => void): Promise<Record<Excl
       return argv;
     });
 
+  // Caches, a lease and the rollout event log as LoopX writes them: made once on the pristine workspace.
+  const turnGuard = ['quota', 'should-run', ...G, '--agent-id', 'demo', '--turn-instance-id', 'fuzz-turn-1'];
+  await cliInProcess(ws, ['status']);
+  await cliInProcess(ws, [...turnGuard, '--format', 'json']);
+  await cliInProcess(ws, [...LEASE_ACQUIRE, '--format', 'json']);
+  const indexCache = path.join(ws.runtimeGoalDir, '.loopx-index-cache.json');
+  const statusCache = path.join(ws.runtimeGoalDir, '..', '..', 'cache', 'status-cache.json');
+  const leaseFile = path.join(ws.runtimeGoalDir, 'task-leases', 'todo_related.json');
+  const eventLog = path.join(ws.runtimeGoalDir, 'rollout-event-log.jsonl');
+  const made = [indexCache, statusCache, leaseFile, eventLog].filter((f) => !fs.existsSync(f));
+  if (made.length > 0) throw new Error(`fuzz set-up: LoopX did not write ${made.join(', ')}`);
+  const indexCacheText = fs.readFileSync(indexCache, 'utf8');
+  const statusCacheText = fs.readFileSync(statusCache, 'utf8');
+  const leaseDoc = JSON.parse(fs.readFileSync(leaseFile, 'utf8')) as unknown;
+  const eventLines = fs
+    .readFileSync(eventLog, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as unknown);
+  reset();
+  /** What admission answers, the part a cache must never change. */
+  const decisionOf = (run: Run): string => {
+    try {
+      const out = JSON.parse(run.stdout) as Record<string, unknown>;
+      return JSON.stringify([run.code, out['should_run'], out['state'], out['decision'], out['spent_slots']]);
+    } catch {
+      return JSON.stringify([run.code, run.stdout.slice(0, 200)]);
+    }
+  };
+
   const withReset = <T>(arb: fc.Arbitrary<T>, body: (v: T) => Promise<void>): Prop => ({
     arb,
     body: async (v) => {
@@ -580,6 +668,71 @@ async function properties(ws: Workspace, reset: () => void): Promise<Record<Excl
           return muts.length === 0 ? JSON.stringify(base) : mutateJson(base, muts).text.replace(/\n/g, ' ').trim();
         });
         await fileCase(ws, ws.indexPath, `${mutateLines(lines.join('\n'), lineMuts)}\n`, false, cmd, json);
+      },
+    ),
+    caches: withReset(
+      fc.record({
+        status: fc.boolean(),
+        lineMuts: fc.array(lineMutation, { maxLength: 2 }),
+        // A same-length edit (one character changed in place), or the file cut short.
+        poke: fc.option(fc.record({ at: fc.nat(), char: fc.constantFrom('0', '9', 'x', '"', '}', ' ') }), {
+          nil: undefined,
+        }),
+        cut: fc.option(fc.nat(), { nil: undefined }),
+        cmd: fc.nat(),
+      }),
+      async ({ status, lineMuts, poke, cut, cmd }) => {
+        // A forged, stale or truncated cache may cost a re-read, never change an answer: the same
+        // command with both caches off answers the same.
+        const file = status ? statusCache : indexCache;
+        let content = mutateLines(status ? statusCacheText : indexCacheText, lineMuts);
+        if (poke !== undefined && content.length > 0) {
+          const at = poke.at % content.length;
+          content = content.slice(0, at) + poke.char + content.slice(at + 1);
+        }
+        if (cut !== undefined) content = content.slice(0, cut % (content.length + 1));
+        const cached = await fileCase(ws, file, content, false, cmd, true, CACHE_COMMANDS, [indexCache, statusCache]);
+        reset();
+        const uncached = await cliInProcess(ws, cached.argv, { LOOPX_INDEX_CACHE: 'off', LOOPX_STATUS_CACHE: 'off' });
+        if (decisionOf(cached) !== decisionOf(uncached))
+          throw new Failure(
+            'cache_decided',
+            `${cached.argv.join(' ')} with a mutated ${path.basename(file)} answered ${decisionOf(cached)}, without caches ${decisionOf(uncached)}`,
+          );
+      },
+    ),
+    leases: withReset(
+      fc.record({ muts: fc.array(jsonMutation, { minLength: 1, maxLength: 3 }), cmd: fc.nat(), json: fc.boolean() }),
+      async ({ muts, cmd, json }) => {
+        const m = mutateJson(leaseDoc, muts);
+        await fileCase(ws, leaseFile, m.text, !m.parses, cmd, json, LEASE_COMMANDS);
+      },
+    ),
+    eventlog: withReset(
+      fc.record({
+        rows: fc.array(fc.record({ row: fc.nat(), muts: fc.array(jsonMutation, { maxLength: 2 }) }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        lineMuts: fc.array(lineMutation, { maxLength: 2 }),
+        cmd: fc.nat(),
+        json: fc.boolean(),
+      }),
+      async ({ rows, lineMuts, cmd, json }) => {
+        const lines = rows.map(({ row, muts }) => {
+          const base = eventLines[row % eventLines.length];
+          return muts.length === 0 ? JSON.stringify(base) : mutateJson(base, muts).text.replace(/\n/g, ' ').trim();
+        });
+        // A heartbeat step appends its receipt or step event (even after a broken line); the log is
+        // append-only: what was there stays byte for byte, and a failed step appends nothing.
+        const content = `${mutateLines(lines.join('\n'), lineMuts)}\n`;
+        const run = await fileCase(ws, eventLog, content, false, cmd, json, EVENT_COMMANDS, [eventLog]);
+        const after = fs.existsSync(eventLog) ? fs.readFileSync(eventLog, 'utf8') : '';
+        if (!after.startsWith(content) || (run.code !== 0 && after !== content))
+          throw new Failure(
+            'event_log_rewritten',
+            `${run.argv.join(' ')} (exit ${run.code}) ${after.startsWith(content) ? 'appended to' : 'rewrote'} the rollout event log`,
+          );
       },
     ),
     agentresult: plain(
@@ -797,8 +950,9 @@ function httpProperty(server: ListeningStatusServer, ws: Workspace): Prop {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const seed = Number(args['seed'] ?? Date.now() % 1_000_000);
-  const total = Number(args['cases'] ?? 11000);
+  const seed = runSeedOf(args);
+  // Without --cases: the 10,000 of docs/reliability.md ("How to run").
+  const total = Number(args['cases'] ?? DEFAULT_CASES);
   const only = args['target'] as Target | undefined;
   const replayPath = args['path'];
   const targets = (Object.keys(TARGET_SHARE) as Target[]).filter((t) => only === undefined || t === only);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { registerAgent } from '../../../src/core/agents/registration';
 import { fixedClock } from '../../../src/core/clock';
 import { LoopxError } from '../../../src/core/errors';
-import { startTogether } from '../fs/barrier';
+import { startTogether } from '../../support/barrier';
 import { connectedProject, goalOf, readJson } from './helpers';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');

@@ -5,8 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { parseRolloutEvents, rolloutEventId, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
-import { startTogether } from '../fs/barrier';
-import { expectSuccess, REPO_ROOT } from '../fs/processes';
+import { expectSuccess, REPO_ROOT, startTogether } from '../../support/barrier';
 import { makeWorkspace, NOW, readIndexRows, type Workspace } from '../quota/helpers';
 import { ONE_TODO } from './helpers';
 

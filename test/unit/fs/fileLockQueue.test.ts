@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
 import { lockFilePath, MAX_STREAK, tryWithFileLock, withFileLock } from '../../../src/core/fs/fileLock';
-import { expectSuccess, startWorker, waitForOutput, type Worker } from './processes';
+import { expectSuccess, startTogether, startWorker, waitForOutput, type Worker } from '../../support/barrier';
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
 
@@ -169,7 +169,9 @@ describe('file lock queue', function () {
   it('4 processes incrementing through the lock lose nothing and leave no queue behind', async () => {
     const dir = tempDir();
     const counter = path.join(dir, 'counter.txt');
-    const racers = Array.from({ length: 4 }, () => startWorker(WORKER, ['plain-increment', counter, '40']));
+    const racers = await startTogether(
+      Array.from({ length: 4 }, () => ({ script: WORKER, args: ['plain-increment', counter, '40'] })),
+    );
     workers.push(...racers);
     await Promise.all(racers.map(expectSuccess));
     assert.equal(fs.readFileSync(counter, 'utf8'), '160');

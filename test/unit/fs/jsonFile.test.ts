@@ -6,7 +6,7 @@ import { isLoopxError, type LoopxError } from '../../../src/core/errors';
 import { formatJson, writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '../../../src/core/fs/atomicWrite';
 import { jsonErrorOffset, readJsonFile, readJsonFileSync, updateJsonFile } from '../../../src/core/fs/jsonFile';
 import { readLockHolder } from '../../../src/core/fs/fileLock';
-import { expectSuccess, startWorker, waitForOutput, type Worker } from './processes';
+import { expectSuccess, startTogether, startWorker, waitForOutput, type Worker } from '../../support/barrier';
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
 
@@ -191,7 +191,9 @@ describe('JSON files', function () {
     fs.writeFileSync(file, formatJson({ count: 0, keep: 'unknown fields survive' }));
     const reader = startWorker(WORKER, ['reader', file, stop]);
     workers.push(reader);
-    const writers = Array.from({ length: 8 }, (_, i) => startWorker(WORKER, ['increment', file, '50', `agent-${i}`]));
+    const writers = await startTogether(
+      Array.from({ length: 8 }, (_, i) => ({ script: WORKER, args: ['increment', file, '50', `agent-${i}`] })),
+    );
     workers.push(...writers);
     await Promise.all(writers.map(expectSuccess));
     fs.writeFileSync(stop, '');

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,8 +9,8 @@ import { mergeGlobalRegistry } from '../../../src/core/globalRegistry/merge';
 import { projectGoalForGlobal } from '../../../src/core/globalRegistry/project';
 import { syncGlobalRegistry, type SyncGlobalOptions } from '../../../src/core/globalRegistry/sync';
 import { runLoopx } from '../cli/run';
+import { expectSuccess, startTogether, startWorker } from '../../support/barrier';
 
-const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const FIXTURES = path.join(__dirname, 'fixtures');
 
 function tempDir(): string {
@@ -73,19 +72,11 @@ function options(
   };
 }
 
-function runTsx(script: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(FIXTURES, script), ...args], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
+/** A fixture script as a real process; the root after-each hook kills it if a failed assertion left it waiting. */
+async function runTsx(script: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const worker = startWorker(path.join(FIXTURES, script), args);
+  const code = await worker.exited;
+  return { code: typeof code === 'number' ? code : null, stderr: worker.stderr() };
 }
 
 async function waitForFile(file: string): Promise<void> {
@@ -302,8 +293,10 @@ describe('global registry sync', () => {
           [{ project_id: `project-${index}`, project_kind: 'code' }],
         ),
       );
-      const results = await Promise.all(projects.map((project) => runTsx('syncWorker.ts', [project, globalPath, '3'])));
-      for (const result of results) assert.equal(result.code, 0, result.stderr);
+      const workers = await startTogether(
+        projects.map((project) => ({ script: path.join(FIXTURES, 'syncWorker.ts'), args: [project, globalPath, '3'] })),
+      );
+      await Promise.all(workers.map(expectSuccess));
       const global = readJson(globalPath);
       assert.deepEqual(goalIds(global).sort(), ['goal-0', 'goal-1', 'goal-2', 'goal-3', 'goal-4', 'goal-5']);
       assert.deepEqual((global['projects'] as Record<string, unknown>[]).map((p) => p['project_id']).sort(), [

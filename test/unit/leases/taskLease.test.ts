@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startTogether } from '../fs/barrier';
+import { isLoopxError } from '../../../src/core/errors';
+import { readLeaseSync } from '../../../src/core/leases/store';
+import { startTogether } from '../../support/barrier';
 import { runLoopx } from '../cli/run';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
@@ -438,6 +440,31 @@ describe('task leases (task-lease acquire|renew|transfer|release|inspect)', () =
       fs.readFileSync(p.leaseFile('todo_docs'), 'utf8'),
       '{"schema_version": "task_lease_v0", "version": true}',
     );
+  });
+
+  it('a lease file reached through a symlink is refused, not followed, and left untouched', async () => {
+    const p = project();
+    assert.equal((await p.run(acquire('agent-a', 'k1'))).code, 0);
+    // The record moved outside the lease folder, a link in its place: whoever controls the link
+    // target would decide who holds the todo.
+    const elsewhere = path.join(p.dir, 'elsewhere.json');
+    fs.renameSync(p.leaseFile('todo_parser'), elsewhere);
+    fs.symlinkSync(elsewhere, p.leaseFile('todo_parser'));
+    const target = fs.readFileSync(elsewhere, 'utf8');
+    const inspect = ['task-lease', 'inspect', '--goal-id', 'g1', '--todo-id', 'todo_parser'];
+    for (const argv of [inspect, acquire('agent-b', 'k2')]) {
+      const refused = await p.run(argv);
+      assert.equal(refused.code, 1, refused.stdout);
+      assert.equal(refused.error().code, 'corrupt_lease');
+      assert.match(refused.error().message, /todo_parser\.json.*symbolic link/);
+    }
+    // The synchronous reader (active lease holders) refuses it too.
+    assert.throws(
+      () => readLeaseSync(p.leaseFile('todo_parser')),
+      (error: unknown) => isLoopxError(error, 'corrupt_lease'),
+    );
+    assert.ok(fs.lstatSync(p.leaseFile('todo_parser')).isSymbolicLink(), 'the link is still there');
+    assert.equal(fs.readFileSync(elsewhere, 'utf8'), target, 'its target is untouched');
   });
 
   it('agents acquiring the same leases at once (real processes behind a start barrier): each todo gets exactly one holder', async function () {

@@ -10,7 +10,7 @@ import {
   voidReservation,
 } from '../../../src/core/quota/reservations';
 import { appendRun } from '../../../src/core/runtime/runIndex';
-import { expectSuccess, startWorker, waitForOutput } from '../fs/processes';
+import { expectSuccess, startTogether, startWorker, waitForOutput } from '../../support/barrier';
 import { clockAt, identityFor, loadGoal, makeWorkspace, NOW, readIndexRows } from './helpers';
 
 const RACE_WORKER = path.join(__dirname, 'workers', 'raceWorker.ts');
@@ -115,6 +115,18 @@ describe('quota reservations (hard limits)', () => {
     assert.match(after.reason, /max_cost_usd budget is used up/);
   });
 
+  it('a paused goal (compute 0) admits no turn even with an explicit allowed_slots', async () => {
+    const ws = makeWorkspace({ quota: { compute: 0, allowed_slots: 5 } });
+    const goal = await loadGoal(ws);
+    const clock = clockAt();
+    const reserved = await reserveTurn(goal, clock, { identity: identityFor(ws, 'agent-a', 't1') });
+    assert.equal(reserved.status, 'refused');
+    assert.match(reserved.reason, /0 compute quota \(paused\)/);
+    const direct = await settleReservation(goal, clock, { identity: identityFor(ws, 'agent-a', 't2') });
+    assert.equal(direct.status, 'refused');
+    assert.equal(readIndexRows(ws).length, 0, 'nothing spent');
+  });
+
   it('voidReservation releases the slot without writing a spend', async () => {
     const ws = makeWorkspace({ quota: { allowed_slots: 1 } });
     const goal = await loadGoal(ws);
@@ -182,8 +194,11 @@ describe('quota reservations (hard limits)', () => {
       quota: { allowed_slots: 50 },
       coordination: { registered_agents: Array.from({ length: 8 }, (_, i) => `racer-${i}`) },
     });
-    const workers = Array.from({ length: 8 }, (_, i) =>
-      startWorker(RACE_WORKER, [ws.registryPath, 'g', `racer-${i}`, '25']),
+    const workers = await startTogether(
+      Array.from({ length: 8 }, (_, i) => ({
+        script: RACE_WORKER,
+        args: [ws.registryPath, 'g', `racer-${i}`, '25'],
+      })),
     );
     await Promise.all(workers.map(expectSuccess));
     const summaries = workers.map(

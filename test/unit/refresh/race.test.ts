@@ -5,6 +5,7 @@ import { fixedClock } from '../../../src/core/clock';
 import { refreshState } from '../../../src/core/refresh/refreshState';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { readNextAction } from '../../../src/core/state/nextAction';
+import { expectSuccess, startTogether } from '../../support/barrier';
 import { BASIC_STATE, REPO, refreshProject } from './helpers';
 
 interface Spawned {
@@ -91,13 +92,13 @@ describe('refresh-state racing another process', function () {
     const p = refreshProject(BASIC_STATE);
     const adds = 30;
     const refreshes = 20;
-    const [refresher, editor] = await Promise.all([
-      spawnScript(REFRESH_WORKER, ['loop', p.registryPath, p.dir, String(refreshes)]).done,
-      spawnScript(EDITOR, [p.statePath, 'racer', String(adds)]).done,
+    const [refresher, editor] = await startTogether([
+      { script: path.join(REPO, REFRESH_WORKER), args: ['loop', p.registryPath, p.dir, String(refreshes)] },
+      { script: path.join(REPO, EDITOR), args: [p.statePath, 'racer', String(adds)] },
     ]);
-    assert.equal(refresher.code, 0, refresher.stderr);
-    assert.equal(editor.code, 0, editor.stderr);
-    const { succeeded, conflicts } = JSON.parse(refresher.stdout.trim()) as {
+    assert.ok(refresher && editor);
+    await Promise.all([expectSuccess(refresher), expectSuccess(editor)]);
+    const { succeeded, conflicts } = JSON.parse(refresher.stdout().trim()) as {
       succeeded: string[];
       conflicts: string[];
     };

@@ -15,6 +15,7 @@ import {
   refreshState,
   type RefreshStateRequest,
 } from '../../../src/core/refresh/refreshState';
+import { awaitGo } from '../../support/barrier';
 
 function request(registryPath: string, homeDir: string, nextAction: string): RefreshStateRequest {
   return { registryPath, goalId: 'g1', classification: 'state_refreshed', nextAction, homeDir };
@@ -35,6 +36,7 @@ async function step(registryPath: string, homeDir: string, nextAction: string): 
 }
 
 async function loop(registryPath: string, homeDir: string, count: number): Promise<void> {
+  await awaitGo();
   const succeeded: string[] = [];
   const conflicts: string[] = [];
   for (let i = 0; i < count; i++) {

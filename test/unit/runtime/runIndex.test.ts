@@ -25,8 +25,7 @@ import {
   type RunIndexRow,
 } from '../../../src/core/runtime/runIndex';
 import { compactUtcStamp, formatLocalIsoSeconds } from '../../../src/core/runtime/time';
-import { startTogether } from '../fs/barrier';
-import { expectSuccess } from '../fs/processes';
+import { expectSuccess, startTogether } from '../../support/barrier';
 
 const APPEND_WORKER = path.join(__dirname, 'workers', 'appendWorker.ts');
 

@@ -6,10 +6,12 @@
 import { isLoopxError } from '../../../src/core/errors';
 import { applyStateEdit } from '../../../src/core/state/stateFile';
 import { addTodo } from '../../../src/core/state/todos';
+import { awaitGo } from '../../support/barrier';
 
 async function main(): Promise<void> {
   const [file, label, countText] = process.argv.slice(2);
   if (!file || !label || !countText) throw new Error('usage: concurrentAdder.ts <stateFile> <label> <count>');
+  await awaitGo();
   let retries = 0;
   for (let i = 0; i < Number(countText); i++) {
     for (;;) {

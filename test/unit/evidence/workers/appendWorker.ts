@@ -4,7 +4,7 @@
  */
 import { fixedClock } from '../../../../src/core/clock';
 import { appendRolloutEvents, buildRolloutEvent } from '../../../../src/core/evidence/rolloutLog';
-import { awaitGo } from '../../fs/barrier';
+import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {
   const [goalDir = '', goalId = '', writer = '', count = '0'] = process.argv.slice(2);

@@ -5,7 +5,7 @@
  */
 import { fixedClock } from '../../../../src/core/clock';
 import { runCli } from '../../../../src/cli/program';
-import { awaitGo } from '../../fs/barrier';
+import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {
   const [cwd = '', now = '', ...argv] = process.argv.slice(2);

@@ -1,10 +1,10 @@
 /**
- * The real `loopx` CLI behind a start barrier (./barrier.ts): loads the whole CLI first, waits for
+ * The real `loopx` CLI behind a start barrier (test/support/barrier.ts): loads the whole CLI first, waits for
  * the parent's "go", then runs argv like `node out/cli.js` would. Prints what the CLI prints.
  */
 import { clockFromEnv } from '../../../../src/core/clock';
 import { runCli } from '../../../../src/cli/program';
-import { awaitGo } from '../barrier';
+import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {
   await awaitGo();

@@ -2,6 +2,8 @@
  * Child process for the lock and atomic-write tests. Usage:
  *   increment <file> <count> <agent>       updateJsonFile(+1) `count` times
  *   plain-increment <file> <count>         read/modify/write with NON-atomic fs calls under withFileLock
+ *   exclusive-increment <file> <count>     the same, holding a few ms, and failing at once when another
+ *                                          process is inside the lock too (an O_EXCL marker file)
  *   reader <file> <stopFile>               parse <file> continuously until <stopFile> exists
  *   hold <target> <agent> <operation>      take the lock, print "held", then stall until killed
  *   write-loop <file>                      rewrite a large file atomically forever, alternating versions
@@ -10,6 +12,7 @@ import * as fs from 'node:fs';
 import { writeFileAtomic } from '../../../../src/core/fs/atomicWrite';
 import { withFileLock } from '../../../../src/core/fs/fileLock';
 import { updateJsonFile } from '../../../../src/core/fs/jsonFile';
+import { awaitGo } from '../../../support/barrier';
 
 const generous = { timeoutMs: 120_000, pollMs: 2 };
 
@@ -19,6 +22,7 @@ export function largeVersion(version: number): string {
 
 async function main(): Promise<void> {
   const [mode, file = '', a = '', b = ''] = process.argv.slice(2);
+  await awaitGo(); // behind startTogether: start racing with the others
   switch (mode) {
     case 'increment': {
       for (let i = 0; i < Number(a); i++) {
@@ -38,6 +42,23 @@ async function main(): Promise<void> {
         await withFileLock(file, { ...generous, operation: 'plain-increment' }, () => {
           const count = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : 0;
           fs.writeFileSync(file, String(count + 1));
+        });
+      }
+      return;
+    }
+    case 'exclusive-increment': {
+      const inside = `${file}.inside`;
+      for (let i = 0; i < Number(a); i++) {
+        await withFileLock(file, { ...generous, operation: 'exclusive-increment' }, async () => {
+          try {
+            fs.writeFileSync(inside, String(process.pid), { flag: 'wx' });
+          } catch {
+            throw new Error(`two holders at once: pid ${fs.readFileSync(inside, 'utf8')} is inside the lock too`);
+          }
+          const count = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : 0;
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          fs.writeFileSync(file, String(count + 1));
+          fs.rmSync(inside);
         });
       }
       return;

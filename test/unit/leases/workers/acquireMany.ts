@@ -5,7 +5,7 @@
  */
 import { clockFromEnv } from '../../../../src/core/clock';
 import { runCli } from '../../../../src/cli/program';
-import { awaitGo } from '../../fs/barrier';
+import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {
   const [agent, ...todoIds] = process.argv.slice(2);

@@ -6,12 +6,14 @@ import { fixedClock } from '../../../../src/core/clock';
 import { loadQuotaGoal } from '../../../../src/core/quota/goal';
 import { settlementIdentity } from '../../../../src/core/quota/identity';
 import { reserveTurn, settleReservation } from '../../../../src/core/quota/reservations';
+import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {
   const [registryPath = '', goalId = '', agentId = '', turns = '0'] = process.argv.slice(2);
   const clock = fixedClock('2026-01-15T10:00:00Z');
   const goal = await loadQuotaGoal({ registryPath, goalId });
   const lock = { agentId, timeoutMs: 120_000, pollMs: 3 };
+  await awaitGo();
   let admitted = 0;
   let refused = 0;
   let settled = 0;

@@ -5,7 +5,7 @@
  */
 import { fixedClock } from '../../../../src/core/clock';
 import { appendRun } from '../../../../src/core/runtime/runIndex';
-import { awaitGo } from '../../fs/barrier';
+import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {
   const [runtimeRoot = '', goalId = '', count = '0', agent = '', padBytes = '0'] = process.argv.slice(2);

@@ -171,34 +171,36 @@ describe('quota should-run: LoopX decision rules', () => {
 
   it('next_action_projection_warning: the latest run recommends another action than the Next Action', async () => {
     const withNext = (text: string) => `${state([], [WORK])}\n## Next Action\n\n- ${text}\n`;
+    const warningOf = async (ws: Workspace, agentId: string | undefined) => {
+      const op = await quotaShouldRun.run(
+        { goalId: ws.goalId, agentId, availableCapability: undefined, turnInstanceId: undefined },
+        { cwd: ws.dir, env: {}, clock: clockAt(), homeDir: ws.dir, registryPath: ws.registryPath },
+      );
+      assert.ok('next_action_projection_warning' in op);
+      const w = op.next_action_projection_warning;
+      return w === null ? null : [w.kind, w.severity, w.requires_state_writeback];
+    };
+    const mismatch = ['next_action_projection_mismatch', 'warning', true];
     const ws = makeWorkspace({}, withNext('Write the parser.'));
     await addRun(ws, hoursBefore(2), { classification: 'validated_progress', recommended_action: 'Ship the release.' });
-    const op = await quotaShouldRun.run(
-      { goalId: ws.goalId, agentId: 'agent-a', availableCapability: undefined, turnInstanceId: undefined },
-      { cwd: ws.dir, env: {}, clock: clockAt(), homeDir: ws.dir, registryPath: ws.registryPath },
-    );
-    assert.ok('next_action_projection_warning' in op);
-    assert.deepEqual(
-      op.next_action_projection_warning === null
-        ? null
-        : [
-            op.next_action_projection_warning.kind,
-            op.next_action_projection_warning.severity,
-            op.next_action_projection_warning.requires_state_writeback,
-          ],
-      ['next_action_projection_mismatch', 'warning', true],
-    );
+    assert.deepEqual(await warningOf(ws, undefined), mismatch, "unscoped: the goal's latest status run");
+    // Scoped to an agent, the latest recommendation is that agent's own newest lane run, or none
+    // (the original's scope_status_item_to_agent_lane): another agent's lane does not count.
+    assert.equal(await warningOf(ws, 'agent-a'), null, 'agent-a has no lane run');
+    await addRun(ws, hoursBefore(1), {
+      classification: 'validated_progress',
+      recommended_action: 'Tidy the docs.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-b',
+    });
+    assert.equal(await warningOf(ws, 'agent-a'), null, "agent-b's lane is not agent-a's");
+    assert.deepEqual(await warningOf(ws, 'agent-b'), mismatch, "agent-b's own lane run disagrees");
     // Aligned: no warning.
     const aligned = makeWorkspace({}, withNext('Ship the release.'));
     await addRun(aligned, hoursBefore(2), {
       classification: 'validated_progress',
       recommended_action: 'Ship the release.',
     });
-    const quiet = await quotaShouldRun.run(
-      { goalId: aligned.goalId, agentId: 'agent-a', availableCapability: undefined, turnInstanceId: undefined },
-      { cwd: aligned.dir, env: {}, clock: clockAt(), homeDir: aligned.dir, registryPath: aligned.registryPath },
-    );
-    assert.ok('next_action_projection_warning' in quiet);
-    assert.equal(quiet.next_action_projection_warning, null);
+    assert.equal(await warningOf(aligned, undefined), null);
   });
 });

@@ -22,6 +22,7 @@ import {
   type SelectionResult,
 } from './todoSelection';
 import { replanObligationFromRuns, ReplanObligationSchema, type ReplanObligation } from './replanObligation';
+import { goalFrontier, type GoalFrontier } from './goalFrontier';
 import {
   asRecord,
   computeQuotaStatus,
@@ -113,6 +114,7 @@ export const DECISION_WORDS = [
   'observe',
   'safe_bypass_user_gate_fallback',
   'automation_prompt_upgrade',
+  'autonomous_replan_required',
 ] as const;
 export const DecisionWordSchema = z.enum(DECISION_WORDS);
 export type DecisionWord = z.infer<typeof DecisionWordSchema>;
@@ -343,7 +345,14 @@ async function decide(
   }
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
-  const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk, todoContract, replan });
+  const frontier = snapshot === null ? null : goalFrontier(snapshot.document, agentId);
+  const outcome = applyGuards(goal, scoped, selection, options, {
+    agentId,
+    statusHealthOk,
+    todoContract,
+    replan,
+    frontier,
+  });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
 }
 
@@ -560,6 +569,8 @@ interface GuardContext {
   todoContract: readonly TodoContractDiagnostic[];
   /** The replan obligation the lane's run history owes, if any. */
   replan: ReplanObligation | null;
+  /** The goal's terminal and succession state from its todos (null without a state file). */
+  frontier: GoalFrontier | null;
 }
 
 function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
@@ -621,7 +632,7 @@ function applyGuards(
   }
   if (selection === null) return quietWait(quota.state, 'no_runnable_todo', 'no state file was read');
   const { selected, successor, summary } = selection;
-  const terminal = summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0;
+  const terminal = context.frontier?.terminal === true;
 
   // Two stalled turns on the lane owe a replan: it outranks normal work and monitors, but not an
   // out-of-date prompt, unsound records or a finished frontier (spec §3.1 step 4).
@@ -632,7 +643,27 @@ function applyGuards(
       'autonomous_replan_required',
       `replan obligation ${context.replan.obligation_id}: ${trigger?.text ?? 'the lane stalled'}; replan before another turn repeats it`,
       null,
-      { recommended_mode: 'autonomous_replan', replan: context.replan },
+      { decision: 'autonomous_replan_required', recommended_mode: 'autonomous_replan', replan: context.replan },
+    );
+  }
+  // A completed advancement todo without a successor or a no-follow-up rationale, and no advancement
+  // work left: the goal owes a replan (the original's todo succession gap rule; open user gates and a
+  // resumable deferred todo own the frontier first).
+  const gaps = context.frontier?.successionGaps ?? [];
+  if (
+    gaps.length > 0 &&
+    context.frontier?.openAdvancementCount === 0 &&
+    successor === null &&
+    selection.gates.open_gates.length === 0 &&
+    context.statusHealthOk &&
+    !upgrade
+  ) {
+    return run(
+      quota.state,
+      'autonomous_replan_required',
+      `todo ${gaps.join(', ')} was completed without a successor or a no-follow-up rationale: add or link a successor todo, or complete it with --no-follow-up`,
+      null,
+      { decision: 'autonomous_replan_required', recommended_mode: 'autonomous_replan' },
     );
   }
 

@@ -169,6 +169,49 @@ describe('quota should-run: LoopX decision rules', () => {
     assert.deepEqual([ok.ok, ok.todo_contract_errors], [true, []]);
   });
 
+  it('terminal_no_followup needs every todo done and one done with no_followup=true; a goal without todos runs', async () => {
+    const final = todo('[P1] Ship.', 'todo_id=todo_ship status=done claimed_by=agent-a no_followup=true', 'x');
+    const terminal = await decide(makeWorkspace({}, state([], [final])));
+    assert.deepEqual(fields(terminal), [
+      'connected_without_run',
+      'terminal_no_followup',
+      'skip',
+      false,
+      'terminal_no_followup',
+    ]);
+    // No todos at all: nothing says the goal is finished, so it runs to write its first todos.
+    const empty = await decide(makeWorkspace({}, state([], [])));
+    assert.deepEqual(fields(empty), ['connected_without_run', 'eligible', 'run', true, 'normal_run']);
+    // An open user todo keeps the goal from being finished.
+    const ask = todo('Read the report.', 'todo_id=todo_read status=open task_class=user_action goal_bound=true');
+    const open = await decide(makeWorkspace({}, state([ask], [final])));
+    assert.notEqual(open.state, 'terminal_no_followup');
+  });
+
+  it('a done advancement todo without a successor or no_followup, and no work left, owes an autonomous replan', async () => {
+    const gap = todo('[P1] Ship.', 'todo_id=todo_ship status=done claimed_by=agent-a', 'x');
+    const replan = await decide(makeWorkspace({}, state([], [gap])));
+    assert.deepEqual(fields(replan), [
+      'connected_without_run',
+      'eligible',
+      'autonomous_replan_required',
+      true,
+      'autonomous_replan_required',
+    ]);
+    assert.equal(replan.route, 'replan_required');
+    // Linked to a successor: no gap, and the successor is the work.
+    const linked = todo(
+      '[P1] Ship.',
+      'todo_id=todo_ship status=done claimed_by=agent-a successor_todo_ids=todo_work',
+      'x',
+    );
+    const next = await decide(makeWorkspace({}, state([], [linked, WORK])));
+    assert.deepEqual(fields(next), ['connected_without_run', 'eligible', 'run', true, 'normal_run']);
+    // A done todo without lifecycle metadata is not tracked for succession (nor final): it runs.
+    const bare = todo('[P1] Ship.', 'todo_id=todo_ship status=done', 'x');
+    assert.equal((await decide(makeWorkspace({}, state([], [bare])))).effective_action, 'normal_run');
+  });
+
   it('next_action_projection_warning: the latest run recommends another action than the Next Action', async () => {
     const withNext = (text: string) => `${state([], [WORK])}\n## Next Action\n\n- ${text}\n`;
     const warningOf = async (ws: Workspace, agentId: string | undefined) => {

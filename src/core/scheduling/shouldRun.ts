@@ -7,6 +7,7 @@ import { errorMessage, LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 import { goalAttention, type GoalAttention } from './goalAttention';
 import type { StateDocument } from '../state/document';
+import { metaFlag } from '../state/gates';
 import { readStateFileShared, type StateFileSnapshot } from '../state/stateFile';
 import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
@@ -115,6 +116,7 @@ export const DECISION_WORDS = [
   'safe_bypass_user_gate_fallback',
   'automation_prompt_upgrade',
   'autonomous_replan_required',
+  'self_repair',
 ] as const;
 export const DecisionWordSchema = z.enum(DECISION_WORDS);
 export type DecisionWord = z.infer<typeof DecisionWordSchema>;
@@ -309,9 +311,20 @@ async function decide(
     }
   }
   const attention = goalAttention({ goal: goal.goal, latestRun: latest, doc: snapshot?.document ?? null });
+  if (attention.severity === 'high' && health.ok)
+    health = {
+      ok: false,
+      reason: `health or contract blocker must clear before compute is spent (${attention.status})`,
+    };
   // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
+  const roster = registeredAgentsForGoal(goal.goal);
+  // An open user gate whose scope is ambiguous on a multi-agent goal is repaired by the agent (the
+  // original's `todo_decision_scope_projection_repair`), so it does not fail the goal's health here.
+  const unscopedGates = snapshot === null ? [] : unscopedMultiAgentGates(snapshot.document, roster);
   const todoContract =
-    snapshot === null ? [] : todoContractDiagnostics(snapshot.document, registeredAgentsForGoal(goal.goal));
+    snapshot === null
+      ? []
+      : todoContractDiagnostics(snapshot.document, roster).filter((d) => !unscopedGates.includes(d.todo_id));
   const statusHealthOk = runs.recordsSound && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = admissionChecked(
@@ -352,6 +365,7 @@ async function decide(
     todoContract,
     replan,
     frontier,
+    unscopedGates,
   });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
 }
@@ -571,6 +585,8 @@ interface GuardContext {
   replan: ReplanObligation | null;
   /** The goal's terminal and succession state from its todos (null without a state file). */
   frontier: GoalFrontier | null;
+  /** Open user gates of a multi-agent goal with neither `blocks_agent` nor `global_gate=true`. */
+  unscopedGates: readonly string[];
 }
 
 function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
@@ -592,9 +608,19 @@ function applyGuards(
 ): Outcome {
   const upgrade = promptUpgradeRequired(goal, context.agentId);
   const firstExecutable = selection?.selected ?? null;
+  // The gate-scope projection repair outranks the quota state (the original's self-repair, which only an
+  // out-of-date prompt disables): the agent makes the gate's authority explicit before anything else.
+  if (context.unscopedGates.length > 0 && !upgrade)
+    return run(
+      quota.state,
+      'todo_decision_scope_projection_repair',
+      `user gate ${context.unscopedGates.join(', ')} of this multi-agent goal has neither blocks_agent nor global_gate=true, so its blocking authority is ambiguous: set blocks_agent to one registered agent, set global_gate=true, or make it a user_action`,
+      firstExecutable,
+      { decision: 'self_repair', recommended_mode: 'repair_user_gate_scope_projection' },
+    );
   switch (quota.state) {
     case 'blocked_health':
-      return userAction('blocked_health', 'health_blocked', quota.reason, [quota.reason], { mode: 'blocked' });
+      return userAction('blocked_health', 'blocked_health', quota.reason, [quota.reason], { mode: 'blocked' });
     case 'operator_gate': {
       if (upgrade) return promptUpgrade('operator_gate', goal.goalId);
       const actions = [`answer the goal's open question (waiting_on ${quota.waiting_on})`];
@@ -1114,4 +1140,19 @@ export function shouldRunRefusal(
     reason: notFound?.reason ?? 'the goal is not in the registry',
     recommended_action: 'run `loopx registry` and connect or sync the goal before spending compute',
   };
+}
+
+/** Open user gates of a goal with several registered agents that name neither `blocks_agent` nor `global_gate=true`. */
+function unscopedMultiAgentGates(doc: StateDocument, roster: readonly string[]): string[] {
+  if (roster.length <= 1) return [];
+  return doc.todos
+    .filter(
+      (t) =>
+        t.role === 'user' &&
+        t.meta['task_class'] === 'user_gate' &&
+        (t.status === 'open' || t.status === 'blocked') &&
+        (t.meta['blocks_agent'] ?? '') === '' &&
+        !metaFlag(t.meta['global_gate']),
+    )
+    .map((t) => t.todoId);
 }

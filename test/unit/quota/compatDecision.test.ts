@@ -169,6 +169,32 @@ describe('quota should-run: LoopX decision rules', () => {
     assert.deepEqual([ok.ok, ok.todo_contract_errors], [true, []]);
   });
 
+  it('an unscoped user gate on a multi-agent goal is a self repair before the operator gate', async () => {
+    const gate = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate goal_bound=true');
+    const d = await decide(makeWorkspace({}, state([gate], [WORK])));
+    assert.deepEqual(fields(d), [
+      'active_state_user_gate',
+      'operator_gate',
+      'self_repair',
+      true,
+      'todo_decision_scope_projection_repair',
+    ]);
+    assert.equal(d.ok, true, 'the repair is the answer, not a broken contract');
+    // Scoped to one agent: no repair.
+    const scoped = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-b');
+    assert.notEqual((await decide(makeWorkspace({}, state([scoped], [WORK])))).decision, 'self_repair');
+  });
+
+  it('a latest run whose artifacts are missing is blocked_health (severity high), even when throttled', async () => {
+    const ws = makeWorkspace({ quota: { allowed_slots: 1 } }, state([], [WORK]));
+    await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent' });
+    await addRun(ws, hoursBefore(1), { classification: 'validated_progress', recommended_action: 'x' });
+    for (const file of fs.readdirSync(path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs')))
+      if (file.endsWith('.md')) fs.rmSync(path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs', file));
+    const d = await decide(ws);
+    assert.deepEqual(fields(d), ['run_artifact_missing', 'blocked_health', 'skip', false, 'blocked_health']);
+  });
+
   it('terminal_no_followup needs every todo done and one done with no_followup=true; a goal without todos runs', async () => {
     const final = todo('[P1] Ship.', 'todo_id=todo_ship status=done claimed_by=agent-a no_followup=true', 'x');
     const terminal = await decide(makeWorkspace({}, state([], [final])));

@@ -63,6 +63,8 @@ function parseArgs(argv) {
 }
 
 function findKit(explicit) {
+  if (explicit !== undefined)
+    return existsSync(join(explicit, 'compare.py')) ? explicit : usage(`no compare.py in --kit ${explicit}`);
   const candidates = [
     explicit,
     process.env.LOOPX_COMPAT_KIT,
@@ -100,12 +102,17 @@ function python(args, env = {}) {
 
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
-/** Case ids of the selected families not recorded yet. */
+/**
+ * Case ids of the selected families not recorded yet, or recorded as a timeout: on a loaded machine
+ * the original can exceed compare.py's 120 s limit, and such a recording says nothing about the rule.
+ */
 function unrecorded(casesFile, expectedDir, families) {
   const have = existsSync(expectedDir) ? new Set(readdirSync(expectedDir)) : new Set();
   const { cases } = JSON.parse(readFileSync(casesFile, 'utf8'));
+  const timedOut = (id) => JSON.parse(readFileSync(join(expectedDir, `${id}.json`), 'utf8')).expected?.rc === 'timeout';
   return cases
-    .filter((c) => (families.size === 0 || families.has(c.family)) && !have.has(`${c.id}.json`))
+    .filter((c) => families.size === 0 || families.has(c.family))
+    .filter((c) => !have.has(`${c.id}.json`) || timedOut(c.id))
     .map((c) => c.id);
 }
 
@@ -177,7 +184,7 @@ for (const seed of options.seeds) {
           String(options.jobs),
           ...missing.flatMap((id) => ['--case', id]),
         ],
-        { LOOPX_PY_CLI: original },
+        { LOOPX_PY_CLI: original, ORACLE_TIMEOUT: process.env.ORACLE_TIMEOUT ?? '600' },
       );
       if (rec.status !== 0) usage(`recording seed ${seed} failed: ${(rec.stderr || rec.stdout).trim()}`);
       writeFileSync(stamp, `${sha256(casesFile)}\n`);

@@ -750,6 +750,8 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
+  // The lifecycle actor is checked as soon as the todo is found, before its status (as in the original).
+  if (input.requireActor === true) requireLifecycleActor(doc, item, 'complete', context, input.decisionOutcome);
   // A done todo may be completed again (the original re-stamps it); a deferred one is resumed first.
   if (item.status === 'deferred') requireNotTerminal(item, 'completed');
   const evidence = compactText(input.evidence ?? '');
@@ -790,8 +792,6 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
       { todo_id: item.todoId },
     );
   }
-  // After the outcome checks and before anything is written, as in the original.
-  if (input.requireActor === true) requireLifecycleActor(doc, item, 'complete', context, input.decisionOutcome);
 
   const metadata: Record<string, string | null> = { status: 'done' };
   if (evidence !== '') metadata['evidence'] = evidence;

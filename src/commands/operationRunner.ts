@@ -23,6 +23,8 @@ export function editorEnvironment(
     // Agents with the vscode-lm preset run on VS Code's language models, in this process; the
     // observer (a turn terminal) receives every agent's output live.
     executorFactory: editorExecutorFactory(observer),
+    // The person at the editor completes todos as the project's owner, not as one of its agents.
+    actingAs: 'owner',
   };
 }
 

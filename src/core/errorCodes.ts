@@ -113,6 +113,7 @@ export const LOOPX_ERROR_CODES = [
   'task_class_role_mismatch', // a todo's task_class belongs to the other role
   'todo_agent_excluded', // the agent is in the todo's excluded_agents
   'todo_archived', // the todo is in an archive section and cannot be edited
+  'todo_bound_to_other_agent', // a multi-agent completion by an agent other than the user todo's bound_agent
   'todo_claim_actor_mismatch', // --agent-id differs from --claimed-by
   'todo_claim_actor_required', // a multi-agent claim needs --agent-id
   'todo_claim_agent_only', // only agent todos can be claimed
@@ -124,6 +125,7 @@ export const LOOPX_ERROR_CODES = [
   'todo_gate_fields_need_user_gate', // gate fields were given for a todo that is not a user gate
   'todo_id_ambiguous', // the todo id appears more than once in the state file
   'todo_lease_conflict', // the todo already has an active task lease held by someone else
+  'todo_lifecycle_actor_required', // a multi-agent completion needs --agent-id
   'todo_monitor_unbounded', // a continuous_monitor todo needs expires_at, resume_when or watch_only
   'todo_not_found', // no todo with that id in the state file
   'todo_not_open', // a task lease needs an open todo

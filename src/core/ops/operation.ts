@@ -36,6 +36,12 @@ export interface OperationEnvironment {
    * passes one that also runs the `vscode-lm` preset on VS Code's language models.
    */
   executorFactory?: ExecutorFactory | undefined;
+  /**
+   * Who acts when a todo edit names no agent. `agent` (default: the CLI and the library, as in the
+   * original): on a goal with several registered agents the lifecycle actor must be named
+   * (`--agent-id`). `owner`: the editor, where the project's owner (a person) completes todos.
+   */
+  actingAs?: 'agent' | 'owner' | undefined;
 }
 
 /** Every operation answers with an object whose `ok` says whether it did what was asked. */

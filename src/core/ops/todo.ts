@@ -633,6 +633,7 @@ export const todoComplete = defineOperation({
     const successor = successorOf(args);
     if (successor !== undefined) input.successor = successor;
     if (args.decisionOutcome !== undefined) input.decisionOutcome = args.decisionOutcome;
+    if (env.actingAs !== 'owner') input.requireActor = true;
     if (args.turnInstanceId !== undefined) return completeInTurn(env, args, input);
     return editTodos(
       env,

@@ -9,7 +9,7 @@ import type { RunIndexEntry } from '../runtime/runIndex';
  *   2. an open user todo that is not only user_action → active_state_user_todo, controller
  *   3. no status run yet: a connected adapter        → connected_without_run, codex
  *                         otherwise                  → the goal's status, controller
- *   4. the latest run's artifacts are missing        → run_artifact_missing, codex
+ *   4. the latest run's artifacts are missing        → run_artifact_missing, codex (severity high: blocked_health)
  *   5. the registry's waiting_on override            → the run's classification, that waiting_on
  *   6. the run's classification: blocked_by_safety or an operator classification → user_or_controller;
  *      a codex-ready classification or a connected adapter → codex
@@ -56,6 +56,12 @@ const OPERATOR_CLASSIFICATIONS: ReadonlySet<string> = new Set([...BLOCKING_CLASS
 export interface GoalAttention {
   status: string;
   waiting_on: string;
+  /**
+   * LoopX's attention severity, `high` for a latest run whose artifacts are missing and for a
+   * safety-blocking classification: the quota state is then `blocked_health`, before any gate,
+   * wait or throttle (the original's `quota_status`).
+   */
+  severity?: 'high';
 }
 
 export interface GoalAttentionInput {
@@ -94,11 +100,13 @@ export function goalAttention(input: GoalAttentionInput): GoalAttention {
     return { status: text(goal['status']) || 'no_run', waiting_on: 'controller' };
   }
   if (!latestRun.json_exists || !latestRun.markdown_exists)
-    return { status: 'run_artifact_missing', waiting_on: 'codex' };
+    return { status: 'run_artifact_missing', waiting_on: 'codex', severity: 'high' };
   const classification = text(latestRun.classification) || 'unknown';
   const override = text(goal['waiting_on']).toLowerCase();
   if (REGISTRY_WAITING_ON_OVERRIDES.has(override))
     return { status: text(goal['attention_status']) || classification, waiting_on: override };
+  if (BLOCKING_CLASSIFICATIONS.has(classification))
+    return { status: classification, waiting_on: 'user_or_controller', severity: 'high' };
   if (OPERATOR_CLASSIFICATIONS.has(classification)) return { status: classification, waiting_on: 'user_or_controller' };
   if (connected) return { status: classification, waiting_on: 'codex' };
   if (openTodos(doc, 'agent').length > 0) return { status: 'active_state_agent_todo', waiting_on: 'codex' };

@@ -7,6 +7,7 @@ import { errorMessage, LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 import { goalAttention, type GoalAttention } from './goalAttention';
 import type { StateDocument } from '../state/document';
+import { metaFlag } from '../state/gates';
 import { readStateFileShared, type StateFileSnapshot } from '../state/stateFile';
 import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
@@ -23,6 +24,7 @@ import {
   type SelectionResult,
 } from './todoSelection';
 import { replanObligationFromRuns, ReplanObligationSchema, type ReplanObligation } from './replanObligation';
+import { goalFrontier, type GoalFrontier } from './goalFrontier';
 import {
   asRecord,
   computeQuotaStatus,
@@ -114,6 +116,8 @@ export const DECISION_WORDS = [
   'observe',
   'safe_bypass_user_gate_fallback',
   'automation_prompt_upgrade',
+  'autonomous_replan_required',
+  'self_repair',
 ] as const;
 export const DecisionWordSchema = z.enum(DECISION_WORDS);
 export type DecisionWord = z.infer<typeof DecisionWordSchema>;
@@ -308,9 +312,20 @@ async function decide(
     }
   }
   const attention = goalAttention({ goal: goal.goal, latestRun: latest, doc: snapshot?.document ?? null });
+  if (attention.severity === 'high' && health.ok)
+    health = {
+      ok: false,
+      reason: `health or contract blocker must clear before compute is spent (${attention.status})`,
+    };
   // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
+  const roster = registeredAgentsForGoal(goal.goal);
+  // An open user gate whose scope is ambiguous on a multi-agent goal is repaired by the agent (the
+  // original's `todo_decision_scope_projection_repair`), so it does not fail the goal's health here.
+  const unscopedGates = snapshot === null ? [] : unscopedMultiAgentGates(snapshot.document, roster);
   const todoContract =
-    snapshot === null ? [] : todoContractDiagnostics(snapshot.document, registeredAgentsForGoal(goal.goal));
+    snapshot === null
+      ? []
+      : todoContractDiagnostics(snapshot.document, roster).filter((d) => !unscopedGates.includes(d.todo_id));
   const statusHealthOk = runs.recordsSound && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = admissionChecked(
@@ -344,7 +359,15 @@ async function decide(
   }
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
-  const outcome = applyGuards(goal, scoped, selection, options, { agentId, statusHealthOk, todoContract, replan });
+  const frontier = snapshot === null ? null : goalFrontier(snapshot.document, agentId);
+  const outcome = applyGuards(goal, scoped, selection, options, {
+    agentId,
+    statusHealthOk,
+    todoContract,
+    replan,
+    frontier,
+    unscopedGates,
+  });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
 }
 
@@ -562,6 +585,10 @@ interface GuardContext {
   todoContract: readonly TodoContractDiagnostic[];
   /** The replan obligation the lane's run history owes, if any. */
   replan: ReplanObligation | null;
+  /** The goal's terminal and succession state from its todos (null without a state file). */
+  frontier: GoalFrontier | null;
+  /** Open user gates of a multi-agent goal with neither `blocks_agent` nor `global_gate=true`. */
+  unscopedGates: readonly string[];
 }
 
 function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
@@ -583,9 +610,19 @@ function applyGuards(
 ): Outcome {
   const upgrade = promptUpgradeRequired(goal, context.agentId);
   const firstExecutable = selection?.selected ?? null;
+  // The gate-scope projection repair outranks the quota state (the original's self-repair, which only an
+  // out-of-date prompt disables): the agent makes the gate's authority explicit before anything else.
+  if (context.unscopedGates.length > 0 && !upgrade)
+    return run(
+      quota.state,
+      'todo_decision_scope_projection_repair',
+      `user gate ${context.unscopedGates.join(', ')} of this multi-agent goal has neither blocks_agent nor global_gate=true, so its blocking authority is ambiguous: set blocks_agent to one registered agent, set global_gate=true, or make it a user_action`,
+      firstExecutable,
+      { decision: 'self_repair', recommended_mode: 'repair_user_gate_scope_projection' },
+    );
   switch (quota.state) {
     case 'blocked_health':
-      return userAction('blocked_health', 'health_blocked', quota.reason, [quota.reason], { mode: 'blocked' });
+      return userAction('blocked_health', 'blocked_health', quota.reason, [quota.reason], { mode: 'blocked' });
     case 'operator_gate': {
       if (upgrade) return promptUpgrade('operator_gate', goal.goalId);
       const actions = [`answer the goal's open question (waiting_on ${quota.waiting_on})`];
@@ -623,7 +660,7 @@ function applyGuards(
   }
   if (selection === null) return quietWait(quota.state, 'no_runnable_todo', 'no state file was read');
   const { selected, successor, summary } = selection;
-  const terminal = summary.open_agent_todo_count === 0 && successor === null && selection.gates.open_gates.length === 0;
+  const terminal = context.frontier?.terminal === true;
 
   // Two stalled turns on the lane owe a replan: it outranks normal work and monitors, but not an
   // out-of-date prompt, unsound records or a finished frontier (spec §3.1 step 4).
@@ -634,7 +671,27 @@ function applyGuards(
       'autonomous_replan_required',
       `replan obligation ${context.replan.obligation_id}: ${trigger?.text ?? 'the lane stalled'}; replan before another turn repeats it`,
       null,
-      { recommended_mode: 'autonomous_replan', replan: context.replan },
+      { decision: 'autonomous_replan_required', recommended_mode: 'autonomous_replan', replan: context.replan },
+    );
+  }
+  // A completed advancement todo without a successor or a no-follow-up rationale, and no advancement
+  // work left: the goal owes a replan (the original's todo succession gap rule; open user gates and a
+  // resumable deferred todo own the frontier first).
+  const gaps = context.frontier?.successionGaps ?? [];
+  if (
+    gaps.length > 0 &&
+    context.frontier?.openAdvancementCount === 0 &&
+    successor === null &&
+    selection.gates.open_gates.length === 0 &&
+    context.statusHealthOk &&
+    !upgrade
+  ) {
+    return run(
+      quota.state,
+      'autonomous_replan_required',
+      `todo ${gaps.join(', ')} was completed without a successor or a no-follow-up rationale: add or link a successor todo, or complete it with --no-follow-up`,
+      null,
+      { decision: 'autonomous_replan_required', recommended_mode: 'autonomous_replan' },
     );
   }
 
@@ -1093,4 +1150,19 @@ export function shouldRunRefusal(
     reason: notFound?.reason ?? 'the goal is not in the registry',
     recommended_action: 'run `loopx registry` and connect or sync the goal before spending compute',
   };
+}
+
+/** Open user gates of a goal with several registered agents that name neither `blocks_agent` nor `global_gate=true`. */
+function unscopedMultiAgentGates(doc: StateDocument, roster: readonly string[]): string[] {
+  if (roster.length <= 1) return [];
+  return doc.todos
+    .filter(
+      (t) =>
+        t.role === 'user' &&
+        t.meta['task_class'] === 'user_gate' &&
+        (t.status === 'open' || t.status === 'blocked') &&
+        (t.meta['blocks_agent'] ?? '') === '' &&
+        !metaFlag(t.meta['global_gate']),
+    )
+    .map((t) => t.todoId);
 }

@@ -22,6 +22,7 @@ import {
   decisionScopeProblem,
   isUserGate,
   metaList,
+  parseDecisionScope,
   USER_GATE_CLASS,
   type DecisionOutcome,
 } from './gates';
@@ -496,6 +497,9 @@ export function claimTodo(text: string, input: ClaimTodoInput, context: Operatio
   const doc = parseStateDocument(text);
   const agentId = registeredAgent(input.agentId, 'claimed_by', context);
   const actor = input.actorAgentId === undefined ? null : registeredAgent(input.actorAgentId, 'agent_id', context);
+  // The original looks the todo up before it attributes the lifecycle actor: an unknown todo is
+  // "not found" whoever asks.
+  const item = findTodo(doc, input.todoId);
   if (actor === null && input.requireActor === true && (context.roster?.length ?? 0) > 1) {
     throw new LoopxError(
       'todo_claim_actor_required',
@@ -510,7 +514,6 @@ export function claimTodo(text: string, input: ClaimTodoInput, context: Operatio
       { agent_id: actor, claimed_by: agentId, todo_id: input.todoId },
     );
   }
-  const item = findTodo(doc, input.todoId);
   if (item.role !== 'agent')
     throw new LoopxError(
       'todo_claim_agent_only',
@@ -670,6 +673,73 @@ export interface CompleteTodoInput {
   noFollowUp?: boolean;
   /** Required when resolving a user gate. */
   decisionOutcome?: DecisionOutcome;
+  /**
+   * The CLI's rule, as in the original: on a goal with several registered agents the lifecycle actor
+   * (`--agent-id`, in `context.actorAgentId`) must be named, unless the completion resolves a user gate
+   * whose decision scope is exactly one the todo it unblocks requires. The editor acts for the
+   * project's owner and the turn runner with its own verified identity: neither sets it.
+   */
+  requireActor?: boolean;
+}
+
+/**
+ * The original's attribution of a lifecycle mutation on a multi-agent goal (`authorize_todo_lifecycle_mutation`):
+ * the actor is named, not excluded from the todo, the agent a user todo is bound to, and the todo's
+ * claimant. A goal with one agent or none is not checked (the original's single-agent compatibility).
+ */
+function requireLifecycleActor(
+  doc: StateDocument,
+  item: TodoItem,
+  command: 'complete',
+  context: OperationContext,
+  decisionOutcome: DecisionOutcome | undefined,
+): void {
+  if ((context.roster?.length ?? 0) <= 1) return;
+  if (command === 'complete' && exactGateOverride(doc, item, decisionOutcome)) return;
+  const given = context.actorAgentId ?? null;
+  if (given === null)
+    throw new LoopxError(
+      'todo_lifecycle_actor_required',
+      `multi-agent todo ${command} requires --agent-id to attribute the lifecycle actor; only completion of an exactly linked user_gate decision_scope may use the typed owner/controller override`,
+      { todo_id: item.todoId, registered_agents: [...(context.roster ?? [])] },
+    );
+  const actor = registeredAgent(given, 'agent_id', context);
+  if (metaList(item.meta['excluded_agents']).includes(actor))
+    throw new LoopxError(
+      'todo_agent_excluded',
+      `agent_id='${actor}' is excluded from mutating todo_id='${item.todoId}'`,
+      {
+        todo_id: item.todoId,
+        agent_id: actor,
+      },
+    );
+  const bound = item.meta['bound_agent'] ?? (item.role === 'user' ? item.meta['blocks_agent'] : undefined);
+  if (bound !== undefined && bound !== '' && bound !== actor)
+    throw new LoopxError(
+      'todo_bound_to_other_agent',
+      `agent_id='${actor}' cannot ${command} user todo_id='${item.todoId}'; its response continuation is bound to bound_agent='${bound}'`,
+      { todo_id: item.todoId, agent_id: actor, bound_agent: bound },
+    );
+  const holder = item.meta['claimed_by'];
+  if (holder !== undefined && holder !== '' && holder !== actor)
+    throw new LoopxError(
+      'todo_claimed_by_other_agent',
+      `agent_id='${actor}' cannot ${command} todo_id='${item.todoId}'; it is claimed_by='${holder}'`,
+      { todo_id: item.todoId, claimed_by: holder, agent_id: actor },
+    );
+}
+
+/** A user gate completed with an outcome whose decision scope is one its unblocked agent todo requires. */
+function exactGateOverride(doc: StateDocument, gate: TodoItem, outcome: DecisionOutcome | undefined): boolean {
+  if (gate.role !== 'user' || !isUserGate(gate) || outcome === undefined) return false;
+  const scope = parseDecisionScope(gate.meta['decision_scope'] ?? '');
+  const targetId = gate.meta['unblocks_todo_id'];
+  if (scope === null || targetId === undefined || targetId === '') return false;
+  const target = doc.todos.find((t) => t.role === 'agent' && t.todoId === targetId);
+  if (target === undefined) return false;
+  return metaList(target.meta['required_decision_scopes'])
+    .map(parseDecisionScope)
+    .some((r) => r !== null && r.kind === scope.kind && r.granularity === scope.granularity && r.key === scope.key);
 }
 
 export function completeTodo(text: string, input: CompleteTodoInput, context: OperationContext): TodoEditResult {
@@ -680,6 +750,8 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
+  // The lifecycle actor is checked as soon as the todo is found, before its status (as in the original).
+  if (input.requireActor === true) requireLifecycleActor(doc, item, 'complete', context, input.decisionOutcome);
   // A done todo may be completed again (the original re-stamps it); a deferred one is resumed first.
   if (item.status === 'deferred') requireNotTerminal(item, 'completed');
   const evidence = compactText(input.evidence ?? '');

@@ -188,7 +188,10 @@ describe('replan obligations through the CLI', () => {
     await stalledTurn(ws, 'T2');
     const other = await cli(ws, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-b']);
     assert.equal(other.json()['effective_action'], 'normal_run');
-    fs.writeFileSync(ws.statePath, ONE_TODO.replace('status=open', 'status=done').replace('- [ ]', '- [x]'));
+    fs.writeFileSync(
+      ws.statePath,
+      ONE_TODO.replace('status=open', 'status=done no_followup=true').replace('- [ ]', '- [x]'),
+    );
     const terminal = await cli(ws, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'agent-a']);
     assert.equal(terminal.json()['state'], 'terminal_no_followup');
   });

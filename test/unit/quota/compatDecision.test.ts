@@ -169,36 +169,107 @@ describe('quota should-run: LoopX decision rules', () => {
     assert.deepEqual([ok.ok, ok.todo_contract_errors], [true, []]);
   });
 
+  it('an unscoped user gate on a multi-agent goal is a self repair before the operator gate', async () => {
+    const gate = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate goal_bound=true');
+    const d = await decide(makeWorkspace({}, state([gate], [WORK])));
+    assert.deepEqual(fields(d), [
+      'active_state_user_gate',
+      'operator_gate',
+      'self_repair',
+      true,
+      'todo_decision_scope_projection_repair',
+    ]);
+    assert.equal(d.ok, true, 'the repair is the answer, not a broken contract');
+    // Scoped to one agent: no repair.
+    const scoped = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-b');
+    assert.notEqual((await decide(makeWorkspace({}, state([scoped], [WORK])))).decision, 'self_repair');
+  });
+
+  it('a latest run whose artifacts are missing is blocked_health (severity high), even when throttled', async () => {
+    const ws = makeWorkspace({ quota: { allowed_slots: 1 } }, state([], [WORK]));
+    await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent' });
+    await addRun(ws, hoursBefore(1), { classification: 'validated_progress', recommended_action: 'x' });
+    for (const file of fs.readdirSync(path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs')))
+      if (file.endsWith('.md')) fs.rmSync(path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs', file));
+    const d = await decide(ws);
+    assert.deepEqual(fields(d), ['run_artifact_missing', 'blocked_health', 'skip', false, 'blocked_health']);
+  });
+
+  it('terminal_no_followup needs every todo done and one done with no_followup=true; a goal without todos runs', async () => {
+    const final = todo('[P1] Ship.', 'todo_id=todo_ship status=done claimed_by=agent-a no_followup=true', 'x');
+    const terminal = await decide(makeWorkspace({}, state([], [final])));
+    assert.deepEqual(fields(terminal), [
+      'connected_without_run',
+      'terminal_no_followup',
+      'skip',
+      false,
+      'terminal_no_followup',
+    ]);
+    // No todos at all: nothing says the goal is finished, so it runs to write its first todos.
+    const empty = await decide(makeWorkspace({}, state([], [])));
+    assert.deepEqual(fields(empty), ['connected_without_run', 'eligible', 'run', true, 'normal_run']);
+    // An open user todo keeps the goal from being finished.
+    const ask = todo('Read the report.', 'todo_id=todo_read status=open task_class=user_action goal_bound=true');
+    const open = await decide(makeWorkspace({}, state([ask], [final])));
+    assert.notEqual(open.state, 'terminal_no_followup');
+  });
+
+  it('a done advancement todo without a successor or no_followup, and no work left, owes an autonomous replan', async () => {
+    const gap = todo('[P1] Ship.', 'todo_id=todo_ship status=done claimed_by=agent-a', 'x');
+    const replan = await decide(makeWorkspace({}, state([], [gap])));
+    assert.deepEqual(fields(replan), [
+      'connected_without_run',
+      'eligible',
+      'autonomous_replan_required',
+      true,
+      'autonomous_replan_required',
+    ]);
+    assert.equal(replan.route, 'replan_required');
+    // Linked to a successor: no gap, and the successor is the work.
+    const linked = todo(
+      '[P1] Ship.',
+      'todo_id=todo_ship status=done claimed_by=agent-a successor_todo_ids=todo_work',
+      'x',
+    );
+    const next = await decide(makeWorkspace({}, state([], [linked, WORK])));
+    assert.deepEqual(fields(next), ['connected_without_run', 'eligible', 'run', true, 'normal_run']);
+    // A done todo without lifecycle metadata is not tracked for succession (nor final): it runs.
+    const bare = todo('[P1] Ship.', 'todo_id=todo_ship status=done', 'x');
+    assert.equal((await decide(makeWorkspace({}, state([], [bare])))).effective_action, 'normal_run');
+  });
+
   it('next_action_projection_warning: the latest run recommends another action than the Next Action', async () => {
     const withNext = (text: string) => `${state([], [WORK])}\n## Next Action\n\n- ${text}\n`;
+    const warningOf = async (ws: Workspace, agentId: string | undefined) => {
+      const op = await quotaShouldRun.run(
+        { goalId: ws.goalId, agentId, availableCapability: undefined, turnInstanceId: undefined },
+        { cwd: ws.dir, env: {}, clock: clockAt(), homeDir: ws.dir, registryPath: ws.registryPath },
+      );
+      assert.ok('next_action_projection_warning' in op);
+      const w = op.next_action_projection_warning;
+      return w === null ? null : [w.kind, w.severity, w.requires_state_writeback];
+    };
+    const mismatch = ['next_action_projection_mismatch', 'warning', true];
     const ws = makeWorkspace({}, withNext('Write the parser.'));
     await addRun(ws, hoursBefore(2), { classification: 'validated_progress', recommended_action: 'Ship the release.' });
-    const op = await quotaShouldRun.run(
-      { goalId: ws.goalId, agentId: 'agent-a', availableCapability: undefined, turnInstanceId: undefined },
-      { cwd: ws.dir, env: {}, clock: clockAt(), homeDir: ws.dir, registryPath: ws.registryPath },
-    );
-    assert.ok('next_action_projection_warning' in op);
-    assert.deepEqual(
-      op.next_action_projection_warning === null
-        ? null
-        : [
-            op.next_action_projection_warning.kind,
-            op.next_action_projection_warning.severity,
-            op.next_action_projection_warning.requires_state_writeback,
-          ],
-      ['next_action_projection_mismatch', 'warning', true],
-    );
+    assert.deepEqual(await warningOf(ws, undefined), mismatch, "unscoped: the goal's latest status run");
+    // Scoped to an agent, the latest recommendation is that agent's own newest lane run, or none
+    // (the original's scope_status_item_to_agent_lane): another agent's lane does not count.
+    assert.equal(await warningOf(ws, 'agent-a'), null, 'agent-a has no lane run');
+    await addRun(ws, hoursBefore(1), {
+      classification: 'validated_progress',
+      recommended_action: 'Tidy the docs.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-b',
+    });
+    assert.equal(await warningOf(ws, 'agent-a'), null, "agent-b's lane is not agent-a's");
+    assert.deepEqual(await warningOf(ws, 'agent-b'), mismatch, "agent-b's own lane run disagrees");
     // Aligned: no warning.
     const aligned = makeWorkspace({}, withNext('Ship the release.'));
     await addRun(aligned, hoursBefore(2), {
       classification: 'validated_progress',
       recommended_action: 'Ship the release.',
     });
-    const quiet = await quotaShouldRun.run(
-      { goalId: aligned.goalId, agentId: 'agent-a', availableCapability: undefined, turnInstanceId: undefined },
-      { cwd: aligned.dir, env: {}, clock: clockAt(), homeDir: aligned.dir, registryPath: aligned.registryPath },
-    );
-    assert.ok('next_action_projection_warning' in quiet);
-    assert.equal(quiet.next_action_projection_warning, null);
+    assert.equal(await warningOf(aligned, undefined), null);
   });
 });

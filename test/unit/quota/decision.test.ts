@@ -104,7 +104,10 @@ describe('quota should-run decision', () => {
   it('case 10: a terminal frontier (no open agent work) is terminal_no_followup with should_run false', async () => {
     const ws = makeWorkspace(
       {},
-      state([], [todo('Done.', 'todo_id=todo_done status=done completion_continuation=no_followup', 'x')]),
+      state(
+        [],
+        [todo('Done.', 'todo_id=todo_done status=done completion_continuation=no_followup no_followup=true', 'x')],
+      ),
     );
     const decision = await decide(ws);
     assert.deepEqual(

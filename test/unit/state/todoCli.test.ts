@@ -149,6 +149,8 @@ describe('loopx todo', () => {
       'Announce the release.',
       '--next-claimed-by',
       'codex-side',
+      '--agent-id',
+      'codex-side',
       '--format',
       'json',
     );
@@ -215,9 +217,108 @@ describe('loopx todo', () => {
     );
   });
 
+  it('todo claim of a todo that does not exist says "not found" before asking for the acting --agent-id', async () => {
+    const p = project();
+    const run = await p.run(
+      'todo',
+      'claim',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_nope',
+      '--claimed-by',
+      'codex-main',
+      '--format',
+      'json',
+    );
+    assert.equal(run.code, 1);
+    assert.match(run.error().message, /^todo_id 'todo_nope' was not found in active user or agent todos/);
+  });
+
+  it('todo complete on a multi-agent goal names its lifecycle actor (--agent-id), as in the original', async () => {
+    const p = project();
+    const complete = (todoId: string, ...extra: string[]) =>
+      p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', todoId, ...extra, '--format', 'json');
+    const unnamed = await complete('todo_publish', '--evidence', 'done');
+    assert.equal(unnamed.code, 1);
+    assert.match(unnamed.error().message, /^multi-agent todo complete requires --agent-id to attribute the lifecycle/);
+    assert.equal(fs.readFileSync(p.stateFile, 'utf8'), STATE, 'a refused completion writes nothing');
+    const missing = await complete('todo_nope');
+    assert.match(missing.error().message, /^todo_id 'todo_nope' was not found/, 'not found comes first');
+    // A user gate bound to codex-main (blocks_agent) is answered by that agent only.
+    const otherAgent = await complete('todo_gate_publish', '--decision-outcome', 'approve', '--agent-id', 'codex-side');
+    assert.equal(otherAgent.code, 1);
+    assert.match(
+      otherAgent.error().message,
+      /^agent_id='codex-side' cannot complete user todo_id='todo_gate_publish'; its response continuation is bound to bound_agent='codex-main'/,
+    );
+    // A todo another agent claimed is completed by its claimant.
+    assert.equal(
+      (await p.run('todo', 'claim', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--agent-id', 'codex-main')).code,
+      0,
+    );
+    const notClaimant = await complete('todo_publish', '--agent-id', 'codex-side');
+    assert.match(
+      notClaimant.error().message,
+      /^agent_id='codex-side' cannot complete todo_id='todo_publish'; it is claimed_by='codex-main'/,
+    );
+    assert.equal((await complete('todo_publish', '--agent-id', 'codex-main')).code, 0);
+  });
+
+  it('todo complete: an exactly linked user gate decision needs no --agent-id; a one-agent goal never does', async () => {
+    const linked = project();
+    const text = fs
+      .readFileSync(linked.stateFile, 'utf8')
+      .replace(
+        'unblocks_todo_id=todo_publish -->',
+        'unblocks_todo_id=todo_publish decision_scope=public_claim:project:release -->',
+      )
+      .replace(
+        'task_class=advancement_task -->',
+        'task_class=advancement_task required_decision_scopes=public_claim:project:release -->',
+      );
+    fs.writeFileSync(linked.stateFile, text);
+    const gate = await linked.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_gate_publish',
+      '--decision-outcome',
+      'approve',
+      '--format',
+      'json',
+    );
+    assert.equal(gate.code, 0, gate.stdout);
+    const solo = project(['codex-main']);
+    const plain = await solo.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--format',
+      'json',
+    );
+    assert.equal(plain.code, 0, plain.stdout);
+  });
+
   it('todo complete without evidence or continuation continues the goal (active_goal), as in the original', async () => {
     const p = project();
-    const plain = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--format', 'json');
+    const plain = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--agent-id',
+      'codex-main',
+      '--format',
+      'json',
+    );
     assert.equal(plain.code, 0, plain.stdout);
     const plainJson = TodoEditJsonSchema.parse(plain.json());
     assert.equal(plainJson.todo_item.metadata['completion_continuation'], 'active_goal');
@@ -237,6 +338,8 @@ describe('loopx todo', () => {
       '--evidence',
       'published v1',
       '--no-follow-up',
+      '--agent-id',
+      'codex-main',
       '--format',
       'json',
     );
@@ -285,6 +388,8 @@ describe('loopx todo', () => {
       gateJson.todo_id,
       '--evidence',
       'owner said no',
+      '--agent-id',
+      'codex-main',
       '--decision-outcome',
       'reject',
       '--format',
@@ -300,6 +405,8 @@ describe('loopx todo', () => {
       'todo_gate_publish',
       '--evidence',
       'owner said yes',
+      '--agent-id',
+      'codex-main',
       '--decision-outcome',
       'approve',
       '--format',

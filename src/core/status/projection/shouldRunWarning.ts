@@ -3,6 +3,7 @@ import { projectStateDocument } from '../../state/structured';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './latestRunRecommendation';
 import { nextActionProjectionWarning } from './nextActionWarning';
 import type { NextActionProjectionWarning } from './schemas';
+import { publicSafeCompact } from './text';
 
 /**
  * The `next_action_projection_warning` of `quota should-run`: the very rule `status` applies to the goal
@@ -25,10 +26,16 @@ export function shouldRunNextActionWarning(input: {
     latestAgentLaneRun: agentLaneRuns[0] ?? null,
     preferredAgentId: input.agentId,
   });
+  // An agent's decision is scoped to its own lane (the original's `scope_status_item_to_agent_lane`):
+  // the goal's latest recommendation is replaced by that agent's newest agent-lane run, or by none.
+  const latestAction =
+    input.agentId === null || latest.latest_run_recommended_action === null
+      ? latest.latest_run_recommended_action
+      : publicSafeCompact(agentLaneRuns.find((run) => run.agent_id === input.agentId)?.recommended_action);
   return nextActionProjectionWarning({
     goalId: input.goalId,
     activeStateNextAction: activeNextAction,
-    latestRunRecommendedAction: latest.latest_run_recommended_action,
+    latestRunRecommendedAction: latestAction,
     agentLaneNextAction: null,
   });
 }

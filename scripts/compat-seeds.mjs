@@ -1,0 +1,232 @@
+// `npm run compat:seeds -- --seeds 1..10`: differential runs of our CLI against the original Python LoopX over
+// other draws of the compatibility kit's generator (docs/compatibility.md, "Other seeds").
+// Per seed: regenerate the cases (gen.py --seed N), record the original's answers once (compare.py --impl python
+// --record, only when LOOPX_PY_CLI or the kit's original.sh makes the original available, and only when the
+// recording is missing or stale), then compare `node out/cli.js` and print one table per family and seed.
+// Recording is slow (minutes per seed): recordings are kept in --out and reused while cases.json is unchanged.
+//
+//   --seeds 1..10 | 1,4,7   seeds to run (default 1..10)
+//   --kit DIR               the kit (default: $LOOPX_COMPAT_KIT, ../shared/compat, ../../shared/compat)
+//   --out DIR               where kit<N>/ goes (default: $TMPDIR/loopx-compat-seeds)
+//   --only FAMILY           repeatable, as compare.py's --only
+//   --jobs N                parallel cases per compare.py run (default 1: the original is slow and CPU-bound)
+//   --record-only           record, do not compare;  --no-record: compare what is recorded
+//   --max-mismatches N      failing cases shown per seed (default 20)
+// Exit code: 0 when every compared case matches, 1 otherwise, 2 on a usage or setup error.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+
+function usage(message) {
+  console.error(`compat:seeds: ${message}`);
+  process.exit(2);
+}
+
+function parseSeeds(text) {
+  const seeds = [];
+  for (const part of text.split(',')) {
+    const range = /^(\d+)\.\.(\d+)$/.exec(part.trim());
+    if (range) {
+      const [from, to] = [Number(range[1]), Number(range[2])];
+      if (to < from) usage(`empty seed range ${part}`);
+      for (let s = from; s <= to; s++) seeds.push(s);
+    } else if (/^\d+$/.test(part.trim())) seeds.push(Number(part.trim()));
+    else usage(`--seeds takes N, A..B or a comma list, not ${JSON.stringify(part)}`);
+  }
+  return [...new Set(seeds)];
+}
+
+function parseArgs(argv) {
+  const options = { seeds: parseSeeds('1..10'), only: [], jobs: 1, record: true, compare: true, maxMismatches: 20 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) usage(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === '--seeds') options.seeds = parseSeeds(value());
+    else if (arg === '--kit') options.kit = resolve(value());
+    else if (arg === '--out') options.out = resolve(value());
+    else if (arg === '--only') options.only.push(value());
+    else if (arg === '--jobs') options.jobs = Number(value());
+    else if (arg === '--max-mismatches') options.maxMismatches = Number(value());
+    else if (arg === '--record-only') options.compare = false;
+    else if (arg === '--no-record') options.record = false;
+    else usage(`unknown option ${arg}`);
+  }
+  return options;
+}
+
+function findKit(explicit) {
+  if (explicit !== undefined)
+    return existsSync(join(explicit, 'compare.py')) ? explicit : usage(`no compare.py in --kit ${explicit}`);
+  const candidates = [
+    explicit,
+    process.env.LOOPX_COMPAT_KIT,
+    join(root, '../shared/compat'),
+    join(root, '../../shared/compat'),
+  ];
+  for (const dir of candidates)
+    if (dir && existsSync(join(dir, 'compare.py')) && existsSync(join(dir, 'gen.py'))) return resolve(dir);
+  return null;
+}
+
+/** The original's CLI: LOOPX_PY_CLI, else set up once with the kit's original.sh (when its tarball is there). */
+function findOriginal(kit, out) {
+  const fromEnv = process.env.LOOPX_PY_CLI;
+  if (fromEnv && existsSync(fromEnv)) return fromEnv;
+  const lx = join(out, 'original', 'lx');
+  if (existsSync(lx)) return lx;
+  if (!existsSync(join(kit, 'original.sh'))) return null;
+  const setup = spawnSync('bash', [join(kit, 'original.sh'), join(out, 'original')], { encoding: 'utf8' });
+  if (setup.status !== 0) {
+    console.log(`original not available (original.sh: ${(setup.stderr || setup.stdout).trim().split('\n').pop()})`);
+    return null;
+  }
+  return existsSync(lx) ? lx : null;
+}
+
+function python(args, env = {}) {
+  return spawnSync('python3', args, {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    maxBuffer: 64 << 20,
+  });
+}
+
+const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+/**
+ * Case ids of the selected families not recorded yet, or recorded as a timeout: on a loaded machine
+ * the original can exceed compare.py's 120 s limit, and such a recording says nothing about the rule.
+ */
+function unrecorded(casesFile, expectedDir, families) {
+  const have = existsSync(expectedDir) ? new Set(readdirSync(expectedDir)) : new Set();
+  const { cases } = JSON.parse(readFileSync(casesFile, 'utf8'));
+  const timedOut = (id) => JSON.parse(readFileSync(join(expectedDir, `${id}.json`), 'utf8')).expected?.rc === 'timeout';
+  return cases
+    .filter((c) => families.size === 0 || families.has(c.family))
+    .filter((c) => !have.has(`${c.id}.json`) || timedOut(c.id))
+    .map((c) => c.id);
+}
+
+/** compare.py's report: `  family  P/T  ok|FAIL` rows and the `--- case` blocks. */
+function parseReport(stdout) {
+  const families = {};
+  for (const m of stdout.matchAll(/^ {2}(\w+)\s+(\d+)\/(\d+)\s+(ok|FAIL)$/gm))
+    families[m[1]] = [Number(m[2]), Number(m[3])];
+  const failures = stdout
+    .split('\n--- ')
+    .slice(1)
+    .map((block) => block.split('\n\n')[0].trimEnd());
+  return { families, failures };
+}
+
+const options = parseArgs(process.argv.slice(2));
+const kit = findKit(options.kit);
+if (kit === null) {
+  console.log(
+    'compat:seeds: the compatibility kit (../shared/compat) is not here; set LOOPX_COMPAT_KIT or --kit. Nothing to do.',
+  );
+  process.exit(0);
+}
+const out = options.out ?? join(tmpdir(), 'loopx-compat-seeds');
+mkdirSync(out, { recursive: true });
+const cli = join(root, 'out', 'cli.js');
+if (options.compare && !existsSync(cli)) usage(`${cli} does not exist: run npm run build first`);
+const familyAliases = JSON.parse(
+  python([
+    '-c',
+    `import sys, json; sys.path.insert(0, ${JSON.stringify(kit)}); import compare; print(json.dumps(compare.ONLY_ALIASES))`,
+  ]).stdout || '{}',
+);
+const families = new Set(options.only.map((o) => familyAliases[o] ?? usage(`unknown --only ${o}`)));
+const onlyArgs = options.only.flatMap((o) => ['--only', o]);
+let original = null;
+
+const table = {};
+let allMatch = true;
+for (const seed of options.seeds) {
+  const dir = join(out, `kit${seed}`);
+  mkdirSync(dir, { recursive: true });
+  const casesFile = join(dir, 'cases.json');
+  const expectedDir = join(dir, 'expected');
+  const gen = python([join(kit, 'gen.py'), '--seed', String(seed), '--out', casesFile]);
+  if (gen.status !== 0) usage(`gen.py --seed ${seed} failed: ${gen.stderr.trim()}`);
+  const stamp = join(expectedDir, '.cases.sha256');
+  // A recording of another cases.json (the generator changed) is stale as a whole.
+  if (existsSync(expectedDir) && (!existsSync(stamp) || readFileSync(stamp, 'utf8').trim() !== sha256(casesFile)))
+    rmSync(expectedDir, { recursive: true, force: true });
+  const missing = unrecorded(casesFile, expectedDir, families);
+  if (missing.length > 0 && options.record) {
+    original ??= findOriginal(kit, out);
+    if (original === null)
+      console.log(`seed ${seed}: ${missing.length} cases not recorded and the original is not available`);
+    else {
+      console.log(`seed ${seed}: recording ${missing.length} cases from the original (slow) …`);
+      const rec = python(
+        [
+          join(kit, 'compare.py'),
+          '--impl',
+          'python',
+          '--record',
+          '--cases',
+          casesFile,
+          '--expected',
+          expectedDir,
+          '--jobs',
+          String(options.jobs),
+          ...missing.flatMap((id) => ['--case', id]),
+        ],
+        { LOOPX_PY_CLI: original, ORACLE_TIMEOUT: process.env.ORACLE_TIMEOUT ?? '600' },
+      );
+      if (rec.status !== 0) usage(`recording seed ${seed} failed: ${(rec.stderr || rec.stdout).trim()}`);
+      writeFileSync(stamp, `${sha256(casesFile)}\n`);
+    }
+  }
+  if (!options.compare) continue;
+  if (!existsSync(expectedDir)) {
+    console.log(`seed ${seed}: nothing recorded, skipped`);
+    continue;
+  }
+  const run = python([
+    join(kit, 'compare.py'),
+    '--impl',
+    `node ${cli}`,
+    '--cases',
+    casesFile,
+    '--expected',
+    expectedDir,
+    '--jobs',
+    String(options.jobs),
+    '--max-mismatches',
+    String(options.maxMismatches),
+    ...onlyArgs,
+  ]);
+  const report = parseReport(run.stdout);
+  if (Object.keys(report.families).length === 0)
+    usage(`compare.py failed on seed ${seed}: ${(run.stderr || run.stdout).trim()}`);
+  table[seed] = report.families;
+  const [p, t] = Object.values(report.families).reduce(([a, b], [x, y]) => [a + x, b + y], [0, 0]);
+  if (p !== t) allMatch = false;
+  console.log(`\n== seed ${seed}: ${p}/${t}`);
+  for (const failure of report.failures) console.log(`--- ${failure}`);
+}
+
+if (options.compare && Object.keys(table).length > 0) {
+  const seeds = Object.keys(table);
+  const names = [...new Set(seeds.flatMap((s) => Object.keys(table[s])))].sort();
+  const cell = (s, f) => (table[s][f] ? `${table[s][f][0]}/${table[s][f][1]}` : '-');
+  console.log(`\n| family | ${seeds.map((s) => `seed ${s}`).join(' | ')} |`);
+  console.log(`|---|${seeds.map(() => '---').join('|')}|`);
+  for (const f of names) console.log(`| ${f} | ${seeds.map((s) => cell(s, f)).join(' | ')} |`);
+  const totals = seeds.map((s) => Object.values(table[s]).reduce(([a, b], [x, y]) => [a + x, b + y], [0, 0]));
+  console.log(`| **all** | ${totals.map(([p, t]) => `${p}/${t}`).join(' | ')} |`);
+}
+process.exit(allMatch ? 0 : 1);

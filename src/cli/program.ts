@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { cliCommands, type CliCommandKey, type CommandSpec } from '../core/commands/catalog';
-import { errorMessage, isLoopxError } from '../core/errors';
+import { errorMessage, isLoopxError, withReadOnlyHint } from '../core/errors';
 import { LOOPX_VERSION } from '../core/version';
 import { CLI_HANDLERS, type CliHandler } from './commands';
 import type { CliContext, GlobalOptions, OutputFormat } from './context';
@@ -109,7 +109,8 @@ function readGlobals(command: Command): GlobalOptions {
   return globals;
 }
 
-function reportError(ctx: CliContext, format: OutputFormat, error: unknown): void {
+function reportError(ctx: CliContext, format: OutputFormat, thrown: unknown): void {
+  const error = withReadOnlyHint(thrown);
   const message = errorMessage(error);
   if (format === 'json') {
     // LoopX's contract: `error` is the text; the typed code and details ride alongside.

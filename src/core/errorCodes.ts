@@ -81,6 +81,7 @@ export const LOOPX_ERROR_CODES = [
   'quota_ttl_invalid', // quota: a reservation TTL is not a positive number of minutes
   'quota_turn_instance_id_invalid', // quota: a turn instance id is malformed
   'quota_window_out_of_range', // quota: window_hours is longer than LoopX accounts for
+  'read_only_file_system', // a write failed with EROFS: the folder is read-only here (e.g. inside Codex's workspace-write sandbox)
   'recommended_action_credential', // refresh-state: the recommended action holds a credential
   'refresh_agent_id_invalid', // refresh-state: the agent id is not a public-safe token
   'refresh_agent_id_required', // refresh-state: an agent-lane refresh needs --agent-id

@@ -30,3 +30,20 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * A write refused by a read-only file system (EROFS) as a clear error instead of an internal one:
+ * inside Codex's `workspace-write` sandbox the project's `.codex/` (a goal's default state folder)
+ * is read-only to the commands the agent runs, `loopx` among them. Anything else is returned as is.
+ */
+export function withReadOnlyHint(error: unknown): unknown {
+  if (isLoopxError(error) || !(error instanceof Error)) return error;
+  const errno = error as NodeJS.ErrnoException;
+  if (errno.code !== 'EROFS') return error;
+  const where = errno.path === undefined ? 'a LoopX file' : errno.path;
+  return new LoopxError(
+    'read_only_file_system',
+    `cannot write ${where}: the file system is read-only here (EROFS). Inside Codex's workspace-write sandbox the project's .codex/ folder is read-only: run the turn through LoopX (loopx turn run-once gives Codex the goal's state and runtime folders as writable roots, --add-dir), or start Codex with --add-dir <that folder> (docs/executors.md#codex-and-its-sandbox)`,
+    { path: errno.path ?? null, syscall: errno.syscall ?? null },
+  );
+}

@@ -26,9 +26,16 @@ export interface HeartbeatSubject {
 /** The placeholders the installed `/loopx-heartbeat` prompt uses in place of a goal, an agent and a todo. */
 export const HEARTBEAT_PLACEHOLDERS: HeartbeatSubject = { goalId: '<id>', agentId: '<agent>', todoId: '<todo_id>' };
 
+/**
+ * The turn id each command carries, written into the command line itself: an agent CLI's shell
+ * tool may start every call in a new shell (Claude Code does), so a variable exported in one call
+ * is gone by the next.
+ */
+export const TURN_ID_PLACEHOLDER = '<turn_id>';
+
 /** The rules above the steps. */
 export const HEARTBEAT_RULES: readonly string[] = [
-  '- Set `LOOPX_TURN` to the current time (ISO 8601) once per trigger and reuse it on retries of the same trigger.',
+  `- Pick one turn id per trigger (the current UTC time, ISO 8601, e.g. \`2026-12-01T06:00:00Z\`) and write it in place of \`${TURN_ID_PLACEHOLDER}\` in every command below, literally: a variable you export is gone by your next shell call. Reuse the same id on retries of the same trigger.`,
   "- The guard's `user_channel.notify` decides only whether you tell the user something (NOTIFY: one concrete action; DONT_NOTIFY: stay quiet); `must_attempt_work=true` still obliges one bounded step.",
   '- Apply scheduler hints without spending quota; never spend for quiet skips, failed preflights, dry runs or duplicates.',
   '- Two stalled turns in a row: stop and replan instead of repeating the same step.',
@@ -44,35 +51,35 @@ export function heartbeatSteps(subject: HeartbeatSubject): HeartbeatStep[] {
   const steps: HeartbeatStep[] = [];
   if (cliExists('quota should-run')) {
     steps.push({
-      command: `loopx quota should-run --goal-id ${goalId} --agent-id ${agentId} --turn-instance-id "$LOOPX_TURN"`,
+      command: `loopx quota should-run --goal-id ${goalId} --agent-id ${agentId} --turn-instance-id ${TURN_ID_PLACEHOLDER}`,
       when: 'first; stop if should_run is false',
     });
   }
   steps.push({
-    command: `loopx refresh-state --goal-id ${goalId} --classification autonomous_replan --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+    command: `loopx refresh-state --goal-id ${goalId} --classification autonomous_replan --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
     when: 'instead of the todo work when effective_action is autonomous_replan_required (two stalled turns): replan the todos, then record the replan; the receipt binds the obligation',
   });
   if (todoId !== null && cliExists('todo complete')) {
     steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --successor-text "<next todo>" --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --successor-text "<next todo>" --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
       when: 'when the todo is done and work follows; before recording',
     });
   }
   if (cliExists('refresh-state')) {
     steps.push({
-      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
       when: 'after the work and its validation (the heartbeat receipt supplies the todo)',
     });
   }
   if (cliExists('quota spend-slot')) {
     steps.push({
-      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId} ${SPEND_USAGE_FLAGS}`,
-      when: `exactly once, after recording; ${SPEND_USAGE_NOTE}; a retry with the same LOOPX_TURN replays`,
+      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId} ${SPEND_USAGE_FLAGS}`,
+      when: `exactly once, after recording; ${SPEND_USAGE_NOTE}; a retry with the same turn id replays`,
     });
   }
   if (todoId !== null && cliExists('todo complete')) {
     steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --no-follow-up --turn-instance-id "$LOOPX_TURN" --agent-id ${agentId}`,
+      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --no-follow-up --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
       when: 'when the todo is done and nothing follows; only after the spend',
     });
   }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { errorMessage, isLoopxError, LoopxError } from '../errors';
+import { errorMessage, isLoopxError, LoopxError, withReadOnlyHint } from '../errors';
 import { createAgentExecutor, executorTimeoutMs, type ExecutorConfig } from '../executors/config';
 import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
 import { writeJsonAtomic } from '../fs/atomicWrite';
@@ -817,7 +817,8 @@ export class TurnTransaction {
 export const CLAIMED_CHANGES_UNVERIFIED = 'claimed_changes_unverified';
 const ClaimedChangesRecord = z.looseObject({ problems: z.array(z.string()) });
 
-function failureOf(kind: string, error: unknown): TurnFailure {
+function failureOf(kind: string, thrown: unknown): TurnFailure {
+  const error = withReadOnlyHint(thrown);
   return {
     kind,
     reason: isLoopxError(error) ? error.code : 'internal_error',

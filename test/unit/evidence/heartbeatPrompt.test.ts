@@ -5,14 +5,14 @@ import { LOOPX_CLI_COMMAND } from '../../../src/core/protocol/cliInvocation';
 
 /**
  * The commands `loopx heartbeat-prompt` tells an external scheduler's agent to run, run against our
- * CLI in order (should-run → refresh-state → spend-slot, one LOOPX_TURN), twice as a retried
+ * CLI in order (should-run → refresh-state → spend-slot, one turn id written into each command), twice as a retried
  * heartbeat would: one writeback row and exactly one spend.
  */
 
-/** A prompt command line as argv: `$LOOPX_TURN` and the placeholders filled, quotes removed. */
+/** A prompt command line as argv: the turn id written in and the placeholders filled, quotes removed. */
 function argvOf(line: string, turn: string): string[] {
   const filled = line
-    .replace(/"\$LOOPX_TURN"/g, turn)
+    .replace(/<turn_id>/g, turn)
     .replace('<classification>', 'validated_progress')
     .replace('<scale>', 'single_surface')
     .replace('<outcome>', 'outcome_progress')
@@ -25,7 +25,7 @@ function argvOf(line: string, turn: string): string[] {
 }
 
 describe('heartbeat-prompt commands run end to end against our CLI', () => {
-  it('should-run → refresh-state → spend-slot with one LOOPX_TURN, retried: one writeback, one spend', async () => {
+  it('should-run → refresh-state → spend-slot with one turn id, retried: one writeback, one spend', async () => {
     const ws = makeWorkspace({}, ONE_TODO);
     const prompt = await cli(ws, ['heartbeat-prompt', '--goal-id', 'g', '--agent-id', 'agent-a']);
     assert.equal(prompt.code, 0, prompt.stderr);

@@ -7,7 +7,7 @@ import { readAgentExecutorConfig, createAgentExecutor } from '../../../src/core/
 import { createOpencodeExecutor } from '../../../src/core/executors/opencode';
 import { buildAgentEnv } from '../../../src/core/executors/process';
 import type { ExecutorFailure, ExecutorOutcome, ExecutorSuccess } from '../../../src/core/executors/types';
-import { isLoopxError } from '../../../src/core/errors';
+import { isLoopxError, withReadOnlyHint } from '../../../src/core/errors';
 import type { HostRequest } from '../../../src/core/protocol/contract';
 import { demoRequest, demoWorkspace, eventually, fakeToolBin, FIXTURES, isAlive, runOptions, tempDir } from './helpers';
 
@@ -398,5 +398,24 @@ describe('issue 28 field defects: the executors', () => {
       assert.match(outcome.message, /env_allowlist/);
       assert.equal(outcome.session_id, 'ses_3b11bfdcdffeITCXse4fCuIRnU');
     });
+  });
+});
+
+describe('issue 28 defect 8: EROFS is a clear error, not internal_error', () => {
+  it('maps a read-only file system error to read_only_file_system naming the path and the Codex fix', () => {
+    const erofs = Object.assign(
+      new Error("EROFS: read-only file system, open '/p/.codex/goals/g/ACTIVE_GOAL_STATE.md'"),
+      {
+        code: 'EROFS',
+        path: '/p/.codex/goals/g/ACTIVE_GOAL_STATE.md',
+        syscall: 'open',
+      },
+    );
+    const mapped = withReadOnlyHint(erofs);
+    assert.ok(isLoopxError(mapped, 'read_only_file_system'));
+    assert.match(mapped.message, /cannot write \/p\/\.codex\/goals\/g\/ACTIVE_GOAL_STATE\.md/);
+    assert.match(mapped.message, /--add-dir/);
+    const other = new Error('boom');
+    assert.equal(withReadOnlyHint(other), other);
   });
 });

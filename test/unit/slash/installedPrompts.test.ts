@@ -53,7 +53,7 @@ const PLACEHOLDERS: Record<string, string> = {
   '<outcome>': 'outcome_progress',
   '<cost_usd>': '0.002',
   '<tokens>': '1500',
-  $LOOPX_TURN: '2026-12-01T06:00:00Z',
+  '<turn_id>': '2026-12-01T06:00:00Z',
 };
 
 function fill(command: string): string {
@@ -76,10 +76,10 @@ describe('installed /loopx prompts against our CLI', () => {
       assert.ok(commands.includes(`loopx agent-onboard --agent-type ${type}`), type);
     assert.ok(commands.some((c) => c.startsWith('loopx bootstrap --goal-id slash-goal')));
     assert.ok(commands.some((c) => c.startsWith('loopx todo add --goal-id slash-goal --priority P1')));
-    // The heartbeat loop: its brief, then guard → record → settle with one LOOPX_TURN.
+    // The heartbeat loop: its brief, then guard → record → settle with one turn id written into each command.
     for (const prefix of [
       'loopx heartbeat-prompt --goal-id slash-goal --agent-id demo',
-      'loopx quota should-run --goal-id slash-goal --agent-id demo --turn-instance-id "2026-12-01T06:00:00Z"',
+      'loopx quota should-run --goal-id slash-goal --agent-id demo --turn-instance-id 2026-12-01T06:00:00Z',
       'loopx quota spend-slot --goal-id slash-goal --slots 1 --source heartbeat --execute',
     ])
       assert.ok(

@@ -7,6 +7,11 @@ import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import type { RunOnceOptions } from '../../../src/core/turn/runOnce';
+import * as evidenceLogOps from '../../../src/core/ops/evidenceLog';
+import * as quotaOps from '../../../src/core/ops/quota';
+import * as refreshOps from '../../../src/core/ops/refresh';
+import * as todoOps from '../../../src/core/ops/todo';
+import * as turnOps from '../../../src/core/ops/turn';
 import { fakeToolBin, FIXTURES } from '../executors/helpers';
 import { cleanTempDirs, clock, demo, goalOf, newSpends, reservations, runRows, tempDir, type Demo } from './helpers';
 
@@ -142,5 +147,34 @@ describe('issue 28 field defects: the turn', () => {
       assert.equal(retried.status, 'committed', retried.message);
       assert.equal(retried.effects.host_invoked, true, 'a retry runs the agent again');
     });
+  });
+});
+
+describe('issue 28 defect 9: an empty --turn-instance-id is a usage error everywhere', () => {
+  it('every operation that takes a turn id refuses "" and "  " (never "no turn")', () => {
+    const ops = [evidenceLogOps, refreshOps, quotaOps, todoOps, turnOps];
+    const withTurn = ops
+      .flatMap((module) => Object.values(module))
+      .filter(
+        (
+          op,
+        ): op is {
+          key: string;
+          args: { shape: Record<string, { safeParse: (v: unknown) => { success: boolean } }> };
+        } =>
+          typeof op === 'object' &&
+          op !== null &&
+          'args' in op &&
+          'key' in op &&
+          'turnInstanceId' in (op as { args: { shape: object } }).args.shape,
+      );
+    assert.ok(withTurn.length >= 6, `found ${withTurn.map((op) => op.key).join(', ')}`);
+    for (const op of withTurn) {
+      const field = op.args.shape['turnInstanceId'];
+      assert.ok(field !== undefined);
+      for (const blank of ['', '  '])
+        assert.equal(field.safeParse(blank).success, false, `${op.key} takes ${JSON.stringify(blank)}`);
+      assert.equal(field.safeParse('2026-12-01T06:00:00Z').success, true, op.key);
+    }
   });
 });

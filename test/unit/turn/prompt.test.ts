@@ -1,3 +1,4 @@
+import { heartbeatSteps } from '../../../src/core/protocol/heartbeat';
 import assert from 'node:assert/strict';
 import type { TurnBrief } from '../../../src/core/protocol/contract';
 import { exampleResult, renderTurnPrompt } from '../../../src/core/protocol/prompt';
@@ -160,7 +161,17 @@ describe('turn prompt', () => {
       mode: 'heartbeat',
       heartbeatSteps: [{ command: 'loopx refresh-state --goal-id g', when: 'after the work' }],
     });
-    assert.match(prompt, /Set `LOOPX_TURN` to the current time \(ISO 8601\) once per trigger and reuse it on retries/);
+    assert.match(
+      prompt,
+      /Pick one turn id per trigger .* write it in place of `<turn_id>` in every command below, literally/,
+    );
+    // Claude Code starts each Bash call in a new shell: every command carries the turn id itself.
+    const steps = heartbeatSteps({ goalId: 'g', agentId: 'a', todoId: 't' });
+    assert.ok(steps.length >= 4);
+    for (const step of steps) {
+      assert.match(step.command, /--turn-instance-id <turn_id>/, step.command);
+      assert.doesNotMatch(step.command, /\$LOOPX_TURN/, step.command);
+    }
     assert.match(prompt, /DONT_NOTIFY: stay quiet/);
     assert.match(prompt, /Two stalled turns in a row: stop and replan/);
     assert.match(prompt, /1\. `loopx refresh-state --goal-id g` \(after the work\)/);

@@ -95,7 +95,20 @@ describe('todo transitions append their rollout events', () => {
     );
     assert.equal((await cli(ws, ['todo', 'update', '--goal-id', 'g', '--todo-id', id, '--priority', 'P0'])).code, 0);
     assert.equal(
-      (await cli(ws, ['todo', 'complete', '--goal-id', 'g', '--todo-id', id, '--evidence', 'done'])).code,
+      (
+        await cli(ws, [
+          'todo',
+          'complete',
+          '--goal-id',
+          'g',
+          '--todo-id',
+          id,
+          '--evidence',
+          'done',
+          '--agent-id',
+          'agent-a',
+        ])
+      ).code,
       0,
     );
     const refused = await cli(ws, [
@@ -132,6 +145,9 @@ describe('todo commands after a killed run', () => {
       '--evidence',
       'ok',
       '--no-follow-up',
+      // Two agents are registered: the original refuses a complete that names none (issue 30).
+      '--agent-id',
+      'agent-a',
     ];
     assert.equal((await cli(ws, args)).code, 0);
     const lock = `${rolloutEventLogPath(ws.runtimeRoot, 'g')}.loopx-lock`;

@@ -6,17 +6,20 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ModelScript, ScriptedAnswer } from './support/modelServer';
+import type { ScriptedAnswer } from './support/modelServer';
 import {
   describeReport,
   finalText,
   jsonOf,
-  loopxCommand,
   newWorkspace,
   RELATED_NOTE,
   resultObject,
   runOnceCommand,
   scenario,
+  steps,
+  text,
+  quotaStatus,
+  budgetUsed,
   type Workspace,
 } from './support/scenario';
 import { agentClis } from './support/setup';
@@ -50,24 +53,6 @@ function write(ws: Workspace): ScriptedAnswer {
 function bash(command: string): ScriptedAnswer {
   return { kind: 'tool', name: 'Bash', input: { command, description: 'run a command' } };
 }
-function text(value: string): ScriptedAnswer {
-  return { kind: 'text', text: value };
-}
-function steps(...answers: ScriptedAnswer[]): ModelScript {
-  return { steps: answers.map((a) => ({ attempts: [a] })) };
-}
-
-async function quotaStatus(ws: Workspace): Promise<Record<string, unknown>> {
-  const report = await scenario(steps(text('unused')), [
-    loopxCommand(ws, ['quota', 'status', '--goal-id', 'tidy-notes', '--format', 'json']),
-  ]);
-  return jsonOf(report.commands[0]);
-}
-
-function budgetUsed(status: Record<string, unknown>, name: 'max_tokens' | 'max_cost_usd'): number {
-  return Number(((status['budgets'] as Record<string, Record<string, unknown>>)[name] ?? {})['used'] ?? 0);
-}
-
 describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, loopback-only namespace)', function () {
   this.timeout(5 * 60_000);
   before(() => {

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
-import type { ModelScript } from './modelServer';
+import type { ModelScript, ScriptedAnswer } from './modelServer';
 import { runScenario } from './namespace';
 import type { CommandReport, ScenarioCommand, ScenarioReport } from './scenarioRunner';
 
@@ -202,4 +202,22 @@ export function describeReport(report: ScenarioReport): string {
     .map((r) => `  ${r.method} ${r.path} model=${r.model} step=${r.step} answer=${r.answer} tools=${r.tools.length}`)
     .join('\n');
   return `${commands}\nrequests:\n${requests}\ntool results:\n${report.toolResults.map((t) => `  ${t.slice(0, 300)}`).join('\n')}`;
+}
+
+export function text(value: string): ScriptedAnswer {
+  return { kind: 'text', text: value };
+}
+export function steps(...answers: ScriptedAnswer[]): ModelScript {
+  return { steps: answers.map((a) => ({ attempts: [a] })) };
+}
+
+export async function quotaStatus(ws: Workspace): Promise<Record<string, unknown>> {
+  const report = await scenario(steps(text('unused')), [
+    loopxCommand(ws, ['quota', 'status', '--goal-id', 'tidy-notes', '--format', 'json']),
+  ]);
+  return jsonOf(report.commands[0]);
+}
+
+export function budgetUsed(status: Record<string, unknown>, name: 'max_tokens' | 'max_cost_usd'): number {
+  return Number(((status['budgets'] as Record<string, Record<string, unknown>>)[name] ?? {})['used'] ?? 0);
 }

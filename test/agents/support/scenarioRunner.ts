@@ -105,6 +105,8 @@ async function runCommand(command: ScenarioCommand, baseUrl: string): Promise<Co
   const env = Object.fromEntries(
     Object.entries(command.env).map(([k, v]) => [k, v.split('{{BASE_URL}}').join(baseUrl)]),
   );
+  // Processes alive before (this runner's own helpers) are not the command's survivors.
+  const before = new Set(processes().map((p) => `${p.pid} ${p.cmdline}`));
   const started = Date.now();
   const child = spawn(command.argv[0] as string, command.argv.slice(1), {
     cwd: command.cwd,
@@ -142,7 +144,8 @@ async function runCommand(command: ScenarioCommand, baseUrl: string): Promise<Co
   if (poll) clearInterval(poll);
   // Give a process that is about to exit a moment, so only true survivors are reported.
   await new Promise((r) => setTimeout(r, 300));
-  return { code, signal, stdout, stderr, durationMs: Date.now() - started, killed, survivors: processes() };
+  const survivors = processes().filter((p) => !before.has(`${p.pid} ${p.cmdline}`));
+  return { code, signal, stdout, stderr, durationMs: Date.now() - started, killed, survivors };
 }
 
 async function main(): Promise<void> {

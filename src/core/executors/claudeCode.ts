@@ -1,13 +1,24 @@
 import { z } from 'zod';
 import type { HostRequest } from '../protocol/contract';
 import { renderTurnPrompt } from '../protocol/prompt';
-import { ProcessAgentExecutor, type AgentProtocol, type ProcessExecutorOptions, type ProtocolReading } from './command';
-import { extractMachineObject, extractObjectFromMessage } from './extract';
+import {
+  ProcessAgentExecutor,
+  sessionToResume,
+  type AgentProtocol,
+  type CliPresetOptions,
+  type ProcessExecutorOptions,
+  type ProtocolReading,
+} from './command';
+import type { PermissionDenial } from './claimedChanges';
+import { PROVIDER_ENV } from './environment';
+import { extractMachineObject, extractObjectFromMessage, jsonLines } from './extract';
 
 /**
- * Claude Code in headless mode: `claude -p --output-format json [args…]`, the turn prompt on
- * stdin. Claude Code prints one JSON envelope when it finishes:
- * `{type:"result", subtype, is_error, result, session_id, total_cost_usd, usage{…}, …}`.
+ * Claude Code in headless mode: `claude -p --output-format json [--resume <session>] [args…]`, the
+ * turn prompt on stdin. Claude Code prints one JSON envelope when it finishes:
+ * `{type:"result", subtype, is_error, result, session_id, total_cost_usd, usage{…},
+ * permission_denials[{tool_name, tool_input{file_path…}}], …}` (with `--output-format stream-json`
+ * the same envelope is the last of its lines, and is read the same way).
  * Our result object is read from the `result` text (see extract.ts for the rules); tokens
  * and cost come from the envelope.
  */
@@ -23,6 +34,10 @@ const ClaudeEnvelope = z.looseObject({
   total_cost_usd: z.number().nonnegative().optional(),
   /** The name older Claude Code versions used. */
   cost_usd: z.number().nonnegative().optional(),
+  permission_denials: z
+    .array(z.looseObject({ tool_name: z.string().catch('tool'), tool_input: z.unknown().optional() }))
+    .catch([])
+    .optional(),
   usage: z
     .looseObject({
       input_tokens: NonNegative.optional(),
@@ -33,10 +48,26 @@ const ClaudeEnvelope = z.looseObject({
     .optional(),
 });
 
-export const CLAUDE_CODE_ENV_ALLOWLIST: readonly string[] = ['ANTHROPIC_API_KEY', 'CLAUDE_CONFIG_DIR'];
+export const CLAUDE_CODE_ENV_ALLOWLIST: readonly string[] = PROVIDER_ENV['claude-code'];
+
+function deniedPath(input: unknown): string | null {
+  if (typeof input !== 'object' || input === null) return null;
+  for (const key of ['file_path', 'notebook_path', 'path']) {
+    const value = (input as Record<string, unknown>)[key];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return null;
+}
+
+/** The result envelope: the whole output (`json`), else the last `type: "result"` line (`stream-json`). */
+function resultEnvelope(stdout: string): unknown {
+  const lines = jsonLines(stdout);
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]?.['type'] === 'result') return lines[i];
+  return extractMachineObject(stdout);
+}
 
 export function readClaudeCodeOutput(stdout: string): ProtocolReading {
-  const raw = extractMachineObject(stdout);
+  const raw = resultEnvelope(stdout);
   const parsed = raw === null ? null : ClaudeEnvelope.safeParse(raw);
   if (parsed === null || !parsed.success || (parsed.data.type !== undefined && parsed.data.type !== 'result')) {
     return {
@@ -65,6 +96,10 @@ export function readClaudeCodeOutput(stdout: string): ProtocolReading {
           source: 'claude_code' as const,
         };
   const sessionId = envelope.session_id ?? null;
+  const permissionDenials: PermissionDenial[] = (envelope.permission_denials ?? []).map((d) => ({
+    tool: d.tool_name,
+    path: deniedPath(d.tool_input),
+  }));
   const failed = envelope.is_error === true || (envelope.subtype !== undefined && envelope.subtype.startsWith('error'));
   if (failed) {
     const detail = (envelope.result ?? '').trim().slice(0, 300);
@@ -74,6 +109,7 @@ export function readClaudeCodeOutput(stdout: string): ProtocolReading {
       agentError: `${envelope.subtype ?? 'error'}${detail === '' ? '' : ` (${detail})`}`,
       usage,
       sessionId,
+      permissionDenials,
     };
   }
   const candidate = envelope.result === undefined ? null : extractObjectFromMessage(envelope.result);
@@ -86,25 +122,35 @@ export function readClaudeCodeOutput(stdout: string): ProtocolReading {
     agentError: null,
     usage,
     sessionId,
+    permissionDenials,
   };
 }
 
-export function claudeCodeProtocol(
-  command: readonly string[] = ['claude'],
-  args: readonly string[] = [],
-): AgentProtocol {
+export function claudeCodeProtocol(options: CliPresetOptions = {}): AgentProtocol {
+  const command = options.command ?? ['claude'];
+  const args = options.args ?? [];
   return {
     kind: 'claude-code',
     envAllowlist: CLAUDE_CODE_ENV_ALLOWLIST,
-    argv: () => [...command, '-p', '--output-format', 'json', ...args],
+    argv: (request) => {
+      const session = sessionToResume(request, options.resume);
+      return [...command, '-p', '--output-format', 'json', ...(session === null ? [] : ['--resume', session]), ...args];
+    },
     stdin: (request: HostRequest) => renderTurnPrompt(request, { size: 'full', mode: 'executor' }),
     read: readClaudeCodeOutput,
   };
 }
 
 export function createClaudeCodeExecutor(
-  options: { command?: readonly string[]; args?: readonly string[] } & Omit<ProcessExecutorOptions, 'protocol'> = {},
+  options: CliPresetOptions & Omit<ProcessExecutorOptions, 'protocol'> = {},
 ): ProcessAgentExecutor {
-  const { command, args, ...rest } = options;
-  return new ProcessAgentExecutor({ ...rest, protocol: claudeCodeProtocol(command, args) });
+  const { command, args, resume, ...rest } = options;
+  return new ProcessAgentExecutor({
+    ...rest,
+    protocol: claudeCodeProtocol({
+      ...(command ? { command } : {}),
+      ...(args ? { args } : {}),
+      ...(resume ? { resume } : {}),
+    }),
+  });
 }

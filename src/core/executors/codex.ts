@@ -1,17 +1,34 @@
 import type { HostRequest } from '../protocol/contract';
 import { renderTurnPrompt } from '../protocol/prompt';
-import { ProcessAgentExecutor, type AgentProtocol, type ProcessExecutorOptions, type ProtocolReading } from './command';
+import {
+  ProcessAgentExecutor,
+  sessionToResume,
+  type AgentProtocol,
+  type CliPresetOptions,
+  type ProcessExecutorOptions,
+  type ProtocolReading,
+} from './command';
+import { codexConfigEnvKeys, PROVIDER_ENV } from './environment';
 import { extractObjectFromMessage, jsonLines, type JsonObject } from './extract';
 
 /**
- * Codex CLI non-interactively: `codex exec --json [args…] -`, the turn prompt on stdin (`-`).
- * Codex prints JSONL events: `thread.started {thread_id}`, `turn.started`, `item.*` events
- * (the final answer is an `item.completed` whose item has type `agent_message` and a `text`),
- * `turn.completed {usage{input_tokens, cached_input_tokens, output_tokens}}`, or
- * `turn.failed {error{message}}` / `error {message}`. Codex reports tokens, not cost.
+ * Codex CLI non-interactively: `codex exec --json [--add-dir <dir>…] [args…] -`, the turn prompt
+ * on stdin (`-`); a resumed session is `codex exec --json … resume <session id> -` (the exec
+ * options stay before the subcommand). Codex prints JSONL events: `thread.started {thread_id}`,
+ * `turn.started`, `item.*` events (the final answer is an `item.completed` whose item has type
+ * `agent_message` and a `text`), `turn.completed {usage{input_tokens, cached_input_tokens,
+ * output_tokens}}`, or `turn.failed {error{message}}` / `error {message}`. Codex reports tokens, not cost.
+ *
+ * An `error` event is not always fatal: Codex reports a dropped stream it retries as
+ * `{"type":"error","message":"Reconnecting… 1/5"}` and then goes on. Only `turn.failed`, or an
+ * `error` that no later `turn.completed` follows, fails the turn.
+ *
+ * Under `--sandbox workspace-write` the project's `.codex/` (where a goal's state file lives by
+ * default) is read-only to the agent's commands, so the `loopx` it runs could not record the turn:
+ * every folder LoopX writes the turn's state to is passed as `--add-dir` (a writable root).
  */
 
-export const CODEX_ENV_ALLOWLIST: readonly string[] = ['OPENAI_API_KEY', 'CODEX_HOME'];
+export const CODEX_ENV_ALLOWLIST: readonly string[] = PROVIDER_ENV.codex;
 
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
@@ -32,6 +49,8 @@ export function readCodexOutput(stdout: string): ProtocolReading {
   let sessionId: string | null = null;
   let lastMessage: string | null = null;
   let agentError: string | null = null;
+  /** An `error` event not (yet) followed by a completed turn: a retry Codex recovered from is not a failure. */
+  let pendingError: string | null = null;
   let turns = 0;
   const totals = { input: 0, cached: 0, output: 0 };
   for (const event of jsonLines(stdout)) {
@@ -46,15 +65,17 @@ export function readCodexOutput(stdout: string): ProtocolReading {
     } else if (type === 'turn.completed') {
       const usage = objectField(event, 'usage');
       turns++;
+      pendingError = null;
       totals.input += count(usage?.['input_tokens']);
       totals.cached += count(usage?.['cached_input_tokens']);
       totals.output += count(usage?.['output_tokens']);
     } else if (type === 'turn.failed') {
       agentError = stringField(objectField(event, 'error'), 'message') ?? 'turn.failed';
     } else if (type === 'error') {
-      agentError = stringField(event, 'message') ?? 'error';
+      pendingError = stringField(event, 'message') ?? 'error';
     }
   }
+  agentError ??= pendingError;
   const usage =
     turns === 0
       ? null
@@ -77,19 +98,41 @@ export function readCodexOutput(stdout: string): ProtocolReading {
   return { candidate, missing, agentError: null, usage, sessionId };
 }
 
-export function codexProtocol(command: readonly string[] = ['codex'], args: readonly string[] = []): AgentProtocol {
+export function codexProtocol(options: CliPresetOptions = {}): AgentProtocol {
+  const command = options.command ?? ['codex'];
+  const args = options.args ?? [];
   return {
     kind: 'codex',
     envAllowlist: CODEX_ENV_ALLOWLIST,
-    argv: () => [...command, 'exec', '--json', ...args, '-'],
+    envNamesFrom: codexConfigEnvKeys,
+    argv: (request, run) => {
+      const session = sessionToResume(request, options.resume);
+      const writable = [...new Set(run.writableRoots)].flatMap((dir) => ['--add-dir', dir]);
+      return [
+        ...command,
+        'exec',
+        '--json',
+        ...writable,
+        ...args,
+        ...(session === null ? [] : ['resume', session]),
+        '-',
+      ];
+    },
     stdin: (request: HostRequest) => renderTurnPrompt(request, { size: 'full', mode: 'executor' }),
     read: readCodexOutput,
   };
 }
 
 export function createCodexExecutor(
-  options: { command?: readonly string[]; args?: readonly string[] } & Omit<ProcessExecutorOptions, 'protocol'> = {},
+  options: CliPresetOptions & Omit<ProcessExecutorOptions, 'protocol'> = {},
 ): ProcessAgentExecutor {
-  const { command, args, ...rest } = options;
-  return new ProcessAgentExecutor({ ...rest, protocol: codexProtocol(command, args) });
+  const { command, args, resume, ...rest } = options;
+  return new ProcessAgentExecutor({
+    ...rest,
+    protocol: codexProtocol({
+      ...(command ? { command } : {}),
+      ...(args ? { args } : {}),
+      ...(resume ? { resume } : {}),
+    }),
+  });
 }

@@ -1,7 +1,11 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import type { ScrubContext } from '../privacy/scrub';
 import { checkHostResult, type HostFailureReason, type HostRequest } from '../protocol/contract';
 import { extractMachineObject } from './extract';
+import { checkClaimedChanges, type PermissionDenial } from './claimedChanges';
+import { authFailureHint, envNameMatches, looksLikeAuthFailure } from './environment';
 import {
   buildAgentEnv,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -10,6 +14,9 @@ import {
   type BoundedProcessResult,
 } from './process';
 import type { AgentExecutor, ExecutorFailure, ExecutorOutcome, ExecutorRunOptions, OutcomeUsage } from './types';
+
+/** `auto` | `never` (see config.ts, which owns the schema). */
+export type ResumePolicy = 'auto' | 'never';
 
 /**
  * The executor every preset is made of: it runs the agent as a real process (see process.ts)
@@ -27,13 +34,23 @@ export interface ProtocolReading {
   agentError: string | null;
   usage: OutcomeUsage | null;
   sessionId: string | null;
+  /** Writes the agent's CLI refused (Claude Code's `permission_denials`). */
+  permissionDenials?: PermissionDenial[];
+}
+
+/** What a protocol may use from the run besides the request. */
+export interface ProtocolRunContext {
+  /** Folders LoopX writes the turn's state to, which a sandboxed agent must be able to write (Codex `--add-dir`). */
+  writableRoots: readonly string[];
 }
 
 export interface AgentProtocol {
   readonly kind: string;
   /** Environment variables the tool needs besides PATH, HOME and LANG (e.g. its API key). */
   readonly envAllowlist: readonly string[];
-  argv(request: HostRequest): string[];
+  argv(request: HostRequest, run: ProtocolRunContext): string[];
+  /** More names to pass, read from the environment (Codex: the `env_key` names of its config). */
+  envNamesFrom?(env: NodeJS.ProcessEnv): readonly string[];
   stdin(request: HostRequest): string;
   read(stdout: string): ProtocolReading;
 }
@@ -44,11 +61,54 @@ export interface ProcessExecutorOptions {
   envAllowlist?: readonly string[];
   maxOutputBytes?: number;
   killGraceMs?: number;
+  /** How far before the turn's start a claimed file's change time may be (coarse or skewed file-system clocks). */
+  changeSlackMs?: number;
+}
+
+/** How an agent CLI preset (Claude Code, Codex, opencode) is called: its argv, extra args, resume policy. */
+export interface CliPresetOptions {
+  command?: readonly string[];
+  args?: readonly string[];
+  /** `auto` (default): continue the session the plan names when it says `resume`; `never`: always a new one. */
+  resume?: ResumePolicy;
+}
+
+/** The session to continue, when the plan says `resume` and the policy allows it. */
+export function sessionToResume(request: HostRequest, policy: ResumePolicy = 'auto'): string | null {
+  if (policy === 'never' || request.session.action !== 'resume') return null;
+  const id = request.session.session_id;
+  return id === null || id === '' ? null : id;
+}
+
+/**
+ * LoopX's CLI as an absolute path, for `LOOPX_CLI`: the host's own `LOOPX_CLI` when it names a file,
+ * else the `loopx` on its PATH. An agent's shell may reset PATH (Codex runs `bash -lc`, whose
+ * /etc/profile does), so the prompts call `"${LOOPX_CLI:-loopx}"` and this keeps it absolute.
+ */
+export function loopxCliPath(env: NodeJS.ProcessEnv): string | null {
+  const named = env['LOOPX_CLI'];
+  if (named !== undefined && path.isAbsolute(named) && fs.existsSync(named)) return named;
+  const names = process.platform === 'win32' ? ['loopx.cmd', 'loopx.exe', 'loopx'] : ['loopx'];
+  for (const dir of (env['PATH'] ?? '').split(path.delimiter)) {
+    if (dir === '' || !path.isAbsolute(dir)) continue;
+    for (const name of names) {
+      const candidate = path.join(dir, name);
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        if (fs.statSync(candidate).isFile()) return candidate;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return null;
 }
 
 /** Variables LoopX sets for every agent process, so agent-side scripts can bind their work. */
-function loopxVariables(request: HostRequest): Record<string, string> {
+function loopxVariables(request: HostRequest, source: NodeJS.ProcessEnv): Record<string, string> {
+  const cli = loopxCliPath(source);
   return {
+    ...(cli === null ? {} : { LOOPX_CLI: cli }),
     LOOPX_GOAL_ID: request.goal.goal_id,
     LOOPX_AGENT_ID: request.agent_id,
     LOOPX_TURN: request.identity.turn_instance_id,
@@ -66,12 +126,14 @@ export class ProcessAgentExecutor implements AgentExecutor {
   async run(request: HostRequest, options: ExecutorRunOptions): Promise<ExecutorOutcome> {
     const { protocol } = this.options;
     const maxOutputBytes = this.options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-    const argv = protocol.argv(request);
-    const env = buildAgentEnv(
-      options.env,
-      [...protocol.envAllowlist, ...(this.options.envAllowlist ?? [])],
-      loopxVariables(request),
-    );
+    const argv = protocol.argv(request, { writableRoots: options.writableRoots ?? [] });
+    const allowlist = [
+      ...protocol.envAllowlist,
+      ...(protocol.envNamesFrom?.(options.env) ?? []),
+      ...(this.options.envAllowlist ?? []),
+    ];
+    const env = buildAgentEnv(options.env, allowlist, loopxVariables(request, options.env));
+    const startedAtMs = Date.now();
     const run = await runBoundedProcess({
       argv,
       cwd: options.cwd,
@@ -113,18 +175,26 @@ export class ProcessAgentExecutor implements AgentExecutor {
     const early = this.earlyFailure(run, argv, options.timeoutMs, maxOutputBytes);
     if (early !== null) return fail(early.reason, early.message);
 
-    const reading = protocol.read(run.stdout.toString('utf8'));
+    const stdoutText = run.stdout.toString('utf8');
+    const reading = protocol.read(stdoutText);
     const reported = { usage: reading.usage, session_id: reading.sessionId };
+    // An authentication failure names the variables the agent got and the way to add one.
+    const authHint = (): string => {
+      const said = `${reading.agentError ?? ''}\n${stdoutText}\n${run.stderr.toString('utf8')}`;
+      if (protocol.envAllowlist.length === 0 || !looksLikeAuthFailure(said)) return '';
+      const passed = Object.keys(env).filter((name) => envNameMatches(name, allowlist) && !name.startsWith('LOOPX_'));
+      return `; ${authFailureHint(this.kind, allowlist, passed)}`;
+    };
     if (run.exitCode !== 0) {
       const how =
         run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with code ${run.exitCode}`;
       const said = reading.agentError === null ? '' : `: ${reading.agentError}`;
-      return fail('non_zero_exit', `the ${this.kind} agent ${how}${said}`, [], reported);
+      return fail('non_zero_exit', `the ${this.kind} agent ${how}${said}${authHint()}`, [], reported);
     }
     if (reading.agentError !== null)
       return fail(
         'agent_reported_error',
-        `the ${this.kind} agent reported a failed run: ${reading.agentError}`,
+        `the ${this.kind} agent reported a failed run: ${reading.agentError}${authHint()}`,
         [],
         reported,
       );
@@ -142,6 +212,13 @@ export class ProcessAgentExecutor implements AgentExecutor {
     const agentUsage = check.result.usage;
     const usage: OutcomeUsage | null =
       reading.usage ?? (agentUsage === undefined ? null : { ...agentUsage, source: 'agent_reported' });
+    const claimed = await checkClaimedChanges({
+      root: options.cwd,
+      changedFiles: check.result.changed_files ?? [],
+      denials: reading.permissionDenials ?? [],
+      startedAtMs,
+      ...(this.options.changeSlackMs !== undefined ? { slackMs: this.options.changeSlackMs } : {}),
+    });
     return {
       ...base,
       ok: true,
@@ -149,6 +226,7 @@ export class ProcessAgentExecutor implements AgentExecutor {
       result: check.result,
       usage,
       session_id: reading.sessionId,
+      claimed_changes: claimed,
     };
   }
 

@@ -3,7 +3,8 @@ import { agentProfileForGoal, type GoalRecord } from '../registry/agentIds';
 import { LoopxError } from '../errors';
 import { createClaudeCodeExecutor } from './claudeCode';
 import { createCodexExecutor } from './codex';
-import { createCommandExecutor, type ProcessAgentExecutor } from './command';
+import { createCommandExecutor, type ProcessAgentExecutor, type ResumePolicy } from './command';
+import { createOpencodeExecutor } from './opencode';
 import { ENV_NAME_PATTERN } from './process';
 import type { AgentExecutor } from './types';
 import { installedDemoAgent } from './installedDemoAgent';
@@ -14,11 +15,12 @@ export { installDemoAgent } from './installedDemoAgent';
  * How an agent is run, configured per agent in the registry:
  *
  *   coordination.agent_profiles.<agent id>.executor = {
- *     preset: "claude-code" | "codex" | "command" | "demo" | "vscode-lm",  // alias: kind
+ *     preset: "claude-code" | "codex" | "opencode" | "command" | "demo" | "vscode-lm",  // alias: kind
  *     command?: ["claude"],            // argv of the tool (required for "command")
  *     args?: ["--model", "sonnet"],    // extra arguments after the preset's own
  *     timeout_minutes?: 20,
- *     env_allowlist?: ["MY_TOKEN"],    // variables passed through besides PATH, HOME, LANG
+ *     env_allowlist?: ["MY_TOKEN"],    // variables passed through besides PATH, HOME, LANG and the preset's own
+ *     resume?: "auto" | "never",       // auto: a turn on an in-progress todo resumes the agent's session
  *     max_output_bytes?: 1048576,
  *     estimated_cost_usd?: 0.05,       // one turn's usual usage, reserved at admission
  *     estimated_tokens?: 40000,
@@ -29,12 +31,19 @@ export { installDemoAgent } from './installedDemoAgent';
  * Unknown keys are refused, so a typo does not silently fall back to a default.
  */
 
-export const EXECUTOR_PRESETS = ['claude-code', 'codex', 'command', 'demo', 'vscode-lm'] as const;
+export const EXECUTOR_PRESETS = ['claude-code', 'codex', 'opencode', 'command', 'demo', 'vscode-lm'] as const;
 export type ExecutorPreset = (typeof EXECUTOR_PRESETS)[number];
+
+/** Whether a turn on an in-progress todo continues the agent CLI's recorded session (default `auto`). */
+export const RESUME_POLICIES = ['auto', 'never'] as const satisfies readonly ResumePolicy[];
+export type { ResumePolicy };
+/** The presets that run an agent CLI with sessions of its own, which `resume` applies to. */
+export const SESSION_PRESETS: readonly ExecutorPreset[] = ['claude-code', 'codex', 'opencode'];
 
 export const DEFAULT_TIMEOUT_MINUTES: Readonly<Record<ExecutorPreset, number>> = {
   'claude-code': 20,
   codex: 20,
+  opencode: 20,
   command: 10,
   demo: 2,
   'vscode-lm': 5,
@@ -69,6 +78,9 @@ const ExecutorConfigInputSchema = z
     vendor: z.string().min(1).max(100).optional(),
     family: z.string().min(1).max(100).optional(),
     max_tokens_per_turn: z.number().int().min(256).optional(),
+    // auto: when the plan says `resume` (a second turn on an in-progress todo), the agent CLI continues
+    // the recorded session (claude --resume, codex exec resume, opencode --session); never: always a new one.
+    resume: z.enum(RESUME_POLICIES).optional(),
   })
   .superRefine(({ kind, ...input }, ctx) => {
     if (input.preset !== undefined && kind !== undefined && input.preset !== kind) {
@@ -89,6 +101,14 @@ const ExecutorConfigInputSchema = z
       return;
     }
     const config = { ...input, preset };
+    (config.env_allowlist ?? []).forEach((name, index) => {
+      if (name.toUpperCase().startsWith('LOOPX_'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['env_allowlist', index],
+          message: `${name} is one of LoopX's own variables, which never reach an agent (LoopX sets the LOOPX_* an agent needs); remove it`,
+        });
+    });
     if (config.preset === 'command' && config.command === undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -109,6 +129,13 @@ const ExecutorConfigInputSchema = z
         path: ['command'],
         message:
           "the vscode-lm preset runs one of VS Code's language models; it takes no command or args (use vendor and family)",
+      });
+    }
+    if (config.resume !== undefined && !SESSION_PRESETS.includes(config.preset)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resume'],
+        message: `is only for the presets with agent sessions (${SESSION_PRESETS.join(', ')})`,
       });
     }
     if (config.preset !== 'vscode-lm') {
@@ -166,19 +193,19 @@ export function createAgentExecutor(config: ExecutorConfig, context: ExecutorFac
     ...(config.env_allowlist !== undefined ? { envAllowlist: config.env_allowlist } : {}),
     ...(config.max_output_bytes !== undefined ? { maxOutputBytes: config.max_output_bytes } : {}),
   };
+  const cli = {
+    ...common,
+    ...(config.command ? { command: config.command } : {}),
+    ...(config.args ? { args: config.args } : {}),
+    resume: config.resume ?? 'auto',
+  };
   switch (config.preset) {
     case 'claude-code':
-      return createClaudeCodeExecutor({
-        ...common,
-        ...(config.command ? { command: config.command } : {}),
-        ...(config.args ? { args: config.args } : {}),
-      });
+      return createClaudeCodeExecutor(cli);
     case 'codex':
-      return createCodexExecutor({
-        ...common,
-        ...(config.command ? { command: config.command } : {}),
-        ...(config.args ? { args: config.args } : {}),
-      });
+      return createCodexExecutor(cli);
+    case 'opencode':
+      return createOpencodeExecutor(cli);
     case 'command':
       return createCommandExecutor([...(config.command ?? []), ...(config.args ?? [])], common);
     case 'vscode-lm':

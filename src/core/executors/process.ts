@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { scrubText, type ScrubContext } from '../privacy/scrub';
@@ -9,6 +11,12 @@ import { scrubText, type ScrubContext } from '../privacy/scrub';
  * gets its own process group, so a timeout or cancellation ends the whole tree it started
  * (SIGTERM to the group, SIGKILL after a grace period); whatever the main process leaves behind
  * when it exits is ended the same way, so nothing outlives a bounded turn.
+ *
+ * A process group is not the whole tree: Claude Code starts its tools in their own session
+ * (setsid), so they leave the group and survive it. Every process is therefore also marked: its
+ * environment holds `LOOPX_PROCESS_MARK=<random per run>`, which its children inherit, and on
+ * Linux every process whose /proc/<pid>/environ holds the mark is signalled with the group
+ * (docs/executors.md#the-process-tree-rule).
  *
  * Built on node:child_process directly: process-group kill is the one thing we need that the
  * usual wrappers do not do for us, and the rest is a few dozen lines.
@@ -92,6 +100,48 @@ function signalTree(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** The variable that marks every process of one bounded run (see the header). */
+export const PROCESS_MARK_VARIABLE = 'LOOPX_PROCESS_MARK';
+
+/**
+ * The processes (other than this one) whose environment holds `mark`: Linux reads /proc/<pid>/environ
+ * (a process of another user is not readable and not ours); elsewhere none are found.
+ */
+export function markedProcesses(mark: string): number[] {
+  if (process.platform !== 'linux') return [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const needle = Buffer.from(`\0${PROCESS_MARK_VARIABLE}=${mark}\0`);
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      // Each variable is NUL-terminated; a leading NUL makes the first one match like the others.
+      const environ = Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${entry}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+      // Gone already, or not ours to read.
+    }
+  }
+  return found;
+}
+
+function signalMarked(mark: string, signal: NodeJS.Signals): void {
+  for (const pid of markedProcesses(mark)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Ended between the scan and the signal.
+    }
+  }
+}
+
 export function runBoundedProcess(options: BoundedProcessOptions): Promise<BoundedProcessResult> {
   const started = performance.now();
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
@@ -117,12 +167,13 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
     return Promise.resolve(finish('spawn_failed', { spawnError: 'the command argv is empty' }));
   if (options.signal?.aborted) return Promise.resolve(finish('cancelled'));
 
+  const mark = randomUUID();
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
       child = spawn(command, args, {
         cwd: options.cwd,
-        env: options.env,
+        env: { ...options.env, [PROCESS_MARK_VARIABLE]: mark },
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         windowsHide: true,
@@ -150,20 +201,27 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
     let exitSignal: NodeJS.Signals | null = null;
     const timers: NodeJS.Timeout[] = [];
 
+    /** The group and every marked process: the whole tree, wherever its members went. */
+    const signalAll = (signal: NodeJS.Signals): void => {
+      signalTree(child, signal);
+      signalMarked(mark, signal);
+    };
     const settle = (result: BoundedProcessResult): void => {
       if (settled) return;
       observe('stdout', null);
       observe('stderr', null);
       settled = true;
       for (const timer of timers) clearTimeout(timer);
+      // Whatever is still running when the run ends ends now, not after a grace period nobody waits for.
+      signalAll('SIGKILL');
       options.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
     const stop = (cause: ProcessEnd): void => {
       if (end !== null) return;
       end = cause;
-      signalTree(child, 'SIGTERM');
-      timers.push(setTimeout(() => signalTree(child, 'SIGKILL'), grace));
+      signalAll('SIGTERM');
+      timers.push(setTimeout(() => signalAll('SIGKILL'), grace));
       // Last resort: a process that escaped the group may hold our pipes open forever.
       timers.push(
         setTimeout(
@@ -197,8 +255,8 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
       exitSignal = signal;
       // Anything the main process left running in its group ends with the turn.
       if (end === null) {
-        signalTree(child, 'SIGTERM');
-        timers.push(setTimeout(() => signalTree(child, 'SIGKILL'), grace));
+        signalAll('SIGTERM');
+        timers.push(setTimeout(() => signalAll('SIGKILL'), grace));
       }
     });
     child.on('close', (code, signal) => {
@@ -228,10 +286,14 @@ const WINDOWS_ENV_ALLOWLIST: readonly string[] = [
   'windir',
 ];
 export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** LoopX's own variables (the status server token, the registry path, …): never copied into an agent's environment. */
+export const LOOPX_ENV_PREFIX = 'LOOPX_';
 
 /**
  * The environment of an agent process: only the allowlisted names copied from `source` (never
- * the whole parent environment), plus the variables LoopX sets itself.
+ * the whole parent environment), plus the variables LoopX sets itself. An allowlist entry ending
+ * in `*` is a prefix (`ANTHROPIC_*`). LoopX's own variables (`LOOPX_*`) are never copied, whatever
+ * the list says: `extra` sets the ones an agent gets on purpose.
  */
 export function buildAgentEnv(
   source: NodeJS.ProcessEnv,
@@ -239,14 +301,22 @@ export function buildAgentEnv(
   extra: Readonly<Record<string, string>> = {},
 ): NodeJS.ProcessEnv {
   const names = [...BASE_ENV_ALLOWLIST, ...(process.platform === 'win32' ? WINDOWS_ENV_ALLOWLIST : []), ...allowlist];
+  const exact = names.filter((name) => ENV_NAME_PATTERN.test(name));
+  const prefixes = names
+    .filter((name) => name.endsWith('*') && ENV_NAME_PATTERN.test(name.slice(0, -1)))
+    .map((name) => name.slice(0, -1));
+  // Windows variable names are case-insensitive; elsewhere the exact name counts.
+  const fold = (name: string): string => (process.platform === 'win32' ? name.toUpperCase() : name);
+  const wanted = new Set(exact.map(fold));
   const env: NodeJS.ProcessEnv = {};
-  const sourceKeys = Object.keys(source);
-  for (const name of names) {
-    if (!ENV_NAME_PATTERN.test(name)) continue;
-    // Windows variable names are case-insensitive; elsewhere the exact name counts.
-    const key = process.platform === 'win32' ? sourceKeys.find((k) => k.toLowerCase() === name.toLowerCase()) : name;
-    const value = key === undefined ? undefined : source[key];
-    if (value !== undefined) env[name] = value;
+  for (const key of Object.keys(source)) {
+    const folded = fold(key);
+    if (folded.startsWith(LOOPX_ENV_PREFIX)) continue;
+    if (!wanted.has(folded) && !prefixes.some((prefix) => folded.startsWith(fold(prefix)))) continue;
+    const value = source[key];
+    if (value === undefined) continue;
+    // Keep the spelling the allowlist uses for an exact name (Windows: `Path` is passed as `PATH`).
+    env[exact.find((name) => fold(name) === folded) ?? key] = value;
   }
   return { ...env, ...extra };
 }

@@ -1,4 +1,5 @@
 import type { HostFailureReason, HostRequest, HostResult, Usage } from '../protocol/contract';
+import type { ClaimedChangesCheck } from './claimedChanges';
 
 /**
  * What the turn driver sees of an agent: one call per bounded turn that always resolves with an
@@ -19,6 +20,12 @@ export interface ExecutorRunOptions {
   /** The environment to pick the allowlisted variables from (the agent never gets all of it). */
   env: NodeJS.ProcessEnv;
   /**
+   * Folders outside the agent's usual write access that LoopX's own commands write during the turn
+   * (the goal's state file folder and runtime folder): a sandboxed agent (Codex) gets them as
+   * writable roots, so the `loopx` it runs can record the turn.
+   */
+  writableRoots?: readonly string[] | undefined;
+  /**
    * Receives the agent's output as it arrives (decoded text, whole characters), for a host that shows
    * a turn live (the editor's turn terminal). Never called after `run` resolves; a throwing observer
    * never breaks the turn.
@@ -31,7 +38,7 @@ export type OutputStream = 'stdout' | 'stderr' | 'model';
 export type OutputObserver = (text: string, stream: OutputStream) => void;
 
 /** Where the usage numbers came from. */
-export type UsageSource = 'agent_reported' | 'claude_code' | 'codex' | 'vscode_lm';
+export type UsageSource = 'agent_reported' | 'claude_code' | 'codex' | 'opencode' | 'vscode_lm';
 
 export interface OutcomeUsage extends Usage {
   source: UsageSource;
@@ -54,6 +61,11 @@ export interface ExecutorSuccess extends OutcomeBase {
   ok: true;
   result_kind: HostResult['result_kind'];
   result: HostResult;
+  /**
+   * The claimed `changed_files` checked against the working tree and the CLI's permission denials
+   * (process executors); a problem there keeps the turn from being validated.
+   */
+  claimed_changes?: ClaimedChangesCheck;
 }
 
 export interface ExecutorFailure extends OutcomeBase {

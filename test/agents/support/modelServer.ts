@@ -80,11 +80,13 @@ function allText(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+/** The turn key and todo id of the LAST LoopX prompt in the conversation (a resumed session holds earlier ones). */
 function promptVars(body: Json): Record<string, string> {
   const text = allText(body.messages ?? body.input ?? []).join('\n');
-  const turnKey = /sha256:[0-9a-f]{16,}/.exec(text)?.[0] ?? 'sha256:unknown';
-  const todoId = /- id: `([^`]+)`/.exec(text)?.[1] ?? 'unknown';
-  return { TURN_KEY: turnKey, TODO_ID: todoId };
+  const last = (pattern: RegExp): string | undefined => [...text.matchAll(pattern)].at(-1)?.[1];
+  const turnKey = last(/`turn_key` must be exactly `?(sha256:[0-9a-f]{16,})/g) ?? last(/(sha256:[0-9a-f]{16,})/g);
+  const todoId = last(/- id: `([^`]+)`/g);
+  return { TURN_KEY: turnKey ?? 'sha256:unknown', TODO_ID: todoId ?? 'unknown' };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

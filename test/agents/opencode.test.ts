@@ -93,4 +93,34 @@ describe('opencode 1.18.33 in LoopX turns (real CLI, scripted Anthropic API, loo
     assert.equal(usage['tokens'], 3300);
     assert.deepEqual(run?.survivors, []);
   });
+
+  it('no JSON result: the turn fails malformed_result; nothing committed', async () => {
+    const ws = opencodeWorkspace();
+    const report = await scenario(
+      steps(write(ws), text('All done, the notes are linked now.')),
+      [runOnceCommand(ws, AGENT, { env: ws.env })],
+      ws.files,
+    );
+    const out = jsonOf(report.commands[0]);
+    assert.equal(report.commands[0]?.code, 1, describeReport(report));
+    assert.equal((out['failure'] as Record<string, unknown>)['reason'], 'malformed_result', describeReport(report));
+  });
+
+  it('kill -9 of opencode mid-tool: the turn fails and the command it started does not survive', async () => {
+    const ws = opencodeWorkspace();
+    const marker = join(ws.root, 'tool-started');
+    const report = await scenario(
+      steps(bash(`echo $$ > ${marker}; sleep 300`), text(finalText())),
+      [runOnceCommand(ws, AGENT, { env: ws.env, kill: { whenFile: marker, processPattern: 'opencode(\\.exe)? run' } })],
+      ws.files,
+    );
+    const run = report.commands[0];
+    assert.ok((run?.killed.length ?? 0) >= 1, describeReport(report));
+    assert.notEqual(jsonOf(run)['status'], 'committed');
+    assert.deepEqual(
+      run?.survivors.filter((p) => /sleep 300/.test(p.cmdline)),
+      [],
+      `processes that outlived the turn: ${JSON.stringify(run?.survivors)}`,
+    );
+  });
 });

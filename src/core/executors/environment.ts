@@ -127,6 +127,7 @@ const AUTH_FAILURE = new RegExp(
     'missing environment variable',
     'api key (?:is )?(?:missing|not set|required)',
     'no api key',
+    'missing (?:an? )?api key',
     'unauthorized',
     '\\b401\\b',
     'could not load credentials',

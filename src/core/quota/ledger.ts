@@ -16,6 +16,11 @@ import { latestStatusRun, readGoalRuns, type RunIndexEntry, type RunIndexRead } 
 
 export const QUOTA_SLOT_SPENT = 'quota_slot_spent';
 export const QUOTA_SLOT_VOIDED = 'quota_slot_voided';
+/**
+ * A failed turn's run record (and index row) carries what the agent spent before it failed under
+ * this field: counted against the usage budgets (tokens, cost, minutes), never as a slot.
+ */
+export const FAILED_TURN_USAGE_FIELD = 'failed_turn_usage';
 
 /** What one turn consumed, as the agent or host reported it; `estimated` marks guesses (e.g. chars/4). */
 export const TurnUsageSchema = z.object({
@@ -160,11 +165,30 @@ export function ledgerFacts(rows: readonly RunIndexEntry[], projectRoot: string)
   const spends: SpendFact[] = [];
   const voids: VoidFact[] = [];
   for (const row of rows) {
+    const record = row as Record<string, unknown>;
+    if (record[FAILED_TURN_USAGE_FIELD] !== undefined) {
+      const time = parseIsoInstant(row.generated_at);
+      const usage = usageOf({ usage: record[FAILED_TURN_USAGE_FIELD] }, {});
+      const effect = identityEffectId(record);
+      if (time === null || usage === null) continue;
+      // No slot; its own identity per attempt, so a record written twice counts once.
+      spends.push({
+        generated_at: row.generated_at ?? '',
+        time,
+        slots: 0,
+        effect_id: effect === null ? null : `${effect}#failed-attempt-${String(record['turn_attempt'] ?? 1)}`,
+        agent_id: row.agent_id ?? null,
+        todo_id: row.todo_id ?? null,
+        turn_instance_id: stringField(record, 'turn_instance_id'),
+        usage,
+        json_path: row.json_path ?? null,
+      });
+      continue;
+    }
     // Only spends and voids count; their time is read, no other row's.
     if (row.classification !== QUOTA_SLOT_SPENT && row.classification !== QUOTA_SLOT_VOIDED) continue;
     const time = parseIsoInstant(row.generated_at);
     if (time === null) continue;
-    const record = row as Record<string, unknown>;
     let detailCache: Record<string, unknown> | undefined;
     const detail = (): Record<string, unknown> => (detailCache ??= readDetail(row, projectRoot));
     if (row.classification === QUOTA_SLOT_SPENT) {
@@ -236,9 +260,12 @@ export function ledgerFromFacts(facts: LedgerFacts, windowHours: number, clock: 
     if (!spend.in_window || spend.duplicate) continue;
     voided += spend.voided_slots;
     const net = spend.slots - spend.voided_slots;
-    if (net <= 0) continue;
-    spent += net;
-    oldestCounted = oldestCounted === null ? spend.time : Math.min(oldestCounted, spend.time);
+    // A failed turn's usage (no slot: FAILED_TURN_USAGE_FIELD) counts; a spend voided to nothing does not.
+    if (net <= 0 && spend.slots !== 0) continue;
+    if (net > 0) {
+      spent += net;
+      oldestCounted = oldestCounted === null ? spend.time : Math.min(oldestCounted, spend.time);
+    }
     if (spend.usage !== null) {
       usage.tokens += spend.usage.tokens ?? 0;
       usage.cost_usd += spend.usage.cost_usd ?? 0;

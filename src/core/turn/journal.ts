@@ -110,6 +110,12 @@ export const TurnFailureSchema = z.object({
   message: z.string(),
   output_excerpt: z.string(),
   problems: z.array(z.string()),
+  /** What the agent reported spending before it failed (counted against the budgets), when it ran. */
+  usage: OutcomeUsageSchema.nullable().optional(),
+  /** The agent's session, so the next turn on the todo can resume it. */
+  session_id: z.string().nullable().optional(),
+  exit_code: z.number().int().nullable().optional(),
+  duration_ms: z.number().nonnegative().optional(),
 });
 export type TurnFailure = z.infer<typeof TurnFailureSchema>;
 

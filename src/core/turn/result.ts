@@ -211,8 +211,13 @@ export function journalMessage(journal: TurnJournal): string {
       return journal.result_kind === 'user_action_required'
         ? `turn${todo} stopped: the agent needs a person${journal.stop_writeback?.gate_todo_id ? ` (gate ${journal.stop_writeback.gate_todo_id})` : ''}; nothing was spent`
         : `turn${todo} stopped (${journal.result_kind ?? 'wait'}); nothing was spent`;
-    case 'failed':
-      return `turn${todo} failed at ${journal.failed_phase ?? '?'} (${journal.failure?.reason ?? journal.result_kind ?? ''}): ${journal.failure?.message ?? ''}; nothing was spent; it can be retried from its last safe phase`;
+    case 'failed': {
+      const spent =
+        journal.failure?.duration_ms !== undefined
+          ? "no slot was spent, and what the agent used counts against the goal's budgets"
+          : 'nothing was spent';
+      return `turn${todo} failed at ${journal.failed_phase ?? '?'} (${journal.failure?.reason ?? journal.result_kind ?? ''}): ${journal.failure?.message ?? ''}; ${spent}; it can be retried from its last safe phase`;
+    }
     case 'in_progress':
       return `turn${todo} is in progress after ${journal.completed_phases.at(-1) ?? 'admission'}; it can be resumed`;
   }
@@ -220,7 +225,12 @@ export function journalMessage(journal: TurnJournal): string {
 
 export function journalUsage(journal: TurnJournal): TurnUsage | null {
   const host = journal.phases.host_execute;
-  if (host === undefined) return null;
+  if (host === undefined) {
+    // A turn whose agent ran and failed: what it used (counted against the budgets, no slot).
+    const failure = journal.failure;
+    if (failure?.duration_ms === undefined) return null;
+    return turnUsage((failure.usage ?? null) as OutcomeUsage | null, failure.duration_ms);
+  }
   return turnUsage(host.usage as OutcomeUsage | null, host.duration_ms);
 }
 

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { z } from 'zod';
 import { errorMessage, isLoopxError, LoopxError } from '../errors';
 import { createAgentExecutor, executorTimeoutMs, type ExecutorConfig } from '../executors/config';
 import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
@@ -21,7 +22,7 @@ import { crashCheckpoint } from './crashHook';
 import { emitTo } from './events';
 import { ValidationReceiptSchema, writeJournal, type TurnFailure, type TurnJournal, type TurnReceipt } from './journal';
 import { SCHEDULER_OWNER, SESSION_BINDING_SCHEMA, type Effects } from './plan';
-import { journalUsage, NO_EFFECTS, turnResult, type TurnRunResult } from './result';
+import { journalUsage, NO_EFFECTS, turnResult, turnUsage, type TurnRunResult } from './result';
 import type { RunOnceOptions } from './runOnce';
 import {
   applyStopWriteback,
@@ -252,7 +253,11 @@ export class TurnTransaction {
   }
 
   private resetForRetry(): void {
-    const from = RETRY_FROM[this.journal.failed_phase ?? ''] ?? 'host_execute';
+    // Claims the working tree did not bear out are the agent's to redo: it runs again.
+    const from =
+      this.journal.failure?.reason === CLAIMED_CHANGES_UNVERIFIED
+        ? 'host_execute'
+        : (RETRY_FROM[this.journal.failed_phase ?? ''] ?? 'host_execute');
     const keep = TURN_PHASES.slice(0, TURN_PHASES.indexOf(from));
     this.journal.completed_phases = this.journal.completed_phases.filter((p) => keep.includes(p));
     for (const phase of TURN_PHASES)
@@ -327,6 +332,24 @@ export class TurnTransaction {
   async validation(): Promise<Next> {
     const result = this.hostResult();
     this.checkCancelled();
+    // The agent's claims first: a change it says it made that the working tree does not show (or
+    // its CLI refused) is never validated, whatever the validator says.
+    const claimed = ClaimedChangesRecord.safeParse(this.journal.phases.host_execute?.['claimed_changes']);
+    if (claimed.success && claimed.data.problems.length > 0) {
+      await this.fail(
+        'validation_failed',
+        'validation',
+        {
+          kind: 'validation_failed',
+          reason: CLAIMED_CHANGES_UNVERIFIED,
+          message: `the agent's claimed changes do not match the working tree: ${claimed.data.problems.slice(0, 3).join('; ')}`,
+          output_excerpt: '',
+          problems: claimed.data.problems,
+        },
+        true,
+      );
+      return 'ended';
+    }
     const validation = await validateTurn({
       argv: this.turnGoal.validationCommand,
       cwd: this.turnGoal.projectRoot,
@@ -543,6 +566,8 @@ export class TurnTransaction {
         timeoutMs: executorTimeoutMs(config),
         cwd: this.turnGoal.projectRoot,
         env: this.env,
+        // The folders the agent's own `loopx` calls write (docs/executors.md#codex-and-its-sandbox).
+        writableRoots: [path.dirname(this.turnGoal.statePath), this.turnGoal.goal.goalRuntimeDir],
       });
     } catch (error) {
       await this.fail('host_failure', 'host_execute', failureOf('host_failure', error), true);
@@ -602,6 +627,7 @@ export class TurnTransaction {
         output_excerpt: outcome.output_excerpt,
         stderr_excerpt: outcome.stderr_excerpt,
         result: check.result,
+        ...(outcome.claimed_changes !== undefined ? { claimed_changes: outcome.claimed_changes } : {}),
       },
       `${outcome.executor} answered ${check.result.result_kind} in ${Math.round(outcome.duration_ms)} ms`,
     );
@@ -673,10 +699,20 @@ export class TurnTransaction {
     outcome?: ExecutorOutcome,
   ): Promise<void> {
     if (releaseSlot) await this.release();
+    // What the agent spent before it failed stays on the record and counts against the budgets.
+    const spent =
+      outcome === undefined
+        ? undefined
+        : {
+            usage: outcome.usage,
+            session_id: outcome.session_id,
+            exit_code: outcome.exit_code,
+            duration_ms: outcome.duration_ms,
+          };
     this.journal.status = 'failed';
     this.journal.result_kind = kind;
     this.journal.failed_phase = phase;
-    this.journal.failure = failure;
+    this.journal.failure = { ...failure, ...spent };
     this.journal.summary = failure.message;
     this.journal.receipt = this.receipt();
     const retry = `loopx turn run-once --goal-id ${this.journal.goal_id} --agent-id ${this.journal.agent_id} --resume-turn-key ${this.journal.turn_key} --retry-failed-turn --execute`;
@@ -690,9 +726,18 @@ export class TurnTransaction {
         failure_reason: failure.reason,
         output_excerpt: failure.output_excerpt,
         problems: failure.problems.slice(0, 10),
-        ...(outcome ? { exit_code: outcome.exit_code, duration_ms: outcome.duration_ms } : {}),
+        ...(outcome
+          ? {
+              exit_code: outcome.exit_code,
+              duration_ms: outcome.duration_ms,
+              session_id: outcome.session_id,
+              executor: outcome.executor,
+            }
+          : {}),
       },
+      ...(outcome !== undefined ? { usage: turnUsage(outcome.usage, outcome.duration_ms) } : {}),
     });
+    if (outcome?.session_id != null) await this.bindSession(outcome.session_id);
     await this.save();
   }
 
@@ -753,6 +798,10 @@ export class TurnTransaction {
     return result;
   }
 }
+
+/** The failure reason of a turn whose claimed changes the working tree does not show. */
+export const CLAIMED_CHANGES_UNVERIFIED = 'claimed_changes_unverified';
+const ClaimedChangesRecord = z.looseObject({ problems: z.array(z.string()) });
 
 function failureOf(kind: string, error: unknown): TurnFailure {
   return {

@@ -6,7 +6,7 @@ import { extractMachineObject } from '../executors/extract';
 import { runValidation } from '../executors/validation';
 import { scrubText } from '../privacy/scrub';
 import type { SettlementIdentity } from '../quota/identity';
-import type { TurnUsage } from '../quota/ledger';
+import { FAILED_TURN_USAGE_FIELD, type TurnUsage } from '../quota/ledger';
 import { isRecord } from '../registry/schema';
 import { commitRefreshState, planRefreshState } from '../refresh/refreshState';
 import { appendRun, readGoalRuns, type RunIndexRow } from '../runtime/runIndex';
@@ -492,6 +492,12 @@ export interface TurnNoteInput {
   recommendedAction: string;
   healthCheck: string;
   details: Record<string, unknown>;
+  /**
+   * What a failed attempt of the agent spent (its CLI's usage and cost, the minutes it ran): kept on
+   * the record and its index row as `failed_turn_usage`, which the quota ledger counts against the
+   * budgets (no slot), so failing turns cannot spend past a budget unseen.
+   */
+  usage?: TurnUsage | undefined;
 }
 
 /**
@@ -521,6 +527,7 @@ export async function recordTurnNote(ctx: WritebackContext, input: TurnNoteInput
     turn_key: ctx.turnKey,
     settlement_identity: ctx.identity,
     ...details,
+    ...(input.usage !== undefined ? { [FAILED_TURN_USAGE_FIELD]: input.usage } : {}),
   };
   const lines = [
     `# ${goal.goalId} — ${input.classification}`,
@@ -542,6 +549,7 @@ export async function recordTurnNote(ctx: WritebackContext, input: TurnNoteInput
       turn_attempt: input.attempt,
       settlement_identity: ctx.identity,
       agent_lane: ctx.identity.agent_id,
+      ...(input.usage !== undefined ? { [FAILED_TURN_USAGE_FIELD]: input.usage } : {}),
     },
     projectRoot: goal.projectRoot,
     clock: ctx.clock,

@@ -221,3 +221,18 @@ export async function quotaStatus(ws: Workspace): Promise<Record<string, unknown
 export function budgetUsed(status: Record<string, unknown>, name: 'max_tokens' | 'max_cost_usd'): number {
   return Number(((status['budgets'] as Record<string, Record<string, unknown>>)[name] ?? {})['used'] ?? 0);
 }
+
+/**
+ * A `loopx` on the PATH the way a user has one installed: a launcher of the built CLI (absolute node, so a
+ * login shell that resets PATH still runs it when called by its absolute path). Returns the PATH to use.
+ */
+export function withLoopxOnPath(ws: Workspace): string {
+  const bin = join(ws.root, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const launcher = join(bin, 'loopx');
+  writeFileSync(launcher, `#!/bin/sh\nexec ${process.execPath} ${LOOPX_CLI} "$@"\n`, { mode: 0o755 });
+  return `${bin}:${loopxEnv(ws)['PATH']}`;
+}
+
+/** What the installed prompts tell an agent to run: LoopX's CLI as `"${LOOPX_CLI:-loopx}"`. */
+export const LOOPX_QUOTA_STATUS = '"${LOOPX_CLI:-loopx}" quota status --goal-id tidy-notes --format json';

@@ -21,6 +21,8 @@ import {
   quotaStatus,
   budgetUsed,
   type Workspace,
+  withLoopxOnPath,
+  LOOPX_QUOTA_STATUS,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -274,6 +276,16 @@ describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, 
     assert.equal(out['status'], 'committed', describeReport(report));
     assert.ok(
       report.requests.some((r) => r.path === '/gateway/v1/messages' && r.authorization),
+      describeReport(report),
+    );
+  });
+  it("the loop closed from inside a turn: the model runs LoopX's CLI through Claude Code's shell, as the installed prompts write it, and gets real output", async () => {
+    const ws = claudeWorkspace();
+    const report = await scenario(steps(bash(LOOPX_QUOTA_STATUS), text(finalText())), [
+      runOnceCommand(ws, AGENT, { env: { ...BASE, PATH: withLoopxOnPath(ws) } }),
+    ]);
+    assert.ok(
+      report.toolResults.some((t) => /"goal_id": "tidy-notes"/.test(t) && /"allowed_slots"/.test(t)),
       describeReport(report),
     );
   });

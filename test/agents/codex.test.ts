@@ -23,6 +23,8 @@ import {
   steps,
   text,
   type Workspace,
+  withLoopxOnPath,
+  LOOPX_QUOTA_STATUS,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -282,6 +284,18 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
     assert.equal(jsonOf(report.commands[0])['status'], 'committed', describeReport(report));
     assert.ok(
       report.requests.some((r) => r.path === '/gateway/v1/responses' && r.authorization),
+      describeReport(report),
+    );
+  });
+  it("the loop closed from inside a turn: the model runs LoopX's CLI through Codex's shell, as the installed prompts write it, and gets real output", async () => {
+    const ws = codexWorkspace();
+    const report = await scenario(
+      steps(shell(LOOPX_QUOTA_STATUS), text(finalText())),
+      [runOnceCommand(ws, AGENT, { env: { ...ws.env, PATH: withLoopxOnPath(ws) } })],
+      ws.files,
+    );
+    assert.ok(
+      report.toolResults.some((t) => /"goal_id": "tidy-notes"/.test(t) && /"allowed_slots"/.test(t)),
       describeReport(report),
     );
   });

@@ -226,10 +226,15 @@ describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, 
     });
     // Step 0/1: the first turn. A resumed session carries both earlier assistant turns, so the second
     // turn's first request is step 2; a fresh session would start again at step 0 (Write, progress).
-    const report = await scenario(steps(write(ws), text(finalText(progress)), text(finalText())), [
-      runOnceCommand(ws, AGENT, { env: BASE }),
-      runOnceCommand(ws, AGENT, { env: BASE }),
-    ]);
+    const report = await scenario(
+      steps(
+        write(ws),
+        text(finalText(progress)),
+        // The second turn changes nothing itself, so it claims no changed file (the claimed-change check).
+        text(finalText(resultObject({ changed_files: [] }))),
+      ),
+      [runOnceCommand(ws, AGENT, { env: BASE }), runOnceCommand(ws, AGENT, { env: BASE })],
+    );
     assert.equal(jsonOf(report.commands[0])['status'], 'committed', describeReport(report));
     const second = jsonOf(report.commands[1]);
     assert.equal(second['status'], 'committed', describeReport(report));

@@ -234,7 +234,12 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
       todo: { todo_id: '{{TODO_ID}}', disposition: 'in_progress' },
     });
     const report = await scenario(
-      steps(ADD_RELATED, text(finalText(progress)), text(finalText())),
+      steps(
+        ADD_RELATED,
+        text(finalText(progress)),
+        // The second turn changes nothing itself, so it claims no changed file (the claimed-change check).
+        text(finalText(resultObject({ changed_files: [] }))),
+      ),
       [runOnceCommand(ws, AGENT, { env: ws.env }), runOnceCommand(ws, AGENT, { env: ws.env })],
       ws.files,
     );

@@ -41,7 +41,8 @@ mkdir -p "$cache"
 
 log() { printf '[setup-vscode-test] %s\n' "$*"; }
 
-apt_packages=(chromium build-essential python3 pkg-config libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev)
+# iproute2: `ip link set lo up` inside the agent conformance tier's network namespaces (npm run test:agents).
+apt_packages=(chromium build-essential python3 pkg-config libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev iproute2)
 # Older code-server releases fetch ripgrep from GitHub at install (see below); Debian's stands in for it.
 [ "$code_server_version" = "$default_code_server_version" ] || apt_packages+=(ripgrep)
 missing=()

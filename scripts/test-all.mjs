@@ -7,6 +7,9 @@
 //   4. e2e          Playwright + Debian Chromium driving the real workbench, with screenshots
 //   5. reliability  chaos-short (60 seeded SIGKILL cases) and fuzz-short (1,100 fast-check cases); the
 //                   full suites are `npm run chaos` and `npm run fuzz` (docs/reliability.md)
+//   6. agents       the real Claude Code, Codex and opencode CLIs against scripted model servers, in
+//                   loopback-only network namespaces (docs/agents-conformance.md); needs root, else it says
+//                   why it skipped (and fails under CI)
 // LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all); the summary still has a line
 // for every tier, saying "skipped (LOOPX_TEST_TIERS)" for the others.
 // Every command of a tier runs under the tier's time limit (TIER_MINUTES, default 30 min;
@@ -50,7 +53,7 @@ function run(command, args, env = {}) {
 function summaryOf(file) {
   if (!existsSync(file)) return { passed: 0, failed: 0, pending: 0 };
   const s = JSON.parse(readFileSync(file, 'utf8'));
-  return { passed: s.passed ?? 0, failed: s.failed ?? 0, pending: s.pending ?? 0 };
+  return { passed: s.passed ?? 0, failed: s.failed ?? 0, pending: s.pending ?? 0, skippedBecause: s.skipped };
 }
 
 const tiers = [
@@ -98,6 +101,15 @@ tiers.push({
   },
 });
 
+tiers.push({
+  name: 'agents',
+  run() {
+    const file = join(scratch, 'agents.json');
+    const result = run(npm, ['run', '-s', 'test:agents'], { LOOPX_TEST_SUMMARY: file });
+    return { ...summaryOf(file), ok: result.ok };
+  },
+});
+
 const unknown = (only ?? []).filter((name) => !tiers.some((t) => t.name === name));
 if (unknown.length > 0) {
   console.error(
@@ -128,6 +140,10 @@ let ok = true;
 for (const row of rows) {
   if (row.skipped) {
     console.log(`${row.name.padEnd(13)} skipped (LOOPX_TEST_TIERS)`);
+    continue;
+  }
+  if (row.skippedBecause && row.ok) {
+    console.log(`${row.name.padEnd(12)} skipped: ${row.skippedBecause}`);
     continue;
   }
   const empty = row.passed + row.failed === 0;

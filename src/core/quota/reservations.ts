@@ -318,6 +318,40 @@ async function releaseHold(goal: QuotaGoal, clock: Clock, reservation: Reservati
   });
 }
 
+/**
+ * Where the Python LoopX left its mark on a goal, or null: its kernel-lock files (`<file>.lock`, kept after use; ours
+ * are `.loopx-lock` and removed), which every quota command of it (should-run included, as its heartbeat starts)
+ * leaves in the goal's runtime folder beside `rollout-event-log.jsonl`. Only then are reservations written as holds:
+ * a goal only we work on keeps its index free of them.
+ */
+export function originalFootprint(goal: QuotaGoal): string | null {
+  let names: string[];
+  try {
+    names = fs.readdirSync(goal.goalRuntimeDir);
+  } catch {
+    return null;
+  }
+  const mark = names.find((name) => name.endsWith('.lock'));
+  return mark === undefined ? null : path.join(goal.goalRuntimeDir, mark);
+}
+
+/** Writes the reservation's hold, then counts again what every writer holds (see reserveTurn). */
+async function holdAndRecheck(
+  goal: QuotaGoal,
+  clock: Clock,
+  identity: SettlementIdentity,
+  slots: number,
+  lock: QuotaLockOptions | undefined,
+  reservation: Reservation,
+  live: readonly Reservation[],
+): Promise<{ committed: number; spent: number; pending: number }> {
+  reservation['hold_generated_at'] = await appendHold(goal, clock, identity, slots, lock);
+  const recheck = await takeSnapshot(goal, clock);
+  const pending = await pendingSpends(goal, clock, live, identity.agent_id);
+  const spent = recheck.ledger.spent_slots;
+  return { committed: spent + reservedTotals(live).slots + pending + slots, spent, pending };
+}
+
 /** Accountable deliveries of agents without a live reservation whose spend is still to come. */
 async function pendingSpends(goal: QuotaGoal, clock: Clock, live: readonly Reservation[], agentId: string) {
   const rows = (
@@ -555,8 +589,9 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
         live,
       );
     }
-    // A delivery another writer will spend for (the Python LoopX holds no reservation) counts as held.
-    const pending = await pendingSpends(goal, clock, live, identity.agent_id);
+    // On a goal the Python LoopX also works on, a delivery it will spend for (it holds no reservation) counts as held.
+    const mixed = originalFootprint(goal) !== null;
+    const pending = mixed ? await pendingSpends(goal, clock, live, identity.agent_id) : 0;
     const held = reservedTotals(live);
     const heldWithPending = { ...held, slots: held.slots + pending };
     const {
@@ -586,16 +621,13 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
     // then the count is read again. A spend of the original that read the count before the hold was written
     // pays for a delivery already in the index (its spend needs one), so the second read sees that delivery
     // (or its spend) and this turn backs off; a spend that reads after the hold sees the hold.
-    reservation['hold_generated_at'] = await appendHold(goal, clock, identity, slots, input.lock);
-    const recheck = await takeSnapshot(goal, clock);
-    const pendingAfter = await pendingSpends(goal, clock, live, identity.agent_id);
-    const committed = recheck.ledger.spent_slots + held.slots + pendingAfter + slots;
-    if (committed > goal.config.slots.allowed_slots) {
+    const recheck = mixed ? await holdAndRecheck(goal, clock, identity, slots, input.lock, reservation, live) : null;
+    if (recheck !== null && recheck.committed > goal.config.slots.allowed_slots) {
       await releaseHold(goal, clock, reservation);
       await saveReservations(goal, snapshot, live, clock);
       return done(
         'refused',
-        `quota refused: another LoopX writer took the slot meanwhile (${recheck.ledger.spent_slots} spent + ${held.slots} reserved + ${pendingAfter} pending + ${slots} requested exceeds the ${goal.config.slots.allowed_slots} allowed slots)`,
+        `quota refused: the original LoopX took the slot meanwhile (${recheck.spent} spent + ${held.slots} reserved + ${recheck.pending} pending + ${slots} requested exceeds the ${goal.config.slots.allowed_slots} allowed slots)`,
         null,
         live,
       );

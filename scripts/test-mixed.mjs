@@ -24,7 +24,12 @@ if (!existsSync(script) || !existsSync(tarball)) {
 const cache = join(root, '.mixed-cache');
 const out = join(cache, 'original');
 const stampFile = join(cache, 'stamp.json');
-const stamp = JSON.stringify([tarball, statSync(tarball).size, statSync(tarball).mtimeMs, readFileSync(script, 'utf8')]);
+const stamp = JSON.stringify([
+  tarball,
+  statSync(tarball).size,
+  statSync(tarball).mtimeMs,
+  readFileSync(script, 'utf8'),
+]);
 const cached = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(join(out, 'lx'));
 if (!cached) {
   rmSync(out, { recursive: true, force: true });

@@ -354,9 +354,8 @@ async function holdAndRecheck(
 
 /** Accountable deliveries of agents without a live reservation whose spend is still to come. */
 async function pendingSpends(goal: QuotaGoal, clock: Clock, live: readonly Reservation[], agentId: string) {
-  const rows = (
-    await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 })
-  ).rows;
+  const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
+    .rows;
   const skip = new Set([agentId, ...live.map((r) => r.settlement_identity.agent_id)]);
   return pendingDeliveries(rows, skip, clock.now().getTime(), PENDING_DELIVERY_MINUTES).length;
 }

@@ -6,6 +6,8 @@
 //   4. e2e          Playwright + Debian Chromium driving the real workbench, with screenshots
 //   5. reliability  chaos-short (60 seeded SIGKILL cases) and fuzz-short (1,100 fast-check cases); the
 //                   full suites are `npm run chaos` and `npm run fuzz` (docs/reliability.md)
+//   6. mixed        our CLI and the original Python LoopX on one workspace (docs/compatibility.md#mixed-teams);
+//                   needs ../shared, and says "skipped (…)" in the summary without it
 // LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all); the summary still has a line
 // for every tier, saying "skipped (LOOPX_TEST_TIERS)" for the others.
 import { spawnSync } from 'node:child_process';
@@ -74,6 +76,16 @@ tiers.push({
   },
 });
 
+tiers.push({
+  name: 'mixed',
+  run() {
+    const file = join(scratch, 'mixed.json');
+    const result = run(npm, ['run', '-s', 'test:mixed'], { LOOPX_TEST_SUMMARY: file });
+    const s = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+    return { ...summaryOf(file), ok: result.ok, ...(s.skipped ? { skippedReason: s.skipped } : {}) };
+  },
+});
+
 const unknown = (only ?? []).filter((name) => !tiers.some((t) => t.name === name));
 if (unknown.length > 0) {
   console.error(
@@ -100,8 +112,8 @@ let passed = 0;
 let failed = 0;
 let ok = true;
 for (const row of rows) {
-  if (row.skipped) {
-    console.log(`${row.name.padEnd(12)} skipped (LOOPX_TEST_TIERS)`);
+  if (row.skipped || row.skippedReason) {
+    console.log(`${row.name.padEnd(12)} skipped (${row.skippedReason ?? 'LOOPX_TEST_TIERS'})`);
     continue;
   }
   const empty = row.passed + row.failed === 0;

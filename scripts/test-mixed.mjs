@@ -43,7 +43,7 @@ if (!cached) {
 }
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-if (!existsSync(join(root, 'out', 'cli.js')) || process.env.LOOPX_MIXED_BUILD !== '0') {
+if (!existsSync(join(root, 'out', 'cli.js')) || process.env['LOOPX_MIXED_BUILD'] !== '0') {
   const build = spawnSync(npm, ['run', '-s', 'build'], { cwd: root, stdio: 'inherit', env: npmChildEnv(process.env) });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }

@@ -38,7 +38,9 @@ export const refreshState = defineOperation({
       .string()
       .default('state_refreshed')
       .meta({ placeholder: 'token' })
-      .describe('what happened, as a public-safe token (e.g. state_refreshed, validated_progress); default state_refreshed'),
+      .describe(
+        'what happened, as a public-safe token (e.g. state_refreshed, validated_progress); default state_refreshed',
+      ),
     nextAction: optionalText('text', 'write this as the durable Next Action (goal scope only)'),
     recommendedAction: optionalText(
       'text',

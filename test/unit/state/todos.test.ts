@@ -432,8 +432,8 @@ describe('todo supersede and defer', () => {
       'invalid_resume_condition',
     );
     assert.equal(
-      deferTodo(STATE, { todoId: 'todo_primary', reason: 'x', resumeWhen: 'pr_merged:acme/app#12' }, legacy).summary.todo
-        .metadata['resume_when'],
+      deferTodo(STATE, { todoId: 'todo_primary', reason: 'x', resumeWhen: 'pr_merged:acme/app#12' }, legacy).summary
+        .todo.metadata['resume_when'],
       'pr_merged:acme/app#12',
     );
     assert.match(result.text, /- \[-\] \[P1\] Validate the primary lane\./);

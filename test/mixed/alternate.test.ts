@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { mixedWorkspace, quotaOf, run, type MixedWorkspace, type RunResult } from './helpers';
+import { mixedWorkspace, stopLeftovers, quotaOf, run, type MixedWorkspace, type RunResult } from './helpers';
 
 /**
  * Our CLI and the original alternate on one workspace (issue 30): one program writes, the other reads what it wrote
@@ -59,6 +59,7 @@ describe('mixed team: our CLI and the original alternate on one workspace', () =
     const mine = run('ours', w, ['quota', 'should-run', '--goal-id', 'first-goal', '--agent-id', 'codex-a']);
     assert.deepEqual(quotaOf(mine), quotaOf(theirs), `ours ${mine.stdout}\noriginal ${theirs.stdout}`);
     assert.equal(mine.json['should_run'], theirs.json['should_run']);
+    stopLeftovers(w);
     fs.rmSync(w.dir, { recursive: true, force: true });
   });
 
@@ -107,6 +108,7 @@ describe('mixed team: our CLI and the original alternate on one workspace', () =
     assert.notEqual(theirs.code, 0, theirs.stdout);
     assert.notEqual(mine.code, 0, mine.stdout);
     assert.equal(fs.readFileSync(state, 'utf8'), before);
+    stopLeftovers(w);
     fs.rmSync(w.dir, { recursive: true, force: true });
   });
 });

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { commandOf, type MixedWorkspace, mixedWorkspace, quotaOf, run, startBehindBarrier, writeGoal } from './helpers';
+import {
+  commandOf,
+  stopLeftovers,
+  type MixedWorkspace,
+  mixedWorkspace,
+  quotaOf,
+  run,
+  startBehindBarrier,
+  writeGoal,
+} from './helpers';
 
 const ROUNDS = Number(process.env['LOOPX_MIXED_ROUNDS'] ?? 20) || 20;
 const WORKER = path.join(__dirname, 'workers', 'ourTurn.ts');
@@ -76,6 +85,7 @@ describe('mixed team: the hard limit holds with both programs spending concurren
     }
     // Each round spent its one slot exactly once, by one of the two.
     assert.equal(outcomes.ours + outcomes.original, ROUNDS, JSON.stringify(outcomes));
+    stopLeftovers(w);
     fs.rmSync(w.dir, { recursive: true, force: true });
   });
 });

@@ -158,3 +158,26 @@ export function quotaOf(result: RunResult): { state: unknown; allowed_slots: num
     spent_slots: Number(quota['spent_slots']),
   };
 }
+
+/**
+ * Ends what the original left running for this workspace (it starts an `effect_runtime_server` that outlives the
+ * command), by process id: only processes whose command line names the workspace's folder.
+ */
+export function stopLeftovers(w: MixedWorkspace): void {
+  if (!fs.existsSync('/proc')) return;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!cmdline.includes(w.dir)) continue;
+    try {
+      process.kill(Number(pid), 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+}

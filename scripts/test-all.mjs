@@ -10,6 +10,8 @@
 //   6. agents       the real Claude Code, Codex and opencode CLIs against scripted model servers, in
 //                   loopback-only network namespaces (docs/agents-conformance.md); needs root, else it says
 //                   why it skipped (and fails under CI)
+//   7. mixed        our CLI and the original Python LoopX on one workspace (docs/compatibility.md#mixed-teams);
+//                   needs ../shared, and says "skipped (…)" in the summary without it
 // LOOPX_TEST_TIERS=unit,e2e runs a subset (for local iteration; CI runs all); the summary still has a line
 // for every tier, saying "skipped (LOOPX_TEST_TIERS)" for the others.
 // Every command of a tier runs under the tier's time limit (TIER_MINUTES, default 30 min;
@@ -102,6 +104,15 @@ tiers.push({
 });
 
 tiers.push({
+  name: 'mixed',
+  run() {
+    const file = join(scratch, 'mixed.json');
+    const result = run(npm, ['run', '-s', 'test:mixed'], { LOOPX_TEST_SUMMARY: file });
+    return { ...summaryOf(file), ok: result.ok };
+  },
+});
+
+tiers.push({
   name: 'agents',
   run() {
     const file = join(scratch, 'agents.json');
@@ -143,7 +154,7 @@ for (const row of rows) {
     continue;
   }
   if (row.skippedBecause && row.ok) {
-    console.log(`${row.name.padEnd(12)} skipped: ${row.skippedBecause}`);
+    console.log(`${row.name.padEnd(13)} skipped: ${row.skippedBecause}`);
     continue;
   }
   const empty = row.passed + row.failed === 0;

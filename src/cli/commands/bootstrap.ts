@@ -40,6 +40,10 @@ function describeAction(action: BootstrapAction): string {
       return `- Replaced the state file \`${action.path}\`; the previous one is saved as \`${action.backup_path ?? ''}\`.`;
     case 'wrote_gitignore':
       return `- Wrote \`${action.path}\` so the private registry and runtime files stay out of git.`;
+    case 'synced_global_registry':
+      return `- Entered the goal in the global registry \`${action.path}\` (as the original LoopX does).`;
+    case 'global_registry_not_synced':
+      return `- Did not enter the goal in the global registry \`${action.path}\`: ${action.reason ?? 'unknown reason'}. Run \`loopx sync-global\` once that is fixed.`;
   }
 }
 

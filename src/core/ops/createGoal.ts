@@ -1,11 +1,12 @@
 import * as path from 'node:path';
 import { z } from 'zod';
-import { bootstrapGoal, type BootstrapResult } from '../registry/bootstrap';
+import { syncGlobalRegistry } from '../globalRegistry/sync';
+import { bootstrapGoal, type BootstrapAction, type BootstrapResult } from '../registry/bootstrap';
 import { checkNewGoalId, slugify } from '../registry/goalId';
-import { expandHome } from '../registry/locate';
+import { DEFAULT_RUNTIME_ROOT_RELATIVE_TO_HOME, expandHome, GLOBAL_REGISTRY_FILE_NAME } from '../registry/locate';
 import { isoSeconds } from '../clock';
 import { applyGoalPlan } from '../state/goalPlan';
-import { defineOperation } from './operation';
+import { defineOperation, type OperationEnvironment } from './operation';
 
 export { planPriority } from '../state/goalPlan';
 
@@ -66,7 +67,7 @@ export const createGoal = defineOperation({
   }),
   run: async (args, env): Promise<BootstrapResult> => {
     const anchor = (value: string): string => path.resolve(env.cwd, expandHome(value, env.homeDir));
-    return bootstrapGoal({
+    const result = await bootstrapGoal({
       projectDir: anchor(args.project ?? '.'),
       goalId: args.goalId,
       objective: args.objective,
@@ -87,6 +88,8 @@ export const createGoal = defineOperation({
       clock: env.clock,
       env: env.env,
     });
+    result.actions.push(await syncBootstrappedGoal(result, env));
+    return result;
   },
 });
 
@@ -103,4 +106,36 @@ export function newGoalIdProblem(value: string): string | null {
 /** The goal id offered for a project folder: its name as a slug plus `-goal`. */
 export function suggestedGoalId(folderName: string): string {
   return `${slugify(folderName) || 'project'}-goal`;
+}
+
+/**
+ * The original's bootstrap also enters the goal in the machine's global registry (`~/.codex/loopx/registry.global.json`,
+ * where its `register-agent`, `configure-goal` and global `status` look for it), every goal of the project each time:
+ * so does ours. A route collision (another project owns the id there) is reported, not forced; the project's goal
+ * stays written and `loopx sync-global --allow-route-replacement` settles it.
+ */
+async function syncBootstrappedGoal(result: BootstrapResult, env: OperationEnvironment): Promise<BootstrapAction> {
+  const runtimeRoot = path.join(env.homeDir, DEFAULT_RUNTIME_ROOT_RELATIVE_TO_HOME);
+  const globalRegistryPath = path.join(runtimeRoot, GLOBAL_REGISTRY_FILE_NAME);
+  try {
+    const synced = await syncGlobalRegistry({
+      projectRegistryPath: result.registry,
+      globalRegistryPath,
+      goalIds: [result.goal_id],
+      allowRouteReplacement: false,
+      dryRun: false,
+      clock: env.clock,
+      runtimeRoot,
+      lock: { env: env.env },
+    });
+    return synced.goals.some((g) => g.goal_id === result.goal_id)
+      ? { action: 'synced_global_registry', path: globalRegistryPath }
+      : { action: 'global_registry_not_synced', path: globalRegistryPath, reason: synced.actions.join('; ') };
+  } catch (error) {
+    return {
+      action: 'global_registry_not_synced',
+      path: globalRegistryPath,
+      reason: error instanceof Error ? error.message : String(error),
+    };
+  }
 }

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { z } from 'zod';
 import { isoSeconds } from '../clock';
 import { checkTurnInstanceId, settlementIdentity, type SettlementIdentity } from '../quota/identity';
@@ -9,6 +10,7 @@ import {
   profileEstimate,
   readQuotaView,
   reserveTurn,
+  originalFootprint,
   SPEND_SOURCES,
   voidReservation,
   type Reservation,
@@ -28,7 +30,7 @@ import { isLoopxError } from '../errors';
 import { goalIdArg, turnInstanceIdArg } from './common';
 import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
-import { defineOperation } from './operation';
+import { defineOperation, type OperationEnvironment } from './operation';
 import { bindHeartbeatReceipt, type ReceiptDecision } from '../scheduling/heartbeatReceipt';
 import { recordStepEvent, resolveChainBinding, type TurnStep } from '../evidence/heartbeatChain';
 import type { HeartbeatReceipt } from '../evidence/receipts';
@@ -107,100 +109,131 @@ const optionalTodo = z.string().optional().meta({ placeholder: 'id' }).describe(
 const optionalTurn = turnInstanceIdArg('reuse it on retries: the spend is written once per turn').optional();
 const execute = z.boolean().default(false).describe('write (default: preview only)');
 
+const shouldRunArgs = z.strictObject({
+  goalId: goalIdArg('the goal to decide for'),
+  agentId: optionalAgent,
+  availableCapability: z
+    .array(z.string())
+    .optional()
+    .meta({ split: true, placeholder: 'name' })
+    .describe('a capability this agent has'),
+  turnInstanceId: turnInstanceIdArg(
+    'with --agent-id, appends one heartbeat receipt binding the turn; a retry with the same id replays it',
+  ).optional(),
+  todoId: z
+    .string()
+    .optional()
+    .meta({ placeholder: 'id' })
+    .describe('with --turn-instance-id: the todo the turn must be bound to (refused when it is not)'),
+});
+
 export const quotaShouldRun = defineOperation({
   key: 'quotaShouldRun',
-  args: z.strictObject({
-    goalId: goalIdArg('the goal to decide for'),
-    agentId: optionalAgent,
-    availableCapability: z
-      .array(z.string())
-      .optional()
-      .meta({ split: true, placeholder: 'name' })
-      .describe('a capability this agent has'),
-    turnInstanceId: turnInstanceIdArg(
-      'with --agent-id, appends one heartbeat receipt binding the turn; a retry with the same id replays it',
-    ).optional(),
-    todoId: z
-      .string()
-      .optional()
-      .meta({ placeholder: 'id' })
-      .describe('with --turn-instance-id: the todo the turn must be bound to (refused when it is not)'),
-  }),
-  run: async (args, env): Promise<ShouldRunDecision | ReceiptDecision | ShouldRunRefusal> => {
-    const turnInstanceId = turnOf(args.turnInstanceId);
-    const registry = await resolveRegistry(env);
-    const common = {
-      registryPath: registry.registryPath,
-      goalId: args.goalId,
-      agentId: agentOf(args.agentId),
-      clock: env.clock,
-      homeDir: registry.homeDir,
-      runtimeRootOverride: env.runtimeRootOverride,
-      ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
-      ...(turnInstanceId === null ? {} : { turnInstanceId }),
-      nextActionWarning: shouldRunNextActionWarning,
-      indexCache: indexCacheEnabled(env.env) ? ('persist' as const) : ('off' as const),
-    };
-    // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
-    if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
-      return shouldRunRefusal(await shouldRun(common));
-    const goal = goalOf(registry, args.goalId);
-    const quotaGoal = quotaGoalOf(goal);
-    const requestedTodo = blankless(args.todoId);
-    if (requestedTodo !== null && turnInstanceId === null)
-      throw new LoopxError('usage', 'quota should-run --todo-id binds a heartbeat: pass --turn-instance-id too');
-    try {
-      if (turnInstanceId === null) return await shouldRun({ ...common, goal: quotaGoal });
-      // A retry of a turn that holds its reservation (or has spent) was admitted: it is not refused again.
-      const bindingBefore =
-        common.agentId === null ? null : await receiptIdentity(quotaGoal, common.agentId, turnInstanceId);
-      let decision = await shouldRun({ ...common, goal: quotaGoal, admittedEffectId: bindingBefore?.effect_id });
-      if (!decision.ok) return decision;
-      if (decision.agent_id === null)
-        throw new LoopxError(
-          'quota_settlement_agent_required',
-          'quota should-run --turn-instance-id writes a heartbeat receipt for one agent: pass --agent-id',
-        );
-      const turnAgent = decision.agent_id;
-      // "run" holds the turn's slot and budget estimate (the turn driver's reservation, the same rule),
-      // so the spend after the work always settles; a reservation refused (a race lost) answers throttled.
-      let reserved: SettlementIdentity | null = null;
-      if (decision.should_run) {
-        const identity = bindingBefore ?? decisionIdentity(quotaGoal.goalId, decision, turnInstanceId);
-        const reservation = await reserveTurn(quotaGoal, env.clock, {
-          identity,
-          estimate: profileEstimate(quotaGoal, turnAgent),
-          estimateMissing: true,
-          lock: { agentId: turnAgent },
-        });
-        if (reservation.status === 'refused')
-          decision = await shouldRun({
-            ...common,
-            goal: quotaGoal,
-            refusedBy: reservation.reason.replace(/^quota refused: /, ''),
-          });
-        else reserved = identity;
-      }
-      const bound = await bindHeartbeatReceipt(quotaGoal, decision, {
-        agentId: turnAgent,
-        turnInstanceId,
-        requestedTodoId: requestedTodo,
-        clock: env.clock,
-        lock: { clock: env.clock, env: env.env, operation: 'quota should-run' },
-      });
-      // Another process bound this turn id to another todo meanwhile: the reservation made for ours is released.
-      if (reserved !== null && bound.settlement_identity?.effect_id !== reserved.effect_id)
-        await voidReservation(quotaGoal, env.clock, { effectId: reserved.effect_id });
-      // The receipt is in the log, the answer not yet printed: a retry must replay it.
-      if (bound.heartbeat_receipt?.replayed === false) crashCheckpoint(env.env, 'should_run:receipt');
-      return bound;
-    } catch (error) {
-      if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
-        return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
-      throw error;
-    }
-  },
+  args: shouldRunArgs,
+  run: async (args, env): Promise<ShouldRunDecision | ReceiptDecision | ShouldRunRefusal> =>
+    withOriginalNote(env, args.goalId, await decideShouldRun(args, env)),
 });
+
+/** The hard limit with the original in the loop, said plainly where it is active on the goal. */
+export const ORIGINAL_HARD_LIMIT_NOTE =
+  "the original LoopX also spends on this goal: our turns' reservations are written as quota_slot_spent hold rows it counts, and a delivery it has not spent for yet counts as held; it takes no lock of ours, so a spend of it that reads the quota before one of our holds is written and appends after our recheck can still pass allowed_slots by one (two of its own agents race the same way); run one program per goal where that matters";
+
+async function withOriginalNote<T extends ShouldRunDecision | ReceiptDecision | ShouldRunRefusal>(
+  env: OperationEnvironment,
+  goalId: string,
+  decision: T,
+): Promise<T> {
+  if (!('quota' in decision)) return decision;
+  const registry = await resolveRegistry(env);
+  if (findRawRegistryGoal(registry.document, goalId) === undefined) return decision;
+  const footprint = originalFootprint(quotaGoalOf(goalOf(registry, goalId)));
+  if (footprint === null) return decision;
+  return Object.assign(decision, {
+    original_loopx: {
+      active: true as const,
+      footprint: path.basename(footprint),
+      hard_limit: ORIGINAL_HARD_LIMIT_NOTE,
+    },
+  });
+}
+
+async function decideShouldRun(
+  args: z.infer<typeof shouldRunArgs>,
+  env: OperationEnvironment,
+): Promise<ShouldRunDecision | ReceiptDecision | ShouldRunRefusal> {
+  const turnInstanceId = turnOf(args.turnInstanceId);
+  const registry = await resolveRegistry(env);
+  const common = {
+    registryPath: registry.registryPath,
+    goalId: args.goalId,
+    agentId: agentOf(args.agentId),
+    clock: env.clock,
+    homeDir: registry.homeDir,
+    runtimeRootOverride: env.runtimeRootOverride,
+    ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
+    ...(turnInstanceId === null ? {} : { turnInstanceId }),
+    nextActionWarning: shouldRunNextActionWarning,
+    indexCache: indexCacheEnabled(env.env) ? ('persist' as const) : ('off' as const),
+  };
+  // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
+  if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
+    return shouldRunRefusal(await shouldRun(common));
+  const goal = goalOf(registry, args.goalId);
+  const quotaGoal = quotaGoalOf(goal);
+  const requestedTodo = blankless(args.todoId);
+  if (requestedTodo !== null && turnInstanceId === null)
+    throw new LoopxError('usage', 'quota should-run --todo-id binds a heartbeat: pass --turn-instance-id too');
+  try {
+    if (turnInstanceId === null) return await shouldRun({ ...common, goal: quotaGoal });
+    // A retry of a turn that holds its reservation (or has spent) was admitted: it is not refused again.
+    const bindingBefore =
+      common.agentId === null ? null : await receiptIdentity(quotaGoal, common.agentId, turnInstanceId);
+    let decision = await shouldRun({ ...common, goal: quotaGoal, admittedEffectId: bindingBefore?.effect_id });
+    if (!decision.ok) return decision;
+    if (decision.agent_id === null)
+      throw new LoopxError(
+        'quota_settlement_agent_required',
+        'quota should-run --turn-instance-id writes a heartbeat receipt for one agent: pass --agent-id',
+      );
+    const turnAgent = decision.agent_id;
+    // "run" holds the turn's slot and budget estimate (the turn driver's reservation, the same rule),
+    // so the spend after the work always settles; a reservation refused (a race lost) answers throttled.
+    let reserved: SettlementIdentity | null = null;
+    if (decision.should_run) {
+      const identity = bindingBefore ?? decisionIdentity(quotaGoal.goalId, decision, turnInstanceId);
+      const reservation = await reserveTurn(quotaGoal, env.clock, {
+        identity,
+        estimate: profileEstimate(quotaGoal, turnAgent),
+        estimateMissing: true,
+        lock: { agentId: turnAgent },
+      });
+      if (reservation.status === 'refused')
+        decision = await shouldRun({
+          ...common,
+          goal: quotaGoal,
+          refusedBy: reservation.reason.replace(/^quota refused: /, ''),
+        });
+      else reserved = identity;
+    }
+    const bound = await bindHeartbeatReceipt(quotaGoal, decision, {
+      agentId: turnAgent,
+      turnInstanceId,
+      requestedTodoId: requestedTodo,
+      clock: env.clock,
+      lock: { clock: env.clock, env: env.env, operation: 'quota should-run' },
+    });
+    // Another process bound this turn id to another todo meanwhile: the reservation made for ours is released.
+    if (reserved !== null && bound.settlement_identity?.effect_id !== reserved.effect_id)
+      await voidReservation(quotaGoal, env.clock, { effectId: reserved.effect_id });
+    // The receipt is in the log, the answer not yet printed: a retry must replay it.
+    if (bound.heartbeat_receipt?.replayed === false) crashCheckpoint(env.env, 'should_run:receipt');
+    return bound;
+  } catch (error) {
+    if (isLoopxError(error) && error.code.startsWith('quota_agent_'))
+      return shouldRunRefusal(null, { goalId: args.goalId, agentId: common.agentId, error });
+    throw error;
+  }
+}
 
 /** The settlement identity the turn's heartbeat receipt binds, or null when it has none yet. */
 async function receiptIdentity(

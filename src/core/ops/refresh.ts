@@ -34,10 +34,14 @@ export const refreshState = defineOperation({
   key: 'refreshState',
   args: z.strictObject({
     goalId: goalIdArg('the goal to refresh'),
+    // The original's default (DEFAULT_REFRESH_CLASSIFICATION): the command it prints, and global-risks recommends, has no flag.
     classification: z
       .string()
+      .default('state_refreshed')
       .meta({ placeholder: 'token' })
-      .describe('what happened, as a public-safe token (e.g. state_refreshed, validated_progress)'),
+      .describe(
+        'what happened, as a public-safe token (e.g. state_refreshed, validated_progress); default state_refreshed',
+      ),
     nextAction: optionalText('text', 'write this as the durable Next Action (goal scope only)'),
     recommendedAction: optionalText(
       'text',

@@ -452,7 +452,7 @@ export const todoAdd = defineOperation({
       .string()
       .optional()
       .meta({ placeholder: 'condition' })
-      .describe('when it resumes: todo_done:<todo_id>, pr_merged:#<n> or capacity_available'),
+      .describe('when it resumes: todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>'),
     watchOnly: z.boolean().default(false).describe('continuous_monitor: only watch, never deliver'),
     expiresAt: z
       .string()
@@ -759,7 +759,7 @@ export const todoDefer = defineOperation({
       .string()
       .optional()
       .meta({ placeholder: 'condition' })
-      .describe('todo_done:<todo_id>, pr_merged:#<n> or capacity_available'),
+      .describe('todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>'),
   }),
   run: (args, env) =>
     editTodos(env, args.goalId, 'todo defer', (stateText, context) =>

@@ -22,6 +22,18 @@ export const QUOTA_SLOT_VOIDED = 'quota_slot_voided';
  */
 export const FAILED_TURN_USAGE_FIELD = 'failed_turn_usage';
 
+/**
+ * A row of a reservation hold (docs/quota.md#holds-the-original-counts): a `quota_slot_spent` row written when a
+ * turn is admitted, so the Python LoopX (which reads no reservations file) counts the held slot, and the
+ * `quota_slot_voided` row that releases it when the turn settles, fails or expires. Our ledger counts the
+ * reservation instead, so it skips both.
+ */
+export const RESERVATION_HOLD_FIELD = 'reservation_hold';
+
+export function isReservationHoldRow(row: { readonly [key: string]: unknown }): boolean {
+  return row[RESERVATION_HOLD_FIELD] === true;
+}
+
 /** What one turn consumed, as the agent or host reported it; `estimated` marks guesses (e.g. chars/4). */
 export const TurnUsageSchema = z.object({
   tokens: z.number().int().min(0).optional(),
@@ -187,6 +199,7 @@ export function ledgerFacts(rows: readonly RunIndexEntry[], projectRoot: string)
     }
     // Only spends and voids count; their time is read, no other row's.
     if (row.classification !== QUOTA_SLOT_SPENT && row.classification !== QUOTA_SLOT_VOIDED) continue;
+    if (isReservationHoldRow(row as Record<string, unknown>)) continue;
     const time = parseIsoInstant(row.generated_at);
     if (time === null) continue;
     let detailCache: Record<string, unknown> | undefined;

@@ -21,6 +21,7 @@ import { agentProfileForGoal } from '../registry/agentIds';
 import { BUDGET_FIELDS } from './config';
 import type { QuotaGoal } from './goal';
 import { SettlementIdentitySchema, type SettlementIdentity } from './identity';
+import { pendingDeliveries } from './deliveryScan';
 import {
   ledgerFacts,
   ledgerFromFacts,
@@ -29,6 +30,7 @@ import {
   type LedgerFacts,
   QUOTA_SLOT_SPENT,
   QUOTA_SLOT_VOIDED,
+  RESERVATION_HOLD_FIELD,
   type QuotaLedger,
   type TurnUsage,
 } from './ledger';
@@ -209,7 +211,16 @@ async function saveReservations(
   snapshot: QuotaSnapshot,
   live: Reservation[],
   clock: Clock,
+  released: readonly Reservation[] = [],
 ): Promise<void> {
+  // Holds are released before the file forgets their reservations: a crash in between leaves a reservation
+  // whose hold is voided (voided again later, harmless), never a hold nobody releases.
+  const releasedIds = new Set<string>();
+  for (const r of [...snapshot.expired, ...snapshot.consumed, ...released]) {
+    if (releasedIds.has(r.effect_id)) continue;
+    releasedIds.add(r.effect_id);
+    await releaseHold(goal, clock, r);
+  }
   const unchanged =
     live.length === snapshot.file.reservations.length && live.every((r, i) => snapshot.file.reservations[i] === r);
   if (unchanged) return;
@@ -221,6 +232,132 @@ async function saveReservations(
   const next: ReservationsFile = { ...snapshot.file, reservations: live };
   if (reclaimed.length > 0) next.reclaimed = reclaimed;
   await writeJsonAtomic(reservationsPath(goal), next, { within: goal.runtimeRoot });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Holds: reservations the original LoopX counts
+
+/**
+ * How long an accountable delivery without a reservation holds a slot for the spend that follows it
+ * ({@link pendingDeliveries}); older ones are taken as abandoned.
+ */
+export const PENDING_DELIVERY_MINUTES = DEFAULT_RESERVATION_TTL_MINUTES;
+
+/**
+ * Appends the hold of a reservation: a `quota_slot_spent` row flagged `reservation_hold`, which the Python LoopX
+ * counts as spent (it reads no reservations file) and our ledger skips (it counts the reservation). Returns its
+ * `generated_at`, the key its void names.
+ */
+async function appendHold(
+  goal: QuotaGoal,
+  clock: Clock,
+  identity: SettlementIdentity,
+  slots: number,
+  lock: QuotaLockOptions | undefined,
+): Promise<string> {
+  const quotaEvent = { event_type: QUOTA_SLOT_SPENT, source: 'reservation', slots, [RESERVATION_HOLD_FIELD]: true };
+  const appended = await appendRun({
+    runtimeRoot: goal.runtimeRoot,
+    goalId: goal.goalId,
+    record: {
+      classification: QUOTA_SLOT_SPENT,
+      recommended_action: '',
+      health_check: 'quota reservation hold: counts as spent until its turn settles or is voided',
+      agent_id: identity.agent_id,
+      [RESERVATION_HOLD_FIELD]: true,
+      slots,
+      effect_id: identity.effect_id,
+      quota_event: quotaEvent,
+    },
+    markdown: `# ${goal.goalId} — reservation hold\n\n- agent: ${identity.agent_id}, turn: ${identity.turn_instance_id}\n- slots: ${slots} (released by a quota_slot_voided row when the turn settles, fails or expires)\n`,
+    suffix: 'quota-reservation-hold',
+    indexFields: { [RESERVATION_HOLD_FIELD]: true, slots, quota_event: quotaEvent },
+    projectRoot: goal.projectRoot,
+    clock,
+    lock: { agentId: identity.agent_id, operation: 'quota_reserve', ...lockTimeouts(lock) },
+  });
+  return appended.row.generated_at ?? formatLocalIsoSeconds(clock.now());
+}
+
+/** Appends the void that releases a reservation's hold (nothing when it has none). */
+async function releaseHold(goal: QuotaGoal, clock: Clock, reservation: Reservation): Promise<void> {
+  const heldAt = reservation['hold_generated_at'];
+  if (typeof heldAt !== 'string' || heldAt === '') return;
+  const quotaEvent = {
+    event_type: QUOTA_SLOT_VOIDED,
+    source: 'reservation',
+    slots: reservation.slots,
+    voided_run_generated_at: heldAt,
+    [RESERVATION_HOLD_FIELD]: true,
+  };
+  await appendRun({
+    runtimeRoot: goal.runtimeRoot,
+    goalId: goal.goalId,
+    record: {
+      classification: QUOTA_SLOT_VOIDED,
+      recommended_action: '',
+      health_check: 'quota reservation hold released',
+      agent_id: reservation.settlement_identity.agent_id,
+      [RESERVATION_HOLD_FIELD]: true,
+      slots: reservation.slots,
+      effect_id: reservation.effect_id,
+      voided_run_generated_at: heldAt,
+      quota_event: quotaEvent,
+    },
+    markdown: `# ${goal.goalId} — reservation hold released\n\n- hold: ${heldAt}, turn: ${reservation.settlement_identity.turn_instance_id}\n`,
+    suffix: 'quota-reservation-release',
+    indexFields: {
+      [RESERVATION_HOLD_FIELD]: true,
+      slots: reservation.slots,
+      voided_run_generated_at: heldAt,
+      quota_event: quotaEvent,
+    },
+    projectRoot: goal.projectRoot,
+    clock,
+    lock: { agentId: reservation.settlement_identity.agent_id, operation: 'quota_release' },
+  });
+}
+
+/**
+ * Where the Python LoopX left its mark on a goal, or null: its kernel-lock files (`<file>.lock`, kept after use; ours
+ * are `.loopx-lock` and removed), which every quota command of it (should-run included, as its heartbeat starts)
+ * leaves in the goal's runtime folder beside `rollout-event-log.jsonl`. Only then are reservations written as holds:
+ * a goal only we work on keeps its index free of them.
+ */
+export function originalFootprint(goal: QuotaGoal): string | null {
+  let names: string[];
+  try {
+    names = fs.readdirSync(goal.goalRuntimeDir);
+  } catch {
+    return null;
+  }
+  const mark = names.find((name) => name.endsWith('.lock'));
+  return mark === undefined ? null : path.join(goal.goalRuntimeDir, mark);
+}
+
+/** Writes the reservation's hold, then counts again what every writer holds (see reserveTurn). */
+async function holdAndRecheck(
+  goal: QuotaGoal,
+  clock: Clock,
+  identity: SettlementIdentity,
+  slots: number,
+  lock: QuotaLockOptions | undefined,
+  reservation: Reservation,
+  live: readonly Reservation[],
+): Promise<{ committed: number; spent: number; pending: number }> {
+  reservation['hold_generated_at'] = await appendHold(goal, clock, identity, slots, lock);
+  const recheck = await takeSnapshot(goal, clock);
+  const pending = await pendingSpends(goal, clock, live, identity.agent_id);
+  const spent = recheck.ledger.spent_slots;
+  return { committed: spent + reservedTotals(live).slots + pending + slots, spent, pending };
+}
+
+/** Accountable deliveries of agents without a live reservation whose spend is still to come. */
+async function pendingSpends(goal: QuotaGoal, clock: Clock, live: readonly Reservation[], agentId: string) {
+  const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
+    .rows;
+  const skip = new Set([agentId, ...live.map((r) => r.settlement_identity.agent_id)]);
+  return pendingDeliveries(rows, skip, clock.now().getTime(), PENDING_DELIVERY_MINUTES).length;
 }
 
 async function underQuotaLock<T>(
@@ -451,17 +588,22 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
         live,
       );
     }
+    // On a goal the Python LoopX also works on, a delivery it will spend for (it holds no reservation) counts as held.
+    const mixed = originalFootprint(goal) !== null;
+    const pending = mixed ? await pendingSpends(goal, clock, live, identity.agent_id) : 0;
     const held = reservedTotals(live);
+    const heldWithPending = { ...held, slots: held.slots + pending };
     const {
       estimate: wanted,
       basis,
       problem,
     } = input.estimateMissing === true
-      ? admissionProblem(goal, ledger, held, estimate, slots)
-      : { estimate, basis: undefined, problem: capacityProblem(goal, ledger, held, slots, estimate) };
+      ? admissionProblem(goal, ledger, heldWithPending, estimate, slots)
+      : { estimate, basis: undefined, problem: capacityProblem(goal, ledger, heldWithPending, slots, estimate) };
     if (problem !== null) {
       await saveReservations(goal, snapshot, live, clock);
-      return done('refused', `quota refused: ${problem}`, null, live);
+      const note = pending > 0 ? ` (${pending} of the reserved are deliveries whose spend is pending)` : '';
+      return done('refused', `quota refused: ${problem}${note}`, null, live);
     }
     const now = clock.now();
     const reservation: Reservation = {
@@ -474,6 +616,21 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
       expires_at: formatLocalIsoSeconds(new Date(now.getTime() + ttl * 60_000)),
       holder_pid: process.pid,
     };
+    // The hold makes the slot visible to the Python LoopX, which takes no lock of ours: it is written first,
+    // then the count is read again. A spend of the original that read the count before the hold was written
+    // pays for a delivery already in the index (its spend needs one), so the second read sees that delivery
+    // (or its spend) and this turn backs off; a spend that reads after the hold sees the hold.
+    const recheck = mixed ? await holdAndRecheck(goal, clock, identity, slots, input.lock, reservation, live) : null;
+    if (recheck !== null && recheck.committed > goal.config.slots.allowed_slots) {
+      await releaseHold(goal, clock, reservation);
+      await saveReservations(goal, snapshot, live, clock);
+      return done(
+        'refused',
+        `quota refused: the original LoopX took the slot meanwhile (${recheck.spent} spent + ${held.slots} reserved + ${recheck.pending} pending + ${slots} requested exceeds the ${goal.config.slots.allowed_slots} allowed slots)`,
+        null,
+        live,
+      );
+    }
     const kept = [...live, reservation];
     await saveReservations(goal, snapshot, kept, clock);
     return done(
@@ -723,8 +880,10 @@ async function settleWith(
     dryRun: !write,
   };
   const appended: AppendRunResult = await appendRun(appendOptions);
-  // Only after the spend is durable: a crash before this line leaves a reservation whose identity is spent, which the next operation drops.
-  if (write) await saveReservations(goal, snapshot, others, clock);
+  // Only after the spend is durable: a crash before this line leaves a reservation whose identity is spent, which
+  // the next operation drops (releasing its hold). The hold is released after the spend, so the original's count
+  // never dips below the truth in between.
+  if (write) await saveReservations(goal, snapshot, others, clock, reservation === null ? [] : [reservation]);
   return result(
     {
       status: write ? 'settled' : 'preview',
@@ -786,7 +945,7 @@ export async function voidReservation(
     const snapshot = await takeSnapshot(goal, clock);
     const reservation = snapshot.live.find((r) => r.effect_id === input.effectId) ?? null;
     const kept = snapshot.live.filter((r) => r.effect_id !== input.effectId);
-    await saveReservations(goal, snapshot, kept, clock);
+    await saveReservations(goal, snapshot, kept, clock, reservation === null ? [] : [reservation]);
     const status =
       reservation !== null
         ? 'voided'

@@ -3,7 +3,8 @@ import { LoopxError } from '../errors';
 import type { RunIndexEntry } from '../runtime/runIndex';
 import type { QuotaGoal } from './goal';
 import { settlementIdentity, type SettlementIdentity } from './identity';
-import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED, type TurnUsage } from './ledger';
+import { ACCOUNTABLE_OUTCOMES, isAccountable, isTransparent } from './deliveryScan';
+import { isReservationHoldRow, QUOTA_SLOT_SPENT, type TurnUsage } from './ledger';
 import {
   readQuotaView,
   settleReservation,
@@ -37,7 +38,7 @@ export const SPEND_USAGE_NOTE =
  * and can never exceed the limit.
  */
 
-export const ACCOUNTABLE_OUTCOMES: ReadonlySet<string> = new Set(['outcome_progress', 'primary_goal_outcome']);
+export { ACCOUNTABLE_OUTCOMES };
 const NORMAL_DELIVERY_ACTIONS: ReadonlySet<string> = new Set([
   'normal_run',
   'coordinate_task_bundle',
@@ -58,20 +59,6 @@ export type SpendFailureKind =
 
 function rowField(row: RunIndexEntry, key: string): unknown {
   return (row as Record<string, unknown>)[key];
-}
-
-function isAccountable(row: RunIndexEntry): boolean {
-  const outcome = rowField(row, 'delivery_outcome');
-  return typeof outcome === 'string' && ACCOUNTABLE_OUTCOMES.has(outcome);
-}
-
-/** Rows the delivery scan steps over: voids, scheduler acks, monitor polls without an accountable outcome, plain refreshes. */
-function isTransparent(row: RunIndexEntry): boolean {
-  const classification = row.classification ?? '';
-  if (classification === QUOTA_SLOT_VOIDED || classification.includes('scheduler_ack')) return true;
-  if (classification === 'quota_monitor_poll') return !isAccountable(row);
-  if (classification === 'state_refreshed') return rowField(row, 'delivery_outcome') === undefined;
-  return false;
 }
 
 /**
@@ -125,7 +112,11 @@ export function recoverTurnInstanceId(rows: readonly RunIndexEntry[], agentId: s
   for (const row of rows) {
     if (row.agent_id !== agentId || row.todo_id !== todoId) continue;
     const turn = rowField(row, 'turn_instance_id');
-    if (typeof turn === 'string' && turn !== '' && (isAccountable(row) || row.classification === QUOTA_SLOT_SPENT))
+    if (
+      typeof turn === 'string' &&
+      turn !== '' &&
+      (isAccountable(row) || (row.classification === QUOTA_SLOT_SPENT && !isReservationHoldRow(row)))
+    )
       return turn;
   }
   return null;

@@ -38,6 +38,8 @@ export const BootstrapActionKind = z.enum([
   'kept_existing_state_file',
   'replaced_state_file',
   'wrote_gitignore',
+  'synced_global_registry',
+  'global_registry_not_synced',
 ]);
 export type BootstrapActionKind = z.infer<typeof BootstrapActionKind>;
 
@@ -46,6 +48,8 @@ export const BootstrapActionSchema = z.object({
   path: z.string(),
   /** For `replaced_state_file`: where the previous file was saved. */
   backup_path: z.string().optional(),
+  /** For `global_registry_not_synced`: why (the project's goal is written; `loopx sync-global` retries). */
+  reason: z.string().optional(),
 });
 export type BootstrapAction = z.infer<typeof BootstrapActionSchema>;
 

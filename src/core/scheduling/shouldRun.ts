@@ -199,6 +199,11 @@ export const ShouldRunDecisionSchema = z.object({
     .optional(),
   /** The replan the lane owes (two stalled turns), when the decision is `autonomous_replan_required`. */
   replan_obligation: ReplanObligationSchema.optional(),
+  /**
+   * Present when the original Python LoopX also works on the goal (its lock files are in the goal's runtime
+   * folder): how far the hard limit holds with it in the loop (docs/compatibility.md#mixed-teams).
+   */
+  original_loopx: z.object({ active: z.literal(true), footprint: z.string(), hard_limit: z.string() }).optional(),
 });
 export type ShouldRunDecision = z.infer<typeof ShouldRunDecisionSchema>;
 

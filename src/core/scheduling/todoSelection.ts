@@ -133,7 +133,7 @@ function ownershipProblem(
 function resumeConditionMet(item: TodoItem, doc: StateDocument): boolean {
   const condition = item.meta['resume_when'];
   if (condition === undefined) return false;
-  if (condition === 'capacity_available') return true;
+  // `capacity_available:<capability>` resumes when the host has the capability, which LoopX is not told here.
   const match = /^todo_done:(.+)$/.exec(condition);
   if (match === null) return false;
   return doc.todos.some((t) => t.todoId === match[1] && t.status === 'done');

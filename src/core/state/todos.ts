@@ -182,7 +182,7 @@ export interface NewTodoInput {
   claimedBy?: string;
   requiredDecisionScopes?: string[];
   note?: string;
-  /** When a deferred or monitoring todo resumes (`todo_done:<id>`, `pr_merged:#<n>`, `capacity_available`). */
+  /** When a deferred or monitoring todo resumes (`todo_done:<id>`, `pr_merged:#<n>`, `capacity_available:<capability>`). */
   resumeWhen?: string;
   /** A continuous_monitor todo that only watches (never delivers). */
   watchOnly?: boolean;
@@ -322,7 +322,7 @@ function monitorMetadata(taskClass: string, input: NewTodoInput): [string, strin
     if (!RESUME_CONDITION.test(input.resumeWhen))
       throw new LoopxError(
         'invalid_resume_condition',
-        `resume condition ${JSON.stringify(input.resumeWhen)} must be todo_done:<todo_id>, pr_merged:#<number> or capacity_available`,
+        `resume condition ${JSON.stringify(input.resumeWhen)} must be ${RESUME_CONDITION_HELP}`,
         { resume_when: input.resumeWhen },
       );
     fields.push(['resume_when', input.resumeWhen]);
@@ -923,12 +923,19 @@ function withoutUndefined(input: NewTodoInput): NewTodoInput {
 // ---------------------------------------------------------------------------------------------
 // Defer
 
-export const RESUME_CONDITION = /^(?:todo_done:todo_[a-z0-9_-]{3,64}|pr_merged:#\d+|capacity_available)$/;
+/**
+ * The resume conditions the original evaluates (`require_supported_todo_resume_when`): `todo_done:<todo_id>`,
+ * `pr_merged:[owner/repo]#<n>`, `capacity_available:<capability>`. A bare `capacity_available` is refused as it
+ * refuses it: it would read it back as unsupported and never resume the todo.
+ */
+export const RESUME_CONDITION =
+  /^(?:todo_done:todo_[a-z0-9_-]{3,64}|pr_merged:(?:[a-z0-9_.-]{1,80}\/[a-z0-9_.-]{1,100})?#[1-9][0-9]{0,8}|capacity_available:[a-z][a-z0-9_:-]{0,63})$/;
+const RESUME_CONDITION_HELP = 'todo_done:<todo_id>, pr_merged:[owner/repo]#<number> or capacity_available:<capability>';
 
 export interface DeferTodoInput {
   todoId: string;
   reason: string;
-  /** `todo_done:<id>`, `pr_merged:#<n>` or `capacity_available`. */
+  /** `todo_done:<id>`, `pr_merged:[owner/repo]#<n>` or `capacity_available:<capability>`. */
   resumeWhen?: string;
 }
 
@@ -954,7 +961,7 @@ export function deferTodo(text: string, input: DeferTodoInput, context: Operatio
     if (!RESUME_CONDITION.test(input.resumeWhen)) {
       throw new LoopxError(
         'invalid_resume_condition',
-        `resume condition ${JSON.stringify(input.resumeWhen)} must be todo_done:<todo_id>, pr_merged:#<number> or capacity_available`,
+        `resume condition ${JSON.stringify(input.resumeWhen)} must be ${RESUME_CONDITION_HELP}`,
         { resume_when: input.resumeWhen },
       );
     }

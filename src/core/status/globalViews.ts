@@ -263,6 +263,7 @@ function resumeConditionMet(condition: string | undefined, goal: GlobalGoal, tod
   }
   // Capacity is the quota's: slots left in the window and the goal not paused. An open gate (operator_gate) does
   // not take capacity away; it is reported by the todo's own gate reasons.
+  // A bare `capacity_available` (written before the original's rule was followed): the goal's quota.
   if (condition === 'capacity_available') {
     const state = goal.item.quota?.state;
     return state !== undefined && state !== 'throttled' && state !== 'paused';

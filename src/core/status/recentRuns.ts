@@ -36,7 +36,8 @@ export function recentRunRows(rows: readonly RunIndexRow[], limit: number = RECE
   // Spend rows carry fields the row schema does not name (turn_instance_id, slots, usage).
   const fieldsOf = (row: RunIndexRow): Record<string, unknown> => row as Record<string, unknown>;
   for (const row of rows) {
-    if (row.classification !== 'quota_slot_spent') continue;
+    // A reservation hold (flagged `reservation_hold`) is not a spend: its void follows it.
+    if (row.classification !== 'quota_slot_spent' || fieldsOf(row)['reservation_hold'] === true) continue;
     const turn = fieldsOf(row)['turn_instance_id'];
     if (typeof turn !== 'string') continue;
     const usage = fieldsOf(row)['usage'];

@@ -101,12 +101,14 @@ function pick(record: Record<string, unknown>, keys: string[]): Record<string, u
   return Object.fromEntries(keys.filter((k) => record[k] !== undefined).map((k) => [k, record[k]]));
 }
 
-export function readIndexRows(ws: Workspace): Record<string, unknown>[] {
+/** The goal's index rows; reservation holds (and their releases) only with `holds: true`. */
+export function readIndexRows(ws: Workspace, options: { holds?: boolean } = {}): Record<string, unknown>[] {
   const file = path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs', 'index.jsonl');
   if (!fs.existsSync(file)) return [];
   return fs
     .readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((row) => options.holds === true || row['reservation_hold'] !== true);
 }

@@ -358,6 +358,18 @@ describe('refresh-state', () => {
 describe('loopx refresh-state (CLI)', () => {
   const run = (p: RefreshProject, ...argv: string[]) => runLoopx(argv, { cwd: p.dir, env: { HOME: p.dir }, now: NOW });
 
+  it('without --classification records state_refreshed, the original default (issue 30)', async () => {
+    const p = refreshProject(BASIC_STATE);
+    const result = await run(p, 'refresh-state', '--goal-id', 'g1', '--format', 'json');
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.equal(RefreshStatePayloadSchema.parse(result.json()).classification, 'state_refreshed');
+    const rows = fs
+      .readFileSync(path.join(p.runtimeRoot, 'goals', 'g1', 'runs', 'index.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    assert.equal((JSON.parse(rows.at(-1) ?? '{}') as { classification?: string }).classification, 'state_refreshed');
+  });
+
   it('prints the original payload in JSON and a summary in Markdown', async () => {
     const p = refreshProject(BASIC_STATE);
     const json = await run(

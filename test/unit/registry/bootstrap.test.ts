@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,6 +13,9 @@ import { parseStateDocument } from '../../../src/core/state/document';
 import { readNextAction } from '../../../src/core/state/nextAction';
 import { runLoopx } from '../cli/run';
 import { readJson, tempDir, writeJson } from './helpers';
+
+// Bootstrap enters the goal in `<home>/.codex/loopx/registry.global.json`: a home of the test's own.
+const TESTER_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bootstrap-home-'));
 
 const NOW = '2026-01-15T10:00:00Z';
 const clock = fixedClock(NOW);
@@ -237,7 +241,7 @@ function createWithPlan(
       gate: [...plan.gates],
       force,
     },
-    { cwd: project, env: {}, clock, homeDir: '/home/tester' },
+    { cwd: project, env: {}, clock, homeDir: fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bootstrap-home-')) },
   );
 }
 
@@ -249,7 +253,7 @@ describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos i
     const result = await createWithPlan(project, plan);
     assert.deepEqual(
       result.actions.map((a) => a.action),
-      ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore'],
+      ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore', 'synced_global_registry'],
     );
     const doc = parseStateDocument(fs.readFileSync(result.state_file_abs, 'utf8'));
     const open = doc.todos.filter((t) => t.status === 'open');
@@ -305,14 +309,14 @@ describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos i
     const forced = await createWithPlan(project, plan, true);
     assert.deepEqual(
       forced.actions.map((a) => a.action),
-      ['added_goal', 'replaced_state_file'],
+      ['added_goal', 'replaced_state_file', 'synced_global_registry'],
     );
     assert.match(fs.readFileSync(stateFile, 'utf8'), /\[P2\] Write the index\./);
   });
 
   it('CLI: bootstrap --todo … --gate … writes the plan; a refused todo is exit 1 with a typed error and no files', async () => {
     const project = tempDir();
-    const env = { HOME: '/home/tester' };
+    const env = { HOME: TESTER_HOME };
     const refused = await runLoopx(
       [
         '--format',
@@ -366,7 +370,7 @@ describe('bootstrap with a plan (Start a Goal: the goal and its reviewed todos i
 describe('loopx bootstrap / loopx registry (CLI)', () => {
   it('bootstraps a project and then validates its registry', async () => {
     const project = tempDir();
-    const env = { HOME: '/home/tester' };
+    const env = { HOME: TESTER_HOME };
     const created = await runLoopx(
       ['--format', 'json', 'bootstrap', '--project', '.', '--goal-id', 'cli-goal', '--objective', 'Do the thing.'],
       { cwd: project, env },
@@ -376,7 +380,7 @@ describe('loopx bootstrap / loopx registry (CLI)', () => {
     assert.equal(json['ok'], true);
     assert.deepEqual(
       (json['actions'] as { action: string }[]).map((a) => a.action),
-      ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore'],
+      ['created_registry', 'added_goal', 'wrote_state_file', 'wrote_gitignore', 'synced_global_registry'],
     );
 
     const again = await runLoopx(['bootstrap', '--goal-id', 'cli-goal', '--objective', 'Again.'], {
@@ -400,7 +404,7 @@ describe('loopx bootstrap / loopx registry (CLI)', () => {
     const project = tempDir();
     const run = await runLoopx(
       ['bootstrap', '--project', project, '--goal-id', 'md-goal', '--objective', 'Write docs.'],
-      { cwd: '/', env: { HOME: '/home/tester' } },
+      { cwd: '/', env: { HOME: TESTER_HOME } },
     );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^# LoopX bootstrap: md-goal/);
@@ -439,5 +443,30 @@ describe('loopx bootstrap / loopx registry (CLI)', () => {
     const invalid = await runLoopx(['registry'], { cwd: project, env });
     assert.equal(invalid.code, 1);
     assert.match(invalid.stdout, /a: missing repo/);
+  });
+});
+
+describe('bootstrap and the global registry (issue 30: the original finds our goals there)', () => {
+  it('enters every bootstrapped goal in <home>/.codex/loopx/registry.global.json, a second goal of the project too', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bootstrap-global-'));
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bootstrap-project-'));
+    const env = { cwd: project, env: {}, clock, homeDir: home };
+    const first = await runOperation(createGoal, { goalId: 'first-goal', objective: 'Ship one.' }, env);
+    const second = await runOperation(createGoal, { goalId: 'second-goal', objective: 'Ship two.' }, env);
+    const globalPath = path.join(home, '.codex', 'loopx', 'registry.global.json');
+    for (const result of [first, second])
+      assert.deepEqual(result.actions.at(-1), { action: 'synced_global_registry', path: globalPath });
+    const global = JSON.parse(fs.readFileSync(globalPath, 'utf8')) as {
+      common_runtime_root: string;
+      goals: { id: string; source_registry: string; repo: string }[];
+    };
+    assert.equal(global.common_runtime_root, path.join(home, '.codex', 'loopx'));
+    assert.deepEqual(
+      global.goals.map((g) => [g.id, g.source_registry, g.repo]),
+      [
+        ['first-goal', path.join(project, '.loopx', 'registry.json'), project],
+        ['second-goal', path.join(project, '.loopx', 'registry.json'), project],
+      ],
+    );
   });
 });

@@ -478,7 +478,7 @@ describe('loopx todo', () => {
       '--reason',
       'needs a token',
       '--resume-when',
-      'capacity_available',
+      'capacity_available:gpu',
       '--format',
       'json',
     );

@@ -418,12 +418,23 @@ describe('todo supersede and defer', () => {
   it('defers with a reason and a checked resume condition; gates are not deferred', () => {
     const result = deferTodo(
       STATE,
-      { todoId: 'todo_primary', reason: 'needs capacity', resumeWhen: 'capacity_available' },
+      { todoId: 'todo_primary', reason: 'needs capacity', resumeWhen: 'capacity_available:gpu' },
       legacy,
     );
     assert.deepEqual(
       [result.summary.todo.status, result.summary.todo.metadata['resume_when']],
-      ['deferred', 'capacity_available'],
+      ['deferred', 'capacity_available:gpu'],
+    );
+    // The original's supported conditions (issue 30): a bare capacity_available names no capability, so it
+    // refuses it (and would never resume the todo); pr_merged may name a repository.
+    throwsCode(
+      () => deferTodo(STATE, { todoId: 'todo_primary', reason: 'x', resumeWhen: 'capacity_available' }, legacy),
+      'invalid_resume_condition',
+    );
+    assert.equal(
+      deferTodo(STATE, { todoId: 'todo_primary', reason: 'x', resumeWhen: 'pr_merged:acme/app#12' }, legacy).summary
+        .todo.metadata['resume_when'],
+      'pr_merged:acme/app#12',
     );
     assert.match(result.text, /- \[-\] \[P1\] Validate the primary lane\./);
     throwsCode(

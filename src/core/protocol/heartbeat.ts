@@ -1,5 +1,5 @@
 import { cliCommands } from '../commands/catalog';
-import { SPEND_USAGE_FLAGS, SPEND_USAGE_NOTE } from '../quota/spend';
+import { SPEND_USAGE_FLAGS, SPEND_USAGE_NOTE, TURN_ID_PLACEHOLDER } from '../quota/spend';
 import { viaLoopxCli } from './cliInvocation';
 
 /**
@@ -26,12 +26,7 @@ export interface HeartbeatSubject {
 /** The placeholders the installed `/loopx-heartbeat` prompt uses in place of a goal, an agent and a todo. */
 export const HEARTBEAT_PLACEHOLDERS: HeartbeatSubject = { goalId: '<id>', agentId: '<agent>', todoId: '<todo_id>' };
 
-/**
- * The turn id each command carries, written into the command line itself: an agent CLI's shell
- * tool may start every call in a new shell (Claude Code does), so a variable exported in one call
- * is gone by the next.
- */
-export const TURN_ID_PLACEHOLDER = '<turn_id>';
+export { TURN_ID_PLACEHOLDER };
 
 /** The rules above the steps. */
 export const HEARTBEAT_RULES: readonly string[] = [

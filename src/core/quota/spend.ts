@@ -20,6 +20,12 @@ import {
  * The usage flags of a heartbeat spend, with the placeholders the agent fills in: one text for the
  * heartbeat prompt's spend step and the settlement plan `quota should-run` prints (issue 34).
  */
+/**
+ * The turn id each command carries, written into the command line itself: an agent CLI's shell
+ * tool may start every call in a new shell (Claude Code does), so a variable exported in one call
+ * is gone by the next.
+ */
+export const TURN_ID_PLACEHOLDER = '<turn_id>';
 export const SPEND_USAGE_FLAGS = '--cost-usd <cost_usd> --tokens <tokens>';
 /** When to write which: the agent CLI's own numbers, else `--usage-unknown` (the budget counts the estimate). */
 export const SPEND_USAGE_NOTE =

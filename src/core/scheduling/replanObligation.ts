@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { isSettlementRun, type RunIndexRow } from '../runtime/runIndex';
+import { TURN_ID_PLACEHOLDER } from '../quota/spend';
 
 /**
  * Autonomous replan obligations (docs/quota.md#replan-obligations): when the latest turns of an
@@ -204,6 +205,6 @@ function build(input: ReplanObligationInput, signals: readonly StallSignal[], sp
       'stop if the replan needs private material, credentials, destructive git, production actions or a decision only the owner can make',
     recommended_action: spec.recommended,
     agent_id: agentId,
-    discharge_command: `loopx refresh-state --goal-id ${input.goalId} --classification autonomous_replan --replan-obligation-id ${obligationId} --turn-instance-id "$LOOPX_TURN"${agentFlag}`,
+    discharge_command: `loopx refresh-state --goal-id ${input.goalId} --classification autonomous_replan --replan-obligation-id ${obligationId} --turn-instance-id ${TURN_ID_PLACEHOLDER}${agentFlag}`,
   };
 }

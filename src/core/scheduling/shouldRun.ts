@@ -12,7 +12,7 @@ import { readStateFileShared, type StateFileSnapshot } from '../state/stateFile'
 import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
 import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
-import { SPEND_USAGE_FLAGS } from '../quota/spend';
+import { SPEND_USAGE_FLAGS, TURN_ID_PLACEHOLDER } from '../quota/spend';
 import type { IndexDigest } from '../quota/ledger';
 import { admissionProblem, profileEstimate, readQuotaView, type QuotaView } from '../quota/reservations';
 import { runHistoryRows, sharedRunHistoryReader } from '../quota/runHistory';
@@ -822,7 +822,7 @@ export function spendCommand(
   const parts = ['loopx quota spend-slot', `--goal-id ${goalId}`, '--slots 1', '--source heartbeat', '--execute'];
   if (todoId !== null) parts.push(`--todo-id ${todoId}`);
   else if (replanId !== null) parts.push(`--replan-obligation-id ${replanId}`);
-  parts.push('--turn-instance-id "$LOOPX_TURN"');
+  parts.push(`--turn-instance-id ${TURN_ID_PLACEHOLDER}`);
   if (agentId !== null) parts.push(`--agent-id ${agentId}`);
   // The turn's usage, as the heartbeat prompt's spend step asks for it (or --usage-unknown).
   parts.push(SPEND_USAGE_FLAGS);

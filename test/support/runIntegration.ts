@@ -160,6 +160,9 @@ async function main(): Promise<void> {
         extensionTestsPath: only === 'development' ? SUITE : UNTRUSTED_SUITE,
       },
     );
+    // npm test's oldest-vscode tier runs this suite alone and counts it from the summary file.
+    if (process.env['LOOPX_TEST_SUMMARY'] && summary)
+      writeFileSync(process.env['LOOPX_TEST_SUMMARY'], JSON.stringify(summary));
     process.exitCode = summary && summary.failed === 0 && summary.passed > 0 ? 0 : 1;
     return;
   }

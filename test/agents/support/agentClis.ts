@@ -54,7 +54,13 @@ export function ensureAgentClis(env: NodeJS.ProcessEnv = process.env): AgentClis
   if (existsSync(done)) return bins(cacheDir, 0);
   mkdirSync(cacheDir, { recursive: true });
   for (const entry of readdirSync(cacheDir)) if (entry.startsWith('.complete-')) rmSync(join(cacheDir, entry));
-  writeFileSync(join(cacheDir, 'package.json'), `${JSON.stringify({ name: 'loopx-agent-clis', private: true })}\n`);
+  // npm 11 skips dependencies' install scripts unless allowScripts names them; Claude Code and opencode
+  // fetch or link their native binaries in theirs (without it, their bin is there but cannot start).
+  const allowScripts = Object.fromEntries(Object.keys(AGENT_CLI_VERSIONS).map((name) => [name, true]));
+  writeFileSync(
+    join(cacheDir, 'package.json'),
+    `${JSON.stringify({ name: 'loopx-agent-clis', private: true, allowScripts })}\n`,
+  );
   const started = Date.now();
   const specs = Object.entries(AGENT_CLI_VERSIONS).map(([name, version]) => `${name}@${version}`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -69,8 +75,17 @@ export function ensureAgentClis(env: NodeJS.ProcessEnv = process.env): AgentClis
     );
   }
   const installed = bins(cacheDir, (Date.now() - started) / 1000);
-  for (const bin of [installed.claude, installed.codex, installed.opencode])
+  for (const bin of [installed.claude, installed.codex, installed.opencode]) {
     if (!existsSync(bin)) throw new Error(`npm installed the agent CLIs but ${bin} is missing`);
+    // Started once, with no network (agent CLIs never run outside a loopback-only namespace); where no
+    // namespace can be made the tier skips anyway.
+    if (process.getuid?.() !== 0) continue;
+    const version = spawnSync('unshare', ['-n', bin, '--version'], { encoding: 'utf8', timeout: 60_000 });
+    if (version.status !== 0)
+      throw new Error(
+        `npm installed ${bin} but it does not start (${version.error?.message ?? `exit ${version.status}`}): ${version.stderr}`,
+      );
+  }
   writeFileSync(done, `${new Date().toISOString()}\n`);
   return installed;
 }

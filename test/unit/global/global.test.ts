@@ -388,7 +388,13 @@ describe('loopx global-* (CLI)', () => {
 
   it('answers ok:false "Global status source unavailable." (exit 1) when the registry cannot be read; bad arguments exit 2', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-global-none-'));
-    const run = await runLoopx(['global-risks', '--format', 'json'], { cwd: dir, now: NOW });
+    // No global registry either: the default one lives under the home folder, which other runs (the editor's
+    // Create Goal, as the original's bootstrap) may have filled on this machine.
+    const home = process.env['HOME'];
+    process.env['HOME'] = dir;
+    const run = await runLoopx(['global-risks', '--format', 'json'], { cwd: dir, now: NOW }).finally(() => {
+      process.env['HOME'] = home;
+    });
     assert.equal(run.code, 1);
     const json = GlobalUnavailableResponseSchema.parse(run.json());
     assert.equal(json.error, 'Global status source unavailable.');

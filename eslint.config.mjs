@@ -11,6 +11,8 @@ export default tseslint.config(
       'out/**',
       'node_modules/**',
       '.vscode-test/**',
+      '.mixed-cache/**',
+      '.agent-clis/**',
       '.demo/**',
       'test-results/**',
       'bench-results/**',

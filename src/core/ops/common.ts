@@ -56,3 +56,8 @@ export function turnInstanceIdArg(what: string) {
     .meta({ placeholder: 'id' })
     .describe(`a turn id that is not blank: ${what}`);
 }
+
+/** A failed preview-then-apply operation's JSON fields: nothing changed, nothing written. */
+export function nothingWrittenFields(input: Record<string, unknown>) {
+  return { dry_run: input['execute'] !== true, changed: false, written: false };
+}

@@ -8,7 +8,7 @@ import {
   type RemoveAgentResult,
 } from '../agents/agentExecutor';
 import { ENV_NAME_PATTERN } from '../executors/process';
-import { agentIdArg, goalIdArg } from './common';
+import { agentIdArg, goalIdArg, nothingWrittenFields } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -83,11 +83,7 @@ export const configureAgent = defineOperation({
       clock: env.clock,
       env: env.env,
     }),
-  errorFields: (input) => ({
-    dry_run: input['execute'] !== true,
-    changed: false,
-    written: false,
-  }),
+  errorFields: nothingWrittenFields,
 });
 
 /**
@@ -111,9 +107,5 @@ export const removeAgent = defineOperation({
       clock: env.clock,
       env: env.env,
     }),
-  errorFields: (input) => ({
-    dry_run: input['execute'] !== true,
-    changed: false,
-    written: false,
-  }),
+  errorFields: nothingWrittenFields,
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { setHandoffMode, showHandoffMode, type HandoffModeSet, type HandoffModeShow } from '../leases/handoffMode';
 import { HANDOFF_MODES } from '../leases/rules';
-import { goalIdArg } from './common';
+import { goalIdArg, nothingWrittenFields } from './common';
 import { requireStatePath, resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
 import { leaseGoalOf } from './taskLease';
@@ -41,5 +41,5 @@ export const handoffModeSet = defineOperation({
       clock: env.clock,
     });
   },
-  errorFields: (input) => ({ dry_run: input['execute'] !== true, changed: false, written: false }),
+  errorFields: nothingWrittenFields,
 });

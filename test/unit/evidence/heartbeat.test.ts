@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeWorkspace, readIndexRows, type Workspace } from '../quota/helpers';
 import { rolloutEventId, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
-import { TWO_TODOS, cli, events } from './helpers';
+import { TWO_TODOS, cli, events, spend } from './helpers';
 
 /**
  * Heartbeat receipts (spec §3.1 step 6, §5.4, cases 22 and 24): should-run → refresh-state →
@@ -25,19 +25,6 @@ const writeback = (ws: Workspace, turn: string, extra: string[] = []) =>
     'outcome_progress',
     '--turn-instance-id',
     turn,
-    ...extra,
-  ]);
-const spend = (ws: Workspace, turn: string, extra: string[] = []) =>
-  cli(ws, [
-    'quota',
-    'spend-slot',
-    '--goal-id',
-    'g',
-    '--agent-id',
-    'agent-a',
-    '--turn-instance-id',
-    turn,
-    '--execute',
     ...extra,
   ]);
 

@@ -33,3 +33,18 @@ export function events(ws: Workspace): RolloutEvent[] {
   const file = rolloutEventLogPath(ws.runtimeRoot, 'g');
   return fs.existsSync(file) ? parseRolloutEvents(fs.readFileSync(file, 'utf8')).events : [];
 }
+
+/** `quota spend-slot --execute` for agent-a on goal g with this turn id (and any further flags). */
+export const spend = (ws: Workspace, turn: string, extra: string[] = []) =>
+  cli(ws, [
+    'quota',
+    'spend-slot',
+    '--goal-id',
+    'g',
+    '--agent-id',
+    'agent-a',
+    '--turn-instance-id',
+    turn,
+    '--execute',
+    ...extra,
+  ]);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { makeWorkspace, readIndexRows, type Workspace } from '../quota/helpers';
 import { rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
-import { ONE_TODO, cli } from './helpers';
+import { ONE_TODO, cli, spend } from './helpers';
 
 /**
  * The heartbeat receipt binds a turn's replan obligation like its todo: a later step that names
@@ -27,19 +27,6 @@ const writeback = (ws: Workspace, turn: string, classification: string, extra: s
     'poll the upstream build again',
     '--turn-instance-id',
     turn,
-    ...extra,
-  ]);
-const spend = (ws: Workspace, turn: string, extra: string[] = []) =>
-  cli(ws, [
-    'quota',
-    'spend-slot',
-    '--goal-id',
-    'g',
-    '--agent-id',
-    'agent-a',
-    '--turn-instance-id',
-    turn,
-    '--execute',
     ...extra,
   ]);
 

@@ -4,7 +4,7 @@ import { makeWorkspace, readIndexRows, type Workspace } from '../quota/helpers';
 import { parseRolloutEvents, rolloutEventLogPath } from '../../../src/core/evidence/rolloutLog';
 import { replanObligationFromRuns } from '../../../src/core/scheduling/replanObligation';
 import type { RunIndexRow } from '../../../src/core/runtime/runIndex';
-import { ONE_TODO, cli } from './helpers';
+import { ONE_TODO, cli, spend } from './helpers';
 
 /**
  * Autonomous replan obligations (spec §3.1 step 4, case 10): two stalled turns on a lane owe a
@@ -90,19 +90,6 @@ const writeback = (ws: Workspace, turn: string, classification: string, extra: s
     classification === 'monitor_no_progress' ? 'poll the upstream build again' : 'continue with the new plan',
     '--turn-instance-id',
     turn,
-    ...extra,
-  ]);
-const spend = (ws: Workspace, turn: string, extra: string[] = []) =>
-  cli(ws, [
-    'quota',
-    'spend-slot',
-    '--goal-id',
-    'g',
-    '--agent-id',
-    'agent-a',
-    '--turn-instance-id',
-    turn,
-    '--execute',
     ...extra,
   ]);
 

@@ -6,8 +6,13 @@ import type { Operation, OperationEnvironment, OperationOutput } from '../ops/op
 import { runOperation } from '../ops/run';
 import { agentToolByName, toolArgumentSchema, type AgentTool } from './catalog';
 
-/** A tool call that did what it was asked: the operation's JSON (as `loopx --format json` prints it) and a line for people. */
+/**
+ * A tool call that ran its operation: the operation's JSON (as `loopx --format json` prints it) and a
+ * line for people. `ok` is the result's own: false when the operation answered but did not do what
+ * was asked (a spend refused by the quota), where the CLI exits 1; a host reports that as an error too.
+ */
 export interface AgentToolSuccess {
+  ok: boolean;
   structured: Record<string, unknown>;
   text: string;
 }
@@ -41,7 +46,7 @@ export async function invokeAgentTool(
   const operation = OPERATIONS[tool.op] as unknown as Operation;
   const result: OperationOutput = await runOperation(operation, input as Record<string, unknown>, env);
   const structured = result as unknown as Record<string, unknown>;
-  return { structured, text: summaryOf(tool, structured) };
+  return { ok: result.ok, structured, text: summaryOf(tool, structured) };
 }
 
 /** The failure of a tool call, from whatever it threw (LoopX's typed errors keep their code and details). */
@@ -61,19 +66,20 @@ export function agentToolFailure(name: string, thrown: unknown): AgentToolFailur
 function summaryOf(tool: AgentTool, result: Record<string, unknown>): string {
   const facts: string[] = [];
   const add = (label: string, value: unknown): void => {
-    if (value !== undefined && value !== null && value !== '') facts.push(`${label}=${String(value)}`);
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      if (value !== '') facts.push(`${label}=${String(value)}`);
   };
   add('ok', result['ok']);
   add('should_run', result['should_run']);
   add('decision', result['decision']);
   const selected = result['selected_todo'] as { todo_id?: unknown } | null | undefined;
   add('selected_todo', selected?.todo_id);
-  add('todo_id', typeof result['todo_id'] === 'string' ? result['todo_id'] : undefined);
-  add('status', typeof result['status'] === 'string' ? result['status'] : undefined);
+  add('todo_id', result['todo_id']);
+  add('status', result['status']);
   add('dry_run', result['dry_run']);
   add('written', result['written']);
   add('idempotent_replay', result['idempotent_replay']);
-  add('reason', typeof result['reason'] === 'string' ? result['reason'] : undefined);
+  add('reason', result['reason']);
   const head = `${tool.name}: ${facts.join(', ')}`;
   // The heartbeat prompt is text an agent reads: give it whole.
   if (typeof result['prompt'] === 'string') return `${head}\n\n${result['prompt']}`;

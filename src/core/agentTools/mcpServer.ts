@@ -70,7 +70,12 @@ export function createMcpServer(environment: McpEnvironment): Server {
     const { name, arguments: args } = request.params;
     try {
       const result = await invokeAgentTool(name, args ?? {}, environment());
-      return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured };
+      return {
+        content: [{ type: 'text', text: result.text }],
+        structuredContent: result.structured,
+        // The CLI exits 1 on such a result: the agent must not read it as done.
+        ...(result.ok ? {} : { isError: true }),
+      };
     } catch (error) {
       const failure = agentToolFailure(name, error);
       return { isError: true, content: [{ type: 'text', text: failure.text }], structuredContent: failure.structured };

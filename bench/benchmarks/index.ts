@@ -12,6 +12,7 @@ import {
   extensionWebviewWarnings,
 } from './extension';
 import { globalSummaryAgents } from './globalViews';
+import { mcpHeartbeat, mcpShouldRun } from './mcp';
 import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
@@ -44,6 +45,8 @@ export const BENCHMARKS: readonly Benchmark[] = [
   quotaShouldRunCli,
   quotaShouldRunInProcess,
   quotaShouldRunReceiptCli,
+  mcpShouldRun,
+  mcpHeartbeat,
   refreshStateCli,
   refreshStateInProcess,
   taskLeaseAcquireCli,

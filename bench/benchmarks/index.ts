@@ -12,7 +12,7 @@ import {
   extensionWebviewWarnings,
 } from './extension';
 import { globalSummaryAgents } from './globalViews';
-import { mcpHeartbeat, mcpShouldRun } from './mcp';
+import { mcpHeartbeat, mcpServerMemory, mcpShouldRun } from './mcp';
 import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
@@ -46,6 +46,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   quotaShouldRunInProcess,
   quotaShouldRunReceiptCli,
   mcpShouldRun,
+  mcpServerMemory,
   mcpHeartbeat,
   refreshStateCli,
   refreshStateInProcess,

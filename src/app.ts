@@ -10,6 +10,7 @@ import {
   showAgentLastRunCommand,
 } from './commands/agentSetup';
 import { configureGoalCommand } from './commands/configureGoal';
+import { connectAgentOverMcpCommand } from './commands/mcpInstall';
 import { createGoal } from './commands/createGoal';
 import { startGoalCommand } from './commands/startGoal';
 import { registerAgentCommand } from './commands/registerAgent';
@@ -183,6 +184,7 @@ export class LoopxApp extends Disposable {
         createGoal: (arg) => createGoal(this.model, this.log, arg),
         startGoal: (arg) => startGoalCommand(this.model, this.log, arg),
         agentOnboard: () => agentOnboardCommand(this.model),
+        mcpInstall: (arg) => connectAgentOverMcpCommand(context.extensionPath, arg),
         registerAgent: (arg) => registerAgentCommand(this.model, arg),
         configureGoal: (arg) => configureGoalCommand(this.model, arg),
         configureAgent: (arg) => configureAgentCommand(this.model, arg),

@@ -62,6 +62,7 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   globalRisks: () => import('./globalViews.js').then((m) => m.globalRisksCommand),
   serveStatus: () => import('./serveStatus.js').then((m) => m.serveStatusCommand),
   slashCommands: () => import('./slashCommands.js').then((m) => m.slashCommandsCommand),
+  mcpInstall: () => import('./mcpInstall.js').then((m) => m.mcpInstallCommand),
   refreshState: () => import('./refreshState.js').then((m) => m.refreshStateCommand),
   heartbeatPrompt: () => import('./heartbeatPrompt.js').then((m) => m.heartbeatPromptCommand),
   quotaPlan: () => import('./quota.js').then((m) => m.quotaPlanCommand),

@@ -149,9 +149,14 @@ function codexEntry(launch: McpServerLaunch): JsonObject {
   };
 }
 
+/** A parsed TOML document as plain JSON values (smol-toml's tables have no prototype; dates become text). */
+function plainToml(text: string): JsonObject {
+  return JSON.parse(JSON.stringify(parseToml(text))) as JsonObject;
+}
+
 function parseTomlOrRefuse(file: string, text: string): JsonObject {
   try {
-    return parseToml(text) as JsonObject;
+    return plainToml(text);
   } catch (error) {
     if (error instanceof TomlError)
       throw refuse(
@@ -218,7 +223,7 @@ export function editCodexConfig(file: string, existing: string | null, launch: M
   // The text edit must change our entry and nothing else: parse the result and compare.
   const after = (() => {
     try {
-      return parseToml(text) as JsonObject;
+      return plainToml(text);
     } catch {
       return null;
     }

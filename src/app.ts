@@ -39,6 +39,8 @@ import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } fro
 import { installDemoAgentFrom } from './core/ops/host';
 import { validateRegistries } from './commands/validateRegistry';
 import { answerChat, RecordedAnswer, registerChatParticipant } from './chat/participant';
+import { registerLanguageModelTools } from './lm/languageModelTools';
+import { mcpServerDefinitions, registerMcpServerProvider } from './lm/mcpServerProvider';
 import { createExtensionApi } from './api/extensionApi';
 import { statusEvents } from './api/statusEvents';
 import type { LoopxExtensionApi } from './api/types';
@@ -161,6 +163,24 @@ export class LoopxApp extends Disposable {
       lmAccess: context.languageModelAccessInformation,
     };
     this.register(registerChatParticipant(this.model, context.extensionUri));
+    // Tools for agents in the editor (feature-checked: absent before VS Code 1.95 / 1.101, nothing registered).
+    const invokedTools: string[] = [];
+    this.register(
+      registerLanguageModelTools(
+        {
+          registryOf: (goalId) =>
+            this.model.findGoal(goalId)?.registryPath ??
+            (this.model.snapshots.length === 1 ? this.model.snapshots[0]?.registryPath : undefined),
+        },
+        (name) => invokedTools.push(name),
+      ),
+    );
+    this.register(registerMcpServerProvider(context.extensionPath, this.model.onDidChange));
+    // Hidden commands for the integration tests: the MCP servers the provider offers; the tools invoked since the last call.
+    this.register(
+      vscode.commands.registerCommand('_loopx.mcpServerDefinitions', () => mcpServerDefinitions(context.extensionPath)),
+    );
+    this.register(vscode.commands.registerCommand('_loopx.takeInvokedTools', () => invokedTools.splice(0)));
     this.timings.phase('chat');
     // Hidden command: runs @loopx's handler on a recorder, for tests and where the chat view cannot be driven.
     this.register(

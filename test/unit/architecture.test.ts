@@ -15,7 +15,7 @@ import {
 const root = join(__dirname, '..', '..');
 
 /** Folders of user-facing surfaces: they call operations and render results. */
-const SURFACES = ['src/cli', 'src/commands', 'src/views', 'src/chat', 'src/webviews', 'src/statusBar'];
+const SURFACES = ['src/cli', 'src/commands', 'src/views', 'src/chat', 'src/webviews', 'src/statusBar', 'src/lm'];
 /** What a surface may import from src/core besides types. */
 const ALLOWED_CORE = ['src/core/ops', 'src/core/commands', 'src/core/errors', 'src/core/version'];
 

@@ -39,7 +39,7 @@ import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } fro
 import { installDemoAgentFrom } from './core/ops/host';
 import { validateRegistries } from './commands/validateRegistry';
 import { answerChat, RecordedAnswer, registerChatParticipant } from './chat/participant';
-import { registerLanguageModelTools } from './lm/languageModelTools';
+import { registerLanguageModelTools, type ToolEvent } from './lm/languageModelTools';
 import { mcpServerDefinitions, registerMcpServerProvider } from './lm/mcpServerProvider';
 import { createExtensionApi } from './api/extensionApi';
 import { statusEvents } from './api/statusEvents';
@@ -164,7 +164,7 @@ export class LoopxApp extends Disposable {
     };
     this.register(registerChatParticipant(this.model, context.extensionUri));
     // Tools for agents in the editor (feature-checked: absent before VS Code 1.95 / 1.101, nothing registered).
-    const invokedTools: string[] = [];
+    const toolEvents: ToolEvent[] = [];
     this.register(
       registerLanguageModelTools(
         {
@@ -172,15 +172,15 @@ export class LoopxApp extends Disposable {
             this.model.findGoal(goalId)?.registryPath ??
             (this.model.snapshots.length === 1 ? this.model.snapshots[0]?.registryPath : undefined),
         },
-        (name) => invokedTools.push(name),
+        (event) => toolEvents.push(event),
       ),
     );
     this.register(registerMcpServerProvider(context.extensionPath, this.model.onDidChange));
-    // Hidden commands for the integration tests: the MCP servers the provider offers; the tools invoked since the last call.
+    // Hidden commands for the integration tests: the MCP servers the provider offers; what the tools went through since the last call.
     this.register(
       vscode.commands.registerCommand('_loopx.mcpServerDefinitions', () => mcpServerDefinitions(context.extensionPath)),
     );
-    this.register(vscode.commands.registerCommand('_loopx.takeInvokedTools', () => invokedTools.splice(0)));
+    this.register(vscode.commands.registerCommand('_loopx.takeToolEvents', () => toolEvents.splice(0)));
     this.timings.phase('chat');
     // Hidden command: runs @loopx's handler on a recorder, for tests and where the chat view cannot be driven.
     this.register(

@@ -168,9 +168,14 @@ export async function invokeLanguageModelTool(
  * Registers the tools this workspace may have now: the read tools always, the writes once it is trusted
  * (also when trust is granted later). Returns nothing to dispose on a host without the tools API.
  */
+/** What a tool went through (the hidden test command reports it): asked to confirm, then run. */
+export type ToolEvent =
+  | { tool: string; phase: 'prepare'; confirmation: { title: string; message: string } | null }
+  | { tool: string; phase: 'invoke' };
+
 export function registerLanguageModelTools(
   goals: GoalDirectory,
-  onInvoked: (name: string) => void = () => undefined,
+  onEvent: (event: ToolEvent) => void = () => undefined,
 ): vscode.Disposable {
   const api = languageModelToolsApi();
   if (api === undefined) return new vscode.Disposable(() => undefined);
@@ -182,12 +187,16 @@ export function registerLanguageModelTools(
       registered.set(
         spec.name,
         api.registerTool<Input>(spec.name, {
-          prepareInvocation: (options): PreparedToolInvocation => ({
-            invocationMessage: vscode.l10n.t('Running {0}', spec.displayName),
-            ...(spec.writes ? { confirmationMessages: confirmationOf(spec, options.input) } : {}),
-          }),
+          prepareInvocation: (options): PreparedToolInvocation => {
+            const confirmation = spec.writes ? confirmationOf(spec, options.input ?? {}) : null;
+            onEvent({ tool: spec.name, phase: 'prepare', confirmation });
+            return {
+              invocationMessage: vscode.l10n.t('Running {0}', spec.displayName),
+              ...(confirmation === null ? {} : { confirmationMessages: confirmation }),
+            };
+          },
           invoke: async (options): Promise<ToolResult> => {
-            onInvoked(spec.name);
+            onEvent({ tool: spec.name, phase: 'invoke' });
             const { summary, json } = await invokeLanguageModelTool(
               spec,
               options.input,

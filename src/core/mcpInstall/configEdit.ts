@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+// The ES module build: the package's `main` is a UMD wrapper whose relative requires a bundle cannot follow.
+import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { LoopxError } from '../errors';
 import { MCP_SERVER_NAME, type McpServerLaunch, type McpTarget } from './targets';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parse as parseJsonc } from 'jsonc-parser';
+import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { installMcpServer, McpInstallResultSchema, type McpInstallRequest } from '../../../src/core/mcpInstall/install';
 import { mcpServerLaunch, type McpTarget } from '../../../src/core/mcpInstall/targets';
 import { runLoopx } from '../cli/run';

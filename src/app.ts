@@ -39,6 +39,7 @@ import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } fro
 import { installDemoAgentFrom } from './core/ops/host';
 import { validateRegistries } from './commands/validateRegistry';
 import { answerChat, RecordedAnswer, registerChatParticipant } from './chat/participant';
+import { languageModelToolsApi, mcpProviderApi } from './lm/hostApi';
 import { registerLanguageModelTools, type ToolEvent } from './lm/languageModelTools';
 import { mcpServerDefinitions, registerMcpServerProvider } from './lm/mcpServerProvider';
 import { createExtensionApi } from './api/extensionApi';
@@ -181,6 +182,12 @@ export class LoopxApp extends Disposable {
       vscode.commands.registerCommand('_loopx.mcpServerDefinitions', () => mcpServerDefinitions(context.extensionPath)),
     );
     this.register(vscode.commands.registerCommand('_loopx.takeToolEvents', () => toolEvents.splice(0)));
+    this.register(
+      vscode.commands.registerCommand('_loopx.agentToolSupport', () => ({
+        languageModelTools: languageModelToolsApi() !== undefined,
+        mcpProvider: mcpProviderApi() !== undefined,
+      })),
+    );
     this.timings.phase('chat');
     // Hidden command: runs @loopx's handler on a recorder, for tests and where the chat view cannot be driven.
     this.register(

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { configureGoal } from '../../../src/core/ops/configureGoal';
+import { createGoal } from '../../../src/core/ops/createGoal';
 import { quotaStatus } from '../../../src/core/ops/quota';
 import { runOperation } from '../../../src/core/ops/run';
 import { editorEnvironment } from '../../../src/commands/operationRunner';
@@ -56,8 +58,11 @@ async function invoke(name: string, input: object): Promise<{ summary: string; j
 const takeEvents = async (): Promise<ToolEvent[]> =>
   (await vscode.commands.executeCommand<ToolEvent[]>('_loopx.takeToolEvents')) ?? [];
 
+/** A goal of its own, so the other suites' turns on tidy-notes do not decide whether this one may run. */
+const GOAL = 'lm-tools';
+
 async function spentSlots(): Promise<number> {
-  return (await runOperation(quotaStatus, { goalId: 'tidy-notes' }, editorEnvironment(registryPath()))).spent_slots;
+  return (await runOperation(quotaStatus, { goalId: GOAL }, editorEnvironment(registryPath()))).spent_slots;
 }
 
 describe('LoopX language-model tools and MCP servers (real VS Code host)', function () {
@@ -67,6 +72,15 @@ describe('LoopX language-model tools and MCP servers (real VS Code host)', funct
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
+    const env = editorEnvironment(registryPath());
+    const created = await runOperation(
+      createGoal,
+      { goalId: GOAL, objective: 'Exercise the LoopX tools.', todo: ['Write the tools note'] },
+      env,
+    );
+    assert.equal(created.ok, true, JSON.stringify(created));
+    await runOperation(configureGoal, { goalId: GOAL, registeredAgent: ['demo'] }, env, 'apply');
+    await vscode.commands.executeCommand('loopx.refresh');
     await takeEvents();
   });
 
@@ -80,30 +94,30 @@ describe('LoopX language-model tools and MCP servers (real VS Code host)', funct
   it('runs a heartbeat turn through the tools: should-run binds the turn, the delivery is recorded, the slot spent once', async () => {
     const turn = 'lm-tools-turn-1';
     const before = await spentSlots();
-    const guard = await invoke('loopx_should_run', { goalId: 'tidy-notes', agentId: 'demo', turnInstanceId: turn });
+    const guard = await invoke('loopx_should_run', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
     assert.equal(guard.json['ok'], true, JSON.stringify(guard.json));
-    assert.equal(guard.json['should_run'], true);
+    assert.equal(guard.json['should_run'], true, String(guard.json['reason']));
     const receipt = guard.json['heartbeat_receipt'] as { todo_id: string; replayed: boolean };
     assert.equal(receipt.replayed, false);
     assert.match(guard.summary, new RegExp(`should_run: true.*todo ${receipt.todo_id}`));
     // A retry of the same turn replays its receipt.
-    const again = await invoke('loopx_should_run', { goalId: 'tidy-notes', agentId: 'demo', turnInstanceId: turn });
+    const again = await invoke('loopx_should_run', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
     assert.equal((again.json['heartbeat_receipt'] as { replayed: boolean }).replayed, true);
 
     const delivery = await invoke('loopx_refresh_state', {
-      goalId: 'tidy-notes',
+      goalId: GOAL,
       agentId: 'demo',
       turnInstanceId: turn,
       classification: 'validated_progress',
     });
-    assert.equal(delivery.json['goal_id'], 'tidy-notes', JSON.stringify(delivery.json));
+    assert.equal(delivery.json['goal_id'], GOAL, JSON.stringify(delivery.json));
     assert.notEqual(delivery.json['ok'], false);
 
-    const spend = await invoke('loopx_spend_slot', { goalId: 'tidy-notes', agentId: 'demo', turnInstanceId: turn });
+    const spend = await invoke('loopx_spend_slot', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
     assert.equal(spend.json['appended'], true, JSON.stringify(spend.json));
     assert.equal(spend.json['todo_id'], receipt.todo_id, 'the spend is settled on the todo the receipt binds');
     assert.equal(await spentSlots(), before + 1);
-    const replay = await invoke('loopx_spend_slot', { goalId: 'tidy-notes', agentId: 'demo', turnInstanceId: turn });
+    const replay = await invoke('loopx_spend_slot', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
     assert.equal(replay.json['idempotent_replay'], true);
     assert.match(replay.summary, /already spent/);
     assert.equal(await spentSlots(), before + 1, 'a retried spend writes nothing');
@@ -115,7 +129,7 @@ describe('LoopX language-model tools and MCP servers (real VS Code host)', funct
     assert.equal(spendConfirmation.confirmation.title, 'Spend LoopX quota?');
     assert.match(
       spendConfirmation.confirmation.message,
-      /Spend 1 slot\(s\) of goal tidy-notes \(agent demo, turn lm-tools-turn-1\)/,
+      /Spend 1 slot\(s\) of goal lm-tools \(agent demo, turn lm-tools-turn-1\)/,
     );
     const readPrepared = events.find((event) => event.phase === 'prepare' && event.tool === 'loopx_should_run');
     assert.ok(readPrepared?.phase === 'prepare' && readPrepared.confirmation === null, 'reads ask nothing');

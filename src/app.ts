@@ -10,6 +10,7 @@ import {
   showAgentLastRunCommand,
 } from './commands/agentSetup';
 import { configureGoalCommand } from './commands/configureGoal';
+import { connectAgentOverMcpCommand } from './commands/mcpInstall';
 import { createGoal } from './commands/createGoal';
 import { startGoalCommand } from './commands/startGoal';
 import { registerAgentCommand } from './commands/registerAgent';
@@ -38,6 +39,9 @@ import { bundleDirOf, runLoopCommand, runOneTurnCommand, type TurnSurfaces } fro
 import { installDemoAgentFrom } from './core/ops/host';
 import { validateRegistries } from './commands/validateRegistry';
 import { answerChat, RecordedAnswer, registerChatParticipant } from './chat/participant';
+import { languageModelToolsApi, mcpProviderApi } from './lm/hostApi';
+import { registerLanguageModelTools, type ToolEvent } from './lm/languageModelTools';
+import { mcpServerDefinitions, registerMcpServerProvider } from './lm/mcpServerProvider';
 import { createExtensionApi } from './api/extensionApi';
 import { statusEvents } from './api/statusEvents';
 import type { LoopxExtensionApi } from './api/types';
@@ -160,6 +164,30 @@ export class LoopxApp extends Disposable {
       lmAccess: context.languageModelAccessInformation,
     };
     this.register(registerChatParticipant(this.model, context.extensionUri));
+    // Tools for agents in the editor (feature-checked: absent before VS Code 1.95 / 1.101, nothing registered).
+    const toolEvents: ToolEvent[] = [];
+    this.register(
+      registerLanguageModelTools(
+        {
+          registryOf: (goalId) =>
+            this.model.findGoal(goalId)?.registryPath ??
+            (this.model.snapshots.length === 1 ? this.model.snapshots[0]?.registryPath : undefined),
+        },
+        (event) => toolEvents.push(event),
+      ),
+    );
+    this.register(registerMcpServerProvider(context.extensionPath, this.model.onDidChange));
+    // Hidden commands for the integration tests: the MCP servers the provider offers; what the tools went through since the last call.
+    this.register(
+      vscode.commands.registerCommand('_loopx.mcpServerDefinitions', () => mcpServerDefinitions(context.extensionPath)),
+    );
+    this.register(vscode.commands.registerCommand('_loopx.takeToolEvents', () => toolEvents.splice(0)));
+    this.register(
+      vscode.commands.registerCommand('_loopx.agentToolSupport', () => ({
+        languageModelTools: languageModelToolsApi() !== undefined,
+        mcpProvider: mcpProviderApi() !== undefined,
+      })),
+    );
     this.timings.phase('chat');
     // Hidden command: runs @loopx's handler on a recorder, for tests and where the chat view cannot be driven.
     this.register(
@@ -183,6 +211,7 @@ export class LoopxApp extends Disposable {
         createGoal: (arg) => createGoal(this.model, this.log, arg),
         startGoal: (arg) => startGoalCommand(this.model, this.log, arg),
         agentOnboard: () => agentOnboardCommand(this.model),
+        mcpInstall: (arg) => connectAgentOverMcpCommand(context.extensionPath, arg),
         registerAgent: (arg) => registerAgentCommand(this.model, arg),
         configureGoal: (arg) => configureGoalCommand(this.model, arg),
         configureAgent: (arg) => configureAgentCommand(this.model, arg),

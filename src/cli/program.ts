@@ -1,8 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
-import { cliCommands, type CliCommandKey, type CommandSpec } from '../core/commands/catalog';
+import { cliCommands, type CommandSpec } from '../core/commands/catalog';
 import { errorMessage, isLoopxError, withReadOnlyHint } from '../core/errors';
 import { LOOPX_VERSION } from '../core/version';
-import { CLI_HANDLERS, type CliHandler } from './commands';
+import { CLI_HANDLERS, type CliHandler, type CliHandlerLoader } from './commands';
 import type { CliContext, GlobalOptions, OutputFormat } from './context';
 import { printOutput } from './output';
 import { OperationFailure } from './operationFailure';
@@ -38,6 +38,11 @@ export async function buildProgram(
   ctx: CliContext,
   onExitCode: (code: number) => void,
   argv?: readonly string[],
+  /** The commands and their handlers (tests pass their own; default: the catalog's CLI commands). */
+  source: { specs: readonly CommandSpec[]; handlers: Readonly<Record<string, CliHandlerLoader>> } = {
+    specs: cliCommands(),
+    handlers: CLI_HANDLERS,
+  },
 ): Promise<Command> {
   const program = new Command('loopx')
     .description('LoopX: a local control plane for long-running agent goals.')
@@ -49,41 +54,52 @@ export async function buildProgram(
     .exitOverride()
     .configureOutput({ writeOut: (s) => ctx.stdout(s), writeErr: (s) => ctx.stderr(s) });
 
-  const specs = cliCommands();
+  const { specs, handlers } = source;
   const toLoad = argv === undefined ? specs : commandsToLoad(argv, specs);
   const loaded = new Map<string, CliHandler>(
-    await Promise.all(toLoad.map(async (spec) => [spec.key, await CLI_HANDLERS[spec.key as CliCommandKey]()] as const)),
+    await Promise.all(
+      toLoad.flatMap((spec) => {
+        const load = handlers[spec.key];
+        return load === undefined ? [] : [load().then((handler) => [spec.key, handler] as const)];
+      }),
+    ),
   );
 
+  // A group (`quota`) is the first word of two-word commands; a one-word command may share its word
+  // (`loopx mcp` beside `loopx mcp install`): then it is the group's own action, options and help.
+  const groupWords = new Set(
+    specs.flatMap((spec) => ((spec.cli ?? '').includes(' ') ? [spec.cli?.split(' ')[0] ?? ''] : [])),
+  );
   const parents = new Map<string, Command>();
-  // A one-word command that is also the first word of others (`mcp` and `mcp install`) is one
-  // commander command: its own action runs when no subcommand is named.
-  const topLevel = new Map<string, Command>();
+  const ownCommands = new Set<string>();
+  const groupOf = (parentName: string, spec: CommandSpec): Command => {
+    let group = parents.get(parentName);
+    if (!group) {
+      group = program
+        .command(parentName)
+        .description(`${parentName} commands`)
+        .helpGroup(`${spec.group}:`)
+        .exitOverride();
+      parents.set(parentName, group);
+    }
+    return group;
+  };
   for (const spec of specs) {
     const words = (spec.cli ?? '').split(' ');
-    let parent = program;
+    const name = words[0] ?? '';
+    let command: Command;
     if (words.length === 2) {
-      const parentName = words[0] ?? '';
-      let group = parents.get(parentName) ?? topLevel.get(parentName);
-      if (!group) {
-        group = program
-          .command(parentName)
-          .description(`${parentName} commands`)
-          .helpGroup(`${spec.group}:`)
-          .exitOverride();
-        parents.set(parentName, group);
-      }
-      parent = group;
+      command = groupOf(name, spec)
+        .command(words[1] ?? '')
+        .description(spec.intent)
+        .exitOverride();
+    } else if (groupWords.has(name)) {
+      command = groupOf(name, spec).description(spec.intent);
+      ownCommands.add(name);
+    } else {
+      command = program.command(name).description(spec.intent).exitOverride().helpGroup(`${spec.group}:`);
     }
     const handler = loaded.get(spec.key);
-    const name = words[words.length - 1] ?? '';
-    const group = words.length === 1 ? parents.get(name) : undefined;
-    if (group !== undefined) parents.delete(name);
-    const command = (group ?? parent.command(name)).description(spec.intent).exitOverride();
-    if (words.length === 1) {
-      command.helpGroup(`${spec.group}:`);
-      topLevel.set(name, command);
-    }
     handler?.configure?.(command);
     command.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs[actionArgs.length - 1] as Command;
@@ -102,7 +118,8 @@ export async function buildProgram(
     });
   }
   for (const [name, group] of parents) {
-    group.description(`${group.commands.map((c) => c.name()).join(', ')} (see loopx ${name} --help)`);
+    const list = `${group.commands.map((c) => c.name()).join(', ')} (see loopx ${name} --help)`;
+    group.description(ownCommands.has(name) ? `${group.description()}; also ${list}` : list);
   }
   return program;
 }

@@ -62,6 +62,7 @@ export const LOOPX_ERROR_CODES = [
   'listen_failed', // the status server could not listen (other than port in use)
   'lock_acquire_timeout', // a file lock stayed held by another process past the wait
   'lock_not_reentrant', // an operation asked again for a lock it already holds
+  'mcp_config_unparseable', // mcp install: an agent's config file does not parse, or cannot take LoopX's entry without changing others; it is left untouched
   'next_action_credential', // refresh-state: the next action holds a credential
   'next_action_empty', // refresh-state: the next action is empty
   'not_loopback', // the status server was asked to bind a non-loopback host

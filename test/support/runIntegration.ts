@@ -200,7 +200,12 @@ async function main(): Promise<void> {
   if (wanted('untrusted')) {
     lap('development suite done; the untrusted workspace next');
     const statusPort = await freePort();
-    const untrustedSettings = { 'loopx.statusServer.enabled': true, 'loopx.statusServer.port': statusPort };
+    // Chat on, so the language-model tools exist there and the test can see that only the read ones do.
+    const untrustedSettings = {
+      'loopx.statusServer.enabled': true,
+      'loopx.statusServer.port': statusPort,
+      'chat.disableAIFeatures': false,
+    };
     const untrustedEnv = { LOOPX_UNTRUSTED_STATUS_PORT: String(statusPort) };
     summaries.push(
       desktop

@@ -30,6 +30,8 @@ function cliWords(program: Command): string[] {
   for (const command of program.commands) {
     if (command.commands.length > 0) {
       for (const sub of command.commands) words.push(`${command.name()} ${sub.name()}`);
+      // A group that is also a command of its own (`loopx mcp` beside `loopx mcp install`) has an action.
+      if ((command as unknown as { _actionHandler?: unknown })._actionHandler) words.push(command.name());
     } else {
       words.push(command.name());
     }

@@ -63,6 +63,7 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   serveStatus: () => import('./serveStatus.js').then((m) => m.serveStatusCommand),
   mcpServe: () => import('./mcp.js').then((m) => m.mcpCommand),
   slashCommands: () => import('./slashCommands.js').then((m) => m.slashCommandsCommand),
+  mcpInstall: () => import('./mcpInstall.js').then((m) => m.mcpInstallCommand),
   refreshState: () => import('./refreshState.js').then((m) => m.refreshStateCommand),
   heartbeatPrompt: () => import('./heartbeatPrompt.js').then((m) => m.heartbeatPromptCommand),
   quotaPlan: () => import('./quota.js').then((m) => m.quotaPlanCommand),

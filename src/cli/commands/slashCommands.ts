@@ -31,7 +31,7 @@ function catalogMarkdown(catalog: SlashCatalog): string {
       ? ['', `Legacy aliases: ${catalog.legacy_aliases.map((a) => `\`${a.alias}\` → \`${a.command}\``).join(', ')}.`]
       : []),
     '',
-    'Install them for terminal agents with `loopx slash-commands --install [--surface claude-code|codex|opencode] [--dry-run]`.',
+    'Install them for terminal agents with `loopx slash-commands --install [--surface claude-code|codex|opencode|copilot] [--dry-run]`.',
   ].join('\n');
 }
 

@@ -106,6 +106,7 @@ export const EXCLUDED_OPERATIONS: Readonly<Record<Exclude<OperationKey, AgentToo
   agentOnboard: 'human-only: installs prompts and registers agents',
   syncGlobal: 'human-only: writes the global registry',
   slashCommands: 'human-only: installs slash-command prompts into agent folders',
+  mcpInstall: "human-only: writes an agent's MCP configuration",
   archiveRuntime: 'human-only: archives a goal runtime',
   pauseGoal: 'human-only: stops a goal',
   resumeGoal: 'human-only: resumes a goal a person paused',

@@ -186,6 +186,17 @@ const catalog = [
     group: 'Set up',
   },
   {
+    key: 'mcpInstall',
+    cli: 'mcp install',
+    title: 'Connect an Agent over MCP…',
+    slash: null,
+    scope: 'project',
+    intent:
+      "write LoopX's MCP server into an agent's config (Claude Code .mcp.json, Codex config.toml, opencode.json, .vscode/mcp.json); preview the diff, --execute to write",
+    mutation: 'writes_after_preview',
+    group: 'Set up',
+  },
+  {
     key: 'createGoal',
     cli: 'bootstrap',
     title: 'Create Goal…',

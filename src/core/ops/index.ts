@@ -10,6 +10,7 @@ import { doctor } from './doctor';
 import { createGoal } from './createGoal';
 import { globalGates, globalRisks, globalSummary, globalTodos } from './global';
 import { heartbeatPrompt } from './heartbeat';
+import { mcpInstall } from './mcpInstall';
 import { evidenceLog } from './evidenceLog';
 import { registerAgent } from './registerAgent';
 import { pauseGoal } from './pauseGoal';
@@ -38,6 +39,7 @@ export * from './doctor';
 export * from './createGoal';
 export * from './global';
 export * from './heartbeat';
+export * from './mcpInstall';
 export * from './evidenceLog';
 export * from './pauseGoal';
 export * from './goalLifecycle';
@@ -117,6 +119,7 @@ export const OPERATIONS = keyed({
   agentOnboard,
   syncGlobal,
   slashCommands,
+  mcpInstall,
   archiveRuntime,
   pauseGoal,
   resumeGoal,

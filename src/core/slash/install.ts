@@ -21,14 +21,21 @@ import { LOOPX_CLI_NOTE, viaLoopxCli } from '../protocol/cliInvocation';
  *   - opencode:    `.opencode/commands/<name>.md`, same shape (front matter `description`);
  *   - codex:       `.agents/skills/loopx/SKILL.md`, one skill (front matter `name`, `description`)
  *                  describing every command; Codex has no project-level slash prompts, and its
- *                  repository skills live there.
+ *                  repository skills live there;
+ *   - copilot:     `.github/prompts/<name>.prompt.md`, VS Code's prompt files (front matter
+ *                  `description`, `agent`, `argument-hint`); the text typed after the command comes with
+ *                  the prompt, so the body names it instead of `$ARGUMENTS`. Installed only when asked for
+ *                  (`--surface copilot`): `all` stays the original's three surfaces.
  */
 
 export const MANAGED_MARKER = 'loopx-managed-slash-command:v1';
 const MARKER_LINE = `<!-- ${MANAGED_MARKER} -->`;
 
+/** The original's surfaces: what `all` (and no `--surface`) installs. */
 export const SLASH_SURFACES = ['codex', 'claude-code', 'opencode'] as const;
-export const SlashSurfaceSchema = z.enum(SLASH_SURFACES);
+/** Surfaces installed only when named. */
+export const EXTRA_SLASH_SURFACES = ['copilot'] as const;
+export const SlashSurfaceSchema = z.enum([...SLASH_SURFACES, ...EXTRA_SLASH_SURFACES]);
 export type SlashSurface = z.infer<typeof SlashSurfaceSchema>;
 
 export const InstallFileStatusSchema = z.enum([
@@ -69,15 +76,17 @@ export function parseSurfaces(values: readonly string[]): SlashSurface[] {
     .flatMap((value) => value.split(','))
     .map((value) => value.trim())
     .filter((value) => value !== '');
-  if (names.length === 0 || names.includes('all')) return [...SLASH_SURFACES];
-  const unknown = names.filter((name) => !(SLASH_SURFACES as readonly string[]).includes(name));
+  const known: readonly SlashSurface[] = [...SLASH_SURFACES, ...EXTRA_SLASH_SURFACES];
+  const unknown = names.filter((name) => name !== 'all' && !(known as readonly string[]).includes(name));
   if (unknown.length > 0)
     throw new LoopxError(
       'unknown_slash_surface',
-      `unknown surface(s) ${unknown.join(', ')}: use ${SLASH_SURFACES.join(', ')} or all`,
+      `unknown surface(s) ${unknown.join(', ')}: use ${known.join(', ')} or all`,
       { surfaces: unknown },
     );
-  return SLASH_SURFACES.filter((surface) => names.includes(surface));
+  if (names.length === 0 || names.includes('all'))
+    return [...SLASH_SURFACES, ...EXTRA_SLASH_SURFACES.filter((surface) => names.includes(surface))];
+  return known.filter((surface) => names.includes(surface));
 }
 
 interface PlannedFile {
@@ -132,9 +141,18 @@ function heartbeatBody(entry: SlashCommandEntry, args: string): string[] {
     '',
     LOOPX_CLI_NOTE,
     '',
+    MCP_TOOLS_NOTE,
+    '',
     ...heartbeatSectionLines(heartbeatSteps(HEARTBEAT_PLACEHOLDERS)),
   ];
 }
+
+/**
+ * When the agent has LoopX's tools (the `loopx` MCP server, or the LoopX tools VS Code offers), each step
+ * is one tool call instead of a CLI process: same arguments, same JSON, same quota and receipts.
+ */
+export const MCP_TOOLS_NOTE =
+  "If LoopX's tools are available to you (the `loopx` MCP server, e.g. `mcp__loopx__should_run` in Claude Code, or the LoopX tools in VS Code), prefer them to the CLI for these steps: each takes the same arguments as the command (goal id, agent id, turn instance id, todo id) and answers the same JSON, under the same quota, receipts and retries. Use the CLI where a step has no tool.";
 
 /** `/loopx` with and without goal text; `when` phrases the two cases for the surface (slash arguments, or a skill request). */
 function inspectAndStartBody(
@@ -161,22 +179,38 @@ function inspectAndStartBody(
 }
 
 function claudeLikeFile(
-  surface: 'claude-code' | 'opencode',
+  surface: 'claude-code' | 'opencode' | 'copilot',
   dir: string,
   entry: SlashCommandEntry,
   body: string[],
   argumentHint: string | null,
 ): PlannedFile {
   const frontMatter = ['---', `description: ${yamlString(`LoopX: ${entry.intent}`)}`];
-  if (surface === 'claude-code' && argumentHint !== null)
+  if (surface === 'copilot') frontMatter.push('agent: agent');
+  if ((surface === 'claude-code' || surface === 'copilot') && argumentHint !== null)
     frontMatter.push(`argument-hint: ${yamlString(argumentHint)}`);
   frontMatter.push('---');
+  const text = [...frontMatter, MARKER_LINE, '', ...body, ''].join('\n');
   return {
     surface,
-    relativePath: `${dir}/${commandName(entry)}.md`,
+    relativePath: `${dir}/${commandName(entry)}${surface === 'copilot' ? '.prompt' : ''}.md`,
     commands: [entry.command],
-    content: [...frontMatter, MARKER_LINE, '', ...body, ''].join('\n'),
+    content: surface === 'copilot' ? withoutArgumentsVariable(text) : text,
   };
+}
+
+/**
+ * Copilot has no `$ARGUMENTS`: what the user typed after `/loopx-…` comes with the prompt. A command
+ * that took `$ARGUMENTS` takes the options the user typed; elsewhere the variable is that text.
+ */
+function withoutArgumentsVariable(text: string): string {
+  return text
+    .split(' $ARGUMENTS`')
+    .join('` (adding any options the user typed after the command)')
+    .split('`$ARGUMENTS`')
+    .join('the text the user typed after the command')
+    .split('$ARGUMENTS')
+    .join('the text the user typed after the command');
 }
 
 function codexSkill(
@@ -241,11 +275,13 @@ const SURFACE_AGENT_TYPES: Record<SlashSurface, string> = {
   codex: 'codex-cli',
   'claude-code': 'claude-code',
   opencode: 'opencode',
+  copilot: 'other-agent',
 };
 
 const SURFACE_DIRS: Record<Exclude<SlashSurface, 'codex'>, string> = {
   'claude-code': '.claude/commands',
   opencode: '.opencode/commands',
+  copilot: '.github/prompts',
 };
 
 /** The files an install writes for `surfaces`, in a stable order. */
@@ -352,7 +388,7 @@ async function managedCandidates(
   }
   const known = new Set(planned.map((file) => file.relativePath));
   const extra = names
-    .filter((name) => /^loopx.*\.md$/.test(name))
+    .filter((name) => (surface === 'copilot' ? /^loopx.*\.prompt\.md$/ : /^loopx.*\.md$/).test(name))
     .map((name) => `${dir}/${name}`)
     .filter((relativePath) => !known.has(relativePath));
   return [...planned, ...extra.sort().map((relativePath) => ({ relativePath, commands: [] }))];

@@ -22,6 +22,26 @@ describe('LoopX extension in a real VS Code host', () => {
     assert.equal(api.version, (extension.packageJSON as { version: string }).version);
   });
 
+  it('registers the agent tools where the host has their APIs, and activates without them (VS Code 1.90)', async () => {
+    const lm = vscode.lm as unknown as { registerTool?: unknown; registerMcpServerDefinitionProvider?: unknown };
+    const support = await vscode.commands.executeCommand<{ languageModelTools: boolean; mcpProvider: boolean }>(
+      '_loopx.agentToolSupport',
+    );
+    assert.deepEqual(support, {
+      languageModelTools: typeof lm.registerTool === 'function',
+      mcpProvider: typeof lm.registerMcpServerDefinitionProvider === 'function',
+    });
+    const [major = 0, minor = 0] = vscode.version.split('.').map(Number);
+    if (major === 1 && minor < 95) assert.equal(support?.languageModelTools, false, vscode.version);
+    if (major > 1 || minor >= 101) assert.deepEqual(support, { languageModelTools: true, mcpProvider: true });
+    // The server definitions do not depend on the host: the demo folder has a LoopX project.
+    const servers = await vscode.commands.executeCommand<{ args: string[] }[]>('_loopx.mcpServerDefinitions');
+    assert.deepEqual(
+      servers?.map((server) => server.args.slice(1, 3)),
+      [['mcp', '--project-root']],
+    );
+  });
+
   it('registers every palette command of the catalog', async () => {
     const registered = new Set(await vscode.commands.getCommands(true));
     const missing = paletteCommands()

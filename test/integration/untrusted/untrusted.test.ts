@@ -157,4 +157,30 @@ describe('LoopX in an untrusted workspace (real VS Code host, restricted mode)',
     assert.equal(await vscode.env.clipboard.readText(), 'unchanged', 'no status URL to copy');
     assert.deepEqual(listeningAddresses(port), [], `something listens on port ${port}`);
   });
+  it('offers only the read language-model tools; a should-run that would write a receipt, and every write, are refused; no MCP server', async () => {
+    const lm = vscode.lm as unknown as {
+      tools: readonly { name: string; tags: readonly string[] }[];
+      invokeTool(
+        name: string,
+        options: { input: object; toolInvocationToken: undefined },
+      ): Thenable<{ content: unknown[] }>;
+    };
+    const ours = lm.tools.filter((tool) => tool.tags.includes('loopx')).map((tool) => tool.name);
+    assert.deepEqual(ours.sort(), ['loopx_heartbeat_prompt', 'loopx_should_run']);
+    const call = async (input: object): Promise<Record<string, unknown>> => {
+      const result = await lm.invokeTool('loopx_should_run', { input, toolInvocationToken: undefined });
+      return JSON.parse((result.content[1] as { value: string }).value) as Record<string, unknown>;
+    };
+    const read = await call({ goalId: 'tidy-notes', agentId: 'demo' });
+    assert.equal(read['should_run'] !== undefined, true, JSON.stringify(read));
+    const receipt = await call({ goalId: 'tidy-notes', agentId: 'demo', turnInstanceId: 'untrusted-turn' });
+    assert.equal(receipt['ok'], false);
+    assert.match(String(receipt['error']), /not trusted/);
+    await assert.rejects(
+      Promise.resolve(
+        lm.invokeTool('loopx_spend_slot', { input: { goalId: 'tidy-notes' }, toolInvocationToken: undefined }),
+      ),
+    );
+    assert.deepEqual(await vscode.commands.executeCommand('_loopx.mcpServerDefinitions'), []);
+  });
 });

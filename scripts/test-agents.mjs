@@ -41,4 +41,12 @@ if (reason !== null) {
 const run = (command, args) =>
   spawnSync(command, args, { cwd: root, stdio: 'inherit', env: npmChildEnv(process.env) }).status ?? 1;
 if (run(npm, ['run', '-s', 'build']) !== 0) process.exit(1);
-process.exit(run('npx', ['mocha', '--timeout', '300000', 'test/agents/**/*.test.ts']));
+// One CLI at a time on a busy machine: LOOPX_AGENTS_ONLY=claudeCode|codex|opencode (a test file's name) and
+// LOOPX_AGENTS_GREP=<pattern> (mocha --grep on the scenario titles).
+const only = process.env.LOOPX_AGENTS_ONLY;
+if (only !== undefined && !/^(claudeCode|codex|opencode)$/.test(only)) {
+  console.error(`agents: LOOPX_AGENTS_ONLY=${only} is not one of claudeCode, codex, opencode`);
+  process.exit(1);
+}
+const grep = process.env.LOOPX_AGENTS_GREP ? ['--grep', process.env.LOOPX_AGENTS_GREP] : [];
+process.exit(run('npx', ['mocha', '--timeout', '300000', ...grep, `test/agents/${only ?? '**/*'}.test.ts`]));

@@ -304,4 +304,22 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
       describeReport(report),
     );
   });
+
+  it("the turn id and key reach Codex's shell: its default shell_environment_policy keeps LOOPX_TURN and LOOPX_TURN_KEY", async () => {
+    const ws = codexWorkspace();
+    const progress = resultObject({
+      result_kind: 'validated_progress',
+      todo: { todo_id: '{{TODO_ID}}', disposition: 'in_progress' },
+      changed_files: [],
+    });
+    const report = await scenario(
+      steps(shell('echo "key=${LOOPX_TURN_KEY:-hidden} turn=${LOOPX_TURN:-hidden}"'), text(finalText(progress))),
+      [runOnceCommand(ws, AGENT, { env: ws.env })],
+      ws.files,
+    );
+    const echoed = report.toolResults.find((t) => /key=/.test(t)) ?? '';
+    // A *KEY* name is not dropped by Codex 0.171.0's default policy (the variable is not a secret: it is in the prompt).
+    assert.match(echoed, /key=sha256:[0-9a-f]{16,}/, describeReport(report));
+    assert.match(echoed, /turn=\d{8}T\d{6}Z-[0-9a-f]+/, echoed);
+  });
 });

@@ -65,11 +65,13 @@ export interface CodeServerOptions {
   /** Keeps the user-data/extensions folders after stop (for `npm start`). */
   keepDirs?: boolean;
   rootDir?: string;
+  /** A command that starts code-server (which it `exec`s), e.g. `nsenter --net=<ns>` to run it in a network namespace. */
+  launcher?: readonly string[];
 }
 
 /** code-server's environment: without the outer npm's variables, which would reach its terminals and tasks. */
 function codeServerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return npmChildEnv(process.env, { ...extra, PATH: `${NODE_BIN_DIR}:${process.env['PATH'] ?? ''}` });
+  return npmChildEnv(process.env, { ...extra, PATH: `${NODE_BIN_DIR}:${extra['PATH'] ?? process.env['PATH'] ?? ''}` });
 }
 
 export function writeQuietSettings(userDataDir: string, extra: Record<string, unknown> = {}): void {
@@ -177,7 +179,8 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     ...(passesVscodeOptions() ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     options.workspace,
   ];
-  const child = spawn(CODE_SERVER_BIN, args, {
+  const [program, ...programArgs] = [...(options.launcher ?? []), CODE_SERVER_BIN, ...args] as [string, ...string[]];
+  const child = spawn(program, programArgs, {
     detached: true,
     env: codeServerEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -267,9 +270,10 @@ export function packageTestExtension(folder: string, scratch: string): string {
   return vsix;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** Headless Chromium; `executablePath` may be a wrapper that starts it elsewhere (in a network namespace). */
+export async function launchChromium(executablePath: string = CHROMIUM_PATH): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     headless: true,
     args: [
       '--no-sandbox',

@@ -591,11 +591,14 @@ export function editorFindings(facts: {
   if (facts.languageModels !== null) {
     if (facts.languageModels.length > 0)
       findings.push(finding('language_models', 'ok', `language models: ${facts.languageModels.join(', ')}`));
+    else if (facts.vscodeLmAgents === 0)
+      // Only vscode-lm agents need one: a Claude Code or Codex user is not warned about it.
+      findings.push(finding('language_models', 'ok', 'no language model in the editor (no vscode-lm agent needs one)'));
     else
       findings.push(
         finding(
           'language_models',
-          facts.vscodeLmAgents > 0 ? 'error' : 'warn',
+          'error',
           'no language model is available in the editor (vscode-lm agents cannot run)',
           'sign in to GitHub Copilot or install an extension that provides a chat model',
         ),

@@ -433,3 +433,32 @@ export async function startModelServer(script: ModelScript): Promise<RunningMode
       }),
   };
 }
+
+/** Text of the tool results the CLI sent back to the model (Anthropic tool_result blocks, Responses tool outputs). */
+export function toolResultText(bodies: Record<string, unknown>[]): string[] {
+  const out: string[] = [];
+  for (const body of bodies) {
+    for (const message of (body.messages as Record<string, unknown>[] | undefined) ?? []) {
+      const content = message.content;
+      if (!Array.isArray(content)) continue;
+      for (const block of content as Record<string, unknown>[]) {
+        if (block.type !== 'tool_result') continue;
+        const inner = block.content;
+        out.push(
+          typeof inner === 'string'
+            ? inner
+            : Array.isArray(inner)
+              ? (inner as Record<string, unknown>[]).map((b) => String(b.text ?? '')).join('\n')
+              : '',
+        );
+      }
+    }
+    for (const item of (body.input as Record<string, unknown>[] | undefined) ?? []) {
+      if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+        const output = item.output;
+        out.push(typeof output === 'string' ? output : JSON.stringify(output));
+      }
+    }
+  }
+  return [...new Set(out)];
+}

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { startModelServer, type LoggedRequest, type ModelScript } from './modelServer';
+import { startModelServer, toolResultText, type LoggedRequest, type ModelScript } from './modelServer';
 
 export interface ScenarioCommand {
   argv: string[];
@@ -71,34 +71,6 @@ function processes(): ProcessSeen[] {
     }
   }
   return seen;
-}
-
-function toolResultText(bodies: Record<string, unknown>[]): string[] {
-  const out: string[] = [];
-  for (const body of bodies) {
-    for (const message of (body.messages as Record<string, unknown>[] | undefined) ?? []) {
-      const content = message.content;
-      if (!Array.isArray(content)) continue;
-      for (const block of content as Record<string, unknown>[]) {
-        if (block.type !== 'tool_result') continue;
-        const inner = block.content;
-        out.push(
-          typeof inner === 'string'
-            ? inner
-            : Array.isArray(inner)
-              ? (inner as Record<string, unknown>[]).map((b) => String(b.text ?? '')).join('\n')
-              : '',
-        );
-      }
-    }
-    for (const item of (body.input as Record<string, unknown>[] | undefined) ?? []) {
-      if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
-        const output = item.output;
-        out.push(typeof output === 'string' ? output : JSON.stringify(output));
-      }
-    }
-  }
-  return [...new Set(out)];
 }
 
 async function runCommand(command: ScenarioCommand, baseUrl: string): Promise<CommandReport> {

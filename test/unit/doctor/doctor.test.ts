@@ -218,6 +218,9 @@ describe('doctor', () => {
     assert.equal(trust?.level, 'warn');
     const noModels = editorFindings({ trusted: true, languageModels: [], vscodeLmAgents: 1 });
     assert.equal(noModels.find((f) => f.id === 'language_models')?.level, 'error');
+    // No vscode-lm agent: a missing model is no warning (a Claude Code user's doctor stays green).
+    const unneeded = editorFindings({ trusted: true, languageModels: [], vscodeLmAgents: 0 });
+    assert.equal(unneeded.find((f) => f.id === 'language_models')?.level, 'ok');
     const models = editorFindings({ trusted: true, languageModels: ['copilot/gpt-4o'], vscodeLmAgents: 1 });
     assert.equal(models.find((f) => f.id === 'language_models')?.level, 'ok');
   });

@@ -17,6 +17,7 @@ import { goalLifecycle } from './goalLifecycle';
 import { version } from './version';
 import { quotaHistory, quotaPlan, quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
 import { resumeGoal } from './resumeGoal';
+import { reviewList, reviewRevert } from './review';
 import { refreshState } from './refresh';
 import { registryPrivacy, validateRegistry } from './registry';
 import { slashCommands } from './slashCommands';
@@ -44,6 +45,7 @@ export * from './goalLifecycle';
 export * from './version';
 export * from './quota';
 export * from './resumeGoal';
+export * from './review';
 export * from './registerAgent';
 export * from './refresh';
 export * from './registry';
@@ -118,6 +120,8 @@ export const OPERATIONS = keyed({
   syncGlobal,
   slashCommands,
   archiveRuntime,
+  reviewList,
+  reviewRevert,
   pauseGoal,
   resumeGoal,
   goalLifecycle,

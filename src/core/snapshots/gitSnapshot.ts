@@ -10,10 +10,11 @@ import { resolveRepo } from '../registry/locate';
  * Per-turn snapshots of a project's working tree as git objects (docs/review.md#snapshots). A
  * snapshot is `git add -A` + `git write-tree` through a private copy of the user's index
  * (`GIT_INDEX_FILE`: the user's index, HEAD, branches and stash are never written; ignored files are
- * not seen), wrapped in a parentless commit that a ref under `refs/loopx/snapshots/` keeps from
- * `git gc`. A turn's base is taken when it starts and kept under `refs/loopx/turn-base/<hash of goal
- * and turn>`, so the process that ends the turn (another CLI call for a heartbeat turn) finds it; its
- * head is taken at the writeback. A project that is not in a git repository, or a machine without
+ * not seen): a tree object, kept from `git gc` by a ref under `refs/loopx/`. A turn's base is taken
+ * when it starts and kept as `refs/loopx/turn-base/<hash of goal and turn>`, so the process that ends
+ * the turn (another CLI call for a heartbeat turn) finds it; its head is taken at the writeback and
+ * kept as `refs/loopx/turn-head/<same hash>`. Few git processes per turn (each costs milliseconds):
+ * base = add, write-tree, update-ref; head = rev-parse, add, write-tree, update-ref, diff. A project that is not in a git repository, or a machine without
  * git, gets no snapshot and no failure.
  */
 
@@ -35,15 +36,8 @@ export interface SnapshotChange {
 
 /** A record lists at most this many changed files (`changed_truncated` says when there were more). */
 export const RECORDED_CHANGES_MAX = 500;
-const SNAPSHOT_REFS = 'refs/loopx/snapshots';
 const TURN_BASE_REFS = 'refs/loopx/turn-base';
-/** The fixed identity of snapshot commits, so a machine without `user.name` can take them. */
-const SNAPSHOT_IDENTITY = {
-  GIT_AUTHOR_NAME: 'LoopX',
-  GIT_AUTHOR_EMAIL: 'loopx@localhost',
-  GIT_COMMITTER_NAME: 'LoopX',
-  GIT_COMMITTER_EMAIL: 'loopx@localhost',
-};
+const TURN_HEAD_REFS = 'refs/loopx/turn-head';
 
 export function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -71,37 +65,43 @@ function toPosix(p: string): string {
 export interface RepoPlace {
   /** The project root relative to the repository's top, with `/` ('' when it is the top). */
   prefix: string;
+  /** The user's index file (absolute), which a snapshot copies and never writes. */
+  indexFile: string;
 }
 
-const placeCache = new Map<string, RepoPlace | null>();
+const placeCache = new Map<string, RepoPlace>();
 
 export async function repoPlace(projectRoot: string): Promise<RepoPlace | null> {
   const cached = placeCache.get(projectRoot);
   if (cached !== undefined) return cached;
-  const top = await git(projectRoot, ['rev-parse', '--show-toplevel']).then(
-    (out) => out.toString('utf8').trim(),
-    () => '',
+  const [top = '', indexFile = ''] = await git(projectRoot, [
+    'rev-parse',
+    '--show-toplevel',
+    '--path-format=absolute',
+    '--git-path',
+    'index',
+  ]).then(
+    (out) => out.toString('utf8').trim().split('\n'),
+    () => [],
   );
   let place: RepoPlace | null = null;
-  if (top !== '') {
+  if (top !== '' && indexFile !== '') {
     const realRoot = await fs.realpath(projectRoot);
-    place = { prefix: toPosix(path.relative(await fs.realpath(top), realRoot)) };
+    place = { prefix: toPosix(path.relative(await fs.realpath(top), realRoot)), indexFile };
   }
+  // Only a repository is remembered: a folder that becomes one (git init) gets snapshots from then on.
   if (placeCache.size > 64) placeCache.clear();
-  placeCache.set(projectRoot, place);
+  if (place !== null) placeCache.set(projectRoot, place);
   return place;
 }
 
 /** The project's working tree as a git tree object, written through a private copy of the index. */
-export async function writeWorkingTree(projectRoot: string): Promise<string> {
+export async function writeWorkingTree(projectRoot: string, place: RepoPlace): Promise<string> {
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'loopx-snapshot-'));
   const index = path.join(scratch, 'index');
   try {
-    const realIndex = (await git(projectRoot, ['rev-parse', '--path-format=absolute', '--git-path', 'index']))
-      .toString('utf8')
-      .trim();
     // A copy of the user's index keeps its stat cache (fast) and is all this writes to.
-    await fs.copyFile(realIndex, index).catch(() => undefined);
+    await fs.copyFile(place.indexFile, index).catch(() => undefined);
     const env = { GIT_INDEX_FILE: index };
     await git(projectRoot, ['add', '-A', '--', '.', ':(exclude).loopx'], env);
     return (await git(projectRoot, ['write-tree'], env)).toString('utf8').trim();
@@ -111,54 +111,50 @@ export async function writeWorkingTree(projectRoot: string): Promise<string> {
 }
 
 /**
- * Snapshots the working tree as a commit kept by a ref; null when the project is in no git
- * repository or git fails (a turn never fails for want of a snapshot).
+ * Snapshots the working tree as a tree object and keeps it under `ref`; null when the project is in
+ * no git repository or git fails (a turn never fails for want of a snapshot). With `createOnly`, an
+ * existing ref wins and its object is returned instead.
  */
-export async function snapshotWorkingTree(projectRoot: string, label: string): Promise<string | null> {
+async function snapshotInto(projectRoot: string, ref: string, createOnly: boolean): Promise<string | null> {
   try {
-    if ((await repoPlace(projectRoot)) === null) return null;
-    const tree = await writeWorkingTree(projectRoot);
-    const commit = (await git(projectRoot, ['commit-tree', tree, '-m', `loopx snapshot: ${label}`], SNAPSHOT_IDENTITY))
-      .toString('utf8')
-      .trim();
-    await git(projectRoot, ['update-ref', `${SNAPSHOT_REFS}/${commit}`, commit]);
-    return commit;
+    const place = await repoPlace(projectRoot);
+    if (place === null) return null;
+    const tree = await writeWorkingTree(projectRoot, place);
+    const created = await git(projectRoot, ['update-ref', ref, tree, ...(createOnly ? [''] : [])]).then(
+      () => true,
+      () => false,
+    );
+    if (created) return tree;
+    return createOnly ? readRef(projectRoot, ref) : null;
   } catch {
     return null;
   }
 }
 
-function turnBaseRef(goalId: string, turnInstanceId: string): string {
-  const key = createHash('sha256').update(`${goalId}\0${turnInstanceId}`).digest('hex').slice(0, 40);
-  return `${TURN_BASE_REFS}/${key}`;
-}
-
-/** The base a turn recorded when it started, or null. */
-export async function turnBase(projectRoot: string, goalId: string, turnInstanceId: string): Promise<string | null> {
-  if ((await repoPlace(projectRoot)) === null) return null;
-  return git(projectRoot, ['rev-parse', '--verify', '--quiet', `${turnBaseRef(goalId, turnInstanceId)}^{commit}`]).then(
+function readRef(projectRoot: string, ref: string): Promise<string | null> {
+  return git(projectRoot, ['rev-parse', '--verify', '--quiet', ref]).then(
     (out) => out.toString('utf8').trim() || null,
     () => null,
   );
 }
 
+function turnRefKey(goalId: string, turnInstanceId: string): string {
+  return createHash('sha256').update(`${goalId}\0${turnInstanceId}`).digest('hex').slice(0, 40);
+}
+
+/** The base a turn recorded when it started, or null. */
+export async function turnBase(projectRoot: string, goalId: string, turnInstanceId: string): Promise<string | null> {
+  if ((await repoPlace(projectRoot)) === null) return null;
+  return readRef(projectRoot, `${TURN_BASE_REFS}/${turnRefKey(goalId, turnInstanceId)}`);
+}
+
 /**
  * At a turn's start: snapshots the working tree as the turn's base, unless the turn has one already
- * (a resumed or retried turn keeps the base of its first start). Returns the base, or null.
+ * (a resumed or retried turn, or a concurrent start, keeps the base of its first start: the ref is
+ * created only if absent). Returns the base, or null.
  */
-export async function recordTurnBase(
-  projectRoot: string,
-  goalId: string,
-  turnInstanceId: string,
-): Promise<string | null> {
-  const existing = await turnBase(projectRoot, goalId, turnInstanceId);
-  if (existing !== null) return existing;
-  const commit = await snapshotWorkingTree(projectRoot, `base of ${goalId} turn ${turnInstanceId}`);
-  if (commit === null) return null;
-  // Created only if absent: a concurrent start of the same turn keeps the first base.
-  const ref = turnBaseRef(goalId, turnInstanceId);
-  await git(projectRoot, ['update-ref', ref, commit, '']).catch(() => undefined);
-  return turnBase(projectRoot, goalId, turnInstanceId);
+export function recordTurnBase(projectRoot: string, goalId: string, turnInstanceId: string): Promise<string | null> {
+  return snapshotInto(projectRoot, `${TURN_BASE_REFS}/${turnRefKey(goalId, turnInstanceId)}`, true);
 }
 
 /**
@@ -174,7 +170,7 @@ export async function recordTurnHead(
   try {
     const base = await turnBase(projectRoot, goalId, turnInstanceId);
     if (base === null) return null;
-    const head = await snapshotWorkingTree(projectRoot, `head of ${goalId} turn ${turnInstanceId}`);
+    const head = await snapshotInto(projectRoot, `${TURN_HEAD_REFS}/${turnRefKey(goalId, turnInstanceId)}`, false);
     if (head === null) return null;
     const changed = await snapshotChanges(projectRoot, base, head, excluded);
     return {

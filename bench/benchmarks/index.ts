@@ -12,6 +12,7 @@ import {
   extensionWebviewWarnings,
 } from './extension';
 import { globalSummaryAgents } from './globalViews';
+import { mcpHeartbeat, mcpServerMemory, mcpShouldRun } from './mcp';
 import { reprojectionOneGoal } from './reprojection';
 import { quotaShouldRunCli, quotaShouldRunInProcess } from './quota';
 import { refreshStateCli, refreshStateInProcess } from './refreshState';
@@ -45,6 +46,9 @@ export const BENCHMARKS: readonly Benchmark[] = [
   quotaShouldRunCli,
   quotaShouldRunInProcess,
   quotaShouldRunReceiptCli,
+  mcpShouldRun,
+  mcpServerMemory,
+  mcpHeartbeat,
   refreshStateCli,
   refreshStateInProcess,
   taskLeaseAcquireCli,

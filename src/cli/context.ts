@@ -26,6 +26,8 @@ export interface CommandOutput {
   markdown: string;
   /** The exit code when it is not the usual one (0 when ok, 1 when not), e.g. 2 for the original's usage-error payloads. */
   exitCode?: number;
+  /** Print nothing: stdout carried a protocol (`loopx mcp`) that has ended. */
+  quiet?: boolean;
 }
 
 /** The user's home directory as this invocation sees it: `HOME` of the CLI's env, else the OS's. */

@@ -56,12 +56,15 @@ export async function buildProgram(
   );
 
   const parents = new Map<string, Command>();
+  // A one-word command that is also the first word of others (`mcp` and `mcp install`) is one
+  // commander command: its own action runs when no subcommand is named.
+  const topLevel = new Map<string, Command>();
   for (const spec of specs) {
     const words = (spec.cli ?? '').split(' ');
     let parent = program;
     if (words.length === 2) {
       const parentName = words[0] ?? '';
-      let group = parents.get(parentName);
+      let group = parents.get(parentName) ?? topLevel.get(parentName);
       if (!group) {
         group = program
           .command(parentName)
@@ -73,11 +76,14 @@ export async function buildProgram(
       parent = group;
     }
     const handler = loaded.get(spec.key);
-    const command = parent
-      .command(words[words.length - 1] ?? '')
-      .description(spec.intent)
-      .exitOverride();
-    if (words.length === 1) command.helpGroup(`${spec.group}:`);
+    const name = words[words.length - 1] ?? '';
+    const group = words.length === 1 ? parents.get(name) : undefined;
+    if (group !== undefined) parents.delete(name);
+    const command = (group ?? parent.command(name)).description(spec.intent).exitOverride();
+    if (words.length === 1) {
+      command.helpGroup(`${spec.group}:`);
+      topLevel.set(name, command);
+    }
     handler?.configure?.(command);
     command.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs[actionArgs.length - 1] as Command;
@@ -87,7 +93,7 @@ export async function buildProgram(
         if (handler === undefined)
           throw new Error(`internal error: \`loopx ${spec.cli ?? ''}\` ran without being loaded`);
         const output = await handler.run({ options: self.opts(), args: self.args, globals, ctx });
-        printOutput(ctx, globals.format, output);
+        if (output.quiet !== true) printOutput(ctx, globals.format, output);
         onExitCode(output.exitCode ?? (output.ok ? EXIT_OK : EXIT_FAILED));
       } catch (error) {
         reportError(ctx, globals.format, error);

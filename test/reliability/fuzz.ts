@@ -533,9 +533,9 @@ async function properties(ws: Workspace, reset: () => void): Promise<Record<Excl
     }
   };
   walk(program, []);
-  // Commands that block (the server), run agents (turns with --execute, loops) or change the test host are left to chaos.
+  // Commands that block (the servers: serve-status, mcp on stdin), run agents (turns with --execute, loops) or change the test host are left to chaos.
   const fuzzable = leaves.filter(
-    (l) => !['serve-status', 'turn loop', 'help'].includes(l.words.join(' ')) && l.words[0] !== 'help',
+    (l) => !['serve-status', 'mcp', 'turn loop', 'help'].includes(l.words.join(' ')) && l.words[0] !== 'help',
   );
 
   const value = fc.oneof(

@@ -63,6 +63,7 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   globalTodos: () => import('./globalViews.js').then((m) => m.globalTodosCommand),
   globalRisks: () => import('./globalViews.js').then((m) => m.globalRisksCommand),
   serveStatus: () => import('./serveStatus.js').then((m) => m.serveStatusCommand),
+  mcpServe: () => import('./mcp.js').then((m) => m.mcpCommand),
   slashCommands: () => import('./slashCommands.js').then((m) => m.slashCommandsCommand),
   refreshState: () => import('./refreshState.js').then((m) => m.refreshStateCommand),
   heartbeatPrompt: () => import('./heartbeatPrompt.js').then((m) => m.heartbeatPromptCommand),

@@ -650,6 +650,17 @@ const catalog = [
     group: 'Inspect',
   },
   {
+    key: 'mcpServe',
+    cli: 'mcp',
+    title: null,
+    slash: null,
+    scope: 'project',
+    intent:
+      "serve the project's agent tools over MCP on stdio (should_run, todos, refresh_state, spend_slot, leases; no human-only actions) until the client disconnects",
+    mutation: 'writes',
+    group: 'Agents',
+  },
+  {
     key: 'showProjectionWarnings',
     cli: null,
     title: 'Show Projection Warnings',

@@ -49,6 +49,8 @@ import { LOOPX_VERSION } from './core/version';
 import { showGlobalView } from './server/globalViewCommands';
 import { StatusServerController } from './server/statusServerController';
 import { AgentsView } from './views/agentsView';
+import { ReviewView } from './views/reviewView';
+import { ReviewQueue, reviewTarget } from './review/reviewQueue';
 import { GoalsView } from './views/goalsView';
 import { setStopFlagCommand } from './commands/goalStopFlag';
 import { quotaOverviewCommand } from './commands/quotaOverview';
@@ -110,7 +112,23 @@ export class LoopxApp extends Disposable {
     const goalDetail = this.register(
       new GoalDetailWebviews(context.extensionUri, this.model, log, (event) => this.timings.mark(event, 'goal-detail')),
     );
-    const indicator = this.register(new QuotaIndicator(this.model, () => warnings.count));
+    const reviewQueue = this.register(new ReviewQueue(this.model, context.workspaceState, log));
+    const indicator = this.register(
+      new QuotaIndicator(
+        this.model,
+        () => warnings.count,
+        () => reviewQueue.unreviewed().length,
+      ),
+    );
+    const reviewView = this.register(new ReviewView(VIEW_IDS.review, reviewQueue));
+    this.register(reviewQueue.onDidChangeQueue(() => indicator.refresh()));
+    // Hidden commands: the Review view as rendered (after a fresh read of the queue), for tests.
+    this.register(
+      vscode.commands.registerCommand('_loopx.review.snapshot', async () => {
+        await reviewQueue.reload();
+        return reviewView.snapshot();
+      }),
+    );
     this.timings.phase('webviews+statusBar');
     this.register(
       goalsView.treeView.onDidChangeSelection((e) => {
@@ -238,6 +256,12 @@ export class LoopxApp extends Disposable {
         taskLeaseRelease: (arg) => releaseLeaseCommand(this.model, arg),
         openInStateFile: (arg) => openInStateFileCommand(this.model, arg),
         openRunEvidence: (arg) => openRunEvidenceCommand(arg),
+        reviewList: () => vscode.commands.executeCommand(`${VIEW_IDS.review}.focus`),
+        reviewRevert: (arg) => reviewQueue.revert(reviewTarget(arg)),
+        reviewMarkReviewed: (arg) => reviewQueue.markReviewed(reviewTarget(arg), false),
+        reviewMarkAllReviewed: (arg) => reviewQueue.markReviewed(reviewTarget(arg), true),
+        reviewOpenDiff: (arg) => reviewQueue.openDiff(reviewTarget(arg)),
+        reviewOpenEvidence: (arg) => reviewQueue.openEvidence(reviewTarget(arg)),
         archiveRuntime: (arg) => archiveRuntimeCommand(this.model, arg),
         globalSummary: () => showGlobalView(this.model, 'global-summary'),
         globalGates: () => showGlobalView(this.model, 'global-gates'),

@@ -23,6 +23,7 @@ import { stateProjectAll } from './stateProjectAll';
 import { statusCli, statusCliWarm, statusInProcess } from './status';
 import { statusServerFreshness, statusServerHealthz, statusServerStatusJson } from './statusServer';
 import { turnAtTenThousand, turnLoopGrowth, turnOverhead } from './turn';
+import { reviewViewFill, turnSnapshot } from './review';
 
 /**
  * Every benchmark, in the order they run and are documented. To add one: write
@@ -56,6 +57,8 @@ export const BENCHMARKS: readonly Benchmark[] = [
   turnOverhead,
   turnLoopGrowth,
   turnAtTenThousand,
+  turnSnapshot,
+  reviewViewFill,
   statusServerStatusJson,
   statusServerHealthz,
   statusServerFreshness,

@@ -98,6 +98,9 @@ export const LOOPX_ERROR_CODES = [
   'registry_not_found', // the registry file named does not exist
   'registry_not_object', // the registry's root is not a JSON object
   'registry_unreadable', // the registry could not be read
+  'review_revert_conflict', // review revert: a file changed after the turn (a person or a later turn edited it); nothing was reverted
+  'review_revert_refused', // review revert: a path leads out of the project or through a symbolic link; nothing was reverted
+  'review_turn_not_found', // review: no recorded turn with a snapshot matches the goal and turn named
   'rollout_event_not_public_safe', // a rollout event field holds a private path or credential-like text
   'runtime_goal_missing', // archive: the runtime goal folder does not exist
   'runtime_goal_not_directory', // archive: the runtime goal path is not a folder

@@ -1,10 +1,10 @@
 import * as l10n from '@vscode/l10n';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../core/fs/atomicWrite';
 import { inWriteScope } from '../core/ops/host';
+import { repoPlace, writeWorkingTree } from '../core/snapshots/gitSnapshot';
 
 /**
  * What a turn changed, from a snapshot taken before it ran. In a git repository the snapshot is a
@@ -110,22 +110,11 @@ class GitSnapshot implements TurnSnapshot {
     return new GitSnapshot(projectRoot, prefix, await GitSnapshot.writeTree(projectRoot), excluded);
   }
 
-  /** The working tree of the project as a git tree object, through a private copy of the index. */
+  /** The working tree of the project as a git tree object, through a private copy of the index (src/core/snapshots). */
   private static async writeTree(projectRoot: string): Promise<string> {
-    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'loopx-review-'));
-    const index = path.join(scratch, 'index');
-    try {
-      const realIndex = (await git(projectRoot, ['rev-parse', '--path-format=absolute', '--git-path', 'index']))
-        .toString('utf8')
-        .trim();
-      // A copy of the user's index keeps its stat cache (fast) and is all this writes to.
-      await fs.copyFile(realIndex, index).catch(() => undefined);
-      const env = { GIT_INDEX_FILE: index };
-      await git(projectRoot, ['add', '-A', '--', '.', ':(exclude).loopx'], env);
-      return (await git(projectRoot, ['write-tree'], env)).toString('utf8').trim();
-    } finally {
-      await fs.rm(scratch, { recursive: true, force: true });
-    }
+    const place = await repoPlace(projectRoot);
+    if (place === null) throw new Error(`${projectRoot} is not in a git repository`);
+    return writeWorkingTree(projectRoot, place);
   }
 
   async changes(): Promise<FileChange[]> {

@@ -23,6 +23,8 @@ export class QuotaIndicator extends Disposable {
   constructor(
     private readonly model: WorkspaceModel,
     private readonly warningCount: () => number,
+    /** Turns not yet reviewed (the Review view's badge), named in the tooltip. */
+    private readonly reviewDebt: () => number = () => 0,
   ) {
     super();
     this.item = this.register(vscode.window.createStatusBarItem('loopx.quota', vscode.StatusBarAlignment.Left, 50));
@@ -41,6 +43,11 @@ export class QuotaIndicator extends Disposable {
         tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? null),
       })),
     );
+    this.update();
+  }
+
+  /** The review debt changed: the tooltip says so. */
+  refresh(): void {
     this.update();
   }
 
@@ -96,8 +103,13 @@ export class QuotaIndicator extends Disposable {
       tooltip.appendMarkdown(
         `\n$(warning) ${warnings === 1 ? vscode.l10n.t('1 projection warning') : vscode.l10n.t('{0} projection warnings', warnings)} — [${vscode.l10n.t('Show')}](command:${commandId('showProjectionWarnings')})`,
       );
+    const debt = this.reviewDebt();
+    if (debt > 0)
+      tooltip.appendMarkdown(
+        `\n\n$(checklist) ${debt === 1 ? vscode.l10n.t('1 turn to review') : vscode.l10n.t('{0} turns to review', debt)} — [${vscode.l10n.t('Review')}](command:${commandId('reviewList')})`,
+      );
     tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click for the quota of all goals.')}`);
-    tooltip.isTrusted = { enabledCommands: [commandId('showProjectionWarnings')] };
+    tooltip.isTrusted = { enabledCommands: [commandId('showProjectionWarnings'), commandId('reviewList')] };
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = {
       label: vscode.l10n.t('LoopX quota of {0}: {1}', goal.goalId, presentation.word),

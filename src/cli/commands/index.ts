@@ -41,6 +41,8 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   removeAgent: () => import('./agent.js').then((m) => m.removeAgentCommand),
   doctor: () => import('./doctor.js').then((m) => m.doctorCommand),
   archiveRuntime: () => import('./archiveRuntime.js').then((m) => m.archiveRuntimeCommand),
+  reviewList: () => import('./review.js').then((m) => m.reviewListCommand),
+  reviewRevert: () => import('./review.js').then((m) => m.reviewRevertCommand),
   todoAdd: () => import('./todo.js').then((m) => m.todoAddCommand),
   todoList: () => import('./todo.js').then((m) => m.todoListCommand),
   todoClaim: () => import('./todo.js').then((m) => m.todoClaimCommand),

@@ -111,6 +111,8 @@ export const EXCLUDED_OPERATIONS: Readonly<Record<Exclude<OperationKey, AgentToo
   pauseGoal: 'human-only: stops a goal',
   resumeGoal: 'human-only: resumes a goal a person paused',
   goalLifecycle: "human-only: changes a goal's lifecycle (done, paused, active)",
+  reviewList: "the human's review queue of agent turns; an agent's own evidence is in evidence_log",
+  reviewRevert: "human-only: undoes an agent turn's changes after review",
 };
 
 /** A JSON Schema object (draft 2020-12), as tools/list and `vscode.lm` take it. */

@@ -7,6 +7,8 @@ export const VIEW_CONTAINER_ID = 'loopx';
 export const VIEW_IDS = {
   goals: 'loopx.goals',
   agents: 'loopx.agents',
+  /** Every recorded turn not yet reviewed (docs/review.md). */
+  review: 'loopx.review',
   warnings: 'loopx.warnings',
   /** Shown only in an untrusted workspace: its welcome content says what is read-only and how to trust. */
   restricted: 'loopx.restricted',

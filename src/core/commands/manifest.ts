@@ -45,6 +45,9 @@ const TARGETS: Record<MenuTarget, { menu: 'view/title' | 'view/item/context'; wh
   warning: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^warning\\./` },
   run: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^run\\./` },
   agent: { menu: 'view/item/context', when: `view == ${VIEW_IDS.agents} && viewItem =~ /^agent/` },
+  reviewTitle: { menu: 'view/title', when: `view == ${VIEW_IDS.review}` },
+  reviewTurn: { menu: 'view/item/context', when: `view == ${VIEW_IDS.review} && viewItem =~ /^reviewTurn\\./` },
+  reviewFile: { menu: 'view/item/context', when: `view == ${VIEW_IDS.review} && viewItem =~ /^reviewFile\\./` },
 };
 
 export interface ManifestPaletteItem {

@@ -18,6 +18,7 @@ import { goalLifecycle } from './goalLifecycle';
 import { version } from './version';
 import { quotaHistory, quotaPlan, quotaShouldRun, quotaSpendSlot, quotaStatus, quotaVoidSlot } from './quota';
 import { resumeGoal } from './resumeGoal';
+import { reviewList, reviewRevert } from './review';
 import { refreshState } from './refresh';
 import { registryPrivacy, validateRegistry } from './registry';
 import { slashCommands } from './slashCommands';
@@ -46,6 +47,7 @@ export * from './goalLifecycle';
 export * from './version';
 export * from './quota';
 export * from './resumeGoal';
+export * from './review';
 export * from './registerAgent';
 export * from './refresh';
 export * from './registry';
@@ -121,6 +123,8 @@ export const OPERATIONS = keyed({
   slashCommands,
   mcpInstall,
   archiveRuntime,
+  reviewList,
+  reviewRevert,
   pauseGoal,
   resumeGoal,
   goalLifecycle,

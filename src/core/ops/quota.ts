@@ -39,6 +39,7 @@ import { crashCheckpoint } from '../turn/crashHook';
 import { LoopxError } from '../errors';
 import { shouldRunNextActionWarning } from '../status/projection/shouldRunWarning';
 import { indexCacheEnabled } from '../quota/runHistory';
+import { recordTurnBase, snapshotProjectRoot } from '../snapshots/gitSnapshot';
 
 /**
  * The quota guard: `quota status` (window, spend, budgets, turns in flight) and `quota should-run`
@@ -213,7 +214,15 @@ async function decideShouldRun(
           goal: quotaGoal,
           refusedBy: reservation.reason.replace(/^quota refused: /, ''),
         });
-      else reserved = identity;
+      else {
+        reserved = identity;
+        // The heartbeat turn's base (docs/review.md): its delivery writeback pairs a head with it.
+        await recordTurnBase(
+          snapshotProjectRoot(goal.rawEntry, goal.homeDir, goal.projectRoot),
+          goal.goalId,
+          turnInstanceId,
+        );
+      }
     }
     const bound = await bindHeartbeatReceipt(quotaGoal, decision, {
       agentId: turnAgent,

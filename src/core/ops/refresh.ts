@@ -14,6 +14,7 @@ import type { AppendRunOptions, RunIndexRow } from '../runtime/runIndex';
 import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED } from '../quota/ledger';
 import { normalizeAgentId } from '../registry/agentIds';
 import { crashCheckpoint } from '../turn/crashHook';
+import { recordTurnHead, snapshotProjectRoot } from '../snapshots/gitSnapshot';
 import { quotaGoalOf } from './goalHandle';
 
 /**
@@ -98,6 +99,16 @@ export const refreshState = defineOperation({
     const chain =
       step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId }, 'refresh-state');
     if (chain !== null) ({ todoId, replanObligationId } = chain);
+    // A heartbeat turn's delivery writeback: its head snapshot, paired with the base its receipt took.
+    const snapshot =
+      step === null || chain === null
+        ? null
+        : await recordTurnHead(
+            snapshotProjectRoot(goal.rawEntry, goal.homeDir, goal.projectRoot),
+            goal.goalId,
+            step.turnInstanceId,
+            goal.statePath === null ? [] : [goal.statePath],
+          );
     const request = (dryRun: boolean, unlessIndexed?: AppendRunOptions['unlessIndexed']) =>
       refreshGoalState(
         {
@@ -122,6 +133,7 @@ export const refreshState = defineOperation({
           dryRun,
           lock: { clock: env.clock, env: env.env },
           ...(unlessIndexed === undefined ? {} : { unlessIndexed }),
+          ...(dryRun ? {} : { snapshot }),
         },
       );
     if (step === null || chain === null) return { ...(await request(args.dryRun)), idempotent_replay: false };

@@ -12,6 +12,7 @@ import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../re
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { isRecord } from '../registry/schema';
 import { appendRun, type AppendRunOptions } from '../runtime/runIndex';
+import type { RunSnapshot } from '../snapshots/gitSnapshot';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {
   compactText,
@@ -93,6 +94,11 @@ export interface CommitRefreshOptions {
   lock?: Omit<LockOptions, 'operation'>;
   /** A retry's idempotency, decided under the run index's lock (`appendRun`'s `unlessIndexed`). */
   unlessIndexed?: AppendRunOptions['unlessIndexed'];
+  /**
+   * The turn's working-tree snapshot (docs/review.md), kept on the record and its index row. Not part
+   * of the payload (its schema drops it), so the JSON the CLI prints stays the original's.
+   */
+  snapshot?: RunSnapshot | null;
 }
 
 const CLASSIFICATION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,119}$/u;
@@ -412,6 +418,8 @@ export async function commitRefreshState(
 ): Promise<RefreshStatePayload> {
   const dryRun = options.dryRun === true;
   const record: RefreshRecord = structuredClone(plan.record);
+  if (options.snapshot) Object.assign(record, { snapshot: options.snapshot });
+  const snapshot = (record as { snapshot?: unknown }).snapshot;
   if (record.active_state_next_action_update) {
     record.active_state_next_action_update.dry_run = dryRun;
     record.active_state_next_action_update.updated = !dryRun && plan.newText !== null;
@@ -448,6 +456,7 @@ export async function commitRefreshState(
       ...(record.replan_obligation_id !== undefined ? { replan_obligation_id: record.replan_obligation_id } : {}),
       ...(record.delivery_batch_scale !== undefined ? { delivery_batch_scale: record.delivery_batch_scale } : {}),
       ...(record.delivery_outcome !== undefined ? { delivery_outcome: record.delivery_outcome } : {}),
+      ...(snapshot !== undefined && snapshot !== null ? { snapshot } : {}),
     },
     projectRoot: plan.projectRoot,
     clock: options.clock,

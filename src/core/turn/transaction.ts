@@ -34,6 +34,7 @@ import {
   type WritebackContext,
 } from './writeback';
 import { recordStepEvent, type StepEventInput } from '../evidence/heartbeatChain';
+import { recordTurnBase, recordTurnHead } from '../snapshots/gitSnapshot';
 
 /** Completion-fence refusals: the todo's task lease is no longer this turn's, so no retry of the turn can write back. */
 const LEASE_REFUSALS = [
@@ -397,6 +398,7 @@ export class TurnTransaction {
     const result = this.hostResult();
     this.checkCancelled();
     try {
+      await this.takeHeadSnapshot();
       const transition = await applyTodoTransition(this.ctx, result);
       const validation = ValidationReceiptSchema.parse(this.journal.phases.validation);
       const run = await recordMaterialRun(this.ctx, {
@@ -571,6 +573,8 @@ export class TurnTransaction {
       throw new LoopxError('turn_journal_invalid', `turn ${this.journal.turn_key} has no host request in its plan`, {
         turn_key: this.journal.turn_key,
       });
+    // The turn's base (docs/review.md): kept from its first start, so a retry's diff still shows the whole turn.
+    await recordTurnBase(this.turnGoal.projectRoot, this.journal.goal_id, this.journal.turn_instance_id);
     let outcome: ExecutorOutcome;
     try {
       const { executor, config } = this.executor();
@@ -661,10 +665,22 @@ export class TurnTransaction {
     });
   }
 
+  /** The turn's head snapshot, paired with its base, for the run record (none without git or a base). */
+  private async takeHeadSnapshot(): Promise<void> {
+    if (this.ctx.snapshot !== undefined) return;
+    this.ctx.snapshot = await recordTurnHead(
+      this.turnGoal.projectRoot,
+      this.journal.goal_id,
+      this.journal.turn_instance_id,
+      [this.turnGoal.statePath],
+    );
+  }
+
   /** A stop result (wait, a question for a person): release the slot, turn a question into a gate, never spend. */
   private async stop(result: HostResult): Promise<void> {
     await this.release();
     if (result.result_kind === 'user_action_required') {
+      await this.takeHeadSnapshot();
       const parked = await applyStopWriteback(this.ctx, result);
       if (parked.written) this.effects.state_written = true;
       const question = result.todo !== undefined && 'question' in result.todo ? result.todo.question : result.summary;
@@ -729,6 +745,7 @@ export class TurnTransaction {
     this.journal.failure = { ...failure, ...spent };
     this.journal.summary = failure.message;
     this.journal.receipt = this.receipt();
+    if (this.done('typed_result') || outcome !== undefined) await this.takeHeadSnapshot();
     const retry = `loopx turn run-once --goal-id ${this.journal.goal_id} --agent-id ${this.journal.agent_id} --resume-turn-key ${this.journal.turn_key} --retry-failed-turn --execute`;
     await recordTurnNote(this.ctx, {
       classification: kind,

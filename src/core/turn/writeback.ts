@@ -15,6 +15,7 @@ import { compactText, parseStateDocument, truncate } from '../state/document';
 import { applyStateEdit, type StateEditOutcome } from '../state/stateFile';
 import { addTodo, completeTodo, findTodo, updateTodo, type OperationContext } from '../state/todos';
 import type { HostResult, TodoDisposition } from '../protocol/contract';
+import type { RunSnapshot } from '../snapshots/gitSnapshot';
 import type { TurnGoal } from './context';
 import type { RecoveryKind, ValidationReceipt, WritebackRecord } from './journal';
 
@@ -142,6 +143,8 @@ export interface WritebackContext {
    * file changed meanwhile fails the swap, and the retry reads it afresh.
    */
   stateText?: string | undefined;
+  /** The turn's working-tree snapshot (base at its start, head now), stored on its run record; absent without git. */
+  snapshot?: RunSnapshot | null | undefined;
 }
 
 /** How often a compare-and-swap edit is recomputed when someone else changed the file meanwhile. */
@@ -478,6 +481,7 @@ export async function recordMaterialRun(
       },
       executor: input.executor,
       usage: input.usage,
+      ...(ctx.snapshot ? { snapshot: ctx.snapshot } : {}),
     });
     const payload = await commitRefreshState(
       { ...plan, record },
@@ -538,6 +542,7 @@ export async function recordTurnNote(ctx: WritebackContext, input: TurnNoteInput
     settlement_identity: ctx.identity,
     ...details,
     ...(input.usage !== undefined ? { [FAILED_TURN_USAGE_FIELD]: input.usage } : {}),
+    ...(ctx.snapshot ? { snapshot: ctx.snapshot } : {}),
   };
   const lines = [
     `# ${goal.goalId} — ${input.classification}`,
@@ -560,6 +565,7 @@ export async function recordTurnNote(ctx: WritebackContext, input: TurnNoteInput
       settlement_identity: ctx.identity,
       agent_lane: ctx.identity.agent_id,
       ...(input.usage !== undefined ? { [FAILED_TURN_USAGE_FIELD]: input.usage } : {}),
+      ...(ctx.snapshot ? { snapshot: ctx.snapshot } : {}),
     },
     projectRoot: goal.projectRoot,
     clock: ctx.clock,

@@ -54,6 +54,9 @@ import { GoalDetailWebviews } from './webviews/goalDetail/goalDetailWebview';
 import { WarningsWebviews } from './webviews/warnings/warningsWebview';
 import { snapshotTree } from './views/treeSnapshot';
 import { WorkspaceModel } from './workspace/workspaceModel';
+import { GateInboxView } from './views/gateInboxView';
+import { gateInboxCommand, setGateDueCommand } from './commands/gateInbox';
+import { AttentionNotifier } from './notifications/attentionNotifier';
 
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
 export class LoopxApp extends Disposable {
@@ -106,7 +109,23 @@ export class LoopxApp extends Disposable {
     const goalDetail = this.register(
       new GoalDetailWebviews(context.extensionUri, this.model, log, (event) => this.timings.mark(event, 'goal-detail')),
     );
-    const indicator = this.register(new QuotaIndicator(this.model, () => warnings.count));
+    const gateInbox = this.register(new GateInboxView(VIEW_IDS.gateInbox, this.model));
+    this.register(new AttentionNotifier(this.model, log));
+    // Hidden command for the tests: the Gate Inbox view's rows, as rendered.
+    this.register(
+      vscode.commands.registerCommand('_loopx.gateInboxSnapshot', async () => {
+        await gateInbox.settled();
+        return snapshotTree(gateInbox, 1);
+      }),
+    );
+    const indicator = this.register(
+      new QuotaIndicator(
+        this.model,
+        () => warnings.count,
+        () => gateInbox.overdueCount,
+        gateInbox.onDidChangeTreeData,
+      ),
+    );
     this.timings.phase('webviews+statusBar');
     this.register(
       goalsView.treeView.onDidChangeSelection((e) => {
@@ -199,6 +218,8 @@ export class LoopxApp extends Disposable {
         stopLoop: (arg) => stopLoopCommand(this.model, arg),
         gateApprove: (arg) => decideGateCommand(this.model, arg, 'approve'),
         gateReject: (arg) => decideGateCommand(this.model, arg, 'reject'),
+        gateSetDue: (arg) => setGateDueCommand(this.model, gateInbox, arg),
+        gateInbox: (arg) => gateInboxCommand(this.model, gateInbox, arg),
         todoComplete: (arg) => completeTodoCommand(this.model, arg),
         todoClaim: (arg) => claimTodoCommand(this.model, arg),
         todoDefer: (arg) => deferTodoCommand(this.model, arg),

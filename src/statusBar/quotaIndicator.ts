@@ -23,6 +23,8 @@ export class QuotaIndicator extends Disposable {
   constructor(
     private readonly model: WorkspaceModel,
     private readonly warningCount: () => number,
+    private readonly overdueGates: () => number = () => 0,
+    overdueChanged?: vscode.Event<unknown>,
   ) {
     super();
     this.item = this.register(vscode.window.createStatusBarItem('loopx.quota', vscode.StatusBarAlignment.Left, 50));
@@ -31,6 +33,8 @@ export class QuotaIndicator extends Disposable {
     this.register(model.onDidChange(() => this.update()));
     // A loop starting or stopping in this window changes no file: the model says so per goal.
     this.register(model.onDidChangeGoals(() => this.update()));
+    // Gates pass their due time with the clock: the Gate Inbox says when its rows change.
+    if (overdueChanged !== undefined) this.register(overdueChanged(() => this.update()));
     this.register(
       vscode.commands.registerCommand('_loopx.quotaIndicator.snapshot', () => ({
         visible: this.shown !== undefined,
@@ -59,6 +63,7 @@ export class QuotaIndicator extends Disposable {
       openGates: details?.status?.open_gates.length ?? 0,
       error: details?.status?.active_state.error?.message ?? null,
       loopRunning: this.model.isLoopRunning(goal),
+      overdueGates: this.overdueGates(),
     };
   }
 
@@ -96,8 +101,13 @@ export class QuotaIndicator extends Disposable {
       tooltip.appendMarkdown(
         `\n$(warning) ${warnings === 1 ? vscode.l10n.t('1 projection warning') : vscode.l10n.t('{0} projection warnings', warnings)} — [${vscode.l10n.t('Show')}](command:${commandId('showProjectionWarnings')})`,
       );
+    const overdue = this.overdueGates();
+    if (overdue > 0)
+      tooltip.appendMarkdown(
+        `\n$(bell-dot) [${vscode.l10n.t('Open the Gate Inbox')}](command:${commandId('gateInbox')})`,
+      );
     tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click for the quota of all goals.')}`);
-    tooltip.isTrusted = { enabledCommands: [commandId('showProjectionWarnings')] };
+    tooltip.isTrusted = { enabledCommands: [commandId('showProjectionWarnings'), commandId('gateInbox')] };
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = {
       label: vscode.l10n.t('LoopX quota of {0}: {1}', goal.goalId, presentation.word),

@@ -51,7 +51,10 @@ describe('attention events: previous snapshot + next snapshot → what needs the
     const before = snap(T0, goal('a', { openGates: [gate('todo_g1')] }));
     const after = snap(T0 + MIN, goal('a', { openGates: [gate('todo_g1'), gate('todo_g2')] }));
     assert.deepEqual(kinds(attentionEvents(before, after)), ['gate_opened:todo_g2']);
-    assert.deepEqual(attentionEvents(after, snap(T0 + 2 * MIN, goal('a', { openGates: [gate('todo_g1'), gate('todo_g2')] }))), []);
+    assert.deepEqual(
+      attentionEvents(after, snap(T0 + 2 * MIN, goal('a', { openGates: [gate('todo_g1'), gate('todo_g2')] }))),
+      [],
+    );
   });
 
   it('gate_overdue: once, when the clock passes the due time or the due time is moved into the past', () => {
@@ -73,7 +76,10 @@ describe('attention events: previous snapshot + next snapshot → what needs the
     const events = attentionEvents(ok, out);
     assert.deepEqual(kinds(events), ['quota_reached:quota']);
     assert.equal(events[0]?.detail, '3 spent of 3 allowed slots');
-    assert.deepEqual(attentionEvents(out, snap(T0 + 2 * MIN, goal('a', { quota: { exceeded: true, reason: 'x' } }))), []);
+    assert.deepEqual(
+      attentionEvents(out, snap(T0 + 2 * MIN, goal('a', { quota: { exceeded: true, reason: 'x' } }))),
+      [],
+    );
   });
 
   it('replan_due: a lane that newly owes a replan', () => {
@@ -87,7 +93,10 @@ describe('attention events: previous snapshot + next snapshot → what needs the
     const before = snap(T0, goal('a'));
     const after = snap(T0 + MIN, goal('a', { stopped: true, latestFailure: failure }));
     assert.deepEqual(kinds(attentionEvents(before, after)), ['loop_stopped:stopped', 'loop_stopped:failed']);
-    assert.deepEqual(attentionEvents(after, snap(T0 + 2 * MIN, goal('a', { stopped: true, latestFailure: failure }))), []);
+    assert.deepEqual(
+      attentionEvents(after, snap(T0 + 2 * MIN, goal('a', { stopped: true, latestFailure: failure }))),
+      [],
+    );
   });
 
   it('lease_expiring: once per expiry instant, when it enters the warning window; a renewal warns again later', () => {
@@ -96,10 +105,16 @@ describe('attention events: previous snapshot + next snapshot → what needs the
     const far = snap(T0, goal('a', { leases: lease(exp) }));
     const near = snap(T0 + 6 * MIN, goal('a', { leases: lease(exp) }));
     const nearer = snap(T0 + 7 * MIN, goal('a', { leases: lease(exp) }));
-    assert.deepEqual(attentionEvents(far, near, { leaseWarningMs: 5 * MIN }).map((e) => e.kind), ['lease_expiring']);
+    assert.deepEqual(
+      attentionEvents(far, near, { leaseWarningMs: 5 * MIN }).map((e) => e.kind),
+      ['lease_expiring'],
+    );
     assert.deepEqual(attentionEvents(near, nearer, { leaseWarningMs: 5 * MIN }), []);
     const renewed = snap(T0 + 8 * MIN, goal('a', { leases: lease('2026-07-01T10:12:00Z') }));
-    assert.deepEqual(attentionEvents(nearer, renewed, { leaseWarningMs: 5 * MIN }).map((e) => e.kind), ['lease_expiring']);
+    assert.deepEqual(
+      attentionEvents(nearer, renewed, { leaseWarningMs: 5 * MIN }).map((e) => e.kind),
+      ['lease_expiring'],
+    );
     // Already expired: not "about to expire".
     const gone = snap(T0 + 20 * MIN, goal('a', { leases: lease('2026-07-01T10:12:00Z') }));
     assert.deepEqual(attentionEvents(far, gone, { leaseWarningMs: 5 * MIN }), []);
@@ -115,7 +130,10 @@ describe('attention events: previous snapshot + next snapshot → what needs the
     const events = attentionEvents(before, after);
     assert.equal(events.length, 3);
     const mark = { goalKey: '/r.json#a', subject: 'todo_mine', kinds: ['gate_opened' as const], untilMs: T0 + 2 * MIN };
-    assert.deepEqual(kinds(withoutOwnActions(events, [mark], T0 + MIN)), ['gate_opened:todo_theirs', 'gate_opened:todo_b']);
+    assert.deepEqual(kinds(withoutOwnActions(events, [mark], T0 + MIN)), [
+      'gate_opened:todo_theirs',
+      'gate_opened:todo_b',
+    ]);
     assert.equal(withoutOwnActions(events, [mark], T0 + 3 * MIN).length, 3);
     const wholeGoal = { goalKey: '/r.json#a', untilMs: T0 + 2 * MIN };
     assert.deepEqual(kinds(withoutOwnActions(events, [wholeGoal], T0 + MIN)), ['gate_opened:todo_b']);

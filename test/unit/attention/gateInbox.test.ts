@@ -7,7 +7,11 @@ import { buildRolloutEvent, rolloutEventLogPath } from '../../../src/core/eviden
 
 const NOW = Date.parse('2026-07-01T12:00:00Z');
 
-function input(todoId: string, gate: Partial<InboxGateInput['gate']> = {}, addedAt: string | null = null): InboxGateInput {
+function input(
+  todoId: string,
+  gate: Partial<InboxGateInput['gate']> = {},
+  addedAt: string | null = null,
+): InboxGateInput {
   return {
     goalId: 'g',
     registryPath: '/r.json',
@@ -112,9 +116,12 @@ describe('gate inbox rows', () => {
   });
 
   it('durations for people', () => {
-    assert.deepEqual(
-      [30_000, 12 * 60_000, 200 * 60_000, 180 * 60_000, 52 * 3_600_000].map(shortDuration),
-      ['30s', '12m', '3h 20m', '3h', '2d 4h'],
-    );
+    assert.deepEqual([30_000, 12 * 60_000, 200 * 60_000, 180 * 60_000, 52 * 3_600_000].map(shortDuration), [
+      '30s',
+      '12m',
+      '3h 20m',
+      '3h',
+      '2d 4h',
+    ]);
   });
 });

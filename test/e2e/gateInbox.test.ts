@@ -6,7 +6,7 @@
  * Screenshots go to test-results/ (gate-inbox-*.png; gate-inbox-sidebar.png is docs/images/gate-inbox.png).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,8 +28,18 @@ function cli(workspace: string, ...args: string[]): Record<string, unknown> {
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
+/** The same, without blocking this process: the page is watched while the CLI runs. */
+function cliAsync(workspace: string, ...args: string[]): Promise<number | null> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'out', 'cli.js'), ...args, '--format', 'json'], {
+    cwd: workspace,
+    stdio: 'ignore',
+  });
+  return new Promise((resolve) => child.on('close', resolve));
+}
+
 interface ListedTodo {
   todo_id: string;
+  role: string;
   title: string;
   status: string;
   blocked_by: unknown[];
@@ -37,7 +47,7 @@ interface ListedTodo {
 
 function todoNamed(workspace: string, text: string): ListedTodo | undefined {
   const listed = cli(workspace, 'todo', 'list', '--goal-id', 'tidy-notes');
-  return (listed['todos'] as ListedTodo[]).find((t) => t.title.includes(text));
+  return (listed['todos'] as ListedTodo[]).find((t) => t.role === 'agent' && t.title.includes(text));
 }
 
 /** Polls until `probe` answers (the ceiling only ends a hung test; nothing here is timed). */
@@ -108,14 +118,25 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
         '--claimed-by',
         'demo',
       );
-      cli(workspace, 'turn', 'run-once', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--execute');
-      const held = todoNamed(workspace, TODO_TEXT);
-      assert.equal(held?.blocked_by.length, 1, 'the demo agent parked its todo behind a new gate');
-
+      // The turn runs in another process while the page is watched: an information toast hides itself after a while.
+      const turn = cliAsync(
+        workspace,
+        'turn',
+        'run-once',
+        '--goal-id',
+        'tidy-notes',
+        '--agent-id',
+        'demo',
+        '--execute',
+      );
       const toast = page
         .locator('.notifications-toasts .notification-toast', { hasText: 'needs your decision' })
         .first();
       await toast.waitFor({ timeout: 120_000 });
+      await toast.hover();
+      assert.equal(await turn, 0, 'the demo turn ran');
+      const held = todoNamed(workspace, TODO_TEXT);
+      assert.equal(held?.blocked_by.length, 1, 'the demo agent parked its todo behind a new gate');
       assert.match(await toast.innerText(), /cannot do "Translate the notes to French"/);
       await page.screenshot({ path: join(RESULTS, 'gate-inbox-notification.png') });
       await toast.hover();
@@ -179,8 +200,18 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
         'Approve the fresh release.',
         'Approve publishing the knowledge base to the team wiki.',
       ]);
-      const header = page.locator('.part.sidebar .pane-header', { hasText: 'Gate Inbox' });
-      assert.match(await header.innerText(), /4/, 'the badge counts the open gates');
+      // The view's badge: on its pane header or, summed, on the LoopX activity bar icon.
+      await eventually(async () => {
+        const header = await page
+          .locator('.part.sidebar .pane-header', { hasText: 'Gate Inbox' })
+          .locator('.badge')
+          .allInnerTexts();
+        const activity = await page
+          .locator('.activitybar .action-item', { has: page.locator('[aria-label^="LoopX"]') })
+          .locator('.badge')
+          .allInnerTexts();
+        return [...header, ...activity].some((text) => text.trim() === '4') ? true : undefined;
+      }, 'a badge counting the 4 open gates');
       await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'gate-inbox-sidebar.png') });
     } catch (error) {
       await page.screenshot({ path: join(RESULTS, 'failure-gate-inbox-order.png') });

@@ -113,8 +113,7 @@ export function attentionEvents(
     if (goal.quota?.exceeded === true && before.quota?.exceeded !== true)
       events.push(event('quota_reached', 'quota', goal.goalId, goal.quota.reason));
     const lanesBefore = new Set(before.replanLanes);
-    for (const lane of goal.replanLanes)
-      if (!lanesBefore.has(lane)) events.push(event('replan_due', lane, lane, ''));
+    for (const lane of goal.replanLanes) if (!lanesBefore.has(lane)) events.push(event('replan_due', lane, lane, ''));
     if (goal.stopped && !before.stopped) events.push(event('loop_stopped', 'stopped', goal.goalId, ''));
     const failure = goal.latestFailure;
     if (failure !== null && failure.at !== before.latestFailure?.at)

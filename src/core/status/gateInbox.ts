@@ -72,7 +72,11 @@ export function gateInboxRows(inputs: readonly InboxGateInput[], nowMs: number):
     const sinceMs = added ?? updated;
     const blockedMs = sinceMs === null ? null : Math.max(0, nowMs - sinceMs);
     const held =
-      gate.blocked_todo_ids.length > 0 ? gate.blocked_todo_ids.length : gate.blocks_agent !== null || gate.global_gate ? 1 : 0;
+      gate.blocked_todo_ids.length > 0
+        ? gate.blocked_todo_ids.length
+        : gate.blocks_agent !== null || gate.global_gate
+          ? 1
+          : 0;
     const due = parseIsoInstant(gate.due_at ?? null);
     return {
       goal_id: goalId,

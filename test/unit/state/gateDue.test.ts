@@ -29,7 +29,11 @@ describe("a gate's due time (due_at, written as next_due_at)", () => {
   it('is written on gate creation as next_due_at and read back as due_at', () => {
     const added = addTodo(
       STATE,
-      { role: 'user', text: 'Approve publishing.', gate: { unblocksTodoIds: ['todo_publish'], dueAt: '2026-07-02T09:00:00Z' } },
+      {
+        role: 'user',
+        text: 'Approve publishing.',
+        gate: { unblocksTodoIds: ['todo_publish'], dueAt: '2026-07-02T09:00:00Z' },
+      },
       context,
     );
     assert.match(added.text, / next_due_at=2026-07-02T09:00:00Z /);
@@ -67,13 +71,20 @@ describe("a gate's due time (due_at, written as next_due_at)", () => {
     assert.equal(gateOf(noted.text).due_at, '2026-07-03T10:30:00+02:00');
     const cleared = updateTodo(noted.text, { todoId: id, gate: { dueAt: null } }, context);
     assert.equal(gateOf(cleared.text).due_at, null);
-    assert.equal(parseStateDocument(cleared.text).todos.find((t) => t.todoId === id)?.meta[GATE_DUE_META_KEY], undefined);
+    assert.equal(
+      parseStateDocument(cleared.text).todos.find((t) => t.todoId === id)?.meta[GATE_DUE_META_KEY],
+      undefined,
+    );
   });
 
   it('a gate resolved past its due time is no longer open', () => {
     const added = addTodo(STATE, { role: 'user', text: 'Decide.', gate: { dueAt: '2026-06-02T09:00:00Z' } }, context);
     const id = gateOf(added.text).todo_id;
-    const done = completeTodo(added.text, { todoId: id, evidence: 'ok', decisionOutcome: 'approve', noFollowUp: true }, context);
+    const done = completeTodo(
+      added.text,
+      { todoId: id, evidence: 'ok', decisionOutcome: 'approve', noFollowUp: true },
+      context,
+    );
     assert.deepEqual(analyzeGates(parseStateDocument(done.text)).open_gates, []);
   });
 

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -83,7 +83,7 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
     scratch = mkdtempSync(join(tmpdir(), 'loopx-e2e-inbox-'));
     workspace = materializeDemoWorkspace(join(scratch, 'workspace'));
     browser = await launchChromium();
-    server = await startCodeServer({ workspace });
+    server = await startCodeServer({ workspace, rootDir: join(scratch, 'host') });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(workbenchUrl(server, workspace, [['extensionDevelopmentPath', remoteUri(server, REPO_ROOT)]]));
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
@@ -98,6 +98,9 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
 
   after(async () => {
     await page?.screenshot({ path: join(RESULTS, 'gate-inbox-final.png') }).catch(() => undefined);
+    // The extension's log, kept beside the screenshots (what the notifier saw and showed).
+    const logs = spawnSync('find', [join(scratch, 'host'), '-name', 'LoopX.log'], { encoding: 'utf8' }).stdout.trim();
+    for (const file of logs.split('\n').filter(Boolean)) copyFileSync(file, join(RESULTS, 'gate-inbox-LoopX.log'));
     await browser?.close();
     await server?.stop();
     rmSync(scratch, { recursive: true, force: true });

@@ -3,7 +3,8 @@
  * in Debian's Chromium) with the extension under development on a copy of the demo workspace. The demo agent, run
  * by the CLI in another process, stops on a todo it cannot do and opens a gate; the notification appears; Approve
  * on it (with a typed decision note) releases the todo. The Gate Inbox view orders its gates by blocked time.
- * Screenshots go to test-results/ (gate-inbox-*.png; gate-inbox-sidebar.png is docs/images/gate-inbox.png).
+ * Screenshots go to test-results/ (gate-inbox-*.png; gate-inbox-sidebar.png is docs/images/gate-inbox.png,
+ * gate-inbox-notification.png docs/images/gate-notification.png).
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';

@@ -60,6 +60,9 @@ import { GoalDetailWebviews } from './webviews/goalDetail/goalDetailWebview';
 import { WarningsWebviews } from './webviews/warnings/warningsWebview';
 import { snapshotTree } from './views/treeSnapshot';
 import { WorkspaceModel } from './workspace/workspaceModel';
+import { GateInboxView } from './views/gateInboxView';
+import { gateInboxCommand, setGateDueCommand } from './commands/gateInbox';
+import { AttentionNotifier } from './notifications/attentionNotifier';
 
 /** Wires the surfaces to the control plane. Owns every registration it makes. */
 export class LoopxApp extends Disposable {
@@ -113,11 +116,22 @@ export class LoopxApp extends Disposable {
       new GoalDetailWebviews(context.extensionUri, this.model, log, (event) => this.timings.mark(event, 'goal-detail')),
     );
     const reviewQueue = this.register(new ReviewQueue(this.model, context.workspaceState, log));
+    const gateInbox = this.register(new GateInboxView(VIEW_IDS.gateInbox, this.model));
+    this.register(new AttentionNotifier(this.model, log));
+    // Hidden command for the tests: the Gate Inbox view's rows, as rendered.
+    this.register(
+      vscode.commands.registerCommand('_loopx.gateInboxSnapshot', async () => {
+        await gateInbox.settled();
+        return snapshotTree(gateInbox, 1);
+      }),
+    );
     const indicator = this.register(
       new QuotaIndicator(
         this.model,
         () => warnings.count,
         () => reviewQueue.unreviewed().length,
+        () => gateInbox.overdueCount,
+        gateInbox.onDidChangeTreeData,
       ),
     );
     const reviewView = this.register(new ReviewView(VIEW_IDS.review, reviewQueue));
@@ -246,6 +260,8 @@ export class LoopxApp extends Disposable {
         stopLoop: (arg) => stopLoopCommand(this.model, arg),
         gateApprove: (arg) => decideGateCommand(this.model, arg, 'approve'),
         gateReject: (arg) => decideGateCommand(this.model, arg, 'reject'),
+        gateSetDue: (arg) => setGateDueCommand(this.model, gateInbox, arg),
+        gateInbox: (arg) => gateInboxCommand(this.model, gateInbox, arg),
         todoComplete: (arg) => completeTodoCommand(this.model, arg),
         todoClaim: (arg) => claimTodoCommand(this.model, arg),
         todoDefer: (arg) => deferTodoCommand(this.model, arg),

@@ -84,6 +84,10 @@ export interface LoopxGate {
   decision_outcome: string | null;
   unscoped: boolean;
   blocked_todo_ids: string[];
+  /** When the person should have decided (ISO-8601), or null. */
+  due_at: string | null;
+  /** When the gate was last written (its `updated_at`), or null. */
+  updated_at: string | null;
 }
 
 /** What `loopx todo list --format json` prints. */

@@ -18,6 +18,8 @@ export interface IndicatorInput {
   error: string | null;
   /** A loop runs on the goal in this window (Run Loop until Stop Loop or its stop condition). */
   loopRunning?: boolean;
+  /** Gates of any goal of the workspace past their due time: the escalation shows on the item. */
+  overdueGates?: number;
 }
 
 export interface IndicatorPresentation {
@@ -118,7 +120,15 @@ export function presentIndicator(input: IndicatorInput): IndicatorPresentation {
   if (input.error !== null) details.push(l10n.t('Error: {0}', input.error));
   else if (!quota) details.push(l10n.t('Error: the quota could not be computed (see the LoopX log)'));
   parts.push(word);
-  const background = kind === 'error' || quota?.exceeded === true ? 'error' : quota?.warn === true ? 'warning' : null;
+  const overdue = input.overdueGates ?? 0;
+  if (overdue > 0) {
+    parts.push(`$(bell-dot) ${l10n.t('{0} overdue', overdue)}`);
+    details.push(
+      overdue === 1 ? l10n.t('1 gate is past its due time') : l10n.t('{0} gates are past their due time', overdue),
+    );
+  }
+  const background =
+    kind === 'error' || quota?.exceeded === true || overdue > 0 ? 'error' : quota?.warn === true ? 'warning' : null;
   return { kind, icon, word, text: parts.join(' · ').replace(' · ', ' '), background, details };
 }
 

@@ -25,6 +25,8 @@ export class QuotaIndicator extends Disposable {
     private readonly warningCount: () => number,
     /** Turns not yet reviewed (the Review view's badge), named in the tooltip. */
     private readonly reviewDebt: () => number = () => 0,
+    private readonly overdueGates: () => number = () => 0,
+    overdueChanged?: vscode.Event<unknown>,
   ) {
     super();
     this.item = this.register(vscode.window.createStatusBarItem('loopx.quota', vscode.StatusBarAlignment.Left, 50));
@@ -33,6 +35,8 @@ export class QuotaIndicator extends Disposable {
     this.register(model.onDidChange(() => this.update()));
     // A loop starting or stopping in this window changes no file: the model says so per goal.
     this.register(model.onDidChangeGoals(() => this.update()));
+    // Gates pass their due time with the clock: the Gate Inbox says when its rows change.
+    if (overdueChanged !== undefined) this.register(overdueChanged(() => this.update()));
     this.register(
       vscode.commands.registerCommand('_loopx.quotaIndicator.snapshot', () => ({
         visible: this.shown !== undefined,
@@ -66,6 +70,7 @@ export class QuotaIndicator extends Disposable {
       openGates: details?.status?.open_gates.length ?? 0,
       error: details?.status?.active_state.error?.message ?? null,
       loopRunning: this.model.isLoopRunning(goal),
+      overdueGates: this.overdueGates(),
     };
   }
 
@@ -108,8 +113,15 @@ export class QuotaIndicator extends Disposable {
       tooltip.appendMarkdown(
         `\n\n$(checklist) ${debt === 1 ? vscode.l10n.t('1 turn to review') : vscode.l10n.t('{0} turns to review', debt)} — [${vscode.l10n.t('Review')}](command:${commandId('reviewList')})`,
       );
+    const overdue = this.overdueGates();
+    if (overdue > 0)
+      tooltip.appendMarkdown(
+        `\n$(bell-dot) [${vscode.l10n.t('Open the Gate Inbox')}](command:${commandId('gateInbox')})`,
+      );
     tooltip.appendMarkdown(`\n\n${vscode.l10n.t('Click for the quota of all goals.')}`);
-    tooltip.isTrusted = { enabledCommands: [commandId('showProjectionWarnings'), commandId('reviewList')] };
+    tooltip.isTrusted = {
+      enabledCommands: [commandId('showProjectionWarnings'), commandId('reviewList'), commandId('gateInbox')],
+    };
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = {
       label: vscode.l10n.t('LoopX quota of {0}: {1}', goal.goalId, presentation.word),

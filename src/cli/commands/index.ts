@@ -50,6 +50,8 @@ export const CLI_HANDLERS: Record<CliCommandKey, CliHandlerLoader> = {
   todoComplete: () => import('./todo.js').then((m) => m.todoCompleteCommand),
   todoSupersede: () => import('./todo.js').then((m) => m.todoSupersedeCommand),
   todoDefer: () => import('./todo.js').then((m) => m.todoDeferCommand),
+  gateSetDue: () => import('./gate.js').then((m) => m.gateSetDueCommand),
+  gateInbox: () => import('./gate.js').then((m) => m.gateInboxCommand),
   handoffModeShow: () => import('./handoffMode.js').then((m) => m.handoffModeShowCommand),
   handoffModeSet: () => import('./handoffMode.js').then((m) => m.handoffModeSetCommand),
   taskLeaseAcquire: () => import('./taskLease.js').then((m) => m.taskLeaseAcquireCommand),

@@ -88,6 +88,10 @@ export const GateSchema = z.object({
   /** The gate names no lane and no work: nothing tells which todo waits for it. */
   unscoped: z.boolean(),
   blocked_todo_ids: z.array(z.string()),
+  /** When the person should have decided (ISO-8601; metadata `next_due_at`), or null. */
+  due_at: z.string().nullable(),
+  /** The gate's `updated_at` metadata (when it was last written), or null. */
+  updated_at: z.string().nullable(),
 });
 export type Gate = z.infer<typeof GateSchema>;
 

@@ -538,6 +538,31 @@ const catalog = [
     ],
   },
   {
+    key: 'gateSetDue',
+    cli: 'gate set-due',
+    title: 'Set Gate Due Time…',
+    slash: null,
+    scope: 'goal',
+    intent:
+      'set or clear when a user gate should be decided (--due-at or --due-in; metadata next_due_at); past it the editor escalates the gate',
+    mutation: 'writes',
+    group: 'Goals and todos',
+    icon: 'calendar',
+    menus: [{ on: 'gate', group: '0_decide@4' }],
+  },
+  {
+    key: 'gateInbox',
+    cli: 'gate inbox',
+    title: 'Gate Inbox…',
+    slash: null,
+    scope: 'project',
+    intent:
+      'every open gate of every goal in one list, longest blocked first, with its due time and the agent time it holds back',
+    mutation: 'read_only',
+    group: 'Goals and todos',
+    icon: 'inbox',
+  },
+  {
     key: 'openInStateFile',
     cli: null,
     title: 'Open in State File',

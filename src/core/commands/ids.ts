@@ -6,6 +6,8 @@ export const EXTENSION_ID = 'loopx.loopx-vscode';
 export const VIEW_CONTAINER_ID = 'loopx';
 export const VIEW_IDS = {
   goals: 'loopx.goals',
+  /** Every open gate of every goal, longest blocked first (docs/review.md#gate-inbox). */
+  gateInbox: 'loopx.gateInbox',
   agents: 'loopx.agents',
   /** Every recorded turn not yet reviewed (docs/review.md). */
   review: 'loopx.review',
@@ -29,4 +31,11 @@ export const SETTINGS = {
   statusServerRequireToken: 'statusServer.requireToken',
   /** Whether integrated terminals get our `loopx` first on PATH: whenMissing (default), always, never. */
   terminalCliOnPath: 'terminal.cliOnPath',
+  /** One switch per notification kind (docs/review.md#notifications). */
+  notifyGateOpened: 'notifications.gateOpened',
+  notifyGateOverdue: 'notifications.gateOverdue',
+  notifyQuotaReached: 'notifications.quotaReached',
+  notifyReplanDue: 'notifications.replanDue',
+  notifyLoopStopped: 'notifications.loopStopped',
+  notifyLeaseExpiring: 'notifications.leaseExpiring',
 } as const;

@@ -41,7 +41,10 @@ const TARGETS: Record<MenuTarget, { menu: 'view/title' | 'view/item/context'; wh
   viewsTitle: { menu: 'view/title', when: `view == ${VIEW_IDS.goals} || view == ${VIEW_IDS.agents}` },
   goal: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^goal\\./` },
   todo: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^todo\\./` },
-  gate: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^gate\\./` },
+  gate: {
+    menu: 'view/item/context',
+    when: `(view == ${VIEW_IDS.goals} || view == ${VIEW_IDS.gateInbox}) && viewItem =~ /^gate\\./`,
+  },
   warning: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^warning\\./` },
   run: { menu: 'view/item/context', when: `view == ${VIEW_IDS.goals} && viewItem =~ /^run\\./` },
   agent: { menu: 'view/item/context', when: `view == ${VIEW_IDS.agents} && viewItem =~ /^agent/` },

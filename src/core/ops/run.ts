@@ -37,7 +37,34 @@ export async function runOperation<S extends z.ZodObject, R extends OperationOut
     functionName: operation.key,
     root: 'options',
   });
-  return operation.run(args, env);
+  const result = await operation.run(args, env);
+  for (const observer of observers) {
+    try {
+      observer({ key: operation.key, args: args as Record<string, unknown>, result, registryPath: env.registryPath });
+    } catch {
+      // an observer's failure is not the operation's
+    }
+  }
+  return result;
+}
+
+/** An operation this process ran to the end (its arguments as parsed, its result). */
+export interface OperationRan {
+  key: string;
+  args: Record<string, unknown>;
+  result: OperationOutput;
+  registryPath: string | undefined;
+}
+
+const observers = new Set<(ran: OperationRan) => void>();
+
+/**
+ * Tells `observer` about every operation run through `runOperation` in this process. The editor uses
+ * it to know what this window just did, so its own writes never come back as notifications.
+ */
+export function observeOperations(observer: (ran: OperationRan) => void): { dispose(): void } {
+  observers.add(observer);
+  return { dispose: () => observers.delete(observer) };
 }
 
 function withMode(

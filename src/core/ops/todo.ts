@@ -6,7 +6,7 @@ import { turnInstanceIdArg } from './common';
 import { isLoopxError, LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
 import { PRIORITIES, TODO_STATUSES, type Priority } from '../state/document';
-import { analyzeGates, DECISION_OUTCOMES, type GateBlock } from '../state/gates';
+import { analyzeGates, DECISION_OUTCOMES, isUserGate, parseDuration, type GateBlock } from '../state/gates';
 import { applyStateEdit, readStateFile } from '../state/stateFile';
 import { diagnoseStateDocument } from '../state/structured';
 import {
@@ -87,6 +87,20 @@ const gateFields = {
     .optional()
     .meta({ placeholder: 'scope' })
     .describe('gate: the decision it grants, kind:granularity:key (e.g. public_claim:project:release)'),
+  dueAt: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta({ placeholder: 'instant' })
+    .describe('gate: when the person should decide, an ISO-8601 instant (e.g. 2026-01-31T12:00:00Z)'),
+  dueIn: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta({ placeholder: 'duration' })
+    .describe('gate: due this long from now, e.g. 30m, 4h, 2d, 1w'),
 };
 
 const leaseFields = {
@@ -296,13 +310,38 @@ export function todoErrorFields(input: Record<string, unknown>): Record<string, 
   };
 }
 
-function gateOf(args: {
-  blocksAgent?: string | undefined;
-  globalGate: boolean;
-  unblocksTodoId?: string[] | undefined;
-  decisionScope?: string | undefined;
-}): GateFields | undefined {
+/** `--due-at` / `--due-in` as one instant (ISO seconds, UTC); undefined when neither is given. */
+export function dueInstantOf(
+  args: { dueAt?: string | undefined; dueIn?: string | undefined },
+  now: Date,
+): string | undefined {
+  if (args.dueAt !== undefined && args.dueIn !== undefined)
+    throw new LoopxError('usage', '--due-at and --due-in both set the due time; give only one');
+  if (args.dueIn === undefined) return args.dueAt;
+  const ms = parseDuration(args.dueIn);
+  if (ms === null)
+    throw new LoopxError(
+      'invalid_todo_field',
+      `--due-in ${JSON.stringify(args.dueIn)} must be a duration such as 30m, 4h, 2d or 1w`,
+      { field: 'due_in', value: args.dueIn },
+    );
+  return isoSeconds(new Date(now.getTime() + ms));
+}
+
+function gateOf(
+  args: {
+    blocksAgent?: string | undefined;
+    globalGate: boolean;
+    unblocksTodoId?: string[] | undefined;
+    decisionScope?: string | undefined;
+    dueAt?: string | undefined;
+    dueIn?: string | undefined;
+  },
+  now: Date,
+): GateFields | undefined {
   const gate: GateFields = {};
+  const due = dueInstantOf(args, now);
+  if (due !== undefined) gate.dueAt = due;
   if (args.blocksAgent !== undefined) gate.blocksAgent = args.blocksAgent;
   if (args.globalGate) gate.globalGate = true;
   if (args.unblocksTodoId !== undefined) gate.unblocksTodoIds = args.unblocksTodoId;
@@ -463,7 +502,7 @@ export const todoAdd = defineOperation({
   }),
   errorFields: todoErrorFields,
   run: (args, env) => {
-    const gate = gateOf(args);
+    const gate = gateOf(args, env.clock.now());
     const role = args.role ?? (gate !== undefined || args.taskClass === 'user_gate' ? 'user' : 'agent');
     const input: NewTodoInput = { text: args.text };
     if (args.priority !== undefined) input.priority = args.priority;
@@ -597,12 +636,12 @@ export const todoUpdate = defineOperation({
     if (args.unclaim) input.claimedBy = null;
     if (args.note !== undefined) input.note = args.note;
     if (args.requiredDecisionScope !== undefined) input.requiredDecisionScopes = args.requiredDecisionScope;
-    const gate = gateOf(args);
+    const gate = gateOf(args, env.clock.now());
     if (gate !== undefined) input.gate = gate;
     if (Object.keys(input).length === 1)
       throw new LoopxError(
         'usage',
-        'nothing to update: give at least one of text, priority, status, task class, action kind, claim, note, decision scopes or a gate field',
+        'nothing to update: give at least one of text, priority, status, task class, action kind, claim, note, decision scopes or a gate field (a due time too)',
       );
     return editTodos(env, args.goalId, 'todo update', (stateText, context) => updateTodo(stateText, input, context));
   },
@@ -773,4 +812,40 @@ export const todoDefer = defineOperation({
         context,
       ),
     ),
+});
+
+/**
+ * `gate set-due`: sets or clears a gate's due time (metadata `next_due_at`, which the original keeps
+ * through its own edits; docs/compatibility.md). Past the due time the editor escalates the gate.
+ */
+export const gateSetDue = defineOperation({
+  key: 'gateSetDue',
+  args: z.strictObject({
+    goalId: goalId.describe('the goal'),
+    todoId: todoId.describe('the gate (a user todo of class user_gate)'),
+    dueAt: gateFields.dueAt,
+    dueIn: gateFields.dueIn,
+    clear: z.boolean().default(false).describe('remove the due time'),
+  }),
+  errorFields: todoErrorFields,
+  run: (args, env) => {
+    const due = dueInstantOf(args, env.clock.now());
+    if (args.clear === (due !== undefined))
+      throw new LoopxError(
+        'usage',
+        args.clear
+          ? '--clear removes the due time; do not give --due-at or --due-in with it'
+          : 'give the due time: --due-at <instant> or --due-in <duration> (or --clear to remove it)',
+      );
+    return editTodos(env, args.goalId, 'gate set-due', (stateText, context) => {
+      const item = parseStateDocument(stateText).todos.find((t) => t.todoId === args.todoId);
+      if (item !== undefined && !isUserGate(item))
+        throw new LoopxError(
+          'todo_gate_fields_need_user_gate',
+          `todo ${args.todoId} is not a user gate (task_class=user_gate); only a gate has a due time`,
+          { todo_id: args.todoId },
+        );
+      return updateTodo(stateText, { todoId: args.todoId, gate: { dueAt: due ?? null } }, context);
+    });
+  },
 });

@@ -13,6 +13,13 @@ import { deepFreeze } from './freeze';
  * `cancel` (only `approve` releases the work) until it is superseded.
  */
 export const USER_GATE_CLASS = 'user_gate';
+/**
+ * The metadata key of a gate's due time. Not `due_at`: the original's parser keeps only the keys of
+ * its schema and drops any other when it rewrites the todo (checked against it: test/mixed/gateDueAt.test.ts).
+ * `next_due_at` is in its schema (a monitor's next check), kept as text on any todo and read only for
+ * `continuous_monitor` agent todos, so on a user gate it carries the due time through the original's edits.
+ */
+export const GATE_DUE_META_KEY = 'next_due_at';
 export const DECISION_OUTCOMES = ['approve', 'reject', 'cancel'] as const;
 export type DecisionOutcome = (typeof DECISION_OUTCOMES)[number];
 
@@ -108,6 +115,10 @@ export interface GateView {
   /** True when the gate names no lane and no work: nothing tells which todo waits for it. */
   unscoped: boolean;
   blocked_todo_ids: string[];
+  /** When the person should have decided (ISO-8601, metadata `next_due_at`), or null. */
+  due_at: string | null;
+  /** The gate's `updated_at` metadata: when it was last written (opened, unless edited since). */
+  updated_at: string | null;
 }
 
 export interface GateBlock {
@@ -232,6 +243,8 @@ function analyzeDocumentGates(doc: StateDocument): GateAnalysis {
       decision_outcome: item.meta['decision_outcome'] ?? null,
       unscoped: blocksAgent === null && !globalGate && targets.length === 0 && scope === null,
       blocked_todo_ids: blockedByGate.get(item.todoId) ?? [],
+      due_at: item.meta[GATE_DUE_META_KEY] ?? null,
+      updated_at: item.meta['updated_at'] ?? null,
     };
   };
   return {
@@ -240,4 +253,20 @@ function analyzeDocumentGates(doc: StateDocument): GateAnalysis {
     agent_todos: statuses,
     lane_gates_by_agent: laneGates,
   };
+}
+
+/** A due time as the CLI takes it: an ISO-8601 instant with an offset (`2026-01-31T12:00:00Z`). */
+export const DUE_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+const DURATION = /^\s*([1-9]\d{0,5})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)\s*$/i;
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `30m`, `2h`, `1d`, `1w` (the original's cadence words, plus weeks) in milliseconds, or null. */
+export function parseDuration(text: string): number | null {
+  const match = DURATION.exec(text);
+  if (match === null) return null;
+  const unit = (match[2] ?? '').toLowerCase();
+  const key = unit.startsWith('mi') || unit === 'm' ? 'm' : unit.charAt(0);
+  const ms = UNIT_MS[key];
+  return ms === undefined ? null : Number(match[1]) * ms;
 }

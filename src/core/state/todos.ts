@@ -20,6 +20,8 @@ import {
   analyzeGates,
   DECISION_OUTCOMES,
   decisionScopeProblem,
+  DUE_INSTANT,
+  GATE_DUE_META_KEY,
   isUserGate,
   metaList,
   parseDecisionScope,
@@ -27,6 +29,7 @@ import {
   type DecisionOutcome,
 } from './gates';
 import type { LineSplice } from './lines';
+import { parseIsoInstant } from '../isoTime';
 import { setFrontMatterField } from './nextAction';
 import { DEFAULT_SECTION_TITLES, type SectionRole, type TodoRole } from './sections';
 
@@ -172,6 +175,8 @@ export interface GateFields {
   /** Agent todo ids this gate holds back until approved. */
   unblocksTodoIds?: string[];
   decisionScope?: string;
+  /** When the person should decide (ISO-8601 instant, written as `next_due_at`); null clears it (update). */
+  dueAt?: string | null;
 }
 
 export interface NewTodoInput {
@@ -280,7 +285,8 @@ function planNewTodo(
     gate.blocksAgent !== undefined ||
     gate.globalGate === true ||
     (gate.unblocksTodoIds ?? []).length > 0 ||
-    gate.decisionScope !== undefined;
+    gate.decisionScope !== undefined ||
+    typeof gate.dueAt === 'string';
   // As in the original, `todo add` writes an agent todo without --task-class without one (readers
   // take it as advancement_task); successors and user todos get their class written.
   const explicitClass = input.taskClass;
@@ -291,7 +297,7 @@ function planNewTodo(
   if (hasGateFields && taskClass !== USER_GATE_CLASS) {
     throw new LoopxError(
       'todo_gate_fields_need_user_gate',
-      'gate fields (blocks_agent, global_gate, unblocks_todo_id, decision_scope) belong to user todos of class user_gate; use --role user (and --task-class user_gate)',
+      'gate fields (blocks_agent, global_gate, unblocks_todo_id, decision_scope, due time) belong to user todos of class user_gate; use --role user (and --task-class user_gate)',
     );
   }
   if (role === 'user' && input.claimedBy !== undefined) {
@@ -375,6 +381,15 @@ function gateMetadata(doc: StateDocument, gate: GateFields, context: OperationCo
     if (problem !== null)
       throw new LoopxError('invalid_decision_scope', problem, { decision_scope: gate.decisionScope });
     metadata.push(['decision_scope', gate.decisionScope]);
+  }
+  if (typeof gate.dueAt === 'string') {
+    if (!DUE_INSTANT.test(gate.dueAt) || parseIsoInstant(gate.dueAt) === null)
+      throw new LoopxError(
+        'invalid_todo_field',
+        `a gate's due time must be an ISO-8601 instant such as 2026-01-31T12:00:00Z, got ${JSON.stringify(gate.dueAt)}`,
+        { field: 'due_at', value: gate.dueAt },
+      );
+    metadata.push([GATE_DUE_META_KEY, gate.dueAt]);
   }
   return metadata;
 }
@@ -648,6 +663,15 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
       );
     }
     for (const [key, value] of gateFields) metadata[key] = value;
+    if (input.gate.dueAt === null) {
+      if (role !== 'user' || (input.taskClass ?? item.meta['task_class']) !== USER_GATE_CLASS)
+        throw new LoopxError(
+          'todo_gate_fields_need_user_gate',
+          `todo ${item.todoId} is not a user_gate; only a gate has a due time`,
+          { todo_id: item.todoId },
+        );
+      metadata[GATE_DUE_META_KEY] = null;
+    }
   }
   const rewrite: Parameters<typeof rewriteTodo>[2] = { metadata };
   if (newText !== undefined) rewrite.text = newText;

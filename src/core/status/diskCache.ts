@@ -37,7 +37,8 @@ import { keptRecentRunRows, recentRunRows, type RecentRunRow } from './recentRun
 export type { IndexDigest } from '../quota/ledger';
 
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
-export const STATUS_CACHE_SCHEMA = 6;
+// 7: open gates carry `due_at` and `updated_at`.
+export const STATUS_CACHE_SCHEMA = 7;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

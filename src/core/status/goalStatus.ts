@@ -85,6 +85,10 @@ export const StatusGateSchema = z.object({
   decision_scope: z.string().nullable(),
   unscoped: z.boolean(),
   blocked_todo_ids: z.array(z.string()),
+  /** When the person should have decided (ISO-8601; metadata `next_due_at`), or null. */
+  due_at: z.string().nullable(),
+  /** The gate's `updated_at` metadata (when it was last written), or null. */
+  updated_at: z.string().nullable(),
 });
 export type StatusGate = z.infer<typeof StatusGateSchema>;
 
@@ -475,6 +479,8 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     decision_scope: gate.decision_scope,
     unscoped: gate.unscoped,
     blocked_todo_ids: gate.blocked_todo_ids,
+    due_at: gate.due_at,
+    updated_at: gate.updated_at,
   }));
   const openFacts = (summary: { open_count: number; items: StructuredTodoItem[] } | undefined): OpenTodoFacts | null =>
     summary === undefined

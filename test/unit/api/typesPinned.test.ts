@@ -128,6 +128,8 @@ const gate: LoopxGate = {
   decision_outcome: null,
   unscoped: false,
   blocked_todo_ids: ['todo_run'],
+  due_at: '2026-01-31T12:00:00Z',
+  updated_at: null,
 };
 const counts: LoopxRoleCounts = { total_count: 2, open_count: 1, done_count: 1, blocked_count: 0, deferred_count: 0 };
 

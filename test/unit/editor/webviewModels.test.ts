@@ -370,6 +370,14 @@ describe('the status-bar quota indicator', () => {
     assert.ok(p.details.includes('Cost: $1.50 of $2.00'));
   });
 
+  it('escalates overdue gates of the workspace: a bell with the count, an error background, a detail line', () => {
+    const p = presentIndicator(input(quota(), { overdueGates: 2 }));
+    assert.equal(p.text, '$(play-circle) g1 3/10 · eligible · $(bell-dot) 2 overdue');
+    assert.equal(p.background, 'error');
+    assert.ok(p.details.includes('2 gates are past their due time'));
+    assert.equal(presentIndicator(input(quota(), { overdueGates: 0 })).background, null);
+  });
+
   it('ranks the goal with the least headroom first', () => {
     assert.ok(headroomRatio(quota({ spent_slots: 9 })) > headroomRatio(quota({ spent_slots: 1 })));
     const budget = { used: 9, reserved: 0, limit: 10, ratio: 0.9, estimated: false };

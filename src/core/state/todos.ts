@@ -188,6 +188,8 @@ export interface NewTodoInput {
   watchOnly?: boolean;
   /** When a continuous_monitor todo stops (ISO-8601 instant). */
   expiresAt?: string;
+  /** Further metadata LoopX itself writes (a merge-lane gate's `gate_kind`, `lane_branch`, `lane_agent`). */
+  extraMetadata?: readonly (readonly [string, string])[];
 }
 
 export interface AddTodoInput extends NewTodoInput {
@@ -307,6 +309,7 @@ function planNewTodo(
     metadata.push(['required_decision_scopes', checkedScopes(input.requiredDecisionScopes)]);
   }
   metadata.push(...monitorFields);
+  for (const [key, value] of input.extraMetadata ?? []) metadata.push([key, value]);
   if (input.note !== undefined && input.note.trim() !== '') metadata.push(['note', compactText(input.note)]);
   metadata.push(['updated_at', context.now]);
   return { text: todoText, metadata };

@@ -1,3 +1,4 @@
+import type { LaneRunField } from '../lanes/lane';
 import { withTurnCompletionFence } from './leases';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import type { Clock } from '../clock';
@@ -405,6 +406,8 @@ export interface MaterialWritebackInput {
   usage: TurnUsage | null;
   executor: string;
   transition: TodoTransition;
+  /** The agent's lane and the turn's commit on it (docs/lanes.md), recorded as the run's `lane`. */
+  lane?: LaneRunField | null;
 }
 
 /**
@@ -478,6 +481,7 @@ export async function recordMaterialRun(
       },
       executor: input.executor,
       usage: input.usage,
+      ...(input.lane != null ? { lane: input.lane } : {}),
     });
     const payload = await commitRefreshState(
       { ...plan, record },

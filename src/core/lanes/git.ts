@@ -30,7 +30,14 @@ export function runGit(args: readonly string[], cwd: string, env: NodeJS.Process
     execFile(
       'git',
       args,
-      { cwd, env: gitEnvironment(env), timeout: GIT_TIMEOUT_MS, windowsHide: true, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd,
+        env: gitEnvironment(env),
+        timeout: GIT_TIMEOUT_MS,
+        windowsHide: true,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         if (error === null) {
           resolve({ code: 0, stdout, stderr });

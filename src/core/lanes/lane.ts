@@ -108,13 +108,19 @@ export async function laneGitDir(worktree: string, env: NodeJS.ProcessEnv = proc
 async function excludeLanesFromMain(ref: LaneRef, top: string, env: NodeJS.ProcessEnv): Promise<void> {
   const relative = path.relative(top, path.dirname(path.dirname(ref.worktree)));
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return;
-  const common = path.resolve(ref.projectRoot, (await git(['rev-parse', '--git-common-dir'], ref.projectRoot, env)).trim());
+  const common = path.resolve(
+    ref.projectRoot,
+    (await git(['rev-parse', '--git-common-dir'], ref.projectRoot, env)).trim(),
+  );
   const file = path.join(common, 'info', 'exclude');
   const line = `/${relative.split(path.sep).join('/')}/`;
   const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   if (current.split('\n').includes(line)) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.appendFileSync(file, `${current === '' || current.endsWith('\n') ? '' : '\n'}# LoopX lanes (docs/lanes.md)\n${line}\n`);
+  fs.appendFileSync(
+    file,
+    `${current === '' || current.endsWith('\n') ? '' : '\n'}# LoopX lanes (docs/lanes.md)\n${line}\n`,
+  );
 }
 
 /**

@@ -78,7 +78,12 @@ export async function laneStatus(ref: LaneRef, env: NodeJS.ProcessEnv = process.
   status.ahead = Number(counts[1] ?? 0);
   if (status.ahead > 0) {
     const log = await git(
-      ['log', '-50', `--format=%H%x1f%s%x1f%(trailers:key=${TURN_TRAILER},valueonly,separator=%x2c)%x1e`, `HEAD..${ref.branch}`],
+      [
+        'log',
+        '-50',
+        `--format=%H%x1f%s%x1f%(trailers:key=${TURN_TRAILER},valueonly,separator=%x2c)%x1e`,
+        `HEAD..${ref.branch}`,
+      ],
       ref.projectRoot,
       env,
     );
@@ -92,7 +97,11 @@ export async function laneStatus(ref: LaneRef, env: NodeJS.ProcessEnv = process.
       });
     status.pending_files = lines(await git(['diff', '--name-only', `HEAD...${ref.branch}`], ref.projectRoot, env));
   }
-  const trailer = await git(['log', '-1', `--format=%(trailers:key=${TURN_TRAILER},valueonly)`, ref.branch], ref.projectRoot, env);
+  const trailer = await git(
+    ['log', '-1', `--format=%(trailers:key=${TURN_TRAILER},valueonly)`, ref.branch],
+    ref.projectRoot,
+    env,
+  );
   status.last_turn = trailer.trim().split('\n')[0]?.trim() || null;
   return status;
 }
@@ -186,7 +195,11 @@ export async function mergeLane(
  */
 export async function mergeMainIntoLane(ref: LaneRef, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const main = (await git(['rev-parse', 'HEAD'], ref.projectRoot, env)).trim();
-  const identity = { ...(await committerFallback(ref, env)), GIT_AUTHOR_NAME: 'LoopX', GIT_AUTHOR_EMAIL: 'loopx@loopx.invalid' };
+  const identity = {
+    ...(await committerFallback(ref, env)),
+    GIT_AUTHOR_NAME: 'LoopX',
+    GIT_AUTHOR_EMAIL: 'loopx@loopx.invalid',
+  };
   const run = await runGit(
     ['-c', 'commit.gpgsign=false', 'merge', '--no-ff', '--no-commit', main],
     ref.worktree,
@@ -231,7 +244,9 @@ async function committerFallback(ref: LaneRef, env: NodeJS.ProcessEnv): Promise<
 }
 
 /** Files two or more lanes change before either is merged: file → the agents changing it. */
-export function laneOverlaps(lanes: readonly Pick<LaneStatus, 'agent_id' | 'pending_files'>[]): Record<string, string[]> {
+export function laneOverlaps(
+  lanes: readonly Pick<LaneStatus, 'agent_id' | 'pending_files'>[],
+): Record<string, string[]> {
   const byFile = new Map<string, string[]>();
   for (const lane of lanes)
     for (const file of lane.pending_files) byFile.set(file, [...(byFile.get(file) ?? []), lane.agent_id]);

@@ -68,6 +68,7 @@ export const LOOPX_ERROR_CODES = [
   'listen_failed', // the status server could not listen (other than port in use)
   'lock_acquire_timeout', // a file lock stayed held by another process past the wait
   'lock_not_reentrant', // an operation asked again for a lock it already holds
+  'merge_gate_needs_lane_merge', // a merge-lane gate is approved by merging its lane (loopx lane merge), not by todo complete
   'next_action_credential', // refresh-state: the next action holds a credential
   'next_action_empty', // refresh-state: the next action is empty
   'not_loopback', // the status server was asked to bind a non-loopback host

@@ -27,4 +27,6 @@ export const SETTINGS = {
   statusServerRequireToken: 'statusServer.requireToken',
   /** Whether integrated terminals get our `loopx` first on PATH: whenMissing (default), always, never. */
   terminalCliOnPath: 'terminal.cliOnPath',
+  /** How Merge Lane merges a lane: ff (default), no-ff, ff-only (docs/lanes.md). */
+  lanesMergeStrategy: 'lanes.mergeStrategy',
 } as const;

@@ -29,6 +29,12 @@ export function openMergeGates(doc: StateDocument): TodoItem[] {
   return doc.todos.filter((t) => isMergeGate(t) && !TERMINAL.has(t.status));
 }
 
+/** The lane a merge gate's title names (the gate views carry the title, not the metadata), or null. */
+export function mergeGateLaneOf(title: string): { branch: string; agentId: string } | null {
+  const match = /^Review and merge lane (\S+) \(agent ([^)\s]+)\) into main$/.exec(title);
+  return match?.[1] !== undefined && match[2] !== undefined ? { branch: match[1], agentId: match[2] } : null;
+}
+
 export function mergeGateText(ref: Pick<LaneRef, 'branch' | 'agentId'>): string {
   return `[P1] Review and merge lane ${ref.branch} (agent ${ref.agentId}) into main`;
 }
@@ -98,7 +104,13 @@ export async function resolveMergeGate(
         gateTodoId = gate.todoId;
         current = completeTodo(
           current,
-          { todoId: gate.todoId, evidence: options.evidence, decisionOutcome: options.outcome, noFollowUp: true },
+          {
+            todoId: gate.todoId,
+            evidence: options.evidence,
+            decisionOutcome: options.outcome,
+            noFollowUp: true,
+            mergeApproval: options.outcome === 'approve',
+          },
           options.context,
         ).text;
         changed = true;

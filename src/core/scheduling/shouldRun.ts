@@ -1167,7 +1167,9 @@ function unscopedMultiAgentGates(doc: StateDocument, roster: readonly string[]):
         t.meta['task_class'] === 'user_gate' &&
         (t.status === 'open' || t.status === 'blocked') &&
         (t.meta['blocks_agent'] ?? '') === '' &&
-        !metaFlag(t.meta['global_gate']),
+        !metaFlag(t.meta['global_gate']) &&
+        // A merge-lane gate (docs/lanes.md) is scoped by its lane and holds no agent back.
+        t.meta['gate_kind'] !== 'merge_lane',
     )
     .map((t) => t.todoId);
 }

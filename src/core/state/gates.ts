@@ -230,7 +230,12 @@ function analyzeDocumentGates(doc: StateDocument): GateAnalysis {
       unblocks_todo_ids: targets,
       decision_scope: scope,
       decision_outcome: item.meta['decision_outcome'] ?? null,
-      unscoped: blocksAgent === null && !globalGate && targets.length === 0 && scope === null,
+      unscoped:
+        blocksAgent === null &&
+        !globalGate &&
+        targets.length === 0 &&
+        scope === null &&
+        item.meta['gate_kind'] !== 'merge_lane',
       blocked_todo_ids: blockedByGate.get(item.todoId) ?? [],
     };
   };

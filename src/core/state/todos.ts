@@ -676,6 +676,8 @@ export interface CompleteTodoInput {
   noFollowUp?: boolean;
   /** Required when resolving a user gate. */
   decisionOutcome?: DecisionOutcome;
+  /** Set by `lane merge` only: the approval of a merge-lane gate whose lane was just merged. */
+  mergeApproval?: boolean;
   /**
    * The CLI's rule, as in the original: on a goal with several registered agents the lifecycle actor
    * (`--agent-id`, in `context.actorAgentId`) must be named, unless the completion resolves a user gate
@@ -788,6 +790,13 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
       { todo_id: item.todoId },
     );
   }
+  // A merge-lane gate is approved by merging its lane (docs/lanes.md): a bare approval would close it unmerged.
+  if (input.decisionOutcome === 'approve' && item.meta['gate_kind'] === 'merge_lane' && input.mergeApproval !== true)
+    throw new LoopxError(
+      'merge_gate_needs_lane_merge',
+      `todo ${item.todoId} is a merge-lane gate; approve it by merging the lane: loopx lane merge --goal-id ${context.goalId} --agent-id ${item.meta['lane_agent'] ?? '<agent>'} --execute (LoopX: Merge Lane…)`,
+      { todo_id: item.todoId, lane_branch: item.meta['lane_branch'] ?? null },
+    );
   if (!gate && input.decisionOutcome !== undefined) {
     throw new LoopxError(
       'gate_decision_outcome_not_a_gate',

@@ -63,6 +63,9 @@ export async function ensureMergeGate(
           role: 'user',
           text: mergeGateText(ref),
           taskClass: 'user_gate',
+          // Scoped to the lane's agent, as a multi-agent goal's gate must be (the original's contract); it
+          // names no todo, so it holds none back, and LoopX's scheduler lets the agent go on (docs/lanes.md).
+          gate: { blocksAgent: ref.agentId },
           extraMetadata: [
             ['gate_kind', MERGE_GATE_KIND],
             ['lane_branch', ref.branch],

@@ -34,6 +34,11 @@ export function laneDemo(agents: readonly string[] = ['demo', 'codex-main']): De
     goal['spawn_policy'] = { mode: 'default', allowed: true, max_children: agents.length };
     goal['quota'] = { compute: 1, window_hours: 24, slot_minutes: 1 };
   });
+  // No person's gate or question of the demo: the lanes' merge gates are the only user gates.
+  const state = fs.readFileSync(d.statePath, 'utf8').split('\n');
+  const userStart = state.findIndex((l) => l.startsWith('## User Todo'));
+  const agentStart = state.findIndex((l) => l.startsWith('## Agent Todo'));
+  fs.writeFileSync(d.statePath, [...state.slice(0, userStart + 1), '', ...state.slice(agentStart)].join('\n'));
   sh(d.workspace, 'init', '-q', '-b', 'main');
   fs.writeFileSync(path.join(d.workspace, '.gitignore'), '.loopx/runtime/\n');
   sh(d.workspace, 'add', '-A');

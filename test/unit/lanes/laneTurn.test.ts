@@ -35,7 +35,7 @@ describe('lanes: a turn in a worktree of its own', function () {
     assert.equal(lane['commit'], sh(wt, 'rev-parse', 'HEAD'));
     const state = fs.readFileSync(d.statePath, 'utf8');
     assert.match(state, /Review and merge lane loopx\/tidy-notes\/demo/);
-    assert.match(state, /gate_kind=merge_lane lane_branch=loopx\/tidy-notes\/demo lane_agent=demo/);
+    assert.match(state, /blocks_agent=demo gate_kind=merge_lane lane_branch=loopx\/tidy-notes\/demo lane_agent=demo/);
 
     // A second turn keeps the worktree and adds one commit; still one gate.
     const second = await runOnce(laneTurn(d, 'demo', 'shared.txt', 'second'));

@@ -1,5 +1,6 @@
+import { isLoopxError } from '../errors';
 import { parseStateDocument, type StateDocument, type TodoItem } from '../state/document';
-import { isUserGate } from '../state/gates';
+import { isMergeLaneGate, MERGE_GATE_TITLE } from '../state/gates';
 import { applyStateEdit } from '../state/stateFile';
 import { addTodo, completeTodo, updateTodo, type OperationContext } from '../state/todos';
 import type { LaneRef } from './lane';
@@ -13,15 +14,38 @@ import type { LaneRef } from './lane';
 
 export const MERGE_GATE_KIND = 'merge_lane';
 
+/** How often a gate edit is recomputed when another writer (a parallel lane's turn) changed the state file meanwhile. */
+const CAS_ATTEMPTS = 8;
+
+/** The state edit, computed again from the file's current text when someone else wrote it first. */
+async function editWithRetry(
+  statePath: string,
+  edit: (text: string) => { text: string; changed: boolean },
+  lock: { agentId?: string },
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await applyStateEdit(statePath, edit, { operation: 'lane merge gate', lock });
+      return;
+    } catch (error) {
+      if (!isLoopxError(error, 'state_changed_concurrently') || attempt >= CAS_ATTEMPTS) throw error;
+    }
+  }
+}
+
 export function isMergeGate(item: TodoItem): boolean {
-  return isUserGate(item) && item.meta['gate_kind'] === MERGE_GATE_KIND;
+  return isMergeLaneGate(item);
+}
+
+function branchOf(item: TodoItem): string | undefined {
+  return item.meta['lane_branch'] ?? MERGE_GATE_TITLE.exec(item.title)?.[1];
 }
 
 const TERMINAL = new Set(['done', 'superseded', 'cancelled']);
 
 /** The lane's open merge gate, or undefined. */
 export function openMergeGate(doc: StateDocument, branch: string): TodoItem | undefined {
-  return doc.todos.find((t) => isMergeGate(t) && t.meta['lane_branch'] === branch && !TERMINAL.has(t.status));
+  return doc.todos.find((t) => isMergeGate(t) && branchOf(t) === branch && !TERMINAL.has(t.status));
 }
 
 /** Every open merge gate of the document. */
@@ -31,7 +55,7 @@ export function openMergeGates(doc: StateDocument): TodoItem[] {
 
 /** The lane a merge gate's title names (the gate views carry the title, not the metadata), or null. */
 export function mergeGateLaneOf(title: string): { branch: string; agentId: string } | null {
-  const match = /^Review and merge lane (\S+) \(agent ([^)\s]+)\) into main$/.exec(title);
+  const match = MERGE_GATE_TITLE.exec(title);
   return match?.[1] !== undefined && match[2] !== undefined ? { branch: match[1], agentId: match[2] } : null;
 }
 
@@ -49,7 +73,7 @@ export async function ensureMergeGate(
 ): Promise<{ todoId: string; opened: boolean }> {
   let todoId = '';
   let opened = false;
-  await applyStateEdit(
+  await editWithRetry(
     options.statePath,
     (text) => {
       const existing = openMergeGate(parseStateDocument(text), ref.branch);
@@ -78,7 +102,7 @@ export async function ensureMergeGate(
       opened = added.added === true;
       return added;
     },
-    { operation: 'lane merge gate', lock: options.lock },
+    options.lock,
   );
   return { todoId, opened };
 }
@@ -97,7 +121,7 @@ export async function resolveMergeGate(
 ): Promise<{ gateTodoId: string | null; agentTodoId: string | null }> {
   let gateTodoId: string | null = null;
   let agentTodoId: string | null = null;
-  await applyStateEdit(
+  await editWithRetry(
     options.statePath,
     (text) => {
       const gate = openMergeGate(parseStateDocument(text), ref.branch);
@@ -130,7 +154,7 @@ export async function resolveMergeGate(
       }
       return { text: current, changed };
     },
-    { operation: 'lane merge gate', lock: options.lock },
+    options.lock,
   );
   return { gateTodoId, agentTodoId };
 }
@@ -140,13 +164,13 @@ export async function noteMergeGate(
   ref: Pick<LaneRef, 'branch'>,
   options: { statePath: string; context: OperationContext; lock: { agentId?: string }; note: string },
 ): Promise<void> {
-  await applyStateEdit(
+  await editWithRetry(
     options.statePath,
     (text) => {
       const gate = openMergeGate(parseStateDocument(text), ref.branch);
       if (gate === undefined || gate.meta['note'] === options.note) return { text, changed: false };
       return updateTodo(text, { todoId: gate.todoId, note: options.note }, options.context);
     },
-    { operation: 'lane merge gate', lock: options.lock },
+    options.lock,
   );
 }

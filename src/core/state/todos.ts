@@ -20,7 +20,9 @@ import {
   analyzeGates,
   DECISION_OUTCOMES,
   decisionScopeProblem,
+  isMergeLaneGate,
   isUserGate,
+  MERGE_GATE_TITLE,
   metaList,
   parseDecisionScope,
   USER_GATE_CLASS,
@@ -791,10 +793,10 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
     );
   }
   // A merge-lane gate is approved by merging its lane (docs/lanes.md): a bare approval would close it unmerged.
-  if (input.decisionOutcome === 'approve' && item.meta['gate_kind'] === 'merge_lane' && input.mergeApproval !== true)
+  if (input.decisionOutcome === 'approve' && isMergeLaneGate(item) && input.mergeApproval !== true)
     throw new LoopxError(
       'merge_gate_needs_lane_merge',
-      `todo ${item.todoId} is a merge-lane gate; approve it by merging the lane: loopx lane merge --goal-id ${context.goalId} --agent-id ${item.meta['lane_agent'] ?? '<agent>'} --execute (LoopX: Merge Lane…)`,
+      `todo ${item.todoId} is a merge-lane gate; approve it by merging the lane: loopx lane merge --goal-id ${context.goalId} --agent-id ${item.meta['lane_agent'] ?? MERGE_GATE_TITLE.exec(item.title)?.[2] ?? '<agent>'} --execute (LoopX: Merge Lane…)`,
       { todo_id: item.todoId, lane_branch: item.meta['lane_branch'] ?? null },
     );
   if (!gate && input.decisionOutcome !== undefined) {

@@ -31,7 +31,7 @@ export function laneDemo(agents: readonly string[] = ['demo', 'codex-main']): De
     coordination['registered_agents'] = [...agents];
     coordination['agent_profiles'] = Object.fromEntries(agents.map((a) => [a, { isolation: 'worktree' }]));
     // The lanes' turns run in parallel: let every registered agent hold a turn.
-    goal['spawn_policy'] = { mode: 'default', allowed: true, max_children: agents.length };
+    goal['spawn_policy'] = { mode: 'multi_subagent', allowed: true, max_children: agents.length };
     goal['quota'] = { compute: 1, window_hours: 24, slot_minutes: 1 };
   });
   // No person's gate or question of the demo: the lanes' merge gates are the only user gates.

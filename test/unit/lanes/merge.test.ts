@@ -67,6 +67,39 @@ describe('lanes: merging back through the gate', function () {
     assert.match(after, new RegExp(`todo_id=${gateId} status=done[^\\n]*decision_outcome=approve`));
   });
 
+  it('keeps recognising a merge gate whose metadata keys another writer dropped (the original LoopX does on a rewrite)', async () => {
+    const d = laneDemo(['demo']);
+    await runOnce(laneTurn(d, 'demo', 'shared.txt', 'one'));
+    fs.writeFileSync(
+      d.statePath,
+      fs.readFileSync(d.statePath, 'utf8').replace(/ gate_kind=merge_lane lane_branch=\S+ lane_agent=demo/, ''),
+    );
+    assert.doesNotMatch(fs.readFileSync(d.statePath, 'utf8'), /gate_kind/);
+    const gateId =
+      /Review and merge lane[^\n]*\n\s*<!-- loopx:todo todo_id=(\S+)/.exec(fs.readFileSync(d.statePath, 'utf8'))?.[1] ??
+      '';
+    const bare = await loopx(d.workspace, [
+      'todo',
+      'complete',
+      '--goal-id',
+      'tidy-notes',
+      '--todo-id',
+      gateId,
+      '--decision-outcome',
+      'approve',
+      '--evidence',
+      'ok',
+      '--agent-id',
+      'demo',
+    ]);
+    assert.equal(bare.error().code, 'merge_gate_needs_lane_merge');
+    const merged = (
+      await loopx(d.workspace, ['lane', 'merge', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--execute'])
+    ).json();
+    assert.equal(merged['merge_gate_todo_id'], gateId);
+    assert.match(fs.readFileSync(d.statePath, 'utf8'), new RegExp(`todo_id=${gateId} status=done`));
+  });
+
   it('refuses merge and reject inside an agent turn or lane (a person decides)', async () => {
     const d = laneDemo(['demo']);
     await runOnce(laneTurn(d, 'demo', 'shared.txt', 'one'));

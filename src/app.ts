@@ -1,3 +1,6 @@
+import { LaneDecorations } from './views/laneDecorations';
+import { LaneState } from './workspace/laneState';
+import { mergeLaneCommand, rejectLaneCommand, removeLaneCommand, showLanesCommand } from './commands/laneActions';
 import * as vscode from 'vscode';
 import { Disposable } from './common/disposable';
 import { ActivationTimings } from './common/timings';
@@ -152,7 +155,23 @@ export class LoopxApp extends Disposable {
     );
     // Hidden (underscore) command for the benchmark harness; not part of the catalog.
     this.register(vscode.commands.registerCommand('_loopx.activationTimings', () => this.timings.snapshot()));
-    const agentsView = this.register(new AgentsView(VIEW_IDS.agents, this.model));
+    const lanes = this.register(new LaneState(this.model));
+    const laneDecorations = this.register(new LaneDecorations(lanes));
+    // Hidden command for the integration tests: the files lanes change (decorated) and the edit banners shown.
+    this.register(
+      vscode.commands.registerCommand('_loopx.laneDecorations', async () => {
+        await lanes.refresh();
+        return {
+          files: lanes.changedFiles().map((f) => ({
+            file: f.file,
+            agents: f.agents,
+            badge: laneDecorations.provideFileDecoration(vscode.Uri.file(f.file))?.badge ?? null,
+          })),
+          banners: laneDecorations.bannersShown,
+        };
+      }),
+    );
+    const agentsView = this.register(new AgentsView(VIEW_IDS.agents, this.model, lanes));
     // Hidden command for the integration tests: what the Goals or Agents view renders, item by item.
     this.register(
       // It reads the filled views: after the reloads asked for so far (both passes: listed, then status read).
@@ -248,6 +267,10 @@ export class LoopxApp extends Disposable {
         configureGoal: (arg) => configureGoalCommand(this.model, arg),
         configureAgent: (arg) => configureAgentCommand(this.model, arg),
         removeAgent: (arg) => removeAgentCommand(this.model, arg),
+        laneList: (arg) => showLanesCommand(this.model, arg),
+        laneMerge: (arg) => mergeLaneCommand(this.model, arg),
+        laneReject: (arg) => rejectLaneCommand(this.model, arg),
+        laneRemove: (arg) => removeLaneCommand(this.model, arg),
         showAgentLastRun: (arg) => showAgentLastRunCommand(arg),
         doctor: () => doctorCommand(this.model, () => statusServer.served()),
         todoAdd: (arg) => addTodoCommand(this.model, arg),

@@ -3,10 +3,12 @@ import { SETTINGS } from '../core/commands/ids';
 import {
   AGENT_PRESETS,
   configureAgent,
+  ISOLATION_CHOICES,
   PERMISSION_MODES,
   removeAgent,
   type AgentPreset,
   type ConfigureAgentResult,
+  type IsolationChoice,
 } from '../core/ops/configureAgent';
 import {
   detectAgentClis,
@@ -124,12 +126,19 @@ async function pickPreset(cwd: string): Promise<AgentPreset> {
   return picked.preset;
 }
 
-async function askChoices(
-  preset: AgentPreset,
-  arg: unknown,
-): Promise<{ model?: string; permissionMode?: string; command?: string[] }> {
+interface AgentChoices {
+  model?: string;
+  permissionMode?: string;
+  command?: string[];
+  isolation?: IsolationChoice;
+}
+
+async function askChoices(preset: AgentPreset, arg: unknown): Promise<AgentChoices> {
   const fromCode = argumentField(arg, 'preset', isString) !== undefined;
-  const choices: { model?: string; permissionMode?: string; command?: string[] } = {};
+  const choices: AgentChoices = {};
+  const isolation = argumentField(arg, 'isolation', isString);
+  if (isolation !== undefined && (ISOLATION_CHOICES as readonly string[]).includes(isolation))
+    choices.isolation = isolation as IsolationChoice;
   const command = argumentField(arg, 'command', isString);
   const model = argumentField(arg, 'model', isString);
   const permissionMode = argumentField(arg, 'permissionMode', isString);
@@ -164,6 +173,25 @@ async function askChoices(
     if (picked === undefined) throw new Cancelled();
     if (picked !== keep) choices.permissionMode = picked;
   }
+  const where = await vscode.window.showQuickPick(
+    [
+      {
+        label: vscode.l10n.t('Main checkout (shared)'),
+        detail: vscode.l10n.t('The agent edits the files of this folder, beside you and the other agents.'),
+        isolation: 'shared' as const,
+      },
+      {
+        label: vscode.l10n.t('Own git worktree (isolated lane)'),
+        detail: vscode.l10n.t(
+          'The agent works on a branch of its own; each validated turn is a commit, merged back after your review.',
+        ),
+        isolation: 'worktree' as const,
+      },
+    ],
+    { title: vscode.l10n.t('Where does the agent work?') },
+  );
+  if (where === undefined) throw new Cancelled();
+  choices.isolation = where.isolation;
   return choices;
 }
 
@@ -185,6 +213,9 @@ export async function configureAgentCommand(model: WorkspaceModel, arg: unknown)
           vscode.l10n.t('Executor: {0}', JSON.stringify(preview.after)),
           preview.before === null ? null : vscode.l10n.t('Before: {0}', JSON.stringify(preview.before)),
           preview.registers_agent ? vscode.l10n.t('The agent is registered on the goal with it.') : null,
+          preview.isolation_after === 'worktree'
+            ? vscode.l10n.t('Works in its own git worktree (branch loopx/{0}/{1}).', goal.goalId, agentId)
+            : null,
         ]
           .filter(Boolean)
           .join('\n'),

@@ -26,6 +26,7 @@ export const LOOPX_ERROR_CODES = [
   'gate_decision_outcome_not_a_gate', // a decision outcome was given for a todo that is not a user gate
   'gate_decision_outcome_required', // completing a user gate needs a decision outcome
   'gate_target_not_agent_todo', // a gate's unblocks_todo_id names a user todo
+  'git_unavailable', // git is not installed or not on PATH (lanes need it)
   'global_registry_not_found', // register-agent: the global registry that names the goal's source registry does not exist
   'global_route_collision', // two goals would share a route in the global registry
   'goal_exists', // bootstrap: the goal id is already in the registry (no --force)
@@ -56,6 +57,11 @@ export const LOOPX_ERROR_CODES = [
   'invalid_todo_field', // a todo metadata value is not a lowercase token
   'invalid_ttl', // a task lease TTL is not a whole number of seconds from 1 to 86400
   'json_too_deep', // a JSON document nests deeper than LoopX reads
+  'lane_git_failed', // a git command of a lane (worktree, commit, merge, reset) failed; names the command and folder
+  'lane_human_only', // merging or rejecting a lane is a person's decision: refused inside an agent's turn
+  'lane_not_found', // the goal has no lane (worktree isolation) for that agent
+  'lane_not_git_repository', // an agent with isolation worktree works on a goal whose repo is not a git repository with a commit
+  'lane_state_invalid', // a lane's worktree or branch is not what LoopX made it (another branch checked out, a folder in the way); names the fix
   'lease_cas_mismatch', // the task lease is held by another owner or idempotency key; nothing was written
   'lease_fence_required', // the todo is leased: completing or superseding it needs the lease key and expected version
   'lease_not_active', // no task lease is in force on the todo (missing, released or expired)
@@ -63,6 +69,7 @@ export const LOOPX_ERROR_CODES = [
   'lock_acquire_timeout', // a file lock stayed held by another process past the wait
   'lock_not_reentrant', // an operation asked again for a lock it already holds
   'mcp_config_unparseable', // mcp install: an agent's config file does not parse, or cannot take LoopX's entry without changing others; it is left untouched
+  'merge_gate_needs_lane_merge', // a merge-lane gate is approved by merging its lane (loopx lane merge), not by todo complete
   'next_action_credential', // refresh-state: the next action holds a credential
   'next_action_empty', // refresh-state: the next action is empty
   'not_loopback', // the status server was asked to bind a non-loopback host

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { leaseLabel, type AgentDetails } from '../workspace/goalExtras';
+import type { LaneState } from '../workspace/laneState';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 
 export type AgentsNode =
@@ -19,10 +20,12 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
   constructor(
     viewId: string,
     private readonly model: WorkspaceModel,
+    private readonly lanes?: LaneState,
   ) {
     super();
     this.register(vscode.window.createTreeView(viewId, { treeDataProvider: this }));
     this.register(model.onDidChangeGoals(() => this.changed.fire(undefined)));
+    if (lanes !== undefined) this.register(lanes.onDidChange(() => this.changed.fire(undefined)));
   }
 
   getTreeItem(node: AgentsNode): vscode.TreeItem {
@@ -130,6 +133,28 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         tooltip: claim.todoId,
       });
     for (const held of this.leasesHeldBy(agent.agentId)) children.push(held);
+    for (const { goal, lane } of this.lanes?.lanesOfAgent(agent.agentId) ?? [])
+      children.push({
+        kind: 'detail',
+        id: `${id}:lane:${goal.registryPath}#${goal.goalId}`,
+        label: lane.branch,
+        description: [
+          vscode.l10n.t('{0} ahead, {1} behind', lane.ahead, lane.behind),
+          lane.last_turn === null ? null : vscode.l10n.t('last turn {0}', lane.last_turn.split(':').pop() ?? ''),
+          lane.merge_gate_todo_id === null ? null : vscode.l10n.t('merge pending'),
+          lane.overlaps_with.length > 0 ? vscode.l10n.t('overlaps {0}', lane.overlaps_with.join(', ')) : null,
+        ]
+          .filter(Boolean)
+          .join(' · '),
+        icon: lane.overlaps_with.length > 0 || lane.conflicts.length > 0 ? 'warning' : 'git-branch',
+        tooltip: [
+          lane.worktree,
+          lane.pending_files.length > 0 ? vscode.l10n.t('changes: {0}', lane.pending_files.join(', ')) : null,
+          lane.conflicts.length > 0 ? vscode.l10n.t('conflicts with main: {0}', lane.conflicts.join(', ')) : null,
+        ]
+          .filter(Boolean)
+          .join('\n'),
+      });
     for (const goal of agent.goals)
       children.push({ kind: 'agentGoal', agentId: agent.agentId, goalId: goal.goalId, displayName: goal.displayName });
     return children;

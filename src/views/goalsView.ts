@@ -8,6 +8,7 @@ import { gateStateWord, goalStatusWord, quotaStateWord, todoStatusWord } from '.
 import { leaseLabel, type RecentRun } from '../workspace/goalExtras';
 import type { FolderGoals } from '../workspace/registrySources';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
+import { mergeGateLaneOf } from '../core/ops/lanes';
 
 type GroupKind = 'agentTodos' | 'userTodos' | 'gates' | 'warnings' | 'runs';
 
@@ -159,7 +160,8 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
           .filter(Boolean)
           .join(' · ');
         item.tooltip = `${gate.text}\n\n${gate.todo_id}${gate.blocked_todo_ids.length > 0 ? `\n${vscode.l10n.t('holds back: {0}', gate.blocked_todo_ids.join(', '))}` : ''}`;
-        item.contextValue = `gate.${gate.gate_state}`;
+        // A merge-lane gate is decided by Merge Lane / Send Lane Back, not the bare Approve (docs/lanes.md).
+        item.contextValue = `gate.${gate.gate_state}${mergeGateLaneOf(gate.title) === null ? '' : '.merge'}`;
         item.iconPath = new vscode.ThemeIcon('shield', new vscode.ThemeColor('list.warningForeground'));
         item.command = this.openStateFileAt(node.goal, gate.line);
         return item;

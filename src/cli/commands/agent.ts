@@ -18,6 +18,9 @@ function closing(result: { dry_run: boolean; changed: boolean; written: boolean;
 function configureMarkdown(result: ConfigureAgentResult): string {
   const lines = [`# Configure agent ${result.agent_id} on goal ${result.goal_id}`, ''];
   lines.push(`- Executor before: \`${JSON.stringify(result.before)}\``, `- After: \`${JSON.stringify(result.after)}\``);
+  if (result.isolation_before !== result.isolation_after)
+    lines.push(`- Isolation: ${result.isolation_before} → ${result.isolation_after} (docs/lanes.md)`);
+  else lines.push(`- Isolation: ${result.isolation_after}`);
   if (result.registers_agent) lines.push(`- Registers \`${result.agent_id}\` on the goal.`);
   if (result.not_written.length > 0)
     lines.push(`- Not written (this build's executor does not take them yet): ${result.not_written.join(', ')}`);

@@ -60,7 +60,15 @@ export interface AgentExecutorChoices {
   resume?: ResumePolicy | undefined;
   /** Further arguments after the preset's own and the model's. */
   args?: readonly string[] | undefined;
+  /**
+   * Where the agent's turns run: `worktree`, a git worktree of its own (docs/lanes.md), or `shared`,
+   * the main checkout (the default, written by leaving the key out). Kept as it is when not given.
+   */
+  isolation?: IsolationChoice | undefined;
 }
+
+export const ISOLATION_CHOICES = ['shared', 'worktree'] as const;
+export type IsolationChoice = (typeof ISOLATION_CHOICES)[number];
 
 function refused(message: string, field: string, value: unknown): LoopxError {
   return new LoopxError('executor_config_invalid', message, { field, value });
@@ -178,6 +186,9 @@ export interface ConfigureAgentResult {
   after: Record<string, unknown>;
   /** Fields asked for but left out because this build's executor does not take them yet. */
   not_written: string[];
+  /** The profile's `isolation` before and after (docs/lanes.md): `shared` (the main checkout) or `worktree`. */
+  isolation_before: IsolationChoice;
+  isolation_after: IsolationChoice;
   /** Identifies this exact change (first 24 hex of sha256 over goal, agent, before and after). */
   preview_id: string;
   written: boolean;
@@ -247,8 +258,11 @@ function applyExecutor(
   after: Record<string, unknown>;
   registers: boolean;
   notWritten: string[];
+  isolationBefore: IsolationChoice;
+  isolationAfter: IsolationChoice;
 } {
   const before = executorOf(goal, agentId);
+  const isolationBefore = isolationOf(goal, agentId);
   const { executor, notWritten } = buildAgentExecutor(choices, before);
   const coordination = coordinationOf(goal);
   const registered = registeredAgentsOf(goal);
@@ -260,8 +274,25 @@ function applyExecutor(
   const profiles = { ...agentProfilesAsDict(coordination['agent_profiles']) };
   coordination['agent_profiles'] = profiles;
   const profile = isRecord(profiles[agentId]) ? profiles[agentId] : {};
-  profiles[agentId] = { ...profile, executor };
-  return { before: before === null ? null : structuredClone(before), after: executor, registers, notWritten };
+  const updated: Record<string, unknown> = { ...profile, executor };
+  if (choices.isolation === 'worktree') updated['isolation'] = 'worktree';
+  else if (choices.isolation === 'shared') delete updated['isolation'];
+  profiles[agentId] = updated;
+  return {
+    before: before === null ? null : structuredClone(before),
+    after: executor,
+    registers,
+    notWritten,
+    isolationBefore,
+    isolationAfter: choices.isolation ?? isolationBefore,
+  };
+}
+
+function isolationOf(goal: Record<string, unknown>, agentId: string): IsolationChoice {
+  const coordination = goal['coordination'];
+  const profiles = isRecord(coordination) ? agentProfilesAsDict(coordination['agent_profiles']) : {};
+  const profile = profiles[agentId];
+  return isRecord(profile) && profile['isolation'] === 'worktree' ? 'worktree' : 'shared';
 }
 
 function previewId(parts: Record<string, unknown>): string {
@@ -277,14 +308,25 @@ export async function configureAgentExecutor(request: ConfigureAgentRequest): Pr
     registry: request.registryPath,
   };
   const summary = (step: ReturnType<typeof applyExecutor>) => {
-    const changed = step.registers || !isDeepStrictEqual(step.before, step.after);
+    const changed =
+      step.registers || !isDeepStrictEqual(step.before, step.after) || step.isolationBefore !== step.isolationAfter;
+    const isolation =
+      step.isolationBefore === step.isolationAfter ? {} : { isolation: [step.isolationBefore, step.isolationAfter] };
     return {
       changed,
       registers_agent: step.registers,
       before: step.before,
       after: step.after,
       not_written: step.notWritten,
-      preview_id: previewId({ goal: request.goalId, agent: request.agentId, before: step.before, after: step.after }),
+      isolation_before: step.isolationBefore,
+      isolation_after: step.isolationAfter,
+      preview_id: previewId({
+        goal: request.goalId,
+        agent: request.agentId,
+        before: step.before,
+        after: step.after,
+        ...isolation,
+      }),
     };
   };
   if (!request.execute) {
@@ -303,6 +345,7 @@ export async function configureAgentExecutor(request: ConfigureAgentRequest): Pr
   const readback = await readRegistryGoal(request.registryPath, request.goalId);
   const verified =
     isDeepStrictEqual(executorOf(readback, request.agentId), outcome.after) &&
+    isolationOf(readback, request.agentId) === outcome.isolation_after &&
     registeredAgentsOf(readback).includes(request.agentId);
   return { ...base, ok: verified, dry_run: false, ...outcome, written, verified };
 }

@@ -296,6 +296,65 @@ const catalog = [
     menus: [{ on: 'agent', group: '9_remove' }],
   },
   {
+    key: 'laneList',
+    cli: 'lane list',
+    title: 'Show Lanes',
+    slash: null,
+    scope: 'goal',
+    intent:
+      "show a goal's worktree lanes: branch, commits ahead/behind main, last turn, pending merge, the files each changes and where lanes (or a lease's write scope) overlap",
+    mutation: 'read_only',
+    group: 'Agents',
+    icon: 'git-branch',
+    menus: [{ on: 'goal', group: '1_agents@2' }],
+  },
+  {
+    key: 'laneMerge',
+    cli: 'lane merge',
+    title: 'Merge Lane…',
+    slash: null,
+    scope: 'agent',
+    intent:
+      "approve a lane's merge gate: merge its branch into main (fast-forward or a merge commit); a conflict is aborted and reported, or handed to the lane's agent (--hand-to-agent); a person's decision, refused inside an agent's turn: preview, then --execute",
+    mutation: 'writes_after_preview',
+    group: 'Agents',
+    icon: 'git-merge',
+    menus: [
+      { on: 'agent', group: '0_agent@5' },
+      { on: 'gate', group: 'inline@0', state: '.*\\.merge$' },
+      { on: 'gate', group: '0_decide@0', state: '.*\\.merge$' },
+    ],
+  },
+  {
+    key: 'laneReject',
+    cli: 'lane reject',
+    title: 'Send Lane Back…',
+    slash: null,
+    scope: 'agent',
+    intent:
+      "reject a lane's merge gate with the reviewer's note, which becomes a todo for the lane's agent; the branch stays; a person's decision, refused inside an agent's turn",
+    mutation: 'writes',
+    group: 'Agents',
+    icon: 'reply',
+    menus: [
+      { on: 'agent', group: '0_agent@6' },
+      { on: 'gate', group: '0_decide@3', state: '.*\\.merge$' },
+    ],
+  },
+  {
+    key: 'laneRemove',
+    cli: 'lane remove',
+    title: 'Remove Lane…',
+    slash: null,
+    scope: 'agent',
+    intent:
+      "prune a lane's git worktree; its branch is kept, or deleted by choice (refused while it has commits main lacks, unless --force): preview, then --execute",
+    mutation: 'writes_after_preview',
+    group: 'Agents',
+    icon: 'trash',
+    menus: [{ on: 'agent', group: '9_remove@1' }],
+  },
+  {
     key: 'doctor',
     cli: 'doctor',
     title: 'Doctor',
@@ -517,8 +576,8 @@ const catalog = [
     group: 'Goals and todos',
     icon: 'check',
     menus: [
-      { on: 'gate', group: 'inline@1' },
-      { on: 'gate', group: '0_decide@1' },
+      { on: 'gate', group: 'inline@1', state: '[^.]*$' },
+      { on: 'gate', group: '0_decide@1', state: '[^.]*$' },
     ],
   },
   {
@@ -533,8 +592,8 @@ const catalog = [
     group: 'Goals and todos',
     icon: 'close',
     menus: [
-      { on: 'gate', group: 'inline@2' },
-      { on: 'gate', group: '0_decide@2' },
+      { on: 'gate', group: 'inline@2', state: '[^.]*$' },
+      { on: 'gate', group: '0_decide@2', state: '[^.]*$' },
     ],
   },
   {

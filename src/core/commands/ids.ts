@@ -38,4 +38,6 @@ export const SETTINGS = {
   notifyReplanDue: 'notifications.replanDue',
   notifyLoopStopped: 'notifications.loopStopped',
   notifyLeaseExpiring: 'notifications.leaseExpiring',
+  /** How Merge Lane merges a lane: ff (default), no-ff, ff-only (docs/lanes.md). */
+  lanesMergeStrategy: 'lanes.mergeStrategy',
 } as const;

@@ -13,7 +13,14 @@ import {
   runBoundedProcess,
   type BoundedProcessResult,
 } from './process';
-import type { AgentExecutor, ExecutorFailure, ExecutorOutcome, ExecutorRunOptions, OutcomeUsage } from './types';
+import type {
+  AgentExecutor,
+  ExecutorFailure,
+  ExecutorLane,
+  ExecutorOutcome,
+  ExecutorRunOptions,
+  OutcomeUsage,
+} from './types';
 
 /** `auto` | `never` (see config.ts, which owns the schema). */
 export type ResumePolicy = 'auto' | 'never';
@@ -105,9 +112,17 @@ export function loopxCliPath(env: NodeJS.ProcessEnv): string | null {
 }
 
 /** Variables LoopX sets for every agent process, so agent-side scripts can bind their work. */
-function loopxVariables(request: HostRequest, source: NodeJS.ProcessEnv): Record<string, string> {
+function loopxVariables(request: HostRequest, source: NodeJS.ProcessEnv, lane?: ExecutorLane): Record<string, string> {
   const cli = loopxCliPath(source);
   return {
+    ...(lane === undefined
+      ? {}
+      : {
+          LOOPX_REGISTRY: lane.registryPath,
+          LOOPX_PROJECT_ROOT: lane.projectRoot,
+          LOOPX_LANE_BRANCH: lane.branch,
+          LOOPX_LANE_WORKTREE: lane.worktree,
+        }),
     ...(cli === null ? {} : { LOOPX_CLI: cli }),
     LOOPX_GOAL_ID: request.goal.goal_id,
     LOOPX_AGENT_ID: request.agent_id,
@@ -132,7 +147,7 @@ export class ProcessAgentExecutor implements AgentExecutor {
       ...(protocol.envNamesFrom?.(options.env) ?? []),
       ...(this.options.envAllowlist ?? []),
     ];
-    const env = buildAgentEnv(options.env, allowlist, loopxVariables(request, options.env));
+    const env = buildAgentEnv(options.env, allowlist, loopxVariables(request, options.env, options.lane));
     const startedAtMs = Date.now();
     const run = await runBoundedProcess({
       argv,

@@ -26,11 +26,24 @@ export interface ExecutorRunOptions {
    */
   writableRoots?: readonly string[] | undefined;
   /**
+   * The agent's lane, when it runs isolated in a worktree (docs/lanes.md): `cwd` is the worktree and
+   * the agent gets `LOOPX_REGISTRY`, `LOOPX_PROJECT_ROOT`, `LOOPX_LANE_BRANCH` and `LOOPX_LANE_WORKTREE`.
+   */
+  lane?: ExecutorLane | undefined;
+  /**
    * Receives the agent's output as it arrives (decoded text, whole characters), for a host that shows
    * a turn live (the editor's turn terminal). Never called after `run` resolves; a throwing observer
    * never breaks the turn.
    */
   onOutput?: OutputObserver | undefined;
+}
+
+export interface ExecutorLane {
+  branch: string;
+  worktree: string;
+  /** The main checkout's registry, state file and project folder, which the agent's `loopx` calls use. */
+  registryPath: string;
+  projectRoot: string;
 }
 
 /** Where a piece of live output came from: a process stream, or a language model's streamed reply. */

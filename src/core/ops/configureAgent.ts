@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   AGENT_PRESETS,
   configureAgentExecutor,
+  ISOLATION_CHOICES,
   removeAgentFromGoal,
   RESUME_POLICIES,
   type ConfigureAgentResult,
@@ -12,8 +13,14 @@ import { agentIdArg, goalIdArg, nothingWrittenFields } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
-export { AGENT_PRESETS, PERMISSION_MODES, RESUME_POLICIES, buildAgentExecutor } from '../agents/agentExecutor';
-export type { AgentPreset, ConfigureAgentResult, RemoveAgentResult } from '../agents/agentExecutor';
+export {
+  AGENT_PRESETS,
+  ISOLATION_CHOICES,
+  PERMISSION_MODES,
+  RESUME_POLICIES,
+  buildAgentExecutor,
+} from '../agents/agentExecutor';
+export type { AgentPreset, ConfigureAgentResult, IsolationChoice, RemoveAgentResult } from '../agents/agentExecutor';
 
 /**
  * `agent configure` ("Configure Agent…"): how one agent of a goal runs (its executor), in one step:
@@ -61,6 +68,12 @@ export const configureAgent = defineOperation({
       .optional()
       .meta({ placeholder: 'arg' })
       .describe("a further argument after the preset's own (repeatable)"),
+    isolation: z
+      .enum(ISOLATION_CHOICES)
+      .optional()
+      .describe(
+        "where the agent's turns run: worktree (a git worktree and branch of its own, docs/lanes.md) or shared",
+      ),
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
@@ -78,6 +91,7 @@ export const configureAgent = defineOperation({
         envAllowlist: args.envAllowlist,
         resume: args.resume,
         args: args.arg,
+        isolation: args.isolation,
       },
       execute: args.execute,
       clock: env.clock,

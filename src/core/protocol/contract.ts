@@ -256,6 +256,10 @@ export const HostRequestSchema = TurnBriefSchema.extend({
   session: z.object({ action: z.enum(['start_new', 'resume']), session_id: z.string().nullable() }),
   identity: SettlementIdentitySchema,
   result_contract: ResultContractSchema,
+  /** The agent's lane when it works isolated in a git worktree (docs/lanes.md); set when the turn runs. */
+  lane: z
+    .object({ branch: z.string(), worktree: z.string(), main_checkout: z.string(), registry: z.string() })
+    .optional(),
 });
 export type HostRequest = z.infer<typeof HostRequestSchema>;
 

@@ -56,6 +56,7 @@ export type { HeartbeatStep };
 export type PromptSubject = TurnBrief & {
   turn_key?: string;
   identity?: { turn_instance_id: string; effect_id: string };
+  lane?: { branch: string; worktree: string; main_checkout: string; registry: string };
 };
 
 const LIMITS: Record<PromptSize, { evidence: number; gates: number; feedback: number }> = {
@@ -96,6 +97,18 @@ export function renderTurnPrompt(subject: PromptSubject, options: RenderPromptOp
   ];
   if (subject.identity !== undefined) {
     out.push('', `Turn: \`${subject.identity.turn_instance_id}\` (settlement ${code(subject.identity.effect_id)}).`);
+  }
+
+  if (subject.lane !== undefined) {
+    out.push(
+      '',
+      '## Your lane',
+      '',
+      `You work in your own git worktree ${code(subject.lane.worktree)} (branch ${code(subject.lane.branch)}), your current directory: edit files only here. ` +
+        `The goal's registry, state file and runtime stay in the main checkout ${code(subject.lane.main_checkout)}; ` +
+        `\`loopx\` run in your worktree finds them (\`LOOPX_REGISTRY\` is ${code(subject.lane.registry)}). ` +
+        'Do not commit, merge or rebase: LoopX commits your validated turn on your branch, and a person merges it.',
+    );
   }
 
   out.push(

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { findLaneMarker } from './laneMarker';
 import { isRecord } from './schema';
 
 /** Where a registry path came from, in the order they are tried. */
-export type RegistrySource = 'flag' | 'env' | 'cwd' | 'global';
+export type RegistrySource = 'flag' | 'env' | 'lane' | 'cwd' | 'global';
 
 export interface LocatedRegistry {
   /** Absolute path of the registry file. */
@@ -34,6 +35,7 @@ export const DEFAULT_RUNTIME_ROOT_RELATIVE_TO_HOME = path.join('.codex', 'loopx'
 
 /**
  * Finds the registry file: `--registry`, else `LOOPX_REGISTRY` (with `~` expanded), else
+ * the main checkout's registry when `cwd` is in a lane worktree (docs/lanes.md), else
  * `./.loopx/registry.json`. When none was configured and that file is missing, the global
  * registry under the default (or overridden) runtime root is used if it exists.
  */
@@ -42,6 +44,9 @@ export function locateRegistry(options: LocateRegistryOptions): LocatedRegistry 
   if (nonEmpty(options.flag)) return located(path.resolve(cwd, expandHome(options.flag, homeDir)), 'flag');
   const fromEnv = options.env['LOOPX_REGISTRY'];
   if (nonEmpty(fromEnv)) return located(path.resolve(cwd, expandHome(fromEnv.trim(), homeDir)), 'env');
+  // Before `./.loopx`: a lane's branch may carry a stale copy of the registry.
+  const lane = findLaneMarker(cwd);
+  if (lane !== null) return located(lane.registry_path, 'lane');
 
   const projectRegistry = located(path.resolve(cwd, PROJECT_REGISTRY_RELATIVE_PATH), 'cwd');
   if (projectRegistry.exists || options.globalFallback === false) return projectRegistry;

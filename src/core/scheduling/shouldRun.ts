@@ -1,3 +1,4 @@
+import { mergeGateLaneOf } from '../lanes/gate';
 import { activeLeaseHolders } from '../leases/store';
 import { z } from 'zod';
 import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent } from '../registry/agentIds';
@@ -473,7 +474,7 @@ function recordsSound(rows: readonly RunIndexEntry[]): boolean {
 
 /**
  * Open user gates put the whole goal at the operator gate; when every one of them names another agent's
- * lane (`blocks_agent`), the asking agent is not held: its quota state is the one the slots give.
+ * lane (`blocks_agent`) or is a merge-lane gate, the asking agent is not held: its quota state is the one the slots give.
  */
 function agentScopedGateOverride(
   quota: QuotaStatus,
@@ -483,8 +484,10 @@ function agentScopedGateOverride(
 ): QuotaStatus {
   if (quota.state !== 'operator_gate' || agentId === null || selection === null) return quota;
   if (attention.status !== 'active_state_user_gate') return quota;
-  const gates = selection.gates.open_gates;
-  if (gates.length === 0 || !gates.every((g) => g.blocks_agent !== null && g.blocks_agent !== agentId)) return quota;
+  const open = selection.gates.open_gates;
+  // A merge-lane gate waits for a person's review of a lane's commits; it holds no agent (docs/lanes.md).
+  const gates = open.filter((g) => mergeGateLaneOf(g.title) === null);
+  if (open.length === 0 || !gates.every((g) => g.blocks_agent !== null && g.blocks_agent !== agentId)) return quota;
   const slotsOut = quota.spent_slots + quota.reserved_slots >= quota.allowed_slots;
   return {
     ...quota,

@@ -85,6 +85,17 @@ export function metaFlag(value: string | undefined): boolean {
   return value !== undefined && ['true', '1', 'yes'].includes(value.trim().toLowerCase());
 }
 
+/**
+ * The title of a merge-lane gate (docs/lanes.md), which names its lane: the original LoopX drops the
+ * gate's own metadata keys (`gate_kind`, `lane_branch`) when it rewrites the gate, the title stays.
+ */
+export const MERGE_GATE_TITLE = /^Review and merge lane (\S+) \(agent ([^)\s]+)\) into main$/;
+
+/** Whether a todo is a merge-lane gate: its `gate_kind`, or its title when another writer dropped the key. */
+export function isMergeLaneGate(item: TodoItem): boolean {
+  return isUserGate(item) && (item.meta['gate_kind'] === 'merge_lane' || MERGE_GATE_TITLE.test(item.title));
+}
+
 export function isUserGate(item: TodoItem): boolean {
   return item.role === 'user' && item.meta['task_class'] === USER_GATE_CLASS;
 }
@@ -241,7 +252,12 @@ function analyzeDocumentGates(doc: StateDocument): GateAnalysis {
       unblocks_todo_ids: targets,
       decision_scope: scope,
       decision_outcome: item.meta['decision_outcome'] ?? null,
-      unscoped: blocksAgent === null && !globalGate && targets.length === 0 && scope === null,
+      unscoped:
+        blocksAgent === null &&
+        !globalGate &&
+        targets.length === 0 &&
+        scope === null &&
+        item.meta['gate_kind'] !== 'merge_lane',
       blocked_todo_ids: blockedByGate.get(item.todoId) ?? [],
       due_at: item.meta[GATE_DUE_META_KEY] ?? null,
       updated_at: item.meta['updated_at'] ?? null,

@@ -22,7 +22,9 @@ import {
   decisionScopeProblem,
   DUE_INSTANT,
   GATE_DUE_META_KEY,
+  isMergeLaneGate,
   isUserGate,
+  MERGE_GATE_TITLE,
   metaList,
   parseDecisionScope,
   USER_GATE_CLASS,
@@ -193,6 +195,8 @@ export interface NewTodoInput {
   watchOnly?: boolean;
   /** When a continuous_monitor todo stops (ISO-8601 instant). */
   expiresAt?: string;
+  /** Further metadata LoopX itself writes (a merge-lane gate's `gate_kind`, `lane_branch`, `lane_agent`). */
+  extraMetadata?: readonly (readonly [string, string])[];
 }
 
 export interface AddTodoInput extends NewTodoInput {
@@ -313,6 +317,7 @@ function planNewTodo(
     metadata.push(['required_decision_scopes', checkedScopes(input.requiredDecisionScopes)]);
   }
   metadata.push(...monitorFields);
+  for (const [key, value] of input.extraMetadata ?? []) metadata.push([key, value]);
   if (input.note !== undefined && input.note.trim() !== '') metadata.push(['note', compactText(input.note)]);
   metadata.push(['updated_at', context.now]);
   return { text: todoText, metadata };
@@ -697,6 +702,8 @@ export interface CompleteTodoInput {
   noFollowUp?: boolean;
   /** Required when resolving a user gate. */
   decisionOutcome?: DecisionOutcome;
+  /** Set by `lane merge` only: the approval of a merge-lane gate whose lane was just merged. */
+  mergeApproval?: boolean;
   /**
    * The CLI's rule, as in the original: on a goal with several registered agents the lifecycle actor
    * (`--agent-id`, in `context.actorAgentId`) must be named, unless the completion resolves a user gate
@@ -809,6 +816,13 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
       { todo_id: item.todoId },
     );
   }
+  // A merge-lane gate is approved by merging its lane (docs/lanes.md): a bare approval would close it unmerged.
+  if (input.decisionOutcome === 'approve' && isMergeLaneGate(item) && input.mergeApproval !== true)
+    throw new LoopxError(
+      'merge_gate_needs_lane_merge',
+      `todo ${item.todoId} is a merge-lane gate; approve it by merging the lane: loopx lane merge --goal-id ${context.goalId} --agent-id ${item.meta['lane_agent'] ?? MERGE_GATE_TITLE.exec(item.title)?.[2] ?? '<agent>'} --execute (LoopX: Merge Lane…)`,
+      { todo_id: item.todoId, lane_branch: item.meta['lane_branch'] ?? null },
+    );
   if (!gate && input.decisionOutcome !== undefined) {
     throw new LoopxError(
       'gate_decision_outcome_not_a_gate',

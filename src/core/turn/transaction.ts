@@ -13,6 +13,7 @@ import {
   checkTurnReceipt,
   isMaterialResultKind,
   TURN_PHASES,
+  type HostRequest,
   type HostResult,
   type TurnPhase,
 } from '../protocol/contract';
@@ -35,6 +36,9 @@ import {
 } from './writeback';
 import { recordStepEvent, type StepEventInput } from '../evidence/heartbeatChain';
 import { recordTurnBase, recordTurnHead } from '../snapshots/gitSnapshot';
+import { commitLaneTurn, prepareLaneTurn, resetLaneTurn, type LaneRef, type LaneRunField } from '../lanes/lane';
+import { ensureMergeGate } from '../lanes/gate';
+import { laneGateContext, turnLaneOf } from './lanes';
 
 /** Completion-fence refusals: the todo's task lease is no longer this turn's, so no retry of the turn can write back. */
 const LEASE_REFUSALS = [
@@ -265,8 +269,9 @@ export class TurnTransaction {
 
   private resetForRetry(): void {
     // Claims the working tree did not bear out are the agent's to redo: it runs again.
+    // A lane's failed turn was reset to its commit before it (docs/lanes.md), so its agent runs again.
     const from =
-      this.journal.failure?.reason === CLAIMED_CHANGES_UNVERIFIED
+      this.journal.failure?.reason === CLAIMED_CHANGES_UNVERIFIED || this.journal.phases.host_execute?.['lane'] != null
         ? 'host_execute'
         : (RETRY_FROM[this.journal.failed_phase ?? ''] ?? 'host_execute');
     const keep = TURN_PHASES.slice(0, TURN_PHASES.indexOf(from));
@@ -363,7 +368,7 @@ export class TurnTransaction {
     }
     const validation = await validateTurn({
       argv: this.turnGoal.validationCommand,
-      cwd: this.turnGoal.projectRoot,
+      cwd: this.laneOf()?.worktree ?? this.turnGoal.projectRoot,
       env: this.env,
       homeDir: this.turnGoal.homeDir,
       result,
@@ -399,6 +404,7 @@ export class TurnTransaction {
     this.checkCancelled();
     try {
       await this.takeHeadSnapshot();
+      const lane = await this.commitLane(result.summary);
       const transition = await applyTodoTransition(this.ctx, result);
       const validation = ValidationReceiptSchema.parse(this.journal.phases.validation);
       const run = await recordMaterialRun(this.ctx, {
@@ -407,8 +413,10 @@ export class TurnTransaction {
         usage: journalUsage(this.journal),
         executor: this.journal.phases.host_execute?.executor ?? '',
         transition: transition.value,
+        lane,
       });
       if (transition.written || run.written) this.effects.state_written = true;
+      if (lane?.commit != null) await this.openMergeGate();
       crashCheckpoint(this.env, 'durable_writeback:effect');
       await this.rolloutEvent(
         'refresh_state',
@@ -523,6 +531,52 @@ export class TurnTransaction {
     return 'ended';
   }
 
+  private laneCache: LaneRef | null | undefined;
+
+  /** The agent's lane when it works in a worktree of its own (docs/lanes.md), else null. */
+  private laneOf(): LaneRef | null {
+    if (this.laneCache === undefined) this.laneCache = turnLaneOf(this.turnGoal);
+    return this.laneCache;
+  }
+
+  /** Commits the validated turn on the lane's branch (idempotent per turn: a resumed turn finds its commit). */
+  private async commitLane(summary: string): Promise<LaneRunField | null> {
+    const lane = this.laneOf();
+    if (lane === null) return null;
+    const committed = await commitLaneTurn(
+      lane,
+      { effectId: this.journal.settlement_identity.effect_id, summary },
+      this.env,
+    );
+    crashCheckpoint(this.env, 'lane_commit');
+    return { branch: lane.branch, worktree: lane.worktree, commit: committed.commit };
+  }
+
+  /** The lane has a validated commit main lacks: its merge gate (idempotent). */
+  private async openMergeGate(): Promise<void> {
+    const lane = this.laneOf();
+    if (lane === null) return;
+    await ensureMergeGate(lane, {
+      statePath: this.turnGoal.statePath,
+      context: laneGateContext(this.turnGoal, nowText(this.options)),
+      lock: { agentId: this.journal.agent_id },
+    });
+    // The state file changed under the writeback's cached text: the next edit reads it afresh.
+    this.ctx.stateText = undefined;
+  }
+
+  /** A failed or voided turn: the lane's worktree goes back to the commit before the turn. */
+  private async resetLane(): Promise<void> {
+    let lane: LaneRef | null;
+    try {
+      lane = this.laneOf();
+    } catch {
+      return; // an invalid isolation setting: the turn never ran in a lane
+    }
+    if (lane === null) return;
+    await resetLaneTurn(lane, this.journal.settlement_identity.effect_id, this.env);
+  }
+
   private hostRecordResult(): HostResult {
     const record = this.journal.phases.host_execute;
     if (record === undefined)
@@ -576,15 +630,29 @@ export class TurnTransaction {
     // The turn's base (docs/review.md): kept from its first start, so a retry's diff still shows the whole turn.
     await recordTurnBase(this.turnGoal.projectRoot, this.journal.goal_id, this.journal.turn_instance_id);
     let outcome: ExecutorOutcome;
+    let laneBase: string | null = null;
     try {
       const { executor, config } = this.executor();
-      outcome = await executor.run(request, {
+      const lane = this.laneOf();
+      // A lane starts every run of its agent clean at its branch's commit (what a killed turn left is removed).
+      if (lane !== null) laneBase = await prepareLaneTurn(lane, this.env);
+      outcome = await executor.run(lane === null ? request : { ...request, lane: laneBrief(lane) }, {
         signal: this.options.signal ?? new AbortController().signal,
         timeoutMs: executorTimeoutMs(config),
-        cwd: this.turnGoal.projectRoot,
+        cwd: lane?.worktree ?? this.turnGoal.projectRoot,
         env: this.env,
         // The folders the agent's own `loopx` calls write (docs/executors.md#codex-and-its-sandbox).
         writableRoots: [path.dirname(this.turnGoal.statePath), this.turnGoal.goal.goalRuntimeDir],
+        ...(lane === null
+          ? {}
+          : {
+              lane: {
+                branch: lane.branch,
+                worktree: lane.worktree,
+                registryPath: lane.registryPath,
+                projectRoot: lane.projectRoot,
+              },
+            }),
       });
     } catch (error) {
       await this.fail('host_failure', 'host_execute', failureOf('host_failure', error), true);
@@ -645,6 +713,7 @@ export class TurnTransaction {
         stderr_excerpt: outcome.stderr_excerpt,
         result: check.result,
         ...(outcome.claimed_changes !== undefined ? { claimed_changes: outcome.claimed_changes } : {}),
+        ...(laneBase !== null ? { lane: { branch: this.laneOf()?.branch, base_commit: laneBase } } : {}),
       },
       `${outcome.executor} answered ${check.result.result_kind} in ${Math.round(outcome.duration_ms)} ms`,
     );
@@ -679,6 +748,7 @@ export class TurnTransaction {
   /** A stop result (wait, a question for a person): release the slot, turn a question into a gate, never spend. */
   private async stop(result: HostResult): Promise<void> {
     await this.release();
+    await this.resetLane();
     if (result.result_kind === 'user_action_required') {
       await this.takeHeadSnapshot();
       const parked = await applyStopWriteback(this.ctx, result);
@@ -728,7 +798,10 @@ export class TurnTransaction {
     releaseSlot: boolean,
     outcome?: ExecutorOutcome,
   ): Promise<void> {
-    if (releaseSlot) await this.release();
+    if (releaseSlot) {
+      await this.release();
+      await this.resetLane();
+    }
     // What the agent spent before it failed stays on the record and counts against the budgets.
     const spent =
       outcome === undefined
@@ -797,7 +870,10 @@ export class TurnTransaction {
 
   /** Cancelled between phases: before the agent's work is accepted the slot is released; the journal stays resumable. */
   private async cancelled(): Promise<TurnRunResult> {
-    if (!this.done('host_execute')) await this.release();
+    if (!this.done('host_execute')) {
+      await this.release();
+      await this.resetLane();
+    }
     await this.save();
     return turnResult(
       { journal: this.journal, goalRuntimeDir: this.dir },
@@ -828,6 +904,10 @@ export class TurnTransaction {
     });
     return result;
   }
+}
+
+function laneBrief(lane: LaneRef): NonNullable<HostRequest['lane']> {
+  return { branch: lane.branch, worktree: lane.worktree, main_checkout: lane.projectRoot, registry: lane.registryPath };
 }
 
 /** The failure reason of a turn whose claimed changes the working tree does not show. */

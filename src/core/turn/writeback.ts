@@ -1,3 +1,4 @@
+import type { LaneRunField } from '../lanes/lane';
 import { withTurnCompletionFence } from './leases';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import type { Clock } from '../clock';
@@ -408,6 +409,8 @@ export interface MaterialWritebackInput {
   usage: TurnUsage | null;
   executor: string;
   transition: TodoTransition;
+  /** The agent's lane and the turn's commit on it (docs/lanes.md), recorded as the run's `lane`. */
+  lane?: LaneRunField | null;
 }
 
 /**
@@ -482,6 +485,7 @@ export async function recordMaterialRun(
       executor: input.executor,
       usage: input.usage,
       ...(ctx.snapshot ? { snapshot: ctx.snapshot } : {}),
+      ...(input.lane != null ? { lane: input.lane } : {}),
     });
     const payload = await commitRefreshState(
       { ...plan, record },

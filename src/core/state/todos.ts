@@ -207,15 +207,26 @@ export function addTodo(text: string, input: AddTodoInput, context: OperationCon
     (item) => item.role === input.role && !DONE_FOR_ADD.has(item.status) && compactText(item.text) === planned.text,
   );
   if (existing !== undefined) {
-    // The original rewrites the found todo's status token too (its status, `open` when it has none).
-    const merge: Record<string, string> = { status: existing.meta['status'] ?? existing.status };
+    // The original rewrites the found todo's status to the add's own status, `open`: adding the text of a
+    // blocked or deferred todo again reopens it (its claim and other metadata stay).
+    const merge: Record<string, string> = { status: 'open' };
     for (const [key, value] of planned.metadata) {
       if (key === 'status' || key === 'updated_at') continue;
       if (key === 'task_class' && input.taskClass === undefined) continue;
       merge[key] = value;
     }
     if (existing.meta['updated_at'] === undefined) merge['updated_at'] = context.now;
-    const result = finishEdit(doc, existing, 'todo_add', { metadata: merge }, context, [], [], undefined, false);
+    const result = finishEdit(
+      doc,
+      existing,
+      'todo_add',
+      { marker: ' ', metadata: merge },
+      context,
+      [],
+      [],
+      undefined,
+      false,
+    );
     return { ...result, added: false };
   }
   const insertion = insertTodo(doc, input.role, planned.text, planned.metadata);
@@ -752,8 +763,8 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   const item = findTodo(doc, input.todoId);
   // The lifecycle actor is checked as soon as the todo is found, before its status (as in the original).
   if (input.requireActor === true) requireLifecycleActor(doc, item, 'complete', context, input.decisionOutcome);
-  // A done todo may be completed again (the original re-stamps it); a deferred one is resumed first.
-  if (item.status === 'deferred') requireNotTerminal(item, 'completed');
+  // A done todo may be completed again (the original re-stamps it), and so may a deferred one: the
+  // original completes it where it stands (its resume condition stays as a record).
   const evidence = compactText(input.evidence ?? '');
   if (evidence === '' && input.strict === true)
     throw new LoopxError(

@@ -59,6 +59,30 @@ describe('todo add', () => {
     );
   });
 
+  it('re-adding the text of a blocked or deferred todo reopens it, as the original does (kit seed 1 todo-022)', () => {
+    const blockedState = [
+      '## Agent Todo',
+      '',
+      '- [ ] [P0] Implement the parser fixture',
+      '  <!-- loopx:todo todo_id=todo_parser status=blocked task_class=advancement_task claimed_by=codex-side -->',
+      '- [-] [P1] Later work',
+      '  <!-- loopx:todo todo_id=todo_later status=deferred task_class=advancement_task updated_at=2026-01-01T00:00:00Z -->',
+      '',
+    ].join('\n');
+    const blocked = addTodo(blockedState, { role: 'agent', text: '[P0] Implement the parser fixture' }, legacy);
+    assert.equal(blocked.added, false);
+    assert.equal(blocked.summary.todo.status, 'open');
+    assert.match(
+      blocked.text,
+      new RegExp(
+        `- \\[ \\] \\[P0\\] Implement the parser fixture\n {2}<!-- loopx:todo todo_id=todo_parser status=open task_class=advancement_task claimed_by=codex-side updated_at=${NOW} -->`,
+      ),
+    );
+    const deferred = addTodo(blockedState, { role: 'agent', text: '[P1] Later work' }, legacy);
+    assert.equal(deferred.summary.todo.status, 'open');
+    assert.match(deferred.text, /- \[ \] \[P1\] Later work\n {2}<!-- loopx:todo todo_id=todo_later status=open /);
+  });
+
   it('creates the role section when there is none, before Next Action', () => {
     const result = addTodo(fixture('p1-implicit-ids.md'), { role: 'user', text: 'Review the fixture.' }, legacy);
     assert.match(
@@ -348,11 +372,15 @@ describe('todo complete', () => {
       ],
       'true',
     );
-    // Completing a done todo again re-stamps it (the original's behavior); a deferred one is refused.
+    // Completing a done todo again re-stamps it (the original's behavior), and a deferred one is completed
+    // where it stands (kit seeds 1 todo-023, 2 todo-026).
     const again = completeTodo(result.text, { todoId: 'todo_primary', evidence: 'again', noFollowUp: true }, legacy);
     assert.equal(again.summary.todo.metadata['evidence'], 'again');
     const deferred = deferTodo(STATE, { todoId: 'todo_primary', reason: 'later' }, legacy).text;
-    throwsCode(() => completeTodo(deferred, { todoId: 'todo_primary', noFollowUp: true }, legacy), 'todo_terminal');
+    const fromDeferred = completeTodo(deferred, { todoId: 'todo_primary', evidence: 'done anyway' }, legacy);
+    assert.equal(fromDeferred.summary.todo.status, 'done');
+    assert.match(fromDeferred.text, /- \[x\] \[P1\] Validate the primary lane\./);
+    assert.equal(fromDeferred.summary.todo.metadata['completion_continuation'], 'active_goal');
   });
 
   it('resolves a gate only with a decision outcome', () => {

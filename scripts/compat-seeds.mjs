@@ -7,7 +7,7 @@
 //
 //   --seeds 1..10 | 1,4,7   seeds to run (default 1..10)
 //   --kit DIR               the kit (default: $LOOPX_COMPAT_KIT, ../shared/compat, ../../shared/compat)
-//   --out DIR               where kit<N>/ goes (default: $TMPDIR/loopx-compat-seeds)
+//   --out DIR               where kit<N>/ goes (default: $LOOPX_COMPAT_SEEDS_DIR, else .compat-seeds/ here, gitignored)
 //   --only FAMILY           repeatable, as compare.py's --only
 //   --jobs N                parallel cases per compare.py run (default 1: the original is slow and CPU-bound)
 //   --record-only           record, do not compare;  --no-record: compare what is recorded
@@ -16,7 +16,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
@@ -91,6 +90,19 @@ function findOriginal(kit, out) {
   return existsSync(lx) ? lx : null;
 }
 
+/**
+ * The original's CLI behind a wrapper that shortens its effect runtime's idle time: that runtime outlives the
+ * command by LOOPX_EFFECT_RUNTIME_IDLE_MS (the kit sets 20 s) holding stdout open, so a case took ~30 s of
+ * waiting for ~5 s of work. The answers and files are written before the command exits, so they do not change.
+ */
+function shortIdle(lx) {
+  const wrapper = join(out, 'lx-short-idle');
+  writeFileSync(wrapper, `#!/bin/sh\nexport LOOPX_EFFECT_RUNTIME_IDLE_MS=1500\nexec ${JSON.stringify(lx)} "$@"\n`, {
+    mode: 0o755,
+  });
+  return wrapper;
+}
+
 function python(args, env = {}) {
   return spawnSync('python3', args, {
     cwd: root,
@@ -136,7 +148,7 @@ if (kit === null) {
   );
   process.exit(0);
 }
-const out = options.out ?? join(tmpdir(), 'loopx-compat-seeds');
+const out = options.out ?? process.env.LOOPX_COMPAT_SEEDS_DIR ?? join(root, '.compat-seeds');
 mkdirSync(out, { recursive: true });
 const cli = join(root, 'out', 'cli.js');
 if (options.compare && !existsSync(cli)) usage(`${cli} does not exist: run npm run build first`);
@@ -160,12 +172,18 @@ for (const seed of options.seeds) {
   const gen = python([join(kit, 'gen.py'), '--seed', String(seed), '--out', casesFile]);
   if (gen.status !== 0) usage(`gen.py --seed ${seed} failed: ${gen.stderr.trim()}`);
   const stamp = join(expectedDir, '.cases.sha256');
-  // A recording of another cases.json (the generator changed) is stale as a whole.
-  if (existsSync(expectedDir) && (!existsSync(stamp) || readFileSync(stamp, 'utf8').trim() !== sha256(casesFile)))
+  // A recording of another cases.json (the generator changed) is stale as a whole. The stamp is written before
+  // recording, so an interrupted recording keeps what it recorded; a folder without a stamp is taken as current.
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() !== sha256(casesFile))
     rmSync(expectedDir, { recursive: true, force: true });
+  mkdirSync(expectedDir, { recursive: true });
+  writeFileSync(stamp, `${sha256(casesFile)}\n`);
   const missing = unrecorded(casesFile, expectedDir, families);
   if (missing.length > 0 && options.record) {
-    original ??= findOriginal(kit, out);
+    if (original === null) {
+      const lx = findOriginal(kit, out);
+      original = lx === null ? null : shortIdle(lx);
+    }
     if (original === null)
       console.log(`seed ${seed}: ${missing.length} cases not recorded and the original is not available`);
     else {
@@ -187,11 +205,10 @@ for (const seed of options.seeds) {
         { LOOPX_PY_CLI: original, ORACLE_TIMEOUT: process.env.ORACLE_TIMEOUT ?? '600' },
       );
       if (rec.status !== 0) usage(`recording seed ${seed} failed: ${(rec.stderr || rec.stdout).trim()}`);
-      writeFileSync(stamp, `${sha256(casesFile)}\n`);
     }
   }
   if (!options.compare) continue;
-  if (!existsSync(expectedDir)) {
+  if (readdirSync(expectedDir).every((name) => !name.endsWith('.json'))) {
     console.log(`seed ${seed}: nothing recorded, skipped`);
     continue;
   }

@@ -25,6 +25,8 @@ export const LOOPX_ERROR_CODES = [
   'gate_cannot_be_deferred', // user gates are resolved or superseded, not deferred
   'gate_decision_outcome_not_a_gate', // a decision outcome was given for a todo that is not a user gate
   'gate_decision_outcome_required', // completing a user gate needs a decision outcome
+  'gate_scope_conflict', // a user gate sets both blocks_agent and global_gate
+  'gate_scope_required', // a user gate on a goal with several agents needs blocks_agent or global_gate
   'gate_target_not_agent_todo', // a gate's unblocks_todo_id names a user todo
   'git_unavailable', // git is not installed or not on PATH (lanes need it)
   'global_registry_not_found', // register-agent: the global registry that names the goal's source registry does not exist
@@ -125,6 +127,9 @@ export const LOOPX_ERROR_CODES = [
   'task_class_role_mismatch', // a todo's task_class belongs to the other role
   'todo_agent_excluded', // the agent is in the todo's excluded_agents
   'todo_archived', // the todo is in an archive section and cannot be edited
+  'todo_binding_conflict', // a user todo's bound_agent, goal_bound and gate scope disagree
+  'todo_binding_required', // a user todo on a goal with several agents needs bound_agent or goal_bound
+  'todo_binding_user_only', // bound_agent and goal_bound are only for user todos
   'todo_bound_to_other_agent', // a multi-agent completion by an agent other than the user todo's bound_agent
   'todo_claim_actor_mismatch', // --agent-id differs from --claimed-by
   'todo_claim_actor_required', // a multi-agent claim needs --agent-id

@@ -499,11 +499,29 @@ export const todoAdd = defineOperation({
       .meta({ placeholder: 'instant' })
       .describe('continuous_monitor: when it stops (ISO-8601)'),
     ...gateFields,
+    boundAgent: agentId
+      .optional()
+      .meta({ placeholder: 'agent' })
+      .describe(
+        'user todo: the agent lane it is for (default: --agent-id, the agent a gate blocks, or the only agent)',
+      ),
+    goalBound: z.boolean().default(false).describe('user todo: for the whole goal rather than one agent lane'),
+    agentId: agentId
+      .optional()
+      .meta({ placeholder: 'agent' })
+      .describe('the registered agent authoring it (a user gate then blocks, and a user todo binds to, this agent)'),
   }),
   errorFields: todoErrorFields,
   run: (args, env) => {
-    const gate = gateOf(args, env.clock.now());
-    const role = args.role ?? (gate !== undefined || args.taskClass === 'user_gate' ? 'user' : 'agent');
+    const gateFields = gateOf(args, env.clock.now());
+    const gate = { ...gateFields };
+    if (args.boundAgent !== undefined) gate.boundAgent = args.boundAgent;
+    if (args.goalBound) gate.goalBound = true;
+    const role =
+      args.role ??
+      (gateFields !== undefined || args.taskClass === 'user_gate' || args.boundAgent !== undefined || args.goalBound
+        ? 'user'
+        : 'agent');
     const input: NewTodoInput = { text: args.text };
     if (args.priority !== undefined) input.priority = args.priority;
     if (args.taskClass !== undefined) input.taskClass = args.taskClass;
@@ -514,8 +532,12 @@ export const todoAdd = defineOperation({
     if (args.resumeWhen !== undefined) input.resumeWhen = args.resumeWhen;
     if (args.watchOnly) input.watchOnly = true;
     if (args.expiresAt !== undefined) input.expiresAt = args.expiresAt;
-    return editTodos(env, args.goalId, 'todo add', (stateText, context) =>
-      addTodo(stateText, { ...input, role, ...(gate ? { gate } : {}) }, context),
+    return editTodos(
+      env,
+      args.goalId,
+      'todo add',
+      (stateText, context) => addTodo(stateText, { ...input, role, gate }, context),
+      args.agentId,
     );
   },
 });

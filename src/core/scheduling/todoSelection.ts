@@ -55,7 +55,7 @@ export type SelectionSummary = z.infer<typeof SelectionSummarySchema>;
 
 export interface SelectionInput {
   doc: StateDocument;
-  /** Null for an unscoped decision: every claimed todo then counts as another agent's. */
+  /** Null for an unscoped decision: claims then exclude nothing (leases still do). */
   agentId: string | null;
   availableCapabilities: readonly string[];
   now: number;
@@ -122,7 +122,9 @@ function ownershipProblem(
   if (lease !== undefined && lease.owner !== agentId)
     return { reason: 'leased_to_other_agent', detail: `leased to ${lease.owner} until ${lease.expires_at}` };
   const holder = item.meta['claimed_by'];
-  if (holder !== undefined && holder !== '' && holder !== agentId)
+  // An unscoped decision (no --agent-id) sees every open todo, claimed or not, as the original's
+  // claim-scoped view does only for a named agent (kit seeds 1 quota-008, 3 quota-012/-024).
+  if (agentId !== null && holder !== undefined && holder !== '' && holder !== agentId)
     return { reason: 'claimed_by_other_agent', detail: `claimed by ${holder}` };
   if (agentId !== null && metaList(item.meta['excluded_agents']).includes(agentId))
     return { reason: 'excluded_agent', detail: `excludes ${agentId}` };

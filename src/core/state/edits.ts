@@ -1,6 +1,6 @@
 import { type StateDocument, type TodoItem, type TodoMarker } from './document';
 import { applySplices, type LineSplice, type SourceLine } from './lines';
-import { formatMetadataLine, percentEncode, type MetadataToken } from './metadata';
+import { formatMetadataLine, inCanonicalOrder, percentEncode, type MetadataToken } from './metadata';
 
 /**
  * Line-level edits of a parsed state document. Each builder returns splices that touch only the
@@ -95,7 +95,7 @@ function rewriteMetadata(doc: StateDocument, item: TodoItem, changes: MetadataCh
     item.metadataLine !== null
       ? leadingWhitespace((doc.lines[item.metadataLine] as SourceLine).content)
       : METADATA_INDENT;
-  return formatMetadataLine(indent, tokens, item.metadata?.strayWords ?? []);
+  return formatMetadataLine(indent, inCanonicalOrder(tokens), item.metadata?.strayWords ?? []);
 }
 
 function leadingWhitespace(content: string): string {
@@ -113,7 +113,7 @@ export function newTodoLines(
     `- [${marker}] ${text}`,
     formatMetadataLine(
       METADATA_INDENT,
-      metadata.map(([key, value]) => ({ key, raw: percentEncode(value) })),
+      inCanonicalOrder(metadata.map(([key, value]) => ({ key, raw: percentEncode(value) }))),
     ),
   ];
 }

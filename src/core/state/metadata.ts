@@ -54,6 +54,75 @@ export function parseMetadataLine(content: string): ParsedMetadataLine {
   return { tokens, strayWords };
 }
 
+/**
+ * The order the original writes metadata keys in (its todo metadata schema): it rewrites a todo's whole comment
+ * in this order on every edit, so we do too, and a state file edited by either program reads the same bytes.
+ * Keys it does not know (it drops them) keep their relative order after these.
+ */
+const CANONICAL_KEYS = [
+  'todo_id',
+  'status',
+  'task_class',
+  'action_kind',
+  'task_domain',
+  'capability_binding_ref',
+  'task_repository',
+  'continuation_policy',
+  'removed_continuation_policy',
+  'required_write_scopes',
+  'required_capabilities',
+  'target_capabilities',
+  'explore_result_node_refs',
+  'decision_scope',
+  'required_decision_scopes',
+  'decision_outcome',
+  'decision_scope_outcomes',
+  'claimed_by',
+  'bound_agent',
+  'goal_bound',
+  'blocks_agent',
+  'excluded_agents',
+  'global_gate',
+  'unblocks_todo_id',
+  'successor_todo_ids',
+  'completion_continuation',
+  'completion_recovery',
+  'replan_obligation_id',
+  'resume_when',
+  'no_followup',
+  'target_key',
+  'cadence',
+  'next_due_at',
+  'expires_at',
+  'last_checked_at',
+  'result_hash',
+  'consecutive_no_change',
+  'material_change',
+  'max_no_change_before_replan',
+  'watch_only',
+  'note',
+  'evidence',
+  'reason',
+  'completed_at',
+  'updated_at',
+  'completion_turn_key',
+  'validation_command',
+  'validation_command_argv',
+  'validation_label',
+  'validation_timeout_seconds',
+  'superseded_by',
+] as const;
+const CANONICAL_RANK = new Map<string, number>(CANONICAL_KEYS.map((key, rank) => [key, rank]));
+
+/** The tokens in the original's key order (a stable sort: unknown keys last, as they came). */
+export function inCanonicalOrder<T extends { key: string }>(tokens: readonly T[]): T[] {
+  const rank = (key: string) => CANONICAL_RANK.get(key) ?? CANONICAL_KEYS.length;
+  return tokens
+    .map((token, index) => ({ token, index }))
+    .sort((a, b) => rank(a.token.key) - rank(b.token.key) || a.index - b.index)
+    .map(({ token }) => token);
+}
+
 /** Writes a metadata line: `<indent><!-- loopx:todo k=v … -->`. */
 export function formatMetadataLine(
   indent: string,

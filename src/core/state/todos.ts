@@ -173,6 +173,10 @@ export function findTodo(doc: StateDocument, todoId: string): TodoItem {
 
 export interface GateFields {
   blocksAgent?: string;
+  /** User todos: the agent lane whose continuation this todo is for (`bound_agent`). */
+  boundAgent?: string;
+  /** User todos: bound to the whole goal rather than one agent (`goal_bound=true`). */
+  goalBound?: boolean;
   globalGate?: boolean;
   /** Agent todo ids this gate holds back until approved. */
   unblocksTodoIds?: string[];
@@ -211,20 +215,32 @@ export interface AddTodoInput extends NewTodoInput {
  */
 export function addTodo(text: string, input: AddTodoInput, context: OperationContext): TodoEditResult {
   const doc = parseStateDocument(text);
-  const planned = planNewTodo(doc, input.role, input, input.gate ?? {}, context, false);
+  const gate = userTodoBinding(input.role, input.taskClass, input.gate ?? {}, context);
+  const planned = planNewTodo(doc, input.role, input, gate, context, false);
   const existing = doc.todos.find(
     (item) => item.role === input.role && !DONE_FOR_ADD.has(item.status) && compactText(item.text) === planned.text,
   );
   if (existing !== undefined) {
-    // The original rewrites the found todo's status token too (its status, `open` when it has none).
-    const merge: Record<string, string> = { status: existing.meta['status'] ?? existing.status };
+    // The original rewrites the found todo's status to the add's own status, `open`: adding the text of a
+    // blocked or deferred todo again reopens it (its claim and other metadata stay).
+    const merge: Record<string, string> = { status: 'open' };
     for (const [key, value] of planned.metadata) {
       if (key === 'status' || key === 'updated_at') continue;
       if (key === 'task_class' && input.taskClass === undefined) continue;
       merge[key] = value;
     }
     if (existing.meta['updated_at'] === undefined) merge['updated_at'] = context.now;
-    const result = finishEdit(doc, existing, 'todo_add', { metadata: merge }, context, [], [], undefined, false);
+    const result = finishEdit(
+      doc,
+      existing,
+      'todo_add',
+      { marker: ' ', metadata: merge },
+      context,
+      [],
+      [],
+      undefined,
+      false,
+    );
     return { ...result, added: false };
   }
   const insertion = insertTodo(doc, input.role, planned.text, planned.metadata);
@@ -244,6 +260,84 @@ export function addTodo(text: string, input: AddTodoInput, context: OperationCon
       released_todo_ids: [],
     },
   };
+}
+
+/**
+ * The original's scope and binding of a user todo (its `require_user_gate_scope` and
+ * `require_user_todo_binding`), checked before a duplicate is looked for:
+ * - a user todo is bound to one agent lane (`bound_agent`) or to the goal (`goal_bound=true`); without either,
+ *   it is bound to the `--agent-id` author, else (a gate) to the agent it blocks, else to the only registered
+ *   agent; a global gate is goal-bound;
+ * - on a goal with several registered agents a user gate needs `blocks_agent` or `global_gate`, and every
+ *   user todo needs a binding;
+ * - an agent-scoped gate binds to the agent it blocks, a global gate to the goal; agent todos take neither.
+ */
+function userTodoBinding(
+  role: TodoRole,
+  taskClass: string | undefined,
+  given: GateFields,
+  context: OperationContext,
+): GateFields {
+  const gate: GateFields = { ...given };
+  if (role !== 'user') {
+    if (gate.boundAgent !== undefined || gate.goalBound === true)
+      throw new LoopxError('todo_binding_user_only', 'bound_agent and goal_bound are only valid for user todos');
+    return gate;
+  }
+  const isGate =
+    taskClass === USER_GATE_CLASS ||
+    (taskClass === undefined &&
+      (gate.blocksAgent !== undefined ||
+        gate.globalGate === true ||
+        (gate.unblocksTodoIds ?? []).length > 0 ||
+        gate.decisionScope !== undefined));
+  const actor = context.actorAgentId ?? undefined;
+  if (isGate && gate.blocksAgent === undefined && gate.globalGate !== true && actor !== undefined)
+    gate.blocksAgent = actor;
+  if (gate.blocksAgent !== undefined) gate.blocksAgent = registeredAgent(gate.blocksAgent, 'blocks_agent', context);
+  if (isGate && gate.blocksAgent !== undefined && gate.globalGate === true)
+    throw new LoopxError(
+      'gate_scope_conflict',
+      'user_gate cannot set both blocks_agent and global_gate=true; use blocks_agent for one registered agent or global_gate=true for a goal-wide gate',
+    );
+  const registered = context.roster ?? [];
+  if (gate.boundAgent === undefined && gate.goalBound !== true) {
+    if (gate.globalGate === true) gate.goalBound = true;
+    else if (actor !== undefined) gate.boundAgent = actor;
+    else if (isGate && gate.blocksAgent !== undefined) gate.boundAgent = gate.blocksAgent;
+    else if (registered.length === 1) gate.boundAgent = registered[0] as string;
+  } else if (gate.globalGate === true) gate.goalBound = true;
+  if (gate.boundAgent !== undefined) gate.boundAgent = registeredAgent(gate.boundAgent, 'bound_agent', context);
+  if (isGate && registered.length > 1 && gate.blocksAgent === undefined && gate.globalGate !== true)
+    throw new LoopxError(
+      'gate_scope_required',
+      'multi-agent user_gate requires an explicit scope: pass --blocks-agent <registered-agent> (or --agent-id <registered-agent> for authoring) when the gate blocks one lane, or pass --global-gate when it genuinely blocks every registered agent',
+      { registered_agents: [...registered] },
+    );
+  if (gate.boundAgent !== undefined && gate.goalBound === true)
+    throw new LoopxError(
+      'todo_binding_conflict',
+      'user todo cannot set both bound_agent and goal_bound=true; bind the continuation to one agent lane or explicitly to the whole goal',
+    );
+  if (isGate && gate.globalGate === true && gate.boundAgent !== undefined)
+    throw new LoopxError(
+      'todo_binding_conflict',
+      'a goal-wide user_gate must use goal_bound=true and cannot bind its continuation to one agent',
+    );
+  if (isGate && gate.blocksAgent !== undefined) {
+    if (gate.goalBound === true || gate.boundAgent !== gate.blocksAgent)
+      throw new LoopxError(
+        'todo_binding_conflict',
+        'an agent-scoped user_gate must bind to the same agent named by blocks_agent',
+      );
+  }
+  if (registered.length > 1 && gate.boundAgent === undefined && gate.goalBound !== true)
+    throw new LoopxError(
+      'todo_binding_required',
+      'multi-agent user todo requires an explicit binding: pass --bound-agent <registered-agent> (or --agent-id <registered-agent> for authoring), or pass --goal-bound for an intentionally goal-wide user todo',
+      { registered_agents: [...registered] },
+    );
+  return gate;
 }
 
 /** Statuses an add does not match a duplicate against (the original's "finished" todos). */
@@ -366,6 +460,8 @@ function monitorMetadata(taskClass: string, input: NewTodoInput): [string, strin
 
 function gateMetadata(doc: StateDocument, gate: GateFields, context: OperationContext): [string, string][] {
   const metadata: [string, string][] = [];
+  if (gate.boundAgent !== undefined) metadata.push(['bound_agent', gate.boundAgent]);
+  if (gate.goalBound === true) metadata.push(['goal_bound', 'true']);
   if (gate.blocksAgent !== undefined)
     metadata.push(['blocks_agent', registeredAgent(gate.blocksAgent, 'blocks_agent', context)]);
   if (gate.globalGate === true) metadata.push(['global_gate', 'true']);
@@ -783,8 +879,8 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   const item = findTodo(doc, input.todoId);
   // The lifecycle actor is checked as soon as the todo is found, before its status (as in the original).
   if (input.requireActor === true) requireLifecycleActor(doc, item, 'complete', context, input.decisionOutcome);
-  // A done todo may be completed again (the original re-stamps it); a deferred one is resumed first.
-  if (item.status === 'deferred') requireNotTerminal(item, 'completed');
+  // A done todo may be completed again (the original re-stamps it), and so may a deferred one: the
+  // original completes it where it stands (its resume condition stays as a record).
   const evidence = compactText(input.evidence ?? '');
   if (evidence === '' && input.strict === true)
     throw new LoopxError(

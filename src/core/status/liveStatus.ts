@@ -7,6 +7,7 @@ import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
 import { GoalStatusCache, type GoalStatusTarget, type StateRead, type StatusFileReader } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
+import { projectedStatusQuota } from './statusQuota';
 import { RebuildStats } from './rebuildStats';
 import type { RecentRunRow } from './recentRuns';
 import {
@@ -382,13 +383,19 @@ export class LiveStatusModel {
       persistentCache: this.options.persistentCache ?? true,
       deferCacheSave: (save) => this.scheduleCacheSave(save),
       quotaSummary: async (goal, sources) => {
-        const summary = await this.quotaCache.summary(goal, {
-          registry: sources.registry,
-          registryEntry: sources.registryEntry,
-          ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-          ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
-          indexStamp: sources.indexStamp,
-        });
+        // The quota state as `loopx status` shows it (following the item's route: an operator gate, a
+        // health problem), so /status.json, the editor and the CLI render one model.
+        const summary = projectedStatusQuota(
+          await this.quotaCache.summary(goal, {
+            registry: sources.registry,
+            registryEntry: sources.registryEntry,
+            ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
+            ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
+            indexStamp: sources.indexStamp,
+          }),
+          sources.attention,
+          sources.registryEntry,
+        );
         quota.set(goal.goalId, summary);
         if (sources.recentRuns !== undefined) recentRuns.set(goal.goalId, sources.recentRuns);
         this.cache.release(goal, { keepIndexRead: keepIndexReads });

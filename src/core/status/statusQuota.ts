@@ -52,6 +52,26 @@ export function statusQuotaSummaries(
 }
 
 /**
+ * `statusQuotaState` for a long-lived reader (the live status model behind `/status.json` and the editor), so
+ * it shows the same quota state as `loopx status`: the same projected object while the summary and the
+ * item's route are unchanged, so items built from it are reused as they are.
+ */
+const projectedOf = new WeakMap<GoalQuotaSummary, { key: string; value: GoalQuotaSummary }>();
+export function projectedStatusQuota(
+  summary: GoalQuotaSummary,
+  attention: StatusQuotaSources['attention'],
+  registryEntry: Record<string, unknown> | undefined,
+): GoalQuotaSummary {
+  const focusMarker = registryEntry === undefined ? null : focusMarkerOf(registryEntry);
+  const key = JSON.stringify([attention.waiting_on, attention.severity, focusMarker]);
+  const kept = projectedOf.get(summary);
+  if (kept !== undefined && kept.key === key) return kept.value;
+  const value = statusQuotaState(summary, attention, focusMarker);
+  projectedOf.set(summary, { key, value });
+  return value;
+}
+
+/**
  * The quota state the status view shows for a goal, by LoopX's rule for status items: it follows the
  * item's attention route rather than the registry's `waiting_on` alone. First match wins:
  *   paused (goal stopped, compute 0; kept from the summary) → `blocked_health` when the item is

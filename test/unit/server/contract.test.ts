@@ -148,8 +148,9 @@ describe('the /status.json contract of LoopX dashboards (status-contract-fields.
       reload_hint: 'restart `loopx serve-status`, or turn the loopx.statusServer.enabled setting off and on',
     });
     const asset = item['project_asset'] as Record<string, unknown>;
+    // The open user gate holds the goal for the controller (the state `loopx status` shows too).
     assert.deepEqual(asset['quota'], {
-      state: 'eligible',
+      state: 'operator_gate',
       compute: 0.5,
       window_hours: 24,
       slot_minutes: 30,

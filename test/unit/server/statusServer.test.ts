@@ -8,6 +8,7 @@ import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
 import { startStatusServer, StatusServer, type ListeningStatusServer } from '../../../src/core/server/statusServer';
 import { listeningAddresses } from '../../support/listeningAddresses';
+import { runLoopx } from '../cli/run';
 import {
   auth,
   eventually,
@@ -312,13 +313,55 @@ describe('status server over HTTP (127.0.0.1)', function () {
         g.spent_slots,
         g.state,
       ]),
-      [['tidy-notes', 1, 'eligible']],
+      // The open user gate holds the goal for the controller: the same state `loopx status` shows.
+      [['tidy-notes', 1, 'operator_gate']],
     );
     const unknown = await request(server.port, '/goals/other', { headers: auth() });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.json()['error'], 'unknown goal: other');
     const invalid = await request(server.port, '/goals/a%2Fb', { headers: auth() });
     assert.equal(invalid.status, 400);
+  });
+
+  it('one status model: /status.json items equal `loopx status` items field by field (quota state at an operator gate included)', async () => {
+    const served = (await request(server.port, '/status.json', { headers: auth() })).json();
+    const cli = await runLoopx(['--registry', ws.registryPath, '--format', 'json', 'status'], {
+      cwd: ws.dir,
+      env: { HOME: homeDir },
+      now: NOW,
+    });
+    assert.equal(cli.code, 0, cli.stderr);
+    const itemsOf = (payload: Record<string, unknown>) =>
+      (payload['attention_queue'] as { items: Record<string, unknown>[] }).items.filter(
+        (i) => i['goal_id'] !== undefined,
+      );
+    const [fromServer] = itemsOf(served);
+    const [fromCli] = itemsOf(JSON.parse(cli.stdout) as Record<string, unknown>);
+    assert.ok(fromServer !== undefined && fromCli !== undefined);
+    assert.equal((fromServer['quota'] as { state: string }).state, 'operator_gate');
+    // The server scrubs paths and secrets; every field the kit and the dashboard compare is the same value.
+    for (const field of [
+      'goal_id',
+      'status',
+      'waiting_on',
+      'severity',
+      'recommended_action',
+      'source',
+      'active_state_next_action',
+      'latest_run_recommended_action',
+      'latest_run_recommended_action_source',
+      'next_action_projection_warning',
+      'user_todos',
+      'agent_todos',
+      'quota',
+    ])
+      assert.deepEqual(
+        fromServer[field],
+        fromCli[field] === undefined
+          ? undefined
+          : JSON.parse(JSON.stringify(fromCli[field]).replaceAll(`${path.dirname(ws.foreignPath)}/`, '<abs>/')),
+        field,
+      );
   });
 
   it('leaks no absolute path and no secret in any response (case H3/H6 adapted)', async () => {

@@ -360,6 +360,8 @@ describe('loopx todo', () => {
       'todo_publish',
       '--decision-scope',
       'public_claim:project:release',
+      '--blocks-agent',
+      'codex-main',
       '--format',
       'json',
     );

@@ -34,7 +34,9 @@ export const slashCommands = defineOperation({
       .array(z.string())
       .optional()
       .meta({ placeholder: 'surface' })
-      .describe('claude-code, codex, opencode, copilot (VS Code prompt files) or all (commas allowed; default all: the first three)'),
+      .describe(
+        'claude-code, codex, opencode, copilot (VS Code prompt files) or all (commas allowed; default all: the first three)',
+      ),
     project: z
       .string()
       .optional()

@@ -4,9 +4,10 @@ import { inWriteScope, laneOverlaps } from '../../../src/core/lanes/merge';
 import { runLoopx } from '../cli/run';
 import { cleanTempDirs, demo } from '../turn/helpers';
 
-describe('lanes: configuration and overlap rules', () => {
-  afterEach(cleanTempDirs);
+// Root level: the temp dirs of every suite go at the end of the run (a root before() of another file keeps its build there).
+after(cleanTempDirs);
 
+describe('lanes: configuration and overlap rules', () => {
   it('agent configure --isolation writes and clears the profile isolation, previewed first', async () => {
     const d = demo();
     const run = async (...args: string[]) =>

@@ -22,9 +22,11 @@ function trailers(repo: string, range: string): string[] {
     .filter((l) => l !== '');
 }
 
+// Root level: the temp dirs of every suite go at the end of the run (a root before() of another file keeps its build there).
+after(cleanTempDirs);
+
 describe('lanes: merging back through the gate', function () {
   this.timeout(60_000);
-  afterEach(cleanTempDirs);
 
   it('approve merges the lane into main (its commits keep their trailers) and closes the gate; a bare todo approve is refused', async () => {
     const d = laneDemo(['demo']);

@@ -17,9 +17,11 @@ async function until(check: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+// Root level: the temp dirs of every suite go at the end of the run (a root before() of another file keeps its build there).
+after(cleanTempDirs);
+
 describe('lanes: real processes in parallel, and a killed turn', function () {
   this.timeout(120_000);
-  afterEach(cleanTempDirs);
 
   it('two lanes editing the same file at once: neither sees the other, each commit holds only its own change, the second merge gate shows the conflict, nothing is lost', async () => {
     const d = laneDemo(['demo', 'codex-main']);

@@ -62,8 +62,10 @@ async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>
   }
 }
 
-/** The labels of the Gate Inbox view's rows, top to bottom. */
+/** The labels of the Gate Inbox view's rows, top to bottom (the view starts collapsed: expanded first). */
 async function inboxLabels(page: Page): Promise<string[]> {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: 'Gate Inbox' });
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
   return page
     .locator('.part.sidebar .pane')
     .filter({ has: page.locator('.pane-header', { hasText: 'Gate Inbox' }) })

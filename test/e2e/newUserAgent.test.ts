@@ -239,7 +239,7 @@ describe('A new user connects the real Claude Code from the palette of the insta
         .waitFor({ timeout: 60_000 });
 
       // 1. Configure Agent…: a new agent, the claude-code preset (offered with the version found on the PATH),
-      // the CLI's default model, acceptEdits; the preview's modal, then Configure.
+      // the CLI's default model, acceptEdits, the main checkout (no lane); the preview's modal, then Configure.
       await runCommand(page, 'LoopX: Configure Agent…');
       await pick(page, 'New agent', 'New agent');
       await answer(page, /New agent on tidy-notes/, AGENT);
@@ -251,6 +251,7 @@ describe('A new user connects the real Claude Code from the palette of the insta
       );
       await answer(page, /Model/, '');
       await pick(page, 'acceptEdits', 'acceptEdits');
+      await pick(page, 'Main checkout (shared)', 'Main checkout');
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor({ timeout: 30_000 });
       assert.match(await dialog.innerText(), /claude-code/);

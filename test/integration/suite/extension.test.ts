@@ -50,7 +50,7 @@ describe('LoopX extension in a real VS Code host', () => {
     assert.deepEqual(missing, []);
   });
 
-  it('contributes the Goals, Agents, Review and Projection Warnings views, which can be focused', async () => {
+  it('contributes the Goals, Gate Inbox, Agents, Review and Projection Warnings views, which can be focused', async () => {
     for (const viewId of Object.values(VIEW_IDS)) {
       await vscode.commands.executeCommand(`${viewId}.focus`);
     }
@@ -60,7 +60,7 @@ describe('LoopX extension in a real VS Code host', () => {
       ] ?? [];
     assert.deepEqual(
       views.map((v) => v.id),
-      [VIEW_IDS.goals, VIEW_IDS.agents, VIEW_IDS.review, VIEW_IDS.warnings, VIEW_IDS.restricted],
+      [VIEW_IDS.goals, VIEW_IDS.gateInbox, VIEW_IDS.agents, VIEW_IDS.review, VIEW_IDS.warnings, VIEW_IDS.restricted],
     );
   });
 

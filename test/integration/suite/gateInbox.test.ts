@@ -89,6 +89,9 @@ describe('Gate inbox and notifications (real VS Code host)', function () {
       'Approve the deploy window',
       '--unblocks-todo-id',
       'todo_links',
+      // The demo goal has two agents: a user gate names the lane it blocks (the original's rule).
+      '--blocks-agent',
+      'codex-main',
     );
     const gateId = String(added['todo_id']);
     const notice = await eventually(

@@ -135,6 +135,9 @@ describe('Goals and Agents views, reject, Stop Loop and the terminal PATH (real 
       'user_gate',
       '--unblocks-todo-id',
       'todo_index',
+      // Two agents on the demo goal: a user gate names the lane it blocks (the original's rule).
+      '--blocks-agent',
+      'demo',
       '--format',
       'json',
     ]);

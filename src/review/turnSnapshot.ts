@@ -1,10 +1,9 @@
 import * as l10n from '@vscode/l10n';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../core/fs/atomicWrite';
 import { inWriteScope } from '../core/ops/host';
-import { repoPlace, writeWorkingTree } from '../core/snapshots/gitSnapshot';
+import { git, isLoopxOwned, repoPlace, writeWorkingTree } from '../core/snapshots/gitSnapshot';
 
 /**
  * What a turn changed, from a snapshot taken before it ran. In a git repository the snapshot is a
@@ -53,27 +52,6 @@ export interface SnapshotOptions {
 
 function toPosix(p: string): string {
   return p.split(path.sep).join('/');
-}
-
-function isLoopxOwned(relative: string, excluded: ReadonlySet<string>): boolean {
-  return relative === '.loopx' || relative.startsWith('.loopx/') || excluded.has(relative);
-}
-
-function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      {
-        cwd,
-        env: { ...process.env, ...env, GIT_OPTIONAL_LOCKS: '0' },
-        encoding: 'buffer',
-        maxBuffer: 256 * 1024 * 1024,
-        windowsHide: true,
-      },
-      (error, stdout) => (error ? reject(error) : resolve(stdout)),
-    );
-  });
 }
 
 /** Takes the snapshot of a turn's project before the turn runs. */

@@ -184,7 +184,8 @@ export async function recordTurnHead(
   }
 }
 
-function isLoopxOwned(relative: string, excluded: ReadonlySet<string>): boolean {
+/** LoopX's own files (`.loopx/`, the goal's state file): never a turn's changes. */
+export function isLoopxOwned(relative: string, excluded: ReadonlySet<string>): boolean {
   return relative === '.loopx' || relative.startsWith('.loopx/') || excluded.has(relative);
 }
 

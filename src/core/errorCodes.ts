@@ -64,6 +64,7 @@ export const LOOPX_ERROR_CODES = [
   'lane_not_found', // the goal has no lane (worktree isolation) for that agent
   'lane_not_git_repository', // an agent with isolation worktree works on a goal whose repo is not a git repository with a commit
   'lane_state_invalid', // a lane's worktree or branch is not what LoopX made it (another branch checked out, a folder in the way); names the fix
+  'lane_unmerged_commits', // archiving a goal or removing an agent would remove a lane with commits main lacks (--force)
   'lease_cas_mismatch', // the task lease is held by another owner or idempotency key; nothing was written
   'lease_fence_required', // the todo is leased: completing or superseding it needs the lease key and expected version
   'lease_not_active', // no task lease is in force on the todo (missing, released or expired)

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { isLoopxError } from '../errors';
 import { expandHome } from '../registry/locate';
+import { checkLanesForCleanup, cleanUpLanes, lanesOnDisk, type LaneCleanup } from '../lanes/cleanup';
 import { archiveRuntimeGoal, type ArchiveRuntimeResult } from '../runtime/archive';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
@@ -9,7 +10,9 @@ import { defineOperation } from './operation';
 /**
  * `archive-runtime`: moves a goal's runtime folder (runs, journals) to the archive root; a dry run
  * unless `execute`. Refuses a goal the registry lists unless `allowRegistered`. As in LoopX, a
- * refused archive is a failed operation with a JSON answer (`ok: false`), not an error.
+ * refused archive is a failed operation with a JSON answer (`ok: false`), not an error. The goal's
+ * lanes (docs/lanes.md) go with it: their worktrees are removed (branches kept unless
+ * `deleteLaneBranches`), and a lane with commits main lacks refuses the archive unless `force`.
  */
 
 export interface ArchiveRuntimeRefusal {
@@ -22,7 +25,8 @@ export interface ArchiveRuntimeRefusal {
   error_code: string;
 }
 
-export type ArchiveRuntimeOutput = ArchiveRuntimeResult | ArchiveRuntimeRefusal;
+/** `lanes` is present only when the goal has lanes (the answer is LoopX's otherwise). */
+export type ArchiveRuntimeOutput = (ArchiveRuntimeResult & { lanes?: LaneCleanup[] }) | ArchiveRuntimeRefusal;
 
 export const archiveRuntime = defineOperation({
   key: 'archiveRuntime',
@@ -39,22 +43,44 @@ export const archiveRuntime = defineOperation({
       .describe(
         'archive even a goal the registry lists (or when the registry cannot be read); only after confirming it is obsolete',
       ),
+    deleteLaneBranches: z
+      .boolean()
+      .default(false)
+      .describe("delete the goal's lane branches too (default: only their worktrees are removed)"),
+    force: z.boolean().default(false).describe('remove lanes even when they have commits main lacks'),
     execute: z.boolean().default(false).describe('move the folder; without it, only show what would happen'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
   run: async (args, env): Promise<ArchiveRuntimeOutput> => {
     try {
-      return await archiveRuntimeGoal({
-        registryPath: locateRegistryOf(env).path,
-        runtimeRootOverride: env.runtimeRootOverride,
-        goalId: args.goalId,
-        archiveRoot:
-          args.archiveRoot === undefined ? undefined : path.resolve(env.cwd, expandHome(args.archiveRoot, env.homeDir)),
-        allowRegistered: args.allowRegistered,
-        execute: args.execute,
-        clock: env.clock,
-        homeDir: env.homeDir,
-      });
+      const archive = (execute: boolean) =>
+        archiveRuntimeGoal({
+          registryPath: locateRegistryOf(env).path,
+          runtimeRootOverride: env.runtimeRootOverride,
+          goalId: args.goalId,
+          archiveRoot:
+            args.archiveRoot === undefined
+              ? undefined
+              : path.resolve(env.cwd, expandHome(args.archiveRoot, env.homeDir)),
+          allowRegistered: args.allowRegistered,
+          execute,
+          clock: env.clock,
+          homeDir: env.homeDir,
+        });
+      // Every check (the archive's, then the lanes') before anything moves.
+      const preview = await archive(false);
+      const lanes = lanesOnDisk(preview.runtime_root, preview.goal_id);
+      if (lanes.length === 0) return args.execute ? await archive(true) : preview;
+      const statuses = await checkLanesForCleanup(lanes, args, `archiving goal ${preview.goal_id}`, env.env);
+      const result = args.execute ? await archive(true) : preview;
+      const cleaned = await cleanUpLanes(
+        lanes,
+        statuses,
+        { deleteBranches: args.deleteLaneBranches, force: args.force, execute: args.execute },
+        env.env,
+      );
+      const check = statuses.some((status) => status.ahead > 0) ? 'unmerged_lanes_allowed_by_flag' : 'lanes_merged';
+      return { ...result, checks: [...result.checks, check], lanes: cleaned };
     } catch (error) {
       if (!isLoopxError(error) || error.code === 'usage') throw error;
       return {

@@ -10,7 +10,8 @@ import {
 } from '../agents/agentExecutor';
 import { ENV_NAME_PATTERN } from '../executors/process';
 import { agentIdArg, goalIdArg, nothingWrittenFields } from './common';
-import { locateRegistryOf } from './goalHandle';
+import { checkLanesForCleanup, cleanUpLanes, lanesOnDisk, type LaneCleanup } from '../lanes/cleanup';
+import { locateRegistryOf, resolveRegistry } from './goalHandle';
 import { defineOperation } from './operation';
 
 export {
@@ -102,24 +103,43 @@ export const configureAgent = defineOperation({
 
 /**
  * `agent remove` ("Remove Agent…"): takes an agent off a goal (its registered id, its profile with
- * the executor, its work mode): preview, then `execute`.
+ * the executor, its work mode): preview, then `execute`. Its lane (docs/lanes.md) goes too: the
+ * worktree is removed (the branch kept unless `deleteLaneBranch`); a lane with commits main lacks
+ * refuses the removal, before anything is written, unless `force`.
  */
 export const removeAgent = defineOperation({
   key: 'removeAgent',
   args: z.strictObject({
     goalId: goalIdArg('the goal to take the agent off'),
     agentId: agentIdArg('the agent to remove'),
+    deleteLaneBranch: z
+      .boolean()
+      .default(false)
+      .describe("delete the agent's lane branch too (default: only its worktree is removed)"),
+    force: z.boolean().default(false).describe("remove the agent's lane even when it has commits main lacks"),
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<RemoveAgentResult> =>
-    removeAgentFromGoal({
+  run: async (args, env): Promise<RemoveAgentResult & { lanes?: LaneCleanup[] }> => {
+    const registry = await resolveRegistry(env);
+    const lanes = lanesOnDisk(registry.runtimeRoot, args.goalId.trim()).filter((lane) => lane.agentId === args.agentId);
+    const statuses = await checkLanesForCleanup(lanes, args, `removing agent ${args.agentId}`, env.env);
+    const result = await removeAgentFromGoal({
       registryPath: locateRegistryOf(env).path,
       goalId: args.goalId,
       agentId: args.agentId,
       execute: args.execute,
       clock: env.clock,
       env: env.env,
-    }),
+    });
+    if (lanes.length === 0 || !result.ok) return result;
+    const cleaned = await cleanUpLanes(
+      lanes,
+      statuses,
+      { deleteBranches: args.deleteLaneBranch, force: args.force, execute: args.execute },
+      env.env,
+    );
+    return { ...result, lanes: cleaned };
+  },
   errorFields: nothingWrittenFields,
 });

@@ -539,6 +539,19 @@ export class TurnTransaction {
     return this.laneCache;
   }
 
+  /**
+   * Where the turn's review snapshots are taken: the lane's worktree for a lane turn (the agent works
+   * there, the main checkout stays as it was), else the project. The snapshot refs and objects live in
+   * the repository the worktrees share, so the review queue reads them from the main checkout.
+   */
+  private snapshotRoot(): string {
+    try {
+      return this.laneOf()?.worktree ?? this.turnGoal.projectRoot;
+    } catch {
+      return this.turnGoal.projectRoot; // an invalid isolation setting: the turn fails before the agent runs
+    }
+  }
+
   /** Commits the validated turn on the lane's branch (idempotent per turn: a resumed turn finds its commit). */
   private async commitLane(summary: string): Promise<LaneRunField | null> {
     const lane = this.laneOf();
@@ -628,14 +641,19 @@ export class TurnTransaction {
         turn_key: this.journal.turn_key,
       });
     // The turn's base (docs/review.md): kept from its first start, so a retry's diff still shows the whole turn.
-    await recordTurnBase(this.turnGoal.projectRoot, this.journal.goal_id, this.journal.turn_instance_id);
+    // A lane turn's base is taken in its worktree once the lane is clean at its branch's commit (below).
+    if (this.snapshotRoot() === this.turnGoal.projectRoot)
+      await recordTurnBase(this.turnGoal.projectRoot, this.journal.goal_id, this.journal.turn_instance_id);
     let outcome: ExecutorOutcome;
     let laneBase: string | null = null;
     try {
       const { executor, config } = this.executor();
       const lane = this.laneOf();
       // A lane starts every run of its agent clean at its branch's commit (what a killed turn left is removed).
-      if (lane !== null) laneBase = await prepareLaneTurn(lane, this.env);
+      if (lane !== null) {
+        laneBase = await prepareLaneTurn(lane, this.env);
+        await recordTurnBase(lane.worktree, this.journal.goal_id, this.journal.turn_instance_id);
+      }
       outcome = await executor.run(lane === null ? request : { ...request, lane: laneBrief(lane) }, {
         signal: this.options.signal ?? new AbortController().signal,
         timeoutMs: executorTimeoutMs(config),
@@ -737,12 +755,9 @@ export class TurnTransaction {
   /** The turn's head snapshot, paired with its base, for the run record (none without git or a base). */
   private async takeHeadSnapshot(): Promise<void> {
     if (this.ctx.snapshot !== undefined) return;
-    this.ctx.snapshot = await recordTurnHead(
-      this.turnGoal.projectRoot,
-      this.journal.goal_id,
-      this.journal.turn_instance_id,
-      [this.turnGoal.statePath],
-    );
+    this.ctx.snapshot = await recordTurnHead(this.snapshotRoot(), this.journal.goal_id, this.journal.turn_instance_id, [
+      this.turnGoal.statePath,
+    ]);
   }
 
   /** A stop result (wait, a question for a person): release the slot, turn a question into a gate, never spend. */

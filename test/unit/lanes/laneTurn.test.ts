@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { snapshotBlob } from '../../../src/core/snapshots/gitSnapshot';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import { cleanTempDirs, runRows } from '../turn/helpers';
 import { laneDemo, laneTurn, laneWorktree, sh } from './helpers';
@@ -59,5 +60,31 @@ describe('lanes: a turn in a worktree of its own', function () {
     assert.equal(sh(wt, 'rev-parse', 'HEAD'), head);
     assert.equal(sh(wt, 'status', '--porcelain'), '');
     assert.equal(fs.readFileSync(path.join(wt, 'shared.txt'), 'utf8'), 'kept\n');
+  });
+
+  it("a lane turn's review snapshot is taken in its worktree: it lists the file the turn changed, readable from the main checkout", async () => {
+    const d = laneDemo(['demo']);
+    await runOnce(laneTurn(d, 'demo', 'shared.txt', 'first'));
+    assert.equal((await runOnce(laneTurn(d, 'demo', 'shared.txt', 'second'))).status, 'committed');
+    const records = (await runRows(d))
+      .flatMap((r) => (r.classification === 'validated_progress' && r.json_path ? [r.json_path] : []))
+      .map((jsonPath) => {
+        const file = path.isAbsolute(jsonPath) ? jsonPath : path.join(d.workspace, jsonPath);
+        return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+      });
+    // One snapshot per turn (a turn's record may be indexed more than once).
+    const byHead = new Map(
+      records.filter((r) => r['snapshot'] !== undefined).map((r) => [JSON.stringify(r['snapshot']), r]),
+    );
+    assert.equal(byHead.size, 2, JSON.stringify([...byHead.keys()]));
+    const snapshots = [...byHead.values()].map(
+      (r) => r['snapshot'] as { base: string; head: string; changed: Array<{ path: string; status: string }> },
+    );
+    const changes = snapshots.map((s) => s.changed.map((c) => `${c.status} ${c.path}`).sort());
+    assert.deepEqual(changes.sort(), [['added shared.txt'], ['modified shared.txt']]);
+    const second = snapshots.find((s) => s.changed[0]?.status === 'modified');
+    assert.ok(second);
+    assert.equal((await snapshotBlob(d.workspace, second.base, 'shared.txt'))?.toString('utf8'), 'first\n');
+    assert.equal((await snapshotBlob(d.workspace, second.head, 'shared.txt'))?.toString('utf8'), 'first\nsecond\n');
   });
 });

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
+import { backUpWorkspace } from './workspaceBackup';
+
+interface LaneDecorationsSnapshot {
+  files: { file: string; agents: string[]; badge: string | null }[];
+  banners: number;
+}
+
+/** Polls until `probe` answers (the views follow the CLI's writes through file watchers). */
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const GATE = /Review and merge lane loopx\/tidy-notes\/demo/;
+
+async function needsYou(): Promise<string[]> {
+  await vscode.commands.executeCommand('loopx.refresh');
+  const goals = await vscode.commands.executeCommand<TreeSnapshotNode[]>('_loopx.treeSnapshot', 'goals', 3);
+  const goal = goals.find((g) => g.children.some((c) => c.label === 'Needs you')) ?? goals[0];
+  return goal?.children.find((c) => c.label === 'Needs you')?.children.map((c) => c.label) ?? [];
+}
+
+/**
+ * Lanes in a real host (docs/lanes.md): the demo agent configured `isolation: worktree` runs a turn
+ * through the CLI in another process; its lane's changed file carries the `L` decoration, the merge
+ * gate appears in Needs you, and Merge Lane (approved) brings the lane's commit, with its
+ * `LoopX-Turn` trailer, into main.
+ */
+describe('Lanes (real VS Code host)', function () {
+  this.timeout(240_000);
+  let folder = '';
+  let extensionPath = '';
+  let restore: () => void = () => undefined;
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, {
+      cwd: folder,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@e',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@e',
+      },
+    }).trim();
+  const loopx = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [join(extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'], {
+      cwd: folder,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, `loopx ${args.join(' ')}: ${run.stdout}${run.stderr}`);
+    return JSON.parse(run.stdout) as Record<string, unknown>;
+  };
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    await extension.activate();
+    extensionPath = extension.extensionPath;
+    folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    assert.ok(folder);
+    restore = backUpWorkspace(folder);
+    writeFileSync(join(folder, '.gitignore'), '.loopx/runtime/\n');
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'the demo as committed');
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // The lanes live under .loopx/runtime/lanes: the restore takes them away with the runtime.
+    restore();
+    rmSync(join(folder, '.git'), { recursive: true, force: true });
+    rmSync(join(folder, '.gitignore'), { force: true });
+    await vscode.commands.executeCommand('loopx.refresh');
+  });
+
+  it('a CLI turn in a worktree lane decorates its file and opens the merge gate; Merge Lane brings its commit into main', async () => {
+    const configured = loopx(
+      'agent',
+      'configure',
+      '--goal-id',
+      'tidy-notes',
+      '--agent-id',
+      'demo',
+      '--preset',
+      'demo',
+      '--isolation',
+      'worktree',
+      '--execute',
+    );
+    assert.equal(configured['ok'], true, JSON.stringify(configured));
+    const mainHead = git('rev-parse', 'HEAD');
+    const turn = loopx('turn', 'run-once', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--execute');
+    assert.equal(turn['status'], 'committed', JSON.stringify(turn));
+    assert.equal(git('rev-parse', 'HEAD'), mainHead, 'the turn committed on its lane, not on main');
+    const laneFiles = git('diff', '--name-only', 'main...loopx/tidy-notes/demo').split('\n');
+    assert.ok(laneFiles.length > 0 && laneFiles[0] !== '', 'the lane has a commit main lacks');
+
+    // Before the merge: the lane's changed file carries the lane decoration.
+    const decorated = await until(async () => {
+      const snap = await vscode.commands.executeCommand<LaneDecorationsSnapshot>('_loopx.laneDecorations');
+      return snap.files.find((f) => laneFiles.some((rel) => f.file === join(folder, rel)) && f.badge === 'L');
+    }, 'the decoration of a file the lane changes');
+    assert.deepEqual(decorated.agents, ['demo']);
+
+    // The merge gate in Needs you.
+    const gate = await until(async () => (await needsYou()).find((label) => GATE.test(label)), 'the merge gate');
+    assert.match(gate, GATE);
+
+    // Merge Lane, approved: main gets the lane's commit with its trailer; the gate closes.
+    const merged = await vscode.commands.executeCommand<{ status?: string }>('loopx.laneMerge', {
+      goalId: 'tidy-notes',
+      agentId: 'demo',
+      confirmed: true,
+    });
+    assert.equal(merged.status, 'merged', JSON.stringify(merged));
+    assert.equal(git('rev-parse', 'main'), git('rev-parse', 'loopx/tidy-notes/demo'), 'fast-forwarded');
+    assert.match(git('log', '-1', '--format=%(trailers:key=LoopX-Turn,valueonly)', 'main'), /^tidy-notes:demo:/);
+    const file = laneFiles[0] ?? '';
+    assert.ok(existsSync(join(folder, file)));
+    assert.equal(
+      readFileSync(join(folder, file), 'utf8'),
+      execFileSync('git', ['show', `main:${file}`], { cwd: folder, encoding: 'utf8' }),
+      'the main checkout has the lane’s change',
+    );
+    await until(
+      async () => ((await needsYou()).some((label) => GATE.test(label)) ? undefined : true),
+      'the merge gate to close',
+    );
+    await until(async () => {
+      const snap = await vscode.commands.executeCommand<LaneDecorationsSnapshot>('_loopx.laneDecorations');
+      return snap.files.length === 0 ? true : undefined;
+    }, 'the decorations to go once merged');
+  });
+});

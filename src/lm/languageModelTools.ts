@@ -1,18 +1,20 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { isLoopxError, LoopxError } from '../core/errors';
+import { agentToolFailure, checkAgentToolArguments, invokeAgentTool } from '../core/agentTools';
+import { LoopxError } from '../core/errors';
 import { hostClock } from '../core/ops/hostSetup';
-import type { OperationEnvironment, OperationOutput } from '../core/ops/operation';
-import { runOperation } from '../core/ops/run';
+import { OPERATIONS } from '../core/ops/index';
+import type { Operation, OperationEnvironment } from '../core/ops/operation';
 import { languageModelToolsApi, type PreparedToolInvocation, type ToolResult } from './hostApi';
 import { LM_TOOL_SPECS, type LanguageModelToolSpec } from './toolSpecs';
 
 /**
- * Registers LoopX's language-model tools (toolSpecs.ts) with `vscode.lm.registerTool`, on hosts that have
- * it (1.95+). Each call runs its operation on the registry of the workspace that holds the goal, as an
- * agent (not as the owner at the editor), and answers a short line plus the JSON the CLI prints
- * (`--format json`), failures included (`ok: false`, `error`, `error_code`). Writes ask first
- * (`prepareInvocation`: the goal, the todo, the amount) and are registered only in a trusted
+ * Registers LoopX's language-model tools (toolSpecs.ts: agent tools of src/core/agentTools) with
+ * `vscode.lm.registerTool`, on hosts that have it (1.95+). Each call runs its agent tool on the registry of
+ * the workspace that holds the goal, as an agent (not as the owner at the editor), and answers the tool's
+ * short line plus the JSON the CLI prints (`--format json`), failures included (`ok: false`, `error`,
+ * `error_code`). A call that writes asks first (`prepareInvocation`: the goal, the todo, the amount; a
+ * spend_slot preview writes nothing and asks nothing) and write tools are registered only in a trusted
  * workspace; read tools exist either way, except that a should-run with a turn id writes a receipt
  * and is refused while the workspace is untrusted.
  */
@@ -41,38 +43,11 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The short line before the JSON: what happened, in the terms of the tool. */
-export function summarize(spec: LanguageModelToolSpec, result: Record<string, unknown>): string {
-  if (result['ok'] === false)
-    return `LoopX refused (${String(result['error_code'] ?? 'error')}): ${String(result['error'] ?? '')}`;
-  switch (spec.name) {
-    case 'loopx_should_run': {
-      const todo = text((result['heartbeat_receipt'] as Input | null | undefined)?.['todo_id']);
-      return `should_run: ${String(result['should_run'])}; ${String(result['reason'] ?? '')}${todo === undefined ? '' : ` (turn bound to todo ${todo})`}`;
-    }
-    case 'loopx_spend_slot':
-      return result['idempotent_replay'] === true
-        ? 'The slot of this turn was already spent: replayed, nothing written.'
-        : `Spent ${String(result['slots'] ?? 1)} slot(s) on ${String(result['goal_id'] ?? '')}.`;
-    case 'loopx_todo_complete':
-      return `Todo ${String(result['todo_id'] ?? '')} completed.`;
-    case 'loopx_refresh_state':
-      return `Delivery recorded on ${String(result['goal_id'] ?? '')}.`;
-    default:
-      return 'Done.';
-  }
-}
-
-/** The CLI's JSON failure for an error a call ran into. */
-function failureOf(error: unknown): Record<string, unknown> {
-  if (isLoopxError(error))
-    return { ok: false, error: error.message, error_code: error.code, error_details: error.details };
-  return {
-    ok: false,
-    error: error instanceof Error ? error.message : String(error),
-    error_code: 'internal_error',
-    error_details: {},
-  };
+/** True when the call would write: a write tool, unless its operation previews without its apply switch (spend_slot without execute). */
+function callWrites(spec: LanguageModelToolSpec, input: Input): boolean {
+  if (!spec.writes) return false;
+  const applySwitch = (OPERATIONS[spec.tool.op] as unknown as Operation).applySwitch;
+  return applySwitch === undefined || input[applySwitch.argument] === applySwitch.applyWhen;
 }
 
 /** The confirmation of a write: names the goal, the todo and the amount. */
@@ -86,8 +61,8 @@ export function confirmationOf(spec: LanguageModelToolSpec, input: Input): { tit
     turn === undefined ? null : vscode.l10n.t('turn {0}', turn),
   ].filter((part) => part !== null);
   const by = who.length === 0 ? '' : ` (${who.join(', ')})`;
-  switch (spec.name) {
-    case 'loopx_todo_complete':
+  switch (spec.tool.name) {
+    case 'todo_complete':
       return {
         title: vscode.l10n.t('Complete a LoopX todo?'),
         message: vscode.l10n.t(
@@ -98,7 +73,7 @@ export function confirmationOf(spec: LanguageModelToolSpec, input: Input): { tit
           text(input['evidence']) ?? vscode.l10n.t('(none)'),
         ),
       };
-    case 'loopx_refresh_state':
+    case 'refresh_state':
       return {
         title: vscode.l10n.t('Record a LoopX delivery?'),
         message: vscode.l10n.t(
@@ -109,7 +84,7 @@ export function confirmationOf(spec: LanguageModelToolSpec, input: Input): { tit
           text(input['classification']) ?? 'state_refreshed',
         ),
       };
-    case 'loopx_spend_slot':
+    case 'spend_slot':
     default:
       return {
         title: vscode.l10n.t('Spend LoopX quota?'),
@@ -124,23 +99,19 @@ export function confirmationOf(spec: LanguageModelToolSpec, input: Input): { tit
   }
 }
 
-/** Runs one tool call: validate the input, find the goal's registry, run the operation; failures are JSON too. */
+/**
+ * Runs one tool call as its agent tool does over MCP (src/core/agentTools: the same validation, operation
+ * and answer), on the registry of the workspace that holds the goal; failures are the CLI's JSON too.
+ */
 export async function invokeLanguageModelTool(
   spec: LanguageModelToolSpec,
   rawInput: unknown,
   goals: GoalDirectory,
   trusted: boolean,
 ): Promise<{ summary: string; json: Record<string, unknown> }> {
-  let json: Record<string, unknown>;
   try {
-    const parsed = spec.input.safeParse(rawInput ?? {});
-    if (!parsed.success)
-      throw new LoopxError(
-        'invalid_argument',
-        `${spec.name}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ')}`,
-        { fields: parsed.error.issues.map((issue) => issue.path.join('.')) },
-      );
-    const input = rawInput as Input;
+    checkAgentToolArguments(spec.tool.name, rawInput);
+    const input = (rawInput ?? {}) as Input;
     if (spec.writes && !trusted)
       throw new LoopxError('usage', `${spec.name} changes files, and this workspace is not trusted`);
     if (!trusted && text(input['turnInstanceId']) !== undefined)
@@ -152,16 +123,12 @@ export async function invokeLanguageModelTool(
     const registryPath = goals.registryOf(goalId);
     if (registryPath === undefined)
       throw new LoopxError('goal_not_found', `no LoopX registry in this workspace holds goal "${goalId}"`, { goalId });
-    const result: OperationOutput = await runOperation(
-      spec.operation,
-      { ...input, ...spec.fixed },
-      toolEnvironment(registryPath),
-    );
-    json = result as unknown as Record<string, unknown>;
+    const result = await invokeAgentTool(spec.tool.name, input, toolEnvironment(registryPath));
+    return { summary: result.text, json: result.structured };
   } catch (error) {
-    json = failureOf(error);
+    const failure = agentToolFailure(spec.name, error);
+    return { summary: failure.text, json: failure.structured };
   }
-  return { summary: summarize(spec, json), json };
 }
 
 /**
@@ -188,7 +155,8 @@ export function registerLanguageModelTools(
         spec.name,
         api.registerTool<Input>(spec.name, {
           prepareInvocation: (options): PreparedToolInvocation => {
-            const confirmation = spec.writes ? confirmationOf(spec, options.input ?? {}) : null;
+            const input = options.input ?? {};
+            const confirmation = callWrites(spec, input) ? confirmationOf(spec, input) : null;
             onEvent({ tool: spec.name, phase: 'prepare', confirmation });
             return {
               invocationMessage: vscode.l10n.t('Running {0}', spec.displayName),

@@ -68,6 +68,22 @@ const TOOL_SPECS = [
   { name: 'task_lease_inspect', op: 'taskLeaseInspect', purpose: 'Show who holds the task lease on a todo' },
 ] as const satisfies readonly AgentToolSpec[];
 
+/**
+ * The agent tools VS Code's language-model tools offer (`loopx_<name>`, src/lm/toolSpecs.ts): the steps of
+ * a heartbeat turn an in-editor agent needs most. The same tools as over MCP (name, description, input
+ * schema, call); the editor adds only its presentation (display name, icon, confirmation).
+ */
+export const LANGUAGE_MODEL_TOOL_NAMES = [
+  'should_run',
+  'heartbeat_prompt',
+  'todo_complete',
+  'refresh_state',
+  'spend_slot',
+] as const satisfies readonly (typeof TOOL_SPECS)[number]['name'][];
+
+/** The name of an agent tool VS Code offers as a language-model tool. */
+export type LanguageModelToolName = (typeof LANGUAGE_MODEL_TOOL_NAMES)[number];
+
 /** The operations that are agent tools. */
 export type AgentToolOperationKey = (typeof TOOL_SPECS)[number]['op'];
 

@@ -6,10 +6,18 @@
 export {
   AGENT_TOOLS,
   EXCLUDED_OPERATIONS,
+  LANGUAGE_MODEL_TOOL_NAMES,
   agentToolByName,
   toolArgumentSchema,
   type AgentTool,
   type AgentToolOperationKey,
   type JsonSchemaObject,
+  type LanguageModelToolName,
 } from './catalog';
-export { agentToolFailure, invokeAgentTool, type AgentToolFailure, type AgentToolSuccess } from './invoke';
+export {
+  agentToolFailure,
+  checkAgentToolArguments,
+  invokeAgentTool,
+  type AgentToolFailure,
+  type AgentToolSuccess,
+} from './invoke';

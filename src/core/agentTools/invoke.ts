@@ -35,18 +35,27 @@ export async function invokeAgentTool(
   args: unknown,
   env: OperationEnvironment,
 ): Promise<AgentToolSuccess> {
+  const tool = checkAgentToolArguments(name, args);
+  const input = args ?? {};
+  const operation = OPERATIONS[tool.op] as unknown as Operation;
+  const result: OperationOutput = await runOperation(operation, input as Record<string, unknown>, env);
+  const structured = result as unknown as Record<string, unknown>;
+  return { ok: result.ok, structured, text: summaryOf(tool, structured) };
+}
+
+/**
+ * Checks a call's arguments against the tool's schema without running it: an unknown tool, an unknown
+ * or withheld argument or a bad value throws `invalid_argument` naming the field. Returns the tool.
+ */
+export function checkAgentToolArguments(name: string, args: unknown): AgentTool {
   const tool = agentToolByName(name);
   if (tool === undefined)
     throw new LoopxError('invalid_argument', `unknown tool ${JSON.stringify(name)}; tools/list names the tools`, {
       argument: 'name',
       received: name,
     });
-  const input = args ?? {};
-  parseArguments(toolArgumentSchema(name), input, { functionName: name });
-  const operation = OPERATIONS[tool.op] as unknown as Operation;
-  const result: OperationOutput = await runOperation(operation, input as Record<string, unknown>, env);
-  const structured = result as unknown as Record<string, unknown>;
-  return { ok: result.ok, structured, text: summaryOf(tool, structured) };
+  parseArguments(toolArgumentSchema(name), args ?? {}, { functionName: name });
+  return tool;
 }
 
 /** The failure of a tool call, from whatever it threw (LoopX's typed errors keep their code and details). */

@@ -52,6 +52,44 @@ function reply(prompt) {
   }
 }
 
+// The 'tools' scenario is an agent in a tool-calling loop (as Copilot's agent mode runs one): the prompt names
+// the goal, agent and turn; each reply is the next LoopX tool call, read off the tool results so far, until
+// the turn is settled. It calls only tools the request offers.
+const TOOL_STEPS = ['loopx_should_run', 'loopx_todo_complete', 'loopx_refresh_state', 'loopx_spend_slot'];
+
+function toolResults(messages) {
+  const results = [];
+  for (const message of messages)
+    for (const part of message.content)
+      if (part && typeof part.callId === 'string' && Array.isArray(part.content)) {
+        const json = part.content
+          .map((inner) => (inner && typeof inner.value === 'string' ? inner.value : ''))
+          .find((v) => v.startsWith('{'));
+        results.push(json === undefined ? {} : JSON.parse(json));
+      }
+  return results;
+}
+
+function nextToolCall(prompt, messages, offered) {
+  const [, goalId, agentId, turnInstanceId] = /goal=(\S+) agent=(\S+) turn=(\S+)/.exec(prompt) || [];
+  const results = toolResults(messages);
+  const step = results.length;
+  if (step > 0 && results[step - 1].ok === false) return `LoopX refused: ${results[step - 1].error}`;
+  if (step === 1 && results[0].should_run !== true) return `Not now: ${results[0].reason}`;
+  if (step >= TOOL_STEPS.length) return 'The turn is done: todo completed, delivery recorded, slot spent.';
+  const name = TOOL_STEPS[step];
+  if (!offered.includes(name)) return `the request offers no ${name}`;
+  const who = { goalId, agentId, turnInstanceId };
+  const todoId = step === 0 ? undefined : results[0].heartbeat_receipt.todo_id;
+  const input = [
+    who,
+    { ...who, todoId, evidence: 'notes/tools-note.md written', noFollowUp: true },
+    { ...who, todoId, classification: 'validated_progress' },
+    { ...who, todoId, execute: true },
+  ][step];
+  return new vscode.LanguageModelToolCallPart(`call-${turnInstanceId}-${step}`, name, input);
+}
+
 module.exports.activate = function activate(context) {
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('loopx-test', {
@@ -63,7 +101,7 @@ module.exports.activate = function activate(context) {
           version: '1',
           maxInputTokens: 100000,
           maxOutputTokens: 8000,
-          capabilities: {},
+          capabilities: { toolCalling: true },
         },
       ],
       provideLanguageModelChatResponse: async (_model, messages, _options, progress, token) => {
@@ -75,6 +113,12 @@ module.exports.activate = function activate(context) {
             progress.report(new vscode.LanguageModelTextPart(`thinking ${i}\n`));
             await new Promise((resolve) => setTimeout(resolve, 50));
           }
+          return;
+        }
+        if (scenario === 'tools') {
+          const offered = ((_options && _options.tools) || []).map((tool) => tool.name);
+          const next = nextToolCall(prompt, messages, offered);
+          progress.report(typeof next === 'string' ? new vscode.LanguageModelTextPart(next) : next);
           return;
         }
         // Stream in pieces, as a real model does.

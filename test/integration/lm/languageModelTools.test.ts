@@ -99,7 +99,7 @@ describe('LoopX language-model tools and MCP servers (real VS Code host)', funct
     assert.equal(guard.json['should_run'], true, String(guard.json['reason']));
     const receipt = guard.json['heartbeat_receipt'] as { todo_id: string; replayed: boolean };
     assert.equal(receipt.replayed, false);
-    assert.match(guard.summary, new RegExp(`should_run: true.*todo ${receipt.todo_id}`));
+    assert.match(guard.summary, new RegExp(`^should_run: ok=true, should_run=true.*selected_todo=${receipt.todo_id}`));
     // A retry of the same turn replays its receipt.
     const again = await invoke('loopx_should_run', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
     assert.equal((again.json['heartbeat_receipt'] as { replayed: boolean }).replayed, true);
@@ -113,18 +113,38 @@ describe('LoopX language-model tools and MCP servers (real VS Code host)', funct
     assert.equal(delivery.json['goal_id'], GOAL, JSON.stringify(delivery.json));
     assert.notEqual(delivery.json['ok'], false);
 
-    const spend = await invoke('loopx_spend_slot', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
+    // As over MCP, spend_slot previews unless execute is true: a preview writes nothing and asks nothing.
+    const preview = await invoke('loopx_spend_slot', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
+    assert.equal(preview.json['dry_run'], true, JSON.stringify(preview.json));
+    assert.equal(await spentSlots(), before);
+    const spend = await invoke('loopx_spend_slot', {
+      goalId: GOAL,
+      agentId: 'demo',
+      turnInstanceId: turn,
+      execute: true,
+    });
     assert.equal(spend.json['appended'], true, JSON.stringify(spend.json));
     assert.equal(spend.json['todo_id'], receipt.todo_id, 'the spend is settled on the todo the receipt binds');
     assert.equal(await spentSlots(), before + 1);
-    const replay = await invoke('loopx_spend_slot', { goalId: GOAL, agentId: 'demo', turnInstanceId: turn });
+    const replay = await invoke('loopx_spend_slot', {
+      goalId: GOAL,
+      agentId: 'demo',
+      turnInstanceId: turn,
+      execute: true,
+    });
     assert.equal(replay.json['idempotent_replay'], true);
-    assert.match(replay.summary, /already spent/);
+    assert.match(replay.summary, /idempotent_replay=true/);
     assert.equal(await spentSlots(), before + 1, 'a retried spend writes nothing');
 
     // Each write was prepared with a confirmation that names the goal, the todo or turn, and the amount.
     const events = await takeEvents();
-    const spendConfirmation = events.find((event) => event.phase === 'prepare' && event.tool === 'loopx_spend_slot');
+    const spendPrepared = events.filter((event) => event.phase === 'prepare' && event.tool === 'loopx_spend_slot');
+    assert.equal(
+      spendPrepared[0]?.phase === 'prepare' && spendPrepared[0].confirmation,
+      null,
+      'a preview asks nothing',
+    );
+    const spendConfirmation = spendPrepared[1];
     assert.ok(spendConfirmation?.phase === 'prepare' && spendConfirmation.confirmation, JSON.stringify(events));
     assert.equal(spendConfirmation.confirmation.title, 'Spend LoopX quota?');
     assert.match(
@@ -135,7 +155,14 @@ describe('LoopX language-model tools and MCP servers (real VS Code host)', funct
     assert.ok(readPrepared?.phase === 'prepare' && readPrepared.confirmation === null, 'reads ask nothing');
     assert.deepEqual(
       events.filter((event) => event.phase === 'invoke').map((event) => event.tool),
-      ['loopx_should_run', 'loopx_should_run', 'loopx_refresh_state', 'loopx_spend_slot', 'loopx_spend_slot'],
+      [
+        'loopx_should_run',
+        'loopx_should_run',
+        'loopx_refresh_state',
+        'loopx_spend_slot',
+        'loopx_spend_slot',
+        'loopx_spend_slot',
+      ],
     );
   });
 
@@ -153,7 +180,7 @@ describe('LoopX language-model tools and MCP servers (real VS Code host)', funct
     assert.match(String(gate.json['error']), /decisionOutcome/);
     const unknownGoal = await invoke('loopx_heartbeat_prompt', { goalId: 'no-such-goal', agentId: 'demo' });
     assert.equal(unknownGoal.json['ok'], false);
-    assert.match(unknownGoal.summary, /^LoopX refused \(goal_not_found\)/);
+    assert.match(unknownGoal.summary, /^loopx_heartbeat_prompt failed: goal_not_found/);
   });
 
   it('the MCP provider offers one stdio server for the LoopX folder: this extension’s CLI, mcp --project-root <folder>', async () => {

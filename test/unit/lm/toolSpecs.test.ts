@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AGENT_TOOLS, checkAgentToolArguments, LANGUAGE_MODEL_TOOL_NAMES } from '../../../src/core/agentTools';
 import { commandByKey } from '../../../src/core/commands/catalog';
+import { isLoopxError } from '../../../src/core/errors';
 import { languageModelToolsNls, LM_TOOL_SPECS, manifestLanguageModelTools } from '../../../src/lm/toolSpecs';
 
 /**
- * The language-model tools are declared once (src/lm/toolSpecs.ts): package.json's contribution is generated
- * from them, their inputs are fields of their operations, and no tool takes a human decision.
+ * The language-model tools are agent tools (src/core/agentTools), named for the editor there; package.json's
+ * contribution is generated from them (src/lm/toolSpecs.ts), and no tool takes a human decision.
  */
 
 const root = join(__dirname, '..', '..', '..');
@@ -26,28 +28,45 @@ describe('language-model tools', () => {
     assert.equal(manifest.contributes['languageModelToolSets'], undefined);
   });
 
-  it('are the heartbeat steps; writes follow the catalog, exist only when trusted, and take only their operation’s fields', () => {
+  it('are the heartbeat steps; writes follow the catalog and exist only when trusted', () => {
     assert.deepEqual(
-      LM_TOOL_SPECS.map((spec) => spec.operation.key),
+      LM_TOOL_SPECS.map((spec) => spec.tool.op),
       ['quotaShouldRun', 'heartbeatPrompt', 'todoComplete', 'refreshState', 'quotaSpendSlot'],
     );
     const contributed = manifestLanguageModelTools();
     for (const [index, spec] of LM_TOOL_SPECS.entries()) {
-      assert.match(spec.name, /^loopx_[a-z_]+$/);
-      assert.equal(spec.writes, commandByKey(spec.operation.key).mutation !== 'read_only', spec.name);
+      assert.equal(spec.writes, commandByKey(spec.tool.op).mutation !== 'read_only', spec.name);
       assert.equal(contributed[index]?.['when'], spec.writes ? 'isWorkspaceTrusted' : undefined, spec.name);
-      const fields = Object.keys(spec.input.shape);
-      const operationFields = Object.keys(spec.operation.args.shape);
-      assert.deepEqual(
-        fields.filter((field) => !operationFields.includes(field)),
-        [],
+    }
+  });
+
+  it('are a subset of the agent tools (AGENT_TOOLS), chosen there by name, with identical descriptions and input schemas', () => {
+    assert.deepEqual(
+      LM_TOOL_SPECS.map((spec) => spec.name),
+      LANGUAGE_MODEL_TOOL_NAMES.map((name) => `loopx_${name}`),
+    );
+    const contributed = manifestLanguageModelTools();
+    for (const [index, spec] of LM_TOOL_SPECS.entries()) {
+      const agentTool = AGENT_TOOLS.find((tool) => `loopx_${tool.name}` === spec.name);
+      assert.ok(agentTool, `${spec.name} is no agent tool`);
+      assert.equal(spec.tool, agentTool, spec.name);
+      // What package.json gives VS Code is what tools/list gives an MCP client.
+      assert.deepEqual(contributed[index]?.['inputSchema'], agentTool.inputSchema, spec.name);
+      assert.equal(contributed[index]?.['modelDescription'], agentTool.description, spec.name);
+    }
+  });
+
+  it('take no human decision: a gate outcome is not an argument, checked before anything runs', () => {
+    for (const spec of LM_TOOL_SPECS) {
+      const properties = Object.keys(spec.tool.inputSchema.properties ?? {});
+      assert.equal(properties.includes('goalId'), true, spec.name);
+      assert.equal(properties.includes('decisionOutcome'), false, `${spec.name} takes decisionOutcome`);
+      assert.throws(
+        () => checkAgentToolArguments(spec.tool.name, { goalId: 'g', decisionOutcome: 'approve' }),
+        (error: unknown) =>
+          isLoopxError(error) && error.code === 'invalid_argument' && /decisionOutcome/.test(error.message),
         spec.name,
       );
-      assert.equal(fields.includes('goalId'), true, spec.name);
-      // A gate is decided by a person, never through a tool; a write is applied by the tool after its confirmation.
-      for (const human of ['decisionOutcome', 'execute', 'dryRun', 'source'])
-        assert.equal(fields.includes(human), false, `${spec.name} takes ${human}`);
-      assert.equal(spec.input.safeParse({ goalId: 'g', decisionOutcome: 'approve' }).success, false, spec.name);
     }
   });
 });

@@ -5,6 +5,7 @@ import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { configureGoal } from '../../../src/core/ops/configureGoal';
 import { createGoal } from '../../../src/core/ops/createGoal';
 import { runOperation } from '../../../src/core/ops/run';
+import { todoAdd, todoComplete, todoList } from '../../../src/core/ops/todo';
 import { editorEnvironment } from '../../../src/commands/operationRunner';
 import { boundTodo, goalAfterTurn, normalised, runCliTurn, type Json, type TurnSteps } from './heartbeatParity';
 
@@ -92,6 +93,8 @@ const TOOLS_GOAL = 'copilot-turn';
 const CLI_GOAL = 'cli-turn';
 // No goal id inside the turn id: normalised() replaces the goal's id wherever it occurs.
 const TURN = 'heartbeat-1';
+const GATED_TOOLS_GOAL = 'copilot-gated';
+const GATED_CLI_GOAL = 'cli-gated';
 
 describe('A Copilot-style agent turn through the language-model tools (real VS Code host)', function () {
   this.timeout(90_000);
@@ -103,7 +106,7 @@ describe('A Copilot-style agent turn through the language-model tools (real VS C
     assert.ok(loopx);
     await loopx.activate();
     const env = editorEnvironment(registryPath());
-    for (const goalId of [TOOLS_GOAL, CLI_GOAL]) {
+    for (const goalId of [TOOLS_GOAL, CLI_GOAL, GATED_TOOLS_GOAL, GATED_CLI_GOAL]) {
       const created = await runOperation(
         createGoal,
         { goalId, objective: 'Write the tools note.', todo: ['Write the tools note'] },
@@ -172,5 +175,94 @@ describe('A Copilot-style agent turn through the language-model tools (real VS C
     assert.equal(receipt(replayed).event_id, receipt(viaTools.shouldRun).event_id);
     assert.match(retry.answer, /^Not now/);
     assert.equal((await goalAfterTurn(env, TOOLS_GOAL)).quota['spent_slots'], 1, 'a retried turn spends nothing');
+  });
+  it('an open user gate holds the agent exactly as on the CLI: no tool passes it, the human approves, then the turn runs as the CLI’s', async () => {
+    const env = editorEnvironment(registryPath());
+    // The human's side (never an agent tool): a user gate holding back each twin goal's one agent todo.
+    const gateOf = async (goalId: string): Promise<{ todo: string; gate: string }> => {
+      const listed = (await runOperation(todoList, { goalId }, env)) as unknown as { todos: { todo_id: string }[] };
+      const todo = listed.todos[0]?.todo_id ?? '';
+      const added = (await runOperation(
+        todoAdd,
+        { goalId, text: 'Approve the tools note', taskClass: 'user_gate', unblocksTodoId: [todo], blocksAgent: 'demo' },
+        env,
+      )) as unknown as Json;
+      assert.equal(added['ok'], true, JSON.stringify(added));
+      return { todo, gate: String(added['todo_id']) };
+    };
+    const toolsIds = await gateOf(GATED_TOOLS_GOAL);
+    const cliIds = await gateOf(GATED_CLI_GOAL);
+    const cliJs = join(vscode.extensions.getExtension(EXTENSION_ID)?.extensionPath ?? '', 'out', 'cli.js');
+    const comparable = (value: unknown, goalId: string, ids: { todo: string; gate: string }): Json =>
+      normalised(JSON.parse(JSON.stringify(value).replaceAll(ids.gate, '<gate>')), goalId, ids.todo) as Json;
+
+    // Gated: the model asks should_run, is told not now, and stops: it has no tool that could pass a gate.
+    assert.equal(
+      api.lm.tools.some((tool) => /gate|approve|decide/.test(tool.name)),
+      false,
+      'no language-model tool decides a gate',
+    );
+    const held = await agentTurn(
+      model,
+      `Run one LoopX heartbeat turn: goal=${GATED_TOOLS_GOAL} agent=demo turn=gated-1`,
+    );
+    assert.deepEqual(
+      held.calls.map((call) => call.name),
+      ['loopx_should_run'],
+      held.answer,
+    );
+    assert.match(held.answer, /^Not now/);
+    const heldViaTools = held.calls[0]?.json ?? {};
+    assert.equal(heldViaTools['should_run'], false, JSON.stringify(heldViaTools));
+    const heldViaCli = runCliTurn(cliJs, registryPath(), GATED_CLI_GOAL, 'gated-1').shouldRun;
+    assert.deepEqual(
+      comparable(heldViaTools, GATED_TOOLS_GOAL, toolsIds),
+      comparable(heldViaCli, GATED_CLI_GOAL, cliIds),
+      'should_run on a gated goal answers as the CLI',
+    );
+    for (const goalId of [GATED_TOOLS_GOAL, GATED_CLI_GOAL]) {
+      const after = await goalAfterTurn(env, goalId);
+      assert.equal(after.quota['spent_slots'], 0, `${goalId}: a held turn spends nothing`);
+      assert.equal(after.quota['reserved_slots'], 0, `${goalId}: and holds nothing`);
+    }
+
+    // The human approves (the palette's op, as a person); the next turn runs and lands as the CLI's.
+    for (const [goalId, ids] of [
+      [GATED_TOOLS_GOAL, toolsIds],
+      [GATED_CLI_GOAL, cliIds],
+    ] as const) {
+      const approved = (await runOperation(
+        todoComplete,
+        { goalId, todoId: ids.gate, decisionOutcome: 'approve', evidence: 'looked at the plan' },
+        env,
+      )) as unknown as Json;
+      assert.equal(approved['ok'], true, JSON.stringify(approved));
+    }
+    const turn = await agentTurn(
+      model,
+      `Run one LoopX heartbeat turn: goal=${GATED_TOOLS_GOAL} agent=demo turn=gated-2`,
+    );
+    assert.deepEqual(
+      turn.calls.map((call) => call.name),
+      ['loopx_should_run', 'loopx_todo_complete', 'loopx_refresh_state', 'loopx_spend_slot'],
+      turn.answer,
+    );
+    const [shouldRun, todoCompleted, refreshState, spendSlot] = turn.calls.map((call) => call.json);
+    const viaTools = {
+      shouldRun: shouldRun ?? {},
+      todoComplete: todoCompleted ?? {},
+      refreshState: refreshState ?? {},
+      spendSlot: spendSlot ?? {},
+      ...(await goalAfterTurn(env, GATED_TOOLS_GOAL)),
+    };
+    const viaCli = {
+      ...runCliTurn(cliJs, registryPath(), GATED_CLI_GOAL, 'gated-2'),
+      ...(await goalAfterTurn(env, GATED_CLI_GOAL)),
+    };
+    assert.equal(viaTools.quota['spent_slots'], 1);
+    const tools = comparable(viaTools, GATED_TOOLS_GOAL, toolsIds);
+    const cli = comparable(viaCli, GATED_CLI_GOAL, cliIds);
+    for (const key of ['shouldRun', 'todoComplete', 'refreshState', 'spendSlot', 'quota', 'todos'])
+      assert.deepEqual(tools[key], cli[key], key);
   });
 });

@@ -5,12 +5,16 @@
  * network namespace. The turn commits with one spend, as the same heartbeat through the CLI (docs/mcp.md).
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptedAnswer } from './support/modelServer';
+import type { ScenarioCommand } from './support/scenarioRunner';
 import {
   describeReport,
+  jsonOf,
   LOOPX_CLI,
+  loopxCommand,
   loopxEnv,
   newWorkspace,
   runRows,
@@ -31,6 +35,36 @@ function mcp(tool: string, input: Record<string, unknown>): ScriptedAnswer {
   return { kind: 'tool', name: `mcp__loopx__${tool}`, input };
 }
 
+function claudeCommand(ws: Workspace, mcpConfig: string, tools: string[]): ScenarioCommand {
+  return {
+    argv: [
+      agentClis().claude,
+      '-p',
+      'Run one LoopX heartbeat turn for goal tidy-notes as agent claude.',
+      '--model',
+      MODEL,
+      '--mcp-config',
+      mcpConfig,
+      '--allowedTools',
+      [...tools, 'WaitForMcpServers'].join(','),
+      '--output-format',
+      'json',
+    ],
+    cwd: ws.project,
+    env: loopxEnv(ws, { ANTHROPIC_BASE_URL: '{{BASE_URL}}' }),
+    timeoutMs: 180_000,
+  };
+}
+
+function withMcpConfig(ws: Workspace): string {
+  const mcpConfig = join(ws.project, '.mcp.json');
+  writeFileSync(
+    mcpConfig,
+    `${JSON.stringify({ mcpServers: { loopx: { command: process.execPath, args: [LOOPX_CLI, 'mcp'] } } }, null, 2)}\n`,
+  );
+  return mcpConfig;
+}
+
 function rolloutKinds(ws: Workspace): string[] {
   return readFileSync(join(ws.runtimeGoalDir, 'rollout-event-log.jsonl'), 'utf8')
     .split('\n')
@@ -46,11 +80,7 @@ describe('Claude Code 2.1.197 runs a LoopX heartbeat over MCP (real CLI, scripte
 
   it('calls mcp__loopx__ tools from the project .mcp.json; the turn commits with one spend', async () => {
     const ws = newWorkspace(AGENT, { preset: 'claude-code', command: [agentClis().claude] });
-    const mcpConfig = join(ws.project, '.mcp.json');
-    writeFileSync(
-      mcpConfig,
-      `${JSON.stringify({ mcpServers: { loopx: { command: process.execPath, args: [LOOPX_CLI, 'mcp'] } } }, null, 2)}\n`,
-    );
+    const mcpConfig = withMcpConfig(ws);
     const spent = (): number => runRows(ws).filter((row) => row['classification'] === 'quota_slot_spent').length;
     const spentBefore = spent();
     const bound = { goalId: GOAL, agentId: AGENT, turnInstanceId: TURN };
@@ -68,26 +98,7 @@ describe('Claude Code 2.1.197 runs a LoopX heartbeat over MCP (real CLI, scripte
       mcp('spend_slot', { ...bound, source: 'heartbeat', execute: true }),
       text('Heartbeat done: todo_related completed, state recorded, one slot spent.'),
     );
-    const report = await scenario(script, [
-      {
-        argv: [
-          agentClis().claude,
-          '-p',
-          'Run one LoopX heartbeat turn for goal tidy-notes as agent claude.',
-          '--model',
-          MODEL,
-          '--mcp-config',
-          mcpConfig,
-          '--allowedTools',
-          [...TOOLS, 'WaitForMcpServers'].join(','),
-          '--output-format',
-          'json',
-        ],
-        cwd: ws.project,
-        env: loopxEnv(ws, { ANTHROPIC_BASE_URL: '{{BASE_URL}}' }),
-        timeoutMs: 180_000,
-      },
-    ]);
+    const report = await scenario(script, [claudeCommand(ws, mcpConfig, TOOLS)]);
     const run = report.commands[0];
     assert.equal(run?.code, 0, describeReport(report));
     // Each tool's result went back to the model (Claude Code hands it the structured content, the CLI's JSON).
@@ -112,5 +123,65 @@ describe('Claude Code 2.1.197 runs a LoopX heartbeat over MCP (real CLI, scripte
       .split('\n')
       .find((line) => line.includes('todo_id=todo_related'));
     assert.match(related ?? '', /status=done/);
+  });
+  it('an open user gate holds it as on the CLI: should_run says no, the gate cannot be approved through a tool, nothing is spent', async () => {
+    const ws = newWorkspace(AGENT, { preset: 'claude-code', command: [agentClis().claude] });
+    const mcpConfig = withMcpConfig(ws);
+    // The human's gate, added with the CLI as a person would (no network: outside the namespace).
+    const added = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          LOOPX_CLI,
+          'todo',
+          'add',
+          '--goal-id',
+          GOAL,
+          '--text',
+          'Approve linking the notes',
+          '--global-gate',
+          '--format',
+          'json',
+        ],
+        { cwd: ws.project, env: loopxEnv(ws), encoding: 'utf8' },
+      ),
+    ) as { todo_id: string };
+    const gate = added.todo_id;
+    const spent = (): number => runRows(ws).filter((row) => row['classification'] === 'quota_slot_spent').length;
+    const spentBefore = spent();
+    const bound = { goalId: GOAL, agentId: AGENT, turnInstanceId: TURN };
+    const script = steps(
+      { kind: 'tool', name: 'WaitForMcpServers', input: {} },
+      mcp('should_run', bound),
+      // A model that tries to pass the gate itself: the tool has no decision field, so the call is refused.
+      mcp('todo_complete', { ...bound, todoId: gate, decisionOutcome: 'approve', evidence: 'looks fine' }),
+      text('Not now: the gate is open.'),
+    );
+    const report = await scenario(script, [
+      claudeCommand(ws, mcpConfig, TOOLS),
+      loopxCommand(ws, ['quota', 'should-run', '--goal-id', GOAL, '--agent-id', AGENT, '--format', 'json']),
+    ]);
+    assert.equal(report.commands[0]?.code, 0, describeReport(report));
+    const [viaTool] = report.toolResults
+      .filter((result) => result.includes('"should_run"'))
+      .map((result) => JSON.parse(result.slice(result.indexOf('{'))) as Record<string, unknown>);
+    assert.ok(viaTool, `no should_run result: ${describeReport(report)}`);
+    const viaCli = jsonOf(report.commands[1]);
+    assert.equal(viaTool['should_run'], false, JSON.stringify(viaTool));
+    for (const key of ['should_run', 'decision', 'state', 'effective_action', 'reason', 'status'])
+      assert.deepEqual(
+        viaTool[key],
+        viaCli[key],
+        `${key}: over MCP ${JSON.stringify(viaTool[key])}, CLI ${JSON.stringify(viaCli[key])}`,
+      );
+    assert.ok(
+      report.toolResults.some((result) => /decisionOutcome|unrecognized|Unrecognized/.test(result)),
+      `the approve call was not refused by name: ${report.toolResults.join('\n')}`,
+    );
+    const gateLine = readFileSync(ws.statePath, 'utf8')
+      .split('\n')
+      .find((line) => line.includes(`todo_id=${gate}`));
+    assert.match(gateLine ?? '', /status=open/, 'the gate is still open');
+    assert.equal(spent(), spentBefore, 'nothing spent');
   });
 });

@@ -314,7 +314,7 @@ export async function openInStateFileCommand(model: WorkspaceModel, arg: unknown
   const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Open which todo?'));
   const listed = await runOperation(
     todoList,
-    { goalId: target.goal.goalId, all: true },
+    { goalId: target.goal.goalId, includeTerminal: true },
     editorEnvironment(target.goal.registryPath),
   );
   const line = Math.max(0, (listed.todos.find((t) => t.todo_id === target.todoId)?.line ?? 1) - 1);

@@ -326,7 +326,7 @@ export async function runLoopCommand(
     ({ signal, terminal, progress }) =>
       runOperation(
         turnLoop,
-        { goalId: goal.goalId, agentId: agentIds },
+        { goalId: goal.goalId, agentIds },
         {
           ...editorEnvironment(goal.registryPath, signal, {
             onOutput: (text, stream) => terminal.output(text, stream),

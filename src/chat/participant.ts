@@ -14,6 +14,7 @@ import { editorEnvironment } from '../commands/operationRunner';
 import { draftGoal } from '../commands/startGoal';
 import { draftPriority, renderDraftDocument } from '../lm/goalDraft';
 import { languageModelUnavailable } from '../lm/languageModelExecutor';
+import { editorErrorText } from '../common/errorWording';
 import { chatRequestModel } from './requestModel';
 
 /**
@@ -239,12 +240,7 @@ async function answerGoal(
   try {
     drafted = await draftGoal(sentence, chosen, token);
   } catch (error) {
-    answer.markdown(
-      vscode.l10n.t(
-        'Could not draft the goal: {0}',
-        escapeMarkdown(error instanceof Error ? error.message : String(error)),
-      ),
-    );
+    answer.markdown(vscode.l10n.t('Could not draft the goal: {0}', escapeMarkdown(editorErrorText(error))));
     return { metadata: { command: 'goal', refused: 'malformed_draft' } };
   }
   const { draft, source } = drafted;

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { z } from 'zod';
 import { LoopxError } from '../core/errors';
-import { argumentFields, numberArgument, type ArgumentField } from '../core/ops/fields';
+import { argumentFields, argumentFromText, numberArgument, type ArgumentField } from '../core/ops/fields';
 import type { Operation, OperationOutput } from '../core/ops/operation';
 
 /**
@@ -15,7 +15,8 @@ export function addOperationOptions(command: Command, operation: Operation<z.Zod
       field.kind === 'boolean' ? field.flag : `${field.flag} <${field.placeholder}>`,
       helpText(field),
     );
-    if (field.kind === 'list') option.argParser(collect).default(undefined);
+    // A list written in one piece of text (`textForm`) is one option, not a repeatable one.
+    if (field.kind === 'list' && field.textForm === null) option.argParser(collect).default(undefined);
     if (field.choices !== null && field.kind === 'enum') option.choices(field.choices);
     if (field.required && field.kind !== 'boolean') option.makeOptionMandatory();
     if (field.hidden) option.hideHelp();
@@ -24,7 +25,7 @@ export function addOperationOptions(command: Command, operation: Operation<z.Zod
 }
 
 function helpText(field: ArgumentField): string {
-  const suffix = field.kind === 'list' ? ' (repeatable)' : '';
+  const suffix = field.kind === 'list' && field.textForm === null ? ' (repeatable)' : '';
   return `${field.description}${suffix}`;
 }
 
@@ -51,6 +52,7 @@ export function operationInput(
 function convert(field: ArgumentField, raw: unknown): unknown {
   // Strictly decimal; the schema checks the range afterwards and names the option if it is off.
   if (field.kind === 'number') return numberArgument(field, String(raw));
+  if (field.textForm !== null) return argumentFromText(field, String(raw));
   if (field.kind === 'list') {
     const values = (raw as string[]).flatMap((value) => (field.split ? value.split(',') : [value]));
     const trimmed = values.map((value) => value.trim()).filter((value) => value !== '');

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { paletteCommandId, paletteCommands, type CommandSpec, type PaletteCommandKey } from '../core/commands/catalog';
+import { editorErrorText } from '../common/errorWording';
 import { commandTitle } from './commandTitles';
 import { Cancelled } from './pickers';
 
@@ -67,8 +68,9 @@ export function registerPaletteCommands(
         return await handler(...args);
       } catch (error) {
         if (error instanceof Cancelled) return undefined;
-        const message = error instanceof Error ? error.message : String(error);
-        log.error(`${id} failed: ${message}`);
+        // The log keeps the core's own message; the notification says it in the editor's words.
+        log.error(`${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        const message = editorErrorText(error);
         failures.record({ command: id, kind: 'failed', message });
         const showLog = vscode.l10n.t('Show Log');
         void vscode.window.showErrorMessage(`LoopX: ${message}`, showLog).then((choice) => {

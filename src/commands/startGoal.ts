@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { editorErrorText } from '../common/errorWording';
 import { createGoal as createGoalOperation } from '../core/ops/createGoal';
 import { runOperation } from '../core/ops/run';
 import {
@@ -98,7 +99,7 @@ async function openForReview(
         await createFromDraft(model, log, draftUri, false);
       } catch (error) {
         if (error instanceof Cancelled) return;
-        void vscode.window.showErrorMessage(`LoopX: ${error instanceof Error ? error.message : String(error)}`);
+        void vscode.window.showErrorMessage(`LoopX: ${editorErrorText(error)}`);
       }
     });
   return { step: 'review', draftUri, source, draft };

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { asksForAgent, editorErrorText } from '../common/errorWording';
 import { quotaStateWord } from '../common/words';
 import { quotaStatus } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
@@ -67,9 +68,25 @@ export async function refreshStateCommand(model: WorkspaceModel, arg: unknown): 
     title: vscode.l10n.t('Refresh {0} (2/2)', goal.goalId),
     prompt: vscode.l10n.t('New Next Action (leave empty to keep the current one)'),
   });
-  const request = { goalId: goal.goalId, classification, ...(nextAction === '' ? {} : { nextAction }) };
+  let request: { goalId: string; classification: string; nextAction?: string; agentId?: string } = {
+    goalId: goal.goalId,
+    classification,
+    ...(nextAction === '' ? {} : { nextAction }),
+  };
   const env = editorEnvironment(goal.registryPath);
-  await runOperation(refreshState, { ...request, dryRun: true }, env); // validates the request and the scope rules, writes nothing
+  try {
+    await runOperation(refreshState, { ...request, dryRun: true }, env); // validates the request and the scope rules, writes nothing
+  } catch (error) {
+    // A goal with several agents refreshes one agent's lane: ask which, then check again.
+    if (!asksForAgent(error)) throw error;
+    const agentId = await vscode.window.showQuickPick([...goal.agents], {
+      title: vscode.l10n.t('Refresh {0}: for which agent?', goal.goalId),
+      placeHolder: editorErrorText(error),
+    });
+    if (!agentId) throw new Cancelled();
+    request = { ...request, agentId };
+    await runOperation(refreshState, { ...request, dryRun: true }, env);
+  }
   await confirm(
     confirmRefreshQuestion(goal.goalId, classification),
     confirmRefreshDetail(nextAction),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { editorRefusalText } from '../common/errorWording';
 import { todoStatusWord } from '../common/words';
 import { archiveRuntime, type ArchiveRuntimeOutput } from '../core/ops/archiveRuntime';
 import { runOperation } from '../core/ops/run';
@@ -313,7 +314,7 @@ export async function openInStateFileCommand(model: WorkspaceModel, arg: unknown
   const target = await todoTarget(model, arg, 'todo', vscode.l10n.t('Open which todo?'));
   const listed = await runOperation(
     todoList,
-    { goalId: target.goal.goalId, all: true },
+    { goalId: target.goal.goalId, includeTerminal: true },
     editorEnvironment(target.goal.registryPath),
   );
   const line = Math.max(0, (listed.todos.find((t) => t.todo_id === target.todoId)?.line ?? 1) - 1);
@@ -323,7 +324,7 @@ export async function openInStateFileCommand(model: WorkspaceModel, arg: unknown
 }
 
 function describeArchive(preview: ArchiveRuntimeOutput): string {
-  if (!preview.ok) return preview.error;
+  if (!preview.ok) return editorRefusalText(preview.error_code, preview.error, { goal_id: preview.goal_id });
   return [
     vscode.l10n.t('From: {0}', preview.source),
     vscode.l10n.t('To: {0}', preview.archive_path),
@@ -359,7 +360,10 @@ export async function archiveRuntimeCommand(model: WorkspaceModel, arg: unknown)
       vscode.l10n.t('"{0}" is still registered, so LoopX refuses to archive its runtime.', goal.goalId),
       {
         modal: true,
-        detail: `${outcome.preview.error}\n\n${vscode.l10n.t('Archive anyway only if the goal is obsolete.')}`,
+        // The editor's own words: the core's refusal names the CLI's override option.
+        detail: vscode.l10n.t(
+          'Its runs and journals would move to the archive while the registry still lists the goal. Archive anyway only if the goal is obsolete.',
+        ),
       },
       archiveAnyway,
     );

@@ -1,4 +1,5 @@
 import { agentIdOf, goalForAgentCommand } from './agentSetup';
+import { editorErrorText } from '../common/errorWording';
 import { join, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { runOperation } from '../core/ops/run';
@@ -183,7 +184,7 @@ async function watched<T>(
     terminal.finish(summary(result));
     return result;
   } catch (error) {
-    terminal.finish(`✖ ${error instanceof Error ? error.message : String(error)}`);
+    terminal.finish(`✖ ${editorErrorText(error)}`);
     throw error;
   } finally {
     stop.end();
@@ -325,7 +326,7 @@ export async function runLoopCommand(
     ({ signal, terminal, progress }) =>
       runOperation(
         turnLoop,
-        { goalId: goal.goalId, agentId: agentIds },
+        { goalId: goal.goalId, agentIds },
         {
           ...editorEnvironment(goal.registryPath, signal, {
             onOutput: (text, stream) => terminal.output(text, stream),

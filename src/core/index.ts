@@ -16,7 +16,7 @@
 
 export { LoopxError, isLoopxError } from './errors';
 export { LOOPX_ERROR_CODES, type LoopxErrorCode } from './errorCodes';
-export { INVALID_ARGUMENT } from './api/arguments';
+export { INVALID_ARGUMENT } from './ops/arguments';
 export { LOOPX_VERSION as version } from './version';
 
 /** Every operation by catalog key, and the one way to run one: the use cases of the CLI and the editor. */
@@ -28,21 +28,26 @@ export { archiveRuntimeGoal, type ArchiveRuntimeGoalOptions } from './api/archiv
 export { nextActionProjectionWarning, type NextActionProjectionWarningOptions } from './api/projection';
 export { compactOrchestrationPolicy } from './api/orchestration';
 export { findRegistryGoal, listGoals, readJson, readRegistry, type ListGoalsOptions } from './api/registry';
-export { listGates, listTodos, loadGoalState, type GoalOptions, type ListTodosOptions } from './api/goalState';
+export { listGates, loadGoalState, type GoalOptions } from './api/goalState';
 export { getGoalStatus, type GoalStatusOptions } from './api/status';
-export { settleTurn, shouldRun, type SettleTurnOptions, type ShouldRunOptions } from './api/quota';
+export { settleTurn, type SettleTurnOptions } from './api/quota';
 export type { SpendSlotResult } from './quota/spend';
 export { ShouldRunDecisionSchema, type ShouldRunDecision } from './scheduling/shouldRun';
+/** The documented library names that are one operation each (see ./ops/library.ts). */
 export {
   inspectTurnJournal,
+  listTodos,
   planTurn,
   runTurnLoop,
   runTurnOnce,
+  shouldRun,
   type InspectTurnJournalOptions,
+  type ListTodosOptions,
   type PlanTurnOptions,
   type RunTurnLoopOptions,
   type RunTurnOnceOptions,
-} from './api/turn';
+  type ShouldRunOptions,
+} from './ops/library';
 export { TurnEventEmitter, TurnEventSchema, type TurnEvent, type TurnEventSink } from './turn/events';
 export { TurnPlanSchema, type TurnPlan } from './turn/plan';
 export { TurnRunResultSchema, type TurnRunResult } from './turn/runOnce';
@@ -69,7 +74,7 @@ export {
   type GoalStatus,
   type Todo,
   type TodoListResult,
-} from './api/schemas';
+} from './ops/resultSchemas';
 export type { ArchiveRuntimeResult } from './runtime/archive';
 export type { NextActionProjectionWarning, ProjectionWarning } from './status/projection/schemas';
 export type { GoalSummary } from './status/workspaceGoals';

@@ -1,4 +1,4 @@
-import type { TodoSchema } from '../../core/api/schemas';
+import type { TodoSchema } from '../../core/ops/resultSchemas';
 import type { z } from 'zod';
 import {
   todoAdd,

@@ -1,4 +1,4 @@
-import { parseArguments } from '../api/arguments';
+import { parseArguments } from '../ops/arguments';
 import { errorMessage, isLoopxError, LoopxError, withReadOnlyHint } from '../errors';
 import type { LoopxErrorCode } from '../errorCodes';
 import { OPERATIONS } from '../ops/index';

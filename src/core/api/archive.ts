@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { archiveRuntimeGoal as archiveGoalFolder, type ArchiveRuntimeResult } from '../runtime/archive';
-import { parseArguments } from './arguments';
+import { parseArguments } from '../ops/arguments';
 import {
   clockOf,
   flagArgument,
@@ -11,7 +11,7 @@ import {
   registryPathArgument,
   resolvedPath,
   runtimeRootOverrideArgument,
-} from './common';
+} from '../ops/libraryArguments';
 
 const ArchiveRuntimeGoalArguments = z.strictObject({
   registryPath: registryPathArgument,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { isPlainObject } from '../registry/agentIds';
 import { compactOrchestrationPolicy as compactPolicy } from '../registry/orchestration';
-import { parseArguments } from './arguments';
-import { CompactOrchestrationSchema, type CompactOrchestration } from './schemas';
+import { parseArguments } from '../ops/arguments';
+import { CompactOrchestrationSchema, type CompactOrchestration } from '../ops/resultSchemas';
 
 const CompactOrchestrationPolicyArguments = z.strictObject({
   policy: z

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { agentLaneNextActionSchema } from '../status/projection/inputs';
 import { nextActionProjectionWarning as projectNextActionWarning } from '../status/projection/nextActionWarning';
 import type { NextActionProjectionWarning } from '../status/projection/schemas';
-import { parseArguments } from './arguments';
-import { goalIdArgument } from './common';
+import { parseArguments } from '../ops/arguments';
+import { goalIdArgument } from '../ops/libraryArguments';
 
 const actionText = (what: string) =>
   z.string().nullish().describe(`${what} as text, or null/undefined when there is none`);

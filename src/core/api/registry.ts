@@ -9,7 +9,7 @@ import {
   readRegistry as readRegistryFile,
 } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
-import { parseArguments } from './arguments';
+import { parseArguments } from '../ops/arguments';
 import {
   goalIdArgument,
   homeDirArgument,
@@ -17,7 +17,7 @@ import {
   registryPathArgument,
   resolvedPath,
   runtimeRootOverrideArgument,
-} from './common';
+} from '../ops/libraryArguments';
 
 const pathArgument = z
   .string()

@@ -8,7 +8,7 @@ import { latestStatusRun, readGoalRuns } from '../runtime/runIndex';
 import { analyzeGates } from '../state/gates';
 import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
 import { projectStateDocument, type RoleSummary, type StructuredProjection } from '../state/structured';
-import { parseArguments } from './arguments';
+import { parseArguments } from '../ops/arguments';
 import {
   goalIdArgument,
   homeDirArgument,
@@ -16,8 +16,8 @@ import {
   locateGoal,
   registryPathArgument,
   runtimeRootOverrideArgument,
-} from './common';
-import { GoalStatusSchema, type GoalStatus } from './schemas';
+} from '../ops/libraryArguments';
+import { GoalStatusSchema, type GoalStatus } from '../ops/resultSchemas';
 
 const GoalStatusArguments = z.strictObject({
   registryPath: registryPathArgument,

@@ -157,7 +157,8 @@ export function goalConfigProblem(input: GoalConfigInput): string | null {
     return null;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const plain = message.replace(/^(--[a-z-]+|quota_[a-z_]+) /, '');
+    // The CLI's option names (`--quota-compute`, also as a `(--quota-compute)` aside) mean nothing in a prompt.
+    const plain = message.replace(/ \(--[a-z-]+\)/g, '').replace(/^(--[a-z-]+|quota_[a-z_]+) /, '');
     return plain.charAt(0).toUpperCase() + plain.slice(1);
   }
 }

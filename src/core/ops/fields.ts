@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LoopxError } from '../errors';
 import { parseDecimal, type DecimalSpec } from '../numbers';
 
 export type { DecimalSpec } from '../numbers';
@@ -8,7 +9,10 @@ export type { DecimalSpec } from '../numbers';
  * CLI turns it into an option, the palette into a prompt, the docs into a table row. Optional
  * `.meta()` keys refine it: `flag` (a CLI name that is not the kebab-case of the key, e.g. the
  * original's), `split` (a list also accepts comma-separated values), `hidden` (kept for
- * compatibility, not shown in help), `placeholder` (the `<value>` word in help).
+ * compatibility, not shown in help), `placeholder` (the `<value>` word in help), `textForm` (how a
+ * surface that takes text spells a structured value: `jsonArgv`, an argv list written as one JSON
+ * array, as the original's `--validation-command-json`). The schema itself stays surface-neutral
+ * (a list is an array, a switch a boolean named for what it does); only these keys are the CLI's.
  */
 export interface ArgumentField {
   key: string;
@@ -24,13 +28,18 @@ export interface ArgumentField {
   split: boolean;
   hidden: boolean;
   placeholder: string;
+  textForm: TextForm | null;
 }
+
+/** How a structured argument is written as one piece of text (see `argumentFromText`). */
+export type TextForm = 'jsonArgv';
 
 export interface ArgumentMeta {
   flag?: string;
   split?: boolean;
   hidden?: boolean;
   placeholder?: string;
+  textForm?: TextForm;
 }
 
 type AnySchema = z.core.$ZodType;
@@ -117,6 +126,7 @@ export function argumentFields(schema: z.ZodObject): ArgumentField[] {
       split: meta.split === true,
       hidden: meta.hidden === true,
       placeholder: meta.placeholder ?? (kind.kind === 'number' ? 'n' : key.replace(/Id$/, '-id').toLowerCase()),
+      textForm: meta.textForm ?? null,
     };
   });
 }
@@ -133,4 +143,29 @@ export function numberFromText(text: string, name: string, spec: DecimalSpec = {
 /** The value of a number argument given as text: `numberFromText` named by the field's flag, whole when the field is. */
 export function numberArgument(field: ArgumentField, text: string): number {
   return numberFromText(text, field.flag, { integer: field.integer });
+}
+
+/**
+ * The value of an argument written in its `textForm` (`jsonArgv`: `'["node","scripts/check.js"]'`),
+ * named by the field's flag in a `usage` error; blank text counts as absent.
+ */
+export function argumentFromText(field: ArgumentField, raw: string): string[] | undefined {
+  const text = raw.trim();
+  if (text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new LoopxError(
+      'usage',
+      `${field.flag} must be a JSON array of strings such as '["node","scripts/check.js"]', got ${JSON.stringify(text)}`,
+    );
+  }
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v !== '')) {
+    throw new LoopxError(
+      'usage',
+      `${field.flag} must be a non-empty JSON array of non-empty strings (an argv; LoopX never runs a shell)`,
+    );
+  }
+  return value as string[];
 }

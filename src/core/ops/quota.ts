@@ -113,10 +113,10 @@ const execute = z.boolean().default(false).describe('write (default: preview onl
 const shouldRunArgs = z.strictObject({
   goalId: goalIdArg('the goal to decide for'),
   agentId: optionalAgent,
-  availableCapability: z
+  availableCapabilities: z
     .array(z.string())
     .optional()
-    .meta({ split: true, placeholder: 'name' })
+    .meta({ flag: '--available-capability', split: true, placeholder: 'name' })
     .describe('a capability this agent has'),
   turnInstanceId: turnInstanceIdArg(
     'with --agent-id, appends one heartbeat receipt binding the turn; a retry with the same id replays it',
@@ -171,7 +171,7 @@ async function decideShouldRun(
     clock: env.clock,
     homeDir: registry.homeDir,
     runtimeRootOverride: env.runtimeRootOverride,
-    ...(args.availableCapability === undefined ? {} : { availableCapabilities: args.availableCapability }),
+    ...(args.availableCapabilities === undefined ? {} : { availableCapabilities: args.availableCapabilities }),
     ...(turnInstanceId === null ? {} : { turnInstanceId }),
     nextActionWarning: shouldRunNextActionWarning,
     indexCache: indexCacheEnabled(env.env) ? ('persist' as const) : ('off' as const),

@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import type { z } from 'zod';
 import { clockFromEnv } from '../clock';
 import { commandByKey } from '../commands/catalog';
-import { parseArguments } from '../api/arguments';
+import { parseArguments } from './arguments';
 import type { Operation, OperationEnvironment, OperationOutput } from './operation';
 
 /**

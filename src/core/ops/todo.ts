@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { registeredAgentsForGoal } from '../registry/agentIds';
-import { TodoListResultSchema, TodoSchema } from '../api/schemas';
+import { TodoListResultSchema, TodoSchema } from './resultSchemas';
 import { isoSeconds } from '../clock';
 import { turnInstanceIdArg } from './common';
 import { isLoopxError, LoopxError } from '../errors';
@@ -552,7 +552,7 @@ export const todoList = defineOperation({
     role: z.enum(['user', 'agent']).optional().describe('only user or agent todos'),
     status: z.enum(TODO_STATUSES).optional().describe('only todos with this status'),
     claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('only todos claimed by this agent'),
-    all: z.boolean().default(false).describe('include done and deferred todos'),
+    includeTerminal: z.boolean().default(false).meta({ flag: '--all' }).describe('include done and deferred todos'),
   }),
   run: async (args, env): Promise<TodoListOutput> => {
     const goal = await resolveGoal(env, args.goalId);
@@ -561,7 +561,7 @@ export const todoList = defineOperation({
     const gates = analyzeGates(snapshot.document);
     const blockedBy = new Map<string, GateBlock[]>(gates.agent_todos.map((t) => [t.todo_id, t.blocked_by]));
     const todos = listTodos(snapshot.document, {
-      includeTerminal: args.all,
+      includeTerminal: args.includeTerminal,
       ...(args.role === undefined ? {} : { role: args.role }),
       ...(args.status === undefined ? {} : { status: args.status }),
       ...(args.claimedBy === undefined ? {} : { claimedBy: args.claimedBy }),

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { LoopxError } from '../errors';
 import { loadTurnGoal, planGoalTurn } from '../turn/context';
 import { inspectJournal, type JournalInspection } from '../turn/inspect';
 import { RECOVERY_KINDS, type RecoveryKind } from '../turn/journal';
@@ -18,28 +17,6 @@ import { defineOperation, type OperationEnvironment } from './operation';
  * its `signal`.
  */
 
-/** A JSON argv option (`--validation-command-json '["node","x.js"]'`); blank counts as absent. */
-export function argvFromJson(raw: string | undefined, flag: string): string[] | undefined {
-  const text = raw?.trim();
-  if (text === undefined || text === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new LoopxError(
-      'usage',
-      `${flag} must be a JSON array of strings such as '["node","scripts/check.js"]', got ${JSON.stringify(text)}`,
-    );
-  }
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v !== '')) {
-    throw new LoopxError(
-      'usage',
-      `${flag} must be a non-empty JSON array of non-empty strings (an argv; LoopX never runs a shell)`,
-    );
-  }
-  return value as string[];
-}
-
 function blankless(value: string | undefined): string | undefined {
   const text = value?.trim();
   return text === undefined || text === '' ? undefined : text;
@@ -47,25 +24,27 @@ function blankless(value: string | undefined): string | undefined {
 
 /** The options that say how a turn is executed (shared by plan, run-once and loop). */
 export const turnExecutionArgs = {
-  hostAdapterCommandJson: z
-    .string()
+  hostAdapterCommand: z
+    .array(z.string().min(1))
+    .min(1)
     .optional()
-    .meta({ placeholder: 'argv' })
+    .meta({ flag: '--host-adapter-command-json', placeholder: 'argv', textForm: 'jsonArgv' })
     .describe('run this command (JSON argv) as the agent instead of the registry executor'),
-  validationCommandJson: z
-    .string()
+  validationCommand: z
+    .array(z.string().min(1))
+    .min(1)
     .optional()
-    .meta({ placeholder: 'argv' })
+    .meta({ flag: '--validation-command-json', placeholder: 'argv', textForm: 'jsonArgv' })
     .describe("run this validator (JSON argv) instead of the goal's validation_command"),
   validationFailureKind: z
     .enum(RECOVERY_KINDS)
     .optional()
     .meta({ placeholder: 'kind' })
     .describe(`what a failed validation asks for next (${RECOVERY_KINDS.join(', ')}; default repair_required)`),
-  availableCapability: z
+  availableCapabilities: z
     .array(z.string())
     .optional()
-    .meta({ placeholder: 'name' })
+    .meta({ flag: '--available-capability', placeholder: 'name' })
     .describe('a capability the agent has'),
 };
 
@@ -78,23 +57,21 @@ export const turnPlan = defineOperation({
     ...turnExecutionArgs,
   }),
   run: async (args, env): Promise<TurnPlan> => {
-    const hostAdapterCommand = argvFromJson(args.hostAdapterCommandJson, '--host-adapter-command-json');
-    const validationCommand = argvFromJson(args.validationCommandJson, '--validation-command-json');
     const goal = await resolveGoal(env, args.goalId);
     const turnGoal = loadTurnGoal({
       agentId: args.agentId,
       clock: env.clock,
       homeDir: goal.homeDir,
       runtimeRootOverride: env.runtimeRootOverride,
-      hostAdapterCommand,
-      validationCommand,
-      availableCapabilities: args.availableCapability,
+      hostAdapterCommand: args.hostAdapterCommand,
+      validationCommand: args.validationCommand,
+      availableCapabilities: args.availableCapabilities,
       goal: quotaGoalOf(goal),
     });
     const { plan } = await planGoalTurn(turnGoal, {
       clock: env.clock,
       turnInstanceId: blankless(args.turnInstanceId),
-      availableCapabilities: args.availableCapability,
+      availableCapabilities: args.availableCapabilities,
     });
     return plan;
   },
@@ -123,15 +100,13 @@ export const turnInspectJournal = defineOperation({
 async function turnExecution(
   args: {
     goalId: string;
-    hostAdapterCommandJson?: string | undefined;
-    validationCommandJson?: string | undefined;
+    hostAdapterCommand?: string[] | undefined;
+    validationCommand?: string[] | undefined;
     validationFailureKind?: RecoveryKind | undefined;
-    availableCapability?: string[] | undefined;
+    availableCapabilities?: string[] | undefined;
   },
   env: OperationEnvironment,
 ) {
-  const hostAdapterCommand = argvFromJson(args.hostAdapterCommandJson, '--host-adapter-command-json');
-  const validationCommand = argvFromJson(args.validationCommandJson, '--validation-command-json');
   const goal = await resolveGoal(env, args.goalId);
   return {
     goal: quotaGoalOf(goal),
@@ -139,9 +114,9 @@ async function turnExecution(
     clock: env.clock,
     homeDir: goal.homeDir,
     runtimeRootOverride: env.runtimeRootOverride,
-    hostAdapterCommand,
-    validationCommand,
-    availableCapabilities: args.availableCapability,
+    hostAdapterCommand: args.hostAdapterCommand,
+    validationCommand: args.validationCommand,
+    availableCapabilities: args.availableCapabilities,
     env: env.env,
     signal: env.signal,
     onEvent: env.onEvent,
@@ -187,10 +162,10 @@ export const turnLoop = defineOperation({
   key: 'turnLoop',
   args: z.strictObject({
     goalId: goalIdArg('the goal'),
-    agentId: z
+    agentIds: z
       .array(z.string())
       .min(1)
-      .meta({ placeholder: 'id' })
+      .meta({ flag: '--agent-id', placeholder: 'id' })
       .describe('a registered agent to run (several run side by side when the spawn policy allows)'),
     maxTurns: z.number().int().min(1).optional().describe('a whole number ≥ 1: stop after this many turns'),
     cadenceSeconds: z.number().min(0).optional().describe('a number ≥ 0: pause between turns, in seconds (default 0)'),
@@ -199,7 +174,7 @@ export const turnLoop = defineOperation({
   run: async (args, env): Promise<LoopResult> =>
     runLoop({
       ...(await turnExecution(args, env)),
-      agentIds: args.agentId,
+      agentIds: args.agentIds,
       maxTurns: args.maxTurns,
       cadenceSeconds: args.cadenceSeconds,
     }),

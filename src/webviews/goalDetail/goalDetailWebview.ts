@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { editorErrorText } from '../../common/errorWording';
 import { webviewL10nBundle } from '../../common/l10n';
 import { Disposable } from '../../common/disposable';
 import { evidenceLog } from '../../core/ops/evidenceLog';
@@ -114,7 +115,7 @@ export class GoalDetailWebviews extends Disposable {
       const history = await runOperation(quotaHistory, { goalId: goal.goalId }, env);
       // The event log is a second source: when it cannot be read, the chart and runs still render.
       const log = await runOperation(evidenceLog, { goalId: goal.goalId, limit: TIMELINE_EVENT_WINDOW }, env).catch(
-        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) => ({ error: editorErrorText(error) }),
       );
       const detail = goalDetailOf(goal, history, this.model.detailsOf(goal)?.status, log);
       const bundle = webviewL10nBundle();
@@ -125,7 +126,7 @@ export class GoalDetailWebviews extends Disposable {
         ...(bundle === undefined ? {} : { l10n: bundle }),
       };
     } catch (error) {
-      return { type: 'error', message: error instanceof Error ? error.message : String(error) };
+      return { type: 'error', message: editorErrorText(error) };
     }
   }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { editorErrorText } from '../../common/errorWording';
 import { webviewL10nBundle } from '../../common/l10n';
 import { Disposable } from '../../common/disposable';
 import { VIEW_IDS } from '../../core/commands/ids';
@@ -171,8 +172,10 @@ export class WarningsWebviews extends Disposable implements vscode.WebviewViewPr
       return { accepted: true, ok: true, message: text };
     } catch (error) {
       if (error instanceof Cancelled) return { accepted: true, ok: false, message: 'cancelled' };
-      const text = error instanceof Error ? error.message : String(error);
-      this.log.error(`warning action ${message.action} failed: ${text}`);
+      this.log.error(
+        `warning action ${message.action} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      const text = editorErrorText(error);
       this.post({ type: 'result', key: message.key, ok: false, message: text });
       return { accepted: true, ok: false, message: text };
     }

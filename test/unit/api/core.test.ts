@@ -492,13 +492,15 @@ describe('core API (src/core/index.ts)', () => {
       );
     });
 
-    it('answers goal_not_found for a goal the registry does not list, and refuses an unregistered agent', async () => {
+    it('answers goal_not_found for a goal the registry does not list, and refuses an unregistered agent as `quota should-run` does', async () => {
       const { registryPath } = demo();
       const missing = await loopx.shouldRun({ registryPath, goalId: 'nope', now: NOW });
       assert.deepEqual([missing.ok, missing.status], [false, 'goal_not_found']);
-      await rejectsWith(
-        () => loopx.shouldRun({ registryPath, goalId: 'tidy-notes', agentId: 'stranger', now: NOW }),
-        'quota_agent_not_registered',
+      // One operation behind the CLI and the library: a refusal is an answer (should_run false), not a throw.
+      const stranger = await loopx.shouldRun({ registryPath, goalId: 'tidy-notes', agentId: 'stranger', now: NOW });
+      assert.deepEqual(
+        [stranger.ok, stranger.should_run, 'error_code' in stranger ? stranger.error_code : null],
+        [false, false, 'quota_agent_not_registered'],
       );
     });
 

@@ -23,7 +23,7 @@ import {
   type GateListResult,
   type GoalStatus,
   type TodoListResult,
-} from '../../../src/core/api/schemas';
+} from '../../../src/core/ops/resultSchemas';
 import type { ProjectionWarning } from '../../../src/core/status/projection/schemas';
 import { NormalizedQuotaSchema, type NormalizedQuota } from '../../../src/core/registry/schema';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';

@@ -79,17 +79,17 @@ describe('palette turn and refresh messages name no command-line flag (issue 13)
     const env = environment(ws);
     turn(await runOperation(turnRunOnce, { goalId: 'tidy-notes', agentId: 'demo' }, env, 'preview'));
     turn(await runOperation(turnRunOnce, { goalId: 'tidy-notes', agentId: 'demo' }, env, 'apply'));
-    const loop = await runOperation(turnLoop, { goalId: 'tidy-notes', agentId: ['demo'] }, env);
+    const loop = await runOperation(turnLoop, { goalId: 'tidy-notes', agentIds: ['demo'] }, env);
     texts.push(...loopTexts(loop));
     turn(await runOperation(turnRunOnce, { goalId: 'tidy-notes', agentId: 'demo' }, env, 'preview'));
 
     const failing = demo();
     const failEnv = environment(failing);
-    const exit1 = JSON.stringify([process.execPath, AGENT, 'exit1']);
+    const exit1 = [process.execPath, AGENT, 'exit1'];
     const failed = turn(
       await runOperation(
         turnRunOnce,
-        { goalId: 'tidy-notes', agentId: 'demo', hostAdapterCommandJson: exit1 },
+        { goalId: 'tidy-notes', agentId: 'demo', hostAdapterCommand: exit1 },
         failEnv,
         'apply',
       ),
@@ -104,7 +104,7 @@ describe('palette turn and refresh messages name no command-line flag (issue 13)
     );
     const failedLoop = await runOperation(
       turnLoop,
-      { goalId: 'tidy-notes', agentId: ['demo'], hostAdapterCommandJson: exit1 },
+      { goalId: 'tidy-notes', agentIds: ['demo'], hostAdapterCommand: exit1 },
       environment(demo()),
     );
     texts.push(...loopTexts(failedLoop));

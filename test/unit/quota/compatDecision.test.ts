@@ -242,7 +242,7 @@ describe('quota should-run: LoopX decision rules', () => {
     const withNext = (text: string) => `${state([], [WORK])}\n## Next Action\n\n- ${text}\n`;
     const warningOf = async (ws: Workspace, agentId: string | undefined) => {
       const op = await quotaShouldRun.run(
-        { goalId: ws.goalId, agentId, availableCapability: undefined, turnInstanceId: undefined },
+        { goalId: ws.goalId, agentId, availableCapabilities: undefined, turnInstanceId: undefined },
         { cwd: ws.dir, env: {}, clock: clockAt(), homeDir: ws.dir, registryPath: ws.registryPath },
       );
       assert.ok('next_action_projection_warning' in op);

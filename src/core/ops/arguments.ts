@@ -57,7 +57,11 @@ function invalidArgument(
   const key = String(issue.path[0]);
   const argument = `${prefix}${issue.path.map(String).join('.')}`;
   const field = schema.shape[key];
-  const accepted = (field === undefined ? undefined : fieldDescription(field)) ?? issue.message;
+  const described = (field === undefined ? undefined : fieldDescription(field)) ?? issue.message;
+  // A wrong choice names the choices (an operation's text may only say what the field is for).
+  const choices = issue.code === 'invalid_value' ? issue.values.map((value) => JSON.stringify(value)) : [];
+  const accepted =
+    choices.length === 0 || described.startsWith('one of ') ? described : `one of ${choices.join(', ')} (${described})`;
   const received = valueAt(value, issue.path);
   return new LoopxError(
     INVALID_ARGUMENT,

@@ -165,7 +165,9 @@ export async function runManyLanes(options: ManyLanesOptions): Promise<ManyLanes
       const agent = agents[i] ?? '';
       const effect = (answer['settlement_identity'] as { effect_id?: string } | null)?.effect_id;
       if (answer['status'] !== 'committed' || effect === undefined) {
-        violations.push(`round ${round}: ${agent}'s turn ${String(answer['status'])}: ${String(answer['message'])}`);
+        violations.push(
+          `round ${round}: ${agent}'s turn ${String(answer['status'] ?? answer['error_code'])}: ${String(answer['message'] ?? answer['error'])}`,
+        );
         continue;
       }
       turns.push(effect);

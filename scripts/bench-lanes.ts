@@ -1,30 +1,26 @@
 /**
- * Lanes benchmark (docs/benchmarks.md#lanes): `npx tsx scripts/bench-lanes.ts [turns] [lanes]`.
+ * Lanes benchmark (docs/benchmarks.md#lanes-issue-33): `npx tsx scripts/bench-lanes.ts [rounds=25] [lanes=4]`.
  *
  * 1. Worktree creation and per-turn commit overhead (`git worktree add`; `git add -A` + commit of a
  *    one-line change) on this repository and on a generated 10,000-file tree.
- * 2. `lanes` demo-agent lanes (default 4) × `turns` rounds (default 100) on one goal, each turn a real
- *    agent process (the lane fixture agent through a command executor) in its own worktree, every
- *    lane's commit merged through its merge gate (`lane merge --execute`); at the end it checks that
- *    every lane turn reached main with its `LoopX-Turn` trailer, no lane saw another's edit (each
- *    lane writes its own file), and reports `git worktree` count and disk use.
+ * 2. Issue 33's "done when": `lanes` lanes (default 4) × `rounds` rounds (default 25: 100 turns) on one
+ *    goal, run and checked by test/unit/lanes/manyLanes.ts (the unit test runs the same at 2 rounds):
+ *    each turn a `loopx turn run-once` process (the bundled CLI) whose agent, the lane fixture agent,
+ *    is the agent's configured command executor; each lane's commit merged through its merge gate
+ *    (gate open, `lane merge` preview, `lane merge --execute`); then main's history must hold every
+ *    turn's commit once with its `LoopX-Turn` trailer, no commit may touch another lane's file, no gate
+ *    may be left open. Reports the times, `git worktree` count and disk use; exit 1 on any violation.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fixedClock } from '../src/core/clock';
-import { laneMerge } from '../src/core/ops/lanes';
-import { runOperation } from '../src/core/ops/run';
-import { quotaGoalFromRegistry } from '../src/core/quota/goal';
-import { readRegistrySync } from '../src/core/registry/read';
-import { runOnce } from '../src/core/turn/runOnce';
-import { materializeDemoWorkspace } from '../test/support/demoWorkspace';
+import { manyLanesRoot, runManyLanes } from '../test/unit/lanes/manyLanes';
+import { buildCliBundle } from '../test/unit/support/cliProcess';
 
-const turns = Number(process.argv[2] ?? 100);
+const rounds = Number(process.argv[2] ?? 25);
 const laneCount = Number(process.argv[3] ?? 4);
 const REPO = path.resolve(__dirname, '..');
-const AGENT = path.join(REPO, 'test', 'unit', 'lanes', 'fixtures', 'laneAgent.js');
 const GIT_ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'B',
@@ -80,106 +76,34 @@ function duKb(target: string): number {
 }
 
 async function lanesRun(): Promise<void> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-lane-bench-run-'));
-  const ws = materializeDemoWorkspace(path.join(root, 'workspace'));
-  const agents = Array.from({ length: laneCount }, (_, i) => `lane${i + 1}`);
-  const registryPath = path.join(ws, '.loopx', 'registry.json');
-  const registry = JSON.parse(fs.readFileSync(registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
-  const goal = registry.goals[0] as Record<string, unknown>;
-  goal['coordination'] = {
-    agent_model: 'peer_v1',
-    registered_agents: agents,
-    agent_profiles: Object.fromEntries(agents.map((a) => [a, { isolation: 'worktree' }])),
-  };
-  goal['spawn_policy'] = { mode: 'multi_subagent', allowed: true, max_children: laneCount };
-  goal['quota'] = { compute: 1, window_hours: 24, slot_minutes: 1, max_slots: 100000 };
-  fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
-  const statePath = path.join(ws, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
-  const state = fs.readFileSync(statePath, 'utf8').split('\n');
-  const userStart = state.findIndex((l) => l.startsWith('## User Todo'));
-  const agentStart = state.findIndex((l) => l.startsWith('## Agent Todo'));
-  // One todo per lane, claimed by it: the lanes never compete for a todo.
-  const laneTodos = agents.flatMap((a) => [
-    `- [ ] [P1] Lane work for ${a}.`,
-    `  <!-- loopx:todo todo_id=todo_${a} status=open task_class=advancement_task claimed_by=${a} -->`,
-  ]);
-  fs.writeFileSync(
-    statePath,
-    [
-      ...state.slice(0, userStart + 1),
-      '',
-      state[agentStart] ?? '## Agent Todo',
-      ...laneTodos,
-      ...state.slice(agentStart + 1),
-    ].join('\n'),
-  );
-  git(ws, 'init', '-q', '-b', 'main');
-  fs.writeFileSync(path.join(ws, '.gitignore'), '.loopx/runtime/\n');
-  git(ws, 'add', '-A');
-  git(ws, 'commit', '-q', '-m', 'demo');
-  const env = {
-    cwd: ws,
-    env: { PATH: process.env['PATH'] ?? '', HOME: os.homedir() },
-    clock: fixedClock('2026-11-28T10:00:00Z'),
-    homeDir: os.homedir(),
-    registryPath,
-    actingAs: 'owner' as const,
-  };
-  const turnMs: number[] = [];
-  const mergeMs: number[] = [];
-  let committed = 0;
-  const started = process.hrtime.bigint();
-  for (let round = 0; round < turns; round++) {
-    // Each clock instant is a new turn identity; the lanes of one round run in parallel.
-    const clock = fixedClock(new Date(Date.parse('2026-11-28T10:00:00Z') + round * 60_000).toISOString());
-    const t = process.hrtime.bigint();
-    const results = await Promise.all(
-      agents.map((agentId) =>
-        runOnce({
-          goal: quotaGoalFromRegistry(readRegistrySync(registryPath), { registryPath, goalId: 'tidy-notes' })!,
-          agentId,
-          clock,
-          env: { PATH: process.env['PATH'] ?? '' },
-          execute: true,
-          hostAdapterCommand: [process.execPath, AGENT, `lanes/${agentId}.txt`, `round ${round}`],
-        }),
-      ),
-    );
-    turnMs.push(ms(t) / agents.length);
-    committed += results.filter((r) => r.status === 'committed').length;
-    for (const r of results)
-      if (r.status !== 'committed') console.log(`round ${round}: ${r.agent_id} ${r.status} ${r.message}`);
-    for (const agentId of results.filter((r) => r.status === 'committed').map((r) => r.agent_id)) {
-      const m = process.hrtime.bigint();
-      const merged = await runOperation(laneMerge, { goalId: 'tidy-notes', agentId, execute: true }, { ...env, clock });
-      mergeMs.push(ms(m));
-      if (merged.status !== 'merged')
-        console.log(`round ${round}: merge ${agentId} ${merged.status} ${merged.message}`);
-    }
-  }
-  const total = ms(started) / 1000;
-  const trailers = git(ws, 'log', '--format=%(trailers:key=LoopX-Turn,valueonly)', 'main')
-    .split('\n')
-    .filter((l) => l.trim() !== '').length;
-  const mixed = agents.filter((a) => {
-    const files = git(ws, 'log', '--format=', '--name-only', `--author=${a} (LoopX)`, 'main')
-      .split('\n')
-      .filter(Boolean);
-    return files.some((f) => f !== `lanes/${a}.txt`);
+  const cli = await buildCliBundle();
+  const root = manyLanesRoot();
+  const report = await runManyLanes({
+    cli,
+    rounds,
+    lanes: laneCount,
+    root,
+    onRound: (round, turnMs, mergeMs) => {
+      if ((round + 1) % 5 === 0)
+        console.log(`round ${round + 1}: turns ${turnMs.toFixed(0)} ms, merges ${mergeMs.toFixed(0)} ms`);
+    },
   });
-  const worktrees = git(ws, 'worktree', 'list').split('\n').length;
+  const ws = report.workspace;
   const lanesDir = path.join(ws, '.loopx', 'runtime', 'lanes');
   console.log(
-    `${laneCount} lanes × ${turns} rounds: ${committed} turns committed, ${trailers} commits on main with a LoopX-Turn trailer, lanes with another lane's file in their commits: ${mixed.length}`,
+    `${laneCount} lanes × ${rounds} rounds: ${report.turns.length} turns committed (each a \`loopx turn run-once\` process), ${report.trailersOnMain.length} commits on main with a LoopX-Turn trailer, ${report.merges} merges each through its gate (previewed, approved by \`lane merge --execute\`)`,
+  );
+  console.log(`violations: ${report.violations.length === 0 ? 'none' : report.violations.join('\n  ')}`);
+  console.log(
+    `wall ${(report.wallMs / 1000).toFixed(0)} s; per round (${laneCount} turns at once) median ${median(report.turnMs).toFixed(0)} ms; per round's merges (${laneCount} × preview + execute) median ${median(report.mergeMs).toFixed(0)} ms`,
   );
   console.log(
-    `wall ${total.toFixed(0)} s; per turn (parallel rounds / lanes) median ${median(turnMs).toFixed(0)} ms; per merge median ${median(mergeMs).toFixed(0)} ms`,
-  );
-  console.log(
-    `git worktree list: ${worktrees} (main + ${worktrees - 1} lanes); lanes folder ${duKb(lanesDir)} KiB; .git ${duKb(path.join(ws, '.git'))} KiB; workspace ${duKb(ws)} KiB`,
+    `git worktree list: ${report.worktrees} (main + ${report.worktrees - 1} lanes); lanes folder ${duKb(lanesDir)} KiB; .git ${duKb(path.join(ws, '.git'))} KiB; workspace ${duKb(ws)} KiB`,
   );
   if (process.env['LOOPX_BENCH_KEEP'] === undefined) fs.rmSync(root, { recursive: true, force: true });
-  if (committed !== turns * laneCount || trailers !== turns * laneCount || mixed.length > 0) process.exitCode = 1;
+  else console.log(`kept: ${ws}`);
+  fs.rmSync(path.dirname(cli), { recursive: true, force: true });
+  if (report.violations.length > 0 || report.turns.length !== rounds * laneCount) process.exitCode = 1;
 }
 
 async function main(): Promise<void> {

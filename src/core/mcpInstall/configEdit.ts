@@ -131,6 +131,12 @@ function tomlString(value: string): string {
   return JSON.stringify(value);
 }
 
+/*
+ * `required = true`: Codex starts MCP servers in the background and, for one it does not require, sends the
+ * model its first request without waiting (Codex 0.171.0 offered LoopX's tools from the fourth request on, so
+ * the heartbeat's should_run was an "unsupported call"). Required, `codex exec` waits for the server before the
+ * first request, and fails loudly instead of running a turn ungoverned when LoopX's server cannot start.
+ */
 function codexTable(launch: McpServerLaunch, eol: string): string {
   const lines = [
     `[mcp_servers.${MCP_SERVER_NAME}]`,
@@ -139,6 +145,7 @@ function codexTable(launch: McpServerLaunch, eol: string): string {
   ];
   const env = Object.entries(launch.env);
   if (env.length > 0) lines.push(`env = { ${env.map(([k, v]) => `${tomlString(k)} = ${tomlString(v)}`).join(', ')} }`);
+  lines.push('required = true');
   return lines.join(eol) + eol;
 }
 
@@ -147,6 +154,7 @@ function codexEntry(launch: McpServerLaunch): JsonObject {
     command: launch.command,
     args: launch.args,
     ...(Object.keys(launch.env).length > 0 ? { env: launch.env } : {}),
+    required: true,
   };
 }
 

@@ -20,7 +20,14 @@ import type { AddressInfo } from 'node:net';
 
 /** One answer of the script; `{{TURN_KEY}}` and `{{TODO_ID}}` in any string are filled from the prompt. */
 export type ScriptedAnswer =
-  | { kind: 'tool'; name: string; input: Record<string, unknown>; text?: string }
+  | {
+      kind: 'tool';
+      name: string;
+      input: Record<string, unknown>;
+      text?: string;
+      /** Responses API only: the tool namespace the call is in (Codex offers an MCP server's tools as `mcp__<server>`). */
+      namespace?: string;
+    }
   | { kind: 'text'; text: string }
   /** An HTTP error with the API's own error body. */
   | { kind: 'http_error'; status: number; errorType: string; message: string }
@@ -299,6 +306,7 @@ export async function startModelServer(script: ModelScript): Promise<RunningMode
               id: `fc_${ids}`,
               call_id: `call_${ids}`,
               name: answer.name,
+              ...(answer.namespace === undefined ? {} : { namespace: answer.namespace }),
               arguments: JSON.stringify(answer.input),
               status: 'completed',
             },
@@ -388,7 +396,15 @@ export async function startModelServer(script: ModelScript): Promise<RunningMode
         path,
         model: typeof body.model === 'string' ? body.model : null,
         stream: body.stream === true,
-        tools: Array.isArray(body.tools) ? (body.tools as Json[]).map((t) => String(t.name ?? t.type ?? '?')) : [],
+        tools: Array.isArray(body.tools)
+          ? (body.tools as Json[]).flatMap((t) => {
+              const name = String(t.name ?? t.type ?? '?');
+              // A Responses API namespace (Codex's MCP servers): itself, then `<namespace>/<tool>` for each tool in it.
+              return t.type === 'namespace' && Array.isArray(t.tools)
+                ? [name, ...(t.tools as Json[]).map((inner) => `${name}/${String(inner.name ?? '?')}`)]
+                : [name];
+            })
+          : [],
         step: null,
         answer: '',
         authorization: req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined,

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { backUpWorkspace } from './workspaceBackup';
@@ -25,7 +27,8 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
  * The review queue in a real host (docs/review.md): a turn run by the CLI in another process, in a
  * git repository, appears in the Review view; its diff opens on `loopx-snapshot:` documents; the
  * hover on a line it changed names it; Revert over a later human edit is refused (nothing written),
- * and otherwise restores the base bytes; Mark Reviewed takes it off the queue.
+ * and otherwise restores the base bytes; Mark Reviewed takes it off the queue. Turns run by the editor
+ * and heartbeat turns an MCP client drives through `loopx mcp` are listed the same way.
  */
 describe('Review queue (real VS Code host)', function () {
   this.timeout(180_000);
@@ -160,5 +163,71 @@ describe('Review queue (real VS Code host)', function () {
       false,
     );
     assert.equal(after.badge, after.turns.length);
+  });
+  it('whatever process ran it: a turn run by the editor and a heartbeat turn driven by an MCP client are in the Review view too', async () => {
+    const before = await vscode.commands.executeCommand<ReviewSnapshot>('_loopx.review.snapshot');
+    const known = new Set(before.turns.map((t) => t.key));
+    const newTurns = async () =>
+      (await vscode.commands.executeCommand<ReviewSnapshot>('_loopx.review.snapshot')).turns.filter(
+        (t) => !known.has(t.key),
+      );
+
+    // The editor's Run One Turn (the demo agent, a real process started by the extension).
+    const run = await vscode.commands.executeCommand<{ ok: boolean; message: string } | undefined>(
+      'loopx.turnRunOnce',
+      { goalId: 'tidy-notes', agentIds: ['demo'], confirmed: true },
+    );
+    assert.equal(run?.ok, true, run?.message ?? 'no result (see the LoopX log)');
+    const editorTurn = await until(
+      async () => (await newTurns()).find((t) => t.label.startsWith('demo · ')),
+      'the editor turn in the Review view',
+    );
+    assert.ok(editorTurn.files.length > 0 && editorTurn.files.every((f) => f.startsWith('notes/')));
+
+    // An agent driving its own heartbeat through LoopX's MCP server (`loopx mcp`, another process):
+    // should_run reserves the turn (its base), the agent edits, completes its todo, writes back (its head), spends.
+    const client = new Client({ name: 'review-queue-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(extensionPath, 'out', 'cli.js'), 'mcp'],
+        cwd: folder,
+        env: { ...(process.env as Record<string, string>), ELECTRON_RUN_AS_NODE: '1' },
+        stderr: 'pipe',
+      }),
+    );
+    const turn = { goalId: 'tidy-notes', agentId: 'codex-main', turnInstanceId: 'mcp-review-1' };
+    const callTool = async (name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args })) as {
+        isError?: boolean;
+        content: unknown;
+        structuredContent?: Record<string, unknown>;
+      };
+      assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.content)}`);
+      return result.structuredContent ?? {};
+    };
+    try {
+      const guard = await callTool('should_run', turn);
+      assert.equal(guard['should_run'], true, JSON.stringify(guard).slice(0, 800));
+      const todoId = String((guard['heartbeat_receipt'] as { todo_id?: string } | undefined)?.todo_id);
+      writeFileSync(join(folder, 'notes', 'links-checked.md'), '# Links checked\n\nEvery relative link resolves.\n');
+      await callTool('todo_complete', { ...turn, todoId, evidence: 'notes/links-checked.md lists the check' });
+      await callTool('refresh_state', {
+        ...turn,
+        classification: 'validated_progress',
+        deliveryOutcome: 'outcome_progress',
+      });
+      await callTool('spend_slot', { ...turn, source: 'heartbeat', execute: true });
+    } finally {
+      await client.close();
+    }
+    const mcpTurn = await until(
+      async () => (await newTurns()).find((t) => t.label.startsWith('codex-main · ')),
+      'the MCP-driven turn in the Review view',
+    );
+    assert.deepEqual(mcpTurn.files, ['notes/links-checked.md']);
+    assert.match(mcpTurn.description, /tidy-notes/);
+    const snapshot = await vscode.commands.executeCommand<ReviewSnapshot>('_loopx.review.snapshot');
+    assert.equal(snapshot.badge, snapshot.turns.length, 'both count in the review debt');
   });
 });

@@ -157,7 +157,8 @@ describe('mcp install', () => {
     const parsed = parseToml(text) as { model: string; mcp_servers: Record<string, unknown> };
     assert.equal(parsed.model, 'gpt-x');
     assert.deepEqual(parsed.mcp_servers['docs'], { command: 'docs-server', args: ['--port', '0'] });
-    assert.deepEqual(parsed.mcp_servers['loopx'], { command: NODE, args: ARGS(root) });
+    // required: Codex waits for LoopX's server before the model's first request (configEdit.ts says why).
+    assert.deepEqual(parsed.mcp_servers['loopx'], { command: NODE, args: ARGS(root), required: true });
     assert.equal((await installMcpServer(request(root, 'codex'))).status, 'unchanged');
 
     // A table after ours, then a new launch: only our table changes.
@@ -175,6 +176,7 @@ describe('mcp install', () => {
       command: '/other/node',
       args: ARGS(root),
       env: { ELECTRON_RUN_AS_NODE: '1' },
+      required: true,
     });
     assert.deepEqual(reparsed.profiles, { fast: { model: 'gpt-y' } });
     assert.equal(updated.match(/\[mcp_servers\.loopx\]/g)?.length, 1);

@@ -7,7 +7,8 @@ import { reviewList, reviewRevert } from '../../../src/core/ops/review';
 import type { OperationEnvironment } from '../../../src/core/ops/operation';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import { AGENT, cleanTempDirs, clock, demo, fixtureRun, runRows } from '../turn/helpers';
-import { makeWorkspace } from '../quota/helpers';
+import { makeWorkspace, NOW as QUOTA_NOW } from '../quota/helpers';
+import { call, connectInMemory } from '../mcp/helpers';
 import { TWO_TODOS, cli } from '../evidence/helpers';
 
 /**
@@ -124,6 +125,34 @@ describe('review queue (turn driver → run record snapshot → review list / re
     assert.deepEqual(
       [list.turns[0]?.agent_id, list.turns[0]?.turn_instance_id, list.turns[0]?.changed],
       ['agent-a', 'hb1', [{ path: 'parser.ts', status: 'added' }]],
+    );
+  });
+
+  it('a heartbeat turn over MCP tools (should_run → todo_complete → refresh_state → spend_slot) is in the queue as the CLI turn is', async () => {
+    const ws = makeWorkspace({}, TWO_TODOS);
+    gitInit(ws.dir);
+    const client = await connectInMemory({ dir: ws.dir, now: QUOTA_NOW });
+    const turn = { goalId: 'g', agentId: 'agent-b', turnInstanceId: 'mcp1' };
+    try {
+      const steps: [string, Record<string, unknown>][] = [
+        ['should_run', turn],
+        // The agent's work, between the receipt and the writeback.
+        ['todo_complete', { ...turn, todoId: 'todo_parser', evidence: 'parser written' }],
+        ['refresh_state', { ...turn, classification: 'validated_progress', deliveryOutcome: 'outcome_progress' }],
+        ['spend_slot', { ...turn, source: 'heartbeat', execute: true }],
+      ];
+      for (const [tool, args] of steps) {
+        if (tool === 'todo_complete') fs.writeFileSync(path.join(ws.dir, 'parser.ts'), 'export const parse = 2;\n');
+        const result = await call(client, tool, args);
+        assert.equal(result.isError, undefined, `${tool}: ${JSON.stringify(result.content)}`);
+      }
+    } finally {
+      await client.close();
+    }
+    const list = await runOperation(reviewList, {}, envOf(ws.registryPath, ws.dir));
+    assert.deepEqual(
+      list.turns.map((t) => [t.agent_id, t.turn_instance_id, t.todo_id, t.changed]),
+      [['agent-b', 'mcp1', 'todo_parser', [{ path: 'parser.ts', status: 'added' }]]],
     );
   });
 

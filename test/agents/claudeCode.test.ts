@@ -26,6 +26,7 @@ import {
   agentCommand,
   heartbeatCommands,
   loopxCommand,
+  logOverhead,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -72,6 +73,7 @@ describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, 
     const run = report.commands[0];
     const out = jsonOf(run);
     assert.equal(out['status'], 'committed', describeReport(report));
+    logOverhead('claude good turn', run);
     assert.equal(readFileSync(join(ws.project, 'notes', 'related.md'), 'utf8'), RELATED_NOTE);
     // Claude Code ran its own tools: the Write and the Bash output went back to the model.
     assert.ok(
@@ -239,6 +241,8 @@ describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, 
       [runOnceCommand(ws, AGENT, { env: BASE }), runOnceCommand(ws, AGENT, { env: BASE })],
     );
     assert.equal(jsonOf(report.commands[0])['status'], 'committed', describeReport(report));
+    logOverhead('claude resume, first turn', report.commands[0]);
+    logOverhead('claude resume, second turn', report.commands[1]);
     const second = jsonOf(report.commands[1]);
     assert.equal(second['status'], 'committed', describeReport(report));
     const mainRequests = report.requests.filter((r) => r.step !== null);

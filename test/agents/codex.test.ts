@@ -28,6 +28,7 @@ import {
   agentCommand,
   heartbeatCommands,
   loopxCommand,
+  logOverhead,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -107,6 +108,7 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
     const run = report.commands[0];
     const out = jsonOf(run);
     assert.equal(out['status'], 'committed', describeReport(report));
+    logOverhead('codex good turn', run);
     assert.equal(readFileSync(join(ws.project, 'notes', 'related.md'), 'utf8'), RELATED_NOTE);
     assert.ok(
       report.toolResults.some((t) => /A notes\/related\.md/.test(t)),
@@ -247,6 +249,8 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
       ws.files,
     );
     assert.equal(jsonOf(report.commands[0])['status'], 'committed', describeReport(report));
+    logOverhead('codex resume, first turn', report.commands[0]);
+    logOverhead('codex resume, second turn', report.commands[1]);
     const second = jsonOf(report.commands[1]);
     assert.equal(second['status'], 'committed', describeReport(report));
     assert.deepEqual(

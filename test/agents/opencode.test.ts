@@ -24,6 +24,7 @@ import {
   LOOPX_QUOTA_STATUS,
   quotaStatus,
   budgetUsed,
+  logOverhead,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -99,6 +100,7 @@ describe('opencode 1.18.33 in LoopX turns (real CLI, scripted Anthropic API, loo
     const run = report.commands[0];
     const out = jsonOf(run);
     assert.equal(out['status'], 'committed', describeReport(report));
+    logOverhead('opencode good turn', run);
     assert.equal(readFileSync(join(ws.project, 'notes', 'related.md'), 'utf8'), RELATED_NOTE);
     assert.ok(
       report.toolResults.some((t) => /3 notes\/related\.md/.test(t)),
@@ -232,6 +234,8 @@ describe('opencode 1.18.33 in LoopX turns (real CLI, scripted Anthropic API, loo
       ws.files,
     );
     assert.equal(jsonOf(report.commands[0])['status'], 'committed', describeReport(report));
+    logOverhead('opencode resume, first turn', report.commands[0]);
+    logOverhead('opencode resume, second turn', report.commands[1]);
     const second = jsonOf(report.commands[1]);
     assert.equal(second['status'], 'committed', describeReport(report));
     const mainRequests = report.requests.filter((r) => r.step !== null);

@@ -265,3 +265,19 @@ export function heartbeatCommands(agentId: string): {
     complete: `${cli} todo complete ${ids} --todo-id todo_related --evidence "notes/related.md links the notes" --no-follow-up --format json`,
   };
 }
+
+/**
+ * Prints the control-plane overhead of a committed turn: `loopx turn run-once`'s wall time less the agent's own
+ * run (the turn's `usage.minutes`, LoopX's measure of the agent process). It covers the CLI's Node start, planning,
+ * the reservation, the validation command, write-back and settlement. A figure for docs/agents-conformance.md,
+ * never an assertion (speed goes to benchmarks).
+ */
+export function logOverhead(label: string, command: CommandReport | undefined): void {
+  if (command === undefined) return;
+  const usage = (jsonOf(command)['usage'] ?? {}) as Record<string, unknown>;
+  const agentMs = Math.round(Number(usage['minutes'] ?? NaN) * 60_000);
+  if (!Number.isFinite(agentMs)) return;
+  console.log(
+    `      [overhead] ${label}: run-once ${command.durationMs} ms, agent ${agentMs} ms, LoopX ${command.durationMs - agentMs} ms`,
+  );
+}

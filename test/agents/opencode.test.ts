@@ -143,14 +143,19 @@ describe('opencode 1.18.33 in LoopX turns (real CLI, scripted Anthropic API, loo
       `processes that outlived the turn: ${JSON.stringify(run?.survivors)}`,
     );
   });
-  it('API 4xx: an invalid_request_error ends the turn as a failure naming the API error; nothing committed', async () => {
-    const ws = opencodeWorkspace();
+  it('API 4xx: an invalid_request_error ends the turn as a failure naming the API error; nothing committed (a "prompt is too long" 400 would make opencode compact and retry until the timeout)', async () => {
+    const ws = opencodeWorkspace({ timeout_minutes: 0.5 });
     const report = await scenario(
       {
         steps: [
           {
             attempts: [
-              { kind: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'prompt is too long' },
+              {
+                kind: 'http_error',
+                status: 400,
+                errorType: 'invalid_request_error',
+                message: 'max_tokens: 64000 > 8192, the maximum for this model',
+              },
             ],
           },
         ],
@@ -161,7 +166,8 @@ describe('opencode 1.18.33 in LoopX turns (real CLI, scripted Anthropic API, loo
     const out = jsonOf(report.commands[0]);
     assert.equal(report.commands[0]?.code, 1, describeReport(report));
     assert.notEqual(out['status'], 'committed');
-    assert.match(JSON.stringify(out['failure']), /400|prompt is too long|invalid_request/, describeReport(report));
+    assert.notEqual((out['failure'] as Record<string, unknown>)['reason'], 'timeout', describeReport(report));
+    assert.match(JSON.stringify(out['failure']), /max_tokens: 64000 > 8192/, describeReport(report));
     assert.equal(existsSync(join(ws.project, 'notes', 'related.md')), false);
     assert.deepEqual(report.commands[0]?.survivors, []);
   });

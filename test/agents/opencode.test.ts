@@ -25,6 +25,9 @@ import {
   quotaStatus,
   budgetUsed,
   logOverhead,
+  agentCommand,
+  heartbeatCommands,
+  loopxCommand,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -305,5 +308,62 @@ describe('opencode 1.18.33 in LoopX turns (real CLI, scripted Anthropic API, loo
       report.toolResults.some((t) => /"goal_id": "tidy-notes"/.test(t) && /"allowed_slots"/.test(t)),
       describeReport(report),
     );
+  });
+  it('the installed /loopx-heartbeat command, expanded by opencode itself (run --command), drives a whole heartbeat over its shell: should-run, work, refresh-state, spend-slot retried (one spend), todo complete', async () => {
+    const ws = opencodeWorkspace();
+    const hb = heartbeatCommands(AGENT);
+    const report = await scenario(
+      steps(
+        bash(hb.shouldRun),
+        write(ws),
+        bash(hb.refresh),
+        bash(hb.spend),
+        bash(hb.spend),
+        bash(hb.complete),
+        text('Heartbeat done: notes/related.md written, recorded, one slot spent.'),
+      ),
+      [
+        loopxCommand(ws, ['slash-commands', '--install', '--surface', 'opencode', '--format', 'json']),
+        agentCommand(
+          ws,
+          [
+            agentClis().opencode,
+            'run',
+            '--format',
+            'json',
+            '--model',
+            'anthropic/claude-sonnet-4-5',
+            '--command',
+            'loopx-heartbeat',
+            'goal tidy-notes, agent opencode',
+          ],
+          { ...ws.env, PATH: withLoopxOnPath(ws) },
+        ),
+        loopxCommand(ws, ['quota', 'status', '--goal-id', 'tidy-notes', '--format', 'json']),
+      ],
+      ws.files,
+    );
+    assert.equal(report.commands[0]?.code, 0, describeReport(report));
+    assert.equal(report.commands[1]?.code, 0, describeReport(report));
+    assert.ok(
+      report.prompts.some((p) => /Commands of one turn, in order/.test(p) && /goal tidy-notes, agent opencode/.test(p)),
+      `the model never saw the expanded /loopx-heartbeat command:\n${report.prompts.join('\n---\n').slice(0, 3000)}`,
+    );
+    const results = report.toolResults;
+    assert.ok(
+      results.some((t) => /"should_run": true/.test(t)),
+      describeReport(report),
+    );
+    assert.ok(
+      results.some((t) => /"appended": true/.test(t)),
+      describeReport(report),
+    );
+    assert.ok(
+      results.some((t) => /"idempotent_replay": true/.test(t)),
+      describeReport(report),
+    );
+    assert.match(readFileSync(ws.statePath, 'utf8'), /todo_id=todo_related status=done/);
+    const status = jsonOf(report.commands[2]);
+    assert.equal(JSON.stringify(status).match(/"spent_slots":(\d+)/)?.[1], '1', JSON.stringify(status));
   });
 });

@@ -408,13 +408,14 @@ export function codexSandboxFindings(
   const codexFolder = path.join(agent.projectRoot, '.codex');
   const stateInCodex =
     agent.statePath !== null && path.resolve(agent.statePath).startsWith(`${path.resolve(codexFolder)}${path.sep}`);
+  // Not a warning: the turns LoopX runs give Codex the state folder as a writable root (--add-dir), so a
+  // Codex agent on the default layout is ready; only a Codex the user starts needs the flag (said here).
   if (sandbox === 'workspace-write' && stateInCodex)
     findings.push(
       finding(
         `${prefix}.codex_folder`,
-        'warn',
-        `${who}: the goal's state file is under .codex/, which Codex's workspace-write sandbox keeps read-only: a loopx command the agent runs there cannot write it`,
-        "let LoopX write the turn's result (it does after each turn), or move the goal's state_file out of .codex/",
+        'ok',
+        `${who}: the goal's state file is under .codex/, read-only in Codex's workspace-write sandbox: LoopX's turns give Codex its folder as a writable root (--add-dir ${path.relative(agent.projectRoot, path.dirname(agent.statePath ?? codexFolder)) || '.'}); a Codex you start yourself needs the same --add-dir`,
       ),
     );
   else if (fs.existsSync(codexFolder) && !writable(codexFolder))

@@ -71,7 +71,7 @@ const CLAUDE_FIRST_TURN: FirstTurn = {
   edit: (related) => ({ kind: 'tool', name: 'Write', input: { file_path: related, content: RELATED_NOTE } }),
   providerEnv: (url) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: FAKE_KEYS['ANTHROPIC_API_KEY'] as string }),
   homeFiles: () => ({}),
-  doctorProvider: /passes ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL/,
+  doctorProvider: /claude-main \(goal tidy-notes, claude-code\): passes ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL/,
   apiPath: '/v1/messages',
   toolEvidence: /File created successfully/,
 };
@@ -111,7 +111,7 @@ const CODEX_FIRST_TURN: FirstTurn = {
       '',
     ].join('\n'),
   }),
-  doctorProvider: /passes OPENAI_API_KEY/,
+  doctorProvider: /codex-main \(goal tidy-notes, codex\): passes [A-Z_, ]*OPENAI_API_KEY/,
   apiPath: '/v1/responses',
   toolEvidence: /A notes\/related\.md/,
 };
@@ -169,19 +169,20 @@ async function startModelServerIn(
 
 async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
-  // F1 reaches the workbench only when it has the focus (a webview that just opened may hold it): click the
-  // status bar and press again until the palette opens.
+  // F1 reaches the workbench only when it has the focus (a webview that just opened may hold it, and may take
+  // it back and close the palette before it is typed in): click the status bar and try again until the
+  // palette opens and takes the text.
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('F1');
-    const opened = await input
+    const typed = await input
       .waitFor({ timeout: 10_000 })
+      .then(() => input.fill(`>${title}`, { timeout: 10_000 }))
       .then(() => true)
       .catch(() => false);
-    if (opened) break;
+    if (typed) break;
     if (attempt === 5) throw new Error(`the command palette did not open for "${title}"`);
     await page.locator('.part.statusbar').click({ position: { x: 600, y: 10 } });
   }
-  await input.fill(`>${title}`);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15_000 });
   await page.keyboard.press('Enter');
 }
@@ -373,7 +374,8 @@ describe('A new user connects a real agent CLI from the palette of the installed
       const program = spec.preset === 'claude-code' ? 'claude' : 'codex';
       assert.match(
         doctor,
-        new RegExp(`${AGENT} \\(goal tidy-notes, ${spec.preset}\\): \\S+/${program}, \\S*\\s?${spec.version}`),
+        // The view wraps long paths: any text up to the program, then its version as `--version` prints it.
+        new RegExp(`${AGENT} \\(goal tidy-notes, ${spec.preset}\\): [^,]*/${program}, (\\S+ )?${spec.version}`),
       );
       assert.match(doctor, spec.doctorProvider);
 

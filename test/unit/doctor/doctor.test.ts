@@ -156,6 +156,28 @@ describe('doctor', () => {
     assert.match(byId(second, 'agent.g.cx.codex_folder').message, /read-only.*--add-dir \.codex\/goals\/g\b/);
   });
 
+  it('warns that Codex will not start outside a git repository, unless the project is one or the executor skips the check', async () => {
+    const bin = fakeBin({ codex: { help: CODEX_HELP } });
+    const args = ['--sandbox', 'workspace-write'];
+    const plain = agentsProject({ cx: { executor: { preset: 'codex', args } } });
+    const outside = byId(await runDoctor(plain.registry, { PATH: bin, OPENAI_API_KEY: 'x' }), 'agent.g.cx.codex_git');
+    assert.equal(outside?.level, 'warn');
+    assert.match(outside?.fix ?? '', /git init.*--skip-git-repo-check/);
+    fs.mkdirSync(path.join(path.dirname(plain.registry), '..', '.git'));
+    fs.writeFileSync(path.join(path.dirname(plain.registry), '..', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const inGit = await runDoctor(plain.registry, { PATH: bin, OPENAI_API_KEY: 'x' });
+    assert.equal(
+      inGit.checks.find((f) => f.id === 'agent.g.cx.codex_git'),
+      undefined,
+    );
+    const skipping = agentsProject({ cx: { executor: { preset: 'codex', args: [...args, '--skip-git-repo-check'] } } });
+    const skipped = await runDoctor(skipping.registry, { PATH: bin, OPENAI_API_KEY: 'x' });
+    assert.equal(
+      skipped.checks.find((f) => f.id === 'agent.g.cx.codex_git'),
+      undefined,
+    );
+  });
+
   it('reports an agent without an executor, an invalid executor, and a registry it cannot parse', async () => {
     const { registry } = connectedProject({
       coordination: { registered_agents: ['bare', 'bad'], agent_profiles: { bad: { executor: { preset: 'nope' } } } },

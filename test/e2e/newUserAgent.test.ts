@@ -50,6 +50,8 @@ interface FirstTurn {
   executor: Record<string, unknown>;
   /** The demo goal's agent without an executor, taken off first (a doctor warning that is not this user's). */
   removeFirst: string | null;
+  /** The project is a git repository (`git init`): Codex starts only in one (or a folder it trusts). */
+  gitRepository: boolean;
   /** The model's first step: the CLI's own edit tool writing notes/related.md. */
   edit: (related: string) => ScriptedAnswer;
   /** The user's environment for the CLI's provider, and files in HOME (the model server's URL known). */
@@ -68,6 +70,7 @@ const CLAUDE_FIRST_TURN: FirstTurn = {
   permission: 'acceptEdits',
   executor: { preset: 'claude-code', args: ['--permission-mode', 'acceptEdits'] },
   removeFirst: 'codex-main',
+  gitRepository: false,
   edit: (related) => ({ kind: 'tool', name: 'Write', input: { file_path: related, content: RELATED_NOTE } }),
   providerEnv: (url) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: FAKE_KEYS['ANTHROPIC_API_KEY'] as string }),
   homeFiles: () => ({}),
@@ -84,6 +87,7 @@ const CODEX_FIRST_TURN: FirstTurn = {
   permission: 'workspace-write',
   executor: { preset: 'codex', args: ['--sandbox', 'workspace-write'] },
   removeFirst: null,
+  gitRepository: true,
   // Codex edits with apply_patch, which it intercepts when the model runs it through exec_command.
   edit: () => ({
     kind: 'tool',
@@ -292,6 +296,10 @@ describe('A new user connects a real agent CLI from the palette of the installed
       );
       assert.equal(removed.status, 0, `${removed.stdout}${removed.stderr}`);
     }
+    if (spec.gitRepository) {
+      const init = spawnSync('git', ['init', '-q'], { cwd: workspace, encoding: 'utf8' });
+      assert.equal(init.status, 0, init.stderr);
+    }
     const related = join(workspace, 'notes', 'related.md');
     const script: ModelScript = {
       steps: [{ attempts: [spec.edit(related)] }, { attempts: [{ kind: 'text', text: finalText() }] }],
@@ -380,6 +388,8 @@ describe('A new user connects a real agent CLI from the palette of the installed
       assert.match(doctor, spec.doctorProvider);
 
       // 3. Run One Turn…: the agent, confirmed; the CLI writes the note with its own tool and the turn commits.
+      // A quick pick closes when it loses the focus: give it back to the workbench from the Doctor's preview first.
+      await page.locator('.part.sidebar .monaco-list-row', { hasText: AGENT }).first().click();
       await runCommand(page, 'LoopX: Run One Turn…');
       await pick(page, AGENT, AGENT);
       const confirm = page.locator('.monaco-dialog-box');

@@ -365,16 +365,26 @@ describe('A new user connects a real agent CLI from the palette of the installed
       assert.match(await dialog.innerText(), new RegExp(spec.preset));
       await page.screenshot({ path: join(RESULTS, `new-user-${spec.preset}-configure.png`) });
       await dialog.getByRole('button', { name: 'Configure', exact: true }).click();
-      // The Agents view shows the new agent (the registry's watcher reloaded the model).
+      // The Agents view shows the agent (the registry's watcher reloaded the model).
       await page.locator('.part.sidebar .monaco-list-row', { hasText: AGENT }).first().waitFor({ timeout: 30_000 });
-      const registry = JSON.parse(readFileSync(join(workspace, '.loopx', 'registry.json'), 'utf8')) as {
-        goals: { coordination: { registered_agents: string[]; agent_profiles: Record<string, unknown> } }[];
+      // An agent the demo registered is in the view before the write: wait for the registry to hold its executor.
+      const profileOf = (): { registered: boolean; profile: unknown } => {
+        const registry = JSON.parse(readFileSync(join(workspace, '.loopx', 'registry.json'), 'utf8')) as {
+          goals: { coordination: { registered_agents: string[]; agent_profiles?: Record<string, unknown> } }[];
+        };
+        const coordination = registry.goals[0]?.coordination;
+        return {
+          registered: coordination?.registered_agents.includes(AGENT) ?? false,
+          profile: coordination?.agent_profiles?.[AGENT],
+        };
       };
-      const coordination = registry.goals[0]?.coordination;
-      assert.ok(coordination?.registered_agents.includes(AGENT));
-      assert.deepEqual(coordination?.agent_profiles[AGENT], { executor: spec.executor });
+      for (let waited = 0; profileOf().profile === undefined && waited < 30_000; waited += 500)
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      const written = profileOf();
+      assert.ok(written.registered);
+      assert.deepEqual(written.profile, { executor: spec.executor });
 
-      // 2. Doctor: no error, no warning; it found Claude Code with its version and flags and the provider variables.
+      // 2. Doctor: no error, no warning; it found the CLI with its version and flags and the provider variables.
       await runCommand(page, 'LoopX: Doctor');
       const doctor = await frameText(page, /LoopX doctor[\s\S]*error\(s\)/);
       await page.screenshot({ path: join(RESULTS, `new-user-${spec.preset}-doctor.png`) });

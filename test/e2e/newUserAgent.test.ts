@@ -52,6 +52,8 @@ interface FirstTurn {
   removeFirst: string | null;
   /** The project is a git repository (`git init`): Codex starts only in one (or a folder it trusts). */
   gitRepository: boolean;
+  /** The todo the first turn takes: a new agent the goal's first open one, the demo's codex-main the one it claimed. */
+  todoId: string;
   /** The model's first step: the CLI's own edit tool writing notes/related.md. */
   edit: (related: string) => ScriptedAnswer;
   /** The user's environment for the CLI's provider, and files in HOME (the model server's URL known). */
@@ -71,6 +73,7 @@ const CLAUDE_FIRST_TURN: FirstTurn = {
   executor: { preset: 'claude-code', args: ['--permission-mode', 'acceptEdits'] },
   removeFirst: 'codex-main',
   gitRepository: false,
+  todoId: 'todo_related',
   edit: (related) => ({ kind: 'tool', name: 'Write', input: { file_path: related, content: RELATED_NOTE } }),
   providerEnv: (url) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: FAKE_KEYS['ANTHROPIC_API_KEY'] as string }),
   homeFiles: () => ({}),
@@ -88,6 +91,7 @@ const CODEX_FIRST_TURN: FirstTurn = {
   executor: { preset: 'codex', args: ['--sandbox', 'workspace-write'] },
   removeFirst: null,
   gitRepository: true,
+  todoId: 'todo_links',
   // Codex edits with apply_patch, which it intercepts when the model runs it through exec_command.
   edit: () => ({
     kind: 'tool',
@@ -425,7 +429,7 @@ describe('A new user connects a real agent CLI from the palette of the installed
     const turnSteps = requests.filter((r) => r.path === spec.apiPath && r.step !== null).map((r) => r.step);
     assert.deepEqual([...new Set(turnSteps)], [0, 1], JSON.stringify(requests));
     const state = readFileSync(join(workspace, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'), 'utf8');
-    assert.match(state, /todo_id=todo_related status=done/);
+    assert.match(state, new RegExp(`todo_id=${spec.todoId} status=done`));
     const runs = readFileSync(
       join(workspace, '.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl'),
       'utf8',

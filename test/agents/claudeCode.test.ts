@@ -23,6 +23,10 @@ import {
   type Workspace,
   withLoopxOnPath,
   LOOPX_QUOTA_STATUS,
+  agentCommand,
+  heartbeatCommands,
+  loopxCommand,
+  logOverhead,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -69,6 +73,7 @@ describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, 
     const run = report.commands[0];
     const out = jsonOf(run);
     assert.equal(out['status'], 'committed', describeReport(report));
+    logOverhead('claude good turn', run);
     assert.equal(readFileSync(join(ws.project, 'notes', 'related.md'), 'utf8'), RELATED_NOTE);
     // Claude Code ran its own tools: the Write and the Bash output went back to the model.
     assert.ok(
@@ -236,6 +241,8 @@ describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, 
       [runOnceCommand(ws, AGENT, { env: BASE }), runOnceCommand(ws, AGENT, { env: BASE })],
     );
     assert.equal(jsonOf(report.commands[0])['status'], 'committed', describeReport(report));
+    logOverhead('claude resume, first turn', report.commands[0]);
+    logOverhead('claude resume, second turn', report.commands[1]);
     const second = jsonOf(report.commands[1]);
     assert.equal(second['status'], 'committed', describeReport(report));
     const mainRequests = report.requests.filter((r) => r.step !== null);
@@ -293,6 +300,64 @@ describe('Claude Code 2.1.197 in LoopX turns (real CLI, scripted Anthropic API, 
       report.toolResults.some((t) => /"goal_id": "tidy-notes"/.test(t) && /"allowed_slots"/.test(t)),
       describeReport(report),
     );
+  });
+  it('the installed /loopx-heartbeat prompt, expanded by Claude Code itself, drives a whole heartbeat over its shell: should-run, work, refresh-state, spend-slot retried (one spend), todo complete', async () => {
+    const ws = claudeWorkspace();
+    const hb = heartbeatCommands(AGENT);
+    const report = await scenario(
+      steps(
+        bash(hb.shouldRun),
+        write(ws),
+        bash(hb.refresh),
+        bash(hb.spend),
+        bash(hb.spend),
+        bash(hb.complete),
+        text('Heartbeat done: notes/related.md written, recorded, one slot spent.'),
+      ),
+      [
+        loopxCommand(ws, ['slash-commands', '--install', '--surface', 'claude-code', '--format', 'json']),
+        agentCommand(
+          ws,
+          [
+            agentClis().claude,
+            '-p',
+            '/loopx-heartbeat --goal-id tidy-notes --agent-id claude',
+            '--output-format',
+            'json',
+            '--model',
+            MODEL,
+            ...ALL_TOOLS,
+          ],
+          { ...BASE, PATH: withLoopxOnPath(ws) },
+        ),
+        loopxCommand(ws, ['quota', 'status', '--goal-id', 'tidy-notes', '--format', 'json']),
+      ],
+    );
+    assert.equal(report.commands[0]?.code, 0, describeReport(report));
+    assert.equal(report.commands[1]?.code, 0, describeReport(report));
+    // Claude Code expanded the installed prompt file (its body, with $ARGUMENTS filled), not the typed name.
+    assert.ok(
+      report.prompts.some(
+        (p) => /Commands of one turn, in order/.test(p) && /--goal-id tidy-notes --agent-id claude/.test(p),
+      ),
+      `the model never saw the expanded /loopx-heartbeat prompt:\n${report.prompts.join('\n---\n').slice(0, 3000)}`,
+    );
+    const results = report.toolResults;
+    assert.ok(
+      results.some((t) => /"should_run": true/.test(t)),
+      describeReport(report),
+    );
+    assert.ok(
+      results.some((t) => /"appended": true/.test(t)),
+      describeReport(report),
+    );
+    assert.ok(
+      results.some((t) => /"idempotent_replay": true/.test(t)),
+      describeReport(report),
+    );
+    assert.match(readFileSync(ws.statePath, 'utf8'), /todo_id=todo_related status=done/);
+    const status = jsonOf(report.commands[2]);
+    assert.equal(JSON.stringify(status).match(/"spent_slots":(\d+)/)?.[1], '1', JSON.stringify(status));
   });
 });
 

@@ -25,6 +25,10 @@ import {
   type Workspace,
   withLoopxOnPath,
   LOOPX_QUOTA_STATUS,
+  agentCommand,
+  heartbeatCommands,
+  loopxCommand,
+  logOverhead,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -104,6 +108,7 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
     const run = report.commands[0];
     const out = jsonOf(run);
     assert.equal(out['status'], 'committed', describeReport(report));
+    logOverhead('codex good turn', run);
     assert.equal(readFileSync(join(ws.project, 'notes', 'related.md'), 'utf8'), RELATED_NOTE);
     assert.ok(
       report.toolResults.some((t) => /A notes\/related\.md/.test(t)),
@@ -244,6 +249,8 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
       ws.files,
     );
     assert.equal(jsonOf(report.commands[0])['status'], 'committed', describeReport(report));
+    logOverhead('codex resume, first turn', report.commands[0]);
+    logOverhead('codex resume, second turn', report.commands[1]);
     const second = jsonOf(report.commands[1]);
     assert.equal(second['status'], 'committed', describeReport(report));
     assert.deepEqual(
@@ -321,5 +328,68 @@ describe('Codex 0.171.0 in LoopX turns (real CLI, scripted Responses API, loopba
     // A *KEY* name is not dropped by Codex 0.171.0's default policy (the variable is not a secret: it is in the prompt).
     assert.match(echoed, /key=sha256:[0-9a-f]{16,}/, describeReport(report));
     assert.match(echoed, /turn=\d{8}T\d{6}Z-[0-9a-f]+/, echoed);
+  });
+  it("the installed loopx skill, mentioned as $loopx and injected by Codex itself, drives a whole heartbeat through Codex's login shell: should-run, work, refresh-state, spend-slot retried (one spend), todo complete", async () => {
+    const ws = codexWorkspace();
+    const hb = heartbeatCommands(AGENT);
+    const launcher = join(ws.root, 'bin', 'loopx');
+    withLoopxOnPath(ws);
+    const report = await scenario(
+      steps(
+        shell(hb.shouldRun),
+        ADD_RELATED,
+        shell(hb.refresh),
+        shell(hb.spend),
+        shell(hb.spend),
+        shell(hb.complete),
+        text('Heartbeat done: notes/related.md written, recorded, one slot spent.'),
+      ),
+      [
+        loopxCommand(ws, ['slash-commands', '--install', '--surface', 'codex', '--format', 'json']),
+        agentCommand(
+          ws,
+          [
+            agentClis().codex,
+            'exec',
+            '--json',
+            '--skip-git-repo-check',
+            '--sandbox',
+            'workspace-write',
+            // Under workspace-write the project's .codex/ is read-only; the goal's state folder must be a
+            // writable root (LoopX passes it itself in the turns it runs: docs/executors.md#codex-and-its-sandbox).
+            '--add-dir',
+            join(ws.project, '.codex', 'goals', 'tidy-notes'),
+            '$loopx run one heartbeat turn: --goal-id tidy-notes --agent-id codex',
+          ],
+          // Codex's shell is `bash -lc`, which resets PATH: LOOPX_CLI is how the skill's commands find LoopX.
+          { ...ws.env, LOOPX_CLI: launcher },
+        ),
+        loopxCommand(ws, ['quota', 'status', '--goal-id', 'tidy-notes', '--format', 'json']),
+      ],
+      ws.files,
+    );
+    assert.equal(report.commands[0]?.code, 0, describeReport(report));
+    assert.equal(report.commands[1]?.code, 0, describeReport(report));
+    // Codex put the skill's body into the conversation (not only its name and description).
+    assert.ok(
+      report.prompts.some((p) => /Commands of one turn, in order/.test(p)),
+      `the model never saw the loopx skill's heartbeat section:\n${report.prompts.join('\n---\n').slice(0, 3000)}`,
+    );
+    const results = report.toolResults;
+    assert.ok(
+      results.some((t) => /\\?"should_run\\?": true/.test(t)),
+      describeReport(report),
+    );
+    assert.ok(
+      results.some((t) => /\\?"appended\\?": true/.test(t)),
+      describeReport(report),
+    );
+    assert.ok(
+      results.some((t) => /\\?"idempotent_replay\\?": true/.test(t)),
+      describeReport(report),
+    );
+    assert.match(readFileSync(ws.statePath, 'utf8'), /todo_id=todo_related status=done/);
+    const status = jsonOf(report.commands[2]);
+    assert.equal(JSON.stringify(status).match(/"spent_slots":(\d+)/)?.[1], '1', JSON.stringify(status));
   });
 });

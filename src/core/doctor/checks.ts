@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
 import { envNameMatches, PROVIDER_ENV } from '../executors/environment';
 import { LOCK_FILE_SUFFIX, lockFileIsStale } from '../fs/fileLock';
-import { readFileSafe } from '../fs/safeRead';
+import { readFileSafe, readFileSafeSync } from '../fs/safeRead';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { parseRegistryText, rawRegistryGoalsById } from '../registry/read';
 import { registryProjectRoot, resolveGoalStatePath, resolveRuntimeRoot } from '../registry/locate';
@@ -386,6 +386,21 @@ export async function agentFindings(
   return findings;
 }
 
+/** Whether `folder` or a folder above it is a git repository: `.git/HEAD`, or a worktree's `.git` file. */
+function insideGitRepository(folder: string): boolean {
+  for (let dir = path.resolve(folder); ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, '.git');
+    // A stray empty `.git` folder is not a repository (git and Codex both look past it).
+    if (fs.existsSync(path.join(dotGit, 'HEAD'))) return true;
+    try {
+      if (fs.statSync(dotGit).isFile() && /^gitdir: /.test(readFileSafeSync(dotGit))) return true;
+    } catch {
+      // no .git here
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
 export function codexSandboxFindings(
   prefix: string,
   who: string,
@@ -405,16 +420,28 @@ export function codexSandboxFindings(
       ),
     );
   else findings.push(finding(`${prefix}.codex_sandbox`, 'ok', `${who}: Codex sandbox ${sandbox}`));
+  // `codex exec` refuses to start outside a git repository unless the folder is trusted or the flag says so
+  // ("Not inside a trusted directory and --skip-git-repo-check was not specified"): Doctor green, turn failed.
+  if (!(config.args ?? []).includes('--skip-git-repo-check') && !insideGitRepository(agent.projectRoot))
+    findings.push(
+      finding(
+        `${prefix}.codex_git`,
+        'warn',
+        `${who}: ${agent.projectRoot} is not in a git repository, and Codex runs only in one (or in a folder it trusts)`,
+        `git init the project (Codex also needs it to show its changes), or add --skip-git-repo-check to the executor's args`,
+      ),
+    );
   const codexFolder = path.join(agent.projectRoot, '.codex');
   const stateInCodex =
     agent.statePath !== null && path.resolve(agent.statePath).startsWith(`${path.resolve(codexFolder)}${path.sep}`);
+  // Not a warning: the turns LoopX runs give Codex the state folder as a writable root (--add-dir), so a
+  // Codex agent on the default layout is ready; only a Codex the user starts needs the flag (said here).
   if (sandbox === 'workspace-write' && stateInCodex)
     findings.push(
       finding(
         `${prefix}.codex_folder`,
-        'warn',
-        `${who}: the goal's state file is under .codex/, which Codex's workspace-write sandbox keeps read-only: a loopx command the agent runs there cannot write it`,
-        "let LoopX write the turn's result (it does after each turn), or move the goal's state_file out of .codex/",
+        'ok',
+        `${who}: the goal's state file is under .codex/, read-only in Codex's workspace-write sandbox: LoopX's turns give Codex its folder as a writable root (--add-dir ${path.relative(agent.projectRoot, path.dirname(agent.statePath ?? codexFolder)) || '.'}); a Codex you start yourself needs the same --add-dir`,
       ),
     );
   else if (fs.existsSync(codexFolder) && !writable(codexFolder))

@@ -1,6 +1,6 @@
 import { cliCommands } from '../commands/catalog';
 import { SPEND_USAGE_FLAGS, SPEND_USAGE_NOTE, TURN_ID_PLACEHOLDER } from '../quota/spend';
-import { viaLoopxCli } from './cliInvocation';
+import { LOOPX_CLI_COMMAND } from './cliInvocation';
 
 /**
  * The heartbeat loop of an agent driven by its own scheduler (Codex automation, Claude Code `/loop`,
@@ -40,46 +40,49 @@ function cliExists(words: string): boolean {
   return cliCommands().some((c) => c.cli === words);
 }
 
-/** The CLI steps of a heartbeat turn, limited to the commands this LoopX has. */
-export function heartbeatSteps(subject: HeartbeatSubject): HeartbeatStep[] {
+/**
+ * The CLI steps of a heartbeat turn, limited to the commands this LoopX has. `cli` is how the agent runs
+ * LoopX's CLI, written first in every command: by default `"${LOOPX_CLI:-loopx}"` (in VS Code's terminals the
+ * `loopx` on the PATH may be another LoopX; docs/executors.md), or e.g. an absolute path.
+ */
+export function heartbeatSteps(subject: HeartbeatSubject, cli: string = LOOPX_CLI_COMMAND): HeartbeatStep[] {
   const { goalId, agentId, todoId } = subject;
   const steps: HeartbeatStep[] = [];
   if (cliExists('quota should-run')) {
     steps.push({
-      command: `loopx quota should-run --goal-id ${goalId} --agent-id ${agentId} --turn-instance-id ${TURN_ID_PLACEHOLDER}`,
+      command: `${cli} quota should-run --goal-id ${goalId} --agent-id ${agentId} --turn-instance-id ${TURN_ID_PLACEHOLDER}`,
       when: 'first; stop if should_run is false',
     });
   }
   steps.push({
-    command: `loopx refresh-state --goal-id ${goalId} --classification autonomous_replan --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
+    command: `${cli} refresh-state --goal-id ${goalId} --classification autonomous_replan --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
     when: 'instead of the todo work when effective_action is autonomous_replan_required (two stalled turns): replan the todos, then record the replan; the receipt binds the obligation',
   });
   if (todoId !== null && cliExists('todo complete')) {
     steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --successor-text "<next todo>" --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
+      command: `${cli} todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --successor-text "<next todo>" --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
       when: 'when the todo is done and work follows; before recording',
     });
   }
   if (cliExists('refresh-state')) {
     steps.push({
-      command: `loopx refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
+      command: `${cli} refresh-state --goal-id ${goalId} --classification <classification> --delivery-batch-scale <scale> --delivery-outcome <outcome> --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
       when: 'after the work and its validation (the heartbeat receipt supplies the todo)',
     });
   }
   if (cliExists('quota spend-slot')) {
     steps.push({
-      command: `loopx quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId} ${SPEND_USAGE_FLAGS}`,
+      command: `${cli} quota spend-slot --goal-id ${goalId} --slots 1 --source heartbeat --execute --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId} ${SPEND_USAGE_FLAGS}`,
       when: `exactly once, after recording; ${SPEND_USAGE_NOTE}; a retry with the same turn id replays`,
     });
   }
   if (todoId !== null && cliExists('todo complete')) {
     steps.push({
-      command: `loopx todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --no-follow-up --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
+      command: `${cli} todo complete --goal-id ${goalId} --todo-id ${todoId} --evidence "<evidence>" --no-follow-up --turn-instance-id ${TURN_ID_PLACEHOLDER} --agent-id ${agentId}`,
       when: 'when the todo is done and nothing follows; only after the spend',
     });
   }
-  // Run as `"${LOOPX_CLI:-loopx}" …`: in VS Code's terminals the `loopx` on the PATH may be another LoopX.
-  return steps.map((step) => ({ ...step, command: viaLoopxCli(step.command) }));
+  return steps;
 }
 
 /** A Markdown code span that a backtick inside the text cannot close early. */

@@ -478,3 +478,29 @@ export function toolResultText(bodies: Record<string, unknown>[]): string[] {
   }
   return [...new Set(out)];
 }
+
+/**
+ * The text the CLI sent as the user's words and its own instructions (not tool results): Anthropic user
+ * messages and `system`, OpenAI `instructions` and user/developer input messages. What proves a CLI expanded
+ * an installed slash prompt or skill: its body is here, not the `/name` that was typed.
+ */
+export function promptText(bodies: Record<string, unknown>[]): string[] {
+  const out: string[] = [];
+  const texts = (content: unknown): void => {
+    if (typeof content === 'string') out.push(content);
+    else if (Array.isArray(content))
+      for (const block of content as Record<string, unknown>[])
+        if ((block.type === 'text' || block.type === 'input_text') && typeof block.text === 'string')
+          out.push(block.text);
+  };
+  for (const body of bodies) {
+    texts(body.system);
+    texts(body.instructions);
+    for (const message of (body.messages as Record<string, unknown>[] | undefined) ?? [])
+      if (message.role === 'user') texts(message.content);
+    for (const item of (body.input as Record<string, unknown>[] | undefined) ?? [])
+      if ((item.type ?? 'message') === 'message' && (item.role === 'user' || item.role === 'developer'))
+        texts(item.content);
+  }
+  return [...new Set(out)];
+}

@@ -236,3 +236,48 @@ export function withLoopxOnPath(ws: Workspace): string {
 
 /** What the installed prompts tell an agent to run: LoopX's CLI as `"${LOOPX_CLI:-loopx}"`. */
 export const LOOPX_QUOTA_STATUS = '"${LOOPX_CLI:-loopx}" quota status --goal-id tidy-notes --format json';
+
+/** An agent CLI started by the user (not by LoopX): argv as given, in the project, with LoopX's environment. */
+export function agentCommand(ws: Workspace, argv: string[], env: Record<string, string> = {}): ScenarioCommand {
+  return { argv, cwd: ws.project, env: loopxEnv(ws, env), timeoutMs: 180_000 };
+}
+
+/** A fixed heartbeat turn id, written into every command as the installed heartbeat prompt says. */
+export const HEARTBEAT_TURN = '2026-12-03T06:00:00Z';
+
+/**
+ * The commands of one heartbeat turn as the installed `/loopx-heartbeat` prompt lists them, filled in for the
+ * demo goal, `agentId` and its todo: should-run, (the work), refresh-state, spend-slot twice (a retry of the
+ * same trigger replays), then todo complete.
+ */
+export function heartbeatCommands(agentId: string): {
+  shouldRun: string;
+  refresh: string;
+  spend: string;
+  complete: string;
+} {
+  const cli = '"${LOOPX_CLI:-loopx}"';
+  const ids = `--goal-id tidy-notes --turn-instance-id ${HEARTBEAT_TURN} --agent-id ${agentId}`;
+  return {
+    shouldRun: `${cli} quota should-run ${ids} --format json`,
+    refresh: `${cli} refresh-state ${ids} --classification notes_linked --delivery-batch-scale single_surface --delivery-outcome outcome_progress --format json`,
+    spend: `${cli} quota spend-slot ${ids} --slots 1 --source heartbeat --execute --cost-usd 0.01 --tokens 3300 --format json`,
+    complete: `${cli} todo complete ${ids} --todo-id todo_related --evidence "notes/related.md links the notes" --no-follow-up --format json`,
+  };
+}
+
+/**
+ * Prints the control-plane overhead of a committed turn: `loopx turn run-once`'s wall time less the agent's own
+ * run (the turn's `usage.minutes`, LoopX's measure of the agent process). It covers the CLI's Node start, planning,
+ * the reservation, the validation command, write-back and settlement. A figure for docs/agents-conformance.md,
+ * never an assertion (speed goes to benchmarks).
+ */
+export function logOverhead(label: string, command: CommandReport | undefined): void {
+  if (command === undefined) return;
+  const usage = (jsonOf(command)['usage'] ?? {}) as Record<string, unknown>;
+  const agentMs = Math.round(Number(usage['minutes'] ?? NaN) * 60_000);
+  if (!Number.isFinite(agentMs)) return;
+  console.log(
+    `      [overhead] ${label}: run-once ${command.durationMs} ms, agent ${agentMs} ms, LoopX ${command.durationMs - agentMs} ms`,
+  );
+}

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { startModelServer, toolResultText, type LoggedRequest, type ModelScript } from './modelServer';
+import { promptText, startModelServer, toolResultText, type LoggedRequest, type ModelScript } from './modelServer';
 
 export interface ScenarioCommand {
   argv: string[];
@@ -52,6 +52,8 @@ export interface ScenarioReport {
   commands: CommandReport[];
   /** Text of the tool results the CLI sent back to the model (last request per step). */
   toolResults: string[];
+  /** The user's words and the CLI's instructions it sent (see promptText), e.g. an expanded slash prompt. */
+  prompts: string[];
 }
 
 function processes(): ProcessSeen[] {
@@ -123,7 +125,13 @@ async function runCommand(command: ScenarioCommand, baseUrl: string): Promise<Co
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as ScenarioSpec;
   const server = await startModelServer(spec.script);
-  const report: ScenarioReport = { baseUrl: server.url, requests: server.log, commands: [], toolResults: [] };
+  const report: ScenarioReport = {
+    baseUrl: server.url,
+    requests: server.log,
+    commands: [],
+    toolResults: [],
+    prompts: [],
+  };
   try {
     for (const [file, content] of Object.entries(spec.files)) {
       mkdirSync(dirname(file), { recursive: true });
@@ -143,6 +151,7 @@ async function main(): Promise<void> {
     }
   } finally {
     report.toolResults = toolResultText(server.lastBodies);
+    report.prompts = promptText(server.lastBodies);
     writeFileSync(spec.reportFile, JSON.stringify(report, null, 2));
     await server.close();
   }

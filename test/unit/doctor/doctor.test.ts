@@ -141,7 +141,7 @@ describe('doctor', () => {
     assert.equal(byId(await runDoctor(registry, { PATH: bin }, home), 'agent.g.claude.provider').level, 'ok');
   });
 
-  it("warns about Codex's read-only default sandbox and a state file under .codex/ in workspace-write", async () => {
+  it("warns about Codex's read-only default sandbox; a state file under .codex/ with workspace-write is ready (LoopX's turns pass --add-dir)", async () => {
     const bin = fakeBin({ codex: { help: CODEX_HELP } });
     const readOnly = agentsProject({ cx: { executor: { preset: 'codex' } } });
     const first = await runDoctor(readOnly.registry, { PATH: bin, OPENAI_API_KEY: 'x' });
@@ -151,8 +151,31 @@ describe('doctor', () => {
     const writeable = agentsProject({ cx: { executor: { preset: 'codex', args: ['--sandbox', 'workspace-write'] } } });
     const second = await runDoctor(writeable.registry, { PATH: bin, OPENAI_API_KEY: 'x' });
     assert.equal(byId(second, 'agent.g.cx.codex_sandbox').level, 'ok');
-    assert.equal(byId(second, 'agent.g.cx.codex_folder').level, 'warn');
-    assert.match(byId(second, 'agent.g.cx.codex_folder').message, /read-only/);
+    // LoopX's own Codex turns get the state folder as a writable root: ready, with the flag a user needs named.
+    assert.equal(byId(second, 'agent.g.cx.codex_folder').level, 'ok');
+    assert.match(byId(second, 'agent.g.cx.codex_folder').message, /read-only.*--add-dir \.codex\/goals\/g\b/);
+  });
+
+  it('warns that Codex will not start outside a git repository, unless the project is one or the executor skips the check', async () => {
+    const bin = fakeBin({ codex: { help: CODEX_HELP } });
+    const args = ['--sandbox', 'workspace-write'];
+    const plain = agentsProject({ cx: { executor: { preset: 'codex', args } } });
+    const outside = byId(await runDoctor(plain.registry, { PATH: bin, OPENAI_API_KEY: 'x' }), 'agent.g.cx.codex_git');
+    assert.equal(outside?.level, 'warn');
+    assert.match(outside?.fix ?? '', /git init.*--skip-git-repo-check/);
+    fs.mkdirSync(path.join(path.dirname(plain.registry), '..', '.git'));
+    fs.writeFileSync(path.join(path.dirname(plain.registry), '..', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const inGit = await runDoctor(plain.registry, { PATH: bin, OPENAI_API_KEY: 'x' });
+    assert.equal(
+      inGit.checks.find((f) => f.id === 'agent.g.cx.codex_git'),
+      undefined,
+    );
+    const skipping = agentsProject({ cx: { executor: { preset: 'codex', args: [...args, '--skip-git-repo-check'] } } });
+    const skipped = await runDoctor(skipping.registry, { PATH: bin, OPENAI_API_KEY: 'x' });
+    assert.equal(
+      skipped.checks.find((f) => f.id === 'agent.g.cx.codex_git'),
+      undefined,
+    );
   });
 
   it('reports an agent without an executor, an invalid executor, and a registry it cannot parse', async () => {

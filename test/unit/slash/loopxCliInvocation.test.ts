@@ -61,4 +61,13 @@ describe('"${LOOPX_CLI:-loopx}" in the installed prompts', () => {
     assert.ok(steps.length > 3);
     for (const step of steps) assert.ok(step.command.startsWith(`${LOOPX_CLI_COMMAND} `), step.command);
   });
+  it('the heartbeat steps take the CLI invocation as a value: any invocation comes first in every command, nothing rewritten', () => {
+    const cli = "'/opt/my tools/loopx'";
+    const steps = heartbeatSteps({ goalId: 'g', agentId: 'a', todoId: 't' }, cli);
+    assert.ok(steps.length > 3);
+    for (const step of steps) {
+      assert.ok(step.command.startsWith(`${cli} `), step.command);
+      assert.ok(!step.command.includes(LOOPX_CLI_COMMAND), step.command);
+    }
+  });
 });

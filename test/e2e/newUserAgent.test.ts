@@ -403,11 +403,22 @@ describe('A new user connects a real agent CLI from the palette of the installed
 
       // 3. Run One Turn…: the agent, confirmed; the CLI writes the note with its own tool and the turn commits.
       // A quick pick closes when it loses the focus: give it back to the workbench from the Doctor's preview first.
-      await page.locator('.part.sidebar .monaco-list-row', { hasText: AGENT }).first().click();
-      await runCommand(page, 'LoopX: Run One Turn…');
-      await pick(page, AGENT, AGENT);
+      // The preview can still take it back once its webview has loaded (the pick then hides before it is
+      // accepted): run the command again until its confirmation shows, at most three times.
       const confirm = page.locator('.monaco-dialog-box');
-      await confirm.waitFor({ timeout: 60_000 });
+      for (let attempt = 1; ; attempt++) {
+        await page.locator('.part.sidebar .monaco-list-row', { hasText: AGENT }).first().click();
+        await runCommand(page, 'LoopX: Run One Turn…');
+        const confirmed = await pick(page, AGENT, AGENT)
+          .then(() => confirm.waitFor({ timeout: attempt === 3 ? 60_000 : 20_000 }))
+          .then(() => true)
+          .catch((error: unknown) => {
+            if (attempt === 3) throw error;
+            return false;
+          });
+        if (confirmed) break;
+        await page.keyboard.press('Escape');
+      }
       await confirm.getByRole('button', { name: 'Run', exact: true }).click();
       // The Agents view shows the agent's run once the turn has ended (its record written).
       await page

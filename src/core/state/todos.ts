@@ -973,8 +973,10 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   // The successor is inserted after the rewrites above: when both insert at the same line, a
   // rewritten todo's new metadata comment must stay directly under its own checkbox.
   if (successorGiven && input.successor) {
-    const planned = planNewTodo(doc, 'agent', input.successor, {}, context);
-    const insertion = insertTodo(doc, 'agent', planned.text, planned.metadata);
+    // The original's successor (`complete_goal_todo`): its text takes the completed todo's priority prefix unless
+    // it has one (`inherit_todo_priority`), and it links back with `unblocks_todo_id=<the completed todo>`.
+    const planned = planNewTodo(doc, 'agent', inheritPriority(input.successor, item), {}, context);
+    const insertion = insertTodo(doc, 'agent', planned.text, [...planned.metadata, ['unblocks_todo_id', item.todoId]]);
     splices.push(...insertion.splices);
     added.push(insertion.todoId);
     metadata['completion_continuation'] = 'successor';
@@ -987,6 +989,13 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
     metadata['completion_continuation'] = 'active_goal';
   }
   return finishEdit(doc, item, 'todo_complete', { marker: 'x', metadata }, context, splices, added);
+}
+
+/** A follow-up todo's input with the source todo's `[Pn]` prefix when it has no priority of its own. */
+function inheritPriority(next: NewTodoInput, source: TodoItem): NewTodoInput {
+  if (next.priority !== undefined || priorityOf(compactText(next.text), undefined) !== null) return next;
+  const sourcePriority = priorityOf(source.text, undefined);
+  return sourcePriority === null ? next : { ...next, priority: sourcePriority };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -478,6 +478,24 @@ describe('todo complete', () => {
     assert.equal(done.metadata['successor_todo_ids'], successor.todo_id);
     assert.equal(done.metadata['completion_continuation'], 'successor');
     assert.equal(done.metadata['completed_at'], NOW);
+    // The successor links back to the todo it follows, as the original writes it (`unblocks_todo_id`).
+    assert.equal(successor.metadata['unblocks_todo_id'], 'todo_primary');
+    // Without a priority of its own it takes the completed todo's prefix (the original's inherit_todo_priority).
+    const inherited = completeTodo(
+      STATE,
+      { todoId: 'todo_primary', evidence: 'ok', successor: { text: 'Follow up.' } },
+      rostered,
+    ).summary.added_todos[0];
+    assert.equal(inherited?.text, '[P1] Follow up.');
+    assert.equal(inherited?.todo_id, deriveTodoId('agent', 'Agent Todo', 2, '[P1] Follow up.'));
+    assert.equal(
+      completeTodo(
+        STATE,
+        { todoId: 'todo_primary', evidence: 'ok', successor: { text: '[P3] Own priority.' } },
+        rostered,
+      ).summary.added_todos[0]?.text,
+      '[P3] Own priority.',
+    );
     assert.match(
       result.text,
       /- \[x\] \[P1\] Validate the primary lane\.\n {2}<!-- loopx:todo todo_id=todo_primary status=done task_class=advancement_task claimed_by=codex-main successor_todo_ids=todo_[0-9a-f]{12} completion_continuation=successor evidence=tests%20pass%20%2842\/42%29 completed_at=\S+ updated_at=\S+ -->\n- \[ \] \[P1\] Ship the lane\.\n/,

@@ -128,6 +128,19 @@ function unrecorded(casesFile, expectedDir, families) {
     .map((c) => c.id);
 }
 
+/** Case ids grouped by family (the id's prefix), each group cut to at most 40. */
+function recordingChunks(ids) {
+  const chunks = [];
+  let family = null;
+  for (const id of ids) {
+    const prefix = id.replace(/-\d+$/, '');
+    if (prefix !== family || chunks.at(-1).length >= 40) chunks.push([]);
+    family = prefix;
+    chunks.at(-1).push(id);
+  }
+  return chunks;
+}
+
 /** compare.py's report: `  family  P/T  ok|FAIL` rows and the `--- case` blocks. */
 function parseReport(stdout) {
   const families = {};
@@ -188,23 +201,28 @@ for (const seed of options.seeds) {
       console.log(`seed ${seed}: ${missing.length} cases not recorded and the original is not available`);
     else {
       console.log(`seed ${seed}: recording ${missing.length} cases from the original (slow) …`);
-      const rec = python(
-        [
-          join(kit, 'compare.py'),
-          '--impl',
-          'python',
-          '--record',
-          '--cases',
-          casesFile,
-          '--expected',
-          expectedDir,
-          '--jobs',
-          String(options.jobs),
-          ...missing.flatMap((id) => ['--case', id]),
-        ],
-        { LOOPX_PY_CLI: original, ORACLE_TIMEOUT: process.env.ORACLE_TIMEOUT ?? '600' },
-      );
-      if (rec.status !== 0) usage(`recording seed ${seed} failed: ${(rec.stderr || rec.stdout).trim()}`);
+      // compare.py writes its recordings when its run ends: record in chunks of one family (at most 40 cases), so
+      // an interrupted recording keeps every chunk it finished.
+      for (const chunk of recordingChunks(missing)) {
+        const rec = python(
+          [
+            join(kit, 'compare.py'),
+            '--impl',
+            'python',
+            '--record',
+            '--cases',
+            casesFile,
+            '--expected',
+            expectedDir,
+            '--jobs',
+            String(options.jobs),
+            ...chunk.flatMap((id) => ['--case', id]),
+          ],
+          { LOOPX_PY_CLI: original, ORACLE_TIMEOUT: process.env.ORACLE_TIMEOUT ?? '600' },
+        );
+        if (rec.status !== 0) usage(`recording seed ${seed} failed: ${(rec.stderr || rec.stdout).trim()}`);
+        console.log(`seed ${seed}: recorded ${chunk[0]} … ${chunk.at(-1)}`);
+      }
     }
   }
   if (!options.compare) continue;

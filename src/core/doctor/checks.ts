@@ -8,6 +8,8 @@ import { readFileSafe, readFileSafeSync } from '../fs/safeRead';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { parseRegistryText, rawRegistryGoalsById } from '../registry/read';
 import { registryProjectRoot, resolveGoalStatePath, resolveRuntimeRoot } from '../registry/locate';
+import { originalFootprintIn } from '../quota/reservations';
+import { goalRuntimeDir } from '../runtime/layout';
 import { parseStateDocument } from '../state/document';
 import { versionLine, type CommandProbe } from './probe';
 
@@ -552,10 +554,29 @@ export async function collectDoctorFindings(input: DoctorInput): Promise<DoctorF
     }
   }
   findings.push(runtimeRootFinding(runtimeRoot));
+  for (const goalId of goalIds) {
+    const footprint = originalFootprintIn(goalRuntimeDir(runtimeRoot, goalId));
+    if (footprint !== null) findings.push(originalLoopxFinding(goalId, footprint));
+  }
   if (fs.existsSync(runtimeRoot)) lockFolders.push(runtimeRoot);
   findings.push(staleLockFinding(staleLocks(lockFolders)));
   if (input.statusPort !== null) findings.push(await statusPortFinding(input.statusPort));
   return { findings, runtimeRoot, goals: goalIds };
+}
+
+/**
+ * The original LoopX spends on this goal too (its lock files are in the goal's runtime folder). Its `spend-slot`
+ * reads the quota and appends its row with no lock between, so a spend of it can pass `allowed_slots` by one when
+ * one of our turns (or another of its agents) takes the slot in that window: no lock of ours can close it.
+ */
+export function originalLoopxFinding(goalId: string, footprint: string): DoctorFinding {
+  return finding(
+    `goal.${goalId}.original_loopx`,
+    'warn',
+    `goal ${goalId}: the original LoopX also spends on this goal (${path.basename(footprint)} in its runtime folder); its spend-slot takes no lock between reading the quota and appending its spend, so with both programs spending the goal can end one slot past allowed_slots`,
+    `run one program per goal where the hard limit matters (quota should-run says the same in original_loopx)`,
+    false,
+  );
 }
 
 async function stateFinding(goalId: string, statePath: string | null): Promise<DoctorFinding> {

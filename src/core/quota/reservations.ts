@@ -325,14 +325,19 @@ async function releaseHold(goal: QuotaGoal, clock: Clock, reservation: Reservati
  * a goal only we work on keeps its index free of them.
  */
 export function originalFootprint(goal: QuotaGoal): string | null {
+  return originalFootprintIn(goal.goalRuntimeDir);
+}
+
+/** The same, given the goal's runtime folder (`<runtime>/goals/<goal>`): what `doctor` reads. */
+export function originalFootprintIn(goalRuntimeDir: string): string | null {
   let names: string[];
   try {
-    names = fs.readdirSync(goal.goalRuntimeDir);
+    names = fs.readdirSync(goalRuntimeDir);
   } catch {
     return null;
   }
   const mark = names.find((name) => name.endsWith('.lock'));
-  return mark === undefined ? null : path.join(goal.goalRuntimeDir, mark);
+  return mark === undefined ? null : path.join(goalRuntimeDir, mark);
 }
 
 /** Writes the reservation's hold, then counts again what every writer holds (see reserveTurn). */

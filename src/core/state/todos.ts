@@ -33,7 +33,7 @@ import {
 import type { LineSplice } from './lines';
 import { parseIsoInstant } from '../isoTime';
 import { setFrontMatterField } from './nextAction';
-import { DEFAULT_SECTION_TITLES, type SectionRole, type TodoRole } from './sections';
+import { DEFAULT_SECTION_TITLES, type TodoRole } from './sections';
 
 /**
  * Todo operations as pure functions over the state file text: each parses, checks, and returns
@@ -222,7 +222,7 @@ export function addTodo(text: string, input: AddTodoInput, context: OperationCon
   );
   if (existing !== undefined) {
     // The original rewrites the found todo's status to the add's own status, `open`: adding the text of a
-    // blocked or deferred todo again reopens it (its claim and other metadata stay).
+    // blocked todo again reopens it (its claim and other metadata stay).
     const merge: Record<string, string> = { status: 'open' };
     for (const [key, value] of planned.metadata) {
       if (key === 'status' || key === 'updated_at') continue;
@@ -340,8 +340,12 @@ function userTodoBinding(
   return gate;
 }
 
-/** Statuses an add does not match a duplicate against (the original's "finished" todos). */
-const DONE_FOR_ADD: ReadonlySet<TodoStatus> = new Set<TodoStatus>(['done']);
+/**
+ * Statuses an add does not match a duplicate against: the original's terminal statuses (`done`, `deferred`;
+ * `matching_todo_block` skips them), so adding a deferred todo's text adds a new todo (kit seeds 6 todo-012,
+ * 7 todo-022).
+ */
+const DONE_FOR_ADD: ReadonlySet<TodoStatus> = new Set<TodoStatus>(['done', 'deferred']);
 
 /**
  * The front matter's `updated_at` set to `now`, as the original does on every todo write. A file
@@ -555,8 +559,8 @@ function insertTodo(
   metadata: readonly [string, string][],
 ): { splices: LineSplice[]; todoId: string } {
   const roleTodos = doc.todos.filter((t) => t.role === role);
-  const sections = doc.sections.filter((s) => s.role === role);
-  const target = sections[sections.length - 1] ?? null;
+  // The first section of the role, as every reader (and the original's writer) takes it.
+  const target = doc.sections.find((s) => s.role === role) ?? null;
   const sectionTitle = target?.title ?? DEFAULT_SECTION_TITLES[role];
   const index = roleTodos.length + 1;
   const taken = new Set(doc.todos.map((t) => t.todoId));
@@ -565,22 +569,27 @@ function insertTodo(
   const lines = newTodoLines(' ', todoText, [['todo_id', todoId], ...metadata]);
 
   if (target !== null) {
-    const lastInSection = roleTodos.filter((t) => t.section === target).pop();
-    const at = lastInSection ? lastInSection.end : lastContentLine(doc, target) + 1;
-    return { splices: [{ from: at, to: at, lines }], todoId };
+    // The original's spacing (`insert_into_existing_section`): after the section's last non-blank line; a blank
+    // line after a heading with an empty body; and one before the next heading when no blank line was left there.
+    const at = lastContentLine(doc, target) + 1;
+    const spaced = [...(at === target.headingLine + 1 ? [''] : []), ...lines];
+    if (at === target.end && target.end < doc.lines.length) spaced.push('');
+    return { splices: [{ from: at, to: at, lines: spaced }], todoId };
   }
-  // No section for this role yet: create one before the sections that conventionally follow it.
-  const followers: SectionRole[] =
-    role === 'user'
-      ? ['agent', 'next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive']
-      : ['next_action', 'recent_feedback', 'progress_ledger', 'operating_lessons', 'archive'];
-  const before = doc.sections.find((s) => followers.includes(s.role));
-  const heading = `## ${sectionTitle}`;
-  if (before)
-    return { splices: [{ from: before.headingLine, to: before.headingLine, lines: [heading, ...lines] }], todoId };
-  const last = doc.lines[doc.lines.length - 1];
-  const spacer = last !== undefined && last.content.trim() !== '' ? [''] : [];
-  return { splices: [{ from: doc.lines.length, to: doc.lines.length, lines: [...spacer, heading, ...lines] }], todoId };
+  // No section for this role yet: the original's anchor (`insertion_anchor`): a user section goes before the agent
+  // section, else (and an agent section always) before Next Action, else at the end.
+  const before =
+    (role === 'user' ? doc.sections.find((s) => s.role === 'agent') : undefined) ??
+    doc.sections.find((s) => s.role === 'next_action');
+  // The original's new section (`insert_new_section`): heading, blank, the todo, blank; a blank before it when
+  // the line above is not blank.
+  const anchor = before ? before.headingLine : doc.lines.length;
+  const above = doc.lines[anchor - 1];
+  const spacer = above !== undefined && above.content.trim() !== '' ? [''] : [];
+  return {
+    splices: [{ from: anchor, to: anchor, lines: [...spacer, `## ${sectionTitle}`, '', ...lines, ''] }],
+    todoId,
+  };
 }
 
 /** The last non-blank line of a section (its heading when the body is blank). */
@@ -658,7 +667,24 @@ export function claimTodo(text: string, input: ClaimTodoInput, context: Operatio
       { todo_id: item.todoId, status: item.status },
     );
   }
+  requireBoundedMonitor(item, {});
   return finishEdit(doc, item, 'todo_claim', { metadata: { claimed_by: agentId } }, context);
+}
+
+/**
+ * The original's rule on every claim and update (`update_goal_todo` → `require_continuous_monitor_boundedness`): a
+ * `continuous_monitor` todo, as it stands after the edit, has an `expires_at`, a `resume_when` or `watch_only=true`;
+ * else the edit is refused (kit seed 5 todo-007: a claim of an unbounded monitor).
+ */
+function requireBoundedMonitor(item: TodoItem, metadata: Readonly<Record<string, string | null>>): void {
+  const after = (key: string): string => (key in metadata ? (metadata[key] ?? '') : (item.meta[key] ?? '')).trim();
+  if (after('task_class') !== 'continuous_monitor') return;
+  if (after('expires_at') !== '' || after('resume_when') !== '' || after('watch_only') === 'true') return;
+  throw new LoopxError(
+    'todo_monitor_unbounded',
+    'continuous_monitor requires one of: --expires-at, --resume-when, or --watch-only',
+    { todo_id: item.todoId, task_class: 'continuous_monitor' },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -774,6 +800,7 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
       metadata[GATE_DUE_META_KEY] = null;
     }
   }
+  requireBoundedMonitor(item, metadata);
   const rewrite: Parameters<typeof rewriteTodo>[2] = { metadata };
   if (newText !== undefined) rewrite.text = newText;
   if (marker !== undefined) rewrite.marker = marker;
@@ -946,8 +973,10 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
   // The successor is inserted after the rewrites above: when both insert at the same line, a
   // rewritten todo's new metadata comment must stay directly under its own checkbox.
   if (successorGiven && input.successor) {
-    const planned = planNewTodo(doc, 'agent', input.successor, {}, context);
-    const insertion = insertTodo(doc, 'agent', planned.text, planned.metadata);
+    // The original's successor (`complete_goal_todo`): its text takes the completed todo's priority prefix unless
+    // it has one (`inherit_todo_priority`), and it links back with `unblocks_todo_id=<the completed todo>`.
+    const planned = planNewTodo(doc, 'agent', inheritPriority(input.successor, item), {}, context);
+    const insertion = insertTodo(doc, 'agent', planned.text, [...planned.metadata, ['unblocks_todo_id', item.todoId]]);
     splices.push(...insertion.splices);
     added.push(insertion.todoId);
     metadata['completion_continuation'] = 'successor';
@@ -960,6 +989,13 @@ export function completeTodo(text: string, input: CompleteTodoInput, context: Op
     metadata['completion_continuation'] = 'active_goal';
   }
   return finishEdit(doc, item, 'todo_complete', { marker: 'x', metadata }, context, splices, added);
+}
+
+/** A follow-up todo's input with the source todo's `[Pn]` prefix when it has no priority of its own. */
+function inheritPriority(next: NewTodoInput, source: TodoItem): NewTodoInput {
+  if (next.priority !== undefined || priorityOf(compactText(next.text), undefined) !== null) return next;
+  const sourcePriority = priorityOf(source.text, undefined);
+  return sourcePriority === null ? next : { ...next, priority: sourcePriority };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -215,6 +215,26 @@ describe('doctor', () => {
     assert.match(stale.message, /registry\.json\.loopx-lock/);
   });
 
+  it('warns on a goal the original LoopX also spends on (its lock files in the goal runtime folder), not before', async () => {
+    const { registry } = connectedProject();
+    const before = await runDoctor(registry, {});
+    assert.equal(
+      before.checks.find((c) => c.id === 'goal.g.original_loopx'),
+      undefined,
+      'no footprint, no warning',
+    );
+    assert.ok(before.runtime_root !== null);
+    // Every quota command of the original leaves its flock file (never deleted) in <runtime>/goals/<goal>/.
+    const goalRuntime = path.join(before.runtime_root, 'goals', 'g');
+    fs.mkdirSync(goalRuntime, { recursive: true });
+    fs.writeFileSync(path.join(goalRuntime, 'rollout-event-log.jsonl.lock'), '');
+    const warned = byId(await runDoctor(registry, {}), 'goal.g.original_loopx');
+    assert.equal(warned.level, 'warn');
+    assert.equal(warned.required, false);
+    assert.match(warned.message, /rollout-event-log\.jsonl\.lock/);
+    assert.match(warned.message, /one slot past allowed_slots/);
+  });
+
   it('checks Node, the runtime root and the status port', async () => {
     assert.equal(nodeFinding('18.20.0').level, 'error');
     assert.equal(nodeFinding('20.19.0').level, 'ok');

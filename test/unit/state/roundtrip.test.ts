@@ -83,8 +83,18 @@ function assertSingleTodoEdit(original: string, label: string, editIndex: number
   const doc = parseStateDocument(text);
   const counts = new Map<string, number>();
   for (const t of doc.todos) counts.set(t.todoId, (counts.get(t.todoId) ?? 0) + 1);
+  // An unbounded continuous_monitor refuses every claim and update (the original's rule), so it is not edited here.
+  const unboundedMonitor = (t: TodoItem) =>
+    t.meta['task_class'] === 'continuous_monitor' &&
+    !t.meta['expires_at'] &&
+    !t.meta['resume_when'] &&
+    t.meta['watch_only'] !== 'true';
   const editable = doc.todos.filter(
-    (t) => t.role === 'agent' && !['done', 'deferred'].includes(t.status) && counts.get(t.todoId) === 1,
+    (t) =>
+      t.role === 'agent' &&
+      !['done', 'deferred'].includes(t.status) &&
+      counts.get(t.todoId) === 1 &&
+      !unboundedMonitor(t),
   );
   const target = editable[editIndex % Math.max(editable.length, 1)];
   if (!target) return false;

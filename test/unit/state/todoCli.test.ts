@@ -99,8 +99,8 @@ describe('loopx todo', () => {
     const written = fs.readFileSync(p.stateFile, 'utf8');
     assert.match(
       written,
-      /- \[ \] \[P2\] Write the release notes\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open updated_at=2026-07-01T12:00:00Z -->\n## Next Action/,
-      'no task_class is written unless given, as in the original',
+      /- \[ \] \[P2\] Write the release notes\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open updated_at=2026-07-01T12:00:00Z -->\n\n## Next Action/,
+      'no task_class is written unless given, and a blank line is left before the next heading, as in the original',
     );
     assert.match(written, /^---\nstatus: active\nupdated_at: 2026-07-01T12:00:00Z\n---\n/, 'front matter updated_at');
 

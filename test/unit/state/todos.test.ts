@@ -52,14 +52,17 @@ describe('todo add', () => {
     assert.equal(result.summary.todo_id, expectedId);
     assert.equal(result.summary.todo.priority, 'P2');
     assert.equal(result.summary.todo.index, 2);
+    // The original leaves a blank line between the todo and the next heading (`insert_into_existing_section`).
+    assert.equal(lines[at + 2], '');
+    assert.equal(lines[at + 3], '## Next Action');
     // Nothing else moved but the front matter's updated_at (bumped, as the original does).
     assert.equal(
-      result.text.replace(`${lines[at]}\n${lines[at + 1]}\n`, ''),
+      result.text.replace(`${lines[at]}\n${lines[at + 1]}\n\n`, ''),
       STATE.replace(/^updated_at: .*$/m, `updated_at: ${NOW}`),
     );
   });
 
-  it('re-adding the text of a blocked or deferred todo reopens it, as the original does (kit seed 1 todo-022)', () => {
+  it('re-adding the text of a blocked todo reopens it, of a deferred one adds a new todo, as the original does (kit seed 1 todo-022)', () => {
     const blockedState = [
       '## Agent Todo',
       '',
@@ -78,9 +81,13 @@ describe('todo add', () => {
         `- \\[ \\] \\[P0\\] Implement the parser fixture\n {2}<!-- loopx:todo todo_id=todo_parser status=open task_class=advancement_task claimed_by=codex-side updated_at=${NOW} -->`,
       ),
     );
+    // A deferred todo is finished for an add (the original's terminal statuses): its text is added as a new todo,
+    // the deferred one stays as it was (kit seeds 6 todo-012, 7 todo-022).
     const deferred = addTodo(blockedState, { role: 'agent', text: '[P1] Later work' }, legacy);
+    assert.equal(deferred.added, true);
     assert.equal(deferred.summary.todo.status, 'open');
-    assert.match(deferred.text, /- \[ \] \[P1\] Later work\n {2}<!-- loopx:todo todo_id=todo_later status=open /);
+    assert.notEqual(deferred.summary.todo_id, 'todo_later');
+    assert.match(deferred.text, /- \[-\] \[P1\] Later work\n {2}<!-- loopx:todo todo_id=todo_later status=deferred /);
   });
 
   it('binds user todos as the original does and refuses unscoped ones on multi-agent goals (kit seed 1 todo-001/-007/-010/-016)', () => {
@@ -153,10 +160,11 @@ describe('todo add', () => {
     const result = addTodo(fixture('p1-implicit-ids.md'), { role: 'user', text: 'Review the fixture.' }, unrostered);
     assert.match(
       result.text,
-      /^## User Todo \/ Owner Review Reading Queue\n- \[ \] Review the fixture\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=user_action updated_at=\S+ -->\n## Agent Todo/,
+      /^## User Todo \/ Owner Review Reading Queue\n\n- \[ \] Review the fixture\.\n {2}<!-- loopx:todo todo_id=todo_[0-9a-f]{12} status=open task_class=user_action updated_at=\S+ -->\n\n## Agent Todo/,
+      "the original's new section: a blank line after its heading and after its todo",
     );
     const appended = addTodo('Just prose', { role: 'agent', text: 'First.' }, legacy);
-    assert.match(appended.text, /^Just prose\n\n## Agent Todo\n- \[ \] First\.\n {2}<!--[^\n]*-->$/);
+    assert.match(appended.text, /^Just prose\n\n## Agent Todo\n\n- \[ \] First\.\n {2}<!--[^\n]*-->\n$/);
   });
 
   it('adds a gate as a user_gate with its relations, and refuses relations it cannot check', () => {
@@ -364,6 +372,46 @@ describe('todo update', () => {
     );
   });
 
+  it('refuses a claim or update that leaves a continuous_monitor unbounded, as the original does (kit seed 5 todo-007)', () => {
+    const monitor = (meta: string) =>
+      [
+        '## Agent Todo',
+        '',
+        '- [ ] Watch the deploy',
+        `  <!-- loopx:todo todo_id=todo_watch status=open ${meta} -->`,
+        '',
+      ].join('\n');
+    const unbounded = monitor('task_class=continuous_monitor');
+    throwsCode(
+      () => claimTodo(unbounded, { todoId: 'todo_watch', agentId: 'codex-main' }, rostered),
+      'todo_monitor_unbounded',
+    );
+    throwsCode(
+      () => updateTodo(unbounded, { todoId: 'todo_watch', note: 'still watching' }, legacy),
+      'todo_monitor_unbounded',
+    );
+    // Bounded by an expiry, a resume condition or watch_only: the claim goes through.
+    for (const bound of ['expires_at=2026-12-31T00:00:00Z', 'resume_when=todo_done:todo_other', 'watch_only=true'])
+      assert.match(
+        claimTodo(
+          monitor(`task_class=continuous_monitor ${bound}`),
+          { todoId: 'todo_watch', agentId: 'codex-main' },
+          rostered,
+        ).text,
+        /claimed_by=codex-main/,
+      );
+    // Turning an advancement todo into an unbounded monitor is refused too; any other todo is not concerned.
+    const plain = monitor('task_class=advancement_task');
+    throwsCode(
+      () => updateTodo(plain, { todoId: 'todo_watch', taskClass: 'continuous_monitor' }, legacy),
+      'todo_monitor_unbounded',
+    );
+    assert.match(
+      claimTodo(plain, { todoId: 'todo_watch', agentId: 'codex-main' }, rostered).text,
+      /claimed_by=codex-main/,
+    );
+  });
+
   it('refuses done todos; a deferred todo must be resumed with status open', () => {
     const done = completeTodo(STATE, { todoId: 'todo_primary', evidence: 'ok', noFollowUp: true }, legacy).text;
     throwsCode(() => updateTodo(done, { todoId: 'todo_primary', note: 'x' }, legacy), 'todo_terminal');
@@ -430,6 +478,24 @@ describe('todo complete', () => {
     assert.equal(done.metadata['successor_todo_ids'], successor.todo_id);
     assert.equal(done.metadata['completion_continuation'], 'successor');
     assert.equal(done.metadata['completed_at'], NOW);
+    // The successor links back to the todo it follows, as the original writes it (`unblocks_todo_id`).
+    assert.equal(successor.metadata['unblocks_todo_id'], 'todo_primary');
+    // Without a priority of its own it takes the completed todo's prefix (the original's inherit_todo_priority).
+    const inherited = completeTodo(
+      STATE,
+      { todoId: 'todo_primary', evidence: 'ok', successor: { text: 'Follow up.' } },
+      rostered,
+    ).summary.added_todos[0];
+    assert.equal(inherited?.text, '[P1] Follow up.');
+    assert.equal(inherited?.todo_id, deriveTodoId('agent', 'Agent Todo', 2, '[P1] Follow up.'));
+    assert.equal(
+      completeTodo(
+        STATE,
+        { todoId: 'todo_primary', evidence: 'ok', successor: { text: '[P3] Own priority.' } },
+        rostered,
+      ).summary.added_todos[0]?.text,
+      '[P3] Own priority.',
+    );
     assert.match(
       result.text,
       /- \[x\] \[P1\] Validate the primary lane\.\n {2}<!-- loopx:todo todo_id=todo_primary status=done task_class=advancement_task claimed_by=codex-main successor_todo_ids=todo_[0-9a-f]{12} completion_continuation=successor evidence=tests%20pass%20%2842\/42%29 completed_at=\S+ updated_at=\S+ -->\n- \[ \] \[P1\] Ship the lane\.\n/,

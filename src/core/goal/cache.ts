@@ -13,7 +13,8 @@ const STATE_FILES_KEPT = 32;
  * core keeps a cache of these files.
  */
 export class GoalCache {
-  readonly runHistory = RunHistoryReader.shared();
+  /** Loads cache files but writes none unless a read asks (`persist`): previews and reads inside locks write nothing. */
+  readonly runHistory = new RunHistoryReader({ persist: false });
   private readonly stateFiles = new Map<string, StateFileSnapshot>();
 
   /**

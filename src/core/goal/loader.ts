@@ -3,7 +3,7 @@ import { activeLeaseHolders } from '../leases/store';
 import type { QuotaGoal } from '../quota/goal';
 import { readQuotaView } from '../quota/reservations';
 import { runHistoryRows } from '../quota/runHistory';
-import type { GoalCache} from './cache';
+import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';
 import { quotaGoalOfRef, type GoalRef } from './ref';
 import type { GoalSnapshot, LoadedRuns, LoadedState } from './snapshot';

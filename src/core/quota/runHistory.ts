@@ -411,14 +411,6 @@ export class RunHistoryReader {
 
   constructor(private readonly options: { persist: boolean } = { persist: true }) {}
 
-  /**
-   * A reader that loads cache files but writes none unless a read asks (`persist`): the shared
-   * reader of a process, so previews and the turn driver's reads inside locks write nothing.
-   */
-  static shared(): RunHistoryReader {
-    return new RunHistoryReader({ persist: false });
-  }
-
   /** Forgets what this process read (the cache files stay). */
   clear(): void {
     this.memo.clear();

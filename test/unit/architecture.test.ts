@@ -6,7 +6,10 @@ import {
   coreFolderGraph,
   coreFolderOf,
   folderCycles,
+  goalFileReaderImports,
+  goalLookupFunctions,
   importsOf,
+  persistentCacheFileNames,
   reachable,
   ROOT,
   sourceFiles,
@@ -27,6 +30,85 @@ const ALLOWED_CORE = [
   'src/core/errors',
   'src/core/version',
 ];
+
+/**
+ * Exported functions below `ops/` that still look a goal up by `(registryPath, goalId)` (issue 31: they
+ * should take a `GoalRef` or a loaded `GoalSnapshot`). Shrink this list; never grow it.
+ */
+const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
+  'agents/agentExecutor.ts: configureAgentExecutor',
+  'agents/goalConfig.ts: configureGoal',
+  'agents/goalStop.ts: setGoalStopFlag',
+  'agents/goalWrite.ts: goalMissing',
+  'agents/goalWrite.ts: readRegistryGoal',
+  'agents/goalWrite.ts: updateRegistryGoal',
+  'agents/onboarding.ts: buildOnboardingPacket',
+  'agents/onboarding.ts: inspectProjectConnection',
+  'agents/registration.ts: registerAgent',
+  'lanes/lane.ts: commitLaneTurn',
+  'lanes/lane.ts: ensureLane',
+  'lanes/lane.ts: laneHead',
+  'lanes/lane.ts: laneWorkingChanges',
+  'lanes/lane.ts: prepareLaneTurn',
+  'lanes/lane.ts: resetLaneTurn',
+  'lanes/merge.ts: laneConflicts',
+  'lanes/merge.ts: laneDiff',
+  'lanes/merge.ts: laneStatus',
+  'lanes/merge.ts: mergeLane',
+  'lanes/merge.ts: mergeMainIntoLane',
+  'quota/goal.ts: checkQuotaWindow',
+  'quota/goal.ts: findQuotaGoal',
+  'quota/goal.ts: loadQuotaGoal',
+  'quota/goal.ts: quotaGoalFromRegistry',
+  'refresh/refreshState.ts: planRefreshState',
+  'refresh/refreshState.ts: refreshState',
+  'registry/bootstrap.ts: bootstrapGoal',
+  'runtime/archive.ts: archiveRuntimeGoal',
+  'scheduling/shouldRun.ts: goalQuotaSummary',
+  'scheduling/shouldRun.ts: shouldRun',
+  'status/statusPayload.ts: loadStatus',
+  'turn/inspect.ts: inspectJournal',
+];
+
+/** Where a goal's files are read for deciding: the goal loader, and the stores that own each file (their locked re-reads). */
+const GOAL_READER_HOMES = ['registry/', 'state/', 'runtime/', 'quota/', 'leases/', 'goal/'];
+/** Code outside the loader and the stores that still imports a goal-file reader (issue 31). Shrink this list; never grow it. */
+const GOAL_READER_OFFENDERS: readonly string[] = [
+  'agents/goalWrite.ts -> readRegistry',
+  'agents/onboarding.ts -> readRegistry',
+  'agents/registration.ts -> readRegistry',
+  'api/common.ts -> readRegistry',
+  'api/goalState.ts -> readStateFile',
+  'api/quota.ts -> loadQuotaGoal',
+  'api/registry.ts -> readRegistry',
+  'api/status.ts -> readGoalRuns',
+  'api/status.ts -> readStateFile',
+  'api/turn.ts -> loadQuotaGoal',
+  'globalRegistry/sync.ts -> readRegistry',
+  'ops/goalHandle.ts -> readRegistry',
+  'ops/heartbeat.ts -> readGoalRuns',
+  'ops/heartbeat.ts -> readStateFile',
+  'ops/lanes.ts -> readStateFile',
+  'ops/review.ts -> readGoalRuns',
+  'ops/syncGlobal.ts -> readRegistry',
+  'ops/todo.ts -> readStateFile',
+  'refresh/refreshState.ts -> readRegistry',
+  'refresh/refreshState.ts -> readStateText',
+  'scheduling/heartbeatReceipt.ts -> readStateFile',
+  'scheduling/shouldRun.ts -> findQuotaGoal',
+  'status/diskCache.ts -> readRunIndex',
+  'status/goalStatus.ts -> readRegistry',
+  'status/goalStatus.ts -> readRunIndex',
+  'status/goalStatus.ts -> readStateText',
+  'status/workspaceGoals.ts -> readRegistry',
+  'turn/context.ts -> readStateFile',
+  'turn/context.ts -> reloadQuotaGoal',
+  'turn/inspect.ts -> loadQuotaGoal',
+  'turn/writeback.ts -> readGoalRuns',
+];
+
+/** The persistent cache files LoopX writes (issue 31: one, once status's and the run index's are merged). */
+const PERSISTENT_CACHE_FILES: readonly string[] = ['.loopx-index-cache.json', 'status-cache.json'];
 
 describe('architecture', () => {
   it('src/core never imports the VS Code API (also enforced by the ESLint rule)', () => {
@@ -88,6 +170,52 @@ describe('architecture', () => {
       }
     }
     assert.deepEqual(found, [], 'a surface imports a core internal: call an operation (src/core/ops) instead');
+  });
+
+  it('below ops/, no new exported function looks a goal up by (registryPath, goalId): it takes a GoalRef or a snapshot', () => {
+    const found = goalLookupFunctions();
+    assert.ok(found.length > 0 || GOAL_LOOKUP_OFFENDERS.length === 0);
+    assert.deepEqual(
+      found.filter((f) => !GOAL_LOOKUP_OFFENDERS.includes(f)),
+      [],
+      'load the goal once (core/goal: GoalLoader) and pass the GoalRef or the snapshot down',
+    );
+    // A fixed offender leaves the list too, so the list only shrinks.
+    assert.deepEqual(
+      GOAL_LOOKUP_OFFENDERS.filter((f) => !found.includes(f)),
+      [],
+      'remove fixed entries from GOAL_LOOKUP_OFFENDERS',
+    );
+  });
+
+  it('only core/goal and the stores import the registry, state-file and run-index readers', () => {
+    const found = goalFileReaderImports();
+    assert.ok(
+      found.some((f) => f.startsWith('goal/')),
+      'the goal loader reads through them',
+    );
+    const outside = found.filter((f) => !GOAL_READER_HOMES.some((home) => f.startsWith(home)));
+    assert.deepEqual(
+      outside.filter((f) => !GOAL_READER_OFFENDERS.includes(f)),
+      [],
+      'read a goal through core/goal (GoalLoader) instead',
+    );
+    assert.deepEqual(
+      GOAL_READER_OFFENDERS.filter((f) => !outside.includes(f)),
+      [],
+      'remove fixed entries from GOAL_READER_OFFENDERS',
+    );
+  });
+
+  it('the RunHistoryReader and the parsed state files are cached once per process (core/goal/cache.ts)', () => {
+    const constructions = sourceFiles(join('src', 'core')).filter((file) =>
+      /new RunHistoryReader\(|RunHistoryReader\.shared\(\)/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(constructions, [join('src', 'core', 'goal', 'cache.ts')]);
+  });
+
+  it('names no persistent cache file beyond the known ones (issue 31 merges them into one)', () => {
+    assert.deepEqual(persistentCacheFileNames(), [...PERSISTENT_CACHE_FILES].sort());
   });
 
   it('keeps src/extension.ts a short composition root', () => {

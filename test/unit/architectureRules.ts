@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import ts from 'typescript';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Import facts of the source tree, for the architecture tests. */
@@ -110,4 +111,124 @@ export function reachable(graph: Map<string, Set<string>>, start: string): Set<s
     }
   }
   return seen;
+}
+
+/** Member names of every interface and type literal alias declared in src/core, by name (for the goal-lookup rule). */
+function declaredShapes(files: readonly string[]): Map<string, { members: Set<string>; bases: string[] }> {
+  const shapes = new Map<string, { members: Set<string>; bases: string[] }>();
+  for (const file of files) {
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    source.forEachChild((node) => {
+      if (ts.isInterfaceDeclaration(node)) {
+        const members = new Set(node.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : [])));
+        const bases = (node.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression.getText(source)));
+        shapes.set(node.name.text, { members, bases });
+      } else if (ts.isTypeAliasDeclaration(node) && ts.isTypeLiteralNode(node.type)) {
+        const members = new Set(
+          node.type.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : [])),
+        );
+        shapes.set(node.name.text, { members, bases: [] });
+      }
+    });
+  }
+  return shapes;
+}
+
+/**
+ * Exported functions of src/core outside `ops/` (and `api/`, the library layer being folded into
+ * ops) that look a goal up by `(registryPath, goalId)`: as two parameters, or as an options object
+ * (inline, or an interface/type declared in src/core, bases included) with both fields and no
+ * resolved `runtimeRoot` (a handle is not a lookup). `file: name`.
+ */
+export function goalLookupFunctions(): string[] {
+  const files = sourceFiles(join('src', 'core')).filter(
+    (f) => !f.startsWith(join('src', 'core', 'ops') + sep) && !f.startsWith(join('src', 'core', 'api') + sep),
+  );
+  const shapes = declaredShapes(sourceFiles(join('src', 'core')));
+  const fieldsOf = (name: string, seen = new Set<string>()): Set<string> => {
+    const shape = shapes.get(name);
+    if (shape === undefined || seen.has(name)) return new Set();
+    seen.add(name);
+    const all = new Set(shape.members);
+    for (const base of shape.bases) for (const field of fieldsOf(base.replace(/<.*$/, ''), seen)) all.add(field);
+    return all;
+  };
+  const typeFields = (type: ts.TypeNode | undefined, source: ts.SourceFile): Set<string> => {
+    if (type === undefined) return new Set();
+    if (ts.isTypeLiteralNode(type))
+      return new Set(type.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : [])));
+    if (ts.isTypeReferenceNode(type)) return fieldsOf(type.typeName.getText(source));
+    if (ts.isIntersectionTypeNode(type)) {
+      const all = new Set<string>();
+      for (const part of type.types) for (const field of typeFields(part, source)) all.add(field);
+      return all;
+    }
+    return new Set();
+  };
+  const found: string[] = [];
+  for (const file of files) {
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    source.forEachChild((node) => {
+      if (!ts.isFunctionDeclaration(node) || node.name === undefined) return;
+      if (!(node.modifiers ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return;
+      const names = new Set<string>();
+      for (const parameter of node.parameters) {
+        if (ts.isIdentifier(parameter.name)) names.add(parameter.name.text);
+        else if (ts.isObjectBindingPattern(parameter.name))
+          for (const element of parameter.name.elements)
+            if (ts.isIdentifier(element.name)) names.add(element.name.text);
+        for (const field of typeFields(parameter.type, source)) names.add(field);
+      }
+      // A resolved goal (a handle carrying its runtime root: `GoalRef`, `QuotaGoal`) is not a lookup.
+      if (names.has('registryPath') && names.has('goalId') && !names.has('runtimeRoot'))
+        found.push(`${relative(join('src', 'core'), file).split(sep).join('/')}: ${node.name.text}`);
+    });
+  }
+  return found.sort();
+}
+
+/** The functions that read a goal's files for deciding: the registry, the state file and the run index. */
+export const GOAL_FILE_READERS: Readonly<Record<string, readonly string[]>> = {
+  'src/core/registry/read': ['readRegistry', 'readRegistrySync'],
+  'src/core/state/stateFile': ['readStateFile', 'readStateText'],
+  'src/core/runtime/runIndex': ['readRunIndex', 'readGoalRuns'],
+  'src/core/quota/runHistory': ['RunHistoryReader'],
+  'src/core/quota/goal': ['findQuotaGoal', 'loadQuotaGoal', 'reloadQuotaGoal'],
+};
+
+const NAMED_IMPORT = /^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s+['"](\.{1,2}\/[^'"]*)['"]/gm;
+
+/** `file -> reader` for every value import of a goal-file reader (`GOAL_FILE_READERS`) in src/core. */
+export function goalFileReaderImports(): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(join('src', 'core'))) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(NAMED_IMPORT)) {
+      if (/^import\s+type\b/.test(match[0])) continue;
+      const target = relative(ROOT, resolve(ROOT, dirname(file), match[2] ?? '')).replace(/\.(ts|js)$/, '');
+      const readers = GOAL_FILE_READERS[target.split(sep).join('/')];
+      if (readers === undefined) continue;
+      for (const spec of (match[1] ?? '').split(',')) {
+        const name =
+          spec
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0] ?? '';
+        if (spec.trim().startsWith('type ')) continue;
+        if (readers.includes(name))
+          found.push(`${relative(join('src', 'core'), file).split(sep).join('/')} -> ${name}`);
+      }
+    }
+  }
+  return found.sort();
+}
+
+/** Files in src/core that name a persistent cache file (`*-cache.json` / `*cache.json` literals). */
+export function persistentCacheFileNames(): string[] {
+  const names = new Set<string>();
+  for (const file of sourceFiles(join('src', 'core'))) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(/['"`]([\w.-]*cache[\w.-]*\.json)['"`]/gi)) names.add(match[1] ?? '');
+  }
+  return [...names].sort();
 }

@@ -8,41 +8,26 @@ import {
   type LocatedRegistry,
   resolveGoalStatePath,
   resolveRuntimeRoot,
-  type RegistrySource,
 } from '../registry/locate';
-import { quotaGoalFromEntry, type QuotaGoal } from '../quota/goal';
+import type { QuotaGoal } from '../quota/goal';
+import { quotaGoalOfRef, type GoalRef, type RegistryPlace } from '../goal/ref';
 import { findRawRegistryGoal, readRegistry, registryGoals } from '../registry/read';
-import { RegistryGoalSchema, type RegistryGoal } from '../registry/schema';
+import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
 import type { OperationEnvironment } from './operation';
 
 /** A registry located and read once, for operations that work on a whole project. */
-export interface ResolvedRegistry {
-  /** Absolute path of the registry file. */
-  registryPath: string;
-  source: RegistrySource;
-  /** The folder the registry belongs to (the parent of `.loopx/`). */
-  projectRoot: string;
-  runtimeRoot: string;
-  homeDir: string;
+export interface ResolvedRegistry extends RegistryPlace {
   /** The raw document: writers mutate a copy of this, so nothing they do not understand is lost. */
   document: Record<string, unknown>;
 }
 
 /**
- * One goal, resolved once and passed down: every path an operation needs, the typed registry
- * entry for readers and the raw entry for writers. Locked re-reads (compare-and-swap writes) still
- * read the files again inside their lock; everything else uses this handle.
+ * One goal, resolved once and passed down: its `GoalRef` (paths, typed and raw entry; what the goal
+ * loader and everything below the operations take) plus the registry document it came from. Locked
+ * re-reads (compare-and-swap writes) still read the files again inside their lock; everything else uses this handle.
  */
-export interface ResolvedGoal extends ResolvedRegistry {
-  goalId: string;
-  /** `<runtime root>/goals/<goal id>`. */
-  runtimeDir: string;
-  /** The goal's ACTIVE_GOAL_STATE.md, or null when neither `state_file` nor an absolute `repo` locates it. */
-  statePath: string | null;
-  entry: RegistryGoal;
-  rawEntry: Record<string, unknown>;
-}
+export interface ResolvedGoal extends ResolvedRegistry, GoalRef {}
 
 /**
  * Where the registry is, the way the CLI documents (`--registry`, `LOOPX_REGISTRY`, `./.loopx`,
@@ -127,13 +112,7 @@ export function goalOf(registry: ResolvedRegistry, goalId: string): ResolvedGoal
 
 /** The quota view of a resolved goal (what quota and turn code take), without reading anything again. */
 export function quotaGoalOf(goal: ResolvedGoal): QuotaGoal {
-  return quotaGoalFromEntry(goal.rawEntry, {
-    goalId: goal.goalId,
-    registryPath: goal.registryPath,
-    projectRoot: goal.projectRoot,
-    runtimeRoot: goal.runtimeRoot,
-    homeDir: goal.homeDir,
-  });
+  return quotaGoalOfRef(goal);
 }
 
 /** The goal's state file, or `state_file_unresolved` with the fix. */

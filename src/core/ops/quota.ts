@@ -21,6 +21,7 @@ import { normalizeAgentId } from '../registry/agentIds';
 import {
   goalQuotaSummary,
   shouldRun,
+  shouldRunOnGoal,
   shouldRunRefusal,
   type GoalQuotaSummary,
   type ShouldRunDecision,
@@ -185,11 +186,11 @@ async function decideShouldRun(
   if (requestedTodo !== null && turnInstanceId === null)
     throw new LoopxError('usage', 'quota should-run --todo-id binds a heartbeat: pass --turn-instance-id too');
   try {
-    if (turnInstanceId === null) return await shouldRun({ ...common, goal: quotaGoal });
+    if (turnInstanceId === null) return await shouldRunOnGoal(quotaGoal, common);
     // A retry of a turn that holds its reservation (or has spent) was admitted: it is not refused again.
     const bindingBefore =
       common.agentId === null ? null : await receiptIdentity(quotaGoal, common.agentId, turnInstanceId);
-    let decision = await shouldRun({ ...common, goal: quotaGoal, admittedEffectId: bindingBefore?.effect_id });
+    let decision = await shouldRunOnGoal(quotaGoal, { ...common, admittedEffectId: bindingBefore?.effect_id });
     if (!decision.ok) return decision;
     if (decision.agent_id === null)
       throw new LoopxError(
@@ -209,9 +210,8 @@ async function decideShouldRun(
         lock: { agentId: turnAgent },
       });
       if (reservation.status === 'refused')
-        decision = await shouldRun({
+        decision = await shouldRunOnGoal(quotaGoal, {
           ...common,
-          goal: quotaGoal,
           refusedBy: reservation.reason.replace(/^quota refused: /, ''),
         });
       else {
@@ -344,15 +344,7 @@ export const quotaSpendSlot = defineOperation({
     const chain =
       step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId }, 'quota spend-slot');
     if (chain !== null) ({ todoId, replanObligationId } = chain);
-    const decision = await shouldRun({
-      registryPath: goal.registryPath,
-      goalId: goal.goalId,
-      agentId,
-      clock: env.clock,
-      homeDir: goal.homeDir,
-      runtimeRootOverride: env.runtimeRootOverride,
-      goal: quotaGoal,
-    });
+    const decision = await shouldRunOnGoal(quotaGoal, { agentId, clock: env.clock });
     const usage: TurnUsage = { estimated: args.usageEstimated };
     if (args.tokens !== undefined) usage.tokens = args.tokens;
     if (args.costUsd !== undefined) usage.cost_usd = args.costUsd;

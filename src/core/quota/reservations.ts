@@ -35,7 +35,6 @@ import {
   type TurnUsage,
 } from './ledger';
 import { computeQuotaStatus, exhaustedBudget, type GoalFacts, type ReservedTotals } from './state';
-import { sharedRunHistoryReader } from './runHistory';
 
 /**
  * Hard quota limits through reservations (docs/quota.md; fixes the original, where the cap was only an admission
@@ -170,20 +169,15 @@ async function takeSnapshot(
     // A kept digest: its memo gives the ledger without unpacking the facts while the window holds the same spends.
     return snapshotOf(file, ledgerOfDigest(digest, goal.config.slots.window_hours, clock), rows, clock);
   }
-  if (ledgerInput === undefined && readIndex === undefined && !needRows) {
-    // Reserving, settling and voiding need the ledger only: the incremental reader parses the appended
-    // bytes, after checking the whole prefix it read against the file, and trusts only what this
-    // process read itself (a cache file never decides admission alone).
-    ledgerInput = (
-      await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, { verify: 'own' })
-    ).history.facts;
-  } else if (ledgerInput === undefined) {
-    // The ledger reads no artifact flag: none is stat'ed unless a caller reads it on a row.
-    rows = (
+  if (ledgerInput === undefined) {
+    // Reserving, settling and voiding (a writer's read inside its lock) read the whole index: the
+    // plain reader, never a cache (a cache file never decides admission). The ledger reads no
+    // artifact flag: none is stat'ed unless a caller reads it on a row.
+    const read =
       readIndex ??
-      (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
-    ).rows;
-    ledgerInput = ledgerFacts(rows, goal.projectRoot);
+      (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }));
+    if (needRows || readIndex !== undefined) rows = read.rows;
+    ledgerInput = ledgerFacts(read.rows, goal.projectRoot);
   }
   return snapshotOf(file, ledgerFromFacts(ledgerInput, goal.config.slots.window_hours, clock), rows, clock);
 }

@@ -14,7 +14,6 @@ import {
   withLazyArtifactFlags,
   type IndexLineEntry,
   type RunIndexEntry,
-  type RunIndexRead,
   RunIndexRow as RunIndexRowSchema,
   type RunIndexRow,
 } from '../runtime/runIndex';
@@ -125,13 +124,18 @@ export function runHistoryRows(history: RunHistory, agentId: string | null, proj
   const latestRuns: RunIndexEntry[] = [];
   if (latest !== null) latestRuns.push(latest);
   if (history.newest_lane_run !== null) latestRuns.push(flagged(history.newest_lane_run));
-  const recent = agentId === null ? history.recent_all : (history.recent_by_agent.get(agentId) ?? []);
   return {
     latestStatusRun: latest,
     latestRuns,
-    replanRows: recent.map(flagged),
+    replanRows: replanRowsOf(history, agentId, projectRoot),
     recordsSound: laneArtifactsExist(history, projectRoot),
   };
+}
+
+/** The rows the replan scan of `agentId` reads (null: every lane), newest first, with fresh lazy artifact flags. */
+export function replanRowsOf(history: RunHistory, agentId: string | null, projectRoot: string): RunIndexEntry[] {
+  const recent = agentId === null ? history.recent_all : (history.recent_by_agent.get(agentId) ?? []);
+  return recent.map((row) => withLazyArtifactFlags(row, projectRoot));
 }
 
 /** A folder's identity and change times: any entry created, removed or renamed in it changes them. */
@@ -397,7 +401,7 @@ function summarizeEntries(entries: IndexLineEntry[], projectRoot: string): RunHi
 }
 
 /**
- * Reads run histories incrementally. One instance per process is enough (see {@link sharedRunHistoryReader});
+ * Reads run histories incrementally. One instance per process is enough (the goal loader's cache, `goal/cache.ts`);
  * it keeps the state of each index it read in memory and, when `persist` is on, in the goal's cache file.
  */
 export class RunHistoryReader {
@@ -406,14 +410,6 @@ export class RunHistoryReader {
   private readonly unsaved = new Set<string>();
 
   constructor(private readonly options: { persist: boolean } = { persist: true }) {}
-
-  /**
-   * A reader that loads cache files but writes none unless a read asks (`persist`): the shared
-   * reader of a process, so previews and the turn driver's reads inside locks write nothing.
-   */
-  static shared(): RunHistoryReader {
-    return new RunHistoryReader({ persist: false });
-  }
 
   /** Forgets what this process read (the cache files stay). */
   clear(): void {
@@ -580,25 +576,6 @@ function countNewlines(text: string): number {
   let n = 0;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
   return n;
-}
-
-let shared: RunHistoryReader | null = null;
-
-/** The process's reader (the CLI, the extension host and a turn loop each keep one); it writes cache files only when a read asks. */
-export function sharedRunHistoryReader(): RunHistoryReader {
-  return (shared ??= RunHistoryReader.shared());
-}
-
-/** Reads a goal's history: incrementally, or from scratch when `LOOPX_INDEX_CACHE` is off. */
-export async function readRunHistory(
-  runtimeRoot: string,
-  goalId: string,
-  projectRoot: string,
-  env: NodeJS.ProcessEnv,
-): Promise<HistoryRead> {
-  if (indexCacheEnabled(env)) return sharedRunHistoryReader().read(runtimeRoot, goalId, projectRoot, { persist: true });
-  const read: RunIndexRead = await readRunIndex(runIndexPath(runtimeRoot, goalId), { projectRoot, artifactChecks: 0 });
-  return { exists: read.exists, history: summarizeRunRows(read.rows, projectRoot), kind: 'full' };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { mergeGateLaneOf } from '../lanes/gate';
-import { activeLeaseHolders } from '../leases/store';
 import { z } from 'zod';
+import { planRoute, RouteSchema } from './route';
 import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent } from '../registry/agentIds';
 import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { isoSeconds, type Clock } from '../clock';
@@ -9,14 +9,16 @@ import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runti
 import { goalAttention, type GoalAttention } from './goalAttention';
 import type { StateDocument } from '../state/document';
 import { metaFlag } from '../state/gates';
-import { readStateFileShared, type StateFileSnapshot } from '../state/stateFile';
+import type { StateFileSnapshot } from '../state/stateFile';
+import { GoalLoader, type LoadOptions } from '../goal/loader';
+import type { GoalSnapshot } from '../goal/snapshot';
 import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
-import { findQuotaGoal, quotaGoalFromRegistry, type QuotaGoal } from '../quota/goal';
+import { findQuotaGoal, quotaGoalFromRegistry, type LoadQuotaGoalOptions, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import { SPEND_USAGE_FLAGS, TURN_ID_PLACEHOLDER } from '../quota/spend';
 import type { IndexDigest } from '../quota/ledger';
 import { admissionProblem, profileEstimate, readQuotaView, type QuotaView } from '../quota/reservations';
-import { runHistoryRows, sharedRunHistoryReader } from '../quota/runHistory';
+import { replanRowsOf } from '../quota/runHistory';
 import {
   SelectedTodoSchema,
   selectTodo,
@@ -50,59 +52,6 @@ import {
  *      (`monitor_quiet_skip`), partial user gate (`scoped_user_gate_fallback`, safe bypass).
  * Unlike the original, the guard never writes (no receipt, no stall record): it is a pure read.
  */
-
-export const ROUTES = [
-  'contract_error',
-  'blocked',
-  'replan_required',
-  'repair_required',
-  'ready_for_host',
-  'user_action_required',
-  'wait',
-] as const;
-export const RouteSchema = z.enum(ROUTES);
-export type Route = z.infer<typeof RouteSchema>;
-
-export const REPLAN_ACTIONS: ReadonlySet<string> = new Set([
-  'autonomous_replan',
-  'autonomous_replan_required',
-  'successor_replan_required',
-]);
-export const REPAIR_ACTIONS: ReadonlySet<string> = new Set([
-  'capability_repair',
-  'projection_repair',
-  'self_repair',
-  'state_projection_repair',
-  'workspace_repair',
-]);
-
-export interface RouteInput {
-  should_run: boolean;
-  delivery_allowed: boolean;
-  must_attempt: boolean;
-  effective_action: string;
-  user_action_required: boolean;
-  quiet_noop_allowed: boolean;
-  /** Problems found by the caller (envelope, signature, scheduler context, session binding): any → contract_error. */
-  contract_problems?: readonly string[];
-}
-
-/** The plan route (docs/turns.md), evaluated in the table's order. */
-export function planRoute(input: RouteInput): Route {
-  if ((input.contract_problems ?? []).length > 0) return 'contract_error';
-  if (input.should_run) {
-    if (!input.delivery_allowed || !input.must_attempt) return 'blocked';
-    if (REPLAN_ACTIONS.has(input.effective_action)) return 'replan_required';
-    const action = input.effective_action;
-    if (REPAIR_ACTIONS.has(action) || action.endsWith('_repair') || action.endsWith('_repair_required'))
-      return 'repair_required';
-    // A visible user action does not stop a run that is allowed (safe bypass).
-    return 'ready_for_host';
-  }
-  if (input.user_action_required) return 'user_action_required';
-  if (input.quiet_noop_allowed) return 'wait';
-  return 'blocked';
-}
 
 export const DecisionStateSchema = z.union([
   QuotaStatusSchema.shape.state,
@@ -208,39 +157,26 @@ export const ShouldRunDecisionSchema = z.object({
 });
 export type ShouldRunDecision = z.infer<typeof ShouldRunDecisionSchema>;
 
-export interface ShouldRunOptions {
-  registryPath: string;
-  goalId: string;
-  agentId?: string | null | undefined;
-  clock: Clock;
-  runtimeRootOverride?: string | undefined;
-  homeDir?: string | undefined;
+/** What a decision takes besides the goal's snapshot, the agent and the time. */
+export interface DecisionOptions {
   /** Capabilities the agent declared (`--available-capability`). */
   availableCapabilities?: readonly string[];
   /** `--turn-instance-id`: with an agent, the decision names the settlement identity of the turn. */
   turnInstanceId?: string | undefined;
-  /** The goal as the caller already resolved it (its goal handle): the registry is not read again. */
-  goal?: QuotaGoal | undefined;
-  /** The goal's state file as the caller already read it: not read again. */
-  state?: StateFileSnapshot | undefined;
   /**
    * Projects `next_action_projection_warning` from what the decision read (status's rule,
    * `status/projection/shouldRunWarning.ts`, handed in because scheduling cannot import status).
    * Without it the field is null.
    */
   nextActionWarning?: NextActionWarningProjector | undefined;
-  /**
-   * How the run index is read: through the incremental reader (`quota/runHistory.ts`), keeping what
-   * it read in memory (`'memory'`, default: nothing is written) or also in the goal's
-   * `.loopx-index-cache.json` (`'persist'`: `loopx quota should-run`), or from scratch (`'off'`:
-   * `LOOPX_INDEX_CACHE=off`).
-   */
-  indexCache?: 'off' | 'memory' | 'persist' | undefined;
   /** The effect id of the asking turn: when it already holds a live reservation (or spent), it was admitted. */
   admittedEffectId?: string | undefined;
   /** A reservation's refusal met after an earlier decision: the answer is throttled with this reason. */
   refusedBy?: string | undefined;
 }
+
+/** The library's `shouldRun` (a goal named by registry and id): loads the goal, then decides. */
+export interface ShouldRunOptions extends GoalDecisionOptions, LoadQuotaGoalOptions {}
 
 /** See `ShouldRunOptions.nextActionWarning`. */
 export type NextActionWarningProjector = (input: {
@@ -276,48 +212,73 @@ interface Outcome {
   replan?: ReplanObligation;
 }
 
+/**
+ * The decision for a goal named by registry path and id (the library's `shouldRun`): a goal the
+ * registry does not list is the `goal_not_found` answer. Operations that resolved their goal load it
+ * (`GoalLoader`) and call `decideShouldRun`.
+ */
 export async function shouldRun(options: ShouldRunOptions): Promise<ShouldRunDecision> {
-  const goal = options.goal ?? (await findQuotaGoal(options));
-  const generatedAt = isoSeconds(options.clock.now());
+  const goal = await findQuotaGoal(options);
   const requested = options.agentId ?? null;
   if (goal === null)
     return goalNotFound(
       options.goalId,
       requested === null ? null : (normalizeAgentId(requested) ?? requested),
-      generatedAt,
+      isoSeconds(options.clock.now()),
     );
+  return shouldRunOnGoal(goal, options);
+}
+
+/** What `shouldRunOnGoal` takes besides the goal. */
+export interface GoalDecisionOptions extends DecisionOptions {
+  agentId?: string | null | undefined;
+  clock: Clock;
+  /** How the run index is read (see `LoadOptions.indexCache`). */
+  indexCache?: LoadOptions['indexCache'];
+}
+
+/**
+ * Loads the goal (`GoalLoader`) and decides. The asking agent is checked against the roster first,
+ * so a refused agent costs no read (and no index cache is written for it).
+ */
+export async function shouldRunOnGoal(goal: QuotaGoal, options: GoalDecisionOptions): Promise<ShouldRunDecision> {
+  const requested = options.agentId ?? null;
+  if (requested !== null) requireRegisteredAgent(goal.goal, requested, { field: 'agent_id', codePrefix: 'quota_' });
+  const snapshot = await new GoalLoader().load(goal, { clock: options.clock, indexCache: options.indexCache });
+  return decideShouldRun(snapshot, requested, options.clock.now(), options);
+}
+
+/**
+ * `quota should-run`'s decision: a function of the goal's snapshot, the asking agent (checked
+ * against the goal's roster: `quota_agent_*`) and the time. It reads nothing.
+ */
+export function decideShouldRun(
+  snapshot: GoalSnapshot,
+  requested: string | null,
+  now: Date,
+  options: DecisionOptions,
+): ShouldRunDecision {
+  const goal = snapshot.goal;
   const agentId =
     requested === null
       ? null
       : requireRegisteredAgent(goal.goal, requested, { field: 'agent_id', codePrefix: 'quota_' });
-  return decide(goal, agentId, options, generatedAt);
-}
-
-async function decide(
-  goal: QuotaGoal,
-  agentId: string | null,
-  options: ShouldRunOptions,
-  generatedAt: string,
-): Promise<ShouldRunDecision> {
-  const runs = await decisionRuns(goal, agentId, options);
-  const view = runs.view;
+  const generatedAt = isoSeconds(now);
+  const runs = decisionRuns(snapshot, agentId);
+  const view = snapshot.quota;
   const stopped = goalStopped(goal.goal);
   const latest = runs.latestStatusRun;
-  let snapshot: StateFileSnapshot | null = null;
+  let stateFile: StateFileSnapshot | null = null;
   let health = { ok: true, reason: '' };
-  if (goal.statePath === null) {
+  if (snapshot.state.kind === 'unresolved') {
     health = {
       ok: false,
       reason: `goal '${goal.goalId}' has no state file LoopX can find; set state_file (and an absolute repo) in the registry`,
     };
-  } else {
-    try {
-      snapshot = options.state ?? (await readStateFileShared(goal.statePath));
-    } catch (error) {
-      health = { ok: false, reason: `the goal's state file cannot be read: ${errorMessage(error)}` };
-    }
-  }
-  const attention = goalAttention({ goal: goal.goal, latestRun: latest, doc: snapshot?.document ?? null });
+  } else if (snapshot.state.kind === 'unreadable') {
+    health = { ok: false, reason: `the goal's state file cannot be read: ${errorMessage(snapshot.state.error)}` };
+  } else stateFile = snapshot.state.file;
+  const attention = goalAttention({ goal: goal.goal, latestRun: latest, doc: stateFile?.document ?? null });
   if (attention.severity === 'high' && health.ok)
     health = {
       ok: false,
@@ -327,11 +288,11 @@ async function decide(
   const roster = registeredAgentsForGoal(goal.goal);
   // An open user gate whose scope is ambiguous on a multi-agent goal is repaired by the agent (the
   // original's `todo_decision_scope_projection_repair`), so it does not fail the goal's health here.
-  const unscopedGates = snapshot === null ? [] : unscopedMultiAgentGates(snapshot.document, roster);
+  const unscopedGates = stateFile === null ? [] : unscopedMultiAgentGates(stateFile.document, roster);
   const todoContract =
-    snapshot === null
+    stateFile === null
       ? []
-      : todoContractDiagnostics(snapshot.document, roster).filter((d) => !unscopedGates.includes(d.todo_id));
+      : todoContractDiagnostics(stateFile.document, roster).filter((d) => !unscopedGates.includes(d.todo_id));
   const statusHealthOk = runs.recordsSound && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = admissionChecked(
@@ -342,11 +303,11 @@ async function decide(
     options,
   );
   const nextActionWarning =
-    snapshot === null || options.nextActionWarning === undefined
+    stateFile === null || options.nextActionWarning === undefined
       ? null
       : options.nextActionWarning({
           goalId: goal.goalId,
-          doc: snapshot.document,
+          doc: stateFile.document,
           rowsNewestFirst: runs.warningRows,
           agentId,
         });
@@ -354,18 +315,18 @@ async function decide(
   if (quota.state === 'paused') return pausedContract(goal, agentId, quota, generatedAt, context);
 
   let selection: SelectionResult | null = null;
-  if (snapshot !== null) {
+  if (stateFile !== null) {
     selection = selectTodo({
-      doc: snapshot.document,
+      doc: stateFile.document,
       agentId,
       availableCapabilities: options.availableCapabilities ?? [],
-      now: options.clock.now().getTime(),
-      leaseHolders: activeLeaseHolders(goal, options.clock.now()),
+      now: now.getTime(),
+      leaseHolders: snapshot.leases,
     });
   }
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
-  const frontier = snapshot === null ? null : goalFrontier(snapshot.document, agentId);
+  const frontier = stateFile === null ? null : goalFrontier(stateFile.document, agentId);
   const outcome = applyGuards(goal, scoped, selection, options, {
     agentId,
     statusHealthOk,
@@ -389,7 +350,7 @@ function admissionChecked(
   agentId: string | null,
   quota: QuotaStatus,
   view: QuotaView,
-  options: ShouldRunOptions,
+  options: DecisionOptions,
 ): QuotaStatus {
   // Slots the quota state already counts (spent + reserved against allowed, as the original); what it
   // cannot know is whether the next turn's budget estimate fits.
@@ -426,7 +387,6 @@ function reservedBesides(view: QuotaView, effectId: string | undefined): QuotaVi
 
 /** What a decision reads from the run index. */
 interface DecisionRuns {
-  view: QuotaView;
   latestStatusRun: RunIndexEntry | null;
   recordsSound: boolean;
   /** Rows for the next-action warning (it picks the newest status run and the newest agent-lane run). */
@@ -435,30 +395,21 @@ interface DecisionRuns {
   replanRows: readonly RunIndexEntry[];
 }
 
-async function decisionRuns(goal: QuotaGoal, agentId: string | null, options: ShouldRunOptions): Promise<DecisionRuns> {
-  if (options.indexCache === 'off') {
-    const view = await readQuotaView(goal, options.clock);
+function decisionRuns(snapshot: GoalSnapshot, agentId: string | null): DecisionRuns {
+  const runs = snapshot.runs;
+  if (runs.kind === 'rows') {
     return {
-      view,
-      latestStatusRun: latestStatusRun(view.rows),
-      recordsSound: recordsSound(view.rows),
-      warningRows: view.rows,
-      replanRows: view.rows,
+      latestStatusRun: latestStatusRun(runs.rows),
+      recordsSound: recordsSound(runs.rows),
+      warningRows: runs.rows,
+      replanRows: runs.rows,
     };
   }
-  const read = await sharedRunHistoryReader().read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
-    persist: options.indexCache === 'persist',
-    // The decision admits, with or without a turn id: verified like admission (the whole prefix checked,
-    // and only what this process read itself counts; a cache file, checksum and all, never decides alone).
-    verify: 'own',
-  });
-  const rows = runHistoryRows(read.history, agentId, goal.projectRoot);
   return {
-    view: await readQuotaView(goal, options.clock, { facts: read.history.facts }),
-    latestStatusRun: rows.latestStatusRun,
-    recordsSound: rows.recordsSound,
-    warningRows: rows.latestRuns,
-    replanRows: rows.replanRows,
+    latestStatusRun: runs.latestStatusRun,
+    recordsSound: runs.recordsSound,
+    warningRows: runs.latestRuns,
+    replanRows: replanRowsOf(runs.history, agentId, snapshot.goal.projectRoot),
   };
 }
 
@@ -613,7 +564,7 @@ function applyGuards(
   goal: QuotaGoal,
   quota: QuotaStatus,
   selection: SelectionResult | null,
-  options: ShouldRunOptions,
+  options: DecisionOptions,
   context: GuardContext,
 ): Outcome {
   const upgrade = promptUpgradeRequired(goal, context.agentId);
@@ -838,7 +789,7 @@ function assemble(
   quota: QuotaStatus,
   outcome: Outcome,
   selection: SelectionResult | null,
-  options: ShouldRunOptions,
+  options: DecisionOptions,
   generatedAt: string,
   context: DecisionContext,
 ): ShouldRunDecision {

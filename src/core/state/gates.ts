@@ -192,7 +192,7 @@ export function gateRelation(gate: TodoItem, todo: TodoItem): GateRelation | nul
   return relationOf(gateRelations(gate), todo.todoId, requiredScopes(todo));
 }
 
-/** Analyses of frozen (shared, never changed) documents: `readStateFileShared` hands the same one to every decision. */
+/** Analyses of frozen (shared, never changed) documents: the goal loader's cache hands the same one to every decision. */
 const frozenAnalyses = new WeakMap<StateDocument, GateAnalysis>();
 
 export function analyzeGates(doc: StateDocument): GateAnalysis {

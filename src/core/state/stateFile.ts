@@ -1,5 +1,4 @@
 import * as path from 'node:path';
-import { deepFreeze } from './freeze';
 import { LoopxError } from '../errors';
 import { LOCK_FILE_SUFFIX, reclaimAbandonedLock, withFileLock, type LockOptions } from '../fs/fileLock';
 import { resolveWriteTarget, writeFileAtomic } from '../fs/atomicWrite';
@@ -54,28 +53,6 @@ export async function readStateText(filePath: string): Promise<string> {
 export async function readStateFile(filePath: string): Promise<StateFileSnapshot> {
   const text = await readStateText(filePath);
   return { path: filePath, text, document: parseStateDocument(text) };
-}
-
-/** Parsed state files by path, for readers that ask again and again (a decision per heartbeat). */
-const sharedSnapshots = new Map<string, StateFileSnapshot>();
-const SHARED_SNAPSHOTS_KEPT = 32;
-
-/**
- * `readStateFile`, for read-only callers: the file is read every time, and parsed again only when
- * its text differs from the last read of the same path (then the kept snapshot is the same
- * object). The snapshot is frozen, so a caller that tried to change it would throw, not corrupt
- * the next reader's view.
- */
-export async function readStateFileShared(filePath: string): Promise<StateFileSnapshot> {
-  const text = await readStateText(filePath);
-  const kept = sharedSnapshots.get(filePath);
-  if (kept !== undefined && kept.text === text) return kept;
-  const snapshot = deepFreeze({ path: filePath, text, document: parseStateDocument(text) });
-  sharedSnapshots.delete(filePath);
-  sharedSnapshots.set(filePath, snapshot);
-  if (sharedSnapshots.size > SHARED_SNAPSHOTS_KEPT)
-    sharedSnapshots.delete(sharedSnapshots.keys().next().value as string);
-  return snapshot;
 }
 
 export interface StateEditOutcome {

@@ -10,14 +10,16 @@ import { isoSeconds } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
 import { readValidationCommand } from '../registry/validationCommand';
-import { shouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
+import { decideShouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
+import { GoalLoader } from '../goal/loader';
+import type { GoalSnapshot } from '../goal/snapshot';
 import { reloadQuotaGoal, type QuotaGoal } from '../quota/goal';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
 import { RunIndexRow } from '../runtime/runIndex';
 import type { BudgetBrief } from '../protocol/contract';
-import { readStateFile } from '../state/stateFile';
+import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
 import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
 import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
@@ -136,6 +138,14 @@ export interface PlanContext {
   stateText: string;
 }
 
+/** The state file a turn plans on: the loaded one, or the error reading it met (read again when the goal names another path). */
+async function loadedStateFile(loaded: GoalSnapshot, statePath: string): Promise<StateFileSnapshot> {
+  if (loaded.goal.statePath !== statePath) return readStateFile(statePath);
+  if (loaded.state.kind === 'unreadable') throw loaded.state.error;
+  if (loaded.state.kind === 'read') return loaded.state.file;
+  return readStateFile(statePath);
+}
+
 /** Reads the goal's files and plans one turn (read-only). */
 export async function planGoalTurn(
   turnGoal: TurnGoal,
@@ -147,17 +157,10 @@ export async function planGoalTurn(
   },
 ): Promise<PlanContext> {
   const { goal, agentId } = turnGoal;
-  // One read of the state file serves the decision and the plan.
-  const snapshot = await readStateFile(turnGoal.statePath);
-  const decision = await shouldRun({
-    registryPath: goal.registryPath,
-    goalId: goal.goalId,
-    agentId,
-    clock: options.clock,
-    runtimeRootOverride: turnGoal.runtimeRootOverride,
-    homeDir: turnGoal.homeDir,
-    goal,
-    state: snapshot,
+  // One load of the goal serves the decision and the plan.
+  const loaded = await new GoalLoader().load(goal, { clock: options.clock });
+  const snapshot = await loadedStateFile(loaded, turnGoal.statePath);
+  const decision = decideShouldRun(loaded, agentId, options.clock.now(), {
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
   });
   const runs = await recentRuns(goal);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LoopxError } from '../errors';
-import type { Route } from '../scheduling/shouldRun';
+import type { Route } from '../scheduling/route';
 import { FAILURE_RESULT_KINDS } from '../protocol/contract';
 
 /**

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
-import { RouteSchema, type Route, type ShouldRunDecision } from '../scheduling/shouldRun';
+import { RouteSchema, type Route } from '../scheduling/route';
+import type { ShouldRunDecision } from '../scheduling/shouldRun';
 import {
   checkTurnInstanceId,
   settlementIdentity,

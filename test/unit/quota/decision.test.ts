@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import {
-  planRoute,
-  shouldRun,
-  ShouldRunDecisionSchema,
-  type ShouldRunDecision,
-} from '../../../src/core/scheduling/shouldRun';
+import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
+import { planRoute } from '../../../src/core/scheduling/route';
 import { reserveTurn } from '../../../src/core/quota/reservations';
 import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from './helpers';
 

@@ -10,11 +10,11 @@ import { reserveTurn } from '../../../src/core/quota/reservations';
 import {
   indexCachePath,
   RunHistoryReader,
-  sharedRunHistoryReader,
   summarizeRunRows,
   type HistoryVerification,
   type RunHistory,
 } from '../../../src/core/quota/runHistory';
+import { processGoalCache } from '../../../src/core/goal/cache';
 import { runLoopx } from '../cli/run';
 import { clockAt, loadGoal, makeWorkspace, type Workspace } from './helpers';
 
@@ -197,7 +197,7 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
     const ws = makeWorkspace({ quota: { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 3 } });
     fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
     fs.writeFileSync(indexFile(ws), `${padding()}${row('spend')}\n${row('spend', 0)}\n${padding()}`);
-    sharedRunHistoryReader().clear();
+    processGoalCache().clear();
     const goal = await loadGoal(ws);
     const reserve = (turn: string) =>
       reserveTurn(goal, clockAt(), {
@@ -230,7 +230,7 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
     rewriteCache(ws, (body) => {
       ((body['history'] as Record<string, unknown>)['facts'] as Record<string, unknown>)['spends'] = [];
     });
-    sharedRunHistoryReader().clear(); // a new process: only the cache file is there
+    processGoalCache().clear(); // a new process: only the cache file is there
     const result = await reserveTurn(await loadGoal(ws), clockAt(), {
       identity: settlementIdentity({
         goalId: ws.goalId,
@@ -252,7 +252,7 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
       ((body['history'] as Record<string, unknown>)['facts'] as Record<string, unknown>)['spends'] = [];
     });
     for (const agent of [['--agent-id', 'agent-a'], []]) {
-      sharedRunHistoryReader().clear(); // a new process: only the cache file is there
+      processGoalCache().clear(); // a new process: only the cache file is there
       const run = await runLoopx(
         ['quota', 'should-run', '--goal-id', ws.goalId, ...agent, '--registry', ws.registryPath, '--format', 'json'],
         { cwd: ws.dir },
@@ -297,7 +297,7 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
         rewriteCache(ws, (body) => {
           ((body['history'] as Record<string, unknown>)['facts'] as Record<string, unknown>)['spends'] = [7, 'x'];
         });
-        sharedRunHistoryReader().clear();
+        processGoalCache().clear();
         const before = warnings.length;
         const run = await runLoopx([...argv, '--registry', ws.registryPath, '--format', 'json'], { cwd: ws.dir });
         assert.notEqual(run.code, 2, `${argv.join(' ')}: ${run.stdout}${run.stderr}`);

@@ -5,7 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
 import { listTodos } from '../../../src/core/state/todos';
-import { applyStateEdit, readStateFile, readStateFileShared } from '../../../src/core/state/stateFile';
+import { applyStateEdit, readStateFile } from '../../../src/core/state/stateFile';
+import { GoalCache } from '../../../src/core/goal/cache';
 import { addTodo, claimTodo } from '../../../src/core/state/todos';
 
 const REPO = path.resolve(__dirname, '../../..');
@@ -139,7 +140,7 @@ describe('state file read and write', () => {
   });
 });
 
-describe('readStateFileShared: parsed again only when the text changed', () => {
+describe("the goal loader's state-file cache: parsed again only when the text changed", () => {
   let dir = '';
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-state-shared-'));
@@ -149,6 +150,8 @@ describe('readStateFileShared: parsed again only when the text changed', () => {
   it('gives the same frozen snapshot for the same text, and a new one after any change (same size and mtime included)', async () => {
     const file = path.join(dir, 'STATE.md');
     fs.writeFileSync(file, '# Goal\n\n## Agent Todos\n\n- [ ] one\n');
+    const cache = new GoalCache();
+    const readStateFileShared = (filePath: string) => cache.stateFile(filePath);
     const first = await readStateFileShared(file);
     assert.equal(await readStateFileShared(file), first);
     assert.ok(Object.isFrozen(first.document.todos[0]));

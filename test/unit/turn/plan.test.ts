@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { isLoopxError } from '../../../src/core/errors';
-import { planRoute } from '../../../src/core/scheduling/shouldRun';
+import { planRoute } from '../../../src/core/scheduling/route';
 import { budgetOf, loadTurnGoal, planGoalTurn, recentRuns } from '../../../src/core/turn/context';
 import { TURN_PHASES } from '../../../src/core/protocol/contract';
 import { loopDisposition } from '../../../src/core/turn/disposition';

@@ -1,0 +1,69 @@
+import type { Clock } from '../clock';
+import { activeLeaseHolders } from '../leases/store';
+import type { QuotaGoal } from '../quota/goal';
+import { readQuotaView } from '../quota/reservations';
+import { runHistoryRows } from '../quota/runHistory';
+import type { GoalCache } from './cache';
+import { processGoalCache } from './cache';
+import { quotaGoalOfRef, type GoalRef } from './ref';
+import type { GoalSnapshot, LoadedRuns, LoadedState } from './snapshot';
+
+export interface LoadOptions {
+  clock: Clock;
+  /**
+   * How the run index is read: through the incremental reader, keeping what it read in memory
+   * (`'memory'`, default: nothing is written) or also in the goal's index cache file (`'persist'`:
+   * `loopx quota should-run`), or in full from scratch (`'off'`: `LOOPX_INDEX_CACHE=off`).
+   */
+  indexCache?: 'off' | 'memory' | 'persist' | undefined;
+}
+
+/**
+ * The one reader of a goal's files for deciding (writers keep their locked re-reads in their
+ * stores): registry entry (already in the `GoalRef`), state file, run index, reservations and
+ * leases, through the process's `GoalCache`.
+ */
+export class GoalLoader {
+  constructor(private readonly cache: GoalCache = processGoalCache()) {}
+
+  async load(ref: GoalRef | QuotaGoal, options: LoadOptions): Promise<GoalSnapshot> {
+    const goal = 'entry' in ref ? quotaGoalOfRef(ref) : ref;
+    const loadedAt = options.clock.now();
+    const runs = await this.runs(goal, options);
+    const quota = await readQuotaView(
+      goal,
+      options.clock,
+      runs.kind === 'history' ? { facts: runs.history.facts } : {},
+    );
+    const loaded: LoadedRuns = runs.kind === 'rows' ? { kind: 'rows', rows: quota.rows } : runs;
+    const state = await this.state(goal);
+    return { goal, state, runs: loaded, quota, leases: activeLeaseHolders(goal, loadedAt), loadedAt };
+  }
+
+  private async runs(goal: QuotaGoal, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
+    if (options.indexCache === 'off') return { kind: 'rows' };
+    const read = await this.cache.runHistory.read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
+      persist: options.indexCache === 'persist',
+      // The decision admits, with or without a turn id: verified like admission (the whole prefix checked,
+      // and only what this process read itself counts; a cache file, checksum and all, never decides alone).
+      verify: 'own',
+    });
+    const rows = runHistoryRows(read.history, null, goal.projectRoot);
+    return {
+      kind: 'history',
+      history: read.history,
+      latestStatusRun: rows.latestStatusRun,
+      latestRuns: rows.latestRuns,
+      recordsSound: rows.recordsSound,
+    };
+  }
+
+  private async state(goal: QuotaGoal): Promise<LoadedState> {
+    if (goal.statePath === null) return { kind: 'unresolved' };
+    try {
+      return { kind: 'read', file: await this.cache.stateFile(goal.statePath) };
+    } catch (error) {
+      return { kind: 'unreadable', error };
+    }
+  }
+}

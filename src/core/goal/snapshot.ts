@@ -1,0 +1,44 @@
+import type { LeaseHolder } from '../leases/store';
+import type { QuotaGoal } from '../quota/goal';
+import type { QuotaView } from '../quota/reservations';
+import type { RunHistory } from '../quota/runHistory';
+import type { RunIndexEntry } from '../runtime/runIndex';
+import type { StateFileSnapshot } from '../state/stateFile';
+
+/** The goal's state file as loaded: parsed, unreadable (with why), or not locatable at all. */
+export type LoadedState =
+  { kind: 'read'; file: StateFileSnapshot } | { kind: 'unreadable'; error: unknown } | { kind: 'unresolved' };
+
+/**
+ * What the run index says, as the loader read it: through the incremental reader (a `history`
+ * summary the decision picks its agent's rows from) or in full (`rows`, newest first: `LOOPX_INDEX_CACHE=off`).
+ */
+export type LoadedRuns =
+  | {
+      kind: 'history';
+      history: RunHistory;
+      latestStatusRun: RunIndexEntry | null;
+      /** The newest status run and the newest agent-lane run (what the next-action warning picks from). */
+      latestRuns: RunIndexEntry[];
+      /** No agent-lane run with an agent id has lost an artifact (checked at load). */
+      recordsSound: boolean;
+    }
+  | { kind: 'rows'; rows: RunIndexEntry[] };
+
+/**
+ * One goal, loaded once (`GoalLoader.load`): the registry entry with its quota config, the parsed
+ * state file or its error, the run history, the reservations and ledger, the task leases. The
+ * decisions (`shouldRun`, the quota summary) are functions of this and the clock: they read nothing.
+ */
+export interface GoalSnapshot {
+  /** The goal: raw registry entry, quota config, paths. */
+  goal: QuotaGoal;
+  state: LoadedState;
+  runs: LoadedRuns;
+  /** Ledger (spends in the window) and reservations, as of `loadedAt`. */
+  quota: QuotaView;
+  /** Todo id → its live task lease's holder, as of `loadedAt`. */
+  leases: ReadonlyMap<string, LeaseHolder>;
+  /** The clock reading the window and expiries were taken at. */
+  loadedAt: Date;
+}

@@ -7,7 +7,7 @@ import {
   type ShouldRunDecision,
 } from '../../../src/core/scheduling/shouldRun';
 import { reserveTurn } from '../../../src/core/quota/reservations';
-import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from './helpers';
+import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from '../quota/helpers';
 
 const head = '---\nstatus: active\n---\n# Goal\n';
 function state(userTodos: string[], agentTodos: string[]): string {

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_REFRESH_ACTION, deriveRecommendedAction } from '../../../../src/core/status/projection/recommendedAction';
+import {
+  DEFAULT_REFRESH_ACTION,
+  deriveRecommendedAction,
+} from '../../../../src/core/status/projection/recommendedAction';
 import { recommendedActionDerivationSchema } from '../../../../src/core/status/projection/schemas';
 
 // The entries and todos below are what the state parser reads from each spec fixture.

@@ -11,7 +11,9 @@ export const mochaHooks = {
   afterEach(): void {
     killRunningWorkers();
   },
-  afterAll(): void {
+  afterAll(this: Mocha.Context): void {
+    // Thousands of small folders on a loaded machine can take longer than a test may: no limit here.
+    this.timeout(0);
     removeTempDirs();
   },
 };

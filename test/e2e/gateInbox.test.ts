@@ -14,6 +14,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { materializeDemoWorkspace, REPO_ROOT } from '../support/demoWorkspace';
 import { launchChromium, remoteUri, startCodeServer, workbenchUrl, type CodeServer } from '../support/vscodeHost';
+import { waitFor } from '../support/waitFor';
+
+/** The workbench in headless Chromium on a shared machine: slow to render, so waits are long. */
+const E2E_WAIT_MS = 120_000;
 
 const RESULTS = join(REPO_ROOT, 'test-results');
 const GOAL = 'Tidy the notes folder';
@@ -51,17 +55,6 @@ function todoNamed(workspace: string, text: string): ListedTodo | undefined {
   return (listed['todos'] as ListedTodo[]).find((t) => t.role === 'agent' && t.title.includes(text));
 }
 
-/** Polls until `probe` answers (the ceiling only ends a hung test; nothing here is timed). */
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > 120_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 /** The labels of the Gate Inbox view's rows, top to bottom (the view starts collapsed: expanded first). */
 async function inboxLabels(page: Page): Promise<string[]> {
   const header = page.locator('.part.sidebar .pane-header', { hasText: 'Gate Inbox' });
@@ -96,7 +89,12 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
       .first()
       .waitFor({ timeout: 90_000 });
     // The demo's own gate is in the inbox once the extension has read the goal: the baseline is taken.
-    await eventually(async () => ((await inboxLabels(page)).length > 0 ? true : undefined), 'the inbox filled');
+    await waitFor(
+      async () => ((await inboxLabels(page)).length > 0 ? true : undefined),
+      'the inbox filled',
+      E2E_WAIT_MS,
+      250,
+    );
   });
 
   after(async () => {
@@ -136,25 +134,30 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
         '--execute',
       );
       // The notification as a toast, or (a toast may hide itself) in the notification center, opened if needed.
-      const toast = await eventually(async () => {
-        const item = page
-          .locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item', {
-            hasText: 'needs your decision',
-          })
-          .first();
-        if ((await item.count()) > 0 && (await item.isVisible())) return item;
-        if ((await page.locator('.notifications-center.visible').count()) === 0) {
-          await page.keyboard.press('F1');
-          const palette = page.locator('.quick-input-widget .quick-input-box input');
-          await palette.fill('>Notifications: Show Notifications');
-          await page
-            .locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Notifications' })
-            .first()
-            .waitFor();
-          await palette.press('Enter');
-        }
-        return undefined;
-      }, 'the gate_opened notification');
+      const toast = await waitFor(
+        async () => {
+          const item = page
+            .locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item', {
+              hasText: 'needs your decision',
+            })
+            .first();
+          if ((await item.count()) > 0 && (await item.isVisible())) return item;
+          if ((await page.locator('.notifications-center.visible').count()) === 0) {
+            await page.keyboard.press('F1');
+            const palette = page.locator('.quick-input-widget .quick-input-box input');
+            await palette.fill('>Notifications: Show Notifications');
+            await page
+              .locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Notifications' })
+              .first()
+              .waitFor();
+            await palette.press('Enter');
+          }
+          return undefined;
+        },
+        'the gate_opened notification',
+        E2E_WAIT_MS,
+        250,
+      );
       await toast.hover();
       assert.equal(await turn, 0, 'the demo turn ran');
       const held = todoNamed(workspace, TODO_TEXT);
@@ -168,10 +171,15 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
       await input.fill('Fine: translate them');
       await input.press('Enter');
 
-      const released = await eventually(() => {
-        const todo = todoNamed(workspace, TODO_TEXT);
-        return todo !== undefined && todo.blocked_by.length === 0 ? todo : undefined;
-      }, 'the todo released by the approval');
+      const released = await waitFor(
+        () => {
+          const todo = todoNamed(workspace, TODO_TEXT);
+          return todo !== undefined && todo.blocked_by.length === 0 ? todo : undefined;
+        },
+        'the todo released by the approval',
+        E2E_WAIT_MS,
+        250,
+      );
       assert.equal(released.status, 'open', 'runnable: open and held by no gate');
     } catch (error) {
       await page.screenshot({ path: join(RESULTS, 'failure-gate-inbox-approve.png') });
@@ -212,10 +220,15 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
         '--due-in',
         '2d',
       );
-      const labels = await eventually(async () => {
-        const rows = await inboxLabels(page);
-        return rows.length === 4 ? rows : undefined;
-      }, 'four gates in the Gate Inbox view');
+      const labels = await waitFor(
+        async () => {
+          const rows = await inboxLabels(page);
+          return rows.length === 4 ? rows : undefined;
+        },
+        'four gates in the Gate Inbox view',
+        E2E_WAIT_MS,
+        250,
+      );
       assert.deepEqual(labels, [
         'Approve the older contract.',
         'Approve the newer budget.',
@@ -223,13 +236,18 @@ describe('Notifications and the Gate Inbox in the VS Code workbench (Chromium)',
         'Approve publishing the knowledge base to the team wiki.',
       ]);
       // The badges: the workbench sums its views' badges on the LoopX icon, the Gate Inbox's 4 and the Goals view's 4.
-      await eventually(async () => {
-        const badges = await page
-          .locator('.activitybar .action-item', { has: page.locator('[aria-label^="LoopX"]') })
-          .locator('.badge')
-          .allInnerTexts();
-        return badges.some((text) => text.trim() === '8') ? true : undefined;
-      }, 'the LoopX badge counting 4 + 4 open gates');
+      await waitFor(
+        async () => {
+          const badges = await page
+            .locator('.activitybar .action-item', { has: page.locator('[aria-label^="LoopX"]') })
+            .locator('.badge')
+            .allInnerTexts();
+          return badges.some((text) => text.trim() === '8') ? true : undefined;
+        },
+        'the LoopX badge counting 4 + 4 open gates',
+        E2E_WAIT_MS,
+        250,
+      );
       await page.locator('.part.sidebar').screenshot({ path: join(RESULTS, 'gate-inbox-sidebar.png') });
     } catch (error) {
       await page.screenshot({ path: join(RESULTS, 'failure-gate-inbox-order.png') });

@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
+import { waitFor } from '../../support/waitFor';
+import { loopxJson } from '../../support/extensionHost';
 
 interface Served {
   registryPath: string;
   folder: string | undefined;
   origin: string;
   url: string;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**
@@ -31,13 +22,11 @@ describe('Two-folder workspace (issue 27, real VS Code host)', function () {
   this.timeout(90_000);
   let alpha = '';
   let beta = '';
-  let extensionPath = '';
 
   before(async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    extensionPath = extension.extensionPath;
     const folders = vscode.workspace.workspaceFolders ?? [];
     assert.deepEqual(
       folders.map((f) => f.name),
@@ -64,7 +53,7 @@ describe('Two-folder workspace (issue 27, real VS Code host)', function () {
   });
 
   it('serves both registries, each on its own port, through the URLs Copy Status Server URL hands out', async () => {
-    const served = await until(async () => {
+    const served = await waitFor(async () => {
       const list = (await vscode.commands.executeCommand<Served[]>('_loopx.statusServers')) ?? [];
       return list.length === 2 ? list : undefined;
     }, 'two status servers');
@@ -100,10 +89,8 @@ describe('Two-folder workspace (issue 27, real VS Code host)', function () {
   });
 
   it("a todo another process adds to beta's registry shows under beta", async () => {
-    const run = spawnSync(
-      process.execPath,
+    loopxJson(
       [
-        join(extensionPath, 'out', 'cli.js'),
         '--registry',
         join(beta, 'config', 'registry.json'),
         'todo',
@@ -112,15 +99,12 @@ describe('Two-folder workspace (issue 27, real VS Code host)', function () {
         'tidy-notes',
         '--text',
         'Sort the beta bikes (it-multiroot)',
-        '--format',
-        'json',
       ],
-      { cwd: beta, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+      beta,
     );
-    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
     const flatten = (nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode[] =>
       nodes.flatMap((node) => [node, ...flatten(node.children)]);
-    const tree = await until(async () => {
+    const tree = await waitFor(async () => {
       const nodes = (await vscode.commands.executeCommand<TreeSnapshotNode[]>('_loopx.treeSnapshot', 'goals', 4)) ?? [];
       return flatten(nodes).some((n) => n.label.includes('it-multiroot')) ? nodes : undefined;
     }, 'the new todo in the tree');
@@ -134,15 +118,7 @@ describe('Two-folder workspace (issue 27, real VS Code host)', function () {
 
   it("a runtime root inside the folder but outside .loopx/ (beta's ./runtime): a lease from the CLI shows", async () => {
     const registry = join(beta, 'config', 'registry.json');
-    const cli = (args: string[]): Record<string, unknown> => {
-      const run = spawnSync(
-        process.execPath,
-        [join(extensionPath, 'out', 'cli.js'), '--registry', registry, ...args, '--format', 'json'],
-        { cwd: beta, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
-      );
-      assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
-      return JSON.parse(run.stdout) as Record<string, unknown>;
-    };
+    const cli = (args: string[]): Record<string, unknown> => loopxJson(['--registry', registry, ...args], beta);
     const watched = await vscode.commands.executeCommand<string[]>('_loopx.watchedPaths');
     assert.ok(
       watched?.includes(`root:${join(beta, 'runtime')}`),
@@ -173,7 +149,7 @@ describe('Two-folder workspace (issue 27, real VS Code host)', function () {
       '--idempotency-key',
       'it-multiroot-runtime',
     ]);
-    await until(
+    await waitFor(
       async () => (leased([(await betaTree()) as TreeSnapshotNode]) ? true : undefined),
       'the leased todo under beta',
     );

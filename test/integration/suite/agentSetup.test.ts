@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
+import { workspaceDir } from '../../support/extensionHost';
 
 interface Failure {
   command: string;
@@ -15,12 +16,6 @@ interface Finding {
   id: string;
   level: string;
   message: string;
-}
-
-function workspaceDir(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder);
-  return folder.uri.fsPath;
 }
 
 const agentsView = async (): Promise<TreeSnapshotNode[]> =>

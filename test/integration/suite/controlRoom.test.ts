@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
 import { backUpWorkspace } from './workspaceBackup';
+import { waitFor } from '../../support/waitFor';
+import { loopxJson } from '../../support/extensionHost';
 
 interface Card {
   key: string;
@@ -35,16 +36,6 @@ interface Outcome {
 
 const HOSTILE = '<script>alert(1)</script> Merge <b>duplicate</b> notes & tags';
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const warnings = async () => (await vscode.commands.executeCommand('_loopx.warnings.snapshot')) as WarningsSnapshot;
 const indicator = async () =>
   (await vscode.commands.executeCommand('_loopx.quotaIndicator.snapshot')) as IndicatorSnapshot;
@@ -52,7 +43,6 @@ const indicator = async () =>
 describe('The editor as the control room: warnings webview, status-bar quota, goal detail (real VS Code host)', function () {
   this.timeout(60_000);
   let folder: string;
-  let extensionPath: string;
   let restore: () => void = () => undefined;
   const statePath = () => join(folder, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md');
   const registryPath = () => join(folder, '.loopx', 'registry.json');
@@ -61,7 +51,6 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    extensionPath = extension.extensionPath;
     folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     assert.ok(folder);
     restore = backUpWorkspace(folder);
@@ -74,7 +63,7 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
   });
 
   it("shows the demo goal's quota in the status bar, with a Markdown tooltip", async () => {
-    const snap = await until(async () => {
+    const snap = await waitFor(async () => {
       const s = await indicator();
       return s.visible ? s : undefined;
     }, 'the status-bar item');
@@ -98,10 +87,8 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
     assert.doesNotMatch(opened.html, /Related/, 'no goal text in the markup: it travels by message');
 
     // Another process records a run whose recommendation differs from the durable Next Action.
-    const cli = spawnSync(
-      process.execPath,
+    loopxJson(
       [
-        join(extensionPath, 'out', 'cli.js'),
         'refresh-state',
         '--goal-id',
         'tidy-notes',
@@ -114,10 +101,9 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
         '--recommended-action',
         HOSTILE,
       ],
-      { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
+      folder,
     );
-    assert.equal(cli.status, 0, `${cli.stdout}${cli.stderr}`);
-    const card = await until(async () => {
+    const card = await waitFor(async () => {
       const snap = await warnings();
       return snap.cards.find((c) => c.goal_id === 'tidy-notes' && c.kind === 'next_action_projection_mismatch');
     }, 'the mismatch card');
@@ -155,7 +141,7 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
     assert.deepEqual([outcome.accepted, outcome.ok], [true, true], outcome.message);
     const state = readFileSync(statePath(), 'utf8');
     assert.ok(state.includes(HOSTILE), 'the run text is the durable Next Action, verbatim');
-    await until(async () => {
+    await waitFor(async () => {
       const snap = await warnings();
       return snap.cards.some((c) => c.goal_id === 'tidy-notes' && c.kind === 'next_action_projection_mismatch')
         ? undefined
@@ -166,7 +152,7 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
   it("gives the goal's and its runs' tooltips on hover, as Markdown that renders no HTML", async () => {
     // The Next Action is HOSTILE since the test above; the newest run recommended it.
     const plain = (text: string | undefined) => (text ?? '').replace(/&nbsp;/g, ' ').replace(/\\(.)/g, '$1');
-    const goal = await until(async () => {
+    const goal = await waitFor(async () => {
       const tree = (await vscode.commands.executeCommand(
         '_loopx.treeSnapshot',
         'goals',
@@ -191,16 +177,16 @@ describe('The editor as the control room: warnings webview, status-bar quota, go
         (g) => g.id === 'tidy-notes',
       )?.status;
     assert.equal(goalStatus(), 'paused');
-    await until(async () => ((await indicator()).kind === 'paused' ? true : undefined), 'a paused status bar');
+    await waitFor(async () => ((await indicator()).kind === 'paused' ? true : undefined), 'a paused status bar');
     assert.match((await indicator()).text, /^\$\(debug-pause\) tidy-notes .*paused$/);
     await vscode.commands.executeCommand('loopx.resumeGoal', { goalId: 'tidy-notes', confirmed: true });
     assert.equal(goalStatus(), 'active');
-    await until(async () => ((await indicator()).kind !== 'paused' ? true : undefined), 'the pause to lift');
+    await waitFor(async () => ((await indicator()).kind !== 'paused' ? true : undefined), 'the pause to lift');
   });
 
   it('opens the goal detail with its spend history, todo frontier and latest runs', async () => {
     await vscode.commands.executeCommand('loopx.showGoalDetail', { goalId: 'tidy-notes' });
-    const render = await until(async () => {
+    const render = await waitFor(async () => {
       const snap = (await vscode.commands.executeCommand('_loopx.goalDetail.snapshot')) as {
         posted: {
           type: string;

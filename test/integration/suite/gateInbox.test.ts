@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { waitFor } from '../../support/waitFor';
+import { loopxJson, workspaceDir } from '../../support/extensionHost';
 
 interface Shown {
   kind: string;
@@ -15,23 +16,6 @@ interface SnapshotNode {
   label: string;
   description?: string;
   contextValue?: string;
-}
-
-function workspaceDir(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder);
-  return folder.uri.fsPath;
-}
-
-/** Polls `probe` until it answers (no timed assertion: the ceiling only ends a hung test). */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**
@@ -53,15 +37,7 @@ function withWatcherFallback<T>(probe: () => Promise<T | undefined>): () => Prom
 
 /** Our CLI in another process (as an agent or a script runs it). */
 function cli(...args: string[]): Record<string, unknown> {
-  const extensionPath = vscode.extensions.getExtension(EXTENSION_ID)?.extensionPath;
-  assert.ok(extensionPath);
-  const run = spawnSync(process.execPath, [join(extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'], {
-    cwd: workspaceDir(),
-    encoding: 'utf8',
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-  });
-  assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Record<string, unknown>;
+  return loopxJson(args);
 }
 
 /**
@@ -111,7 +87,7 @@ describe('Gate inbox and notifications (real VS Code host)', function () {
       'codex-main',
     );
     const gateId = String(added['todo_id']);
-    const notice = await eventually(
+    const notice = await waitFor(
       async () =>
         (await take()).find((n) => n.kind === 'gate_opened' && n.message.includes('Approve the deploy window')),
       'the gate_opened notification',
@@ -141,7 +117,7 @@ describe('Gate inbox and notifications (real VS Code host)', function () {
     );
     assert.ok(other);
     cli('gate', 'set-due', '--goal-id', 'tidy-notes', '--todo-id', other.todo_id, '--due-at', '2026-01-02T00:00:00Z');
-    await eventually(
+    await waitFor(
       withWatcherFallback(async () =>
         (await take()).find((n) => n.kind === 'gate_overdue' && n.message.includes('Approve the deploy window')),
       ),
@@ -153,7 +129,7 @@ describe('Gate inbox and notifications (real VS Code host)', function () {
       'no notification for the due time this window set',
     );
     // Escalation: the status bar item shows the overdue gates.
-    const bar = await eventually(async () => {
+    const bar = await waitFor(async () => {
       const snapshot = (await vscode.commands.executeCommand('_loopx.quotaIndicator.snapshot')) as { text: string };
       return snapshot.text.includes('2 overdue') ? snapshot : undefined;
     }, 'the status bar to show 2 overdue gates');
@@ -176,7 +152,7 @@ describe('Gate inbox and notifications (real VS Code host)', function () {
     );
     assert.match(withGates, /todo_gate_older/);
     writeFileSync(statePath(), withGates);
-    const labels = await eventually(
+    const labels = await waitFor(
       withWatcherFallback(async () => {
         const nodes = (await vscode.commands.executeCommand('_loopx.gateInboxSnapshot')) as SnapshotNode[];
         return nodes.length === 4 ? nodes : undefined;

@@ -1,26 +1,20 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
 import { backUpWorkspace } from './workspaceBackup';
+import { waitFor } from '../../support/waitFor';
+import { loopxJson } from '../../support/extensionHost';
+
+/** A lane turn runs git and the demo agent: the slowest thing these suites wait for. */
+const LANE_WAIT_MS = 90_000;
 
 interface LaneDecorationsSnapshot {
   files: { file: string; agents: string[]; badge: string | null }[];
   banners: number;
-}
-
-/** Polls until `probe` answers (the views follow the CLI's writes through file watchers). */
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 const GATE = /Review and merge lane loopx\/tidy-notes\/demo/;
@@ -41,7 +35,6 @@ async function needsYou(): Promise<string[]> {
 describe('Lanes (real VS Code host)', function () {
   this.timeout(240_000);
   let folder = '';
-  let extensionPath = '';
   let restore: () => void = () => undefined;
   const git = (...args: string[]): string =>
     execFileSync('git', args, {
@@ -55,21 +48,12 @@ describe('Lanes (real VS Code host)', function () {
         GIT_COMMITTER_EMAIL: 't@e',
       },
     }).trim();
-  const loopx = (...args: string[]) => {
-    const run = spawnSync(process.execPath, [join(extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'], {
-      cwd: folder,
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      encoding: 'utf8',
-    });
-    assert.equal(run.status, 0, `loopx ${args.join(' ')}: ${run.stdout}${run.stderr}`);
-    return JSON.parse(run.stdout) as Record<string, unknown>;
-  };
+  const loopx = (...args: string[]) => loopxJson(args, folder);
 
   before(async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    extensionPath = extension.extensionPath;
     folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     assert.ok(folder);
     restore = backUpWorkspace(folder);
@@ -111,14 +95,22 @@ describe('Lanes (real VS Code host)', function () {
     assert.ok(laneFiles.length > 0 && laneFiles[0] !== '', 'the lane has a commit main lacks');
 
     // Before the merge: the lane's changed file carries the lane decoration.
-    const decorated = await until(async () => {
-      const snap = await vscode.commands.executeCommand<LaneDecorationsSnapshot>('_loopx.laneDecorations');
-      return snap.files.find((f) => laneFiles.some((rel) => f.file === join(folder, rel)) && f.badge === 'L');
-    }, 'the decoration of a file the lane changes');
+    const decorated = await waitFor(
+      async () => {
+        const snap = await vscode.commands.executeCommand<LaneDecorationsSnapshot>('_loopx.laneDecorations');
+        return snap.files.find((f) => laneFiles.some((rel) => f.file === join(folder, rel)) && f.badge === 'L');
+      },
+      'the decoration of a file the lane changes',
+      LANE_WAIT_MS,
+    );
     assert.deepEqual(decorated.agents, ['demo']);
 
     // The merge gate in Needs you.
-    const gate = await until(async () => (await needsYou()).find((label) => GATE.test(label)), 'the merge gate');
+    const gate = await waitFor(
+      async () => (await needsYou()).find((label) => GATE.test(label)),
+      'the merge gate',
+      LANE_WAIT_MS,
+    );
     assert.match(gate, GATE);
 
     // Merge Lane, approved: main gets the lane's commit with its trailer; the gate closes.
@@ -137,13 +129,18 @@ describe('Lanes (real VS Code host)', function () {
       execFileSync('git', ['show', `main:${file}`], { cwd: folder, encoding: 'utf8' }),
       'the main checkout has the lane’s change',
     );
-    await until(
+    await waitFor(
       async () => ((await needsYou()).some((label) => GATE.test(label)) ? undefined : true),
       'the merge gate to close',
+      LANE_WAIT_MS,
     );
-    await until(async () => {
-      const snap = await vscode.commands.executeCommand<LaneDecorationsSnapshot>('_loopx.laneDecorations');
-      return snap.files.length === 0 ? true : undefined;
-    }, 'the decorations to go once merged');
+    await waitFor(
+      async () => {
+        const snap = await vscode.commands.executeCommand<LaneDecorationsSnapshot>('_loopx.laneDecorations');
+        return snap.files.length === 0 ? true : undefined;
+      },
+      'the decorations to go once merged',
+      LANE_WAIT_MS,
+    );
   });
 });

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
 import { backUpWorkspace } from './workspaceBackup';
+import { loopxJson } from '../../support/extensionHost';
 
 /** Every rendered item of a tree snapshot, depth first. */
 function flatten(nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode[] {
@@ -24,18 +25,11 @@ function flatten(nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode[] {
 describe('Live views in every layout (issue 27, real VS Code host)', function () {
   this.timeout(90_000);
   let folder = '';
-  let extensionPath = '';
   let restore: () => void = () => undefined;
   const registryPath = () => join(folder, '.loopx', 'registry.json');
 
   function cli(args: string[]): Record<string, unknown> {
-    const run = spawnSync(process.execPath, [join(extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'], {
-      cwd: folder,
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      encoding: 'utf8',
-    });
-    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
-    return JSON.parse(run.stdout) as Record<string, unknown>;
+    return loopxJson(args, folder);
   }
 
   function editRegistry(edit: (registry: Record<string, unknown>) => Record<string, unknown>): void {
@@ -116,7 +110,6 @@ describe('Live views in every layout (issue 27, real VS Code host)', function ()
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    extensionPath = extension.extensionPath;
     folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     assert.ok(folder);
   });

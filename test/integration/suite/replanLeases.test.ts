@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
 import { backUpWorkspace } from './workspaceBackup';
+import { waitFor } from '../../support/waitFor';
+import { loopxJson } from '../../support/extensionHost';
 
 interface Card {
   key: string;
@@ -28,16 +28,6 @@ interface Failure {
 
 const HOSTILE = '<img src=x onerror=alert(1)> poll the <b>upstream</b> build & wait';
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const warnings = async () =>
   (await vscode.commands.executeCommand('_loopx.warnings.snapshot')) as { cards: Card[]; html: string | null };
 const snapshot = async (view: 'goals' | 'agents'): Promise<TreeSnapshotNode[]> =>
@@ -53,25 +43,17 @@ const flatten = (nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode[] =>
 describe('Replan obligations and task leases in the editor (real VS Code host)', function () {
   this.timeout(90_000);
   let folder = '';
-  let extensionPath = '';
   let restore: () => void = () => undefined;
 
   /** `loopx … --format json` in another process (the CLI the extension ships). */
   function cli(args: string[]): Record<string, unknown> {
-    const run = spawnSync(process.execPath, [join(extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'], {
-      cwd: folder,
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      encoding: 'utf8',
-    });
-    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
-    return JSON.parse(run.stdout) as Record<string, unknown>;
+    return loopxJson(args, folder);
   }
 
   before(async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    extensionPath = extension.extensionPath;
     folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     assert.ok(folder);
     restore = backUpWorkspace(folder);
@@ -112,7 +94,7 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
     // liveLayouts, this test asserts the card and what recording the replan does.
     await vscode.commands.executeCommand('loopx.refresh');
     await vscode.commands.executeCommand('loopx.showProjectionWarnings');
-    const card = await until(async () => {
+    const card = await waitFor(async () => {
       const snap = await warnings();
       return snap.cards.find((c) => c.kind === 'autonomous_replan_required');
     }, 'the replan card');
@@ -147,7 +129,7 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
     )) as Outcome;
     assert.deepEqual([outcome.accepted, outcome.ok], [true, true], outcome.message);
     assert.match(outcome.message, new RegExp(obligationId));
-    await until(async () => {
+    await waitFor(async () => {
       const snap = await warnings();
       return snap.cards.some((c) => c.kind === 'autonomous_replan_required') ? undefined : true;
     }, 'the replan card to go away');
@@ -189,7 +171,7 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
     // the views render, the watcher gap is an open item (docs/leases.md).
     await vscode.commands.executeCommand('loopx.refresh');
     let seen: TreeSnapshotNode | undefined;
-    const todo = await until(async () => {
+    const todo = await waitFor(async () => {
       seen = await leasedTodo();
       return seen?.contextValue === 'todo.open.agent.leased' ? seen : undefined;
     }, 'the leased todo in the Goals tree').catch(async (error: unknown) => {
@@ -236,7 +218,7 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
       confirmed: true,
     });
     assert.deepEqual([inspect()?.['owner'], inspect()?.['version']], ['demo', 3]);
-    await until(
+    await waitFor(
       async () => ((await leasedTodo())?.description?.includes('🔒 demo until') ? true : undefined),
       'the tree to show the new holder',
     );
@@ -247,7 +229,7 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
       confirmed: true,
     });
     assert.equal(inspect()?.['status'], 'released');
-    await until(
+    await waitFor(
       async () => ((await leasedTodo())?.contextValue === 'todo.open.agent' ? true : undefined),
       'the lock to go from the tree',
     );
@@ -267,7 +249,7 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
         (m) => m.type === 'render' && m.detail?.goal_id === 'tidy-notes',
       );
     await vscode.commands.executeCommand('loopx.showGoalDetail', { goalId: 'tidy-notes' });
-    const first = await until(async () => (await renders()).at(-1), 'the goal detail render');
+    const first = await waitFor(async () => (await renders()).at(-1), 'the goal detail render');
     const turns = first.detail?.timeline.turns ?? [];
     const t2 = turns.find((t) => t.turn_instance_id === 'T2');
     assert.ok(
@@ -281,7 +263,7 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
 
     // Another process runs a guard for a new turn: the open panel shows it first, without a reopen.
     cli(['quota', 'should-run', '--goal-id', 'tidy-notes', '--agent-id', 'codex-main', '--turn-instance-id', 'T-live']);
-    const live = await until(async () => {
+    const live = await waitFor(async () => {
       const last = (await renders()).at(-1);
       return last?.detail?.timeline.turns[0]?.turn_instance_id === 'T-live' ? last : undefined;
     }, 'the new turn in the timeline');

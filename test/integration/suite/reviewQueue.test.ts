@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,20 +7,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { backUpWorkspace } from './workspaceBackup';
+import { waitFor } from '../../support/waitFor';
+import { loopxJson } from '../../support/extensionHost';
+
+/** The extension's own folder (its built CLI), read when a test needs it. */
+const extensionPath = (): string => vscode.extensions.getExtension(EXTENSION_ID)?.extensionPath ?? '';
+/** A probe that may wait on a real turn of another process: a minute before it fails. */
+const until = <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => waitFor(probe, what, 60_000);
 
 interface ReviewSnapshot {
   badge: number;
   turns: { key: string; label: string; description: string; contextValue: string; files: string[] }[];
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**
@@ -33,7 +30,6 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
 describe('Review queue (real VS Code host)', function () {
   this.timeout(180_000);
   let folder = '';
-  let extensionPath = '';
   let restore: () => void = () => undefined;
   const git = (...args: string[]): string =>
     execFileSync('git', args, {
@@ -52,7 +48,6 @@ describe('Review queue (real VS Code host)', function () {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    extensionPath = extension.extensionPath;
     folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     assert.ok(folder);
     restore = backUpWorkspace(folder);
@@ -70,30 +65,18 @@ describe('Review queue (real VS Code host)', function () {
 
   it('shows a CLI turn, opens its diff, names it in the hover, refuses a revert over a later edit, reverts to the base bytes', async () => {
     const before = (await vscode.commands.executeCommand<ReviewSnapshot>('_loopx.review.snapshot')).turns.length;
-    const run = spawnSync(
-      process.execPath,
-      [
-        join(extensionPath, 'out', 'cli.js'),
-        'turn',
-        'run-once',
-        '--goal-id',
-        'tidy-notes',
-        '--agent-id',
-        'demo',
-        '--execute',
-        '--format',
-        'json',
-      ],
-      { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
-    );
-    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
-    assert.equal((JSON.parse(run.stdout) as { status: string }).status, 'committed', run.stdout);
+    const run = loopxJson(['turn', 'run-once', '--goal-id', 'tidy-notes', '--agent-id', 'demo', '--execute'], folder);
+    assert.equal(run['status'], 'committed', JSON.stringify(run));
 
     // The Review view reads it: no refresh, the file watcher's run record reloads the queue.
-    const turn = await until(async () => {
-      const snap = await vscode.commands.executeCommand<ReviewSnapshot>('_loopx.review.snapshot');
-      return snap.turns.length > before ? snap.turns[0] : undefined;
-    }, 'the CLI turn in the Review view');
+    const turn = await waitFor(
+      async () => {
+        const snap = await vscode.commands.executeCommand<ReviewSnapshot>('_loopx.review.snapshot');
+        return snap.turns.length > before ? snap.turns[0] : undefined;
+      },
+      'the CLI turn in the Review view',
+      60_000,
+    );
     assert.match(turn.label, /^demo · todo_/);
     assert.match(turn.description, /tidy-notes/);
     assert.ok(turn.files.length > 0 && turn.files.every((f) => f.startsWith('notes/')), turn.files.join(','));
@@ -104,10 +87,14 @@ describe('Review queue (real VS Code host)', function () {
 
     // Its diff opens: the base on the left, the head on the right, both snapshots.
     await vscode.commands.executeCommand('loopx.reviewOpenDiff', { key: turn.key, path: file });
-    const input = await until(async () => {
-      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
-      return tab?.input instanceof vscode.TabInputTextDiff ? tab.input : undefined;
-    }, 'the diff editor');
+    const input = await waitFor(
+      async () => {
+        const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+        return tab?.input instanceof vscode.TabInputTextDiff ? tab.input : undefined;
+      },
+      'the diff editor',
+      60_000,
+    );
     assert.equal(input.original.scheme, 'loopx-snapshot');
     assert.equal((await vscode.workspace.openTextDocument(input.original)).getText(), base.toString('utf8'));
     assert.equal((await vscode.workspace.openTextDocument(input.modified)).getText(), head.toString('utf8'));
@@ -190,7 +177,7 @@ describe('Review queue (real VS Code host)', function () {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [join(extensionPath, 'out', 'cli.js'), 'mcp'],
+        args: [join(extensionPath(), 'out', 'cli.js'), 'mcp'],
         cwd: folder,
         env: { ...(process.env as Record<string, string>), ELECTRON_RUN_AS_NODE: '1' },
         stderr: 'pipe',

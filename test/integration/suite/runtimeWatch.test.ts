@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { backUpWorkspace } from './workspaceBackup';
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { waitFor } from '../../support/waitFor';
+import { loopxJson } from '../../support/extensionHost';
 
 /**
  * Copies a folder aside, removes it, lets the editor see it gone (`whileGone`), and copies it back: a new folder
@@ -39,18 +30,11 @@ async function replaceWholesale(dir: string, whileGone: () => Promise<void>): Pr
 describe('File watchers after a replaced runtime folder (real VS Code host)', function () {
   this.timeout(90_000);
   let folder = '';
-  let extensionPath = '';
   let outside = '';
   let restore: () => void = () => undefined;
 
   function cli(args: string[]): Record<string, unknown> {
-    const run = spawnSync(process.execPath, [join(extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'], {
-      cwd: folder,
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      encoding: 'utf8',
-    });
-    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
-    return JSON.parse(run.stdout) as Record<string, unknown>;
+    return loopxJson(args, folder);
   }
 
   async function settle(): Promise<void> {
@@ -72,7 +56,7 @@ describe('File watchers after a replaced runtime folder (real VS Code host)', fu
     cli(['task-lease', 'acquire', ...lease, '--owner', 'codex-main', '--idempotency-key', idempotencyKey]);
     try {
       const seen: string[][] = [];
-      await until(async () => {
+      await waitFor(async () => {
         seen.push(...((await vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes')) ?? []));
         return seen.length > 0 ? true : undefined;
       }, 'a tree refresh after the external lease');
@@ -97,7 +81,6 @@ describe('File watchers after a replaced runtime folder (real VS Code host)', fu
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
-    extensionPath = extension.extensionPath;
     folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
     assert.ok(folder);
     restore = backUpWorkspace(folder);

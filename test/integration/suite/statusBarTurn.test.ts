@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { backUpWorkspace } from './workspaceBackup';
+import { waitFor } from '../../support/waitFor';
 
 interface IndicatorSnapshot {
   visible: boolean;
@@ -15,16 +16,6 @@ interface IndicatorSnapshot {
 interface PickShown {
   title: string;
   labels: string[];
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const indicator = async (): Promise<IndicatorSnapshot> =>
@@ -121,7 +112,7 @@ wait();
     await vscode.commands.executeCommand('loopx.refresh');
 
     try {
-      const before = await eventually(async () => {
+      const before = await waitFor(async () => {
         const s = await indicator();
         return s.visible && s.goalId === 'tidy-notes' ? s : undefined;
       }, 'the status bar showing tidy-notes');
@@ -133,8 +124,8 @@ wait();
         'loopx.turnLoop',
         { goalId: 'tidy-notes', agentIds: ['slow'], confirmed: true },
       );
-      await eventually(async () => (existsSync(started) ? true : undefined), 'the agent to start');
-      const running = await eventually(async () => {
+      await waitFor(async () => (existsSync(started) ? true : undefined), 'the agent to start');
+      const running = await waitFor(async () => {
         const s = await indicator();
         return s.kind === 'running' ? s : undefined;
       }, 'the status bar showing the goal running');
@@ -143,7 +134,7 @@ wait();
       // The status bar's click, driven as a person would: pick the goal, then the first action.
       await takePicks();
       const overview = vscode.commands.executeCommand('loopx.quotaOverview');
-      await eventually(async () => ((await takePicks()).length > 0 ? true : undefined), 'the goals quick pick');
+      await waitFor(async () => ((await takePicks()).length > 0 ? true : undefined), 'the goals quick pick');
       const actions = await acceptUntilNextPick('the actions quick pick');
       assert.equal(actions.title, 'LoopX: tidy-notes');
       assert.equal(actions.labels[0], '$(debug-stop) Stop Loop', `actions: ${JSON.stringify(actions.labels)}`);
@@ -170,13 +161,13 @@ wait();
         'loopx.turnLoop',
         { goalId: 'tidy-notes', agentIds: ['slow'], confirmed: true },
       );
-      await eventually(async () => (existsSync(started) ? true : undefined), 'the agent to start again');
-      await eventually(async () => ((await indicator()).kind === 'running' ? true : undefined), 'running again');
+      await waitFor(async () => (existsSync(started) ? true : undefined), 'the agent to start again');
+      await waitFor(async () => ((await indicator()).kind === 'running' ? true : undefined), 'running again');
       writeFileSync(release, 'go');
       const done = await full;
       assert.ok(done && done.spend_count >= 1, `loop result: ${JSON.stringify(done)}`);
       let last = '';
-      const after = await eventually(async () => {
+      const after = await waitFor(async () => {
         const s = await indicator();
         last = `${s.kind ?? '-'} ${s.text}`;
         return s.kind !== 'running' && spentOf(s.text) === spentBefore + done.spend_count ? s : undefined;
@@ -188,7 +179,7 @@ wait();
       // Not running any more: the click offers no Stop Loop.
       await takePicks();
       const idle = vscode.commands.executeCommand('loopx.quotaOverview');
-      await eventually(async () => ((await takePicks()).length > 0 ? true : undefined), 'the goals quick pick');
+      await waitFor(async () => ((await takePicks()).length > 0 ? true : undefined), 'the goals quick pick');
       const idleActions = await acceptUntilNextPick('the actions quick pick');
       assert.ok(!idleActions.labels.some((l) => l.includes('Stop Loop')), JSON.stringify(idleActions.labels));
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');

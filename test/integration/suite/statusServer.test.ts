@@ -3,6 +3,7 @@ import * as net from 'node:net';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { listeningAddresses } from '../../support/listeningAddresses';
+import { waitUntil } from '../../support/waitFor';
 
 /** A port that is free right now on 127.0.0.1. */
 async function freePort(): Promise<number> {
@@ -20,14 +21,6 @@ async function healthz(port: number): Promise<number | 'refused'> {
   } catch {
     return 'refused';
   }
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`timed out waiting until ${what}`);
 }
 
 describe('status server in the real VS Code host', function () {
@@ -48,7 +41,7 @@ describe('status server in the real VS Code host', function () {
     assert.equal(await healthz(port), 'refused');
     await config().update('statusServer.port', port, vscode.ConfigurationTarget.Workspace);
     await config().update('statusServer.enabled', true, vscode.ConfigurationTarget.Workspace);
-    await until(async () => (await healthz(port)) === 200, `http://127.0.0.1:${port}/healthz answers 200`);
+    await waitUntil(async () => (await healthz(port)) === 200, `http://127.0.0.1:${port}/healthz answers 200`);
     assert.deepEqual(listeningAddresses(port), ['127.0.0.1'], 'the editor binds the status server to loopback only');
     const status = await fetch(`http://127.0.0.1:${port}/status.json`);
     assert.equal(status.status, 401, 'the status needs the token');
@@ -72,7 +65,7 @@ describe('status server in the real VS Code host', function () {
       'the demo goal, served through the URL a user copies',
     );
     await config().update('statusServer.enabled', false, vscode.ConfigurationTarget.Workspace);
-    await until(async () => (await healthz(port)) === 'refused', `port ${port} is closed`);
+    await waitUntil(async () => (await healthz(port)) === 'refused', `port ${port} is closed`);
   });
 
   it('a busy port (another window holds it) is replaced by a free one, which Copy Status Server URL names', async () => {
@@ -83,7 +76,7 @@ describe('status server in the real VS Code host', function () {
       await config().update('statusServer.port', port, vscode.ConfigurationTarget.Workspace);
       await config().update('statusServer.enabled', true, vscode.ConfigurationTarget.Workspace);
       let served: { origin: string; url: string }[] = [];
-      await until(async () => {
+      await waitUntil(async () => {
         served =
           (await vscode.commands.executeCommand<{ origin: string; url: string }[]>('_loopx.statusServers')) ?? [];
         return served.length === 1;

@@ -5,27 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { waitFor } from '../../support/waitFor';
+import { loopxJson, workspaceDir } from '../../support/extensionHost';
 
 interface Failure {
   command: string;
   kind: string;
   message: string;
-}
-
-function workspaceDir(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder);
-  return folder.uri.fsPath;
-}
-
-async function eventually<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**
@@ -108,12 +94,8 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
     const gate = todoLines(state(), 'todo_gate_publish');
     assert.match(gate, /^- \[x\]/);
     assert.match(gate, /decision_outcome=approve/);
-    const listed = spawnSync(
-      process.execPath,
-      [join(__dirname, '..', '..', '..', 'cli.js'), 'todo', 'list', '--goal-id', 'tidy-notes', '--format', 'json'],
-      { cwd: workspaceDir(), encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } },
-    );
-    const todos = (JSON.parse(listed.stdout) as { todos: { todo_id: string; blocked_by: unknown[] }[] }).todos;
+    const listed = loopxJson(['todo', 'list', '--goal-id', 'tidy-notes']);
+    const todos = (listed as unknown as { todos: { todo_id: string; blocked_by: unknown[] }[] }).todos;
     assert.deepEqual(todos.find((t) => t.todo_id === 'todo_publish')?.blocked_by, [], 'todo_publish is runnable');
   });
 
@@ -208,7 +190,7 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
     const child = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
     assert.equal(child.status, 0);
     const seen: string[][] = [];
-    await eventually(() => {
+    await waitFor(() => {
       void vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes').then((r) => seen.push(...r));
       return seen.length > 0 ? true : undefined;
     }, 'a tree refresh after the external write');
@@ -218,17 +200,8 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
   it("a task lease taken by another process refreshes that goal's tree node through the watcher alone", async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID);
     assert.ok(extension);
-    const cli = (args: string[]): Record<string, unknown> => {
-      const run = spawnSync(
-        process.execPath,
-        [join(extension.extensionPath, 'out', 'cli.js'), ...args, '--format', 'json'],
-        { cwd: workspaceDir(), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, encoding: 'utf8' },
-      );
-      assert.equal(run.status, 0, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
-      return JSON.parse(run.stdout) as Record<string, unknown>;
-    };
     // Earlier tests of this suite complete, claim and defer todos: lease one that is still open and unclaimed.
-    const listed = cli(['todo', 'list', '--goal-id', 'tidy-notes'])['todos'] as {
+    const listed = loopxJson(['todo', 'list', '--goal-id', 'tidy-notes'])['todos'] as {
       todo_id: string;
       status: string;
       role: string;
@@ -245,18 +218,18 @@ describe('Acting from the Goals tree (real VS Code host)', function () {
     cpSync(copy, runtime, { recursive: true });
     rmSync(copy, { recursive: true, force: true });
     await settleTree();
-    cli(['task-lease', 'acquire', ...lease, '--owner', 'codex-main', '--idempotency-key', 'it-tree-lease']);
+    loopxJson(['task-lease', 'acquire', ...lease, '--owner', 'codex-main', '--idempotency-key', 'it-tree-lease']);
     try {
       // No explicit refresh: the watcher's event for <runtime>/goals/tidy-notes/task-leases/… is mapped to the goal.
       const seen: string[][] = [];
-      await eventually(() => {
+      await waitFor(() => {
         void vscode.commands.executeCommand<string[][]>('_loopx.takeTreeRefreshes').then((r) => seen.push(...r));
         return seen.length > 0 ? true : undefined;
       }, 'a tree refresh after the external lease');
       assert.deepEqual(seen, [['tidy-notes']], 'the goal node only, not the whole tree');
     } finally {
-      const held = cli(['task-lease', 'inspect', ...lease])['lease'] as { version?: number } | null;
-      cli([
+      const held = loopxJson(['task-lease', 'inspect', ...lease])['lease'] as { version?: number } | null;
+      loopxJson([
         'task-lease',
         'release',
         ...lease,

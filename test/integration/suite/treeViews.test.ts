@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,27 +6,13 @@ import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import type { TreeSnapshotNode } from '../../../src/views/treeSnapshot';
 import { backUpWorkspace } from './workspaceBackup';
+import { waitFor } from '../../support/waitFor';
+import { loopx, workspaceDir } from '../../support/extensionHost';
 
 interface Failure {
   command: string;
   kind: string;
   message: string;
-}
-
-function workspaceDir(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder);
-  return folder.uri.fsPath;
-}
-
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > 30_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const snapshot = async (view: 'goals' | 'agents'): Promise<TreeSnapshotNode[]> =>
@@ -38,17 +23,9 @@ function flatten(nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode[] {
   return nodes.flatMap((node) => [node, ...flatten(node.children)]);
 }
 
-function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [join(__dirname, '..', '..', '..', 'cli.js'), ...args], {
-    cwd: workspaceDir(),
-    encoding: 'utf8',
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-  });
-}
-
 /** `loopx todo list`: the gate blockers of each open todo. */
 function blockers(): Map<string, { gate_todo_id: string; gate_state: string }[]> {
-  const listed = cli(['todo', 'list', '--goal-id', 'tidy-notes', '--format', 'json']);
+  const listed = loopx(['todo', 'list', '--goal-id', 'tidy-notes', '--format', 'json']);
   assert.equal(listed.status, 0, listed.stderr);
   const todos = (
     JSON.parse(listed.stdout) as {
@@ -124,7 +101,7 @@ describe('Goals and Agents views, reject, Stop Loop and the terminal PATH (real 
   });
 
   it('rejects a second gate added with todo add: closed as rejected, and the todo it holds stays blocked', async () => {
-    const added = cli([
+    const added = loopx([
       'todo',
       'add',
       '--goal-id',
@@ -218,7 +195,7 @@ wait();
         'loopx.turnLoop',
         { goalId: 'tidy-notes', agentIds: ['slow'], confirmed: true },
       );
-      await eventually(() => (existsSync(started) ? true : undefined), 'the slow agent to start');
+      await waitFor(() => (existsSync(started) ? true : undefined), 'the slow agent to start');
       const [goal] = await snapshot('goals');
       assert.equal(goal?.contextValue, 'goal.active.running', 'the tree offers Stop Loop while it runs');
       assert.match(goal?.description ?? '', /^loop running/);

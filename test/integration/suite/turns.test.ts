@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { waitUntil } from '../../support/waitFor';
+import { loopxJson } from '../../support/extensionHost';
 
 interface TurnEnded {
   goalId: string;
@@ -20,14 +21,6 @@ interface Api {
   onDidChangeQuota: vscode.Event<QuotaChanged>;
 }
 
-/** Resolves once `done()` holds; the events come from the file watcher's reload, after the command. */
-async function eventually(done: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!done()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 interface LoopResult {
   turn_count: number;
   spend_count: number;
@@ -51,7 +44,7 @@ describe('Running the demo goal from the editor (real VS Code host, real agent p
         agentIds: ['demo'],
         confirmed: true,
       })) as LoopResult;
-      await eventually(() => ended.length >= 2, 'two onDidEndTurn events');
+      await waitUntil(() => ended.length >= 2, 'two onDidEndTurn events');
     } finally {
       subscription.dispose();
     }
@@ -98,21 +91,14 @@ describe('Running the demo goal from the editor (real VS Code host, real agent p
       api.onDidChangeQuota((event) => quota.push(event)),
     ];
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
-    const cli = (...args: string[]) => {
-      // An agent driven by its own scheduler: records its turn, then settles its slot.
-      const run = spawnSync(process.execPath, [join(extension.extensionPath, 'out', 'cli.js'), ...args], {
-        cwd: folder,
-        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-        encoding: 'utf8',
-      });
-      assert.equal(run.status, 0, `loopx ${args.join(' ')}: ${run.stdout}${run.stderr}`);
-    };
+    // An agent driven by its own scheduler: records its turn, then settles its slot.
+    const cli = (...args: string[]) => loopxJson(args, folder);
     try {
       const turn = ['--goal-id', 'tidy-notes', '--agent-id', 'codex-main', '--todo-id', 'todo_links'];
       cli('refresh-state', ...turn, '--classification', 'validated_progress');
       cli('quota', 'spend-slot', ...turn, '--turn-instance-id', 'cli-turn-1', '--execute');
-      await eventually(() => ended.some((e) => e.agentId === 'codex-main'), 'onDidEndTurn for the CLI turn');
-      await eventually(() => quota.some((q) => q.goalId === 'tidy-notes'), 'onDidChangeQuota for the CLI spend');
+      await waitUntil(() => ended.some((e) => e.agentId === 'codex-main'), 'onDidEndTurn for the CLI turn');
+      await waitUntil(() => quota.some((q) => q.goalId === 'tidy-notes'), 'onDidChangeQuota for the CLI spend');
     } finally {
       for (const subscription of subscriptions) subscription.dispose();
     }

@@ -3,26 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { waitFor } from '../../support/waitFor';
+import { workspaceDir } from '../../support/extensionHost';
 
 interface GoalsApi {
   getGoals(): { goalId: string }[];
   onDidChangeGoals: vscode.Event<unknown>;
-}
-
-function workspaceDir(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder);
-  return folder.uri.fsPath;
-}
-
-async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('LoopX reacts to the files on disk (real VS Code host)', () => {
@@ -50,7 +36,7 @@ describe('LoopX reacts to the files on disk (real VS Code host)', () => {
     assert.equal(registry.goals[0]?.display_name, 'Tidy the notes folder', 'the existing goal is untouched');
     const state = readFileSync(join(workspaceDir(), '.codex', 'goals', 'second-goal', 'ACTIVE_GOAL_STATE.md'), 'utf8');
     assert.match(state, /objective: "Check that goals can be created from the editor\."/);
-    await until(
+    await waitFor(
       () => (api.getGoals().some((g) => g.goalId === 'second-goal') ? true : undefined),
       'the new goal in the API',
     );
@@ -82,7 +68,7 @@ describe('LoopX reacts to the files on disk (real VS Code host)', () => {
     writeFileSync(registryPath(), broken);
     try {
       const uri = vscode.Uri.file(registryPath());
-      const diagnostics = await until(() => {
+      const diagnostics = await waitFor(() => {
         const found = vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'LoopX');
         return found.length > 0 ? found : undefined;
       }, 'a LoopX diagnostic on the registry');
@@ -91,13 +77,16 @@ describe('LoopX reacts to the files on disk (real VS Code host)', () => {
     } finally {
       writeFileSync(registryPath(), original);
     }
-    await until(
+    await waitFor(
       () =>
         vscode.languages.getDiagnostics(vscode.Uri.file(registryPath())).some((d) => d.source === 'LoopX')
           ? undefined
           : true,
       'the diagnostic to clear',
     );
-    await until(() => (api.getGoals().some((g) => g.goalId === 'tidy-notes') ? true : undefined), 'goals to come back');
+    await waitFor(
+      () => (api.getGoals().some((g) => g.goalId === 'tidy-notes') ? true : undefined),
+      'goals to come back',
+    );
   });
 });

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { LoopxExtensionApi } from '../../../src/api/types';
 import { EXTENSION_ID, VIEW_IDS } from '../../../src/core/commands/ids';
 import { listeningAddresses } from '../../support/listeningAddresses';
+import { workspaceDir } from '../../support/extensionHost';
 
 interface CommandFailure {
   command: string;
@@ -14,12 +15,6 @@ interface CommandFailure {
 
 const takeFailures = async (): Promise<CommandFailure[]> =>
   (await vscode.commands.executeCommand<CommandFailure[]>('_loopx.takeCommandFailures')) ?? [];
-
-function workspaceDir(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'no workspace folder is open');
-  return folder.uri.fsPath;
-}
 
 /**
  * The extension in an untrusted workspace (the driver turns workspace trust on and does not trust

@@ -1,11 +1,7 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-
-/** A fresh temp directory with symlinks resolved (macOS /tmp is a symlink). */
-export function tempDir(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-')));
-}
+import { tempDir } from '../../support/tempDir';
+export { tempDir } from '../../support/tempDir';
 
 /** Writes `<project>/.loopx/registry.json` and returns its path. */
 export function writeRegistry(project: string, registry: unknown): string {

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as loopx from '../../../src/core/index';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
 const NOW = '2026-01-15T10:00:00Z';
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-api-')));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** A fresh copy of the demo workspace (goal `tidy-notes`) and its registry path. */

@@ -10,15 +10,10 @@ import { readGoalRuns } from '../../../src/core/runtime/runIndex';
 import { analyzeGates } from '../../../src/core/state/gates';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { projectStateDocument } from '../../../src/core/state/structured';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-'));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 describe('bench workspace generator', () => {

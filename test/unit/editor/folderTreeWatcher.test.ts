@@ -3,15 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FolderTreeWatcher } from '../../../src/workspace/folderTreeWatcher';
-
-/** Waits until `probe` holds (events arrive asynchronously); fails with `what` after 10 s. */
-async function until(probe: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { waitUntil } from '../../support/waitFor';
 
 describe('FolderTreeWatcher: a runtime root outside the folders, watched with Node', () => {
   let parent = '';
@@ -39,7 +31,7 @@ describe('FolderTreeWatcher: a runtime root outside the folders, watched with No
       (message) => errors.push(message),
     );
     const started = watcher;
-    await until(() => started.folders.length === 4, 'the four folders watched');
+    await waitUntil(() => started.folders.length === 4, 'the four folders watched');
     assert.deepEqual(errors, []);
     return started;
   }
@@ -48,29 +40,29 @@ describe('FolderTreeWatcher: a runtime root outside the folders, watched with No
     await start();
     const lease = join(root, 'goals', 'alpha', 'leases', 'todo-1.json');
     writeFileSync(lease, '{}');
-    await until(() => seen.includes(lease), 'the lease file reported');
+    await waitUntil(() => seen.includes(lease), 'the lease file reported');
   });
 
   it('watches a folder created below the root, and files written into it', async () => {
     const started = await start();
     const runs = join(root, 'goals', 'beta', 'runs');
     mkdirSync(runs, { recursive: true });
-    await until(() => started.folders.includes(runs), 'the new folders watched');
+    await waitUntil(() => started.folders.includes(runs), 'the new folders watched');
     const index = join(runs, 'index.jsonl');
     writeFileSync(index, '');
-    await until(() => seen.includes(index), 'the file in the new folder reported');
+    await waitUntil(() => seen.includes(index), 'the file in the new folder reported');
   });
 
   it('follows the root when it is removed and created again (a new folder)', async () => {
     const started = await start();
     rmSync(root, { recursive: true, force: true });
-    await until(() => started.folders.length === 0, 'the removed folders let go of');
+    await waitUntil(() => started.folders.length === 0, 'the removed folders let go of');
     mkdirSync(join(root, 'goals', 'alpha', 'leases'), { recursive: true });
-    await until(() => started.folders.length === 4, 'the new root watched again');
+    await waitUntil(() => started.folders.length === 4, 'the new root watched again');
     assert.ok(seen.includes(root), 'the replaced root is reported (a full reload)');
     const lease = join(root, 'goals', 'alpha', 'leases', 'todo-2.json');
     writeFileSync(lease, '{}');
-    await until(() => seen.includes(lease), 'a lease below the new root reported');
+    await waitUntil(() => seen.includes(lease), 'a lease below the new root reported');
   });
 
   it('follows the root when another folder is renamed over it', async () => {
@@ -79,11 +71,11 @@ describe('FolderTreeWatcher: a runtime root outside the folders, watched with No
     mkdirSync(join(staged, 'goals', 'alpha'), { recursive: true });
     rmSync(root, { recursive: true, force: true });
     renameSync(staged, root);
-    await until(() => seen.includes(root), 'the replaced root reported (a full reload)');
-    await until(() => started.folders.includes(join(root, 'goals', 'alpha')), 'the renamed root watched');
+    await waitUntil(() => seen.includes(root), 'the replaced root reported (a full reload)');
+    await waitUntil(() => started.folders.includes(join(root, 'goals', 'alpha')), 'the renamed root watched');
     const state = join(root, 'goals', 'alpha', 'todos.json');
     writeFileSync(state, '{}');
-    await until(() => seen.includes(state), 'a file below the renamed root reported');
+    await waitUntil(() => seen.includes(state), 'a file below the renamed root reported');
   });
 
   it('watches a root that did not exist yet once it is created, and nothing after close', async () => {
@@ -97,7 +89,7 @@ describe('FolderTreeWatcher: a runtime root outside the folders, watched with No
     // Its first look (asynchronous) has found nothing by then: the creation is seen from the parent.
     await new Promise((resolve) => setTimeout(resolve, 200));
     mkdirSync(join(root, 'goals'), { recursive: true });
-    await until(() => started.folders.length === 2, 'the created root watched');
+    await waitUntil(() => started.folders.length === 2, 'the created root watched');
     started.close();
     assert.deepEqual(started.folders, []);
     const count = seen.length;

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { createCommandExecutor } from '../../../src/core/executors/command';
 import { buildAgentEnv, outputExcerpt, runBoundedProcess } from '../../../src/core/executors/process';
 import type { ExecutorFailure, ExecutorOutcome, ExecutorSuccess } from '../../../src/core/executors/types';
-import { demoRequest, demoWorkspace, eventually, isAlive, runOptions, SCRIPTED_AGENT, tempDir } from './helpers';
+import { demoRequest, demoWorkspace, isAlive, runOptions, SCRIPTED_AGENT, tempDir } from './helpers';
+import { waitUntil } from '../../support/waitFor';
 
 function agent(mode: string, arg?: string): ReturnType<typeof createCommandExecutor> {
   return createCommandExecutor([process.execPath, SCRIPTED_AGENT, mode, ...(arg === undefined ? [] : [arg])], {
@@ -126,8 +127,8 @@ describe('command executor', () => {
       'timeout',
     );
     const { child, grandchild } = JSON.parse(fs.readFileSync(pids, 'utf8')) as { child: number; grandchild: number };
-    assert.ok(await eventually(() => !isAlive(child)), `agent ${child} is gone`);
-    assert.ok(await eventually(() => !isAlive(grandchild)), `grandchild ${grandchild} is gone`);
+    await waitUntil(() => !isAlive(child), `agent ${child} is gone`, 10_000);
+    await waitUntil(() => !isAlive(grandchild), `grandchild ${grandchild} is gone`, 10_000);
     assert.match(outcome.message, /every process it started were stopped/);
   });
 
@@ -139,11 +140,11 @@ describe('command executor', () => {
       signal: controller.signal,
     });
     const started = (): boolean => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8') !== '';
-    assert.ok(await eventually(started, 200), 'the agent started');
+    await waitUntil(started, 'the agent started', 10_000);
     controller.abort();
     const outcome = expectFailure(await running, 'cancelled');
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-    assert.ok(await eventually(() => !isAlive(pid)), 'the agent is gone');
+    await waitUntil(() => !isAlive(pid), 'the agent is gone', 10_000);
     assert.equal(outcome.exit_code, null);
   });
 

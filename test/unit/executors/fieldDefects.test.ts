@@ -9,7 +9,8 @@ import { buildAgentEnv } from '../../../src/core/executors/process';
 import type { ExecutorFailure, ExecutorOutcome, ExecutorSuccess } from '../../../src/core/executors/types';
 import { isLoopxError, withReadOnlyHint } from '../../../src/core/errors';
 import type { HostRequest } from '../../../src/core/protocol/contract';
-import { demoRequest, demoWorkspace, eventually, fakeToolBin, FIXTURES, isAlive, runOptions, tempDir } from './helpers';
+import { demoRequest, demoWorkspace, fakeToolBin, FIXTURES, isAlive, runOptions, tempDir } from './helpers';
+import { waitUntil } from '../../support/waitFor';
 
 /**
  * The field defects of issue 28 at the executor level, each against a fake agent CLI that prints
@@ -280,7 +281,7 @@ describe('issue 28 field defects: the executors', () => {
       orphan = Number(fs.readFileSync(pidFile, 'utf8'));
       assert.ok(orphan > 0);
       // The run resolves only after the sweep: the orphan is gone (or a zombie about to be reaped).
-      assert.ok(await eventually(() => !isAlive(orphan as number)), `the setsid child ${orphan} survived the turn`);
+      await waitUntil(() => !isAlive(orphan as number), `the setsid child ${orphan} survived the turn`, 10_000);
     });
   });
 

@@ -13,6 +13,8 @@ import { parseStateDocument } from '../../../src/core/state/document';
 import { buildHostRequest, type HostRequest } from '../../../src/core/protocol/contract';
 import { budgetBrief, buildTurnBrief } from '../../../src/core/protocol/prompt';
 import { materializeDemoWorkspace, REPO_ROOT } from '../../support/demoWorkspace';
+import { tempDir } from '../../support/tempDir';
+export { tempDir } from '../../support/tempDir';
 
 export const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'executors');
 export const SCRIPTED_AGENT = path.join(FIXTURES, 'agents', 'scripted-agent.js');
@@ -24,10 +26,6 @@ export const DEMO_AGENT_SOURCE_ARGV = [
   pathToFileURL(require.resolve('tsx')).href,
   path.join(REPO_ROOT, 'src', 'core', 'executors', 'demoAgentMain.ts'),
 ];
-
-export function tempDir(prefix = 'loopx-exec-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
 
 export function demoWorkspace(): string {
   return materializeDemoWorkspace(path.join(tempDir('loopx-demo-'), 'workspace'));
@@ -98,15 +96,6 @@ export function isAlive(pid: number): boolean {
   } catch {
     return true;
   }
-}
-
-/** Polls until `check` holds or about two seconds passed; returns its last value. */
-export async function eventually(check: () => boolean, attempts = 40): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
 }
 
 export function runOptions(

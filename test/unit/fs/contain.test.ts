@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync } from '../../../src/core/fs/atomicWrite';
 import { assertInside, resolveReal } from '../../../src/core/fs/contain';
 import { isLoopxError } from '../../../src/core/errors';
-
-function tempDir(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-contain-')));
-}
+import { tempDir } from '../../support/tempDir';
 
 /** `<base>/project` and `<base>/outside`, each with a file. */
 function layout(): { project: string; outside: string } {

@@ -14,6 +14,7 @@ import {
   withFileLock,
 } from '../../../src/core/fs/fileLock';
 import { expectSuccess, startTogether, startWorker, waitForOutput, type Worker } from '../../support/barrier';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
 
@@ -39,14 +40,8 @@ interface Incident {
   operator_action: OperatorAction;
 }
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-'));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 async function rejection(promise: Promise<unknown>): Promise<LoopxError> {

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
 import { lockFilePath, MAX_STREAK, tryWithFileLock, withFileLock } from '../../../src/core/fs/fileLock';
 import { expectSuccess, startTogether, startWorker, waitForOutput, type Worker } from '../../support/barrier';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-')));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 const queueDir = (target: string): string => `${lockFilePath(target)}.queue`;

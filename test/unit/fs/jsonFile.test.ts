@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { isLoopxError, type LoopxError } from '../../../src/core/errors';
 import { formatJson, writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '../../../src/core/fs/atomicWrite';
 import { jsonErrorOffset, readJsonFile, readJsonFileSync, updateJsonFile } from '../../../src/core/fs/jsonFile';
 import { readLockHolder } from '../../../src/core/fs/fileLock';
 import { expectSuccess, startTogether, startWorker, waitForOutput, type Worker } from '../../support/barrier';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
 const WORKER = path.join(__dirname, 'workers', 'lockWorker.ts');
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-'));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 async function rejection(promise: Promise<unknown>): Promise<LoopxError> {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
@@ -10,12 +9,9 @@ import { projectGoalForGlobal } from '../../../src/core/globalRegistry/project';
 import { syncGlobalRegistry, type SyncGlobalOptions } from '../../../src/core/globalRegistry/sync';
 import { runLoopx } from '../cli/run';
 import { expectSuccess, startTogether, startWorker } from '../../support/barrier';
+import { tempDir } from '../../support/tempDir';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
-
-function tempDir(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-')));
-}
 
 function writeJson(file: string, value: unknown): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });

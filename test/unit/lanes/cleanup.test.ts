@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { runOnce } from '../../../src/core/turn/runOnce';
-import { cleanTempDirs, NOW } from '../turn/helpers';
+import { removeTempDirs, NOW } from '../turn/helpers';
 import { runLoopx } from '../cli/run';
 import { laneDemo, laneTurn, laneWorktree, sh } from './helpers';
 
@@ -17,7 +17,7 @@ function branches(repo: string): string[] {
   return sh(repo, 'branch', '--format=%(refname:short)').split('\n');
 }
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 describe('lanes: clean-up with the goal archive and agent removal', function () {
   this.timeout(60_000);

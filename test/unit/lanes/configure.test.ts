@@ -2,10 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { inWriteScope, laneOverlaps } from '../../../src/core/lanes/merge';
 import { runLoopx } from '../cli/run';
-import { cleanTempDirs, demo } from '../turn/helpers';
+import { removeTempDirs, demo } from '../turn/helpers';
 
 // Root level: the temp dirs of every suite go at the end of the run (a root before() of another file keeps its build there).
-after(cleanTempDirs);
+after(removeTempDirs);
 
 describe('lanes: configuration and overlap rules', () => {
   it('agent configure --isolation writes and clears the profile isolation, previewed first', async () => {

@@ -3,11 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { snapshotBlob } from '../../../src/core/snapshots/gitSnapshot';
 import { runOnce } from '../../../src/core/turn/runOnce';
-import { cleanTempDirs, runRows } from '../turn/helpers';
+import { removeTempDirs, runRows } from '../turn/helpers';
 import { laneDemo, laneTurn, laneWorktree, sh } from './helpers';
 
 // Root level: the temp dirs of every suite go at the end of the run (a root before() of another file keeps its build there).
-after(cleanTempDirs);
+after(removeTempDirs);
 
 describe('lanes: a turn in a worktree of its own', function () {
   this.timeout(60_000);

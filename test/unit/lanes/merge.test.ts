@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runOnce } from '../../../src/core/turn/runOnce';
-import { cleanTempDirs, NOW } from '../turn/helpers';
+import { removeTempDirs, NOW } from '../turn/helpers';
 import { runLoopx } from '../cli/run';
 import { laneDemo, laneTurn, laneWorktree, sh } from './helpers';
 
@@ -23,7 +23,7 @@ function trailers(repo: string, range: string): string[] {
 }
 
 // Root level: the temp dirs of every suite go at the end of the run (a root before() of another file keeps its build there).
-after(cleanTempDirs);
+after(removeTempDirs);
 
 describe('lanes: merging back through the gate', function () {
   this.timeout(60_000);

@@ -4,21 +4,14 @@ import * as path from 'node:path';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import { startTogether, startWorker } from '../../support/barrier';
 import { runLoopx } from '../cli/run';
-import { cleanTempDirs, tempDir } from '../turn/helpers';
+import { removeTempDirs, tempDir } from '../turn/helpers';
 import { laneDemo, laneTurn, laneWorktree, sh } from './helpers';
+import { waitUntil } from '../../support/waitFor';
 
 const WORKER = path.join(__dirname, 'fixtures', 'laneWorker.ts');
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 // Root level: the temp dirs of every suite go at the end of the run (a root before() of another file keeps its build there).
-after(cleanTempDirs);
+after(removeTempDirs);
 
 describe('lanes: real processes in parallel, and a killed turn', function () {
   this.timeout(120_000);
@@ -41,7 +34,7 @@ describe('lanes: real processes in parallel, and a killed turn', function () {
       })),
     );
     // Both agents are inside their turns (worktrees made, about to edit) before either edits.
-    await until(
+    await waitUntil(
       () => fs.existsSync(path.join(barrier, 'ready-demo')) && fs.existsSync(path.join(barrier, 'ready-codex-main')),
       'both agents',
     ).catch((error: Error) => {
@@ -100,7 +93,7 @@ describe('lanes: real processes in parallel, and a killed turn', function () {
       }),
     ]);
     const hanging = path.join(wt, 'shared.txt.hanging');
-    await until(() => fs.existsSync(hanging), 'the agent to edit and hang');
+    await waitUntil(() => fs.existsSync(hanging), 'the agent to edit and hang');
     const agentPid = Number(fs.readFileSync(hanging, 'utf8'));
     worker.child.kill('SIGKILL');
     await worker.exited;

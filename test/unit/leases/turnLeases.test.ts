@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import { acquireLease } from '../../../src/core/leases/taskLeases';
 import type { LeaseGoal } from '../../../src/core/leases/store';
 import { runOnce } from '../../../src/core/turn/runOnce';
-import { AGENT, cleanTempDirs, clock, demo, fixtureRun, newSpends, reservations, type Demo } from '../turn/helpers';
+import { AGENT, removeTempDirs, clock, demo, fixtureRun, newSpends, reservations, type Demo } from '../turn/helpers';
 
 const STEAL = path.join(__dirname, 'fixtures', 'stealLease.js');
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 function leaseGoal(d: Demo): LeaseGoal {
   return {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   classifyRegistry,
@@ -12,6 +11,7 @@ import {
 import { probeGit } from '../../../src/core/privacy/gitProbe';
 import { projectGoalForGlobal } from '../../../src/core/globalRegistry/project';
 import { runLoopx } from '../cli/run';
+import { tempDir } from '../../support/tempDir';
 
 const NO_REQUIREMENTS = { requireGitignored: false, requireNotTracked: false };
 
@@ -40,10 +40,6 @@ const EXAMPLE_REGISTRY = {
     },
   ],
 };
-
-function tempDir(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-')));
-}
 
 function writeJson(file: string, value: unknown): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -16,14 +16,14 @@ import { checkHostResult } from '../../../src/core/protocol/contract';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx } from '../cli/run';
-import { cleanTempDirs, demo, fixtureRun, newSpends, reservations, tempDir } from '../turn/helpers';
+import { removeTempDirs, demo, fixtureRun, newSpends, reservations, tempDir } from '../turn/helpers';
 
 /**
  * Credentials are refused wherever a person or an agent writes into durable state, and scrubbed
  * from `loopx status` when a state file already holds one. Every refusal writes nothing.
  */
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 const SECRET = 'hunter2xyz';
 const GITHUB = `ghp_${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'}`;

@@ -1,10 +1,17 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock, type Clock } from '../../../src/core/clock';
 import { loadQuotaGoal, type QuotaGoal } from '../../../src/core/quota/goal';
 import { settlementIdentity, type SettlementIdentity } from '../../../src/core/quota/identity';
-import { appendRun } from '../../../src/core/runtime/runIndex';
+import {
+  appendRunRow,
+  readRunIndexRows,
+  registryGoal,
+  runIndexPathOf,
+  stateFileOf,
+  writeRegistry,
+  writeStateFile,
+} from '../../support/fixtureBuilders';
+import { tempDir } from '../../support/tempDir';
 
 export const NOW = '2026-01-15T10:00:00Z';
 export const clockAt = (iso: string = NOW): Clock => fixedClock(iso);
@@ -41,29 +48,23 @@ export function makeWorkspace(
   stateText: string | null = DEFAULT_STATE,
   goalId = 'g',
 ): Workspace {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-quota-'));
-  const statePath = path.join(dir, '.codex', 'goals', goalId, 'ACTIVE_GOAL_STATE.md');
-  if (stateText !== null) {
-    fs.mkdirSync(path.dirname(statePath), { recursive: true });
-    fs.writeFileSync(statePath, stateText);
-  }
-  const entry = {
-    id: goalId,
-    status: 'active',
-    repo: dir,
-    state_file: `.codex/goals/${goalId}/ACTIVE_GOAL_STATE.md`,
-    // As `loopx connect` writes it: a connected adapter makes a goal without runs wait on the agents.
-    adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
-    coordination: { agent_model: 'peer_v1', registered_agents: ['agent-a', 'agent-b'] },
-    ...goal,
-  };
-  const registryPath = path.join(dir, '.loopx', 'registry.json');
-  fs.mkdirSync(path.dirname(registryPath), { recursive: true });
-  fs.writeFileSync(
+  const dir = tempDir('loopx-quota-');
+  if (stateText !== null) writeStateFile(dir, goalId, stateText);
+  const registryPath = writeRegistry(dir, [
+    registryGoal(dir, goalId, {
+      // As `loopx connect` writes it: a connected adapter makes a goal without runs wait on the agents.
+      adapter: { kind: 'generic_project_goal_v0', status: 'connected' },
+      coordination: { agent_model: 'peer_v1', registered_agents: ['agent-a', 'agent-b'] },
+      ...goal,
+    }),
+  ]);
+  return {
+    dir,
     registryPath,
-    JSON.stringify({ schema_version: '0.1', common_runtime_root: '.loopx/runtime', goals: [entry] }, null, 2),
-  );
-  return { dir, registryPath, runtimeRoot: path.join(dir, '.loopx', 'runtime'), statePath, goalId };
+    runtimeRoot: path.join(dir, '.loopx', 'runtime'),
+    statePath: path.join(dir, stateFileOf(goalId)),
+    goalId,
+  };
 }
 
 export function loadGoal(ws: Workspace): Promise<QuotaGoal> {
@@ -86,29 +87,12 @@ export async function addRun(
   record: Record<string, unknown>,
   indexFields: Record<string, unknown> = {},
 ): Promise<void> {
-  await appendRun({
-    runtimeRoot: ws.runtimeRoot,
-    goalId: ws.goalId,
-    clock: fixedClock(at),
-    projectRoot: ws.dir,
-    record: { recommended_action: '', health_check: 'test', ...record },
-    indexFields: { ...indexFields, ...pick(record, ['delivery_outcome', 'turn_instance_id', 'settlement_identity']) },
-    markdown: '# run\n',
-  });
-}
-
-function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((k) => record[k] !== undefined).map((k) => [k, record[k]]));
+  await appendRunRow({ runtimeRoot: ws.runtimeRoot, goalId: ws.goalId, projectRoot: ws.dir, at, record, indexFields });
 }
 
 /** The goal's index rows; reservation holds (and their releases) only with `holds: true`. */
 export function readIndexRows(ws: Workspace, options: { holds?: boolean } = {}): Record<string, unknown>[] {
-  const file = path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs', 'index.jsonl');
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((row) => options.holds === true || row['reservation_hold'] !== true);
+  return readRunIndexRows(runIndexPathOf(ws.runtimeRoot, ws.goalId)).filter(
+    (row) => options.holds === true || row['reservation_hold'] !== true,
+  );
 }

@@ -12,7 +12,7 @@ import { RefreshRecordSchema, RefreshStatePayloadSchema } from '../../../src/cor
 import { stateDigest16 } from '../../../src/core/state/digest';
 import { formatLocalIsoSeconds } from '../../../src/core/runtime/time';
 import { runLoopx } from '../cli/run';
-import { ACTIVE, RUN } from '../projection/fixtures';
+import { ACTIVE, RUN } from '../status/projection/fixtures';
 import { BASIC_STATE, refreshProject, type RefreshProject } from './helpers';
 
 const NOW = '2026-07-30T23:59:00Z';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { normalizeAgentIdList, registeredAgentsForGoal } from '../../../src/core/registry/agentIds';
 import { fixedClock } from '../../../src/core/clock';
@@ -15,13 +14,10 @@ import { readStateText } from '../../../src/core/state/stateFile';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { runLoopx, type CliRun } from '../cli/run';
 import { request, SERVER_TOKEN, auth } from '../server/helpers';
+import { tempDir } from '../../support/tempDir';
 
 const NOW = '2026-11-28T09:30:00Z';
 const INDEX = path.join('.loopx', 'runtime', 'goals', 'tidy-notes', 'runs', 'index.jsonl');
-
-function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-reads-'));
-}
 
 function fifo(file: string): string {
   execFileSync('mkfifo', [file]);

@@ -6,6 +6,7 @@ import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
 import { archiveRuntimeGoal, type ArchiveRuntimeOptions } from '../../../src/core/runtime/archive';
 import { runLoopx } from '../cli/run';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
 const NOW = '2026-01-15T10:00:00Z';
 const STAMP = '20260115T100000Z';
@@ -16,14 +17,8 @@ interface Fixture {
   runtimeRoot: string;
 }
 
-const tempDirs: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** A project whose registry lists goal `reg` and keeps its runtime at the relative `./runtime`. */

@@ -26,17 +26,13 @@ import {
 } from '../../../src/core/runtime/runIndex';
 import { compactUtcStamp, formatLocalIsoSeconds } from '../../../src/core/runtime/time';
 import { expectSuccess, startTogether } from '../../support/barrier';
+import { waitUntil } from '../../support/waitFor';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
 const APPEND_WORKER = path.join(__dirname, 'workers', 'appendWorker.ts');
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-'));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 function writeIndex(runtimeRoot: string, goalId: string, lines: string[]): string {
@@ -443,13 +439,6 @@ describe('run records written before the index lock', () => {
     };
   }
 
-  async function until(check: () => boolean, what: string): Promise<void> {
-    for (let waited = 0; !check(); waited += 5) {
-      if (waited > 4000) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-
   it('a run writes its records while another writer holds the lock, and names them once it has the lock', async () => {
     const release = await holdIndexLock();
     const append = appendRun({
@@ -459,7 +448,7 @@ describe('run records written before the index lock', () => {
       markdown: '# early',
       clock,
     });
-    await until(() => records().length === 2, 'both records');
+    await waitUntil(() => records().length === 2, 'both records');
     assert.ok(!fs.existsSync(runIndexPath(rt, 'g')), 'no index line while the lock is held');
     await release();
     const result = await append;
@@ -519,7 +508,7 @@ describe('run records written before the index lock', () => {
       markdown: '# again',
       clock,
     });
-    await until(() => records().length === 2, 'both records');
+    await waitUntil(() => records().length === 2, 'both records');
     // What an archive of the runtime does meanwhile: the records go.
     for (const name of records()) fs.rmSync(path.join(goalRunsDir(rt, 'g'), name));
     await release();

@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunIndexEntry, readRunIndex } from '../../../src/core/runtime/runIndex';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-'));
-  tempDirs.push(dir);
-  return dir;
-}
 after(() => {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
 /** A project with `count` runs, one per minute, each with its .json (and .md for even rows). */

@@ -86,12 +86,3 @@ export function request(
 }
 
 export const auth = (token = SERVER_TOKEN): Record<string, string> => ({ Authorization: `Bearer ${token}` });
-
-/** Polls `check` until it returns true or `attempts` run out (each after `delayMs`). */
-export async function eventually(check: () => Promise<boolean>, attempts = 100, delayMs = 100): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-  }
-  return false;
-}

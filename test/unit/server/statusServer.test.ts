@@ -9,15 +9,8 @@ import { isLoopxError } from '../../../src/core/errors';
 import { startStatusServer, StatusServer, type ListeningStatusServer } from '../../../src/core/server/statusServer';
 import { listeningAddresses } from '../../support/listeningAddresses';
 import { runLoopx } from '../cli/run';
-import {
-  auth,
-  eventually,
-  request,
-  SECRET_GITHUB_TOKEN,
-  seededWorkspace,
-  SERVER_TOKEN,
-  type SeededWorkspace,
-} from './helpers';
+import { auth, request, SECRET_GITHUB_TOKEN, seededWorkspace, SERVER_TOKEN, type SeededWorkspace } from './helpers';
+import { waitUntil } from '../../support/waitFor';
 
 const NOW = '2026-11-28T09:30:00Z';
 
@@ -444,11 +437,10 @@ describe('status server over HTTP (127.0.0.1)', function () {
         '- [ ] [P2] Check the spelling of every title.\n  <!-- loopx:todo todo_id=todo_spelling status=open task_class=advancement_task -->\n\n## Next Action',
       );
     fs.writeFileSync(ws.statePath, text);
-    const seen = await eventually(async () => {
+    await waitUntil(async () => {
       const now = (await request(server.port, '/status.json', { headers: auth() })).json();
       return (item(now)['agent_todos'] as { open_count: number }).open_count === 5;
-    });
-    assert.ok(seen, 'the new todo shows up');
+    }, 'the new todo to show up');
     assert.ok(server.source.rebuilds > firstRebuilds);
   });
 
@@ -520,7 +512,7 @@ describe('status server edge cases', function () {
       const registry = JSON.parse(fs.readFileSync(ws.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
       (registry.goals[0] as Record<string, unknown>)['display_name'] = 'Renamed goal';
       fs.writeFileSync(ws.registryPath, JSON.stringify(registry));
-      assert.ok(await eventually(async () => (await display()) === 'Renamed goal'));
+      await waitUntil(async () => (await display()) === 'Renamed goal', 'the renamed goal');
     } finally {
       await server.close();
     }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   recordTurnBase,
@@ -11,19 +10,13 @@ import {
   turnBase,
 } from '../../../src/core/snapshots/gitSnapshot';
 import { applyTurnRevert, planTurnRevert } from '../../../src/core/snapshots/revert';
+import { removeTempDirs, tempDir } from '../../support/tempDir';
 
 /** Per-turn snapshots as git objects (docs/review.md#snapshots) and the three-way revert. */
 
-const dirs: string[] = [];
 after(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  removeTempDirs();
 });
-
-function tempDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-snap-')));
-  dirs.push(dir);
-  return dir;
-}
 
 const git = (root: string, ...args: string[]): string =>
   execFileSync('git', args, {

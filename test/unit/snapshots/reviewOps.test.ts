@@ -6,7 +6,7 @@ import { runOperation } from '../../../src/core/ops/run';
 import { reviewList, reviewRevert } from '../../../src/core/ops/review';
 import type { OperationEnvironment } from '../../../src/core/ops/operation';
 import { runOnce } from '../../../src/core/turn/runOnce';
-import { AGENT, cleanTempDirs, clock, demo, fixtureRun, runRows } from '../turn/helpers';
+import { AGENT, removeTempDirs, clock, demo, fixtureRun, runRows } from '../turn/helpers';
 import { makeWorkspace, NOW as QUOTA_NOW } from '../quota/helpers';
 import { call, connectInMemory } from '../mcp/helpers';
 import { TWO_TODOS, cli } from '../evidence/helpers';
@@ -17,7 +17,7 @@ import { TWO_TODOS, cli } from '../evidence/helpers';
  * run record; `review list` lists it; `review revert` puts its files back, or refuses over a later edit.
  */
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 const git = (root: string, ...args: string[]): string =>
   execFileSync('git', args, {

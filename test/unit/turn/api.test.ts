@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import * as loopx from '../../../src/core/index';
-import { AGENT, cleanTempDirs, demo, NOW, newSpends } from './helpers';
+import { AGENT, removeTempDirs, demo, NOW, newSpends } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 describe('turns in the public API', () => {
   it('planTurn, runTurnOnce, runTurnLoop and inspectTurnJournal work on the demo goal and return schema-valid results', async () => {

@@ -6,9 +6,9 @@ import * as esbuild from 'esbuild';
 import { QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
 import { readGoalRuns } from '../../../src/core/runtime/runIndex';
 import { REPO_ROOT } from '../../support/demoWorkspace';
-import { cleanTempDirs, tempDir, type ChildResult } from './helpers';
+import { removeTempDirs, tempDir, type ChildResult } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /**
  * Parallel turns against max_cost_usd, with real processes: 10 `node out/cli.js turn run-once

@@ -8,7 +8,7 @@ import { CRASH_AT_PHASE_ENV } from '../../../src/core/turn/crashHook';
 import { TURN_PHASES } from '../../../src/core/protocol/contract';
 import {
   AGENT,
-  cleanTempDirs,
+  removeTempDirs,
   demo,
   lastJson,
   newSpends,
@@ -18,7 +18,7 @@ import {
   tempDir,
 } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /**
  * Crash at every phase, with real processes: a child runs one turn and SIGKILLs itself at the

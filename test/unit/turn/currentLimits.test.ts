@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readQuotaView } from '../../../src/core/quota/reservations';
-import { AGENT, cleanTempDirs, clock, demo, goalOf, lastJson, newSpends, runTurnProcess, type Demo } from './helpers';
+import { AGENT, removeTempDirs, clock, demo, goalOf, lastJson, newSpends, runTurnProcess, type Demo } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /**
  * Issue 34, defect 1: a running `turn loop` decides every turn on the current registry, not on the

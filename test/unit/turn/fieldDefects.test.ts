@@ -13,14 +13,14 @@ import * as refreshOps from '../../../src/core/ops/refresh';
 import * as todoOps from '../../../src/core/ops/todo';
 import * as turnOps from '../../../src/core/ops/turn';
 import { fakeToolBin, FIXTURES } from '../executors/helpers';
-import { cleanTempDirs, clock, demo, goalOf, newSpends, reservations, runRows, tempDir, type Demo } from './helpers';
+import { removeTempDirs, clock, demo, goalOf, newSpends, reservations, runRows, tempDir, type Demo } from './helpers';
 
 /**
  * Issue 28's field defects at the turn: a fake `claude` (test/fixtures/executors/bin/fake-tool.js)
  * prints Claude Code's real result envelope, answering the turn LoopX started.
  */
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 const PASSING_VALIDATOR = [process.execPath, '-e', 'process.exit(0)'];
 

@@ -6,9 +6,9 @@ import * as esbuild from 'esbuild';
 import { QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
 import { readGoalRuns } from '../../../src/core/runtime/runIndex';
 import { REPO_ROOT } from '../../support/demoWorkspace';
-import { cleanTempDirs, tempDir } from './helpers';
+import { removeTempDirs, tempDir } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /**
  * Issue 34, defect 2: budgets hold in the heartbeat flow. 10 agents, each a real process running

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fixedClock } from '../../../src/core/clock';
@@ -12,6 +11,8 @@ import { quotaGoalFromRegistry, type QuotaGoal } from '../../../src/core/quota/g
 import { readRegistrySync } from '../../../src/core/registry/read';
 import type { RunOnceOptions } from '../../../src/core/turn/runOnce';
 import { materializeDemoWorkspace, REPO_ROOT } from '../../support/demoWorkspace';
+import { tempDir } from '../../support/tempDir';
+export { removeTempDirs, tempDir } from '../../support/tempDir';
 
 export const NOW = '2026-11-28T10:00:00Z';
 export const clock = fixedClock(NOW);
@@ -29,16 +30,6 @@ export const DEMO_AGENT_SOURCE_ARGV = [
 /** Builds executors with the demo agent run from source (what a host installs with `installDemoAgentFrom`). */
 export const demoExecutorFactory = (config: ExecutorConfig): AgentExecutor =>
   createAgentExecutor(config, { demoAgentArgv: DEMO_AGENT_SOURCE_ARGV });
-
-const tempDirs: string[] = [];
-export function tempDir(prefix = 'loopx-turn-'): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  tempDirs.push(dir);
-  return dir;
-}
-export function cleanTempDirs(): void {
-  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-}
 
 export interface Demo {
   workspace: string;

@@ -8,7 +8,7 @@ import { runLoop, type RunLoopOptions } from '../../../src/core/turn/loop';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import {
   AGENT,
-  cleanTempDirs,
+  removeTempDirs,
   clock,
   demo,
   demoExecutorFactory,
@@ -20,8 +20,9 @@ import {
   runTurnProcess,
   type Demo,
 } from './helpers';
+import { waitUntil } from '../../support/waitFor';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 const NODE = process.execPath;
 const MULTI = { mode: 'multi_subagent', allowed: true, max_children: 2 };
@@ -50,14 +51,6 @@ function peakConcurrency(events: readonly TurnEvent[]): number {
     if (e.type === 'turn_ended') running--;
   }
   return peak;
-}
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('turn loop', function () {
@@ -157,7 +150,10 @@ describe('turn concurrency (spawn policy)', function () {
   it('without spawning, a second turn of the goal while one runs is told to wait (busy), then runs', async () => {
     const d = demo();
     const first = runOnce(fixtureRun(d, 'x', { hostAdapterCommand: [NODE, AGENT, 'slow', '1500'] }));
-    await waitFor(async () => (await listJournals(d.runtimeGoalDir)).some((j) => j.status === 'in_progress'));
+    await waitUntil(
+      async () => (await listJournals(d.runtimeGoalDir)).some((j) => j.status === 'in_progress'),
+      'a journal in progress',
+    );
     const second = await runOnce(fixtureRun(d, 'complete', { agentId: 'codex-main' }));
     assert.equal(second.status, 'busy');
     assert.equal(second.effects.host_invoked, false);
@@ -174,7 +170,7 @@ describe('turn concurrency (spawn policy)', function () {
     releaseClaim(d);
     const slow = [NODE, AGENT, 'slow', '1500'];
     const a = runOnce(fixtureRun(d, 'x', { hostAdapterCommand: slow }));
-    await waitFor(async () => (await listJournals(d.runtimeGoalDir)).length === 1);
+    await waitUntil(async () => (await listJournals(d.runtimeGoalDir)).length === 1, 'one journal');
     const sameAgent = await runOnce(fixtureRun(d, 'complete'));
     assert.equal(sameAgent.status, 'busy');
     const b = await runOnce(fixtureRun(d, 'x', { agentId: 'codex-main', hostAdapterCommand: slow }));

@@ -13,9 +13,9 @@ import {
   type TurnPlanInputs,
 } from '../../../src/core/turn/plan';
 import { readStateFile } from '../../../src/core/state/stateFile';
-import { cleanTempDirs, clock, demo, goalOf, NOW } from './helpers';
+import { removeTempDirs, clock, demo, goalOf, NOW } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /** The real inputs of the demo goal's next turn for `demo`, to vary one field at a time. */
 async function demoInputs(turnInstanceId = 'turn-1'): Promise<TurnPlanInputs> {

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { buildCliBundle, runNode } from '../support/cliProcess';
-import { AGENT, cleanTempDirs, demo, NOW, newSpends, runRows, tempDir } from './helpers';
+import { AGENT, removeTempDirs, demo, NOW, newSpends, runRows, tempDir } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /**
  * Issue 34, defect 4: an owed replan (two stalled turns on the lane) stopped the turn driver with

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseRolloutEvents, ROLLOUT_EVENT_LOG_FILE } from '../../../src/core/evidence/rolloutLog';
 import { runOnce } from '../../../src/core/turn/runOnce';
-import { cleanTempDirs, demo, fixtureRun, type Demo } from './helpers';
+import { removeTempDirs, demo, fixtureRun, type Demo } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /** A LoopX-driven turn appends its phases to the rollout event log, once each (docs/turns.md#the-rollout-event-log). */
 

@@ -6,9 +6,9 @@ import { parseStateDocument } from '../../../src/core/state/document';
 import { readJournal } from '../../../src/core/turn/journal';
 import { TurnEventSchema, type TurnEvent } from '../../../src/core/turn/events';
 import { runOnce, TurnRunResultSchema } from '../../../src/core/turn/runOnce';
-import { AGENT, cleanTempDirs, clock, demo, fixtureRun, newSpends, reservations, runRows, type Demo } from './helpers';
+import { AGENT, removeTempDirs, clock, demo, fixtureRun, newSpends, reservations, runRows, type Demo } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 function todo(d: Demo, todoId: string) {
   const item = parseStateDocument(fs.readFileSync(d.statePath, 'utf8')).todos.find((t) => t.todoId === todoId);

@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../../support/demoWorkspace';
 import {
   AGENT,
   clock,
-  cleanTempDirs,
+  removeTempDirs,
   demo,
   lastJson,
   newSpends,
@@ -22,7 +22,7 @@ import {
   type Demo,
 } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 /** Leftovers of real killed processes (test/unit/turn/fixtures/leftoverWorker.ts), then the next run sweeps them. */
 const WORKER = path.join(REPO_ROOT, 'test', 'unit', 'turn', 'fixtures', 'leftoverWorker.ts');

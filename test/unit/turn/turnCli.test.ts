@@ -5,9 +5,9 @@ import { cliCommands } from '../../../src/core/commands/catalog';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { buildCliBundle, runNode } from '../support/cliProcess';
 import { runLoopx } from '../cli/run';
-import { AGENT, cleanTempDirs, demo, NOW, newSpends, runRows } from './helpers';
+import { AGENT, removeTempDirs, demo, NOW, newSpends, runRows } from './helpers';
 
-after(cleanTempDirs);
+after(removeTempDirs);
 
 const NODE = process.execPath;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { stateActionProjectionWarningSchema } from '../../../src/core/status/projection/schemas';
-import { stateActionProjectionWarning } from '../../../src/core/status/projection/stateActionWarning';
+import { stateActionProjectionWarningSchema } from '../../../../src/core/status/projection/schemas';
+import { stateActionProjectionWarning } from '../../../../src/core/status/projection/stateActionWarning';
 import { ACTIVE, SIDE } from './fixtures';
 
 const BACKLOG_CONTRACT = { lane: 'advancement_task', reason_codes: ['open_agent_todo'] };

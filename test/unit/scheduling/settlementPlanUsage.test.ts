@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { heartbeatSteps } from '../../../src/core/protocol/heartbeat';
 import { shouldRun } from '../../../src/core/scheduling/shouldRun';
 import { cli, ONE_TODO } from '../evidence/helpers';
-import { clockAt, makeWorkspace } from './helpers';
+import { clockAt, makeWorkspace } from '../quota/helpers';
 
 /**
  * Issue 34 leftover: the spend command of `quota should-run`'s settlement plan lacked the usage flags

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { projectGoalWarnings } from '../../../src/core/status/projection/goalWarnings';
-import type { GoalWarningsInput } from '../../../src/core/status/projection/inputs';
-import { goalProjectionWarningsSchema } from '../../../src/core/status/projection/schemas';
+import { projectGoalWarnings } from '../../../../src/core/status/projection/goalWarnings';
+import type { GoalWarningsInput } from '../../../../src/core/status/projection/inputs';
+import { goalProjectionWarningsSchema } from '../../../../src/core/status/projection/schemas';
 import { ACTIVE, RUN, SIDE } from './fixtures';
 
 const STATUS_RUN = {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseIsoInstant } from '../../../src/core/isoTime';
+import { parseIsoInstant } from '../../../../src/core/isoTime';
 
 describe('parseIsoInstant', () => {
   it("reads the original's timestamp forms, honouring offsets and treating naive times as UTC", () => {

@@ -3,8 +3,8 @@ import {
   isStatusNeutralRun,
   pickLatestRuns,
   selectLatestRunRecommendedAction,
-} from '../../../src/core/status/projection/latestRunRecommendation';
-import { runRowSchema } from '../../../src/core/status/projection/inputs';
+} from '../../../../src/core/status/projection/latestRunRecommendation';
+import { runRowSchema } from '../../../../src/core/status/projection/inputs';
 import { ACTIVE, RUN, SIDE } from './fixtures';
 
 const statusRun = {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { quotaShouldRun } from '../../../src/core/ops/quota';
 import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
-import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from './helpers';
+import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from '../quota/helpers';
 
 /** One fixture per rule of LoopX's should-run contract (docs/compatibility.md, "Kit: quota"). */
 

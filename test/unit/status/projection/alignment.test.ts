@@ -5,7 +5,7 @@ import {
   containsCredential,
   displayText,
   publicSafeCompact,
-} from '../../../src/core/status/projection/text';
+} from '../../../../src/core/status/projection/text';
 
 describe('projection text: normalization and alignment (§4.4)', () => {
   it('case A1: a priority tag and role prefix do not break alignment', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { isLoopxError } from '../../../src/core/errors';
-import { nextActionProjectionWarning } from '../../../src/core/status/projection/nextActionWarning';
-import { nextActionProjectionWarningSchema } from '../../../src/core/status/projection/schemas';
+import { isLoopxError } from '../../../../src/core/errors';
+import { nextActionProjectionWarning } from '../../../../src/core/status/projection/nextActionWarning';
+import { nextActionProjectionWarningSchema } from '../../../../src/core/status/projection/schemas';
 import { ACTIVE, RUN, SIDE } from './fixtures';
 
 const WARNING_REASON = 'latest run recommended_action differs from the durable active-state Next Action';

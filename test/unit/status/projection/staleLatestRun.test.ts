@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { staleLatestRunWarningSchema } from '../../../src/core/status/projection/schemas';
-import { staleLatestRunWarning } from '../../../src/core/status/projection/staleLatestRun';
+import { staleLatestRunWarningSchema } from '../../../../src/core/status/projection/schemas';
+import { staleLatestRunWarning } from '../../../../src/core/status/projection/staleLatestRun';
 
 const STATE = { updated_at: '2026-06-22T00:03:00+00:00', sha256_16: 'aaaaaaaaaaaaaaaa' };
 const STATUS_RUN = {

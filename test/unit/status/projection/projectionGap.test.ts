@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { RoleOpenCounts, StateProjectionGapInput } from '../../../src/core/status/projection/inputs';
-import { stateProjectionGap } from '../../../src/core/status/projection/projectionGap';
-import { stateProjectionGapSchema } from '../../../src/core/status/projection/schemas';
+import type { RoleOpenCounts, StateProjectionGapInput } from '../../../../src/core/status/projection/inputs';
+import { stateProjectionGap } from '../../../../src/core/status/projection/projectionGap';
+import { stateProjectionGapSchema } from '../../../../src/core/status/projection/schemas';
 
 // These tests pass what the state parser reads from each spec fixture: the Next Action entries
 // (bullet markers stripped) and each role's open checkbox count.

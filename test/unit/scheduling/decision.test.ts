@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
 import { planRoute } from '../../../src/core/scheduling/route';
 import { reserveTurn } from '../../../src/core/quota/reservations';
-import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from './helpers';
+import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from '../quota/helpers';
 
 const head = '---\nstatus: active\n---\n# Goal\n';
 function state(userTodos: string[], agentTodos: string[]): string {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_REFRESH_ACTION, deriveRecommendedAction } from '../../../src/core/status/projection/recommendedAction';
-import { recommendedActionDerivationSchema } from '../../../src/core/status/projection/schemas';
+import {
+  DEFAULT_REFRESH_ACTION,
+  deriveRecommendedAction,
+} from '../../../../src/core/status/projection/recommendedAction';
+import { recommendedActionDerivationSchema } from '../../../../src/core/status/projection/schemas';
 
 // The entries and todos below are what the state parser reads from each spec fixture.
 describe('deriveRecommendedAction: refresh-state derivation chain (§5)', () => {

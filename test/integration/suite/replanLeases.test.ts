@@ -249,13 +249,18 @@ describe('Replan obligations and task leases in the editor (real VS Code host)',
         (m) => m.type === 'render' && m.detail?.goal_id === 'tidy-notes',
       );
     await vscode.commands.executeCommand('loopx.showGoalDetail', { goalId: 'tidy-notes' });
-    const first = await waitFor(async () => (await renders()).at(-1), 'the goal detail render');
-    const turns = first.detail?.timeline.turns ?? [];
-    const t2 = turns.find((t) => t.turn_instance_id === 'T2');
-    assert.ok(
-      t2,
-      `the stalled turns of the first test are in the timeline: ${JSON.stringify(turns.map((t) => t.turn_instance_id))}`,
-    );
+    // A panel an earlier suite opened may still hold its last render (of that suite's workspace) until the
+    // reload of this one reaches it: wait for a render that shows this workspace's log.
+    let seenTurns: (string | null)[] = [];
+    const first = await waitFor(async () => {
+      const last = (await renders()).at(-1);
+      seenTurns = (last?.detail?.timeline.turns ?? []).map((t) => t.turn_instance_id);
+      return seenTurns.includes('T2') ? last : undefined;
+    }, 'a goal detail render with the stalled turns of the first test').catch(() => {
+      assert.fail(`the stalled turns of the first test are in the timeline: ${JSON.stringify(seenTurns)}`);
+    });
+    const t2 = first.detail?.timeline.turns.find((t) => t.turn_instance_id === 'T2');
+    assert.ok(t2);
     assert.deepEqual(
       t2.events.map((e) => e.kind),
       ['quota_should_run', 'refresh_state'],

@@ -132,14 +132,25 @@ export function markedProcesses(mark: string): number[] {
   return found;
 }
 
-function signalMarked(mark: string, signal: NodeJS.Signals): void {
-  for (const pid of markedProcesses(mark)) {
+/** Signals every marked process found; returns how many were found. */
+function signalMarked(mark: string, signal: NodeJS.Signals): number {
+  const found = markedProcesses(mark);
+  for (const pid of found) {
     try {
       process.kill(pid, signal);
     } catch {
       // Ended between the scan and the signal.
     }
   }
+  return found.length;
+}
+
+/**
+ * SIGKILL to every marked process, scanning again while any is found: a process that forks after a scan
+ * read /proc (`setsid` does, to leave its group) has a child the scan missed; the next scan sees it.
+ */
+function killMarked(mark: string): void {
+  for (let scan = 0; scan < 5 && signalMarked(mark, 'SIGKILL') > 0; scan++);
 }
 
 export function runBoundedProcess(options: BoundedProcessOptions): Promise<BoundedProcessResult> {
@@ -213,7 +224,8 @@ export function runBoundedProcess(options: BoundedProcessOptions): Promise<Bound
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       // Whatever is still running when the run ends ends now, not after a grace period nobody waits for.
-      signalAll('SIGKILL');
+      signalTree(child, 'SIGKILL');
+      killMarked(mark);
       options.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };

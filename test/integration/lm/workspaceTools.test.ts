@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
 import { runOperation } from '../../../src/core/ops/run';
-import { turnInspectJournal } from '../../../src/core/ops/turn';
+import { turnInspectJournal, turnRunOnce } from '../../../src/core/ops/turn';
+import { editorExecutorFactory } from '../../../src/lm/languageModelExecutor';
 import { editorEnvironment } from '../../../src/commands/operationRunner';
 
 /**
@@ -73,12 +74,11 @@ describe('The vscode-lm agent with workspace tools (real VS Code host)', functio
     provider.setScenario('workspace-tools');
     const checker = join(root(), 'scripts', 'check-notes.js');
     const checkerBefore = readFileSync(checker, 'utf8');
-    const result = (await vscode.commands.executeCommand('loopx.turnRunOnce', {
-      goalId: 'tidy-notes',
-      agentIds: [AGENT],
-      confirmed: true,
-    })) as TurnResult | undefined;
-    assert.ok(result, 'the command returned no result (it failed: see the LoopX log)');
+    const result = (await runOperation(
+      turnRunOnce,
+      { goalId: 'tidy-notes', agentId: AGENT, execute: true },
+      { ...editorEnvironment(registryPath()), executorFactory: editorExecutorFactory() },
+    )) as unknown as TurnResult;
     assert.equal(result.ok, true, result.message);
     assert.equal(result.result_kind, 'validated_progress');
     assert.equal(result.quota_slot_spend_count, 1);

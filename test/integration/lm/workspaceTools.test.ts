@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../src/core/commands/ids';
+import { configureGoal } from '../../../src/core/ops/configureGoal';
+import { createGoal } from '../../../src/core/ops/createGoal';
 import { runOperation } from '../../../src/core/ops/run';
 import { turnInspectJournal, turnRunOnce } from '../../../src/core/ops/turn';
 import { editorExecutorFactory } from '../../../src/lm/languageModelExecutor';
@@ -30,6 +32,7 @@ interface TurnResult {
 }
 
 const AGENT = 'lm-tools';
+const GOAL = 'tools-note';
 const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
 const registryPath = (): string => join(root(), '.loopx', 'registry.json');
 
@@ -39,17 +42,37 @@ describe('The vscode-lm agent with workspace tools (real VS Code host)', functio
   let away: string;
 
   before(async () => {
-    const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as {
-      goals: { coordination: Record<string, unknown> & { registered_agents: string[]; agent_profiles: object } }[];
-    };
-    const coordination = registry.goals[0]?.coordination;
-    assert.ok(coordination);
-    if (!coordination.registered_agents.includes(AGENT)) coordination.registered_agents.push(AGENT);
-    coordination.agent_profiles = {
-      ...coordination.agent_profiles,
-      [AGENT]: { executor: { preset: 'vscode-lm', vendor: 'loopx-test', family: 'deterministic' } },
-    };
-    coordination['write_scope'] = ['notes/**'];
+    // A goal of its own, so no earlier turn of another agent holds its todo.
+    const env = editorEnvironment(registryPath());
+    const created = await runOperation(
+      createGoal,
+      { goalId: GOAL, objective: 'Write the LM note through the tools.', todo: ['Write the LM note'] },
+      env,
+    );
+    assert.equal(created.ok, true, JSON.stringify(created));
+    const configured = await runOperation(
+      configureGoal,
+      {
+        goalId: GOAL,
+        registeredAgent: [AGENT],
+        writeScope: ['notes/**'],
+        agentProfileJson: [
+          JSON.stringify({
+            agent_id: AGENT,
+            executor: { preset: 'vscode-lm', vendor: 'loopx-test', family: 'deterministic' },
+          }),
+        ],
+      },
+      env,
+      'apply',
+    );
+    assert.equal((configured as { ok?: boolean }).ok, true, JSON.stringify(configured));
+    // The demo goal's check validates this goal's turns too.
+    const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as { goals: Record<string, unknown>[] };
+    const demo = registry.goals.find((goal) => goal['id'] === 'tidy-notes');
+    const mine = registry.goals.find((goal) => goal['id'] === GOAL);
+    assert.ok(demo && mine, 'the goals are not in the registry');
+    mine['validation_command'] = demo['validation_command'];
     writeFileSync(registryPath(), JSON.stringify(registry, null, 2));
     // A folder outside the project, reachable from inside it only through a symbolic link.
     away = mkdtempSync(join(tmpdir(), 'loopx-away-'));
@@ -76,7 +99,7 @@ describe('The vscode-lm agent with workspace tools (real VS Code host)', functio
     const checkerBefore = readFileSync(checker, 'utf8');
     const result = (await runOperation(
       turnRunOnce,
-      { goalId: 'tidy-notes', agentId: AGENT, execute: true },
+      { goalId: GOAL, agentId: AGENT, execute: true },
       { ...editorEnvironment(registryPath()), executorFactory: editorExecutorFactory() },
     )) as unknown as TurnResult;
     assert.equal(result.ok, true, result.message);
@@ -108,7 +131,7 @@ describe('The vscode-lm agent with workspace tools (real VS Code host)', functio
     assert.ok(result.turn_key, 'the turn has no key');
     const journal = await runOperation(
       turnInspectJournal,
-      { goalId: 'tidy-notes', turnKey: result.turn_key },
+      { goalId: GOAL, turnKey: result.turn_key },
       editorEnvironment(registryPath()),
     );
     const text = JSON.stringify(journal);

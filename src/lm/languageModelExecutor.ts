@@ -54,7 +54,7 @@ interface ToolCallPart {
   callId: string;
   name: string;
   input?: unknown;
-  /** The name of `input` in the proposal VS Code 1.93–1.94 shipped. */
+  /** The name of `input` in the earlier proposed API, read as a fallback. */
   parameters?: unknown;
 }
 /** The parts of the lm API newer than VS Code 1.90 (the oldest host): absent there, so feature-detected. */

@@ -4,6 +4,8 @@ const vscode = require('vscode');
 
 let scenario = 'edit';
 const prompts = [];
+// How many tools each request offered, in order.
+const offeredTools = [];
 
 function textOf(messages) {
   return messages
@@ -161,10 +163,21 @@ module.exports.activate = function activate(context) {
           maxOutputTokens: 8000,
           capabilities: { toolCalling: true },
         },
+        // The same replies from a model that says it cannot call tools: LoopX's one-shot path.
+        {
+          id: 'loopx-test-one-shot',
+          name: 'LoopX Test Model (no tools)',
+          family: 'one-shot',
+          version: '1',
+          maxInputTokens: 100000,
+          maxOutputTokens: 8000,
+          capabilities: { toolCalling: false },
+        },
       ],
       provideLanguageModelChatResponse: async (_model, messages, _options, progress, token) => {
         const prompt = textOf(messages);
         prompts.push(prompt);
+        offeredTools.push(((_options && _options.tools) || []).length);
         if (scenario === 'slow') {
           // Streams until cancelled: the test cancels the turn.
           for (let i = 0; i < 600 && !token.isCancellationRequested; i++) {
@@ -196,6 +209,7 @@ module.exports.activate = function activate(context) {
       scenario = name;
     },
     prompts,
+    offeredTools,
     workspaceToolResults,
   };
 };

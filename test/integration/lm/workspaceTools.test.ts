@@ -21,6 +21,8 @@ import { editorEnvironment } from '../../../src/commands/operationRunner';
 interface Provider {
   setScenario(name: string): void;
   workspaceToolResults: string[];
+  offeredTools: number[];
+  prompts: string[];
 }
 interface TurnResult {
   ok: boolean;
@@ -33,8 +35,45 @@ interface TurnResult {
 
 const AGENT = 'lm-tools';
 const GOAL = 'tools-note';
+const ONE_SHOT_AGENT = 'lm-one-shot';
+const ONE_SHOT_GOAL = 'one-shot-note';
 const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
 const registryPath = (): string => join(root(), '.loopx', 'registry.json');
+
+/** A goal of its own (no earlier turn of another agent holds its todo) with one vscode-lm agent. */
+async function createLmGoal(goalId: string, agentId: string, family: string): Promise<void> {
+  const env = editorEnvironment(registryPath());
+  const created = await runOperation(
+    createGoal,
+    { goalId, objective: 'Write the LM note through the tools.', todo: ['Write the LM note'] },
+    env,
+  );
+  assert.equal(created.ok, true, JSON.stringify(created));
+  const configured = await runOperation(
+    configureGoal,
+    {
+      goalId,
+      registeredAgent: [agentId],
+      writeScope: ['notes/**'],
+      agentProfileJson: [
+        JSON.stringify({
+          agent_id: agentId,
+          executor: { preset: 'vscode-lm', vendor: 'loopx-test', family },
+        }),
+      ],
+    },
+    env,
+    'apply',
+  );
+  assert.equal((configured as { ok?: boolean }).ok, true, JSON.stringify(configured));
+  // The demo goal's check validates this goal's turns too.
+  const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as { goals: Record<string, unknown>[] };
+  const demo = registry.goals.find((goal) => goal['id'] === 'tidy-notes');
+  const mine = registry.goals.find((goal) => goal['id'] === goalId);
+  assert.ok(demo && mine, 'the goals are not in the registry');
+  mine['validation_command'] = demo['validation_command'];
+  writeFileSync(registryPath(), JSON.stringify(registry, null, 2));
+}
 
 describe('The vscode-lm agent with workspace tools (real VS Code host)', function () {
   this.timeout(90_000);
@@ -42,38 +81,8 @@ describe('The vscode-lm agent with workspace tools (real VS Code host)', functio
   let away: string;
 
   before(async () => {
-    // A goal of its own, so no earlier turn of another agent holds its todo.
-    const env = editorEnvironment(registryPath());
-    const created = await runOperation(
-      createGoal,
-      { goalId: GOAL, objective: 'Write the LM note through the tools.', todo: ['Write the LM note'] },
-      env,
-    );
-    assert.equal(created.ok, true, JSON.stringify(created));
-    const configured = await runOperation(
-      configureGoal,
-      {
-        goalId: GOAL,
-        registeredAgent: [AGENT],
-        writeScope: ['notes/**'],
-        agentProfileJson: [
-          JSON.stringify({
-            agent_id: AGENT,
-            executor: { preset: 'vscode-lm', vendor: 'loopx-test', family: 'deterministic' },
-          }),
-        ],
-      },
-      env,
-      'apply',
-    );
-    assert.equal((configured as { ok?: boolean }).ok, true, JSON.stringify(configured));
-    // The demo goal's check validates this goal's turns too.
-    const registry = JSON.parse(readFileSync(registryPath(), 'utf8')) as { goals: Record<string, unknown>[] };
-    const demo = registry.goals.find((goal) => goal['id'] === 'tidy-notes');
-    const mine = registry.goals.find((goal) => goal['id'] === GOAL);
-    assert.ok(demo && mine, 'the goals are not in the registry');
-    mine['validation_command'] = demo['validation_command'];
-    writeFileSync(registryPath(), JSON.stringify(registry, null, 2));
+    await createLmGoal(GOAL, AGENT, 'deterministic');
+    await createLmGoal(ONE_SHOT_GOAL, ONE_SHOT_AGENT, 'one-shot');
     // A folder outside the project, reachable from inside it only through a symbolic link.
     away = mkdtempSync(join(tmpdir(), 'loopx-away-'));
     symlinkSync(away, join(root(), 'notes', 'away'));
@@ -137,5 +146,23 @@ describe('The vscode-lm agent with workspace tools (real VS Code host)', functio
     const text = JSON.stringify(journal);
     assert.match(text, /"changed_files":\["notes\/lm-note\.md"\]/, text.slice(0, 2000));
     assert.match(text, /workspace tool calls: read_file, list_files, apply_edit/);
+  });
+
+  it('a model without tool calling gets the one-shot prompt, no tools, and its whole-file edit is applied', async () => {
+    provider.setScenario('edit');
+    rmSync(join(root(), 'notes', 'lm-note.md'), { force: true });
+    const requests = provider.offeredTools.length;
+    const result = (await runOperation(
+      turnRunOnce,
+      { goalId: ONE_SHOT_GOAL, agentId: ONE_SHOT_AGENT, execute: true },
+      { ...editorEnvironment(registryPath()), executorFactory: editorExecutorFactory() },
+    )) as unknown as TurnResult;
+    assert.equal(result.ok, true, result.message);
+    assert.deepEqual(provider.offeredTools.slice(requests), [0], 'one request, offering no tool');
+    assert.match(provider.prompts.at(-1) ?? '', /You cannot run commands or edit files yourself/);
+    assert.equal(
+      readFileSync(join(root(), 'notes', 'lm-note.md'), 'utf8'),
+      '# LM note\n\n## Related\n- [Bread](bread.md)\n',
+    );
   });
 });

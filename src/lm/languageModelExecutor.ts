@@ -7,6 +7,7 @@ import {
   DEFAULT_LM_TOKENS_PER_TURN,
   estimateTokens,
   languageModelPrompt,
+  languageModelToolPrompt,
   readLanguageModelReply,
   replyExcerpt,
   type AgentExecutor,
@@ -19,13 +20,19 @@ import {
   type HostRequest,
   type LmEdit,
   type OutputObserver,
+  runWorkspaceTool,
+  WORKSPACE_TOOLS,
+  type WorkspaceToolContext,
 } from '../core/ops/host';
 
 /**
  * The `vscode-lm` agent: one turn on one of VS Code's language models (`vscode.lm`). The prompt,
  * the reply format and the write-scope rules are the core's (src/core/executors/languageModel.ts);
  * this file selects the model, streams the reply (to `onOutput`, for the turn terminal), keeps the
- * turn's token budget, and applies the proposed edits with a `WorkspaceEdit`. Like every executor it
+ * turn's token budget, and applies the proposed edits with a `WorkspaceEdit`. A model that can call
+ * tools (VS Code 1.95 and later, where `LanguageModelToolCallPart` exists) gets the workspace tools of
+ * src/core/executors/workspaceTools.ts in a tool-calling loop; on an older host, or a model that says
+ * it cannot call tools, the turn is one prompt and one reply with whole-file edits. Like every executor it
  * always resolves with an outcome: no model, a declined consent, a cancel, a malformed reply are
  * `host_failure` outcomes, and a failed turn writes no file.
  */
@@ -39,6 +46,46 @@ export interface LanguageModelTurnObserver {
 }
 
 type Failure = Pick<ExecutorFailure, 'reason' | 'message'> & { problems?: string[] };
+
+/** Rounds of tool calls one turn may take before it is stopped (a model that never answers). */
+export const LM_MAX_TOOL_ROUNDS = 24;
+
+interface ToolCallPart {
+  callId: string;
+  name: string;
+  input?: unknown;
+  /** The name of `input` in the earlier proposed API, read as a fallback. */
+  parameters?: unknown;
+}
+/** The parts of the lm API newer than VS Code 1.90 (the oldest host): absent there, so feature-detected. */
+interface ToolCallingApi {
+  LanguageModelToolCallPart: new (...args: never[]) => ToolCallPart;
+  LanguageModelToolResultPart: new (callId: string, content: unknown[]) => object;
+  LanguageModelTextPart: new (value: string) => { value: string };
+  LanguageModelChatMessage: {
+    User(content: string | object[]): vscode.LanguageModelChatMessage;
+    Assistant(content: string | object[]): vscode.LanguageModelChatMessage;
+  };
+}
+interface ToolCallingModel {
+  capabilities?: { supportsToolCalling?: boolean | number };
+  sendRequest(
+    messages: vscode.LanguageModelChatMessage[],
+    options: vscode.LanguageModelChatRequestOptions & { tools?: readonly object[] },
+    token?: vscode.CancellationToken,
+  ): Thenable<{ stream: AsyncIterable<unknown> }>;
+}
+
+/** The tool-calling API when this host has it and the model does not say it lacks tool calling; else null. */
+export function toolCallingApi(model: vscode.LanguageModelChat): ToolCallingApi | null {
+  const api = vscode as unknown as Partial<ToolCallingApi>;
+  if (typeof api.LanguageModelToolCallPart !== 'function' || typeof api.LanguageModelToolResultPart !== 'function')
+    return null;
+  if (typeof api.LanguageModelTextPart !== 'function') return null;
+  const supports = (model as unknown as ToolCallingModel).capabilities?.supportsToolCalling;
+  if (supports === false || supports === 0) return null;
+  return api as ToolCallingApi;
+}
 
 /** The selector of the agent profile: vendor and family when set, else any model. */
 export function modelSelector(config: ExecutorConfig): vscode.LanguageModelChatSelector {
@@ -151,8 +198,10 @@ async function runLanguageModelTurn(
       message: `no VS Code language model matches ${describeSelector(config)}: install or sign in to a chat model provider, or change executor.vendor / executor.family in the agent profile; nothing was run`,
     });
 
-  const prompt = languageModelPrompt(request, turn.writeScope);
-  const inputTokens = await countTokens(model, prompt);
+  const tools = toolCallingApi(model);
+  const prompt =
+    tools === null ? languageModelPrompt(request, turn.writeScope) : languageModelToolPrompt(request, turn.writeScope);
+  let inputTokens = await countTokens(model, prompt);
   const setUsage = (outputTokens: number): void => {
     // The API reports no usage: the model's own tokenizer counts both sides, still an estimate.
     usage = {
@@ -178,18 +227,85 @@ async function runLanguageModelTurn(
   const onAbort = (): void => halt('cancelled');
   options.signal.addEventListener('abort', onAbort);
   const timer = setTimeout(() => halt('timeout'), options.timeoutMs);
+  const show = (piece: string): void => {
+    notify(observer.onOutput, piece);
+    if (options.onOutput !== observer.onOutput) notify(options.onOutput, piece);
+  };
+  const justification = `LoopX runs one turn of the goal "${turn.goalId}" with this model.`;
+  // The edits the model's tool calls staged, written only once its final result validates.
+  const workspace: WorkspaceToolContext = {
+    projectRoot: turn.projectRoot,
+    writeScope: turn.writeScope,
+    trusted: vscode.workspace.isTrusted,
+    staged: new Map(),
+  };
+  const toolCalls: string[] = [];
+  // The final answer: the whole reply in one-shot mode, the last round's text with tools.
+  let answer = '';
+  let unfinished = false;
   try {
-    const response = await model.sendRequest(
-      [vscode.LanguageModelChatMessage.User(prompt)],
-      { justification: `LoopX runs one turn of the goal "${turn.goalId}" with this model.` },
-      cancellation.token,
-    );
-    for await (const piece of response.text) {
-      if (stop !== null) break;
-      text += piece;
-      notify(observer.onOutput, piece);
-      if (options.onOutput !== observer.onOutput) notify(options.onOutput, piece);
-      if (inputTokens + estimateTokens(text) > budget) halt('budget');
+    if (tools === null) {
+      const response = await model.sendRequest(
+        [vscode.LanguageModelChatMessage.User(prompt)],
+        { justification },
+        cancellation.token,
+      );
+      for await (const piece of response.text) {
+        if (stop !== null) break;
+        text += piece;
+        show(piece);
+        if (inputTokens + estimateTokens(text) > budget) halt('budget');
+      }
+      answer = text;
+    } else {
+      const messages = [tools.LanguageModelChatMessage.User(prompt)];
+      const offered = WORKSPACE_TOOLS.map((tool) => ({ ...tool }));
+      unfinished = true;
+      for (let round = 0; round < LM_MAX_TOOL_ROUNDS && stop === null; round++) {
+        const response = await (model as unknown as ToolCallingModel).sendRequest(
+          messages,
+          { justification, tools: offered },
+          cancellation.token,
+        );
+        const calls: ToolCallPart[] = [];
+        let said = '';
+        for await (const part of response.stream) {
+          if (stop !== null) break;
+          if (part instanceof tools.LanguageModelToolCallPart) calls.push(part);
+          else if (part instanceof tools.LanguageModelTextPart) {
+            said += part.value;
+            text += part.value;
+            show(part.value);
+          }
+          if (inputTokens + estimateTokens(text) > budget) halt('budget');
+        }
+        if (stop !== null) break;
+        if (calls.length === 0) {
+          answer = said;
+          unfinished = false;
+          break;
+        }
+        messages.push(
+          tools.LanguageModelChatMessage.Assistant([
+            ...(said === '' ? [] : [new tools.LanguageModelTextPart(said)]),
+            ...calls,
+          ]),
+        );
+        const results: object[] = [];
+        for (const call of calls) {
+          const outcome = await runWorkspaceTool(call.name, call.input ?? call.parameters, workspace);
+          toolCalls.push(call.name);
+          show(
+            `\n[tool] ${call.name} ${JSON.stringify(call.input ?? call.parameters ?? {}).slice(0, 200)} → ${outcome.ok ? 'ok' : outcome.text.slice(0, 300)}\n`,
+          );
+          inputTokens += estimateTokens(outcome.text);
+          results.push(
+            new tools.LanguageModelToolResultPart(call.callId, [new tools.LanguageModelTextPart(outcome.text)]),
+          );
+        }
+        messages.push(tools.LanguageModelChatMessage.User(results));
+        if (inputTokens + estimateTokens(text) > budget) halt('budget');
+      }
     }
   } catch (error) {
     if (stop === null) {
@@ -225,18 +341,27 @@ async function runLanguageModelTurn(
       break;
   }
 
-  const reading = readLanguageModelReply(text, request, turn.writeScope);
+  if (unfinished)
+    return fail({
+      reason: 'malformed_result',
+      message: `the language model was still calling tools after ${LM_MAX_TOOL_ROUNDS} rounds and gave no final result; nothing was written`,
+    });
+  const reading = readLanguageModelReply(answer, request, turn.writeScope);
   if (!reading.ok) return fail(reading);
-  const containment = await checkContainment(turn.projectRoot, reading.edits);
+  // The tool calls' staged edits, then any the final reply still carries (the one-shot format).
+  const edits = new Map<string, string>(workspace.staged);
+  for (const change of reading.edits) edits.set(change.path, change.content);
+  const written: LmEdit[] = [...edits].map(([file, content]) => ({ path: file, content }));
+  const containment = await checkContainment(turn.projectRoot, written);
   if (containment.length > 0)
     return fail({
       reason: 'contract_violation',
       message: `the language model proposed edits LoopX refuses, so nothing was written: ${containment[0] ?? ''}`,
       problems: containment,
     });
-  if (reading.edits.length > 0) {
+  if (written.length > 0) {
     const edit = new vscode.WorkspaceEdit();
-    for (const change of reading.edits)
+    for (const change of written)
       edit.createFile(vscode.Uri.file(path.join(turn.projectRoot, change.path)), {
         overwrite: true,
         contents: Buffer.from(change.content, 'utf8'),
@@ -247,12 +372,17 @@ async function runLanguageModelTurn(
         message: 'VS Code refused the workspace edit; nothing was written',
       });
   }
-  const result = reading.result;
+  // The files the turn changed are the ones its edits wrote, whatever the model listed besides.
+  const result = {
+    ...reading.result,
+    changed_files: [...new Set([...reading.result.changed_files, ...written.map((e) => e.path)])],
+  };
   const counted = usage as ExecutorFailure['usage'];
-  const evidence =
-    reading.edits.length > 0 && result.evidence.length < 20
-      ? [...result.evidence, `edited through VS Code: ${reading.edits.map((e) => e.path).join(', ')}`.slice(0, 500)]
-      : result.evidence;
+  const notes = [
+    written.length > 0 ? `edited through VS Code: ${written.map((e) => e.path).join(', ')}`.slice(0, 500) : null,
+    toolCalls.length > 0 ? `workspace tool calls: ${toolCalls.join(', ')}`.slice(0, 500) : null,
+  ].filter((note) => note !== null);
+  const evidence = [...result.evidence, ...notes].slice(0, Math.max(result.evidence.length, 20));
   return {
     ...base(),
     ok: true,

@@ -108,6 +108,31 @@ export function languageModelInstructions(writeScope: readonly string[]): string
   ].join('\n');
 }
 
+/** The reply format when the model is offered the workspace tools (src/core/executors/workspaceTools.ts). */
+export function languageModelToolInstructions(writeScope: readonly string[]): string {
+  const scope =
+    writeScope.length === 0
+      ? 'This goal has no write scope: apply_edit refuses every file.'
+      : `apply_edit takes only files inside the goal's write scope: ${writeScope.map((s) => `\`${s}\``).join(', ')}.`;
+  return [
+    '## How to work (vscode-lm, with tools)',
+    '',
+    'Use the tools read_file, list_files and search_workspace to look at the project, and apply_edit to change a file.',
+    `${scope} Paths are relative to the project; nothing outside it can be read or written.`,
+    'Your edits are written only when your final result validates. When you are done, answer without a tool call,',
+    'ending with the result object in a ```json fence:',
+    '',
+    '```json',
+    `{ "schema_version": "${HOST_RESULT_SCHEMA_VERSION}", … }`,
+    '```',
+  ].join('\n');
+}
+
+/** The prompt of one turn on a model that calls tools: LoopX's turn prompt plus how to work with the tools. */
+export function languageModelToolPrompt(request: HostRequest, writeScope: readonly string[]): string {
+  return `${renderTurnPrompt(request, { size: 'full', mode: 'executor' })}\n\n${languageModelToolInstructions(writeScope)}\n`;
+}
+
 /** The prompt of one turn: LoopX's turn prompt plus the reply format. */
 export function languageModelPrompt(request: HostRequest, writeScope: readonly string[]): string {
   return `${renderTurnPrompt(request, { size: 'full', mode: 'executor' })}\n\n${languageModelInstructions(writeScope)}\n`;

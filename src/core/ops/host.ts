@@ -27,10 +27,17 @@ export {
   estimateTokens,
   inWriteScope,
   languageModelPrompt,
+  languageModelToolPrompt,
   readLanguageModelReply,
   replyExcerpt,
   type LmEdit,
 } from '../executors/languageModel';
+export {
+  runWorkspaceTool,
+  WORKSPACE_TOOLS,
+  type WorkspaceToolContext,
+  type WorkspaceToolResult,
+} from '../executors/workspaceTools';
 
 /** What an editor host checks before a turn starts: where the agent works, what it may write, how it runs. */
 export interface AgentTurnSetup {

@@ -4,6 +4,8 @@ const vscode = require('vscode');
 
 let scenario = 'edit';
 const prompts = [];
+// How many tools each request offered, in order.
+const offeredTools = [];
 
 function textOf(messages) {
   return messages
@@ -90,6 +92,64 @@ function nextToolCall(prompt, messages, offered) {
   return new vscode.LanguageModelToolCallPart(`call-${turnInstanceId}-${step}`, name, input);
 }
 
+// The 'workspace-tools' scenario is LoopX's vscode-lm executor offering its workspace tools: the model reads a
+// note, lists the notes, tries three edits LoopX must refuse (a ".." path, a file outside the write scope, a path
+// through a symbolic link out of the project), makes one edit inside the scope, then answers with the result JSON.
+// Every tool result it was handed is kept in `workspaceToolResults` for the test.
+const workspaceToolResults = [];
+
+function toolResultTexts(messages) {
+  const texts = [];
+  for (const message of messages)
+    for (const part of message.content)
+      if (part && typeof part.callId === 'string' && Array.isArray(part.content))
+        texts.push(part.content.map((inner) => (inner && typeof inner.value === 'string' ? inner.value : '')).join(''));
+  return texts;
+}
+
+function nextWorkspaceStep(prompt, messages, offered) {
+  const results = toolResultTexts(messages);
+  const step = results.length;
+  const steps = [
+    ['read_file', { path: 'notes/bread.md' }],
+    ['list_files', { folder: 'notes' }],
+    ['apply_edit', { path: '../escaped.md', new_text: 'escaped\n' }],
+    ['apply_edit', { path: 'scripts/check-notes.js', new_text: 'process.exit(1)\n' }],
+    ['apply_edit', { path: 'notes/away/escaped.md', new_text: 'escaped\n' }],
+  ];
+  if (step < steps.length) {
+    const [name, input] = steps[step];
+    if (!offered.includes(name)) return `the request offers no ${name}`;
+    return new vscode.LanguageModelToolCallPart(`ws-${step}`, name, input);
+  }
+  if (step === steps.length) {
+    const title = results[0].split('\n')[0];
+    const notes = results[1].split('\n').filter((line) => line.endsWith('.md')).length;
+    return new vscode.LanguageModelToolCallPart(`ws-${step}`, 'apply_edit', {
+      path: 'notes/lm-note.md',
+      new_text: `# LM note\n\nRead ${title}; ${notes} notes listed.\n`,
+    });
+  }
+  workspaceToolResults.splice(0, workspaceToolResults.length, ...results);
+  const turnKey = (/sha256:[0-9a-f]{64}/.exec(prompt) || [''])[0];
+  const todoId = (/- id: `([^`]+)`/.exec(prompt) || [null, 'todo_related'])[1];
+  const result = {
+    schema_version: 'loopx_turn_result_v0',
+    turn_key: turnKey,
+    result_kind: 'validated_progress',
+    summary: 'Wrote notes/lm-note.md through the workspace tools.',
+    classification: 'related_section_started',
+    recommended_action: 'Link the remaining notes.',
+    next_action: 'Link the remaining notes.',
+    delivery_batch_scale: 'single_surface',
+    delivery_outcome: 'outcome_progress',
+    evidence: ['notes/lm-note.md names the note it read'],
+    todo: { todo_id: todoId, disposition: 'in_progress', note: 'one note written' },
+    changed_files: [],
+  };
+  return `Done.\n\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\`\n`;
+}
+
 module.exports.activate = function activate(context) {
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('loopx-test', {
@@ -103,10 +163,21 @@ module.exports.activate = function activate(context) {
           maxOutputTokens: 8000,
           capabilities: { toolCalling: true },
         },
+        // The same replies from a model that says it cannot call tools: LoopX's one-shot path.
+        {
+          id: 'loopx-test-one-shot',
+          name: 'LoopX Test Model (no tools)',
+          family: 'one-shot',
+          version: '1',
+          maxInputTokens: 100000,
+          maxOutputTokens: 8000,
+          capabilities: { toolCalling: false },
+        },
       ],
       provideLanguageModelChatResponse: async (_model, messages, _options, progress, token) => {
         const prompt = textOf(messages);
         prompts.push(prompt);
+        offeredTools.push(((_options && _options.tools) || []).length);
         if (scenario === 'slow') {
           // Streams until cancelled: the test cancels the turn.
           for (let i = 0; i < 600 && !token.isCancellationRequested; i++) {
@@ -115,9 +186,12 @@ module.exports.activate = function activate(context) {
           }
           return;
         }
-        if (scenario === 'tools') {
+        if (scenario === 'tools' || scenario === 'workspace-tools') {
           const offered = ((_options && _options.tools) || []).map((tool) => tool.name);
-          const next = nextToolCall(prompt, messages, offered);
+          const next =
+            scenario === 'tools'
+              ? nextToolCall(prompt, messages, offered)
+              : nextWorkspaceStep(prompt, messages, offered);
           progress.report(typeof next === 'string' ? new vscode.LanguageModelTextPart(next) : next);
           return;
         }
@@ -135,5 +209,7 @@ module.exports.activate = function activate(context) {
       scenario = name;
     },
     prompts,
+    offeredTools,
+    workspaceToolResults,
   };
 };

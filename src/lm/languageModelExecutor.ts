@@ -20,6 +20,7 @@ import {
   type HostRequest,
   type LmEdit,
   type OutputObserver,
+  realAncestor,
   runWorkspaceTool,
   WORKSPACE_TOOLS,
   type WorkspaceToolContext,
@@ -109,20 +110,6 @@ async function countTokens(model: vscode.LanguageModelChat, text: string): Promi
     return Number.isSafeInteger(counted) && counted >= 0 ? counted : estimateTokens(text);
   } catch {
     return estimateTokens(text);
-  }
-}
-
-/** The real path of the nearest existing ancestor of `target` (a symlink inside the project is resolved). */
-async function realAncestor(target: string): Promise<string> {
-  let current = target;
-  for (;;) {
-    try {
-      return path.join(await fs.realpath(current), path.relative(current, target));
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return target;
-      current = parent;
-    }
   }
 }
 

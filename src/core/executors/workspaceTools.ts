@@ -88,7 +88,7 @@ export interface WorkspaceToolResult {
 export type ProjectPath = { ok: true; relative: string; absolute: string } | { ok: false; message: string };
 
 /** The real path of the nearest existing ancestor of `target`, joined with the rest (which does not exist yet). */
-async function realAncestor(target: string): Promise<string> {
+export async function realAncestor(target: string): Promise<string> {
   let current = target;
   for (;;) {
     try {

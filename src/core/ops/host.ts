@@ -33,6 +33,7 @@ export {
   type LmEdit,
 } from '../executors/languageModel';
 export {
+  realAncestor,
   runWorkspaceTool,
   WORKSPACE_TOOLS,
   type WorkspaceToolContext,

@@ -17,6 +17,7 @@ import {
   loopxCommand,
   loopxEnv,
   newWorkspace,
+  rolloutKinds,
   runRows,
   scenario,
   steps,
@@ -63,13 +64,6 @@ function withMcpConfig(ws: Workspace): string {
     `${JSON.stringify({ mcpServers: { loopx: { command: process.execPath, args: [LOOPX_CLI, 'mcp'] } } }, null, 2)}\n`,
   );
   return mcpConfig;
-}
-
-function rolloutKinds(ws: Workspace): string[] {
-  return readFileSync(join(ws.runtimeGoalDir, 'rollout-event-log.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => String((JSON.parse(line) as Record<string, unknown>)['event_kind']));
 }
 
 describe('Claude Code 2.1.197 runs a LoopX heartbeat over MCP (real CLI, scripted Anthropic API, loopback-only namespace)', function () {

@@ -16,11 +16,11 @@ import {
   LOOPX_CLI,
   loopxEnv,
   newWorkspace,
+  rolloutKinds,
   runRows,
   scenario,
   steps,
   text,
-  type Workspace,
 } from './support/scenario';
 import { agentClis } from './support/setup';
 
@@ -32,13 +32,6 @@ const NAMESPACE = 'mcp__loopx';
 
 function mcp(tool: string, input: Record<string, unknown>): ScriptedAnswer {
   return { kind: 'tool', name: tool, namespace: NAMESPACE, input };
-}
-
-function rolloutKinds(ws: Workspace): string[] {
-  return readFileSync(join(ws.runtimeGoalDir, 'rollout-event-log.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => String((JSON.parse(line) as Record<string, unknown>)['event_kind']));
 }
 
 /** $CODEX_HOME/config.toml: the scripted provider, and the project trusted (what Codex's trust prompt writes). */

@@ -179,6 +179,14 @@ export function runRows(ws: Workspace): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/** The kinds of the goal's rollout events (rollout-event-log.jsonl), in order. */
+export function rolloutKinds(ws: Workspace): string[] {
+  return readFileSync(join(ws.runtimeGoalDir, 'rollout-event-log.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => String((JSON.parse(line) as Record<string, unknown>)['event_kind']));
+}
+
 export function describeReport(report: ScenarioReport): string {
   const commands = report.commands
     .map((c, i) => {

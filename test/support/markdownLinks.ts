@@ -14,13 +14,33 @@ export interface MarkdownLink {
   line: number;
 }
 
+/**
+ * For each line, whether it is inside a fenced code block, as CommonMark reads fences: a fence opens with three or
+ * more backticks or tildes and closes only with the same character at least as many times (so a ```` fence can
+ * hold a ``` line, as in docs/executors.md).
+ */
+export function fencedLines(lines: readonly string[]): boolean[] {
+  let open: { char: string; length: number } | null = null;
+  return lines.map((text) => {
+    const fence = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(text);
+    if (open === null) {
+      if (fence && !(fence[1]!.startsWith('`') && fence[2]!.includes('`'))) {
+        open = { char: fence[1]![0]!, length: fence[1]!.length };
+      }
+      return open !== null;
+    }
+    if (fence && fence[1]![0] === open.char && fence[1]!.length >= open.length && fence[2]!.trim() === '') open = null;
+    return true;
+  });
+}
+
 /** Inline links and images outside code blocks and code spans: `[text](target)`, `![alt](target "title")`. */
 export function markdownLinks(markdown: string): MarkdownLink[] {
   const links: MarkdownLink[] = [];
-  let fenced = false;
-  markdown.split('\n').forEach((text, index) => {
-    if (/^\s*(```|~~~)/.test(text)) fenced = !fenced;
-    if (fenced) return;
+  const lines = markdown.split('\n');
+  const fenced = fencedLines(lines);
+  lines.forEach((text, index) => {
+    if (fenced[index]) return;
     const outsideCode = text.replace(/`[^`]*`/g, '');
     for (const match of outsideCode.matchAll(/(!?)\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
       links.push({ target: match[2] ?? '', image: match[1] === '!', line: index + 1 });
@@ -33,10 +53,10 @@ export function markdownLinks(markdown: string): MarkdownLink[] {
 export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
-  let fenced = false;
-  for (const text of markdown.split('\n')) {
-    if (/^\s*(```|~~~)/.test(text)) fenced = !fenced;
-    const heading = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text);
+  const lines = markdown.split('\n');
+  const fenced = fencedLines(lines);
+  for (const [index, text] of lines.entries()) {
+    const heading = fenced[index] ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text);
     if (!heading) continue;
     const slug = (heading[1] ?? '')
       .toLowerCase()

@@ -4,10 +4,10 @@
  * the repository package.json names. The packaged README itself is checked by test/e2e/installedWebviews.test.ts.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../support/demoWorkspace';
-import { brokenLinks, headingAnchors, markdownLinks, REPOSITORY_URL } from '../../support/markdownLinks';
+import { brokenLinks, fencedLines, headingAnchors, markdownLinks, REPOSITORY_URL } from '../../support/markdownLinks';
 
 const README = join(REPO_ROOT, 'README.md');
 
@@ -28,6 +28,26 @@ describe('README and CHANGELOG links', () => {
       [...headingAnchors('# Two commands\n## Watching a turn, reviewing what it changed\n# Two commands')],
       ['two-commands', 'watching-a-turn-reviewing-what-it-changed', 'two-commands-1'],
     );
+  });
+
+  it('reads fences as CommonMark does: a longer fence holds a shorter one, and headings after it count', () => {
+    const text = ['# A', '````md', '```', '# not a heading', '```', '````', '# B', '~~~', '```', '~~~', '# C'].join(
+      '\n',
+    );
+    assert.deepEqual(fencedLines(text.split('\n')), [
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    assert.deepEqual([...headingAnchors(text)], ['a', 'b', 'c']);
   });
 
   it('reports a missing file, a missing heading and a plain-http image', () => {
@@ -53,6 +73,15 @@ describe('README and CHANGELOG links', () => {
 
   it('CHANGELOG.md links only to files and headings that exist in the repository', () => {
     assert.deepEqual(brokenLinks(REPO_ROOT, join(REPO_ROOT, 'CHANGELOG.md')), []);
+  });
+
+  it('every docs/*.md links only to files and headings that exist in the repository', () => {
+    const docs = readdirSync(join(REPO_ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+    assert.ok(docs.length > 10, `docs/ has its pages (${docs.length})`);
+    assert.deepEqual(
+      docs.flatMap((name) => brokenLinks(REPO_ROOT, join(REPO_ROOT, 'docs', name))),
+      [],
+    );
   });
 
   it('package.json names the repository vsce rewrites the links to', () => {

@@ -7,7 +7,7 @@ import { clockFromEnv } from '../core/clock';
 import type { GoalQuotaSummary } from '../core/scheduling/shouldRun';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import { LiveStatusModel, type ReadyLiveSnapshot, type StatusDiff } from '../core/status/liveStatus';
-import type { RecentRunRow } from '../core/status/recentRuns';
+import type { RecentRunRow } from '../core/goal/recentRuns';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
 import { runIndexPath } from '../core/runtime/layout';
 import { readRunIndex } from '../core/runtime/runIndex';

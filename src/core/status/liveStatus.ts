@@ -5,11 +5,12 @@ import type { Clock } from '../clock';
 import { errorMessage } from '../errors';
 import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
-import { GoalStatusCache, type GoalStatusTarget, type StateRead, type StatusFileReader } from './goalStatus';
+import type { GoalFileReader, StateRead } from '../goal/files';
+import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
 import { projectedStatusQuota } from './statusQuota';
 import { RebuildStats } from './rebuildStats';
-import type { RecentRunRow } from './recentRuns';
+import type { RecentRunRow } from '../goal/recentRuns';
 import {
   goalItems,
   loadStatus,
@@ -41,7 +42,7 @@ export interface LiveStatusOptions {
   /** Share the persistent cache in the runtime root with the CLI (diskCache.ts; default true). */
   persistentCache?: boolean;
   /** The file reads status makes (tests count them); the file system by default. */
-  reader?: StatusFileReader;
+  reader?: GoalFileReader;
 }
 
 export interface ReadyLiveSnapshot {
@@ -260,7 +261,7 @@ export class LiveStatusModel {
       homeDir: this.options.homeDir,
       runtimeRootOverride: this.options.runtimeRootOverride ?? null,
     });
-    const reader = this.cache.reader;
+    const reader = this.cache.files.reader;
     const parts = await Promise.all(
       targets.map(async (target) => {
         const [state, index, quotaKey] = await Promise.all([

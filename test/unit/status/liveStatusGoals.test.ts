@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
-import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { LiveStatusModel, type StatusDiff } from '../../../src/core/status/liveStatus';
 
 const NOW = '2026-11-29T10:00:00Z';
@@ -33,11 +33,11 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   const touched: string[] = [];
   /** One-shot holds: the next read of that state file waits until released. */
   const gates = new Map<string, { reached: () => void; released: Promise<void> }>();
-  const reader: StatusFileReader = {
-    ...fileSystemStatusReader,
+  const reader: GoalFileReader = {
+    ...fileSystemGoalReader,
     stat: (file) => {
       touched.push(`stat ${file}`);
-      return fileSystemStatusReader.stat(file);
+      return fileSystemGoalReader.stat(file);
     },
     readState: async (file) => {
       touched.push(`read ${file}`);
@@ -47,7 +47,7 @@ describe('the live status model re-reading one goal (issue 16)', function () {
         gate.reached();
         await gate.released;
       }
-      return fileSystemStatusReader.readState(file);
+      return fileSystemGoalReader.readState(file);
     },
   };
 

@@ -4,7 +4,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { observeSafeReads } from '../../../src/core/fs/safeRead';
-import { STATUS_CACHE_SCHEMA, PersistentCache, statusCachePath } from '../../../src/core/goal/persistentCache';
+import {
+  persistentCacheEnabled,
+  STATUS_CACHE_SCHEMA,
+  PersistentCache,
+  statusCachePath,
+} from '../../../src/core/goal/persistentCache';
 import { fileSystemGoalReader, type FileStamp, type GoalFileReader } from '../../../src/core/goal/files';
 import { GoalStatusCache, type GoalStatusItem } from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
@@ -108,6 +113,16 @@ const editNextAction = (text: string): string => {
   const swapped = old.replace(/[a-z]/, (c) => (c === 'x' ? 'y' : 'x'));
   return text.slice(0, line) + swapped + text.slice(end);
 };
+
+describe('the one persistent cache switch', () => {
+  it('is LOOPX_STATUS_CACHE, with the old run-index switch LOOPX_INDEX_CACHE read as the same', () => {
+    assert.equal(persistentCacheEnabled({}), true);
+    for (const off of ['off', 'OFF', ' 0 ', 'false'])
+      for (const name of ['LOOPX_STATUS_CACHE', 'LOOPX_INDEX_CACHE'])
+        assert.equal(persistentCacheEnabled({ [name]: off }), false, `${name}=${off}`);
+    assert.equal(persistentCacheEnabled({ LOOPX_STATUS_CACHE: 'on', LOOPX_INDEX_CACHE: '1' }), true);
+  });
+});
 
 describe('persistent status cache (runtime root)', () => {
   it('a warm call reads no state file, no run index and no spend record, and answers the same JSON as the uncached path', async () => {

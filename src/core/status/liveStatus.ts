@@ -19,7 +19,7 @@ import {
   type StatusPayloadItem,
   type StatusRequest,
 } from './statusPayload';
-import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexRead } from '../runtime/runIndex';
+import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 
 /**
  * The one live status model of a registry. It owns the caches (per-goal status items by file
@@ -243,6 +243,22 @@ export class LiveStatusModel {
     const snapshot = await this.current();
     const target = snapshot.ok ? snapshot.targets.find((t) => t.goalId === goalId) : undefined;
     return target === undefined ? null : this.cache.goalSources(target);
+  }
+
+  /**
+   * One goal's runs, newest first (empty when the goal or its index is not there), read through this
+   * model's file cache and let go of at once: holding every goal's whole run history would cost the
+   * editor +35 MB on M. For the editor's Recent runs when the persistent cache did not keep them.
+   */
+  async goalRuns(goalId: string): Promise<RunIndexEntry[]> {
+    const snapshot = await this.current();
+    const target = snapshot.ok ? snapshot.targets.find((t) => t.goalId === goalId) : undefined;
+    if (target === undefined) return [];
+    try {
+      return (await this.cache.goalSources(target)).runs?.rows ?? [];
+    } finally {
+      this.cache.release(target);
+    }
   }
 
   close(): void {

@@ -49,6 +49,10 @@ describe('the live status model re-reading one goal (issue 16)', function () {
       }
       return fileSystemGoalReader.readState(file);
     },
+    readRunIndex: (file, options) => {
+      touched.push(`index ${file}`);
+      return fileSystemGoalReader.readRunIndex(file, options);
+    },
   };
 
   beforeEach(() => {
@@ -60,6 +64,32 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   afterEach(() => {
     model.close();
     fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("lists one goal's runs newest first through its file cache, and lets the read go (the editor's Recent runs)", async () => {
+    const first = await model.current();
+    assert.ok(first.ok);
+    const beta = first.targets.find((target) => target.goalId === 'beta');
+    assert.ok(beta !== undefined);
+    const index = path.join(beta.runtimeRoot, 'goals', 'beta', 'runs', 'index.jsonl');
+    fs.mkdirSync(path.dirname(index), { recursive: true });
+    const row = (at: string): string =>
+      JSON.stringify({ generated_at: at, goal_id: 'beta', classification: 'validated_progress' });
+    fs.writeFileSync(index, `${row('2026-11-29T08:00:00Z')}\n${row('2026-11-29T09:00:00Z')}\n`);
+    touched.length = 0;
+    const runs = await model.goalRuns('beta');
+    assert.deepEqual(
+      runs.map((r) => r.generated_at),
+      ['2026-11-29T09:00:00Z', '2026-11-29T08:00:00Z'],
+    );
+    assert.deepEqual(
+      touched.filter((t) => t.startsWith('index ')),
+      [`index ${index}`],
+    );
+    // Let go: asked again, the index is read again (a held read would answer from memory).
+    await model.goalRuns('beta');
+    assert.equal(touched.filter((t) => t === `index ${index}`).length, 2);
+    assert.deepEqual(await model.goalRuns('no-such-goal'), []);
   });
 
   it("neither reads nor stats another goal's state file, and reports the change of that goal only", async () => {

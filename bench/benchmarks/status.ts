@@ -4,7 +4,7 @@ import { statusQuotaSummaries } from '../../src/core/status/statusQuota';
 import { scalingCases } from '../core/cases';
 import { rawRead, requireWorkspace } from '../core/files';
 import * as fs from 'node:fs';
-import { statusCachePath } from '../../src/core/status/diskCache';
+import { statusCachePath } from '../../src/core/goal/persistentCache';
 import { cliRun, rawReadProcess, runNode } from '../core/processes';
 import type { BenchContext, RunnableBenchmark } from '../core/types';
 import { statusFiles } from './cli';

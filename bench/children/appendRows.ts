@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { fixedClock } from '../../src/core/clock';
 import { isLoopxError } from '../../src/core/errors';
 import { RUN_INDEX_FILE } from '../../src/core/runtime/layout';
-import { appendRun, runArtifactStem } from '../../src/core/runtime/runIndex';
+import { appendRun, runArtifactStem } from '../../src/core/runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../../src/core/runtime/time';
 
 /**

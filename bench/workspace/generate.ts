@@ -5,7 +5,7 @@ import { GENERIC_ADAPTER_KIND, defaultStateFile } from '../../src/core/registry/
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../../src/core/registry/locate';
 import { REGISTRY_SCHEMA_VERSION } from '../../src/core/registry/schema';
 import { GOALS_DIR, RUN_INDEX_FILE, RUNS_DIR } from '../../src/core/runtime/layout';
-import { runArtifactStem } from '../../src/core/runtime/runIndex';
+import { runArtifactStem } from '../../src/core/runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../../src/core/runtime/time';
 import { percentEncode } from '../../src/core/state/metadata';
 import { seededRandom, type Random } from './random';

@@ -1,5 +1,5 @@
 import { relative, resolve, sep } from 'node:path';
-import { STATUS_CACHE_DIR } from '../core/status/diskCache';
+import { STATUS_CACHE_DIR } from '../core/goal/persistentCache';
 import { GOALS_DIR } from '../core/runtime/layout';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 

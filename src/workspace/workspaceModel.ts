@@ -7,10 +7,8 @@ import { clockFromEnv } from '../core/clock';
 import type { GoalQuotaSummary } from '../core/scheduling/shouldRun';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import { LiveStatusModel, type ReadyLiveSnapshot, type StatusDiff } from '../core/status/liveStatus';
-import type { RecentRunRow } from '../core/status/recentRuns';
+import type { RecentRunRow } from '../core/goal/recentRuns';
 import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
-import { runIndexPath } from '../core/runtime/layout';
-import { readRunIndex } from '../core/runtime/runIndex';
 import { readAgentExecutorConfig } from '../core/executors/config';
 import { activeLeaseHolders } from '../core/leases/store';
 import { registryGoalEntries } from '../core/registry/read';
@@ -412,15 +410,13 @@ export class WorkspaceModel extends Disposable {
   }
 
   /**
-   * Reads the goal's run index for its newest runs and lets go of it: asking the live model for the
-   * goal's sources would keep every goal's whole run history in its cache (+35 MB on M).
+   * Reads the goal's run index for its newest runs through its registry's live model, which lets go
+   * of the read at once (`LiveStatusModel.goalRuns`: keeping every goal's whole run history would
+   * cost +35 MB on M).
    */
   private async readRecentRuns(goal: GoalSummary): Promise<RecentRun[]> {
-    const rows = await readRunIndex(runIndexPath(goal.runtimeRoot, goal.goalId), {
-      projectRoot: goal.projectRoot,
-      artifactChecks: 0,
-    })
-      .then((read) => read.rows)
+    const rows = await this.liveModel(goal.registryPath)
+      .goalRuns(goal.goalId)
       .catch(() => []);
     return recentRunsFrom(rows, goal);
   }

@@ -596,18 +596,16 @@ async function properties(ws: Workspace, reset: () => void): Promise<Record<Excl
       return argv;
     });
 
-  // Caches, a lease and the rollout event log as LoopX writes them: made once on the pristine workspace.
+  // The persistent cache, a lease and the rollout event log as LoopX writes them: made once on the pristine workspace.
   const turnGuard = ['quota', 'should-run', ...G, '--agent-id', 'demo', '--turn-instance-id', 'fuzz-turn-1'];
   await cliInProcess(ws, ['status']);
   await cliInProcess(ws, [...turnGuard, '--format', 'json']);
   await cliInProcess(ws, [...LEASE_ACQUIRE, '--format', 'json']);
-  const indexCache = path.join(ws.runtimeGoalDir, '.loopx-index-cache.json');
   const statusCache = path.join(ws.runtimeGoalDir, '..', '..', 'cache', 'status-cache.json');
   const leaseFile = path.join(ws.runtimeGoalDir, 'task-leases', 'todo_related.json');
   const eventLog = path.join(ws.runtimeGoalDir, 'rollout-event-log.jsonl');
-  const made = [indexCache, statusCache, leaseFile, eventLog].filter((f) => !fs.existsSync(f));
+  const made = [statusCache, leaseFile, eventLog].filter((f) => !fs.existsSync(f));
   if (made.length > 0) throw new Error(`fuzz set-up: LoopX did not write ${made.join(', ')}`);
-  const indexCacheText = fs.readFileSync(indexCache, 'utf8');
   const statusCacheText = fs.readFileSync(statusCache, 'utf8');
   const leaseDoc = JSON.parse(fs.readFileSync(leaseFile, 'utf8')) as unknown;
   const eventLines = fs
@@ -672,7 +670,6 @@ async function properties(ws: Workspace, reset: () => void): Promise<Record<Excl
     ),
     caches: withReset(
       fc.record({
-        status: fc.boolean(),
         lineMuts: fc.array(lineMutation, { maxLength: 2 }),
         // A same-length edit (one character changed in place), or the file cut short.
         poke: fc.option(fc.record({ at: fc.nat(), char: fc.constantFrom('0', '9', 'x', '"', '}', ' ') }), {
@@ -681,19 +678,19 @@ async function properties(ws: Workspace, reset: () => void): Promise<Record<Excl
         cut: fc.option(fc.nat(), { nil: undefined }),
         cmd: fc.nat(),
       }),
-      async ({ status, lineMuts, poke, cut, cmd }) => {
+      async ({ lineMuts, poke, cut, cmd }) => {
         // A forged, stale or truncated cache may cost a re-read, never change an answer: the same
-        // command with both caches off answers the same.
-        const file = status ? statusCache : indexCache;
-        let content = mutateLines(status ? statusCacheText : indexCacheText, lineMuts);
+        // command with the caches off answers the same.
+        const file = statusCache;
+        let content = mutateLines(statusCacheText, lineMuts);
         if (poke !== undefined && content.length > 0) {
           const at = poke.at % content.length;
           content = content.slice(0, at) + poke.char + content.slice(at + 1);
         }
         if (cut !== undefined) content = content.slice(0, cut % (content.length + 1));
-        const cached = await fileCase(ws, file, content, false, cmd, true, CACHE_COMMANDS, [indexCache, statusCache]);
+        const cached = await fileCase(ws, file, content, false, cmd, true, CACHE_COMMANDS, [statusCache]);
         reset();
-        const uncached = await cliInProcess(ws, cached.argv, { LOOPX_INDEX_CACHE: 'off', LOOPX_STATUS_CACHE: 'off' });
+        const uncached = await cliInProcess(ws, cached.argv, { LOOPX_STATUS_CACHE: 'off' });
         if (decisionOf(cached) !== decisionOf(uncached))
           throw new Failure(
             'cache_decided',

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fixedClock } from '../../src/core/clock';
-import { appendRun } from '../../src/core/runtime/runIndex';
+import { appendRun } from '../../src/core/runtime/runIndexWrite';
 
 /** One goal of `.loopx/registry.json`; fields beyond these are written as given (LoopX keeps unknown fields). */
 export interface RegistryGoalFixture {

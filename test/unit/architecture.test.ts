@@ -10,6 +10,8 @@ import {
   goalLookupFunctions,
   importsOf,
   persistentCacheFileNames,
+  persistentCacheFileHomes,
+  goalFileCacheHomes,
   reachable,
   ROOT,
   sourceFiles,
@@ -96,10 +98,6 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'refresh/refreshState.ts -> readStateText',
   'scheduling/heartbeatReceipt.ts -> readStateFile',
   'scheduling/shouldRun.ts -> findQuotaGoal',
-  'status/diskCache.ts -> readRunIndex',
-  'status/goalStatus.ts -> readRegistry',
-  'status/goalStatus.ts -> readRunIndex',
-  'status/goalStatus.ts -> readStateText',
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
   'turn/context.ts -> reloadQuotaGoal',
@@ -107,8 +105,8 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'turn/writeback.ts -> readGoalRuns',
 ];
 
-/** The persistent cache files LoopX writes (issue 31: one, once status's and the run index's are merged). */
-const PERSISTENT_CACHE_FILES: readonly string[] = ['.loopx-index-cache.json', 'status-cache.json'];
+/** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
+const PERSISTENT_CACHE_FILES: readonly string[] = ['status-cache.json'];
 
 describe('architecture', () => {
   it('src/core never imports the VS Code API (also enforced by the ESLint rule)', () => {
@@ -214,8 +212,19 @@ describe('architecture', () => {
     assert.deepEqual(constructions, [join('src', 'core', 'goal', 'cache.ts')]);
   });
 
-  it('names no persistent cache file beyond the known ones (issue 31 merges them into one)', () => {
+  it('one persistent cache file, named only by core/goal/persistentCache.ts', () => {
     assert.deepEqual(persistentCacheFileNames(), [...PERSISTENT_CACHE_FILES].sort());
+    assert.deepEqual(persistentCacheFileHomes(), [join('src', 'core', 'goal', 'persistentCache.ts')]);
+  });
+
+  it('one in-memory cache per goal file kind per process: the file caches are built only in core/goal', () => {
+    // The decision's (the state file's text, the run history) are the process's GoalCache; the read
+    // views' stamped reads (GoalFiles) are built by the status item cache over them. No other class
+    // of src/core keeps parsed registries, state files or run indexes.
+    assert.deepEqual(goalFileCacheHomes(), [
+      join('src', 'core', 'goal', 'cache.ts'),
+      join('src', 'core', 'goal', 'files.ts'),
+    ]);
   });
 
   it('keeps src/extension.ts a short composition root', () => {

@@ -232,3 +232,23 @@ export function persistentCacheFileNames(): string[] {
   }
   return [...names].sort();
 }
+
+/** Files in src/core that name a persistent cache file (see {@link persistentCacheFileNames}). */
+export function persistentCacheFileHomes(): string[] {
+  return sourceFiles(join('src', 'core'))
+    .filter((file) => /['"`][\w.-]*cache[\w.-]*\.json['"`]/i.test(readFileSync(join(ROOT, file), 'utf8')))
+    .sort();
+}
+
+/**
+ * Files in src/core that keep goal files parsed across calls: a map whose values are parsed state
+ * files (`StateFileSnapshot`, `StateRead`), run-index reads (`RunIndexRead`) or registry documents
+ * held by stamp, or a `RunHistoryReader` built.
+ */
+export function goalFileCacheHomes(): string[] {
+  const keeps =
+    /new Map<string,\s*(?:StateFileSnapshot|Stamped<(?:StateRead|RunIndexRead|Record<string, unknown>))|new RunHistoryReader\(/;
+  return sourceFiles(join('src', 'core'))
+    .filter((file) => keeps.test(readFileSync(join(ROOT, file), 'utf8')))
+    .sort();
+}

@@ -13,8 +13,8 @@ const STATE_FILES_KEPT = 32;
  * core keeps a cache of these files.
  */
 export class GoalCache {
-  /** Loads cache files but writes none unless a read asks (`persist`): previews and reads inside locks write nothing. */
-  readonly runHistory = new RunHistoryReader({ persist: false });
+  /** In memory only: the one persistent cache is `persistentCache.ts`. */
+  readonly runHistory = new RunHistoryReader();
   private readonly stateFiles = new Map<string, StateFileSnapshot>();
 
   /**
@@ -33,7 +33,7 @@ export class GoalCache {
     return snapshot;
   }
 
-  /** Forgets what this process read (cache files stay). */
+  /** Forgets what this process read (the persistent cache stays). */
   clear(): void {
     this.runHistory.clear();
     this.stateFiles.clear();

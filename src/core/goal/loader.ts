@@ -11,11 +11,10 @@ import type { GoalSnapshot, LoadedRuns, LoadedState } from './snapshot';
 export interface LoadOptions {
   clock: Clock;
   /**
-   * How the run index is read: through the incremental reader, keeping what it read in memory
-   * (`'memory'`, default: nothing is written) or also in the goal's index cache file (`'persist'`:
-   * `loopx quota should-run`), or in full from scratch (`'off'`: `LOOPX_INDEX_CACHE=off`).
+   * How the run index is read: through the process's incremental reader, which keeps what it read in
+   * memory (`'memory'`, default), or in full from scratch (`'off'`: `LOOPX_STATUS_CACHE=off`).
    */
-  indexCache?: 'off' | 'memory' | 'persist' | undefined;
+  indexCache?: 'off' | 'memory' | undefined;
 }
 
 /**
@@ -43,9 +42,8 @@ export class GoalLoader {
   private async runs(goal: QuotaGoal, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
     if (options.indexCache === 'off') return { kind: 'rows' };
     const read = await this.cache.runHistory.read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
-      persist: options.indexCache === 'persist',
-      // The decision admits, with or without a turn id: verified like admission (the whole prefix checked,
-      // and only what this process read itself counts; a cache file, checksum and all, never decides alone).
+      // The decision admits, with or without a turn id: verified like admission (the whole prefix checked;
+      // the reader holds only what this process read itself, never a file anyone could rewrite).
       verify: 'own',
     });
     const rows = runHistoryRows(read.history, null, goal.projectRoot);

@@ -11,7 +11,7 @@ export type LoadedState =
 
 /**
  * What the run index says, as the loader read it: through the incremental reader (a `history`
- * summary the decision picks its agent's rows from) or in full (`rows`, newest first: `LOOPX_INDEX_CACHE=off`).
+ * summary the decision picks its agent's rows from) or in full (`rows`, newest first: `LOOPX_STATUS_CACHE=off`).
  */
 export type LoadedRuns =
   | {

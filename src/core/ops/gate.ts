@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { gateInboxRows, GateInboxRowSchema, todoAddedTimes, type InboxGateInput } from '../status/gateInbox';
 import { goalItems, loadStatus } from '../status/statusPayload';
-import { statusCacheEnabled } from '../status/diskCache';
+import { persistentCacheEnabled } from '../goal/persistentCache';
 import { redactCredentialsShared } from '../privacy/scrub';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
@@ -33,7 +33,7 @@ export const gateInbox = defineOperation({
         runtimeRootOverride: env.runtimeRootOverride ?? null,
         goalId: null,
         agentId: null,
-        persistentCache: statusCacheEnabled(env.env),
+        persistentCache: persistentCacheEnabled(env.env),
         redact: true,
       }),
     );

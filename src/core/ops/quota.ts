@@ -39,7 +39,7 @@ import type { RolloutEvent } from '../evidence/rolloutLog';
 import { crashCheckpoint } from '../turn/crashHook';
 import { LoopxError } from '../errors';
 import { shouldRunNextActionWarning } from '../status/projection/shouldRunWarning';
-import { indexCacheEnabled } from '../quota/runHistory';
+import { persistentCacheEnabled } from '../goal/persistentCache';
 import { recordTurnBase, snapshotProjectRoot } from '../snapshots/gitSnapshot';
 
 /**
@@ -175,7 +175,7 @@ async function decideShouldRun(
     ...(args.availableCapabilities === undefined ? {} : { availableCapabilities: args.availableCapabilities }),
     ...(turnInstanceId === null ? {} : { turnInstanceId }),
     nextActionWarning: shouldRunNextActionWarning,
-    indexCache: indexCacheEnabled(env.env) ? ('persist' as const) : ('off' as const),
+    indexCache: persistentCacheEnabled(env.env) ? ('memory' as const) : ('off' as const),
   };
   // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
   if (findRawRegistryGoal(registry.document, args.goalId) === undefined)

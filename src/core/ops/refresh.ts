@@ -10,7 +10,8 @@ import { recordStepEvent, resolveChainBinding, type TurnStep } from '../evidence
 import type { HeartbeatReceipt } from '../evidence/receipts';
 import type { RolloutEvent } from '../evidence/rolloutLog';
 import { readQuotaView } from '../quota/reservations';
-import type { AppendRunOptions, RunIndexRow } from '../runtime/runIndex';
+import type { RunIndexRow } from '../runtime/runIndex';
+import type { AppendRunOptions } from '../runtime/runIndexWrite';
 import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED } from '../quota/ledger';
 import { normalizeAgentId } from '../registry/agentIds';
 import { crashCheckpoint } from '../turn/crashHook';

@@ -3,7 +3,7 @@ import { isLoopxError, LoopxError } from '../errors';
 import { redactCredentialsShared, scrubValue } from '../privacy/scrub';
 import { registryProjectRoot } from '../registry/locate';
 import { loadStatus, type StatusPayload } from '../status/statusPayload';
-import { statusCacheEnabled } from '../status/diskCache';
+import { persistentCacheEnabled } from '../goal/persistentCache';
 import { statusQuotaSummaries } from '../status/statusQuota';
 import { agentIdArg, goalIdArg, limitArg } from './common';
 import { locateRegistryOf } from './goalHandle';
@@ -35,7 +35,7 @@ export const status = defineOperation({
         goalId: args.goalId ?? null,
         agentId: args.agentId ?? null,
         ...(args.limit !== undefined ? { limit: args.limit } : {}),
-        persistentCache: statusCacheEnabled(env.env),
+        persistentCache: persistentCacheEnabled(env.env),
         redact: true,
         quotaSummary: statusQuotaSummaries({
           registryPath,

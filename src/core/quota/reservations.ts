@@ -9,13 +9,8 @@ import { withFileLock } from '../fs/fileLock';
 import { readJsonFile } from '../fs/jsonFile';
 import { parseIsoInstant } from '../isoTime';
 import { runIndexPath } from '../runtime/layout';
-import {
-  appendRun,
-  readGoalRuns,
-  type AppendRunResult,
-  type RunIndexEntry,
-  type RunIndexRead,
-} from '../runtime/runIndex';
+import { readGoalRuns, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
+import { appendRun, type AppendRunResult } from '../runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { agentProfileForGoal } from '../registry/agentIds';
 import { BUDGET_FIELDS } from './config';

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomicSync } from '../fs/atomicWrite';
-import { z } from 'zod';
-import { ledgerFacts, TurnUsageSchema, type LedgerFacts, type SpendFact, type VoidFact } from './ledger';
+import { ledgerFacts, type LedgerFacts } from './ledger';
 import {
   isStatusNeutralRun,
   mergeIndexEntries,
@@ -14,11 +12,9 @@ import {
   withLazyArtifactFlags,
   type IndexLineEntry,
   type RunIndexEntry,
-  RunIndexRow as RunIndexRowSchema,
   type RunIndexRow,
 } from '../runtime/runIndex';
-import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
-import { LOOPX_VERSION } from '../version';
+import { runIndexPath } from '../runtime/layout';
 
 /**
  * What `quota should-run` (and the turn driver's decision) derive from a goal's run index, kept
@@ -28,10 +24,12 @@ import { LOOPX_VERSION } from '../version';
  * the reader returns them; {@link mergeRunHistory} joins the summary of appended rows onto an older
  * one and gives the same answer as summarizing all rows at once (when the appended rows are newer).
  *
- * {@link RunHistoryReader} keeps it between calls with the byte offset of the index it has read:
- * in memory (a turn loop) and in `<runtime>/goals/<goal>/.loopx-index-cache.json` (docs/on-disk-layout.md),
- * so a warm call stats the index, checks that the bytes it read are unchanged, and parses only the
- * bytes appended since.
+ * {@link RunHistoryReader} keeps it between calls in memory with the byte offset of the index it has
+ * read (the goal loader's cache, one per process: a turn loop, the extension host), so a later call
+ * stats the index, checks that the bytes it read are unchanged, and parses only the bytes appended
+ * since. Nothing of it is written to disk: the decision trusts only what its own process read
+ * (docs/quota.md#what-admission-reads), and the run-index facts a warm `status` needs are kept in the
+ * one persistent cache (`goal/persistentCache.ts`).
  */
 /**
  * Newest non-bookkeeping rows kept per lane: at least what the replan scan
@@ -234,10 +232,6 @@ export function laneArtifactsExist(history: RunHistory, projectRoot: string, now
 // ---------------------------------------------------------------------------------------------
 // The incremental reader
 
-export const INDEX_CACHE_FORMAT = 'loopx-vscode-index-cache';
-/** 2: the prefix's block hashes (`prefix_blocks`); a cache of schema 1 is rebuilt. */
-export const INDEX_CACHE_SCHEMA = 2;
-export const INDEX_CACHE_FILE = '.loopx-index-cache.json';
 /** Bytes hashed at each end of the prefix read so far to tell an append from a rewrite. */
 export const STAMP_BYTES = 4096;
 /**
@@ -251,21 +245,10 @@ export const PREFIX_BLOCK_BYTES = 256 * 1024;
  * - `'stamps'` (status views): identity, size, mtime and the first and last 4 KB of the prefix;
  * - `'content'` (the should-run decision): also the content hash of the whole prefix read, so an
  *   edit anywhere in it (an editor's same-length save) is seen, then the appended tail is parsed;
- * - `'own'` (reserve, settle and void, under the quota lock): as `'content'`, and only what this
- *   process itself read from the index counts; a cache file (which anyone can rewrite, checksum
- *   and all) never decides alone.
+ * - `'own'`: as `'content'` (kept for callers that say so: the reader keeps only what its own
+ *   process read from the index, never a file anyone could rewrite).
  */
 export type HistoryVerification = 'stamps' | 'content' | 'own';
-
-/** `LOOPX_INDEX_CACHE=off` (or `0`, `false`) reads every index from scratch (the uncached path). */
-export function indexCacheEnabled(env: NodeJS.ProcessEnv): boolean {
-  const value = env['LOOPX_INDEX_CACHE']?.trim().toLowerCase();
-  return value !== 'off' && value !== '0' && value !== 'false';
-}
-
-export function indexCachePath(runtimeRoot: string, goalId: string): string {
-  return path.join(goalRuntimeDir(runtimeRoot, goalId), INDEX_CACHE_FILE);
-}
 
 /** What the reader knows about the bytes `[0, offset)` of one index file. */
 interface IndexState {
@@ -285,8 +268,6 @@ interface IndexState {
   tail_sha: string;
   /** SHA-256 of each {@link PREFIX_BLOCK_BYTES} block of `[0, offset)` (the last one may be short). */
   prefix_blocks: string[];
-  /** Built by this process from the index (false: loaded from a cache file). Never serialized as true. */
-  own: boolean;
   /** Every row had a time and they ascend with the lines: appended rows can be summarized alone. */
   ordered: boolean;
   /** The newest time read, and the merge keys of the rows at that time. */
@@ -402,23 +383,17 @@ function summarizeEntries(entries: IndexLineEntry[], projectRoot: string): RunHi
 
 /**
  * Reads run histories incrementally. One instance per process is enough (the goal loader's cache, `goal/cache.ts`);
- * it keeps the state of each index it read in memory and, when `persist` is on, in the goal's cache file.
+ * it keeps the state of each index it read in memory only.
  */
 export class RunHistoryReader {
   private readonly memo = new Map<string, IndexState>();
-  /** Indexes whose state advanced without being written (a later persisting read writes it). */
-  private readonly unsaved = new Set<string>();
-
-  constructor(private readonly options: { persist: boolean } = { persist: true }) {}
 
   /** Forgets what this process read (the cache files stay). */
   clear(): void {
     this.memo.clear();
-    this.unsaved.clear();
   }
 
   /**
-   * `persist`: write the goal's cache file when the state advanced (default: as constructed).
    * `verify`: how much of what was kept is checked against the file (default `'stamps'`; see
    * {@link HistoryVerification}). A state that fails is dropped and the index read in full.
    */
@@ -426,12 +401,10 @@ export class RunHistoryReader {
     runtimeRoot: string,
     goalId: string,
     projectRoot: string,
-    options: { persist?: boolean; verify?: HistoryVerification } = {},
+    options: { verify?: HistoryVerification } = {},
   ): Promise<HistoryRead> {
-    const persist = options.persist ?? this.options.persist;
     const verify = options.verify ?? 'stamps';
     const indexFile = path.resolve(runIndexPath(runtimeRoot, goalId));
-    const cacheFile = indexCachePath(runtimeRoot, goalId);
     let fd: number;
     try {
       fd = fs.openSync(indexFile, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
@@ -445,9 +418,8 @@ export class RunHistoryReader {
       // Not a regular file: the plain reader refuses it with its own error.
       if (!stat.isFile()) return await this.uncached(indexFile, projectRoot);
       const size = stat.size;
-      let state = this.memo.get(indexFile) ?? loadState(cacheFile);
+      let state = this.memo.get(indexFile) ?? null;
       let kind: HistoryReadKind = 'full';
-      if (state !== null && verify === 'own' && !state.own) state = null;
       if (state !== null && !this.usable(state, indexFile, projectRoot, stat, fd)) state = null;
       // The content hash is skipped only when the full stamp says nothing touched the file since it was
       // read (size, mtime and ctime equal, and the ctime old enough that a change in the same
@@ -470,10 +442,6 @@ export class RunHistoryReader {
       } else state = null;
       if (state === null) state = this.rebuild(indexFile, fd, size, stat, projectRoot);
       this.memo.set(indexFile, state);
-      if (persist && (kind !== 'unchanged' || this.unsaved.has(indexFile))) {
-        saveState(cacheFile, runtimeRoot, state);
-        this.unsaved.delete(indexFile);
-      } else if (!persist && kind !== 'unchanged') this.unsaved.add(indexFile);
       if (size > state.offset) {
         // A torn last line (an append in progress, or a writer killed mid-line): answered as the plain
         // reader would, never consumed.
@@ -542,7 +510,6 @@ export class RunHistoryReader {
     return {
       index_file: indexFile,
       prefix_blocks: blocks,
-      own: true,
       project_root: projectRoot,
       dev: stat.dev,
       ino: stat.ino,
@@ -576,144 +543,4 @@ function countNewlines(text: string): number {
   let n = 0;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
   return n;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The cache file: a header line (format, schema, LoopX version, SHA-256 of the body), then the body.
-
-interface SerializedState extends Omit<IndexState, 'history'> {
-  history: Omit<RunHistory, 'recent_by_agent'> & { recent_by_agent: [string, RunIndexRow[]][] };
-}
-
-function saveState(cacheFile: string, runtimeRoot: string, state: IndexState): void {
-  const serialized: SerializedState = {
-    ...state,
-    own: false,
-    history: { ...state.history, recent_by_agent: [...state.history.recent_by_agent] },
-  };
-  const body = JSON.stringify(serialized);
-  const header = JSON.stringify({
-    format: INDEX_CACHE_FORMAT,
-    schema: INDEX_CACHE_SCHEMA,
-    loopx_version: LOOPX_VERSION,
-    sha256: sha(Buffer.from(body, 'utf8')),
-  });
-  try {
-    // No folder fsync: a cache lost in a crash is rebuilt, a torn one is refused by its checksum.
-    writeFileAtomicSync(cacheFile, `${header}\n${body}\n`, { syncDirectory: false, within: runtimeRoot });
-  } catch {
-    // A cache that cannot be written costs the next call a full read, nothing else.
-  }
-}
-
-/** The state kept in a cache file, or null when it is missing, torn, edited, foreign or of another version. */
-export function loadState(cacheFile: string): IndexState | null {
-  let bytes: Buffer;
-  try {
-    const fd = fs.openSync(
-      cacheFile,
-      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0),
-    );
-    try {
-      const stat = fs.fstatSync(fd);
-      if (!stat.isFile() || stat.size > 64 * 1024 * 1024) return null;
-      bytes = readRange(fd, 0, stat.size);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
-  try {
-    const newline = bytes.indexOf(0x0a);
-    if (newline < 0) return null;
-    const header: unknown = JSON.parse(bytes.subarray(0, newline).toString('utf8'));
-    if (!isObject(header) || header['format'] !== INDEX_CACHE_FORMAT || header['schema'] !== INDEX_CACHE_SCHEMA)
-      return null;
-    if (header['loopx_version'] !== LOOPX_VERSION) return null;
-    let bodyBytes = bytes.subarray(newline + 1);
-    if (bodyBytes[bodyBytes.length - 1] === 0x0a) bodyBytes = bodyBytes.subarray(0, bodyBytes.length - 1);
-    if (header['sha256'] !== sha(bodyBytes)) return null;
-    const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
-    const checked = checkedShape(body, cacheFile);
-    return checked === null ? null : revive(checked);
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const nullableString = z.string().nullable();
-/** The cache body as our writer writes it; anything else is ignored (with a warning) and rebuilt. */
-const SerializedStateSchema = z.object({
-  index_file: z.string(),
-  project_root: z.string(),
-  dev: z.number(),
-  ino: z.number(),
-  offset: z.number().int().min(0),
-  lines: z.number().int().min(0),
-  mtime_ms: z.number(),
-  ctime_ms: z.number(),
-  head_sha: z.string(),
-  tail_sha: z.string(),
-  prefix_blocks: z.array(z.string()),
-  own: z.boolean(),
-  ordered: z.boolean(),
-  last_time: z.number().nullable(),
-  last_keys: z.array(z.string()),
-  history: z.object({
-    facts: z.object({
-      spends: z.array(
-        z.looseObject({
-          generated_at: z.string(),
-          time: z.number(),
-          slots: z.number(),
-          effect_id: nullableString,
-          agent_id: nullableString,
-          todo_id: nullableString,
-          turn_instance_id: nullableString,
-          usage: TurnUsageSchema.partial().nullable(),
-          json_path: nullableString,
-        }),
-      ),
-      voids: z.array(
-        z.looseObject({
-          targetTime: z.number().nullable(),
-          targetEffectId: nullableString,
-          slots: z.number().nullable(),
-        }),
-      ),
-    }),
-    latest_status_run: RunIndexRowSchema.nullable(),
-    newest_lane_run: RunIndexRowSchema.nullable(),
-    lane_artifacts: z.array(z.tuple([nullableString, nullableString])),
-    recent_all: z.array(RunIndexRowSchema),
-    recent_by_agent: z.array(z.tuple([z.string(), z.array(RunIndexRowSchema)])),
-  }),
-});
-
-/** Checks the body against its schema; a body that fails is reported (naming the file) and not used. */
-function checkedShape(value: unknown, cacheFile: string): SerializedState | null {
-  const parsed = SerializedStateSchema.safeParse(value);
-  if (parsed.success) return parsed.data as unknown as SerializedState;
-  const issue = parsed.error.issues[0];
-  process.emitWarning(
-    `${cacheFile}: the run-index cache does not have the expected shape (field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}); LoopX ignores it and reads the run index in full (the next read that keeps a cache rewrites it).`,
-    { code: 'LOOPX_INDEX_CACHE_INVALID' },
-  );
-  return null;
-}
-
-function revive(body: SerializedState): IndexState {
-  return {
-    ...body,
-    history: {
-      ...body.history,
-      facts: { spends: body.history.facts.spends as SpendFact[], voids: body.history.facts.voids as VoidFact[] },
-      recent_by_agent: new Map(body.history.recent_by_agent),
-    },
-  };
 }

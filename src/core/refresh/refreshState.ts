@@ -11,7 +11,7 @@ import { checkGoalIdSegment } from '../registry/goalId';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { isRecord } from '../registry/schema';
-import { appendRun, type AppendRunOptions } from '../runtime/runIndex';
+import { appendRun, type AppendRunOptions } from '../runtime/runIndexWrite';
 import type { RunSnapshot } from '../snapshots/gitSnapshot';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { statusQuotaSummaries } from './statusQuota';
-import { GoalStatusCache, type GoalStatusTarget, type StateRead } from './goalStatus';
+import type { StateRead } from '../goal/files';
+import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
 import { goalItems, loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
 import { registryProjectRoot, resolveRepo } from '../registry/locate';
 import { registryGoals } from '../registry/read';

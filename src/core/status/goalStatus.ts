@@ -1,240 +1,47 @@
-import * as fs from 'node:fs';
-import { z } from 'zod';
-import { isLoopxError, errorMessage } from '../errors';
-import type { StatusDiskCache } from './diskCache';
+import type { z } from 'zod';
 import { projectGoalWarnings } from './projection/goalWarnings';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/latestRunRecommendation';
-import {
-  latestRunRecommendationSourceSchema,
-  nextActionProjectionWarningSchema,
-  projectionWarningSchema,
-  staleLatestRunWarningSchema,
-  stateProjectionGapSchema,
-  type ProjectionWarning,
-} from './projection/schemas';
+import type { ProjectionWarning } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
 import { scrubText } from '../privacy/scrub';
-import { attentionRoute, AttentionSeveritySchema, WaitingOnSchema, type OpenTodoFacts } from './attentionRoute';
-import { readRegistry } from '../registry/read';
+import { attentionRoute, type OpenTodoFacts } from './attentionRoute';
+import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
+import type { PersistentCache } from '../goal/persistentCache';
 import { runIndexPath } from '../runtime/layout';
-import {
-  artifactFlagsHold,
-  readRunIndex,
-  type ReadRunIndexOptions,
-  type RunIndexEntry,
-  type RunIndexRead,
-} from '../runtime/runIndex';
+import type { RunIndexEntry, RunIndexRead } from '../runtime/runIndex';
 import { stateDigest16 } from '../state/digest';
-import { firstSectionOf, parseStateDocument, type StateDocument } from '../state/document';
+import { firstSectionOf, type StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
 import type { TodoRole } from '../state/sections';
-import { readStateText } from '../state/stateFile';
-import { projectStateDocument, StateDiagnosticsSchema, type StructuredTodoItem } from '../state/structured';
-import { ContractDiagnosticSchema, todoContractDiagnostics, type ContractDiagnostic } from './contractCheck';
-import { ReplanObligationSchema, replanObligationWithRuns } from '../scheduling/replanObligation';
+import { projectStateDocument, type StructuredTodoItem } from '../state/structured';
+import { todoContractDiagnostics, type ContractDiagnostic } from './contractCheck';
+import { replanObligationWithRuns } from '../scheduling/replanObligation';
+import {
+  DEFAULT_STATUS_ACTION,
+  DEFAULT_STATUS_RUN_LIMIT,
+  DEFAULT_STATUS_TODO_ITEM_LIMIT,
+  GoalStatusItemSchema,
+  GoalStatusTargetSchema,
+  type GoalStatusItem,
+  type GoalStatusTarget,
+  type StatusGate,
+  type StatusReplanObligation,
+  type StatusRun,
+  type StatusTodoItem,
+  type StatusTodoSummary,
+} from './goalStatusSchema';
+
+export * from './goalStatusSchema';
 
 /**
  * The per-goal status read model: what `loopx status`, the status server and the editor views
- * show for one goal. It is a pure function of the registry entry, the state file and the run
- * index; `GoalStatusCache` re-reads a file only when its (mtime, size, inode) changed and
- * re-projects a goal only when one of its inputs changed, so a refresh after an edit costs the
- * edited goal's files and nothing proportional to the other goals.
+ * show for one goal. `projectGoalStatus` is a pure function of the registry entry, the state file
+ * and the run index (the item's contract is `goalStatusSchema.ts`); `GoalStatusCache` keeps each
+ * goal's last item with the stamps of the inputs it was projected from, over `core/goal`'s
+ * `GoalFiles` (which re-reads a file only when its (mtime, size, inode) changed) and the persistent
+ * cache, so a refresh after an edit costs the edited goal's files and nothing proportional to the
+ * other goals.
  */
-
-// ---------------------------------------------------------------------------------------------
-// Output contract
-
-export const StatusTodoItemSchema = z.object({
-  index: z.number().int(),
-  done: z.boolean(),
-  text: z.string(),
-  title: z.string(),
-  todo_id: z.string(),
-  priority: z.string().nullable(),
-  status: z.enum(['open', 'done', 'blocked', 'deferred']),
-  claimed_by: z.string().nullable(),
-  task_class: z.string().nullable(),
-});
-export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
-
-export const StatusTodoSummarySchema = z.object({
-  /** The heading of the section the todos come from, or null when the file has none. */
-  source_section: z.string().nullable(),
-  total_count: z.number().int().nonnegative(),
-  open_count: z.number().int().nonnegative(),
-  /** Closed todos, as LoopX counts them: done and deferred (`deferred_count` says how many of them are deferred). */
-  done_count: z.number().int().nonnegative(),
-  blocked_count: z.number().int().nonnegative(),
-  deferred_count: z.number().int().nonnegative(),
-  /** The first open todos in document order (for `--agent-id`, agent todos claimed by it or unclaimed). */
-  items: z.array(StatusTodoItemSchema),
-});
-export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
-
-export const StatusGateSchema = z.object({
-  todo_id: z.string(),
-  text: z.string(),
-  title: z.string(),
-  status: z.string(),
-  gate_state: z.enum(['open', 'rejected', 'cancelled']),
-  /** 1-based line of the gate in the state file. */
-  line: z.number().int().positive(),
-  blocks_agent: z.string().nullable(),
-  global_gate: z.boolean(),
-  unblocks_todo_ids: z.array(z.string()),
-  decision_scope: z.string().nullable(),
-  unscoped: z.boolean(),
-  blocked_todo_ids: z.array(z.string()),
-  /** When the person should have decided (ISO-8601; metadata `next_due_at`), or null. */
-  due_at: z.string().nullable(),
-  /** The gate's `updated_at` metadata (when it was last written), or null. */
-  updated_at: z.string().nullable(),
-});
-export type StatusGate = z.infer<typeof StatusGateSchema>;
-
-/** A run as status lists it: no paths, and the action public-safe compacted (null when it named a path or a secret). */
-export const StatusRunSchema = z.object({
-  generated_at: z.string().nullable(),
-  goal_id: z.string(),
-  classification: z.string().nullable(),
-  agent_id: z.string().nullable(),
-  progress_scope: z.string().nullable(),
-  recommended_action: z.string().nullable(),
-  recommended_action_source: z.string().nullable(),
-  health_check: z.string().nullable(),
-  json_exists: z.boolean(),
-  markdown_exists: z.boolean(),
-});
-export type StatusRun = z.infer<typeof StatusRunSchema>;
-
-export const ActiveStateStatusSchema = z.object({
-  available: z.boolean(),
-  /** Front-matter `status` and `updated_at`. */
-  status: z.string().nullable(),
-  updated_at: z.string().nullable(),
-  sha256_16: z.string().nullable(),
-  /** Why the file could not be read; paths in the message are replaced by labels such as `<project>/…`. */
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-});
-export type ActiveStateStatus = z.infer<typeof ActiveStateStatusSchema>;
-
-/** The quota summary of a goal as the original's attention items carry it. */
-export const StatusItemQuotaSchema = z.looseObject({
-  compute: z.number().optional(),
-  window_hours: z.number().optional(),
-  slot_minutes: z.number().optional(),
-  allowed_slots: z.number().optional(),
-  spent_slots: z.number().optional(),
-  state: z.string().optional(),
-  reason: z.string().optional(),
-});
-export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
-
-export { WaitingOnSchema, AttentionSeveritySchema } from './attentionRoute';
-export const RecommendedActionOriginSchema = z.enum(['latest_run', 'active_state_next_action', 'default']);
-
-export const DEFAULT_STATUS_ACTION =
-  'add a durable route under "## Next Action" in ACTIVE_GOAL_STATE.md, or record a run with loopx refresh-state';
-
-/**
- * An autonomous replan obligation a lane owes now (scheduling/replanObligation.ts): the obligation
- * `quota should-run` would surface as `autonomous_replan_required`, with the stalled runs that owe it.
- */
-export const StatusReplanObligationSchema = z.object({
-  /** The agent lane (null: the goal registers no agent and all runs count). */
-  agent_id: z.string().nullable(),
-  obligation: ReplanObligationSchema,
-  /** The stalled runs, newest first (paths and secrets compacted away like `latest_runs`). */
-  stalled_runs: z.array(
-    z.object({
-      generated_at: z.string().nullable(),
-      classification: z.string().nullable(),
-      recommended_action: z.string().nullable(),
-      todo_id: z.string().nullable(),
-      turn_instance_id: z.string().nullable(),
-    }),
-  ),
-  /** When the streak began: the oldest stalled run's time. */
-  since: z.string().nullable(),
-});
-export type StatusReplanObligation = z.infer<typeof StatusReplanObligationSchema>;
-
-/** One goal of the status read model (an `attention_queue.items[]` entry of the original). */
-export const GoalStatusItemSchema = z.object({
-  goal_id: z.string(),
-  display_name: z.string(),
-  /**
-   * LoopX's attention status: `active_state_user_gate`, `active_state_user_todo`, `connected_without_run`,
-   * `run_artifact_missing`, the latest status run's classification, … (attentionRoute.ts).
-   */
-  status: z.string(),
-  /** The goal's status in the registry. */
-  goal_status: z.string(),
-  domain: z.string().nullable(),
-  waiting_on: WaitingOnSchema,
-  severity: AttentionSeveritySchema,
-  recommended_action: z.string().min(1),
-  /** Where `recommended_action` came from. */
-  source: RecommendedActionOriginSchema,
-  registry_member: z.boolean(),
-  registered_agents: z.array(z.string()),
-  /** Set when the status was asked for one agent (`--agent-id`). */
-  agent_id: z.string().optional(),
-  active_state_next_action: z.string().optional(),
-  active_state_next_action_entries: z.array(z.string()).optional(),
-  latest_run_recommended_action: z.string().nullable(),
-  latest_run_recommended_action_source: latestRunRecommendationSourceSchema.nullable(),
-  next_action_projection_warning: nextActionProjectionWarningSchema.optional(),
-  state_projection_gap: stateProjectionGapSchema.optional(),
-  stale_latest_run_warning: staleLatestRunWarningSchema.optional(),
-  /** Every drift warning, most severe first. */
-  projection_warnings: z.array(projectionWarningSchema),
-  /** Null when the state file could not be read, as LoopX reports it. */
-  user_todos: StatusTodoSummarySchema.nullable(),
-  agent_todos: StatusTodoSummarySchema.nullable(),
-  open_gates: z.array(StatusGateSchema),
-  latest_runs: z.array(StatusRunSchema),
-  index_exists: z.boolean(),
-  raw_index_records: z.number().int().nonnegative(),
-  unique_runs: z.number().int().nonnegative(),
-  /** Index lines that could not be read (bad JSON, not an object). */
-  skipped_index_lines: z.number().int().nonnegative(),
-  /** Set when the run index could not be read at all: why, naming the file and the fix (runs and slot use unknown). */
-  run_index_unreadable: z.string().optional(),
-  active_state: ActiveStateStatusSchema,
-  state_diagnostics: StateDiagnosticsSchema.nullable(),
-  /**
-   * The goal's errors in LoopX's contract check (contractCheck.ts): todo metadata rules, or a state
-   * file that exists but cannot be read. Any error fails the status (`ok: false`).
-   */
-  contract_diagnostics: z.array(ContractDiagnosticSchema),
-  /** Replan obligations the goal's lanes owe now (one per registered agent at most); absent when none. */
-  replan_obligations: z.array(StatusReplanObligationSchema).optional(),
-  quota: StatusItemQuotaSchema.optional(),
-});
-export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
-
-// ---------------------------------------------------------------------------------------------
-// Inputs
-
-/** What status needs to know about a goal; a `GoalSummary` of the workspace read model fits. */
-export const GoalStatusTargetSchema = z.object({
-  goalId: z.string().min(1),
-  displayName: z.string(),
-  status: z.string(),
-  domain: z.string().nullable(),
-  projectRoot: z.string(),
-  runtimeRoot: z.string(),
-  stateFile: z.string().nullable(),
-  agents: z.array(z.string()),
-  registryMember: z.boolean().default(true),
-  /** The registry entry's `adapter.status`/`adapter.kind`, `waiting_on` and `attention_status` (attention routing). */
-  adapterStatus: z.string().nullable().default(null),
-  adapterKind: z.string().nullable().default(null),
-  registryWaitingOn: z.string().nullable().default(null),
-  attentionStatus: z.string().nullable().default(null),
-});
-export type GoalStatusTarget = z.input<typeof GoalStatusTargetSchema>;
 
 export interface GoalStatusOptions {
   /** For labelling paths in error messages (`<home>/…`). */
@@ -248,53 +55,8 @@ export interface GoalStatusOptions {
   /** Reuse reads and projections across calls. */
   cache?: GoalStatusCache;
   /** Where files are read from; default the file system (tests count reads through it). */
-  reader?: StatusFileReader;
+  reader?: GoalFileReader;
 }
-
-export const DEFAULT_STATUS_RUN_LIMIT = 5;
-export const DEFAULT_STATUS_TODO_ITEM_LIMIT = 5;
-
-/** A file's identity for the cache: any rewrite (atomic rename included) changes one of these. */
-export interface FileStamp {
-  mtimeMs: number;
-  size: number;
-  ino: number;
-}
-
-/** The reads status makes; injectable so tests can count them and the editor can serve unsaved buffers. */
-export interface StatusFileReader {
-  /** Null when the file does not exist. */
-  stat(file: string): Promise<FileStamp | null>;
-  readRegistry(file: string): Promise<Record<string, unknown>>;
-  readState(file: string): Promise<string>;
-  readRunIndex(indexFile: string, options: ReadRunIndexOptions): Promise<RunIndexRead>;
-}
-
-export const fileSystemStatusReader: StatusFileReader = {
-  stat: async (file) => {
-    try {
-      // Sync: a stat is cheaper than the promise around it, and status stats two files per goal.
-      const stats = fs.statSync(file, { throwIfNoEntry: false });
-      return stats === undefined ? null : { mtimeMs: stats.mtimeMs, size: stats.size, ino: stats.ino };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
-        return null;
-      throw error;
-    }
-  },
-  readRegistry,
-  readState: readStateText,
-  readRunIndex,
-};
-
-function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
-}
-
-/** A state file as read for status: its text and parsed document, or why it could not be read. */
-export type StateRead =
-  { kind: 'ok'; text: string; doc: StateDocument } | { kind: 'error'; code: string; message: string };
 
 // ---------------------------------------------------------------------------------------------
 // Projection (pure)
@@ -598,18 +360,7 @@ function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null):
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cache and loading
-
-interface Stamped<T> {
-  stamp: FileStamp | null;
-  value: T;
-}
-
-/**
- * How many released goals' run-index reads a cache keeps when asked to (see `releasedIndexes`): a
- * parsed index of real shape (500 rows of 1 KB) takes ~10 MB, so only a couple of goals being worked on.
- */
-const RELEASED_INDEXES_KEPT = 2;
+// The item cache
 
 /** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
 const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
@@ -622,94 +373,59 @@ function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetS
   return target;
 }
 
+function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): {
+  stateFile: string | null;
+  indexFile: string;
+  projectRoot: string;
+} {
+  return {
+    stateFile: target.stateFile,
+    indexFile: runIndexPath(target.runtimeRoot, target.goalId),
+    projectRoot: target.projectRoot,
+  };
+}
+
 /**
- * Keeps the last read of every registry, state file and run index with its file stamp, and the
- * last status item of every goal with the inputs it was projected from. A call stats the goal's
- * two files; only a changed stamp causes a read, and only changed inputs a re-projection.
+ * Keeps the last status item of every goal with the inputs it was projected from, over the goal
+ * files (`GoalFiles`: a call stats the goal's two files, only a changed stamp causes a read) and the
+ * persistent cache: only changed inputs cause a re-projection.
  */
 export class GoalStatusCache {
-  private readonly registries = new Map<string, Stamped<Record<string, unknown>>>();
-  private readonly states = new Map<string, Stamped<StateRead>>();
-  private readonly indexes = new Map<string, Stamped<RunIndexRead | null>>();
-  /** Index files found missing by the last look. */
-  private readonly missingIndexes = new Set<string>();
-  /**
-   * The run-index reads of the goals released last with `keepIndexRead`, with their stamps. A goal
-   * being worked on has its state file edited between appends: its item is then rebuilt without
-   * parsing its index again, when the index's stamp and the read's artifact flags still hold.
-   */
-  private readonly releasedIndexes = new Map<string, Stamped<RunIndexRead | null>>();
+  /** The registry, state files and run indexes as last read, by stamp. */
+  readonly files: GoalFiles;
   private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
-  /** The persistent cache behind this one (see diskCache.ts), when the caller opened one. */
-  disk: StatusDiskCache | undefined;
+  /** The persistent cache behind this one (`goal/persistentCache.ts`), when the caller opened one. */
+  disk: PersistentCache | undefined;
 
-  constructor(readonly reader: StatusFileReader = fileSystemStatusReader) {}
+  constructor(reader: GoalFileReader = fileSystemGoalReader) {
+    this.files = new GoalFiles(reader);
+  }
 
   /** The registry document, read again only when the file changed. Errors (bad JSON) propagate. */
-  async registry(registryPath: string): Promise<{ exists: boolean; registry: Record<string, unknown> }> {
-    const stamp = await this.reader.stat(registryPath);
-    if (stamp === null) {
-      this.registries.delete(registryPath);
-      return { exists: false, registry: {} };
-    }
-    const cached = this.registries.get(registryPath);
-    if (cached && sameStamp(cached.stamp, stamp)) return { exists: true, registry: cached.value };
-    const registry = await this.reader.readRegistry(registryPath);
-    this.registries.set(registryPath, { stamp, value: registry });
-    return { exists: true, registry };
+  registry(registryPath: string): Promise<{ exists: boolean; registry: Record<string, unknown> }> {
+    return this.files.registry(registryPath);
   }
 
   /**
-   * The goal's state file and run index as this cache holds them (read again only when changed),
-   * for read models that need every todo and run rather than the item's first few.
+   * The goal's state file and run index as held (read again only when changed), for read models
+   * that need every todo and run rather than the item's first few.
    */
-  async goalSources(goal: GoalStatusTarget): Promise<{ state: StateRead; runs: RunIndexRead | null }> {
-    const target = parsedTarget(goal);
-    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
-    const [stateStamp, indexStamp] = await Promise.all([
-      target.stateFile === null ? Promise.resolve(null) : this.reader.stat(target.stateFile),
-      this.reader.stat(indexFile),
-    ]);
-    const [state, runs] = await Promise.all([
-      this.readState(target.stateFile, stateStamp),
-      this.readIndex(indexFile, indexStamp, target.projectRoot, 0),
-    ]);
-    return { state, runs };
+  goalSources(goal: GoalStatusTarget): Promise<{ state: StateRead; runs: RunIndexRead | null }> {
+    return this.files.sources(pathsOf(parsedTarget(goal)));
   }
 
   /**
-   * The goal's run index as this cache holds it from its last read (`read` null: the file did not
-   * exist), with the stamp the file had when it was read, without a stat; undefined when it holds
-   * none. For the quota summary status attaches right after projecting the goal, so the index is not
-   * read twice, and whatever is derived from the read is keyed by the stamp of that read (a stat
-   * taken now may already be of rows appended since).
+   * The goal's run index as held from its last read, with the stamp it had then, without a stat
+   * (`GoalFiles.held`): for the quota summary status attaches right after projecting the goal, so
+   * the index is not read twice.
    */
   heldRunIndex(goal: GoalStatusTarget): { stamp: FileStamp | null; read: RunIndexRead | null } | undefined {
-    const target = parsedTarget(goal);
-    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
-    const held = this.indexes.get(indexFile);
-    if (held !== undefined) return { stamp: held.stamp, read: held.value };
-    return this.missingIndexes.has(indexFile) ? { stamp: null, read: null } : undefined;
+    return this.files.held(pathsOf(parsedTarget(goal)).indexFile);
   }
 
-  /**
-   * Drops the goal's file reads (its status item stays): for callers that must not hold every goal's
-   * history at once. `keepIndexRead`: keep its run-index read aside for its next rebuild (the live
-   * model's one-goal refresh; a full build or a one-shot call keeps none).
-   */
+  /** Drops the goal's file reads (its status item stays): see `GoalFiles.release`. */
   release(goal: GoalStatusTarget, options: { keepIndexRead?: boolean } = {}): void {
-    const target = parsedTarget(goal);
-    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
-    const held = this.indexes.get(indexFile);
-    if (held !== undefined && options.keepIndexRead === true) {
-      this.releasedIndexes.delete(indexFile);
-      this.releasedIndexes.set(indexFile, held);
-      if (this.releasedIndexes.size > RELEASED_INDEXES_KEPT)
-        this.releasedIndexes.delete(this.releasedIndexes.keys().next().value as string);
-    }
-    this.indexes.delete(indexFile);
-    this.missingIndexes.delete(indexFile);
-    if (target.stateFile !== null) this.states.delete(target.stateFile);
+    this.files.release(pathsOf(parsedTarget(goal)), options);
   }
 
   async goalStatus(
@@ -717,11 +433,9 @@ export class GoalStatusCache {
     options: Omit<GoalStatusOptions, 'cache' | 'reader'>,
   ): Promise<GoalStatusItem> {
     const target = parsedTarget(goal);
-    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
-    const [stateStamp, indexStamp] = await Promise.all([
-      target.stateFile === null ? Promise.resolve(null) : this.reader.stat(target.stateFile),
-      this.reader.stat(indexFile),
-    ]);
+    const paths = pathsOf(target);
+    const stamps = await this.files.stamps(paths);
+    const [stateStamp, indexStamp] = stamps;
     const agentId = options.agentId ?? null;
     const limit = options.limit ?? DEFAULT_STATUS_RUN_LIMIT;
     const todoItemLimit = options.todoItemLimit ?? DEFAULT_STATUS_TODO_ITEM_LIMIT;
@@ -730,18 +444,15 @@ export class GoalStatusCache {
     if (cachedItem && cachedItem.key === key) return cachedItem.item;
     const files: [string, FileStamp | null][] = [
       [target.stateFile ?? '', stateStamp],
-      [indexFile, indexStamp],
+      [paths.indexFile, indexStamp],
     ];
-    const kept = this.disk?.item(target.goalId, key, files);
+    const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
     if (kept !== undefined) {
       this.items.set(target.goalId, { key, item: kept });
       return kept;
     }
 
-    const [state, runs] = await Promise.all([
-      this.readState(target.stateFile, stateStamp),
-      this.readIndex(indexFile, indexStamp, target.projectRoot, limit),
-    ]);
+    const { state, runs } = await this.files.sources(paths, stamps, limit);
     const projected = projectGoalStatus({
       target,
       state,
@@ -759,88 +470,6 @@ export class GoalStatusCache {
     this.items.set(target.goalId, { key, item });
     this.disk?.setItem(target.goalId, key, files, item, json);
     return item;
-  }
-
-  private async readState(stateFile: string | null, stamp: FileStamp | null): Promise<StateRead> {
-    if (stateFile === null) {
-      return {
-        kind: 'error',
-        code: 'state_file_unresolved',
-        message:
-          'the goal has no state_file (or a relative one without an absolute repo) in the registry; set state_file',
-      };
-    }
-    if (stamp === null) {
-      this.states.delete(stateFile);
-      return {
-        kind: 'error',
-        code: 'state_file_missing',
-        message: `state file does not exist: ${stateFile}; create it (loopx bootstrap) or fix the goal's state_file in the registry`,
-      };
-    }
-    const cached = this.states.get(stateFile);
-    if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
-    let value: StateRead;
-    try {
-      const text = await this.reader.readState(stateFile);
-      value = { kind: 'ok', text, doc: parseStateDocument(text) };
-    } catch (error) {
-      value = {
-        kind: 'error',
-        code: isLoopxError(error) ? error.code : 'state_file_unreadable',
-        message: errorMessage(error),
-      };
-    }
-    this.states.set(stateFile, { stamp, value });
-    return value;
-  }
-
-  /** `artifactChecks`: how many newest rows get their artifacts stat'ed now (the rest on first access). */
-  private async readIndex(
-    indexFile: string,
-    stamp: FileStamp | null,
-    projectRoot: string,
-    artifactChecks: number,
-  ): Promise<RunIndexRead | null> {
-    if (stamp === null) {
-      this.indexes.delete(indexFile);
-      this.releasedIndexes.delete(indexFile);
-      this.missingIndexes.add(indexFile);
-      return null;
-    }
-    this.missingIndexes.delete(indexFile);
-    const cached = this.indexes.get(indexFile);
-    if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
-    const released = this.releasedIndexes.get(indexFile);
-    this.releasedIndexes.delete(indexFile);
-    // A run's records can appear or go while its index stays as it was: the read's flags are checked.
-    if (
-      released !== undefined &&
-      sameStamp(released.stamp, stamp) &&
-      (released.value === null || artifactFlagsHold(released.value, projectRoot))
-    ) {
-      this.indexes.set(indexFile, released);
-      return released.value;
-    }
-    let value: RunIndexRead;
-    try {
-      value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });
-    } catch (error) {
-      // One goal's unreadable index (a FIFO, a device, an oversized file) must not fail the whole
-      // status: the goal shows its runs as unknown with the reason (a warning, never "0 runs"), and
-      // every other goal reads on. Admission refuses the same index with the same message.
-      if (!isLoopxError(error)) throw error;
-      value = {
-        index_file: indexFile,
-        exists: true,
-        raw_count: 0,
-        skipped: [{ line: 0, reason: error.message }],
-        rows: [],
-        unreadable: error.message,
-      };
-    }
-    this.indexes.set(indexFile, { stamp, value });
-    return value;
   }
 }
 

@@ -5,11 +5,12 @@ import type { Clock } from '../clock';
 import { errorMessage } from '../errors';
 import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../scheduling/shouldRun';
-import { GoalStatusCache, type GoalStatusTarget, type StateRead, type StatusFileReader } from './goalStatus';
+import type { GoalFileReader, StateRead } from '../goal/files';
+import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
 import { projectedStatusQuota } from './statusQuota';
 import { RebuildStats } from './rebuildStats';
-import type { RecentRunRow } from './recentRuns';
+import type { RecentRunRow } from '../goal/recentRuns';
 import {
   goalItems,
   loadStatus,
@@ -18,7 +19,7 @@ import {
   type StatusPayloadItem,
   type StatusRequest,
 } from './statusPayload';
-import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexRead } from '../runtime/runIndex';
+import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 
 /**
  * The one live status model of a registry. It owns the caches (per-goal status items by file
@@ -41,7 +42,7 @@ export interface LiveStatusOptions {
   /** Share the persistent cache in the runtime root with the CLI (diskCache.ts; default true). */
   persistentCache?: boolean;
   /** The file reads status makes (tests count them); the file system by default. */
-  reader?: StatusFileReader;
+  reader?: GoalFileReader;
 }
 
 export interface ReadyLiveSnapshot {
@@ -244,6 +245,22 @@ export class LiveStatusModel {
     return target === undefined ? null : this.cache.goalSources(target);
   }
 
+  /**
+   * One goal's runs, newest first (empty when the goal or its index is not there), read through this
+   * model's file cache and let go of at once: holding every goal's whole run history would cost the
+   * editor +35 MB on M. For the editor's Recent runs when the persistent cache did not keep them.
+   */
+  async goalRuns(goalId: string): Promise<RunIndexEntry[]> {
+    const snapshot = await this.current();
+    const target = snapshot.ok ? snapshot.targets.find((t) => t.goalId === goalId) : undefined;
+    if (target === undefined) return [];
+    try {
+      return (await this.cache.goalSources(target)).runs?.rows ?? [];
+    } finally {
+      this.cache.release(target);
+    }
+  }
+
   close(): void {
     this.closed = true;
     this.flushCacheSave();
@@ -260,7 +277,7 @@ export class LiveStatusModel {
       homeDir: this.options.homeDir,
       runtimeRootOverride: this.options.runtimeRootOverride ?? null,
     });
-    const reader = this.cache.reader;
+    const reader = this.cache.files.reader;
     const parts = await Promise.all(
       targets.map(async (target) => {
         const [state, index, quotaKey] = await Promise.all([

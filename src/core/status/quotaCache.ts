@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
-import { fileSystemStatusReader, type FileStamp, type GoalStatusTarget, type StatusFileReader } from './goalStatus';
+import { fileSystemGoalReader, type FileStamp, type GoalFileReader } from '../goal/files';
+import type { GoalStatusTarget } from './goalStatusSchema';
 import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../scheduling/shouldRun';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
 import { quotaGoalFromEntry } from '../quota/goal';
@@ -25,7 +26,7 @@ export interface QuotaSummaryCacheOptions {
   runtimeRootOverride?: string | null;
   clock: Clock;
   maxAgeMs?: number;
-  reader?: StatusFileReader;
+  reader?: GoalFileReader;
 }
 
 export const DEFAULT_QUOTA_MAX_AGE_MS = 10 * 60_000;
@@ -33,10 +34,10 @@ export const RESERVATION_RECHECK_MS = 15_000;
 
 export class QuotaSummaryCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly reader: StatusFileReader;
+  private readonly reader: GoalFileReader;
 
   constructor(private readonly options: QuotaSummaryCacheOptions) {
-    this.reader = options.reader ?? fileSystemStatusReader;
+    this.reader = options.reader ?? fileSystemGoalReader;
   }
 
   /**

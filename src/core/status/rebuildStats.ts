@@ -1,4 +1,4 @@
-import { fileSystemStatusReader, type FileStamp, type StatusFileReader } from './goalStatus';
+import { fileSystemGoalReader, type FileStamp, type GoalFileReader } from '../goal/files';
 
 /**
  * A status reader whose stats are taken once per rebuild of the live model. One rebuild looks at
@@ -8,11 +8,11 @@ import { fileSystemStatusReader, type FileStamp, type StatusFileReader } from '.
  * `forget()` (called on every invalidation: a watcher saw a change) drops the kept stats, so a
  * rebuild that starts, or goes on, after a change never sees a stamp from before it.
  */
-export class RebuildStats implements StatusFileReader {
+export class RebuildStats implements GoalFileReader {
   private kept: Map<string, Promise<FileStamp | null>> | undefined;
   private depth = 0;
 
-  constructor(private readonly inner: StatusFileReader = fileSystemStatusReader) {}
+  constructor(private readonly inner: GoalFileReader = fileSystemGoalReader) {}
 
   /** Runs `work` with stats kept (nested and overlapping calls share them until the last ends). */
   async during<T>(work: () => Promise<T>): Promise<T> {
@@ -51,7 +51,7 @@ export class RebuildStats implements StatusFileReader {
     return this.inner.readState(file);
   }
 
-  readRunIndex(...args: Parameters<StatusFileReader['readRunIndex']>): ReturnType<StatusFileReader['readRunIndex']> {
+  readRunIndex(...args: Parameters<GoalFileReader['readRunIndex']>): ReturnType<GoalFileReader['readRunIndex']> {
     return this.inner.readRunIndex(...args);
   }
 }

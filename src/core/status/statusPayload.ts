@@ -14,8 +14,9 @@ import { registryGoalEntries, registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
 import type { RunIndexRead } from '../runtime/runIndex';
-import { StatusDiskCache, statusCachePath, type IndexDigest } from './diskCache';
-import type { RecentRunRow } from './recentRuns';
+import type { FileStamp } from '../goal/files';
+import { PersistentCache, statusCachePath, type IndexDigest } from '../goal/persistentCache';
+import type { RecentRunRow } from '../goal/recentRuns';
 import { errorMessage } from '../errors';
 import { redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
@@ -24,7 +25,6 @@ import {
   GoalStatusCache,
   GoalStatusItemSchema,
   StatusRunSchema,
-  type FileStamp,
   type GoalStatusItem,
   type GoalStatusTarget,
 } from './goalStatus';
@@ -161,7 +161,7 @@ export interface StatusRequest {
    */
   quotaSummary?: (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<object>;
   /**
-   * Use the persistent cache in the runtime root (diskCache.ts): items and run-index digests of
+   * Use the persistent cache in the runtime root (goal/persistentCache.ts): items and run-index digests of
    * unchanged files are taken from it, and it is saved when anything changed. Off by default.
    */
   persistentCache?: boolean;
@@ -300,7 +300,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   // Looked at before anything is saved into it (the persistent cache): a contract warning when missing.
   const runtimeRootExists = fs.existsSync(runtimeRoot);
   const diskFile = request.persistentCache === true && runtimeRootExists ? statusCachePath(runtimeRoot) : null;
-  if (diskFile !== null && cache.disk?.file !== diskFile) cache.disk = StatusDiskCache.open(diskFile);
+  if (diskFile !== null && cache.disk?.file !== diskFile) cache.disk = PersistentCache.open(diskFile);
   const disk = diskFile === null ? undefined : cache.disk;
   const allTargets = targets;
   if (request.goalId !== undefined && request.goalId !== null) {
@@ -331,7 +331,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         // What is derived from the read is keyed by the stamp it was read at (see heldRunIndex).
         const held = cache.heldRunIndex(target);
         const runIndex = held?.read;
-        const indexStamp = held !== undefined ? held.stamp : await cache.reader.stat(indexFile);
+        const indexStamp = held !== undefined ? held.stamp : await cache.files.reader.stat(indexFile);
         const digested =
           disk === undefined ? undefined : await disk.digestOf(indexFile, target.projectRoot, indexStamp, runIndex);
         const indexDigest = digested?.digest;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
-import type { RecentRunRow } from '../../../src/core/status/recentRuns';
+import type { RecentRunRow } from '../../../src/core/goal/recentRuns';
 import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
 import {
   agentDetailsOf,

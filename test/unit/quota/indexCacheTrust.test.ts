@@ -3,12 +3,11 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { runIndexPath } from '../../../src/core/runtime/layout';
+import { goalRuntimeDir, runIndexPath } from '../../../src/core/runtime/layout';
 import { readRunIndex } from '../../../src/core/runtime/runIndex';
 import { settlementIdentity } from '../../../src/core/quota/identity';
 import { reserveTurn } from '../../../src/core/quota/reservations';
 import {
-  indexCachePath,
   RunHistoryReader,
   summarizeRunRows,
   type HistoryVerification,
@@ -16,13 +15,14 @@ import {
 } from '../../../src/core/quota/runHistory';
 import { processGoalCache } from '../../../src/core/goal/cache';
 import { runLoopx } from '../cli/run';
+import { LOOPX_VERSION } from '../../../src/core/version';
 import { clockAt, loadGoal, makeWorkspace, type Workspace } from './helpers';
 
 /**
  * Issue 34, defect 3: the incremental run-index cache speeds admission up but never decides alone.
- * Admission and spend check what it kept against the whole prefix of the index (and, under the
- * quota lock, trust only what their own process read); a cache file of the wrong shape is ignored
- * with a warning naming it.
+ * Admission and spend check what it kept against the whole prefix of the index, and trust only what
+ * their own process read: the reader keeps nothing on disk (issue 31 merged its cache file into the
+ * one persistent cache), so a run-index cache file an older version left, forged or not, is never read.
  */
 
 const BASE = Date.parse('2026-01-15T06:00:00Z');
@@ -140,12 +140,12 @@ function applyEdit(ws: Workspace, edit: Edit): void {
   }
 }
 
-/** Races the edits against a long-lived reader and a fresh reader per step (the cache file's), both verifying. */
+/** Races the edits against a long-lived reader and a fresh reader per step (a new process's), both verifying. */
 async function cachedEqualsUncached(edits: Edit[], verify: HistoryVerification): Promise<void> {
   const ws = makeWorkspace();
   fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
   fs.writeFileSync(indexFile(ws), `${padding()}${row('spend')}\n${row('spend')}\n${padding()}`);
-  const longLived = new RunHistoryReader({ persist: true });
+  const longLived = new RunHistoryReader();
   try {
     await longLived.read(ws.runtimeRoot, ws.goalId, ws.dir, { verify });
     for (const edit of edits) {
@@ -155,28 +155,60 @@ async function cachedEqualsUncached(edits: Edit[], verify: HistoryVerification):
       const truth = await uncachedFacts(ws);
       const kept = await longLived.read(ws.runtimeRoot, ws.goalId, ws.dir, { verify });
       assert.deepEqual(admissionFacts(kept.history), truth, `long-lived reader after ${JSON.stringify(edit)}`);
-      const fresh = await new RunHistoryReader({ persist: true }).read(ws.runtimeRoot, ws.goalId, ws.dir, { verify });
-      assert.deepEqual(
-        admissionFacts(fresh.history),
-        truth,
-        `reader from the cache file after ${JSON.stringify(edit)}`,
-      );
+      const fresh = await new RunHistoryReader().read(ws.runtimeRoot, ws.goalId, ws.dir, { verify });
+      assert.deepEqual(admissionFacts(fresh.history), truth, `fresh reader after ${JSON.stringify(edit)}`);
     }
   } finally {
     fs.rmSync(ws.dir, { recursive: true, force: true });
   }
 }
 
-function rewriteCache(ws: Workspace, change: (body: Record<string, unknown>) => void): void {
-  const file = indexCachePath(ws.runtimeRoot, ws.goalId);
-  const [headerLine, bodyLine] = fs.readFileSync(file, 'utf8').split('\n') as [string, string];
-  const body = JSON.parse(bodyLine) as Record<string, unknown>;
+/** Where LoopX for VS Code before issue 31 kept the run-index reader's state, one file per goal. */
+function oldIndexCachePath(ws: Workspace): string {
+  return path.join(goalRuntimeDir(ws.runtimeRoot, ws.goalId), '.loopx-index-cache.json');
+}
+
+/**
+ * Writes a run-index cache file as the old versions did (format, schema, version and a checksum that
+ * matches), describing the index as read now except for `change`: a forgery no check of the file
+ * itself could catch. It must change nothing.
+ */
+function forgeOldCache(ws: Workspace, change: (body: Record<string, unknown>) => void): void {
+  const stat = fs.statSync(indexFile(ws));
+  const body: Record<string, unknown> = {
+    index_file: path.resolve(indexFile(ws)),
+    project_root: ws.dir,
+    dev: stat.dev,
+    ino: stat.ino,
+    offset: stat.size,
+    lines: 1,
+    mtime_ms: stat.mtimeMs,
+    ctime_ms: stat.ctimeMs,
+    head_sha: '',
+    tail_sha: '',
+    prefix_blocks: [],
+    own: true,
+    ordered: true,
+    last_time: null,
+    last_keys: [],
+    history: {
+      facts: { spends: [], voids: [] },
+      latest_status_run: null,
+      newest_lane_run: null,
+      lane_artifacts: [],
+      recent_all: [],
+      recent_by_agent: [],
+    },
+  };
   change(body);
   const text = JSON.stringify(body);
-  const header = JSON.parse(headerLine) as Record<string, unknown>;
-  // The checksum recomputed: the cache looks like our writer's own.
-  header['sha256'] = createHash('sha256').update(text).digest('hex');
-  fs.writeFileSync(file, `${JSON.stringify(header)}\n${text}\n`);
+  const header = {
+    format: 'loopx-vscode-index-cache',
+    schema: 2,
+    loopx_version: LOOPX_VERSION,
+    sha256: createHash('sha256').update(text).digest('hex'),
+  };
+  fs.writeFileSync(oldIndexCachePath(ws), `${JSON.stringify(header)}\n${text}\n`);
 }
 
 describe('admission never trusts the run-index cache alone (issue 34, defect 3)', function () {
@@ -222,15 +254,12 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
     assert.match(refused.reason, /3 spent \+ 1 reserved \+ 1 requested exceeds the 3 allowed/);
   });
 
-  it('a cache file rewritten with its checksum recomputed does not hide spends from admission (2 of 1)', async () => {
+  it('an old run-index cache file forged with its checksum recomputed does not hide spends from admission (2 of 1)', async () => {
     const ws = makeWorkspace({ quota: { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1 } });
     fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
     fs.writeFileSync(indexFile(ws), `${row('spend')}\n`);
-    await new RunHistoryReader({ persist: true }).read(ws.runtimeRoot, ws.goalId, ws.dir);
-    rewriteCache(ws, (body) => {
-      ((body['history'] as Record<string, unknown>)['facts'] as Record<string, unknown>)['spends'] = [];
-    });
-    processGoalCache().clear(); // a new process: only the cache file is there
+    forgeOldCache(ws, () => {});
+    processGoalCache().clear(); // a new process: only the old cache file is there
     const result = await reserveTurn(await loadGoal(ws), clockAt(), {
       identity: settlementIdentity({
         goalId: ws.goalId,
@@ -243,16 +272,13 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
     assert.match(result.reason, /1 spent \+ 0 reserved \+ 1 requested exceeds the 1 allowed/);
   });
 
-  it('quota should-run without a turn id over a cache rewritten with its checksum recomputed: the spend still counts (1 of 1, throttled)', async () => {
+  it('quota should-run without a turn id over an old cache file forged with its checksum recomputed: the spend still counts (1 of 1, throttled)', async () => {
     const ws = makeWorkspace({ quota: { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 1 } });
     fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
     fs.writeFileSync(indexFile(ws), `${row('spend')}\n`);
-    await new RunHistoryReader({ persist: true }).read(ws.runtimeRoot, ws.goalId, ws.dir);
-    rewriteCache(ws, (body) => {
-      ((body['history'] as Record<string, unknown>)['facts'] as Record<string, unknown>)['spends'] = [];
-    });
+    forgeOldCache(ws, () => {});
     for (const agent of [['--agent-id', 'agent-a'], []]) {
-      processGoalCache().clear(); // a new process: only the cache file is there
+      processGoalCache().clear(); // a new process: only the old cache file is there
       const run = await runLoopx(
         ['quota', 'should-run', '--goal-id', ws.goalId, ...agent, '--registry', ws.registryPath, '--format', 'json'],
         { cwd: ws.dir },
@@ -265,51 +291,26 @@ describe('admission never trusts the run-index cache alone (issue 34, defect 3)'
     }
   });
 
-  it('a checksum-valid cache of the wrong shape is ignored with a warning naming it: no internal_error', async () => {
+  it('writes no cache file of its own: quota should-run, turn plan, run-once and spend-slot leave the goal folder free of one, and the one persistent cache is status-cache.json', async () => {
     const ws = makeWorkspace({ quota: { compute: 1, window_hours: 24, slot_minutes: 1, allowed_slots: 5 } });
     fs.mkdirSync(path.dirname(indexFile(ws)), { recursive: true });
     fs.writeFileSync(indexFile(ws), `${row('spend')}\n`);
-    await new RunHistoryReader({ persist: true }).read(ws.runtimeRoot, ws.goalId, ws.dir);
-    const cacheFile = indexCachePath(ws.runtimeRoot, ws.goalId);
-    const warnings: string[] = [];
-    const onWarning = (warning: Error): void => {
-      warnings.push(warning.message);
-    };
-    process.on('warning', onWarning);
-    try {
-      const commands = [
-        ['quota', 'should-run', '--goal-id', ws.goalId, '--agent-id', 'agent-a'],
-        ['turn', 'plan', '--goal-id', ws.goalId, '--agent-id', 'agent-a'],
-        ['turn', 'run-once', '--goal-id', ws.goalId, '--agent-id', 'agent-a', '--execute'],
-        [
-          'quota',
-          'spend-slot',
-          '--goal-id',
-          ws.goalId,
-          '--agent-id',
-          'agent-a',
-          '--turn-instance-id',
-          't1',
-          '--execute',
-        ],
-      ];
-      for (const argv of commands) {
-        rewriteCache(ws, (body) => {
-          ((body['history'] as Record<string, unknown>)['facts'] as Record<string, unknown>)['spends'] = [7, 'x'];
-        });
-        processGoalCache().clear();
-        const before = warnings.length;
-        const run = await runLoopx([...argv, '--registry', ws.registryPath, '--format', 'json'], { cwd: ws.dir });
-        assert.notEqual(run.code, 2, `${argv.join(' ')}: ${run.stdout}${run.stderr}`);
-        assert.doesNotMatch(run.stdout + run.stderr, /internal_error/, argv.join(' '));
-        // Give the process's warning event (emitted on the next tick) its turn.
-        await new Promise((resolve) => setImmediate(resolve));
-        const named = warnings.slice(before).some((w) => w.includes(cacheFile));
-        if (argv[1] === 'should-run' || argv[1] === 'plan' || argv[1] === 'run-once')
-          assert.ok(named, `${argv.join(' ')} warns naming ${cacheFile}: ${JSON.stringify(warnings.slice(before))}`);
-      }
-    } finally {
-      process.off('warning', onWarning);
+    const commands = [
+      ['quota', 'should-run', '--goal-id', ws.goalId, '--agent-id', 'agent-a'],
+      ['turn', 'plan', '--goal-id', ws.goalId, '--agent-id', 'agent-a'],
+      ['turn', 'run-once', '--goal-id', ws.goalId, '--agent-id', 'agent-a', '--execute'],
+      ['quota', 'spend-slot', '--goal-id', ws.goalId, '--agent-id', 'agent-a', '--turn-instance-id', 't1', '--execute'],
+      ['status'],
+    ];
+    for (const argv of commands) {
+      processGoalCache().clear();
+      const run = await runLoopx([...argv, '--registry', ws.registryPath, '--format', 'json'], { cwd: ws.dir });
+      assert.notEqual(run.code, 2, `${argv.join(' ')}: ${run.stdout}${run.stderr}`);
+      assert.doesNotMatch(run.stdout + run.stderr, /internal_error/, argv.join(' '));
     }
+    const caches = (fs.readdirSync(ws.runtimeRoot, { recursive: true }) as string[]).filter((f) =>
+      /cache[^/]*\.json$/.test(String(f)),
+    );
+    assert.deepEqual(caches, [path.join('cache', 'status-cache.json')]);
   });
 });

@@ -9,7 +9,7 @@ import {
   settleReservation,
   voidReservation,
 } from '../../../src/core/quota/reservations';
-import { appendRun } from '../../../src/core/runtime/runIndex';
+import { appendRun } from '../../../src/core/runtime/runIndexWrite';
 import { expectSuccess, startTogether, startWorker, waitForOutput } from '../../support/barrier';
 import { clockAt, identityFor, loadGoal, makeWorkspace, NOW, readIndexRows } from './helpers';
 

@@ -5,8 +5,6 @@ import * as path from 'node:path';
 import { readRunIndex } from '../../../src/core/runtime/runIndex';
 import { runIndexPath } from '../../../src/core/runtime/layout';
 import {
-  indexCachePath,
-  loadState,
   RECENT_LANE_ROWS,
   RunHistoryReader,
   summarizeRunRows,
@@ -131,11 +129,7 @@ async function uncached(ws: Workspace): Promise<unknown> {
   return plainHistory(summarizeRunRows(read.rows, ws.dir));
 }
 
-async function decide(
-  ws: Workspace,
-  agentId: string | null,
-  indexCache: 'off' | 'persist',
-): Promise<ShouldRunDecision> {
+async function decide(ws: Workspace, agentId: string | null, indexCache: 'off' | 'memory'): Promise<ShouldRunDecision> {
   return (await shouldRun({
     registryPath: ws.registryPath,
     goalId: ws.goalId,
@@ -169,12 +163,12 @@ describe('incremental run history (run index with tail offsets)', () => {
         const warm = await memo.read(ws.runtimeRoot, ws.goalId, ws.dir);
         kinds.set(warm.kind, (kinds.get(warm.kind) ?? 0) + 1);
         assert.deepEqual(plainHistory(warm.history), expected, `seed ${seed} round ${round}: in-memory reader`);
-        // A new process: only the cache file carries over.
-        const fromDisk = await new RunHistoryReader().read(ws.runtimeRoot, ws.goalId, ws.dir);
-        assert.deepEqual(plainHistory(fromDisk.history), expected, `seed ${seed} round ${round}: cache file`);
+        // A new process: nothing carries over, it reads the index itself.
+        const fresh = await new RunHistoryReader().read(ws.runtimeRoot, ws.goalId, ws.dir);
+        assert.deepEqual(plainHistory(fresh.history), expected, `seed ${seed} round ${round}: fresh reader`);
         for (const agent of ['agent-a', 'agent-b', null])
           assert.deepEqual(
-            await decide(ws, agent, 'persist'),
+            await decide(ws, agent, 'memory'),
             await decide(ws, agent, 'off'),
             `seed ${seed} round ${round} agent ${agent}: decision`,
           );
@@ -206,10 +200,10 @@ describe('incremental run history (run index with tail offsets)', () => {
       tail.history.facts.spends.map((s) => s.effect_id),
       ['e3', 'e2', 'e1'],
     );
-    // A fresh reader (another process) continues from the cache file.
+    // A fresh reader (another process) keeps nothing from this one: it reads the index in full.
     append(ws, `${spend(4)}\n`);
     const next = await new RunHistoryReader().read(ws.runtimeRoot, ws.goalId, ws.dir);
-    assert.equal(next.kind, 'tail');
+    assert.equal(next.kind, 'full');
     assert.deepEqual(plainHistory(next.history), await uncached(ws));
   });
 
@@ -310,68 +304,18 @@ describe('incremental run history (run index with tail offsets)', () => {
     });
   });
 
-  describe('the cache file', () => {
-    async function warm(): Promise<Workspace> {
-      const ws = makeWorkspace();
-      append(
-        ws,
-        `${JSON.stringify({ generated_at: '2026-01-15T09:00:00Z', classification: 'quota_slot_spent', slots: 2, settlement_identity: { effect_id: 'e1' } })}\n`,
-      );
-      await new RunHistoryReader().read(ws.runtimeRoot, ws.goalId, ws.dir);
-      assert.notEqual(loadState(indexCachePath(ws.runtimeRoot, ws.goalId)), null);
-      return ws;
-    }
-
-    const corruptions: [string, (text: string) => string][] = [
-      ['torn (cut in half)', (text) => text.slice(0, text.length >> 1)],
-      ['garbage', () => 'garbage\n{'],
-      ['edited body (checksum no longer matches)', (text) => text.replace('"slots":2', '"slots":9')],
-      ['foreign format', (text) => text.replace('loopx-vscode-index-cache', 'someone-else')],
-      ['another schema version', (text) => text.replace('"schema":2', '"schema":99')],
-    ];
-    for (const [name, corrupt] of corruptions) {
-      it(`a ${name} cache is ignored and rebuilt`, async () => {
-        const ws = await warm();
-        const file = indexCachePath(ws.runtimeRoot, ws.goalId);
-        fs.writeFileSync(file, corrupt(fs.readFileSync(file, 'utf8')));
-        assert.equal(loadState(file), null);
-        const read = await new RunHistoryReader().read(ws.runtimeRoot, ws.goalId, ws.dir);
-        assert.equal(read.kind, 'full');
-        assert.equal(read.history.facts.spends[0]?.slots, 2);
-        assert.notEqual(loadState(file), null, 'rebuilt');
-      });
-    }
-
-    it('a cache that names another index file or project root is not used', async () => {
-      const ws = await warm();
-      const other = makeWorkspace();
-      append(
-        other,
-        `${JSON.stringify({ generated_at: '2026-01-15T09:00:00Z', classification: 'validated_progress' })}\n`,
-      );
-      fs.mkdirSync(path.dirname(indexCachePath(other.runtimeRoot, other.goalId)), { recursive: true });
-      fs.copyFileSync(indexCachePath(ws.runtimeRoot, ws.goalId), indexCachePath(other.runtimeRoot, other.goalId));
-      const read = await new RunHistoryReader().read(other.runtimeRoot, other.goalId, other.dir);
-      assert.equal(read.kind, 'full');
-      assert.deepEqual(plainHistory(read.history), await uncached(other));
-    });
-
-    it('a cache file that is a symlink is not followed', async () => {
-      const ws = await warm();
-      const file = indexCachePath(ws.runtimeRoot, ws.goalId);
-      const elsewhere = path.join(ws.dir, 'elsewhere.json');
-      fs.renameSync(file, elsewhere);
-      fs.symlinkSync(elsewhere, file);
-      assert.equal(loadState(file), null);
-    });
-
-    it('deleting it is safe: the next read rebuilds it', async () => {
-      const ws = await warm();
-      fs.rmSync(indexCachePath(ws.runtimeRoot, ws.goalId));
-      const read = await new RunHistoryReader().read(ws.runtimeRoot, ws.goalId, ws.dir);
-      assert.equal(read.kind, 'full');
-      assert.equal(read.history.facts.spends.length, 1);
-    });
+  it('keeps what it read in memory only: no file is written beside the index', async () => {
+    const ws = makeWorkspace();
+    append(
+      ws,
+      `${JSON.stringify({ generated_at: '2026-01-15T09:00:00Z', classification: 'quota_slot_spent', slots: 2, settlement_identity: { effect_id: 'e1' } })}\n`,
+    );
+    const goalDir = path.dirname(path.dirname(indexFile(ws)));
+    const before = fs.readdirSync(goalDir, { recursive: true }).map(String).sort();
+    const reader = new RunHistoryReader();
+    assert.equal((await reader.read(ws.runtimeRoot, ws.goalId, ws.dir)).kind, 'full');
+    assert.equal((await reader.read(ws.runtimeRoot, ws.goalId, ws.dir)).kind, 'unchanged');
+    assert.deepEqual(fs.readdirSync(goalDir, { recursive: true }).map(String).sort(), before);
   });
 
   it('a torn last line (an append in progress) is answered as the plain reader does, and never consumed', async () => {
@@ -392,7 +336,8 @@ describe('incremental run history (run index with tail offsets)', () => {
     const torn = await reader.read(ws.runtimeRoot, ws.goalId, ws.dir);
     assert.equal(torn.kind, 'torn');
     assert.deepEqual(plainHistory(torn.history), await uncached(ws));
-    assert.equal(loadState(indexCachePath(ws.runtimeRoot, ws.goalId))?.offset, row('e1').length + 1);
+    // Not consumed: asked again before the line ends, the read is torn again (never 'unchanged').
+    assert.equal((await reader.read(ws.runtimeRoot, ws.goalId, ws.dir)).kind, 'torn');
     // The writer goes on: the line ends up longer than what was seen (a bigger row), then closed.
     fs.writeFileSync(indexFile(ws), `${row('e1')}\n${row('e2').replace('"slots":1', '"slots":3')}`);
     const half = await reader.read(ws.runtimeRoot, ws.goalId, ws.dir);

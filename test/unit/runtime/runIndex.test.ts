@@ -14,16 +14,18 @@ import {
   validateGoalId,
 } from '../../../src/core/runtime/layout';
 import {
-  appendRun,
   latestAgentLaneRun,
   latestStatusRun,
-  nextFreeArtifactPair,
   readGoalRuns,
   readRunIndex,
-  reserveArtifactPair,
-  runArtifactStem,
   type RunIndexRow,
 } from '../../../src/core/runtime/runIndex';
+import {
+  appendRun,
+  nextFreeArtifactPair,
+  reserveArtifactPair,
+  runArtifactStem,
+} from '../../../src/core/runtime/runIndexWrite';
 import { compactUtcStamp, formatLocalIsoSeconds } from '../../../src/core/runtime/time';
 import { expectSuccess, startTogether } from '../../support/barrier';
 import { waitUntil } from '../../support/waitFor';

@@ -2,13 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  fileSystemStatusReader,
-  GoalStatusCache,
-  GoalStatusItemSchema,
-  loadGoalStatus,
-  type StatusFileReader,
-} from '../../../src/core/status/goalStatus';
+import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
+import { GoalStatusCache, GoalStatusItemSchema, loadGoalStatus } from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -24,21 +19,21 @@ function demo(): { dir: string; registryPath: string } {
 }
 
 /** A reader that counts reads per kind and file. */
-function countingReader(): { reader: StatusFileReader; reads: string[]; reset: () => void } {
+function countingReader(): { reader: GoalFileReader; reads: string[]; reset: () => void } {
   const reads: string[] = [];
-  const reader: StatusFileReader = {
-    stat: (file) => fileSystemStatusReader.stat(file),
+  const reader: GoalFileReader = {
+    stat: (file) => fileSystemGoalReader.stat(file),
     readRegistry: (file) => {
       reads.push(`registry:${path.basename(file)}`);
-      return fileSystemStatusReader.readRegistry(file);
+      return fileSystemGoalReader.readRegistry(file);
     },
     readState: (file) => {
       reads.push(`state:${path.basename(path.dirname(file))}`);
-      return fileSystemStatusReader.readState(file);
+      return fileSystemGoalReader.readState(file);
     },
     readRunIndex: (file, options) => {
       reads.push(`index:${path.basename(path.dirname(path.dirname(file)))}`);
-      return fileSystemStatusReader.readRunIndex(file, options);
+      return fileSystemGoalReader.readRunIndex(file, options);
     },
   };
   return {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
-import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { LiveStatusModel, type LiveSnapshot } from '../../../src/core/status/liveStatus';
 import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -23,11 +23,11 @@ describe('run-index reads kept by the live model', () => {
   let stateFile = '';
   let indexReads = 0;
   let afterIndexRead: (() => void) | undefined;
-  const reader: StatusFileReader = {
-    ...fileSystemStatusReader,
+  const reader: GoalFileReader = {
+    ...fileSystemGoalReader,
     readRunIndex: async (file, options) => {
       indexReads++;
-      const read = await fileSystemStatusReader.readRunIndex(file, options);
+      const read = await fileSystemGoalReader.readRunIndex(file, options);
       const hook = afterIndexRead;
       afterIndexRead = undefined;
       hook?.();

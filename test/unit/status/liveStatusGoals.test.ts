@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
-import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { LiveStatusModel, type StatusDiff } from '../../../src/core/status/liveStatus';
 
 const NOW = '2026-11-29T10:00:00Z';
@@ -33,11 +33,11 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   const touched: string[] = [];
   /** One-shot holds: the next read of that state file waits until released. */
   const gates = new Map<string, { reached: () => void; released: Promise<void> }>();
-  const reader: StatusFileReader = {
-    ...fileSystemStatusReader,
+  const reader: GoalFileReader = {
+    ...fileSystemGoalReader,
     stat: (file) => {
       touched.push(`stat ${file}`);
-      return fileSystemStatusReader.stat(file);
+      return fileSystemGoalReader.stat(file);
     },
     readState: async (file) => {
       touched.push(`read ${file}`);
@@ -47,7 +47,11 @@ describe('the live status model re-reading one goal (issue 16)', function () {
         gate.reached();
         await gate.released;
       }
-      return fileSystemStatusReader.readState(file);
+      return fileSystemGoalReader.readState(file);
+    },
+    readRunIndex: (file, options) => {
+      touched.push(`index ${file}`);
+      return fileSystemGoalReader.readRunIndex(file, options);
     },
   };
 
@@ -60,6 +64,32 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   afterEach(() => {
     model.close();
     fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("lists one goal's runs newest first through its file cache, and lets the read go (the editor's Recent runs)", async () => {
+    const first = await model.current();
+    assert.ok(first.ok);
+    const beta = first.targets.find((target) => target.goalId === 'beta');
+    assert.ok(beta !== undefined);
+    const index = path.join(beta.runtimeRoot, 'goals', 'beta', 'runs', 'index.jsonl');
+    fs.mkdirSync(path.dirname(index), { recursive: true });
+    const row = (at: string): string =>
+      JSON.stringify({ generated_at: at, goal_id: 'beta', classification: 'validated_progress' });
+    fs.writeFileSync(index, `${row('2026-11-29T08:00:00Z')}\n${row('2026-11-29T09:00:00Z')}\n`);
+    touched.length = 0;
+    const runs = await model.goalRuns('beta');
+    assert.deepEqual(
+      runs.map((r) => r.generated_at),
+      ['2026-11-29T09:00:00Z', '2026-11-29T08:00:00Z'],
+    );
+    assert.deepEqual(
+      touched.filter((t) => t.startsWith('index ')),
+      [`index ${index}`],
+    );
+    // Let go: asked again, the index is read again (a held read would answer from memory).
+    await model.goalRuns('beta');
+    assert.equal(touched.filter((t) => t === `index ${index}`).length, 2);
+    assert.deepEqual(await model.goalRuns('no-such-goal'), []);
   });
 
   it("neither reads nor stats another goal's state file, and reports the change of that goal only", async () => {

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { LiveStatusModel } from '../../../src/core/status/liveStatus';
-import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { RebuildStats } from '../../../src/core/status/rebuildStats';
 import { statusTargets } from '../../../src/core/status/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
@@ -42,10 +42,10 @@ describe('stats kept for one rebuild of the live model', () => {
     const marker = 'changed-while-refreshing';
     let onRead: (() => void) | undefined;
     // The reader changes the state file right after the running refresh has read it, then starts the next refresh.
-    const reader: StatusFileReader = {
-      ...fileSystemStatusReader,
+    const reader: GoalFileReader = {
+      ...fileSystemGoalReader,
       readState: async (file) => {
-        const text = await fileSystemStatusReader.readState(file);
+        const text = await fileSystemGoalReader.readState(file);
         const hook = onRead;
         onRead = undefined;
         hook?.();

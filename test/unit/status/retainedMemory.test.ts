@@ -6,7 +6,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import { fixedClock } from '../../../src/core/clock';
 import type { LedgerFacts } from '../../../src/core/quota/ledger';
-import { StatusDiskCache, statusCachePath } from '../../../src/core/status/diskCache';
+import { PersistentCache, statusCachePath } from '../../../src/core/goal/persistentCache';
 import { GoalStatusCache, type GoalStatusTarget } from '../../../src/core/status/goalStatus';
 import { loadStatus } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
@@ -97,8 +97,8 @@ describe('what the status caches keep alive', () => {
     held = undefined;
     assert.equal(JSON.stringify(entry.digest.facts), expected, 'and are parsed again from their packed bytes');
     // A cache loaded from the file is the same: facts parsed when read, not held.
-    const loaded = StatusDiskCache.open(statusCachePath(path.join(dir, '.loopx', 'runtime')));
-    const digest = loaded.indexDigest(indexFile, (await cache.reader.stat(indexFile)) ?? null);
+    const loaded = PersistentCache.open(statusCachePath(path.join(dir, '.loopx', 'runtime')));
+    const digest = loaded.indexDigest(indexFile, (await cache.files.reader.stat(indexFile)) ?? null);
     assert.ok(digest !== undefined);
     const loadedRef = new WeakRef(digest.facts);
     assert.equal(JSON.stringify(digest.facts), expected);

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
-import { fileSystemStatusReader, GoalStatusCache, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
+import { GoalStatusCache } from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus } from '../../../src/core/status/statusPayload';
 import { statusQuotaState, statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
@@ -42,11 +43,11 @@ describe('status quota from the reads status already made', () => {
   it('hands the provider the registry, the raw entry and the run index status read (the index is read once)', async () => {
     const { dir, registryPath } = demo();
     let indexReads = 0;
-    const reader: StatusFileReader = {
-      ...fileSystemStatusReader,
+    const reader: GoalFileReader = {
+      ...fileSystemGoalReader,
       readRunIndex: async (file, options) => {
         indexReads++;
-        const read = await fileSystemStatusReader.readRunIndex(file, options);
+        const read = await fileSystemGoalReader.readRunIndex(file, options);
         // A spend only this read knows about: the quota must count it, so it used this read.
         return {
           ...read,

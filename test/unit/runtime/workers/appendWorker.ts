@@ -4,7 +4,7 @@
  * `padBytes` pads each row's recommended_action so one index line is larger than a single write.
  */
 import { fixedClock } from '../../../../src/core/clock';
-import { appendRun } from '../../../../src/core/runtime/runIndex';
+import { appendRun } from '../../../../src/core/runtime/runIndexWrite';
 import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {

@@ -4,10 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { readRunIndex, type RunIndexRow } from '../../../src/core/runtime/runIndex';
-import { fileSystemStatusReader, type StatusFileReader } from '../../../src/core/status/goalStatus';
+import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { LiveStatusModel } from '../../../src/core/status/liveStatus';
-import { keptRecentRunRows, recentRunRows, RECENT_RUNS_KEPT } from '../../../src/core/status/recentRuns';
-import { statusCachePath } from '../../../src/core/status/diskCache';
+import { keptRecentRunRows, recentRunRows, RECENT_RUNS_KEPT } from '../../../src/core/goal/recentRuns';
+import { statusCachePath } from '../../../src/core/goal/persistentCache';
 import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
@@ -59,11 +59,11 @@ describe("a goal's recent runs kept with its run-index digest (the editor's Rece
     let registryPath = '';
     let indexFile = '';
     let indexReads = 0;
-    const reader: StatusFileReader = {
-      ...fileSystemStatusReader,
+    const reader: GoalFileReader = {
+      ...fileSystemGoalReader,
       readRunIndex: async (file, options) => {
         indexReads++;
-        return fileSystemStatusReader.readRunIndex(file, options);
+        return fileSystemGoalReader.readRunIndex(file, options);
       },
     };
     const snapshotOf = async () => {

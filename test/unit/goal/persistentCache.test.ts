@@ -4,14 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { observeSafeReads } from '../../../src/core/fs/safeRead';
-import { STATUS_CACHE_SCHEMA, StatusDiskCache, statusCachePath } from '../../../src/core/status/diskCache';
 import {
-  fileSystemStatusReader,
-  GoalStatusCache,
-  type FileStamp,
-  type GoalStatusItem,
-  type StatusFileReader,
-} from '../../../src/core/status/goalStatus';
+  persistentCacheEnabled,
+  STATUS_CACHE_SCHEMA,
+  PersistentCache,
+  statusCachePath,
+} from '../../../src/core/goal/persistentCache';
+import { fileSystemGoalReader, type FileStamp, type GoalFileReader } from '../../../src/core/goal/files';
+import { GoalStatusCache, type GoalStatusItem } from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
@@ -53,22 +53,22 @@ interface Counted {
   indexReads: number;
   /** Files read through the safe readers (index, spend records, cache). */
   safeReads: string[];
-  disk: StatusDiskCache | undefined;
+  disk: PersistentCache | undefined;
 }
 
 /** One status call as a fresh process makes it: a new in-memory cache, the disk cache on or off. */
 async function status(d: Demo, persistentCache: boolean, clock = CLOCK): Promise<Counted> {
   let stateReads = 0;
   let indexReads = 0;
-  const reader: StatusFileReader = {
-    ...fileSystemStatusReader,
+  const reader: GoalFileReader = {
+    ...fileSystemGoalReader,
     readState: async (file) => {
       stateReads++;
-      return fileSystemStatusReader.readState(file);
+      return fileSystemGoalReader.readState(file);
     },
     readRunIndex: async (file, options) => {
       indexReads++;
-      return fileSystemStatusReader.readRunIndex(file, options);
+      return fileSystemGoalReader.readRunIndex(file, options);
     },
   };
   const safeReads: string[] = [];
@@ -113,6 +113,16 @@ const editNextAction = (text: string): string => {
   const swapped = old.replace(/[a-z]/, (c) => (c === 'x' ? 'y' : 'x'));
   return text.slice(0, line) + swapped + text.slice(end);
 };
+
+describe('the one persistent cache switch', () => {
+  it('is LOOPX_STATUS_CACHE, with the old run-index switch LOOPX_INDEX_CACHE read as the same', () => {
+    assert.equal(persistentCacheEnabled({}), true);
+    for (const off of ['off', 'OFF', ' 0 ', 'false'])
+      for (const name of ['LOOPX_STATUS_CACHE', 'LOOPX_INDEX_CACHE'])
+        assert.equal(persistentCacheEnabled({ [name]: off }), false, `${name}=${off}`);
+    assert.equal(persistentCacheEnabled({ LOOPX_STATUS_CACHE: 'on', LOOPX_INDEX_CACHE: '1' }), true);
+  });
+});
 
 describe('persistent status cache (runtime root)', () => {
   it('a warm call reads no state file, no run index and no spend record, and answers the same JSON as the uncached path', async () => {
@@ -267,7 +277,7 @@ describe('persistent status cache (runtime root)', () => {
       assert.equal(again.disk?.origin, 'corrupt');
       assert.equal(again.stateReads, 1, 'nothing is taken from it');
       assert.equal(JSON.stringify(again.payload), JSON.stringify(first.payload));
-      assert.equal(StatusDiskCache.open(d.cacheFile).origin, 'loaded', 'rebuilt');
+      assert.equal(PersistentCache.open(d.cacheFile).origin, 'loaded', 'rebuilt');
     }
   });
 
@@ -414,8 +424,8 @@ describe('persistent status cache (runtime root)', () => {
     const entry = first.items['tidy-notes'];
     assert.ok(entry !== undefined);
     const files: [string, FileStamp | null][] = [
-      [d.stateFile, await fileSystemStatusReader.stat(d.stateFile)],
-      [d.indexFile, await fileSystemStatusReader.stat(d.indexFile)],
+      [d.stateFile, await fileSystemGoalReader.stat(d.stateFile)],
+      [d.indexFile, await fileSystemGoalReader.stat(d.indexFile)],
     ];
     const original = (disk as unknown as { body: { items: Record<string, { item: GoalStatusItem }> } }).body.items[
       'tidy-notes'
@@ -433,7 +443,7 @@ describe('persistent status cache (runtime root)', () => {
     disk.setItem('tidy-notes', entry.key, files, original);
     assert.equal(await disk.save(within), true);
     assert.equal(bodyOf().items['tidy-notes']?.item['display_name'], original.display_name);
-    assert.equal(StatusDiskCache.open(d.cacheFile).origin, 'loaded', 'the checksum covers the chunks as written');
+    assert.equal(PersistentCache.open(d.cacheFile).origin, 'loaded', 'the checksum covers the chunks as written');
   });
 
   it('a change made while a save is under way keeps the cache dirty: the next save writes it', async () => {
@@ -453,7 +463,7 @@ describe('persistent status cache (runtime root)', () => {
       true,
       'the change during the write is saved',
     );
-    const reopened = StatusDiskCache.open(d.cacheFile);
+    const reopened = PersistentCache.open(d.cacheFile);
     assert.equal(reopened.origin, 'loaded');
     assert.deepEqual(Object.keys((reopened as unknown as { body: { items: object } }).body.items), []);
   });

@@ -8,14 +8,19 @@ import { isCredentialClean, markCredentialClean } from '../privacy/scrub';
 import { digestRunIndex, type IndexDigest, type LedgerFacts, type LedgerMemo } from '../quota/ledger';
 import { readRunIndex, type RunIndexRead } from '../runtime/runIndex';
 import { LOOPX_VERSION } from '../version';
-import type { FileStamp, GoalStatusItem } from './goalStatus';
+import type { FileStamp } from './files';
 import { packJson, unpackJson } from './packedJson';
 import { keptRecentRunRows, recentRunRows, type RecentRunRow } from './recentRuns';
 
 /**
- * The persistent status cache: what `status`, `should-run` and the status server derive from a
- * goal's files, kept between processes in `<runtime_root>/cache/status-cache.json` so a warm call
- * stats the files and reads this one file instead of parsing every run index and spend record.
+ * LoopX's one persistent cache: what `status`, `should-run`'s quota summary and the status server
+ * derive from a goal's files (each goal's status item; each run index's clock-free ledger facts,
+ * newest status run and newest runs), kept between processes in `<runtime_root>/cache/status-cache.json`
+ * so a warm call stats the files and reads this one file instead of parsing every run index and
+ * spend record. No other file caches what LoopX read (the architecture test keeps it so):
+ * the decision's incremental run-index reader (`cache.ts`) keeps its state in memory only, since the
+ * decision trusts only what its own process read. `LOOPX_STATUS_CACHE=off` turns it off
+ * ({@link persistentCacheEnabled}).
  *
  * Trust rules (docs/benchmarks.md, "The persistent cache"):
  * - Every entry names the files it was derived from with their stamp (size, mtime, inode); an
@@ -44,10 +49,18 @@ export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
 export const RACY_MS = 3_000;
 
-/** `LOOPX_STATUS_CACHE=off` (or `0`) turns the persistent cache off: every call reads from scratch. */
-export function statusCacheEnabled(env: NodeJS.ProcessEnv): boolean {
-  const value = env['LOOPX_STATUS_CACHE']?.trim().toLowerCase();
-  return value !== 'off' && value !== '0' && value !== 'false';
+/**
+ * The one switch: `LOOPX_STATUS_CACHE=off` (or `0`, `false`) turns the caches off, so every call reads
+ * from scratch: no persistent cache is read or written, and `quota should-run` reads the run index
+ * in full rather than incrementally. `LOOPX_INDEX_CACHE`, the run-index cache's switch before the
+ * two caches were merged, is still read as the same switch.
+ */
+export function persistentCacheEnabled(env: NodeJS.ProcessEnv): boolean {
+  for (const name of ['LOOPX_STATUS_CACHE', 'LOOPX_INDEX_CACHE']) {
+    const value = env[name]?.trim().toLowerCase();
+    if (value === 'off' || value === '0' || value === 'false') return false;
+  }
+  return true;
 }
 
 export function statusCachePath(runtimeRoot: string): string {
@@ -207,7 +220,7 @@ function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 }
 
-export class StatusDiskCache {
+export class PersistentCache {
   private dirty = false;
 
   private constructor(
@@ -220,34 +233,34 @@ export class StatusDiskCache {
   ) {}
 
   /** An empty cache that will be written to `file` (nothing is read). */
-  static empty(file: string, origin: DiskCacheOrigin = 'missing'): StatusDiskCache {
-    return new StatusDiskCache(file, origin, { items: {} }, new Map(), 0);
+  static empty(file: string, origin: DiskCacheOrigin = 'missing'): PersistentCache {
+    return new PersistentCache(file, origin, { items: {} }, new Map(), 0);
   }
 
   /** Loads the cache file; never throws: whatever cannot be trusted starts empty. */
-  static open(file: string): StatusDiskCache {
+  static open(file: string): PersistentCache {
     let bytes: Buffer;
     let mtimeMs: number;
     try {
       mtimeMs = fs.statSync(file).mtimeMs;
       bytes = readFileBytesSafeSync(file);
     } catch {
-      return StatusDiskCache.empty(file);
+      return PersistentCache.empty(file);
     }
     const newline = bytes.indexOf(0x0a);
     try {
       const header = HeaderSchema.safeParse(JSON.parse(bytes.subarray(0, newline < 0 ? 0 : newline).toString('utf8')));
-      if (!header.success || header.data.loopx_version !== LOOPX_VERSION) return StatusDiskCache.empty(file, 'foreign');
+      if (!header.success || header.data.loopx_version !== LOOPX_VERSION) return PersistentCache.empty(file, 'foreign');
       const rest = bytes.subarray(newline + 1);
       if (createHash('sha256').update(rest).digest('hex') !== header.data.sha256)
-        return StatusDiskCache.empty(file, 'corrupt');
+        return PersistentCache.empty(file, 'corrupt');
       // The checksum proves the body is as this code wrote it: only its envelope is checked here
       // (validating every kept item again would cost what the cache saves).
       const end = rest.indexOf(0x0a);
-      if (end < 0) return StatusDiskCache.empty(file, 'corrupt');
+      if (end < 0) return PersistentCache.empty(file, 'corrupt');
       const segments = rest.subarray(end + 1);
       const body: unknown = JSON.parse(rest.subarray(0, end).toString('utf8'));
-      if (!isBody(body, segments.length)) return StatusDiskCache.empty(file, 'corrupt');
+      if (!isBody(body, segments.length)) return PersistentCache.empty(file, 'corrupt');
       const indexes = new Map<string, IndexEntry>();
       for (const [indexFile, record] of Object.entries(body.indexes)) {
         const packed = segments.subarray(record.facts[0], record.facts[0] + record.facts[1]);
@@ -259,9 +272,9 @@ export class StatusDiskCache {
           recentRuns: keptRecentRunRows(record.recent_runs),
         });
       }
-      return new StatusDiskCache(file, 'loaded', { items: body.items }, indexes, mtimeMs);
+      return new PersistentCache(file, 'loaded', { items: body.items }, indexes, mtimeMs);
     } catch {
-      return StatusDiskCache.empty(file, 'corrupt');
+      return PersistentCache.empty(file, 'corrupt');
     }
   }
 
@@ -296,7 +309,7 @@ export class StatusDiskCache {
   }
 
   /** The kept status item of a goal for `key`, if every file it came from is unchanged. */
-  item(goalId: string, key: string, files: readonly [string, FileStamp | null][]): GoalStatusItem | undefined {
+  item<T extends object>(goalId: string, key: string, files: readonly [string, FileStamp | null][]): T | undefined {
     const entry = this.body.items[goalId];
     if (entry === undefined || entry.key !== key || entry.files.length !== files.length) return undefined;
     for (let i = 0; i < files.length; i++) {
@@ -304,7 +317,7 @@ export class StatusDiskCache {
       if (!this.trusted(entry.files[i] as FileEntry, file, stamp)) return undefined;
     }
     if (entry.clean === true) markCredentialClean(entry.item);
-    return entry.item as GoalStatusItem;
+    return entry.item as T;
   }
 
   /** `json`: the item's JSON when the caller has it (it is what a save writes). */
@@ -312,7 +325,7 @@ export class StatusDiskCache {
     goalId: string,
     key: string,
     files: readonly [string, FileStamp | null][],
-    item: GoalStatusItem,
+    item: object,
     json?: string,
   ): void {
     if (json !== undefined && !itemJsonBytes.has(item)) itemJsonBytes.set(item, json);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { packJson, unpackJson } from '../../../src/core/status/packedJson';
+import { packJson, unpackJson } from '../../../src/core/goal/packedJson';
 
 const roundTrip = (value: unknown): unknown => unpackJson(JSON.parse(JSON.stringify(packJson(value))));
 

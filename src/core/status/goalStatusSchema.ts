@@ -1,0 +1,216 @@
+import { z } from 'zod';
+import {
+  latestRunRecommendationSourceSchema,
+  nextActionProjectionWarningSchema,
+  projectionWarningSchema,
+  staleLatestRunWarningSchema,
+  stateProjectionGapSchema,
+} from './projection/schemas';
+import { AttentionSeveritySchema, WaitingOnSchema } from './attentionRoute';
+import { StateDiagnosticsSchema } from '../state/structured';
+import { ContractDiagnosticSchema } from './contractCheck';
+import { ReplanObligationSchema } from '../scheduling/replanObligation';
+
+/**
+ * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
+ * status needs to know about a goal (`GoalStatusTarget`). The projection that fills it is
+ * `goalStatus.ts`; the files it is projected from are read through `core/goal` (`GoalFiles`).
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Output contract
+
+export const StatusTodoItemSchema = z.object({
+  index: z.number().int(),
+  done: z.boolean(),
+  text: z.string(),
+  title: z.string(),
+  todo_id: z.string(),
+  priority: z.string().nullable(),
+  status: z.enum(['open', 'done', 'blocked', 'deferred']),
+  claimed_by: z.string().nullable(),
+  task_class: z.string().nullable(),
+});
+export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
+
+export const StatusTodoSummarySchema = z.object({
+  /** The heading of the section the todos come from, or null when the file has none. */
+  source_section: z.string().nullable(),
+  total_count: z.number().int().nonnegative(),
+  open_count: z.number().int().nonnegative(),
+  /** Closed todos, as LoopX counts them: done and deferred (`deferred_count` says how many of them are deferred). */
+  done_count: z.number().int().nonnegative(),
+  blocked_count: z.number().int().nonnegative(),
+  deferred_count: z.number().int().nonnegative(),
+  /** The first open todos in document order (for `--agent-id`, agent todos claimed by it or unclaimed). */
+  items: z.array(StatusTodoItemSchema),
+});
+export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
+
+export const StatusGateSchema = z.object({
+  todo_id: z.string(),
+  text: z.string(),
+  title: z.string(),
+  status: z.string(),
+  gate_state: z.enum(['open', 'rejected', 'cancelled']),
+  /** 1-based line of the gate in the state file. */
+  line: z.number().int().positive(),
+  blocks_agent: z.string().nullable(),
+  global_gate: z.boolean(),
+  unblocks_todo_ids: z.array(z.string()),
+  decision_scope: z.string().nullable(),
+  unscoped: z.boolean(),
+  blocked_todo_ids: z.array(z.string()),
+  /** When the person should have decided (ISO-8601; metadata `next_due_at`), or null. */
+  due_at: z.string().nullable(),
+  /** The gate's `updated_at` metadata (when it was last written), or null. */
+  updated_at: z.string().nullable(),
+});
+export type StatusGate = z.infer<typeof StatusGateSchema>;
+
+/** A run as status lists it: no paths, and the action public-safe compacted (null when it named a path or a secret). */
+export const StatusRunSchema = z.object({
+  generated_at: z.string().nullable(),
+  goal_id: z.string(),
+  classification: z.string().nullable(),
+  agent_id: z.string().nullable(),
+  progress_scope: z.string().nullable(),
+  recommended_action: z.string().nullable(),
+  recommended_action_source: z.string().nullable(),
+  health_check: z.string().nullable(),
+  json_exists: z.boolean(),
+  markdown_exists: z.boolean(),
+});
+export type StatusRun = z.infer<typeof StatusRunSchema>;
+
+export const ActiveStateStatusSchema = z.object({
+  available: z.boolean(),
+  /** Front-matter `status` and `updated_at`. */
+  status: z.string().nullable(),
+  updated_at: z.string().nullable(),
+  sha256_16: z.string().nullable(),
+  /** Why the file could not be read; paths in the message are replaced by labels such as `<project>/…`. */
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type ActiveStateStatus = z.infer<typeof ActiveStateStatusSchema>;
+
+/** The quota summary of a goal as the original's attention items carry it. */
+export const StatusItemQuotaSchema = z.looseObject({
+  compute: z.number().optional(),
+  window_hours: z.number().optional(),
+  slot_minutes: z.number().optional(),
+  allowed_slots: z.number().optional(),
+  spent_slots: z.number().optional(),
+  state: z.string().optional(),
+  reason: z.string().optional(),
+});
+export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
+
+export { WaitingOnSchema, AttentionSeveritySchema } from './attentionRoute';
+export const RecommendedActionOriginSchema = z.enum(['latest_run', 'active_state_next_action', 'default']);
+
+export const DEFAULT_STATUS_ACTION =
+  'add a durable route under "## Next Action" in ACTIVE_GOAL_STATE.md, or record a run with loopx refresh-state';
+
+/**
+ * An autonomous replan obligation a lane owes now (scheduling/replanObligation.ts): the obligation
+ * `quota should-run` would surface as `autonomous_replan_required`, with the stalled runs that owe it.
+ */
+export const StatusReplanObligationSchema = z.object({
+  /** The agent lane (null: the goal registers no agent and all runs count). */
+  agent_id: z.string().nullable(),
+  obligation: ReplanObligationSchema,
+  /** The stalled runs, newest first (paths and secrets compacted away like `latest_runs`). */
+  stalled_runs: z.array(
+    z.object({
+      generated_at: z.string().nullable(),
+      classification: z.string().nullable(),
+      recommended_action: z.string().nullable(),
+      todo_id: z.string().nullable(),
+      turn_instance_id: z.string().nullable(),
+    }),
+  ),
+  /** When the streak began: the oldest stalled run's time. */
+  since: z.string().nullable(),
+});
+export type StatusReplanObligation = z.infer<typeof StatusReplanObligationSchema>;
+
+/** One goal of the status read model (an `attention_queue.items[]` entry of the original). */
+export const GoalStatusItemSchema = z.object({
+  goal_id: z.string(),
+  display_name: z.string(),
+  /**
+   * LoopX's attention status: `active_state_user_gate`, `active_state_user_todo`, `connected_without_run`,
+   * `run_artifact_missing`, the latest status run's classification, … (attentionRoute.ts).
+   */
+  status: z.string(),
+  /** The goal's status in the registry. */
+  goal_status: z.string(),
+  domain: z.string().nullable(),
+  waiting_on: WaitingOnSchema,
+  severity: AttentionSeveritySchema,
+  recommended_action: z.string().min(1),
+  /** Where `recommended_action` came from. */
+  source: RecommendedActionOriginSchema,
+  registry_member: z.boolean(),
+  registered_agents: z.array(z.string()),
+  /** Set when the status was asked for one agent (`--agent-id`). */
+  agent_id: z.string().optional(),
+  active_state_next_action: z.string().optional(),
+  active_state_next_action_entries: z.array(z.string()).optional(),
+  latest_run_recommended_action: z.string().nullable(),
+  latest_run_recommended_action_source: latestRunRecommendationSourceSchema.nullable(),
+  next_action_projection_warning: nextActionProjectionWarningSchema.optional(),
+  state_projection_gap: stateProjectionGapSchema.optional(),
+  stale_latest_run_warning: staleLatestRunWarningSchema.optional(),
+  /** Every drift warning, most severe first. */
+  projection_warnings: z.array(projectionWarningSchema),
+  /** Null when the state file could not be read, as LoopX reports it. */
+  user_todos: StatusTodoSummarySchema.nullable(),
+  agent_todos: StatusTodoSummarySchema.nullable(),
+  open_gates: z.array(StatusGateSchema),
+  latest_runs: z.array(StatusRunSchema),
+  index_exists: z.boolean(),
+  raw_index_records: z.number().int().nonnegative(),
+  unique_runs: z.number().int().nonnegative(),
+  /** Index lines that could not be read (bad JSON, not an object). */
+  skipped_index_lines: z.number().int().nonnegative(),
+  /** Set when the run index could not be read at all: why, naming the file and the fix (runs and slot use unknown). */
+  run_index_unreadable: z.string().optional(),
+  active_state: ActiveStateStatusSchema,
+  state_diagnostics: StateDiagnosticsSchema.nullable(),
+  /**
+   * The goal's errors in LoopX's contract check (contractCheck.ts): todo metadata rules, or a state
+   * file that exists but cannot be read. Any error fails the status (`ok: false`).
+   */
+  contract_diagnostics: z.array(ContractDiagnosticSchema),
+  /** Replan obligations the goal's lanes owe now (one per registered agent at most); absent when none. */
+  replan_obligations: z.array(StatusReplanObligationSchema).optional(),
+  quota: StatusItemQuotaSchema.optional(),
+});
+export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+/** What status needs to know about a goal; a `GoalSummary` of the workspace read model fits. */
+export const GoalStatusTargetSchema = z.object({
+  goalId: z.string().min(1),
+  displayName: z.string(),
+  status: z.string(),
+  domain: z.string().nullable(),
+  projectRoot: z.string(),
+  runtimeRoot: z.string(),
+  stateFile: z.string().nullable(),
+  agents: z.array(z.string()),
+  registryMember: z.boolean().default(true),
+  /** The registry entry's `adapter.status`/`adapter.kind`, `waiting_on` and `attention_status` (attention routing). */
+  adapterStatus: z.string().nullable().default(null),
+  adapterKind: z.string().nullable().default(null),
+  registryWaitingOn: z.string().nullable().default(null),
+  attentionStatus: z.string().nullable().default(null),
+});
+export type GoalStatusTarget = z.input<typeof GoalStatusTargetSchema>;
+
+export const DEFAULT_STATUS_RUN_LIMIT = 5;
+export const DEFAULT_STATUS_TODO_ITEM_LIMIT = 5;

@@ -6,16 +6,11 @@ import type { QuotaGoal } from '../quota/goal';
 import { readRolloutEvents, rolloutEventLogOf, ofTurn } from '../evidence/rolloutLog';
 import { findHeartbeatReceipt } from '../evidence/receipts';
 import type { TurnUsage } from '../quota/ledger';
-import {
-  profileEstimate,
-  readQuotaView,
-  reserveTurn,
-  originalFootprint,
-  SPEND_SOURCES,
-  voidReservation,
-  type Reservation,
-  type SpendSource,
-} from '../quota/reservations';
+import { profileEstimate, reserveTurn } from '../quota/admission';
+import { readQuotaView } from '../quota/quotaView';
+import { originalFootprint, type Reservation } from '../quota/reservations';
+import { SPEND_SOURCES, type SpendSource } from '../quota/settlement';
+import { voidReservation } from '../quota/voids';
 import { spendSlot, voidSlot, type SpendSlotResult, type VoidSlotResult } from '../quota/spend';
 import { normalizeAgentId } from '../registry/agentIds';
 import {

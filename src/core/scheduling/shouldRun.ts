@@ -17,7 +17,8 @@ import { findQuotaGoal, quotaGoalFromRegistry, type LoadQuotaGoalOptions, type Q
 import { settlementIdentity } from '../quota/identity';
 import { SPEND_USAGE_FLAGS, TURN_ID_PLACEHOLDER } from '../quota/spend';
 import type { IndexDigest } from '../quota/ledger';
-import { admissionProblem, profileEstimate, readQuotaView, type QuotaView } from '../quota/reservations';
+import { admissionProblem, profileEstimate } from '../quota/admission';
+import { readQuotaView, type QuotaView } from '../quota/quotaView';
 import { replanRowsOf } from '../quota/runHistory';
 import {
   SelectedTodoSchema,

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { quotaGoalFromEntry, quotaGoalFromRegistry } from '../../../src/core/quota/goal';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
-import { readQuotaView } from '../../../src/core/quota/reservations';
+import { readQuotaView } from '../../../src/core/quota/quotaView';
 import { registryProjectRoot } from '../../../src/core/registry/locate';
 import { rawRegistryGoalsById, readRegistry } from '../../../src/core/registry/read';
 import { readGoalRuns, type RunIndexRead } from '../../../src/core/runtime/runIndex';

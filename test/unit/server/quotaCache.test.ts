@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Clock } from '../../../src/core/clock';
 import { findQuotaGoal } from '../../../src/core/quota/goal';
 import { settlementIdentity } from '../../../src/core/quota/identity';
-import { reserveTurn } from '../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../src/core/quota/admission';
 import { QuotaSummaryCache, RESERVATION_RECHECK_MS } from '../../../src/core/status/quotaCache';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 

@@ -61,7 +61,6 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
     quotaSummary: statusQuotaSummaries({
       registryPath,
       clock: options.clock,
-      runtimeRootOverride,
       homeDir: options.homeDir,
     }),
   });

@@ -67,7 +67,6 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'runtime/archive.ts: archiveRuntimeGoal',
   'scheduling/shouldRun.ts: shouldRun',
   'status/statusPayload.ts: loadStatus',
-  'turn/inspect.ts: inspectJournal',
 ];
 
 /** Where a goal's files are read for deciding: the goal loader, and the stores that own each file (their locked re-reads). */
@@ -103,7 +102,6 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
   'turn/context.ts -> reloadQuotaGoal',
-  'turn/inspect.ts -> loadQuotaGoal',
   'turn/writeback.ts -> readGoalRuns',
 ];
 
@@ -119,7 +117,6 @@ const PRE_READ_OFFENDERS: readonly string[] = [
   'refresh/refreshState.ts: RefreshStateRequest.stateText',
   'status/statusPayload.ts: StatusQuotaSources.indexDigest',
   'status/statusPayload.ts: StatusQuotaSources.recentRuns',
-  'turn/inspect.ts: InspectJournalOptions.goal',
   'turn/writeback.ts: WritebackContext.stateText',
 ];
 

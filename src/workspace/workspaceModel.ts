@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../core/commands/ids';
 import { clockFromEnv } from '../core/clock';
-import type { GoalQuotaSummary } from '../core/scheduling/shouldRun';
+import type { GoalQuotaSummary } from '../core/quota/summary';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import { LiveStatusModel, type ReadyLiveSnapshot, type StatusDiff } from '../core/status/liveStatus';
 import type { RecentRunRow } from '../core/goal/recentRuns';

@@ -9,6 +9,7 @@ import {
   goalFileReaderImports,
   goalLookupFunctions,
   importsOf,
+  optionalPreReadParameters,
   persistentCacheFileNames,
   persistentCacheFileHomes,
   goalFileCacheHomes,
@@ -66,10 +67,8 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'refresh/refreshState.ts: refreshState',
   'registry/bootstrap.ts: bootstrapGoal',
   'runtime/archive.ts: archiveRuntimeGoal',
-  'scheduling/shouldRun.ts: goalQuotaSummary',
   'scheduling/shouldRun.ts: shouldRun',
   'status/statusPayload.ts: loadStatus',
-  'turn/inspect.ts: inspectJournal',
 ];
 
 /** Where a goal's files are read for deciding: the goal loader, and the stores that own each file (their locked re-reads). */
@@ -101,8 +100,22 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
   'turn/context.ts -> reloadQuotaGoal',
-  'turn/inspect.ts -> loadQuotaGoal',
   'turn/writeback.ts -> readGoalRuns',
+];
+
+/**
+ * Optional pre-read parameters below `ops/` (issue 31: "as the caller already read it: not read again"): a second
+ * way in beside reading, with "wins over" rules between them. Load the goal once (`GoalLoader`) and pass what was
+ * loaded as a required input instead. Shrink this list; never grow it.
+ */
+const PRE_READ_OFFENDERS: readonly string[] = [
+  'quota/quotaView.ts: ReadQuotaViewOptions.facts',
+  'quota/quotaView.ts: ReadQuotaViewOptions.runIndex',
+  'refresh/refreshState.ts: RefreshStateRequest.registry',
+  'refresh/refreshState.ts: RefreshStateRequest.stateText',
+  'status/statusPayload.ts: StatusQuotaSources.indexDigest',
+  'status/statusPayload.ts: StatusQuotaSources.recentRuns',
+  'turn/writeback.ts: WritebackContext.stateText',
 ];
 
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
@@ -202,6 +215,20 @@ describe('architecture', () => {
       GOAL_READER_OFFENDERS.filter((f) => !outside.includes(f)),
       [],
       'remove fixed entries from GOAL_READER_OFFENDERS',
+    );
+  });
+
+  it('below ops/, no optional pre-read parameter ("as the caller already read it: not read again")', () => {
+    const found = optionalPreReadParameters();
+    assert.deepEqual(
+      found.filter((f) => !PRE_READ_OFFENDERS.includes(f)),
+      [],
+      'take what was loaded as a required input (a GoalSnapshot from GoalLoader), not as an optional second way in',
+    );
+    assert.deepEqual(
+      PRE_READ_OFFENDERS.filter((f) => !found.includes(f)),
+      [],
+      'remove fixed entries from PRE_READ_OFFENDERS',
     );
   });
 

@@ -252,3 +252,51 @@ export function goalFileCacheHomes(): string[] {
     .filter((file) => keeps.test(readFileSync(join(ROOT, file), 'utf8')))
     .sort();
 }
+
+/** What a doc comment says of an optional input the caller read before: "as the caller already read it: not read again". */
+const PRE_READ_DOC =
+  /not read again|reading it again|already (read|resolved|parsed|found)|as (status|the caller) (found|read|knows|just read)|the caller (read|holds)|instead of reading|nothing is read|is not read/i;
+
+/**
+ * Optional pre-read parameters in src/core outside `ops/`: an optional parameter, or an optional member of an
+ * interface or type literal, whose doc comment says the caller may hand in what it already read so it is not
+ * read again (issue 31: load the goal once through `core/goal` and pass the snapshot; no second way in).
+ * `file: Owner.member` (`file: function(parameter)` for a parameter).
+ */
+export function optionalPreReadParameters(): string[] {
+  const found: string[] = [];
+  const files = sourceFiles(join('src', 'core')).filter((f) => !f.startsWith(join('src', 'core', 'ops') + sep));
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const rel = relative(join('src', 'core'), file).split(sep).join('/');
+    const docOf = (node: ts.Node): string =>
+      (ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []).map((r) => text.slice(r.pos, r.end)).join('\n');
+    const visit = (node: ts.Node, owner: string, ownerPreRead: boolean): void => {
+      let next = owner;
+      let nextPreRead = ownerPreRead;
+      if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isClassDeclaration(node)) {
+        next = node.name?.text ?? owner;
+        nextPreRead = ts.isClassDeclaration(node) ? false : PRE_READ_DOC.test(docOf(node));
+      } else if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name !== undefined)
+        next = node.name.getText(source);
+      if (
+        ts.isPropertySignature(node) &&
+        node.questionToken !== undefined &&
+        ts.isIdentifier(node.name) &&
+        (ownerPreRead || PRE_READ_DOC.test(docOf(node)))
+      )
+        found.push(`${rel}: ${owner}.${node.name.text}`);
+      if (
+        ts.isParameter(node) &&
+        (node.questionToken !== undefined || node.initializer !== undefined) &&
+        ts.isIdentifier(node.name) &&
+        PRE_READ_DOC.test(docOf(node))
+      )
+        found.push(`${rel}: ${owner}(${node.name.text})`);
+      ts.forEachChild(node, (child) => visit(child, next, nextPreRead));
+    };
+    visit(source, '', false);
+  }
+  return found.sort();
+}

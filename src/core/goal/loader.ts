@@ -1,7 +1,7 @@
 import type { Clock } from '../clock';
 import { activeLeaseHolders } from '../leases/store';
 import type { QuotaGoal } from '../quota/goal';
-import { readQuotaView } from '../quota/reservations';
+import { readQuotaView } from '../quota/quotaView';
 import { runHistoryRows } from '../quota/runHistory';
 import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';

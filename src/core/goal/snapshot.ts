@@ -1,6 +1,6 @@
 import type { LeaseHolder } from '../leases/store';
 import type { QuotaGoal } from '../quota/goal';
-import type { QuotaView } from '../quota/reservations';
+import type { QuotaView } from '../quota/quotaView';
 import type { RunHistory } from '../quota/runHistory';
 import type { RunIndexEntry } from '../runtime/runIndex';
 import type { StateFileSnapshot } from '../state/stateFile';

@@ -6,30 +6,26 @@ import type { QuotaGoal } from '../quota/goal';
 import { readRolloutEvents, rolloutEventLogOf, ofTurn } from '../evidence/rolloutLog';
 import { findHeartbeatReceipt } from '../evidence/receipts';
 import type { TurnUsage } from '../quota/ledger';
-import {
-  profileEstimate,
-  readQuotaView,
-  reserveTurn,
-  originalFootprint,
-  SPEND_SOURCES,
-  voidReservation,
-  type Reservation,
-  type SpendSource,
-} from '../quota/reservations';
+import { profileEstimate, reserveTurn } from '../quota/admission';
+import { originalFootprint, type Reservation } from '../quota/reservations';
+import { SPEND_SOURCES, type SpendSource } from '../quota/settlement';
+import { voidReservation } from '../quota/voids';
 import { spendSlot, voidSlot, type SpendSlotResult, type VoidSlotResult } from '../quota/spend';
 import { normalizeAgentId } from '../registry/agentIds';
 import {
-  goalQuotaSummary,
   shouldRun,
   shouldRunOnGoal,
   shouldRunRefusal,
-  type GoalQuotaSummary,
   type ShouldRunDecision,
   type ShouldRunRefusal,
 } from '../scheduling/shouldRun';
 import { isLoopxError } from '../errors';
+import { GoalLoader } from '../goal/loader';
+import { goalQuotaSummary } from '../goal/quotaSummary';
+import type { GoalQuotaSummary } from '../quota/summary';
+import type { GoalSnapshot } from '../goal/snapshot';
 import { goalIdArg, turnInstanceIdArg } from './common';
-import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry } from './goalHandle';
+import { goalOf, quotaGoalOf, resolveGoal, resolveRegistry, type ResolvedGoal } from './goalHandle';
 import { findRawRegistryGoal } from '../registry/read';
 import { defineOperation, type OperationEnvironment } from './operation';
 import { bindHeartbeatReceipt, type ReceiptDecision } from '../scheduling/heartbeatReceipt';
@@ -52,6 +48,14 @@ export type QuotaReservationSummary = Pick<
   'effect_id' | 'slots' | 'reserved_at' | 'expires_at' | 'estimate'
 >;
 
+/**
+ * The goal loaded once for a quota read (`quota status`, `history`, `plan`): the run index read whole, as
+ * every quota read outside `should-run` does (`indexCache: 'off'`: no index cache decides what is shown).
+ */
+function loadQuotaSnapshot(goal: ResolvedGoal, env: OperationEnvironment): Promise<GoalSnapshot> {
+  return new GoalLoader().load(goal, { clock: env.clock, indexCache: 'off' });
+}
+
 export type QuotaStatusOutput = { ok: true } & GoalQuotaSummary & {
     reservations: QuotaReservationSummary[];
     expired_reservations: string[];
@@ -63,17 +67,9 @@ export const quotaStatus = defineOperation({
     goalId: goalIdArg('the goal whose quota to show'),
   }),
   run: async (args, env): Promise<QuotaStatusOutput> => {
-    const goal = await resolveGoal(env, args.goalId);
-    const quotaGoal = quotaGoalOf(goal);
-    const summary = await goalQuotaSummary({
-      registryPath: goal.registryPath,
-      goalId: goal.goalId,
-      clock: env.clock,
-      runtimeRootOverride: env.runtimeRootOverride,
-      homeDir: goal.homeDir,
-      goal: quotaGoal,
-    });
-    const view = await readQuotaView(quotaGoal, env.clock);
+    const snapshot = await loadQuotaSnapshot(await resolveGoal(env, args.goalId), env);
+    const summary = goalQuotaSummary(snapshot);
+    const view = snapshot.quota;
     const reservations = view.live.map((r) => ({
       effect_id: r.effect_id,
       slots: r.slots,
@@ -438,7 +434,8 @@ export const quotaVoidSlot = defineOperation({
   },
 });
 
-export type { GoalQuotaSummary, ShouldRunDecision, ShouldRunRefusal } from '../scheduling/shouldRun';
+export type { ShouldRunDecision, ShouldRunRefusal } from '../scheduling/shouldRun';
+export type { GoalQuotaSummary } from '../quota/summary';
 export type { SpendSlotResult, VoidSlotResult } from '../quota/spend';
 
 /** One spend of the window, as the goal detail chart plots it. */
@@ -466,17 +463,9 @@ export const quotaHistory = defineOperation({
     goalId: goalIdArg('the goal whose spend history to show'),
   }),
   run: async (args, env): Promise<QuotaHistoryOutput> => {
-    const goal = await resolveGoal(env, args.goalId);
-    const quotaGoal = quotaGoalOf(goal);
-    const view = await readQuotaView(quotaGoal, env.clock);
-    const summary = await goalQuotaSummary({
-      registryPath: goal.registryPath,
-      goalId: goal.goalId,
-      clock: env.clock,
-      runtimeRootOverride: env.runtimeRootOverride,
-      homeDir: goal.homeDir,
-      goal: quotaGoal,
-    });
+    const snapshot = await loadQuotaSnapshot(await resolveGoal(env, args.goalId), env);
+    const view = snapshot.quota;
+    const summary = goalQuotaSummary(snapshot);
     const spends = view.ledger.spends
       .filter((s) => s.in_window && !s.duplicate && s.slots - s.voided_slots > 0)
       .map((s) => ({
@@ -544,15 +533,7 @@ export const quotaPlan = defineOperation({
     const errors: QuotaPlanOutput['errors'] = [];
     for (const entry of registeredGoalIds(registry.document)) {
       try {
-        const goal = goalOf(registry, entry);
-        const s = await goalQuotaSummary({
-          registryPath: goal.registryPath,
-          goalId: goal.goalId,
-          clock: env.clock,
-          runtimeRootOverride: env.runtimeRootOverride,
-          homeDir: goal.homeDir,
-          goal: quotaGoalOf(goal),
-        });
+        const s = goalQuotaSummary(await loadQuotaSnapshot(goalOf(registry, entry), env));
         rows.push({
           goal_id: s.goal_id,
           state: s.state,

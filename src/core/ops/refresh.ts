@@ -9,7 +9,7 @@ import { defineOperation } from './operation';
 import { recordStepEvent, resolveChainBinding, type TurnStep } from '../evidence/heartbeatChain';
 import type { HeartbeatReceipt } from '../evidence/receipts';
 import type { RolloutEvent } from '../evidence/rolloutLog';
-import { readQuotaView } from '../quota/reservations';
+import { readQuotaView } from '../quota/quotaView';
 import type { RunIndexRow } from '../runtime/runIndex';
 import type { AppendRunOptions } from '../runtime/runIndexWrite';
 import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED } from '../quota/ledger';

@@ -40,7 +40,6 @@ export const status = defineOperation({
         quotaSummary: statusQuotaSummaries({
           registryPath,
           clock: env.clock,
-          runtimeRootOverride: env.runtimeRootOverride,
           homeDir: env.homeDir,
         }),
       });

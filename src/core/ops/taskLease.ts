@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  acquireLease,
-  inspectLease,
-  releaseLease,
-  renewLease,
-  transferLease,
-  type LeaseResult,
-} from '../leases/taskLeases';
+import { acquireLease, inspectLease, releaseLease, renewLease, transferLease, type LeaseResult } from '../leases/verbs';
 import type { LeaseGoal } from '../leases/store';
 import { MAX_LEASE_TTL_SECONDS } from '../leases/rules';
 import { registeredAgentsForGoal } from '../registry/agentIds';

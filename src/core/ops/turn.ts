@@ -85,14 +85,7 @@ export const turnInspectJournal = defineOperation({
   }),
   run: async (args, env): Promise<JournalInspection> => {
     const goal = await resolveGoal(env, args.goalId);
-    return inspectJournal({
-      registryPath: goal.registryPath,
-      goalId: goal.goalId,
-      turnKey: blankless(args.turnKey),
-      homeDir: goal.homeDir,
-      runtimeRootOverride: env.runtimeRootOverride,
-      goal: quotaGoalOf(goal),
-    });
+    return inspectJournal(quotaGoalOf(goal), blankless(args.turnKey));
   },
 });
 

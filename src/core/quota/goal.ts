@@ -60,22 +60,15 @@ export function quotaGoalFromRegistry(
   });
 }
 
-/** Where a registry entry lives, as its reader already resolved it. */
-export interface QuotaGoalPlace {
-  goalId: string;
-  registryPath: string;
-  /** `registryProjectRoot(registryPath)`. */
-  projectRoot: string;
-  /** The resolved runtime root (override, else the registry's `common_runtime_root`). */
-  runtimeRoot: string;
-  homeDir: string;
-}
-
 /**
  * The quota goal of a raw registry entry (the object in `registry.goals`, e.g. from
- * `rawRegistryGoalsById`) whose place the caller already resolved. Reads no file.
+ * `rawRegistryGoalsById`) at the place its reader resolved (a `GoalRef`'s fields: the runtime root with
+ * any override applied, the project the registry belongs to, the home `~` expands to). Reads no file.
  */
-export function quotaGoalFromEntry(goal: Record<string, unknown>, place: QuotaGoalPlace): QuotaGoal {
+export function quotaGoalFromEntry(
+  goal: Record<string, unknown>,
+  place: Pick<QuotaGoal, 'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot'> & { homeDir: string },
+): QuotaGoal {
   const goalId = checkGoalIdSegment(place.goalId);
   const { homeDir, runtimeRoot } = place;
   const registryPath = path.resolve(place.registryPath);

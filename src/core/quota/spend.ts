@@ -5,16 +5,10 @@ import type { QuotaGoal } from './goal';
 import { settlementIdentity, type SettlementIdentity } from './identity';
 import { ACCOUNTABLE_OUTCOMES, isAccountable, isTransparent } from './deliveryScan';
 import { isReservationHoldRow, QUOTA_SLOT_SPENT, type TurnUsage } from './ledger';
-import {
-  readQuotaView,
-  settleReservation,
-  voidReservation,
-  voidSpend,
-  type QuotaCounts,
-  type QuotaLockOptions,
-  type SettleResult,
-  type SpendSource,
-} from './reservations';
+import { readQuotaView } from './quotaView';
+import { settleReservation, type SettleResult, type SpendSource } from './settlement';
+import { voidReservation, voidSpend } from './voids';
+import type { QuotaCounts, QuotaLockOptions } from './reservations';
 
 /**
  * The usage flags of a heartbeat spend, with the placeholders the agent fills in: one text for the

@@ -4,8 +4,8 @@ import { planRoute, RouteSchema } from './route';
 import { normalizeAgentId, registeredAgentsForGoal, requireRegisteredAgent } from '../registry/agentIds';
 import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { isoSeconds, type Clock } from '../clock';
-import { errorMessage, LoopxError } from '../errors';
-import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
+import { errorMessage, type LoopxError } from '../errors';
+import { latestStatusRun, type RunIndexEntry } from '../runtime/runIndex';
 import { goalAttention, type GoalAttention } from './goalAttention';
 import type { StateDocument } from '../state/document';
 import { metaFlag } from '../state/gates';
@@ -13,11 +13,11 @@ import type { StateFileSnapshot } from '../state/stateFile';
 import { GoalLoader, type LoadOptions } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
 import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
-import { findQuotaGoal, quotaGoalFromRegistry, type LoadQuotaGoalOptions, type QuotaGoal } from '../quota/goal';
+import { findQuotaGoal, type LoadQuotaGoalOptions, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import { SPEND_USAGE_FLAGS, TURN_ID_PLACEHOLDER } from '../quota/spend';
-import type { IndexDigest } from '../quota/ledger';
-import { admissionProblem, profileEstimate, readQuotaView, type QuotaView } from '../quota/reservations';
+import { admissionProblem, profileEstimate } from '../quota/admission';
+import type { QuotaView } from '../quota/quotaView';
 import { replanRowsOf } from '../quota/runHistory';
 import {
   SelectedTodoSchema,
@@ -31,7 +31,6 @@ import { goalFrontier, type GoalFrontier } from './goalFrontier';
 import {
   asRecord,
   computeQuotaStatus,
-  deriveWaitingOn,
   focusMarkerOf,
   goalStopped,
   QuotaStatusSchema,
@@ -972,90 +971,6 @@ function goalNotFound(goalId: string, agentId: string | null, generatedAt: strin
     heartbeat_recommendation: { recommended_mode: 'goal_not_found' },
     route: 'user_action_required',
     settlement_identity: null,
-  };
-}
-
-/** The quota numbers of one goal for status views (tree items, status bar); numbers are numbers. */
-export interface GoalQuotaSummary {
-  goal_id: string;
-  state: QuotaStatus['state'];
-  reason: string;
-  compute: number;
-  window_hours: number;
-  slot_minutes: number;
-  allowed_slots: number;
-  spent_slots: number;
-  reserved_slots: number;
-  remaining_slots: number;
-  budgets: QuotaStatus['budgets'];
-  warn: boolean;
-  exceeded: boolean;
-  next_slot_frees_at: string | null;
-  config_warnings: QuotaStatus['config_warnings'];
-}
-
-export interface GoalQuotaSummaryOptions {
-  registryPath: string;
-  goalId: string;
-  clock: Clock;
-  runtimeRootOverride?: string | undefined;
-  homeDir?: string | undefined;
-  /** The registry document as the caller already read it from `registryPath`: not read again. */
-  registry?: Record<string, unknown>;
-  /** The goal as the caller already resolved it from the registry it read (see `quotaGoalFromEntry`); wins over `registry`. */
-  goal?: QuotaGoal;
-  /** The goal's run index as the caller already read it (null: it does not exist): not read again. */
-  runIndex?: RunIndexRead | null;
-  /** The digest of the goal's run index (persistent cache): wins over `runIndex`, nothing is read but reservations. */
-  indexDigest?: IndexDigest;
-}
-
-/** Quota state and usage of a goal without reading its todos (cheap enough for every refresh). */
-export async function goalQuotaSummary(options: GoalQuotaSummaryOptions): Promise<GoalQuotaSummary> {
-  const goal =
-    options.goal ??
-    (options.registry === undefined ? await findQuotaGoal(options) : quotaGoalFromRegistry(options.registry, options));
-  if (goal === null)
-    throw new LoopxError('goal_not_found', `goal '${options.goalId}' is not in the registry ${options.registryPath}`, {
-      goal_id: options.goalId,
-    });
-  const view = await readQuotaView(
-    goal,
-    options.clock,
-    options.indexDigest !== undefined
-      ? { digest: options.indexDigest }
-      : options.runIndex === undefined
-        ? {}
-        : { runIndex: options.runIndex },
-  );
-  const latest =
-    options.indexDigest !== undefined
-      ? options.indexDigest.has_latest
-        ? { waiting_on: options.indexDigest.latest_waiting_on }
-        : null
-      : latestStatusRun(view.rows);
-  const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, {
-    stopped: goalStopped(goal.goal),
-    health: { ok: true, reason: '' },
-    waitingOn: deriveWaitingOn(goal.goal, latest === null ? null : asRecord(latest)),
-    focusMarker: focusMarkerOf(goal.goal),
-  });
-  return {
-    goal_id: goal.goalId,
-    state: quota.state,
-    reason: quota.reason,
-    compute: quota.compute,
-    window_hours: quota.window_hours,
-    slot_minutes: quota.slot_minutes,
-    allowed_slots: quota.allowed_slots,
-    spent_slots: quota.spent_slots,
-    reserved_slots: quota.reserved_slots,
-    remaining_slots: quota.remaining_slots,
-    budgets: quota.budgets,
-    warn: quota.warn,
-    exceeded: quota.exceeded,
-    next_slot_frees_at: quota.next_slot_frees_at,
-    config_warnings: quota.config_warnings,
   };
 }
 

@@ -62,7 +62,6 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
     quotaSummary: statusQuotaSummaries({
       registryPath,
       clock: options.clock,
-      runtimeRootOverride,
       homeDir: options.homeDir,
     }),
   });

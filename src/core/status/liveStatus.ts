@@ -4,11 +4,11 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock';
 import { errorMessage } from '../errors';
 import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
-import type { GoalQuotaSummary } from '../scheduling/shouldRun';
+import type { GoalQuotaSummary } from '../quota/summary';
 import type { GoalFileReader, StateRead } from '../goal/files';
 import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
-import { projectedStatusQuota } from './statusQuota';
+import { projectedStatusQuota, statusQuotaReads } from './statusQuota';
 import { RebuildStats } from './rebuildStats';
 import type { RecentRunRow } from '../goal/recentRuns';
 import {
@@ -130,8 +130,6 @@ export class LiveStatusModel {
     this.cache = new GoalStatusCache(this.stats);
     this.quotaCache = new QuotaSummaryCache({
       registryPath: this.registryPath,
-      homeDir: options.homeDir,
-      runtimeRootOverride: options.runtimeRootOverride ?? null,
       clock: options.clock,
       reader: this.stats,
     });
@@ -403,13 +401,10 @@ export class LiveStatusModel {
         // The quota state as `loopx status` shows it (following the item's route: an operator gate, a
         // health problem), so /status.json, the editor and the CLI render one model.
         const summary = projectedStatusQuota(
-          await this.quotaCache.summary(goal, {
-            registry: sources.registry,
-            registryEntry: sources.registryEntry,
-            ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-            ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
-            indexStamp: sources.indexStamp,
-          }),
+          await this.quotaCache.summary(
+            goal,
+            statusQuotaReads(goal, sources, { registryPath: this.registryPath, homeDir: this.options.homeDir }),
+          ),
           sources.attention,
           sources.registryEntry,
         );

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock';
 import { fileSystemGoalReader, type FileStamp, type GoalFileReader } from '../goal/files';
 import type { GoalStatusTarget } from './goalStatusSchema';
-import { goalQuotaSummary, type GoalQuotaSummary, type GoalQuotaSummaryOptions } from '../scheduling/shouldRun';
+import type { GoalQuotaSummary } from '../quota/summary';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
-import { quotaGoalFromEntry } from '../quota/goal';
+import { statusGoalQuotaSummary, type StatusQuotaReads } from './statusQuota';
 
 /**
  * Quota summaries for a long-lived reader (the status server). A summary reads the registry, the
@@ -22,8 +22,6 @@ interface Entry {
 
 export interface QuotaSummaryCacheOptions {
   registryPath: string;
-  homeDir: string;
-  runtimeRootOverride?: string | null;
   clock: Clock;
   maxAgeMs?: number;
   reader?: GoalFileReader;
@@ -60,45 +58,14 @@ export class QuotaSummaryCache {
   }
 
   /**
-   * The goal's summary, recomputed only when its inputs changed or its window moved. `preloaded`
-   * passes reads the caller already holds (the parsed registry, the goal's run index or its digest,
-   * with the index's stamp when it was read), so a recomputation does not read them again.
+   * The goal's summary, recomputed only when its inputs changed or its window moved, from the reads status
+   * holds (`reads`: the goal, and its run index or digest with the stamp it was read at).
    */
-  async summary(
-    target: GoalStatusTarget,
-    preloaded: Pick<GoalQuotaSummaryOptions, 'registry' | 'runIndex' | 'indexDigest'> & {
-      indexStamp?: FileStamp | null;
-      /** The goal's raw entry in `registry`, as status found it: the goal is not looked up and parsed again. */
-      registryEntry?: Record<string, unknown> | undefined;
-    } = {},
-  ): Promise<GoalQuotaSummary> {
-    const key = await this.inputsKey(
-      target,
-      preloaded.runIndex !== undefined || preloaded.indexDigest !== undefined ? preloaded.indexStamp : undefined,
-    );
+  async summary(target: GoalStatusTarget, reads: StatusQuotaReads): Promise<GoalQuotaSummary> {
+    const key = await this.inputsKey(target, reads.index.kind === 'unread' ? undefined : reads.index.stamp);
     const kept = this.entries.get(target.goalId);
     if (kept !== undefined && this.isFresh(target.goalId, key)) return kept.summary;
-    const summary = await goalQuotaSummary({
-      registryPath: this.options.registryPath,
-      goalId: target.goalId,
-      clock: this.options.clock,
-      runtimeRootOverride: this.options.runtimeRootOverride ?? undefined,
-      homeDir: this.options.homeDir,
-      ...(preloaded.registry !== undefined ? { registry: preloaded.registry } : {}),
-      ...(preloaded.registryEntry !== undefined
-        ? {
-            goal: quotaGoalFromEntry(preloaded.registryEntry, {
-              goalId: target.goalId,
-              registryPath: this.options.registryPath,
-              projectRoot: target.projectRoot,
-              runtimeRoot: target.runtimeRoot,
-              homeDir: this.options.homeDir,
-            }),
-          }
-        : {}),
-      ...(preloaded.runIndex !== undefined ? { runIndex: preloaded.runIndex } : {}),
-      ...(preloaded.indexDigest !== undefined ? { indexDigest: preloaded.indexDigest } : {}),
-    });
+    const summary = await statusGoalQuotaSummary(reads, this.options.clock);
     const now = this.options.clock.now().getTime();
     const frees = summary.next_slot_frees_at === null ? NaN : Date.parse(summary.next_slot_frees_at);
     const validUntilMs = Math.min(

@@ -1,17 +1,83 @@
 import type { Clock } from '../clock';
-import { goalQuotaSummary, type GoalQuotaSummary } from '../scheduling/shouldRun';
-import { quotaGoalFromEntry } from '../quota/goal';
+import { LoopxError } from '../errors';
+import { quotaGoalFromEntry, type QuotaGoal } from '../quota/goal';
+import type { IndexDigest } from '../quota/ledger';
+import { readQuotaView } from '../quota/quotaView';
 import { focusMarkerOf, type QuotaState } from '../quota/state';
+import { quotaSummary, type GoalQuotaSummary } from '../quota/summary';
+import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
 import { OPERATOR_WAITS } from './attentionRoute';
-import type { GoalStatusTarget } from './goalStatus';
+import type { FileStamp } from '../goal/files';
+import type { GoalStatusTarget } from './goalStatusSchema';
 import type { StatusQuotaSources } from './statusPayload';
 
 export interface StatusQuotaOptions {
   /** The registry `loadStatus` reads (absolute). */
   registryPath: string;
   clock: Clock;
-  runtimeRootOverride?: string | null | undefined;
   homeDir: string;
+}
+
+/**
+ * The goal's run index as status holds it, read at `stamp` (null: no index): its rows (`runIndex`, null when
+ * the index does not exist) or the persistent cache's digest of it; `unread` when status holds neither (the
+ * summary then reads the index itself).
+ */
+export type StatusIndexRead =
+  | { kind: 'rows'; runIndex: RunIndexRead | null; stamp: FileStamp | null }
+  | { kind: 'digest'; digest: IndexDigest; stamp: FileStamp | null }
+  | { kind: 'unread' };
+
+/** What a goal's quota summary in status is computed from: the goal and its run index as status read them. */
+export interface StatusQuotaReads {
+  goal: QuotaGoal;
+  index: StatusIndexRead;
+}
+
+/** The reads of one goal `loadStatus` hands its quota summary (`StatusQuotaSources`), as `StatusQuotaReads`. */
+export function statusQuotaReads(
+  target: GoalStatusTarget,
+  sources: Pick<StatusQuotaSources, 'registryEntry' | 'runIndex' | 'indexDigest' | 'indexStamp'>,
+  place: { registryPath: string; homeDir: string },
+): StatusQuotaReads {
+  if (sources.registryEntry === undefined)
+    throw new LoopxError('goal_not_found', `goal '${target.goalId}' is not in the registry ${place.registryPath}`, {
+      goal_id: target.goalId,
+    });
+  const goal = quotaGoalFromEntry(sources.registryEntry, {
+    goalId: target.goalId,
+    registryPath: place.registryPath,
+    projectRoot: target.projectRoot,
+    runtimeRoot: target.runtimeRoot,
+    homeDir: place.homeDir,
+  });
+  const index: StatusIndexRead =
+    sources.indexDigest !== undefined
+      ? { kind: 'digest', digest: sources.indexDigest, stamp: sources.indexStamp }
+      : sources.runIndex !== undefined
+        ? { kind: 'rows', runIndex: sources.runIndex, stamp: sources.indexStamp }
+        : { kind: 'unread' };
+  return { goal, index };
+}
+
+/**
+ * The goal's quota summary from what status read: its reservations are read now, its run index only when
+ * status holds neither its rows nor their digest; then the pure `quotaSummary`.
+ */
+export async function statusGoalQuotaSummary(reads: StatusQuotaReads, clock: Clock): Promise<GoalQuotaSummary> {
+  const { goal, index } = reads;
+  const view = await readQuotaView(
+    goal,
+    clock,
+    index.kind === 'digest' ? { digest: index.digest } : index.kind === 'rows' ? { runIndex: index.runIndex } : {},
+  );
+  const latest =
+    index.kind === 'digest'
+      ? index.digest.has_latest
+        ? { waiting_on: index.digest.latest_waiting_on }
+        : null
+      : latestStatusRun(view.rows);
+  return quotaSummary({ goal, quota: view, latestStatusRun: latest });
 }
 
 /**
@@ -22,30 +88,9 @@ export interface StatusQuotaOptions {
 export function statusQuotaSummaries(
   options: StatusQuotaOptions,
 ): (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<GoalQuotaSummary> {
-  const runtimeRootOverride = options.runtimeRootOverride ?? undefined;
   return async (target, sources) =>
     statusQuotaState(
-      await goalQuotaSummary({
-        registryPath: options.registryPath,
-        goalId: target.goalId,
-        clock: options.clock,
-        runtimeRootOverride,
-        homeDir: options.homeDir,
-        registry: sources.registry,
-        ...(sources.registryEntry !== undefined
-          ? {
-              goal: quotaGoalFromEntry(sources.registryEntry, {
-                goalId: target.goalId,
-                registryPath: options.registryPath,
-                projectRoot: target.projectRoot,
-                runtimeRoot: target.runtimeRoot,
-                homeDir: options.homeDir,
-              }),
-            }
-          : {}),
-        ...(sources.runIndex !== undefined ? { runIndex: sources.runIndex } : {}),
-        ...(sources.indexDigest !== undefined ? { indexDigest: sources.indexDigest } : {}),
-      }),
+      await statusGoalQuotaSummary(statusQuotaReads(target, sources, options), options.clock),
       sources.attention,
       sources.registryEntry === undefined ? null : focusMarkerOf(sources.registryEntry),
     );

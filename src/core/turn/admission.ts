@@ -4,7 +4,8 @@ import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { tryWithFileLock, withFileLock } from '../fs/fileLock';
 import { mkdirInside } from '../fs/contain';
-import { DEFAULT_RESERVATION_TTL_MINUTES, profileEstimate, reserveTurn } from '../quota/reservations';
+import { DEFAULT_RESERVATION_TTL_MINUTES } from '../quota/reservations';
+import { profileEstimate, reserveTurn } from '../quota/admission';
 import { sweepGoalLeftovers } from '../runtime/sweep';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {

@@ -1,7 +1,6 @@
-import * as os from 'node:os';
 import { z } from 'zod';
 import { LoopxError } from '../errors';
-import { loadQuotaGoal, type QuotaGoal } from '../quota/goal';
+import type { QuotaGoal } from '../quota/goal';
 import { journalPath, listJournals, readJournal, TurnJournalSchema, type TurnJournal } from './journal';
 
 /** `loopx turn inspect-journal`: the goal's turn journals (read-only), or one of them in full. */
@@ -35,16 +34,6 @@ export const JournalInspectionSchema = z.object({
 });
 export type JournalInspection = z.infer<typeof JournalInspectionSchema>;
 
-export interface InspectJournalOptions {
-  registryPath: string;
-  goalId: string;
-  turnKey?: string | undefined;
-  homeDir?: string | undefined;
-  runtimeRootOverride?: string | undefined;
-  /** The goal as the caller already resolved it from `registryPath` (the operation's goal handle): not read again. */
-  goal?: QuotaGoal | undefined;
-}
-
 export function summarizeJournal(journal: TurnJournal): JournalSummary {
   return {
     turn_key: journal.turn_key,
@@ -63,22 +52,18 @@ export function summarizeJournal(journal: TurnJournal): JournalSummary {
   };
 }
 
-export async function inspectJournal(options: InspectJournalOptions): Promise<JournalInspection> {
-  const goal =
-    options.goal ??
-    (await loadQuotaGoal({
-      registryPath: options.registryPath,
-      goalId: options.goalId,
-      runtimeRootOverride: options.runtimeRootOverride,
-      homeDir: options.homeDir ?? os.homedir(),
-    }));
-  if (options.turnKey !== undefined) {
-    const journal = await readJournal(journalPath(goal.goalRuntimeDir, options.turnKey));
+/** The goal's turn journals (its runtime folder, as the operation's goal handle located it), or `turnKey`'s in full. */
+export async function inspectJournal(
+  goal: Pick<QuotaGoal, 'goalId' | 'goalRuntimeDir'>,
+  turnKey: string | undefined,
+): Promise<JournalInspection> {
+  if (turnKey !== undefined) {
+    const journal = await readJournal(journalPath(goal.goalRuntimeDir, turnKey));
     if (journal === null)
       throw new LoopxError(
         'turn_journal_not_found',
-        `goal '${goal.goalId}' has no journal for turn ${options.turnKey}; run loopx turn inspect-journal --goal-id ${goal.goalId} to list its turns`,
-        { turn_key: options.turnKey },
+        `goal '${goal.goalId}' has no journal for turn ${turnKey}; run loopx turn inspect-journal --goal-id ${goal.goalId} to list its turns`,
+        { turn_key: turnKey },
       );
     return {
       ok: true,

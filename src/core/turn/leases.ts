@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { Clock } from '../clock';
 import { handoffModeOf, leasePath, type LeaseGoal } from '../leases/store';
 import { DEFAULT_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from '../leases/rules';
-import { withAgentLease, withCompletionFence } from '../leases/taskLeases';
+import { withAgentLease, withCompletionFence } from '../leases/completionFence';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { parseStateDocument } from '../state/document';
 import { executorTimeoutMinutes, type TurnGoal } from './context';

@@ -6,7 +6,8 @@ import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
 import { writeJsonAtomic } from '../fs/atomicWrite';
 import { mkdirInside } from '../fs/contain';
 import { writeScopeForGoal } from '../registry/agentIds';
-import { settleReservation, voidReservation } from '../quota/reservations';
+import { settleReservation } from '../quota/settlement';
+import { voidReservation } from '../quota/voids';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import {
   checkHostResult,

@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../../../src/core/clock';
 import { loadQuotaGoal } from '../../../src/core/quota/goal';
 import { settlementIdentity } from '../../../src/core/quota/identity';
-import { reserveTurn, settleReservation } from '../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../src/core/quota/admission';
+import { settleReservation } from '../../../src/core/quota/settlement';
 
 async function main(): Promise<void> {
   const [registryPath = '', goalId = '', agentId = '', turn = '', settleFile = ''] = process.argv.slice(2);

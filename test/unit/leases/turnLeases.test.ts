@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { acquireLease } from '../../../src/core/leases/taskLeases';
+import { acquireLease } from '../../../src/core/leases/verbs';
 import type { LeaseGoal } from '../../../src/core/leases/store';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import { AGENT, removeTempDirs, clock, demo, fixtureRun, newSpends, reservations, type Demo } from '../turn/helpers';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { goalRuntimeDir, runIndexPath } from '../../../src/core/runtime/layout';
 import { readRunIndex } from '../../../src/core/runtime/runIndex';
 import { settlementIdentity } from '../../../src/core/quota/identity';
-import { reserveTurn } from '../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../src/core/quota/admission';
 import {
   RunHistoryReader,
   summarizeRunRows,

@@ -6,7 +6,7 @@ import { readQuotaConfig } from '../../../src/core/quota/config';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
 import { computeQuotaStatus, NO_RESERVATIONS, type GoalFacts } from '../../../src/core/quota/state';
 import { settlementIdentity } from '../../../src/core/quota/identity';
-import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
+import { loadedQuotaSummary } from '../../support/quotaSummary';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from './helpers';
 
@@ -119,7 +119,7 @@ describe('quota arithmetic, states and ledger', () => {
 
   it('counts a spend written by the Python LoopX (demo record, slots only in the JSON) like ours', async () => {
     const dir = materializeDemoWorkspace(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-quota-demo-')) + '/ws');
-    const summary = await goalQuotaSummary({
+    const summary = await loadedQuotaSummary({
       registryPath: path.join(dir, '.loopx', 'registry.json'),
       goalId: 'tidy-notes',
       clock: clockAt('2026-11-28T12:00:00Z'),

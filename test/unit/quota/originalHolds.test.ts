@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
-import {
-  originalFootprint,
-  reserveTurn,
-  settleReservation,
-  voidReservation,
-} from '../../../src/core/quota/reservations';
+import { originalFootprint } from '../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../src/core/quota/admission';
+import { settleReservation } from '../../../src/core/quota/settlement';
+import { voidReservation } from '../../../src/core/quota/voids';
 import {
   addRun,
   clockAt,

@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
-import {
-  reclaimExpiredReservations,
-  reservationsPath,
-  reserveTurn,
-  settleReservation,
-  voidReservation,
-} from '../../../src/core/quota/reservations';
+import { reclaimExpiredReservations, voidReservation } from '../../../src/core/quota/voids';
+import { reservationsPath } from '../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../src/core/quota/admission';
+import { settleReservation } from '../../../src/core/quota/settlement';
 import { appendRun } from '../../../src/core/runtime/runIndexWrite';
 import { expectSuccess, startTogether, startWorker, waitForOutput } from '../../support/barrier';
 import { clockAt, identityFor, loadGoal, makeWorkspace, NOW, readIndexRows } from './helpers';

@@ -1,22 +1,23 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
 import { quotaGoalFromEntry, quotaGoalFromRegistry } from '../../../src/core/quota/goal';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
-import { readQuotaView } from '../../../src/core/quota/reservations';
+import { readQuotaView } from '../../../src/core/quota/quotaView';
 import { registryProjectRoot } from '../../../src/core/registry/locate';
 import { rawRegistryGoalsById, readRegistry } from '../../../src/core/registry/read';
 import { readGoalRuns, type RunIndexRead } from '../../../src/core/runtime/runIndex';
+import { statusGoalQuotaSummary } from '../../../src/core/status/statusQuota';
+import { loadedQuotaSummary } from '../../support/quotaSummary';
 import { addRun, clockAt, hoursBefore, loadGoal, makeWorkspace, NOW, readIndexRows } from './helpers';
 
 describe('quota from what the caller already read', () => {
-  it('the summary is the same from the registry document, the resolved entry or the files', async () => {
+  it('the summary is the same through the goal loader and from the reads status holds (entry, run index)', async () => {
     const ws = makeWorkspace({ quota: { compute: 0.5, window_hours: 24, slot_minutes: 30 } });
     await addRun(ws, hoursBefore(1), { classification: 'quota_slot_spent' }, { slots: 2 });
     await addRun(ws, hoursBefore(2), { classification: 'state_refreshed' });
     const base = { registryPath: ws.registryPath, goalId: ws.goalId, clock: clockAt(), homeDir: ws.dir };
-    const fromFiles = await goalQuotaSummary(base);
+    const loaded = await loadedQuotaSummary(base);
     const registry = await readRegistry(ws.registryPath);
     const entry = rawRegistryGoalsById(registry).get(ws.goalId);
     assert.ok(entry !== undefined);
@@ -29,9 +30,14 @@ describe('quota from what the caller already read', () => {
     });
     assert.deepEqual(goal, quotaGoalFromRegistry(registry, base));
     const runIndex = await readGoalRuns(ws.runtimeRoot, ws.goalId, { projectRoot: ws.dir });
-    assert.deepEqual(await goalQuotaSummary({ ...base, registry }), fromFiles);
-    assert.deepEqual(await goalQuotaSummary({ ...base, goal, runIndex }), fromFiles);
-    assert.equal(fromFiles.spent_slots, 2);
+    assert.deepEqual(await statusGoalQuotaSummary({ goal, index: { kind: 'unread' } }, base.clock), loaded);
+    assert.deepEqual(
+      await statusGoalQuotaSummary({ goal, index: { kind: 'rows', runIndex, stamp: null } }, base.clock),
+      loaded,
+    );
+    assert.equal(loaded.spent_slots, 2);
+    // The newest status run decides what the goal waits on (a quota spend is status-neutral).
+    assert.equal(loaded.state, 'eligible');
   });
 
   it('uses the run index it is given instead of reading the file again', async () => {

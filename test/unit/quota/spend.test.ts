@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { shouldRun, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
 import { effectIdsMatch, settlementIdentity } from '../../../src/core/quota/identity';
 import { evaluateSpend, spendSlot, voidSlot, type SpendEvaluationInput } from '../../../src/core/quota/spend';
-import { reserveTurn } from '../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../src/core/quota/admission';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
 import {
   addRun,

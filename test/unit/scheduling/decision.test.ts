@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
 import { planRoute } from '../../../src/core/scheduling/route';
-import { reserveTurn } from '../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../src/core/quota/admission';
 import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from '../quota/helpers';
 
 const head = '---\nstatus: active\n---\n# Goal\n';

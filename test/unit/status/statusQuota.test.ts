@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
-import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
+import { loadedQuotaSummary } from '../../support/quotaSummary';
 import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { GoalStatusCache } from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus } from '../../../src/core/status/statusPayload';
@@ -27,7 +27,7 @@ describe('status quota from the reads status already made', () => {
       homeDir: dir,
       quotaSummary: statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir }),
     });
-    const standalone = await goalQuotaSummary({ registryPath, goalId: 'tidy-notes', clock: CLOCK, homeDir: dir });
+    const standalone = await loadedQuotaSummary({ registryPath, goalId: 'tidy-notes', clock: CLOCK, homeDir: dir });
     const item = goalItems(payload)[0];
     assert.ok(item);
     // The same counts; the state follows the item's route (its open user gate holds it for the controller).

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readQuotaView } from '../../../src/core/quota/reservations';
+import { readQuotaView } from '../../../src/core/quota/quotaView';
 import { AGENT, removeTempDirs, clock, demo, goalOf, lastJson, newSpends, runTurnProcess, type Demo } from './helpers';
 
 after(removeTempDirs);

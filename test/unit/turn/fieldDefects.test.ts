@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createClaudeCodeExecutor } from '../../../src/core/executors/claudeCode';
 import { FAILED_TURN_USAGE_FIELD } from '../../../src/core/quota/ledger';
-import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
+import { loadedQuotaSummary } from '../../support/quotaSummary';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import type { RunOnceOptions } from '../../../src/core/turn/runOnce';
@@ -71,7 +71,7 @@ describe('issue 28 field defects: the turn', () => {
       assert.deepEqual(await newSpends(d), [], 'no slot was spent');
       assert.deepEqual(reservations(d), [], 'the slot was released');
 
-      const summary = await goalQuotaSummary({ registryPath: d.registryPath, goalId: 'tidy-notes', clock });
+      const summary = await loadedQuotaSummary({ registryPath: d.registryPath, goalId: 'tidy-notes', clock });
       assert.equal(summary.budgets.max_cost_usd.used, 3.5, 'quota status shows the failed spend');
       assert.equal(summary.budgets.max_cost_usd.limit, 3);
       assert.ok((summary.budgets.max_cost_usd.ratio ?? 0) > 1, 'over its budget');
@@ -85,7 +85,7 @@ describe('issue 28 field defects: the turn', () => {
       const d = demo();
       const failed = await runOnce(claudeTurn(d, 'claude-code/no-result-object.json'));
       assert.equal(failed.failure?.reason, 'malformed_result');
-      const summary = await goalQuotaSummary({ registryPath: d.registryPath, goalId: 'tidy-notes', clock });
+      const summary = await loadedQuotaSummary({ registryPath: d.registryPath, goalId: 'tidy-notes', clock });
       assert.equal(summary.budgets.max_cost_usd.used, 0.18734);
     });
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goalQuotaSummary } from '../../../src/core/scheduling/shouldRun';
+import { loadedQuotaSummary } from '../../support/quotaSummary';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { readJournal } from '../../../src/core/turn/journal';
 import { TurnEventSchema, type TurnEvent } from '../../../src/core/turn/events';
@@ -124,7 +124,7 @@ describe('turn run-once (spec §3.4–§3.9)', () => {
     );
     assert.deepEqual(reservations(d), []);
 
-    const summary = await goalQuotaSummary({ registryPath: d.registryPath, goalId: 'tidy-notes', clock });
+    const summary = await loadedQuotaSummary({ registryPath: d.registryPath, goalId: 'tidy-notes', clock });
     assert.equal(summary.budgets.max_cost_usd.used, 0.01, 'the spend feeds the cost budget');
     assert.equal(summary.budgets.max_tokens.used, 1200);
 

@@ -5,7 +5,7 @@
 import { fixedClock } from '../../../../src/core/clock';
 import { loadQuotaGoal } from '../../../../src/core/quota/goal';
 import { settlementIdentity } from '../../../../src/core/quota/identity';
-import { reserveTurn } from '../../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../../src/core/quota/admission';
 
 async function main(): Promise<void> {
   const [registryPath = '', goalId = '', agentId = '', turn = '', now = ''] = process.argv.slice(2);

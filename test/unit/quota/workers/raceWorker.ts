@@ -5,7 +5,8 @@
 import { fixedClock } from '../../../../src/core/clock';
 import { loadQuotaGoal } from '../../../../src/core/quota/goal';
 import { settlementIdentity } from '../../../../src/core/quota/identity';
-import { reserveTurn, settleReservation } from '../../../../src/core/quota/reservations';
+import { reserveTurn } from '../../../../src/core/quota/admission';
+import { settleReservation } from '../../../../src/core/quota/settlement';
 import { awaitGo } from '../../../support/barrier';
 
 async function main(): Promise<void> {

@@ -1,0 +1,16 @@
+import type { Clock } from '../../src/core/clock';
+import { GoalLoader } from '../../src/core/goal/loader';
+import { goalQuotaSummary } from '../../src/core/goal/quotaSummary';
+import { loadQuotaGoal } from '../../src/core/quota/goal';
+import type { GoalQuotaSummary } from '../../src/core/quota/summary';
+
+/** A goal's quota summary as `loopx quota status` computes it: the goal loaded once (`GoalLoader`), then the pure summary. */
+export async function loadedQuotaSummary(options: {
+  registryPath: string;
+  goalId: string;
+  clock: Clock;
+  homeDir?: string;
+}): Promise<GoalQuotaSummary> {
+  const goal = await loadQuotaGoal(options);
+  return goalQuotaSummary(await new GoalLoader().load(goal, { clock: options.clock, indexCache: 'off' }));
+}

@@ -122,6 +122,12 @@ export class WorkspaceModel extends Disposable {
     return this.snapshotList.flatMap((s) => (s.ok ? s.goals : []));
   }
 
+  /** The goal's item of its registry's live status model (the extension API's `getGoalStatus`). */
+  async statusItem(goal: GoalSummary): Promise<GoalStatusItem | undefined> {
+    const snapshot = await this.liveModel(goal.registryPath).current();
+    return snapshot.ok ? snapshot.items.get(goal.goalId) : undefined;
+  }
+
   /** Status and quota of a goal as of the last reload (undefined while loading or if unreadable). */
   detailsOf(goal: GoalSummary): GoalDetails | undefined {
     return this.details.get(goalKey(goal));

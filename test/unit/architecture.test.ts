@@ -18,7 +18,20 @@ import {
 const root = join(__dirname, '..', '..');
 
 /** Folders of user-facing surfaces: they call operations and render results. */
-const SURFACES = ['src/cli', 'src/commands', 'src/views', 'src/chat', 'src/webviews', 'src/statusBar', 'src/lm'];
+const SURFACES = [
+  'src/cli',
+  'src/commands',
+  'src/views',
+  'src/chat',
+  'src/webviews',
+  'src/statusBar',
+  'src/lm',
+  'src/workspace',
+  'src/server',
+  'src/api',
+  'src/review',
+  'src/terminal',
+];
 /**
  * What a surface may import from src/core besides types. `core/agentTools` is the operations as agent
  * tools (and `loopx mcp`'s server over them): a call there runs an operation too.

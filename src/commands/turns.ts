@@ -299,6 +299,8 @@ export async function runOneTurnCommand(
   );
   // The turn would run but the agent has no executor: offer Configure Agent, then preview again.
   if (!previewRunsAgent(preview) && setup.executor === null && preview.route === 'contract_error') {
+    // Run from code (`confirmed`), nothing asks: the refusal in the editor's words.
+    if (argumentField(arg, 'confirmed', isTrue)) throw new Error(executorMissingSentence(agentId));
     await configureMissingExecutor(surfaces, goal, agentId);
     setup = await setupOf(goal, agentId);
     if (setup.executor === null) throw new Error(executorMissingSentence(agentId));
@@ -335,8 +337,10 @@ export async function runLoopCommand(
   const goal = await pickGoal(surfaces.model, arg, vscode.l10n.t('Run the loop on which goal?'));
   const agentIds = await pickAgents(goal, true, arg);
   // An agent with no executor would stop the loop at its first turn: offer Configure Agent for it first.
-  for (const agentId of agentIds)
-    if ((await setupOf(goal, agentId)).executor === null) await configureMissingExecutor(surfaces, goal, agentId);
+  // Run from code (`confirmed`), nothing asks: the loop stops at that agent's turn as before (executor_missing).
+  if (!argumentField(arg, 'confirmed', isTrue))
+    for (const agentId of agentIds)
+      if ((await setupOf(goal, agentId)).executor === null) await configureMissingExecutor(surfaces, goal, agentId);
   const setups = await Promise.all(agentIds.map(async (agentId) => ({ agentId, setup: await setupOf(goal, agentId) })));
   const refused = await refusedLanguageModel(surfaces, setups);
   if (refused !== undefined) return refused;

@@ -1,6 +1,11 @@
 import type * as vscode from 'vscode';
-import { getGoalStatus, listGates, listTodos, LoopxError, version } from '../core/index';
-import type { GoalSummary } from '../core/index';
+import { LoopxError } from '../core/errors';
+import { goalStatusOfItem } from '../core/ops/goalStatusView';
+import { listGates, listTodos } from '../core/ops/library';
+import { getGoalStatus } from '../core/ops/libraryFunctions';
+import { LOOPX_VERSION as version } from '../core/version';
+import type { GoalStatusItem } from '../core/status/goalStatus';
+import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { LoopxExtensionApi, LoopxGoal, LoopxQuotaChanged, LoopxTurnEnded } from './types';
 
 /**
@@ -13,6 +18,11 @@ import type { LoopxExtensionApi, LoopxGoal, LoopxQuotaChanged, LoopxTurnEnded } 
 export interface ApiWorkspaceModel {
   readonly goals: readonly GoalSummary[];
   readonly onDidChange: vscode.Event<void>;
+  /**
+   * The goal's item of the live status model (re-read only when its files changed), or undefined
+   * when the model has none for it (its registry unreadable): then `getGoalStatus` asks the core.
+   */
+  statusItem(goal: GoalSummary): Promise<GoalStatusItem | undefined>;
 }
 
 /** Events that come from elsewhere in the extension: the live status model's diffs (see statusEvents.ts). */
@@ -49,7 +59,10 @@ export function createExtensionApi(model: ApiWorkspaceModel, events: ApiEventSou
     getGoal: (goalId, registryPath) => findGoal(goalId, registryPath),
     getGoalStatus: async (goalId, registryPath) => {
       const goal = requireGoal(goalId, registryPath);
-      return getGoalStatus({ registryPath: goal.registryPath, goalId: goal.goalId });
+      const item = await model.statusItem(goal);
+      return item === undefined
+        ? getGoalStatus({ registryPath: goal.registryPath, goalId: goal.goalId })
+        : goalStatusOfItem(goal, item);
     },
     getTodos: async (goalId, query = {}) => {
       const { registryPath, ...filter } = query;

@@ -1,5 +1,6 @@
 import { agentIdOf, goalForAgentCommand } from './agentSetup';
-import { editorErrorText } from '../common/errorWording';
+import { editorErrorText, executorMissingSentence } from '../common/errorWording';
+import { paletteCommandId } from '../core/commands/catalog';
 import { join, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { runOperation } from '../core/ops/run';
@@ -264,6 +265,19 @@ function snapshotOptions(goal: GoalSummary, setup: AgentTurnSetup) {
   };
 }
 
+/**
+ * The agent has no executor (the core's `executor_missing`, worded for the CLI): say so in the editor's
+ * words and offer "Configure Agent…" for this agent and goal. Resolves once the command ran (the caller
+ * reads the setup again and goes on); Cancelled when the person declines.
+ */
+async function configureMissingExecutor(surfaces: TurnSurfaces, goal: GoalSummary, agentId: string): Promise<void> {
+  const configure = vscode.l10n.t('Configure Agent…');
+  surfaces.log.info(`no executor for ${agentId} on ${goal.goalId}: offering Configure Agent`);
+  const choice = await vscode.window.showWarningMessage(executorMissingSentence(agentId), configure);
+  if (choice !== configure) throw new Cancelled();
+  await vscode.commands.executeCommand(paletteCommandId({ key: 'configureAgent' }), { goal, agentId });
+}
+
 /** "LoopX: Run One Turn…" — preview the turn (agent, todo), confirm, run it with progress; Cancel stops after the current phase. */
 export async function runOneTurnCommand(
   surfaces: TurnSurfaces,
@@ -274,15 +288,29 @@ export async function runOneTurnCommand(
   const [agentId] = await pickAgents(goal, false, arg);
   if (agentId === undefined) throw new Cancelled();
   // A language-model agent with no model stops first: nothing to preview, nothing reserved.
-  const setup = await setupOf(goal, agentId);
+  let setup = await setupOf(goal, agentId);
   const refused = await refusedLanguageModel(surfaces, [{ agentId, setup }]);
   if (refused !== undefined) return refused;
-  const preview = await runOperation(
+  let preview = await runOperation(
     turnRunOnce,
     { goalId: goal.goalId, agentId },
     editorEnvironment(goal.registryPath),
     'preview',
   );
+  // The turn would run but the agent has no executor: offer Configure Agent, then preview again.
+  if (!previewRunsAgent(preview) && setup.executor === null && preview.route === 'contract_error') {
+    // Run from code (`confirmed`), nothing asks: the refusal in the editor's words.
+    if (argumentField(arg, 'confirmed', isTrue)) throw new Error(executorMissingSentence(agentId));
+    await configureMissingExecutor(surfaces, goal, agentId);
+    setup = await setupOf(goal, agentId);
+    if (setup.executor === null) throw new Error(executorMissingSentence(agentId));
+    preview = await runOperation(
+      turnRunOnce,
+      { goalId: goal.goalId, agentId },
+      editorEnvironment(goal.registryPath),
+      'preview',
+    );
+  }
   if (!previewRunsAgent(preview)) {
     void vscode.window.showInformationMessage(noTurnMessage(agentId, goal.goalId, preview));
     return undefined;
@@ -308,6 +336,11 @@ export async function runLoopCommand(
 ): Promise<(LoopResult & Reviewed) | TurnNotStarted> {
   const goal = await pickGoal(surfaces.model, arg, vscode.l10n.t('Run the loop on which goal?'));
   const agentIds = await pickAgents(goal, true, arg);
+  // An agent with no executor would stop the loop at its first turn: offer Configure Agent for it first.
+  // Run from code (`confirmed`), nothing asks: the loop stops at that agent's turn as before (executor_missing).
+  if (!argumentField(arg, 'confirmed', isTrue))
+    for (const agentId of agentIds)
+      if ((await setupOf(goal, agentId)).executor === null) await configureMissingExecutor(surfaces, goal, agentId);
   const setups = await Promise.all(agentIds.map(async (agentId) => ({ agentId, setup: await setupOf(goal, agentId) })));
   const refused = await refusedLanguageModel(surfaces, setups);
   if (refused !== undefined) return refused;

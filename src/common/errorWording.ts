@@ -11,6 +11,8 @@ import { isLoopxError } from '../core/errors';
  * - a sentence: the editor's own words, from the error's details;
  * - `{ action: 'askAgent', … }`: a command that can ask asks which agent (quick pick) and retries;
  *   where nothing can ask (chat, tree tooltips), the sentence is shown.
+ * - `{ action: 'configureAgent', … }`: the agent has no executor; a turn command offers
+ *   "Configure Agent…" for it and runs the turn once it has one; elsewhere the sentence is shown.
  *
  * `Record<LoopxErrorCode, …>`: a new code does not compile until it has an entry here.
  * `test/unit/editor/errorWording.test.ts` feeds every code and finds no `--flag` in what is shown.
@@ -24,7 +26,8 @@ export interface WordedError {
 
 type Sentence = (error: WordedError) => string;
 
-export type EditorWording = 'asIs' | Sentence | { readonly action: 'askAgent'; readonly sentence: Sentence };
+export type EditorWording =
+  'asIs' | Sentence | { readonly action: 'askAgent' | 'configureAgent'; readonly sentence: Sentence };
 
 const text = (details: Readonly<Record<string, unknown>>, key: string): string => {
   const value = details[key];
@@ -41,6 +44,13 @@ const agentRequired: Sentence = (error) =>
     : l10n.t('"{0}" has several agents: choose the agent this is for.', goalOf(error));
 
 const askAgent = { action: 'askAgent', sentence: agentRequired } as const;
+
+/** The sentence for an agent with no executor (the core's names `loopx agent configure` and its options). */
+export function executorMissingSentence(agentId: string): string {
+  return agentId === ''
+    ? l10n.t('This agent has no executor to run its turns: set one up with "LoopX: Configure Agent…".')
+    : l10n.t('Agent "{0}" has no executor to run its turns: set one up with "LoopX: Configure Agent…".', agentId);
+}
 
 /** For codes from the CLI's own checks, which the editor's dialogs do not produce: the gist, details in the log. */
 const requestNotAccepted: Sentence = () =>
@@ -66,7 +76,10 @@ export const EDITOR_ERROR_WORDING: Record<LoopxErrorCode, EditorWording> = {
   demo_agent_unavailable: 'asIs',
   executor_config_invalid: (error) =>
     l10n.t("The agent's executor settings are not valid: {0}", withoutCliFlags(error.message)),
-  executor_missing: 'asIs',
+  executor_missing: {
+    action: 'configureAgent',
+    sentence: (error) => executorMissingSentence(text(error.details, 'agent_id')),
+  },
   executor_unavailable_here: 'asIs',
   file_not_found: 'asIs',
   file_not_regular: 'asIs',
@@ -305,4 +318,12 @@ export function asksForAgent(error: unknown): boolean {
   if (worded === undefined) return false;
   const wording = EDITOR_ERROR_WORDING[worded.code];
   return typeof wording === 'object' && wording.action === 'askAgent';
+}
+
+/** Whether a turn command should offer "Configure Agent…" for the agent and run the turn after `error`. */
+export function asksToConfigureAgent(error: unknown): boolean {
+  const worded = asWordedError(error);
+  if (worded === undefined) return false;
+  const wording = EDITOR_ERROR_WORDING[worded.code];
+  return typeof wording === 'object' && wording.action === 'configureAgent';
 }

@@ -10,8 +10,8 @@
  * - Every refusal is a `LoopxError` with a stable `code` to branch on (`goal_registered`,
  *   `goal_not_found`, `registry_invalid_json`, …) and structured `details`.
  *
- * This file is the whole public surface: the wrappers in ./api and the operations of ./ops, never
- * internal modules.
+ * This file is the whole public surface: the operations of ./ops, their library names
+ * (./ops/library.ts, ./ops/libraryFunctions.ts), never internal modules.
  */
 
 export { LoopxError, isLoopxError } from './errors';
@@ -24,24 +24,37 @@ export { OPERATIONS, type OperationKey } from './ops/index';
 export { processEnvironment, runOperation, type OperationMode } from './ops/run';
 export type { Operation, OperationEnvironment, OperationOutput } from './ops/operation';
 
-export { archiveRuntimeGoal, type ArchiveRuntimeGoalOptions } from './api/archive';
-export { nextActionProjectionWarning, type NextActionProjectionWarningOptions } from './api/projection';
-export { compactOrchestrationPolicy } from './api/orchestration';
-export { findRegistryGoal, listGoals, readJson, readRegistry, type ListGoalsOptions } from './api/registry';
-export { listGates, loadGoalState, type GoalOptions } from './api/goalState';
-export { getGoalStatus, type GoalStatusOptions } from './api/status';
-export { settleTurn, type SettleTurnOptions } from './api/quota';
+export {
+  archiveRuntimeGoal,
+  compactOrchestrationPolicy,
+  findRegistryGoal,
+  getGoalStatus,
+  listGoals,
+  loadGoalState,
+  nextActionProjectionWarning,
+  readJson,
+  readRegistry,
+  settleTurn,
+  type ArchiveRuntimeGoalOptions,
+  type GoalOptions,
+  type GoalStatusOptions,
+  type ListGoalsOptions,
+  type NextActionProjectionWarningOptions,
+  type SettleTurnOptions,
+} from './ops/libraryFunctions';
 export type { SpendSlotResult } from './quota/spend';
 export { ShouldRunDecisionSchema, type ShouldRunDecision } from './scheduling/shouldRun';
 /** The documented library names that are one operation each (see ./ops/library.ts). */
 export {
   inspectTurnJournal,
+  listGates,
   listTodos,
   planTurn,
   runTurnLoop,
   runTurnOnce,
   shouldRun,
   type InspectTurnJournalOptions,
+  type ListGatesOptions,
   type ListTodosOptions,
   type PlanTurnOptions,
   type RunTurnLoopOptions,

@@ -1,9 +1,8 @@
 import * as l10n from '@vscode/l10n';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { writeFileAtomic } from '../core/fs/atomicWrite';
 import { inWriteScope } from '../core/ops/host';
-import { git, isLoopxOwned, repoPlace, writeWorkingTree } from '../core/snapshots/gitSnapshot';
+import { git, isLoopxOwned, repoPlace, writeFileAtomic, writeWorkingTree } from '../core/ops/editorHost';
 
 /**
  * What a turn changed, from a snapshot taken before it ran. In a git repository the snapshot is a

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
-import { globalMarkdown } from '../core/status/globalMarkdown';
 import type { GlobalCommand } from '../core/status/globalSchemas';
-import { globalGates, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
+import { globalGates, globalMarkdown, globalRisks, globalSummary, globalTodos } from '../core/ops/global';
 import { runOperation } from '../core/ops/run';
 import { editorEnvironment } from '../commands/operationRunner';
 import type { WorkspaceModel } from '../workspace/workspaceModel';

@@ -3,15 +3,16 @@ import { homedir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
-import { clockFromEnv } from '../core/clock';
 import { errorMessage, isLoopxError } from '../core/errors';
-import { generateStatusToken, STATUS_TOKEN_PATTERN } from '../core/server/security';
+import { hostClock } from '../core/ops/hostSetup';
 import {
   DEFAULT_STATUS_PORT,
+  generateStatusToken,
   startStatusServer,
   STATUS_PATH,
-  type ListeningStatusServer,
-} from '../core/server/statusServer';
+  STATUS_TOKEN_PATTERN,
+} from '../core/ops/statusService';
+import type { ListeningStatusServer } from '../core/server/statusServer';
 import { SETTINGS } from '../core/commands/ids';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { portToListenOn, preferredStatusPort } from './statusServerPorts';
@@ -235,7 +236,7 @@ export class StatusServerController extends Disposable {
       startStatusServer({
         registryPath: desired.registryPath,
         homeDir: homedir(),
-        clock: clockFromEnv(),
+        clock: hostClock(),
         token,
         port,
         // The views' own live model: one set of caches, and the server is fresh when the views are.

@@ -3,11 +3,13 @@ import { Disposable } from '../common/disposable';
 import { leaseLabel, type AgentDetails } from '../workspace/goalExtras';
 import type { LaneState } from '../workspace/laneState';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
+import type { GoalNode } from './nodes';
 
 export type AgentsNode =
   | { kind: 'agent'; agent: AgentDetails }
   | { kind: 'detail'; id: string; label: string; description?: string; icon: string; tooltip?: string }
-  | { kind: 'agentGoal'; agentId: string; goalId: string; displayName: string };
+  /** A goal the agent may act for: the Goals tree's goal node (nodes.ts), under its agent. */
+  | (GoalNode & { agentId: string });
 
 /**
  * The Agents view: each agent registered on the workspace's goals, with its executor, what it has
@@ -56,10 +58,10 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
         if (node.tooltip) item.tooltip = node.tooltip;
         return item;
       }
-      case 'agentGoal': {
-        const item = new vscode.TreeItem(node.displayName, vscode.TreeItemCollapsibleState.None);
-        item.id = `agent:${node.agentId}:goal:${node.goalId}`;
-        item.description = node.goalId;
+      case 'goal': {
+        const item = new vscode.TreeItem(node.goal.displayName, vscode.TreeItemCollapsibleState.None);
+        item.id = `agent:${node.agentId}:goal:${node.goal.registryPath}#${node.goal.goalId}`;
+        item.description = node.goal.goalId;
         item.iconPath = new vscode.ThemeIcon('target');
         return item;
       }
@@ -155,8 +157,10 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Ag
           .filter(Boolean)
           .join('\n'),
       });
-    for (const goal of agent.goals)
-      children.push({ kind: 'agentGoal', agentId: agent.agentId, goalId: goal.goalId, displayName: goal.displayName });
+    for (const listed of agent.goals) {
+      const goal = this.model.findGoal(listed.goalId, listed.registryPath);
+      if (goal !== undefined) children.push({ kind: 'goal', goal, agentId: agent.agentId });
+    }
     return children;
   }
 }

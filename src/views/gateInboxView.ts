@@ -3,16 +3,38 @@ import { Disposable } from '../common/disposable';
 import { paletteCommandId } from '../core/commands/catalog';
 import { hostClock } from '../core/ops/hostSetup';
 import { shortDuration, type GateInboxRow } from '../core/ops/gate';
+import type { StatusGate } from '../core/status/goalStatus';
 import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GateNode } from './nodes';
 import { GateInboxSource, type InboxEntry } from '../workspace/attention';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 
-/** A gate of the inbox: shaped like the Goals tree's gate node, so the gate commands (Approve, Reject, …) take it. */
-export interface InboxNode {
-  kind: 'gate';
-  goal: GoalSummary;
-  gate: { todo_id: string; title: string; line: number };
+/** A gate of the inbox: the Goals tree's gate node (nodes.ts) plus its inbox row, so the gate commands (Approve, Reject, …) take it. */
+export interface InboxNode extends GateNode {
   row: GateInboxRow;
+}
+
+/** The gate as the goal's status lists it, else as its inbox row tells it (the status is being re-read). */
+function gateOf(model: WorkspaceModel, goal: GoalSummary, row: GateInboxRow): StatusGate {
+  const listed = model.detailsOf(goal)?.status?.open_gates.find((gate) => gate.todo_id === row.todo_id);
+  return (
+    listed ?? {
+      todo_id: row.todo_id,
+      text: row.text,
+      title: row.title,
+      status: 'open',
+      gate_state: 'open',
+      line: row.line,
+      blocks_agent: row.blocks_agent,
+      global_gate: row.global_gate,
+      unblocks_todo_ids: [],
+      decision_scope: null,
+      unscoped: !row.global_gate && row.blocks_agent === null && row.blocked_todo_ids.length === 0,
+      blocked_todo_ids: row.blocked_todo_ids,
+      due_at: row.due_at,
+      updated_at: null,
+    }
+  );
 }
 
 /** How long a gate has blocked, the agent time it holds back, and its due time, for a row's description. */
@@ -69,7 +91,7 @@ export class GateInboxView extends Disposable implements vscode.TreeDataProvider
       this.nodes = entries.map(({ goal, row }) => ({
         kind: 'gate',
         goal,
-        gate: { todo_id: row.todo_id, title: row.title, line: row.line },
+        gate: gateOf(this.model, goal, row),
         row,
       }));
       const count = this.nodes.length;

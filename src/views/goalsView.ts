@@ -2,22 +2,23 @@ import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import type { ProjectionWarning } from '../core/status/projection/schemas';
-import type { StatusGate, StatusReplanObligation, StatusTodoItem } from '../core/status/goalStatus';
+import type { StatusReplanObligation, StatusTodoItem } from '../core/status/goalStatus';
 import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
 import { gateStateWord, goalStatusWord, quotaStateWord, todoStatusWord } from '../common/words';
 import { leaseLabel, type RecentRun } from '../workspace/goalExtras';
 import type { FolderGoals } from '../workspace/registrySources';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
 import { mergeGateLaneOf } from '../core/ops/lanes';
+import type { GateNode, GoalNode, TodoNode } from './nodes';
 
 type GroupKind = 'agentTodos' | 'userTodos' | 'gates' | 'warnings' | 'runs';
 
 export type GoalsNode =
-  | { kind: 'goal'; goal: GoalSummary }
+  | GoalNode
   | { kind: 'group'; goal: GoalSummary; group: GroupKind; label: string; count: number }
-  | { kind: 'todo'; goal: GoalSummary; todo: StatusTodoItem; role: 'agent' | 'user' }
+  | TodoNode
   | { kind: 'run'; goal: GoalSummary; run: RecentRun; index: number }
-  | { kind: 'gate'; goal: GoalSummary; gate: StatusGate }
+  | GateNode
   | { kind: 'warning'; goal: GoalSummary; warning: ProjectionWarning; index: number }
   | { kind: 'replan'; goal: GoalSummary; replan: StatusReplanObligation }
   | { kind: 'detail'; id: string; label: string; description?: string; icon: string; tooltip?: string; color?: string }

@@ -1,7 +1,6 @@
-import { FAILURE_RESULT_KINDS } from '../core/protocol/contract';
-import { STOPPED_GOAL_STATUSES } from '../core/quota/state';
 import type { AttentionGoalFacts, AttentionSnapshot } from '../core/status/attentionEvents';
-import { gateInboxRows, todoAddedTimes, type GateInboxRow, type InboxGateInput } from '../core/status/gateInbox';
+import type { GateInboxRow, InboxGateInput } from '../core/status/gateInbox';
+import { FAILURE_RESULT_KINDS, gateInboxRows, STOPPED_GOAL_STATUSES, todoAddedTimes } from '../core/ops/editorHost';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { GoalDetails } from './workspaceModel';
 import type { RecentRun, TodoLease } from './goalExtras';

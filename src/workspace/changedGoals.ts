@@ -1,6 +1,5 @@
 import { relative, resolve, sep } from 'node:path';
-import { STATUS_CACHE_DIR } from '../core/goal/persistentCache';
-import { GOALS_DIR } from '../core/runtime/layout';
+import { GOALS_DIR, STATUS_CACHE_DIR } from '../core/ops/editorHost';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 
 /**

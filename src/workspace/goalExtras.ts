@@ -5,7 +5,8 @@ import * as l10n from '@vscode/l10n';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 import type { RunIndexEntry } from '../core/runtime/runIndex';
-import { RECENT_RUNS_KEPT, recentRunRows, type RecentRunRow } from '../core/goal/recentRuns';
+import type { RecentRunRow } from '../core/goal/recentRuns';
+import { RECENT_RUNS_KEPT, recentRunRows } from '../core/ops/editorHost';
 
 /**
  * What the editor shows beside the status read model, computed from the same parsed files:

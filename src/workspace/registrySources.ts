@@ -1,5 +1,5 @@
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/registry/locate';
+import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/ops/editorHost';
 import type { GoalSummary } from '../core/status/workspaceGoals';
 
 /** A workspace folder as the registry lookup needs it: its name, its path and its own `loopx.registryPath`. */

@@ -3,15 +3,19 @@ import { join, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { SETTINGS } from '../core/commands/ids';
-import { clockFromEnv } from '../core/clock';
+import { hostClock } from '../core/ops/hostSetup';
 import type { GoalQuotaSummary } from '../core/quota/summary';
 import type { GoalStatusItem } from '../core/status/goalStatus';
-import { LiveStatusModel, type ReadyLiveSnapshot, type StatusDiff } from '../core/status/liveStatus';
+import type { LiveStatusModel, ReadyLiveSnapshot, StatusDiff } from '../core/status/liveStatus';
 import type { RecentRunRow } from '../core/goal/recentRuns';
-import { loadRegistrySnapshot, type GoalSummary, type RegistrySnapshot } from '../core/status/workspaceGoals';
-import { readAgentExecutorConfig } from '../core/executors/config';
-import { activeLeaseHolders } from '../core/leases/store';
-import { registryGoalEntries } from '../core/registry/read';
+import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
+import {
+  activeLeaseHolders,
+  LiveStatusModel as LiveModel,
+  loadRegistrySnapshot,
+  readAgentExecutorConfig,
+  registryGoalEntries,
+} from '../core/ops/editorHost';
 import {
   agentDetailsOf,
   changedGoalKeys,
@@ -61,7 +65,7 @@ export class WorkspaceModel extends Disposable {
   private sources: RegistrySource[] = [];
   /** One live status model per registry: the views, the status server and the API events share it. */
   private readonly live = new Map<string, LiveStatusModel>();
-  private readonly clock = clockFromEnv();
+  private readonly clock = hostClock();
   private details = new Map<string, GoalDetails>();
   /** Each registry's raw goal entries by id, from the document its live model read in the last reload. */
   private readonly registryEntries = new Map<string, ReadonlyMap<string, Record<string, unknown>>>();
@@ -105,7 +109,7 @@ export class WorkspaceModel extends Disposable {
   liveModel(registryPath: string): LiveStatusModel {
     let model = this.live.get(registryPath);
     if (model === undefined) {
-      model = new LiveStatusModel({ registryPath, homeDir: homedir(), clock: this.clock, watch: false });
+      model = new LiveModel({ registryPath, homeDir: homedir(), clock: this.clock, watch: false });
       model.onDidChange((diff) => this.statusChanged.fire(diff));
       this.live.set(registryPath, model);
     }
@@ -118,6 +122,12 @@ export class WorkspaceModel extends Disposable {
 
   get goals(): GoalSummary[] {
     return this.snapshotList.flatMap((s) => (s.ok ? s.goals : []));
+  }
+
+  /** The goal's item of its registry's live status model (the extension API's `getGoalStatus`). */
+  async statusItem(goal: GoalSummary): Promise<GoalStatusItem | undefined> {
+    const snapshot = await this.liveModel(goal.registryPath).current();
+    return snapshot.ok ? snapshot.items.get(goal.goalId) : undefined;
   }
 
   /** Status and quota of a goal as of the last reload (undefined while loading or if unreadable). */
@@ -268,7 +278,7 @@ export class WorkspaceModel extends Disposable {
       const byRegistry = new Map<string, GoalSummary[]>();
       for (const goal of targets)
         byRegistry.set(goal.registryPath, [...(byRegistry.get(goal.registryPath) ?? []), goal]);
-      const now = clockFromEnv().now();
+      const now = hostClock().now();
       const changed: GoalSummary[] = [];
       for (const [registryPath, registryGoals] of byRegistry) {
         const snapshot = await this.liveModel(registryPath).refreshGoals(registryGoals.map((goal) => goal.goalId));
@@ -374,7 +384,7 @@ export class WorkspaceModel extends Disposable {
     const runs = new Map<string, { version: string; runs: RecentRun[] }>();
     const executors = new Map<string, ReadonlyMap<string, string>>();
     const leases = new Map<string, ReadonlyMap<string, TodoLease>>();
-    const now = clockFromEnv().now();
+    const now = hostClock().now();
     for (const goal of goals) {
       const key = goalKey(goal);
       leases.set(key, activeLeaseHolders(goal, now));

@@ -16,6 +16,7 @@ import {
 } from './libraryArguments';
 import type { Operation, OperationEnvironment, OperationOutput } from './operation';
 import { processEnvironment } from './run';
+import { GateListResultSchema, type GateListResult } from './resultSchemas';
 
 /**
  * The documented library names (docs/api.md) over the operations: each is one line, the operation
@@ -107,6 +108,31 @@ export const runTurnLoop = libraryFunction<typeof turnLoop.args, Awaited<ReturnT
   'runTurnLoop',
   turnFields,
 );
+
+/**
+ * `listGates`: `todoList`'s gates, and for every agent todo it lists (not done or deferred) whether a
+ * gate holds it back and how: the same operation, its result read as the gate list.
+ */
+const listAgentTodos = libraryFunction(todoList, 'listGates');
+export async function listGates(options: ListGatesOptions): Promise<GateListResult> {
+  const list = await listAgentTodos({ ...options, role: 'agent' });
+  return GateListResultSchema.parse({
+    goal_id: list.goal_id,
+    state_file: list.state_file,
+    open_gates: list.open_gates,
+    holding_gates: list.holding_gates,
+    agent_todos: list.todos.map((todo) => ({
+      todo_id: todo.todo_id,
+      claimed_by: todo.claimed_by,
+      blocked: todo.blocked_by.length > 0,
+      blocked_by: todo.blocked_by,
+    })),
+    lane_gates_by_agent: list.lane_gates_by_agent,
+  });
+}
+
+/** The goal whose gates to list, and where. */
+export type ListGatesOptions = { goalId: string } & PlaceOptions;
 
 export type ListTodosOptions = Parameters<typeof listTodos>[0];
 export type ShouldRunOptions = Parameters<typeof shouldRun>[0];

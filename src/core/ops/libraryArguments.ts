@@ -1,12 +1,11 @@
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { clockFromEnv, fixedClock, type Clock } from '../clock';
-import { isLoopxError, LoopxError } from '../errors';
+import { isLoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
-import { resolveGoalStatePath, resolveRuntimeRoot } from '../registry/locate';
-import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import type { OperationEnvironment } from './operation';
+import { processEnvironment } from './run';
 
 /**
  * Argument fields shared by the public functions, and how they become the internal context.
@@ -69,54 +68,17 @@ export function clockOf(now: string | Date | undefined): Clock {
   return now === undefined ? clockFromEnv(process.env) : fixedClock(now);
 }
 
-/** A registered goal and where its files are. */
-export interface GoalLocation {
+/** Where and when a library call runs, as an operation's environment (`registryPath` resolved against the current folder). */
+export function libraryEnvironment(place: {
   registryPath: string;
-  goalId: string;
-  goal: Record<string, unknown>;
-  registry: Record<string, unknown>;
-  runtimeRoot: string;
-  /** The goal's ACTIVE_GOAL_STATE.md, or null when neither `state_file` nor an absolute `repo` locates it. */
-  statePath: string | null;
-}
-
-export interface GoalLookup {
-  registryPath: string;
-  goalId: string;
   runtimeRootOverride?: string | undefined;
   homeDir?: string | undefined;
-}
-
-/** Finds the goal in its registry; `registry_missing` / `goal_not_found` when it is not there. */
-export async function locateGoal(lookup: GoalLookup): Promise<GoalLocation> {
-  const registryPath = resolvedPath(lookup.registryPath);
-  const homeDir = homeDirOf(lookup.homeDir);
-  if (!fs.existsSync(registryPath)) {
-    throw new LoopxError(
-      'registry_missing',
-      `registry file does not exist: ${registryPath}; create it with \`loopx bootstrap\` or pass the right registryPath`,
-      { registry: registryPath },
-    );
-  }
-  const registry = await readRegistry(registryPath);
-  const goalId = checkGoalIdSegment(lookup.goalId);
-  const goal = findRawRegistryGoal(registry, goalId);
-  if (goal === undefined) {
-    throw new LoopxError('goal_not_found', `goal '${goalId}' is not in the registry ${registryPath}`, {
-      goal_id: goalId,
-      registry: registryPath,
-    });
-  }
-  const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: lookup.runtimeRootOverride, homeDir });
-  return { registryPath, goalId, goal, registry, runtimeRoot, statePath: resolveGoalStatePath(goal, goalId, homeDir) };
-}
-
-/** The state path of a located goal, or `state_file_unresolved`. */
-export function requireStatePath(location: GoalLocation): string {
-  if (location.statePath !== null) return location.statePath;
-  throw new LoopxError(
-    'state_file_unresolved',
-    `goal '${location.goalId}' has no state_file and no absolute repo, so its ACTIVE_GOAL_STATE.md cannot be found; set state_file in ${location.registryPath}`,
-    { goal_id: location.goalId, registry: location.registryPath },
-  );
+  now?: string | Date | undefined;
+}): OperationEnvironment {
+  return processEnvironment({
+    registryPath: resolvedPath(place.registryPath),
+    runtimeRootOverride: place.runtimeRootOverride,
+    homeDir: homeDirOf(place.homeDir),
+    clock: clockOf(place.now),
+  });
 }

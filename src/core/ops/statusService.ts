@@ -15,6 +15,9 @@ import type { OperationEnvironment } from './operation';
  */
 
 export { DEFAULT_STATUS_PORT, STATUS_PATH } from '../server/statusServer';
+// The editor's in-process status server (src/server) serves its own live model: it starts the server itself.
+export { generateStatusToken, STATUS_TOKEN_PATTERN } from '../server/security';
+export { startStatusServer } from '../server/statusServer';
 export type { LoopbackBindHost } from '../server/security';
 
 /** The environment variable that chooses the token (kept out of the banner when set). */

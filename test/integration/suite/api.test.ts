@@ -35,6 +35,23 @@ describe('LoopX extension API, as another extension reads it', () => {
     );
   });
 
+  it("reads the goal's status from the editor's live status model", async () => {
+    const status = await api.getGoalStatus('tidy-notes');
+    assert.equal(status.goal.goalId, 'tidy-notes');
+    assert.equal(status.state?.open_gate_count, 1);
+    assert.ok((status.state?.todos.agent.open_count ?? 0) > 0, JSON.stringify(status.state?.todos));
+    assert.ok(status.runs.count > 0);
+    assert.notEqual(
+      status.runs.latest_status_run?.classification,
+      'quota_slot_spent',
+      'bookkeeping does not speak for the goal',
+    );
+    await assert.rejects(
+      api.getGoalStatus('nope'),
+      (error: unknown) => (error as { code?: string }).code === 'goal_not_found',
+    );
+  });
+
   it('fires onDidChangeGoals when LoopX reloads', async () => {
     const fired = new Promise<readonly LoopxGoal[]>((resolve) => {
       const subscription = api.onDidChangeGoals((goals) => {

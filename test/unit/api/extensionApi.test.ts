@@ -5,7 +5,10 @@ import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import { createExtensionApi, type ApiWorkspaceModel } from '../../../src/api/extensionApi';
 import type { LoopxQuotaChanged, LoopxTurnEnded } from '../../../src/api/types';
-import { isLoopxError, version } from '../../../src/core/index';
+import { getGoalStatus, isLoopxError, version } from '../../../src/core/index';
+import { fixedClock } from '../../../src/core/clock';
+import type { GoalStatusItem } from '../../../src/core/status/goalStatus';
+import { LiveStatusModel } from '../../../src/core/status/liveStatus';
 import { loadRegistrySnapshot, type GoalSummary } from '../../../src/core/status/workspaceGoals';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -36,7 +39,23 @@ class TestModel implements ApiWorkspaceModel {
   goals: GoalSummary[] = [];
   private readonly changed = new TestEmitter<void>();
   readonly onDidChange = this.changed.event;
-  constructor(readonly registryPath: string) {}
+  /** The live status model the editor keeps per registry; `statusReads` counts the API's asks. */
+  readonly live: LiveStatusModel;
+  statusReads = 0;
+  constructor(readonly registryPath: string) {
+    this.live = new LiveStatusModel({
+      registryPath,
+      homeDir: os.homedir(),
+      clock: fixedClock('2026-11-29T10:00:00Z'),
+      watch: false,
+      persistentCache: false,
+    });
+  }
+  async statusItem(goal: GoalSummary): Promise<GoalStatusItem | undefined> {
+    this.statusReads += 1;
+    const snapshot = await this.live.current();
+    return snapshot.ok ? snapshot.items.get(goal.goalId) : undefined;
+  }
   async reload(): Promise<void> {
     const snapshot = await loadRegistrySnapshot(this.registryPath, { homeDir: os.homedir() });
     assert.ok(snapshot.ok);
@@ -60,7 +79,10 @@ describe('extension API (createExtensionApi)', () => {
     model = new TestModel(path.join(workspace, '.loopx', 'registry.json'));
     await model.reload();
   });
-  afterEach(() => fs.rmSync(scratch, { recursive: true, force: true }));
+  afterEach(() => {
+    model.live.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
 
   const api = () => createExtensionApi(model, { onDidEndTurn: turns.event, onDidChangeQuota: quotaSpend.event });
 
@@ -98,6 +120,36 @@ describe('extension API (createExtensionApi)', () => {
     );
     const status = await api().getGoalStatus('tidy-notes');
     assert.equal(status.state?.open_gate_count, 1);
+  });
+
+  it("getGoalStatus is the live status model's item, read as the library's summary", async () => {
+    const status = await api().getGoalStatus('tidy-notes');
+    assert.equal(model.statusReads, 1, 'read from the live model');
+    const snapshot = await model.live.current();
+    assert.ok(snapshot.ok);
+    const item = snapshot.items.get('tidy-notes');
+    assert.ok(item !== undefined);
+    assert.equal(status.state?.next_action, item.active_state_next_action);
+    assert.equal(status.state?.todos.agent.open_count, item.agent_todos?.open_count);
+    assert.equal(status.runs.count, item.unique_runs);
+    assert.deepEqual(
+      status.warnings.map((w) => w.id),
+      item.projection_warnings.map((w) => w.id),
+    );
+    // The same summary the library computes from the `status` operation.
+    const library = await getGoalStatus({
+      registryPath: model.registryPath,
+      goalId: 'tidy-notes',
+    });
+    assert.deepEqual(status, library);
+  });
+
+  it('getGoalStatus follows the item the live model holds, not a second read of the files', async () => {
+    const real = await model.statusItem(model.goals[0]!);
+    assert.ok(real !== undefined);
+    model.statusItem = async () => ({ ...real, active_state_next_action: 'from the live item' });
+    const status = await api().getGoalStatus('tidy-notes');
+    assert.equal(status.state?.next_action, 'from the live item');
   });
 
   it('rejects an unknown goal with code goal_not_found', async () => {

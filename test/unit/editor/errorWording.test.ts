@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   asksForAgent,
+  asksToConfigureAgent,
   EDITOR_ERROR_WORDING,
   editorErrorText,
   editorRefusalText,
@@ -83,6 +84,25 @@ describe('editor wording by error code', function () {
     assert.equal(editorErrorText(multiAgent), '"tidy-notes" has several agents: choose the agent this is for.');
     assert.equal(asksForAgent(new LoopxError('goal_not_found', 'no goal')), false);
     assert.equal(asksForAgent(new Error('requires --agent-id')), false);
+  });
+
+  it('offers Configure Agent for an agent with no executor, in words without the CLI command', function () {
+    // The core's own text (turn/context.ts): the CLI command that configures the executor.
+    const missing = new LoopxError(
+      'executor_missing',
+      'agent codex-main has no executor; configure one with loopx agent configure --goal-id tidy-notes --agent-id codex-main --preset <claude-code|codex|opencode|command|demo> --execute (LoopX: Configure Agent…), which sets coordination.agent_profiles.codex-main.executor in /x/registry.json (see docs/executors.md)',
+      { agent_id: 'codex-main' },
+    );
+    assert.equal(asksToConfigureAgent(missing), true);
+    assert.equal(asksForAgent(missing), false);
+    const shown = editorErrorText(missing);
+    assert.equal(
+      shown,
+      'Agent "codex-main" has no executor to run its turns: set one up with "LoopX: Configure Agent…".',
+    );
+    assert.doesNotMatch(shown, /loopx agent configure|preset|execute/);
+    assert.equal(asksToConfigureAgent(new LoopxError('goal_not_found', 'no goal')), false);
+    assert.equal(asksToConfigureAgent(new Error('has no executor')), false);
   });
 
   it("words the archive refusal in the dialog's terms", function () {

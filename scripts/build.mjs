@@ -44,10 +44,51 @@ function listEntries(dir, pattern) {
     .map((file) => join(dir, file));
 }
 
+/**
+ * Node built-ins the CLI loads on first use instead of at start. `node:child_process` (and through it
+ * `net`, `stream`, `dgram`) costs 2–5 ms of every start: commander requires it at its top level for
+ * external subcommands LoopX never has, and the modules that run git import it for a call only some
+ * commands make. Every use in the bundle reads a property at call time (`childProcess.spawn`,
+ * `(0, import_x.execFile)(…)`), so a proxy that requires the module on the first property read is
+ * the module for them.
+ */
+const LAZY_BUILTINS = ['child_process'];
+const LAZY_NAMESPACE = 'loopx-lazy-builtin';
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
+    build.onResolve({ filter }, (args) =>
+      args.namespace === LAZY_NAMESPACE
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ''), namespace: LAZY_NAMESPACE },
+    );
+    // esbuild's interop (`__toESM`) reads `__esModule`, lists a module's keys and reads each key's
+    // descriptor for its `enumerable` flag when a module imports names from it: those answers come
+    // from the export names (taken from this Node at build time; a built-in has no `__esModule`), so
+    // only reading a value loads the module.
+    build.onLoad({ filter: /.*/, namespace: LAZY_NAMESPACE }, async (args) => ({
+      loader: 'js',
+      contents: `let real;
+const load = () => (real ??= require('node:${args.path}'));
+const names = ${JSON.stringify(Object.keys(await import(`node:${args.path}`)).filter((name) => name !== 'default'))};
+module.exports = new Proxy({}, {
+  get: (_, key) => (key === '__esModule' ? undefined : load()[key]),
+  has: (_, key) => names.includes(key) || key in load(),
+  ownKeys: () => [...names],
+  getOwnPropertyDescriptor: (_, key) =>
+    names.includes(key) ? { configurable: true, enumerable: true, get: () => load()[key] } : undefined,
+});
+`,
+    }));
+  },
+};
+
 // What ships (scripts/runtime-files.mjs) is built first; `ships` marks those builds for the output check below.
 const builds = SHIPPED_BUNDLES.map((bundle) => ({
   ...common,
   ...bundle,
+  ...(bundle.outfile === 'out/cli-main.js' ? { plugins: [lazyBuiltins] } : {}),
   outfile: at(bundle.outfile),
   metafile: true,
   ships: true,

@@ -32,6 +32,41 @@ export function compileCacheName(source: string | Buffer): string {
   return `cli-${process.version}-${process.arch}-${hash}.bin`;
 }
 
+/**
+ * The command a cache is made for: the first one or two command-like words of the argument list
+ * (`status`, `quota-should-run`), or `main` when there are none. A code cache holds the functions
+ * compiled when it was made, so each command keeps its own: one made by `--version` would leave
+ * everything `status` runs to be compiled again at every start. Only a cache key: any value is
+ * safe (the bundle's hash in the name decides which bytes a cache may serve).
+ */
+export function commandProfile(argv: readonly string[]): string {
+  const words: string[] = [];
+  for (const arg of argv) {
+    const word = /^[a-z][a-z-]{0,31}$/.test(arg);
+    if (word) words.push(arg);
+    if ((!word && words.length > 0) || words.length === 2) break;
+  }
+  return words.length === 0 ? 'main' : words.join('-');
+}
+
+/** The cache of `profile` beside a bundle's cache name (`cli-…-<hash>.bin` → `cli-…-<hash>-<profile>.bin`). */
+export function profileCacheName(cacheName: string, profile: string): string {
+  return cacheName.replace(/\.bin$/, `-${profile}.bin`);
+}
+
+/** At most this many command caches of one bundle are written (a cache is 1–2 MB; typos make new profiles). */
+export const MAX_PROFILE_CACHES = 16;
+
+/** Whether another command cache of the bundle named `cacheName` may be written into `dir`. */
+export function mayAddProfileCache(dir: string, cacheName: string): boolean {
+  const prefix = cacheName.replace(/\.bin$/, '-');
+  try {
+    return fs.readdirSync(dir).filter((file) => file.startsWith(prefix)).length < MAX_PROFILE_CACHES;
+  } catch {
+    return true;
+  }
+}
+
 /** A bundle changed this recently (or later: clock skew) when its name was recorded is not trusted by stamp. */
 export const RACY_MS = 3_000;
 

@@ -3,7 +3,8 @@
  * compiling the 1.6 MB bundle (about 20 ms of every invocation; agents call the CLI every turn).
  * The cache is code, so it is used only from a folder and file this user owns that no one else can
  * write, keyed by a hash of the bundle's bytes (compileCache.ts; the hash is recorded with the
- * bundle's stamp, so most starts do not hash); any doubt just means a normal compile. Node 22's module.enableCompileCache does this natively; Node 20 has no such switch.
+ * bundle's stamp, so most starts do not hash) and by the command (each command's cache is made at
+ * its first exit and holds what it compiled); any doubt just means a normal compile. Node 22's module.enableCompileCache does this natively; Node 20 has no such switch.
  */
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,8 +13,11 @@ import * as path from 'node:path';
 import * as vm from 'node:vm';
 import {
   bundleStamp,
+  commandProfile,
   compileCacheDir,
   compileCacheName,
+  mayAddProfileCache,
+  profileCacheName,
   readTrustedCache,
   recordCacheName,
   recordedCacheName,
@@ -40,7 +44,10 @@ const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
 const cacheDir = compileCacheDir(os.tmpdir(), uid);
 const recorded = uid >= 0 && stamp !== undefined ? recordedCacheName(cacheDir, uid, bundle, stamp) : undefined;
 const cacheName = recorded ?? compileCacheName(source);
-const cachedData = uid >= 0 ? readTrustedCache(cacheDir, cacheName, uid) : undefined;
+// One cache per command (compileCache.ts, commandProfile): made when the command is done, it holds
+// every function the command ran, so the next start of the same command compiles none of them.
+const profileName = profileCacheName(cacheName, commandProfile(process.argv.slice(2)));
+const cachedData = uid >= 0 ? readTrustedCache(cacheDir, profileName, uid) : undefined;
 const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 const script = new vm.Script(wrapper, { filename: bundle, ...(cachedData ? { cachedData } : {}) });
 const bundleModule = { exports: {} };
@@ -54,7 +61,11 @@ const run = script.runInThisContext() as (
 run(bundleModule.exports, createRequire(bundle), bundleModule, bundle, __dirname);
 
 if (uid >= 0 && (cachedData === undefined || script.cachedDataRejected === true)) {
-  writeTrustedCache(cacheDir, cacheName, uid, script.createCachedData());
+  // At exit, with what the command compiled (a cache made here would hold the top level only).
+  process.once('exit', () => {
+    if (cachedData !== undefined || mayAddProfileCache(cacheDir, cacheName))
+      writeTrustedCache(cacheDir, profileName, uid, script.createCachedData());
+  });
 }
 // The bytes were hashed this time: record their name so the next start need not hash them.
 if (uid >= 0 && recorded === undefined && stamp !== undefined) recordCacheName(cacheDir, uid, bundle, stamp, cacheName);

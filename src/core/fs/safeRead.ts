@@ -110,7 +110,7 @@ export function readFileBytesSafeSync(file: string, options: SafeReadOptions = {
     fd = fs.openSync(file, flagsFor(options));
     const stat = fs.fstatSync(fd);
     checkStat(file, stat, maxBytes);
-    // One byte more than the size seen, to notice a file that grew since fstat.
+    // One byte more than the size seen, to notice a file that grew since fstat (the read then fills the buffer).
     let buffer = Buffer.allocUnsafe(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
     for (;;) {
@@ -120,9 +120,12 @@ export function readFileBytesSafeSync(file: string, options: SafeReadOptions = {
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
       }
-      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      const wanted = buffer.length - length;
+      const read = fs.readSync(fd, buffer, length, wanted, null);
       if (read === 0) break;
       length += read;
+      // A short read that ends exactly at the size fstat saw is the end of the file: no read of 0 bytes to learn it.
+      if (read < wanted && length === stat.size) break;
     }
     return buffer.subarray(0, length);
   } catch (error) {
@@ -155,9 +158,11 @@ export async function readFileBytesSafe(file: string, options: SafeReadOptions =
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
       }
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      const wanted = buffer.length - length;
+      const { bytesRead } = await handle.read(buffer, length, wanted, null);
       if (bytesRead === 0) break;
       length += bytesRead;
+      if (bytesRead < wanted && length === stat.size) break;
     }
     return buffer.subarray(0, length);
   } catch (error) {

@@ -126,6 +126,30 @@ export function rawRegistryGoalsById(registry: Record<string, unknown>): Map<str
 }
 
 /**
+ * Each goal entry of a registry document that parses, with its parsed form, per document
+ * (read-only): {@link registryGoalEntries} and {@link registryGoalsOfDocument} share one parse.
+ */
+const parsedByDocument = new WeakMap<object, readonly { entry: Record<string, unknown>; goal: RegistryGoal }[]>();
+function parsedEntries(
+  registry: Record<string, unknown>,
+): readonly { entry: Record<string, unknown>; goal: RegistryGoal }[] {
+  let parsed = parsedByDocument.get(registry);
+  if (parsed === undefined) {
+    const list: { entry: Record<string, unknown>; goal: RegistryGoal }[] = [];
+    parsed = list;
+    const goals = registry['goals'];
+    if (Array.isArray(goals))
+      for (const entry of goals) {
+        if (!isRecord(entry)) continue;
+        const result = RegistryGoalSchema.safeParse(entry);
+        if (result.success) list.push({ entry, goal: result.data });
+      }
+    parsedByDocument.set(registry, parsed);
+  }
+  return parsed;
+}
+
+/**
  * `rawRegistryGoalsById` per registry document (read-only): long-lived readers keep the same
  * document while the registry file is unchanged, so each document is parsed for its ids once.
  */
@@ -133,10 +157,26 @@ const entriesByDocument = new WeakMap<object, ReadonlyMap<string, Record<string,
 export function registryGoalEntries(registry: Record<string, unknown>): ReadonlyMap<string, Record<string, unknown>> {
   let entries = entriesByDocument.get(registry);
   if (entries === undefined) {
-    entries = rawRegistryGoalsById(registry);
+    const byId = new Map<string, Record<string, unknown>>();
+    for (const { entry, goal } of parsedEntries(registry)) if (!byId.has(goal.id)) byId.set(goal.id, entry);
+    entries = byId;
     entriesByDocument.set(registry, entries);
   }
   return entries;
+}
+
+/**
+ * `registryGoals` per registry document (read-only; the same array for the same document), from the
+ * same parse as {@link registryGoalEntries}: status reads both for every goal.
+ */
+const goalsByDocument = new WeakMap<object, readonly RegistryGoal[]>();
+export function registryGoalsOfDocument(registry: Record<string, unknown>): readonly RegistryGoal[] {
+  let goals = goalsByDocument.get(registry);
+  if (goals === undefined) {
+    goals = parsedEntries(registry).map(({ goal }) => goal);
+    goalsByDocument.set(registry, goals);
+  }
+  return goals;
 }
 
 /** Whether a stored id could read as `wanted` (the schema turns a string or number id into its string). */

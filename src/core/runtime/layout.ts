@@ -39,8 +39,20 @@ export function goalRunsDir(runtimeRoot: string, goalId: string): string {
   return path.join(goalRuntimeDir(runtimeRoot, goalId), RUNS_DIR);
 }
 
+/** Run-index paths already made (status asks for every goal's several times per call): runtime root, NUL, goal id → path. */
+const runIndexPaths = new Map<string, string>();
+const RUN_INDEX_PATHS_MAX = 20_000;
+
 export function runIndexPath(runtimeRoot: string, goalId: string): string {
-  return path.join(goalRunsDir(runtimeRoot, goalId), RUN_INDEX_FILE);
+  const key = `${runtimeRoot}\0${goalId}`;
+  let file = runIndexPaths.get(key);
+  if (file === undefined) {
+    // An invalid id throws here every time: only paths that were made are kept.
+    file = path.join(goalRunsDir(runtimeRoot, goalId), RUN_INDEX_FILE);
+    if (runIndexPaths.size >= RUN_INDEX_PATHS_MAX) runIndexPaths.clear();
+    runIndexPaths.set(key, file);
+  }
+  return file;
 }
 
 export function defaultArchiveRoot(runtimeRoot: string): string {

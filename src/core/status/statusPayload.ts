@@ -10,7 +10,7 @@ import {
   resolveStateFile,
 } from '../registry/locate';
 import { validateRegistryDocument } from '../registry/validate';
-import { registryGoalEntries, registryGoals } from '../registry/read';
+import { registryGoalEntries, registryGoalsOfDocument } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
 import type { RunIndexRead } from '../runtime/runIndex';
@@ -202,16 +202,11 @@ export interface StatusQuotaSources {
 
 /**
  * The registry's goals, parsed once per document (status reads them twice per call, and the live
- * model keeps the same document while the registry file is unchanged). Read-only.
+ * model keeps the same document while the registry file is unchanged; the raw entries of
+ * `registryGoalEntries` come from the same parse). Read-only.
  */
-const parsedGoalsOf = new WeakMap<object, readonly RegistryGoal[]>();
 function parsedGoals(registry: Record<string, unknown>): readonly RegistryGoal[] {
-  let goals = parsedGoalsOf.get(registry);
-  if (goals === undefined) {
-    goals = registryGoals(registry);
-    parsedGoalsOf.set(registry, goals);
-  }
-  return goals;
+  return registryGoalsOfDocument(registry);
 }
 
 /**

@@ -5,9 +5,13 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import {
   bundleStamp,
+  commandProfile,
   compileCacheDir,
   compileCacheName,
+  MAX_PROFILE_CACHES,
+  mayAddProfileCache,
   nameRecordFile,
+  profileCacheName,
   RACY_MS,
   readTrustedCache,
   recordCacheName,
@@ -201,5 +205,87 @@ describe('CLI compile cache: the name record (no hash when the bundle is unchang
     fs.utimesSync(bundle, mtime, mtime);
     assert.equal(run().stdout, 'two');
     assert.equal(run().stdout, 'two');
+  });
+});
+
+describe('CLI compile cache: one cache per command, made at exit', () => {
+  it('names the command by its first one or two words, skipping global options before it', () => {
+    assert.equal(
+      commandProfile(['--registry', '/r/registry.json', 'quota', 'should-run', '--goal-id', 'g1']),
+      'quota-should-run',
+    );
+    assert.equal(commandProfile(['status', '--format', 'json']), 'status');
+    assert.equal(commandProfile(['--version']), 'main');
+    assert.equal(commandProfile([]), 'main');
+    assert.equal(commandProfile(['todo', 'add', 'fix']), 'todo-add');
+    assert.equal(commandProfile(['Status', '../x', 'a'.repeat(40)]), 'main');
+    assert.equal(profileCacheName('cli-v20-x64-abc.bin', 'status'), 'cli-v20-x64-abc-status.bin');
+  });
+
+  it('adds at most MAX_PROFILE_CACHES command caches of one bundle', () => {
+    const { dir, name } = setup();
+    for (let i = 0; i < MAX_PROFILE_CACHES - 1; i++) writeTrustedCache(dir, profileCacheName(name, `c${i}`), uid, DATA);
+    writeTrustedCache(dir, profileCacheName(compileCacheName('another bundle'), 'x'), uid, DATA);
+    assert.equal(mayAddProfileCache(dir, name), true, "another bundle's caches do not count");
+    writeTrustedCache(dir, profileCacheName(name, 'last'), uid, DATA);
+    assert.equal(mayAddProfileCache(dir, name), false);
+  });
+
+  it("the launcher (real processes) writes the command's cache when the command is done, and reads it next time", () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-exit-'));
+    const tmp = path.join(root, 'tmp');
+    fs.mkdirSync(tmp);
+    const launcher = path.join(process.cwd(), 'out', 'cli.js');
+    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    fs.copyFileSync(launcher, path.join(root, 'cli.js'));
+    const bundle = path.join(root, 'cli-main.js');
+    // A function compiled only after the top level ran (from a timer): a cache made at exit holds it.
+    fs.writeFileSync(
+      bundle,
+      'function later() { return "done"; }\nsetTimeout(() => process.stdout.write(later() + ":" + process.argv.slice(2).join(" ")), 1);',
+    );
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(root, 'cli.js'), ...args], {
+        env: { ...process.env, TMPDIR: tmp },
+        encoding: 'utf8',
+      });
+    assert.equal(run('quota', 'should-run').stdout, 'done:quota should-run');
+    const dir = compileCacheDir(tmp, uid);
+    const name = compileCacheName(fs.readFileSync(bundle));
+    const made = path.join(dir, profileCacheName(name, 'quota-should-run'));
+    assert.equal(fs.existsSync(made), true, "the command's cache is written");
+    assert.equal(fs.existsSync(path.join(dir, profileCacheName(name, 'status'))), false);
+    const stamp = fs.statSync(made);
+    assert.equal(run('quota', 'should-run').stdout, 'done:quota should-run');
+    assert.equal(fs.statSync(made).mtimeMs, stamp.mtimeMs, 'an accepted cache is not written again');
+    assert.equal(run('status').stdout, 'done:status');
+    assert.equal(fs.existsSync(path.join(dir, profileCacheName(name, 'status'))), true);
+  });
+
+  it('the cache made at exit holds the functions the command ran after the top level', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-held-'));
+    const tmp = path.join(root, 'tmp');
+    fs.mkdirSync(tmp);
+    const launcher = path.join(process.cwd(), 'out', 'cli.js');
+    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    fs.copyFileSync(launcher, path.join(root, 'cli.js'));
+    const bundle = path.join(root, 'cli-main.js');
+    const body = Array.from({ length: 200 }, (_, i) => `total += String(${i}).length * ${i};`).join('\n');
+    fs.writeFileSync(
+      bundle,
+      `function later() { let total = 0;\n${body}\nreturn total; }\n` +
+        'setTimeout(() => { if (process.argv[2] === "call") process.stdout.write(String(later())); }, 1);',
+    );
+    const run = (word: string) =>
+      spawnSync(process.execPath, [path.join(root, 'cli.js'), word], {
+        env: { ...process.env, TMPDIR: tmp },
+        encoding: 'utf8',
+      });
+    run('call');
+    run('skip');
+    const dir = compileCacheDir(tmp, uid);
+    const name = compileCacheName(fs.readFileSync(bundle));
+    const size = (profile: string) => fs.statSync(path.join(dir, profileCacheName(name, profile))).size;
+    assert.ok(size('call') > size('skip') + 1000, `call ${size('call')} bytes, skip ${size('skip')} bytes`);
   });
 });

@@ -76,3 +76,89 @@ describe('safe reads: the handle is checked again after open', function () {
     assert.ok(fs.statSync(file).isFIFO(), 'the swap happened');
   });
 });
+
+describe('safe reads: how far a read goes', () => {
+  const dirs: string[] = [];
+  const restore: (() => void)[] = [];
+  afterEach(() => {
+    for (const undo of restore.splice(0)) undo();
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function file(text: string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-saferead-len-'));
+    dirs.push(dir);
+    const name = path.join(dir, 'record.json');
+    fs.writeFileSync(name, text);
+    return name;
+  }
+
+  /** Wraps `fs.readSync`: counts the calls, and `shortFirst` makes the first one read only that many bytes. */
+  function countReads(shortFirst?: number): { calls: number } {
+    const original = nodeFs.readSync;
+    const seen = { calls: 0 };
+    (nodeFs as unknown as Record<'readSync', unknown>)['readSync'] = (
+      fd: number,
+      buffer: Buffer,
+      offset: number,
+      length: number,
+      position: null,
+    ) => {
+      seen.calls += 1;
+      const asked = seen.calls === 1 && shortFirst !== undefined ? Math.min(length, shortFirst) : length;
+      return original(fd, buffer, offset, asked, position);
+    };
+    restore.push(() => {
+      (nodeFs as unknown as Record<'readSync', unknown>)['readSync'] = original;
+    });
+    return seen;
+  }
+
+  it('a file read whole in one read is not read again to find its end', () => {
+    const name = file('{"slots": 1}\n'.repeat(50));
+    const reads = countReads();
+    assert.equal(readFileSafeSync(name), '{"slots": 1}\n'.repeat(50));
+    assert.equal(reads.calls, 1);
+  });
+
+  it('a read cut short before the size seen goes on reading', () => {
+    const name = file('x'.repeat(1000));
+    const reads = countReads(10);
+    assert.equal(readFileSafeSync(name), 'x'.repeat(1000));
+    assert.ok(reads.calls >= 2);
+  });
+
+  it('a file that grew after fstat is read to its new end (sync and async)', async () => {
+    const name = file('first line\n');
+    for (const sync of [true, false]) {
+      fs.writeFileSync(name, 'first line\n');
+      const owner = (sync ? nodeFs : nodeFs.promises) as unknown as Record<string, unknown>;
+      const key = sync ? 'fstatSync' : 'open';
+      const original = owner[key] as (...args: unknown[]) => unknown;
+      if (sync)
+        owner[key] = (...args: unknown[]) => {
+          const stat = original(...args);
+          fs.appendFileSync(name, 'appended after fstat\n');
+          return stat;
+        };
+      else
+        owner[key] = async (...args: unknown[]) => {
+          const handle = (await original(...args)) as fs.promises.FileHandle;
+          const stat = await handle.stat();
+          const realStat = handle.stat.bind(handle);
+          handle.stat = (async () => {
+            fs.appendFileSync(name, 'appended after fstat\n');
+            handle.stat = realStat;
+            return stat;
+          }) as typeof handle.stat;
+          return handle;
+        };
+      try {
+        const text = sync ? readFileSafeSync(name) : await readFileSafe(name);
+        assert.equal(text, 'first line\nappended after fstat\n', sync ? 'sync' : 'async');
+      } finally {
+        owner[key] = original;
+      }
+    }
+  });
+});

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isLoopxError } from '../../../src/core/errors';
-import { findRegistryGoal, readRegistry, readRegistrySync, registryGoals } from '../../../src/core/registry/read';
+import {
+  findRegistryGoal,
+  rawRegistryGoalsById,
+  readRegistry,
+  readRegistrySync,
+  registryGoalEntries,
+  registryGoals,
+  registryGoalsOfDocument,
+} from '../../../src/core/registry/read';
 import { tempDir, writeJson } from './helpers';
 
 describe('registry reading', () => {
@@ -67,5 +75,44 @@ describe('registry reading', () => {
     assert.equal(findRegistryGoal(registry, 7)?.repo, '/p');
     assert.equal(findRegistryGoal(registry, 'b')?.['second'], undefined);
     assert.equal(findRegistryGoal(registry, 'zz'), undefined);
+  });
+});
+
+describe('registry goals per document (one parse for status)', () => {
+  const registry = (): Record<string, unknown> => ({
+    goals: [
+      { id: 'a', status: 'active' },
+      'not an object',
+      { id: '' },
+      { id: 7, display_name: 'seven' },
+      { id: 'a', status: 'second a' },
+      { id: 'b', status: 3 },
+      { id: 'c', coordination: { registered_agents: ['x'] } },
+    ],
+  });
+
+  it('gives what registryGoals and rawRegistryGoalsById give, order and duplicates as they keep them', () => {
+    const doc = registry();
+    assert.deepEqual(registryGoalsOfDocument(doc), registryGoals(doc));
+    assert.deepEqual([...registryGoalEntries(doc)], [...rawRegistryGoalsById(doc)]);
+    assert.equal(
+      registryGoalEntries(doc).get('a'),
+      (doc['goals'] as unknown[])[0],
+      'the raw entry itself, first of its id',
+    );
+    assert.deepEqual(registryGoalsOfDocument({ goals: 'no list' }), []);
+    assert.deepEqual(registryGoalsOfDocument({}), []);
+  });
+
+  it('is the same array for the same document, and a new parse for another document', () => {
+    const doc = registry();
+    assert.equal(registryGoalsOfDocument(doc), registryGoalsOfDocument(doc));
+    const other = registry();
+    (other['goals'] as unknown[]).push({ id: 'd' });
+    assert.deepEqual(
+      registryGoalsOfDocument(other).map((goal) => goal.id),
+      ['a', '7', 'a', 'b', 'c', 'd'].filter((id) => registryGoals(other).some((goal) => goal.id === id)),
+    );
+    assert.equal(registryGoalsOfDocument(other).at(-1)?.id, 'd');
   });
 });

@@ -69,6 +69,16 @@ describe('runtime goal ids and layout', () => {
     assert.throws(() => goalRunsDir('/rt', '..'), /single path segment/);
   });
 
+  it('runIndexPath: the same path on every call (kept), and an invalid id refused on every call', () => {
+    for (let i = 0; i < 2; i++) {
+      assert.equal(runIndexPath('/rt', ' g '), path.join('/rt', 'goals', 'g', 'runs', 'index.jsonl'));
+      assert.equal(runIndexPath('/rt2', ' g '), path.join('/rt2', 'goals', 'g', 'runs', 'index.jsonl'));
+      assert.equal(runIndexPath('/rt', 'g'), path.join('/rt', 'goals', 'g', 'runs', 'index.jsonl'));
+      assert.throws(() => runIndexPath('/rt', '../x'), /single path segment/);
+      assert.throws(() => runIndexPath('/rt', ' '), /goal id is required/);
+    }
+  });
+
   it('lists runtime goal folders and marks those without a registry entry as legacy-runtime', async () => {
     const rt = tempDir();
     for (const id of ['b-goal', 'a-goal', 'legacy']) fs.mkdirSync(path.join(rt, 'goals', id), { recursive: true });

@@ -22,19 +22,16 @@ function countingReader(): { reader: GoalFileReader; reads: () => number } {
   };
 }
 
-/** Whole seconds (exact in `utimes`), within the racy window of now: as a coarse-mtime file system would stamp it. */
-const TICK = Math.floor(Date.now() / 1000);
-
-/** Writes the file and stamps its mtime with this tick. */
-function writeInTick(file: string, text: string): void {
+/** Writes the file and stamps its mtime with `tick`, whole seconds (exact in `utimes`), as a coarse-mtime file system would. */
+function writeInTick(file: string, text: string, tick: number): void {
   fs.writeFileSync(file, text);
-  fs.utimesSync(file, TICK, TICK);
+  fs.utimesSync(file, tick, tick);
 }
 
 /** Rewrites the file in place with text of the same size in the same mtime tick: the stamp stays equal. */
 function rewriteKeepingStamp(file: string, text: string): void {
   const before = fs.statSync(file);
-  writeInTick(file, text); // in place: same inode
+  writeInTick(file, text, before.mtimeMs / 1000); // in place: same inode
   const after = fs.statSync(file);
   assert.equal(after.ino, before.ino);
   assert.equal(after.size, before.size);
@@ -59,7 +56,8 @@ describe('the one state-file cache per process (core/goal/cache.ts)', () => {
 
   it('a same-size rewrite in the same mtime tick is seen (the racy window): a decision never acts on stale text', async () => {
     const file = path.join(tempDir('loopx-state-cache-'), 'ACTIVE_GOAL_STATE.md');
-    writeInTick(file, STATE('Build the report A.'));
+    // This second (within the racy window of now): a rewrite in it keeps the stamp.
+    writeInTick(file, STATE('Build the report A.'), Math.floor(Date.now() / 1000));
     const cache = new GoalCache();
     assert.match((await cache.stateFile(file)).text, /report A/);
     rewriteKeepingStamp(file, STATE('Build the report B.'));

@@ -5,8 +5,8 @@ import { RunHistoryReader } from '../quota/runHistory';
 import { fileSystemGoalReader, sameStamp, type FileStamp, type GoalFileReader } from './files';
 import { RACY_MS } from './persistentCache';
 
-/** Parsed state files kept per process (a decision per heartbeat asks again and again). */
-const STATE_FILES_KEPT = 256;
+/** Parsed state files kept per process (a decision per heartbeat asks again and again; the read views release theirs). */
+const STATE_FILES_KEPT = 128;
 
 /** The reads a state file needs: its stamp and its text. */
 export type StateTextReader = Pick<GoalFileReader, 'stat' | 'readState'>;

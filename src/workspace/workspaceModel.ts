@@ -9,13 +9,7 @@ import type { GoalStatusItem } from '../core/status/goalStatus';
 import type { LiveStatusModel, ReadyLiveSnapshot, StatusDiff } from '../core/status/liveStatus';
 import type { RecentRunRow } from '../core/goal/recentRuns';
 import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
-import {
-  activeLeaseHolders,
-  LiveStatusModel as LiveModel,
-  loadRegistrySnapshot,
-  readAgentExecutorConfig,
-  registryGoalEntries,
-} from '../core/ops/editorHost';
+import { LiveStatusModel as LiveModel, loadRegistrySnapshot } from '../core/ops/editorHost';
 import {
   agentDetailsOf,
   changedGoalKeys,
@@ -68,7 +62,6 @@ export class WorkspaceModel extends Disposable {
   private readonly clock = hostClock();
   private details = new Map<string, GoalDetails>();
   /** Each registry's raw goal entries by id, from the document its live model read in the last reload. */
-  private readonly registryEntries = new Map<string, ReadonlyMap<string, Record<string, unknown>>>();
   /** Goals of the current listing whose status and quota have not been read yet (keys). */
   private unread = new Set<string>();
   private reloadTimer: NodeJS.Timeout | undefined;
@@ -289,7 +282,7 @@ export class WorkspaceModel extends Disposable {
         for (const goal of registryGoals) {
           const key = goalKey(goal);
           this.details.set(key, detailsFrom(snapshot, goal.goalId));
-          this.leases.set(key, activeLeaseHolders(goal, now));
+          this.leases.set(key, this.liveModel(registryPath).goalLeases(goal.goalId, now));
           await this.refreshRuns(goal);
           const facts = this.factsOf(goal);
           const seen = this.fingerprints.facts.get(key);
@@ -361,7 +354,6 @@ export class WorkspaceModel extends Disposable {
       }
     }
     const details = new Map<string, GoalDetails>();
-    this.registryEntries.clear();
     for (const registryPath of registryPaths) {
       const model = this.liveModel(registryPath);
       model.invalidate();
@@ -370,7 +362,6 @@ export class WorkspaceModel extends Disposable {
         this.log.warn(`status of ${registryPath}: ${snapshot.error}`);
         continue;
       }
-      this.registryEntries.set(registryPath, registryGoalEntries(snapshot.registry));
       for (const goal of goals) {
         if (goal.registryPath !== registryPath) continue;
         details.set(goalKey(goal), detailsFrom(snapshot, goal.goalId));
@@ -387,22 +378,23 @@ export class WorkspaceModel extends Disposable {
     const now = hostClock().now();
     for (const goal of goals) {
       const key = goalKey(goal);
-      leases.set(key, activeLeaseHolders(goal, now));
+      const model = this.liveModel(goal.registryPath);
+      leases.set(key, model.goalLeases(goal.goalId, now));
       const status = this.details.get(key)?.status;
       const version = runsVersion(status);
       const previous = this.runs.get(key);
       if (previous !== undefined && previous.version === version) runs.set(key, previous);
       else runs.set(key, { version, runs: await this.recentRuns(goal) });
-      const entry = this.registryEntries.get(goal.registryPath)?.get(goal.goalId);
       const labels = new Map<string, string>();
-      for (const agentId of goal.agents) {
-        try {
-          const config = entry === undefined ? null : readAgentExecutorConfig(entry, agentId);
-          labels.set(agentId, config === null ? 'no executor configured' : `executor: ${config.preset}`);
-        } catch {
-          labels.set(agentId, 'executor config invalid');
-        }
-      }
+      for (const [agentId, config] of model.executorConfigs(goal.goalId, goal.agents))
+        labels.set(
+          agentId,
+          config === 'invalid'
+            ? 'executor config invalid'
+            : config === null
+              ? 'no executor configured'
+              : `executor: ${config.preset}`,
+        );
       executors.set(key, labels);
     }
     this.runs = runs;

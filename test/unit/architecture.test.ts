@@ -13,6 +13,7 @@ import {
   persistentCacheFileNames,
   persistentCacheFileHomes,
   goalFileCacheHomes,
+  goalFileCachesByKind,
   reachable,
   ROOT,
   sourceFiles,
@@ -261,6 +262,26 @@ describe('architecture', () => {
       join('src', 'core', 'goal', 'cache.ts'),
       join('src', 'core', 'goal', 'files.ts'),
     ]);
+  });
+
+  it('one state-file cache per process: one map of state files in src, built once (processGoalCache)', () => {
+    const caches = goalFileCachesByKind();
+    // StateFileCache's map, the only one: GoalLoader and GoalFiles (every status cache) read through it.
+    assert.deepEqual(
+      caches.state,
+      [join('src', 'core', 'goal', 'cache.ts')],
+      'state files: read them through processStateFiles()',
+    );
+    // GoalCache once (processGoalCache) and its StateFileCache once: a second instance would be a second cache.
+    assert.deepEqual(caches.builders, [
+      join('src', 'core', 'goal', 'cache.ts'),
+      join('src', 'core', 'goal', 'cache.ts'),
+    ]);
+    // Run index and registry: not one per process yet (GoalFiles keeps its own per status cache
+    // instance beside the loader's RunHistoryReader). These lists may only shrink.
+    const goalFiles = join('src', 'core', 'goal', 'files.ts');
+    assert.deepEqual(caches.runIndex, [join('src', 'core', 'goal', 'cache.ts'), goalFiles, goalFiles]);
+    assert.deepEqual(caches.registry, [goalFiles]);
   });
 
   it('keeps src/extension.ts a short composition root', () => {

@@ -253,6 +253,38 @@ export function goalFileCacheHomes(): string[] {
     .sort();
 }
 
+/** The goal file kinds an in-memory cache can keep, by the type of the values it holds. */
+const GOAL_FILE_CACHE_KINDS: Readonly<Record<'state' | 'runIndex' | 'registry', RegExp>> = {
+  // A map (or a field typed as one) whose values are, or wrap, parsed state files or their text.
+  state: /new Map<string,\s*[^;=]*\b(?:StateFileSnapshot|StateRead|StateDocument|KeptState)\b/g,
+  runIndex: /new Map<string,\s*[^;=]*\bRunIndexRead\b|new RunHistoryReader\(/g,
+  registry: /new Map<string,\s*Stamped<Record<string, unknown>>/g,
+};
+
+/**
+ * Every in-memory cache of a goal file kind in src (`file` once per cache it declares), and where the
+ * classes holding the process's caches are built (`new GoalCache(`, `new StateFileCache(`).
+ */
+export function goalFileCachesByKind(): Record<keyof typeof GOAL_FILE_CACHE_KINDS | 'builders', string[]> {
+  const found: Record<keyof typeof GOAL_FILE_CACHE_KINDS | 'builders', string[]> = {
+    state: [],
+    runIndex: [],
+    registry: [],
+    builders: [],
+  };
+  for (const file of sourceFiles('src')) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const [kind, pattern] of Object.entries(GOAL_FILE_CACHE_KINDS) as [
+      keyof typeof GOAL_FILE_CACHE_KINDS,
+      RegExp,
+    ][])
+      for (const _ of text.matchAll(pattern)) found[kind].push(file);
+    for (const _ of text.matchAll(/new (?:GoalCache|StateFileCache)\(/g)) found.builders.push(file);
+  }
+  for (const list of Object.values(found)) list.sort();
+  return found;
+}
+
 /** What a doc comment says of an optional input the caller read before: "as the caller already read it: not read again". */
 const PRE_READ_DOC =
   /not read again|reading it again|already (read|resolved|parsed|found)|as (status|the caller) (found|read|knows|just read)|the caller (read|holds)|instead of reading|nothing is read|is not read/i;

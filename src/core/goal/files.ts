@@ -2,14 +2,16 @@ import * as fs from 'node:fs';
 import { errorMessage, isLoopxError } from '../errors';
 import { readRegistry } from '../registry/read';
 import { artifactFlagsHold, readRunIndex, type ReadRunIndexOptions, type RunIndexRead } from '../runtime/runIndex';
-import { parseStateDocument, type StateDocument } from '../state/document';
+import type { StateDocument } from '../state/document';
 import { readStateText } from '../state/stateFile';
+import type { StateFileCache } from './cache';
 
 /**
  * The goal files as the read views (status, the live model, the global views) read them: the last
  * read of every registry, state file and run index with its file stamp. A call stats the goal's
- * two files; only a changed stamp causes a read. The decisions read through `GoalLoader` instead
- * (`cache.ts`: the state file's text compared on every read, the run index read incrementally).
+ * two files; only a changed stamp causes a read (a state file: see `StateFileCache` in `cache.ts`, the
+ * process's one, which the decisions' `GoalLoader` reads through too). The run index is read
+ * incrementally for the decisions (`GoalCache.runHistory`).
  */
 
 /** A file's identity for the caches: any rewrite (atomic rename included) changes one of these. */
@@ -78,7 +80,6 @@ const RELEASED_INDEXES_KEPT = 2;
  */
 export class GoalFiles {
   private readonly registries = new Map<string, Stamped<Record<string, unknown>>>();
-  private readonly states = new Map<string, Stamped<StateRead>>();
   private readonly indexes = new Map<string, Stamped<RunIndexRead | null>>();
   /** Index files found missing by the last look. */
   private readonly missingIndexes = new Set<string>();
@@ -89,7 +90,14 @@ export class GoalFiles {
    */
   private readonly releasedIndexes = new Map<string, Stamped<RunIndexRead | null>>();
 
-  constructor(readonly reader: GoalFileReader = fileSystemGoalReader) {}
+  /**
+   * `states`: the process's one state-file cache (`processStateFiles()`), shared with the decisions'
+   * `GoalLoader`; its freshness rule is in `cache.ts`.
+   */
+  constructor(
+    readonly reader: GoalFileReader,
+    private readonly states: StateFileCache,
+  ) {}
 
   /** The registry document, read again only when the file changed. Errors (bad JSON) propagate. */
   async registry(registryPath: string): Promise<{ exists: boolean; registry: Record<string, unknown> }> {
@@ -156,7 +164,7 @@ export class GoalFiles {
     }
     this.indexes.delete(goal.indexFile);
     this.missingIndexes.delete(goal.indexFile);
-    if (goal.stateFile !== null) this.states.delete(goal.stateFile);
+    if (goal.stateFile !== null) this.states.forget(goal.stateFile);
   }
 
   private async readState(stateFile: string | null, stamp: FileStamp | null): Promise<StateRead> {
@@ -169,28 +177,23 @@ export class GoalFiles {
       };
     }
     if (stamp === null) {
-      this.states.delete(stateFile);
+      this.states.forget(stateFile);
       return {
         kind: 'error',
         code: 'state_file_missing',
         message: `state file does not exist: ${stateFile}; create it (loopx bootstrap) or fix the goal's state_file in the registry`,
       };
     }
-    const cached = this.states.get(stateFile);
-    if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
-    let value: StateRead;
     try {
-      const text = await this.reader.readState(stateFile);
-      value = { kind: 'ok', text, doc: parseStateDocument(text) };
+      const snapshot = await this.states.read(stateFile, this.reader, stamp);
+      return { kind: 'ok', text: snapshot.text, doc: snapshot.document };
     } catch (error) {
-      value = {
+      return {
         kind: 'error',
         code: isLoopxError(error) ? error.code : 'state_file_unreadable',
         message: errorMessage(error),
       };
     }
-    this.states.set(stateFile, { stamp, value });
-    return value;
   }
 
   /** `artifactChecks`: how many newest rows get their artifacts stat'ed now (the rest on first access). */

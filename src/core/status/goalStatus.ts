@@ -5,6 +5,7 @@ import type { ProjectionWarning } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
 import { scrubText } from '../privacy/scrub';
 import { attentionRoute, type OpenTodoFacts } from './attentionRoute';
+import { processStateFiles } from '../goal/cache';
 import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
 import type { PersistentCache } from '../goal/persistentCache';
 import { runIndexPath } from '../runtime/layout';
@@ -398,7 +399,7 @@ export class GoalStatusCache {
   disk: PersistentCache | undefined;
 
   constructor(reader: GoalFileReader = fileSystemGoalReader) {
-    this.files = new GoalFiles(reader);
+    this.files = new GoalFiles(reader, processStateFiles());
   }
 
   /** The registry document, read again only when the file changed. Errors (bad JSON) propagate. */

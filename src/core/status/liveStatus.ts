@@ -11,6 +11,9 @@ import { QuotaSummaryCache } from './quotaCache';
 import { projectedStatusQuota, statusQuotaReads } from './statusQuota';
 import { RebuildStats } from './rebuildStats';
 import type { RecentRunRow } from '../goal/recentRuns';
+import { readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
+import { activeLeaseHolders, type LeaseHolder } from '../leases/store';
+import { registryGoalEntries } from '../registry/read';
 import {
   goalItems,
   loadStatus,
@@ -257,6 +260,35 @@ export class LiveStatusModel {
     } finally {
       this.cache.release(target);
     }
+  }
+
+  /**
+   * One goal's agents' executor configs, from its registry entry in the latest snapshot: `null` when
+   * none is configured (or the snapshot does not have the goal), `'invalid'` when it does not parse.
+   * For the editor's Goals and Agents trees, right after `current()` or `refreshGoals`.
+   */
+  executorConfigs(goalId: string, agentIds: readonly string[]): ReadonlyMap<string, ExecutorConfig | null | 'invalid'> {
+    const snapshot = this.snapshot;
+    const entry = snapshot?.ok === true ? registryGoalEntries(snapshot.registry).get(goalId) : undefined;
+    const configs = new Map<string, ExecutorConfig | null | 'invalid'>();
+    for (const agentId of agentIds) {
+      try {
+        configs.set(agentId, entry === undefined ? null : readAgentExecutorConfig(entry, agentId));
+      } catch {
+        configs.set(agentId, 'invalid');
+      }
+    }
+    return configs;
+  }
+
+  /**
+   * One goal's task leases held at `now` (todo id → holder), read from its lease files each call
+   * (they change without a status input changing); empty when the latest snapshot does not have the goal.
+   */
+  goalLeases(goalId: string, now: Date): Map<string, LeaseHolder> {
+    const snapshot = this.snapshot;
+    const target = snapshot?.ok === true ? snapshot.targets.find((t) => t.goalId === goalId) : undefined;
+    return target === undefined ? new Map() : activeLeaseHolders(target, now);
   }
 
   close(): void {

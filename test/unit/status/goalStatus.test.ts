@@ -74,6 +74,15 @@ function twoGoals(): {
 }
 
 /** Rewrites a file so its stamp changes even within one mtime tick (a new inode, as atomic writes do). */
+/**
+ * Dates a file's mtime a minute back: a file modified within the state-file cache's racy window
+ * (`RACY_MS`) has its text read again on every call (`StateFileCache` in core/goal/cache.ts).
+ */
+function settle(file: string, agoMs = 60_000): void {
+  const at = new Date(Date.now() - agoMs);
+  fs.utimesSync(file, at, at);
+}
+
 function replaceFile(file: string, text: string): void {
   fs.writeFileSync(`${file}.tmp`, text);
   fs.renameSync(`${file}.tmp`, file);
@@ -334,6 +343,7 @@ describe('status read model', () => {
 
   it('the cache re-reads only the files that changed, and re-projects only the goal whose inputs changed', async () => {
     const project = twoGoals();
+    for (const goal of ['alpha', 'beta']) settle(project.statePath(goal));
     const counter = countingReader();
     const cache = new GoalStatusCache(counter.reader);
     const load = () => loadStatus({ registryPath: project.registryPath, homeDir: project.dir, cache });
@@ -355,6 +365,7 @@ describe('status read model', () => {
 
     counter.reset();
     replaceFile(project.statePath('beta'), STATE('Ship the beta report.'));
+    settle(project.statePath('beta'), 30_000);
     const afterState = await load();
     assert.deepEqual(counter.reads, ['state:beta']);
     assert.equal(byId(afterState, 'beta')?.active_state_next_action, 'Ship the beta report.');

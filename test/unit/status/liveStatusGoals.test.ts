@@ -92,6 +92,33 @@ describe('the live status model re-reading one goal (issue 16)', function () {
     assert.deepEqual(await model.goalRuns('no-such-goal'), []);
   });
 
+  it("reads one goal's executors from the snapshot's registry entry and its leases from its lease files (the editor's trees)", async () => {
+    const registry = JSON.parse(fs.readFileSync(registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+    registry.goals[1]!['coordination'] = {
+      agent_profiles: { coder: { executor: { preset: 'demo' } }, broken: { executor: { preset: 'no-such-preset' } } },
+    };
+    fs.writeFileSync(registryPath, JSON.stringify(registry));
+    const snapshot = await model.current();
+    assert.ok(snapshot.ok);
+    const configs = model.executorConfigs('beta', ['coder', 'broken', 'plain']);
+    const coder = configs.get('coder');
+    assert.equal(typeof coder === 'object' && coder !== null ? coder.preset : coder, 'demo');
+    assert.equal(configs.get('broken'), 'invalid');
+    assert.equal(configs.get('plain'), null);
+    assert.equal(model.executorConfigs('no-such-goal', ['coder']).get('coder'), null);
+
+    const beta = snapshot.targets.find((target) => target.goalId === 'beta');
+    assert.ok(beta !== undefined);
+    assert.deepEqual([...model.goalLeases('beta', new Date(NOW)).keys()], []);
+    // A lease file written after the snapshot is seen (leases are read on each call); a corrupt one shows as such.
+    const leases = path.join(beta.runtimeRoot, 'goals', 'beta', 'task-leases');
+    fs.mkdirSync(leases, { recursive: true });
+    fs.writeFileSync(path.join(leases, 'todo_1.json'), '{ not json');
+    const held = model.goalLeases('beta', new Date(NOW));
+    assert.equal(held.get('todo_1')?.owner, '(corrupt lease file)');
+    assert.equal(model.goalLeases('no-such-goal', new Date(NOW)).size, 0);
+  });
+
   it("neither reads nor stats another goal's state file, and reports the change of that goal only", async () => {
     const first = await model.current();
     assert.ok(first.ok);

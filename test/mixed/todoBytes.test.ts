@@ -193,8 +193,23 @@ const TWO_AGENT_STEPS: Step[] = [
     refused: true,
   },
   {
-    name: 'complete by its agent',
+    name: 'a final without evidence',
     args: ['todo', 'complete', '--todo-id', 'todo_bbbbbbbbbbbb', '--agent-id', AGENT, '--no-follow-up'],
+    refused: true,
+  },
+  {
+    name: 'complete by its agent',
+    args: [
+      'todo',
+      'complete',
+      '--todo-id',
+      'todo_bbbbbbbbbbbb',
+      '--agent-id',
+      AGENT,
+      '--no-follow-up',
+      '--evidence',
+      'docs merged',
+    ],
   },
 ];
 

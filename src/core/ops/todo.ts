@@ -709,6 +709,11 @@ export const todoComplete = defineOperation({
     if (successor !== undefined) input.successor = successor;
     if (args.decisionOutcome !== undefined) input.decisionOutcome = args.decisionOutcome;
     if (env.actingAs !== 'owner') input.requireActor = true;
+    // The original's argument rule: an explicit final says what was done (it also takes --note, which ours has not).
+    if (args.noFollowUp && env.actingAs !== 'owner' && (args.evidence ?? '').trim() === '')
+      throw new LoopxError('todo_evidence_required', '--no-follow-up requires --note or --evidence', {
+        todo_id: args.todoId,
+      });
     if (args.turnInstanceId !== undefined) return completeInTurn(env, args, input);
     return editTodos(
       env,

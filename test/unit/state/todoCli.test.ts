@@ -490,6 +490,27 @@ describe('loopx todo', () => {
     assert.match(markdown.stdout, /deferred/);
   });
 
+  it('todo complete --no-follow-up says what was done (--evidence), as the original requires; nothing written', async () => {
+    const p = project(['codex-main']);
+    const before = fs.readFileSync(p.stateFile, 'utf8');
+    const bare = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--no-follow-up');
+    assert.equal(bare.code, 1, bare.stdout);
+    assert.match(bare.stdout + bare.stderr, /--no-follow-up requires --note or --evidence/);
+    assert.equal(fs.readFileSync(p.stateFile, 'utf8'), before);
+    const done = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--no-follow-up',
+      '--evidence',
+      'published',
+    );
+    assert.equal(done.code, 0, done.stdout);
+  });
+
   it('todo defer names when it resumes, as the original refuses a deferral without one (exit 1, nothing written)', async () => {
     const p = project();
     const before = fs.readFileSync(p.stateFile, 'utf8');

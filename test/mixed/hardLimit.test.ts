@@ -113,8 +113,9 @@ describe('mixed team: the hard limit holds with both programs spending concurren
     }
     // Each round spent its one slot once, by one of the two (and the original again in a proven overspend round).
     assert.equal(outcomes.ours + outcomes.original, ROUNDS + excess, JSON.stringify({ ...outcomes, excess }));
-    if (excess > 0)
-      console.log(`      the original spent past the limit in ${excess} of ${ROUNDS} rounds (its unlocked append)`);
+    console.log(
+      `      slots won: ours ${outcomes.ours}, the original ${outcomes.original}; spent past the limit by the original: ${excess} of ${ROUNDS} rounds (its unlocked append)`,
+    );
     stopLeftovers(w);
     fs.rmSync(w.dir, { recursive: true, force: true });
   });

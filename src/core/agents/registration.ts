@@ -153,12 +153,7 @@ function shellWord(word: string): string {
  * Whether the global registry's entry for the goal was synced from this registry (so a registration
  * written here should be synced there too).
  */
-export async function globalEntryComesFrom(
-  globalPath: string,
-  goalId: string,
-  registryPath: string,
-  homeDir: string,
-): Promise<boolean> {
+async function globalEntryComesFrom(globalPath: string, goalId: string, registryPath: string, homeDir: string) {
   if (!fs.existsSync(globalPath)) return false;
   let goal: Record<string, unknown> | undefined;
   try {

@@ -10,7 +10,6 @@ import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 import { isLoopxError, LoopxError } from '../errors';
 import * as path from 'node:path';
-import { globalEntryComesFrom } from '../agents/registration';
 import { syncGlobalRegistry } from '../globalRegistry/sync';
 import { GLOBAL_REGISTRY_FILE_NAME, resolveRuntimeRoot } from '../registry/locate';
 
@@ -113,8 +112,6 @@ export const configureGoal = defineOperation({
         resolveRuntimeRoot({ override: env.runtimeRootOverride, homeDir: env.homeDir, cwd: env.cwd }),
         GLOBAL_REGISTRY_FILE_NAME,
       );
-      if (!(await globalEntryComesFrom(globalRegistryPath, args.goalId, registryPath, env.homeDir)))
-        return { ...result, global_sync: { enabled: false, wrote: false, global_registry: null } };
       const sync = await syncGlobalRegistry({
         projectRegistryPath: registryPath,
         globalRegistryPath,
@@ -124,8 +121,15 @@ export const configureGoal = defineOperation({
         clock: env.clock,
         runtimeRoot: path.dirname(path.resolve(globalRegistryPath)),
         lock: { env: env.env },
+        onlyWhereSourced: true,
       });
-      return { ...result, global_sync: { enabled: true, wrote: sync.written, global_registry: globalRegistryPath } };
+      return {
+        ...result,
+        global_sync:
+          sync.goals.length === 0
+            ? { enabled: false, wrote: false, global_registry: null }
+            : { enabled: true, wrote: sync.written, global_registry: globalRegistryPath },
+      };
     } catch (error) {
       // The original's words first (scripts match on them), then ours with the goals there are.
       if (isLoopxError(error, 'goal_not_found'))

@@ -647,7 +647,9 @@ export const todoUpdate = defineOperation({
       .string()
       .optional()
       .meta({ placeholder: 'condition' })
-      .describe('with --status deferred: todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>'),
+      .describe(
+        'with --status deferred: todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>',
+      ),
     taskClass: z.string().optional().meta({ placeholder: 'class' }).describe('new task class'),
     actionKind: z.string().optional().meta({ placeholder: 'kind' }).describe('new action kind'),
     claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('claim it for this registered agent'),

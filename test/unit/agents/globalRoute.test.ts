@@ -196,5 +196,12 @@ describe('register-agent through the global registry', () => {
     assert.equal(other.code, 0, other.stdout);
     assert.deepEqual(other.json()['global_sync'], { enabled: false, wrote: false, global_registry: null });
     assert.equal(fs.readFileSync(elsewhere.globalPath, 'utf8'), globalBefore);
+
+    // Without a global registry nothing is created.
+    const none = globalSetup(() => null);
+    const alone = await configure(none, ['--quota-compute', '0.5', '--execute']);
+    assert.equal(alone.code, 0, alone.stdout);
+    assert.deepEqual(alone.json()['global_sync'], { enabled: false, wrote: false, global_registry: null });
+    assert.equal(fs.existsSync(none.globalPath), false);
   });
 });

@@ -87,8 +87,9 @@ describe('mixed team: the hard limit holds with both programs spending concurren
       const overspent = ourResult.admitted && pyResult.appended === true;
       if (overspent) {
         const rows = indexRows(w);
-        const hold = rows.findIndex(
-          (row) => row.includes('reservation_hold') && new RegExp(`turn-${round}(?![0-9])`).test(row),
+        // A hold row names no turn (the original's row shape): this round's is our newest hold spend row.
+        const hold = rows.findLastIndex(
+          (row) => /"reservation_hold":\s*true/.test(row) && /"classification":\s*"quota_slot_spent"/.test(row),
         );
         const theirRow = rows.findLastIndex(
           (row) => /"agent_id":\s*"py"/.test(row) && !row.includes('reservation_hold'),

@@ -242,6 +242,7 @@ export const EDITOR_ERROR_WORDING: Record<LoopxErrorCode, EditorWording> = {
   todo_completion_continuation_required: () =>
     l10n.t('Completing an agent todo needs a follow-up todo, or saying there is none.'),
   todo_defer_reason_required: () => l10n.t('Deferring a todo needs a reason.'),
+  todo_defer_resume_when_required: 'asIs',
   todo_evidence_required: () => l10n.t('Completing this todo needs evidence: say what shows it is done.'),
   todo_gate_fields_need_user_gate: () => l10n.t('Gate fields apply only to a user gate.'),
   todo_id_ambiguous: 'asIs',

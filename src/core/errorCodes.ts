@@ -139,6 +139,7 @@ export const LOOPX_ERROR_CODES = [
   'todo_completion_continuation_conflict', // completing a todo: both a successor and --no-follow-up
   'todo_completion_continuation_required', // completing an agent todo needs a successor or --no-follow-up
   'todo_defer_reason_required', // deferring a todo needs a reason
+  'todo_defer_resume_when_required', // deferring a todo (CLI, as in the original) needs a resume condition
   'todo_evidence_required', // completing a todo needs evidence
   'todo_gate_fields_need_user_gate', // gate fields were given for a todo that is not a user gate
   'todo_id_ambiguous', // the todo id appears more than once in the state file

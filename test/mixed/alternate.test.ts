@@ -42,6 +42,15 @@ describe('mixed team: our CLI and the original alternate on one workspace', () =
         ['second-goal', w.registry],
       ],
     );
+    // Our runtime stays in the project (`.loopx/runtime`, not the original's ~/.codex/loopx): the original reads the
+    // registry's common_runtime_root as we do, so it sees the run we record there, from any folder.
+    ok(run('ours', w, ['refresh-state', '--goal-id', 'first-goal']), 'ours refresh-state');
+    const elsewhere = { ...w, ws: w.home };
+    const seen = ok(run('original', elsewhere, ['status']), 'original status');
+    const mine = ok(run('ours', elsewhere, ['status']), 'ours status');
+    assert.equal(seen['runtime_root'], path.join(w.ws, '.loopx', 'runtime'));
+    assert.deepEqual([seen['run_count'], mine['run_count']], [1, 1]);
+
     // The original's register-agent finds our goal in the global registry and writes both registries.
     const registered = ok(
       run('original', w, ['register-agent', '--goal-id', 'first-goal', '--agent-id', 'codex-a', '--execute'], false),
@@ -56,9 +65,9 @@ describe('mixed team: our CLI and the original alternate on one workspace', () =
 
     // Both programs decide on the goal the same way: same quota numbers and state.
     const theirs = run('original', w, ['quota', 'should-run', '--goal-id', 'first-goal', '--agent-id', 'codex-a']);
-    const mine = run('ours', w, ['quota', 'should-run', '--goal-id', 'first-goal', '--agent-id', 'codex-a']);
-    assert.deepEqual(quotaOf(mine), quotaOf(theirs), `ours ${mine.stdout}\noriginal ${theirs.stdout}`);
-    assert.equal(mine.json['should_run'], theirs.json['should_run']);
+    const ourDecision = run('ours', w, ['quota', 'should-run', '--goal-id', 'first-goal', '--agent-id', 'codex-a']);
+    assert.deepEqual(quotaOf(ourDecision), quotaOf(theirs), `ours ${ourDecision.stdout}\noriginal ${theirs.stdout}`);
+    assert.equal(ourDecision.json['should_run'], theirs.json['should_run']);
     stopLeftovers(w);
     fs.rmSync(w.dir, { recursive: true, force: true });
   });

@@ -28,6 +28,12 @@ export interface SyncGlobalOptions {
   clock: Clock;
   /** Stamped as the global `common_runtime_root`; default the global registry's folder. */
   runtimeRoot?: string;
+  /**
+   * Sync only the goals whose global entry already comes from this project registry (its `source_registry`), and
+   * nothing when there is no global registry: the follow-up sync of a command that wrote the project registry
+   * (`configure-goal`), which must not claim another project's entry nor create a global registry.
+   */
+  onlyWhereSourced?: boolean;
   /** Lock settings (agent id, env, timeout); the clock and operation are set here. */
   lock?: Omit<LockOptions, 'clock' | 'operation'>;
 }
@@ -176,6 +182,10 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
     return result(merge, JSON.stringify(merge.registry) !== JSON.stringify(current), false, null);
   }
 
+  const untouched = (current: Record<string, unknown>): GlobalSyncResult =>
+    result({ registry: current, goals: [], projects: [], routeReplaced: false }, false, false, null);
+  if (options.onlyWhereSourced === true && !fs.existsSync(options.globalRegistryPath)) return untouched({});
+
   return withFileLock(
     options.globalRegistryPath,
     { ...options.lock, clock: options.clock, operation: 'sync-global' },
@@ -185,6 +195,18 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
       // sync one after the other leave the later project state in the global registry, never the earlier).
       const incoming = await readIncoming(options, sourceRegistry, syncedAt);
       const current = await readRegistry(options.globalRegistryPath);
+      if (options.onlyWhereSourced === true) {
+        const globalDir = path.dirname(path.resolve(options.globalRegistryPath));
+        incoming.goals = incoming.goals.filter((goal) => {
+          const source = findRawRegistryGoal(current, String(goal['id']))?.['source_registry'];
+          return (
+            typeof source === 'string' &&
+            source.trim() !== '' &&
+            realPathOrResolved(path.resolve(globalDir, source.trim())) === sourceRegistry
+          );
+        });
+        if (incoming.goals.length === 0) return untouched(current);
+      }
       const merge = mergeGlobalRegistry(current, incoming.goals, incoming.projects, mergeOptions);
       const changed = JSON.stringify(merge.registry) !== JSON.stringify(current);
       if (!changed) return result(merge, false, false, null);

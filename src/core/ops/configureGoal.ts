@@ -9,6 +9,16 @@ import { goalIdArg } from './common';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 import { isLoopxError, LoopxError } from '../errors';
+import * as path from 'node:path';
+import { syncGlobalRegistry } from '../globalRegistry/sync';
+import { GLOBAL_REGISTRY_FILE_NAME, resolveRuntimeRoot } from '../registry/locate';
+
+/** The sync of a written change into the global registry (the original's `global_sync`, in short). */
+export interface GlobalSyncOutcome {
+  enabled: boolean;
+  wrote: boolean;
+  global_registry: string | null;
+}
 
 /**
  * `configure-goal` ("Configure Goal…"): previews, or with `execute` writes and reads back, a goal's
@@ -82,17 +92,44 @@ export const configureGoal = defineOperation({
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: async (args, env): Promise<ConfigureGoalResult> => {
+  run: async (args, env): Promise<ConfigureGoalResult & { global_sync?: GlobalSyncOutcome }> => {
     const changes = refuseAsConfig(() => parseGoalConfigChanges(configInput(args)));
+    const registryPath = locateRegistryOf(env).path;
     try {
-      return await configureGoalEntry({
-        registryPath: locateRegistryOf(env).path,
+      const result = await configureGoalEntry({
+        registryPath,
         goalId: args.goalId,
         changes,
         execute: args.execute,
         clock: env.clock,
         env: env.env,
       });
+      if (!result.written) return result;
+      // As the original's configure-goal (`configure_goal_with_global_sync`): a written change is synced into the
+      // global registry whose entry for the goal comes from this registry, so the original reads the new quota
+      // there (and its status reports no stale_source_registry).
+      const globalRegistryPath = path.join(
+        resolveRuntimeRoot({ override: env.runtimeRootOverride, homeDir: env.homeDir, cwd: env.cwd }),
+        GLOBAL_REGISTRY_FILE_NAME,
+      );
+      const sync = await syncGlobalRegistry({
+        projectRegistryPath: registryPath,
+        globalRegistryPath,
+        goalIds: [args.goalId],
+        allowRouteReplacement: false,
+        dryRun: false,
+        clock: env.clock,
+        runtimeRoot: path.dirname(path.resolve(globalRegistryPath)),
+        lock: { env: env.env },
+        onlyWhereSourced: true,
+      });
+      return {
+        ...result,
+        global_sync:
+          sync.goals.length === 0
+            ? { enabled: false, wrote: false, global_registry: null }
+            : { enabled: true, wrote: sync.written, global_registry: globalRegistryPath },
+      };
     } catch (error) {
       // The original's words first (scripts match on them), then ours with the goals there are.
       if (isLoopxError(error, 'goal_not_found'))

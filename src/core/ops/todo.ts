@@ -633,9 +633,23 @@ export const todoUpdate = defineOperation({
     text: text.optional().describe('new text (keeps the priority unless the text has its own)'),
     priority: priority.optional().describe('new priority, P0…P4'),
     status: z
-      .enum(['open', 'blocked'])
+      .enum(['open', 'blocked', 'deferred'])
       .optional()
-      .describe('open or blocked (close a todo with complete, defer or supersede); open resumes a deferred todo'),
+      .describe(
+        'open, blocked or deferred (with --resume-when, as defer); open resumes a deferred todo (close one with complete or supersede)',
+      ),
+    reason: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'text' })
+      .describe('why it is blocked or deferred (kept on the todo)'),
+    resumeWhen: z
+      .string()
+      .optional()
+      .meta({ placeholder: 'condition' })
+      .describe(
+        'with --status deferred: todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>',
+      ),
     taskClass: z.string().optional().meta({ placeholder: 'class' }).describe('new task class'),
     actionKind: z.string().optional().meta({ placeholder: 'kind' }).describe('new action kind'),
     claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('claim it for this registered agent'),
@@ -657,13 +671,15 @@ export const todoUpdate = defineOperation({
     if (args.claimedBy !== undefined) input.claimedBy = args.claimedBy;
     if (args.unclaim) input.claimedBy = null;
     if (args.note !== undefined) input.note = args.note;
+    if (args.reason !== undefined) input.reason = args.reason;
+    if (args.resumeWhen !== undefined) input.resumeWhen = args.resumeWhen;
     if (args.requiredDecisionScope !== undefined) input.requiredDecisionScopes = args.requiredDecisionScope;
     const gate = gateOf(args, env.clock.now());
     if (gate !== undefined) input.gate = gate;
     if (Object.keys(input).length === 1)
       throw new LoopxError(
         'usage',
-        'nothing to update: give at least one of text, priority, status, task class, action kind, claim, note, decision scopes or a gate field (a due time too)',
+        'nothing to update: give at least one of text, priority, status, reason, task class, action kind, claim, note, decision scopes or a gate field (a due time too)',
       );
     return editTodos(env, args.goalId, 'todo update', (stateText, context) => updateTodo(stateText, input, context));
   },
@@ -695,6 +711,11 @@ export const todoComplete = defineOperation({
     if (successor !== undefined) input.successor = successor;
     if (args.decisionOutcome !== undefined) input.decisionOutcome = args.decisionOutcome;
     if (env.actingAs !== 'owner') input.requireActor = true;
+    // The original's argument rule: an explicit final says what was done (it also takes --note, which ours has not).
+    if (args.noFollowUp && env.actingAs !== 'owner' && (args.evidence ?? '').trim() === '')
+      throw new LoopxError('todo_evidence_required', '--no-follow-up requires --note or --evidence', {
+        todo_id: args.todoId,
+      });
     if (args.turnInstanceId !== undefined) return completeInTurn(env, args, input);
     return editTodos(
       env,
@@ -820,8 +841,11 @@ export const todoDefer = defineOperation({
       .string()
       .optional()
       .meta({ placeholder: 'condition' })
-      .describe('todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>'),
+      .describe(
+        'when it resumes (required but in the editor, as in the original): todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>',
+      ),
   }),
+  errorFields: todoErrorFields,
   run: (args, env) =>
     editTodos(env, args.goalId, 'todo defer', (stateText, context) =>
       deferTodo(
@@ -830,6 +854,8 @@ export const todoDefer = defineOperation({
           todoId: args.todoId,
           reason: args.reason,
           ...(args.resumeWhen === undefined ? {} : { resumeWhen: args.resumeWhen }),
+          // The original refuses a deferral without a resume condition; the editor's owner may set one aside.
+          requireResumeWhen: env.actingAs !== 'owner',
         },
         context,
       ),

@@ -204,7 +204,7 @@ function renderReplan(out: string[], subject: PromptSubject, replan: ReplanBrief
   const commands = [
     `loopx todo add --goal-id ${goal} --text "<the next runnable slice>" --priority P1 --claimed-by ${agent}`,
     `loopx todo supersede --goal-id ${goal} --todo-id <todo_id> --reason "<why>" --successor-text "<its replacement>" --agent-id ${agent}`,
-    `loopx todo defer --goal-id ${goal} --todo-id <todo_id> --reason "<why it waits>"`,
+    `loopx todo defer --goal-id ${goal} --todo-id <todo_id> --reason "<why it waits>" --resume-when "<todo_done:todo_id, pr_merged:#n or capacity_available:capability>"`,
     `loopx todo list --goal-id ${goal}`,
   ].map(viaLoopxCli);
   out.push(

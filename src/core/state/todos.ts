@@ -427,15 +427,7 @@ function planNewTodo(
  */
 function monitorMetadata(taskClass: string, input: NewTodoInput): [string, string][] {
   const fields: [string, string][] = [];
-  if (input.resumeWhen !== undefined) {
-    if (!RESUME_CONDITION.test(input.resumeWhen))
-      throw new LoopxError(
-        'invalid_resume_condition',
-        `resume condition ${JSON.stringify(input.resumeWhen)} must be ${RESUME_CONDITION_HELP}`,
-        { resume_when: input.resumeWhen },
-      );
-    fields.push(['resume_when', input.resumeWhen]);
-  }
+  if (input.resumeWhen !== undefined) fields.push(['resume_when', supportedResumeWhen(input.resumeWhen)]);
   const monitorOnly = input.watchOnly === true || input.expiresAt !== undefined;
   if (monitorOnly && taskClass !== 'continuous_monitor')
     throw new LoopxError(
@@ -694,8 +686,15 @@ export interface UpdateTodoInput {
   todoId: string;
   text?: string;
   priority?: Priority;
-  /** Only the non-terminal statuses: use complete/defer/supersede to close a todo. `open` also resumes a deferred todo. */
-  status?: 'open' | 'blocked';
+  /**
+   * Not `done` (use complete or supersede). `open` also resumes a deferred todo; `deferred` (the original's spelling
+   * of defer) needs a resume condition, given or already on the todo.
+   */
+  status?: 'open' | 'blocked' | 'deferred';
+  /** Why (`reason`): a blocked or deferred todo keeps it, as the original writes it. */
+  reason?: string;
+  /** When a deferred todo resumes (see `supportedResumeWhen`). */
+  resumeWhen?: string;
   taskClass?: string;
   actionKind?: string;
   /** A new claim, or null to release the claim. */
@@ -706,7 +705,7 @@ export interface UpdateTodoInput {
 }
 
 export function updateTodo(text: string, input: UpdateTodoInput, context: OperationContext): TodoEditResult {
-  refuseCredentials({ text: input.text, note: input.note });
+  refuseCredentials({ text: input.text, note: input.note, reason: input.reason });
   const doc = parseStateDocument(text);
   const item = findTodo(doc, input.todoId);
   if (item.status === 'done') {
@@ -757,6 +756,20 @@ export function updateTodo(text: string, input: UpdateTodoInput, context: Operat
   if (input.status !== undefined) {
     metadata['status'] = input.status;
     marker = markerForStatus(input.status);
+  }
+  if (input.reason !== undefined && compactText(input.reason) !== '') metadata['reason'] = compactText(input.reason);
+  if (input.resumeWhen !== undefined) metadata['resume_when'] = supportedResumeWhen(input.resumeWhen);
+  if (input.status === 'deferred') {
+    if (isUserGate(item))
+      throw new LoopxError(
+        'gate_cannot_be_deferred',
+        `todo ${item.todoId} is a user gate; resolve it with complete --decision-outcome cancel or supersede it, so the work it holds back stays accounted for`,
+        { todo_id: item.todoId },
+      );
+    const existing = item.meta['resume_when'];
+    const kept = existing !== undefined && RESUME_CONDITION.test(compactText(existing).toLowerCase());
+    if (input.resumeWhen === undefined && !kept)
+      throw new LoopxError('todo_defer_resume_when_required', DEFER_NEEDS_RESUME_WHEN, { todo_id: item.todoId });
   }
   if (input.taskClass !== undefined) {
     checkTaskClass(role, input.taskClass);
@@ -1032,8 +1045,16 @@ export function supersedeTodo(text: string, input: SupersedeTodoInput, context: 
     );
   }
   const role = item.role as TodoRole;
+  // As the original's supersede (`supersede_goal_todo`): the todo is completed with `note=superseded`, a
+  // `completed_at`, the default continuation (`active_goal`), and linked to its replacement by `superseded_by` and
+  // `successor_todo_ids`.
   const metadata: Record<string, string | null> = { status: 'done' };
   if (input.reason !== undefined && compactText(input.reason) !== '') metadata['reason'] = compactText(input.reason);
+  if (!heldGate) {
+    metadata['note'] = 'superseded';
+    if (item.meta['completed_at'] === undefined) metadata['completed_at'] = context.now;
+    if (item.meta['completion_continuation'] === undefined) metadata['completion_continuation'] = 'active_goal';
+  }
   const splices: LineSplice[] = [];
   const added: string[] = [];
   if (input.supersededBy !== undefined) {
@@ -1049,6 +1070,23 @@ export function supersedeTodo(text: string, input: SupersedeTodoInput, context: 
         { todo_id: item.todoId },
       );
     metadata['superseded_by'] = replacement.todoId;
+    if (!heldGate) metadata['successor_todo_ids'] = successorIdsWith(item, replacement.todoId);
+  } else if (input.replacement && role === 'agent') {
+    // The original's `--next-agent-todo`: the replacement takes the todo's `[Pn]` prefix unless it has its own and
+    // the gate link (`unblocks_todo_id`) of the todo it replaces; its class is advancement_task and its claim,
+    // action kind and decision scopes are only what is given.
+    const planned = planNewTodo(doc, role, inheritPriority(withoutUndefined(input.replacement), item), {}, context);
+    const link = item.meta['unblocks_todo_id'];
+    const insertion = insertTodo(
+      doc,
+      role,
+      planned.text,
+      link === undefined || link === '' ? planned.metadata : [...planned.metadata, ['unblocks_todo_id', link]],
+    );
+    splices.push(...insertion.splices);
+    added.push(insertion.todoId);
+    metadata['superseded_by'] = insertion.todoId;
+    metadata['successor_todo_ids'] = successorIdsWith(item, insertion.todoId);
   } else if (input.replacement) {
     const inherited: NewTodoInput = { ...input.replacement };
     inherited.taskClass ??= item.meta['task_class'];
@@ -1084,6 +1122,12 @@ export function supersedeTodo(text: string, input: SupersedeTodoInput, context: 
   );
 }
 
+/** The todo's `successor_todo_ids` with one more id (kept in order, no repeats), as the original merges them. */
+function successorIdsWith(item: TodoItem, todoId: string): string {
+  const ids = metaList(item.meta['successor_todo_ids']);
+  return (ids.includes(todoId) ? ids : [...ids, todoId]).join(',');
+}
+
 function withoutUndefined(input: NewTodoInput): NewTodoInput {
   return Object.fromEntries(
     Object.entries(input).filter(([, value]) => value !== undefined),
@@ -1102,11 +1146,34 @@ export const RESUME_CONDITION =
   /^(?:todo_done:todo_[a-z0-9_-]{3,64}|pr_merged:(?:[a-z0-9_.-]{1,80}\/[a-z0-9_.-]{1,100})?#[1-9][0-9]{0,8}|capacity_available:[a-z][a-z0-9_:-]{0,63})$/;
 const RESUME_CONDITION_HELP = 'todo_done:<todo_id>, pr_merged:[owner/repo]#<number> or capacity_available:<capability>';
 
+/**
+ * A `--resume-when` value as the original takes it (`require_supported_todo_resume_when`): spaces compacted and
+ * lowercased, then one of the supported conditions; anything else is refused with the original's text, nothing
+ * written. The value written is the normalized one, as the original writes it.
+ */
+export function supportedResumeWhen(value: string): string {
+  const normalized = compactText(value).toLowerCase();
+  if (RESUME_CONDITION.test(normalized)) return normalized;
+  throw new LoopxError(
+    'invalid_resume_condition',
+    `resume_when must use a supported condition: ${RESUME_CONDITION_HELP} (got ${JSON.stringify(value)})`,
+    { resume_when: value },
+  );
+}
+
+/** The original's refusal of a deferral that names no resume condition (`update_goal_todo`). */
+const DEFER_NEEDS_RESUME_WHEN = 'transition to deferred requires --resume-when with a supported condition';
+
 export interface DeferTodoInput {
   todoId: string;
   reason: string;
   /** `todo_done:<id>`, `pr_merged:[owner/repo]#<n>` or `capacity_available:<capability>`. */
   resumeWhen?: string;
+  /**
+   * The CLI's rule, as the original's (`todo update --status deferred`): a deferral names when it resumes, else
+   * the original's agents never pick the todo up again. The editor's owner may set a todo aside without one.
+   */
+  requireResumeWhen?: boolean;
 }
 
 export function deferTodo(text: string, input: DeferTodoInput, context: OperationContext): TodoEditResult {
@@ -1127,16 +1194,9 @@ export function deferTodo(text: string, input: DeferTodoInput, context: Operatio
       todo_id: item.todoId,
     });
   const metadata: Record<string, string | null> = { status: 'deferred', reason };
-  if (input.resumeWhen !== undefined) {
-    if (!RESUME_CONDITION.test(input.resumeWhen)) {
-      throw new LoopxError(
-        'invalid_resume_condition',
-        `resume condition ${JSON.stringify(input.resumeWhen)} must be ${RESUME_CONDITION_HELP}`,
-        { resume_when: input.resumeWhen },
-      );
-    }
-    metadata['resume_when'] = input.resumeWhen;
-  }
+  if (input.resumeWhen !== undefined) metadata['resume_when'] = supportedResumeWhen(input.resumeWhen);
+  else if (input.requireResumeWhen === true)
+    throw new LoopxError('todo_defer_resume_when_required', DEFER_NEEDS_RESUME_WHEN, { todo_id: item.todoId });
   return finishEdit(doc, item, 'todo_defer', { marker: '-', metadata }, context);
 }
 

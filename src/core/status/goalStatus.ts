@@ -101,6 +101,43 @@ export function todosOrEmpty(summary: StatusTodoSummary | null | undefined): Sta
   return summary ?? NO_TODOS;
 }
 
+/**
+ * The original's active-state attention item (`active_state_attention_item`): when the goal's attention comes from
+ * its state file, the recommended action is the first open gate's text (a user gate), the first open user todo's, the
+ * first open agent todo's or the projection gap's repair, else the Next Action, else the original's default words;
+ * `source` is then `active_state`. Null when the attention comes from elsewhere (the latest run, the registry).
+ */
+export function activeStateAction(
+  status: string,
+  attentionSource: string,
+  open: {
+    user: readonly Pick<StructuredTodoItem, 'text' | 'task_class'>[];
+    agent: readonly Pick<StructuredTodoItem, 'text'>[];
+    nextAction: string | null;
+    gapAction: string | null;
+  },
+): string | null {
+  if (attentionSource !== 'active_state') return null;
+  const first = (items: readonly { text: string }[]): string | null =>
+    items[0] === undefined ? null : publicSafeCompact(items[0].text);
+  switch (status) {
+    case 'active_state_user_gate':
+      return (
+        first(open.user.filter((todo) => todo.task_class === 'user_gate')) ??
+        open.nextAction ??
+        'resolve the open user_gate todo from the active goal state'
+      );
+    case 'active_state_user_todo':
+      return first(open.user) ?? open.nextAction ?? 'resolve the open user todo from the active goal state';
+    case 'active_state_agent_todo':
+      return first(open.agent) ?? open.nextAction ?? 'run the open agent todo from the active goal state';
+    case 'state_projection_gap':
+      return open.gapAction ?? 'expand the active-state Next Action into parseable todos';
+    default:
+      return null;
+  }
+}
+
 function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
 }
@@ -271,18 +308,26 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     hasProjectionGap: warnings.some((warning) => warning.kind === 'state_projection_gap'),
   });
 
-  const [recommendedAction, source] =
-    latest.latest_run_recommended_action !== null
-      ? [latest.latest_run_recommended_action, 'latest_run' as const]
-      : activeNextAction !== null
-        ? [activeNextAction, 'active_state_next_action' as const]
-        : [DEFAULT_STATUS_ACTION, 'default' as const];
-
   const byKind = <K extends ProjectionWarning['kind']>(kind: K): Extract<ProjectionWarning, { kind: K }> | undefined =>
     warnings.find((warning): warning is Extract<ProjectionWarning, { kind: K }> => warning.kind === kind);
   const nextActionWarning = byKind('next_action_projection_mismatch');
   const gap = byKind('state_projection_gap');
   const stale = byKind('stale_latest_run_projection');
+
+  const fromActiveState = activeStateAction(route.status, route.attention_source, {
+    user: (structured?.todos.user.items ?? []).filter(isOpen),
+    agent: (structured?.todos.agent.items ?? []).filter(isOpen),
+    nextAction: activeNextAction,
+    gapAction: gap?.recommended_action ?? null,
+  });
+  const [recommendedAction, source] =
+    fromActiveState !== null
+      ? [fromActiveState, 'active_state' as const]
+      : latest.latest_run_recommended_action !== null
+        ? [latest.latest_run_recommended_action, 'latest_run' as const]
+        : activeNextAction !== null
+          ? [activeNextAction, 'active_state_next_action' as const]
+          : [DEFAULT_STATUS_ACTION, 'default' as const];
 
   const owed = replanObligations(rows, input);
   const item: GoalStatusItem = {

@@ -107,7 +107,12 @@ export const StatusItemQuotaSchema = z.looseObject({
 export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
 
 export { WaitingOnSchema, AttentionSeveritySchema } from './attentionRoute';
-export const RecommendedActionOriginSchema = z.enum(['latest_run', 'active_state_next_action', 'default']);
+export const RecommendedActionOriginSchema = z.enum([
+  'active_state',
+  'latest_run',
+  'active_state_next_action',
+  'default',
+]);
 
 export const DEFAULT_STATUS_ACTION =
   'add a durable route under "## Next Action" in ACTIVE_GOAL_STATE.md, or record a run with loopx refresh-state';

@@ -170,4 +170,38 @@ describe('register-agent through the global registry', () => {
     assert.deepEqual(agentsIn(elsewhere.registry), ['codex-a', 'codex-b']);
     assert.equal(fs.readFileSync(elsewhere.globalPath, 'utf8'), globalBefore);
   });
+
+  it('configure-goal --execute syncs the goal into the global entry that comes from its registry (the new quota there)', async () => {
+    const configure = (setup: { registry: string; home: string }, extra: string[]) =>
+      runLoopx(['--registry', setup.registry, '--format', 'json', 'configure-goal', '--goal-id', 'g', ...extra], {
+        env: { HOME: setup.home },
+      });
+    const setup = globalSetup(mirrored);
+    const preview = await configure(setup, ['--quota-compute', '0.5', '--quota-window-hours', '12']);
+    assert.equal(preview.code, 0, preview.stdout);
+    assert.equal(goalOf(setup.globalPath)['quota'], undefined, 'a preview writes nothing');
+    const run = await configure(setup, ['--quota-compute', '0.5', '--quota-window-hours', '12', '--execute']);
+    assert.equal(run.code, 0, run.stdout);
+    assert.deepEqual(run.json()['global_sync'], { enabled: true, wrote: true, global_registry: setup.globalPath });
+    assert.deepEqual(goalOf(setup.globalPath)['quota'], goalOf(setup.registry)['quota']);
+    assert.deepEqual(goalOf(setup.globalPath)['quota'], { compute: 0.5, window_hours: 12 });
+
+    // A global entry synced from another project is left alone.
+    const elsewhere = globalSetup((registry) => ({
+      ...mirrored(registry),
+      source_registry: '/elsewhere/registry.json',
+    }));
+    const globalBefore = fs.readFileSync(elsewhere.globalPath, 'utf8');
+    const other = await configure(elsewhere, ['--quota-compute', '0.5', '--execute']);
+    assert.equal(other.code, 0, other.stdout);
+    assert.deepEqual(other.json()['global_sync'], { enabled: false, wrote: false, global_registry: null });
+    assert.equal(fs.readFileSync(elsewhere.globalPath, 'utf8'), globalBefore);
+
+    // Without a global registry nothing is created.
+    const none = globalSetup(() => null);
+    const alone = await configure(none, ['--quota-compute', '0.5', '--execute']);
+    assert.equal(alone.code, 0, alone.stdout);
+    assert.deepEqual(alone.json()['global_sync'], { enabled: false, wrote: false, global_registry: null });
+    assert.equal(fs.existsSync(none.globalPath), false);
+  });
 });

@@ -80,11 +80,17 @@ async function waitForFile(file: string): Promise<void> {
 }
 
 describe('global registry sync', () => {
-  it('projects a goal: authority data becomes counts, source and time are stamped, the input is untouched', () => {
+  it("projects a goal as the original's sanitize_goal_for_global: authority data as its counts, in its key order", () => {
     const goal = {
       id: 'g',
       authority_sources: [{ source_ref: 'x' }],
-      authority_registry: { path: 'a.json', topic_map: { t: 1 }, entries: ['e1', 'e2'], strict: true, owner: 'name' },
+      authority_registry: {
+        path: 'a.json',
+        topic_authority: { t: 1 },
+        default_entry_docs: ['e1', 'e2'],
+        owner: 'name',
+      },
+      quota: { compute: 1 },
     };
     const before = structuredClone(goal);
     const projected = projectGoalForGlobal(goal, {
@@ -92,20 +98,58 @@ describe('global registry sync', () => {
       syncedAt: '2026-01-15T10:00:00Z',
     });
     assert.deepEqual(goal, before);
+    const empty = {
+      declared: false,
+      required: false,
+      path: null,
+      path_exists: null,
+      read_status: null,
+      default_entry_count: 0,
+      default_entries_checked: 0,
+      default_entries_present: 0,
+      topic_authority_count: 0,
+      project_material_count: 0,
+      project_material_repository_count: 0,
+      project_material_owner_review_required_count: 0,
+      project_material_stale_count: 0,
+      project_material_current_authority_count: 0,
+      deprecated_source_count: 0,
+      conflict_risk: 'unknown',
+    };
+    // No repo: nothing is checked on disk; the names (`owner`, the documents, the topics) stay in the project.
     assert.deepEqual(projected, {
       id: 'g',
-      authority_source_count: 1,
-      authority_registry: {
-        schema_version: 'loopx_authority_registry_summary_v0',
-        present: true,
-        path: 'a.json',
-        topic_map_count: 1,
-        entries_count: 2,
-        strict: true,
-      },
+      quota: { compute: 1 },
       source_registry: '/p/.loopx/registry.json',
       synced_at: '2026-01-15T10:00:00Z',
+      authority_source_count: 1,
+      authority_registry: {
+        ...empty,
+        declared: true,
+        path: 'a.json',
+        default_entry_count: 2,
+        topic_authority_count: 1,
+      },
     });
+    assert.deepEqual(Object.keys(projected), [
+      'id',
+      'quota',
+      'source_registry',
+      'synced_at',
+      'authority_source_count',
+      'authority_registry',
+    ]);
+    assert.deepEqual(Object.keys(projected['authority_registry'] as object), Object.keys(empty));
+    // A goal without authority data gets the original's empty summary; a projected entry projects to itself.
+    const bare = projectGoalForGlobal({ id: 'h' }, { sourceRegistry: '/p/r.json', syncedAt: 't' });
+    assert.deepEqual(bare, {
+      id: 'h',
+      source_registry: '/p/r.json',
+      synced_at: 't',
+      authority_source_count: 0,
+      authority_registry: empty,
+    });
+    assert.deepEqual(projectGoalForGlobal(bare, { sourceRegistry: '/p/r.json', syncedAt: 't' }), bare);
   });
 
   it('case 34: sync a, b, a gives added, added, updated; re-synced goals move to the end; authority is counted', async () => {

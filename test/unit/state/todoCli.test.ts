@@ -490,6 +490,59 @@ describe('loopx todo', () => {
     assert.match(markdown.stdout, /deferred/);
   });
 
+  it('todo complete --no-follow-up says what was done (--evidence), as the original requires; nothing written', async () => {
+    const p = project(['codex-main']);
+    const before = fs.readFileSync(p.stateFile, 'utf8');
+    const bare = await p.run('todo', 'complete', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--no-follow-up');
+    assert.equal(bare.code, 1, bare.stdout);
+    assert.match(bare.stdout + bare.stderr, /--no-follow-up requires --note or --evidence/);
+    assert.equal(fs.readFileSync(p.stateFile, 'utf8'), before);
+    const done = await p.run(
+      'todo',
+      'complete',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--no-follow-up',
+      '--evidence',
+      'published',
+    );
+    assert.equal(done.code, 0, done.stdout);
+  });
+
+  it('todo defer names when it resumes, as the original refuses a deferral without one (exit 1, nothing written)', async () => {
+    const p = project();
+    const before = fs.readFileSync(p.stateFile, 'utf8');
+    const bare = await p.run('todo', 'defer', '--goal-id', 'g1', '--todo-id', 'todo_publish', '--reason', 'some day');
+    assert.equal(bare.code, 1, bare.stdout);
+    assert.match(bare.stdout + bare.stderr, /transition to deferred requires --resume-when with a supported condition/);
+    assert.equal(fs.readFileSync(p.stateFile, 'utf8'), before);
+    // The original's spelling of the same deferral, with a condition as it normalizes it (lowercase).
+    const update = await p.run(
+      'todo',
+      'update',
+      '--goal-id',
+      'g1',
+      '--todo-id',
+      'todo_publish',
+      '--status',
+      'deferred',
+      '--reason',
+      'after review',
+      '--resume-when',
+      'PR_MERGED:#12',
+      '--format',
+      'json',
+    );
+    assert.equal(update.code, 0, update.stdout);
+    assert.equal(TodoEditJsonSchema.parse(update.json()).status, 'deferred');
+    assert.match(
+      fs.readFileSync(p.stateFile, 'utf8'),
+      /- \[-\] \[P1\] Publish the package\.\n.*status=deferred .*resume_when=pr_merged\S*12 reason=after%20review /,
+    );
+  });
+
   it('reports an unknown goal and a missing todo', async () => {
     const p = project();
     const goal = await p.run('todo', 'list', '--goal-id', 'nope');

@@ -542,19 +542,36 @@ describe('todo complete', () => {
 });
 
 describe('todo supersede and defer', () => {
-  it('supersedes with a new replacement that inherits class, kind and claim', () => {
+  it("supersedes an agent todo as the original's --next-agent-todo: priority and gate link inherited, both linked", () => {
+    const linked = STATE.replace(
+      'claimed_by=codex-main -->',
+      'claimed_by=codex-main unblocks_todo_id=todo_user_gate -->',
+    );
     const result = supersedeTodo(
-      STATE,
+      linked,
       { todoId: 'todo_primary', reason: 'scope changed', replacement: { text: 'Validate the narrower lane.' } },
       legacy,
     );
     const [replacement] = result.summary.added_todos;
     assert.ok(replacement);
-    assert.equal(replacement.claimed_by, 'codex-main');
+    assert.equal(replacement.text, '[P1] Validate the narrower lane.', 'the priority prefix is inherited');
+    assert.equal(replacement.claimed_by, null, 'the claim is not (the original releases it)');
     assert.equal(replacement.task_class, 'advancement_task');
+    assert.equal(replacement.metadata['unblocks_todo_id'], 'todo_user_gate');
+    const old = result.summary.todo.metadata;
     assert.equal(result.summary.todo.status, 'done');
-    assert.equal(result.summary.todo.metadata['superseded_by'], replacement.todo_id);
-    assert.equal(result.summary.todo.metadata['reason'], 'scope changed');
+    assert.deepEqual(
+      [old['superseded_by'], old['successor_todo_ids'], old['note'], old['reason']],
+      [replacement.todo_id, replacement.todo_id, 'superseded', 'scope changed'],
+    );
+    assert.deepEqual([old['completed_at'], old['completion_continuation']], [NOW, 'active_goal']);
+    // The original's key order: schema keys first, superseded_by (not in its schema) after updated_at.
+    assert.match(
+      result.text,
+      new RegExp(
+        `todo_id=todo_primary status=done task_class=advancement_task claimed_by=codex-main unblocks_todo_id=todo_user_gate successor_todo_ids=${replacement.todo_id} completion_continuation=active_goal note=superseded reason=scope%20changed completed_at=\\S+ updated_at=\\S+ superseded_by=${replacement.todo_id} -->`,
+      ),
+    );
   });
 
   it('supersedes by an existing todo of the same role and refuses to guess', () => {
@@ -606,6 +623,50 @@ describe('todo supersede and defer', () => {
     throwsCode(() => deferTodo(STATE, { todoId: 'todo_primary', reason: ' ' }, legacy), 'todo_defer_reason_required');
     throwsCode(
       () => deferTodo(STATE, { todoId: 'todo_user_gate', reason: 'later' }, legacy),
+      'gate_cannot_be_deferred',
+    );
+  });
+
+  it('a CLI deferral names its resume condition (the original refuses one without), normalized as it writes it', () => {
+    throwsCode(
+      () => deferTodo(STATE, { todoId: 'todo_primary', reason: 'later', requireResumeWhen: true }, legacy),
+      'todo_defer_resume_when_required',
+      /transition to deferred requires --resume-when with a supported condition/,
+    );
+    const deferred = deferTodo(
+      STATE,
+      { todoId: 'todo_primary', reason: 'later', resumeWhen: ' TODO_DONE:todo_user_gate ', requireResumeWhen: true },
+      legacy,
+    );
+    assert.equal(deferred.summary.todo.metadata['resume_when'], 'todo_done:todo_user_gate');
+  });
+
+  it("update: a blocked todo keeps its reason; --status deferred is the original's defer (a resume condition needed)", () => {
+    const blocked = updateTodo(STATE, { todoId: 'todo_primary', status: 'blocked', reason: 'waits  for CI' }, legacy);
+    assert.deepEqual(
+      [blocked.summary.todo.status, blocked.summary.todo.metadata['reason']],
+      ['blocked', 'waits for CI'],
+    );
+    throwsCode(
+      () => updateTodo(STATE, { todoId: 'todo_primary', status: 'deferred', reason: 'x' }, legacy),
+      'todo_defer_resume_when_required',
+    );
+    throwsCode(
+      () => updateTodo(STATE, { todoId: 'todo_primary', status: 'deferred', resumeWhen: 'capacity_available' }, legacy),
+      'invalid_resume_condition',
+    );
+    const deferred = updateTodo(
+      STATE,
+      { todoId: 'todo_primary', status: 'deferred', reason: 'x', resumeWhen: 'capacity_available:gpu' },
+      legacy,
+    );
+    assert.match(deferred.text, /- \[-\] \[P1\] Validate the primary lane\./);
+    // Resumed, then deferred again: the condition on the todo is enough.
+    const resumed = updateTodo(deferred.text, { todoId: 'todo_primary', status: 'open' }, legacy).text;
+    const again = updateTodo(resumed, { todoId: 'todo_primary', status: 'deferred' }, legacy);
+    assert.equal(again.summary.todo.metadata['resume_when'], 'capacity_available:gpu');
+    throwsCode(
+      () => updateTodo(STATE, { todoId: 'todo_user_gate', status: 'deferred', resumeWhen: 'pr_merged:#1' }, legacy),
       'gate_cannot_be_deferred',
     );
   });

@@ -78,7 +78,7 @@ describe('global read models on the demo workspace', () => {
       activation_state: 'active',
       waiting_on: 'controller',
       severity: 'action',
-      recommended_action: 'Add a "Related" section linking notes that share a tag.',
+      recommended_action: '[P0] Approve publishing the knowledge base to the team wiki.',
       open_agent_todos: 4,
       open_user_todos: 2,
       open_gates: 1,

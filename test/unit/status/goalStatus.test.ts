@@ -3,11 +3,18 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
-import { GoalStatusCache, GoalStatusItemSchema, loadGoalStatus } from '../../../src/core/status/goalStatus';
+import {
+  activeStateAction,
+  GoalStatusCache,
+  GoalStatusItemSchema,
+  loadGoalStatus,
+} from '../../../src/core/status/goalStatus';
 import { goalItems, loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const DEMO_NEXT_ACTION = 'Add a "Related" section linking notes that share a tag.';
+/** The demo's open user gate: its attention comes from the state file, so the gate is the recommended action. */
+const DEMO_GATE = '[P0] Approve publishing the knowledge base to the team wiki.';
 
 function tempDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
@@ -112,8 +119,9 @@ describe('status read model', () => {
     );
     assert.equal(item.latest_run_recommended_action, DEMO_NEXT_ACTION);
     assert.equal(item.latest_run_recommended_action_source, 'latest_status_run');
-    assert.equal(item.recommended_action, DEMO_NEXT_ACTION);
-    assert.equal(item.source, 'latest_run');
+    // As the original's active-state attention item: the open gate, not the latest run, is the action.
+    assert.equal(item.recommended_action, DEMO_GATE);
+    assert.equal(item.source, 'active_state');
     assert.equal(item.severity, 'action');
     assert.deepEqual(item.registered_agents, ['demo', 'codex-main']);
 
@@ -296,8 +304,9 @@ describe('status read model', () => {
     const item = goalItems(await loadStatus({ registryPath, homeDir: dir }))[0];
     assert.equal(item?.latest_runs[0]?.recommended_action, null);
     assert.equal(item?.latest_run_recommended_action, null);
-    assert.equal(item?.source, 'active_state_next_action');
-    assert.equal(item?.recommended_action, DEMO_NEXT_ACTION);
+    assert.equal(item?.source, 'active_state');
+    assert.equal(item?.recommended_action, DEMO_GATE);
+    assert.doesNotMatch(JSON.stringify(item), /abcdefghijklmnop/);
   });
 
   it('attaches the quota summary a provider gives on every call; a failing provider leaves it unset with a contract warning', async () => {
@@ -392,6 +401,42 @@ describe('status read model', () => {
       byId(afterRegistry, 'beta'),
       byId(afterState, 'beta'),
       "beta's entry did not change, so it is not re-projected",
+    );
+  });
+
+  it("takes the action from the state file when the attention does (the original's active_state item)", () => {
+    const open = { nextAction: 'the route', gapAction: null };
+    const gate = { text: '[P1] Approve it', task_class: 'user_gate' };
+    const action = { text: 'Rotate the key', task_class: 'user_action' };
+    const agent = { text: '[P0] Ship it' };
+    assert.equal(
+      activeStateAction('active_state_user_gate', 'active_state', { ...open, user: [action, gate], agent: [] }),
+      '[P1] Approve it',
+    );
+    assert.equal(
+      activeStateAction('active_state_user_todo', 'active_state', { ...open, user: [action], agent: [] }),
+      'Rotate the key',
+    );
+    assert.equal(
+      activeStateAction('active_state_agent_todo', 'active_state', { ...open, user: [], agent: [agent] }),
+      '[P0] Ship it',
+    );
+    assert.equal(
+      activeStateAction('active_state_agent_todo', 'active_state', { ...open, user: [], agent: [] }),
+      'the route',
+    );
+    assert.equal(
+      activeStateAction('active_state_user_gate', 'active_state', {
+        nextAction: null,
+        gapAction: null,
+        user: [],
+        agent: [],
+      }),
+      'resolve the open user_gate todo from the active goal state',
+    );
+    assert.equal(
+      activeStateAction('validated_progress', 'latest_run', { ...open, user: [gate], agent: [agent] }),
+      null,
     );
   });
 });

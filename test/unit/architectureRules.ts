@@ -157,6 +157,14 @@ export function goalLookupFunctions(): string[] {
     if (type === undefined) return new Set();
     if (ts.isTypeLiteralNode(type))
       return new Set(type.members.flatMap((m) => (m.name && ts.isIdentifier(m.name) ? [m.name.text] : [])));
+    // `Pick<GoalRef, 'registryPath' | 'goalId'>`: the picked fields (a Pick of a handle is still a lookup without its runtime root).
+    if (ts.isTypeReferenceNode(type) && type.typeName.getText(source) === 'Pick' && type.typeArguments?.length === 2) {
+      const keys = type.typeArguments[1]!;
+      const literals = ts.isUnionTypeNode(keys) ? keys.types : [keys];
+      return new Set(
+        literals.flatMap((k) => (ts.isLiteralTypeNode(k) && ts.isStringLiteral(k.literal) ? [k.literal.text] : [])),
+      );
+    }
     if (ts.isTypeReferenceNode(type)) return fieldsOf(type.typeName.getText(source));
     if (ts.isIntersectionTypeNode(type)) {
       const all = new Set<string>();

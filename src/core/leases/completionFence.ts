@@ -1,3 +1,5 @@
+import { registeredAgentsForGoal } from '../registry/agentIds';
+import type { GoalRef } from '../registry/goalRef';
 import * as fs from 'node:fs';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
@@ -17,16 +19,7 @@ import {
   type HandoffMode,
   type TaskLeaseRecord,
 } from './rules';
-import {
-  handoffModeOf,
-  leasePath,
-  readGoalDocument,
-  readLease,
-  todoOf,
-  withLeaseLock,
-  writeLease,
-  type LeaseGoal,
-} from './store';
+import { handoffModeOf, leasePath, readGoalDocument, readLease, todoOf, withLeaseLock, writeLease } from './store';
 import { acquireHeld, base, effective, requireOwner, type LeaseResult } from './verbs';
 
 /**
@@ -78,7 +71,7 @@ export interface FenceReceipt {
  * released (the terminal record fences the next generation).
  */
 export async function withCompletionFence<T>(
-  goal: LeaseGoal,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
   input: FenceInput,
   clock: Clock,
   write: () => Promise<T>,
@@ -215,7 +208,11 @@ export async function withCompletionFence<T>(
   );
 }
 
-async function restoreLease(goal: LeaseGoal, file: string, previous: TaskLeaseRecord | null): Promise<void> {
+async function restoreLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  file: string,
+  previous: TaskLeaseRecord | null,
+): Promise<void> {
   if (previous !== null) await writeLease(goal, file, previous);
   else await fs.promises.rm(file, { force: true });
 }
@@ -230,7 +227,7 @@ function isUserGate(todo: TodoItem): boolean {
  * given key, else `auto-<todo_id>`; the default TTL), refused without an eligible registered actor.
  */
 function autoAcquireForGate(
-  goal: LeaseGoal,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
   todo: TodoItem,
   input: FenceInput,
   key: string | undefined,
@@ -246,7 +243,7 @@ function autoAcquireForGate(
       { ...details, reason: 'missing_actor' },
     );
   }
-  const constraint = ownerConstraint(todo, actor, goal.roster);
+  const constraint = ownerConstraint(todo, actor, registeredAgentsForGoal(goal.rawEntry));
   if (!constraint.effective) {
     throw new LoopxError(
       'handoff_mode_requires_lease',
@@ -285,7 +282,7 @@ export interface AutoAcquireInput {
  * (with a null lease). A lease held by another agent is refused (`handoff_mode_requires_lease`).
  */
 export async function withAgentLease<T>(
-  goal: LeaseGoal,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
   input: AutoAcquireInput,
   clock: Clock,
   then: (lease: LeaseResult | null) => Promise<T>,

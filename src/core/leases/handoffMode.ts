@@ -1,10 +1,11 @@
+import type { GoalRef } from '../registry/goalRef';
 import { isoSeconds, type Clock } from '../clock';
 import { isLoopxError, LoopxError } from '../errors';
 import { parseStateDocument, TERMINAL_STATUSES } from '../state/document';
 import { setFrontMatterField } from '../state/nextAction';
 import { applyStateEdit, readStateText } from '../state/stateFile';
 import { HANDOFF_MODES, leaseIsActive, type HandoffMode } from './rules';
-import { handoffModeOf, leaseFiles, readLease, withLeaseLock, type LeaseGoal } from './store';
+import { handoffModeOf, leaseFiles, readLease, withLeaseLock } from './store';
 
 /**
  * `loopx handoff-mode show|set` (the original's command, schema `goal_handoff_mode_v0`): the goal's
@@ -58,10 +59,12 @@ function frontMatterMode(text: string): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim();
 }
 
-export async function showHandoffMode(goal: LeaseGoal & { statePath: string }): Promise<HandoffModeShow> {
+export async function showHandoffMode(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> & { statePath: string },
+): Promise<HandoffModeShow> {
   const text = await readStateText(goal.statePath);
   const mode = handoffModeOf(goal, parseStateDocument(text));
-  const registry = goal.registryHandoffMode;
+  const registry = goal.rawEntry['handoff_mode'];
   const source =
     frontMatterMode(text) !== null
       ? 'frontmatter'
@@ -101,7 +104,7 @@ export function quiescenceOffenders(
 }
 
 export async function setHandoffMode(
-  goal: LeaseGoal & { statePath: string },
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> & { statePath: string },
   requested: HandoffMode,
   options: { execute: boolean; clock: Clock },
 ): Promise<HandoffModeSet> {
@@ -119,7 +122,7 @@ export async function setHandoffMode(
       previous = handoffModeOf(goal, parseStateDocument(text));
     } catch (error) {
       if (!isLoopxError(error, 'invalid_handoff_mode')) throw error;
-      previous = rawPrevious ?? String(goal.registryHandoffMode);
+      previous = rawPrevious ?? String(goal.rawEntry['handoff_mode']);
       previousValid = false;
     }
     const base = {

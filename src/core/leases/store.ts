@@ -1,3 +1,4 @@
+import type { GoalRef } from '../registry/goalRef';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
@@ -20,19 +21,12 @@ import { HANDOFF_MODES, leaseIsActive, TaskLeaseRecord, type HandoffMode } from 
 export const TASK_LEASES_DIR = 'task-leases';
 const TODO_ID = /^todo_[A-Za-z0-9_-]{1,64}$/;
 
-/** What lease code needs to know about a goal; built from a resolved goal or a turn's goal. */
-export interface LeaseGoal {
-  goalId: string;
-  runtimeRoot: string;
-  /** The goal's ACTIVE_GOAL_STATE.md (the todos, and the `handoff_mode` front-matter key). */
-  statePath: string | null;
-  /** The goal's registered agents. */
-  roster: readonly string[];
-  /** The registry entry's `handoff_mode`, used when the state file's front matter has none. */
-  registryHandoffMode?: unknown;
-}
+/**
+ * Lease code takes the goal as a `Pick` of `GoalRef` (id, runtime root, state file, raw registry entry: the roster
+ * and the registry's `handoff_mode` are read from it); a resolved goal or a turn's goal fits.
+ */
 
-export function leaseDir(goal: Pick<LeaseGoal, 'runtimeRoot' | 'goalId'>): string {
+export function leaseDir(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>): string {
   return path.join(goalRuntimeDir(goal.runtimeRoot, goal.goalId), TASK_LEASES_DIR);
 }
 
@@ -47,7 +41,7 @@ export function checkLeaseTodoId(todoId: string): string {
   return todoId;
 }
 
-export function leasePath(goal: Pick<LeaseGoal, 'runtimeRoot' | 'goalId'>, todoId: string): string {
+export function leasePath(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>, todoId: string): string {
   return path.join(leaseDir(goal), `${checkLeaseTodoId(todoId)}.json`);
 }
 
@@ -113,13 +107,17 @@ export function readLeaseSync(file: string): TaskLeaseRecord | null {
   }
 }
 
-export async function writeLease(goal: LeaseGoal, file: string, lease: TaskLeaseRecord): Promise<void> {
+export async function writeLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  file: string,
+  lease: TaskLeaseRecord,
+): Promise<void> {
   await writeJsonAtomic(file, lease, { within: leaseDir(goal) });
 }
 
 /** Runs `fn` under the goal's lease lock (made on first use inside the runtime root). */
 export async function withLeaseLock<T>(
-  goal: LeaseGoal,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
   options: { clock: Clock; agentId?: string | null; operation: string },
   fn: () => Promise<T>,
 ): Promise<T> {
@@ -133,7 +131,7 @@ export async function withLeaseLock<T>(
 }
 
 /** Every lease file of the goal (todo_*.json), sorted by name; a missing folder has none. */
-export function leaseFiles(goal: Pick<LeaseGoal, 'runtimeRoot' | 'goalId'>): string[] {
+export function leaseFiles(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>): string[] {
   const dir = leaseDir(goal);
   let names: string[];
   try {
@@ -159,10 +157,7 @@ export interface LeaseHolder {
  * selection, the tree). A corrupt lease file is reported as held by nobody-knows-who, so no one
  * takes its todo until it is repaired.
  */
-export function activeLeaseHolders(
-  goal: Pick<LeaseGoal, 'runtimeRoot' | 'goalId'>,
-  now: Date,
-): Map<string, LeaseHolder> {
+export function activeLeaseHolders(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>, now: Date): Map<string, LeaseHolder> {
   const holders = new Map<string, LeaseHolder>();
   for (const file of leaseFiles(goal)) {
     const todoId = path.basename(file, '.json');
@@ -185,7 +180,9 @@ export function activeLeaseHolders(
 }
 
 /** The goal's state document, read now (inside the lease lock when called from one). */
-export async function readGoalDocument(goal: LeaseGoal): Promise<StateDocument> {
+export async function readGoalDocument(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+): Promise<StateDocument> {
   if (goal.statePath === null) {
     throw new LoopxError(
       'state_file_unresolved',
@@ -209,12 +206,15 @@ export function todoOf(doc: StateDocument, todoId: string): TodoItem | null {
  * it, since that file travels between hosts), else the registry entry's `handoff_mode`, else
  * `legacy`. An unknown value is refused, naming where it was found.
  */
-export function handoffModeOf(goal: LeaseGoal, doc: StateDocument | null): HandoffMode {
+export function handoffModeOf(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  doc: StateDocument | null,
+): HandoffMode {
   const front = doc?.frontMatter?.fields['handoff_mode'];
   const [value, where] =
     front !== undefined && front.trim() !== ''
       ? [front.trim(), `${goal.statePath ?? 'the state file'} front matter`]
-      : [goal.registryHandoffMode, `the registry entry of goal '${goal.goalId}'`];
+      : [goal.rawEntry['handoff_mode'], `the registry entry of goal '${goal.goalId}'`];
   if (value === undefined || value === null || value === '') return 'legacy';
   if (typeof value === 'string' && (HANDOFF_MODES as readonly string[]).includes(value.trim()))
     return value.trim() as HandoffMode;

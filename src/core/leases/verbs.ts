@@ -1,3 +1,5 @@
+import { registeredAgentsForGoal } from '../registry/agentIds';
+import type { GoalRef } from '../registry/goalRef';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { normalizeAgentId, AGENT_ID_RULE } from '../registry/agentIds';
@@ -27,7 +29,6 @@ import {
   todoOf,
   withLeaseLock,
   writeLease,
-  type LeaseGoal,
 } from './store';
 
 /**
@@ -57,35 +58,40 @@ export interface LeaseResult {
   executor_constraint?: { effective: false; reason: string; detail: string };
 }
 
-export function requireOwner(goal: LeaseGoal, value: string, field: string): string {
+export function requireOwner(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  value: string,
+  field: string,
+): string {
   const id = normalizeAgentId(value);
   if (id === null)
     throw new LoopxError('agent_id_invalid', `${field} must be an agent id: ${AGENT_ID_RULE}`, { field });
-  if (goal.roster.length === 0) {
+  const roster = registeredAgentsForGoal(goal.rawEntry);
+  if (roster.length === 0) {
     throw new LoopxError(
       'agent_registry_roster_missing',
       `goal '${goal.goalId}' has no coordination.registered_agents, so no agent can hold a task lease; register ${id} first (loopx configure-goal --goal-id ${goal.goalId} --registered-agent ${id} --execute)`,
       { field, agent_id: id, goal_id: goal.goalId },
     );
   }
-  if (!goal.roster.includes(id)) {
+  if (!roster.includes(id)) {
     throw new LoopxError(
       'agent_not_registered',
-      `${field}='${id}' is not registered for goal '${goal.goalId}'; registered_agents=${goal.roster.join(', ')}`,
-      { field, agent_id: id, goal_id: goal.goalId, registered_agents: [...goal.roster] },
+      `${field}='${id}' is not registered for goal '${goal.goalId}'; registered_agents=${roster.join(', ')}`,
+      { field, agent_id: id, goal_id: goal.goalId, registered_agents: [...roster] },
     );
   }
   return id;
 }
 
 function requireEligible(
-  goal: LeaseGoal,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
   todo: TodoItem | null,
   todoId: string,
   owner: string,
   options: { takeover?: boolean } = {},
 ): TodoItem {
-  const constraint = ownerConstraint(todo, owner, goal.roster);
+  const constraint = ownerConstraint(todo, owner, registeredAgentsForGoal(goal.rawEntry));
   if (constraint.effective) return todo as TodoItem;
   // A claim takeover may lease a todo another agent soft-claimed, as long as no lease of theirs is in force.
   if (options.takeover === true && constraint.reason === 'owner_conflicts_with_claim') return todo as TodoItem;
@@ -97,7 +103,12 @@ function requireEligible(
   });
 }
 
-function forbidInSoftClaim(mode: HandoffMode, goal: LeaseGoal, todoId: string, action: LeaseAction): void {
+function forbidInSoftClaim(
+  mode: HandoffMode,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  todoId: string,
+  action: LeaseAction,
+): void {
   if (mode !== 'soft_claim') return;
   throw new LoopxError(
     'handoff_mode_forbids_lease',
@@ -108,13 +119,16 @@ function forbidInSoftClaim(mode: HandoffMode, goal: LeaseGoal, todoId: string, a
 
 /** Whether the lease counts now: time-active and its owner still eligible for the todo. */
 export function effective(
-  goal: LeaseGoal,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
   doc: StateDocument,
   lease: TaskLeaseRecord | null,
   todoId: string,
   now: Date,
 ): boolean {
-  return leaseIsActive(lease, now) && ownerConstraint(todoOf(doc, todoId), lease?.owner, goal.roster).effective;
+  return (
+    leaseIsActive(lease, now) &&
+    ownerConstraint(todoOf(doc, todoId), lease?.owner, registeredAgentsForGoal(goal.rawEntry)).effective
+  );
 }
 
 function casMismatch(lease: TaskLeaseRecord, file: string): LoopxError {
@@ -141,7 +155,13 @@ function notActive(file: string, todoId: string): LoopxError {
   );
 }
 
-export function base(goal: LeaseGoal, todoId: string, action: LeaseAction, file: string, mode: HandoffMode) {
+export function base(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  todoId: string,
+  action: LeaseAction,
+  file: string,
+  mode: HandoffMode,
+) {
   return {
     ok: true as const,
     schema_version: 'task_lease_v0' as const,
@@ -154,7 +174,13 @@ export function base(goal: LeaseGoal, todoId: string, action: LeaseAction, file:
 }
 
 /** Write-scope conflicts with the goal's other effective leases. */
-async function scopeConflicts(goal: LeaseGoal, doc: StateDocument, todoId: string, scopes: string[], now: Date) {
+async function scopeConflicts(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  doc: StateDocument,
+  todoId: string,
+  scopes: string[],
+  now: Date,
+) {
   if (scopes.length === 0) return [];
   const conflicts: Record<string, unknown>[] = [];
   for (const file of leaseFiles(goal)) {
@@ -186,7 +212,11 @@ export interface AcquireInput {
   takeover?: boolean | undefined;
 }
 
-export async function acquireLease(goal: LeaseGoal, input: AcquireInput, clock: Clock): Promise<LeaseResult> {
+export async function acquireLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  input: AcquireInput,
+  clock: Clock,
+): Promise<LeaseResult> {
   const owner = requireOwner(goal, input.owner, 'owner');
   const key = normalizeIdempotencyKey(input.idempotencyKey);
   const ttl = normalizeTtlSeconds(input.ttlSeconds);
@@ -210,7 +240,7 @@ export async function acquireLease(goal: LeaseGoal, input: AcquireInput, clock: 
 
 /** Acquire, with the lease lock already held and the document read inside it. */
 export async function acquireHeld(
-  goal: LeaseGoal,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
   doc: StateDocument,
   mode: HandoffMode,
   input: AcquireInput & { ttlSeconds: number; writeScopes: string[] },
@@ -282,7 +312,11 @@ export interface RenewInput {
   expectedVersion?: number | undefined;
 }
 
-export async function renewLease(goal: LeaseGoal, input: RenewInput, clock: Clock): Promise<LeaseResult> {
+export async function renewLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  input: RenewInput,
+  clock: Clock,
+): Promise<LeaseResult> {
   const owner = requireOwner(goal, input.owner, 'owner');
   const key = normalizeIdempotencyKey(input.idempotencyKey);
   const ttl = normalizeTtlSeconds(input.ttlSeconds);
@@ -319,7 +353,11 @@ export interface TransferInput extends RenewInput {
   newIdempotencyKey: string;
 }
 
-export async function transferLease(goal: LeaseGoal, input: TransferInput, clock: Clock): Promise<LeaseResult> {
+export async function transferLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  input: TransferInput,
+  clock: Clock,
+): Promise<LeaseResult> {
   const owner = requireOwner(goal, input.owner, 'owner');
   const key = normalizeIdempotencyKey(input.idempotencyKey);
   const newOwner = requireOwner(goal, input.newOwner, 'new_owner');
@@ -365,7 +403,11 @@ export interface ReleaseInput {
 }
 
 /** Release stays allowed in every handoff mode (cleaning up leftovers). */
-export async function releaseLease(goal: LeaseGoal, input: ReleaseInput, clock: Clock): Promise<LeaseResult> {
+export async function releaseLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  input: ReleaseInput,
+  clock: Clock,
+): Promise<LeaseResult> {
   const owner = normalizeAgentId(input.owner);
   if (owner === null)
     throw new LoopxError('agent_id_invalid', `owner must be an agent id: ${AGENT_ID_RULE}`, { field: 'owner' });
@@ -387,7 +429,11 @@ export async function releaseLease(goal: LeaseGoal, input: ReleaseInput, clock: 
   });
 }
 
-export async function inspectLease(goal: LeaseGoal, todoId: string, clock: Clock): Promise<LeaseResult> {
+export async function inspectLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  todoId: string,
+  clock: Clock,
+): Promise<LeaseResult> {
   const file = leasePath(goal, todoId);
   const lease = await readLease(file);
   const doc = await readGoalDocument(goal);
@@ -395,7 +441,7 @@ export async function inspectLease(goal: LeaseGoal, todoId: string, clock: Clock
   let active = leaseIsActive(lease, clock.now());
   const result: LeaseResult = { ...base(goal, todoId, 'inspect', file, mode), active, lease };
   if (active) {
-    const constraint = ownerConstraint(todoOf(doc, todoId), lease?.owner, goal.roster);
+    const constraint = ownerConstraint(todoOf(doc, todoId), lease?.owner, registeredAgentsForGoal(goal.rawEntry));
     if (!constraint.effective) {
       active = false;
       result.active = false;

@@ -10,7 +10,8 @@ import {
   resolveRuntimeRoot,
 } from '../registry/locate';
 import type { QuotaGoal } from '../quota/goal';
-import { quotaGoalOfRef, type GoalRef, type RegistryPlace } from '../goal/ref';
+import { quotaGoalOfRef } from '../goal/ref';
+import type { GoalRef, RegistryPlace } from '../registry/goalRef';
 import { findRawRegistryGoal, readRegistry, registryGoals } from '../registry/read';
 import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';

@@ -4,7 +4,6 @@ import { HANDOFF_MODES } from '../leases/rules';
 import { goalIdArg, nothingWrittenFields } from './common';
 import { requireStatePath, resolveGoal } from './goalHandle';
 import { defineOperation } from './operation';
-import { leaseGoalOf } from './taskLease';
 
 /**
  * `handoff-mode show|set` (the original's command): which ownership authority governs a goal's
@@ -18,7 +17,7 @@ export const handoffModeShow = defineOperation({
   args: z.strictObject({ goalId: goalIdArg('the goal') }),
   run: async (args, env): Promise<HandoffModeShow> => {
     const goal = await resolveGoal(env, args.goalId);
-    return showHandoffMode({ ...leaseGoalOf(goal), statePath: requireStatePath(goal) });
+    return showHandoffMode({ ...goal, statePath: requireStatePath(goal) });
   },
 });
 
@@ -36,7 +35,7 @@ export const handoffModeSet = defineOperation({
   applySwitch: { argument: 'execute', applyWhen: true },
   run: async (args, env): Promise<HandoffModeSet> => {
     const goal = await resolveGoal(env, args.goalId);
-    return setHandoffMode({ ...leaseGoalOf(goal), statePath: requireStatePath(goal) }, args.mode, {
+    return setHandoffMode({ ...goal, statePath: requireStatePath(goal) }, args.mode, {
       execute: args.execute,
       clock: env.clock,
     });

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { acquireLease, inspectLease, releaseLease, renewLease, transferLease, type LeaseResult } from '../leases/verbs';
-import type { LeaseGoal } from '../leases/store';
 import { MAX_LEASE_TTL_SECONDS } from '../leases/rules';
-import { registeredAgentsForGoal } from '../registry/agentIds';
 import { goalIdArg } from './common';
 import { resolveGoal, type ResolvedGoal } from './goalHandle';
 import { defineOperation, type OperationEnvironment } from './operation';
@@ -52,19 +50,9 @@ export const LeaseResultSchema = z.looseObject({
 });
 export type LeaseOutput = LeaseResult;
 
-/** The lease view of a resolved goal. */
-export function leaseGoalOf(goal: ResolvedGoal): LeaseGoal {
-  return {
-    goalId: goal.goalId,
-    runtimeRoot: goal.runtimeRoot,
-    statePath: goal.statePath,
-    roster: registeredAgentsForGoal(goal.rawEntry),
-    registryHandoffMode: goal.rawEntry['handoff_mode'],
-  };
-}
-
-async function leaseGoal(env: OperationEnvironment, id: string): Promise<LeaseGoal> {
-  return leaseGoalOf(await resolveGoal(env, id));
+/** A resolved goal is a `GoalRef`: lease code takes it as is. */
+async function leaseGoal(env: OperationEnvironment, id: string): Promise<ResolvedGoal> {
+  return resolveGoal(env, id);
 }
 
 function checked(result: LeaseResult): LeaseOutput {

@@ -1,3 +1,4 @@
+import type { GoalRef } from '../registry/goalRef';
 import { z } from 'zod';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { TodoListResultSchema, TodoSchema } from './resultSchemas';
@@ -25,12 +26,11 @@ import {
   type TodoEditResult,
 } from '../state/todos';
 import { withAgentLease, withCompletionFence, type FenceReceipt, type LeaseResult } from '../leases/taskLeases';
-import { handoffModeOf, leasePath, type LeaseGoal } from '../leases/store';
+import { handoffModeOf, leasePath } from '../leases/store';
 import { compactUtcStamp } from '../runtime/time';
 import { parseStateDocument } from '../state/document';
 import * as fs from 'node:fs';
 import { quotaGoalOf, requireStatePath, resolveGoal, type ResolvedGoal } from './goalHandle';
-import { leaseGoalOf } from './taskLease';
 import { defineOperation, type OperationEnvironment } from './operation';
 import { recordStepEvent, resolveChainBinding, stepEventRecorded, type TurnStep } from '../evidence/heartbeatChain';
 import type { HeartbeatReceipt } from '../evidence/receipts';
@@ -141,7 +141,7 @@ function oneOf<T>(a: T | undefined, b: T | undefined, names: string): T | undefi
 }
 
 /** The goal's handoff mode read outside any lock (the locked paths read it again). */
-function handoffModeNow(goal: LeaseGoal) {
+function handoffModeNow(goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>) {
   if (goal.statePath === null) return handoffModeOf(goal, null);
   let text: string;
   try {
@@ -152,7 +152,10 @@ function handoffModeNow(goal: LeaseGoal) {
   return handoffModeOf(goal, parseStateDocument(text));
 }
 
-function leaseFileExists(goal: LeaseGoal, todoId: string): boolean {
+function leaseFileExists(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  todoId: string,
+): boolean {
   try {
     return fs.existsSync(leasePath(goal, todoId));
   } catch {
@@ -182,7 +185,7 @@ function completionFence(
     '--expected-version and --task-lease-expected-version',
   );
   return async (goal, write) => {
-    const leaseGoal = leaseGoalOf(goal);
+    const leaseGoal = goal;
     if (
       key === undefined &&
       version === undefined &&
@@ -207,7 +210,7 @@ function fenceFields(fence: FenceReceipt): Record<string, unknown> {
 /** claim in hard_lease mode: the claimant acquires the todo's lease first (refused when another agent holds it). */
 function claimLease(env: OperationEnvironment, todoId: string, claimant: string, takeover: boolean): LeaseWrap {
   return async (goal, write) => {
-    const leaseGoal = leaseGoalOf(goal);
+    const leaseGoal = goal;
     if (handoffModeNow(leaseGoal) !== 'hard_lease') return write();
     return withAgentLease(
       leaseGoal,

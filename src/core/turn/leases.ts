@@ -1,9 +1,9 @@
+import type { GoalRef } from '../registry/goalRef';
 import * as fs from 'node:fs';
 import type { Clock } from '../clock';
-import { handoffModeOf, leasePath, type LeaseGoal } from '../leases/store';
+import { handoffModeOf, leasePath } from '../leases/store';
 import { DEFAULT_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from '../leases/rules';
 import { withAgentLease, withCompletionFence } from '../leases/completionFence';
-import { registeredAgentsForGoal } from '../registry/agentIds';
 import { parseStateDocument } from '../state/document';
 import { executorTimeoutMinutes, type TurnGoal } from './context';
 
@@ -14,14 +14,13 @@ import { executorTimeoutMinutes, type TurnGoal } from './context';
  * fence, which releases the lease once the todo is done.
  */
 
-export function turnLeaseGoal(turnGoal: TurnGoal): LeaseGoal {
+export function turnLeaseGoal(turnGoal: TurnGoal): Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> {
   const { goal } = turnGoal;
   return {
     goalId: goal.goalId,
     runtimeRoot: goal.runtimeRoot,
     statePath: turnGoal.statePath,
-    roster: registeredAgentsForGoal(goal.goal),
-    registryHandoffMode: goal.goal['handoff_mode'],
+    rawEntry: goal.goal,
   };
 }
 
@@ -36,7 +35,10 @@ function turnLeaseTtl(turnGoal: TurnGoal): number {
   return Math.min(MAX_LEASE_TTL_SECONDS, Math.max(DEFAULT_LEASE_TTL_SECONDS, (timeout + 10) * 60));
 }
 
-function hardLease(goal: LeaseGoal, stateText: string | undefined): boolean {
+function hardLease(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
+  stateText: string | undefined,
+): boolean {
   let text = stateText;
   if (text === undefined) {
     try {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { acquireLease } from '../../../src/core/leases/verbs';
-import type { LeaseGoal } from '../../../src/core/leases/store';
+import type { GoalRef } from '../../../src/core/registry/goalRef';
 import { runOnce } from '../../../src/core/turn/runOnce';
 import { AGENT, removeTempDirs, clock, demo, fixtureRun, newSpends, reservations, type Demo } from '../turn/helpers';
 
@@ -10,12 +10,12 @@ const STEAL = path.join(__dirname, 'fixtures', 'stealLease.js');
 
 after(removeTempDirs);
 
-function leaseGoal(d: Demo): LeaseGoal {
+function leaseGoal(d: Demo): Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> {
   return {
     goalId: 'tidy-notes',
     runtimeRoot: path.join(d.workspace, '.loopx', 'runtime'),
     statePath: d.statePath,
-    roster: ['demo', 'codex-main'],
+    rawEntry: { coordination: { registered_agents: ['demo', 'codex-main'] } },
   };
 }
 

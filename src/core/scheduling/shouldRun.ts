@@ -569,6 +569,7 @@ function applyGuards(
 ): Outcome {
   const upgrade = promptUpgradeRequired(goal, context.agentId);
   const firstExecutable = selection?.selected ?? null;
+  const firstOpen = selection?.firstExecutable ?? null;
   // The gate-scope projection repair outranks the quota state (the original's self-repair, which only an
   // out-of-date prompt disables): the agent makes the gate's authority explicit before anything else.
   if (context.unscopedGates.length > 0 && !upgrade)
@@ -576,7 +577,7 @@ function applyGuards(
       quota.state,
       'todo_decision_scope_projection_repair',
       `user gate ${context.unscopedGates.join(', ')} of this multi-agent goal has neither blocks_agent nor global_gate=true, so its blocking authority is ambiguous: set blocks_agent to one registered agent, set global_gate=true, or make it a user_action`,
-      firstExecutable,
+      firstOpen,
       { decision: 'self_repair', recommended_mode: 'repair_user_gate_scope_projection' },
     );
   switch (quota.state) {
@@ -794,7 +795,7 @@ function assemble(
   context: DecisionContext,
 ): ShouldRunDecision {
   const delivery = outcome.should_run;
-  const firstExecutable = selection?.selected ?? null;
+  const firstExecutable = selection?.firstExecutable ?? null;
   const todoId = outcome.selected?.todo_id ?? null;
   const replan = outcome.replan ?? null;
   const replanId = replan?.obligation_id ?? null;
@@ -810,7 +811,8 @@ function assemble(
       : null;
   const settlementPlan = delivery ? [spendCommand(goal.goalId, agentId, todoId, replanId)] : [];
   const decision: ShouldRunDecision = {
-    ok: context.statusHealthOk,
+    // The original's `ok`: sound records, or a repair the agent may run (a self-repair answers ok).
+    ok: context.statusHealthOk || outcome.decision === 'self_repair',
     status: context.attention.status,
     status_health_ok: context.statusHealthOk,
     todo_contract_errors: [...context.todoContract],

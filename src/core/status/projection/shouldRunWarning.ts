@@ -1,4 +1,4 @@
-import type { StateDocument } from '../../state/document';
+import { TERMINAL_STATUSES, type StateDocument, type TodoItem } from '../../state/document';
 import { projectStateDocument } from '../../state/structured';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './latestRunRecommendation';
 import { nextActionProjectionWarning } from './nextActionWarning';
@@ -18,14 +18,18 @@ export function shouldRunNextActionWarning(input: {
   agentId: string | null;
 }): NextActionProjectionWarning | null {
   const structured = projectStateDocument(input.doc, { goalId: input.goalId, nextActionLimit: 3 });
-  const activeNextAction = structured.next_action.entries[0] ?? null;
+  const durableNextAction = structured.next_action.entries[0] ?? null;
   const { latestStatusRun, agentLaneRuns } = pickLatestRuns(input.rowsNewestFirst);
+  // The goal's status item is projected unscoped (no preferred agent), as the original's status is.
   const latest = selectLatestRunRecommendedAction({
-    activeStateNextAction: activeNextAction,
+    activeStateNextAction: durableNextAction,
     latestStatusRun,
     latestAgentLaneRun: agentLaneRuns[0] ?? null,
-    preferredAgentId: input.agentId,
+    preferredAgentId: null,
   });
+  // Without a durable Next Action the original compares the status item's recommended action (its
+  // `project_asset.next_action`), which an open user gate or user todo sets to that todo's text.
+  const activeNextAction = durableNextAction ?? userTodoRecommendedAction(input.doc);
   // An agent's decision is scoped to its own lane (the original's `scope_status_item_to_agent_lane`):
   // the goal's latest recommendation is replaced by that agent's newest agent-lane run, or by none.
   const latestAction =
@@ -38,4 +42,24 @@ export function shouldRunNextActionWarning(input: {
     latestRunRecommendedAction: latestAction,
     agentLaneNextAction: null,
   });
+}
+
+/** The original's priority-then-document order of open todos (`todo_projection_sort_key`). */
+function byProjectionOrder(a: TodoItem, b: TodoItem): number {
+  const rank = (t: TodoItem): number => (t.priority === null ? 99 : Number(t.priority.slice(1)));
+  return rank(a) - rank(b) || a.index - b.index;
+}
+
+/**
+ * The status item's recommended action taken from the user todos (the original's
+ * `active_state_todo_attention_item`): the first open user gate's text, else the first open user todo's when the
+ * open user todos are not all `user_action`s; otherwise null (the run's own action, which agrees with itself).
+ */
+export function userTodoRecommendedAction(doc: StateDocument): string | null {
+  const open = doc.todos.filter((t) => t.role === 'user' && !TERMINAL_STATUSES.has(t.status)).sort(byProjectionOrder);
+  const gate = open.find((t) => t.meta['task_class'] === 'user_gate');
+  if (gate !== undefined) return publicSafeCompact(gate.text);
+  if (open.length > 0 && !open.every((t) => t.meta['task_class'] === 'user_action'))
+    return publicSafeCompact(open[0]?.text);
+  return null;
 }

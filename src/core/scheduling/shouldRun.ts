@@ -169,6 +169,11 @@ export interface DecisionOptions {
    * Without it the field is null.
    */
   nextActionWarning?: NextActionWarningProjector | undefined;
+  /**
+   * Whether the goal's status item carries a state projection gap (status's rule,
+   * `status/projection/shouldRunWarning.ts`, handed in as `nextActionWarning` is). Without it there is none.
+   */
+  stateProjectionGap?: ((input: { goalId: string; doc: StateDocument }) => boolean) | undefined;
   /** The effect id of the asking turn: when it already holds a live reservation (or spent), it was admitted. */
   admittedEffectId?: string | undefined;
   /** A reservation's refusal met after an earlier decision: the answer is throttled with this reason. */
@@ -327,6 +332,10 @@ export function decideShouldRun(
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
   const frontier = stateFile === null ? null : goalFrontier(stateFile.document, agentId);
+  const projectionGap =
+    stateFile !== null &&
+    options.stateProjectionGap !== undefined &&
+    options.stateProjectionGap({ goalId: goal.goalId, doc: stateFile.document });
   const outcome = applyGuards(goal, scoped, selection, options, {
     agentId,
     statusHealthOk,
@@ -334,6 +343,8 @@ export function decideShouldRun(
     replan,
     frontier,
     unscopedGates,
+    projectionGapUnbacked:
+      projectionGap && selection !== null && stateFile !== null && nothingOpenInScope(stateFile.document, selection, agentId),
   });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
 }
@@ -439,6 +450,8 @@ function agentScopedGateOverride(
   // A merge-lane gate waits for a person's review of a lane's commits; it holds no agent (docs/lanes.md).
   const gates = open.filter((g) => mergeGateLaneOf(g.title) === null);
   if (open.length === 0 || !gates.every((g) => g.blocks_agent !== null && g.blocks_agent !== agentId)) return quota;
+  // The original lifts the gate only for an agent with in-scope work: an executable todo or an open monitor.
+  if (selection.firstExecutable === null && !selection.hasOpenMonitor) return quota;
   const slotsOut = quota.spent_slots + quota.reserved_slots >= quota.allowed_slots;
   return {
     ...quota,
@@ -548,6 +561,8 @@ interface GuardContext {
   frontier: GoalFrontier | null;
   /** Open user gates of a multi-agent goal with neither `blocks_agent` nor `global_gate=true`. */
   unscopedGates: readonly string[];
+  /** The goal's status has a state projection gap and no user or agent todo is open in this agent's scope. */
+  projectionGapUnbacked: boolean;
 }
 
 function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
@@ -582,11 +597,15 @@ function applyGuards(
     );
   switch (quota.state) {
     case 'blocked_health':
+      // An out-of-date prompt is named before the health blocker (the original's guard order).
+      if (upgrade && context.frontier?.terminal !== true) return promptUpgrade('blocked_health', goal.goalId);
       return userAction('blocked_health', 'blocked_health', quota.reason, [quota.reason], { mode: 'blocked' });
     case 'operator_gate': {
       if (upgrade) return promptUpgrade('operator_gate', goal.goalId);
       const actions = [`answer the goal's open question (waiting_on ${quota.waiting_on})`];
-      if (context.statusHealthOk && firstExecutable !== null)
+      // The safe bypass is the original's scoped user-gate fallback: it exists only beside an open user gate
+      // (a registry `waiting_on` or an operator question alone holds every todo).
+      if (context.statusHealthOk && firstExecutable !== null && (selection?.gates.open_gates.length ?? 0) > 0)
         return run(
           'operator_gate',
           'operator_gate_notify',
@@ -695,6 +714,14 @@ function applyGuards(
       { quiet_noop_allowed: false },
     );
   if (upgrade) return promptUpgrade('eligible', goal.goalId);
+  if (context.projectionGapUnbacked)
+    return run(
+      'eligible',
+      'state_projection_gap_repair',
+      'active state has actionable Next Action / gate prose but no open User Todo or Agent Todo projection',
+      null,
+      { decision: 'self_repair', recommended_mode: 'repair_state_projection_gap' },
+    );
   if (selected === null) {
     if (successor !== null)
       return run(
@@ -1126,4 +1153,25 @@ function unscopedMultiAgentGates(doc: StateDocument, roster: readonly string[]):
         !metaFlag(t.meta['global_gate']),
     )
     .map((t) => t.todoId);
+}
+
+/**
+ * Nothing open in the asking agent's scope (the original's scoped todo summaries, `open_count` 0): no open agent
+ * todo but those claimed by or excluding another agent's lane, no open user todo but those scoped to another agent.
+ */
+function nothingOpenInScope(doc: StateDocument, selection: SelectionResult, agentId: string | null): boolean {
+  const outOfScope = selection.summary.excluded.filter(
+    (e) => e.reason === 'claimed_by_other_agent' || e.reason === 'excluded_agent',
+  ).length;
+  if (selection.summary.open_agent_todo_count - outOfScope > 0) return false;
+  const other = (value: string | undefined): boolean =>
+    agentId !== null && value !== undefined && value !== '' && value !== agentId;
+  return !doc.todos.some(
+    (t) =>
+      t.role === 'user' &&
+      t.status !== 'done' &&
+      t.status !== 'deferred' &&
+      !other(t.meta['blocks_agent']) &&
+      !other(t.meta['bound_agent']),
+  );
 }

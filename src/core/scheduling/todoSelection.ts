@@ -71,6 +71,8 @@ export interface SelectionResult {
    * hold it back (the original weighs gates later, in the operator-gate fallback) and monitors are not in it.
    */
   firstExecutable: SelectedTodo | null;
+  /** Whether an open `continuous_monitor` (due or not) is in this agent's scope by claim and exclusion. */
+  hasOpenMonitor: boolean;
   /** A deferred todo whose resume condition is met, when nothing else is selectable. */
   successor: SelectedTodo | null;
   summary: SelectionSummary;
@@ -153,6 +155,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
   const excluded: SelectionSummary['excluded'] = [];
   const candidates: TodoItem[] = [];
   const executable: TodoItem[] = [];
+  let hasOpenMonitor = false;
   const blockingGates = new Set<string>();
   let openCount = 0;
 
@@ -172,6 +175,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
       continue;
     }
     if (taskClassOf(item) === 'advancement_task') executable.push(item);
+    if (taskClassOf(item) === 'continuous_monitor') hasOpenMonitor = true;
     const gate = gateStatus.get(item.todoId);
     if (gate?.blocked === true) {
       for (const block of gate.blocked_by) blockingGates.add(block.gate_todo_id);
@@ -234,6 +238,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
   return {
     selected,
     firstExecutable,
+    hasOpenMonitor,
     successor,
     summary: {
       candidate_count: candidates.length,

@@ -4,6 +4,7 @@ import { pickLatestRuns, selectLatestRunRecommendedAction } from './latestRunRec
 import { nextActionProjectionWarning } from './nextActionWarning';
 import type { NextActionProjectionWarning } from './schemas';
 import { publicSafeCompact } from './text';
+import { stateProjectionGap } from './projectionGap';
 
 /**
  * The `next_action_projection_warning` of `quota should-run`: the very rule `status` applies to the goal
@@ -62,4 +63,23 @@ export function userTodoRecommendedAction(doc: StateDocument): string | null {
   if (open.length > 0 && !open.every((t) => t.meta['task_class'] === 'user_action'))
     return publicSafeCompact(open[0]?.text);
   return null;
+}
+
+/**
+ * Whether the goal's status item carries a `state_projection_gap` (status's rule, `projectionGap.ts`): the Next
+ * Action promises work or a wait on the owner that no open todo of the goal backs. `quota should-run` repairs it
+ * (`state_projection_gap_repair`) when nothing in the asking agent's scope is open.
+ */
+export function shouldRunStateProjectionGap(input: { goalId: string; doc: StateDocument }): boolean {
+  const structured = projectStateDocument(input.doc, { goalId: input.goalId, nextActionLimit: 3 });
+  const open = (role: 'user' | 'agent'): number =>
+    input.doc.todos.filter((t) => t.role === role && !TERMINAL_STATUSES.has(t.status)).length;
+  return (
+    stateProjectionGap({
+      goalId: input.goalId,
+      nextActionEntries: structured.next_action.entries,
+      agentTodos: { markdownOpenCount: open('agent') },
+      userTodos: { markdownOpenCount: open('user') },
+    }) !== null
+  );
 }

@@ -344,7 +344,10 @@ export function decideShouldRun(
     frontier,
     unscopedGates,
     projectionGapUnbacked:
-      projectionGap && selection !== null && stateFile !== null && nothingOpenInScope(stateFile.document, selection, agentId),
+      projectionGap &&
+      selection !== null &&
+      stateFile !== null &&
+      nothingOpenInScope(stateFile.document, selection, agentId),
   });
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
 }

@@ -7,7 +7,7 @@ import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 import { goalAttention, type GoalAttention } from './goalAttention';
-import type { StateDocument } from '../state/document';
+import { TERMINAL_STATUSES, type StateDocument } from '../state/document';
 import { metaFlag } from '../state/gates';
 import type { StateFileSnapshot } from '../state/stateFile';
 import { GoalLoader, type LoadOptions } from '../goal/loader';
@@ -336,7 +336,7 @@ export function decideShouldRun(
     stateFile !== null &&
     options.stateProjectionGap !== undefined &&
     options.stateProjectionGap({ goalId: goal.goalId, doc: stateFile.document });
-  const outcome = applyGuards(goal, scoped, selection, options, {
+  const guarded = applyGuards(goal, scoped, selection, options, {
     agentId,
     statusHealthOk,
     todoContract,
@@ -349,7 +349,61 @@ export function decideShouldRun(
       stateFile !== null &&
       nothingOpenInScope(stateFile.document, selection, agentId),
   });
+  const outcome = scopedUserGateFallback(guarded, scoped, selection, stateFile?.document ?? null, agentId);
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
+}
+
+/**
+ * The original's scoped user-gate fallback (`apply_scoped_user_gate_fallback_projection`), applied last, whatever
+ * the quota state: beside an open user gate in this agent's scope, the first executable todo no gate holds runs
+ * when a gate holds another of its candidates or the quota allows a safe bypass. It keeps a named decision and
+ * action (an out-of-date prompt stays `automation_prompt_upgrade`), turns a `skip` into
+ * `safe_bypass_user_gate_fallback`, and never overrides a replan. A run the slots do not allow is still refused
+ * by the turn's reservation (docs/compatibility.md, "Kit: quota").
+ */
+function scopedUserGateFallback(
+  outcome: Outcome,
+  quota: QuotaStatus,
+  selection: SelectionResult | null,
+  doc: StateDocument | null,
+  agentId: string | null,
+): Outcome {
+  if (outcome.should_run || outcome.replan !== undefined || selection === null || doc === null) return outcome;
+  const fallback = selection.selected;
+  if (fallback === null) return outcome;
+  const gates = openUserGatesInScope(doc, agentId);
+  if (gates.length === 0) return outcome;
+  if (selection.summary.blocking_gate_ids.length === 0 && !quota.safe_bypass_allowed) return outcome;
+  const surfaced = gates.filter((id) => selection.summary.blocking_gate_ids.includes(id));
+  return {
+    ...outcome,
+    should_run: true,
+    decision: outcome.decision === 'skip' ? 'safe_bypass_user_gate_fallback' : outcome.decision,
+    effective_action:
+      outcome.effective_action === 'monitor_quiet_skip' ? 'scoped_user_gate_fallback' : outcome.effective_action,
+    reason: `${outcome.reason}; user gate ${(surfaced.length > 0 ? surfaced : gates).join(', ')} is surfaced and ${fallback.todo_id}, which no gate holds, may run`,
+    mode: 'deliver',
+    notify: true,
+    user_actions: gateActions(selection, surfaced.length > 0 ? surfaced : gates),
+    quiet_noop_allowed: false,
+    safe_bypass_kind: outcome.safe_bypass_kind ?? 'scoped_user_gate_fallback',
+    scheduler: { action: 'run_now', cadence_class: 'active', next_eligible_at: null },
+    selected: fallback,
+  };
+}
+
+/** Open user gates that hold this agent: global ones, its own `blocks_agent`, and unscoped ones not claimed by another. */
+function openUserGatesInScope(doc: StateDocument, agentId: string | null): string[] {
+  return doc.todos
+    .filter((t) => t.role === 'user' && t.meta['task_class'] === 'user_gate' && !TERMINAL_STATUSES.has(t.status))
+    .filter((t) => {
+      if (agentId === null || metaFlag(t.meta['global_gate'])) return true;
+      const blocks = t.meta['blocks_agent'] ?? '';
+      if (blocks !== '') return blocks === agentId;
+      const claimed = t.meta['claimed_by'] ?? '';
+      return claimed === '' || claimed === agentId;
+    })
+    .map((t) => t.todoId);
 }
 
 /**

@@ -56,10 +56,10 @@ describe('quota should-run: rules from other kit seeds', () => {
 
   it('a self-repair answers ok even when the todo contract is broken (seed 1 quota-003)', async () => {
     // An unscoped gate on a multi-agent goal (self-repair) beside a global gate that wrongly names a bound agent.
-    const unscoped = todo('Decide.', 'todo_id=todo_u status=open task_class=user_gate');
+    const unscoped = todo('Decide.', 'todo_id=todo_unscoped status=open task_class=user_gate');
     const invalid = todo(
       'Confirm.',
-      'todo_id=todo_g status=open task_class=user_gate global_gate=true bound_agent=agent-b',
+      'todo_id=todo_global status=open task_class=user_gate global_gate=true bound_agent=agent-b',
     );
     const d = await decide(makeWorkspace({}, state([unscoped, invalid], [WORK])));
     assert.deepEqual(
@@ -156,6 +156,41 @@ describe('quota should-run: rules from other kit seeds', () => {
     ]);
   });
 
+  it('the scoped user-gate fallback runs whatever the guard said before it, keeping a named decision (seed 3 quota-024)', async () => {
+    // An unscoped heartbeat on a goal with a roster (prompt upgrade) at an operator gate that blocks only
+    // agent-a; the open todo is held by a stale claim, which no gate holds: the original runs it.
+    const gate = todo('[P0] Approve.', 'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-a');
+    const stale = todo('[P4] Validate.', 'todo_id=todo_valid status=open claimed_by=agent-ghost');
+    const ws = makeWorkspace({ waiting_on: 'codex' }, state([gate], [stale]));
+    const d = await decide(ws, null);
+    assert.deepEqual(fields(d), [
+      'operator_gate',
+      'automation_prompt_upgrade',
+      true,
+      'automation_prompt_upgrade_required',
+    ]);
+    // A global gate holds every todo: no fallback, the upgrade alone.
+    const global = todo('[P0] Approve.', 'todo_id=todo_gate status=open task_class=user_gate global_gate=true');
+    const held = await decide(makeWorkspace({}, state([global], [stale])), null);
+    assert.deepEqual(fields(held), [
+      'operator_gate',
+      'automation_prompt_upgrade',
+      false,
+      'automation_prompt_upgrade_required',
+    ]);
+    // Unsound todo metadata does not stop it either (the original's fallback reads no health): a gate bound to
+    // another agent than the one it blocks breaks the contract, and the unheld todo still runs.
+    const mismatched = todo(
+      'Approve.',
+      'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-a bound_agent=agent-b unblocks_todo_id=todo_work',
+    );
+    const other = todo('[P2] Other.', 'todo_id=todo_other status=open task_class=advancement_task');
+    const broken = await decide(makeWorkspace({}, state([mismatched], [WORK, other])));
+    assert.equal(broken.status_health_ok, false);
+    assert.deepEqual(fields(broken), ['operator_gate', 'safe_bypass_user_gate_fallback', true, 'operator_gate_notify']);
+    assert.equal(broken.selected_todo?.todo_id, 'todo_other');
+  });
+
   it('a Next Action no open todo backs is repaired before normal delivery (seed 2 quota-002)', async () => {
     const ws = makeWorkspace(
       { coordination: {} },
@@ -173,12 +208,12 @@ describe('quota should-run: rules from other kit seeds', () => {
     await addRun(prose, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(prose)).effective_action, 'normal_run');
     // The gap is the goal's (an open todo of any lane backs the Next Action) …
-    const claimed = todo('[P1] Theirs.', 'todo_id=todo_t status=open task_class=advancement_task claimed_by=agent-b');
+    const claimed = todo('[P1] Theirs.', 'todo_id=todo_theirs status=open task_class=advancement_task claimed_by=agent-b');
     const other = makeWorkspace({}, state([], [claimed], 'Inspect the suite result.'));
     await addRun(other, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(other, 'agent-a')).effective_action, 'normal_run');
     // … while an open user todo counts only in its agent's scope.
-    const action = todo('Send the report.', 'todo_id=todo_a status=open task_class=user_action bound_agent=agent-b');
+    const action = todo('Send the report.', 'todo_id=todo_action status=open task_class=user_action bound_agent=agent-b');
     const bound = makeWorkspace({}, state([action], [], 'Inspect the suite result.'));
     await addRun(bound, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(bound, 'agent-a')).effective_action, 'state_projection_gap_repair');

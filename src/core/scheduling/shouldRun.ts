@@ -765,7 +765,8 @@ function applyGuards(
     };
   }
 
-  // quota.state === 'eligible' from here.
+  // quota.state === 'eligible' from here. An out-of-date prompt is named before unsound records (the original's order).
+  if (upgrade) return promptUpgrade('eligible', goal.goalId);
   if (!context.statusHealthOk)
     return quietWait(
       'eligible',
@@ -775,7 +776,6 @@ function applyGuards(
         : "the goal's run records are not sound (an agent lane's run artifacts are missing); skip automatic compute",
       { quiet_noop_allowed: false },
     );
-  if (upgrade) return promptUpgrade('eligible', goal.goalId);
   if (context.projectionGapUnbacked)
     return run(
       'eligible',
@@ -915,8 +915,10 @@ function assemble(
     reason: outcome.reason,
     pause_cause: null,
     quota,
-    // LoopX names the todo only to a named agent; an unscoped heartbeat reads the summary.
-    selected_todo: agentId === null || replan !== null ? null : (outcome.selected ?? firstExecutable),
+    // LoopX names the todo only to a named agent; an unscoped heartbeat reads the summary. Without a todo of its own
+    // the decision names the first executable one, else the due monitor (the original's work-lane selected todo).
+    selected_todo:
+      agentId === null || replan !== null ? null : (outcome.selected ?? firstExecutable ?? selection?.selected ?? null),
     agent_todo_summary: { first_executable_items: firstExecutable === null ? [] : [firstExecutable] },
     next_action_projection_warning: context.nextActionWarning,
     safe_bypass_allowed: quota.safe_bypass_allowed || outcome.safe_bypass_kind !== null,

@@ -218,6 +218,31 @@ describe('quota should-run: rules from other kit seeds', () => {
     assert.equal(broken.selected_todo?.todo_id, 'todo_other');
   });
 
+  it('an out-of-date prompt is named before unsound todo metadata (seed 10 quota-002)', async () => {
+    // An open user todo of a multi-agent goal without a response binding breaks the contract.
+    const unbound = todo('Decide.', 'todo_id=todo_decide status=open task_class=user_action');
+    const ws = makeWorkspace({}, state([unbound], [WORK]));
+    await addRun(ws, hoursBefore(2), { classification: 'state_refreshed' });
+    const unscoped = await decide(ws, null);
+    assert.equal(unscoped.status_health_ok, false);
+    assert.deepEqual(fields(unscoped), [
+      'eligible',
+      'automation_prompt_upgrade',
+      false,
+      'automation_prompt_upgrade_required',
+    ]);
+    assert.deepEqual(fields(await decide(ws)), ['eligible', 'skip', false, 'quota_skip']);
+  });
+
+  it('a throttled agent is told its due monitor when it has no executable todo (seed 10 quota-019)', async () => {
+    const ws = makeWorkspace({ quota: { allowed_slots: 1 } }, state([], [MONITOR]));
+    await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent' });
+    const d = await decide(ws);
+    assert.deepEqual(fields(d), ['throttled', 'skip', false, 'throttled_skip']);
+    assert.equal(firstExecutable(d), null);
+    assert.equal(d.selected_todo?.todo_id, 'todo_watch');
+  });
+
   it('a Next Action no open todo backs is repaired before normal delivery (seed 2 quota-002)', async () => {
     const ws = makeWorkspace(
       { coordination: {} },

@@ -295,12 +295,10 @@ export function decideShouldRun(
   // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
   const roster = registeredAgentsForGoal(goal.goal);
   // An open user gate whose scope is ambiguous on a multi-agent goal is repaired by the agent (the
-  // original's `todo_decision_scope_projection_repair`), so it does not fail the goal's health here.
+  // original's `todo_decision_scope_projection_repair`): its diagnostics fail the goal's health, and the repair
+  // answers ok (an out-of-date prompt, which disables the repair, leaves ok false: kit seed 6 quota-012).
   const unscopedGates = stateFile === null ? [] : unscopedMultiAgentGates(stateFile.document, roster);
-  const todoContract =
-    stateFile === null
-      ? []
-      : todoContractDiagnostics(stateFile.document, roster).filter((d) => !unscopedGates.includes(d.todo_id));
+  const todoContract = stateFile === null ? [] : todoContractDiagnostics(stateFile.document, roster);
   const statusHealthOk = runs.recordsSound && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = admissionChecked(

@@ -71,6 +71,12 @@ describe('quota should-run: rules from other kit seeds', () => {
     assert.equal(d.status_health_ok, false, 'the contract error is still reported');
     assert.equal(d.ok, true, 'the repair the agent may run makes the answer ok');
     assert.equal(d.selected_todo?.todo_id, 'todo_work', 'the first executable todo, under the global gate');
+    // Asked without --agent-id the prompt upgrade disables the repair: the broken contract leaves ok false (seed 6 quota-012).
+    const unscopedOnly = await decide(makeWorkspace({}, state([unscoped], [WORK])), null);
+    assert.deepEqual(
+      [unscopedOnly.decision, unscopedOnly.ok, unscopedOnly.status_health_ok],
+      ['automation_prompt_upgrade', false, false],
+    );
   });
 
   it('the next-action warning compares the unscoped status item: an agent lane run alone is not a latest action (seed 1 quota-026)', async () => {

@@ -189,9 +189,6 @@ export type NextActionWarningProjector = (input: {
   doc: StateDocument;
   rowsNewestFirst: readonly RunIndexEntry[];
   agentId: string | null;
-  /** The goal's registry entry and attention status (status's recommended action stands in for a missing Next Action). */
-  goal?: Record<string, unknown>;
-  attention?: GoalAttention;
 }) => { kind: string; severity: string; requires_state_writeback: boolean } | null;
 
 const NO_PERMISSIONS = {
@@ -316,8 +313,6 @@ export function decideShouldRun(
           doc: stateFile.document,
           rowsNewestFirst: runs.warningRows,
           agentId,
-          goal: goal.goal,
-          attention,
         });
   const context = { attention, statusHealthOk, todoContract, nextActionWarning };
   if (quota.state === 'paused') return pausedContract(goal, agentId, quota, generatedAt, context);

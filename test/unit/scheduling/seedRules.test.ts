@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { quotaShouldRun } from '../../../src/core/ops/quota';
 import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
 import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from '../quota/helpers';
@@ -111,31 +109,6 @@ describe('quota should-run: rules from other kit seeds', () => {
     const none = makeWorkspace({ coordination: {} }, state([], [WORK]));
     await addRun(none, hoursBefore(2), { classification: 'validated_progress', recommended_action: 'Implement it.' });
     assert.equal((await decideOp(none)).next_action_projection_warning, null);
-  });
-
-  it("without a Next Action the warning compares the status item's recommended action from the run (seed 4 quota-002/-009)", async () => {
-    // A status run whose artifacts are missing: status recommends repairing them, which no run recommends.
-    const missing = makeWorkspace({ coordination: {} }, state([], [WORK]));
-    await addRun(missing, hoursBefore(2), { classification: 'state_refreshed', recommended_action: 'Work.' });
-    const runs = path.join(missing.runtimeRoot, 'goals', missing.goalId, 'runs');
-    for (const name of fs.readdirSync(runs)) if (name.endsWith('.md')) fs.rmSync(path.join(runs, name));
-    const w = (await decideOp(missing)).next_action_projection_warning;
-    assert.deepEqual([w?.kind, w?.severity], ['next_action_projection_mismatch', 'warning']);
-    // A run-based status recommends the status run's action; the agent's own lane run that disagrees warns.
-    const lane = makeWorkspace({ waiting_on: 'external_evidence' }, state([], []));
-    await addRun(lane, hoursBefore(3), {
-      classification: 'validated_progress',
-      recommended_action: 'Validate the lane.',
-    });
-    assert.equal((await decideOp(lane, 'agent-a')).next_action_projection_warning, null, 'no lane run of agent-a');
-    await addRun(lane, hoursBefore(2), {
-      classification: 'state_refreshed',
-      recommended_action: 'Celebrate.',
-      progress_scope: 'agent_lane',
-      agent_id: 'agent-a',
-    });
-    const scoped = (await decideOp(lane, 'agent-a')).next_action_projection_warning;
-    assert.deepEqual([scoped?.kind, scoped?.requires_state_writeback], ['next_action_projection_mismatch', true]);
   });
 
   it('an out-of-date prompt is named before a health blocker (seed 2 quota-016)', async () => {
@@ -266,18 +239,12 @@ describe('quota should-run: rules from other kit seeds', () => {
     await addRun(prose, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(prose)).effective_action, 'normal_run');
     // The gap is the goal's (an open todo of any lane backs the Next Action) …
-    const claimed = todo(
-      '[P1] Theirs.',
-      'todo_id=todo_theirs status=open task_class=advancement_task claimed_by=agent-b',
-    );
+    const claimed = todo('[P1] Theirs.', 'todo_id=todo_theirs status=open task_class=advancement_task claimed_by=agent-b');
     const other = makeWorkspace({}, state([], [claimed], 'Inspect the suite result.'));
     await addRun(other, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(other, 'agent-a')).effective_action, 'normal_run');
     // … while an open user todo counts only in its agent's scope.
-    const action = todo(
-      'Send the report.',
-      'todo_id=todo_action status=open task_class=user_action bound_agent=agent-b',
-    );
+    const action = todo('Send the report.', 'todo_id=todo_action status=open task_class=user_action bound_agent=agent-b');
     const bound = makeWorkspace({}, state([action], [], 'Inspect the suite result.'));
     await addRun(bound, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(bound, 'agent-a')).effective_action, 'state_projection_gap_repair');

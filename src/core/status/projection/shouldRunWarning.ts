@@ -5,8 +5,6 @@ import { nextActionProjectionWarning } from './nextActionWarning';
 import type { NextActionProjectionWarning } from './schemas';
 import { publicSafeCompact } from './text';
 import { stateProjectionGap } from './projectionGap';
-import { WAITING_ON_VALUES, type GoalAttention } from '../../scheduling/goalAttention';
-import type { RunRow } from './inputs';
 
 /**
  * The `next_action_projection_warning` of `quota should-run`: the very rule `status` applies to the goal
@@ -19,8 +17,6 @@ export function shouldRunNextActionWarning(input: {
   doc: StateDocument;
   rowsNewestFirst: readonly unknown[];
   agentId: string | null;
-  goal?: Record<string, unknown>;
-  attention?: GoalAttention;
 }): NextActionProjectionWarning | null {
   const structured = projectStateDocument(input.doc, { goalId: input.goalId, nextActionLimit: 3 });
   const durableNextAction = structured.next_action.entries[0] ?? null;
@@ -34,11 +30,7 @@ export function shouldRunNextActionWarning(input: {
   });
   // Without a durable Next Action the original compares the status item's recommended action (its
   // `project_asset.next_action`), which an open user gate or user todo sets to that todo's text.
-  const activeNextAction =
-    durableNextAction ??
-    (input.attention === undefined
-      ? userTodoRecommendedAction(input.doc)
-      : statusRecommendedAction(input.doc, input.attention, input.goal ?? {}, latestStatusRun));
+  const activeNextAction = durableNextAction ?? userTodoRecommendedAction(input.doc);
   // An agent's decision is scoped to its own lane (the original's `scope_status_item_to_agent_lane`):
   // the goal's latest recommendation is replaced by that agent's newest agent-lane run, or by none.
   const latestAction =
@@ -90,43 +82,4 @@ export function shouldRunStateProjectionGap(input: { goalId: string; doc: StateD
       userTodos: { markdownOpenCount: open('user') },
     }) !== null
   );
-}
-
-/**
- * The status item's recommended action (the original's `attention_routing` and `active_state_todo_attention_item`,
- * by the goal's attention status): a user gate's or user todo's text, the first open agent todo's, the fixed repair
- * text of a run whose artifacts are missing, else the registry's `recommended_action` under a `waiting_on` override
- * or the latest status run's own. Null without a status run (then there is no latest action to compare either).
- */
-const REGISTRY_WAITING_ON_OVERRIDES: ReadonlySet<string> = new Set(WAITING_ON_VALUES);
-
-export function statusRecommendedAction(
-  doc: StateDocument,
-  attention: GoalAttention,
-  goal: Record<string, unknown>,
-  latestStatusRun: RunRow | null,
-): string | null {
-  const open = (role: 'user' | 'agent'): TodoItem[] =>
-    doc.todos.filter((t) => t.role === role && !TERMINAL_STATUSES.has(t.status)).sort(byProjectionOrder);
-  switch (attention.status) {
-    case 'active_state_user_gate':
-    case 'active_state_user_todo':
-      return userTodoRecommendedAction(doc);
-    case 'active_state_agent_todo':
-    case 'connected_without_run':
-      return publicSafeCompact(open('agent')[0]?.text);
-    case 'run_artifact_missing':
-      return 'repair or regenerate the latest run artifacts before trusting status';
-    default:
-      break;
-  }
-  if (latestStatusRun === null) return null;
-  const runAction =
-    publicSafeCompact(latestStatusRun.recommended_action) ?? 'inspect the latest run and choose one next action';
-  const waitingOn = typeof goal['waiting_on'] === 'string' ? goal['waiting_on'] : '';
-  const override =
-    REGISTRY_WAITING_ON_OVERRIDES.has(waitingOn) && typeof goal['recommended_action'] === 'string'
-      ? publicSafeCompact(goal['recommended_action'])
-      : null;
-  return override ?? runAction;
 }

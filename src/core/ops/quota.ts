@@ -34,7 +34,7 @@ import type { HeartbeatReceipt } from '../evidence/receipts';
 import type { RolloutEvent } from '../evidence/rolloutLog';
 import { crashCheckpoint } from '../turn/crashHook';
 import { LoopxError } from '../errors';
-import { shouldRunNextActionWarning } from '../status/projection/shouldRunWarning';
+import { shouldRunNextActionWarning, shouldRunStateProjectionGap } from '../status/projection/shouldRunWarning';
 import { persistentCacheEnabled } from '../goal/persistentCache';
 import { recordTurnBase, snapshotProjectRoot } from '../snapshots/gitSnapshot';
 
@@ -171,6 +171,7 @@ async function decideShouldRun(
     ...(args.availableCapabilities === undefined ? {} : { availableCapabilities: args.availableCapabilities }),
     ...(turnInstanceId === null ? {} : { turnInstanceId }),
     nextActionWarning: shouldRunNextActionWarning,
+    stateProjectionGap: shouldRunStateProjectionGap,
     indexCache: persistentCacheEnabled(env.env) ? ('memory' as const) : ('off' as const),
   };
   // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.

@@ -7,7 +7,7 @@ import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, type LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexEntry } from '../runtime/runIndex';
 import { goalAttention, type GoalAttention } from './goalAttention';
-import type { StateDocument } from '../state/document';
+import { TERMINAL_STATUSES, type StateDocument } from '../state/document';
 import { metaFlag } from '../state/gates';
 import type { StateFileSnapshot } from '../state/stateFile';
 import { GoalLoader, type LoadOptions } from '../goal/loader';
@@ -168,6 +168,11 @@ export interface DecisionOptions {
    * Without it the field is null.
    */
   nextActionWarning?: NextActionWarningProjector | undefined;
+  /**
+   * Whether the goal's status item carries a state projection gap (status's rule,
+   * `status/projection/shouldRunWarning.ts`, handed in as `nextActionWarning` is). Without it there is none.
+   */
+  stateProjectionGap?: ((input: { goalId: string; doc: StateDocument }) => boolean) | undefined;
   /** The effect id of the asking turn: when it already holds a live reservation (or spent), it was admitted. */
   admittedEffectId?: string | undefined;
   /** A reservation's refusal met after an earlier decision: the answer is throttled with this reason. */
@@ -286,12 +291,10 @@ export function decideShouldRun(
   // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
   const roster = registeredAgentsForGoal(goal.goal);
   // An open user gate whose scope is ambiguous on a multi-agent goal is repaired by the agent (the
-  // original's `todo_decision_scope_projection_repair`), so it does not fail the goal's health here.
+  // original's `todo_decision_scope_projection_repair`): its diagnostics fail the goal's health, and the repair
+  // answers ok (an out-of-date prompt, which disables the repair, leaves ok false: kit seed 6 quota-012).
   const unscopedGates = stateFile === null ? [] : unscopedMultiAgentGates(stateFile.document, roster);
-  const todoContract =
-    stateFile === null
-      ? []
-      : todoContractDiagnostics(stateFile.document, roster).filter((d) => !unscopedGates.includes(d.todo_id));
+  const todoContract = stateFile === null ? [] : todoContractDiagnostics(stateFile.document, roster);
   const statusHealthOk = runs.recordsSound && todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = admissionChecked(
@@ -326,15 +329,78 @@ export function decideShouldRun(
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
   const frontier = stateFile === null ? null : goalFrontier(stateFile.document, agentId);
-  const outcome = applyGuards(goal, scoped, selection, options, {
+  const projectionGap =
+    stateFile !== null &&
+    options.stateProjectionGap !== undefined &&
+    options.stateProjectionGap({ goalId: goal.goalId, doc: stateFile.document });
+  const guarded = applyGuards(goal, scoped, selection, options, {
     agentId,
     statusHealthOk,
     todoContract,
     replan,
     frontier,
     unscopedGates,
+    projectionGapUnbacked:
+      projectionGap &&
+      selection !== null &&
+      stateFile !== null &&
+      nothingOpenInScope(stateFile.document, selection, agentId),
   });
+  const outcome = scopedUserGateFallback(guarded, scoped, selection, stateFile?.document ?? null, agentId);
   return assemble(goal, agentId, scoped, outcome, selection, options, generatedAt, context);
+}
+
+/**
+ * The original's scoped user-gate fallback (`apply_scoped_user_gate_fallback_projection`), applied last, whatever
+ * the quota state: beside an open user gate in this agent's scope, the first executable todo no gate holds runs
+ * when a gate holds another of its candidates or the quota allows a safe bypass. It keeps a named decision and
+ * action (an out-of-date prompt stays `automation_prompt_upgrade`), turns a `skip` into
+ * `safe_bypass_user_gate_fallback`, and never overrides a replan. A run the slots do not allow is still refused
+ * by the turn's reservation (docs/compatibility.md, "Kit: quota").
+ */
+function scopedUserGateFallback(
+  outcome: Outcome,
+  quota: QuotaStatus,
+  selection: SelectionResult | null,
+  doc: StateDocument | null,
+  agentId: string | null,
+): Outcome {
+  if (outcome.should_run || outcome.replan !== undefined || selection === null || doc === null) return outcome;
+  const fallback = selection.selected;
+  if (fallback === null) return outcome;
+  const gates = openUserGatesInScope(doc, agentId);
+  if (gates.length === 0) return outcome;
+  if (selection.summary.blocking_gate_ids.length === 0 && !quota.safe_bypass_allowed) return outcome;
+  const surfaced = gates.filter((id) => selection.summary.blocking_gate_ids.includes(id));
+  return {
+    ...outcome,
+    should_run: true,
+    decision: outcome.decision === 'skip' ? 'safe_bypass_user_gate_fallback' : outcome.decision,
+    effective_action:
+      outcome.effective_action === 'monitor_quiet_skip' ? 'scoped_user_gate_fallback' : outcome.effective_action,
+    reason: `${outcome.reason}; user gate ${(surfaced.length > 0 ? surfaced : gates).join(', ')} is surfaced and ${fallback.todo_id}, which no gate holds, may run`,
+    mode: 'deliver',
+    notify: true,
+    user_actions: gateActions(selection, surfaced.length > 0 ? surfaced : gates),
+    quiet_noop_allowed: false,
+    safe_bypass_kind: outcome.safe_bypass_kind ?? 'scoped_user_gate_fallback',
+    scheduler: { action: 'run_now', cadence_class: 'active', next_eligible_at: null },
+    selected: fallback,
+  };
+}
+
+/** Open user gates that hold this agent: global ones, its own `blocks_agent`, and unscoped ones not claimed by another. */
+function openUserGatesInScope(doc: StateDocument, agentId: string | null): string[] {
+  return doc.todos
+    .filter((t) => t.role === 'user' && t.meta['task_class'] === 'user_gate' && !TERMINAL_STATUSES.has(t.status))
+    .filter((t) => {
+      if (agentId === null || metaFlag(t.meta['global_gate'])) return true;
+      const blocks = t.meta['blocks_agent'] ?? '';
+      if (blocks !== '') return blocks === agentId;
+      const claimed = t.meta['claimed_by'] ?? '';
+      return claimed === '' || claimed === agentId;
+    })
+    .map((t) => t.todoId);
 }
 
 /**
@@ -438,6 +504,8 @@ function agentScopedGateOverride(
   // A merge-lane gate waits for a person's review of a lane's commits; it holds no agent (docs/lanes.md).
   const gates = open.filter((g) => mergeGateLaneOf(g.title) === null);
   if (open.length === 0 || !gates.every((g) => g.blocks_agent !== null && g.blocks_agent !== agentId)) return quota;
+  // The original lifts the gate only for an agent with in-scope work: an executable todo or an open monitor.
+  if (selection.firstExecutable === null && !selection.hasOpenMonitor) return quota;
   const slotsOut = quota.spent_slots + quota.reserved_slots >= quota.allowed_slots;
   return {
     ...quota,
@@ -547,6 +615,8 @@ interface GuardContext {
   frontier: GoalFrontier | null;
   /** Open user gates of a multi-agent goal with neither `blocks_agent` nor `global_gate=true`. */
   unscopedGates: readonly string[];
+  /** The goal's status has a state projection gap and no user or agent todo is open in this agent's scope. */
+  projectionGapUnbacked: boolean;
 }
 
 function promptUpgrade(state: Outcome['state'], goalId: string): Outcome {
@@ -568,6 +638,7 @@ function applyGuards(
 ): Outcome {
   const upgrade = promptUpgradeRequired(goal, context.agentId);
   const firstExecutable = selection?.selected ?? null;
+  const firstOpen = selection?.firstExecutable ?? null;
   // The gate-scope projection repair outranks the quota state (the original's self-repair, which only an
   // out-of-date prompt disables): the agent makes the gate's authority explicit before anything else.
   if (context.unscopedGates.length > 0 && !upgrade)
@@ -575,16 +646,20 @@ function applyGuards(
       quota.state,
       'todo_decision_scope_projection_repair',
       `user gate ${context.unscopedGates.join(', ')} of this multi-agent goal has neither blocks_agent nor global_gate=true, so its blocking authority is ambiguous: set blocks_agent to one registered agent, set global_gate=true, or make it a user_action`,
-      firstExecutable,
+      firstOpen,
       { decision: 'self_repair', recommended_mode: 'repair_user_gate_scope_projection' },
     );
   switch (quota.state) {
     case 'blocked_health':
+      // An out-of-date prompt is named before the health blocker (the original's guard order).
+      if (upgrade && context.frontier?.terminal !== true) return promptUpgrade('blocked_health', goal.goalId);
       return userAction('blocked_health', 'blocked_health', quota.reason, [quota.reason], { mode: 'blocked' });
     case 'operator_gate': {
       if (upgrade) return promptUpgrade('operator_gate', goal.goalId);
       const actions = [`answer the goal's open question (waiting_on ${quota.waiting_on})`];
-      if (context.statusHealthOk && firstExecutable !== null)
+      // The safe bypass is the original's scoped user-gate fallback: it exists only beside an open user gate
+      // (a registry `waiting_on` or an operator question alone holds every todo).
+      if (context.statusHealthOk && firstExecutable !== null && (selection?.gates.open_gates.length ?? 0) > 0)
         return run(
           'operator_gate',
           'operator_gate_notify',
@@ -682,7 +757,8 @@ function applyGuards(
     };
   }
 
-  // quota.state === 'eligible' from here.
+  // quota.state === 'eligible' from here. An out-of-date prompt is named before unsound records (the original's order).
+  if (upgrade) return promptUpgrade('eligible', goal.goalId);
   if (!context.statusHealthOk)
     return quietWait(
       'eligible',
@@ -692,7 +768,14 @@ function applyGuards(
         : "the goal's run records are not sound (an agent lane's run artifacts are missing); skip automatic compute",
       { quiet_noop_allowed: false },
     );
-  if (upgrade) return promptUpgrade('eligible', goal.goalId);
+  if (context.projectionGapUnbacked)
+    return run(
+      'eligible',
+      'state_projection_gap_repair',
+      'active state has actionable Next Action / gate prose but no open User Todo or Agent Todo projection',
+      null,
+      { decision: 'self_repair', recommended_mode: 'repair_state_projection_gap' },
+    );
   if (selected === null) {
     if (successor !== null)
       return run(
@@ -793,7 +876,7 @@ function assemble(
   context: DecisionContext,
 ): ShouldRunDecision {
   const delivery = outcome.should_run;
-  const firstExecutable = selection?.selected ?? null;
+  const firstExecutable = selection?.firstExecutable ?? null;
   const todoId = outcome.selected?.todo_id ?? null;
   const replan = outcome.replan ?? null;
   const replanId = replan?.obligation_id ?? null;
@@ -809,7 +892,8 @@ function assemble(
       : null;
   const settlementPlan = delivery ? [spendCommand(goal.goalId, agentId, todoId, replanId)] : [];
   const decision: ShouldRunDecision = {
-    ok: context.statusHealthOk,
+    // The original's `ok`: sound records, or a repair the agent may run (a self-repair answers ok).
+    ok: context.statusHealthOk || outcome.decision === 'self_repair',
     status: context.attention.status,
     status_health_ok: context.statusHealthOk,
     todo_contract_errors: [...context.todoContract],
@@ -823,8 +907,10 @@ function assemble(
     reason: outcome.reason,
     pause_cause: null,
     quota,
-    // LoopX names the todo only to a named agent; an unscoped heartbeat reads the summary.
-    selected_todo: agentId === null || replan !== null ? null : (outcome.selected ?? firstExecutable),
+    // LoopX names the todo only to a named agent; an unscoped heartbeat reads the summary. Without a todo of its own
+    // the decision names the first executable one, else the due monitor (the original's work-lane selected todo).
+    selected_todo:
+      agentId === null || replan !== null ? null : (outcome.selected ?? firstExecutable ?? selection?.selected ?? null),
     agent_todo_summary: { first_executable_items: firstExecutable === null ? [] : [firstExecutable] },
     next_action_projection_warning: context.nextActionWarning,
     safe_bypass_allowed: quota.safe_bypass_allowed || outcome.safe_bypass_kind !== null,
@@ -1039,4 +1125,25 @@ function unscopedMultiAgentGates(doc: StateDocument, roster: readonly string[]):
         !metaFlag(t.meta['global_gate']),
     )
     .map((t) => t.todoId);
+}
+
+/**
+ * Nothing open in the asking agent's scope (the original's scoped todo summaries, `open_count` 0): no open agent
+ * todo but those claimed by or excluding another agent's lane, no open user todo but those scoped to another agent.
+ */
+function nothingOpenInScope(doc: StateDocument, selection: SelectionResult, agentId: string | null): boolean {
+  const outOfScope = selection.summary.excluded.filter(
+    (e) => e.reason === 'claimed_by_other_agent' || e.reason === 'excluded_agent',
+  ).length;
+  if (selection.summary.open_agent_todo_count - outOfScope > 0) return false;
+  const other = (value: string | undefined): boolean =>
+    agentId !== null && value !== undefined && value !== '' && value !== agentId;
+  return !doc.todos.some(
+    (t) =>
+      t.role === 'user' &&
+      t.status !== 'done' &&
+      t.status !== 'deferred' &&
+      !other(t.meta['blocks_agent']) &&
+      !other(t.meta['bound_agent']),
+  );
 }

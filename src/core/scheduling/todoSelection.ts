@@ -65,6 +65,14 @@ export interface SelectionInput {
 
 export interface SelectionResult {
   selected: SelectedTodo | null;
+  /**
+   * The original's `agent_todo_summary.first_executable_items[0]`: the first open (not blocked) `advancement_task`
+   * this agent may take by claim and exclusion, in claim-bucket, priority and document order. User gates do not
+   * hold it back (the original weighs gates later, in the operator-gate fallback) and monitors are not in it.
+   */
+  firstExecutable: SelectedTodo | null;
+  /** Whether an open `continuous_monitor` (due or not) is in this agent's scope by claim and exclusion. */
+  hasOpenMonitor: boolean;
   /** A deferred todo whose resume condition is met, when nothing else is selectable. */
   successor: SelectedTodo | null;
   summary: SelectionSummary;
@@ -146,6 +154,8 @@ export function selectTodo(input: SelectionInput): SelectionResult {
   const gateStatus = new Map(gates.agent_todos.map((t) => [t.todo_id, t]));
   const excluded: SelectionSummary['excluded'] = [];
   const candidates: TodoItem[] = [];
+  const executable: TodoItem[] = [];
+  let hasOpenMonitor = false;
   const blockingGates = new Set<string>();
   let openCount = 0;
 
@@ -164,6 +174,8 @@ export function selectTodo(input: SelectionInput): SelectionResult {
       exclude(ownership.reason, ownership.detail);
       continue;
     }
+    if (taskClassOf(item) === 'advancement_task') executable.push(item);
+    if (taskClassOf(item) === 'continuous_monitor') hasOpenMonitor = true;
     const gate = gateStatus.get(item.todoId);
     if (gate?.blocked === true) {
       for (const block of gate.blocked_by) blockingGates.add(block.gate_todo_id);
@@ -196,6 +208,15 @@ export function selectTodo(input: SelectionInput): SelectionResult {
             : 'highest-priority unclaimed todo in document order',
         );
 
+  executable.sort(compareCandidates(input.agentId));
+  const firstOpen = executable[0];
+  const firstExecutable =
+    firstOpen === undefined
+      ? null
+      : first === firstOpen && selected !== null
+        ? selected
+        : selectedTodoView(firstOpen, 'first executable todo (user gates are weighed by the decision)');
+
   let successor: SelectedTodo | null = null;
   if (selected === null) {
     const deferred = input.doc.todos
@@ -216,6 +237,8 @@ export function selectTodo(input: SelectionInput): SelectionResult {
   }
   return {
     selected,
+    firstExecutable,
+    hasOpenMonitor,
     successor,
     summary: {
       candidate_count: candidates.length,

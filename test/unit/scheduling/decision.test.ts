@@ -292,9 +292,10 @@ describe('quota should-run decision', () => {
     assert.equal(decision.scheduler_hint.next_eligible_at, '2026-01-16T07:00:00.000Z');
   });
 
-  it('waiting_on controller is an operator gate with safe bypass; a missing state file blocks on health', async () => {
+  it('waiting_on controller is an operator gate; a missing state file blocks on health', async () => {
     // The registry's waiting_on speaks once the goal has a status run (before it, a connected goal waits on
-    // the agents: connected_without_run); the gate then lets one bounded non-gated step run.
+    // the agents: connected_without_run). Without an open user gate nothing may bypass it (the original's
+    // scoped user-gate fallback needs a gate: kit seed 2 quota-018); the bypass is still reported as allowed.
     const gated = makeWorkspace({ waiting_on: 'controller' });
     await addRun(gated, hoursBefore(2), { classification: 'validated_progress' });
     const gate = await decide(gated);
@@ -308,15 +309,7 @@ describe('quota should-run decision', () => {
         gate.safe_bypass_allowed,
         gate.route,
       ],
-      [
-        'operator_gate',
-        'validated_progress',
-        true,
-        'safe_bypass_user_gate_fallback',
-        'operator_gate_notify',
-        true,
-        'ready_for_host',
-      ],
+      ['operator_gate', 'validated_progress', false, 'skip', 'operator_gate_notify', true, 'user_action_required'],
     );
     const ws = makeWorkspace({});
     fs.rmSync(ws.statePath);

@@ -14,7 +14,15 @@ import {
 } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
 import { scrubText } from '../privacy/scrub';
-import { attentionRoute, AttentionSeveritySchema, WaitingOnSchema, type OpenTodoFacts } from './attentionRoute';
+import {
+  attentionRoute,
+  AttentionSeveritySchema,
+  MONITOR_SIGNAL_WAITING_ON,
+  monitorQuietDisplay,
+  quietMonitorAction,
+  WaitingOnSchema,
+  type OpenTodoFacts,
+} from './attentionRoute';
 import { readRegistry } from '../registry/read';
 import { runIndexPath } from '../runtime/layout';
 import {
@@ -173,6 +181,12 @@ export const GoalStatusItemSchema = z.object({
   domain: z.string().nullable(),
   waiting_on: WaitingOnSchema,
   severity: AttentionSeveritySchema,
+  /**
+   * Set on a quiet-monitor item (`waiting_on: monitor_signal`, attentionRoute.ts `monitorQuietDisplay`): the
+   * route it had before, which its quota state follows.
+   */
+  execution_waiting_on: WaitingOnSchema.optional(),
+  execution_severity: AttentionSeveritySchema.optional(),
   recommended_action: z.string().min(1),
   /** Where `recommended_action` came from. */
   source: RecommendedActionOriginSchema,
@@ -342,6 +356,18 @@ function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
 }
 
+/**
+ * LoopX's `todo_item_is_actionable_open`: open, and a `resume_when` (on an open todo) only when it holds; of the
+ * conditions only `todo_done:<id>` can be checked here.
+ */
+function actionableOpen(item: StructuredTodoItem, doc: StateDocument): boolean {
+  if (item.status !== 'open') return false;
+  const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
+  if (resumeWhen === '') return true;
+  const match = /^todo_done:(.+)$/.exec(resumeWhen);
+  return match !== null && doc.todos.some((todo) => todo.todoId === match[1] && todo.status === 'done');
+}
+
 function todoSummary(
   doc: StateDocument,
   summary: {
@@ -508,12 +534,22 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     hasProjectionGap: warnings.some((warning) => warning.kind === 'state_projection_gap'),
   });
 
-  const [recommendedAction, source] =
+  const [routedAction, source] =
     latest.latest_run_recommended_action !== null
       ? [latest.latest_run_recommended_action, 'latest_run' as const]
       : activeNextAction !== null
         ? [activeNextAction, 'active_state_next_action' as const]
         : [DEFAULT_STATUS_ACTION, 'default' as const];
+  const quietMonitor =
+    doc !== null &&
+    structured !== null &&
+    monitorQuietDisplay(route, {
+      userOpenCount: structured.todos.user.open_count,
+      agentOpen: structured.todos.agent.items
+        .filter(isOpen)
+        .map((item) => ({ task_class: item.task_class, actionable: actionableOpen(item, doc) })),
+    });
+  const recommendedAction = quietMonitor ? quietMonitorAction(routedAction) : routedAction;
 
   const byKind = <K extends ProjectionWarning['kind']>(kind: K): Extract<ProjectionWarning, { kind: K }> | undefined =>
     warnings.find((warning): warning is Extract<ProjectionWarning, { kind: K }> => warning.kind === kind);
@@ -528,8 +564,14 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     status: route.status,
     goal_status: target.status,
     domain: target.domain,
-    waiting_on: route.waiting_on,
-    severity: route.severity,
+    ...(quietMonitor
+      ? {
+          waiting_on: MONITOR_SIGNAL_WAITING_ON,
+          severity: 'watch' as const,
+          execution_waiting_on: route.waiting_on,
+          execution_severity: route.severity,
+        }
+      : { waiting_on: route.waiting_on, severity: route.severity }),
     recommended_action: recommendedAction,
     source,
     registry_member: target.registryMember,

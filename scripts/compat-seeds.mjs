@@ -2,21 +2,26 @@
 // other draws of the compatibility kit's generator (docs/compatibility.md, "Other seeds").
 // Per seed: regenerate the cases (gen.py --seed N), record the original's answers once (compare.py --impl python
 // --record, only when LOOPX_PY_CLI or the kit's original.sh makes the original available, and only when the
-// recording is missing or stale), then compare `node out/cli.js` and print one table per family and seed.
+// recording is missing or stale), then compare `node out/cli.js`. Each differing case is looked up in the list of
+// deliberate deviations (test/compat/deviations.json, scripts/compat-deviations.mjs): per family and seed the
+// report counts matching cases, listed deviations and **unlisted** differences, and ends with "N unlisted".
 // Recording is slow (minutes per seed): recordings are kept in --out and reused while cases.json is unchanged.
 //
-//   --seeds 1..10 | 1,4,7   seeds to run (default 1..10)
+//   --seeds 1..10 | 1,4,7 | kit,1..10   seeds to run (default 1..10); `kit` is the kit's shipped cases
+//   --deviations FILE       the deviation list (default test/compat/deviations.json)
 //   --kit DIR               the kit (default: $LOOPX_COMPAT_KIT, ../shared/compat, ../../shared/compat)
 //   --out DIR               where kit<N>/ goes (default: $LOOPX_COMPAT_SEEDS_DIR, else .compat-seeds/ here, gitignored)
 //   --only FAMILY           repeatable, as compare.py's --only
 //   --jobs N                parallel cases per compare.py run (default 1: the original is slow and CPU-bound)
 //   --record-only           record, do not compare;  --no-record: compare what is recorded
-//   --max-mismatches N      failing cases shown per seed (default 20)
-// Exit code: 0 when every compared case matches, 1 otherwise, 2 on a usage or setup error.
+//   --max-mismatches N      unlisted differences shown in full per seed (default 20)
+// Exit code: 0 when every compared case matches or is a listed deviation, 1 when any difference is unlisted, 2 on a
+// usage or setup error (a malformed deviation list included).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DEVIATIONS_FILE, deviationFor, loadDeviations, matchingListedCases } from './compat-deviations.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 
@@ -28,13 +33,17 @@ function usage(message) {
 function parseSeeds(text) {
   const seeds = [];
   for (const part of text.split(',')) {
+    if (part.trim() === 'kit') {
+      seeds.push('kit');
+      continue;
+    }
     const range = /^(\d+)\.\.(\d+)$/.exec(part.trim());
     if (range) {
       const [from, to] = [Number(range[1]), Number(range[2])];
       if (to < from) usage(`empty seed range ${part}`);
       for (let s = from; s <= to; s++) seeds.push(s);
     } else if (/^\d+$/.test(part.trim())) seeds.push(Number(part.trim()));
-    else usage(`--seeds takes N, A..B or a comma list, not ${JSON.stringify(part)}`);
+    else usage(`--seeds takes N, A..B, kit or a comma list, not ${JSON.stringify(part)}`);
   }
   return [...new Set(seeds)];
 }
@@ -50,6 +59,7 @@ function parseArgs(argv) {
     };
     if (arg === '--seeds') options.seeds = parseSeeds(value());
     else if (arg === '--kit') options.kit = resolve(value());
+    else if (arg === '--deviations') options.deviations = resolve(value());
     else if (arg === '--out') options.out = resolve(value());
     else if (arg === '--only') options.only.push(value());
     else if (arg === '--jobs') options.jobs = Number(value());
@@ -141,15 +151,17 @@ function recordingChunks(ids) {
   return chunks;
 }
 
-/** compare.py's report: `  family  P/T  ok|FAIL` rows and the `--- case` blocks. */
+/** compare.py's report: `  family  P/T  ok|FAIL` rows and the `--- case (family: note)` blocks, by case id. */
 function parseReport(stdout) {
   const families = {};
   for (const m of stdout.matchAll(/^ {2}(\w+)\s+(\d+)\/(\d+)\s+(ok|FAIL)$/gm))
     families[m[1]] = [Number(m[2]), Number(m[3])];
-  const failures = stdout
-    .split('\n--- ')
-    .slice(1)
-    .map((block) => block.split('\n\n')[0].trimEnd());
+  const failures = new Map();
+  for (const block of stdout.split('\n--- ').slice(1)) {
+    const text = block.split('\n\n')[0].trimEnd();
+    const head = /^(\S+) \((\w+):/.exec(text);
+    if (head) failures.set(head[1], { family: head[2], text });
+  }
   return { families, failures };
 }
 
@@ -175,24 +187,35 @@ const families = new Set(options.only.map((o) => familyAliases[o] ?? usage(`unkn
 const onlyArgs = options.only.flatMap((o) => ['--only', o]);
 let original = null;
 
+let deviations;
+try {
+  deviations = loadDeviations(options.deviations ?? DEVIATIONS_FILE);
+} catch (error) {
+  usage(`the deviation list is malformed: ${error.message}`);
+}
+
+/** Per seed and family: `{ match, listed: [[id, rule]], unlisted: [id], unrecorded }`. */
 const table = {};
-let allMatch = true;
+let unlistedTotal = 0;
 for (const seed of options.seeds) {
-  const dir = join(out, `kit${seed}`);
-  mkdirSync(dir, { recursive: true });
+  const shipped = seed === 'kit';
+  const dir = shipped ? kit : join(out, `kit${seed}`);
   const casesFile = join(dir, 'cases.json');
   const expectedDir = join(dir, 'expected');
-  const gen = python([join(kit, 'gen.py'), '--seed', String(seed), '--out', casesFile]);
-  if (gen.status !== 0) usage(`gen.py --seed ${seed} failed: ${gen.stderr.trim()}`);
-  const stamp = join(expectedDir, '.cases.sha256');
-  // A recording of another cases.json (the generator changed) is stale as a whole. The stamp is written before
-  // recording, so an interrupted recording keeps what it recorded; a folder without a stamp is taken as current.
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() !== sha256(casesFile))
-    rmSync(expectedDir, { recursive: true, force: true });
-  mkdirSync(expectedDir, { recursive: true });
-  writeFileSync(stamp, `${sha256(casesFile)}\n`);
+  if (!shipped) {
+    mkdirSync(dir, { recursive: true });
+    const gen = python([join(kit, 'gen.py'), '--seed', String(seed), '--out', casesFile]);
+    if (gen.status !== 0) usage(`gen.py --seed ${seed} failed: ${gen.stderr.trim()}`);
+    const stamp = join(expectedDir, '.cases.sha256');
+    // A recording of another cases.json (the generator changed) is stale as a whole. The stamp is written before
+    // recording, so an interrupted recording keeps what it recorded; a folder without a stamp is taken as current.
+    if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() !== sha256(casesFile))
+      rmSync(expectedDir, { recursive: true, force: true });
+    mkdirSync(expectedDir, { recursive: true });
+    writeFileSync(stamp, `${sha256(casesFile)}\n`);
+  }
   const missing = unrecorded(casesFile, expectedDir, families);
-  if (missing.length > 0 && options.record) {
+  if (missing.length > 0 && options.record && !shipped) {
     if (original === null) {
       const lx = findOriginal(kit, out);
       original = lx === null ? null : shortIdle(lx);
@@ -226,10 +249,21 @@ for (const seed of options.seeds) {
     }
   }
   if (!options.compare) continue;
-  if (readdirSync(expectedDir).every((name) => !name.endsWith('.json'))) {
+  // Compare what is recorded; a case still missing (or recorded as a timeout) is counted as unrecorded, not as a
+  // difference.
+  const stillMissing = new Set(unrecorded(casesFile, expectedDir, families));
+  const selected = JSON.parse(readFileSync(casesFile, 'utf8')).cases.filter(
+    (c) => families.size === 0 || families.has(c.family),
+  );
+  const compared = selected.filter((c) => !stillMissing.has(c.id));
+  const row = (table[seed] = {});
+  for (const c of selected) row[c.family] ??= { match: 0, listed: [], unlisted: [], unrecorded: 0 };
+  for (const c of selected) if (stillMissing.has(c.id)) row[c.family].unrecorded++;
+  if (compared.length === 0) {
     console.log(`seed ${seed}: nothing recorded, skipped`);
     continue;
   }
+  const caseArgs = stillMissing.size === 0 ? onlyArgs : compared.flatMap((c) => ['--case', c.id]);
   const run = python([
     join(kit, 'compare.py'),
     '--impl',
@@ -241,27 +275,75 @@ for (const seed of options.seeds) {
     '--jobs',
     String(options.jobs),
     '--max-mismatches',
-    String(options.maxMismatches),
-    ...onlyArgs,
+    '100000',
+    ...caseArgs,
   ]);
   const report = parseReport(run.stdout);
   if (Object.keys(report.families).length === 0)
     usage(`compare.py failed on seed ${seed}: ${(run.stderr || run.stdout).trim()}`);
-  table[seed] = report.families;
-  const [p, t] = Object.values(report.families).reduce(([a, b], [x, y]) => [a + x, b + y], [0, 0]);
-  if (p !== t) allMatch = false;
-  console.log(`\n== seed ${seed}: ${p}/${t}`);
-  for (const failure of report.failures) console.log(`--- ${failure}`);
+  const shown = [];
+  for (const c of compared) {
+    const failure = report.failures.get(c.id);
+    const cell = row[c.family];
+    if (failure === undefined) cell.match++;
+    else {
+      const deviation = deviationFor(deviations, seed, c.id, c.family);
+      if (deviation) cell.listed.push([c.id, deviation.rule]);
+      else {
+        cell.unlisted.push(c.id);
+        shown.push(failure.text);
+      }
+    }
+  }
+  const stale = matchingListedCases(
+    deviations,
+    seed,
+    new Set(compared.map((c) => c.id)),
+    new Set(report.failures.keys()),
+  );
+  const count = (key) =>
+    Object.values(row).reduce((n, cell) => n + (Array.isArray(cell[key]) ? cell[key].length : cell[key]), 0);
+  const unlisted = count('unlisted');
+  unlistedTotal += unlisted;
+  console.log(
+    `\n== seed ${seed}: ${count('match')} matching, ${count('listed')} listed deviations, ${unlisted} unlisted` +
+      (count('unrecorded') > 0 ? `, ${count('unrecorded')} not recorded` : ''),
+  );
+  for (const [family, cell] of Object.entries(row))
+    if (cell.listed.length > 0)
+      console.log(`   listed  ${family}: ${cell.listed.map(([id, rule]) => `${id} (${rule})`).join(', ')}`);
+  for (const text of shown.slice(0, options.maxMismatches)) console.log(`--- UNLISTED ${text}`);
+  if (shown.length > options.maxMismatches) console.log(`... ${shown.length - options.maxMismatches} more unlisted`);
+  if (stale.length > 0) console.log(`   listed but matching now (remove from the list?): ${stale.join(', ')}`);
 }
 
 if (options.compare && Object.keys(table).length > 0) {
   const seeds = Object.keys(table);
   const names = [...new Set(seeds.flatMap((s) => Object.keys(table[s])))].sort();
-  const cell = (s, f) => (table[s][f] ? `${table[s][f][0]}/${table[s][f][1]}` : '-');
-  console.log(`\n| family | ${seeds.map((s) => `seed ${s}`).join(' | ')} |`);
+  const cellText = (cell) => {
+    if (cell === undefined) return '-';
+    const total = cell.match + cell.listed.length + cell.unlisted.length;
+    const parts = [`${cell.match}/${total}`];
+    if (cell.listed.length > 0) parts.push(`${cell.listed.length} listed`);
+    if (cell.unlisted.length > 0) parts.push(`**${cell.unlisted.length} unlisted**`);
+    if (cell.unrecorded > 0) parts.push(`${cell.unrecorded} not recorded`);
+    return parts.join(', ');
+  };
+  const label = (s) => (s === 'kit' ? 'shipped kit' : `seed ${s}`);
+  console.log(`\n| family | ${seeds.map(label).join(' | ')} |`);
   console.log(`|---|${seeds.map(() => '---').join('|')}|`);
-  for (const f of names) console.log(`| ${f} | ${seeds.map((s) => cell(s, f)).join(' | ')} |`);
-  const totals = seeds.map((s) => Object.values(table[s]).reduce(([a, b], [x, y]) => [a + x, b + y], [0, 0]));
-  console.log(`| **all** | ${totals.map(([p, t]) => `${p}/${t}`).join(' | ')} |`);
+  for (const f of names) console.log(`| ${f} | ${seeds.map((s) => cellText(table[s][f])).join(' | ')} |`);
+  const sum = (s) =>
+    Object.values(table[s]).reduce(
+      (a, c) => ({
+        match: a.match + c.match,
+        listed: [...a.listed, ...c.listed],
+        unlisted: [...a.unlisted, ...c.unlisted],
+        unrecorded: a.unrecorded + c.unrecorded,
+      }),
+      { match: 0, listed: [], unlisted: [], unrecorded: 0 },
+    );
+  console.log(`| **all** | ${seeds.map((s) => cellText(sum(s))).join(' | ')} |`);
+  console.log(`\n${unlistedTotal} unlisted`);
 }
-process.exit(allMatch ? 0 : 1);
+process.exit(unlistedTotal === 0 ? 0 : 1);

@@ -15,7 +15,11 @@ import {
  */
 
 export { WAITING_ON_VALUES };
-export const WaitingOnSchema = z.enum(WAITING_ON_VALUES);
+/**
+ * Who a status item waits on: the route's values, and `monitor_signal` for LoopX's quiet-monitor display
+ * (`monitorQuietDisplay` below; the item keeps the route in `execution_waiting_on`).
+ */
+export const WaitingOnSchema = z.enum([...WAITING_ON_VALUES, 'monitor_signal']);
 export type WaitingOn = z.infer<typeof WaitingOnSchema>;
 
 /** `watch`: only evidence from outside is awaited; `info`: nothing routes the goal (LoopX leaves such a goal out). */
@@ -183,4 +187,48 @@ export function attentionRoute(input: AttentionRouteInput): AttentionRoute {
     severity: 'info',
     attention_source: 'none',
   };
+}
+
+/** `waiting_on` of a goal whose only open work is monitors that may run now (LoopX's `monitor_signal`). */
+export const MONITOR_SIGNAL_WAITING_ON = 'monitor_signal';
+
+export interface MonitorQuietFacts {
+  /** Open (not done, not deferred) user todos. */
+  userOpenCount: number;
+  /** Open (not done, not deferred) agent todos, in document order. */
+  agentOpen: readonly { task_class: string | null; actionable: boolean }[];
+}
+
+/**
+ * LoopX's quiet-monitor display (`normalize_monitor_quiet_attention_display`, applied to each status item after
+ * its quota): an item routed to `codex` at severity `action` whose goal has no open user todo and whose open agent
+ * todos are all `continuous_monitor`s that may run now (`status=open`, and a `resume_when` only when it holds)
+ * waits on `monitor_signal` at severity `watch`: there is no agent work but watching. The quota state still follows
+ * the route (`execution_waiting_on`, `execution_severity`). A todo without `task_class` is an advancement task.
+ */
+export function monitorQuietDisplay(
+  route: Pick<AttentionRoute, 'waiting_on' | 'severity'>,
+  facts: MonitorQuietFacts,
+): boolean {
+  if (route.waiting_on !== 'codex' || route.severity !== 'action') return false;
+  if (facts.userOpenCount > 0 || facts.agentOpen.length === 0) return false;
+  return facts.agentOpen.every((todo) => todo.task_class === 'continuous_monitor' && todo.actionable);
+}
+
+const QUIET_MONITOR_FALLBACK_ACTION =
+  'No immediate agent work; keep the monitor quiet until a material monitor transition, regression, or concrete blocker appears.';
+
+/** The recommended action LoopX shows on a quiet-monitor item (`quiet_monitor_display_action`). */
+export function quietMonitorAction(raw: string | null): string {
+  const action = (raw ?? '').trim();
+  if (action === '') return QUIET_MONITOR_FALLBACK_ACTION;
+  const lowered = action.toLowerCase();
+  if (lowered.startsWith('no immediate agent work')) return action;
+  if (lowered.startsWith('quiet monitor only until ')) {
+    const suffix = action.slice('Quiet monitor only until '.length).trim();
+    if (suffix !== '') return `No immediate agent work; keep the monitor quiet until ${suffix}`;
+  }
+  if (lowered.startsWith('wait quietly'))
+    return `No immediate agent work; ${action[0]?.toLowerCase() ?? ''}${action.slice(1)}`;
+  return `No immediate agent work; monitor quietly. Context: ${action}`;
 }

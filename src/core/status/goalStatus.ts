@@ -4,7 +4,13 @@ import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/l
 import type { ProjectionWarning } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
 import { scrubText } from '../privacy/scrub';
-import { attentionRoute, type OpenTodoFacts } from './attentionRoute';
+import {
+  attentionRoute,
+  MONITOR_SIGNAL_WAITING_ON,
+  monitorQuietDisplay,
+  quietMonitorAction,
+  type OpenTodoFacts,
+} from './attentionRoute';
 import { processStateFiles } from '../goal/cache';
 import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
 import type { PersistentCache } from '../goal/persistentCache';
@@ -140,6 +146,18 @@ export function activeStateAction(
 
 function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
+}
+
+/**
+ * LoopX's `todo_item_is_actionable_open`: open, and a `resume_when` (on an open todo) only when it holds; of the
+ * conditions only `todo_done:<id>` can be checked here.
+ */
+function actionableOpen(item: StructuredTodoItem, doc: StateDocument): boolean {
+  if (item.status !== 'open') return false;
+  const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
+  if (resumeWhen === '') return true;
+  const match = /^todo_done:(.+)$/.exec(resumeWhen);
+  return match !== null && doc.todos.some((todo) => todo.todoId === match[1] && todo.status === 'done');
 }
 
 function todoSummary(
@@ -320,7 +338,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     nextAction: activeNextAction,
     gapAction: gap?.recommended_action ?? null,
   });
-  const [recommendedAction, source] =
+  const [routedAction, source] =
     fromActiveState !== null
       ? [fromActiveState, 'active_state' as const]
       : latest.latest_run_recommended_action !== null
@@ -328,6 +346,16 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
         : activeNextAction !== null
           ? [activeNextAction, 'active_state_next_action' as const]
           : [DEFAULT_STATUS_ACTION, 'default' as const];
+  const quietMonitor =
+    doc !== null &&
+    structured !== null &&
+    monitorQuietDisplay(route, {
+      userOpenCount: structured.todos.user.open_count,
+      agentOpen: structured.todos.agent.items
+        .filter(isOpen)
+        .map((item) => ({ task_class: item.task_class, actionable: actionableOpen(item, doc) })),
+    });
+  const recommendedAction = quietMonitor ? quietMonitorAction(routedAction) : routedAction;
 
   const owed = replanObligations(rows, input);
   const item: GoalStatusItem = {
@@ -336,8 +364,14 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     status: route.status,
     goal_status: target.status,
     domain: target.domain,
-    waiting_on: route.waiting_on,
-    severity: route.severity,
+    ...(quietMonitor
+      ? {
+          waiting_on: MONITOR_SIGNAL_WAITING_ON,
+          severity: 'watch' as const,
+          execution_waiting_on: route.waiting_on,
+          execution_severity: route.severity,
+        }
+      : { waiting_on: route.waiting_on, severity: route.severity }),
     recommended_action: recommendedAction,
     source,
     registry_member: target.registryMember,

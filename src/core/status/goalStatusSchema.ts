@@ -154,6 +154,12 @@ export const GoalStatusItemSchema = z.object({
   domain: z.string().nullable(),
   waiting_on: WaitingOnSchema,
   severity: AttentionSeveritySchema,
+  /**
+   * Set on a quiet-monitor item (`waiting_on: monitor_signal`, attentionRoute.ts `monitorQuietDisplay`): the
+   * route it had before, which its quota state follows.
+   */
+  execution_waiting_on: WaitingOnSchema.optional(),
+  execution_severity: AttentionSeveritySchema.optional(),
   recommended_action: z.string().min(1),
   /** Where `recommended_action` came from. */
   source: RecommendedActionOriginSchema,

@@ -87,6 +87,8 @@ export const AttentionQueueSchema = z.object({
   needs_user_or_controller: z.number().int(),
   needs_codex: z.number().int(),
   watching_external_evidence: z.number().int(),
+  /** Items waiting on `monitor_signal` (LoopX's `watching_monitor`). */
+  watching_monitor: z.number().int(),
   items: z.array(AttentionItemSchema),
 });
 export type AttentionQueue = z.infer<typeof AttentionQueueSchema>;
@@ -340,7 +342,11 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
             indexStamp,
             ...(indexDigest !== undefined ? { indexDigest } : {}),
             ...(recentRuns !== undefined ? { recentRuns } : {}),
-            attention: { waiting_on: item.waiting_on, severity: item.severity },
+            // A quiet-monitor item's quota follows its route, as in LoopX (the display is applied after the quota).
+            attention: {
+              waiting_on: item.execution_waiting_on ?? item.waiting_on,
+              severity: item.execution_severity ?? item.severity,
+            },
           }),
         );
       } catch (error) {
@@ -391,6 +397,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       needs_user_or_controller: queue.filter((item) => OPERATOR_WAITS.has(item.waiting_on)).length,
       needs_codex: queue.filter((item) => item.waiting_on === 'codex').length,
       watching_external_evidence: queue.filter((item) => item.waiting_on === 'external_evidence').length,
+      watching_monitor: queue.filter((item) => item.waiting_on === 'monitor_signal').length,
       items: queue,
     },
     run_history: {

@@ -793,10 +793,14 @@ function applyGuards(
         'monitor_quiet_skip',
         `only monitors remain and none is due (${notDue.map((e) => e.todo_id).join(', ')})`,
       );
+    // The original's first executable todo (its selection ignores the gate metadata our selection reads) is
+    // what the answer names then: say so rather than "no todo is runnable" beside a selected todo.
     return run(
       'eligible',
       'normal_run',
-      `${quota.reason}; no agent todo is runnable for this agent: advance the goal's Next Action or write the next todos`,
+      firstOpen !== null
+        ? `${quota.reason}; ${firstOpen.todo_id} is this agent's first executable todo`
+        : `${quota.reason}; no agent todo is runnable for this agent: advance the goal's Next Action or write the next todos`,
       null,
     );
   }

@@ -213,10 +213,17 @@ describe('turn concurrency (spawn policy)', function () {
       );
       assert.equal(peakConcurrency(events), expectedPeak);
       assert.equal(result.max_concurrent_turns, expectedPeak);
-      // Together they finish every open agent todo that no gate holds (related, index, links).
-      assert.deepEqual(result.turns.map((t) => t.todo_id).sort(), ['todo_index', 'todo_links', 'todo_related']);
-      assert.equal(result.spend_count, 3);
-      assert.equal(new Set(result.turns.map((t) => t.settlement_identity?.effect_id)).size, 3);
+      // Together they finish every open agent todo no gate holds for them: related, index, links, and publish,
+      // whose gate names demo's lane only (blocks_agent=demo), so codex-main takes it, as the original does.
+      assert.deepEqual(result.turns.map((t) => t.todo_id).sort(), [
+        'todo_index',
+        'todo_links',
+        'todo_publish',
+        'todo_related',
+      ]);
+      assert.equal(result.turns.find((t) => t.todo_id === 'todo_publish')?.agent_id, 'codex-main');
+      assert.equal(result.spend_count, 4);
+      assert.equal(new Set(result.turns.map((t) => t.settlement_identity?.effect_id)).size, 4);
     }
   });
 

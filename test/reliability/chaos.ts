@@ -173,7 +173,17 @@ function todoCommand(rng: Rng, n: number): string[] {
     case 3:
       return ['todo', 'claim', ...g, '--todo-id', 'todo_index', '--agent-id', 'demo'];
     case 4:
-      return ['todo', 'defer', ...g, '--todo-id', 'todo_publish', '--reason', 'chaos'];
+      return [
+        'todo',
+        'defer',
+        ...g,
+        '--todo-id',
+        'todo_publish',
+        '--reason',
+        'chaos',
+        '--resume-when',
+        'todo_done:todo_index',
+      ];
     default:
       return ['todo', 'add', ...g, '--role', 'user', '--text', `Chaos question ${n}`];
   }

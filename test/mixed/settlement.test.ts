@@ -165,6 +165,43 @@ describe('mixed team: one program works a turn, the other spends it', () => {
     const theirReplay = spend('original', w, 'turn-original');
     assert.notEqual(theirReplay.json['appended'], true, theirReplay.stdout);
     assert.deepEqual(bothSpent(w), { ours: 2, original: 2 });
+
+    // What the original requires: the same turn written back from a folder that is no git checkout (our
+    // refresh-state, like the original's, snapshots the folder it runs in) has no snapshot, and the original refuses
+    // to spend it; we spend it (our spend asks for the writeback, not the snapshot), and both count it.
+    const elsewhere = { ...w, ws: w.home };
+    ok(
+      run('ours', w, ['quota', 'should-run', '--goal-id', 'g', '--agent-id', 'a', '--turn-instance-id', 'turn-bare']),
+      'ours should-run bare',
+    );
+    ok(
+      run('ours', elsewhere, [
+        'refresh-state',
+        '--goal-id',
+        'g',
+        '--agent-id',
+        'a',
+        '--turn-instance-id',
+        'turn-bare',
+        '--todo-id',
+        TODO,
+        '--delivery-outcome',
+        'outcome_progress',
+        '--classification',
+        'work_delivered',
+      ]),
+      'ours refresh-state outside the checkout',
+    );
+    const bare = indexRows(w).findLast((r) => r['turn_instance_id'] === 'turn-bare');
+    assert.equal(bare?.['delivery_workspace'], undefined);
+    const refused = spend('original', w, 'turn-bare');
+    assert.deepEqual([refused.json['ok'], refused.json['appended']], [false, false], refused.stdout);
+    assert.equal(
+      refused.json['reason'],
+      'quota spend requires a valid delivery workspace snapshot for settlement causality requirement required',
+    );
+    assert.equal(ok(spend('ours', w, 'turn-bare'), 'ours spend-slot of the bare turn')['appended'], true);
+    assert.deepEqual(bothSpent(w), { ours: 3, original: 3 });
     stopLeftovers(w);
     fs.rmSync(w.dir, { recursive: true, force: true });
   });

@@ -9,6 +9,8 @@ import { registeredAgentsForGoal } from '../registry/agentIds';
 import { parseRegistryText, rawRegistryGoalsById } from '../registry/read';
 import { registryProjectRoot, resolveGoalStatePath, resolveRuntimeRoot } from '../registry/locate';
 import { originalFootprintIn } from '../quota/reservations';
+import { captureDeliveryWorkspace } from '../snapshots/deliveryWorkspace';
+import { snapshotProjectRoot } from '../snapshots/gitSnapshot';
 import { goalRuntimeDir } from '../runtime/layout';
 import { parseStateDocument } from '../state/document';
 import { versionLine, type CommandProbe } from './probe';
@@ -464,6 +466,8 @@ export async function collectDoctorFindings(input: DoctorInput): Promise<DoctorF
   const lockFolders: string[] = [];
   let runtimeRoot: string | null = null;
   const goalIds: string[] = [];
+  /** Where each goal's agents work (its `repo`, else the registry's project). */
+  const goalProjects = new Map<string, string>();
   if (!input.registryExists) {
     findings.push(
       finding(
@@ -500,6 +504,7 @@ export async function collectDoctorFindings(input: DoctorInput): Promise<DoctorF
       const projectRoot = registryProjectRoot(input.registryPath);
       for (const [goalId, goal] of rawRegistryGoalsById(registry)) {
         goalIds.push(goalId);
+        goalProjects.set(goalId, snapshotProjectRoot(goal, input.homeDir, projectRoot));
         const statePath = resolveGoalStatePath(goal, goalId, input.homeDir);
         findings.push(await stateFinding(goalId, statePath));
         if (statePath !== null) lockFolders.push(path.dirname(statePath));
@@ -556,7 +561,11 @@ export async function collectDoctorFindings(input: DoctorInput): Promise<DoctorF
   findings.push(runtimeRootFinding(runtimeRoot));
   for (const goalId of goalIds) {
     const footprint = originalFootprintIn(goalRuntimeDir(runtimeRoot, goalId));
-    if (footprint !== null) findings.push(originalLoopxFinding(goalId, footprint));
+    if (footprint === null) continue;
+    findings.push(originalLoopxFinding(goalId, footprint));
+    const project = goalProjects.get(goalId);
+    if (project !== undefined && (await captureDeliveryWorkspace(project, false)) === null)
+      findings.push(originalSettlementFinding(goalId, project));
   }
   if (fs.existsSync(runtimeRoot)) lockFolders.push(runtimeRoot);
   findings.push(staleLockFinding(staleLocks(lockFolders)));
@@ -575,6 +584,21 @@ export function originalLoopxFinding(goalId: string, footprint: string): DoctorF
     'warn',
     `goal ${goalId}: the original LoopX also spends on this goal (${path.basename(footprint)} in its runtime folder); its spend-slot takes no lock between reading the quota and appending its spend, so with both programs spending the goal can end one slot past allowed_slots`,
     `run one program per goal where the hard limit matters (quota should-run says the same in original_loopx)`,
+    false,
+  );
+}
+
+/**
+ * The original spends on this goal, but its project is no git checkout with a credential-free `origin`: a writeback
+ * there carries no delivery workspace snapshot (snapshots/deliveryWorkspace.ts), so the original's turn-scoped
+ * `spend-slot` refuses every turn (ours and its own) unless the todo says `continuation_policy=same_agent_non_delivery`.
+ */
+export function originalSettlementFinding(goalId: string, project: string): DoctorFinding {
+  return finding(
+    `goal.${goalId}.original_settlement`,
+    'warn',
+    `goal ${goalId}: ${project} is no git checkout with a credential-free origin, so runs written back there carry no delivery workspace snapshot and the original LoopX's quota spend-slot refuses to spend their turns (ours and its own): "quota spend requires a valid delivery workspace snapshot"`,
+    `give the project an origin (git remote add origin <url>), or let LoopX (not the original) spend this goal's turns`,
     false,
   );
 }

@@ -126,6 +126,8 @@ export const refreshState = defineOperation({
           turnInstanceId: turn,
           deliveryBatchScale: orNull(args.deliveryBatchScale),
           deliveryOutcome: orNull(args.deliveryOutcome),
+          // As the original: the checkout the command runs in produced the delivery.
+          deliveryWorkspacePath: env.cwd,
           homeDir: goal.homeDir,
           runtimeRootOverride: env.runtimeRootOverride ?? null,
         },

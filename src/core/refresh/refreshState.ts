@@ -37,6 +37,12 @@ import {
   type RegistryGoalSnapshot,
 } from './schemas';
 import { indexState, snapshotState, type StateSnapshot } from './snapshot';
+import {
+  ACCOUNTABLE_DELIVERY_OUTCOMES,
+  captureDeliveryWorkspace,
+  deliveryWorkspaceCausality,
+  type DeliveryWorkspace,
+} from '../snapshots/deliveryWorkspace';
 
 /**
  * refresh-state: records a snapshot run of a goal's state (its digest, `updated_at` and the
@@ -69,6 +75,12 @@ export interface RefreshStateRequest {
   replanObligationId?: string | null;
   deliveryBatchScale?: string | null;
   deliveryOutcome?: string | null;
+  /**
+   * The checkout that produced an accountable delivery (the CLI's working folder, the turn driver's project): its
+   * delivery workspace snapshot is recorded on the run, as the original's refresh-state records it, so the
+   * original's `quota spend-slot` accepts the turn (snapshots/deliveryWorkspace.ts). Absent: no snapshot.
+   */
+  deliveryWorkspacePath?: string | null;
   homeDir: string;
   runtimeRootOverride?: string | null;
 }
@@ -366,6 +378,10 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     userTodos: { markdownOpenCount: openCount(doc, 'user') },
   });
   const registryGoal = registryGoalSnapshot(goal);
+  const deliveryWorkspace = await deliveryWorkspaceOf(goal, doc, request.deliveryWorkspacePath, {
+    todoId,
+    deliveryOutcome,
+  });
 
   const record: RefreshRecord = RefreshRecordSchema.parse({
     generated_at: generatedAt,
@@ -383,6 +399,7 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     ...(replanObligationId !== undefined ? { replan_obligation_id: replanObligationId } : {}),
     ...(deliveryBatchScale !== undefined ? { delivery_batch_scale: deliveryBatchScale } : {}),
     ...(deliveryOutcome !== undefined ? { delivery_outcome: deliveryOutcome } : {}),
+    ...(deliveryWorkspace !== null ? { delivery_workspace: deliveryWorkspace } : {}),
     ...(update !== undefined ? { active_state_next_action_update: update } : {}),
     ...(gap !== null ? { state_projection_gap: gap } : {}),
   });
@@ -396,6 +413,30 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
     newText,
     record,
   };
+}
+
+/**
+ * The delivery workspace snapshot an accountable run records, as the original's refresh-state takes it: for an
+ * accountable delivery outcome, unless the run's todo explicitly needs no workspace (`same_agent_non_delivery` without
+ * a repository or write contract); `peer_independent_worktree_required` on a goal with several registered agents
+ * unless its `workspace_guard_policy` turns it off. Null outside a git checkout with a credential-free origin.
+ */
+async function deliveryWorkspaceOf(
+  goal: Record<string, unknown>,
+  doc: StateDocument,
+  where: string | null | undefined,
+  run: { todoId: string | undefined; deliveryOutcome: string | undefined },
+): Promise<DeliveryWorkspace | null> {
+  if (where === undefined || where === null || where === '') return null;
+  if (run.deliveryOutcome === undefined || !ACCOUNTABLE_DELIVERY_OUTCOMES.has(run.deliveryOutcome)) return null;
+  const todo =
+    run.todoId === undefined ? undefined : doc.todos.find((t) => t.role === 'agent' && t.todoId === run.todoId);
+  if (todo !== undefined && deliveryWorkspaceCausality(todo).requirement === 'not_required') return null;
+  const policy = goal['workspace_guard_policy'];
+  const explicit = isRecord(policy) ? policy['peer_independent_worktree_required'] : undefined;
+  const peerRequired =
+    registeredAgentsForGoal(goal).length > 1 && (explicit === undefined || explicit === null || explicit === true);
+  return captureDeliveryWorkspace(where, peerRequired);
 }
 
 function conflictError(plan: RefreshStatePlan, during: string): LoopxError {
@@ -456,6 +497,7 @@ export async function commitRefreshState(
       ...(record.replan_obligation_id !== undefined ? { replan_obligation_id: record.replan_obligation_id } : {}),
       ...(record.delivery_batch_scale !== undefined ? { delivery_batch_scale: record.delivery_batch_scale } : {}),
       ...(record.delivery_outcome !== undefined ? { delivery_outcome: record.delivery_outcome } : {}),
+      ...(record.delivery_workspace !== undefined ? { delivery_workspace: record.delivery_workspace } : {}),
       ...(snapshot !== undefined && snapshot !== null ? { snapshot } : {}),
     },
     projectRoot: plan.projectRoot,

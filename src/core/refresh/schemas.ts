@@ -57,6 +57,16 @@ export const RefreshRecordSchema = z.object({
   replan_obligation_id: z.string().optional(),
   delivery_batch_scale: z.string().optional(),
   delivery_outcome: z.string().optional(),
+  /** The checkout an accountable delivery was written in (snapshots/deliveryWorkspace.ts), as the original records it. */
+  delivery_workspace: z
+    .object({
+      schema_version: z.literal('delivery_workspace_v0'),
+      task_repository: z.string(),
+      repository_source: z.string(),
+      workspace_kind: z.enum(['canonical_checkout', 'independent_git_worktree']),
+      peer_independent_worktree_required: z.boolean(),
+    })
+    .optional(),
   active_state_next_action_update: NextActionUpdateSchema.optional(),
   /** The Next Action promises work no open todo backs (computed from the Markdown counts). */
   state_projection_gap: stateProjectionGapSchema.optional(),

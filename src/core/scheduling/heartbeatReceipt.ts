@@ -8,6 +8,7 @@ import { settlementIdentity } from '../quota/identity';
 import { readStateFile } from '../state/stateFile';
 import { spendCommand, type ShouldRunDecision } from './shouldRun';
 import { selectedTodoView } from './todoSelection';
+import { deliveryWorkspaceCausality, deliveryWorkspaceCausalityFields } from '../snapshots/deliveryWorkspace';
 
 /**
  * Step 6 of the guard (docs/quota.md#heartbeat-receipts): `quota should-run --turn-instance-id T
@@ -43,6 +44,9 @@ export async function bindHeartbeatReceipt(
 ): Promise<ReceiptDecision> {
   const { agentId, turnInstanceId } = input;
   const replanId = replanObligationOf(decision);
+  const candidate = replanId === null ? (decision.selected_todo?.todo_id ?? null) : null;
+  // Read before the log's lock (the state file is not the log): only a fresh receipt of this todo uses it.
+  const causality = candidate === null || !decision.should_run ? null : await receiptCausality(goal, candidate);
   const fresh = await appendRolloutEventsChecked(
     goal.goalRuntimeDir,
     (read): { append: RolloutEvent[]; result: { receipt: HeartbeatReceipt | null; replayed: boolean } } => {
@@ -85,6 +89,8 @@ export async function bindHeartbeatReceipt(
           settlement_effect_id: identity.effect_id,
           should_run: decision.should_run,
           effective_action: decision.effective_action,
+          // The original's receipt names whether the todo makes its delivery workspace causal: its spend-slot reads it.
+          ...(causality === null ? {} : deliveryWorkspaceCausalityFields(causality)),
         },
       });
       const receipt = findHeartbeatReceipt([event], goal.goalId, agentId, turnInstanceId);
@@ -147,6 +153,17 @@ async function replayedDecision(
     },
     heartbeat_receipt: receipt,
   };
+}
+
+/** The selected todo's delivery workspace causality (snapshots/deliveryWorkspace.ts), read from the state file. */
+async function receiptCausality(
+  goal: QuotaGoal,
+  todoId: string,
+): Promise<ReturnType<typeof deliveryWorkspaceCausality> | null> {
+  if (goal.statePath === null) return null;
+  const snapshot = await readStateFile(goal.statePath).catch(() => null);
+  const item = snapshot?.document.todos.find((t) => t.todoId === todoId && t.role === 'agent');
+  return item === undefined ? null : deliveryWorkspaceCausality(item);
 }
 
 function replanObligationOf(decision: ShouldRunDecision): string | null {

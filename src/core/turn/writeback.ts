@@ -464,6 +464,8 @@ export async function recordMaterialRun(
         turnInstanceId: ctx.turnInstanceId,
         deliveryBatchScale: result.delivery_batch_scale ?? null,
         deliveryOutcome: result.delivery_outcome ?? null,
+        // The turn's agent worked in the goal's project: the original's spend-slot asks for its snapshot.
+        deliveryWorkspacePath: turnGoal.projectRoot,
         homeDir: turnGoal.homeDir,
         runtimeRootOverride: turnGoal.runtimeRootOverride ?? null,
       },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -233,6 +234,26 @@ describe('doctor', () => {
     assert.equal(warned.required, false);
     assert.match(warned.message, /rollout-event-log\.jsonl\.lock/);
     assert.match(warned.message, /one slot past allowed_slots/);
+  });
+
+  it('says where the original cannot spend turns: a project that is no git checkout with an origin', async () => {
+    const { registry, project } = connectedProject();
+    const runtime = (await runDoctor(registry, {})).runtime_root;
+    assert.ok(runtime !== null);
+    const settlement = async () =>
+      (await runDoctor(registry, {})).checks.find((c) => c.id === 'goal.g.original_settlement');
+    assert.equal(await settlement(), undefined, 'the original is not active: nothing to say');
+    fs.mkdirSync(path.join(runtime, 'goals', 'g'), { recursive: true });
+    fs.writeFileSync(path.join(runtime, 'goals', 'g', 'rollout-event-log.jsonl.lock'), '');
+    const warned = await settlement();
+    assert.ok(warned, 'the original is active and the project has no origin');
+    assert.equal(warned.level, 'warn');
+    assert.match(warned.message, /valid delivery workspace snapshot/);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: project, stdio: 'ignore' });
+    git('init', '-q');
+    assert.ok(await settlement(), 'a checkout without an origin still gets no snapshot');
+    git('remote', 'add', 'origin', 'https://github.com/example/project.git');
+    assert.equal(await settlement(), undefined, 'with an origin the writeback carries the snapshot');
   });
 
   it('checks Node, the runtime root and the status port', async () => {

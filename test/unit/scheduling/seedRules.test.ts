@@ -239,12 +239,18 @@ describe('quota should-run: rules from other kit seeds', () => {
     await addRun(prose, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(prose)).effective_action, 'normal_run');
     // The gap is the goal's (an open todo of any lane backs the Next Action) …
-    const claimed = todo('[P1] Theirs.', 'todo_id=todo_theirs status=open task_class=advancement_task claimed_by=agent-b');
+    const claimed = todo(
+      '[P1] Theirs.',
+      'todo_id=todo_theirs status=open task_class=advancement_task claimed_by=agent-b',
+    );
     const other = makeWorkspace({}, state([], [claimed], 'Inspect the suite result.'));
     await addRun(other, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(other, 'agent-a')).effective_action, 'normal_run');
     // … while an open user todo counts only in its agent's scope.
-    const action = todo('Send the report.', 'todo_id=todo_action status=open task_class=user_action bound_agent=agent-b');
+    const action = todo(
+      'Send the report.',
+      'todo_id=todo_action status=open task_class=user_action bound_agent=agent-b',
+    );
     const bound = makeWorkspace({}, state([action], [], 'Inspect the suite result.'));
     await addRun(bound, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(bound, 'agent-a')).effective_action, 'state_projection_gap_repair');

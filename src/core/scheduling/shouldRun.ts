@@ -989,8 +989,9 @@ function pausedContract(
     effective_action: 'quota_skip',
     reason: quota.reason,
     pause_cause: quota.pause_cause,
-    // The paused contract shows no usage: nothing may be spent while paused.
-    quota: { ...quota, spent_slots: 0, remaining_slots: 0 },
+    // Nothing may be spent while paused, but the slots already spent in the window still show, as in the
+    // original (its quota_status keeps the window's runtime spend count whatever the pause cause).
+    quota: { ...quota, remaining_slots: 0 },
     selected_todo: null,
     agent_todo_summary: { first_executable_items: [] },
     next_action_projection_warning: null,

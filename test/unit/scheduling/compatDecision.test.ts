@@ -119,12 +119,12 @@ describe('quota should-run: LoopX decision rules', () => {
     assert.deepEqual([d.ok, ...fields(d)], [false, 'validated_progress', 'eligible', 'skip', false, 'quota_skip']);
   });
 
-  it('paused: the canonical contract with no usage shown', async () => {
+  it("paused: the canonical contract, the window's spent slots still shown", async () => {
     const ws = makeWorkspace({ quota: { compute: 0 } }, state([], [WORK]));
     await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent' });
     const d = await decide(ws);
     assert.deepEqual(fields(d), ['connected_without_run', 'paused', 'skip', false, 'quota_skip']);
-    assert.deepEqual([d.quota?.spent_slots, d.quota?.allowed_slots, d.quota?.compute], [0, 0, 0]);
+    assert.deepEqual([d.quota?.spent_slots, d.quota?.allowed_slots, d.quota?.compute], [1, 0, 0]);
   });
 
   it('the op answers an unregistered agent and an unknown goal with a refusal that grants nothing', async () => {

@@ -239,15 +239,34 @@ describe('quota should-run: rules from other kit seeds', () => {
     await addRun(prose, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(prose)).effective_action, 'normal_run');
     // The gap is the goal's (an open todo of any lane backs the Next Action) …
-    const claimed = todo('[P1] Theirs.', 'todo_id=todo_theirs status=open task_class=advancement_task claimed_by=agent-b');
+    const claimed = todo(
+      '[P1] Theirs.',
+      'todo_id=todo_theirs status=open task_class=advancement_task claimed_by=agent-b',
+    );
     const other = makeWorkspace({}, state([], [claimed], 'Inspect the suite result.'));
     await addRun(other, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(other, 'agent-a')).effective_action, 'normal_run');
     // … while an open user todo counts only in its agent's scope.
-    const action = todo('Send the report.', 'todo_id=todo_action status=open task_class=user_action bound_agent=agent-b');
+    const action = todo(
+      'Send the report.',
+      'todo_id=todo_action status=open task_class=user_action bound_agent=agent-b',
+    );
     const bound = makeWorkspace({}, state([action], [], 'Inspect the suite result.'));
     await addRun(bound, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(bound, 'agent-a')).effective_action, 'state_projection_gap_repair');
     assert.equal((await decideOp(bound, 'agent-b')).effective_action, 'normal_run');
+  });
+
+  it("a paused goal still shows the window's spent slots (seed 5 quota-015, seed 6 quota-005, seed 9 quota-007)", async () => {
+    for (const goal of [{ quota: { compute: 0 } }, { status: 'stopped' }]) {
+      const ws = makeWorkspace(goal, state([], [WORK]));
+      await addRun(ws, hoursBefore(20), { classification: 'quota_slot_spent', quota_event: { slots: 1 } });
+      await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent', quota_event: { slots: 5 } });
+      // Out of the window: not counted.
+      await addRun(ws, hoursBefore(30), { classification: 'quota_slot_spent', quota_event: { slots: 3 } });
+      const d = await decide(ws, null);
+      assert.deepEqual(fields(d), ['paused', 'skip', false, 'quota_skip']);
+      assert.deepEqual([d.quota?.spent_slots, d.quota?.allowed_slots, d.quota?.remaining_slots], [6, 0, 0]);
+    }
   });
 });

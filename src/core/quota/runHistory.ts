@@ -112,8 +112,6 @@ export interface RunHistoryRows {
   latestRuns: RunIndexEntry[];
   /** For the replan scan of `agentId` (null: every lane). */
   replanRows: RunIndexEntry[];
-  /** No agent-lane run with an agent id has lost an artifact (checked now). */
-  recordsSound: boolean;
 }
 
 export function runHistoryRows(history: RunHistory, agentId: string | null, projectRoot: string): RunHistoryRows {
@@ -126,7 +124,6 @@ export function runHistoryRows(history: RunHistory, agentId: string | null, proj
     latestStatusRun: latest,
     latestRuns,
     replanRows: replanRowsOf(history, agentId, projectRoot),
-    recordsSound: laneArtifactsExist(history, projectRoot),
   };
 }
 
@@ -163,7 +160,8 @@ function sameFolderStamp(a: FolderStamp, b: FolderStamp | null): boolean {
 }
 
 /**
- * Whether every agent-lane run's JSON and Markdown record exists now (LoopX's contract health).
+ * Whether every agent-lane run's JSON and Markdown record exists now. `quota should-run` no longer reads it (the
+ * original's contract health does not count lost lane records: docs/compatibility.md, fourth pass).
  * Checking them one by one is a `stat` per file (8,000 on a goal of 10,000 runs, most of a warm
  * decision). A check that found them all is kept with the stamps of their folders, taken before
  * the files were looked at: a file removed or renamed away since changes its folder's mtime and

@@ -288,14 +288,16 @@ export function decideShouldRun(
       ok: false,
       reason: `health or contract blocker must clear before compute is spent (${attention.status})`,
     };
-  // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
+  // LoopX's scoped contract health: its todos' metadata routable.
   const roster = registeredAgentsForGoal(goal.goal);
   // An open user gate whose scope is ambiguous on a multi-agent goal is repaired by the agent (the
   // original's `todo_decision_scope_projection_repair`): its diagnostics fail the goal's health, and the repair
   // answers ok (an out-of-date prompt, which disables the repair, leaves ok false: kit seed 6 quota-012).
   const unscopedGates = stateFile === null ? [] : unscopedMultiAgentGates(stateFile.document, roster);
   const todoContract = stateFile === null ? [] : todoContractDiagnostics(stateFile.document, roster);
-  const statusHealthOk = runs.recordsSound && todoContract.length === 0;
+  // A run record whose artifacts are gone does not fail it (an agent lane's included, whatever lane asks: kit seeds 8
+  // quota-026, 9 quota-017/-020); a latest status run without them is the attention's severity high (blocked_health).
+  const statusHealthOk = todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = admissionChecked(
     goal,
@@ -453,7 +455,6 @@ function reservedBesides(view: QuotaView, effectId: string | undefined): QuotaVi
 /** What a decision reads from the run index. */
 interface DecisionRuns {
   latestStatusRun: RunIndexEntry | null;
-  recordsSound: boolean;
   /** Rows for the next-action warning (it picks the newest status run and the newest agent-lane run). */
   warningRows: readonly RunIndexEntry[];
   /** Rows for the replan scan (at least every row of the lane it can visit, newest first). */
@@ -465,27 +466,15 @@ function decisionRuns(snapshot: GoalSnapshot, agentId: string | null): DecisionR
   if (runs.kind === 'rows') {
     return {
       latestStatusRun: latestStatusRun(runs.rows),
-      recordsSound: recordsSound(runs.rows),
       warningRows: runs.rows,
       replanRows: runs.rows,
     };
   }
   return {
     latestStatusRun: runs.latestStatusRun,
-    recordsSound: runs.recordsSound,
     warningRows: runs.latestRuns,
     replanRows: replanRowsOf(runs.history, agentId, snapshot.goal.projectRoot),
   };
-}
-
-/** A run of an agent lane whose artifacts are gone breaks the goal's records (LoopX: contract health). */
-function recordsSound(rows: readonly RunIndexEntry[]): boolean {
-  return !rows.some(
-    (row) =>
-      row.progress_scope === 'agent_lane' &&
-      typeof row.agent_id === 'string' &&
-      (!row.json_exists || !row.markdown_exists),
-  );
 }
 
 /**

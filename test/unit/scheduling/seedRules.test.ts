@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { quotaShouldRun } from '../../../src/core/ops/quota';
 import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
 import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from '../quota/helpers';
@@ -268,5 +270,42 @@ describe('quota should-run: rules from other kit seeds', () => {
       assert.deepEqual(fields(d), ['paused', 'skip', false, 'quota_skip']);
       assert.deepEqual([d.quota?.spent_slots, d.quota?.allowed_slots, d.quota?.remaining_slots], [6, 0, 0]);
     }
+  });
+
+  it("an agent lane's run whose artifacts are gone does not fail the answer (seed 8 quota-026, seed 9 quota-017/-020)", async () => {
+    const lanes = makeWorkspace({ coordination: { registered_agents: ['agent-a', 'agent-b'] } }, state([], [WORK]));
+    await addRun(
+      lanes,
+      hoursBefore(5),
+      { classification: 'validated_progress', agent_id: 'agent-a' },
+      { progress_scope: 'agent_lane', agent_id: 'agent-a' },
+    );
+    await addRun(
+      lanes,
+      hoursBefore(4),
+      { classification: 'validated_progress', agent_id: 'agent-b' },
+      { progress_scope: 'agent_lane', agent_id: 'agent-b' },
+    );
+    await addRun(lanes, hoursBefore(2), { classification: 'state_refreshed' });
+    const runs = path.join(lanes.runtimeRoot, 'goals', lanes.goalId, 'runs');
+    // Both lane runs lose their records (the status run keeps its own).
+    for (const name of fs.readdirSync(runs)) if (/T(05|06)-/.test(name)) fs.rmSync(path.join(runs, name));
+    assert.equal(fs.readdirSync(runs).filter((n) => n.endsWith('.json')).length, 1);
+    for (const agent of ['agent-a', 'agent-b']) {
+      const d = await decide(lanes, agent);
+      assert.deepEqual([d.ok, d.status_health_ok, ...fields(d)], [true, true, 'eligible', 'run', true, 'normal_run']);
+    }
+    // Paused: still ok.
+    const paused = makeWorkspace({ quota: { compute: 0 } }, state([], [WORK]));
+    await addRun(
+      paused,
+      hoursBefore(5),
+      { classification: 'validated_progress', agent_id: 'agent-a' },
+      { progress_scope: 'agent_lane', agent_id: 'agent-a' },
+    );
+    const pausedRuns = path.join(paused.runtimeRoot, 'goals', paused.goalId, 'runs');
+    for (const name of fs.readdirSync(pausedRuns)) if (name !== 'index.jsonl') fs.rmSync(path.join(pausedRuns, name));
+    const p = await decide(paused);
+    assert.deepEqual([p.ok, ...fields(p)], [true, 'paused', 'skip', false, 'quota_skip']);
   });
 });

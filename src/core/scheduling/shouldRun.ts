@@ -188,6 +188,8 @@ export type NextActionWarningProjector = (input: {
   doc: StateDocument;
   rowsNewestFirst: readonly RunIndexEntry[];
   agentId: string | null;
+  /** The asking agent's first executable todo (its lane's next action), or null. */
+  agentLaneTodo?: { text: string } | null;
 }) => { kind: string; severity: string; requires_state_writeback: boolean } | null;
 
 const NO_PERMISSIONS = {
@@ -306,17 +308,14 @@ export function decideShouldRun(
     view,
     options,
   );
-  const nextActionWarning =
-    stateFile === null || options.nextActionWarning === undefined
-      ? null
-      : options.nextActionWarning({
-          goalId: goal.goalId,
-          doc: stateFile.document,
-          rowsNewestFirst: runs.warningRows,
-          agentId,
-        });
-  const context = { attention, statusHealthOk, todoContract, nextActionWarning };
-  if (quota.state === 'paused') return pausedContract(goal, agentId, quota, generatedAt, context);
+  // The paused contract shows no next-action warning.
+  if (quota.state === 'paused')
+    return pausedContract(goal, agentId, quota, generatedAt, {
+      attention,
+      statusHealthOk,
+      todoContract,
+      nextActionWarning: null,
+    });
 
   let selection: SelectionResult | null = null;
   if (stateFile !== null) {
@@ -328,6 +327,20 @@ export function decideShouldRun(
       leaseHolders: snapshot.leases,
     });
   }
+  // A named agent's first executable todo is its lane's next action, which keeps the durable route (the original's
+  // `agent_lane_next_action`, `preserves_goal_next_action: true`): a mismatch is then `info` (kit seed 5 quota-006).
+  const laneTodo = agentId === null ? null : (selection?.firstExecutable ?? null);
+  const nextActionWarning =
+    stateFile === null || options.nextActionWarning === undefined
+      ? null
+      : options.nextActionWarning({
+          goalId: goal.goalId,
+          doc: stateFile.document,
+          rowsNewestFirst: runs.warningRows,
+          agentId,
+          agentLaneTodo: laneTodo === null ? null : { text: laneTodo.text },
+        });
+  const context = { attention, statusHealthOk, todoContract, nextActionWarning };
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
   const frontier = stateFile === null ? null : goalFrontier(stateFile.document, agentId);

@@ -88,10 +88,33 @@ describe('quota should-run: rules from other kit seeds', () => {
       agent_id: 'agent-a',
     });
     assert.equal((await decideOp(ws, 'agent-a')).next_action_projection_warning, null);
-    // With a status run the item has a latest action, and the agent's own lane run replaces it.
+    // With a status run the item has a latest action, and the agent's own lane run replaces it (its first
+    // executable todo keeps the durable route: info, seed 5 quota-006).
     await addRun(ws, hoursBefore(3), { classification: 'validated_progress', recommended_action: 'Ship.' });
     const w = (await decideOp(ws, 'agent-a')).next_action_projection_warning;
-    assert.deepEqual([w?.kind, w?.severity], ['next_action_projection_mismatch', 'warning']);
+    assert.deepEqual([w?.kind, w?.severity], ['next_action_projection_mismatch', 'info']);
+  });
+
+  it("a named agent's first executable todo keeps the durable route: the mismatch is info (seed 5 quota-006)", async () => {
+    // A status run that agrees with the Next Action, and the agent's own lane run that does not.
+    const lane = {
+      classification: 'validated_progress',
+      recommended_action: 'Investigate the cadence drift.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-a',
+    };
+    const status = { classification: 'state_refreshed', recommended_action: 'Celebrate.' };
+    const withWork = makeWorkspace({}, state([], [WORK], 'Celebrate.'));
+    await addRun(withWork, hoursBefore(3), lane);
+    await addRun(withWork, hoursBefore(1), status);
+    const info = (await decideOp(withWork, 'agent-a')).next_action_projection_warning;
+    assert.deepEqual([info?.severity, info?.requires_state_writeback], ['info', false]);
+    // No executable todo for the agent (only a monitor): a warning that needs writing back.
+    const monitorOnly = makeWorkspace({}, state([], [MONITOR], 'Celebrate.'));
+    await addRun(monitorOnly, hoursBefore(3), lane);
+    await addRun(monitorOnly, hoursBefore(1), status);
+    const warning = (await decideOp(monitorOnly, 'agent-a')).next_action_projection_warning;
+    assert.deepEqual([warning?.severity, warning?.requires_state_writeback], ['warning', true]);
   });
 
   it("without a Next Action the warning compares the open user gate's text, as status's recommended action (seed 1 quota-002)", async () => {

@@ -17,6 +17,7 @@ export function shouldRunNextActionWarning(input: {
   doc: StateDocument;
   rowsNewestFirst: readonly unknown[];
   agentId: string | null;
+  agentLaneTodo?: { text: string } | null;
 }): NextActionProjectionWarning | null {
   const structured = projectStateDocument(input.doc, { goalId: input.goalId, nextActionLimit: 3 });
   const durableNextAction = structured.next_action.entries[0] ?? null;
@@ -41,7 +42,11 @@ export function shouldRunNextActionWarning(input: {
     goalId: input.goalId,
     activeStateNextAction: activeNextAction,
     latestRunRecommendedAction: latestAction,
-    agentLaneNextAction: null,
+    // The agent's first executable todo keeps the durable route: the mismatch needs no writeback.
+    agentLaneNextAction:
+      input.agentLaneTodo === undefined || input.agentLaneTodo === null
+        ? null
+        : { text: publicSafeCompact(input.agentLaneTodo.text) ?? '', preserves_goal_next_action: true },
   });
 }
 

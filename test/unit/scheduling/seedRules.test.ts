@@ -331,4 +331,28 @@ describe('quota should-run: rules from other kit seeds', () => {
     const p = await decide(paused);
     assert.deepEqual([p.ok, ...fields(p)], [true, 'paused', 'skip', false, 'quota_skip']);
   });
+
+  it("without a Next Action or user todo a named agent's lane run is compared with the status run's action (seed 7 quota-015, seed 4 quota-009)", async () => {
+    const ws = makeWorkspace({}, state([], [WORK]));
+    // The agent's own lane run (older) and a newer lane run of another agent, then the goal's status run.
+    await addRun(ws, hoursBefore(5), {
+      classification: 'validated_progress',
+      recommended_action: 'Validate the control-plane lane.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-a',
+    });
+    await addRun(ws, hoursBefore(4), {
+      classification: 'validated_progress',
+      recommended_action: 'Celebrate.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-b',
+    });
+    await addRun(ws, hoursBefore(2), { classification: 'state_refreshed', recommended_action: 'Celebrate.' });
+    const a = (await decideOp(ws, 'agent-a')).next_action_projection_warning;
+    // agent-a's first executable todo keeps the durable route: info.
+    assert.deepEqual([a?.kind, a?.severity], ['next_action_projection_mismatch', 'info']);
+    // agent-b's lane agrees with the status run; unscoped, the status run agrees with itself.
+    assert.equal((await decideOp(ws, 'agent-b')).next_action_projection_warning, null);
+    assert.equal((await decideOp(ws)).next_action_projection_warning, null);
+  });
 });

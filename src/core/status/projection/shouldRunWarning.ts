@@ -31,7 +31,10 @@ export function shouldRunNextActionWarning(input: {
   });
   // Without a durable Next Action the original compares the status item's recommended action (its
   // `project_asset.next_action`), which an open user gate or user todo sets to that todo's text.
-  const activeNextAction = durableNextAction ?? userTodoRecommendedAction(input.doc);
+  // Otherwise it is the unscoped item's latest run's action (which agrees with itself, but not always with the
+  // named agent's own lane run: kit seed 7 quota-015).
+  const activeNextAction =
+    durableNextAction ?? userTodoRecommendedAction(input.doc) ?? latest.latest_run_recommended_action;
   // An agent's decision is scoped to its own lane (the original's `scope_status_item_to_agent_lane`):
   // the goal's latest recommendation is replaced by that agent's newest agent-lane run, or by none.
   const latestAction =

@@ -189,7 +189,7 @@ export type NextActionWarningProjector = (input: {
   rowsNewestFirst: readonly RunIndexEntry[];
   agentId: string | null;
   /** The asking agent's first executable todo (its lane's next action), or null. */
-  agentLaneTodo?: { text: string } | null;
+  agentLaneTodo?: { text: string; preservesGoalNextAction: boolean } | null;
 }) => { kind: string; severity: string; requires_state_writeback: boolean } | null;
 
 const NO_PERMISSIONS = {
@@ -329,7 +329,10 @@ export function decideShouldRun(
   }
   // A named agent's first executable todo is its lane's next action, which keeps the durable route (the original's
   // `agent_lane_next_action`, `preserves_goal_next_action: true`): a mismatch is then `info` (kit seed 5 quota-006).
+  // Beside an open user gate in its scope it is the scoped user-gate fallback's todo, which replaces the gated route
+  // (`preserves_goal_next_action: false`): a `warning` (kit seed 8 quota-021).
   const laneTodo = agentId === null ? null : (selection?.firstExecutable ?? null);
+  const laneGated = stateFile !== null && openUserGatesInScope(stateFile.document, agentId).length > 0;
   const nextActionWarning =
     stateFile === null || options.nextActionWarning === undefined
       ? null
@@ -338,7 +341,7 @@ export function decideShouldRun(
           doc: stateFile.document,
           rowsNewestFirst: runs.warningRows,
           agentId,
-          agentLaneTodo: laneTodo === null ? null : { text: laneTodo.text },
+          agentLaneTodo: laneTodo === null ? null : { text: laneTodo.text, preservesGoalNextAction: !laneGated },
         });
   const context = { attention, statusHealthOk, todoContract, nextActionWarning };
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);

@@ -95,7 +95,7 @@ describe('quota should-run: rules from other kit seeds', () => {
     assert.deepEqual([w?.kind, w?.severity], ['next_action_projection_mismatch', 'info']);
   });
 
-  it("a named agent's first executable todo keeps the durable route: the mismatch is info (seed 5 quota-006)", async () => {
+  it("a named agent's first executable todo keeps the durable route unless a user gate in its scope holds it (seed 5 quota-006, seed 8 quota-021)", async () => {
     // A status run that agrees with the Next Action, and the agent's own lane run that does not.
     const lane = {
       classification: 'validated_progress',
@@ -109,6 +109,19 @@ describe('quota should-run: rules from other kit seeds', () => {
     await addRun(withWork, hoursBefore(1), status);
     const info = (await decideOp(withWork, 'agent-a')).next_action_projection_warning;
     assert.deepEqual([info?.severity, info?.requires_state_writeback], ['info', false]);
+    // Beside an open user gate in its scope the todo replaces the gated route: a warning (seed 8 quota-021).
+    const gate = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate global_gate=true');
+    const gated = makeWorkspace({}, state([gate], [WORK], 'Celebrate.'));
+    await addRun(gated, hoursBefore(3), lane);
+    await addRun(gated, hoursBefore(1), status);
+    const gatedWarning = (await decideOp(gated, 'agent-a')).next_action_projection_warning;
+    assert.deepEqual([gatedWarning?.severity, gatedWarning?.requires_state_writeback], ['warning', true]);
+    // A gate that holds only another agent's lane is not in its scope: info.
+    const other = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-b');
+    const otherLane = makeWorkspace({}, state([other], [WORK], 'Celebrate.'));
+    await addRun(otherLane, hoursBefore(3), lane);
+    await addRun(otherLane, hoursBefore(1), status);
+    assert.equal((await decideOp(otherLane, 'agent-a')).next_action_projection_warning?.severity, 'info');
     // No executable todo for the agent (only a monitor): a warning that needs writing back.
     const monitorOnly = makeWorkspace({}, state([], [MONITOR], 'Celebrate.'));
     await addRun(monitorOnly, hoursBefore(3), lane);

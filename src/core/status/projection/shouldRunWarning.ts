@@ -17,7 +17,7 @@ export function shouldRunNextActionWarning(input: {
   doc: StateDocument;
   rowsNewestFirst: readonly unknown[];
   agentId: string | null;
-  agentLaneTodo?: { text: string } | null;
+  agentLaneTodo?: { text: string; preservesGoalNextAction: boolean } | null;
 }): NextActionProjectionWarning | null {
   const structured = projectStateDocument(input.doc, { goalId: input.goalId, nextActionLimit: 3 });
   const durableNextAction = structured.next_action.entries[0] ?? null;
@@ -45,11 +45,14 @@ export function shouldRunNextActionWarning(input: {
     goalId: input.goalId,
     activeStateNextAction: activeNextAction,
     latestRunRecommendedAction: latestAction,
-    // The agent's first executable todo keeps the durable route: the mismatch needs no writeback.
+    // The agent's first executable todo keeps the durable route (no writeback) unless a user gate holds the route.
     agentLaneNextAction:
       input.agentLaneTodo === undefined || input.agentLaneTodo === null
         ? null
-        : { text: publicSafeCompact(input.agentLaneTodo.text) ?? '', preserves_goal_next_action: true },
+        : {
+            text: publicSafeCompact(input.agentLaneTodo.text) ?? '',
+            preserves_goal_next_action: input.agentLaneTodo.preservesGoalNextAction,
+          },
   });
 }
 

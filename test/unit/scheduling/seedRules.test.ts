@@ -368,4 +368,21 @@ describe('quota should-run: rules from other kit seeds', () => {
     assert.equal((await decideOp(ws, 'agent-b')).next_action_projection_warning, null);
     assert.equal((await decideOp(ws)).next_action_projection_warning, null);
   });
+
+  it('a latest status run that lost its artifacts is compared by the repair text status recommends (seed 4 quota-002)', async () => {
+    const ws = makeWorkspace({}, state([], [WORK]));
+    await addRun(ws, hoursBefore(2), {
+      classification: 'state_refreshed',
+      recommended_action: 'Implement the parser.',
+    });
+    // Its records intact, the run agrees with itself: no warning.
+    assert.equal((await decideOp(ws)).next_action_projection_warning, null);
+    const runs = path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs');
+    for (const name of fs.readdirSync(runs)) if (name !== 'index.jsonl') fs.rmSync(path.join(runs, name));
+    const d = await decideOp(ws);
+    assert.deepEqual(fields(d), ['blocked_health', 'skip', false, 'blocked_health']);
+    const w = d.next_action_projection_warning;
+    assert.deepEqual([w?.severity, w?.requires_state_writeback], ['warning', true]);
+    assert.equal(w?.active_state_next_action, 'repair or regenerate the latest run artifacts before trusting status');
+  });
 });

@@ -31,10 +31,15 @@ export function shouldRunNextActionWarning(input: {
   });
   // Without a durable Next Action the original compares the status item's recommended action (its
   // `project_asset.next_action`), which an open user gate or user todo sets to that todo's text.
-  // Otherwise it is the unscoped item's latest run's action (which agrees with itself, but not always with the
-  // named agent's own lane run: kit seed 7 quota-015).
+  // Otherwise it is the unscoped item's: the latest status run's action (which agrees with itself, but not always
+  // with the named agent's own lane run: kit seed 7 quota-015), or, when that run lost its artifacts, the original's
+  // repair text (its `run_artifact_missing` attention item: kit seed 4 quota-002).
+  const artifactsMissing =
+    latestStatusRun !== null && (latestStatusRun.json_exists === false || latestStatusRun.markdown_exists === false);
   const activeNextAction =
-    durableNextAction ?? userTodoRecommendedAction(input.doc) ?? latest.latest_run_recommended_action;
+    durableNextAction ??
+    userTodoRecommendedAction(input.doc) ??
+    (artifactsMissing ? RUN_ARTIFACT_MISSING_ACTION : latest.latest_run_recommended_action);
   // An agent's decision is scoped to its own lane (the original's `scope_status_item_to_agent_lane`):
   // the goal's latest recommendation is replaced by that agent's newest agent-lane run, or by none.
   const latestAction =
@@ -55,6 +60,9 @@ export function shouldRunNextActionWarning(input: {
           },
   });
 }
+
+/** The recommended action of the original's `run_artifact_missing` attention item. */
+export const RUN_ARTIFACT_MISSING_ACTION = 'repair or regenerate the latest run artifacts before trusting status';
 
 /** The original's priority-then-document order of open todos (`todo_projection_sort_key`). */
 function byProjectionOrder(a: TodoItem, b: TodoItem): number {

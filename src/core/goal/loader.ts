@@ -52,7 +52,6 @@ export class GoalLoader {
       history: read.history,
       latestStatusRun: rows.latestStatusRun,
       latestRuns: rows.latestRuns,
-      recordsSound: rows.recordsSound,
     };
   }
 

@@ -20,8 +20,6 @@ export type LoadedRuns =
       latestStatusRun: RunIndexEntry | null;
       /** The newest status run and the newest agent-lane run (what the next-action warning picks from). */
       latestRuns: RunIndexEntry[];
-      /** No agent-lane run with an agent id has lost an artifact (checked at load). */
-      recordsSound: boolean;
     }
   | { kind: 'rows'; rows: RunIndexEntry[] };
 

@@ -43,6 +43,11 @@ export interface RunHistory {
   latest_status_run: RunIndexRow | null;
   /** The newest agent-lane run. */
   newest_lane_run: RunIndexRow | null;
+  /**
+   * Each agent's newest agent-lane run (by `agent_id`), newest first: the next-action warning of a named agent
+   * compares its own lane run, which need not be the newest lane run of all.
+   */
+  newest_lane_run_by_agent: RunIndexRow[];
   /** `[json_path, markdown_path]` of every agent-lane run with an agent id, newest first. */
   lane_artifacts: [string | null, string | null][];
   /** Newest rows the replan scan does not skip, at most {@link RECENT_LANE_ROWS}: every row. */
@@ -55,13 +60,21 @@ export interface RunHistory {
 export function summarizeRunRows(rowsNewestFirst: readonly RunIndexRow[], projectRoot: string): RunHistory {
   let latest: RunIndexRow | null = null;
   let lane: RunIndexRow | null = null;
+  const laneByAgent: RunIndexRow[] = [];
+  const laneAgents = new Set<string>();
   const laneArtifacts: [string | null, string | null][] = [];
   const recentAll: RunIndexRow[] = [];
   const recentByAgent = new Map<string, RunIndexRow[]>();
   for (const row of rowsNewestFirst) {
     if (row.progress_scope === 'agent_lane') {
       lane ??= plain(row);
-      if (typeof row.agent_id === 'string') laneArtifacts.push([row.json_path ?? null, row.markdown_path ?? null]);
+      if (typeof row.agent_id === 'string') {
+        laneArtifacts.push([row.json_path ?? null, row.markdown_path ?? null]);
+        if (!laneAgents.has(row.agent_id)) {
+          laneAgents.add(row.agent_id);
+          laneByAgent.push(plain(row));
+        }
+      }
     }
     if (latest === null && !isStatusNeutralRun(row)) latest = plain(row);
     if (isSettlementRun(row)) continue;
@@ -76,6 +89,7 @@ export function summarizeRunRows(rowsNewestFirst: readonly RunIndexRow[], projec
     facts: ledgerFacts(rowsNewestFirst as readonly RunIndexEntry[], projectRoot),
     latest_status_run: latest,
     newest_lane_run: lane,
+    newest_lane_run_by_agent: laneByAgent,
     lane_artifacts: laneArtifacts,
     recent_all: recentAll,
     recent_by_agent: recentByAgent,
@@ -99,6 +113,12 @@ export function mergeRunHistory(newer: RunHistory, older: RunHistory): RunHistor
     },
     latest_status_run: newer.latest_status_run ?? older.latest_status_run,
     newest_lane_run: newer.newest_lane_run ?? older.newest_lane_run,
+    newest_lane_run_by_agent: [
+      ...newer.newest_lane_run_by_agent,
+      ...older.newest_lane_run_by_agent.filter(
+        (row) => !newer.newest_lane_run_by_agent.some((mine) => mine.agent_id === row.agent_id),
+      ),
+    ],
     lane_artifacts: [...newer.lane_artifacts, ...older.lane_artifacts],
     recent_all: [...newer.recent_all, ...older.recent_all].slice(0, RECENT_LANE_ROWS),
     recent_by_agent: recentByAgent,
@@ -108,12 +128,13 @@ export function mergeRunHistory(newer: RunHistory, older: RunHistory): RunHistor
 /** The rows a decision reads from the history, each with fresh lazy artifact flags. */
 export interface RunHistoryRows {
   latestStatusRun: RunIndexEntry | null;
-  /** For `pickLatestRuns`: the newest status run and the newest agent-lane run (what it picks from all rows). */
+  /**
+   * For `pickLatestRuns`: the newest status run, the newest agent-lane run and each agent's newest agent-lane run
+   * (what the next-action warning picks from all rows).
+   */
   latestRuns: RunIndexEntry[];
   /** For the replan scan of `agentId` (null: every lane). */
   replanRows: RunIndexEntry[];
-  /** No agent-lane run with an agent id has lost an artifact (checked now). */
-  recordsSound: boolean;
 }
 
 export function runHistoryRows(history: RunHistory, agentId: string | null, projectRoot: string): RunHistoryRows {
@@ -122,11 +143,13 @@ export function runHistoryRows(history: RunHistory, agentId: string | null, proj
   const latestRuns: RunIndexEntry[] = [];
   if (latest !== null) latestRuns.push(latest);
   if (history.newest_lane_run !== null) latestRuns.push(flagged(history.newest_lane_run));
+  // The newest lane run is already its agent's newest.
+  for (const row of history.newest_lane_run_by_agent)
+    if (row.agent_id !== history.newest_lane_run?.agent_id) latestRuns.push(flagged(row));
   return {
     latestStatusRun: latest,
     latestRuns,
     replanRows: replanRowsOf(history, agentId, projectRoot),
-    recordsSound: laneArtifactsExist(history, projectRoot),
   };
 }
 
@@ -163,7 +186,8 @@ function sameFolderStamp(a: FolderStamp, b: FolderStamp | null): boolean {
 }
 
 /**
- * Whether every agent-lane run's JSON and Markdown record exists now (LoopX's contract health).
+ * Whether every agent-lane run's JSON and Markdown record exists now. `quota should-run` no longer reads it (the
+ * original's contract health does not count lost lane records: docs/compatibility.md, fourth pass).
  * Checking them one by one is a `stat` per file (8,000 on a goal of 10,000 runs, most of a warm
  * decision). A check that found them all is kept with the stamps of their folders, taken before
  * the files were looked at: a file removed or renamed away since changes its folder's mtime and
@@ -292,6 +316,7 @@ function emptyHistory(): RunHistory {
     facts: EMPTY_FACTS(),
     latest_status_run: null,
     newest_lane_run: null,
+    newest_lane_run_by_agent: [],
     lane_artifacts: [],
     recent_all: [],
     recent_by_agent: new Map(),

@@ -188,6 +188,8 @@ export type NextActionWarningProjector = (input: {
   doc: StateDocument;
   rowsNewestFirst: readonly RunIndexEntry[];
   agentId: string | null;
+  /** The asking agent's first executable todo (its lane's next action), or null. */
+  agentLaneTodo?: { text: string; preservesGoalNextAction: boolean } | null;
 }) => { kind: string; severity: string; requires_state_writeback: boolean } | null;
 
 const NO_PERMISSIONS = {
@@ -288,14 +290,16 @@ export function decideShouldRun(
       ok: false,
       reason: `health or contract blocker must clear before compute is spent (${attention.status})`,
     };
-  // LoopX's scoped contract health: the goal's records are sound and its todos' metadata routable.
+  // LoopX's scoped contract health: its todos' metadata routable.
   const roster = registeredAgentsForGoal(goal.goal);
   // An open user gate whose scope is ambiguous on a multi-agent goal is repaired by the agent (the
   // original's `todo_decision_scope_projection_repair`): its diagnostics fail the goal's health, and the repair
   // answers ok (an out-of-date prompt, which disables the repair, leaves ok false: kit seed 6 quota-012).
   const unscopedGates = stateFile === null ? [] : unscopedMultiAgentGates(stateFile.document, roster);
   const todoContract = stateFile === null ? [] : todoContractDiagnostics(stateFile.document, roster);
-  const statusHealthOk = runs.recordsSound && todoContract.length === 0;
+  // A run record whose artifacts are gone does not fail it (an agent lane's included, whatever lane asks: kit seeds 8
+  // quota-026, 9 quota-017/-020); a latest status run without them is the attention's severity high (blocked_health).
+  const statusHealthOk = todoContract.length === 0;
   const facts = { stopped, health, waitingOn: attention.waiting_on, focusMarker: focusMarkerOf(goal.goal) };
   const quota = admissionChecked(
     goal,
@@ -304,17 +308,14 @@ export function decideShouldRun(
     view,
     options,
   );
-  const nextActionWarning =
-    stateFile === null || options.nextActionWarning === undefined
-      ? null
-      : options.nextActionWarning({
-          goalId: goal.goalId,
-          doc: stateFile.document,
-          rowsNewestFirst: runs.warningRows,
-          agentId,
-        });
-  const context = { attention, statusHealthOk, todoContract, nextActionWarning };
-  if (quota.state === 'paused') return pausedContract(goal, agentId, quota, generatedAt, context);
+  // The paused contract shows no next-action warning.
+  if (quota.state === 'paused')
+    return pausedContract(goal, agentId, quota, generatedAt, {
+      attention,
+      statusHealthOk,
+      todoContract,
+      nextActionWarning: null,
+    });
 
   let selection: SelectionResult | null = null;
   if (stateFile !== null) {
@@ -326,6 +327,23 @@ export function decideShouldRun(
       leaseHolders: snapshot.leases,
     });
   }
+  // A named agent's first executable todo is its lane's next action, which keeps the durable route (the original's
+  // `agent_lane_next_action`, `preserves_goal_next_action: true`): a mismatch is then `info` (kit seed 5 quota-006).
+  // Beside an open user gate in its scope it is the scoped user-gate fallback's todo, which replaces the gated route
+  // (`preserves_goal_next_action: false`): a `warning` (kit seed 8 quota-021).
+  const laneTodo = agentId === null ? null : (selection?.firstExecutable ?? null);
+  const laneGated = stateFile !== null && openUserGatesInScope(stateFile.document, agentId).length > 0;
+  const nextActionWarning =
+    stateFile === null || options.nextActionWarning === undefined
+      ? null
+      : options.nextActionWarning({
+          goalId: goal.goalId,
+          doc: stateFile.document,
+          rowsNewestFirst: runs.warningRows,
+          agentId,
+          agentLaneTodo: laneTodo === null ? null : { text: laneTodo.text, preservesGoalNextAction: !laneGated },
+        });
+  const context = { attention, statusHealthOk, todoContract, nextActionWarning };
   const scoped = agentScopedGateOverride(quota, attention, selection, agentId);
   const replan = replanObligationFromRuns({ goalId: goal.goalId, agentId, rowsNewestFirst: runs.replanRows });
   const frontier = stateFile === null ? null : goalFrontier(stateFile.document, agentId);
@@ -453,7 +471,6 @@ function reservedBesides(view: QuotaView, effectId: string | undefined): QuotaVi
 /** What a decision reads from the run index. */
 interface DecisionRuns {
   latestStatusRun: RunIndexEntry | null;
-  recordsSound: boolean;
   /** Rows for the next-action warning (it picks the newest status run and the newest agent-lane run). */
   warningRows: readonly RunIndexEntry[];
   /** Rows for the replan scan (at least every row of the lane it can visit, newest first). */
@@ -465,27 +482,15 @@ function decisionRuns(snapshot: GoalSnapshot, agentId: string | null): DecisionR
   if (runs.kind === 'rows') {
     return {
       latestStatusRun: latestStatusRun(runs.rows),
-      recordsSound: recordsSound(runs.rows),
       warningRows: runs.rows,
       replanRows: runs.rows,
     };
   }
   return {
     latestStatusRun: runs.latestStatusRun,
-    recordsSound: runs.recordsSound,
     warningRows: runs.latestRuns,
     replanRows: replanRowsOf(runs.history, agentId, snapshot.goal.projectRoot),
   };
-}
-
-/** A run of an agent lane whose artifacts are gone breaks the goal's records (LoopX: contract health). */
-function recordsSound(rows: readonly RunIndexEntry[]): boolean {
-  return !rows.some(
-    (row) =>
-      row.progress_scope === 'agent_lane' &&
-      typeof row.agent_id === 'string' &&
-      (!row.json_exists || !row.markdown_exists),
-  );
 }
 
 /**
@@ -993,8 +998,9 @@ function pausedContract(
     effective_action: 'quota_skip',
     reason: quota.reason,
     pause_cause: quota.pause_cause,
-    // The paused contract shows no usage: nothing may be spent while paused.
-    quota: { ...quota, spent_slots: 0, remaining_slots: 0 },
+    // Nothing may be spent while paused, but the slots already spent in the window still show, as in the
+    // original (its quota_status keeps the window's runtime spend count whatever the pause cause).
+    quota: { ...quota, remaining_slots: 0 },
     selected_todo: null,
     agent_todo_summary: { first_executable_items: [] },
     next_action_projection_warning: null,

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { quotaShouldRun } from '../../../src/core/ops/quota';
 import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
 import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from '../quota/helpers';
@@ -86,10 +88,46 @@ describe('quota should-run: rules from other kit seeds', () => {
       agent_id: 'agent-a',
     });
     assert.equal((await decideOp(ws, 'agent-a')).next_action_projection_warning, null);
-    // With a status run the item has a latest action, and the agent's own lane run replaces it.
+    // With a status run the item has a latest action, and the agent's own lane run replaces it (its first
+    // executable todo keeps the durable route: info, seed 5 quota-006).
     await addRun(ws, hoursBefore(3), { classification: 'validated_progress', recommended_action: 'Ship.' });
     const w = (await decideOp(ws, 'agent-a')).next_action_projection_warning;
-    assert.deepEqual([w?.kind, w?.severity], ['next_action_projection_mismatch', 'warning']);
+    assert.deepEqual([w?.kind, w?.severity], ['next_action_projection_mismatch', 'info']);
+  });
+
+  it("a named agent's first executable todo keeps the durable route unless a user gate in its scope holds it (seed 5 quota-006, seed 8 quota-021)", async () => {
+    // A status run that agrees with the Next Action, and the agent's own lane run that does not.
+    const lane = {
+      classification: 'validated_progress',
+      recommended_action: 'Investigate the cadence drift.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-a',
+    };
+    const status = { classification: 'state_refreshed', recommended_action: 'Celebrate.' };
+    const withWork = makeWorkspace({}, state([], [WORK], 'Celebrate.'));
+    await addRun(withWork, hoursBefore(3), lane);
+    await addRun(withWork, hoursBefore(1), status);
+    const info = (await decideOp(withWork, 'agent-a')).next_action_projection_warning;
+    assert.deepEqual([info?.severity, info?.requires_state_writeback], ['info', false]);
+    // Beside an open user gate in its scope the todo replaces the gated route: a warning (seed 8 quota-021).
+    const gate = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate global_gate=true');
+    const gated = makeWorkspace({}, state([gate], [WORK], 'Celebrate.'));
+    await addRun(gated, hoursBefore(3), lane);
+    await addRun(gated, hoursBefore(1), status);
+    const gatedWarning = (await decideOp(gated, 'agent-a')).next_action_projection_warning;
+    assert.deepEqual([gatedWarning?.severity, gatedWarning?.requires_state_writeback], ['warning', true]);
+    // A gate that holds only another agent's lane is not in its scope: info.
+    const other = todo('Approve.', 'todo_id=todo_gate status=open task_class=user_gate blocks_agent=agent-b');
+    const otherLane = makeWorkspace({}, state([other], [WORK], 'Celebrate.'));
+    await addRun(otherLane, hoursBefore(3), lane);
+    await addRun(otherLane, hoursBefore(1), status);
+    assert.equal((await decideOp(otherLane, 'agent-a')).next_action_projection_warning?.severity, 'info');
+    // No executable todo for the agent (only a monitor): a warning that needs writing back.
+    const monitorOnly = makeWorkspace({}, state([], [MONITOR], 'Celebrate.'));
+    await addRun(monitorOnly, hoursBefore(3), lane);
+    await addRun(monitorOnly, hoursBefore(1), status);
+    const warning = (await decideOp(monitorOnly, 'agent-a')).next_action_projection_warning;
+    assert.deepEqual([warning?.severity, warning?.requires_state_writeback], ['warning', true]);
   });
 
   it("without a Next Action the warning compares the open user gate's text, as status's recommended action (seed 1 quota-002)", async () => {
@@ -255,5 +293,95 @@ describe('quota should-run: rules from other kit seeds', () => {
     await addRun(bound, hoursBefore(2), { classification: 'state_refreshed' });
     assert.equal((await decideOp(bound, 'agent-a')).effective_action, 'state_projection_gap_repair');
     assert.equal((await decideOp(bound, 'agent-b')).effective_action, 'normal_run');
+  });
+
+  it("a paused goal still shows the window's spent slots (seed 5 quota-015, seed 6 quota-005, seed 9 quota-007)", async () => {
+    for (const goal of [{ quota: { compute: 0 } }, { status: 'stopped' }]) {
+      const ws = makeWorkspace(goal, state([], [WORK]));
+      await addRun(ws, hoursBefore(20), { classification: 'quota_slot_spent', quota_event: { slots: 1 } });
+      await addRun(ws, hoursBefore(2), { classification: 'quota_slot_spent', quota_event: { slots: 5 } });
+      // Out of the window: not counted.
+      await addRun(ws, hoursBefore(30), { classification: 'quota_slot_spent', quota_event: { slots: 3 } });
+      const d = await decide(ws, null);
+      assert.deepEqual(fields(d), ['paused', 'skip', false, 'quota_skip']);
+      assert.deepEqual([d.quota?.spent_slots, d.quota?.allowed_slots, d.quota?.remaining_slots], [6, 0, 0]);
+    }
+  });
+
+  it("an agent lane's run whose artifacts are gone does not fail the answer (seed 8 quota-026, seed 9 quota-017/-020)", async () => {
+    const lanes = makeWorkspace({ coordination: { registered_agents: ['agent-a', 'agent-b'] } }, state([], [WORK]));
+    await addRun(
+      lanes,
+      hoursBefore(5),
+      { classification: 'validated_progress', agent_id: 'agent-a' },
+      { progress_scope: 'agent_lane', agent_id: 'agent-a' },
+    );
+    await addRun(
+      lanes,
+      hoursBefore(4),
+      { classification: 'validated_progress', agent_id: 'agent-b' },
+      { progress_scope: 'agent_lane', agent_id: 'agent-b' },
+    );
+    await addRun(lanes, hoursBefore(2), { classification: 'state_refreshed' });
+    const runs = path.join(lanes.runtimeRoot, 'goals', lanes.goalId, 'runs');
+    // Both lane runs lose their records (the status run keeps its own).
+    for (const name of fs.readdirSync(runs)) if (/T(05|06)-/.test(name)) fs.rmSync(path.join(runs, name));
+    assert.equal(fs.readdirSync(runs).filter((n) => n.endsWith('.json')).length, 1);
+    for (const agent of ['agent-a', 'agent-b']) {
+      const d = await decide(lanes, agent);
+      assert.deepEqual([d.ok, d.status_health_ok, ...fields(d)], [true, true, 'eligible', 'run', true, 'normal_run']);
+    }
+    // Paused: still ok.
+    const paused = makeWorkspace({ quota: { compute: 0 } }, state([], [WORK]));
+    await addRun(
+      paused,
+      hoursBefore(5),
+      { classification: 'validated_progress', agent_id: 'agent-a' },
+      { progress_scope: 'agent_lane', agent_id: 'agent-a' },
+    );
+    const pausedRuns = path.join(paused.runtimeRoot, 'goals', paused.goalId, 'runs');
+    for (const name of fs.readdirSync(pausedRuns)) if (name !== 'index.jsonl') fs.rmSync(path.join(pausedRuns, name));
+    const p = await decide(paused);
+    assert.deepEqual([p.ok, ...fields(p)], [true, 'paused', 'skip', false, 'quota_skip']);
+  });
+
+  it("without a Next Action or user todo a named agent's lane run is compared with the status run's action (seed 7 quota-015, seed 4 quota-009)", async () => {
+    const ws = makeWorkspace({}, state([], [WORK]));
+    // The agent's own lane run (older) and a newer lane run of another agent, then the goal's status run.
+    await addRun(ws, hoursBefore(5), {
+      classification: 'validated_progress',
+      recommended_action: 'Validate the control-plane lane.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-a',
+    });
+    await addRun(ws, hoursBefore(4), {
+      classification: 'validated_progress',
+      recommended_action: 'Celebrate.',
+      progress_scope: 'agent_lane',
+      agent_id: 'agent-b',
+    });
+    await addRun(ws, hoursBefore(2), { classification: 'state_refreshed', recommended_action: 'Celebrate.' });
+    const a = (await decideOp(ws, 'agent-a')).next_action_projection_warning;
+    // agent-a's first executable todo keeps the durable route: info.
+    assert.deepEqual([a?.kind, a?.severity], ['next_action_projection_mismatch', 'info']);
+    // agent-b's lane agrees with the status run; unscoped, the status run agrees with itself.
+    assert.equal((await decideOp(ws, 'agent-b')).next_action_projection_warning, null);
+    assert.equal((await decideOp(ws)).next_action_projection_warning, null);
+  });
+
+  it('a latest status run that lost its artifacts is compared by the repair text status recommends (seed 4 quota-002)', async () => {
+    const ws = makeWorkspace({ coordination: {} }, state([], [WORK]));
+    await addRun(ws, hoursBefore(2), {
+      classification: 'state_refreshed',
+      recommended_action: 'Implement the parser.',
+    });
+    // Its records intact, the run agrees with itself: no warning.
+    assert.equal((await decideOp(ws)).next_action_projection_warning, null);
+    const runs = path.join(ws.runtimeRoot, 'goals', ws.goalId, 'runs');
+    for (const name of fs.readdirSync(runs)) if (name !== 'index.jsonl') fs.rmSync(path.join(runs, name));
+    const d = await decideOp(ws);
+    assert.deepEqual(fields(d), ['blocked_health', 'skip', false, 'blocked_health']);
+    const w = d.next_action_projection_warning;
+    assert.deepEqual([w?.severity, w?.requires_state_writeback], ['warning', true]);
   });
 });

@@ -17,6 +17,7 @@ export function shouldRunNextActionWarning(input: {
   doc: StateDocument;
   rowsNewestFirst: readonly unknown[];
   agentId: string | null;
+  agentLaneTodo?: { text: string; preservesGoalNextAction: boolean } | null;
 }): NextActionProjectionWarning | null {
   const structured = projectStateDocument(input.doc, { goalId: input.goalId, nextActionLimit: 3 });
   const durableNextAction = structured.next_action.entries[0] ?? null;
@@ -30,7 +31,15 @@ export function shouldRunNextActionWarning(input: {
   });
   // Without a durable Next Action the original compares the status item's recommended action (its
   // `project_asset.next_action`), which an open user gate or user todo sets to that todo's text.
-  const activeNextAction = durableNextAction ?? userTodoRecommendedAction(input.doc);
+  // Otherwise it is the unscoped item's: the latest status run's action (which agrees with itself, but not always
+  // with the named agent's own lane run: kit seed 7 quota-015), or, when that run lost its artifacts, the original's
+  // repair text (its `run_artifact_missing` attention item: kit seed 4 quota-002).
+  const artifactsMissing =
+    latestStatusRun !== null && (latestStatusRun.json_exists === false || latestStatusRun.markdown_exists === false);
+  const activeNextAction =
+    durableNextAction ??
+    userTodoRecommendedAction(input.doc) ??
+    (artifactsMissing ? RUN_ARTIFACT_MISSING_ACTION : latest.latest_run_recommended_action);
   // An agent's decision is scoped to its own lane (the original's `scope_status_item_to_agent_lane`):
   // the goal's latest recommendation is replaced by that agent's newest agent-lane run, or by none.
   const latestAction =
@@ -41,9 +50,19 @@ export function shouldRunNextActionWarning(input: {
     goalId: input.goalId,
     activeStateNextAction: activeNextAction,
     latestRunRecommendedAction: latestAction,
-    agentLaneNextAction: null,
+    // The agent's first executable todo keeps the durable route (no writeback) unless a user gate holds the route.
+    agentLaneNextAction:
+      input.agentLaneTodo === undefined || input.agentLaneTodo === null
+        ? null
+        : {
+            text: publicSafeCompact(input.agentLaneTodo.text) ?? '',
+            preserves_goal_next_action: input.agentLaneTodo.preservesGoalNextAction,
+          },
   });
 }
+
+/** The recommended action of the original's `run_artifact_missing` attention item. */
+export const RUN_ARTIFACT_MISSING_ACTION = 'repair or regenerate the latest run artifacts before trusting status';
 
 /** The original's priority-then-document order of open todos (`todo_projection_sort_key`). */
 function byProjectionOrder(a: TodoItem, b: TodoItem): number {

@@ -257,12 +257,16 @@ describe('persistent status cache (runtime root)', () => {
     assert.equal(JSON.stringify(warm.payload), JSON.stringify((await status(d, false)).payload));
   });
 
-  it('a corrupt cache (a flipped byte, a torn file, not JSON) is ignored and rebuilt', async () => {
+  it('a corrupt cache (a flipped byte of the body line, a torn file, not JSON) is ignored and rebuilt', async () => {
     for (const damage of [
       (bytes: Buffer) => {
-        bytes[bytes.length - 10] = (bytes[bytes.length - 10] as number) ^ 0x01;
+        const body = bytes.indexOf(0x0a) + 1;
+        const at = body + Math.floor((bytes.indexOf(0x0a, body) - body) / 2);
+        bytes[at] = (bytes[at] as number) ^ 0x01;
         return bytes;
       },
+      // Torn inside the segments (the body line whole): the segments' length tells.
+      (bytes: Buffer) => bytes.subarray(0, bytes.length - 10),
       (bytes: Buffer) => bytes.subarray(0, Math.floor(bytes.length / 2)),
       () => Buffer.from('not json at all'),
       // Still valid JSON of the right shape, with an edited item: only the checksum tells.
@@ -279,6 +283,59 @@ describe('persistent status cache (runtime root)', () => {
       assert.equal(JSON.stringify(again.payload), JSON.stringify(first.payload));
       assert.equal(PersistentCache.open(d.cacheFile).origin, 'loaded', 'rebuilt');
     }
+  });
+
+  it('a flipped byte in any facts segment is never trusted: the facts are read from the index, the answer is the uncached one, and the cache is rewritten', async () => {
+    // Two days later the kept ledger memo no longer holds, so the facts segment is read.
+    const later = fixedClock('2026-11-30T12:00:00Z');
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const pristine = fs.readFileSync(d.cacheFile);
+    const bodyStart = pristine.indexOf(0x0a) + 1;
+    const segmentsStart = pristine.indexOf(0x0a, bodyStart) + 1;
+    const body = JSON.parse(pristine.subarray(bodyStart, segmentsStart - 1).toString('utf8')) as {
+      indexes: Record<string, { facts: [number, number] }>;
+    };
+    const segments = Object.entries(body.indexes).map(([file, record]) => [file, ...record.facts] as const);
+    // The facts as an intact cache gives them.
+    const factsOf = async (file: string): Promise<string> => {
+      const digest = PersistentCache.open(d.cacheFile).indexDigest(
+        file,
+        await fileSystemGoalReader.stat(file),
+        path.dirname(path.dirname(d.registryPath)),
+      );
+      assert.ok(digest !== undefined, 'the index is unchanged: its entry is used');
+      return JSON.stringify(digest.facts);
+    };
+    const facts = new Map<string, string>();
+    for (const [file] of segments) facts.set(file, await factsOf(file));
+    assert.ok(segments.length > 0 && segments.every(([, , length]) => length > 0), 'the demo has a facts segment');
+    const uncached = JSON.stringify((await status(d, false, later)).payload);
+    let flips = 0;
+    for (const [file, offset, length] of segments) {
+      const start = segmentsStart + offset;
+      // Digits stay digits when flipped (0x30 ^ 1 = 0x31): the segment is still valid JSON, only its hash tells.
+      const digits = [...pristine.subarray(start, start + length).keys()].filter((i) => {
+        const byte = pristine[start + i] as number;
+        return byte >= 0x30 && byte <= 0x38;
+      });
+      for (const i of [digits[0], digits[Math.floor(digits.length / 2)], digits[digits.length - 1]]) {
+        assert.ok(i !== undefined);
+        const damaged = Buffer.from(pristine);
+        damaged[start + i] = (damaged[start + i] as number) ^ 0x01;
+        fs.writeFileSync(d.cacheFile, damaged);
+        assert.equal(await factsOf(file), facts.get(file), 'the damaged bytes are not parsed: the index is read');
+        const again = await status(d, true, later);
+        assert.equal(again.disk?.origin, 'loaded', 'the body line is intact: its items are used');
+        assert.equal(JSON.stringify(again.payload), uncached, `byte ${i} of the segment at ${offset}`);
+        // The rewritten file holds the facts as read from the index: they check, and give the same answer.
+        const reread = await status(d, true, later);
+        assert.equal(JSON.stringify(reread.payload), uncached);
+        flips++;
+      }
+    }
+    assert.ok(flips >= 3);
   });
 
   it('a foreign cache (another format, another version) is ignored, and never trusted for an entry', async () => {

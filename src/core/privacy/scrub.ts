@@ -560,6 +560,22 @@ export function markCredentialClean(value: unknown): void {
 }
 
 /**
+ * Marks `copy` clean (the object itself) when it was made from `source`, an object known clean: every
+ * text in `copy` must be a text of `source` or a constant of the code, every object in it must be known
+ * clean, and none of its keys may be one the redaction replaces a value under. When a check fails
+ * nothing is marked, and the copy is walked as any other value. Returns `copy`.
+ */
+export function cleanCopyOf<T extends object>(copy: T, source: object): T {
+  if (!credentialClean.has(source)) return copy;
+  for (const [key, value] of Object.entries(copy)) {
+    if (typeof value === 'object' && value !== null && !credentialClean.has(value)) return copy;
+    if (sharedKeyRedacts(key, value)) return copy;
+  }
+  credentialClean.add(copy);
+  return copy;
+}
+
+/**
  * `redactCredentials` with sharing: the result is the same JSON, but every object with nothing to
  * redact is returned itself (not a copy) and remembered as clean, and objects already known clean
  * are not looked at again. So a status item redacted once costs nothing on the next call.

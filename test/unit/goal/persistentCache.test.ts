@@ -15,6 +15,7 @@ import { GoalStatusCache, type GoalStatusItem } from '../../../src/core/status/g
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
+import { isCredentialClean, redactCredentials, redactCredentialsShared } from '../../../src/core/privacy/scrub';
 import { runLoopx } from '../cli/run';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
@@ -559,5 +560,44 @@ describe('persistent status cache (runtime root)', () => {
     const warmClean = await cli();
     assert.equal(warmClean.stdout, clean.stdout);
     assert.equal(warmClean.stdout, (await cli({ LOOPX_STATUS_CACHE: 'off' })).stdout);
+  });
+
+  it('every object of a warm redacted payload that is marked clean is unchanged by the full redaction (copies of cached parts included)', async () => {
+    const d = demo();
+    // One todo holds a secret (its item is never recorded clean); the other goal parts are clean.
+    const text = fs.readFileSync(d.stateFile, 'utf8');
+    const secret = 'Write notes/index.md listing every note by tag. DB_PASSWORD=hunter2';
+    fs.writeFileSync(d.stateFile, text.replace('Write notes/index.md listing every note by tag.', secret));
+    ageEverything(d);
+    const load = async (): Promise<StatusPayload> =>
+      redactCredentialsShared(
+        await loadStatus({
+          registryPath: d.registryPath,
+          homeDir: d.dir,
+          cache: new GoalStatusCache(),
+          persistentCache: true,
+          redact: true,
+          quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
+        }),
+      );
+    for (const round of ['with a secret', 'clean']) {
+      await load();
+      const warm = await load();
+      const json = JSON.stringify(warm);
+      assert.ok(!json.includes('hunter2'), `${round}: the secret never reaches the answer`);
+      let checked = 0;
+      const visit = (node: unknown, where: string): void => {
+        if (node === null || typeof node !== 'object') return;
+        if (isCredentialClean(node)) {
+          assert.equal(JSON.stringify(redactCredentials(node)), JSON.stringify(node), `${round}: ${where}`);
+          checked++;
+        }
+        for (const [key, child] of Object.entries(node)) visit(child, `${where}.${key}`);
+      };
+      visit(warm, 'payload');
+      assert.ok(checked > 10, `${round}: clean objects were checked (${checked})`);
+      fs.writeFileSync(d.stateFile, text);
+      ageEverything(d);
+    }
   });
 });

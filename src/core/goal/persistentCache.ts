@@ -364,7 +364,8 @@ export class PersistentCache {
       const [file, stamp] = files[i] as [string, FileStamp | null];
       if (!this.trusted(entry.files[i] as FileEntry, file, stamp)) return undefined;
     }
-    if (entry.clean === true) markCredentialClean(entry.item);
+    // Texts below the item's fields and their direct children are met again only inside marked copies.
+    if (entry.clean === true) markCredentialClean(entry.item, 1);
     return entry.item as T;
   }
 

@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../fs/atomicWrite';
 import { readFileBytesSafeSync } from '../fs/safeRead';
 import { isCredentialClean, markCredentialClean } from '../privacy/scrub';
 import { digestRunIndex, type IndexDigest, type LedgerFacts, type LedgerMemo } from '../quota/ledger';
-import { readRunIndex, type RunIndexRead } from '../runtime/runIndex';
+import { readRunIndex, readRunIndexSync, type RunIndexRead } from '../runtime/runIndex';
 import { LOOPX_VERSION } from '../version';
 import type { FileStamp } from './files';
 import { packJson, unpackJson } from './packedJson';
@@ -29,21 +29,25 @@ import { keptRecentRunRows, recentRunRows, type RecentRunRow } from './recentRun
  * - A rewrite of the same size within the file system's mtime granularity keeps the stamp. So a
  *   file whose mtime is within RACY_MS of the cache file's own mtime (or later: clock skew) is
  *   "racy": its entry carries the file's SHA-256, checked on use, or it is not trusted at all.
- * - The file is ours alone: a format tag, a version (schema and LoopX version), and a SHA-256 of
- *   the body. A missing, torn, corrupt, edited or foreign file is ignored (and rebuilt on save).
- *   Deleting it is always safe. It is written atomically; losing a race to another writer only
- *   loses that writer's entries (misses, never wrong answers).
- * - Layout (schema 6): the header line, the body line (items; per run index its file entry, its
+ * - The file is ours alone: a format tag, a version (schema and LoopX version), the SHA-256 of the
+ *   body line and the length of the segments after it (checked on open), and per segment its own
+ *   SHA-256 (checked when that segment is first read). A missing, torn, corrupt, edited or foreign
+ *   file is ignored (and rebuilt on save); a segment that fails its check is never used: its facts
+ *   are read again from the run index, as without a cache. Deleting the file is always safe. It is
+ *   written atomically; losing a race to another writer only loses that writer's entries (misses,
+ *   never wrong answers).
+ * - Layout (schema 8): the header line, the body line (items; per run index its file entry, its
  *   newest status run's facts, its newest runs as the editor lists them, its ledger memo and where
- *   its packed facts are), then the packed facts of every index back to back, parsed only when
- *   read (the memo answers a warm `status`).
+ *   its packed facts are, with their hash), then the packed facts of every index back to back,
+ *   hashed and parsed only when read (the memo answers a warm `status` without them).
  */
 
 export type { IndexDigest } from '../quota/ledger';
 
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
-// 7: open gates carry `due_at` and `updated_at`.
-export const STATUS_CACHE_SCHEMA = 7;
+// 7: open gates carry `due_at` and `updated_at`. 8: the header's hash covers the body line only
+// (with the segments' length); each facts segment carries its own hash, checked when it is read.
+export const STATUS_CACHE_SCHEMA = 8;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -77,7 +81,10 @@ const HeaderSchema = z.object({
   format: z.literal(STATUS_CACHE_FORMAT),
   schema: z.literal(STATUS_CACHE_SCHEMA),
   loopx_version: z.string(),
+  /** Of the body line (without its newline). */
   sha256: z.string(),
+  /** The bytes after the body line's newline: the segments, back to back. */
+  segments: z.number().int().nonnegative(),
 });
 
 /**
@@ -93,6 +100,8 @@ interface IndexRecord {
   /** The index's newest runs (recentRuns.ts): the editor's Recent runs without reading the index. */
   recent_runs?: RecentRunRow[];
   facts: [number, number];
+  /** The SHA-256 of the facts' packed bytes, checked when they are first read. */
+  facts_sha256: string;
 }
 
 interface Body {
@@ -111,6 +120,10 @@ interface IndexEntry {
   savedMemo: LedgerMemo | undefined;
   /** Its newest runs, when known (computed from a read of the index, or loaded and well-formed). */
   recentRuns: RecentRunRow[] | undefined;
+  /** The SHA-256 of `packed` (as loaded, or computed at the first save that writes them). */
+  packedSha256?: string | undefined;
+  /** The project its spend records resolve against, once a caller named it (a damaged segment is re-read with it). */
+  projectRoot: string | undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -121,6 +134,7 @@ function isBody(value: unknown, segmentBytes: number): value is Body {
   if (!isObject(value) || !isObject(value['items']) || !isObject(value['indexes'])) return false;
   for (const record of Object.values(value['indexes'])) {
     if (!isObject(record) || !isObject(record['file']) || typeof record['has_latest'] !== 'boolean') return false;
+    if (typeof record['facts_sha256'] !== 'string') return false;
     const at = record['facts'];
     if (!Array.isArray(at) || at.length !== 2) return false;
     const [offset, length] = at as unknown[];
@@ -135,10 +149,29 @@ function isBody(value: unknown, segmentBytes: number): value is Body {
  * Makes `digest.facts` a getter over their packed bytes: parsed on read, and kept only while someone
  * holds them (a WeakRef). A kept ledger memo answers most calls without the facts, so between the
  * calls that need them every goal's spends (most of the host's memory on L) need not stay parsed.
+ *
+ * `check`, for bytes loaded from the file: their expected SHA-256 and what to do when they do not
+ * match (read the facts again from the run index). Checked on the first read only; bytes this
+ * process encoded itself have none.
  */
-function readFactsFromPacked(digest: Partial<IndexDigest>, packed: Buffer): void {
+function readFactsFromPacked(
+  digest: Partial<IndexDigest>,
+  packed: Buffer,
+  check?: { sha256: string; mismatch: () => LedgerFacts },
+): void {
   let held: WeakRef<LedgerFacts> | undefined;
+  let pending = check;
   const facts = (): LedgerFacts => {
+    if (pending !== undefined) {
+      const expected = pending;
+      pending = undefined;
+      if (createHash('sha256').update(packed).digest('hex') !== expected.sha256) {
+        // Never trusted: the facts as the index gives them now, kept for this process (and the next save).
+        const value = expected.mismatch();
+        Object.defineProperty(digest, 'facts', { value, enumerable: true, configurable: true, writable: true });
+        return value;
+      }
+    }
     let value = held?.deref();
     if (value === undefined) {
       value = unpackJson(JSON.parse(packed.toString('utf8'))) as LedgerFacts;
@@ -147,17 +180,6 @@ function readFactsFromPacked(digest: Partial<IndexDigest>, packed: Buffer): void
     return value;
   };
   Object.defineProperty(digest, 'facts', { get: facts, enumerable: true, configurable: true });
-}
-
-/** A digest of a loaded cache: its facts are parsed from `packed` when read (see {@link readFactsFromPacked}). */
-function lazyDigest(
-  record: Pick<IndexRecord, 'latest_waiting_on' | 'has_latest' | 'memo'>,
-  packed: Buffer,
-): IndexDigest {
-  const digest: Partial<IndexDigest> = { latest_waiting_on: record.latest_waiting_on, has_latest: record.has_latest };
-  readFactsFromPacked(digest, packed);
-  if (record.memo !== undefined) digest.ledger_memo = record.memo;
-  return digest as IndexDigest;
 }
 
 /** How the file looked when opened (for tests and the benchmarks). */
@@ -252,30 +274,56 @@ export class PersistentCache {
       const header = HeaderSchema.safeParse(JSON.parse(bytes.subarray(0, newline < 0 ? 0 : newline).toString('utf8')));
       if (!header.success || header.data.loopx_version !== LOOPX_VERSION) return PersistentCache.empty(file, 'foreign');
       const rest = bytes.subarray(newline + 1);
-      if (createHash('sha256').update(rest).digest('hex') !== header.data.sha256)
+      const end = rest.indexOf(0x0a);
+      // A torn file (or one with bytes added) has segments of another length.
+      if (end < 0 || rest.length - end - 1 !== header.data.segments) return PersistentCache.empty(file, 'corrupt');
+      const bodyBytes = rest.subarray(0, end);
+      if (createHash('sha256').update(bodyBytes).digest('hex') !== header.data.sha256)
         return PersistentCache.empty(file, 'corrupt');
       // The checksum proves the body is as this code wrote it: only its envelope is checked here
-      // (validating every kept item again would cost what the cache saves).
-      const end = rest.indexOf(0x0a);
-      if (end < 0) return PersistentCache.empty(file, 'corrupt');
+      // (validating every kept item again would cost what the cache saves). Each segment is checked
+      // against its own hash when it is read.
       const segments = rest.subarray(end + 1);
-      const body: unknown = JSON.parse(rest.subarray(0, end).toString('utf8'));
+      const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
       if (!isBody(body, segments.length)) return PersistentCache.empty(file, 'corrupt');
-      const indexes = new Map<string, IndexEntry>();
+      const cache = new PersistentCache(file, 'loaded', { items: body.items }, new Map(), mtimeMs);
       for (const [indexFile, record] of Object.entries(body.indexes)) {
         const packed = segments.subarray(record.facts[0], record.facts[0] + record.facts[1]);
-        indexes.set(indexFile, {
-          file: record.file,
-          digest: lazyDigest(record, packed),
-          packed,
-          savedMemo: record.memo,
-          recentRuns: keptRecentRunRows(record.recent_runs),
-        });
+        cache.indexes.set(indexFile, cache.loadedEntry(indexFile, record, packed));
       }
-      return new PersistentCache(file, 'loaded', { items: body.items }, indexes, mtimeMs);
+      return cache;
     } catch {
       return PersistentCache.empty(file, 'corrupt');
     }
+  }
+
+  /**
+   * A run index's entry as loaded: its digest's facts are parsed from `packed` when read, after their
+   * hash is checked; bytes that fail it are never used (the facts are read from the index again, and
+   * the entry is written anew at the next save).
+   */
+  private loadedEntry(indexFile: string, record: IndexRecord, packed: Buffer): IndexEntry {
+    const digest: Partial<IndexDigest> = { latest_waiting_on: record.latest_waiting_on, has_latest: record.has_latest };
+    if (record.memo !== undefined) digest.ledger_memo = record.memo;
+    const entry: IndexEntry = {
+      file: record.file,
+      digest: digest as IndexDigest,
+      packed,
+      packedSha256: record.facts_sha256,
+      savedMemo: record.memo,
+      recentRuns: keptRecentRunRows(record.recent_runs),
+      projectRoot: undefined,
+    };
+    readFactsFromPacked(digest, packed, {
+      sha256: record.facts_sha256,
+      mismatch: () => {
+        entry.packed = undefined;
+        this.dirty = true;
+        const runs = readRunIndexSync(indexFile, { projectRoot: entry.projectRoot ?? '', artifactChecks: 0 });
+        return digestRunIndex(runs, entry.projectRoot ?? '').facts;
+      },
+    });
+    return entry;
   }
 
   /** Whether an entry's view of `file` holds for the file as it is now (`stamp`: its stat now). */
@@ -316,7 +364,8 @@ export class PersistentCache {
       const [file, stamp] = files[i] as [string, FileStamp | null];
       if (!this.trusted(entry.files[i] as FileEntry, file, stamp)) return undefined;
     }
-    if (entry.clean === true) markCredentialClean(entry.item);
+    // Texts below the item's fields and their direct children are met again only inside marked copies.
+    if (entry.clean === true) markCredentialClean(entry.item, 1);
     return entry.item as T;
   }
 
@@ -333,10 +382,11 @@ export class PersistentCache {
     this.dirty = true;
   }
 
-  /** The kept digest of a run index, if the index is unchanged. */
-  indexDigest(indexFile: string, stamp: FileStamp | null): IndexDigest | undefined {
+  /** The kept digest of a run index, if the index is unchanged (`projectRoot`: the project its spend records are in). */
+  indexDigest(indexFile: string, stamp: FileStamp | null, projectRoot: string): IndexDigest | undefined {
     const entry = this.indexes.get(indexFile);
     if (entry === undefined || !this.trusted(entry.file, indexFile, stamp)) return undefined;
+    entry.projectRoot = projectRoot;
     // Its facts stay packed (packedJson.ts) until read: the ledger memo usually answers without them.
     return entry.digest;
   }
@@ -353,6 +403,7 @@ export class PersistentCache {
       packed: undefined,
       savedMemo: undefined,
       recentRuns,
+      projectRoot: undefined,
     });
     this.dirty = true;
   }
@@ -367,7 +418,7 @@ export class PersistentCache {
     stamp: FileStamp | null,
     held: RunIndexRead | null | undefined,
   ): Promise<{ digest: IndexDigest; recentRuns: RecentRunRow[] | undefined }> {
-    const kept = this.indexDigest(indexFile, stamp);
+    const kept = this.indexDigest(indexFile, stamp, projectRoot);
     if (kept !== undefined) return { digest: kept, recentRuns: this.indexes.get(indexFile)?.recentRuns };
     const runs =
       held !== undefined
@@ -414,9 +465,11 @@ export class PersistentCache {
     for (const [indexFile, entry] of this.indexes) {
       if (entry.packed === undefined) {
         entry.packed = Buffer.from(JSON.stringify(packJson(entry.digest.facts)), 'utf8');
+        entry.packedSha256 = undefined;
         // From now on the facts are read from their packed bytes, like those of a loaded cache.
         readFactsFromPacked(entry.digest, entry.packed);
       }
+      entry.packedSha256 ??= createHash('sha256').update(entry.packed).digest('hex');
       entry.savedMemo = entry.digest.ledger_memo;
       indexes[indexFile] = {
         file: entry.file,
@@ -425,20 +478,24 @@ export class PersistentCache {
         ...(entry.savedMemo !== undefined ? { memo: entry.savedMemo } : {}),
         ...(entry.recentRuns !== undefined ? { recent_runs: entry.recentRuns } : {}),
         facts: [offset, entry.packed.length],
+        facts_sha256: entry.packedSha256,
       };
       segments.push(entry.packed);
       offset += entry.packed.length;
     }
     // The body line is the JSON of { items, indexes }, each item's bytes kept from the last save;
-    // the checksum covers the body line and the segments, and the file is written without joining them.
-    const rest = [...bodyLine(this.body.items, indexes), ...segments];
+    // the checksum covers the body line (each segment has its own), and the file is written without joining them.
+    const body = bodyLine(this.body.items, indexes);
     const checksum = createHash('sha256');
-    for (const part of rest) checksum.update(part);
+    // Up to the body line's newline (the last byte of its last chunk), as the reader hashes it.
+    body.forEach((part, i) => checksum.update(i === body.length - 1 ? part.subarray(0, part.length - 1) : part));
+    const rest = [...body, ...segments];
     const header = JSON.stringify({
       format: STATUS_CACHE_FORMAT,
       schema: STATUS_CACHE_SCHEMA,
       loopx_version: LOOPX_VERSION,
       sha256: checksum.digest('hex'),
+      segments: offset,
     });
     // Clean from the moment the body is taken: a change made while the write is under way marks it dirty again.
     this.dirty = false;

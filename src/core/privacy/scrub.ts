@@ -546,17 +546,31 @@ export function isCredentialClean(value: unknown): boolean {
 
 /**
  * Marks `value` and every object and text inside it as holding nothing to redact, without looking: for a
- * value read back from a store that recorded it clean (the persistent status cache).
+ * value read back from a store that recorded it clean (the persistent status cache). `textDepth`: texts
+ * deeper than this many levels are not remembered (a marked object is never walked, so its texts are
+ * met again only in copies: the rest are scanned if a walk reaches them, the same answer).
  */
-export function markCredentialClean(value: unknown): void {
+export function markCredentialClean(value: unknown, textDepth = Infinity): void {
   if (typeof value === 'string') {
-    rememberCleanText(value);
+    if (textDepth >= 0) rememberCleanText(value);
     return;
   }
   if (typeof value !== 'object' || value === null || credentialClean.has(value)) return;
   credentialClean.add(value);
-  if (Array.isArray(value)) for (const child of value) markCredentialClean(child);
-  else for (const child of Object.values(value as Record<string, unknown>)) markCredentialClean(child);
+  if (Array.isArray(value)) for (const child of value) markCredentialClean(child, textDepth - 1);
+  else for (const child of Object.values(value as Record<string, unknown>)) markCredentialClean(child, textDepth - 1);
+}
+
+/**
+ * Marks `copy` clean (the object itself, without looking) when `source` is known clean. The caller
+ * promises what makes that true: `copy` was made from `source` alone, its keys are `source`'s or
+ * constants of the code that are not credential keys, its values `source`'s values (or their parts)
+ * or constants. A copy of a source not known clean is left unmarked, and walked as any other value.
+ * Returns `copy`.
+ */
+export function cleanCopyOf<T extends object>(copy: T, source: object): T {
+  if (credentialClean.has(source)) credentialClean.add(copy);
+  return copy;
 }
 
 /**

@@ -282,6 +282,11 @@ export function withLazyArtifactFlags<T extends RunIndexRow>(row: T, projectRoot
  * first, unparsable or missing timestamps last, and on a tie the later line first.
  */
 export async function readRunIndex(indexFile: string, options: ReadRunIndexOptions): Promise<RunIndexRead> {
+  return readRunIndexSync(indexFile, options);
+}
+
+/** {@link readRunIndex}, synchronously (it reads one whole file; for a caller that cannot wait). */
+export function readRunIndexSync(indexFile: string, options: ReadRunIndexOptions): RunIndexRead {
   let text: string;
   try {
     // Sync: one read of a whole small file; the promise API costs more than the read itself here.

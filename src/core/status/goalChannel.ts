@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cleanCopyOf } from '../privacy/scrub';
 import { goalStopped } from '../quota/state';
 import type { RegistryGoal } from '../registry/schema';
 import { OPERATOR_WAITS } from './attentionRoute';
@@ -170,13 +171,17 @@ function assetQuota(quota: GoalStatusItem['quota']): ProjectAssetQuota | undefin
 }
 
 function channelTodo(todo: StatusTodoItem): GoalChannelTodo {
-  return {
-    todo_id: todo.todo_id,
-    status: todo.status,
-    title: todo.title,
-    ...(todo.priority !== null ? { priority: todo.priority } : {}),
-    ...(todo.claimed_by !== null ? { claimed_by: todo.claimed_by } : {}),
-  };
+  // Made of the todo's texts only: clean when the todo is (the status redaction need not walk it).
+  return cleanCopyOf(
+    {
+      todo_id: todo.todo_id,
+      status: todo.status,
+      title: todo.title,
+      ...(todo.priority !== null ? { priority: todo.priority } : {}),
+      ...(todo.claimed_by !== null ? { claimed_by: todo.claimed_by } : {}),
+    },
+    todo,
+  );
 }
 
 /** The scalar entries of a record: what a dashboard's scalar record accepts. */
@@ -246,27 +251,43 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
         todo_id: todo.todo_id,
         write_scope: writeScope,
       })),
-    artifacts: item.latest_runs.map((run) => ({
-      kind: 'run_record',
-      generated_at: run.generated_at,
-      classification: run.classification,
-      json_exists: run.json_exists,
-      markdown_exists: run.markdown_exists,
-    })),
-    recent_events: item.latest_runs.map((run) => ({
-      at: run.generated_at,
-      kind: run.classification,
-      agent_id: run.agent_id,
-      ...optionalText('summary', run.recommended_action),
-      ...optionalText('generated_at', run.generated_at),
-      ...optionalText('classification', run.classification),
-    })),
-    source_warnings: item.projection_warnings.map((warning) => ({
-      id: warning.id,
-      kind: warning.kind,
-      severity: warning.severity,
-      message: warning.message,
-    })),
+    // Each made of one run's (one warning's) texts and constants: clean when that run is.
+    artifacts: item.latest_runs.map((run) =>
+      cleanCopyOf(
+        {
+          kind: 'run_record',
+          generated_at: run.generated_at,
+          classification: run.classification,
+          json_exists: run.json_exists,
+          markdown_exists: run.markdown_exists,
+        },
+        run,
+      ),
+    ),
+    recent_events: item.latest_runs.map((run) =>
+      cleanCopyOf(
+        {
+          at: run.generated_at,
+          kind: run.classification,
+          agent_id: run.agent_id,
+          ...optionalText('summary', run.recommended_action),
+          ...optionalText('generated_at', run.generated_at),
+          ...optionalText('classification', run.classification),
+        },
+        run,
+      ),
+    ),
+    source_warnings: item.projection_warnings.map((warning) =>
+      cleanCopyOf(
+        {
+          id: warning.id,
+          kind: warning.kind,
+          severity: warning.severity,
+          message: warning.message,
+        },
+        warning,
+      ),
+    ),
     truth_contract: TRUTH_CONTRACT,
   };
 }

@@ -18,7 +18,7 @@ import type { FileStamp } from '../goal/files';
 import { PersistentCache, statusCachePath, type IndexDigest } from '../goal/persistentCache';
 import type { RecentRunRow } from '../goal/recentRuns';
 import { errorMessage } from '../errors';
-import { redactCredentialsShared } from '../privacy/scrub';
+import { cleanCopyOf, redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
 import {
   StatusItemQuotaSchema,
@@ -442,7 +442,8 @@ function runHistoryGoal(item: StatusPayloadItem): RunHistoryGoal {
       raw_index_records: item.raw_index_records,
       unique_runs: item.unique_runs,
       ...(item.quota !== undefined ? { quota: item.quota } : {}),
-      latest_runs: item.latest_runs.map((run) => ({ ...run, generated_at: run.generated_at ?? '' })),
+      // Clean when the run is (its own texts, or ''): the redaction need not walk the copy.
+      latest_runs: item.latest_runs.map((run) => cleanCopyOf({ ...run, generated_at: run.generated_at ?? '' }, run)),
     };
     runHistoryGoals.set(item, goal);
   }

@@ -15,6 +15,7 @@ import { GoalStatusCache, type GoalStatusItem } from '../../../src/core/status/g
 import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
+import { isCredentialClean, redactCredentials, redactCredentialsShared } from '../../../src/core/privacy/scrub';
 import { runLoopx } from '../cli/run';
 
 const CLOCK = fixedClock('2026-11-28T12:00:00Z');
@@ -257,12 +258,16 @@ describe('persistent status cache (runtime root)', () => {
     assert.equal(JSON.stringify(warm.payload), JSON.stringify((await status(d, false)).payload));
   });
 
-  it('a corrupt cache (a flipped byte, a torn file, not JSON) is ignored and rebuilt', async () => {
+  it('a corrupt cache (a flipped byte of the body line, a torn file, not JSON) is ignored and rebuilt', async () => {
     for (const damage of [
       (bytes: Buffer) => {
-        bytes[bytes.length - 10] = (bytes[bytes.length - 10] as number) ^ 0x01;
+        const body = bytes.indexOf(0x0a) + 1;
+        const at = body + Math.floor((bytes.indexOf(0x0a, body) - body) / 2);
+        bytes[at] = (bytes[at] as number) ^ 0x01;
         return bytes;
       },
+      // Torn inside the segments (the body line whole): the segments' length tells.
+      (bytes: Buffer) => bytes.subarray(0, bytes.length - 10),
       (bytes: Buffer) => bytes.subarray(0, Math.floor(bytes.length / 2)),
       () => Buffer.from('not json at all'),
       // Still valid JSON of the right shape, with an edited item: only the checksum tells.
@@ -279,6 +284,59 @@ describe('persistent status cache (runtime root)', () => {
       assert.equal(JSON.stringify(again.payload), JSON.stringify(first.payload));
       assert.equal(PersistentCache.open(d.cacheFile).origin, 'loaded', 'rebuilt');
     }
+  });
+
+  it('a flipped byte in any facts segment is never trusted: the facts are read from the index, the answer is the uncached one, and the cache is rewritten', async () => {
+    // Two days later the kept ledger memo no longer holds, so the facts segment is read.
+    const later = fixedClock('2026-11-30T12:00:00Z');
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const pristine = fs.readFileSync(d.cacheFile);
+    const bodyStart = pristine.indexOf(0x0a) + 1;
+    const segmentsStart = pristine.indexOf(0x0a, bodyStart) + 1;
+    const body = JSON.parse(pristine.subarray(bodyStart, segmentsStart - 1).toString('utf8')) as {
+      indexes: Record<string, { facts: [number, number] }>;
+    };
+    const segments = Object.entries(body.indexes).map(([file, record]) => [file, ...record.facts] as const);
+    // The facts as an intact cache gives them.
+    const factsOf = async (file: string): Promise<string> => {
+      const digest = PersistentCache.open(d.cacheFile).indexDigest(
+        file,
+        await fileSystemGoalReader.stat(file),
+        path.dirname(path.dirname(d.registryPath)),
+      );
+      assert.ok(digest !== undefined, 'the index is unchanged: its entry is used');
+      return JSON.stringify(digest.facts);
+    };
+    const facts = new Map<string, string>();
+    for (const [file] of segments) facts.set(file, await factsOf(file));
+    assert.ok(segments.length > 0 && segments.every(([, , length]) => length > 0), 'the demo has a facts segment');
+    const uncached = JSON.stringify((await status(d, false, later)).payload);
+    let flips = 0;
+    for (const [file, offset, length] of segments) {
+      const start = segmentsStart + offset;
+      // Digits stay digits when flipped (0x30 ^ 1 = 0x31): the segment is still valid JSON, only its hash tells.
+      const digits = [...pristine.subarray(start, start + length).keys()].filter((i) => {
+        const byte = pristine[start + i] as number;
+        return byte >= 0x30 && byte <= 0x38;
+      });
+      for (const i of [digits[0], digits[Math.floor(digits.length / 2)], digits[digits.length - 1]]) {
+        assert.ok(i !== undefined);
+        const damaged = Buffer.from(pristine);
+        damaged[start + i] = (damaged[start + i] as number) ^ 0x01;
+        fs.writeFileSync(d.cacheFile, damaged);
+        assert.equal(await factsOf(file), facts.get(file), 'the damaged bytes are not parsed: the index is read');
+        const again = await status(d, true, later);
+        assert.equal(again.disk?.origin, 'loaded', 'the body line is intact: its items are used');
+        assert.equal(JSON.stringify(again.payload), uncached, `byte ${i} of the segment at ${offset}`);
+        // The rewritten file holds the facts as read from the index: they check, and give the same answer.
+        const reread = await status(d, true, later);
+        assert.equal(JSON.stringify(reread.payload), uncached);
+        flips++;
+      }
+    }
+    assert.ok(flips >= 3);
   });
 
   it('a foreign cache (another format, another version) is ignored, and never trusted for an entry', async () => {
@@ -502,5 +560,44 @@ describe('persistent status cache (runtime root)', () => {
     const warmClean = await cli();
     assert.equal(warmClean.stdout, clean.stdout);
     assert.equal(warmClean.stdout, (await cli({ LOOPX_STATUS_CACHE: 'off' })).stdout);
+  });
+
+  it('every object of a warm redacted payload that is marked clean is unchanged by the full redaction (copies of cached parts included)', async () => {
+    const d = demo();
+    // One todo holds a secret (its item is never recorded clean); the other goal parts are clean.
+    const text = fs.readFileSync(d.stateFile, 'utf8');
+    const secret = 'Write notes/index.md listing every note by tag. DB_PASSWORD=hunter2';
+    fs.writeFileSync(d.stateFile, text.replace('Write notes/index.md listing every note by tag.', secret));
+    ageEverything(d);
+    const load = async (): Promise<StatusPayload> =>
+      redactCredentialsShared(
+        await loadStatus({
+          registryPath: d.registryPath,
+          homeDir: d.dir,
+          cache: new GoalStatusCache(),
+          persistentCache: true,
+          redact: true,
+          quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
+        }),
+      );
+    for (const round of ['with a secret', 'clean']) {
+      await load();
+      const warm = await load();
+      const json = JSON.stringify(warm);
+      assert.ok(!json.includes('hunter2'), `${round}: the secret never reaches the answer`);
+      let checked = 0;
+      const visit = (node: unknown, where: string): void => {
+        if (node === null || typeof node !== 'object') return;
+        if (isCredentialClean(node)) {
+          assert.equal(JSON.stringify(redactCredentials(node)), JSON.stringify(node), `${round}: ${where}`);
+          checked++;
+        }
+        for (const [key, child] of Object.entries(node)) visit(child, `${where}.${key}`);
+      };
+      visit(warm, 'payload');
+      assert.ok(checked > 10, `${round}: clean objects were checked (${checked})`);
+      fs.writeFileSync(d.stateFile, text);
+      ageEverything(d);
+    }
   });
 });

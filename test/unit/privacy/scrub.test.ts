@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import {
+  cleanCopyOf,
   containsPrivateData,
   findCredentials,
   isCredentialClean,
@@ -287,5 +288,23 @@ describe('privacy scrubber', () => {
     assert.equal(redactCredentialsShared({ copy: { note: 'DB_PASSWORD=hunter2' } }).copy.note, 'DB_PASSWORD=hunter2');
     const unmarked = { note: 'DB_PASSWORD=hunter3' };
     assert.deepEqual(redactCredentialsShared({ unmarked }), { unmarked: { note: 'DB_PASSWORD=[redacted:password]' } });
+  });
+
+  it('cleanCopyOf marks a copy clean only when its source is known clean', () => {
+    const source = { title: 'Write the notes', id: 't1', nested: { a: 'b' } };
+    redactCredentialsShared(source); // Scanned once: nothing to redact, remembered clean.
+    assert.equal(isCredentialClean(source), true);
+    const copy = cleanCopyOf({ kind: 'todo', title: source.title, nested: source.nested }, source);
+    assert.equal(isCredentialClean(copy), true, 'made of a clean source: not walked again');
+    assert.equal(redactCredentialsShared({ copy }).copy, copy);
+
+    // A source that was never found clean (it holds a secret): the copy is walked, its secret redacted.
+    const secretSource = { title: 'DB_PASSWORD=hunter4' };
+    redactCredentialsShared(secretSource);
+    const fromSecret = cleanCopyOf({ title: secretSource.title }, secretSource);
+    assert.equal(isCredentialClean(fromSecret), false);
+    assert.deepEqual(redactCredentialsShared({ fromSecret }), {
+      fromSecret: { title: 'DB_PASSWORD=[redacted:password]' },
+    });
   });
 });

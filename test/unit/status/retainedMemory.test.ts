@@ -98,7 +98,7 @@ describe('what the status caches keep alive', () => {
     assert.equal(JSON.stringify(entry.digest.facts), expected, 'and are parsed again from their packed bytes');
     // A cache loaded from the file is the same: facts parsed when read, not held.
     const loaded = PersistentCache.open(statusCachePath(path.join(dir, '.loopx', 'runtime')));
-    const digest = loaded.indexDigest(indexFile, (await cache.files.reader.stat(indexFile)) ?? null);
+    const digest = loaded.indexDigest(indexFile, (await cache.files.reader.stat(indexFile)) ?? null, dir);
     assert.ok(digest !== undefined);
     const loadedRef = new WeakRef(digest.facts);
     assert.equal(JSON.stringify(digest.facts), expected);

@@ -25,7 +25,8 @@ import {
   type OperationContext,
   type TodoEditResult,
 } from '../state/todos';
-import { withAgentLease, withCompletionFence, type FenceReceipt, type LeaseResult } from '../leases/taskLeases';
+import { withAgentLease, withCompletionFence, type FenceReceipt } from '../leases/completionFence';
+import type { LeaseResult } from '../leases/verbs';
 import { handoffModeOf, leasePath } from '../leases/store';
 import { compactUtcStamp } from '../runtime/time';
 import { parseStateDocument } from '../state/document';

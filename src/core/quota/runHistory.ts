@@ -18,8 +18,7 @@ import { runIndexPath } from '../runtime/layout';
 
 /**
  * What `quota should-run` (and the turn driver's decision) derive from a goal's run index, kept
- * small: the ledger facts, the newest status run, the newest agent-lane run, the artifact paths of
- * every agent-lane run (their existence is checked on every use: see {@link laneArtifactsExist}), and for each lane
+ * small: the ledger facts, the newest status run, the newest agent-lane run (and each agent's), and for each lane
  * the few newest rows the replan scan can visit. {@link summarizeRunRows} computes it from rows as
  * the reader returns them; {@link mergeRunHistory} joins the summary of appended rows onto an older
  * one and gives the same answer as summarizing all rows at once (when the appended rows are newer).
@@ -48,8 +47,6 @@ export interface RunHistory {
    * compares its own lane run, which need not be the newest lane run of all.
    */
   newest_lane_run_by_agent: RunIndexRow[];
-  /** `[json_path, markdown_path]` of every agent-lane run with an agent id, newest first. */
-  lane_artifacts: [string | null, string | null][];
   /** Newest rows the replan scan does not skip, at most {@link RECENT_LANE_ROWS}: every row. */
   recent_all: RunIndexRow[];
   /** The same per `agent_id`. */
@@ -62,14 +59,12 @@ export function summarizeRunRows(rowsNewestFirst: readonly RunIndexRow[], projec
   let lane: RunIndexRow | null = null;
   const laneByAgent: RunIndexRow[] = [];
   const laneAgents = new Set<string>();
-  const laneArtifacts: [string | null, string | null][] = [];
   const recentAll: RunIndexRow[] = [];
   const recentByAgent = new Map<string, RunIndexRow[]>();
   for (const row of rowsNewestFirst) {
     if (row.progress_scope === 'agent_lane') {
       lane ??= plain(row);
       if (typeof row.agent_id === 'string') {
-        laneArtifacts.push([row.json_path ?? null, row.markdown_path ?? null]);
         if (!laneAgents.has(row.agent_id)) {
           laneAgents.add(row.agent_id);
           laneByAgent.push(plain(row));
@@ -90,7 +85,6 @@ export function summarizeRunRows(rowsNewestFirst: readonly RunIndexRow[], projec
     latest_status_run: latest,
     newest_lane_run: lane,
     newest_lane_run_by_agent: laneByAgent,
-    lane_artifacts: laneArtifacts,
     recent_all: recentAll,
     recent_by_agent: recentByAgent,
   };
@@ -119,7 +113,6 @@ export function mergeRunHistory(newer: RunHistory, older: RunHistory): RunHistor
         (row) => !newer.newest_lane_run_by_agent.some((mine) => mine.agent_id === row.agent_id),
       ),
     ],
-    lane_artifacts: [...newer.lane_artifacts, ...older.lane_artifacts],
     recent_all: [...newer.recent_all, ...older.recent_all].slice(0, RECENT_LANE_ROWS),
     recent_by_agent: recentByAgent,
   };
@@ -159,102 +152,11 @@ export function replanRowsOf(history: RunHistory, agentId: string | null, projec
   return recent.map((row) => withLazyArtifactFlags(row, projectRoot));
 }
 
-/** A folder's identity and change times: any entry created, removed or renamed in it changes them. */
-interface FolderStamp {
-  dev: number;
-  ino: number;
-  mtimeMs: number;
-  ctimeMs: number;
-}
-
-/** How long a folder must have been unchanged before a check of its files is kept (timestamp granularity). */
-export const QUIET_FOLDER_MS = 3_000;
-
-/** Checks of a history's lane artifacts that found every file: the stamps of their folders when they did. */
-const foundArtifacts = new WeakMap<RunHistory, { projectRoot: string; folders?: Map<string, FolderStamp> }>();
-
-/** Files looked at by {@link laneArtifactsExist} (tests: whether a kept check answered). */
-export const laneArtifactLooks = { files: 0 };
-
-function folderStamp(folder: string): FolderStamp | null {
-  const stat = fs.statSync(folder, { throwIfNoEntry: false });
-  return stat === undefined ? null : { dev: stat.dev, ino: stat.ino, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs };
-}
-
-function sameFolderStamp(a: FolderStamp, b: FolderStamp | null): boolean {
-  return b !== null && a.dev === b.dev && a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
-}
-
-/**
- * Whether every agent-lane run's JSON and Markdown record exists now. `quota should-run` no longer reads it (the
- * original's contract health does not count lost lane records: docs/compatibility.md, fourth pass).
- * Checking them one by one is a `stat` per file (8,000 on a goal of 10,000 runs, most of a warm
- * decision). A check that found them all is kept with the stamps of their folders, taken before
- * the files were looked at: a file removed or renamed away since changes its folder's mtime and
- * ctime (and the ctime cannot be set back), so while every folder's stamp is the same, every file
- * is still there. A check is kept only when no file is a symbolic link (its target could go without
- * the folder changing) and every folder had been unchanged for {@link QUIET_FOLDER_MS} (a change
- * within the file system's timestamp granularity could leave the stamp as it was), and only from
- * the second look at the same history on (the first, all a CLI call makes, is the plain check).
- */
-export function laneArtifactsExist(history: RunHistory, projectRoot: string, nowMs = Date.now()): boolean {
-  const kept = foundArtifacts.get(history);
-  const mine = kept !== undefined && kept.projectRoot === projectRoot ? kept : undefined;
-  if (mine?.folders !== undefined) {
-    let unchanged = true;
-    for (const [folder, stamp] of mine.folders)
-      if (!sameFolderStamp(stamp, folderStamp(folder))) {
-        unchanged = false;
-        break;
-      }
-    if (unchanged) return true;
-  }
-  foundArtifacts.delete(history);
-  const files: string[] = [];
-  for (const [json, markdown] of history.lane_artifacts)
-    for (const file of [json, markdown]) {
-      if (file === null || file === '') return false;
-      files.push(path.resolve(projectRoot, file));
-    }
-  if (mine === undefined) {
-    // The first look in this process (a CLI call makes only one): the plain check, the cheapest
-    // per file. A second look at the same history means a long-lived reader: that one is kept.
-    for (const file of files) {
-      laneArtifactLooks.files += 1;
-      if (!fs.existsSync(file)) return false;
-    }
-    foundArtifacts.set(history, { projectRoot });
-    return true;
-  }
-  const folders = new Map<string, FolderStamp | null>();
-  for (const file of files) {
-    const folder = path.dirname(file);
-    if (!folders.has(folder)) folders.set(folder, folderStamp(folder));
-  }
-  let links = false;
-  for (const file of files) {
-    laneArtifactLooks.files += 1;
-    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (stat === undefined) return false;
-    if (stat.isSymbolicLink()) {
-      links = true;
-      if (!fs.existsSync(file)) return false;
-    }
-  }
-  const stamps = new Map<string, FolderStamp>();
-  for (const [folder, stamp] of folders) {
-    if (stamp === null || nowMs - Math.max(stamp.mtimeMs, stamp.ctimeMs) < QUIET_FOLDER_MS) {
-      foundArtifacts.set(history, { projectRoot });
-      return true;
-    }
-    stamps.set(folder, stamp);
-  }
-  foundArtifacts.set(history, links ? { projectRoot } : { projectRoot, folders: stamps });
-  return true;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The incremental reader
+
+/** How long a file must have been unchanged before its stamp alone is trusted (the file system's timestamp granularity). */
+export const QUIET_FOLDER_MS = 3_000;
 
 /** Bytes hashed at each end of the prefix read so far to tell an append from a rewrite. */
 export const STAMP_BYTES = 4096;
@@ -317,7 +219,6 @@ function emptyHistory(): RunHistory {
     latest_status_run: null,
     newest_lane_run: null,
     newest_lane_run_by_agent: [],
-    lane_artifacts: [],
     recent_all: [],
     recent_by_agent: new Map(),
   };

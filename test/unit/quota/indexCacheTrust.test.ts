@@ -195,7 +195,6 @@ function forgeOldCache(ws: Workspace, change: (body: Record<string, unknown>) =>
       facts: { spends: [], voids: [] },
       latest_status_run: null,
       newest_lane_run: null,
-      lane_artifacts: [],
       recent_all: [],
       recent_by_agent: [],
     },

@@ -60,12 +60,14 @@ describe('tier time limit (scripts/time-limit.mjs)', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-timelimit-'));
     dirs.push(dir);
     const pidsFile = path.join(dir, 'pids.json');
-    const result = await limited(3, 'fake-tier', [process.execPath, HANGING_TIER, pidsFile]);
+    // 10 s: the tier starts two Node processes in turn before it writes their pids; on a loaded machine 3 s was not
+    // always enough (the limit fired first and the test failed on the missing pids, not on the limit).
+    const result = await limited(10, 'fake-tier', [process.execPath, HANGING_TIER, pidsFile]);
     assert.match(result.stdout, /tier started/, result.stderr);
     pids = JSON.parse(fs.readFileSync(pidsFile, 'utf8')) as number[];
     assert.equal(pids.length, 4, 'the tier, its child and two grandchildren (one in a session of its own)');
     assert.equal(result.code, 124);
-    assert.match(result.stderr, /TIMEOUT: tier "fake-tier" ran longer than its limit of 3 s; killed its process tree/);
+    assert.match(result.stderr, /TIMEOUT: tier "fake-tier" ran longer than its limit of 10 s; killed its process tree/);
     const running = pids.filter((pid) => !ended(pid));
     assert.deepEqual(running, [], 'every process of the tree has ended');
   });

@@ -846,7 +846,7 @@ export const todoDefer = defineOperation({
       .optional()
       .meta({ placeholder: 'condition' })
       .describe(
-        'when it resumes (required but in the editor, as in the original): todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>',
+        'when it resumes (required on the CLI, as in the original; the editor may defer without one): todo_done:<todo_id>, pr_merged:[owner/repo]#<n> or capacity_available:<capability>',
       ),
   }),
   errorFields: todoErrorFields,

@@ -28,13 +28,13 @@ import {
   goalIdArgument,
   homeDirArgument,
   homeDirOf,
+  libraryEnvironment,
   nowArgument,
   registryPathArgument,
   resolvedPath,
   runtimeRootOverrideArgument,
 } from './libraryArguments';
 import { goalStatusOfItem } from './goalStatusView';
-import { libraryEnvironment } from './libraryArguments';
 import {
   CompactOrchestrationSchema,
   GoalStateSchema,

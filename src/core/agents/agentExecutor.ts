@@ -6,7 +6,8 @@ import { EXECUTOR_PRESETS, ExecutorConfigSchema } from '../executors/config';
 import { refuseCredentials } from '../privacy/refuse';
 import { normalizeAgentId } from '../registry/agentIds';
 import { isRecord } from '../registry/schema';
-import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
+import type { GoalRef } from '../registry/goalRef';
+import { readBackRegistryGoal, updateRegistryGoal } from '../registry/goalWrite';
 
 /**
  * "Configure agent": writes one agent's `coordination.agent_profiles.<agent id>.executor` from a few
@@ -163,8 +164,6 @@ export function buildAgentExecutor(
 }
 
 export interface ConfigureAgentRequest {
-  registryPath: string;
-  goalId: string;
   agentId: string;
   choices: AgentExecutorChoices;
   execute: boolean;
@@ -299,13 +298,17 @@ function previewId(parts: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 24);
 }
 
-export async function configureAgentExecutor(request: ConfigureAgentRequest): Promise<ConfigureAgentResult> {
-  const stored = await readRegistryGoal(request.registryPath, request.goalId);
+/** Previews the executor on `goal` as the operation resolved it, or with `execute` writes it (the registry re-read under its lock) and reads it back. */
+export async function configureAgentExecutor(
+  goal: GoalRef,
+  request: ConfigureAgentRequest,
+): Promise<ConfigureAgentResult> {
+  const stored = goal.rawEntry;
   const base = {
     schema_version: 'loopx_configure_agent_v0' as const,
-    goal_id: request.goalId,
+    goal_id: goal.goalId,
     agent_id: request.agentId,
-    registry: request.registryPath,
+    registry: goal.registryPath,
   };
   const summary = (step: ReturnType<typeof applyExecutor>) => {
     const changed =
@@ -321,7 +324,7 @@ export async function configureAgentExecutor(request: ConfigureAgentRequest): Pr
       isolation_before: step.isolationBefore,
       isolation_after: step.isolationAfter,
       preview_id: previewId({
-        goal: request.goalId,
+        goal: goal.goalId,
         agent: request.agentId,
         before: step.before,
         after: step.after,
@@ -334,15 +337,14 @@ export async function configureAgentExecutor(request: ConfigureAgentRequest): Pr
     return { ...base, ok: true, dry_run: true, ...preview, written: false, verified: false };
   }
   const { written, outcome } = await updateRegistryGoal(
-    request.registryPath,
-    request.goalId,
-    (goal) => {
-      const step = summary(applyExecutor(goal, request.agentId, request.choices));
+    goal,
+    (entry) => {
+      const step = summary(applyExecutor(entry, request.agentId, request.choices));
       return { write: step.changed, outcome: step };
     },
     { clock: request.clock, env: request.env, operation: 'configure-agent', agentId: null },
   );
-  const readback = await readRegistryGoal(request.registryPath, request.goalId);
+  const readback = await readBackRegistryGoal(goal);
   const verified =
     isDeepStrictEqual(executorOf(readback, request.agentId), outcome.after) &&
     isolationOf(readback, request.agentId) === outcome.isolation_after &&
@@ -387,13 +389,17 @@ function applyRemoval(goal: Record<string, unknown>, agentId: string): { removed
   return { removed, registered: registeredAgentsOf(goal) };
 }
 
-export async function removeAgentFromGoal(request: Omit<ConfigureAgentRequest, 'choices'>): Promise<RemoveAgentResult> {
-  const stored = await readRegistryGoal(request.registryPath, request.goalId);
+/** Previews taking the agent off `goal` as the operation resolved it, or with `execute` does it (the registry re-read under its lock) and reads it back. */
+export async function removeAgentFromGoal(
+  goal: GoalRef,
+  request: Omit<ConfigureAgentRequest, 'choices'>,
+): Promise<RemoveAgentResult> {
+  const stored = goal.rawEntry;
   const base = {
     schema_version: 'loopx_remove_agent_v0' as const,
-    goal_id: request.goalId,
+    goal_id: goal.goalId,
     agent_id: request.agentId,
-    registry: request.registryPath,
+    registry: goal.registryPath,
   };
   if (!request.execute) {
     const preview = applyRemoval(structuredClone(stored), request.agentId);
@@ -409,15 +415,14 @@ export async function removeAgentFromGoal(request: Omit<ConfigureAgentRequest, '
     };
   }
   const { written, outcome } = await updateRegistryGoal(
-    request.registryPath,
-    request.goalId,
-    (goal) => {
-      const step = applyRemoval(goal, request.agentId);
+    goal,
+    (entry) => {
+      const step = applyRemoval(entry, request.agentId);
       return { write: step.removed.length > 0, outcome: step };
     },
     { clock: request.clock, env: request.env, operation: 'remove-agent', agentId: null },
   );
-  const readback = await readRegistryGoal(request.registryPath, request.goalId);
+  const readback = await readBackRegistryGoal(goal);
   const verified =
     !registeredAgentsOf(readback).includes(request.agentId) && executorOf(readback, request.agentId) === null;
   return {

@@ -5,7 +5,8 @@ import { LoopxError } from '../errors';
 import { refuseCredentials } from '../privacy/refuse';
 import { isRecord } from '../registry/schema';
 import { agentProfilesAsDict } from './agentExecutor';
-import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
+import type { GoalRef } from '../registry/goalRef';
+import { readBackRegistryGoal, updateRegistryGoal } from '../registry/goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, registeredAgentsForGoal } from '../registry/agentIds';
 import { ExecutorConfigSchema } from '../executors/config';
 import {
@@ -414,8 +415,6 @@ function settingGroup(fieldPath: string): (typeof SETTING_GROUPS)[number] {
 }
 
 export interface ConfigureGoalRequest {
-  registryPath: string;
-  goalId: string;
   changes: GoalConfigChanges;
   execute: boolean;
   clock: Clock;
@@ -435,14 +434,15 @@ export interface ConfigureGoalResult extends GoalConfigDiff {
   verified: boolean;
 }
 
-export async function configureGoal(request: ConfigureGoalRequest): Promise<ConfigureGoalResult> {
-  const stored = await readRegistryGoal(request.registryPath, request.goalId);
+/** Previews the changes on `goal` as the operation resolved it, or with `execute` writes them (the registry re-read under its lock) and reads them back. */
+export async function configureGoal(goal: GoalRef, request: ConfigureGoalRequest): Promise<ConfigureGoalResult> {
+  const stored = goal.rawEntry;
   const previewGoal = structuredClone(stored);
   const preview = applyGoalConfig(previewGoal, request.changes);
   const base = {
     schema_version: 'loopx_configure_goal_v0' as const,
-    goal_id: request.goalId,
-    registry: request.registryPath,
+    goal_id: goal.goalId,
+    registry: goal.registryPath,
   };
   if (!request.execute) {
     return {
@@ -450,7 +450,7 @@ export async function configureGoal(request: ConfigureGoalRequest): Promise<Conf
       ok: true,
       dry_run: true,
       ...preview,
-      preview_id: previewId(request.goalId, preview),
+      preview_id: previewId(goal.goalId, preview),
       orchestration: {
         before: orchestrationSummary(stored['spawn_policy']),
         after: orchestrationSummary(previewGoal['spawn_policy']),
@@ -462,17 +462,16 @@ export async function configureGoal(request: ConfigureGoalRequest): Promise<Conf
 
   let orchestrationBefore = '';
   const { written, outcome } = await updateRegistryGoal(
-    request.registryPath,
-    request.goalId,
-    (goal) => {
-      orchestrationBefore = orchestrationSummary(goal['spawn_policy']);
-      const diff = applyGoalConfig(goal, request.changes);
+    goal,
+    (entry) => {
+      orchestrationBefore = orchestrationSummary(entry['spawn_policy']);
+      const diff = applyGoalConfig(entry, request.changes);
       return { write: diff.changed, outcome: diff };
     },
     { clock: request.clock, env: request.env, operation: 'configure-goal', agentId: null },
   );
 
-  const readback = await readRegistryGoal(request.registryPath, request.goalId);
+  const readback = await readBackRegistryGoal(goal);
   const verified = Object.entries(outcome.after).every(([field, value]) =>
     isDeepStrictEqual(valueAt(readback, field) ?? null, value),
   );
@@ -481,7 +480,7 @@ export async function configureGoal(request: ConfigureGoalRequest): Promise<Conf
     ok: verified,
     dry_run: false,
     ...outcome,
-    preview_id: previewId(request.goalId, outcome),
+    preview_id: previewId(goal.goalId, outcome),
     orchestration: { before: orchestrationBefore, after: orchestrationSummary(readback['spawn_policy']) },
     written,
     verified,

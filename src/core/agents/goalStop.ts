@@ -1,6 +1,7 @@
 import type { Clock } from '../clock';
 import { STOPPED_GOAL_STATUSES } from '../quota/state';
-import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
+import type { GoalRef } from '../registry/goalRef';
+import { readBackRegistryGoal, updateRegistryGoal } from '../registry/goalWrite';
 
 /**
  * The owner's stop flag of a goal: the registry goal's `status`. `stopped` or `paused` make quota
@@ -46,23 +47,22 @@ function statusOf(goal: Record<string, unknown>): string | null {
 }
 
 export interface GoalStopFlagRequest {
-  registryPath: string;
-  goalId: string;
   action: StopFlagAction;
   execute: boolean;
   clock: Clock;
   env: NodeJS.ProcessEnv;
 }
 
-export async function setGoalStopFlag(request: GoalStopFlagRequest): Promise<GoalStopFlagResult> {
+/** Previews the flag on `goal` as the operation resolved it, or with `execute` sets it (the registry re-read under its lock) and reads it back. */
+export async function setGoalStopFlag(goal: GoalRef, request: GoalStopFlagRequest): Promise<GoalStopFlagResult> {
   const base = {
     schema_version: 'loopx_goal_stop_flag_v0' as const,
     action: request.action,
-    goal_id: request.goalId,
-    registry: request.registryPath,
+    goal_id: goal.goalId,
+    registry: goal.registryPath,
   };
   if (!request.execute) {
-    const stored = await readRegistryGoal(request.registryPath, request.goalId);
+    const stored = goal.rawEntry;
     const target = stopFlagTarget(request.action, stored['status']);
     return {
       ...base,
@@ -76,17 +76,16 @@ export async function setGoalStopFlag(request: GoalStopFlagRequest): Promise<Goa
     };
   }
   const { written, outcome } = await updateRegistryGoal(
-    request.registryPath,
-    request.goalId,
-    (goal) => {
-      const before = statusOf(goal);
-      const target = stopFlagTarget(request.action, goal['status']);
-      if (target !== null) goal['status'] = target;
+    goal,
+    (entry) => {
+      const before = statusOf(entry);
+      const target = stopFlagTarget(request.action, entry['status']);
+      if (target !== null) entry['status'] = target;
       return { write: target !== null, outcome: { before, after: target ?? before } };
     },
     { clock: request.clock, env: request.env, operation: `goal-${request.action}`, agentId: null },
   );
-  const readback = statusOf(await readRegistryGoal(request.registryPath, request.goalId));
+  const readback = statusOf(await readBackRegistryGoal(goal));
   const verified = readback === outcome.after;
   return {
     ...base,

@@ -1,12 +1,15 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { syncGlobalRegistry } from '../globalRegistry/sync';
-import { expandHome } from '../registry/locate';
-import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import type { GoalRef, RegistryPlace } from '../registry/goalRef';
+import {
+  globalEntrySourcedFrom,
+  readBackGoalIn,
+  readBackRegistryGoal,
+  updateRegistryGoal,
+} from '../registry/goalWrite';
 import { isRecord } from '../registry/schema';
-import { readRegistryGoal, updateRegistryGoal } from './goalWrite';
 import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList, registeredAgentsForGoal } from '../registry/agentIds';
 
 /**
@@ -14,17 +17,15 @@ import { AGENT_ID_RULE, normalizeAgentId, normalizeAgentIdList, registeredAgents
  * A preview by default; with `execute`, the collision check is repeated inside the registry lock
  * (the race guard), the ids are appended, and the file is read back to verify them.
  *
- * `registerAgentViaGlobal` is the original's route (the CLI's default): the goal is looked up in the
- * global registry, its `source_registry` is written, and that one goal is synced back into the global
- * registry. `registerAgent` writes a registry given directly (the editor's workspace registry, the
- * CLI's `--project-registry`) and syncs the global entry too when it comes from that registry.
+ * The operation resolves the goal (ops/registerAgent.ts): by the original's route (the CLI's default) in
+ * the registry the global registry's `source_registry` names, the goal then synced back into the global
+ * registry; or in a registry given directly (the editor's workspace registry, the CLI's
+ * `--project-registry`), the global entry synced too when it comes from that registry.
  * Unlike the original an invalid id is an error naming the value and the rule, where the original
  * dropped it and answered ok.
  */
 
 export interface RegisterAgentRequest {
-  registryPath: string;
-  goalId: string;
   /** As given; each must be a valid agent id. */
   agentIds: readonly string[];
   /** Refuse when any id is already registered (how a fresh agent claims a new identity). */
@@ -73,13 +74,6 @@ export interface RegistrationReadback {
   global_registered_agents: string[] | null;
 }
 
-/** Where the original's route starts: `<runtime root>/registry.global.json`. */
-export interface GlobalRoute {
-  globalRegistryPath: string;
-  /** What `~` in the entry's `source_registry` stands for. */
-  homeDir: string;
-}
-
 /**
  * Normalizes the requested ids, rejecting (never dropping) one that is not an agent id. Comma lists
  * are split, as the original's help promises (its normalizer dropped such a value whole).
@@ -103,100 +97,32 @@ export function normalizeRequestedAgentIds(values: readonly string[]): string[] 
   return ids;
 }
 
-/**
- * The original's `register-agent`: the goal must be in the global registry with a `source_registry`;
- * that registry is written (under its lock, the collision check repeated inside) and the goal synced
- * back into the global registry, then both are read back. The error texts are the original's.
- */
-export async function registerAgentViaGlobal(
-  request: Omit<RegisterAgentRequest, 'registryPath'>,
-  route: GlobalRoute,
-): Promise<RegisterAgentResult> {
-  const globalPath = route.globalRegistryPath;
-  // The command that writes THIS global registry: plain sync-global writes the one under the project's
-  // own runtime root (common_runtime_root), which this route never reads.
-  const fixArgv = ['sync-global', '--runtime-root', path.dirname(globalPath), '--goal-id', request.goalId];
-  const fix = `loopx ${fixArgv.map(shellWord).join(' ')}`;
-  if (!fs.existsSync(globalPath)) {
-    throw new LoopxError(
-      'global_registry_not_found',
-      `global registry does not exist: ${globalPath}. Create it by running ${fix} in the goal's project folder, or register in the project's own registry with --project-registry.`,
-      { file: globalPath, fix_argv: fixArgv },
-    );
-  }
-  const globalGoal = findRawRegistryGoal(await readRegistry(globalPath), request.goalId);
-  if (globalGoal === undefined) {
-    throw new LoopxError(
-      'goal_not_found',
-      `goal_id not found in global registry: ${request.goalId} (${globalPath}). Add it by running ${fix} in the goal's project folder, or use --project-registry.`,
-      { file: globalPath, goal_id: request.goalId, fix_argv: fixArgv },
-    );
-  }
-  const source = globalGoal['source_registry'];
-  if (typeof source !== 'string' || source.trim() === '') {
-    throw new LoopxError(
-      'source_registry_missing',
-      `${request.goalId}: global registry entry has no source_registry; use configure-goal with an explicit --registry instead of connect`,
-      { file: globalPath, goal_id: request.goalId, field: 'source_registry' },
-    );
-  }
-  const sourcePath = path.resolve(path.dirname(globalPath), expandHome(source.trim(), route.homeDir));
-  return registerAgent({ ...request, registryPath: sourcePath }, { globalRegistryPath: globalPath, always: true });
-}
-
-/** A command-line word as a POSIX shell reads it: quoted only when it has to be. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * Whether the global registry's entry for the goal was synced from this registry (so a registration
- * written here should be synced there too).
- */
-async function globalEntryComesFrom(globalPath: string, goalId: string, registryPath: string, homeDir: string) {
-  if (!fs.existsSync(globalPath)) return false;
-  let goal: Record<string, unknown> | undefined;
-  try {
-    goal = findRawRegistryGoal(await readRegistry(globalPath), goalId);
-  } catch {
-    return false; // an unreadable global registry is not ours to repair here; sync-global reports it
-  }
-  const source = goal?.['source_registry'];
-  if (typeof source !== 'string' || source.trim() === '') return false;
-  const resolved = path.resolve(path.dirname(globalPath), expandHome(source.trim(), homeDir));
-  return realPath(resolved) === realPath(registryPath);
-}
-
-function realPath(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
-}
-
-/** How a registration written directly relates to the global registry. */
+/** How a registration written directly relates to the global registry (located by the operation). */
 export interface GlobalSyncTarget {
-  globalRegistryPath: string;
+  global: RegistryPlace;
   /** Sync even when the global entry does not name this registry (the global route itself). */
   always?: boolean;
-  homeDir?: string;
 }
 
+/**
+ * Previews the registration on `goal` as the operation resolved it (the located registry, or the source
+ * registry the global one names), or with `execute` writes it (the collision check repeated under the
+ * registry lock), syncs the goal into the global registry when it comes from there, and reads both back.
+ */
 export async function registerAgent(
+  goal: GoalRef,
   request: RegisterAgentRequest,
   globalTarget?: GlobalSyncTarget,
 ): Promise<RegisterAgentResult> {
   const agentIds = normalizeRequestedAgentIds(request.agentIds);
-  const goal = await readRegistryGoal(request.registryPath, request.goalId);
-  const preview = planRegistration(goal, agentIds, request.requireNew);
+  const preview = planRegistration(goal.rawEntry, agentIds, request.requireNew);
   const base = {
     schema_version: 'loopx_agent_registration_v0' as const,
-    goal_id: request.goalId,
-    registry: request.registryPath,
+    goal_id: goal.goalId,
+    registry: goal.registryPath,
     agent_ids: agentIds,
-    source_registry: request.registryPath,
-    global_registry: globalTarget?.always === true ? globalTarget.globalRegistryPath : null,
+    source_registry: goal.registryPath,
+    global_registry: globalTarget?.always === true ? globalTarget.global.registryPath : null,
     global_sync: { enabled: request.execute && globalTarget?.always === true, wrote: false, action: null },
   };
 
@@ -218,8 +144,7 @@ export async function registerAgent(
   }
 
   const { written, outcome } = await updateRegistryGoal(
-    request.registryPath,
-    request.goalId,
+    goal,
     (lockedGoal) => {
       // Re-checked inside the lock: another process may have registered the same id since the preview.
       const plan = planRegistration(lockedGoal, agentIds, request.requireNew);
@@ -235,35 +160,29 @@ export async function registerAgent(
   const syncBack =
     written &&
     globalTarget !== undefined &&
-    (globalTarget.always === true ||
-      (await globalEntryComesFrom(
-        globalTarget.globalRegistryPath,
-        request.goalId,
-        request.registryPath,
-        globalTarget.homeDir ?? '',
-      )));
+    (globalTarget.always === true || (await globalEntrySourcedFrom(globalTarget.global, goal)));
   if (syncBack) {
     // The original syncs the one goal back into the global registry that named its source; the sync reads
     // the project goal inside the global lock, so of two racing registrations the later state wins there too.
     const sync = await syncGlobalRegistry({
-      projectRegistryPath: request.registryPath,
-      globalRegistryPath: globalTarget.globalRegistryPath,
-      goalIds: [request.goalId],
+      projectRegistryPath: goal.registryPath,
+      globalRegistryPath: globalTarget.global.registryPath,
+      goalIds: [goal.goalId],
       allowRouteReplacement: false,
       dryRun: false,
       clock: request.clock,
-      runtimeRoot: path.dirname(path.resolve(globalTarget.globalRegistryPath)),
+      runtimeRoot: path.dirname(path.resolve(globalTarget.global.registryPath)),
       lock: { env: request.env, agentId: agentIds[0] ?? null },
     });
-    globalRegistry = globalTarget.globalRegistryPath;
+    globalRegistry = globalTarget.global.registryPath;
     globalSync = { enabled: true, wrote: sync.written, action: sync.goals[0]?.action ?? null };
   }
 
-  const readback = registeredAgentsForGoal(await readRegistryGoal(request.registryPath, request.goalId));
+  const readback = registeredAgentsForGoal(await readBackRegistryGoal(goal));
   const globalReadback =
-    globalRegistry === null || !written
+    globalRegistry === null || !written || globalTarget === undefined
       ? null
-      : registeredAgentsForGoal(await readRegistryGoal(globalRegistry, request.goalId));
+      : registeredAgentsForGoal(await readBackGoalIn(globalTarget.global, goal.goalId));
   // Our ids must be in both. The two lists may differ by a registration running at the same time
   // (its write is in the project registry, its sync not yet in the global one): that is not ours to verify.
   const missing = agentIds.filter((id) => !readback.includes(id));
@@ -275,7 +194,7 @@ export async function registerAgent(
         error_kind: 'agent_registration_unverified' as const,
         error_code: 'agent_registration_unverified' as const,
         error: [
-          missing.length > 0 ? `${missing.join(', ')} not found in ${request.registryPath} after the write` : '',
+          missing.length > 0 ? `${missing.join(', ')} not found in ${goal.registryPath} after the write` : '',
           missingGlobal.length > 0
             ? `${missingGlobal.join(', ')} not found in the global registry ${globalRegistry ?? ''} after the sync`
             : '',

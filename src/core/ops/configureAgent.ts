@@ -11,7 +11,7 @@ import {
 import { ENV_NAME_PATTERN } from '../executors/process';
 import { agentIdArg, goalIdArg, nothingWrittenFields } from './common';
 import { checkLanesForCleanup, cleanUpLanes, lanesOnDisk, type LaneCleanup } from '../lanes/cleanup';
-import { locateRegistryOf, resolveRegistry } from './goalHandle';
+import { goalToWrite, resolveGoalToWrite, resolveRegistry } from './goalHandle';
 import { defineOperation } from './operation';
 
 export {
@@ -78,10 +78,8 @@ export const configureAgent = defineOperation({
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<ConfigureAgentResult> =>
-    configureAgentExecutor({
-      registryPath: locateRegistryOf(env).path,
-      goalId: args.goalId,
+  run: async (args, env): Promise<ConfigureAgentResult> =>
+    configureAgentExecutor(await resolveGoalToWrite(env, args.goalId), {
       agentId: args.agentId,
       choices: {
         preset: args.preset,
@@ -124,9 +122,7 @@ export const removeAgent = defineOperation({
     const registry = await resolveRegistry(env);
     const lanes = lanesOnDisk(registry.runtimeRoot, args.goalId.trim()).filter((lane) => lane.agentId === args.agentId);
     const statuses = await checkLanesForCleanup(lanes, args, `removing agent ${args.agentId}`, env.env);
-    const result = await removeAgentFromGoal({
-      registryPath: locateRegistryOf(env).path,
-      goalId: args.goalId,
+    const result = await removeAgentFromGoal(goalToWrite(registry, args.goalId), {
       agentId: args.agentId,
       execute: args.execute,
       clock: env.clock,

@@ -6,7 +6,7 @@ import {
   type GoalConfigInput,
 } from '../agents/goalConfig';
 import { goalIdArg } from './common';
-import { locateRegistryOf } from './goalHandle';
+import { resolveGoalToWrite } from './goalHandle';
 import { defineOperation } from './operation';
 import { isLoopxError, LoopxError } from '../errors';
 import * as path from 'node:path';
@@ -94,11 +94,10 @@ export const configureGoal = defineOperation({
   applySwitch: { argument: 'execute', applyWhen: true },
   run: async (args, env): Promise<ConfigureGoalResult & { global_sync?: GlobalSyncOutcome }> => {
     const changes = refuseAsConfig(() => parseGoalConfigChanges(configInput(args)));
-    const registryPath = locateRegistryOf(env).path;
     try {
-      const result = await configureGoalEntry({
-        registryPath,
-        goalId: args.goalId,
+      const goal = await resolveGoalToWrite(env, args.goalId);
+      const registryPath = goal.registryPath;
+      const result = await configureGoalEntry(goal, {
         changes,
         execute: args.execute,
         clock: env.clock,

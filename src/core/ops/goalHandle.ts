@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
@@ -12,6 +13,7 @@ import {
 import type { QuotaGoal } from '../quota/goal';
 import { quotaGoalOfRef } from '../goal/ref';
 import type { GoalRef, RegistryPlace } from '../registry/goalRef';
+import { goalMissing, registryMissing } from '../registry/goalWrite';
 import { findRawRegistryGoal, readRegistry, registryGoals } from '../registry/read';
 import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
@@ -83,6 +85,43 @@ export async function resolveRegistry(env: OperationEnvironment): Promise<Resolv
 export async function resolveGoal(env: OperationEnvironment, goalId: string): Promise<ResolvedGoal> {
   const id = checkGoalIdSegment(goalId);
   return goalOf(await resolveRegistry(env), id);
+}
+
+/**
+ * `resolveGoal` as the registry writers answer it (configure-goal, configure-agent, remove-agent,
+ * register-agent, goal pause/resume; `registry/goalWrite.ts`): the registry `at` (default: the located
+ * one), a missing file `registry_not_found`, an unknown goal `goal_not_found` listing the
+ * goals. The writers change the goal through `updateRegistryGoal`, which re-reads it under the lock.
+ */
+export async function resolveGoalToWrite(
+  env: OperationEnvironment,
+  goalId: string,
+  at: Pick<LocatedRegistry, 'path' | 'source'> = locateRegistryOf(env),
+): Promise<ResolvedGoal> {
+  const registryPath = at.path;
+  if (!fs.existsSync(registryPath)) throw registryMissing(registryPath);
+  const document = await readRegistry(registryPath);
+  const registry: ResolvedRegistry = {
+    registryPath,
+    source: at.source,
+    projectRoot: registryProjectRoot(registryPath),
+    runtimeRoot: resolveRuntimeRoot({
+      registryPath,
+      registry: document,
+      override: env.runtimeRootOverride,
+      homeDir: env.homeDir,
+    }),
+    homeDir: env.homeDir,
+    document,
+  };
+  return goalToWrite(registry, goalId);
+}
+
+/** `goalOf` with the registry writers' `goal_not_found` (every goal id listed): see `resolveGoalToWrite`. */
+export function goalToWrite(registry: ResolvedRegistry, goalId: string): ResolvedGoal {
+  if (findRawRegistryGoal(registry.document, goalId) === undefined)
+    throw goalMissing(registry, goalId, registry.document);
+  return goalOf(registry, goalId);
 }
 
 /** The handle of one goal of an already resolved registry (no further reads). */

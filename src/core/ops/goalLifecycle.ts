@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isStoppedStatus, setGoalStopFlag } from '../agents/goalStop';
 import { goalIdArg } from './common';
-import { locateRegistryOf } from './goalHandle';
+import { resolveGoalToWrite } from './goalHandle';
 import { defineOperation } from './operation';
 
 /**
@@ -64,9 +64,7 @@ export const goalLifecycle = defineOperation({
     written: false,
   }),
   run: async (args, env): Promise<GoalLifecycleResult> => {
-    const flag = await setGoalStopFlag({
-      registryPath: locateRegistryOf(env).path,
-      goalId: args.goalId,
+    const flag = await setGoalStopFlag(await resolveGoalToWrite(env, args.goalId), {
       action: args.operation === 'stop' ? 'pause' : 'resume',
       execute: args.execute,
       clock: env.clock,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { setGoalStopFlag, type GoalStopFlagResult } from '../agents/goalStop';
 import { goalIdArg } from './common';
-import { locateRegistryOf } from './goalHandle';
+import { resolveGoalToWrite } from './goalHandle';
 import { defineOperation } from './operation';
 
 /**
@@ -15,10 +15,8 @@ export const pauseGoal = defineOperation({
     execute: z.boolean().default(false).describe('write the registry (default: preview only)'),
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
-  run: (args, env): Promise<GoalStopFlagResult> =>
-    setGoalStopFlag({
-      registryPath: locateRegistryOf(env).path,
-      goalId: args.goalId,
+  run: async (args, env): Promise<GoalStopFlagResult> =>
+    setGoalStopFlag(await resolveGoalToWrite(env, args.goalId), {
       action: 'pause',
       execute: args.execute,
       clock: env.clock,

@@ -1,15 +1,19 @@
 import { z } from 'zod';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  normalizeRequestedAgentIds,
   registerAgent as registerAgentIds,
-  registerAgentViaGlobal,
   type RegisterAgentResult,
 } from '../agents/registration';
+import { LoopxError } from '../errors';
 import { AGENT_ID_RULE, normalizeAgentId } from '../registry/agentIds';
-import { GLOBAL_REGISTRY_FILE_NAME, resolveRuntimeRoot } from '../registry/locate';
+import type { RegistryPlace } from '../registry/goalRef';
+import { expandHome, GLOBAL_REGISTRY_FILE_NAME, registryProjectRoot, resolveRuntimeRoot } from '../registry/locate';
+import { findRawRegistryGoal } from '../registry/read';
 import { goalIdArg } from './common';
-import { locateRegistryOf } from './goalHandle';
-import { defineOperation } from './operation';
+import { resolveGoalToWrite, resolveRegistry } from './goalHandle';
+import { defineOperation, type OperationEnvironment } from './operation';
 
 /**
  * `register-agent` ("Register Agent…"): previews, or with `execute` adds and reads back, agent ids
@@ -44,9 +48,8 @@ export const registerAgent = defineOperation({
   }),
   applySwitch: { argument: 'execute', applyWhen: true },
   // An invalid id is a refused operation (exit 1, `agent_id_invalid`), never a silent drop.
-  run: (args, env): Promise<RegisterAgentResult> => {
+  run: async (args, env): Promise<RegisterAgentResult> => {
     const request = {
-      goalId: args.goalId,
       agentIds: args.agentId,
       requireNew: args.requireNew,
       execute: args.execute,
@@ -58,11 +61,22 @@ export const registerAgent = defineOperation({
       resolveRuntimeRoot({ override: env.runtimeRootOverride, homeDir: env.homeDir, cwd: env.cwd }),
       GLOBAL_REGISTRY_FILE_NAME,
     );
-    if (!args.projectRegistry) return registerAgentViaGlobal(request, { globalRegistryPath, homeDir: env.homeDir });
-    return registerAgentIds(
-      { ...request, registryPath: locateRegistryOf(env).path },
-      { globalRegistryPath, homeDir: env.homeDir },
-    );
+    const global: RegistryPlace = {
+      registryPath: globalRegistryPath,
+      source: 'global',
+      projectRoot: registryProjectRoot(globalRegistryPath),
+      runtimeRoot: path.dirname(path.resolve(globalRegistryPath)),
+      homeDir: env.homeDir,
+    };
+    // As before the goal was resolved here: the route through the global registry is checked first, then
+    // the ids (an invalid one refused before the registry written is read), then the goal in that registry.
+    const sourcePath = args.projectRegistry
+      ? null
+      : await sourceRegistryViaGlobal(env, args.goalId, globalRegistryPath);
+    normalizeRequestedAgentIds(args.agentId);
+    if (sourcePath === null) return registerAgentIds(await resolveGoalToWrite(env, args.goalId), request, { global });
+    const goal = await resolveGoalToWrite(env, args.goalId, { path: sourcePath, source: 'global' });
+    return registerAgentIds(goal, request, { global, always: true });
   },
   errorFields: (input) => ({
     dry_run: input['execute'] !== true,
@@ -71,6 +85,47 @@ export const registerAgent = defineOperation({
     written: false,
   }),
 });
+
+/**
+ * The original's route: the goal must be in the global registry with a `source_registry`, the registry
+ * written (the goal is resolved there). The error texts are the original's.
+ */
+async function sourceRegistryViaGlobal(env: OperationEnvironment, goalId: string, globalPath: string): Promise<string> {
+  // The command that writes THIS global registry: plain sync-global writes the one under the project's
+  // own runtime root (common_runtime_root), which this route never reads.
+  const fixArgv = ['sync-global', '--runtime-root', path.dirname(globalPath), '--goal-id', goalId];
+  const fix = `loopx ${fixArgv.map(shellWord).join(' ')}`;
+  if (!fs.existsSync(globalPath)) {
+    throw new LoopxError(
+      'global_registry_not_found',
+      `global registry does not exist: ${globalPath}. Create it by running ${fix} in the goal's project folder, or register in the project's own registry with --project-registry.`,
+      { file: globalPath, fix_argv: fixArgv },
+    );
+  }
+  const globalRegistry = await resolveRegistry({ ...env, registryPath: globalPath });
+  const globalGoal = findRawRegistryGoal(globalRegistry.document, goalId);
+  if (globalGoal === undefined) {
+    throw new LoopxError(
+      'goal_not_found',
+      `goal_id not found in global registry: ${goalId} (${globalPath}). Add it by running ${fix} in the goal's project folder, or use --project-registry.`,
+      { file: globalPath, goal_id: goalId, fix_argv: fixArgv },
+    );
+  }
+  const source = globalGoal['source_registry'];
+  if (typeof source !== 'string' || source.trim() === '') {
+    throw new LoopxError(
+      'source_registry_missing',
+      `${goalId}: global registry entry has no source_registry; use configure-goal with an explicit --registry instead of connect`,
+      { file: globalPath, goal_id: goalId, field: 'source_registry' },
+    );
+  }
+  return path.resolve(path.dirname(globalPath), expandHome(source.trim(), env.homeDir));
+}
+
+/** A command-line word as a POSIX shell reads it: quoted only when it has to be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
 
 /** Why a typed agent id cannot be registered, or null when it can (for prompts that check as people type). */
 export function agentIdProblem(value: string): string | null {

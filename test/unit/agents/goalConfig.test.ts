@@ -8,7 +8,7 @@ import {
 } from '../../../src/core/agents/goalConfig';
 import { fixedClock } from '../../../src/core/clock';
 import { LoopxError } from '../../../src/core/errors';
-import { connectedProject, goalOf } from './helpers';
+import { connectedProject, goalOf, goalRefOf } from './helpers';
 
 const clock = fixedClock('2026-01-15T10:00:00Z');
 
@@ -117,9 +117,7 @@ describe('configure-goal', () => {
       exploreHarnessProfile: 'generic',
     });
 
-    const preview = await configureGoal({
-      registryPath: registry,
-      goalId: 'g',
+    const preview = await configureGoal(await goalRefOf(registry), {
       changes,
       execute: false,
       clock,
@@ -134,9 +132,7 @@ describe('configure-goal', () => {
     assert.match(preview.preview_id, /^[0-9a-f]{24}$/);
     assert.equal(fs.readFileSync(registry, 'utf8'), before);
 
-    const applied = await configureGoal({
-      registryPath: registry,
-      goalId: 'g',
+    const applied = await configureGoal(await goalRefOf(registry), {
       changes,
       execute: true,
       clock,
@@ -157,9 +153,7 @@ describe('configure-goal', () => {
     assert.deepEqual(goal['spawn_policy'], { allowed: true, max_children: 3, explore_harness: { profile: 'generic' } });
     assert.deepEqual(goal['x_unknown'], [1, 2]);
 
-    const again = await configureGoal({
-      registryPath: registry,
-      goalId: 'g',
+    const again = await configureGoal(await goalRefOf(registry), {
       changes,
       execute: true,
       clock: fixedClock('2026-02-01T00:00:00Z'),

@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fixedClock } from '../../../src/core/clock';
+import { resolveGoalToWrite, type ResolvedGoal } from '../../../src/core/ops/goalHandle';
 import { tempDir } from '../../support/tempDir';
 export { tempDir } from '../../support/tempDir';
 
@@ -45,4 +47,13 @@ export function goalOf(registryFile: string, goalId = 'g'): Record<string, unkno
   const goal = goals.find((entry) => entry['id'] === goalId);
   if (!goal) throw new Error(`no goal ${goalId}`);
   return goal;
+}
+
+/** The goal as the registry writers' operations resolve it (`resolveGoalToWrite`), for calling the writers directly. */
+export function goalRefOf(registryFile: string, goalId = 'g'): Promise<ResolvedGoal> {
+  const project = path.dirname(path.dirname(registryFile));
+  return resolveGoalToWrite(
+    { cwd: project, env: {}, clock: fixedClock('2026-01-15T10:00:00Z'), homeDir: project, registryPath: registryFile },
+    goalId,
+  );
 }

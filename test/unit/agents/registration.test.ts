@@ -6,16 +6,14 @@ import { registerAgent } from '../../../src/core/agents/registration';
 import { fixedClock } from '../../../src/core/clock';
 import { LoopxError } from '../../../src/core/errors';
 import { startTogether } from '../../support/barrier';
-import { connectedProject, goalOf, readJson } from './helpers';
+import { connectedProject, goalOf, goalRefOf, readJson } from './helpers';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const clock = fixedClock('2026-01-15T10:00:00Z');
 const CLI_BEHIND_BARRIER = path.join(repoRoot, 'test', 'unit', 'fs', 'workers', 'cliBehindBarrier.ts');
 
-function request(registryPath: string, agentIds: string[], extra: { requireNew?: boolean; execute?: boolean } = {}) {
+function request(agentIds: string[], extra: { requireNew?: boolean; execute?: boolean } = {}) {
   return {
-    registryPath,
-    goalId: 'g',
     agentIds,
     requireNew: extra.requireNew ?? false,
     execute: extra.execute ?? false,
@@ -54,7 +52,7 @@ describe('register-agent', () => {
   it('previews by default and writes nothing', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['codex-existing'] } });
     const before = fs.readFileSync(registry, 'utf8');
-    const result = await registerAgent(request(registry, ['Codex Fresh']));
+    const result = await registerAgent(await goalRefOf(registry), request(['Codex Fresh']));
     assert.equal(result.ok, true);
     assert.equal(result.dry_run, true);
     assert.equal(result.changed, true);
@@ -69,7 +67,10 @@ describe('register-agent', () => {
       registered_agents: ['legacy-top'],
       coordination: { registered_agents: ['codex-existing'], note: 'keep' },
     });
-    const result = await registerAgent(request(registry, ['codex-fresh', 'legacy-top'], { execute: true }));
+    const result = await registerAgent(
+      await goalRefOf(registry),
+      request(['codex-fresh', 'legacy-top'], { execute: true }),
+    );
     assert.equal(result.ok, true);
     assert.deepEqual([result.changed, result.written, result.verified], [true, true, true]);
     assert.deepEqual(result.added, ['codex-fresh']);
@@ -94,14 +95,17 @@ describe('register-agent', () => {
   it('is a verified no-op when every id is already registered', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['a'] } });
     const before = fs.readFileSync(registry, 'utf8');
-    const result = await registerAgent(request(registry, ['A'], { execute: true }));
+    const result = await registerAgent(await goalRefOf(registry), request(['A'], { execute: true }));
     assert.deepEqual([result.ok, result.changed, result.written, result.verified], [true, false, false, true]);
     assert.equal(fs.readFileSync(registry, 'utf8'), before);
   });
 
   it('refuses an already registered id with --require-new', async () => {
     const { registry } = connectedProject({ coordination: { registered_agents: ['codex-existing'] } });
-    const result = await registerAgent(request(registry, ['codex-existing'], { requireNew: true, execute: true }));
+    const result = await registerAgent(
+      await goalRefOf(registry),
+      request(['codex-existing'], { requireNew: true, execute: true }),
+    );
     assert.equal(result.ok, false);
     assert.equal(result.error_kind, 'agent_identity_already_registered');
     assert.deepEqual([result.changed, result.written], [false, false]);
@@ -110,23 +114,23 @@ describe('register-agent', () => {
   it('case 7 (fixed): reports an invalid id with the value and the rule instead of dropping it', async () => {
     const { registry } = connectedProject();
     const before = fs.readFileSync(registry, 'utf8');
-    await assert.rejects(registerAgent(request(registry, ['9bad'], { execute: true })), (error: unknown) => {
-      assert.ok(error instanceof LoopxError);
-      assert.equal(error.code, 'agent_id_invalid');
-      assert.match(error.message, /--agent-id '9bad' is not a valid agent id: an agent id starts with a letter a-z/);
-      assert.equal(error.details['value'], '9bad');
-      return true;
-    });
+    await assert.rejects(
+      registerAgent(await goalRefOf(registry), request(['9bad'], { execute: true })),
+      (error: unknown) => {
+        assert.ok(error instanceof LoopxError);
+        assert.equal(error.code, 'agent_id_invalid');
+        assert.match(error.message, /--agent-id '9bad' is not a valid agent id: an agent id starts with a letter a-z/);
+        assert.equal(error.details['value'], '9bad');
+        return true;
+      },
+    );
     assert.equal(fs.readFileSync(registry, 'utf8'), before);
   });
 
-  it('names a missing registry or goal', async () => {
+  it('names a missing registry or goal (the goal resolved for the write)', async () => {
     const { registry, project } = connectedProject();
-    await assert.rejects(registerAgent(request(path.join(project, 'nope.json'), ['a'])), /nope\.json does not exist/);
-    await assert.rejects(
-      registerAgent({ ...request(registry, ['a']), goalId: 'zz' }),
-      /goal 'zz' is not in .*; goals: g/,
-    );
+    await assert.rejects(goalRefOf(path.join(project, 'nope.json')), /nope\.json does not exist/);
+    await assert.rejects(goalRefOf(registry, 'zz'), /goal 'zz' is not in .*; goals: g/);
   });
 
   it('case 7: two processes registering the same new id at once (behind a start barrier, 8 rounds): exactly one wins', async function () {

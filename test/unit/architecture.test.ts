@@ -53,15 +53,6 @@ const ALLOWED_CORE = [
  * should take a `GoalRef` or a loaded `GoalSnapshot`). Shrink this list; never grow it.
  */
 const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
-  'agents/agentExecutor.ts: configureAgentExecutor',
-  'agents/goalConfig.ts: configureGoal',
-  'agents/goalStop.ts: setGoalStopFlag',
-  'agents/goalWrite.ts: goalMissing',
-  'agents/goalWrite.ts: readRegistryGoal',
-  'agents/goalWrite.ts: updateRegistryGoal',
-  'agents/onboarding.ts: buildOnboardingPacket',
-  'agents/onboarding.ts: inspectProjectConnection',
-  'agents/registration.ts: registerAgent',
   'lanes/lane.ts: commitLaneTurn',
   'lanes/lane.ts: ensureLane',
   'lanes/lane.ts: laneHead',
@@ -89,9 +80,6 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
 const GOAL_READER_HOMES = ['registry/', 'state/', 'runtime/', 'quota/', 'leases/', 'goal/'];
 /** Code outside the loader and the stores that still imports a goal-file reader (issue 31). Shrink this list; never grow it. */
 const GOAL_READER_OFFENDERS: readonly string[] = [
-  'agents/goalWrite.ts -> readRegistry',
-  'agents/onboarding.ts -> readRegistry',
-  'agents/registration.ts -> readRegistry',
   'globalRegistry/sync.ts -> readRegistry',
   'ops/goalHandle.ts -> readRegistry',
   'ops/heartbeat.ts -> readGoalRuns',

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { isLoopxError, errorMessage } from '../errors';
 import { slugify } from '../registry/goalId';
 import { resolveStateFile } from '../registry/locate';
-import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import { findRawRegistryGoal } from '../registry/read';
 import { isRecord } from '../registry/schema';
 import type { AgentTypeEntry } from './agentTypes';
 import {
@@ -45,8 +45,8 @@ export interface OnboardingRequest {
   agentType: AgentTypeEntry;
   /** Absolute project directory. */
   project: string;
-  /** Absolute path of the registry to inspect (normally `<project>/.loopx/registry.json`). */
-  registryPath: string;
+  /** The registry to inspect (normally `<project>/.loopx/registry.json`), as the operation read it. */
+  registry: ProjectRegistryRead;
   goalId?: string | undefined;
   agentId?: string | undefined;
   homeDir: string;
@@ -91,26 +91,33 @@ export function inferGoalId(projectDir: string): string {
   return slug === '' ? 'project-goal' : `${slug}-goal`;
 }
 
-/** Classifies how far a project is connected to LoopX for one goal; never throws on a bad registry. */
-export async function inspectProjectConnection(
-  registryPath: string,
+/**
+ * A project's registry as the operation read it (once): absent, read, or unreadable with the error its
+ * read threw. Onboarding classifies all three; it never fails on a bad registry.
+ */
+export type ProjectRegistryRead = { path: string } & (
+  { exists: false } | { exists: true; document: Record<string, unknown> } | { exists: true; error: unknown }
+);
+
+/** Classifies how far a project is connected to LoopX for one goal (of the registry as read); never throws on a bad registry. */
+export function inspectProjectConnection(
+  read: ProjectRegistryRead,
   goalId: string,
   homeDir: string,
-): Promise<{ connection: ProjectConnection; goal: Record<string, unknown> | null }> {
+): { connection: ProjectConnection; goal: Record<string, unknown> | null } {
+  const registryPath = read.path;
   const connection: ProjectConnection = {
     status: 'not_connected',
     registry: registryPath,
-    registry_exists: fs.existsSync(registryPath),
+    registry_exists: read.exists,
     goal_found: false,
     state_file: null,
     state_file_exists: false,
   };
-  if (!connection.registry_exists) return { connection, goal: null };
+  if (!read.exists) return { connection, goal: null };
 
-  let registry: Record<string, unknown>;
-  try {
-    registry = await readRegistry(registryPath);
-  } catch (error) {
+  if ('error' in read) {
+    const error = read.error;
     const details = isLoopxError(error) ? error.details : {};
     connection.status = 'registry_invalid';
     connection.error = {
@@ -121,6 +128,7 @@ export async function inspectProjectConnection(
     };
     return { connection, goal: null };
   }
+  const registry = read.document;
   const goals = registry['goals'];
   if (
     goals !== undefined &&
@@ -171,11 +179,11 @@ const HOW_BY_HOST_KIND: Readonly<Record<AgentTypeEntry['host_kind'], string>> = 
     'Before each bounded turn, run the quota guard and follow its decision; write back before spending the slot.',
 };
 
-/** Builds the onboarding packet. Reads the registry (and checks the state file exists); writes nothing. */
+/** Builds the onboarding packet from the registry as read (and checks the state file exists); writes nothing. */
 export async function buildOnboardingPacket(request: OnboardingRequest): Promise<OnboardingPacket> {
   const explicitGoalId = request.goalId?.trim() ?? '';
   const goalId = explicitGoalId !== '' ? explicitGoalId : inferGoalId(request.project);
-  const { connection, goal } = await inspectProjectConnection(request.registryPath, goalId, request.homeDir);
+  const { connection, goal } = inspectProjectConnection(request.registry, goalId, request.homeDir);
   const identity = evaluateIdentityGate({
     goalId,
     registeredAgents: goal === null ? [] : registeredAgentsForGoal(goal),

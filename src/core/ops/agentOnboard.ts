@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import {
@@ -7,8 +8,9 @@ import {
   originalAgentTypeRows,
   resolveAgentType,
 } from '../agents/agentTypes';
-import { buildOnboardingPacket, type OnboardingPacket } from '../agents/onboarding';
+import { buildOnboardingPacket, type OnboardingPacket, type ProjectRegistryRead } from '../agents/onboarding';
 import { locateRegistry } from '../registry/locate';
+import { resolveRegistry } from './goalHandle';
 import { defineOperation } from './operation';
 
 /**
@@ -93,10 +95,17 @@ export const agentOnboard = defineOperation({
       homeDir: env.homeDir,
       globalFallback: false,
     });
+    // Read once; a registry that cannot be read is what onboarding reports (registry_invalid), not an error.
+    const read: ProjectRegistryRead = !fs.existsSync(registry.path)
+      ? { path: registry.path, exists: false }
+      : await resolveRegistry({ ...env, registryPath: registry.path }).then(
+          (resolved) => ({ path: registry.path, exists: true, document: resolved.document }),
+          (error: unknown) => ({ path: registry.path, exists: true, error }),
+        );
     return buildOnboardingPacket({
       agentType: resolution.entry,
       project,
-      registryPath: registry.path,
+      registry: read,
       goalId: args.goalId,
       agentId: args.agentId,
       homeDir: env.homeDir,

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { resolveAgentType, type AgentTypeEntry } from '../../../src/core/agents/agentTypes';
-import { buildOnboardingPacket, inferGoalId } from '../../../src/core/agents/onboarding';
+import {
+  buildOnboardingPacket,
+  inferGoalId,
+  type OnboardingPacket,
+  type ProjectRegistryRead,
+} from '../../../src/core/agents/onboarding';
+import { fixedClock } from '../../../src/core/clock';
+import { agentOnboard } from '../../../src/core/ops/agentOnboard';
+import { runOperation } from '../../../src/core/ops/run';
+import { readRegistry } from '../../../src/core/registry/read';
 import { connectedProject, tempDir, writeRegistry } from './helpers';
 
 function entry(type: string): AgentTypeEntry {
@@ -15,14 +24,31 @@ function snapshot(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true }).map(String).sort();
 }
 
+/** The agent-onboard operation, which reads the project's registry once and builds the packet from it. */
 async function onboard(project: string, type: string, extra: { goalId?: string; agentId?: string } = {}) {
-  return buildOnboardingPacket({
-    agentType: entry(type),
-    project,
-    registryPath: path.join(project, '.loopx', 'registry.json'),
-    homeDir: project,
-    ...extra,
-  });
+  const env = { cwd: project, env: {}, clock: fixedClock('2026-01-15T10:00:00Z'), homeDir: project };
+  const packet = (await runOperation(agentOnboard, { agentType: type, project, ...extra }, env)) as OnboardingPacket;
+  assert.deepEqual(
+    packet,
+    await buildOnboardingPacket({
+      agentType: entry(type),
+      project,
+      registry: await readAsOnboardingDoes(project),
+      homeDir: project,
+      ...extra,
+    }),
+    'the operation answers what the packet builder does over the registry as read',
+  );
+  return packet;
+}
+
+function readAsOnboardingDoes(project: string): Promise<ProjectRegistryRead> {
+  const file = path.join(project, '.loopx', 'registry.json');
+  if (!fs.existsSync(file)) return Promise.resolve({ path: file, exists: false });
+  return readRegistry(file).then(
+    (document) => ({ path: file, exists: true, document }),
+    (error: unknown) => ({ path: file, exists: true, error }),
+  );
 }
 
 describe('agent onboarding', () => {

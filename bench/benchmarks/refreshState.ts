@@ -1,4 +1,5 @@
 import { fixedClock } from '../../src/core/clock';
+import { resolveGoal } from '../../src/core/ops/goalHandle';
 import { refreshState } from '../../src/core/refresh/refreshState';
 import { fixedCase } from '../core/cases';
 import { rawRead, requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
@@ -78,16 +79,12 @@ export const refreshStateInProcess: RunnableBenchmark = {
     const clock = fixedClock(workspace.now);
     return {
       run: async () => {
-        await refreshState(
-          {
-            registryPath: workspace.registryPath,
-            goalId: 'goal-0001',
-            agentId: 'codex-main',
-            classification: 'state_refreshed',
-            homeDir: ctx.homeDir,
-          },
-          { clock },
+        // As the operation does: the goal resolved once (the registry read), then planned and committed.
+        const goal = await resolveGoal(
+          { cwd: ctx.homeDir, env: {}, clock, homeDir: ctx.homeDir, registryPath: workspace.registryPath },
+          'goal-0001',
         );
+        await refreshState(goal, { agentId: 'codex-main', classification: 'state_refreshed' }, { clock });
       },
       cleanup: async () => snapshot.restore(),
     };

@@ -112,10 +112,8 @@ export const refreshState = defineOperation({
           );
     const request = (dryRun: boolean, unlessIndexed?: AppendRunOptions['unlessIndexed']) =>
       refreshGoalState(
+        goal,
         {
-          registryPath: goal.registryPath,
-          registry: goal.document,
-          goalId: goal.goalId,
           classification: args.classification,
           nextAction: orNull(args.nextAction),
           recommendedAction: orNull(args.recommendedAction),
@@ -128,8 +126,6 @@ export const refreshState = defineOperation({
           deliveryOutcome: orNull(args.deliveryOutcome),
           // As the original: the checkout the command runs in produced the delivery.
           deliveryWorkspacePath: env.cwd,
-          homeDir: goal.homeDir,
-          runtimeRootOverride: env.runtimeRootOverride ?? null,
         },
         {
           clock: env.clock,

@@ -7,9 +7,9 @@ import { stateProjectionGap } from '../status/projection/projectionGap';
 import { deriveRecommendedAction } from '../status/projection/recommendedAction';
 import { refuseCredentials } from '../privacy/refuse';
 import { collapseWhitespace } from '../status/projection/text';
-import { checkGoalIdSegment } from '../registry/goalId';
-import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
-import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import { processGoalCache } from '../goal/cache';
+import type { GoalRef } from '../registry/goalRef';
+import { resolveStateFile } from '../registry/locate';
 import { isRecord } from '../registry/schema';
 import { appendRun, type AppendRunOptions } from '../runtime/runIndexWrite';
 import type { RunSnapshot } from '../snapshots/gitSnapshot';
@@ -24,7 +24,7 @@ import {
   type StateDocument,
 } from '../state/document';
 import { readNextAction, setFrontMatterField, writeNextAction } from '../state/nextAction';
-import { applyStateEdit, readStateText } from '../state/stateFile';
+import { applyStateEdit } from '../state/stateFile';
 import {
   NEXT_ACTION_UPDATE_SCHEMA_VERSION,
   RefreshIndexRowSchema,
@@ -53,13 +53,16 @@ import {
  * overwritten: the commit fails with `state_changed_concurrently` and records nothing.
  */
 
+/**
+ * The goal a refresh is for, as the caller resolved it (the operation's goal handle, the turn's goal):
+ * its registry entry as read then, where its registry, project and runtime root are.
+ */
+export type RefreshGoal = Pick<
+  GoalRef,
+  'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'rawEntry'
+>;
+
 export interface RefreshStateRequest {
-  registryPath: string;
-  /** The registry document as the caller already read it from `registryPath` (its goal handle): not read again. */
-  registry?: Record<string, unknown> | undefined;
-  /** The state file's text as the caller knows it: not read again (the commit still compares it under the lock). */
-  stateText?: string | undefined;
-  goalId: string;
   /** A public-safe token naming what happened, e.g. `state_refreshed`, `validated_progress`. */
   classification: string;
   /** The new durable Next Action (goal scope only). */
@@ -81,8 +84,6 @@ export interface RefreshStateRequest {
    * original's `quota spend-slot` accepts the turn (snapshots/deliveryWorkspace.ts). Absent: no snapshot.
    */
   deliveryWorkspacePath?: string | null;
-  homeDir: string;
-  runtimeRootOverride?: string | null;
 }
 
 export interface RefreshStatePlan {
@@ -261,9 +262,16 @@ function openCount(doc: StateDocument, role: 'agent' | 'user'): number {
   return doc.todos.filter((todo) => todo.role === role && !TERMINAL_STATUSES.has(todo.status)).length;
 }
 
-/** Reads the registry and the state file and decides everything a refresh would do. Writes nothing. */
-export async function planRefreshState(request: RefreshStateRequest, clock: Clock): Promise<RefreshStatePlan> {
-  const goalId = checkGoalIdSegment(request.goalId);
+/**
+ * Reads the state file (through the process's state-file cache, which reads a changed file again) and
+ * decides everything a refresh of `target` would do. Writes nothing.
+ */
+export async function planRefreshState(
+  target: RefreshGoal,
+  request: RefreshStateRequest,
+  clock: Clock,
+): Promise<RefreshStatePlan> {
+  const goalId = target.goalId;
   const classification = request.classification.trim();
   if (!CLASSIFICATION_PATTERN.test(classification)) {
     throw new LoopxError(
@@ -309,31 +317,18 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
   const nextAction = checkedNextAction(request.nextAction);
   const explicitAction = checkedRecommendedAction(request.recommendedAction);
 
-  const registry = request.registry ?? (await readRegistry(request.registryPath));
-  const goal = findRawRegistryGoal(registry, goalId);
-  if (goal === undefined) {
-    throw new LoopxError(
-      'goal_not_found',
-      `goal '${goalId}' is not in the registry ${request.registryPath}; connect it with loopx bootstrap or pass --registry`,
-      { goal_id: goalId, registry: request.registryPath },
-    );
-  }
+  const goal = target.rawEntry;
   const scope = resolveScope(goal, goalId, request, nextAction !== null);
-  const statePath = resolveStateFile(goal, request.homeDir);
+  const statePath = resolveStateFile(goal, target.homeDir);
   if (statePath === null) {
     throw new LoopxError(
       'state_file_unresolved',
-      `goal '${goalId}' has no state_file (or a relative one without an absolute repo) in ${request.registryPath}; set state_file so refresh-state can find ACTIVE_GOAL_STATE.md`,
+      `goal '${goalId}' has no state_file (or a relative one without an absolute repo) in ${target.registryPath}; set state_file so refresh-state can find ACTIVE_GOAL_STATE.md`,
       { goal_id: goalId },
     );
   }
-  const runtimeRoot = resolveRuntimeRoot({
-    registryPath: request.registryPath,
-    registry,
-    override: request.runtimeRootOverride ?? undefined,
-    homeDir: request.homeDir,
-  });
-  const baseText = request.stateText ?? (await readStateText(statePath));
+  // The commit compares this text under the state file's lock: a file changed since is never overwritten.
+  const baseText = (await processGoalCache().stateFile(statePath)).text;
   const previous = readNextAction(parseStateDocument(baseText));
   const generatedAt = formatLocalIsoSeconds(clock.now());
 
@@ -405,9 +400,9 @@ export async function planRefreshState(request: RefreshStateRequest, clock: Cloc
   });
   return {
     goalId,
-    registryPath: request.registryPath,
-    runtimeRoot,
-    projectRoot: registryProjectRoot(request.registryPath),
+    registryPath: target.registryPath,
+    runtimeRoot: target.runtimeRoot,
+    projectRoot: target.projectRoot,
     statePath,
     baseText,
     newText,
@@ -479,7 +474,8 @@ export async function commitRefreshState(
         if (isLoopxError(error, 'state_changed_concurrently')) throw conflictError(plan, 'writing the Next Action');
         throw error;
       }
-    } else if ((await readStateText(plan.statePath)) !== plan.baseText) {
+    } else if ((await processGoalCache().stateFile(plan.statePath)).text !== plan.baseText) {
+      // Read again unless the file's stamp proves it unchanged since the plan read it (goal/cache.ts).
       throw conflictError(plan, 'recording its snapshot');
     }
   }
@@ -523,10 +519,11 @@ export async function commitRefreshState(
 
 /** Plans and commits in one go: the `loopx refresh-state` command. */
 export async function refreshState(
+  target: RefreshGoal,
   request: RefreshStateRequest,
   options: CommitRefreshOptions,
 ): Promise<RefreshStatePayload> {
-  return commitRefreshState(await planRefreshState(request, options.clock), options);
+  return commitRefreshState(await planRefreshState(target, request, options.clock), options);
 }
 
 /** The `.md` artifact: a `# LoopX State Refresh` bullet list, then the route, feedback and progress. */

@@ -446,14 +446,18 @@ export async function recordMaterialRun(
   }
   const { turnGoal } = ctx;
   return withCasRetry(async () => {
-    const stateText = ctx.stateText;
+    // The state file as it is now (the process's state-file cache reads it again when it changed).
     ctx.stateText = undefined;
     const plan = await planRefreshState(
       {
-        registryPath: turnGoal.goal.registryPath,
-        registry: turnGoal.registryDocument,
-        stateText,
         goalId: turnGoal.goal.goalId,
+        registryPath: turnGoal.goal.registryPath,
+        projectRoot: turnGoal.goal.projectRoot,
+        runtimeRoot: turnGoal.goal.runtimeRoot,
+        homeDir: turnGoal.homeDir,
+        rawEntry: turnGoal.goal.goal,
+      },
+      {
         classification: result.result_kind,
         nextAction: result.next_action,
         recommendedAction: result.recommended_action ?? result.next_action,
@@ -466,8 +470,6 @@ export async function recordMaterialRun(
         deliveryOutcome: result.delivery_outcome ?? null,
         // The turn's agent worked in the goal's project: the original's spend-slot asks for its snapshot.
         deliveryWorkspacePath: turnGoal.projectRoot,
-        homeDir: turnGoal.homeDir,
-        runtimeRootOverride: turnGoal.runtimeRootOverride ?? null,
       },
       ctx.clock,
     );

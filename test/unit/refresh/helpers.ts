@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fixedClock } from '../../../src/core/clock';
+import { resolveGoal, type ResolvedGoal } from '../../../src/core/ops/goalHandle';
 import type { RefreshStateRequest } from '../../../src/core/refresh/refreshState';
 import {
   readRunIndexRows,
@@ -18,6 +20,8 @@ export interface RefreshProject {
   statePath: string;
   runtimeRoot: string;
   indexPath: string;
+  /** The goal as the refresh-state operation resolves it (the registry read now). */
+  goal: () => Promise<ResolvedGoal>;
   request: (fields?: Partial<RefreshStateRequest>) => RefreshStateRequest;
   readState: () => string;
   indexRows: () => Record<string, unknown>[];
@@ -43,10 +47,19 @@ export function refreshProject(state: string, options: { agents?: string[]; goal
     statePath,
     runtimeRoot,
     indexPath,
-    request: (fields = {}) => ({ registryPath, goalId, classification: 'state_refreshed', homeDir: dir, ...fields }),
+    goal: () => goalOfRegistry(registryPath, dir, goalId),
+    request: (fields = {}) => ({ classification: 'state_refreshed', ...fields }),
     readState: () => fs.readFileSync(statePath, 'utf8'),
     indexRows: () => readRunIndexRows(indexPath),
   };
+}
+
+/** `goalId` of the registry at `registryPath` as the operations resolve it (`resolveGoal`), `homeDir` its home. */
+export function goalOfRegistry(registryPath: string, homeDir: string, goalId = 'g1'): Promise<ResolvedGoal> {
+  return resolveGoal(
+    { cwd: homeDir, env: {}, clock: fixedClock('2026-07-01T00:00:00Z'), homeDir, registryPath },
+    goalId,
+  );
 }
 
 export const BASIC_STATE = [

@@ -81,7 +81,9 @@ describe('refresh-state racing another process', function () {
     assert.deepEqual(p.indexRows(), []);
 
     // The retry the message asks for works from the current state and keeps both edits.
-    await refreshState(p.request({ nextAction: 'new act' }), { clock: fixedClock('2026-07-30T00:00:00Z') });
+    await refreshState(await p.goal(), p.request({ nextAction: 'new act' }), {
+      clock: fixedClock('2026-07-30T00:00:00Z'),
+    });
     const retried = p.readState();
     assert.match(retried, /editor todo 0/);
     assert.equal(readNextAction(parseStateDocument(retried)), 'new act');

@@ -33,7 +33,7 @@ async function statusOf(p: RefreshProject, agentId: string | null = null) {
 describe('refresh-state', () => {
   it('case R3: --next-action rewrites the section in place, bumps updated_at and records the run', async () => {
     const p = refreshProject(BASIC_STATE);
-    const payload = await refreshState(p.request({ nextAction: '  new   act ' }), { clock });
+    const payload = await refreshState(await p.goal(), p.request({ nextAction: '  new   act ' }), { clock });
     const text = p.readState();
     assert.match(text, /## Next Action\n\n- new act\n\n## Recent User Feedback/);
     assert.equal(text.match(/Next Action/g)?.length, 1);
@@ -56,9 +56,9 @@ describe('refresh-state', () => {
 
   it('case R3: the same route again changes nothing in the file but still records a run', async () => {
     const p = refreshProject(BASIC_STATE);
-    await refreshState(p.request({ nextAction: 'new act' }), { clock });
+    await refreshState(await p.goal(), p.request({ nextAction: 'new act' }), { clock });
     const before = p.readState();
-    const again = await refreshState(p.request({ nextAction: 'new act' }), {
+    const again = await refreshState(await p.goal(), p.request({ nextAction: 'new act' }), {
       clock: fixedClock('2026-07-31T08:00:00Z'),
     });
     assert.equal(p.readState(), before);
@@ -70,7 +70,7 @@ describe('refresh-state', () => {
 
   it('case R3: a state file edited between reading and writing is never overwritten, and no run is recorded', async () => {
     const p = refreshProject(BASIC_STATE);
-    const plan = await planRefreshState(p.request({ nextAction: 'new act' }), clock);
+    const plan = await planRefreshState(await p.goal(), p.request({ nextAction: 'new act' }), clock);
     const edited = `${BASIC_STATE}- a person added this meanwhile\n`;
     fs.writeFileSync(p.statePath, edited);
     await assert.rejects(
@@ -86,7 +86,7 @@ describe('refresh-state', () => {
 
   it('a snapshot-only refresh also refuses to record a snapshot of text the file no longer holds', async () => {
     const p = refreshProject(BASIC_STATE);
-    const plan = await planRefreshState(p.request(), clock);
+    const plan = await planRefreshState(await p.goal(), p.request(), clock);
     fs.writeFileSync(p.statePath, BASIC_STATE.replace('- old', '- edited'));
     await assert.rejects(
       commitRefreshState(plan, { clock }),
@@ -106,7 +106,7 @@ describe('refresh-state', () => {
       p.indexPath,
       `${JSON.stringify({ generated_at: GENERATED_AT, goal_id: 'g1', classification: 'state_refreshed', json_path: `${stem}.json` })}\n`,
     );
-    const payload = await refreshState(p.request(), { clock });
+    const payload = await refreshState(await p.goal(), p.request(), { clock });
     assert.equal(path.basename(payload.json_path), `${stem}-2.json`);
     assert.equal(path.basename(payload.markdown_path), `${stem}-2.md`);
     assert.equal(fs.readFileSync(path.join(runsDir, `${stem}.json`), 'utf8'), '{"old":true}\n');
@@ -119,24 +119,25 @@ describe('refresh-state', () => {
   it('case R5: the multi-agent agent_id rule and the goal / agent-lane scope rules', async () => {
     const p = refreshProject(BASIC_STATE, { agents: ['codex-main', 'codex-side-bypass'] });
     await assert.rejects(
-      refreshState(p.request(), { clock }),
+      refreshState(await p.goal(), p.request(), { clock }),
       rejectsWith('refresh_multi_agent_requires_agent_id', /^multi-agent refresh-state requires --agent-id/),
     );
     await assert.rejects(
-      refreshState(p.request({ agentId: 'codex-side-bypass', nextAction: 'new act' }), { clock }),
+      refreshState(await p.goal(), p.request({ agentId: 'codex-side-bypass', nextAction: 'new act' }), { clock }),
       rejectsWith(
         'refresh_agent_lane_cannot_write_next_action',
         /^agent-lane refresh-state cannot update the durable active-state Next Action/,
       ),
     );
     await assert.rejects(
-      refreshState(p.request({ agentId: 'someone-else' }), { clock }),
+      refreshState(await p.goal(), p.request({ agentId: 'someone-else' }), { clock }),
       rejectsWith('refresh_agent_not_registered'),
     );
     assert.equal(p.readState(), BASIC_STATE, 'refused refreshes write nothing');
     assert.equal(fs.existsSync(p.indexPath), false);
 
     const goalScope = await refreshState(
+      await p.goal(),
       p.request({ agentId: 'codex-side-bypass', progressScope: 'goal', nextAction: 'new act' }),
       { clock },
     );
@@ -144,7 +145,7 @@ describe('refresh-state', () => {
     assert.equal(goalScope.agent_lane, undefined);
     assert.equal(goalScope.active_state_next_action_update?.updated, true);
 
-    const lane = await refreshState(p.request({ agentId: 'codex-side-bypass' }), { clock });
+    const lane = await refreshState(await p.goal(), p.request({ agentId: 'codex-side-bypass' }), { clock });
     assert.equal(lane.progress_scope, 'agent_lane');
     assert.equal(lane.agent_lane, 'codex-side-bypass');
     assert.equal(lane.index_row['agent_lane'], 'codex-side-bypass');
@@ -154,7 +155,7 @@ describe('refresh-state', () => {
   it('case R5: an agent_lane scope needs an agent even on a single-agent goal', async () => {
     const p = refreshProject(BASIC_STATE);
     await assert.rejects(
-      refreshState(p.request({ progressScope: 'agent_lane' }), { clock }),
+      refreshState(await p.goal(), p.request({ progressScope: 'agent_lane' }), { clock }),
       rejectsWith('refresh_agent_id_required'),
     );
   });
@@ -164,7 +165,7 @@ describe('refresh-state', () => {
       `---\nstatus: active\nupdated_at: 2026-07-01T00:00:00+00:00\n---\n## Next Action\n\n- ${ACTIVE}\n`,
     );
     const before = p.readState();
-    const explicit = await refreshState(p.request({ recommendedAction: RUN }), { clock });
+    const explicit = await refreshState(await p.goal(), p.request({ recommendedAction: RUN }), { clock });
     assert.equal(p.readState(), before);
     assert.equal(explicit.recommended_action, RUN);
     assert.equal(explicit.recommended_action_source, 'explicit_arg');
@@ -182,6 +183,7 @@ describe('refresh-state', () => {
     assert.equal(status.stale_latest_run_warning, undefined, 'the run saw the current file');
 
     const promoted = await refreshState(
+      await p.goal(),
       p.request({ nextAction: 'Promote the vliw repair slice as the durable next action.' }),
       { clock },
     );
@@ -196,7 +198,7 @@ describe('refresh-state', () => {
     const p = refreshProject(
       `---\nstatus: active\nupdated_at: 2026-07-30T23:59:00+00:00\n---\n## Next Action\n\n- ${ACTIVE}\n`,
     );
-    const payload = await refreshState(p.request({ classification: 'repair_completed' }), { clock });
+    const payload = await refreshState(await p.goal(), p.request({ classification: 'repair_completed' }), { clock });
     assert.equal(payload.appended, true);
     const [row] = p.indexRows();
     assert.deepEqual(row?.['state'], {
@@ -214,7 +216,9 @@ describe('refresh-state', () => {
 
   it('records the original run-record shape: snapshot lists, and a .md artifact with its four sections', async () => {
     const p = refreshProject(BASIC_STATE);
-    const payload = await refreshState(p.request({ nextAction: 'Promote the new durable route.' }), { clock });
+    const payload = await refreshState(await p.goal(), p.request({ nextAction: 'Promote the new durable route.' }), {
+      clock,
+    });
     assert.deepEqual(payload.state.next_action, ['Promote the new durable route.']);
     assert.deepEqual(payload.state.recent_feedback, ['- fb1']);
     assert.deepEqual(payload.state.progress, ['- Fixture initialized.']);
@@ -228,7 +232,7 @@ describe('refresh-state', () => {
 
   it('after a route write-back the status sees no stale run; a later human edit makes it stale with all three reasons', async () => {
     const p = refreshProject(BASIC_STATE);
-    await refreshState(p.request({ nextAction: 'new act' }), { clock });
+    await refreshState(await p.goal(), p.request({ nextAction: 'new act' }), { clock });
     assert.equal((await statusOf(p)).stale_latest_run_warning, undefined);
     fs.writeFileSync(
       p.statePath,
@@ -249,10 +253,14 @@ describe('refresh-state', () => {
     const p = refreshProject(`---\nstatus: active\n---\n## Next Action\n\n- ${ACTIVE}\n`, {
       agents: ['codex-main', 'codex-side'],
     });
-    await refreshState(p.request({ agentId: 'codex-main', progressScope: 'goal' }), { clock });
-    await refreshState(p.request({ agentId: 'codex-side', recommendedAction: 'Polish the side lane card.' }), {
-      clock: fixedClock('2026-07-31T00:00:00Z'),
-    });
+    await refreshState(await p.goal(), p.request({ agentId: 'codex-main', progressScope: 'goal' }), { clock });
+    await refreshState(
+      await p.goal(),
+      p.request({ agentId: 'codex-side', recommendedAction: 'Polish the side lane card.' }),
+      {
+        clock: fixedClock('2026-07-31T00:00:00Z'),
+      },
+    );
     const goalView = await statusOf(p);
     assert.equal(goalView.status, 'state_refreshed');
     assert.equal(goalView.latest_run_recommended_action, ACTIVE);
@@ -265,35 +273,38 @@ describe('refresh-state', () => {
   it('refuses a credential-bearing Next Action or recommended action and writes nothing', async () => {
     const p = refreshProject(BASIC_STATE);
     await assert.rejects(
-      refreshState(p.request({ nextAction: 'call the API with token=abcdefghijkl' }), { clock }),
+      refreshState(await p.goal(), p.request({ nextAction: 'call the API with token=abcdefghijkl' }), { clock }),
       rejectsWith('next_action_credential'),
     );
     await assert.rejects(
-      refreshState(p.request({ nextAction: 'use Bearer abc.def.ghi to deploy' }), { clock }),
+      refreshState(await p.goal(), p.request({ nextAction: 'use Bearer abc.def.ghi to deploy' }), { clock }),
       rejectsWith('next_action_credential'),
     );
     await assert.rejects(
-      refreshState(p.request({ recommendedAction: 'export AKIAABCDEFGHIJKLMNOP' }), { clock }),
+      refreshState(await p.goal(), p.request({ recommendedAction: 'export AKIAABCDEFGHIJKLMNOP' }), { clock }),
       rejectsWith('recommended_action_credential'),
     );
-    await assert.rejects(refreshState(p.request({ nextAction: '   ' }), { clock }), rejectsWith('next_action_empty'));
+    await assert.rejects(
+      refreshState(await p.goal(), p.request({ nextAction: '   ' }), { clock }),
+      rejectsWith('next_action_empty'),
+    );
     assert.equal(p.readState(), BASIC_STATE);
     assert.equal(fs.existsSync(path.dirname(p.indexPath)), false);
   });
 
   it('case R1 through refresh: a credential-bearing Next Action item is skipped for the next one', async () => {
     const p = refreshProject('## Next Action\n\n- token=abcdefghijkl secret\n- second safe\n');
-    const payload = await refreshState(p.request(), { clock });
+    const payload = await refreshState(await p.goal(), p.request(), { clock });
     assert.equal(payload.recommended_action, 'second safe');
     assert.equal(payload.recommended_action_source, 'active_state_next_action');
   });
 
   it('case N2 fix: a ### next action heading is read by the derivation and rewritten in place', async () => {
     const p = refreshProject('### next action\n- deep heading ok\n');
-    const read = await refreshState(p.request(), { clock });
+    const read = await refreshState(await p.goal(), p.request(), { clock });
     assert.equal(read.recommended_action, 'deep heading ok', 'the original derived the default action here');
     assert.equal(read.recommended_action_source, 'active_state_next_action');
-    await refreshState(p.request({ nextAction: 'new route' }), { clock });
+    await refreshState(await p.goal(), p.request({ nextAction: 'new route' }), { clock });
     const text = p.readState();
     assert.equal(text.match(/next action/gi)?.length, 1, 'no second Next Action section');
     assert.match(text, /### next action\n\n- new route/);
@@ -303,14 +314,14 @@ describe('refresh-state', () => {
     const p = refreshProject(
       '## Agent Todo\n- [x] Finish the previous slice.\n## Next Action\n- Run the trace reducer backfill and validate the output.\n',
     );
-    const payload = await refreshState(p.request(), { clock });
+    const payload = await refreshState(await p.goal(), p.request(), { clock });
     assert.deepEqual(payload.state_projection_gap?.target_roles, ['agent']);
     assert.equal(payload.recommended_action, 'Run the trace reducer backfill and validate the output.');
   });
 
   it('--dry-run writes nothing and shows what would change', async () => {
     const p = refreshProject(BASIC_STATE);
-    const payload = await refreshState(p.request({ nextAction: 'new act' }), { clock, dryRun: true });
+    const payload = await refreshState(await p.goal(), p.request({ nextAction: 'new act' }), { clock, dryRun: true });
     assert.equal(p.readState(), BASIC_STATE);
     assert.equal(fs.existsSync(path.dirname(p.indexPath)), false);
     assert.equal(payload.dry_run, true);
@@ -327,6 +338,7 @@ describe('refresh-state', () => {
   it('records delivery fields on the record and the index row, and refuses malformed ones', async () => {
     const p = refreshProject(BASIC_STATE, { agents: ['codex-main'] });
     const payload = await refreshState(
+      await p.goal(),
       p.request({
         classification: 'validated_progress',
         agentId: 'codex-main',
@@ -345,11 +357,11 @@ describe('refresh-state', () => {
       ['codex-main', 'todo_primary', 'batch-42:turn-1', 'single_surface', 'outcome_progress', 'goal'],
     );
     await assert.rejects(
-      refreshState(p.request({ turnInstanceId: 'private/path' }), { clock }),
+      refreshState(await p.goal(), p.request({ turnInstanceId: 'private/path' }), { clock }),
       rejectsWith('refresh_invalid_field'),
     );
     await assert.rejects(
-      refreshState(p.request({ classification: 'has space' }), { clock }),
+      refreshState(await p.goal(), p.request({ classification: 'has space' }), { clock }),
       rejectsWith('refresh_invalid_classification'),
     );
   });

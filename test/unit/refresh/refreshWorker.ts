@@ -16,13 +16,14 @@ import {
   type RefreshStateRequest,
 } from '../../../src/core/refresh/refreshState';
 import { awaitGo } from '../../support/barrier';
+import { goalOfRegistry } from './helpers';
 
-function request(registryPath: string, homeDir: string, nextAction: string): RefreshStateRequest {
-  return { registryPath, goalId: 'g1', classification: 'state_refreshed', nextAction, homeDir };
+function request(nextAction: string): RefreshStateRequest {
+  return { classification: 'state_refreshed', nextAction };
 }
 
 async function step(registryPath: string, homeDir: string, nextAction: string): Promise<void> {
-  const plan = await planRefreshState(request(registryPath, homeDir, nextAction), systemClock);
+  const plan = await planRefreshState(await goalOfRegistry(registryPath, homeDir), request(nextAction), systemClock);
   process.stdout.write('planned\n');
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   try {
@@ -42,7 +43,10 @@ async function loop(registryPath: string, homeDir: string, count: number): Promi
   for (let i = 0; i < count; i++) {
     const route = `route ${i}`;
     try {
-      await refreshState(request(registryPath, homeDir, route), { clock: systemClock, lock: { timeoutMs: 20000 } });
+      await refreshState(await goalOfRegistry(registryPath, homeDir), request(route), {
+        clock: systemClock,
+        lock: { timeoutMs: 20000 },
+      });
       succeeded.push(route);
     } catch (error) {
       if (!isLoopxError(error, 'state_changed_concurrently')) throw error;

@@ -100,7 +100,9 @@ describe('delivery workspace snapshots (settlement evidence the original accepts
     const p = refreshProject(STATE(' required_write_scopes=src/**'), { agents: ['a'] });
     const repo = checkout('https://github.com/example/repo.git');
     const turn = { agentId: 'a', todoId: 'todo_work', turnInstanceId: 'turn-1', deliveryWorkspacePath: repo };
-    const payload = await refreshState(p.request({ ...turn, deliveryOutcome: 'outcome_progress' }), { clock });
+    const payload = await refreshState(await p.goal(), p.request({ ...turn, deliveryOutcome: 'outcome_progress' }), {
+      clock,
+    });
     assert.equal(payload.delivery_workspace?.task_repository, 'git:github.com/example/repo');
     const row = p.indexRows().at(-1);
     assert.deepEqual(row?.['delivery_workspace'], payload.delivery_workspace);
@@ -108,9 +110,13 @@ describe('delivery workspace snapshots (settlement evidence the original accepts
     assert.deepEqual(record['delivery_workspace'], payload.delivery_workspace);
 
     // Not accountable (no slot to spend): no snapshot.
-    const gap = await refreshState(p.request({ ...turn, turnInstanceId: 'turn-2', deliveryOutcome: 'outcome_gap' }), {
-      clock,
-    });
+    const gap = await refreshState(
+      await p.goal(),
+      p.request({ ...turn, turnInstanceId: 'turn-2', deliveryOutcome: 'outcome_gap' }),
+      {
+        clock,
+      },
+    );
     assert.equal(gap.delivery_workspace, undefined);
     assert.equal(p.indexRows().at(-1)?.['delivery_workspace'], undefined);
   });
@@ -120,6 +126,7 @@ describe('delivery workspace snapshots (settlement evidence the original accepts
     const repo = checkout('https://github.com/example/repo.git');
     const quiet = refreshProject(STATE(' continuation_policy=same_agent_non_delivery'), { agents: ['a'] });
     const none = await refreshState(
+      await quiet.goal(),
       quiet.request({
         agentId: 'a',
         todoId: 'todo_work',
@@ -132,6 +139,7 @@ describe('delivery workspace snapshots (settlement evidence the original accepts
 
     const peers = refreshProject(STATE(' required_write_scopes=src/**'), { agents: ['a', 'b'] });
     const peer = await refreshState(
+      await peers.goal(),
       peers.request({
         agentId: 'a',
         todoId: 'todo_work',

@@ -53,17 +53,6 @@ const ALLOWED_CORE = [
  * should take a `GoalRef` or a loaded `GoalSnapshot`). Shrink this list; never grow it.
  */
 const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
-  'lanes/lane.ts: commitLaneTurn',
-  'lanes/lane.ts: ensureLane',
-  'lanes/lane.ts: laneHead',
-  'lanes/lane.ts: laneWorkingChanges',
-  'lanes/lane.ts: prepareLaneTurn',
-  'lanes/lane.ts: resetLaneTurn',
-  'lanes/merge.ts: laneConflicts',
-  'lanes/merge.ts: laneDiff',
-  'lanes/merge.ts: laneStatus',
-  'lanes/merge.ts: mergeLane',
-  'lanes/merge.ts: mergeMainIntoLane',
   'quota/goal.ts: checkQuotaWindow',
   'quota/goal.ts: findQuotaGoal',
   'quota/goal.ts: loadQuotaGoal',

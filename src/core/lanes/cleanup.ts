@@ -33,6 +33,7 @@ export function lanesOnDisk(runtimeRoot: string, goalId: string): LaneRef[] {
       agentId: marker.agent_id,
       branch: marker.branch,
       worktree,
+      runtimeRoot,
       projectRoot: marker.project_root,
       registryPath: marker.registry_path,
     });

@@ -33,12 +33,18 @@ export function laneIsolationOf(goal: GoalRecord, agentId: string): IsolationMod
   );
 }
 
-/** Where one lane lives and what it belongs to. */
+/**
+ * Where one lane lives and what it belongs to: a handle built from the goal as resolved (its registry
+ * and runtime root; `laneRef`) or from the lane's marker on disk (`lanesOnDisk`), never a lookup.
+ */
 export interface LaneRef {
   goalId: string;
   agentId: string;
   branch: string;
+  /** `<runtime root>/lanes/<goal>/<agent>`. */
   worktree: string;
+  /** The runtime root the lane lives under (`lanesRootOf`). */
+  runtimeRoot: string;
   /** The main checkout (the goal's repo). */
   projectRoot: string;
   registryPath: string;
@@ -65,6 +71,7 @@ export function laneRef(input: {
     agentId: input.agentId,
     branch: laneBranchName(input.goalId, input.agentId),
     worktree: path.join(lanesRootOf(input.runtimeRoot, input.goalId), input.agentId),
+    runtimeRoot: input.runtimeRoot,
     projectRoot: input.projectRoot,
     registryPath: input.registryPath,
   };
@@ -148,7 +155,7 @@ export async function ensureLane(ref: LaneRef, env: NodeJS.ProcessEnv = process.
         );
       fs.rmdirSync(ref.worktree);
     }
-    fs.mkdirSync(path.dirname(ref.worktree), { recursive: true });
+    fs.mkdirSync(lanesRootOf(ref.runtimeRoot, ref.goalId), { recursive: true });
     // A worktree folder deleted by hand leaves its registration behind; prune it so the add succeeds.
     await git(['worktree', 'prune'], ref.projectRoot, env);
     if (await branchExists(ref, env)) await git(['worktree', 'add', ref.worktree, ref.branch], ref.projectRoot, env);

@@ -58,7 +58,6 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'quota/goal.ts: loadQuotaGoal',
   'quota/goal.ts: quotaGoalFromRegistry',
   'registry/bootstrap.ts: bootstrapGoal',
-  'runtime/archive.ts: archiveRuntimeGoal',
   'scheduling/shouldRun.ts: shouldRun',
   'status/statusPayload.ts: loadStatus',
 ];

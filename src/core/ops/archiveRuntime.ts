@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isLoopxError } from '../errors';
 import { expandHome } from '../registry/locate';
 import { checkLanesForCleanup, cleanUpLanes, lanesOnDisk, type LaneCleanup } from '../lanes/cleanup';
-import { archiveRuntimeGoal, type ArchiveRuntimeResult } from '../runtime/archive';
+import { archiveRuntimeGoal, readArchiveRegistry, type ArchiveRuntimeResult } from '../runtime/archive';
 import { locateRegistryOf } from './goalHandle';
 import { defineOperation } from './operation';
 
@@ -53,10 +53,10 @@ export const archiveRuntime = defineOperation({
   applySwitch: { argument: 'execute', applyWhen: true },
   run: async (args, env): Promise<ArchiveRuntimeOutput> => {
     try {
+      // The registry read once: the preview and the move decide on the same reading.
+      const registry = await readArchiveRegistry(locateRegistryOf(env).path, env);
       const archive = (execute: boolean) =>
-        archiveRuntimeGoal({
-          registryPath: locateRegistryOf(env).path,
-          runtimeRootOverride: env.runtimeRootOverride,
+        archiveRuntimeGoal(registry, {
           goalId: args.goalId,
           archiveRoot:
             args.archiveRoot === undefined
@@ -65,7 +65,6 @@ export const archiveRuntime = defineOperation({
           allowRegistered: args.allowRegistered,
           execute,
           clock: env.clock,
-          homeDir: env.homeDir,
         });
       // Every check (the archive's, then the lanes') before anything moves.
       const preview = await archive(false);

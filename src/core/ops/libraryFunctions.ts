@@ -14,7 +14,11 @@ import {
   readRegistry as readRegistryFile,
 } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
-import { archiveRuntimeGoal as archiveGoalFolder, type ArchiveRuntimeResult } from '../runtime/archive';
+import {
+  archiveRuntimeGoal as archiveGoalFolder,
+  readArchiveRegistry,
+  type ArchiveRuntimeResult,
+} from '../runtime/archive';
 import { projectStateDocument } from '../state/structured';
 import { agentLaneNextActionSchema } from '../status/projection/inputs';
 import { nextActionProjectionWarning as projectNextActionWarning } from '../status/projection/nextActionWarning';
@@ -86,15 +90,16 @@ export async function archiveRuntimeGoal(options: ArchiveRuntimeGoalOptions): Pr
     functionName: 'archiveRuntimeGoal',
     root: 'options',
   });
-  return archiveGoalFolder({
-    registryPath: resolvedPath(args.registryPath),
+  const registry = await readArchiveRegistry(resolvedPath(args.registryPath), {
     runtimeRootOverride: args.runtimeRootOverride,
+    homeDir: homeDirOf(args.homeDir),
+  });
+  return archiveGoalFolder(registry, {
     goalId: args.goalId,
     archiveRoot: args.archiveRoot === undefined ? undefined : resolvedPath(args.archiveRoot),
     allowRegistered: args.allowRegistered === true,
     execute: args.execute === true,
     clock: clockOf(args.now),
-    homeDir: homeDirOf(args.homeDir),
   });
 }
 

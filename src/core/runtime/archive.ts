@@ -14,11 +14,20 @@ import { compactUtcStamp } from './time';
  * goal counts as possibly registered. It never deletes anything and never crosses filesystems.
  */
 
-export interface ArchiveRuntimeOptions {
-  /** The registry file; a relative runtime root is anchored to its project. */
+/**
+ * The registry as `archive-runtime` reads it, once, before deciding (`readArchiveRegistry`): its runtime
+ * root resolved, its document, or why it could not be read (then every goal counts as possibly registered).
+ */
+export interface ArchiveRegistry {
   registryPath: string;
-  /** `--runtime-root`, wins over the registry's `common_runtime_root`. */
-  runtimeRootOverride?: string | undefined;
+  /** `--runtime-root`, else the registry's `common_runtime_root` (relative: anchored to its project), else the default. */
+  runtimeRoot: string;
+  document: Record<string, unknown>;
+  /** Why membership cannot be checked, or null when the registry was read. */
+  unreadableReason: string | null;
+}
+
+export interface ArchiveRuntimeOptions {
   goalId: string;
   /** Absolute; default `<runtime root>/archived-goals`. */
   archiveRoot?: string | undefined;
@@ -26,7 +35,6 @@ export interface ArchiveRuntimeOptions {
   allowRegistered?: boolean;
   execute?: boolean;
   clock: Clock;
-  homeDir: string;
 }
 
 export const ArchiveRuntimeResult = z.object({
@@ -45,13 +53,24 @@ export const ArchiveRuntimeResult = z.object({
 });
 export type ArchiveRuntimeResult = z.infer<typeof ArchiveRuntimeResult>;
 
-interface RegistryRead {
-  document: Record<string, unknown>;
-  /** Why membership cannot be checked, or null when the registry was read. */
-  unreadableReason: string | null;
+/** Reads the registry at `registryPath` for `archive-runtime` (never throws: an unreadable one says why). */
+export async function readArchiveRegistry(
+  registryPath: string,
+  place: { runtimeRootOverride?: string | undefined; homeDir: string },
+): Promise<ArchiveRegistry> {
+  const read = await readRegistryForArchive(registryPath);
+  const runtimeRoot = resolveRuntimeRoot({
+    registryPath,
+    registry: read.document,
+    override: place.runtimeRootOverride,
+    homeDir: place.homeDir,
+  });
+  return { registryPath, runtimeRoot, ...read };
 }
 
-async function readRegistryForArchive(registryPath: string): Promise<RegistryRead> {
+async function readRegistryForArchive(
+  registryPath: string,
+): Promise<Pick<ArchiveRegistry, 'document' | 'unreadableReason'>> {
   if (!fs.existsSync(registryPath)) return { document: {}, unreadableReason: `${registryPath} does not exist` };
   try {
     return { document: await readRegistry(registryPath), unreadableReason: null };
@@ -148,14 +167,12 @@ function moveToUniqueDestination(source: string, archiveRoot: string, baseName: 
   }
 }
 
-export async function archiveRuntimeGoal(options: ArchiveRuntimeOptions): Promise<ArchiveRuntimeResult> {
-  const registry = await readRegistryForArchive(options.registryPath);
-  const runtimeRoot = resolveRuntimeRoot({
-    registryPath: options.registryPath,
-    registry: registry.document,
-    override: options.runtimeRootOverride,
-    homeDir: options.homeDir,
-  });
+/** Archives `goalId`'s runtime folder under the registry as read (`readArchiveRegistry`): see the file's comment. */
+export async function archiveRuntimeGoal(
+  registry: ArchiveRegistry,
+  options: ArchiveRuntimeOptions,
+): Promise<ArchiveRuntimeResult> {
+  const runtimeRoot = registry.runtimeRoot;
   const goalId = validateGoalId(options.goalId);
   const checks = ['goal_id_single_segment'];
   const allowRegistered = options.allowRegistered === true;
@@ -167,7 +184,7 @@ export async function archiveRuntimeGoal(options: ArchiveRuntimeOptions): Promis
         'registry_unreadable',
         `the registry could not be read (${registry.unreadableReason}), so LoopX cannot tell whether goal ${goalId} is registered; ` +
           'refusing to archive. Fix or point --registry at the registry, or pass --allow-registered only after confirming the goal is obsolete.',
-        { goal_id: goalId, registry: options.registryPath, reason: registry.unreadableReason },
+        { goal_id: goalId, registry: registry.registryPath, reason: registry.unreadableReason },
       );
     }
     checks.push('registry_unreadable_allowed_by_flag');
@@ -177,7 +194,7 @@ export async function archiveRuntimeGoal(options: ArchiveRuntimeOptions): Promis
       throw new LoopxError(
         'goal_registered',
         'goal exists in registry; pass --allow-registered only after confirming it is obsolete',
-        { goal_id: goalId, registry: options.registryPath },
+        { goal_id: goalId, registry: registry.registryPath },
       );
     }
     checks.push(registryMember ? 'registered_goal_allowed_by_flag' : 'goal_not_in_registry');

@@ -4,7 +4,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { isLoopxError } from '../../../src/core/errors';
-import { archiveRuntimeGoal, type ArchiveRuntimeOptions } from '../../../src/core/runtime/archive';
+import {
+  archiveRuntimeGoal as archiveUnderRegistry,
+  readArchiveRegistry,
+  type ArchiveRuntimeOptions,
+} from '../../../src/core/runtime/archive';
 import { runLoopx } from '../cli/run';
 import { removeTempDirs, tempDir } from '../../support/tempDir';
 
@@ -38,8 +42,19 @@ function fixture(): Fixture {
   return { project, registryPath, runtimeRoot };
 }
 
-function options(f: Fixture, extra: Partial<ArchiveRuntimeOptions> = {}): ArchiveRuntimeOptions {
+interface Options extends ArchiveRuntimeOptions {
+  registryPath: string;
+  runtimeRootOverride?: string;
+  homeDir: string;
+}
+
+function options(f: Fixture, extra: Partial<Options> = {}): Options {
   return { registryPath: f.registryPath, goalId: 'old', clock: fixedClock(NOW), homeDir: os.homedir(), ...extra };
+}
+
+/** As the operation does: the registry read once (`readArchiveRegistry`), then the archive decided under it. */
+async function archiveRuntimeGoal(o: Options) {
+  return archiveUnderRegistry(await readArchiveRegistry(o.registryPath, o), o);
 }
 
 async function refusal(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {

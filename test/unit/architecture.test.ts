@@ -57,7 +57,6 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'quota/goal.ts: findQuotaGoal',
   'quota/goal.ts: loadQuotaGoal',
   'quota/goal.ts: quotaGoalFromRegistry',
-  'registry/bootstrap.ts: bootstrapGoal',
   'scheduling/shouldRun.ts: shouldRun',
   'status/statusPayload.ts: loadStatus',
 ];

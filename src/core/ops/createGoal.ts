@@ -67,27 +67,27 @@ export const createGoal = defineOperation({
   }),
   run: async (args, env): Promise<BootstrapResult> => {
     const anchor = (value: string): string => path.resolve(env.cwd, expandHome(value, env.homeDir));
-    const result = await bootstrapGoal({
-      projectDir: anchor(args.project ?? '.'),
-      goalId: args.goalId,
-      objective: args.objective,
-      domain: args.domain,
-      force: args.force,
-      plan:
-        args.todo === undefined && args.gate === undefined
-          ? undefined
-          : (fresh, { goalId, now, firstTodoId }) =>
-              applyGoalPlan(fresh, { todos: args.todo ?? [], gates: args.gate ?? [] }, firstTodoId, {
-                now: isoSeconds(now),
-                goalId,
-                roster: null,
-                actorAgentId: null,
-              }),
-      registryPath: env.registryPath === undefined ? undefined : anchor(env.registryPath),
-      homeDir: env.homeDir,
-      clock: env.clock,
-      env: env.env,
-    });
+    const result = await bootstrapGoal(
+      { id: args.goalId, objective: args.objective, domain: args.domain },
+      {
+        projectDir: anchor(args.project ?? '.'),
+        force: args.force,
+        plan:
+          args.todo === undefined && args.gate === undefined
+            ? undefined
+            : (fresh, { goalId, now, firstTodoId }) =>
+                applyGoalPlan(fresh, { todos: args.todo ?? [], gates: args.gate ?? [] }, firstTodoId, {
+                  now: isoSeconds(now),
+                  goalId,
+                  roster: null,
+                  actorAgentId: null,
+                }),
+        registryPath: env.registryPath === undefined ? undefined : anchor(env.registryPath),
+        homeDir: env.homeDir,
+        clock: env.clock,
+        env: env.env,
+      },
+    );
     result.actions.push(await syncBootstrappedGoal(result, env));
     return result;
   },

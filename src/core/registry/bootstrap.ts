@@ -69,13 +69,21 @@ export const BootstrapResultSchema = z.object({
 });
 export type BootstrapResult = z.infer<typeof BootstrapResultSchema>;
 
-export interface BootstrapOptions {
-  /** Absolute path of an existing project folder. */
-  projectDir: string;
-  goalId: string;
+/**
+ * The goal bootstrap creates (or, with `force`, resets): its definition, not a reference to a goal that
+ * exists (so no lookup: whether the id is taken is decided under the registry lock, in `bootstrapGoal`).
+ */
+export interface NewGoal {
+  /** Checked as a new goal's id (`checkNewGoalId`). */
+  id: string;
   objective: string;
   /** Default: the project folder's name as a slug. */
   domain?: string | undefined;
+}
+
+export interface BootstrapOptions {
+  /** Absolute path of an existing project folder. */
+  projectDir: string;
   /** Replace an existing goal entry and state file (the old state file is backed up first). */
   force?: boolean;
   /** Absolute registry path; default `<project>/.loopx/registry.json`. */
@@ -99,9 +107,9 @@ export interface BootstrapOptions {
  * nothing, when the goal already exists, unless `force`; an existing state file is kept unless
  * `force`. The registry write and the state file write happen under the registry's lock.
  */
-export async function bootstrapGoal(options: BootstrapOptions): Promise<BootstrapResult> {
-  const goalId = checkNewGoalId(options.goalId);
-  const objective = collapseWhitespace(options.objective);
+export async function bootstrapGoal(goal: NewGoal, options: BootstrapOptions): Promise<BootstrapResult> {
+  const goalId = checkNewGoalId(goal.id);
+  const objective = collapseWhitespace(goal.objective);
   if (objective === '')
     throw new LoopxError('usage', 'the objective must not be empty: say in one sentence what the goal should achieve');
   const projectDir = path.resolve(options.projectDir);
@@ -112,7 +120,7 @@ export async function bootstrapGoal(options: BootstrapOptions): Promise<Bootstra
       { project: projectDir },
     );
   }
-  const requestedDomain = collapseWhitespace(options.domain ?? '');
+  const requestedDomain = collapseWhitespace(goal.domain ?? '');
   const registryPath = options.registryPath ?? path.join(projectDir, PROJECT_REGISTRY_RELATIVE_PATH);
   const stateFile = defaultStateFile(goalId);
   const stateFileAbs = path.join(projectDir, stateFile);

@@ -25,7 +25,10 @@ function bootstrap(
   goalId: string,
   extra: { force?: boolean; domain?: string } = {},
 ): ReturnType<typeof bootstrapGoal> {
-  return bootstrapGoal({ projectDir, goalId, objective: 'Ship the parser.', homeDir: '/home/tester', clock, ...extra });
+  return bootstrapGoal(
+    { id: goalId, objective: 'Ship the parser.', domain: extra.domain },
+    { projectDir, homeDir: '/home/tester', clock, force: extra.force },
+  );
 }
 
 describe('bootstrap', () => {

@@ -65,7 +65,6 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
 const GOAL_READER_HOMES = ['registry/', 'state/', 'runtime/', 'quota/', 'leases/', 'goal/'];
 /** Code outside the loader and the stores that still imports a goal-file reader (issue 31). Shrink this list; never grow it. */
 const GOAL_READER_OFFENDERS: readonly string[] = [
-  'globalRegistry/sync.ts -> readRegistry',
   'ops/goalHandle.ts -> readRegistry',
   'ops/heartbeat.ts -> readGoalRuns',
   // The library's `readRegistry` (the original's `load_registry`) is the registry reader under its documented
@@ -74,7 +73,6 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'ops/heartbeat.ts -> readStateFile',
   'ops/lanes.ts -> readStateFile',
   'ops/review.ts -> readGoalRuns',
-  'ops/syncGlobal.ts -> readRegistry',
   'ops/todo.ts -> readStateFile',
   'scheduling/heartbeatReceipt.ts -> readStateFile',
   'scheduling/shouldRun.ts -> findQuotaGoal',

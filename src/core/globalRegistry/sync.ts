@@ -3,10 +3,14 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { isoSeconds, type Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { writeJsonAtomic } from '../fs/atomicWrite';
-import { withFileLock, type LockOptions } from '../fs/fileLock';
+import type { LockOptions } from '../fs/fileLock';
+import {
+  previewGlobalRegistryUpdate,
+  updateGlobalRegistry,
+  type GlobalRegistryDecision,
+} from '../registry/globalWrite';
 import { GLOBAL_REGISTRY_FILE_NAME } from '../registry/locate';
-import { findRawRegistryGoal, readRegistry, registryGoals } from '../registry/read';
+import { findRawRegistryGoal, registryGoals } from '../registry/read';
 import { mergeGlobalRegistry, type GlobalMergeResult } from './merge';
 import { projectGoalForGlobal } from './project';
 
@@ -66,20 +70,6 @@ export type GlobalSyncResult = z.infer<typeof GlobalSyncResult>;
 
 export const ROUTE_COLLISION_BACKUP_LABEL = 'route-collision-backup';
 
-/** `registry.global.json.<label>-<YYYYMMDDTHHMMSSZ>[-N].bak`, created exclusively so no backup is overwritten. */
-function writeBackup(globalRegistryPath: string, label: string, now: Date): string {
-  const stamp = isoSeconds(now).replace(/[-:]/g, '');
-  for (let attempt = 1; ; attempt += 1) {
-    const backup = `${globalRegistryPath}.${label}-${stamp}${attempt === 1 ? '' : `-${attempt}`}.bak`;
-    try {
-      fs.copyFileSync(globalRegistryPath, backup, fs.constants.COPYFILE_EXCL);
-      return backup;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-}
-
 function realPathOrResolved(target: string): string {
   const absolute = path.resolve(target);
   try {
@@ -89,20 +79,20 @@ function realPathOrResolved(target: string): string {
   }
 }
 
-/** The goals to sync, projected, and the project records they reference. */
-async function readIncoming(
+/** The goals to sync, projected, and the project records they reference, from the project registry as read (null: none). */
+function incomingOf(
+  registry: Record<string, unknown> | null,
   options: SyncGlobalOptions,
   sourceRegistry: string,
   syncedAt: string,
-): Promise<{ goals: Record<string, unknown>[]; projects: Record<string, unknown>[] }> {
-  if (!fs.existsSync(options.projectRegistryPath)) {
+): { goals: Record<string, unknown>[]; projects: Record<string, unknown>[] } {
+  if (registry === null) {
     throw new LoopxError(
       'registry_not_found',
       `project registry does not exist: ${options.projectRegistryPath}. Pass --registry PATH or run from the project folder.`,
       { file: options.projectRegistryPath },
     );
   }
-  const registry = await readRegistry(options.projectRegistryPath);
   if (
     registry['registry_role'] === 'global-local' ||
     path.basename(options.projectRegistryPath) === GLOBAL_REGISTRY_FILE_NAME
@@ -175,47 +165,55 @@ export async function syncGlobalRegistry(options: SyncGlobalOptions): Promise<Gl
       backup_path: backupPath,
     });
 
+  const files = { projectRegistryPath: options.projectRegistryPath, globalRegistryPath: options.globalRegistryPath };
+  const incoming = (project: Record<string, unknown> | null) => incomingOf(project, options, sourceRegistry, syncedAt);
   if (options.dryRun) {
-    const incoming = await readIncoming(options, sourceRegistry, syncedAt);
-    const current = await readRegistry(options.globalRegistryPath);
-    const merge = mergeGlobalRegistry(current, incoming.goals, incoming.projects, mergeOptions);
-    return result(merge, JSON.stringify(merge.registry) !== JSON.stringify(current), false, null);
+    return previewGlobalRegistryUpdate(files, {
+      incoming,
+      decide: (brought, current) => {
+        const merge = mergeGlobalRegistry(current, brought.goals, brought.projects, mergeOptions);
+        return {
+          write: null,
+          value: result(merge, JSON.stringify(merge.registry) !== JSON.stringify(current), false, null),
+        };
+      },
+    });
   }
 
   const untouched = (current: Record<string, unknown>): GlobalSyncResult =>
     result({ registry: current, goals: [], projects: [], routeReplaced: false }, false, false, null);
   if (options.onlyWhereSourced === true && !fs.existsSync(options.globalRegistryPath)) return untouched({});
 
-  return withFileLock(
-    options.globalRegistryPath,
+  // Both registries are read inside the hold (registry/globalWrite.ts): whatever another process committed to the
+  // global registry before we got the lock stays, and the project's goals are the newest (two writers of one project
+  // goal that sync one after the other leave the later project state in the global registry, never the earlier).
+  return updateGlobalRegistry(
+    files,
     { ...options.lock, clock: options.clock, operation: 'sync-global' },
-    async () => {
-      // Both read inside the hold: whatever another process committed to the global registry before we
-      // got the lock stays, and the project's goals are the newest (two writers of one project goal that
-      // sync one after the other leave the later project state in the global registry, never the earlier).
-      const incoming = await readIncoming(options, sourceRegistry, syncedAt);
-      const current = await readRegistry(options.globalRegistryPath);
-      if (options.onlyWhereSourced === true) {
-        const globalDir = path.dirname(path.resolve(options.globalRegistryPath));
-        incoming.goals = incoming.goals.filter((goal) => {
-          const source = findRawRegistryGoal(current, String(goal['id']))?.['source_registry'];
-          return (
-            typeof source === 'string' &&
-            source.trim() !== '' &&
-            realPathOrResolved(path.resolve(globalDir, source.trim())) === sourceRegistry
-          );
-        });
-        if (incoming.goals.length === 0) return untouched(current);
-      }
-      const merge = mergeGlobalRegistry(current, incoming.goals, incoming.projects, mergeOptions);
-      const changed = JSON.stringify(merge.registry) !== JSON.stringify(current);
-      if (!changed) return result(merge, false, false, null);
-      const backupPath =
-        merge.routeReplaced && fs.existsSync(options.globalRegistryPath)
-          ? writeBackup(options.globalRegistryPath, ROUTE_COLLISION_BACKUP_LABEL, now)
-          : null;
-      await writeJsonAtomic(options.globalRegistryPath, merge.registry, { mode: 0o600 });
-      return result(merge, true, true, backupPath);
+    {
+      incoming,
+      decide: (brought, current): GlobalRegistryDecision<GlobalSyncResult> => {
+        if (options.onlyWhereSourced === true) {
+          const globalDir = path.dirname(path.resolve(options.globalRegistryPath));
+          brought.goals = brought.goals.filter((goal) => {
+            const source = findRawRegistryGoal(current, String(goal['id']))?.['source_registry'];
+            return (
+              typeof source === 'string' &&
+              source.trim() !== '' &&
+              realPathOrResolved(path.resolve(globalDir, source.trim())) === sourceRegistry
+            );
+          });
+          if (brought.goals.length === 0) return { write: null, value: untouched(current) };
+        }
+        const merge = mergeGlobalRegistry(current, brought.goals, brought.projects, mergeOptions);
+        const changed = JSON.stringify(merge.registry) !== JSON.stringify(current);
+        if (!changed) return { write: null, value: result(merge, false, false, null) };
+        return {
+          write: merge.registry,
+          backup: merge.routeReplaced ? { label: ROUTE_COLLISION_BACKUP_LABEL, now } : null,
+          value: (backupPath) => result(merge, true, true, backupPath),
+        };
+      },
     },
   );
 }

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { syncGlobalRegistry, type GlobalSyncResult } from '../globalRegistry/sync';
 import { GLOBAL_REGISTRY_FILE_NAME, locateRegistry, resolveRuntimeRoot } from '../registry/locate';
-import { readRegistry } from '../registry/read';
+import { resolveRegistry } from './goalHandle';
 import { defineOperation } from './operation';
 
 /**
@@ -33,7 +33,8 @@ export const syncGlobal = defineOperation({
       homeDir: env.homeDir,
       globalFallback: false,
     });
-    const registry = await readRegistry(located.path);
+    // Read through the operations' registry resolver; a missing one reads as {} (the sync then says it is missing).
+    const registry = located.exists ? (await resolveRegistry({ ...env, registryPath: located.path })).document : {};
     const runtimeRoot = resolveRuntimeRoot({
       registryPath: located.path,
       registry,

@@ -262,15 +262,8 @@ function openCount(doc: StateDocument, role: 'agent' | 'user'): number {
   return doc.todos.filter((todo) => todo.role === role && !TERMINAL_STATUSES.has(todo.status)).length;
 }
 
-/**
- * Reads the state file (through the process's state-file cache, which reads a changed file again) and
- * decides everything a refresh of `target` would do. Writes nothing.
- */
-export async function planRefreshState(
-  target: RefreshGoal,
-  request: RefreshStateRequest,
-  clock: Clock,
-): Promise<RefreshStatePlan> {
+/** The request checked against the goal (each refusal in the order refresh-state has always given them). */
+function checkRefresh(target: RefreshGoal, request: RefreshStateRequest) {
   const goalId = target.goalId;
   const classification = request.classification.trim();
   if (!CLASSIFICATION_PATTERN.test(classification)) {
@@ -327,8 +320,56 @@ export async function planRefreshState(
       { goal_id: goalId },
     );
   }
-  // The commit compares this text under the state file's lock: a file changed since is never overwritten.
-  const baseText = (await processGoalCache().stateFile(statePath)).text;
+  return {
+    goalId,
+    classification,
+    todoId,
+    turnInstanceId,
+    replanObligationId,
+    deliveryBatchScale,
+    deliveryOutcome,
+    nextAction,
+    explicitAction,
+    goal,
+    scope,
+    statePath,
+  };
+}
+
+/**
+ * The state file's text a refresh of `target` plans from, as it is now (through the process's state-file
+ * cache, which reads a changed file again). The request is checked first, so its refusals come before
+ * any state-file error. The commit compares this text under the state file's lock.
+ */
+export async function readRefreshBase(target: RefreshGoal, request: RefreshStateRequest): Promise<string> {
+  const { statePath } = checkRefresh(target, request);
+  return (await processGoalCache().stateFile(statePath)).text;
+}
+
+/**
+ * Decides everything a refresh of `target` would do from the state file's text `baseText` (`readRefreshBase`,
+ * or the text the caller's own locked write just left there). Writes nothing.
+ */
+export async function planRefreshState(
+  target: RefreshGoal,
+  request: RefreshStateRequest,
+  baseText: string,
+  clock: Clock,
+): Promise<RefreshStatePlan> {
+  const {
+    goalId,
+    classification,
+    todoId,
+    turnInstanceId,
+    replanObligationId,
+    deliveryBatchScale,
+    deliveryOutcome,
+    nextAction,
+    explicitAction,
+    goal,
+    scope,
+    statePath,
+  } = checkRefresh(target, request);
   const previous = readNextAction(parseStateDocument(baseText));
   const generatedAt = formatLocalIsoSeconds(clock.now());
 
@@ -523,7 +564,10 @@ export async function refreshState(
   request: RefreshStateRequest,
   options: CommitRefreshOptions,
 ): Promise<RefreshStatePayload> {
-  return commitRefreshState(await planRefreshState(target, request, options.clock), options);
+  return commitRefreshState(
+    await planRefreshState(target, request, await readRefreshBase(target, request), options.clock),
+    options,
+  );
 }
 
 /** The `.md` artifact: a `# LoopX State Refresh` bullet list, then the route, feedback and progress. */

@@ -9,7 +9,13 @@ import { scrubText } from '../privacy/scrub';
 import type { SettlementIdentity } from '../quota/identity';
 import { FAILED_TURN_USAGE_FIELD, type TurnUsage } from '../quota/ledger';
 import { isRecord } from '../registry/schema';
-import { commitRefreshState, planRefreshState } from '../refresh/refreshState';
+import {
+  commitRefreshState,
+  planRefreshState,
+  readRefreshBase,
+  type RefreshGoal,
+  type RefreshStateRequest,
+} from '../refresh/refreshState';
 import { readGoalRuns, type RunIndexRow } from '../runtime/runIndex';
 import { appendRun } from '../runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../runtime/time';
@@ -446,33 +452,33 @@ export async function recordMaterialRun(
   }
   const { turnGoal } = ctx;
   return withCasRetry(async () => {
-    // The state file as it is now (the process's state-file cache reads it again when it changed).
+    const stateText = ctx.stateText;
     ctx.stateText = undefined;
-    const plan = await planRefreshState(
-      {
-        goalId: turnGoal.goal.goalId,
-        registryPath: turnGoal.goal.registryPath,
-        projectRoot: turnGoal.goal.projectRoot,
-        runtimeRoot: turnGoal.goal.runtimeRoot,
-        homeDir: turnGoal.homeDir,
-        rawEntry: turnGoal.goal.goal,
-      },
-      {
-        classification: result.result_kind,
-        nextAction: result.next_action,
-        recommendedAction: result.recommended_action ?? result.next_action,
-        agentId: ctx.identity.agent_id,
-        progressScope: 'goal',
-        todoId: ctx.todoId,
-        replanObligationId: dischargedReplan(ctx, result),
-        turnInstanceId: ctx.turnInstanceId,
-        deliveryBatchScale: result.delivery_batch_scale ?? null,
-        deliveryOutcome: result.delivery_outcome ?? null,
-        // The turn's agent worked in the goal's project: the original's spend-slot asks for its snapshot.
-        deliveryWorkspacePath: turnGoal.projectRoot,
-      },
-      ctx.clock,
-    );
+    const target: RefreshGoal = {
+      goalId: turnGoal.goal.goalId,
+      registryPath: turnGoal.goal.registryPath,
+      projectRoot: turnGoal.goal.projectRoot,
+      runtimeRoot: turnGoal.goal.runtimeRoot,
+      homeDir: turnGoal.homeDir,
+      rawEntry: turnGoal.goal.goal,
+    };
+    const request: RefreshStateRequest = {
+      classification: result.result_kind,
+      nextAction: result.next_action,
+      recommendedAction: result.recommended_action ?? result.next_action,
+      agentId: ctx.identity.agent_id,
+      progressScope: 'goal',
+      todoId: ctx.todoId,
+      replanObligationId: dischargedReplan(ctx, result),
+      turnInstanceId: ctx.turnInstanceId,
+      deliveryBatchScale: result.delivery_batch_scale ?? null,
+      deliveryOutcome: result.delivery_outcome ?? null,
+      // The turn's agent worked in the goal's project: the original's spend-slot asks for its snapshot.
+      deliveryWorkspacePath: turnGoal.projectRoot,
+    };
+    // The text this turn's own locked write left in the state file, else the file as it is now (a retry).
+    const baseText = stateText ?? (await readRefreshBase(target, request));
+    const plan = await planRefreshState(target, request, baseText, ctx.clock);
     const record = Object.assign(structuredClone(plan.record), {
       turn_key: ctx.turnKey,
       settlement_identity: ctx.identity,

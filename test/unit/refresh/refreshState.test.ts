@@ -7,7 +7,12 @@ import { isLoopxError } from '../../../src/core/errors';
 import { parseIsoInstant } from '../../../src/core/isoTime';
 import { loadGoalStatus } from '../../../src/core/status/goalStatus';
 import { statusTargets } from '../../../src/core/status/statusPayload';
-import { commitRefreshState, planRefreshState, refreshState } from '../../../src/core/refresh/refreshState';
+import {
+  commitRefreshState,
+  planRefreshState,
+  readRefreshBase,
+  refreshState,
+} from '../../../src/core/refresh/refreshState';
 import { RefreshRecordSchema, RefreshStatePayloadSchema } from '../../../src/core/refresh/schemas';
 import { stateDigest16 } from '../../../src/core/state/digest';
 import { formatLocalIsoSeconds } from '../../../src/core/runtime/time';
@@ -70,7 +75,9 @@ describe('refresh-state', () => {
 
   it('case R3: a state file edited between reading and writing is never overwritten, and no run is recorded', async () => {
     const p = refreshProject(BASIC_STATE);
-    const plan = await planRefreshState(await p.goal(), p.request({ nextAction: 'new act' }), clock);
+    const goal = await p.goal();
+    const request = p.request({ nextAction: 'new act' });
+    const plan = await planRefreshState(goal, request, await readRefreshBase(goal, request), clock);
     const edited = `${BASIC_STATE}- a person added this meanwhile\n`;
     fs.writeFileSync(p.statePath, edited);
     await assert.rejects(
@@ -86,7 +93,8 @@ describe('refresh-state', () => {
 
   it('a snapshot-only refresh also refuses to record a snapshot of text the file no longer holds', async () => {
     const p = refreshProject(BASIC_STATE);
-    const plan = await planRefreshState(await p.goal(), p.request(), clock);
+    const goal = await p.goal();
+    const plan = await planRefreshState(goal, p.request(), await readRefreshBase(goal, p.request()), clock);
     fs.writeFileSync(p.statePath, BASIC_STATE.replace('- old', '- edited'));
     await assert.rejects(
       commitRefreshState(plan, { clock }),

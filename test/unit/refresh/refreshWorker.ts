@@ -12,6 +12,7 @@ import { errorMessage, isLoopxError } from '../../../src/core/errors';
 import {
   commitRefreshState,
   planRefreshState,
+  readRefreshBase,
   refreshState,
   type RefreshStateRequest,
 } from '../../../src/core/refresh/refreshState';
@@ -23,7 +24,13 @@ function request(nextAction: string): RefreshStateRequest {
 }
 
 async function step(registryPath: string, homeDir: string, nextAction: string): Promise<void> {
-  const plan = await planRefreshState(await goalOfRegistry(registryPath, homeDir), request(nextAction), systemClock);
+  const goal = await goalOfRegistry(registryPath, homeDir);
+  const plan = await planRefreshState(
+    goal,
+    request(nextAction),
+    await readRefreshBase(goal, request(nextAction)),
+    systemClock,
+  );
   process.stdout.write('planned\n');
   await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
   try {

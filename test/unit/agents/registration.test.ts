@@ -4,7 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { registerAgent } from '../../../src/core/agents/registration';
 import { fixedClock } from '../../../src/core/clock';
-import { LoopxError } from '../../../src/core/errors';
+import { isLoopxError, LoopxError } from '../../../src/core/errors';
+import { registerAgent as registerAgentOperation } from '../../../src/core/ops/registerAgent';
+import { runOperation } from '../../../src/core/ops/run';
 import { startTogether } from '../../support/barrier';
 import { connectedProject, goalOf, goalRefOf, readJson } from './helpers';
 
@@ -125,6 +127,19 @@ describe('register-agent', () => {
       },
     );
     assert.equal(fs.readFileSync(registry, 'utf8'), before);
+  });
+
+  it('the operation resolves the goal after checking the route and the ids, in the order it always did', async () => {
+    const { registry, project } = connectedProject();
+    const env = { cwd: project, env: {}, clock, homeDir: project, registryPath: registry };
+    const run = (args: { goalId: string; agentId: string[]; projectRegistry?: boolean }) =>
+      runOperation(registerAgentOperation, args, env);
+    const code = (expected: string) => (error: unknown) => isLoopxError(error) && error.code === expected;
+    // Project route: an invalid id is refused before the goal is looked up.
+    await assert.rejects(run({ goalId: 'zz', agentId: ['9bad'], projectRegistry: true }), code('agent_id_invalid'));
+    await assert.rejects(run({ goalId: 'zz', agentId: ['ok-id'], projectRegistry: true }), code('goal_not_found'));
+    // The original's route: the global registry is checked first (it does not exist under this home).
+    await assert.rejects(run({ goalId: 'zz', agentId: ['9bad'] }), code('global_registry_not_found'));
   });
 
   it('names a missing registry or goal (the goal resolved for the write)', async () => {

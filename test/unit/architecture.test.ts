@@ -73,15 +73,10 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'lanes/merge.ts: laneStatus',
   'lanes/merge.ts: mergeLane',
   'lanes/merge.ts: mergeMainIntoLane',
-  'quota/goal.ts: checkQuotaWindow',
-  'quota/goal.ts: findQuotaGoal',
-  'quota/goal.ts: loadQuotaGoal',
-  'quota/goal.ts: quotaGoalFromRegistry',
   'refresh/refreshState.ts: planRefreshState',
   'refresh/refreshState.ts: refreshState',
   'registry/bootstrap.ts: bootstrapGoal',
   'runtime/archive.ts: archiveRuntimeGoal',
-  'scheduling/shouldRun.ts: shouldRun',
   'status/statusPayload.ts: loadStatus',
 ];
 
@@ -106,10 +101,10 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'refresh/refreshState.ts -> readRegistry',
   'refresh/refreshState.ts -> readStateText',
   'scheduling/heartbeatReceipt.ts -> readStateFile',
-  'scheduling/shouldRun.ts -> findQuotaGoal',
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
-  'turn/context.ts -> reloadQuotaGoal',
+  // Renamed from reloadQuotaGoal when QuotaGoal became the GoalRef (same reader: the registry re-read before admission).
+  'turn/context.ts -> reloadGoalRef',
   'turn/writeback.ts -> readGoalRuns',
 ];
 
@@ -119,8 +114,6 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
  * loaded as a required input instead. Shrink this list; never grow it.
  */
 const PRE_READ_OFFENDERS: readonly string[] = [
-  'quota/quotaView.ts: ReadQuotaViewOptions.facts',
-  'quota/quotaView.ts: ReadQuotaViewOptions.runIndex',
   'refresh/refreshState.ts: RefreshStateRequest.registry',
   'refresh/refreshState.ts: RefreshStateRequest.stateText',
   'status/statusPayload.ts: StatusQuotaSources.indexDigest',

@@ -187,7 +187,7 @@ export function goalLookupFunctions(): string[] {
             if (ts.isIdentifier(element.name)) names.add(element.name.text);
         for (const field of typeFields(parameter.type, source)) names.add(field);
       }
-      // A resolved goal (a handle carrying its runtime root: `GoalRef`, `QuotaGoal`) is not a lookup.
+      // A resolved goal (a handle carrying its runtime root: `GoalRef`) is not a lookup.
       if (names.has('registryPath') && names.has('goalId') && !names.has('runtimeRoot'))
         found.push(`${relative(join('src', 'core'), file).split(sep).join('/')}: ${node.name.text}`);
     });
@@ -201,7 +201,7 @@ export const GOAL_FILE_READERS: Readonly<Record<string, readonly string[]>> = {
   'src/core/state/stateFile': ['readStateFile', 'readStateText'],
   'src/core/runtime/runIndex': ['readRunIndex', 'readGoalRuns'],
   'src/core/quota/runHistory': ['RunHistoryReader'],
-  'src/core/quota/goal': ['findQuotaGoal', 'loadQuotaGoal', 'reloadQuotaGoal'],
+  'src/core/quota/goal': ['reloadGoalRef'],
 };
 
 const NAMED_IMPORT = /^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s+['"](\.{1,2}\/[^'"]*)['"]/gm;

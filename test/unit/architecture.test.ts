@@ -8,6 +8,7 @@ import {
   folderCycles,
   goalFileReaderImports,
   goalLookupFunctions,
+  goalTypes,
   importsOf,
   optionalPreReadParameters,
   persistentCacheFileNames,
@@ -121,6 +122,18 @@ const PRE_READ_OFFENDERS: readonly string[] = [
   'turn/writeback.ts: WritebackContext.stateText',
 ];
 
+/**
+ * The goal type below `ops/` (issue 31: "goal-ish types below ops: one"): the `GoalRef` a goal is located as once,
+ * and the typed registry entry it carries. Code takes a `GoalRef`, a `Pick` of it or a loaded `GoalSnapshot`.
+ */
+const GOAL_TYPES: readonly string[] = ['registry/goalRef.ts: GoalRef', 'registry/schema.ts: RegistryGoal'];
+/** Goal types of their own that remain below `ops/` (issue 31). Shrink this list; never grow it. */
+const GOAL_TYPE_OFFENDERS: readonly string[] = [
+  'status/globalSnapshot.ts: GlobalGoal',
+  'status/goalStatusSchema.ts: GoalStatusTarget',
+  'turn/context.ts: TurnGoal',
+];
+
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
 const PERSISTENT_CACHE_FILES: readonly string[] = ['status-cache.json'];
 
@@ -199,6 +212,21 @@ describe('architecture', () => {
       GOAL_LOOKUP_OFFENDERS.filter((f) => !found.includes(f)),
       [],
       'remove fixed entries from GOAL_LOOKUP_OFFENDERS',
+    );
+  });
+
+  it('below ops/, one goal type: the GoalRef (no new QuotaGoal, TurnGoal, GoalLocation, …)', () => {
+    const found = goalTypes();
+    for (const allowed of GOAL_TYPES) assert.ok(found.includes(allowed), `${allowed} is where it is said to be`);
+    assert.deepEqual(
+      found.filter((f) => !GOAL_TYPES.includes(f) && !GOAL_TYPE_OFFENDERS.includes(f)),
+      [],
+      'take the GoalRef (registry/goalRef.ts), a Pick of it, or a loaded GoalSnapshot instead of a goal type of your own',
+    );
+    assert.deepEqual(
+      GOAL_TYPE_OFFENDERS.filter((f) => !found.includes(f)),
+      [],
+      'remove fixed entries from GOAL_TYPE_OFFENDERS',
     );
   });
 

@@ -340,3 +340,28 @@ export function optionalPreReadParameters(): string[] {
   }
   return found.sort();
 }
+
+/**
+ * What names a goal type: a handle of one goal (`…Goal`, `…GoalPlace`, `…GoalLocation`, `…GoalHandle`, `GoalRef`) or a
+ * goal target of a reader (`Goal…Target`, `Goal…Location`). Issue 31: below `ops/` there is one, the `GoalRef`.
+ */
+const GOAL_TYPE_NAME = /Goal(Place|Location|Handle|Ref)?$|^Goal\w*(Target|Location)$/;
+
+/**
+ * Exported interfaces and type aliases of src/core outside `ops/` whose name says they are a goal type
+ * (`GOAL_TYPE_NAME`), as `file: Name`: what the goal-type rule compares with its allow-list.
+ */
+export function goalTypes(): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(join('src', 'core'))) {
+    if (file.startsWith(join('src', 'core', 'ops') + sep)) continue;
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    source.forEachChild((node) => {
+      if (!ts.isInterfaceDeclaration(node) && !ts.isTypeAliasDeclaration(node)) return;
+      if (!(node.modifiers ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return;
+      if (GOAL_TYPE_NAME.test(node.name.text))
+        found.push(`${relative(join('src', 'core'), file).split(sep).join('/')}: ${node.name.text}`);
+    });
+  }
+  return found.sort();
+}

@@ -138,7 +138,7 @@ export interface DecisionOptions {
   refusedBy?: string | undefined;
 }
 
-/** See `ShouldRunOptions.nextActionWarning`. */
+/** See `DecisionOptions.nextActionWarning`. */
 export type NextActionWarningProjector = (input: {
   goalId: string;
   doc: StateDocument;

@@ -115,7 +115,7 @@ export function agentScopedGateOverride(
 }
 
 /** A goal with a roster must be asked with `--agent-id`: an unscoped heartbeat prompt is out of date. */
-export function promptUpgradeRequired(goal: Pick<GoalRef, QuotaRefKeys>, agentId: string | null): boolean {
+function promptUpgradeRequired(goal: Pick<GoalRef, QuotaRefKeys>, agentId: string | null): boolean {
   if (agentId !== null) return false;
   const coordination = asRecord(goal.rawEntry['coordination']);
   const roster = coordination['registered_agents'];

@@ -26,7 +26,7 @@ import { assemble, pausedContract } from './decisionAssembly';
 
 /**
  * `quota should-run` (docs/quota.md, docs/turns.md): one read-only decision per turn. Order:
- *   1. goal lookup (missing → ok=false, state unknown);
+ *   1. goal lookup, by the operation (missing → `goalNotFoundDecision`: ok=false, state unknown);
  *   2. the agent must be registered on the goal's roster (codes `quota_agent_*`);
  *   3. hard pause short-circuit (owner-stopped or compute 0): the canonical paused contract,
  *      returned before any todo is read, with every permission false;
@@ -37,6 +37,10 @@ import { assemble, pausedContract } from './decisionAssembly';
  *      (`coordinate_task_bundle`), due monitor (`external_evidence_observe`), monitor-only lane
  *      (`monitor_quiet_skip`), partial user gate (`scoped_user_gate_fallback`, safe bypass).
  * Unlike the original, the guard never writes (no receipt, no stall record): it is a pure read.
+ *
+ * This file holds the decision itself; beside it: its contract (`decisionContract.ts`), the guards that pick its
+ * outcome (`outcomeGuards.ts`), the contract's assembly from the outcome (`decisionAssembly.ts`) and its quota
+ * read model (`decisionQuota.ts`).
  */
 
 /** What `shouldRunOnGoal` takes besides the goal. */

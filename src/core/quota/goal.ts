@@ -36,7 +36,8 @@ export const MAX_WINDOW_HOURS = 1_000_000;
 function checkQuotaWindow(config: QuotaConfig, goal: Pick<GoalRef, QuotaRefKeys>): void {
   const hours = config.slots.window_hours;
   if (hours <= MAX_WINDOW_HOURS) return;
-  const { goalId, registryPath } = goal;
+  const goalId = goal.goalId;
+  const registryPath = path.resolve(goal.registryPath);
   throw new LoopxError(
     'quota_window_out_of_range',
     `${registryPath}: goal '${goalId}' has quota.window_hours ${hours}, more than the ${MAX_WINDOW_HOURS} hours LoopX can account. ` +

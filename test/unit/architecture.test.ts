@@ -8,6 +8,7 @@ import {
   folderCycles,
   goalFileReaderImports,
   goalLookupFunctions,
+  goalTypes,
   importsOf,
   optionalPreReadParameters,
   persistentCacheFileNames,
@@ -73,15 +74,10 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'lanes/merge.ts: laneStatus',
   'lanes/merge.ts: mergeLane',
   'lanes/merge.ts: mergeMainIntoLane',
-  'quota/goal.ts: checkQuotaWindow',
-  'quota/goal.ts: findQuotaGoal',
-  'quota/goal.ts: loadQuotaGoal',
-  'quota/goal.ts: quotaGoalFromRegistry',
   'refresh/refreshState.ts: planRefreshState',
   'refresh/refreshState.ts: refreshState',
   'registry/bootstrap.ts: bootstrapGoal',
   'runtime/archive.ts: archiveRuntimeGoal',
-  'scheduling/shouldRun.ts: shouldRun',
   'status/statusPayload.ts: loadStatus',
 ];
 
@@ -106,10 +102,10 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'refresh/refreshState.ts -> readRegistry',
   'refresh/refreshState.ts -> readStateText',
   'scheduling/heartbeatReceipt.ts -> readStateFile',
-  'scheduling/shouldRun.ts -> findQuotaGoal',
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
-  'turn/context.ts -> reloadQuotaGoal',
+  // Renamed from reloadQuotaGoal when QuotaGoal became the GoalRef (same reader: the registry re-read before admission).
+  'turn/context.ts -> reloadGoalRef',
   'turn/writeback.ts -> readGoalRuns',
 ];
 
@@ -119,13 +115,23 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
  * loaded as a required input instead. Shrink this list; never grow it.
  */
 const PRE_READ_OFFENDERS: readonly string[] = [
-  'quota/quotaView.ts: ReadQuotaViewOptions.facts',
-  'quota/quotaView.ts: ReadQuotaViewOptions.runIndex',
   'refresh/refreshState.ts: RefreshStateRequest.registry',
   'refresh/refreshState.ts: RefreshStateRequest.stateText',
   'status/statusPayload.ts: StatusQuotaSources.indexDigest',
   'status/statusPayload.ts: StatusQuotaSources.recentRuns',
   'turn/writeback.ts: WritebackContext.stateText',
+];
+
+/**
+ * The goal type below `ops/` (issue 31: "goal-ish types below ops: one"): the `GoalRef` a goal is located as once,
+ * and the typed registry entry it carries. Code takes a `GoalRef`, a `Pick` of it or a loaded `GoalSnapshot`.
+ */
+const GOAL_TYPES: readonly string[] = ['registry/goalRef.ts: GoalRef', 'registry/schema.ts: RegistryGoal'];
+/** Goal types of their own that remain below `ops/` (issue 31). Shrink this list; never grow it. */
+const GOAL_TYPE_OFFENDERS: readonly string[] = [
+  'status/globalSnapshot.ts: GlobalGoal',
+  'status/goalStatusSchema.ts: GoalStatusTarget',
+  'turn/context.ts: TurnGoal',
 ];
 
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
@@ -206,6 +212,21 @@ describe('architecture', () => {
       GOAL_LOOKUP_OFFENDERS.filter((f) => !found.includes(f)),
       [],
       'remove fixed entries from GOAL_LOOKUP_OFFENDERS',
+    );
+  });
+
+  it('below ops/, one goal type: the GoalRef (no new QuotaGoal, TurnGoal, GoalLocation, …)', () => {
+    const found = goalTypes();
+    for (const allowed of GOAL_TYPES) assert.ok(found.includes(allowed), `${allowed} is where it is said to be`);
+    assert.deepEqual(
+      found.filter((f) => !GOAL_TYPES.includes(f) && !GOAL_TYPE_OFFENDERS.includes(f)),
+      [],
+      'take the GoalRef (registry/goalRef.ts), a Pick of it, or a loaded GoalSnapshot instead of a goal type of your own',
+    );
+    assert.deepEqual(
+      GOAL_TYPE_OFFENDERS.filter((f) => !found.includes(f)),
+      [],
+      'remove fixed entries from GOAL_TYPE_OFFENDERS',
     );
   });
 

@@ -8,6 +8,7 @@ import {
   folderCycles,
   goalFileReaderImports,
   goalLookupFunctions,
+  goalTypes,
   importsOf,
   optionalPreReadParameters,
   persistentCacheFileNames,
@@ -52,14 +53,7 @@ const ALLOWED_CORE = [
  * Exported functions below `ops/` that still look a goal up by `(registryPath, goalId)` (issue 31: they
  * should take a `GoalRef` or a loaded `GoalSnapshot`). Shrink this list; never grow it.
  */
-const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
-  'quota/goal.ts: checkQuotaWindow',
-  'quota/goal.ts: findQuotaGoal',
-  'quota/goal.ts: loadQuotaGoal',
-  'quota/goal.ts: quotaGoalFromRegistry',
-  'scheduling/shouldRun.ts: shouldRun',
-  'status/statusPayload.ts: loadStatus',
-];
+const GOAL_LOOKUP_OFFENDERS: readonly string[] = ['status/statusPayload.ts: loadStatus'];
 
 /** Where a goal's files are read for deciding: the goal loader, and the stores that own each file (their locked re-reads). */
 const GOAL_READER_HOMES = ['registry/', 'state/', 'runtime/', 'quota/', 'leases/', 'goal/'];
@@ -75,10 +69,10 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'ops/review.ts -> readGoalRuns',
   'ops/todo.ts -> readStateFile',
   'scheduling/heartbeatReceipt.ts -> readStateFile',
-  'scheduling/shouldRun.ts -> findQuotaGoal',
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
-  'turn/context.ts -> reloadQuotaGoal',
+  // Renamed from reloadQuotaGoal when QuotaGoal became the GoalRef (same reader: the registry re-read before admission).
+  'turn/context.ts -> reloadGoalRef',
   'turn/writeback.ts -> readGoalRuns',
 ];
 
@@ -88,11 +82,21 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
  * loaded as a required input instead. Shrink this list; never grow it.
  */
 const PRE_READ_OFFENDERS: readonly string[] = [
-  'quota/quotaView.ts: ReadQuotaViewOptions.facts',
-  'quota/quotaView.ts: ReadQuotaViewOptions.runIndex',
   'status/statusPayload.ts: StatusQuotaSources.indexDigest',
   'status/statusPayload.ts: StatusQuotaSources.recentRuns',
   'turn/writeback.ts: WritebackContext.stateText',
+];
+
+/**
+ * The goal type below `ops/` (issue 31: "goal-ish types below ops: one"): the `GoalRef` a goal is located as once,
+ * and the typed registry entry it carries. Code takes a `GoalRef`, a `Pick` of it or a loaded `GoalSnapshot`.
+ */
+const GOAL_TYPES: readonly string[] = ['registry/goalRef.ts: GoalRef', 'registry/schema.ts: RegistryGoal'];
+/** Goal types of their own that remain below `ops/` (issue 31). Shrink this list; never grow it. */
+const GOAL_TYPE_OFFENDERS: readonly string[] = [
+  'status/globalSnapshot.ts: GlobalGoal',
+  'status/goalStatusSchema.ts: GoalStatusTarget',
+  'turn/context.ts: TurnGoal',
 ];
 
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
@@ -173,6 +177,21 @@ describe('architecture', () => {
       GOAL_LOOKUP_OFFENDERS.filter((f) => !found.includes(f)),
       [],
       'remove fixed entries from GOAL_LOOKUP_OFFENDERS',
+    );
+  });
+
+  it('below ops/, one goal type: the GoalRef (no new QuotaGoal, TurnGoal, GoalLocation, …)', () => {
+    const found = goalTypes();
+    for (const allowed of GOAL_TYPES) assert.ok(found.includes(allowed), `${allowed} is where it is said to be`);
+    assert.deepEqual(
+      found.filter((f) => !GOAL_TYPES.includes(f) && !GOAL_TYPE_OFFENDERS.includes(f)),
+      [],
+      'take the GoalRef (registry/goalRef.ts), a Pick of it, or a loaded GoalSnapshot instead of a goal type of your own',
+    );
+    assert.deepEqual(
+      GOAL_TYPE_OFFENDERS.filter((f) => !found.includes(f)),
+      [],
+      'remove fixed entries from GOAL_TYPE_OFFENDERS',
     );
   });
 

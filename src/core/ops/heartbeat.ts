@@ -4,8 +4,7 @@ import { requireRegisteredAgent } from '../registry/agentIds';
 import { heartbeatSteps } from '../protocol/heartbeat';
 import { LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/config';
-import { readQuotaConfig } from '../quota/config';
-import { checkQuotaWindow } from '../quota/goal';
+import { quotaConfigOf } from '../quota/goal';
 import { computeLedger } from '../quota/ledger';
 import { selectTodo } from '../scheduling/todoSelection';
 import { readGoalRuns } from '../runtime/runIndex';
@@ -60,8 +59,7 @@ export const heartbeatPrompt = defineOperation({
       now: env.clock.now().getTime(),
       leaseHolders: activeLeaseHolders(goal, env.clock.now()),
     });
-    const quota = readQuotaConfig(goal.rawEntry);
-    checkQuotaWindow(quota, goalId, goal.registryPath);
+    const quota = quotaConfigOf(goal);
     const ledger = computeLedger({
       rows: runs,
       projectRoot: goal.projectRoot,

@@ -411,7 +411,7 @@ async function writeEdit(
   const context = operationContextOf(goal, env, actorAgentId);
   // This command may append to the event log. A run of it killed while holding that lock left the
   // lock behind, and a rerun whose edit is a no-op would never take it: reclaim it now (dead holders only).
-  if (recordEvent) reclaimAbandonedLock(`${rolloutEventLogOf(quotaGoalOf(goal).goalRuntimeDir)}${LOCK_FILE_SUFFIX}`);
+  if (recordEvent) reclaimAbandonedLock(`${rolloutEventLogOf(quotaGoalOf(goal).runtimeDir)}${LOCK_FILE_SUFFIX}`);
   const result = await applyStateEdit(statePath, (stateText) => edit(stateText, context), {
     operation,
     lock: { clock: env.clock, env: env.env },
@@ -421,7 +421,7 @@ async function writeEdit(
   if (result.written && recordEvent && kind in EVENT_KINDS) {
     const eventKind = kind as keyof typeof EVENT_KINDS;
     await appendRolloutEvents(
-      quotaGoalOf(goal).goalRuntimeDir,
+      quotaGoalOf(goal).runtimeDir,
       [
         buildRolloutEvent({
           goalId: goal.goalId,
@@ -767,7 +767,7 @@ async function completeInTurn(
   const agent = normalizeAgentId(args.agentId) ?? args.agentId;
   const step: TurnStep = {
     goalId: goal.goalId,
-    goalDir: quotaGoalOf(goal).goalRuntimeDir,
+    goalDir: quotaGoalOf(goal).runtimeDir,
     agentId: agent,
     turnInstanceId,
   };

@@ -53,15 +53,6 @@ import {
  * overwritten: the commit fails with `state_changed_concurrently` and records nothing.
  */
 
-/**
- * The goal a refresh is for, as the caller resolved it (the operation's goal handle, the turn's goal):
- * its registry entry as read then, where its registry, project and runtime root are.
- */
-export type RefreshGoal = Pick<
-  GoalRef,
-  'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'rawEntry'
->;
-
 export interface RefreshStateRequest {
   /** A public-safe token naming what happened, e.g. `state_refreshed`, `validated_progress`. */
   classification: string;
@@ -263,7 +254,10 @@ function openCount(doc: StateDocument, role: 'agent' | 'user'): number {
 }
 
 /** The request checked against the goal (each refusal in the order refresh-state has always given them). */
-function checkRefresh(target: RefreshGoal, request: RefreshStateRequest) {
+function checkRefresh(
+  target: Pick<GoalRef, 'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'rawEntry'>,
+  request: RefreshStateRequest,
+) {
   const goalId = target.goalId;
   const classification = request.classification.trim();
   if (!CLASSIFICATION_PATTERN.test(classification)) {
@@ -337,11 +331,17 @@ function checkRefresh(target: RefreshGoal, request: RefreshStateRequest) {
 }
 
 /**
+ * `target` below is the goal a refresh is for, as its caller resolved it (the operation's goal handle, the
+ * turn's goal): its registry entry as read then, where its registry, project and runtime root are.
+ *
  * The state file's text a refresh of `target` plans from, as it is now (through the process's state-file
  * cache, which reads a changed file again). The request is checked first, so its refusals come before
  * any state-file error. The commit compares this text under the state file's lock.
  */
-export async function readRefreshBase(target: RefreshGoal, request: RefreshStateRequest): Promise<string> {
+export async function readRefreshBase(
+  target: Pick<GoalRef, 'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'rawEntry'>,
+  request: RefreshStateRequest,
+): Promise<string> {
   const { statePath } = checkRefresh(target, request);
   return (await processGoalCache().stateFile(statePath)).text;
 }
@@ -351,7 +351,7 @@ export async function readRefreshBase(target: RefreshGoal, request: RefreshState
  * or the text the caller's own locked write just left there). Writes nothing.
  */
 export async function planRefreshState(
-  target: RefreshGoal,
+  target: Pick<GoalRef, 'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'rawEntry'>,
   request: RefreshStateRequest,
   baseText: string,
   clock: Clock,
@@ -560,7 +560,7 @@ export async function commitRefreshState(
 
 /** Plans and commits in one go: the `loopx refresh-state` command. */
 export async function refreshState(
-  target: RefreshGoal,
+  target: Pick<GoalRef, 'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'rawEntry'>,
   request: RefreshStateRequest,
   options: CommitRefreshOptions,
 ): Promise<RefreshStatePayload> {

@@ -69,18 +69,6 @@ export const BootstrapResultSchema = z.object({
 });
 export type BootstrapResult = z.infer<typeof BootstrapResultSchema>;
 
-/**
- * The goal bootstrap creates (or, with `force`, resets): its definition, not a reference to a goal that
- * exists (so no lookup: whether the id is taken is decided under the registry lock, in `bootstrapGoal`).
- */
-export interface NewGoal {
-  /** Checked as a new goal's id (`checkNewGoalId`). */
-  id: string;
-  objective: string;
-  /** Default: the project folder's name as a slug. */
-  domain?: string | undefined;
-}
-
 export interface BootstrapOptions {
   /** Absolute path of an existing project folder. */
   projectDir: string;
@@ -107,7 +95,15 @@ export interface BootstrapOptions {
  * nothing, when the goal already exists, unless `force`; an existing state file is kept unless
  * `force`. The registry write and the state file write happen under the registry's lock.
  */
-export async function bootstrapGoal(goal: NewGoal, options: BootstrapOptions): Promise<BootstrapResult> {
+export async function bootstrapGoal(
+  /**
+   * The goal to create (or, with `force`, reset): its definition, not a reference to a goal that exists (whether
+   * the id is taken is decided under the registry lock). `id` is checked as a new goal's id (`checkNewGoalId`);
+   * `domain` defaults to the project folder's name as a slug.
+   */
+  goal: { id: string; objective: string; domain?: string | undefined },
+  options: BootstrapOptions,
+): Promise<BootstrapResult> {
   const goalId = checkNewGoalId(goal.id);
   const objective = collapseWhitespace(goal.objective);
   if (objective === '')

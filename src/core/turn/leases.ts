@@ -20,7 +20,7 @@ export function turnLeaseGoal(turnGoal: TurnGoal): Pick<GoalRef, 'goalId' | 'run
     goalId: goal.goalId,
     runtimeRoot: goal.runtimeRoot,
     statePath: turnGoal.statePath,
-    rawEntry: goal.goal,
+    rawEntry: goal.rawEntry,
   };
 }
 

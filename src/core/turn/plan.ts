@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
 import { RouteSchema, type Route } from '../scheduling/route';
-import type { ShouldRunDecision } from '../scheduling/shouldRun';
+import type { ShouldRunDecision } from '../scheduling/decisionContract';
 import {
   checkTurnInstanceId,
   settlementIdentity,

@@ -13,7 +13,6 @@ import {
   commitRefreshState,
   planRefreshState,
   readRefreshBase,
-  type RefreshGoal,
   type RefreshStateRequest,
 } from '../refresh/refreshState';
 import { readGoalRuns, type RunIndexRow } from '../runtime/runIndex';
@@ -169,7 +168,7 @@ async function withCasRetry<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function operationContext(ctx: WritebackContext): OperationContext {
-  const roster = registeredAgentsForGoal(ctx.turnGoal.goal.goal);
+  const roster = registeredAgentsForGoal(ctx.turnGoal.goal.rawEntry);
   return {
     now: formatLocalIsoSeconds(ctx.clock.now()),
     goalId: ctx.turnGoal.goal.goalId,
@@ -454,14 +453,7 @@ export async function recordMaterialRun(
   return withCasRetry(async () => {
     const stateText = ctx.stateText;
     ctx.stateText = undefined;
-    const target: RefreshGoal = {
-      goalId: turnGoal.goal.goalId,
-      registryPath: turnGoal.goal.registryPath,
-      projectRoot: turnGoal.goal.projectRoot,
-      runtimeRoot: turnGoal.goal.runtimeRoot,
-      homeDir: turnGoal.homeDir,
-      rawEntry: turnGoal.goal.goal,
-    };
+    const target = { ...turnGoal.goal, homeDir: turnGoal.homeDir };
     const request: RefreshStateRequest = {
       classification: result.result_kind,
       nextAction: result.next_action,

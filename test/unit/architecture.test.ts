@@ -94,18 +94,12 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'agents/registration.ts -> readRegistry',
   'globalRegistry/sync.ts -> readRegistry',
   'ops/goalHandle.ts -> readRegistry',
-  'ops/heartbeat.ts -> readGoalRuns',
   // The library's `readRegistry` (the original's `load_registry`) is the registry reader under its documented
   // name; moved here from api/registry.ts by the core/api fold.
   'ops/libraryFunctions.ts -> readRegistry',
-  'ops/heartbeat.ts -> readStateFile',
-  'ops/lanes.ts -> readStateFile',
-  'ops/review.ts -> readGoalRuns',
   'ops/syncGlobal.ts -> readRegistry',
-  'ops/todo.ts -> readStateFile',
   'refresh/refreshState.ts -> readRegistry',
   'refresh/refreshState.ts -> readStateText',
-  'scheduling/heartbeatReceipt.ts -> readStateFile',
   'scheduling/shouldRun.ts -> findQuotaGoal',
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',

@@ -5,7 +5,7 @@ import { appendRolloutEventsChecked, buildRolloutEvent, ofTurn, type RolloutEven
 import type { LockOptions } from '../fs/fileLock';
 import type { QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
-import { readStateFile } from '../state/stateFile';
+import { readGoalStateFile } from '../goal/reads';
 import { spendCommand, type ShouldRunDecision } from './shouldRun';
 import { selectedTodoView } from './todoSelection';
 import { deliveryWorkspaceCausality, deliveryWorkspaceCausalityFields } from '../snapshots/deliveryWorkspace';
@@ -134,7 +134,7 @@ async function replayedDecision(
   if (receipt.todo_id !== null && selected?.todo_id !== receipt.todo_id) {
     selected = null;
     if (goal.statePath !== null) {
-      const snapshot = await readStateFile(goal.statePath).catch(() => null);
+      const snapshot = await readGoalStateFile(goal.statePath).catch(() => null);
       const item = snapshot?.document.todos.find((t) => t.todoId === receipt.todo_id && t.role === 'agent');
       if (item !== undefined)
         selected = selectedTodoView(item, `bound by the heartbeat receipt of turn ${receipt.turn_instance_id}`);
@@ -161,7 +161,7 @@ async function receiptCausality(
   todoId: string,
 ): Promise<ReturnType<typeof deliveryWorkspaceCausality> | null> {
   if (goal.statePath === null) return null;
-  const snapshot = await readStateFile(goal.statePath).catch(() => null);
+  const snapshot = await readGoalStateFile(goal.statePath).catch(() => null);
   const item = snapshot?.document.todos.find((t) => t.todoId === todoId && t.role === 'agent');
   return item === undefined ? null : deliveryWorkspaceCausality(item);
 }

@@ -7,7 +7,7 @@ import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/c
 import { readQuotaConfig } from '../quota/config';
 import { checkQuotaWindow } from '../quota/goal';
 import { computeLedger } from '../quota/ledger';
-import { selectTodo } from '../scheduling/todoSelection';
+import { selectTodo } from '../todo/runnable';
 import { readGoalRunIndex, readGoalStateFile } from '../goal/reads';
 import { budgetBrief, buildTurnBrief, PROMPT_SIZES, renderTurnPrompt, type PromptSize } from '../protocol/prompt';
 import type { TurnBrief } from '../protocol/contract';

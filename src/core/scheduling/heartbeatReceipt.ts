@@ -7,7 +7,7 @@ import type { QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import { readGoalStateFile } from '../goal/reads';
 import { spendCommand, type ShouldRunDecision } from './shouldRun';
-import { selectedTodoView } from './todoSelection';
+import { selectedTodoView } from '../todo/runnable';
 import { deliveryWorkspaceCausality, deliveryWorkspaceCausalityFields } from '../snapshots/deliveryWorkspace';
 
 /**

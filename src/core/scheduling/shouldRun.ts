@@ -6,13 +6,13 @@ import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { isoSeconds, type Clock } from '../clock';
 import { errorMessage, type LoopxError } from '../errors';
 import { latestStatusRun, type RunIndexEntry } from '../runtime/runIndex';
-import { goalAttention, type GoalAttention } from './goalAttention';
+import { goalAttention, type GoalAttention } from '../todo/attention';
 import { TERMINAL_STATUSES, type StateDocument } from '../state/document';
 import { metaFlag } from '../state/gates';
 import type { StateFileSnapshot } from '../state/stateFile';
 import { GoalLoader, type LoadOptions } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
-import { todoContractDiagnostics, type TodoContractDiagnostic } from '../state/todoContract';
+import { todoContractDiagnostics, type TodoContractDiagnostic } from '../todo/contract';
 import { findQuotaGoal, type LoadQuotaGoalOptions, type QuotaGoal } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
 import { SPEND_USAGE_FLAGS, TURN_ID_PLACEHOLDER } from '../quota/spend';
@@ -25,7 +25,7 @@ import {
   SelectionSummarySchema,
   type SelectedTodo,
   type SelectionResult,
-} from './todoSelection';
+} from '../todo/runnable';
 import { replanObligationFromRuns, ReplanObligationSchema, type ReplanObligation } from './replanObligation';
 import { goalFrontier, type GoalFrontier } from './goalFrontier';
 import {

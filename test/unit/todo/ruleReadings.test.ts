@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { parseStateDocument } from '../../../src/core/state/document';
-import { todoContractDiagnostics as shouldRunContract } from '../../../src/core/state/todoContract';
 import {
+  statusTodoContractDiagnostics as statusContract,
+  todoContractDiagnostics as shouldRunContract,
+} from '../../../src/core/todo/contract';
+import {
+  attentionRoute,
   BLOCKING_CLASSIFICATIONS,
   CONNECTED_ADAPTER_STATUSES,
   goalAttention,
   OWNER_CLASSIFICATIONS,
-} from '../../../src/core/scheduling/goalAttention';
-import { attentionRoute, type AttentionRouteInput } from '../../../src/core/status/attentionRoute';
-import { todoContractDiagnostics as statusContract } from '../../../src/core/status/contractCheck';
+  type AttentionRouteInput,
+} from '../../../src/core/todo/attention';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
 
 /**

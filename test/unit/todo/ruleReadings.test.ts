@@ -15,11 +15,12 @@ import {
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
 
 /**
- * Known debt (docs/architecture.md): `quota should-run` and `status` read the goal's attention route
- * and the per-todo contract rules each their own way. The compatibility kit passes with both, yet they
- * differ on the inputs below; merging either pair into one module changes one command's
- * JSON on these inputs, so a merge is a compatibility decision (which reading the original has),
- * documented in docs/compatibility.md. When a merge lands, this file goes with it.
+ * Two readings (docs/architecture.md): `quota should-run` and `status` read the goal's attention route
+ * (src/core/todo/attention.ts) and the per-todo contract rules (src/core/todo/contract.ts) each their own
+ * way, side by side in one file each. The compatibility kit passes with both, yet they differ on the inputs
+ * below; merging either pair changes one command's JSON on these inputs, so a merge is a compatibility
+ * decision (which reading the original has), documented in docs/compatibility.md. When a merge lands, the
+ * case it settles goes with it. The readings of `resume_when` are pinned in resume.test.ts.
  */
 
 const run = (fields: Record<string, unknown>): RunIndexEntry =>

@@ -1,15 +1,7 @@
 import type { TodoListResult, TodoSchema } from '../../core/ops/resultSchemas';
 import type { z } from 'zod';
-import {
-  todoAdd,
-  todoClaim,
-  todoComplete,
-  todoDefer,
-  todoList,
-  todoSupersede,
-  todoUpdate,
-  type TodoEditOutput,
-} from '../../core/ops/todo';
+import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from '../../core/ops/todo';
+import type { TodoEditOutput } from '../../core/ops/todoFields';
 import { markdownTable } from '../output';
 import { operationCommand } from '../operationHandler';
 

@@ -38,19 +38,12 @@ import { editTodos } from './todoEdit';
 import { completeInTurn } from './todoInTurn';
 import { claimLease, completionFence } from './todoLease';
 
-export {
-  dueInstantOf,
-  TODO_PRIORITIES,
-  TodoEditResultSchema,
-  todoErrorFields,
-  type TodoCompleteOutput,
-  type TodoEditOutput,
-} from './todoFields';
-
 /**
  * The todo lifecycle of a goal's ACTIVE_GOAL_STATE.md: add, list, claim, update, complete,
- * supersede, defer. Every edit is one locked compare-and-swap write of the state file; `list` only
- * reads.
+ * supersede, defer, and a gate's due time. Every edit is one locked compare-and-swap write of the state
+ * file; `list` only reads. This file holds the operation definitions; their shared fields and result
+ * schema are `todoFields.ts`, the locked edit pipeline `todoEdit.ts`, lease fencing `todoLease.ts`, a
+ * completion inside a heartbeat `todoInTurn.ts`, the pure edits `state/todos.ts` and the listing `todo/list.ts`.
  */
 
 export const todoAdd = defineOperation({

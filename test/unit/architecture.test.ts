@@ -90,18 +90,12 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'agents/registration.ts -> readRegistry',
   'globalRegistry/sync.ts -> readRegistry',
   'ops/goalHandle.ts -> readRegistry',
-  'ops/heartbeat.ts -> readGoalRuns',
   // The library's `readRegistry` (the original's `load_registry`) is the registry reader under its documented
   // name; moved here from api/registry.ts by the core/api fold.
   'ops/libraryFunctions.ts -> readRegistry',
-  'ops/heartbeat.ts -> readStateFile',
-  'ops/lanes.ts -> readStateFile',
-  'ops/review.ts -> readGoalRuns',
   'ops/syncGlobal.ts -> readRegistry',
-  'ops/todo.ts -> readStateFile',
   'refresh/refreshState.ts -> readRegistry',
   'refresh/refreshState.ts -> readStateText',
-  'scheduling/heartbeatReceipt.ts -> readStateFile',
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
   // Renamed from reloadQuotaGoal when QuotaGoal became the GoalRef (same reader: the registry re-read before admission).
@@ -133,6 +127,15 @@ const GOAL_TYPE_OFFENDERS: readonly string[] = [
   'status/goalStatusSchema.ts: GoalStatusTarget',
   'turn/context.ts: TurnGoal',
 ];
+
+/**
+ * `core/todo` holds the todo rules once (resume conditions, which todo is runnable, the per-todo contract, the
+ * attention route): pure functions over the parsed state file, so it imports only the folders of the files it
+ * reads the parse of, and the deciders and views (`scheduling/`, `status/`, `turn/`, `ops/`) import it.
+ */
+const TODO_RULE_IMPORTS: readonly string[] = ['registry', 'runtime', 'state'];
+/** A resume condition parsed (`todo_done:(…)`, `startsWith('todo_done:')`, `` `todo_done:${id}` ``): a reading of it. */
+const RESUME_CONDITION_READ = /todo_done:\(|['"`]todo_done:['"`]|`todo_done:\$\{/;
 
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
 const PERSISTENT_CACHE_FILES: readonly string[] = ['status-cache.json'];
@@ -170,6 +173,31 @@ describe('architecture', () => {
 
   it('has no import cycles between the folders of src/core', () => {
     assert.deepEqual(folderCycles(coreFolderGraph()), []);
+  });
+
+  it('core/todo is the todo rules, pure: it imports only state/, registry/ and runtime/, and no fs', () => {
+    const graph = coreFolderGraph();
+    assert.deepEqual([...(graph.get('todo') ?? [])].sort(), TODO_RULE_IMPORTS);
+    for (const folder of ['scheduling', 'status', 'ops'])
+      assert.ok(graph.get(folder)?.has('todo'), `${folder} applies the todo rules from core/todo`);
+    const withFs = sourceFiles(join('src', 'core', 'todo')).filter((file) =>
+      /from\s+['"](node:)?fs(\/promises)?['"]/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(withFs, []);
+  });
+
+  it('a resume condition is read only in core/todo (the writer checks its grammar in state/todos.ts)', () => {
+    const readers = sourceFiles(join('src', 'core')).filter(
+      (file) =>
+        !file.startsWith(join('src', 'core', 'todo') + '/') &&
+        file !== join('src', 'core', 'state', 'todos.ts') &&
+        RESUME_CONDITION_READ.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(readers, [], 'read resume_when through core/todo/resume.ts');
+    assert.ok(
+      RESUME_CONDITION_READ.test(readFileSync(join(ROOT, 'src', 'core', 'todo', 'resume.ts'), 'utf8')),
+      'the rule recognizes the reading it guards',
+    );
   });
 
   it('core/server is HTTP only: it imports core/status and what status itself builds on, never ops, turns or agents', () => {

@@ -3,6 +3,9 @@ import { projectGoalWarnings } from './projection/goalWarnings';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/latestRunRecommendation';
 import type { ProjectionWarning } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
+import { lifecycleFields } from './projection/lifecycle';
+import { backlogHygieneWarning } from './projection/backlogHygiene';
+import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
   attentionRoute,
@@ -94,6 +97,7 @@ function statusTodoItem(item: StructuredTodoItem): StatusTodoItem {
 
 /** A goal's todo summary for readers that show counts either way: an empty one when the state file could not be read. */
 export const NO_TODOS: StatusTodoSummary = {
+  schema_version: 'todo_summary_v0',
   source_section: null,
   total_count: 0,
   open_count: 0,
@@ -179,6 +183,7 @@ function todoSummary(
       (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId),
   );
   return {
+    schema_version: 'todo_summary_v0',
     source_section: firstSectionOf(doc, role)?.title ?? null,
     total_count: summary.total_count,
     open_count: summary.open_count,
@@ -358,6 +363,22 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const recommendedAction = quietMonitor ? quietMonitorAction(routedAction) : routedAction;
 
   const owed = replanObligations(rows, input);
+  const listedRuns = rows.slice(0, input.limit) as unknown as Record<string, unknown>[];
+  const handoffState = handoffRunState({
+    goalId: target.goalId,
+    recommendedAction,
+    latestRuns: listedRuns,
+    latestValidation:
+      latestStatusRun === null
+        ? null
+        : {
+            ...(latestStatusRun.generated_at ? { generated_at: latestStatusRun.generated_at } : {}),
+            ...(latestStatusRun.classification ? { classification: latestStatusRun.classification } : {}),
+          },
+  });
+  // Without the quota: `withQuotaSignals` (statusPayload.ts) sets what the quota's state decides.
+  const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
+  const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
     display_name: target.displayName,
@@ -374,6 +395,19 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : { waiting_on: route.waiting_on, severity: route.severity }),
     recommended_action: recommendedAction,
     source,
+    ...lifecycleFields({
+      latestStatusRun: latestStatusRun as Record<string, unknown> | null,
+      adapterStatus: target.adapterStatus,
+      goalStatus: target.status,
+    }),
+    handoff_readiness: handoff,
+    long_task_cadence_hint: longTaskCadenceHint({
+      quotaState: null,
+      userOpenCount: userTodos?.open_count ?? null,
+      handoff,
+      latestRuns: listedRuns,
+    }),
+    ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,
     ...(input.agentId !== null ? { agent_id: input.agentId } : {}),

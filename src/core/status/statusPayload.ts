@@ -29,6 +29,7 @@ import {
   type GoalStatusTarget,
 } from './goalStatus';
 import { OPERATOR_WAITS } from './attentionRoute';
+import { withQuotaSignals } from './projection/quotaSignals';
 import {
   contractAttentionItem,
   ContractAttentionItemSchema,
@@ -130,6 +131,15 @@ export const StatusPayloadSchema = z.object({
   contract: StatusContractSchema,
   /** `contract.summary` at the top level, where LoopX's own contract readers and agents look for it. */
   contract_summary: StatusContractSchema.shape.summary,
+  /** The original's contract health projection: the first 3 errors and warnings, their counts, whether cut. */
+  contract_errors: z.array(z.string()),
+  contract_errors_total_count: z.number().int(),
+  contract_errors_truncated: z.boolean(),
+  contract_warnings: z.array(z.string()),
+  contract_warnings_total_count: z.number().int(),
+  contract_warnings_truncated: z.boolean(),
+  /** The goal asked for (`--goal-id`), or null. */
+  goal_filter: z.string().nullable(),
   attention_queue: AttentionQueueSchema,
   run_history: RunHistorySchema,
 });
@@ -391,6 +401,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     status_contract: STATUS_CONTRACT_VERSION,
     contract,
     contract_summary: contract.summary,
+    ...contractHealth(contract),
+    goal_filter: request.goalId?.trim() || null,
     attention_queue: {
       available: true,
       item_count: queue.length,
@@ -409,6 +421,33 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   };
 }
 
+/** The original's contract signals shown at the top level (`build_contract_health_projection`, 3 of each). */
+const CONTRACT_SIGNAL_LIMIT = 3;
+
+function contractHealth(contract: StatusContract): {
+  contract_errors: string[];
+  contract_errors_total_count: number;
+  contract_errors_truncated: boolean;
+  contract_warnings: string[];
+  contract_warnings_total_count: number;
+  contract_warnings_truncated: boolean;
+} {
+  const signals = (values: readonly string[]): { items: string[]; total: number } => {
+    const items = values.map((value) => value.trim()).filter((value) => value !== '');
+    return { items: items.slice(0, CONTRACT_SIGNAL_LIMIT), total: items.length };
+  };
+  const errors = signals(contract.errors);
+  const warnings = signals(contract.warnings);
+  return {
+    contract_errors: errors.items,
+    contract_errors_total_count: errors.total,
+    contract_errors_truncated: errors.total > errors.items.length,
+    contract_warnings: warnings.items,
+    contract_warnings_total_count: warnings.total,
+    contract_warnings_truncated: warnings.total > warnings.items.length,
+  };
+}
+
 /**
  * Items with their quota attached, per cached item: the same object while neither the item nor
  * the summary object changed (a long-lived reader's quota cache hands out the same summary while
@@ -420,7 +459,8 @@ const quotaItems = new WeakMap<GoalStatusItem, { summary: object; value: GoalSta
 function withQuota(item: GoalStatusItem, summary: object): GoalStatusItem {
   const kept = quotaItems.get(item);
   if (kept !== undefined && kept.summary === summary) return kept.value;
-  const value: GoalStatusItem = { ...item, quota: StatusItemQuotaSchema.parse(summary) };
+  const quota = StatusItemQuotaSchema.parse(summary);
+  const value: GoalStatusItem = { ...item, quota, ...withQuotaSignals(item, quota) };
   quotaItems.set(item, { summary, value });
   return value;
 }

@@ -4,6 +4,8 @@ import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/l
 import type { ProjectionWarning } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
 import { lifecycleFields } from './projection/lifecycle';
+import { routeOwnAction } from './projection/routeAction';
+import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
@@ -343,14 +345,20 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     nextAction: activeNextAction,
     gapAction: gap?.recommended_action ?? null,
   });
+  const ownAction = routeOwnAction(route, {
+    hasStatusRun: latestStatusRun !== null,
+    firstOpenAgentTodoText: agentTodos?.items[0]?.text ?? null,
+  });
   const [routedAction, source] =
     fromActiveState !== null
       ? [fromActiveState, 'active_state' as const]
-      : latest.latest_run_recommended_action !== null
-        ? [latest.latest_run_recommended_action, 'latest_run' as const]
-        : activeNextAction !== null
-          ? [activeNextAction, 'active_state_next_action' as const]
-          : [DEFAULT_STATUS_ACTION, 'default' as const];
+      : ownAction !== null
+        ? [ownAction, route.attention_source as 'run_history' | 'registry']
+        : latest.latest_run_recommended_action !== null
+          ? [latest.latest_run_recommended_action, 'latest_run' as const]
+          : activeNextAction !== null
+            ? [activeNextAction, 'active_state_next_action' as const]
+            : [DEFAULT_STATUS_ACTION, 'default' as const];
   const quietMonitor =
     doc !== null &&
     structured !== null &&
@@ -378,6 +386,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   });
   // Without the quota: `withQuotaSignals` (statusPayload.ts) sets what the quota's state decides.
   const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
+  const laneRecommendation = agentLaneRecommendation(listedRuns);
   const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
@@ -416,6 +425,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : {}),
     latest_run_recommended_action: latest.latest_run_recommended_action,
     latest_run_recommended_action_source: latest.latest_run_recommended_action_source,
+    ...(laneRecommendation !== null ? { agent_lane_recommendation: laneRecommendation } : {}),
     ...(nextActionWarning ? { next_action_projection_warning: nextActionWarning } : {}),
     ...(gap ? { state_projection_gap: gap } : {}),
     ...(stale ? { stale_latest_run_warning: stale } : {}),

@@ -12,6 +12,7 @@ import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
 import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffReadiness';
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
+import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
@@ -116,6 +117,9 @@ export const RecommendedActionOriginSchema = z.enum([
   'latest_run',
   'active_state_next_action',
   'default',
+  // A route of the original's own words (projection/routeAction.ts): no status run, or its artifacts missing.
+  'run_history',
+  'registry',
 ]);
 
 export const DEFAULT_STATUS_ACTION =
@@ -183,6 +187,8 @@ export const GoalStatusItemSchema = z.object({
   active_state_next_action_entries: z.array(z.string()).optional(),
   latest_run_recommended_action: z.string().nullable(),
   latest_run_recommended_action_source: latestRunRecommendationSourceSchema.nullable(),
+  /** The newest listed agent-lane run's recommendation (projection/agentLaneRecommendation.ts). */
+  agent_lane_recommendation: AgentLaneRecommendationSchema.optional(),
   next_action_projection_warning: nextActionProjectionWarningSchema.optional(),
   state_projection_gap: stateProjectionGapSchema.optional(),
   stale_latest_run_warning: staleLatestRunWarningSchema.optional(),

@@ -30,6 +30,7 @@ import {
 } from './goalStatus';
 import { OPERATOR_WAITS } from './attentionRoute';
 import { withQuotaSignals } from './projection/quotaSignals';
+import { dependencyBlockers, DependencyBlockersSchema, type DependencyBlockers } from './projection/dependencyBlockers';
 import {
   contractAttentionItem,
   ContractAttentionItemSchema,
@@ -66,7 +67,10 @@ const STATUS_CONTRACT_VERSION: StatusContractVersion = {
 };
 
 /** An attention item: the goal's status item plus the dashboards' per-goal blocks. */
-export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoalFieldsSchema.shape);
+export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoalFieldsSchema.shape).extend({
+  /** Open user todos of the other goals (projection/dependencyBlockers.ts); absent when none. */
+  dependency_blockers: DependencyBlockersSchema.optional(),
+});
 export type StatusPayloadItem = z.infer<typeof StatusPayloadItemSchema>;
 
 export const StatusContractSchema = z.object({
@@ -375,6 +379,11 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     if (request.deferCacheSave !== undefined) request.deferCacheSave(() => disk.save(runtimeRoot));
     else await disk.save(runtimeRoot);
   }
+  const blockers = dependencyBlockers(items);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as StatusPayloadItem;
+    items[i] = withDependencyBlockers(item, blockers.get(item.goal_id));
+  }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;
   const contract = statusContract({
@@ -507,6 +516,19 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
   if (cached !== undefined && cached.key === key) return cached.value;
   const value: StatusPayloadItem = { ...item, ...dashboardGoalFields(item, goal) };
   extendedItems.set(item, { key, value });
+  return value;
+}
+
+/** Items with their dependency blockers, the same object while the blockers are the same (see `withQuota`). */
+const blockedItems = new WeakMap<StatusPayloadItem, { key: string; value: StatusPayloadItem }>();
+
+function withDependencyBlockers(item: StatusPayloadItem, blockers: DependencyBlockers | undefined): StatusPayloadItem {
+  if (blockers === undefined) return item;
+  const key = JSON.stringify(blockers);
+  const kept = blockedItems.get(item);
+  if (kept !== undefined && kept.key === key) return kept.value;
+  const value: StatusPayloadItem = { ...item, dependency_blockers: blockers };
+  blockedItems.set(item, { key, value });
   return value;
 }
 

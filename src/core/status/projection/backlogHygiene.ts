@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collapseWhitespace, containsCredential, containsLocalPath, truncateText } from './text';
+import { publicSafeCompact } from './text';
 
 /**
  * The original's `backlog_hygiene_warning` (loopx/control_plane/work_items/backlog_hygiene.py): when a goal has no
@@ -28,13 +28,6 @@ const HINT =
 const MAX_EVIDENCE = 3;
 const TEXT_LIMIT = 220;
 
-/** The original's `public_safe_compact_text(…, limit=220)`: collapsed, cut, null when it names a path or a secret. */
-function compactText(text: string): string | null {
-  const collapsed = collapseWhitespace(text);
-  if (collapsed === '' || containsLocalPath(collapsed) || containsCredential(collapsed)) return null;
-  return truncateText(collapsed, TEXT_LIMIT);
-}
-
 export function backlogHygieneWarning(stateText: string, agentOpenCount: number): BacklogHygieneWarning | null {
   if (agentOpenCount > 0) return null;
   const lines: Record<string, string[]> = Object.fromEntries(SECTIONS.map((s) => [s, []]));
@@ -53,7 +46,7 @@ export function backlogHygieneWarning(stateText: string, agentOpenCount: number)
     for (const line of lines[section] ?? []) {
       const bullet = BULLET.exec(line);
       if (bullet === null) continue;
-      const text = compactText(bullet[1] ?? '');
+      const text = publicSafeCompact(bullet[1] ?? '', TEXT_LIMIT);
       if (text === null) continue;
       if (section === 'Next Action' || HINT.test(text)) evidence.push({ section, text });
     }

@@ -35,18 +35,21 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
 
 /**
  * The differences left, by rule (docs/compatibility.md, "Status items field by field"): a difference is accepted when
- * it starts with one of these. Each names a block whose rule we read differently or do not have; everything else of
+ * its path matches one of these. Each names a block whose rule we read differently or do not have; everything else of
  * an item (its route, action, source, lifecycle, handoff readiness, cadence hint, warnings, the todo summaries'
  * counts, the quota's numbers and state) must be equal.
  */
-export const ITEM_RULES: readonly { prefix: string; rule: string }[] = [
-  { prefix: 'project_asset', rule: 'project-asset-block' },
-  { prefix: 'goal_channel_projection', rule: 'goal-channel-block' },
-  { prefix: 'user_todos.', rule: 'todo-summary-lists' },
-  { prefix: 'agent_todos.', rule: 'todo-summary-lists' },
-  { prefix: 'quota.reason', rule: 'quota-reason-text' },
-  { prefix: 'quota.blocked_action_scope', rule: 'quota-gate-bypass' },
-  { prefix: 'quota.safe_bypass_', rule: 'quota-gate-bypass' },
+export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
+  { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
+  { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
+  // Below the counts: the original's extra lists and per-todo fields (its `items` lists every todo).
+  {
+    pattern:
+      /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count)$)/,
+    rule: 'todo-summary-lists',
+  },
+  { pattern: /^quota\.reason$/, rule: 'quota-reason-text' },
+  { pattern: /^quota\.(blocked_action_scope|safe_bypass_\w+)$/, rule: 'quota-gate-bypass' },
 ];
 
 /** Top-level keys of the original's status payload that ours does not carry (docs/compatibility.md). */
@@ -77,5 +80,5 @@ export const PAYLOAD_KEYS_COMPARED: readonly string[] = [
 ];
 
 export function unexplained(found: Iterable<Difference>): Difference[] {
-  return [...found].filter((d) => !ITEM_RULES.some((r) => d.slice(d.indexOf(' ') + 1).startsWith(r.prefix)));
+  return [...found].filter((d) => !ITEM_RULES.some((r) => r.pattern.test(d.slice(d.indexOf(' ') + 1))));
 }

@@ -45,6 +45,9 @@ import {
 
 export * from './goalStatusSchema';
 
+/** Runs the item's handoff readiness and agent-lane recommendation look at (the original's control-plane context). */
+const CONTROL_PLANE_RUN_LIMIT = 20;
+
 /**
  * The per-goal status read model: what `loopx status`, the status server and the editor views
  * show for one goal. `projectGoalStatus` is a pure function of the registry entry, the state file
@@ -371,7 +374,11 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const recommendedAction = quietMonitor ? quietMonitorAction(routedAction) : routedAction;
 
   const owed = replanObligations(rows, input);
-  const listedRuns = rows.slice(0, input.limit) as unknown as Record<string, unknown>[];
+  // The original reads its queue's run signals from the newest max(limit, 20) runs (STATUS_CONTROL_PLANE_CONTEXT_LIMIT).
+  const listedRuns = rows.slice(0, Math.max(input.limit, CONTROL_PLANE_RUN_LIMIT)) as unknown as Record<
+    string,
+    unknown
+  >[];
   const handoffState = handoffRunState({
     goalId: target.goalId,
     recommendedAction,

@@ -153,6 +153,18 @@ export function activeStateAction(
   }
 }
 
+/**
+ * The original's projection order of open todos (`todo_projection_sort_key`): by priority (P0 first, none last), then
+ * by position. Summaries list them so, and the first gate or todo an item recommends is the first in this order.
+ */
+function byPriority<T extends Pick<StructuredTodoItem, 'priority' | 'index'>>(items: readonly T[]): T[] {
+  const rank = (item: T): number => {
+    const match = /^P([0-4])/.exec((item.priority ?? '').trim().toUpperCase());
+    return match === null ? 50 : Number(match[1]);
+  };
+  return [...items].sort((a, b) => rank(a) - rank(b) || a.index - b.index);
+}
+
 function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
 }
@@ -195,7 +207,7 @@ function todoSummary(
     done_count: summary.done_count + summary.deferred_count,
     blocked_count: summary.blocked_count,
     deferred_count: summary.deferred_count,
-    items: visible.slice(0, input.todoItemLimit).map(statusTodoItem),
+    items: byPriority(visible).slice(0, input.todoItemLimit).map(statusTodoItem),
   };
 }
 
@@ -343,8 +355,8 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const stale = byKind('stale_latest_run_projection');
 
   const fromActiveState = activeStateAction(route.status, route.attention_source, {
-    user: (structured?.todos.user.items ?? []).filter(isOpen),
-    agent: (structured?.todos.agent.items ?? []).filter(isOpen),
+    user: byPriority((structured?.todos.user.items ?? []).filter(isOpen)),
+    agent: byPriority((structured?.todos.agent.items ?? []).filter(isOpen)),
     nextAction: activeNextAction,
     gapAction: gap?.recommended_action ?? null,
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { generateWorkspace } from '../../bench/workspace/generate';
 import { materializeDemoWorkspace } from '../support/demoWorkspace';
 import { GOAL_STATE, mixedWorkspace, run, stopLeftovers, writeGoal, type MixedWorkspace } from './helpers';
 import {
@@ -223,5 +224,13 @@ describe('mixed team: status payloads equal field by field (every key the origin
     );
     const ours = compare(w, 'runs');
     assert.equal(ours['busy']?.['lifecycle_phase'], 'adapter_inspected');
+  });
+
+  it('a generated 6-goal workspace (seed 3: gates by priority, lane runs, spends, claimed and done todos)', () => {
+    w = mixedWorkspace('status-generated');
+    fs.rmSync(w.ws, { recursive: true, force: true });
+    generateWorkspace({ goals: 6, todos: 12, runs: 20, seed: 3, out: w.ws });
+    const ours = compare(w, 'generated seed 3');
+    assert.ok(Object.values(ours).some((item) => item['agent_lane_recommendation'] !== undefined));
   });
 });

@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadGoalStatus } from '../../../../src/core/status/goalStatus';
 import { agentLaneRecommendation } from '../../../../src/core/status/projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from '../../../../src/core/status/projection/backlogHygiene';
 import { dependencyBlockers } from '../../../../src/core/status/projection/dependencyBlockers';
@@ -290,5 +294,53 @@ describe('status item: the quota decides its handoff and cadence fields (one rul
       [throttled.handoff_readiness.codex_ready, throttled.long_task_cadence_hint.reason_codes],
       [false, ['quota_state_throttled']],
     );
+  });
+});
+
+describe('status item: open todos in the projection order (priority, then position)', () => {
+  it('the summary lists P0 before P1 and the item recommends the P0 gate, whatever their order in the file', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-priority-')));
+    try {
+      const stateFile = path.join(dir, 'ACTIVE_GOAL_STATE.md');
+      fs.writeFileSync(
+        stateFile,
+        '---\nstatus: active\n---\n## User Todo\n' +
+          '- [ ] [P1] Approve step one\n  <!-- loopx:todo todo_id=todo_one status=open task_class=user_gate -->\n' +
+          '- [ ] [P0] Approve step two\n  <!-- loopx:todo todo_id=todo_two status=open task_class=user_gate -->\n' +
+          '## Agent Todo\n' +
+          '- [ ] Unranked work\n  <!-- loopx:todo todo_id=todo_three status=open task_class=advancement_task -->\n' +
+          '- [ ] [P2] Ranked work\n  <!-- loopx:todo todo_id=todo_four status=open task_class=advancement_task -->\n',
+      );
+      const item = await loadGoalStatus(
+        {
+          goalId: 'g',
+          displayName: 'g',
+          status: 'active',
+          domain: null,
+          projectRoot: dir,
+          runtimeRoot: path.join(dir, 'runtime'),
+          stateFile,
+          agents: [],
+          registryMember: true,
+          adapterStatus: 'connected',
+          adapterKind: null,
+          registryWaitingOn: null,
+          attentionStatus: null,
+        },
+        { homeDir: dir },
+      );
+      assert.deepEqual(
+        item.user_todos?.items.map((todo) => todo.todo_id),
+        ['todo_two', 'todo_one'],
+      );
+      assert.deepEqual(
+        item.agent_todos?.items.map((todo) => todo.todo_id),
+        ['todo_four', 'todo_three'],
+      );
+      assert.equal(item.recommended_action, '[P0] Approve step two');
+      assert.equal(item.user_todos?.schema_version, 'todo_summary_v0');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

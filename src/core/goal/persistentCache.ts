@@ -47,7 +47,9 @@ export type { IndexDigest } from '../quota/ledger';
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 7: open gates carry `due_at` and `updated_at`. 8: the header's hash covers the body line only
 // (with the segments' length); each facts segment carries its own hash, checked when it is read.
-export const STATUS_CACHE_SCHEMA = 8;
+// 9: items carry the original's lifecycle, handoff readiness, cadence hint, backlog hygiene warning and agent-lane
+// recommendation; todo summaries their `schema_version` and the projection order (issue 30).
+export const STATUS_CACHE_SCHEMA = 9;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

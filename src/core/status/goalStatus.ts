@@ -3,6 +3,11 @@ import { projectGoalWarnings } from './projection/goalWarnings';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/latestRunRecommendation';
 import type { ProjectionWarning } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
+import { lifecycleFields } from './projection/lifecycle';
+import { routeOwnAction } from './projection/routeAction';
+import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
+import { backlogHygieneWarning } from './projection/backlogHygiene';
+import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
   attentionRoute,
@@ -41,6 +46,9 @@ import {
 } from './goalStatusSchema';
 
 export * from './goalStatusSchema';
+
+/** Runs the item's handoff readiness and agent-lane recommendation look at (the original's control-plane context). */
+const CONTROL_PLANE_RUN_LIMIT = 20;
 
 /**
  * The per-goal status read model: what `loopx status`, the status server and the editor views
@@ -96,6 +104,7 @@ function statusTodoItem(item: StructuredTodoItem): StatusTodoItem {
 
 /** A goal's todo summary for readers that show counts either way: an empty one when the state file could not be read. */
 export const NO_TODOS: StatusTodoSummary = {
+  schema_version: 'todo_summary_v0',
   source_section: null,
   total_count: 0,
   open_count: 0,
@@ -146,6 +155,18 @@ export function activeStateAction(
   }
 }
 
+/**
+ * The original's projection order of open todos (`todo_projection_sort_key`): by priority (P0 first, none last), then
+ * by position. Summaries list them so, and the first gate or todo an item recommends is the first in this order.
+ */
+function byPriority<T extends Pick<StructuredTodoItem, 'priority' | 'index'>>(items: readonly T[]): T[] {
+  const rank = (item: T): number => {
+    const match = /^P([0-4])/.exec((item.priority ?? '').trim().toUpperCase());
+    return match === null ? 50 : Number(match[1]);
+  };
+  return [...items].sort((a, b) => rank(a) - rank(b) || a.index - b.index);
+}
+
 function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
 }
@@ -174,13 +195,14 @@ function todoSummary(
       (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId),
   );
   return {
+    schema_version: 'todo_summary_v0',
     source_section: firstSectionOf(doc, role)?.title ?? null,
     total_count: summary.total_count,
     open_count: summary.open_count,
     done_count: summary.done_count + summary.deferred_count,
     blocked_count: summary.blocked_count,
     deferred_count: summary.deferred_count,
-    items: visible.slice(0, input.todoItemLimit).map(statusTodoItem),
+    items: byPriority(visible).slice(0, input.todoItemLimit).map(statusTodoItem),
   };
 }
 
@@ -328,19 +350,25 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const stale = byKind('stale_latest_run_projection');
 
   const fromActiveState = activeStateAction(route.status, route.attention_source, {
-    user: (structured?.todos.user.items ?? []).filter(isOpen),
-    agent: (structured?.todos.agent.items ?? []).filter(isOpen),
+    user: byPriority((structured?.todos.user.items ?? []).filter(isOpen)),
+    agent: byPriority((structured?.todos.agent.items ?? []).filter(isOpen)),
     nextAction: activeNextAction,
     gapAction: gap?.recommended_action ?? null,
+  });
+  const ownAction = routeOwnAction(route, {
+    hasStatusRun: latestStatusRun !== null,
+    firstOpenAgentTodoText: agentTodos?.items[0]?.text ?? null,
   });
   const [routedAction, source] =
     fromActiveState !== null
       ? [fromActiveState, 'active_state' as const]
-      : latest.latest_run_recommended_action !== null
-        ? [latest.latest_run_recommended_action, 'latest_run' as const]
-        : activeNextAction !== null
-          ? [activeNextAction, 'active_state_next_action' as const]
-          : [DEFAULT_STATUS_ACTION, 'default' as const];
+      : ownAction !== null
+        ? [ownAction, route.attention_source as 'run_history' | 'registry']
+        : latest.latest_run_recommended_action !== null
+          ? [latest.latest_run_recommended_action, 'latest_run' as const]
+          : activeNextAction !== null
+            ? [activeNextAction, 'active_state_next_action' as const]
+            : [DEFAULT_STATUS_ACTION, 'default' as const];
   const quietMonitor =
     doc !== null &&
     structured !== null &&
@@ -353,6 +381,27 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const recommendedAction = quietMonitor ? quietMonitorAction(routedAction) : routedAction;
 
   const owed = replanObligations(rows, input);
+  // The original reads its queue's run signals from the newest max(limit, 20) runs (STATUS_CONTROL_PLANE_CONTEXT_LIMIT).
+  const listedRuns = rows.slice(0, Math.max(input.limit, CONTROL_PLANE_RUN_LIMIT)) as unknown as Record<
+    string,
+    unknown
+  >[];
+  const handoffState = handoffRunState({
+    goalId: target.goalId,
+    recommendedAction,
+    latestRuns: listedRuns,
+    latestValidation:
+      latestStatusRun === null
+        ? null
+        : {
+            ...(latestStatusRun.generated_at ? { generated_at: latestStatusRun.generated_at } : {}),
+            ...(latestStatusRun.classification ? { classification: latestStatusRun.classification } : {}),
+          },
+  });
+  // Without the quota: `withQuotaSignals` (statusPayload.ts) sets what the quota's state decides.
+  const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
+  const laneRecommendation = agentLaneRecommendation(listedRuns);
+  const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
     display_name: target.displayName,
@@ -369,6 +418,19 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : { waiting_on: route.waiting_on, severity: route.severity }),
     recommended_action: recommendedAction,
     source,
+    ...lifecycleFields({
+      latestStatusRun: latestStatusRun as Record<string, unknown> | null,
+      adapterStatus: target.adapterStatus,
+      goalStatus: target.status,
+    }),
+    handoff_readiness: handoff,
+    long_task_cadence_hint: longTaskCadenceHint({
+      quotaState: null,
+      userOpenCount: userTodos?.open_count ?? null,
+      handoff,
+      latestRuns: listedRuns,
+    }),
+    ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,
     ...(input.agentId !== null ? { agent_id: input.agentId } : {}),
@@ -377,6 +439,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : {}),
     latest_run_recommended_action: latest.latest_run_recommended_action,
     latest_run_recommended_action_source: latest.latest_run_recommended_action_source,
+    ...(laneRecommendation !== null ? { agent_lane_recommendation: laneRecommendation } : {}),
     ...(nextActionWarning ? { next_action_projection_warning: nextActionWarning } : {}),
     ...(gap ? { state_projection_gap: gap } : {}),
     ...(stale ? { stale_latest_run_warning: stale } : {}),

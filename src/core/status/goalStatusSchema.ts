@@ -10,6 +10,9 @@ import { AttentionSeveritySchema, WaitingOnSchema } from '../todo/attention';
 import { StateDiagnosticsSchema } from '../state/structured';
 import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
+import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffReadiness';
+import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
+import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
@@ -34,6 +37,8 @@ export const StatusTodoItemSchema = z.object({
 export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
 
 export const StatusTodoSummarySchema = z.object({
+  /** The original's summary version. */
+  schema_version: z.literal('todo_summary_v0'),
   /** The heading of the section the todos come from, or null when the file has none. */
   source_section: z.string().nullable(),
   total_count: z.number().int().nonnegative(),
@@ -112,6 +117,9 @@ export const RecommendedActionOriginSchema = z.enum([
   'latest_run',
   'active_state_next_action',
   'default',
+  // A route of the original's own words (projection/routeAction.ts): no status run, or its artifacts missing.
+  'run_history',
+  'registry',
 ]);
 
 export const DEFAULT_STATUS_ACTION =
@@ -163,6 +171,14 @@ export const GoalStatusItemSchema = z.object({
   recommended_action: z.string().min(1),
   /** Where `recommended_action` came from. */
   source: RecommendedActionOriginSchema,
+  /** The goal's lifecycle (projection/lifecycle.ts); the original dashboard reads both. */
+  lifecycle_phase: z.string(),
+  lifecycle_flags: z.array(z.string()),
+  /** The project-agent handoff readiness (projection/handoffReadiness.ts); its quota fields follow `quota`. */
+  handoff_readiness: HandoffReadinessSchema,
+  long_task_cadence_hint: CadenceHintSchema,
+  /** Durable work in Next Action / Operating Lessons with no open agent todo (projection/backlogHygiene.ts). */
+  backlog_hygiene_warning: BacklogHygieneWarningSchema.optional(),
   registry_member: z.boolean(),
   registered_agents: z.array(z.string()),
   /** Set when the status was asked for one agent (`--agent-id`). */
@@ -171,6 +187,8 @@ export const GoalStatusItemSchema = z.object({
   active_state_next_action_entries: z.array(z.string()).optional(),
   latest_run_recommended_action: z.string().nullable(),
   latest_run_recommended_action_source: latestRunRecommendationSourceSchema.nullable(),
+  /** The newest listed agent-lane run's recommendation (projection/agentLaneRecommendation.ts). */
+  agent_lane_recommendation: AgentLaneRecommendationSchema.optional(),
   next_action_projection_warning: nextActionProjectionWarningSchema.optional(),
   state_projection_gap: stateProjectionGapSchema.optional(),
   stale_latest_run_warning: staleLatestRunWarningSchema.optional(),

@@ -11,7 +11,7 @@ import {
   quietMonitorAction,
   type OpenTodoFacts,
 } from './attentionRoute';
-import { processStateFiles } from '../goal/cache';
+import { processGoalCache } from '../goal/cache';
 import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
 import type { PersistentCache } from '../goal/persistentCache';
 import { runIndexPath } from '../runtime/layout';
@@ -478,7 +478,7 @@ export class GoalStatusCache {
   disk: PersistentCache | undefined;
 
   constructor(reader: GoalFileReader = fileSystemGoalReader) {
-    this.files = new GoalFiles(reader, processStateFiles());
+    this.files = new GoalFiles(reader, processGoalCache());
   }
 
   /** The registry document, read again only when the file changed. Errors (bad JSON) propagate. */

@@ -23,12 +23,13 @@ import type { TodoRole } from '../state/sections';
 import { projectStateDocument, type StructuredTodoItem } from '../state/structured';
 import { todoContractDiagnostics, type ContractDiagnostic } from './contractCheck';
 import { replanObligationWithRuns } from '../scheduling/replanObligation';
+import type { GoalStatusTargetSchema } from './goalStatusSchema';
 import {
   DEFAULT_STATUS_ACTION,
   DEFAULT_STATUS_RUN_LIMIT,
   DEFAULT_STATUS_TODO_ITEM_LIMIT,
   GoalStatusItemSchema,
-  GoalStatusTargetSchema,
+  parseGoalStatusTarget,
   type GoalStatusItem,
   type GoalStatusTarget,
   type StatusGate,
@@ -447,22 +448,26 @@ const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTa
 function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
   let target = parsedTargets.get(goal);
   if (target === undefined) {
-    target = GoalStatusTargetSchema.parse(goal);
+    target = parseGoalStatusTarget(goal);
     parsedTargets.set(goal, target);
   }
   return target;
 }
 
-function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): {
-  stateFile: string | null;
-  indexFile: string;
-  projectRoot: string;
-} {
-  return {
-    stateFile: target.stateFile,
-    indexFile: runIndexPath(target.runtimeRoot, target.goalId),
-    projectRoot: target.projectRoot,
-  };
+type GoalPaths = { stateFile: string | null; indexFile: string; projectRoot: string };
+/** Per parsed target (each goal is looked at several times a call). */
+const targetPaths = new WeakMap<z.output<typeof GoalStatusTargetSchema>, GoalPaths>();
+function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): GoalPaths {
+  let paths = targetPaths.get(target);
+  if (paths === undefined) {
+    paths = {
+      stateFile: target.stateFile,
+      indexFile: runIndexPath(target.runtimeRoot, target.goalId),
+      projectRoot: target.projectRoot,
+    };
+    targetPaths.set(target, paths);
+  }
+  return paths;
 }
 
 /**

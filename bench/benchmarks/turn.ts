@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock';
 import type { AgentExecutor, ExecutorOutcome } from '../../src/core/executors/types';
 import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/protocol/contract';
-import { quotaGoalFromRegistry } from '../../src/core/quota/goal';
+import { goalRefOf } from '../../test/support/goalRef';
 import { runOnce, type RunOnceOptions } from '../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../test/support/demoWorkspace';
 import { rawRead } from '../core/files';
@@ -64,16 +64,8 @@ function benchGoal(ctx: BenchContext): RunOnceOptions {
   goal['quota'] = { compute: 1, window_hours: 24, allowed_slots: 1_000_000 };
   goal['validation_command'] = ['true'];
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
-  const quotaGoal = quotaGoalFromRegistry(
-    JSON.parse(fs.readFileSync(registryPath, 'utf8')) as Record<string, unknown>,
-    {
-      registryPath,
-      goalId: 'tidy-notes',
-    },
-  );
-  if (quotaGoal === null) throw new Error('the demo goal is missing');
   return {
-    goal: quotaGoal,
+    goal: goalRefOf({ registryPath, goalId: 'tidy-notes' }),
     agentId: 'demo',
     clock: systemClock,
     env: { PATH: process.env['PATH'] ?? '' },

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock';
 import { activeLeaseHolders } from '../leases/store';
-import type { QuotaGoal } from '../quota/goal';
+import { quotaConfigOf } from '../quota/goal';
 import { readQuotaView } from '../quota/quotaView';
 import { runHistoryRows } from '../quota/runHistory';
 import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';
-import { quotaGoalOfRef, type GoalRef } from './ref';
+import type { GoalRef } from './ref';
 import type { GoalSnapshot, LoadedRuns, LoadedState } from './snapshot';
 
 export interface LoadOptions {
@@ -25,21 +25,22 @@ export interface LoadOptions {
 export class GoalLoader {
   constructor(private readonly cache: GoalCache = processGoalCache()) {}
 
-  async load(ref: GoalRef | QuotaGoal, options: LoadOptions): Promise<GoalSnapshot> {
-    const goal = 'entry' in ref ? quotaGoalOfRef(ref) : ref;
+  async load(goal: GoalRef, options: LoadOptions): Promise<GoalSnapshot> {
+    // A quota window no date can hold is refused before anything is read (`quota_window_out_of_range`).
+    quotaConfigOf(goal);
     const loadedAt = options.clock.now();
     const runs = await this.runs(goal, options);
     const quota = await readQuotaView(
       goal,
       options.clock,
-      runs.kind === 'history' ? { facts: runs.history.facts } : {},
+      runs.kind === 'history' ? { kind: 'facts', facts: runs.history.facts } : { kind: 'read' },
     );
     const loaded: LoadedRuns = runs.kind === 'rows' ? { kind: 'rows', rows: quota.rows } : runs;
     const state = await this.state(goal);
     return { goal, state, runs: loaded, quota, leases: activeLeaseHolders(goal, loadedAt), loadedAt };
   }
 
-  private async runs(goal: QuotaGoal, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
+  private async runs(goal: GoalRef, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
     if (options.indexCache === 'off') return { kind: 'rows' };
     const read = await this.cache.runHistory.read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
       // The decision admits, with or without a turn id: verified like admission (the whole prefix checked;
@@ -55,7 +56,7 @@ export class GoalLoader {
     };
   }
 
-  private async state(goal: QuotaGoal): Promise<LoadedState> {
+  private async state(goal: GoalRef): Promise<LoadedState> {
     if (goal.statePath === null) return { kind: 'unresolved' };
     try {
       return { kind: 'read', file: await this.cache.stateFile(goal.statePath) };

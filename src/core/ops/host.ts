@@ -70,7 +70,7 @@ export async function agentTurnSetup(
   });
   return {
     projectRoot: turnGoal.projectRoot,
-    writeScope: writeScopeForGoal(turnGoal.goal.goal),
+    writeScope: writeScopeForGoal(turnGoal.goal.rawEntry),
     executor: turnGoal.executorConfig,
     executorProblem: turnGoal.executorProblem,
   };

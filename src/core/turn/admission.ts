@@ -28,7 +28,7 @@ import type { TurnPlan } from './plan';
 /** Makes the goal's turns folder and sweeps what a killed run left (a dead holder's lock, temp files, an unindexed spend). */
 export async function prepareTurnsDir(turnGoal: TurnGoal, clock: Clock): Promise<void> {
   const { goal } = turnGoal;
-  await mkdirInside(goal.runtimeRoot, turnsDir(goal.goalRuntimeDir));
+  await mkdirInside(goal.runtimeRoot, turnsDir(goal.runtimeDir));
   // The state file's leftovers too: a loop killed mid-writeback leaves its lock there.
   await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock, files: [turnGoal.statePath] });
 }
@@ -38,7 +38,7 @@ export async function prepareTurnsDir(turnGoal: TurnGoal, clock: Clock): Promise
  * `maxConcurrentTurns`), or returns null at once when the agent is busy or every lane is taken.
  */
 export async function withTurnSlot<T>(turnGoal: TurnGoal, clock: Clock, fn: () => Promise<T>): Promise<T | null> {
-  const dir = turnsDir(turnGoal.goal.goalRuntimeDir);
+  const dir = turnsDir(turnGoal.goal.runtimeDir);
   const lockOptions = { agentId: turnGoal.agentId, clock };
   const limit = turnConcurrencyLimit(turnGoal.goal);
   const held = await tryWithFileLock(
@@ -75,7 +75,7 @@ export async function admitNewTurn(
   options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
 ): Promise<{ journal: TurnJournal; stateText?: string; turnGoal: TurnGoal } | { notRun: TurnPlan }> {
   return withFileLock(
-    path.join(turnsDir(snapshot.goal.goalRuntimeDir), '.admission'),
+    path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
     { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
     async () => {
       const turnGoal = await reloadTurnGoal(snapshot);
@@ -88,7 +88,7 @@ export async function admitNewTurn(
         inFlightTodoIds: inFlight,
       });
       if (!plan.would_invoke_host || plan.settlement_identity === null) return { notRun: plan };
-      const existing = await readJournal(journalPath(goal.goalRuntimeDir, plan.turn_key));
+      const existing = await readJournal(journalPath(goal.runtimeDir, plan.turn_key));
       if (existing !== null) return { journal: existing, turnGoal };
       const todoId = plan.selected_todo?.todo_id ?? null;
       const settlementIdentity = plan.settlement_identity;
@@ -118,7 +118,7 @@ export async function admitNewTurn(
           receipt: null,
           summary: null,
         };
-        await writeJournal(goal.goalRuntimeDir, journal);
+        await writeJournal(goal.runtimeDir, journal);
         return { journal, stateText, turnGoal };
       });
     },
@@ -127,7 +127,7 @@ export async function admitNewTurn(
 
 /** The journal of `turnKey`, which must belong to the turn goal's agent. */
 export async function requireJournal(turnGoal: TurnGoal, turnKey: string): Promise<TurnJournal> {
-  const journal = await readJournal(journalPath(turnGoal.goal.goalRuntimeDir, turnKey));
+  const journal = await readJournal(journalPath(turnGoal.goal.runtimeDir, turnKey));
   if (journal === null) {
     throw new LoopxError(
       'turn_journal_not_found',

@@ -10,10 +10,12 @@ import { isoSeconds } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
 import { readValidationCommand } from '../registry/validationCommand';
-import { decideShouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
+import { decideShouldRun } from '../scheduling/shouldRun';
+import type { ShouldRunDecision } from '../scheduling/decisionContract';
 import { GoalLoader } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
-import { reloadQuotaGoal, type QuotaGoal } from '../quota/goal';
+import { reloadGoalRef } from '../quota/goal';
+import type { GoalRef } from '../registry/goalRef';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
@@ -31,7 +33,7 @@ import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
 
 export interface TurnGoalOptions {
   /** The goal as the caller resolved it (the operation's goal handle, `quotaGoalOf`): never read again here. */
-  goal: QuotaGoal;
+  goal: GoalRef;
   /** The registry document the goal was resolved from, when the caller has it (the run record reuses it). */
   registryDocument?: Record<string, unknown> | undefined;
   agentId: string;
@@ -46,7 +48,7 @@ export interface TurnGoalOptions {
 }
 
 export interface TurnGoal {
-  goal: QuotaGoal;
+  goal: GoalRef;
   registryDocument: Record<string, unknown> | undefined;
   agentId: string;
   homeDir: string;
@@ -63,18 +65,18 @@ export interface TurnGoal {
 }
 
 /**
- * The turn goal as the registry says it now (see `reloadQuotaGoal`): every admission decides on
+ * The turn goal as the registry says it now (see `reloadGoalRef`): every admission decides on
  * this, so a pause, a lowered limit or a changed executor holds for the next turn of a running loop.
  */
 export async function reloadTurnGoal(turnGoal: TurnGoal): Promise<TurnGoal> {
-  const current = await reloadQuotaGoal(turnGoal.goal, turnGoal.homeDir);
+  const current = await reloadGoalRef(turnGoal.goal);
   return loadTurnGoal({ ...turnGoal.source, goal: current.goal, registryDocument: current.document });
 }
 
 export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
   const homeDir = options.homeDir ?? os.homedir();
   const goal = options.goal;
-  const agentId = requireRegisteredAgent(goal.goal, options.agentId, { field: 'agent_id' });
+  const agentId = requireRegisteredAgent(goal.rawEntry, options.agentId, { field: 'agent_id' });
   if (goal.statePath === null) {
     throw new LoopxError(
       'state_file_unresolved',
@@ -88,7 +90,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     executorConfig = { preset: 'command', command: [...options.hostAdapterCommand] };
   } else {
     try {
-      executorConfig = readAgentExecutorConfig(goal.goal, agentId);
+      executorConfig = readAgentExecutorConfig(goal.rawEntry, agentId);
       if (executorConfig === null)
         executorProblem = `agent ${agentId} has no executor; configure one with loopx agent configure --goal-id ${goal.goalId} --agent-id ${agentId} --preset <claude-code|codex|opencode|command|demo> --execute (LoopX: Configure Agent…), which sets coordination.agent_profiles.${agentId}.executor in ${goal.registryPath} (see docs/executors.md)`;
     } catch (error) {
@@ -101,7 +103,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     validationCommand = [...options.validationCommand];
   } else {
     try {
-      validationCommand = readValidationCommand(goal.goal);
+      validationCommand = readValidationCommand(goal.rawEntry);
     } catch (error) {
       validationProblem = errorMessage(error);
     }
@@ -112,7 +114,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     agentId,
     homeDir,
     runtimeRootOverride: options.runtimeRootOverride,
-    projectRoot: resolveRepo(goal.goal, homeDir) ?? goal.projectRoot,
+    projectRoot: resolveRepo(goal.rawEntry, homeDir) ?? goal.projectRoot,
     statePath: goal.statePath,
     executorConfig,
     executorProblem,
@@ -127,8 +129,8 @@ export function executorTimeoutMinutes(config: ExecutorConfig): number {
 }
 
 /** How many turns of this goal may run at once: its spawn policy, bounded by its registered agents. */
-export function turnConcurrencyLimit(goal: QuotaGoal): number {
-  return maxConcurrentTurns(goal.goal['spawn_policy'], registeredAgentsForGoal(goal.goal).length);
+export function turnConcurrencyLimit(goal: GoalRef): number {
+  return maxConcurrentTurns(goal.rawEntry['spawn_policy'], registeredAgentsForGoal(goal.rawEntry).length);
 }
 
 export interface PlanContext {
@@ -170,7 +172,7 @@ export async function planGoalTurn(
   const plan = planTurn({
     goalId: goal.goalId,
     agentId,
-    goal: goal.goal,
+    goal: goal.rawEntry,
     decision,
     doc: snapshot.document,
     runs,
@@ -192,11 +194,11 @@ export async function planGoalTurn(
   return { decision, plan, stateText: snapshot.text };
 }
 
-export function sessionBindingPath(goal: QuotaGoal, agentId: string, todoId: string | null): string {
-  return path.join(goal.goalRuntimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
+export function sessionBindingPath(goal: GoalRef, agentId: string, todoId: string | null): string {
+  return path.join(goal.runtimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
 }
 
-function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): unknown {
+function readSessionBinding(goal: GoalRef, agentId: string, todoId: string): unknown {
   try {
     return JSON.parse(
       readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES }),
@@ -208,8 +210,8 @@ function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): u
 }
 
 /** Todos that unfinished turns of OTHER agents hold. */
-export async function inFlightTodoIds(goal: QuotaGoal, agentId: string): Promise<Set<string>> {
-  const journals = await listActiveJournals(goal.goalRuntimeDir);
+export async function inFlightTodoIds(goal: GoalRef, agentId: string): Promise<Set<string>> {
+  const journals = await listActiveJournals(goal.runtimeDir);
   return new Set(journals.filter((j) => j.agent_id !== agentId && j.todo_id !== null).map((j) => j.todo_id as string));
 }
 
@@ -240,7 +242,7 @@ const RECENT_RUNS_BYTES = 64 * 1024;
  * The newest rows of the goal's run index (newest first), read from the file's last 64 KB only:
  * the brief shows the latest evidence, and a turn should not cost more as the history grows.
  */
-export async function recentRuns(goal: QuotaGoal): Promise<RunIndexRow[]> {
+export async function recentRuns(goal: GoalRef): Promise<RunIndexRow[]> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(runIndexPath(goal.runtimeRoot, goal.goalId), 'r');

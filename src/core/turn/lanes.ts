@@ -8,7 +8,7 @@ import type { TurnGoal } from './context';
  * `isolation: "worktree"`, or null for an agent working in the main checkout.
  */
 export function turnLaneOf(turnGoal: TurnGoal): LaneRef | null {
-  if (laneIsolationOf(turnGoal.goal.goal, turnGoal.agentId) !== 'worktree') return null;
+  if (laneIsolationOf(turnGoal.goal.rawEntry, turnGoal.agentId) !== 'worktree') return null;
   return laneRef({
     goalId: turnGoal.goal.goalId,
     agentId: turnGoal.agentId,
@@ -20,6 +20,6 @@ export function turnLaneOf(turnGoal: TurnGoal): LaneRef | null {
 
 /** The todo-edit context of a lane's gate written by a turn. */
 export function laneGateContext(turnGoal: TurnGoal, now: string): OperationContext {
-  const roster = registeredAgentsForGoal(turnGoal.goal.goal);
+  const roster = registeredAgentsForGoal(turnGoal.goal.rawEntry);
   return { now, goalId: turnGoal.goal.goalId, roster: roster.length > 0 ? roster : null };
 }

@@ -81,7 +81,7 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
     throw new LoopxError('usage', '--retry-failed-turn needs --resume-turn-key: name the failed turn to retry');
   }
   const turnGoal = await loadTurnGoal(options);
-  const goalRuntimeDir = turnGoal.goal.goalRuntimeDir;
+  const goalRuntimeDir = turnGoal.goal.runtimeDir;
 
   if (options.resumeTurnKey !== undefined) {
     const journal = await requireJournal(turnGoal, options.resumeTurnKey);
@@ -116,7 +116,7 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
 async function turnInSlot(resolved: TurnGoal, options: RunOnceOptions): Promise<TurnRunResult> {
   // A turn in flight keeps the goal it started with; a new one runs with the goal it was admitted on.
   let turnGoal = resolved;
-  const goalRuntimeDir = turnGoal.goal.goalRuntimeDir;
+  const goalRuntimeDir = turnGoal.goal.runtimeDir;
   let journal: TurnJournal | null = null;
   let resumed = false;
   let stateText: string | undefined;

@@ -148,7 +148,7 @@ export class TurnTransaction {
     /** The state file's text the new turn was planned from (unknown when the turn is resumed). */
     stateText?: string,
   ) {
-    this.dir = turnGoal.goal.goalRuntimeDir;
+    this.dir = turnGoal.goal.runtimeDir;
     this.ctx = {
       turnGoal,
       clock: options.clock,
@@ -627,7 +627,7 @@ export class TurnTransaction {
         ? factory(config, this.journal.agent_id, {
             goalId: this.journal.goal_id,
             projectRoot: this.turnGoal.projectRoot,
-            writeScope: writeScopeForGoal(this.turnGoal.goal.goal),
+            writeScope: writeScopeForGoal(this.turnGoal.goal.rawEntry),
           })
         : createAgentExecutor(config);
     return { executor, config };
@@ -661,7 +661,7 @@ export class TurnTransaction {
         cwd: lane?.worktree ?? this.turnGoal.projectRoot,
         env: this.env,
         // The folders the agent's own `loopx` calls write (docs/executors.md#codex-and-its-sandbox).
-        writableRoots: [path.dirname(this.turnGoal.statePath), this.turnGoal.goal.goalRuntimeDir],
+        writableRoots: [path.dirname(this.turnGoal.statePath), this.turnGoal.goal.runtimeDir],
         ...(lane === null
           ? {}
           : {

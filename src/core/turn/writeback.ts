@@ -163,7 +163,7 @@ async function withCasRetry<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function operationContext(ctx: WritebackContext): OperationContext {
-  const roster = registeredAgentsForGoal(ctx.turnGoal.goal.goal);
+  const roster = registeredAgentsForGoal(ctx.turnGoal.goal.rawEntry);
   return {
     now: formatLocalIsoSeconds(ctx.clock.now()),
     goalId: ctx.turnGoal.goal.goalId,

@@ -304,33 +304,24 @@ describe('architecture', () => {
   });
 
   it('one in-memory cache per goal file kind per process: the file caches are built only in core/goal', () => {
-    // The decision's (the state file's text, the run history) are the process's GoalCache; the read
-    // views' stamped reads (GoalFiles) are built by the status item cache over them. No other class
-    // of src/core keeps parsed registries, state files or run indexes.
-    assert.deepEqual(goalFileCacheHomes(), [
-      join('src', 'core', 'goal', 'cache.ts'),
-      join('src', 'core', 'goal', 'files.ts'),
-    ]);
+    // The process's GoalCache (core/goal/cache.ts) holds them all: the decisions' GoalLoader and the
+    // read views' GoalFiles (under every status cache) read through it. No other class of src/core
+    // keeps parsed registries, state files or run indexes.
+    assert.deepEqual(goalFileCacheHomes(), [join('src', 'core', 'goal', 'cache.ts')]);
   });
 
-  it('one state-file cache per process: one map of state files in src, built once (processGoalCache)', () => {
+  it('one cache per goal file kind per process: one map each in src, built once (processGoalCache)', () => {
     const caches = goalFileCachesByKind();
+    const cache = join('src', 'core', 'goal', 'cache.ts');
     // StateFileCache's map, the only one: GoalLoader and GoalFiles (every status cache) read through it.
-    assert.deepEqual(
-      caches.state,
-      [join('src', 'core', 'goal', 'cache.ts')],
-      'state files: read them through processStateFiles()',
-    );
-    // GoalCache once (processGoalCache) and its StateFileCache once: a second instance would be a second cache.
-    assert.deepEqual(caches.builders, [
-      join('src', 'core', 'goal', 'cache.ts'),
-      join('src', 'core', 'goal', 'cache.ts'),
-    ]);
-    // Run index and registry: not one per process yet (GoalFiles keeps its own per status cache
-    // instance beside the loader's RunHistoryReader). These lists may only shrink.
-    const goalFiles = join('src', 'core', 'goal', 'files.ts');
-    assert.deepEqual(caches.runIndex, [join('src', 'core', 'goal', 'cache.ts'), goalFiles, goalFiles]);
-    assert.deepEqual(caches.registry, [goalFiles]);
+    assert.deepEqual(caches.state, [cache], 'state files: read them through processGoalCache().stateFiles');
+    // RunIndexCache: the read views' full reads (one map) and the decisions' incremental RunHistoryReader,
+    // one object per process.
+    assert.deepEqual(caches.runIndex, [cache, cache], 'run indexes: read them through processGoalCache().runIndexes');
+    // RegistryCache's map, the only one.
+    assert.deepEqual(caches.registry, [cache], 'registries: read them through processGoalCache().registries');
+    // GoalCache once (processGoalCache), and each of its three caches once: a second instance would be a second cache.
+    assert.deepEqual(caches.builders, [cache, cache, cache, cache]);
   });
 
   it('keeps src/extension.ts a short composition root', () => {

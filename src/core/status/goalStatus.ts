@@ -16,7 +16,7 @@ import {
   quietMonitorAction,
   type OpenTodoFacts,
 } from '../todo/attention';
-import { processStateFiles } from '../goal/cache';
+import { processGoalCache } from '../goal/cache';
 import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
 import type { PersistentCache } from '../goal/persistentCache';
 import { runIndexPath } from '../runtime/layout';
@@ -30,12 +30,13 @@ import type { ContractDiagnostic } from './contractCheck';
 import { statusTodoContractDiagnostics } from '../todo/contract';
 import { openTodoResumeHolds } from '../todo/resume';
 import { replanObligationWithRuns } from '../scheduling/replanObligation';
+import type { GoalStatusTargetSchema } from './goalStatusSchema';
 import {
   DEFAULT_STATUS_ACTION,
   DEFAULT_STATUS_RUN_LIMIT,
   DEFAULT_STATUS_TODO_ITEM_LIMIT,
   GoalStatusItemSchema,
-  GoalStatusTargetSchema,
+  parseGoalStatusTarget,
   type GoalStatusItem,
   type GoalStatusTarget,
   type StatusGate,
@@ -505,22 +506,26 @@ const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTa
 function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
   let target = parsedTargets.get(goal);
   if (target === undefined) {
-    target = GoalStatusTargetSchema.parse(goal);
+    target = parseGoalStatusTarget(goal);
     parsedTargets.set(goal, target);
   }
   return target;
 }
 
-function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): {
-  stateFile: string | null;
-  indexFile: string;
-  projectRoot: string;
-} {
-  return {
-    stateFile: target.stateFile,
-    indexFile: runIndexPath(target.runtimeRoot, target.goalId),
-    projectRoot: target.projectRoot,
-  };
+type GoalPaths = { stateFile: string | null; indexFile: string; projectRoot: string };
+/** Per parsed target (each goal is looked at several times a call). */
+const targetPaths = new WeakMap<z.output<typeof GoalStatusTargetSchema>, GoalPaths>();
+function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): GoalPaths {
+  let paths = targetPaths.get(target);
+  if (paths === undefined) {
+    paths = {
+      stateFile: target.stateFile,
+      indexFile: runIndexPath(target.runtimeRoot, target.goalId),
+      projectRoot: target.projectRoot,
+    };
+    targetPaths.set(target, paths);
+  }
+  return paths;
 }
 
 /**
@@ -536,7 +541,7 @@ export class GoalStatusCache {
   disk: PersistentCache | undefined;
 
   constructor(reader: GoalFileReader = fileSystemGoalReader) {
-    this.files = new GoalFiles(reader, processStateFiles());
+    this.files = new GoalFiles(reader, processGoalCache());
   }
 
   /** The registry document, read again only when the file changed. Errors (bad JSON) propagate. */

@@ -241,5 +241,56 @@ export const GoalStatusTargetSchema = z.object({
 });
 export type GoalStatusTarget = z.input<typeof GoalStatusTargetSchema>;
 
+const nullableText = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+/** An array whose every index holds a string (a hole does not). */
+function allText(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
+}
+
+/**
+ * `GoalStatusTargetSchema.parse(goal)`, without zod for a target whose every field already has its
+ * output type (status's own targets, `statusTargets`, always do): the same object zod makes (its
+ * fields in the schema's order, no other field, the agents copied). Anything else is parsed by the
+ * schema, which fills the defaults or throws.
+ */
+export function parseGoalStatusTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
+  const g = goal as Record<keyof GoalStatusTarget, unknown>;
+  if (
+    typeof g.goalId === 'string' &&
+    g.goalId.length > 0 &&
+    typeof g.displayName === 'string' &&
+    typeof g.status === 'string' &&
+    nullableText(g.domain) &&
+    typeof g.projectRoot === 'string' &&
+    typeof g.runtimeRoot === 'string' &&
+    nullableText(g.stateFile) &&
+    allText(g.agents) &&
+    typeof g.registryMember === 'boolean' &&
+    nullableText(g.adapterStatus) &&
+    nullableText(g.adapterKind) &&
+    nullableText(g.registryWaitingOn) &&
+    nullableText(g.attentionStatus)
+  )
+    return {
+      goalId: g.goalId,
+      displayName: g.displayName,
+      status: g.status,
+      domain: g.domain,
+      projectRoot: g.projectRoot,
+      runtimeRoot: g.runtimeRoot,
+      stateFile: g.stateFile,
+      agents: [...g.agents],
+      registryMember: g.registryMember,
+      adapterStatus: g.adapterStatus,
+      adapterKind: g.adapterKind,
+      registryWaitingOn: g.registryWaitingOn,
+      attentionStatus: g.attentionStatus,
+    };
+  return GoalStatusTargetSchema.parse(goal);
+}
+
 export const DEFAULT_STATUS_RUN_LIMIT = 5;
 export const DEFAULT_STATUS_TODO_ITEM_LIMIT = 5;

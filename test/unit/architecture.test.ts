@@ -60,15 +60,9 @@ const GOAL_READER_HOMES = ['registry/', 'state/', 'runtime/', 'quota/', 'leases/
 /** Code outside the loader and the stores that still imports a goal-file reader (issue 31). Shrink this list; never grow it. */
 const GOAL_READER_OFFENDERS: readonly string[] = [
   'ops/goalHandle.ts -> readRegistry',
-  'ops/heartbeat.ts -> readGoalRuns',
   // The library's `readRegistry` (the original's `load_registry`) is the registry reader under its documented
   // name; moved here from api/registry.ts by the core/api fold.
   'ops/libraryFunctions.ts -> readRegistry',
-  'ops/heartbeat.ts -> readStateFile',
-  'ops/lanes.ts -> readStateFile',
-  'ops/review.ts -> readGoalRuns',
-  'ops/todo.ts -> readStateFile',
-  'scheduling/heartbeatReceipt.ts -> readStateFile',
   'status/workspaceGoals.ts -> readRegistry',
   'turn/context.ts -> readStateFile',
   // Renamed from reloadQuotaGoal when QuotaGoal became the GoalRef (same reader: the registry re-read before admission).
@@ -98,6 +92,15 @@ const GOAL_TYPE_OFFENDERS: readonly string[] = [
   'status/goalStatusSchema.ts: GoalStatusTarget',
   'turn/context.ts: TurnGoal',
 ];
+
+/**
+ * `core/todo` holds the todo rules once (resume conditions, which todo is runnable, the per-todo contract, the
+ * attention route): pure functions over the parsed state file, so it imports only the folders of the files it
+ * reads the parse of, and the deciders and views (`scheduling/`, `status/`, `turn/`, `ops/`) import it.
+ */
+const TODO_RULE_IMPORTS: readonly string[] = ['registry', 'runtime', 'state'];
+/** A resume condition parsed (`todo_done:(…)`, `startsWith('todo_done:')`, `` `todo_done:${id}` ``): a reading of it. */
+const RESUME_CONDITION_READ = /todo_done:\(|['"`]todo_done:['"`]|`todo_done:\$\{/;
 
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
 const PERSISTENT_CACHE_FILES: readonly string[] = ['status-cache.json'];
@@ -135,6 +138,31 @@ describe('architecture', () => {
 
   it('has no import cycles between the folders of src/core', () => {
     assert.deepEqual(folderCycles(coreFolderGraph()), []);
+  });
+
+  it('core/todo is the todo rules, pure: it imports only state/, registry/ and runtime/, and no fs', () => {
+    const graph = coreFolderGraph();
+    assert.deepEqual([...(graph.get('todo') ?? [])].sort(), TODO_RULE_IMPORTS);
+    for (const folder of ['scheduling', 'status', 'ops'])
+      assert.ok(graph.get(folder)?.has('todo'), `${folder} applies the todo rules from core/todo`);
+    const withFs = sourceFiles(join('src', 'core', 'todo')).filter((file) =>
+      /from\s+['"](node:)?fs(\/promises)?['"]/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(withFs, []);
+  });
+
+  it('a resume condition is read only in core/todo (the writer checks its grammar in state/todos.ts)', () => {
+    const readers = sourceFiles(join('src', 'core')).filter(
+      (file) =>
+        !file.startsWith(join('src', 'core', 'todo') + '/') &&
+        file !== join('src', 'core', 'state', 'todos.ts') &&
+        RESUME_CONDITION_READ.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(readers, [], 'read resume_when through core/todo/resume.ts');
+    assert.ok(
+      RESUME_CONDITION_READ.test(readFileSync(join(ROOT, 'src', 'core', 'todo', 'resume.ts'), 'utf8')),
+      'the rule recognizes the reading it guards',
+    );
   });
 
   it('core/server is HTTP only: it imports core/status and what status itself builds on, never ops, turns or agents', () => {
@@ -241,33 +269,24 @@ describe('architecture', () => {
   });
 
   it('one in-memory cache per goal file kind per process: the file caches are built only in core/goal', () => {
-    // The decision's (the state file's text, the run history) are the process's GoalCache; the read
-    // views' stamped reads (GoalFiles) are built by the status item cache over them. No other class
-    // of src/core keeps parsed registries, state files or run indexes.
-    assert.deepEqual(goalFileCacheHomes(), [
-      join('src', 'core', 'goal', 'cache.ts'),
-      join('src', 'core', 'goal', 'files.ts'),
-    ]);
+    // The process's GoalCache (core/goal/cache.ts) holds them all: the decisions' GoalLoader and the
+    // read views' GoalFiles (under every status cache) read through it. No other class of src/core
+    // keeps parsed registries, state files or run indexes.
+    assert.deepEqual(goalFileCacheHomes(), [join('src', 'core', 'goal', 'cache.ts')]);
   });
 
-  it('one state-file cache per process: one map of state files in src, built once (processGoalCache)', () => {
+  it('one cache per goal file kind per process: one map each in src, built once (processGoalCache)', () => {
     const caches = goalFileCachesByKind();
+    const cache = join('src', 'core', 'goal', 'cache.ts');
     // StateFileCache's map, the only one: GoalLoader and GoalFiles (every status cache) read through it.
-    assert.deepEqual(
-      caches.state,
-      [join('src', 'core', 'goal', 'cache.ts')],
-      'state files: read them through processStateFiles()',
-    );
-    // GoalCache once (processGoalCache) and its StateFileCache once: a second instance would be a second cache.
-    assert.deepEqual(caches.builders, [
-      join('src', 'core', 'goal', 'cache.ts'),
-      join('src', 'core', 'goal', 'cache.ts'),
-    ]);
-    // Run index and registry: not one per process yet (GoalFiles keeps its own per status cache
-    // instance beside the loader's RunHistoryReader). These lists may only shrink.
-    const goalFiles = join('src', 'core', 'goal', 'files.ts');
-    assert.deepEqual(caches.runIndex, [join('src', 'core', 'goal', 'cache.ts'), goalFiles, goalFiles]);
-    assert.deepEqual(caches.registry, [goalFiles]);
+    assert.deepEqual(caches.state, [cache], 'state files: read them through processGoalCache().stateFiles');
+    // RunIndexCache: the read views' full reads (one map) and the decisions' incremental RunHistoryReader,
+    // one object per process.
+    assert.deepEqual(caches.runIndex, [cache, cache], 'run indexes: read them through processGoalCache().runIndexes');
+    // RegistryCache's map, the only one.
+    assert.deepEqual(caches.registry, [cache], 'registries: read them through processGoalCache().registries');
+    // GoalCache once (processGoalCache), and each of its three caches once: a second instance would be a second cache.
+    assert.deepEqual(caches.builders, [cache, cache, cache, cache]);
   });
 
   it('keeps src/extension.ts a short composition root', () => {

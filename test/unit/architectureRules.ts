@@ -255,7 +255,7 @@ export function persistentCacheFileHomes(): string[] {
  */
 export function goalFileCacheHomes(): string[] {
   const keeps =
-    /new Map<string,\s*(?:StateFileSnapshot|Stamped<(?:StateRead|RunIndexRead|Record<string, unknown>))|new RunHistoryReader\(/;
+    /new Map<string,\s*(?:StateFileSnapshot|KeptIndexRead|KeptRegistry|Stamped<(?:StateRead|RunIndexRead|Record<string, unknown>))|new RunHistoryReader\(/;
   return sourceFiles(join('src', 'core'))
     .filter((file) => keeps.test(readFileSync(join(ROOT, file), 'utf8')))
     .sort();
@@ -265,8 +265,8 @@ export function goalFileCacheHomes(): string[] {
 const GOAL_FILE_CACHE_KINDS: Readonly<Record<'state' | 'runIndex' | 'registry', RegExp>> = {
   // A map (or a field typed as one) whose values are, or wrap, parsed state files or their text.
   state: /new Map<string,\s*[^;=]*\b(?:StateFileSnapshot|StateRead|StateDocument|KeptState)\b/g,
-  runIndex: /new Map<string,\s*[^;=]*\bRunIndexRead\b|new RunHistoryReader\(/g,
-  registry: /new Map<string,\s*Stamped<Record<string, unknown>>/g,
+  runIndex: /new Map<string,\s*[^;=]*\b(?:RunIndexRead|KeptIndexRead)\b|new RunHistoryReader\(/g,
+  registry: /new Map<string,\s*[^;=]*\b(?:Stamped<Record<string, unknown>>|KeptRegistry)\b/g,
 };
 
 /**
@@ -287,7 +287,8 @@ export function goalFileCachesByKind(): Record<keyof typeof GOAL_FILE_CACHE_KIND
       RegExp,
     ][])
       for (const _ of text.matchAll(pattern)) found[kind].push(file);
-    for (const _ of text.matchAll(/new (?:GoalCache|StateFileCache)\(/g)) found.builders.push(file);
+    for (const _ of text.matchAll(/new (?:GoalCache|StateFileCache|RegistryCache|RunIndexCache)\(/g))
+      found.builders.push(file);
   }
   for (const list of Object.values(found)) list.sort();
   return found;

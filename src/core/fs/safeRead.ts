@@ -135,6 +135,56 @@ export function readFileBytesSafeSync(file: string, options: SafeReadOptions = {
   }
 }
 
+/** What identifies the file a read was made of: any other file at the path (or this one rewritten) differs. */
+export type FileIdentity = Pick<fs.Stats, 'dev' | 'ino' | 'size' | 'mtimeMs'>;
+
+/**
+ * Reads parts of a regular file: `use` gets the open file (its `fstat` and `readAt(position, length)`,
+ * which returns fewer bytes only at the end of the file). Refuses what {@link readFileBytesSafeSync}
+ * refuses (a device, a FIFO, a file over `maxBytes`), with its errors; `expected`: null, without reading,
+ * unless the file is still the one it describes. For a file whose head says which parts a reader needs
+ * (the persistent cache's header and body line, its segments only when asked for).
+ */
+export function readFilePartsSafeSync<T>(
+  file: string,
+  use: (stat: fs.Stats, readAt: (position: number, length: number) => Buffer) => T,
+  options: SafeReadOptions & { expected?: FileIdentity } = {},
+): T | null {
+  readObserver?.(file);
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
+  let fd: number | undefined;
+  try {
+    checkStat(file, options.noFollow === true ? fs.lstatSync(file) : fs.statSync(file), maxBytes);
+    fd = fs.openSync(file, flagsFor(options));
+    const stat = fs.fstatSync(fd);
+    checkStat(file, stat, maxBytes);
+    const expected = options.expected;
+    if (
+      expected !== undefined &&
+      (stat.dev !== expected.dev ||
+        stat.ino !== expected.ino ||
+        stat.size !== expected.size ||
+        stat.mtimeMs !== expected.mtimeMs)
+    )
+      return null;
+    const opened = fd;
+    return use(stat, (position, length) => {
+      const buffer = Buffer.allocUnsafe(length);
+      let done = 0;
+      while (done < length) {
+        const read = fs.readSync(opened, buffer, done, length - done, position + done);
+        if (read === 0) break;
+        done += read;
+      }
+      return done === length ? buffer : buffer.subarray(0, done);
+    });
+  } catch (error) {
+    return rethrow(file, error);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 export function readFileSafeSync(file: string, options: SafeReadOptions = {}): string {
   return readFileBytesSafeSync(file, options).toString('utf8');
 }

@@ -1,17 +1,16 @@
 import * as fs from 'node:fs';
 import { errorMessage, isLoopxError } from '../errors';
 import { readRegistry } from '../registry/read';
-import { artifactFlagsHold, readRunIndex, type ReadRunIndexOptions, type RunIndexRead } from '../runtime/runIndex';
+import { readRunIndex, type ReadRunIndexOptions, type RunIndexRead } from '../runtime/runIndex';
 import type { StateDocument } from '../state/document';
 import { readStateText } from '../state/stateFile';
-import type { StateFileCache } from './cache';
+import type { GoalCache } from './cache';
 
 /**
- * The goal files as the read views (status, the live model, the global views) read them: the last
- * read of every registry, state file and run index with its file stamp. A call stats the goal's
- * two files; only a changed stamp causes a read (a state file: see `StateFileCache` in `cache.ts`, the
- * process's one, which the decisions' `GoalLoader` reads through too). The run index is read
- * incrementally for the decisions (`GoalCache.runHistory`).
+ * The goal files as the read views (status, the live model, the global views) read them, through the
+ * process's one cache per file kind (`GoalCache` in `cache.ts`, which the decisions' `GoalLoader` reads
+ * through too): a call stats the goal's two files; only a changed stamp causes a read. The run index
+ * is read in full here and incrementally for the decisions (`GoalCache.runIndexes`).
  */
 
 /** A file's identity for the caches: any rewrite (atomic rename included) changes one of these. */
@@ -63,54 +62,27 @@ export interface GoalFilePaths {
   projectRoot: string;
 }
 
-interface Stamped<T> {
-  stamp: FileStamp | null;
-  value: T;
-}
-
 /**
- * How many released goals' run-index reads are kept when asked to (see `release`): a parsed index of
- * real shape (500 rows of 1 KB) takes ~10 MB, so only a couple of goals being worked on.
- */
-const RELEASED_INDEXES_KEPT = 2;
-
-/**
- * Keeps the last read of every registry, state file and run index with its file stamp: a read
- * happens only when the stamp changed since the last one.
+ * The goal files as one status cache reads them, through the process's caches (`GoalCache`: one per
+ * file kind, shared with the decisions' `GoalLoader` and every other status cache): a read happens
+ * only when the file's stamp changed since the read kept (see `cache.ts` for when another holder's
+ * read is taken). The run-index reads this status cache works on are held until it lets them go.
  */
 export class GoalFiles {
-  private readonly registries = new Map<string, Stamped<Record<string, unknown>>>();
-  private readonly indexes = new Map<string, Stamped<RunIndexRead | null>>();
-  /** Index files found missing by the last look. */
+  /** Index files found missing by this cache's last look. */
   private readonly missingIndexes = new Set<string>();
-  /**
-   * The run-index reads of the goals released last with `keepIndexRead`, with their stamps. A goal
-   * being worked on has its state file edited between appends: its item is then rebuilt without
-   * parsing its index again, when the index's stamp and the read's artifact flags still hold.
-   */
-  private readonly releasedIndexes = new Map<string, Stamped<RunIndexRead | null>>();
 
   /**
-   * `states`: the process's one state-file cache (`processStateFiles()`), shared with the decisions'
-   * `GoalLoader`; its freshness rule is in `cache.ts`.
+   * `caches`: the process's (`processGoalCache()`); the freshness rules are in `cache.ts`.
    */
   constructor(
     readonly reader: GoalFileReader,
-    private readonly states: StateFileCache,
+    private readonly caches: Pick<GoalCache, 'registries' | 'stateFiles' | 'runIndexes'>,
   ) {}
 
   /** The registry document, read again only when the file changed. Errors (bad JSON) propagate. */
-  async registry(registryPath: string): Promise<{ exists: boolean; registry: Record<string, unknown> }> {
-    const stamp = await this.reader.stat(registryPath);
-    if (stamp === null) {
-      this.registries.delete(registryPath);
-      return { exists: false, registry: {} };
-    }
-    const cached = this.registries.get(registryPath);
-    if (cached && sameStamp(cached.stamp, stamp)) return { exists: true, registry: cached.value };
-    const registry = await this.reader.readRegistry(registryPath);
-    this.registries.set(registryPath, { stamp, value: registry });
-    return { exists: true, registry };
+  registry(registryPath: string): Promise<{ exists: boolean; registry: Record<string, unknown> }> {
+    return this.caches.registries.read(registryPath, this.reader, this);
   }
 
   /** The stamps of the goal's state file and run index now (null: missing or not locatable). */
@@ -130,10 +102,11 @@ export class GoalFiles {
     stamps?: [FileStamp | null, FileStamp | null],
     artifactChecks = 0,
   ): Promise<{ state: StateRead; runs: RunIndexRead | null }> {
+    const statedAtMs = Date.now();
     const [stateStamp, indexStamp] = stamps ?? (await this.stamps(goal));
     const [state, runs] = await Promise.all([
       this.readState(goal.stateFile, stateStamp),
-      this.readIndex(goal.indexFile, indexStamp, goal.projectRoot, artifactChecks),
+      this.readIndex(goal.indexFile, indexStamp, goal.projectRoot, artifactChecks, statedAtMs),
     ]);
     return { state, runs };
   }
@@ -144,27 +117,20 @@ export class GoalFiles {
    * from the read is keyed by the stamp of that read (a stat taken now may already be of rows appended since).
    */
   held(indexFile: string): { stamp: FileStamp | null; read: RunIndexRead | null } | undefined {
-    const held = this.indexes.get(indexFile);
-    if (held !== undefined) return { stamp: held.stamp, read: held.value };
+    const held = this.caches.runIndexes.held(indexFile, this);
+    if (held !== undefined) return held;
     return this.missingIndexes.has(indexFile) ? { stamp: null, read: null } : undefined;
   }
 
   /**
-   * Drops the goal's file reads: for callers that must not hold every goal's history at once.
+   * Lets go of the goal's file reads: for callers that must not hold every goal's history at once.
    * `keepIndexRead`: keep its run-index read aside for its next rebuild (the live model's one-goal
    * refresh; a full build or a one-shot call keeps none).
    */
   release(goal: GoalFilePaths, options: { keepIndexRead?: boolean } = {}): void {
-    const held = this.indexes.get(goal.indexFile);
-    if (held !== undefined && options.keepIndexRead === true) {
-      this.releasedIndexes.delete(goal.indexFile);
-      this.releasedIndexes.set(goal.indexFile, held);
-      if (this.releasedIndexes.size > RELEASED_INDEXES_KEPT)
-        this.releasedIndexes.delete(this.releasedIndexes.keys().next().value as string);
-    }
-    this.indexes.delete(goal.indexFile);
+    this.caches.runIndexes.release(goal.indexFile, this, options.keepIndexRead === true);
     this.missingIndexes.delete(goal.indexFile);
-    if (goal.stateFile !== null) this.states.forget(goal.stateFile);
+    if (goal.stateFile !== null) this.caches.stateFiles.forget(goal.stateFile);
   }
 
   private async readState(stateFile: string | null, stamp: FileStamp | null): Promise<StateRead> {
@@ -177,7 +143,7 @@ export class GoalFiles {
       };
     }
     if (stamp === null) {
-      this.states.forget(stateFile);
+      this.caches.stateFiles.forget(stateFile);
       return {
         kind: 'error',
         code: 'state_file_missing',
@@ -185,7 +151,7 @@ export class GoalFiles {
       };
     }
     try {
-      const snapshot = await this.states.read(stateFile, this.reader, stamp);
+      const snapshot = await this.caches.stateFiles.read(stateFile, this.reader, stamp);
       return { kind: 'ok', text: snapshot.text, doc: snapshot.document };
     } catch (error) {
       return {
@@ -202,45 +168,20 @@ export class GoalFiles {
     stamp: FileStamp | null,
     projectRoot: string,
     artifactChecks: number,
+    statedAtMs: number,
   ): Promise<RunIndexRead | null> {
     if (stamp === null) {
-      this.indexes.delete(indexFile);
-      this.releasedIndexes.delete(indexFile);
+      this.caches.runIndexes.missing(indexFile);
       this.missingIndexes.add(indexFile);
       return null;
     }
     this.missingIndexes.delete(indexFile);
-    const cached = this.indexes.get(indexFile);
-    if (cached && sameStamp(cached.stamp, stamp)) return cached.value;
-    const released = this.releasedIndexes.get(indexFile);
-    this.releasedIndexes.delete(indexFile);
-    // A run's records can appear or go while its index stays as it was: the read's flags are checked.
-    if (
-      released !== undefined &&
-      sameStamp(released.stamp, stamp) &&
-      (released.value === null || artifactFlagsHold(released.value, projectRoot))
-    ) {
-      this.indexes.set(indexFile, released);
-      return released.value;
-    }
-    let value: RunIndexRead;
-    try {
-      value = await this.reader.readRunIndex(indexFile, { projectRoot, artifactChecks });
-    } catch (error) {
-      // One goal's unreadable index (a FIFO, a device, an oversized file) must not fail the whole
-      // status: the goal shows its runs as unknown with the reason (a warning, never "0 runs"), and
-      // every other goal reads on. Admission refuses the same index with the same message.
-      if (!isLoopxError(error)) throw error;
-      value = {
-        index_file: indexFile,
-        exists: true,
-        raw_count: 0,
-        skipped: [{ line: 0, reason: error.message }],
-        rows: [],
-        unreadable: error.message,
-      };
-    }
-    this.indexes.set(indexFile, { stamp, value });
-    return value;
+    return this.caches.runIndexes.read(
+      indexFile,
+      stamp,
+      { projectRoot, artifactChecks, statedAtMs },
+      this.reader,
+      this,
+    );
   }
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
+import type * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../fs/atomicWrite';
-import { readFileBytesSafeSync } from '../fs/safeRead';
+import { readFileBytesSafeSync, readFilePartsSafeSync, type FileIdentity } from '../fs/safeRead';
 import { isCredentialClean, markCredentialClean } from '../privacy/scrub';
 import { digestRunIndex, type IndexDigest, type LedgerFacts, type LedgerMemo } from '../quota/ledger';
 import { readRunIndex, readRunIndexSync, type RunIndexRead } from '../runtime/runIndex';
@@ -47,7 +47,9 @@ export type { IndexDigest } from '../quota/ledger';
 export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 7: open gates carry `due_at` and `updated_at`. 8: the header's hash covers the body line only
 // (with the segments' length); each facts segment carries its own hash, checked when it is read.
-export const STATUS_CACHE_SCHEMA = 8;
+// 9: items carry the original's lifecycle, handoff readiness, cadence hint, backlog hygiene warning and agent-lane
+// recommendation; todo summaries their `schema_version` and the projection order (issue 30).
+export const STATUS_CACHE_SCHEMA = 9;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -116,6 +118,8 @@ interface IndexEntry {
   digest: IndexDigest;
   /** The packed JSON of the facts (as loaded, or encoded at the first save), so a save need not encode them again. */
   packed: Buffer | undefined;
+  /** Where a loaded entry's packed bytes are in the file, read when first needed (`packed` then holds them). */
+  packedAt?: { segments: LazySegments; at: [number, number] } | undefined;
   /** The memo as last loaded or saved: a different one on the digest makes the cache dirty. */
   savedMemo: LedgerMemo | undefined;
   /** Its newest runs, when known (computed from a read of the index, or loaded and well-formed). */
@@ -156,16 +160,19 @@ function isBody(value: unknown, segmentBytes: number): value is Body {
  */
 function readFactsFromPacked(
   digest: Partial<IndexDigest>,
-  packed: Buffer,
+  packedBytes: Buffer | (() => Buffer | undefined),
   check?: { sha256: string; mismatch: () => LedgerFacts },
 ): void {
   let held: WeakRef<LedgerFacts> | undefined;
   let pending = check;
+  let packed = typeof packedBytes === 'function' ? undefined : packedBytes;
   const facts = (): LedgerFacts => {
     if (pending !== undefined) {
       const expected = pending;
       pending = undefined;
-      if (createHash('sha256').update(packed).digest('hex') !== expected.sha256) {
+      // Loaded bytes are read from the file now (undefined: it is no longer the file opened).
+      packed ??= typeof packedBytes === 'function' ? packedBytes() : packedBytes;
+      if (packed === undefined || createHash('sha256').update(packed).digest('hex') !== expected.sha256) {
         // Never trusted: the facts as the index gives them now, kept for this process (and the next save).
         const value = expected.mismatch();
         Object.defineProperty(digest, 'facts', { value, enumerable: true, configurable: true, writable: true });
@@ -174,6 +181,8 @@ function readFactsFromPacked(
     }
     let value = held?.deref();
     if (value === undefined) {
+      packed ??= typeof packedBytes === 'function' ? packedBytes() : packedBytes;
+      if (packed === undefined) throw new Error('persistent cache: packed facts read without their check');
       value = unpackJson(JSON.parse(packed.toString('utf8'))) as LedgerFacts;
       held = new WeakRef(value);
     }
@@ -181,6 +190,41 @@ function readFactsFromPacked(
   };
   Object.defineProperty(digest, 'facts', { get: facts, enumerable: true, configurable: true });
 }
+
+/**
+ * The segment part of a cache file (every index's packed facts, most of its bytes), read only when a
+ * caller first needs any of them: a warm `status` answers from the body line's ledger memos and never
+ * does. Read from the file as it was opened (its identity checked again: any other file at the path
+ * gives none, and each entry's facts are then read from its run index, as for a damaged segment).
+ */
+class LazySegments {
+  private bytes: Buffer | null | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly opened: FileIdentity,
+    private readonly position: number,
+    private readonly length: number,
+  ) {}
+
+  /** The bytes at `[offset, offset + length)` of the segment part; undefined when the file is no longer the one opened. */
+  slice([offset, length]: [number, number]): Buffer | undefined {
+    if (this.bytes === undefined) {
+      try {
+        this.bytes = readFilePartsSafeSync(this.file, (_stat, readAt) => readAt(this.position, this.length), {
+          expected: this.opened,
+        });
+      } catch {
+        this.bytes = null;
+      }
+      if (this.bytes !== null && this.bytes.length !== this.length) this.bytes = null;
+    }
+    return this.bytes === null ? undefined : this.bytes.subarray(offset, offset + length);
+  }
+}
+
+/** The header line is short (a format tag, two numbers, a hash): read with the first bytes of the file. */
+const HEAD_BYTES = 64 * 1024;
 
 /** How the file looked when opened (for tests and the benchmarks). */
 export type DiskCacheOrigin = 'loaded' | 'missing' | 'corrupt' | 'foreign';
@@ -242,6 +286,15 @@ function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
 }
 
+/** An entry's packed facts: as held, or read from where a loaded entry's are in the file (undefined: neither). */
+function packedBytes(entry: IndexEntry): Buffer | undefined {
+  if (entry.packed === undefined && entry.packedAt !== undefined) {
+    entry.packed = entry.packedAt.segments.slice(entry.packedAt.at);
+    entry.packedAt = undefined;
+  }
+  return entry.packed;
+}
+
 export class PersistentCache {
   private dirty = false;
 
@@ -259,38 +312,66 @@ export class PersistentCache {
     return new PersistentCache(file, origin, { items: {} }, new Map(), 0);
   }
 
-  /** Loads the cache file; never throws: whatever cannot be trusted starts empty. */
+  /**
+   * Loads the cache file's header and body line (its segments are read when first needed: see
+   * `LazySegments`); never throws: whatever cannot be trusted starts empty.
+   */
   static open(file: string): PersistentCache {
-    let bytes: Buffer;
-    let mtimeMs: number;
+    let opened: { stat: fs.Stats; head: Buffer; segmentsAt: number } | null;
     try {
-      mtimeMs = fs.statSync(file).mtimeMs;
-      bytes = readFileBytesSafeSync(file);
+      opened = readFilePartsSafeSync(file, (stat, readAt) => {
+        const head = readAt(0, Math.min(stat.size, HEAD_BYTES));
+        const newline = head.indexOf(0x0a);
+        // Where the segments start, as the header says (the whole file when it cannot say).
+        let segmentsAt = stat.size;
+        try {
+          const segments = (
+            JSON.parse(head.subarray(0, newline < 0 ? 0 : newline).toString('utf8')) as {
+              segments?: unknown;
+            }
+          ).segments;
+          if (
+            Number.isInteger(segments) &&
+            (segments as number) >= 0 &&
+            (segments as number) <= stat.size - newline - 2
+          )
+            segmentsAt = stat.size - (segments as number);
+        } catch {
+          // Not a header: checked (and refused) below.
+        }
+        return {
+          stat,
+          head: segmentsAt <= head.length ? head.subarray(0, segmentsAt) : readAt(0, segmentsAt),
+          segmentsAt,
+        };
+      });
     } catch {
       return PersistentCache.empty(file);
     }
+    if (opened === null) return PersistentCache.empty(file);
+    const { stat, head: bytes, segmentsAt } = opened;
     const newline = bytes.indexOf(0x0a);
     try {
       const header = HeaderSchema.safeParse(JSON.parse(bytes.subarray(0, newline < 0 ? 0 : newline).toString('utf8')));
       if (!header.success || header.data.loopx_version !== LOOPX_VERSION) return PersistentCache.empty(file, 'foreign');
       const rest = bytes.subarray(newline + 1);
       const end = rest.indexOf(0x0a);
-      // A torn file (or one with bytes added) has segments of another length.
-      if (end < 0 || rest.length - end - 1 !== header.data.segments) return PersistentCache.empty(file, 'corrupt');
+      // A torn file (or one with bytes added) has segments of another length: its body line does not end
+      // where they start.
+      if (end < 0 || end !== rest.length - 1 || stat.size - segmentsAt !== header.data.segments)
+        return PersistentCache.empty(file, 'corrupt');
       const bodyBytes = rest.subarray(0, end);
       if (createHash('sha256').update(bodyBytes).digest('hex') !== header.data.sha256)
         return PersistentCache.empty(file, 'corrupt');
       // The checksum proves the body is as this code wrote it: only its envelope is checked here
       // (validating every kept item again would cost what the cache saves). Each segment is checked
       // against its own hash when it is read.
-      const segments = rest.subarray(end + 1);
       const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
-      if (!isBody(body, segments.length)) return PersistentCache.empty(file, 'corrupt');
-      const cache = new PersistentCache(file, 'loaded', { items: body.items }, new Map(), mtimeMs);
-      for (const [indexFile, record] of Object.entries(body.indexes)) {
-        const packed = segments.subarray(record.facts[0], record.facts[0] + record.facts[1]);
-        cache.indexes.set(indexFile, cache.loadedEntry(indexFile, record, packed));
-      }
+      if (!isBody(body, header.data.segments)) return PersistentCache.empty(file, 'corrupt');
+      const cache = new PersistentCache(file, 'loaded', { items: body.items }, new Map(), stat.mtimeMs);
+      const segments = new LazySegments(file, stat, segmentsAt, header.data.segments);
+      for (const [indexFile, record] of Object.entries(body.indexes))
+        cache.indexes.set(indexFile, cache.loadedEntry(indexFile, record, segments));
       return cache;
     } catch {
       return PersistentCache.empty(file, 'corrupt');
@@ -298,26 +379,28 @@ export class PersistentCache {
   }
 
   /**
-   * A run index's entry as loaded: its digest's facts are parsed from `packed` when read, after their
-   * hash is checked; bytes that fail it are never used (the facts are read from the index again, and
-   * the entry is written anew at the next save).
+   * A run index's entry as loaded: its digest's facts are parsed from their packed bytes when read, after
+   * their hash is checked; bytes that fail it (or no longer there to read) are never used (the facts are
+   * read from the index again, and the entry is written anew at the next save).
    */
-  private loadedEntry(indexFile: string, record: IndexRecord, packed: Buffer): IndexEntry {
+  private loadedEntry(indexFile: string, record: IndexRecord, segments: LazySegments): IndexEntry {
     const digest: Partial<IndexDigest> = { latest_waiting_on: record.latest_waiting_on, has_latest: record.has_latest };
     if (record.memo !== undefined) digest.ledger_memo = record.memo;
     const entry: IndexEntry = {
       file: record.file,
       digest: digest as IndexDigest,
-      packed,
+      packed: undefined,
+      packedAt: { segments, at: record.facts },
       packedSha256: record.facts_sha256,
       savedMemo: record.memo,
       recentRuns: keptRecentRunRows(record.recent_runs),
       projectRoot: undefined,
     };
-    readFactsFromPacked(digest, packed, {
+    readFactsFromPacked(digest, () => packedBytes(entry), {
       sha256: record.facts_sha256,
       mismatch: () => {
         entry.packed = undefined;
+        entry.packedAt = undefined;
         this.dirty = true;
         const runs = readRunIndexSync(indexFile, { projectRoot: entry.projectRoot ?? '', artifactChecks: 0 });
         return digestRunIndex(runs, entry.projectRoot ?? '').facts;
@@ -463,13 +546,17 @@ export class PersistentCache {
     const segments: Buffer[] = [];
     let offset = 0;
     for (const [indexFile, entry] of this.indexes) {
-      if (entry.packed === undefined) {
-        entry.packed = Buffer.from(JSON.stringify(packJson(entry.digest.facts)), 'utf8');
+      if (packedBytes(entry) === undefined) {
+        // (A loaded entry whose bytes are gone reads its facts from the index here, through the facts' check.)
+        const packed = Buffer.from(JSON.stringify(packJson(entry.digest.facts)), 'utf8');
+        entry.packed = packed;
+        entry.packedAt = undefined;
         entry.packedSha256 = undefined;
         // From now on the facts are read from their packed bytes, like those of a loaded cache.
-        readFactsFromPacked(entry.digest, entry.packed);
+        readFactsFromPacked(entry.digest, packed);
       }
-      entry.packedSha256 ??= createHash('sha256').update(entry.packed).digest('hex');
+      const packed = entry.packed as Buffer;
+      entry.packedSha256 ??= createHash('sha256').update(packed).digest('hex');
       entry.savedMemo = entry.digest.ledger_memo;
       indexes[indexFile] = {
         file: entry.file,
@@ -477,11 +564,11 @@ export class PersistentCache {
         has_latest: entry.digest.has_latest,
         ...(entry.savedMemo !== undefined ? { memo: entry.savedMemo } : {}),
         ...(entry.recentRuns !== undefined ? { recent_runs: entry.recentRuns } : {}),
-        facts: [offset, entry.packed.length],
+        facts: [offset, packed.length],
         facts_sha256: entry.packedSha256,
       };
-      segments.push(entry.packed);
-      offset += entry.packed.length;
+      segments.push(packed);
+      offset += packed.length;
     }
     // The body line is the JSON of { items, indexes }, each item's bytes kept from the last save;
     // the checksum covers the body line (each segment has its own), and the file is written without joining them.

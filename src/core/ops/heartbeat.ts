@@ -6,9 +6,8 @@ import { LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/config';
 import { quotaConfigOf } from '../quota/goal';
 import { computeLedger } from '../quota/ledger';
-import { selectTodo } from '../scheduling/todoSelection';
-import { readGoalRuns } from '../runtime/runIndex';
-import { readStateFile } from '../state/stateFile';
+import { selectTodo } from '../todo/runnable';
+import { readGoalRunIndex, readGoalStateFile } from '../goal/reads';
 import { budgetBrief, buildTurnBrief, PROMPT_SIZES, renderTurnPrompt, type PromptSize } from '../protocol/prompt';
 import type { TurnBrief } from '../protocol/contract';
 import { goalIdArg } from './common';
@@ -49,9 +48,10 @@ export const heartbeatPrompt = defineOperation({
     const goal = await resolveGoal(env, args.goalId);
     const goalId = goal.goalId;
     const agentId = requireRegisteredAgent(goal.rawEntry, args.agentId, { field: 'agent_id' });
-    const state = await readStateFile(requireStatePath(goal));
-    const runs = (await readGoalRuns(goal.runtimeRoot, goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
-      .rows;
+    const state = await readGoalStateFile(requireStatePath(goal));
+    const runs = (
+      await readGoalRunIndex(goal.runtimeRoot, goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 })
+    ).rows;
     const selection = selectTodo({
       doc: state.document,
       agentId,

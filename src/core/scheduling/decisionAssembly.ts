@@ -4,10 +4,10 @@ import { settlementIdentity } from '../quota/identity';
 import { SPEND_USAGE_FLAGS, TURN_ID_PLACEHOLDER } from '../quota/spend';
 import type { QuotaStatus } from '../quota/state';
 import type { LoopxError } from '../errors';
-import type { TodoContractDiagnostic } from '../state/todoContract';
-import type { GoalAttention } from './goalAttention';
+import type { TodoContractDiagnostic } from '../todo/contract';
+import type { GoalAttention } from '../todo/attention';
 import { planRoute } from './route';
-import type { SelectionResult } from './todoSelection';
+import type { SelectionResult } from '../todo/runnable';
 import type { DecisionOptions, ShouldRunDecision, ShouldRunRefusal } from './decisionContract';
 import type { Outcome } from './outcomeGuards';
 

@@ -3,7 +3,7 @@ import type { StateDocument } from '../state/document';
 import type { RunIndexEntry } from '../runtime/runIndex';
 import { QuotaStatusSchema } from '../quota/state';
 import { RouteSchema } from './route';
-import { SelectedTodoSchema, SelectionSummarySchema } from './todoSelection';
+import { SelectedTodoSchema, SelectionSummarySchema } from '../todo/runnable';
 import { ReplanObligationSchema } from './replanObligation';
 
 /**
@@ -44,7 +44,7 @@ export const ShouldRunDecisionSchema = z.object({
   status: z.string(),
   /** Whether the goal's own records are sound (no agent-lane run with missing artifacts, no todo contract error). */
   status_health_ok: z.boolean(),
-  /** The todo metadata contract errors of the goal's state file (state/todoContract.ts); any makes `ok` false. */
+  /** The todo metadata contract errors of the goal's state file (todo/contract.ts); any makes `ok` false. */
   todo_contract_errors: z
     .array(
       z.object({

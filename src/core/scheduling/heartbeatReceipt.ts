@@ -6,10 +6,10 @@ import type { LockOptions } from '../fs/fileLock';
 import type { GoalRef } from '../registry/goalRef';
 import type { QuotaRefKeys } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
-import { readStateFile } from '../state/stateFile';
+import { readGoalStateFile } from '../goal/reads';
 import { spendCommand } from './decisionAssembly';
 import type { ShouldRunDecision } from './decisionContract';
-import { selectedTodoView } from './todoSelection';
+import { selectedTodoView } from '../todo/runnable';
 import { deliveryWorkspaceCausality, deliveryWorkspaceCausalityFields } from '../snapshots/deliveryWorkspace';
 
 /**
@@ -136,7 +136,7 @@ async function replayedDecision(
   if (receipt.todo_id !== null && selected?.todo_id !== receipt.todo_id) {
     selected = null;
     if (goal.statePath !== null) {
-      const snapshot = await readStateFile(goal.statePath).catch(() => null);
+      const snapshot = await readGoalStateFile(goal.statePath).catch(() => null);
       const item = snapshot?.document.todos.find((t) => t.todoId === receipt.todo_id && t.role === 'agent');
       if (item !== undefined)
         selected = selectedTodoView(item, `bound by the heartbeat receipt of turn ${receipt.turn_instance_id}`);
@@ -163,7 +163,7 @@ async function receiptCausality(
   todoId: string,
 ): Promise<ReturnType<typeof deliveryWorkspaceCausality> | null> {
   if (goal.statePath === null) return null;
-  const snapshot = await readStateFile(goal.statePath).catch(() => null);
+  const snapshot = await readGoalStateFile(goal.statePath).catch(() => null);
   const item = snapshot?.document.todos.find((t) => t.todoId === todoId && t.role === 'agent');
   return item === undefined ? null : deliveryWorkspaceCausality(item);
 }

@@ -2,14 +2,14 @@ import { mergeGateLaneOf } from '../lanes/gate';
 import { compactOrchestrationPolicy } from '../registry/orchestration';
 import { TERMINAL_STATUSES, type StateDocument } from '../state/document';
 import { metaFlag } from '../state/gates';
-import type { TodoContractDiagnostic } from '../state/todoContract';
+import type { TodoContractDiagnostic } from '../todo/contract';
 import type { GoalRef } from '../registry/goalRef';
 import type { QuotaRefKeys } from '../quota/goal';
 import { asRecord, type QuotaStatus } from '../quota/state';
-import type { GoalAttention } from './goalAttention';
+import type { GoalAttention } from '../todo/attention';
 import type { GoalFrontier } from './goalFrontier';
 import type { ReplanObligation } from './replanObligation';
-import type { SelectedTodo, SelectionResult } from './todoSelection';
+import type { SelectedTodo, SelectionResult } from '../todo/runnable';
 import type { DecisionOptions, DecisionWord, ShouldRunDecision } from './decisionContract';
 
 /**

@@ -2,14 +2,14 @@ import { registeredAgentsForGoal, requireRegisteredAgent } from '../registry/age
 import type { GoalRef } from '../registry/goalRef';
 import { isoSeconds, type Clock } from '../clock';
 import { errorMessage } from '../errors';
-import { goalAttention } from './goalAttention';
+import { goalAttention } from '../todo/attention';
 import type { StateFileSnapshot } from '../state/stateFile';
 import { GoalLoader, type LoadOptions } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
-import { todoContractDiagnostics } from '../state/todoContract';
+import { todoContractDiagnostics } from '../todo/contract';
 import { quotaConfigOf } from '../quota/goal';
 import { computeQuotaStatus, focusMarkerOf, goalStopped } from '../quota/state';
-import { selectTodo, type SelectionResult } from './todoSelection';
+import { selectTodo, type SelectionResult } from '../todo/runnable';
 import { replanObligationFromRuns } from './replanObligation';
 import { goalFrontier } from './goalFrontier';
 import type { DecisionOptions, ShouldRunDecision } from './decisionContract';
@@ -31,7 +31,7 @@ import { assemble, pausedContract } from './decisionAssembly';
  *   3. hard pause short-circuit (owner-stopped or compute 0): the canonical paused contract,
  *      returned before any todo is read, with every permission false;
  *   4. quota state (quota/state.ts) with goal health = the state file can be read;
- *   5. todo selection (todoSelection.ts) and the guards that apply here, each overriding the earlier ones:
+ *   5. todo selection (todo/runnable.ts) and the guards that apply here, each overriding the earlier ones:
  *      capability gate, prompt upgrade, autonomous replan obligation (replanObligation.ts: two stalled
  *      turns on the lane → `autonomous_replan_required`), terminal no-follow-up frontier, orchestration contract
  *      (`coordinate_task_bundle`), due monitor (`external_evidence_observe`), monitor-only lane

@@ -3,6 +3,11 @@ import { projectGoalWarnings } from './projection/goalWarnings';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/latestRunRecommendation';
 import type { ProjectionWarning } from './projection/schemas';
 import { publicSafeCompact } from './projection/text';
+import { lifecycleFields } from './projection/lifecycle';
+import { routeOwnAction } from './projection/routeAction';
+import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
+import { backlogHygieneWarning } from './projection/backlogHygiene';
+import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
   attentionRoute,
@@ -10,8 +15,8 @@ import {
   monitorQuietDisplay,
   quietMonitorAction,
   type OpenTodoFacts,
-} from './attentionRoute';
-import { processStateFiles } from '../goal/cache';
+} from '../todo/attention';
+import { processGoalCache } from '../goal/cache';
 import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
 import type { PersistentCache } from '../goal/persistentCache';
 import { runIndexPath } from '../runtime/layout';
@@ -21,14 +26,17 @@ import { firstSectionOf, type StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
 import type { TodoRole } from '../state/sections';
 import { projectStateDocument, type StructuredTodoItem } from '../state/structured';
-import { todoContractDiagnostics, type ContractDiagnostic } from './contractCheck';
+import type { ContractDiagnostic } from './contractCheck';
+import { statusTodoContractDiagnostics } from '../todo/contract';
+import { openTodoResumeHolds } from '../todo/resume';
 import { replanObligationWithRuns } from '../scheduling/replanObligation';
+import type { GoalStatusTargetSchema } from './goalStatusSchema';
 import {
   DEFAULT_STATUS_ACTION,
   DEFAULT_STATUS_RUN_LIMIT,
   DEFAULT_STATUS_TODO_ITEM_LIMIT,
   GoalStatusItemSchema,
-  GoalStatusTargetSchema,
+  parseGoalStatusTarget,
   type GoalStatusItem,
   type GoalStatusTarget,
   type StatusGate,
@@ -39,6 +47,9 @@ import {
 } from './goalStatusSchema';
 
 export * from './goalStatusSchema';
+
+/** Runs the item's handoff readiness and agent-lane recommendation look at (the original's control-plane context). */
+const CONTROL_PLANE_RUN_LIMIT = 20;
 
 /**
  * The per-goal status read model: what `loopx status`, the status server and the editor views
@@ -94,6 +105,7 @@ function statusTodoItem(item: StructuredTodoItem): StatusTodoItem {
 
 /** A goal's todo summary for readers that show counts either way: an empty one when the state file could not be read. */
 export const NO_TODOS: StatusTodoSummary = {
+  schema_version: 'todo_summary_v0',
   source_section: null,
   total_count: 0,
   open_count: 0,
@@ -144,20 +156,25 @@ export function activeStateAction(
   }
 }
 
+/**
+ * The original's projection order of open todos (`todo_projection_sort_key`): by priority (P0 first, none last), then
+ * by position. Summaries list them so, and the first gate or todo an item recommends is the first in this order.
+ */
+function byPriority<T extends Pick<StructuredTodoItem, 'priority' | 'index'>>(items: readonly T[]): T[] {
+  const rank = (item: T): number => {
+    const match = /^P([0-4])/.exec((item.priority ?? '').trim().toUpperCase());
+    return match === null ? 50 : Number(match[1]);
+  };
+  return [...items].sort((a, b) => rank(a) - rank(b) || a.index - b.index);
+}
+
 function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
 }
 
-/**
- * LoopX's `todo_item_is_actionable_open`: open, and a `resume_when` (on an open todo) only when it holds; of the
- * conditions only `todo_done:<id>` can be checked here.
- */
+/** LoopX's `todo_item_is_actionable_open`: open, and a `resume_when` (on an open todo) only when it holds. */
 function actionableOpen(item: StructuredTodoItem, doc: StateDocument): boolean {
-  if (item.status !== 'open') return false;
-  const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
-  if (resumeWhen === '') return true;
-  const match = /^todo_done:(.+)$/.exec(resumeWhen);
-  return match !== null && doc.todos.some((todo) => todo.todoId === match[1] && todo.status === 'done');
+  return item.status === 'open' && openTodoResumeHolds(item.metadata['resume_when'], doc.todos);
 }
 
 function todoSummary(
@@ -179,13 +196,14 @@ function todoSummary(
       (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId),
   );
   return {
+    schema_version: 'todo_summary_v0',
     source_section: firstSectionOf(doc, role)?.title ?? null,
     total_count: summary.total_count,
     open_count: summary.open_count,
     done_count: summary.done_count + summary.deferred_count,
     blocked_count: summary.blocked_count,
     deferred_count: summary.deferred_count,
-    items: visible.slice(0, input.todoItemLimit).map(statusTodoItem),
+    items: byPriority(visible).slice(0, input.todoItemLimit).map(statusTodoItem),
   };
 }
 
@@ -333,19 +351,25 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const stale = byKind('stale_latest_run_projection');
 
   const fromActiveState = activeStateAction(route.status, route.attention_source, {
-    user: (structured?.todos.user.items ?? []).filter(isOpen),
-    agent: (structured?.todos.agent.items ?? []).filter(isOpen),
+    user: byPriority((structured?.todos.user.items ?? []).filter(isOpen)),
+    agent: byPriority((structured?.todos.agent.items ?? []).filter(isOpen)),
     nextAction: activeNextAction,
     gapAction: gap?.recommended_action ?? null,
+  });
+  const ownAction = routeOwnAction(route, {
+    hasStatusRun: latestStatusRun !== null,
+    firstOpenAgentTodoText: agentTodos?.items[0]?.text ?? null,
   });
   const [routedAction, source] =
     fromActiveState !== null
       ? [fromActiveState, 'active_state' as const]
-      : latest.latest_run_recommended_action !== null
-        ? [latest.latest_run_recommended_action, 'latest_run' as const]
-        : activeNextAction !== null
-          ? [activeNextAction, 'active_state_next_action' as const]
-          : [DEFAULT_STATUS_ACTION, 'default' as const];
+      : ownAction !== null
+        ? [ownAction, route.attention_source as 'run_history' | 'registry']
+        : latest.latest_run_recommended_action !== null
+          ? [latest.latest_run_recommended_action, 'latest_run' as const]
+          : activeNextAction !== null
+            ? [activeNextAction, 'active_state_next_action' as const]
+            : [DEFAULT_STATUS_ACTION, 'default' as const];
   const quietMonitor =
     doc !== null &&
     structured !== null &&
@@ -358,6 +382,27 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const recommendedAction = quietMonitor ? quietMonitorAction(routedAction) : routedAction;
 
   const owed = replanObligations(rows, input);
+  // The original reads its queue's run signals from the newest max(limit, 20) runs (STATUS_CONTROL_PLANE_CONTEXT_LIMIT).
+  const listedRuns = rows.slice(0, Math.max(input.limit, CONTROL_PLANE_RUN_LIMIT)) as unknown as Record<
+    string,
+    unknown
+  >[];
+  const handoffState = handoffRunState({
+    goalId: target.goalId,
+    recommendedAction,
+    latestRuns: listedRuns,
+    latestValidation:
+      latestStatusRun === null
+        ? null
+        : {
+            ...(latestStatusRun.generated_at ? { generated_at: latestStatusRun.generated_at } : {}),
+            ...(latestStatusRun.classification ? { classification: latestStatusRun.classification } : {}),
+          },
+  });
+  // Without the quota: `withQuotaSignals` (statusPayload.ts) sets what the quota's state decides.
+  const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
+  const laneRecommendation = agentLaneRecommendation(listedRuns);
+  const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
     display_name: target.displayName,
@@ -374,6 +419,19 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : { waiting_on: route.waiting_on, severity: route.severity }),
     recommended_action: recommendedAction,
     source,
+    ...lifecycleFields({
+      latestStatusRun: latestStatusRun as Record<string, unknown> | null,
+      adapterStatus: target.adapterStatus,
+      goalStatus: target.status,
+    }),
+    handoff_readiness: handoff,
+    long_task_cadence_hint: longTaskCadenceHint({
+      quotaState: null,
+      userOpenCount: userTodos?.open_count ?? null,
+      handoff,
+      latestRuns: listedRuns,
+    }),
+    ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,
     ...(input.agentId !== null ? { agent_id: input.agentId } : {}),
@@ -382,6 +440,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : {}),
     latest_run_recommended_action: latest.latest_run_recommended_action,
     latest_run_recommended_action_source: latest.latest_run_recommended_action_source,
+    ...(laneRecommendation !== null ? { agent_lane_recommendation: laneRecommendation } : {}),
     ...(nextActionWarning ? { next_action_projection_warning: nextActionWarning } : {}),
     ...(gap ? { state_projection_gap: gap } : {}),
     ...(stale ? { stale_latest_run_warning: stale } : {}),
@@ -432,7 +491,7 @@ function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null):
     ];
   }
   if (doc === null) return [];
-  return todoContractDiagnostics(doc, {
+  return statusTodoContractDiagnostics(doc, {
     goalId: target.goalId,
     registeredAgents: target.agents,
     stateFileLabel: labelPaths(target.stateFile ?? '', input),
@@ -447,22 +506,26 @@ const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTa
 function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
   let target = parsedTargets.get(goal);
   if (target === undefined) {
-    target = GoalStatusTargetSchema.parse(goal);
+    target = parseGoalStatusTarget(goal);
     parsedTargets.set(goal, target);
   }
   return target;
 }
 
-function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): {
-  stateFile: string | null;
-  indexFile: string;
-  projectRoot: string;
-} {
-  return {
-    stateFile: target.stateFile,
-    indexFile: runIndexPath(target.runtimeRoot, target.goalId),
-    projectRoot: target.projectRoot,
-  };
+type GoalPaths = { stateFile: string | null; indexFile: string; projectRoot: string };
+/** Per parsed target (each goal is looked at several times a call). */
+const targetPaths = new WeakMap<z.output<typeof GoalStatusTargetSchema>, GoalPaths>();
+function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): GoalPaths {
+  let paths = targetPaths.get(target);
+  if (paths === undefined) {
+    paths = {
+      stateFile: target.stateFile,
+      indexFile: runIndexPath(target.runtimeRoot, target.goalId),
+      projectRoot: target.projectRoot,
+    };
+    targetPaths.set(target, paths);
+  }
+  return paths;
 }
 
 /**
@@ -478,7 +541,7 @@ export class GoalStatusCache {
   disk: PersistentCache | undefined;
 
   constructor(reader: GoalFileReader = fileSystemGoalReader) {
-    this.files = new GoalFiles(reader, processStateFiles());
+    this.files = new GoalFiles(reader, processGoalCache());
   }
 
   /** The registry document, read again only when the file changed. Errors (bad JSON) propagate. */

@@ -6,10 +6,13 @@ import {
   staleLatestRunWarningSchema,
   stateProjectionGapSchema,
 } from './projection/schemas';
-import { AttentionSeveritySchema, WaitingOnSchema } from './attentionRoute';
+import { AttentionSeveritySchema, WaitingOnSchema } from '../todo/attention';
 import { StateDiagnosticsSchema } from '../state/structured';
 import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
+import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffReadiness';
+import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
+import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
@@ -34,6 +37,8 @@ export const StatusTodoItemSchema = z.object({
 export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
 
 export const StatusTodoSummarySchema = z.object({
+  /** The original's summary version. */
+  schema_version: z.literal('todo_summary_v0'),
   /** The heading of the section the todos come from, or null when the file has none. */
   source_section: z.string().nullable(),
   total_count: z.number().int().nonnegative(),
@@ -106,12 +111,15 @@ export const StatusItemQuotaSchema = z.looseObject({
 });
 export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
 
-export { WaitingOnSchema, AttentionSeveritySchema } from './attentionRoute';
+export { WaitingOnSchema, AttentionSeveritySchema } from '../todo/attention';
 export const RecommendedActionOriginSchema = z.enum([
   'active_state',
   'latest_run',
   'active_state_next_action',
   'default',
+  // A route of the original's own words (projection/routeAction.ts): no status run, or its artifacts missing.
+  'run_history',
+  'registry',
 ]);
 
 export const DEFAULT_STATUS_ACTION =
@@ -146,7 +154,7 @@ export const GoalStatusItemSchema = z.object({
   display_name: z.string(),
   /**
    * LoopX's attention status: `active_state_user_gate`, `active_state_user_todo`, `connected_without_run`,
-   * `run_artifact_missing`, the latest status run's classification, … (attentionRoute.ts).
+   * `run_artifact_missing`, the latest status run's classification, … (todo/attention.ts).
    */
   status: z.string(),
   /** The goal's status in the registry. */
@@ -155,7 +163,7 @@ export const GoalStatusItemSchema = z.object({
   waiting_on: WaitingOnSchema,
   severity: AttentionSeveritySchema,
   /**
-   * Set on a quiet-monitor item (`waiting_on: monitor_signal`, attentionRoute.ts `monitorQuietDisplay`): the
+   * Set on a quiet-monitor item (`waiting_on: monitor_signal`, todo/attention.ts `monitorQuietDisplay`): the
    * route it had before, which its quota state follows.
    */
   execution_waiting_on: WaitingOnSchema.optional(),
@@ -163,6 +171,14 @@ export const GoalStatusItemSchema = z.object({
   recommended_action: z.string().min(1),
   /** Where `recommended_action` came from. */
   source: RecommendedActionOriginSchema,
+  /** The goal's lifecycle (projection/lifecycle.ts); the original dashboard reads both. */
+  lifecycle_phase: z.string(),
+  lifecycle_flags: z.array(z.string()),
+  /** The project-agent handoff readiness (projection/handoffReadiness.ts); its quota fields follow `quota`. */
+  handoff_readiness: HandoffReadinessSchema,
+  long_task_cadence_hint: CadenceHintSchema,
+  /** Durable work in Next Action / Operating Lessons with no open agent todo (projection/backlogHygiene.ts). */
+  backlog_hygiene_warning: BacklogHygieneWarningSchema.optional(),
   registry_member: z.boolean(),
   registered_agents: z.array(z.string()),
   /** Set when the status was asked for one agent (`--agent-id`). */
@@ -171,6 +187,8 @@ export const GoalStatusItemSchema = z.object({
   active_state_next_action_entries: z.array(z.string()).optional(),
   latest_run_recommended_action: z.string().nullable(),
   latest_run_recommended_action_source: latestRunRecommendationSourceSchema.nullable(),
+  /** The newest listed agent-lane run's recommendation (projection/agentLaneRecommendation.ts). */
+  agent_lane_recommendation: AgentLaneRecommendationSchema.optional(),
   next_action_projection_warning: nextActionProjectionWarningSchema.optional(),
   state_projection_gap: stateProjectionGapSchema.optional(),
   stale_latest_run_warning: staleLatestRunWarningSchema.optional(),
@@ -222,6 +240,57 @@ export const GoalStatusTargetSchema = z.object({
   attentionStatus: z.string().nullable().default(null),
 });
 export type GoalStatusTarget = z.input<typeof GoalStatusTargetSchema>;
+
+const nullableText = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+/** An array whose every index holds a string (a hole does not). */
+function allText(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
+}
+
+/**
+ * `GoalStatusTargetSchema.parse(goal)`, without zod for a target whose every field already has its
+ * output type (status's own targets, `statusTargets`, always do): the same object zod makes (its
+ * fields in the schema's order, no other field, the agents copied). Anything else is parsed by the
+ * schema, which fills the defaults or throws.
+ */
+export function parseGoalStatusTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
+  const g = goal as Record<keyof GoalStatusTarget, unknown>;
+  if (
+    typeof g.goalId === 'string' &&
+    g.goalId.length > 0 &&
+    typeof g.displayName === 'string' &&
+    typeof g.status === 'string' &&
+    nullableText(g.domain) &&
+    typeof g.projectRoot === 'string' &&
+    typeof g.runtimeRoot === 'string' &&
+    nullableText(g.stateFile) &&
+    allText(g.agents) &&
+    typeof g.registryMember === 'boolean' &&
+    nullableText(g.adapterStatus) &&
+    nullableText(g.adapterKind) &&
+    nullableText(g.registryWaitingOn) &&
+    nullableText(g.attentionStatus)
+  )
+    return {
+      goalId: g.goalId,
+      displayName: g.displayName,
+      status: g.status,
+      domain: g.domain,
+      projectRoot: g.projectRoot,
+      runtimeRoot: g.runtimeRoot,
+      stateFile: g.stateFile,
+      agents: [...g.agents],
+      registryMember: g.registryMember,
+      adapterStatus: g.adapterStatus,
+      adapterKind: g.adapterKind,
+      registryWaitingOn: g.registryWaitingOn,
+      attentionStatus: g.attentionStatus,
+    };
+  return GoalStatusTargetSchema.parse(goal);
+}
 
 export const DEFAULT_STATUS_RUN_LIMIT = 5;
 export const DEFAULT_STATUS_TODO_ITEM_LIMIT = 5;

@@ -28,7 +28,9 @@ import {
   type GoalStatusItem,
   type GoalStatusTarget,
 } from './goalStatus';
-import { OPERATOR_WAITS } from './attentionRoute';
+import { OPERATOR_WAITS } from '../todo/attention';
+import { withQuotaSignals } from './projection/quotaSignals';
+import { dependencyBlockers, DependencyBlockersSchema, type DependencyBlockers } from './projection/dependencyBlockers';
 import {
   contractAttentionItem,
   ContractAttentionItemSchema,
@@ -65,7 +67,10 @@ const STATUS_CONTRACT_VERSION: StatusContractVersion = {
 };
 
 /** An attention item: the goal's status item plus the dashboards' per-goal blocks. */
-export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoalFieldsSchema.shape);
+export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoalFieldsSchema.shape).extend({
+  /** Open user todos of the other goals (projection/dependencyBlockers.ts); absent when none. */
+  dependency_blockers: DependencyBlockersSchema.optional(),
+});
 export type StatusPayloadItem = z.infer<typeof StatusPayloadItemSchema>;
 
 export const StatusContractSchema = z.object({
@@ -130,6 +135,15 @@ export const StatusPayloadSchema = z.object({
   contract: StatusContractSchema,
   /** `contract.summary` at the top level, where LoopX's own contract readers and agents look for it. */
   contract_summary: StatusContractSchema.shape.summary,
+  /** The original's contract health projection: the first 3 errors and warnings, their counts, whether cut. */
+  contract_errors: z.array(z.string()),
+  contract_errors_total_count: z.number().int(),
+  contract_errors_truncated: z.boolean(),
+  contract_warnings: z.array(z.string()),
+  contract_warnings_total_count: z.number().int(),
+  contract_warnings_truncated: z.boolean(),
+  /** The goal asked for (`--goal-id`), or null. */
+  goal_filter: z.string().nullable(),
   attention_queue: AttentionQueueSchema,
   run_history: RunHistorySchema,
 });
@@ -365,6 +379,11 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     if (request.deferCacheSave !== undefined) request.deferCacheSave(() => disk.save(runtimeRoot));
     else await disk.save(runtimeRoot);
   }
+  const blockers = dependencyBlockers(items);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as StatusPayloadItem;
+    items[i] = withDependencyBlockers(item, blockers.get(item.goal_id));
+  }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;
   const contract = statusContract({
@@ -391,6 +410,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     status_contract: STATUS_CONTRACT_VERSION,
     contract,
     contract_summary: contract.summary,
+    ...contractHealth(contract),
+    goal_filter: request.goalId?.trim() || null,
     attention_queue: {
       available: true,
       item_count: queue.length,
@@ -409,6 +430,33 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   };
 }
 
+/** The original's contract signals shown at the top level (`build_contract_health_projection`, 3 of each). */
+const CONTRACT_SIGNAL_LIMIT = 3;
+
+function contractHealth(contract: StatusContract): {
+  contract_errors: string[];
+  contract_errors_total_count: number;
+  contract_errors_truncated: boolean;
+  contract_warnings: string[];
+  contract_warnings_total_count: number;
+  contract_warnings_truncated: boolean;
+} {
+  const signals = (values: readonly string[]): { items: string[]; total: number } => {
+    const items = values.map((value) => value.trim()).filter((value) => value !== '');
+    return { items: items.slice(0, CONTRACT_SIGNAL_LIMIT), total: items.length };
+  };
+  const errors = signals(contract.errors);
+  const warnings = signals(contract.warnings);
+  return {
+    contract_errors: errors.items,
+    contract_errors_total_count: errors.total,
+    contract_errors_truncated: errors.total > errors.items.length,
+    contract_warnings: warnings.items,
+    contract_warnings_total_count: warnings.total,
+    contract_warnings_truncated: warnings.total > warnings.items.length,
+  };
+}
+
 /**
  * Items with their quota attached, per cached item: the same object while neither the item nor
  * the summary object changed (a long-lived reader's quota cache hands out the same summary while
@@ -420,7 +468,8 @@ const quotaItems = new WeakMap<GoalStatusItem, { summary: object; value: GoalSta
 function withQuota(item: GoalStatusItem, summary: object): GoalStatusItem {
   const kept = quotaItems.get(item);
   if (kept !== undefined && kept.summary === summary) return kept.value;
-  const value: GoalStatusItem = { ...item, quota: StatusItemQuotaSchema.parse(summary) };
+  const quota = StatusItemQuotaSchema.parse(summary);
+  const value: GoalStatusItem = { ...item, quota, ...withQuotaSignals(item, quota) };
   quotaItems.set(item, { summary, value });
   return value;
 }
@@ -467,6 +516,19 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
   if (cached !== undefined && cached.key === key) return cached.value;
   const value: StatusPayloadItem = { ...item, ...dashboardGoalFields(item, goal) };
   extendedItems.set(item, { key, value });
+  return value;
+}
+
+/** Items with their dependency blockers, the same object while the blockers are the same (see `withQuota`). */
+const blockedItems = new WeakMap<StatusPayloadItem, { key: string; value: StatusPayloadItem }>();
+
+function withDependencyBlockers(item: StatusPayloadItem, blockers: DependencyBlockers | undefined): StatusPayloadItem {
+  if (blockers === undefined) return item;
+  const key = JSON.stringify(blockers);
+  const kept = blockedItems.get(item);
+  if (kept !== undefined && kept.key === key) return kept.value;
+  const value: StatusPayloadItem = { ...item, dependency_blockers: blockers };
+  blockedItems.set(item, { key, value });
   return value;
 }
 

@@ -7,7 +7,7 @@ import { readQuotaView } from '../quota/quotaView';
 import { focusMarkerOf, type QuotaState } from '../quota/state';
 import { quotaSummary, type GoalQuotaSummary } from '../quota/summary';
 import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
-import { OPERATOR_WAITS } from './attentionRoute';
+import { OPERATOR_WAITS } from '../todo/attention';
 import type { FileStamp } from '../goal/files';
 import type { GoalStatusTarget } from './goalStatusSchema';
 import type { StatusQuotaSources } from './statusPayload';

@@ -9,7 +9,7 @@ import {
   SettlementIdentitySchema,
   type SettlementIdentity,
 } from '../quota/identity';
-import { selectTodo, type SelectedTodo } from '../scheduling/todoSelection';
+import { selectTodo, type SelectedTodo } from '../todo/runnable';
 import { ReplanObligationSchema, type ReplanObligation } from '../scheduling/replanObligation';
 import type { RunIndexRow } from '../runtime/runIndex';
 import type { StateDocument } from '../state/document';

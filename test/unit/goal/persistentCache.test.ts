@@ -339,6 +339,40 @@ describe('persistent status cache (runtime root)', () => {
     assert.ok(flips >= 3);
   });
 
+  it('the facts segments are read only when facts are: a warm open reads the header and body line, a later read the file as opened', async () => {
+    const d = demo();
+    ageEverything(d);
+    await status(d, true);
+    const projectRoot = path.dirname(path.dirname(d.registryPath));
+    const stamp = await fileSystemGoalReader.stat(d.indexFile);
+    const factsNow = JSON.stringify(
+      PersistentCache.open(d.cacheFile).indexDigest(d.indexFile, stamp, projectRoot)?.facts,
+    );
+    const reads: string[] = [];
+    const previous = observeSafeReads((file) => reads.push(file));
+    try {
+      const cache = PersistentCache.open(d.cacheFile);
+      const digest = cache.indexDigest(d.indexFile, stamp, projectRoot);
+      assert.ok(digest?.ledger_memo !== undefined, 'the memo is in the body line');
+      assert.deepEqual(reads, [d.cacheFile], 'one read: the header and body line');
+      assert.equal(JSON.stringify(digest.facts), factsNow);
+      assert.deepEqual(reads, [d.cacheFile, d.cacheFile], 'the segments when the facts are read');
+      // Another file at the path since the open (a save by another process renames one over it): its
+      // bytes are never taken for the opened file's segments, even equal ones; the facts are read from
+      // the index (the segment's hash would refuse other bytes anyway).
+      const replaced = PersistentCache.open(d.cacheFile);
+      const kept = replaced.indexDigest(d.indexFile, stamp, projectRoot);
+      const other = `${d.cacheFile}.other`;
+      fs.copyFileSync(d.cacheFile, other);
+      fs.renameSync(other, d.cacheFile);
+      reads.length = 0;
+      assert.equal(JSON.stringify(kept?.facts), factsNow, 'from the index, not the other file');
+      assert.ok(reads.includes(d.indexFile), 'the index was read');
+    } finally {
+      observeSafeReads(previous);
+    }
+  });
+
   it('a foreign cache (another format, another version) is ignored, and never trusted for an entry', async () => {
     const d = demo();
     ageEverything(d);

@@ -43,7 +43,7 @@ describe('the one state-file cache per process (core/goal/cache.ts)', () => {
     const file = path.join(tempDir('loopx-state-cache-'), 'ACTIVE_GOAL_STATE.md');
     fs.writeFileSync(file, STATE('Build the report.'));
     const loaded = await processGoalCache().stateFile(file);
-    const files = new GoalFiles(fileSystemGoalReader, processStateFiles());
+    const files = new GoalFiles(fileSystemGoalReader, processGoalCache());
     const stamp = await fileSystemGoalReader.stat(file);
     const { state } = await files.sources(
       { stateFile: file, indexFile: `${file}.none`, projectRoot: path.dirname(file) },

@@ -128,8 +128,8 @@ export function containsCredential(text: string): boolean {
  * null when the text is empty or names a local path or a secret (the text is hidden, not redacted,
  * so nothing of it leaks into status payloads).
  */
-export function publicSafeCompact(text: string | null | undefined): string | null {
+export function publicSafeCompact(text: string | null | undefined, limit: number = DISPLAY_LIMIT): string | null {
   const collapsed = collapseWhitespace(text);
   if (collapsed === '' || containsLocalPath(collapsed) || containsCredential(collapsed)) return null;
-  return truncateText(collapsed, DISPLAY_LIMIT);
+  return truncateText(collapsed, limit);
 }

@@ -1,0 +1,84 @@
+/**
+ * Field-by-field comparison of status payloads (the original's against ours), used by status.test.ts: every key the
+ * original emits is looked for in ours, at every depth; a difference is named by its rule-level path (array indexes
+ * as `[]`), so one rule's difference on many todos is one entry. Keys only ours emits are not differences (ours adds
+ * fields; docs/compatibility.md lists them).
+ */
+
+export type Difference = `missing ${string}` | `value ${string}` | `length ${string}`;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function differences(theirs: unknown, ours: unknown, path = ''): Set<Difference> {
+  const found = new Set<Difference>();
+  const walk = (a: unknown, b: unknown, at: string): void => {
+    if (isRecord(a) && isRecord(b)) {
+      for (const [key, value] of Object.entries(a)) {
+        const next = at === '' ? key : `${at}.${key}`;
+        if (!Object.hasOwn(b, key)) found.add(`missing ${next}`);
+        else walk(value, b[key], next);
+      }
+      return;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      if (a.length !== b.length) found.add(`length ${at}`);
+      for (let i = 0; i < Math.min(a.length, b.length); i++) walk(a[i], b[i], `${at}[]`);
+      return;
+    }
+    if (JSON.stringify(a) !== JSON.stringify(b)) found.add(`value ${at}`);
+  };
+  walk(theirs, ours, path);
+  return found;
+}
+
+/**
+ * The differences left, by rule (docs/compatibility.md, "Status items field by field"): a difference is accepted when
+ * its path matches one of these. Each names a block whose rule we read differently or do not have; everything else of
+ * an item (its route, action, source, lifecycle, handoff readiness, cadence hint, warnings, the todo summaries'
+ * counts, the quota's numbers and state) must be equal.
+ */
+export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
+  { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
+  { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
+  // Below the counts: the original's extra lists and per-todo fields (its `items` lists every todo).
+  {
+    pattern:
+      /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count)$)/,
+    rule: 'todo-summary-lists',
+  },
+  { pattern: /^quota\.reason$/, rule: 'quota-reason-text' },
+  { pattern: /^quota\.(blocked_action_scope|safe_bypass_\w+)$/, rule: 'quota-gate-bypass' },
+];
+
+/** Top-level keys of the original's status payload that ours does not carry (docs/compatibility.md). */
+export const PAYLOAD_KEYS_NOT_CARRIED: readonly string[] = [
+  'global_registry',
+  'event_ledger_summary',
+  'promotion_readiness_summary',
+  'decision_freshness_summary',
+  'usage_summary',
+  'todo_index',
+  'promotion_gate',
+  'runtime_projection_routes',
+  'agent_management_projection',
+];
+
+/** Payload keys compared by value (the rest are per-run paths and times). */
+export const PAYLOAD_KEYS_COMPARED: readonly string[] = [
+  'ok',
+  'goal_count',
+  'run_count',
+  'goal_filter',
+  'contract_errors',
+  'contract_errors_total_count',
+  'contract_errors_truncated',
+  'contract_warnings',
+  'contract_warnings_total_count',
+  'contract_warnings_truncated',
+];
+
+export function unexplained(found: Iterable<Difference>): Difference[] {
+  return [...found].filter((d) => !ITEM_RULES.some((r) => r.pattern.test(d.slice(d.indexOf(' ') + 1))));
+}

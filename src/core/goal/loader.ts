@@ -1,8 +1,9 @@
 import type { Clock } from '../clock';
 import { activeLeaseHolders } from '../leases/store';
-import type { QuotaGoal } from '../quota/goal';
+import { reloadQuotaGoal, type QuotaGoal } from '../quota/goal';
 import { readQuotaView } from '../quota/quotaView';
 import { runHistoryRows } from '../quota/runHistory';
+import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';
 import { quotaGoalOfRef, type GoalRef } from './ref';
@@ -37,6 +38,23 @@ export class GoalLoader {
     const loaded: LoadedRuns = runs.kind === 'rows' ? { kind: 'rows', rows: quota.rows } : runs;
     const state = await this.state(goal);
     return { goal, state, runs: loaded, quota, leases: activeLeaseHolders(goal, loadedAt), loadedAt };
+  }
+
+  /**
+   * The goal as the registry says it now (its entry read again, at the place `goal` was resolved): what
+   * admission decides on, so a pause, a lowered limit or a changed executor holds for the next turn of a
+   * running loop. A goal removed meanwhile is `goal_not_found`. With the registry document it came from.
+   */
+  async reload(goal: QuotaGoal, homeDir: string): Promise<{ goal: QuotaGoal; document: Record<string, unknown> }> {
+    return reloadQuotaGoal(goal, homeDir);
+  }
+
+  /**
+   * Every row of the goal's run index (newest first), read now in full and not kept: what a writer
+   * searches for a record of its own (a resumed turn's run record) before appending one.
+   */
+  async runRows(goal: Pick<QuotaGoal, 'runtimeRoot' | 'goalId' | 'projectRoot'>): Promise<RunIndexEntry[]> {
+    return (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot })).rows;
   }
 
   private async runs(goal: QuotaGoal, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {

@@ -73,7 +73,7 @@ export function noSlotMessage(turnGoal: TurnGoal): string {
 export async function admitNewTurn(
   snapshot: TurnGoal,
   options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
-): Promise<{ journal: TurnJournal; stateText?: string; turnGoal: TurnGoal } | { notRun: TurnPlan }> {
+): Promise<{ journal: TurnJournal; stateText: string | null; turnGoal: TurnGoal } | { notRun: TurnPlan }> {
   return withFileLock(
     path.join(turnsDir(snapshot.goal.goalRuntimeDir), '.admission'),
     { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
@@ -89,7 +89,7 @@ export async function admitNewTurn(
       });
       if (!plan.would_invoke_host || plan.settlement_identity === null) return { notRun: plan };
       const existing = await readJournal(journalPath(goal.goalRuntimeDir, plan.turn_key));
-      if (existing !== null) return { journal: existing, turnGoal };
+      if (existing !== null) return { journal: existing, stateText: null, turnGoal };
       const todoId = plan.selected_todo?.todo_id ?? null;
       const settlementIdentity = plan.settlement_identity;
       // hard_lease: the agent takes the todo's lease before the turn exists (refused when another agent holds it).

@@ -13,13 +13,13 @@ import { readValidationCommand } from '../registry/validationCommand';
 import { decideShouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
 import { GoalLoader } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
-import { reloadQuotaGoal, type QuotaGoal } from '../quota/goal';
+import type { QuotaGoal } from '../quota/goal';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
 import { RunIndexRow } from '../runtime/runIndex';
 import type { BudgetBrief } from '../protocol/contract';
-import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
+import type { StateFileSnapshot } from '../state/stateFile';
 import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
 import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
@@ -63,11 +63,11 @@ export interface TurnGoal {
 }
 
 /**
- * The turn goal as the registry says it now (see `reloadQuotaGoal`): every admission decides on
+ * The turn goal as the registry says it now (`GoalLoader.reload`): every admission decides on
  * this, so a pause, a lowered limit or a changed executor holds for the next turn of a running loop.
  */
 export async function reloadTurnGoal(turnGoal: TurnGoal): Promise<TurnGoal> {
-  const current = await reloadQuotaGoal(turnGoal.goal, turnGoal.homeDir);
+  const current = await new GoalLoader().reload(turnGoal.goal, turnGoal.homeDir);
   return loadTurnGoal({ ...turnGoal.source, goal: current.goal, registryDocument: current.document });
 }
 
@@ -138,12 +138,14 @@ export interface PlanContext {
   stateText: string;
 }
 
-/** The state file a turn plans on: the loaded one, or the error reading it met (read again when the goal names another path). */
-async function loadedStateFile(loaded: GoalSnapshot, statePath: string): Promise<StateFileSnapshot> {
-  if (loaded.goal.statePath !== statePath) return readStateFile(statePath);
+/** The state file a turn plans on, as the goal was loaded: parsed, or the error reading it met. */
+function loadedStateFile(loaded: GoalSnapshot): StateFileSnapshot {
   if (loaded.state.kind === 'unreadable') throw loaded.state.error;
   if (loaded.state.kind === 'read') return loaded.state.file;
-  return readStateFile(statePath);
+  // A turn goal always has a state file (`loadTurnGoal`); kept for the type.
+  throw new LoopxError('state_file_unresolved', `goal '${loaded.goal.goalId}' has no state_file LoopX can find`, {
+    goal_id: loaded.goal.goalId,
+  });
 }
 
 /** Reads the goal's files and plans one turn (read-only). */
@@ -159,7 +161,7 @@ export async function planGoalTurn(
   const { goal, agentId } = turnGoal;
   // One load of the goal serves the decision and the plan.
   const loaded = await new GoalLoader().load(goal, { clock: options.clock });
-  const snapshot = await loadedStateFile(loaded, turnGoal.statePath);
+  const snapshot = loadedStateFile(loaded);
   const decision = decideShouldRun(loaded, agentId, options.clock.now(), {
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
   });

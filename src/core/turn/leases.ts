@@ -37,10 +37,10 @@ function turnLeaseTtl(turnGoal: TurnGoal): number {
 
 function hardLease(
   goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
-  stateText: string | undefined,
+  stateText: string | null,
 ): boolean {
   let text = stateText;
-  if (text === undefined) {
+  if (text === null) {
     try {
       text = fs.readFileSync(goal.statePath ?? '', 'utf8');
     } catch {
@@ -53,7 +53,7 @@ function hardLease(
 /** Admission: in hard_lease mode the agent takes the selected todo's lease (under the lease lock) before `admit` runs. */
 export async function withTurnLease<T>(
   turnGoal: TurnGoal,
-  input: { todoId: string | null; turnKey: string; stateText: string | undefined },
+  input: { todoId: string | null; turnKey: string; stateText: string },
   clock: Clock,
   admit: () => Promise<T>,
 ): Promise<T> {
@@ -79,7 +79,7 @@ export async function withTurnLease<T>(
  */
 export async function withTurnCompletionFence<T>(
   turnGoal: TurnGoal,
-  input: { todoId: string; stateText: string | undefined },
+  input: { todoId: string; stateText: string | null },
   clock: Clock,
   write: () => Promise<T>,
 ): Promise<T> {

@@ -119,7 +119,7 @@ async function turnInSlot(resolved: TurnGoal, options: RunOnceOptions): Promise<
   const goalRuntimeDir = turnGoal.goal.goalRuntimeDir;
   let journal: TurnJournal | null = null;
   let resumed = false;
-  let stateText: string | undefined;
+  let stateText: string | null = null;
   if (options.resumeTurnKey !== undefined) {
     journal = await requireJournal(turnGoal, options.resumeTurnKey);
     resumed = true;

@@ -107,10 +107,6 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'refresh/refreshState.ts -> readStateText',
   'scheduling/heartbeatReceipt.ts -> readStateFile',
   'scheduling/shouldRun.ts -> findQuotaGoal',
-  'status/workspaceGoals.ts -> readRegistry',
-  'turn/context.ts -> readStateFile',
-  'turn/context.ts -> reloadQuotaGoal',
-  'turn/writeback.ts -> readGoalRuns',
 ];
 
 /**
@@ -123,9 +119,6 @@ const PRE_READ_OFFENDERS: readonly string[] = [
   'quota/quotaView.ts: ReadQuotaViewOptions.runIndex',
   'refresh/refreshState.ts: RefreshStateRequest.registry',
   'refresh/refreshState.ts: RefreshStateRequest.stateText',
-  'status/statusPayload.ts: StatusQuotaSources.indexDigest',
-  'status/statusPayload.ts: StatusQuotaSources.recentRuns',
-  'turn/writeback.ts: WritebackContext.stateText',
 ];
 
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */

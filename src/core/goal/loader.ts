@@ -3,6 +3,7 @@ import { activeLeaseHolders } from '../leases/store';
 import { reloadQuotaGoal, type QuotaGoal } from '../quota/goal';
 import { readQuotaView } from '../quota/quotaView';
 import { runHistoryRows } from '../quota/runHistory';
+import { readRegistry } from '../registry/read';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';
@@ -38,6 +39,14 @@ export class GoalLoader {
     const loaded: LoadedRuns = runs.kind === 'rows' ? { kind: 'rows', rows: quota.rows } : runs;
     const state = await this.state(goal);
     return { goal, state, runs: loaded, quota, leases: activeLeaseHolders(goal, loadedAt), loadedAt };
+  }
+
+  /**
+   * A registry document, read now (a missing file reads as `{}`; bad JSON, or a document that is not an
+   * object, is a LoopxError with the line and column): for the readers that list a registry's goals.
+   */
+  async registry(registryPath: string): Promise<Record<string, unknown>> {
+    return readRegistry(registryPath);
   }
 
   /**

@@ -441,7 +441,8 @@ export class LiveStatusModel {
           sources.registryEntry,
         );
         quota.set(goal.goalId, summary);
-        if (sources.recentRuns !== undefined) recentRuns.set(goal.goalId, sources.recentRuns);
+        if (sources.index.kind === 'digest' && sources.index.recentRuns !== null)
+          recentRuns.set(goal.goalId, sources.index.recentRuns);
         this.cache.release(goal, { keepIndexRead: keepIndexReads });
         return summary;
       },

@@ -13,10 +13,8 @@ import { validateRegistryDocument } from '../registry/validate';
 import { registryGoalEntries, registryGoalsOfDocument } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
-import type { RunIndexRead } from '../runtime/runIndex';
-import type { FileStamp } from '../goal/files';
-import { PersistentCache, statusCachePath, type IndexDigest } from '../goal/persistentCache';
-import type { RecentRunRow } from '../goal/recentRuns';
+import { PersistentCache, statusCachePath } from '../goal/persistentCache';
+import type { StatusIndexRead } from './statusQuota';
 import { errorMessage } from '../errors';
 import { cleanCopyOf, redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
@@ -181,23 +179,17 @@ export interface StatusRequest {
   redact?: boolean;
 }
 
-/** What status already read that a quota summary may reuse instead of reading it again. */
+/** The goal as status loaded it, which its quota summary is computed from. */
 export interface StatusQuotaSources {
   /** The registry document the targets come from (read from `registryPath`). */
   registry: Record<string, unknown>;
   /** The goal's raw entry in it (the first of its id). */
   registryEntry: Record<string, unknown> | undefined;
-  /** The goal's run index as status read it (null: it does not exist); undefined when status holds none. */
-  runIndex: RunIndexRead | null | undefined;
   /**
-   * The stamp of the goal's run index that `runIndex` and `indexDigest` were read at (null: no
-   * index). A summary derived from them is keyed by it: a stat taken later may be of rows appended since.
+   * The goal's run index as status holds it, with the stamp it was read at: its rows, the persistent
+   * cache's digest of it (with the persistent cache), or `unread` when status holds neither.
    */
-  indexStamp: FileStamp | null;
-  /** With the persistent cache: the digest of the goal's run index (its ledger facts), read or kept. */
-  indexDigest?: IndexDigest;
-  /** With the persistent cache: the goal's newest runs (the editor's Recent runs), read or kept. */
-  recentRuns?: readonly RecentRunRow[];
+  index: StatusIndexRead;
   /** Who the goal's status item waits on and how severe it is: the status view's quota state follows them. */
   attention: Pick<GoalStatusItem, 'waiting_on' | 'severity'>;
 }
@@ -331,17 +323,18 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         const indexStamp = held !== undefined ? held.stamp : await cache.files.reader.stat(indexFile);
         const digested =
           disk === undefined ? undefined : await disk.digestOf(indexFile, target.projectRoot, indexStamp, runIndex);
-        const indexDigest = digested?.digest;
-        const recentRuns = digested?.recentRuns;
+        const index: StatusIndexRead =
+          digested !== undefined
+            ? { kind: 'digest', digest: digested.digest, recentRuns: digested.recentRuns ?? null, stamp: indexStamp }
+            : runIndex !== undefined
+              ? { kind: 'rows', runIndex, stamp: indexStamp }
+              : { kind: 'unread' };
         item = withQuota(
           item,
           await request.quotaSummary(target, {
             registry,
             registryEntry: rawEntryById?.get(target.goalId),
-            runIndex,
-            indexStamp,
-            ...(indexDigest !== undefined ? { indexDigest } : {}),
-            ...(recentRuns !== undefined ? { recentRuns } : {}),
+            index,
             // A quiet-monitor item's quota follows its route, as in LoopX (the display is applied after the quota).
             attention: {
               waiting_on: item.execution_waiting_on ?? item.waiting_on,

@@ -73,7 +73,7 @@ describe('status quota from the reads status already made', () => {
       quotaSummary: (goal, sources) => {
         seen.push({
           entry: sources.registryEntry,
-          rows: sources.runIndex?.rows.length,
+          rows: sources.index.kind === 'rows' ? sources.index.runIndex?.rows.length : undefined,
           registryGoals: sources.registry['goals'],
         });
         return provider(goal, sources);

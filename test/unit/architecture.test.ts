@@ -82,7 +82,6 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'registry/bootstrap.ts: bootstrapGoal',
   'runtime/archive.ts: archiveRuntimeGoal',
   'scheduling/shouldRun.ts: shouldRun',
-  'status/statusPayload.ts: loadStatus',
 ];
 
 /** Where a goal's files are read for deciding: the goal loader, and the stores that own each file (their locked re-reads). */

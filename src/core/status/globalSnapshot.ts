@@ -3,7 +3,14 @@ import type { Clock } from '../clock';
 import { statusQuotaSummaries } from './statusQuota';
 import type { StateRead } from '../goal/files';
 import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
-import { goalItems, loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
+import {
+  goalItems,
+  loadStatus,
+  readStatusRegistry,
+  statusTargets,
+  type StatusPayload,
+  type StatusPayloadItem,
+} from './statusPayload';
 import { registryProjectRoot, resolveRepo } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
@@ -48,15 +55,17 @@ export interface GlobalSnapshotOptions {
   isProcessAlive?: (pid: number) => boolean;
 }
 
-/** Reads the snapshot; throws what `loadStatus` throws when the registry cannot be read. */
+/** Reads the snapshot; throws what `readStatusRegistry` throws when the registry cannot be read. */
 export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promise<GlobalSnapshot> {
   const cache = options.cache ?? new GoalStatusCache();
   const registryPath = path.resolve(options.registryPath);
   const runtimeRootOverride = options.runtimeRootOverride ?? null;
+  const statusRegistry = await readStatusRegistry(
+    { registryPath, homeDir: options.homeDir, runtimeRootOverride },
+    cache,
+  );
   const payload = await loadStatus({
-    registryPath,
-    homeDir: options.homeDir,
-    runtimeRootOverride,
+    registry: statusRegistry,
     cache,
     // Reuses the registry and run index status already read, instead of re-reading them per goal.
     quotaSummary: statusQuotaSummaries({
@@ -65,7 +74,7 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
       homeDir: options.homeDir,
     }),
   });
-  const { registry } = await cache.registry(registryPath);
+  const registry = statusRegistry.document;
   const targets = statusTargets(registry, registryPath, { homeDir: options.homeDir, runtimeRootOverride });
   const entries = new Map<string, RegistryGoal>();
   for (const goal of registryGoals(registry)) if (!entries.has(goal.id)) entries.set(goal.id, goal);

@@ -143,10 +143,53 @@ export function contractItem(payload: Pick<StatusPayload, 'attention_queue'>): C
   return payload.attention_queue.items.find(isContractAttentionItem);
 }
 
-export interface StatusRequest {
+/**
+ * A registry as status reads it (`readStatusRegistry`): its document, through the status cache's stamped
+ * read, and the runtime root it resolves to.
+ */
+export interface StatusRegistry {
   registryPath: string;
   homeDir: string;
-  runtimeRootOverride?: string | null;
+  runtimeRootOverride: string | null;
+  runtimeRoot: string;
+  document: Record<string, unknown>;
+}
+
+/**
+ * Reads the registry for a status (through `cache`, default one of its own) and resolves its runtime root.
+ * Throws `registry_missing` when the file does not exist, and what the read throws when it cannot be
+ * parsed (bad JSON, not an object).
+ */
+export async function readStatusRegistry(
+  place: { registryPath: string; homeDir: string; runtimeRootOverride?: string | null },
+  cache: GoalStatusCache = new GoalStatusCache(),
+): Promise<StatusRegistry> {
+  const { exists, registry } = await cache.registry(place.registryPath);
+  if (!exists) {
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${place.registryPath}; connect a project with loopx bootstrap, or pass --registry`,
+      { registry: place.registryPath },
+    );
+  }
+  const runtimeRootOverride = place.runtimeRootOverride ?? null;
+  return {
+    registryPath: place.registryPath,
+    homeDir: place.homeDir,
+    runtimeRootOverride,
+    runtimeRoot: resolveRuntimeRoot({
+      registryPath: place.registryPath,
+      registry,
+      override: runtimeRootOverride ?? undefined,
+      homeDir: place.homeDir,
+    }),
+    document: registry,
+  };
+}
+
+export interface StatusRequest {
+  /** The registry, as read for this status (`readStatusRegistry`, through the same cache as `cache`). */
+  registry: StatusRegistry;
   /** Only this goal. */
   goalId?: string | null;
   agentId?: string | null;
@@ -263,29 +306,15 @@ function resolveStatusTargets(
 }
 
 /**
- * Reads the registry and projects the status of its goals (or of one). Throws only when the
- * registry cannot be read (missing, bad JSON, not an object) or the asked-for goal is not in it;
- * anything wrong with a goal's own files shows up in its item instead.
+ * Projects the status of the registry's goals (or of one) from their files. Throws only when the
+ * asked-for goal is not in the registry; anything wrong with a goal's own files shows up in its item instead.
  */
 export async function loadStatus(request: StatusRequest): Promise<StatusPayload> {
   // A cache of our own serves this call only: each goal's files are let go once its item is built.
   const ownCache = request.cache === undefined;
   const cache = request.cache ?? new GoalStatusCache();
-  const { exists, registry } = await cache.registry(request.registryPath);
-  if (!exists) {
-    throw new LoopxError(
-      'registry_missing',
-      `registry file does not exist: ${request.registryPath}; connect a project with loopx bootstrap, or pass --registry`,
-      { registry: request.registryPath },
-    );
-  }
-  const runtimeRoot = resolveRuntimeRoot({
-    registryPath: request.registryPath,
-    registry,
-    override: request.runtimeRootOverride ?? undefined,
-    homeDir: request.homeDir,
-  });
-  let targets = statusTargets(registry, request.registryPath, request);
+  const { registryPath, homeDir, runtimeRoot, document: registry } = request.registry;
+  let targets = statusTargets(registry, registryPath, request.registry);
   // Looked at before anything is saved into it (the persistent cache): a contract warning when missing.
   const runtimeRootExists = fs.existsSync(runtimeRoot);
   const diskFile = request.persistentCache === true && runtimeRootExists ? statusCachePath(runtimeRoot) : null;
@@ -295,11 +324,10 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   if (request.goalId !== undefined && request.goalId !== null) {
     targets = targets.filter((target) => target.goalId === request.goalId);
     if (targets.length === 0) {
-      throw new LoopxError(
-        'goal_not_found',
-        `goal '${request.goalId}' is not in the registry ${request.registryPath}`,
-        { goal_id: request.goalId, registry: request.registryPath },
-      );
+      throw new LoopxError('goal_not_found', `goal '${request.goalId}' is not in the registry ${registryPath}`, {
+        goal_id: request.goalId,
+        registry: registryPath,
+      });
     }
   }
   const registryEntries = new Map<string, RegistryGoal>();
@@ -309,7 +337,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const quotaWarnings: string[] = [];
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, {
-      homeDir: request.homeDir,
+      homeDir,
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });
@@ -362,8 +390,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const agentId = request.agentId ?? null;
   const contract = statusContract({
     registry,
-    registryPath: request.registryPath,
-    homeDir: request.homeDir,
+    registryPath: registryPath,
+    homeDir,
     goalId: request.goalId ?? null,
     items,
     runtimeRoot,
@@ -376,7 +404,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   // cached item, so it is assembled as typed instead.
   return {
     ok: contract.ok,
-    registry: request.registryPath,
+    registry: registryPath,
     runtime_root: runtimeRoot,
     goal_count: items.length,
     run_count: runCount,

@@ -1,9 +1,10 @@
 import type { Clock } from '../clock';
 import { activeLeaseHolders } from '../leases/store';
-import { reloadQuotaGoal, type QuotaGoal } from '../quota/goal';
+import { LoopxError } from '../errors';
+import { quotaGoalFromEntry, type QuotaGoal } from '../quota/goal';
 import { readQuotaView } from '../quota/quotaView';
 import { runHistoryRows } from '../quota/runHistory';
-import { readRegistry } from '../registry/read';
+import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';
@@ -55,7 +56,17 @@ export class GoalLoader {
    * running loop. A goal removed meanwhile is `goal_not_found`. With the registry document it came from.
    */
   async reload(goal: QuotaGoal, homeDir: string): Promise<{ goal: QuotaGoal; document: Record<string, unknown> }> {
-    return reloadQuotaGoal(goal, homeDir);
+    const document = await readRegistry(goal.registryPath);
+    const entry = findRawRegistryGoal(document, goal.goalId);
+    if (entry === undefined) {
+      throw new LoopxError(
+        'goal_not_found',
+        `goal '${goal.goalId}' is no longer in the registry ${goal.registryPath}; no new turn starts`,
+        { goal_id: goal.goalId, registry: goal.registryPath },
+      );
+    }
+    const place = { ...goal, homeDir };
+    return { goal: quotaGoalFromEntry(entry, place), document };
   }
 
   /**

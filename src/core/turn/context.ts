@@ -1,4 +1,3 @@
-import { activeLeaseHolders } from '../leases/store';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -185,7 +184,7 @@ export async function planGoalTurn(
     validationCommand: turnGoal.validationCommand,
     validationProblem: turnGoal.validationProblem,
     inFlightTodoIds: options.inFlightTodoIds ?? new Set(),
-    leaseHolders: activeLeaseHolders(goal, now),
+    leaseHolders: loaded.leases,
     sessionBinding: selectedId === null ? null : readSessionBinding(goal, agentId, selectedId),
     turnInstanceId,
     generatedAt: isoSeconds(now),

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const options = benchGoalForProfile(tmp);
   for (let i = 0; i < 10; i++) await oneTurnForProfile(options);
   const rows = seedTurnsForProfile(options, history, 10);
-  if (process.argv.includes('--rollout')) seedRollout(options.goal.goalRuntimeDir, history, 10);
+  if (process.argv.includes('--rollout')) seedRollout(options.goal.runtimeDir, history, 10);
   const times: number[] = [];
   for (let i = 0; i < turns; i++) {
     const started = performance.now();

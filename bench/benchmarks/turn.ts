@@ -4,9 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock';
 import type { AgentExecutor, ExecutorOutcome } from '../../src/core/executors/types';
 import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/protocol/contract';
-import { quotaGoalFromRegistry } from '../../src/core/quota/goal';
 import { runOnce, type RunOnceOptions } from '../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../test/support/demoWorkspace';
+import { goalOf } from '../../test/unit/turn/fixtures/goalOf';
 import { rawRead } from '../core/files';
 import { fixedCase } from '../core/cases';
 import type { BenchContext, RunnableBenchmark } from '../core/types';
@@ -64,16 +64,8 @@ function benchGoal(ctx: BenchContext): RunOnceOptions {
   goal['quota'] = { compute: 1, window_hours: 24, allowed_slots: 1_000_000 };
   goal['validation_command'] = ['true'];
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
-  const quotaGoal = quotaGoalFromRegistry(
-    JSON.parse(fs.readFileSync(registryPath, 'utf8')) as Record<string, unknown>,
-    {
-      registryPath,
-      goalId: 'tidy-notes',
-    },
-  );
-  if (quotaGoal === null) throw new Error('the demo goal is missing');
   return {
-    goal: quotaGoal,
+    goal: goalOf(registryPath, 'tidy-notes'),
     agentId: 'demo',
     clock: systemClock,
     env: { PATH: process.env['PATH'] ?? '' },

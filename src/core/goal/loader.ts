@@ -1,7 +1,10 @@
 import type { Clock } from '../clock';
 import { activeLeaseHolders } from '../leases/store';
 import { LoopxError } from '../errors';
-import { quotaGoalFromEntry, type QuotaGoal } from '../quota/goal';
+import type { QuotaGoal } from '../quota/goal';
+import { resolveGoalStatePath } from '../registry/locate';
+import { RegistryGoalSchema } from '../registry/schema';
+import { goalRuntimeDir } from '../runtime/layout';
 import { readQuotaView } from '../quota/quotaView';
 import { runHistoryRows } from '../quota/runHistory';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
@@ -55,7 +58,7 @@ export class GoalLoader {
    * admission decides on, so a pause, a lowered limit or a changed executor holds for the next turn of a
    * running loop. A goal removed meanwhile is `goal_not_found`. With the registry document it came from.
    */
-  async reload(goal: QuotaGoal, homeDir: string): Promise<{ goal: QuotaGoal; document: Record<string, unknown> }> {
+  async reload(goal: GoalRef): Promise<{ goal: GoalRef; document: Record<string, unknown> }> {
     const document = await readRegistry(goal.registryPath);
     const entry = findRawRegistryGoal(document, goal.goalId);
     if (entry === undefined) {
@@ -65,8 +68,19 @@ export class GoalLoader {
         { goal_id: goal.goalId, registry: goal.registryPath },
       );
     }
-    const place = { ...goal, homeDir };
-    return { goal: quotaGoalFromEntry(entry, place), document };
+    const parsed = RegistryGoalSchema.safeParse(entry);
+    return {
+      goal: {
+        ...goal,
+        runtimeDir: goalRuntimeDir(goal.runtimeRoot, goal.goalId),
+        statePath: resolveGoalStatePath(entry, goal.goalId, goal.homeDir),
+        // The typed view as the operation parsed it when the entry no longer parses (readers of a
+        // reloaded goal take the raw entry; the operation refused an unparsable one before any turn).
+        entry: parsed.success ? parsed.data : goal.entry,
+        rawEntry: entry,
+      },
+      document,
+    };
   }
 
   /**

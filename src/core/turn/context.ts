@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { registeredAgentsForGoal, requireRegisteredAgent } from '../registry/agentIds';
 import { maxConcurrentTurns } from '../registry/orchestration';
@@ -12,7 +11,7 @@ import { readValidationCommand } from '../registry/validationCommand';
 import { decideShouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
 import { GoalLoader } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
-import type { QuotaGoal } from '../quota/goal';
+import { quotaGoalOfRef, type GoalRef } from '../goal/ref';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
@@ -28,13 +27,14 @@ import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
  * validator, the decision, the state file, the runs and the journals of turns in flight.
  */
 
-export interface TurnGoalOptions {
-  /** The goal as the caller resolved it (the operation's goal handle, `quotaGoalOf`): never read again here. */
-  goal: QuotaGoal;
+export interface TurnSetupOptions {
+  /** The goal as the caller resolved it (the operation's goal handle): never read again here. */
+  goal: GoalRef;
   /** The registry document the goal was resolved from, when the caller has it (the run record reuses it). */
   registryDocument?: Record<string, unknown> | undefined;
   agentId: string;
   clock: Clock;
+  /** For `~` in the registry's paths; default the goal reference's. */
   homeDir?: string | undefined;
   runtimeRootOverride?: string | undefined;
   /** Replaces the agent's registry executor by a `command` executor with this argv (`--host-adapter-command-json`). */
@@ -44,8 +44,12 @@ export interface TurnGoalOptions {
   availableCapabilities?: readonly string[] | undefined;
 }
 
-export interface TurnGoal {
-  goal: QuotaGoal;
+/**
+ * How one agent runs turns of a goal: the goal (its `GoalRef`, as resolved or last reloaded), the
+ * agent, where it works, its executor and the validator (or why they are unusable).
+ */
+export interface TurnSetup {
+  goal: GoalRef;
   registryDocument: Record<string, unknown> | undefined;
   agentId: string;
   homeDir: string;
@@ -58,22 +62,24 @@ export interface TurnGoal {
   validationCommand: string[] | null;
   validationProblem: string | null;
   /** The options it was loaded with (overrides kept), to load it again from the current registry. */
-  source: TurnGoalOptions;
+  source: TurnSetupOptions;
 }
 
 /**
  * The turn goal as the registry says it now (`GoalLoader.reload`): every admission decides on
  * this, so a pause, a lowered limit or a changed executor holds for the next turn of a running loop.
  */
-export async function reloadTurnGoal(turnGoal: TurnGoal): Promise<TurnGoal> {
-  const current = await new GoalLoader().reload(turnGoal.goal, turnGoal.homeDir);
+export async function reloadTurnGoal(turnGoal: TurnSetup): Promise<TurnSetup> {
+  const current = await new GoalLoader().reload({ ...turnGoal.goal, homeDir: turnGoal.homeDir });
   return loadTurnGoal({ ...turnGoal.source, goal: current.goal, registryDocument: current.document });
 }
 
-export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
-  const homeDir = options.homeDir ?? os.homedir();
+export function loadTurnGoal(options: TurnSetupOptions): TurnSetup {
   const goal = options.goal;
-  const agentId = requireRegisteredAgent(goal.goal, options.agentId, { field: 'agent_id' });
+  const homeDir = options.homeDir ?? goal.homeDir;
+  // Its quota window is refused up front (`quota_window_out_of_range`), before anything is planned or read.
+  quotaGoalOfRef(goal);
+  const agentId = requireRegisteredAgent(goal.rawEntry, options.agentId, { field: 'agent_id' });
   if (goal.statePath === null) {
     throw new LoopxError(
       'state_file_unresolved',
@@ -87,7 +93,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     executorConfig = { preset: 'command', command: [...options.hostAdapterCommand] };
   } else {
     try {
-      executorConfig = readAgentExecutorConfig(goal.goal, agentId);
+      executorConfig = readAgentExecutorConfig(goal.rawEntry, agentId);
       if (executorConfig === null)
         executorProblem = `agent ${agentId} has no executor; configure one with loopx agent configure --goal-id ${goal.goalId} --agent-id ${agentId} --preset <claude-code|codex|opencode|command|demo> --execute (LoopX: Configure Agent…), which sets coordination.agent_profiles.${agentId}.executor in ${goal.registryPath} (see docs/executors.md)`;
     } catch (error) {
@@ -100,7 +106,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     validationCommand = [...options.validationCommand];
   } else {
     try {
-      validationCommand = readValidationCommand(goal.goal);
+      validationCommand = readValidationCommand(goal.rawEntry);
     } catch (error) {
       validationProblem = errorMessage(error);
     }
@@ -111,7 +117,7 @@ export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
     agentId,
     homeDir,
     runtimeRootOverride: options.runtimeRootOverride,
-    projectRoot: resolveRepo(goal.goal, homeDir) ?? goal.projectRoot,
+    projectRoot: resolveRepo(goal.rawEntry, homeDir) ?? goal.projectRoot,
     statePath: goal.statePath,
     executorConfig,
     executorProblem,
@@ -126,8 +132,8 @@ export function executorTimeoutMinutes(config: ExecutorConfig): number {
 }
 
 /** How many turns of this goal may run at once: its spawn policy, bounded by its registered agents. */
-export function turnConcurrencyLimit(goal: QuotaGoal): number {
-  return maxConcurrentTurns(goal.goal['spawn_policy'], registeredAgentsForGoal(goal.goal).length);
+export function turnConcurrencyLimit(goal: Pick<GoalRef, 'rawEntry'>): number {
+  return maxConcurrentTurns(goal.rawEntry['spawn_policy'], registeredAgentsForGoal(goal.rawEntry).length);
 }
 
 export interface PlanContext {
@@ -149,7 +155,7 @@ function loadedStateFile(loaded: GoalSnapshot): StateFileSnapshot {
 
 /** Reads the goal's files and plans one turn (read-only). */
 export async function planGoalTurn(
-  turnGoal: TurnGoal,
+  turnGoal: TurnSetup,
   options: {
     clock: Clock;
     turnInstanceId?: string | undefined;
@@ -171,7 +177,7 @@ export async function planGoalTurn(
   const plan = planTurn({
     goalId: goal.goalId,
     agentId,
-    goal: goal.goal,
+    goal: goal.rawEntry,
     decision,
     doc: snapshot.document,
     runs,
@@ -193,11 +199,15 @@ export async function planGoalTurn(
   return { decision, plan, stateText: snapshot.text };
 }
 
-export function sessionBindingPath(goal: QuotaGoal, agentId: string, todoId: string | null): string {
-  return path.join(goal.goalRuntimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
+export function sessionBindingPath(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>,
+  agentId: string,
+  todoId: string | null,
+): string {
+  return path.join(goal.runtimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
 }
 
-function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): unknown {
+function readSessionBinding(goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>, agentId: string, todoId: string): unknown {
   try {
     return JSON.parse(
       readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES }),
@@ -209,8 +219,8 @@ function readSessionBinding(goal: QuotaGoal, agentId: string, todoId: string): u
 }
 
 /** Todos that unfinished turns of OTHER agents hold. */
-export async function inFlightTodoIds(goal: QuotaGoal, agentId: string): Promise<Set<string>> {
-  const journals = await listActiveJournals(goal.goalRuntimeDir);
+export async function inFlightTodoIds(goal: Pick<GoalRef, 'runtimeDir'>, agentId: string): Promise<Set<string>> {
+  const journals = await listActiveJournals(goal.runtimeDir);
   return new Set(journals.filter((j) => j.agent_id !== agentId && j.todo_id !== null).map((j) => j.todo_id as string));
 }
 
@@ -241,7 +251,7 @@ const RECENT_RUNS_BYTES = 64 * 1024;
  * The newest rows of the goal's run index (newest first), read from the file's last 64 KB only:
  * the brief shows the latest evidence, and a turn should not cost more as the history grows.
  */
-export async function recentRuns(goal: QuotaGoal): Promise<RunIndexRow[]> {
+export async function recentRuns(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>): Promise<RunIndexRow[]> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(runIndexPath(goal.runtimeRoot, goal.goalId), 'r');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LoopxError } from '../errors';
-import type { QuotaGoal } from '../quota/goal';
+import type { GoalRef } from '../registry/goalRef';
 import { journalPath, listJournals, readJournal, TurnJournalSchema, type TurnJournal } from './journal';
 
 /** `loopx turn inspect-journal`: the goal's turn journals (read-only), or one of them in full. */
@@ -54,11 +54,11 @@ export function summarizeJournal(journal: TurnJournal): JournalSummary {
 
 /** The goal's turn journals (its runtime folder, as the operation's goal handle located it), or `turnKey`'s in full. */
 export async function inspectJournal(
-  goal: Pick<QuotaGoal, 'goalId' | 'goalRuntimeDir'>,
+  goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>,
   turnKey: string | undefined,
 ): Promise<JournalInspection> {
   if (turnKey !== undefined) {
-    const journal = await readJournal(journalPath(goal.goalRuntimeDir, turnKey));
+    const journal = await readJournal(journalPath(goal.runtimeDir, turnKey));
     if (journal === null)
       throw new LoopxError(
         'turn_journal_not_found',
@@ -73,7 +73,7 @@ export async function inspectJournal(
       journal,
     };
   }
-  const journals = await listJournals(goal.goalRuntimeDir);
+  const journals = await listJournals(goal.runtimeDir);
   return {
     ok: true,
     schema_version: JOURNAL_INSPECTION_SCHEMA,

@@ -5,7 +5,7 @@ import { handoffModeOf, leasePath } from '../leases/store';
 import { DEFAULT_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from '../leases/rules';
 import { withAgentLease, withCompletionFence } from '../leases/completionFence';
 import { parseStateDocument } from '../state/document';
-import { executorTimeoutMinutes, type TurnGoal } from './context';
+import { executorTimeoutMinutes, type TurnSetup } from './context';
 
 /**
  * How the turn driver honors hard task leases (docs/leases.md): selection skips todos leased to
@@ -14,13 +14,13 @@ import { executorTimeoutMinutes, type TurnGoal } from './context';
  * fence, which releases the lease once the todo is done.
  */
 
-export function turnLeaseGoal(turnGoal: TurnGoal): Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> {
+export function turnLeaseGoal(turnGoal: TurnSetup): Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> {
   const { goal } = turnGoal;
   return {
     goalId: goal.goalId,
     runtimeRoot: goal.runtimeRoot,
     statePath: turnGoal.statePath,
-    rawEntry: goal.goal,
+    rawEntry: goal.rawEntry,
   };
 }
 
@@ -30,7 +30,7 @@ export function turnLeaseKey(turnKey: string): string {
 }
 
 /** The turn's lease lasts the default 45 minutes, or the executor's timeout plus 10 minutes when longer (at most 24 h). */
-function turnLeaseTtl(turnGoal: TurnGoal): number {
+function turnLeaseTtl(turnGoal: TurnSetup): number {
   const timeout = turnGoal.executorConfig === null ? 0 : executorTimeoutMinutes(turnGoal.executorConfig);
   return Math.min(MAX_LEASE_TTL_SECONDS, Math.max(DEFAULT_LEASE_TTL_SECONDS, (timeout + 10) * 60));
 }
@@ -52,7 +52,7 @@ function hardLease(
 
 /** Admission: in hard_lease mode the agent takes the selected todo's lease (under the lease lock) before `admit` runs. */
 export async function withTurnLease<T>(
-  turnGoal: TurnGoal,
+  turnGoal: TurnSetup,
   input: { todoId: string | null; turnKey: string; stateText: string },
   clock: Clock,
   admit: () => Promise<T>,
@@ -78,7 +78,7 @@ export async function withTurnLease<T>(
  * agent runs) and takes the lease's current version.
  */
 export async function withTurnCompletionFence<T>(
-  turnGoal: TurnGoal,
+  turnGoal: TurnSetup,
   input: { todoId: string; stateText: string | null },
   clock: Clock,
   write: () => Promise<T>,

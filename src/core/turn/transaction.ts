@@ -6,6 +6,7 @@ import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
 import { writeJsonAtomic } from '../fs/atomicWrite';
 import { mkdirInside } from '../fs/contain';
 import { writeScopeForGoal } from '../registry/agentIds';
+import { quotaGoalOfRef } from '../goal/ref';
 import { settleReservation } from '../quota/settlement';
 import { voidReservation } from '../quota/voids';
 import { formatLocalIsoSeconds } from '../runtime/time';
@@ -19,7 +20,7 @@ import {
   type TurnPhase,
 } from '../protocol/contract';
 import { reserveTurnSlot } from './admission';
-import { sessionBindingPath, type TurnGoal } from './context';
+import { sessionBindingPath, type TurnSetup } from './context';
 import { crashCheckpoint } from './crashHook';
 import { emitTo } from './events';
 import { ValidationReceiptSchema, writeJournal, type TurnFailure, type TurnJournal, type TurnReceipt } from './journal';
@@ -141,14 +142,14 @@ export class TurnTransaction {
   private readonly dir: string;
 
   constructor(
-    private readonly turnGoal: TurnGoal,
+    private readonly turnGoal: TurnSetup,
     private readonly options: RunOnceOptions,
     private journal: TurnJournal,
     private readonly resumed: boolean,
     /** The state file's text the new turn was planned from (null: unknown, the turn is resumed). */
     stateText: string | null,
   ) {
-    this.dir = turnGoal.goal.goalRuntimeDir;
+    this.dir = turnGoal.goal.runtimeDir;
     this.ctx = {
       turnGoal,
       clock: options.clock,
@@ -448,7 +449,7 @@ export class TurnTransaction {
     const writeback = this.journal.phases.durable_writeback;
     const usage = journalUsage(this.journal);
     try {
-      const settled = await settleReservation(this.turnGoal.goal, this.options.clock, {
+      const settled = await settleReservation(quotaGoalOfRef(this.turnGoal.goal), this.options.clock, {
         identity: this.journal.settlement_identity,
         source: 'heartbeat',
         recommendedAction: result.recommended_action ?? result.next_action,
@@ -627,7 +628,7 @@ export class TurnTransaction {
         ? factory(config, this.journal.agent_id, {
             goalId: this.journal.goal_id,
             projectRoot: this.turnGoal.projectRoot,
-            writeScope: writeScopeForGoal(this.turnGoal.goal.goal),
+            writeScope: writeScopeForGoal(this.turnGoal.goal.rawEntry),
           })
         : createAgentExecutor(config);
     return { executor, config };
@@ -661,7 +662,7 @@ export class TurnTransaction {
         cwd: lane?.worktree ?? this.turnGoal.projectRoot,
         env: this.env,
         // The folders the agent's own `loopx` calls write (docs/executors.md#codex-and-its-sandbox).
-        writableRoots: [path.dirname(this.turnGoal.statePath), this.turnGoal.goal.goalRuntimeDir],
+        writableRoots: [path.dirname(this.turnGoal.statePath), this.turnGoal.goal.runtimeDir],
         ...(lane === null
           ? {}
           : {
@@ -795,7 +796,7 @@ export class TurnTransaction {
 
   private async release(): Promise<void> {
     if (this.journal.reservation.status !== 'reserved') return;
-    await voidReservation(this.turnGoal.goal, this.options.clock, {
+    await voidReservation(quotaGoalOfRef(this.turnGoal.goal), this.options.clock, {
       effectId: this.journal.settlement_identity.effect_id,
       lock: { agentId: this.journal.agent_id },
     });

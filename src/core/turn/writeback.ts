@@ -19,7 +19,7 @@ import { applyStateEdit, type StateEditOutcome } from '../state/stateFile';
 import { addTodo, completeTodo, findTodo, updateTodo, type OperationContext } from '../state/todos';
 import type { HostResult, TodoDisposition } from '../protocol/contract';
 import type { RunSnapshot } from '../snapshots/gitSnapshot';
-import type { TurnGoal } from './context';
+import type { TurnSetup } from './context';
 import type { RecoveryKind, ValidationReceipt, WritebackRecord } from './journal';
 
 /**
@@ -129,7 +129,7 @@ export function validationPassed(receipt: ValidationReceipt): boolean {
 // State edits
 
 export interface WritebackContext {
-  turnGoal: TurnGoal;
+  turnGoal: TurnSetup;
   clock: Clock;
   identity: SettlementIdentity;
   turnKey: string;
@@ -164,7 +164,7 @@ async function withCasRetry<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function operationContext(ctx: WritebackContext): OperationContext {
-  const roster = registeredAgentsForGoal(ctx.turnGoal.goal.goal);
+  const roster = registeredAgentsForGoal(ctx.turnGoal.goal.rawEntry);
   return {
     now: formatLocalIsoSeconds(ctx.clock.now()),
     goalId: ctx.turnGoal.goal.goalId,

@@ -7,8 +7,9 @@ import { createAgentExecutor, type ExecutorConfig } from '../../../src/core/exec
 import type { AgentExecutor } from '../../../src/core/executors/types';
 import { QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
 import { readGoalRuns, type RunIndexEntry } from '../../../src/core/runtime/runIndex';
-import { quotaGoalFromRegistry, type QuotaGoal } from '../../../src/core/quota/goal';
-import { readRegistrySync } from '../../../src/core/registry/read';
+import type { QuotaGoal } from '../../../src/core/quota/goal';
+import type { GoalRef } from '../../../src/core/registry/goalRef';
+import { goalOf as goalOfFixture } from './fixtures/goalOf';
 import type { RunOnceOptions } from '../../../src/core/turn/runOnce';
 import { materializeDemoWorkspace, REPO_ROOT } from '../../support/demoWorkspace';
 import { tempDir } from '../../support/tempDir';
@@ -56,10 +57,8 @@ export function demo(edit?: (goal: Record<string, unknown>) => void): Demo {
 }
 
 /** The goal as an operation's handle gives it to the turn driver (the registry read once, now). */
-export function goalOf(registryPath: string, goalId = 'tidy-notes'): QuotaGoal {
-  const goal = quotaGoalFromRegistry(readRegistrySync(registryPath), { registryPath, goalId });
-  if (goal === null) throw new Error(`no goal ${goalId} in ${registryPath}`);
-  return goal;
+export function goalOf(registryPath: string, goalId = 'tidy-notes'): GoalRef & QuotaGoal {
+  return goalOfFixture(registryPath, goalId);
 }
 
 /** Options for runOnce on the demo goal with the scripted fixture agent in `mode`. */

@@ -25,7 +25,7 @@ async function demoInputs(turnInstanceId = 'turn-1'): Promise<TurnPlanInputs> {
   return {
     goalId: 'tidy-notes',
     agentId: 'demo',
-    goal: turnGoal.goal.goal,
+    goal: turnGoal.goal.rawEntry,
     decision,
     doc: (await readStateFile(d.statePath)).document,
     runs: await recentRuns(turnGoal.goal),

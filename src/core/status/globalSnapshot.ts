@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { statusQuotaSummaries } from './statusQuota';
 import type { StateRead } from '../goal/files';
-import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
+import { GoalStatusCache } from './goalStatus';
 import {
   goalItems,
   loadStatus,
@@ -25,9 +25,9 @@ import { findDeadLocks, type DeadLockFinding } from './globalLocks';
  * around them. The views themselves (views.ts) are pure functions of this snapshot.
  */
 
-export interface GlobalGoal {
+/** What the global views look at of one goal: its status item, its typed registry entry, its state file and runs. */
+export interface GlobalGoalView {
   item: StatusPayloadItem;
-  target: GoalStatusTarget;
   registryGoal: RegistryGoal | undefined;
   state: StateRead;
   /** Every run of the goal, newest first. */
@@ -39,7 +39,7 @@ export interface GlobalSnapshot {
   runtimeRoot: string;
   now: Date;
   payload: StatusPayload;
-  goals: GlobalGoal[];
+  goals: GlobalGoalView[];
   deadLocks: DeadLockFinding[];
   /** What outward-facing output of this snapshot is scrubbed with. */
   scrubContext: ScrubContext;
@@ -80,14 +80,13 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
   for (const goal of registryGoals(registry)) if (!entries.has(goal.id)) entries.set(goal.id, goal);
   const items = new Map(goalItems(payload).map((item) => [item.goal_id, item]));
 
-  const goals: GlobalGoal[] = [];
+  const goals: GlobalGoalView[] = [];
   for (const target of targets) {
     const item = items.get(target.goalId);
     if (item === undefined) continue;
     const sources = await cache.goalSources(target);
     goals.push({
       item,
-      target,
       registryGoal: entries.get(target.goalId),
       state: sources.state,
       runs: sources.runs?.rows ?? [],

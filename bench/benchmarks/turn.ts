@@ -6,7 +6,7 @@ import type { AgentExecutor, ExecutorOutcome } from '../../src/core/executors/ty
 import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/protocol/contract';
 import { runOnce, type RunOnceOptions } from '../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../test/support/demoWorkspace';
-import { goalOf } from '../../test/unit/turn/fixtures/goalOf';
+import { goalRefOf as goalOf } from '../../test/support/goalRef';
 import { rawRead } from '../core/files';
 import { fixedCase } from '../core/cases';
 import type { BenchContext, RunnableBenchmark } from '../core/types';

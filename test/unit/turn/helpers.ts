@@ -9,7 +9,7 @@ import { QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
 import { readGoalRuns, type RunIndexEntry } from '../../../src/core/runtime/runIndex';
 import type { QuotaGoal } from '../../../src/core/quota/goal';
 import type { GoalRef } from '../../../src/core/registry/goalRef';
-import { goalOf as goalOfFixture } from './fixtures/goalOf';
+import { goalRefOf as goalOfFixture } from '../../support/goalRef';
 import type { RunOnceOptions } from '../../../src/core/turn/runOnce';
 import { materializeDemoWorkspace, REPO_ROOT } from '../../support/demoWorkspace';
 import { tempDir } from '../../support/tempDir';

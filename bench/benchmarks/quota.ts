@@ -1,5 +1,5 @@
 import { fixedClock } from '../../src/core/clock';
-import { shouldRun } from '../../src/core/scheduling/shouldRun';
+import { shouldRunFor } from '../../test/support/goalRef';
 import { BIG_GOAL, fixedCase } from '../core/cases';
 import { rawRead, requireWorkspace, runIndexFiles, stateFiles } from '../core/files';
 import { cliRun, rawReadProcess } from '../core/processes';
@@ -78,7 +78,7 @@ export const quotaShouldRunInProcess: RunnableBenchmark = {
     const clock = fixedClock(workspace.now);
     return {
       run: async () => {
-        const decision = await shouldRun({
+        const decision = await shouldRunFor({
           registryPath: workspace.registryPath,
           goalId: 'goal-0001',
           agentId: 'codex-main',

@@ -4,9 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../src/core/clock';
 import type { AgentExecutor, ExecutorOutcome } from '../../src/core/executors/types';
 import { HOST_RESULT_SCHEMA_VERSION, type HostRequest } from '../../src/core/protocol/contract';
+import { goalRefOf } from '../../test/support/goalRef';
 import { runOnce, type RunOnceOptions } from '../../src/core/turn/runOnce';
 import { materializeDemoWorkspace } from '../../test/support/demoWorkspace';
-import { goalRefOf as goalOf } from '../../test/support/goalRef';
 import { rawRead } from '../core/files';
 import { fixedCase } from '../core/cases';
 import type { BenchContext, RunnableBenchmark } from '../core/types';
@@ -65,7 +65,7 @@ function benchGoal(ctx: BenchContext): RunOnceOptions {
   goal['validation_command'] = ['true'];
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
   return {
-    goal: goalOf(registryPath, 'tidy-notes'),
+    goal: goalRefOf({ registryPath, goalId: 'tidy-notes' }),
     agentId: 'demo',
     clock: systemClock,
     env: { PATH: process.env['PATH'] ?? '' },

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { todoStatusWord } from '../common/words';
 import { runOperation } from '../core/ops/run';
-import { TODO_PRIORITIES, todoAdd, todoList } from '../core/ops/todo';
+import { todoAdd, todoList } from '../core/ops/todo';
+import { TODO_PRIORITIES } from '../core/ops/todoFields';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';
 import { askText, Cancelled, pickGoal } from './pickers';

@@ -43,7 +43,7 @@ export {
   type SettleTurnOptions,
 } from './ops/libraryFunctions';
 export type { SpendSlotResult } from './quota/spend';
-export { ShouldRunDecisionSchema, type ShouldRunDecision } from './scheduling/shouldRun';
+export { ShouldRunDecisionSchema, type ShouldRunDecision } from './scheduling/decisionContract';
 /** The documented library names that are one operation each (see ./ops/library.ts). */
 export {
   inspectTurnJournal,

@@ -1,7 +1,7 @@
 import type { Clock } from '../../src/core/clock';
 import { GoalLoader } from '../../src/core/goal/loader';
 import { goalQuotaSummary } from '../../src/core/goal/quotaSummary';
-import { loadQuotaGoal } from '../../src/core/quota/goal';
+import { loadGoalRef } from './goalRef';
 import type { GoalQuotaSummary } from '../../src/core/quota/summary';
 
 /** A goal's quota summary as `loopx quota status` computes it: the goal loaded once (`GoalLoader`), then the pure summary. */
@@ -11,6 +11,6 @@ export async function loadedQuotaSummary(options: {
   clock: Clock;
   homeDir?: string;
 }): Promise<GoalQuotaSummary> {
-  const goal = await loadQuotaGoal(options);
+  const goal = await loadGoalRef(options);
   return goalQuotaSummary(await new GoalLoader().load(goal, { clock: options.clock, indexCache: 'off' }));
 }

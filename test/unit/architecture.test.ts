@@ -8,6 +8,7 @@ import {
   folderCycles,
   goalFileReaderImports,
   goalLookupFunctions,
+  goalTypes,
   importsOf,
   optionalPreReadParameters,
   persistentCacheFileNames,
@@ -73,15 +74,10 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [
   'lanes/merge.ts: laneStatus',
   'lanes/merge.ts: mergeLane',
   'lanes/merge.ts: mergeMainIntoLane',
-  'quota/goal.ts: checkQuotaWindow',
-  'quota/goal.ts: findQuotaGoal',
-  'quota/goal.ts: loadQuotaGoal',
-  'quota/goal.ts: quotaGoalFromRegistry',
   'refresh/refreshState.ts: planRefreshState',
   'refresh/refreshState.ts: refreshState',
   'registry/bootstrap.ts: bootstrapGoal',
   'runtime/archive.ts: archiveRuntimeGoal',
-  'scheduling/shouldRun.ts: shouldRun',
 ];
 
 /** Where a goal's files are read for deciding: the goal loader, and the stores that own each file (their locked re-reads). */
@@ -93,19 +89,12 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
   'agents/registration.ts -> readRegistry',
   'globalRegistry/sync.ts -> readRegistry',
   'ops/goalHandle.ts -> readRegistry',
-  'ops/heartbeat.ts -> readGoalRuns',
   // The library's `readRegistry` (the original's `load_registry`) is the registry reader under its documented
   // name; moved here from api/registry.ts by the core/api fold.
   'ops/libraryFunctions.ts -> readRegistry',
-  'ops/heartbeat.ts -> readStateFile',
-  'ops/lanes.ts -> readStateFile',
-  'ops/review.ts -> readGoalRuns',
   'ops/syncGlobal.ts -> readRegistry',
-  'ops/todo.ts -> readStateFile',
   'refresh/refreshState.ts -> readRegistry',
   'refresh/refreshState.ts -> readStateText',
-  'scheduling/heartbeatReceipt.ts -> readStateFile',
-  'scheduling/shouldRun.ts -> findQuotaGoal',
 ];
 
 /**
@@ -114,11 +103,26 @@ const GOAL_READER_OFFENDERS: readonly string[] = [
  * loaded as a required input instead. Shrink this list; never grow it.
  */
 const PRE_READ_OFFENDERS: readonly string[] = [
-  'quota/quotaView.ts: ReadQuotaViewOptions.facts',
-  'quota/quotaView.ts: ReadQuotaViewOptions.runIndex',
   'refresh/refreshState.ts: RefreshStateRequest.registry',
   'refresh/refreshState.ts: RefreshStateRequest.stateText',
 ];
+
+/**
+ * The goal type below `ops/` (issue 31: "goal-ish types below ops: one"): the `GoalRef` a goal is located as once,
+ * and the typed registry entry it carries. Code takes a `GoalRef`, a `Pick` of it or a loaded `GoalSnapshot`.
+ */
+const GOAL_TYPES: readonly string[] = ['registry/goalRef.ts: GoalRef', 'registry/schema.ts: RegistryGoal'];
+/** Goal types of their own that remain below `ops/` (issue 31). Shrink this list; never grow it. */
+const GOAL_TYPE_OFFENDERS: readonly string[] = ['status/goalStatusSchema.ts: GoalStatusTarget'];
+
+/**
+ * `core/todo` holds the todo rules once (resume conditions, which todo is runnable, the per-todo contract, the
+ * attention route): pure functions over the parsed state file, so it imports only the folders of the files it
+ * reads the parse of, and the deciders and views (`scheduling/`, `status/`, `turn/`, `ops/`) import it.
+ */
+const TODO_RULE_IMPORTS: readonly string[] = ['registry', 'runtime', 'state'];
+/** A resume condition parsed (`todo_done:(…)`, `startsWith('todo_done:')`, `` `todo_done:${id}` ``): a reading of it. */
+const RESUME_CONDITION_READ = /todo_done:\(|['"`]todo_done:['"`]|`todo_done:\$\{/;
 
 /** The one persistent cache file LoopX writes (issue 31 merged status's and the run index's): `<runtime>/cache/status-cache.json`. */
 const PERSISTENT_CACHE_FILES: readonly string[] = ['status-cache.json'];
@@ -156,6 +160,31 @@ describe('architecture', () => {
 
   it('has no import cycles between the folders of src/core', () => {
     assert.deepEqual(folderCycles(coreFolderGraph()), []);
+  });
+
+  it('core/todo is the todo rules, pure: it imports only state/, registry/ and runtime/, and no fs', () => {
+    const graph = coreFolderGraph();
+    assert.deepEqual([...(graph.get('todo') ?? [])].sort(), TODO_RULE_IMPORTS);
+    for (const folder of ['scheduling', 'status', 'ops'])
+      assert.ok(graph.get(folder)?.has('todo'), `${folder} applies the todo rules from core/todo`);
+    const withFs = sourceFiles(join('src', 'core', 'todo')).filter((file) =>
+      /from\s+['"](node:)?fs(\/promises)?['"]/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(withFs, []);
+  });
+
+  it('a resume condition is read only in core/todo (the writer checks its grammar in state/todos.ts)', () => {
+    const readers = sourceFiles(join('src', 'core')).filter(
+      (file) =>
+        !file.startsWith(join('src', 'core', 'todo') + '/') &&
+        file !== join('src', 'core', 'state', 'todos.ts') &&
+        RESUME_CONDITION_READ.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    assert.deepEqual(readers, [], 'read resume_when through core/todo/resume.ts');
+    assert.ok(
+      RESUME_CONDITION_READ.test(readFileSync(join(ROOT, 'src', 'core', 'todo', 'resume.ts'), 'utf8')),
+      'the rule recognizes the reading it guards',
+    );
   });
 
   it('core/server is HTTP only: it imports core/status and what status itself builds on, never ops, turns or agents', () => {
@@ -198,6 +227,21 @@ describe('architecture', () => {
       GOAL_LOOKUP_OFFENDERS.filter((f) => !found.includes(f)),
       [],
       'remove fixed entries from GOAL_LOOKUP_OFFENDERS',
+    );
+  });
+
+  it('below ops/, one goal type: the GoalRef (no new QuotaGoal, TurnGoal, GoalLocation, …)', () => {
+    const found = goalTypes();
+    for (const allowed of GOAL_TYPES) assert.ok(found.includes(allowed), `${allowed} is where it is said to be`);
+    assert.deepEqual(
+      found.filter((f) => !GOAL_TYPES.includes(f) && !GOAL_TYPE_OFFENDERS.includes(f)),
+      [],
+      'take the GoalRef (registry/goalRef.ts), a Pick of it, or a loaded GoalSnapshot instead of a goal type of your own',
+    );
+    assert.deepEqual(
+      GOAL_TYPE_OFFENDERS.filter((f) => !found.includes(f)),
+      [],
+      'remove fixed entries from GOAL_TYPE_OFFENDERS',
     );
   });
 

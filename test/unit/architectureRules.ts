@@ -187,7 +187,7 @@ export function goalLookupFunctions(): string[] {
             if (ts.isIdentifier(element.name)) names.add(element.name.text);
         for (const field of typeFields(parameter.type, source)) names.add(field);
       }
-      // A resolved goal (a handle carrying its runtime root: `GoalRef`, `QuotaGoal`) is not a lookup.
+      // A resolved goal (a handle carrying its runtime root: `GoalRef`) is not a lookup.
       if (names.has('registryPath') && names.has('goalId') && !names.has('runtimeRoot'))
         found.push(`${relative(join('src', 'core'), file).split(sep).join('/')}: ${node.name.text}`);
     });
@@ -201,7 +201,6 @@ export const GOAL_FILE_READERS: Readonly<Record<string, readonly string[]>> = {
   'src/core/state/stateFile': ['readStateFile', 'readStateText'],
   'src/core/runtime/runIndex': ['readRunIndex', 'readGoalRuns'],
   'src/core/quota/runHistory': ['RunHistoryReader'],
-  'src/core/quota/goal': ['findQuotaGoal', 'loadQuotaGoal', 'reloadQuotaGoal'],
 };
 
 const NAMED_IMPORT = /^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s+['"](\.{1,2}\/[^'"]*)['"]/gm;
@@ -337,6 +336,31 @@ export function optionalPreReadParameters(): string[] {
       ts.forEachChild(node, (child) => visit(child, next, nextPreRead));
     };
     visit(source, '', false);
+  }
+  return found.sort();
+}
+
+/**
+ * What names a goal type: a handle of one goal (`…Goal`, `…GoalPlace`, `…GoalLocation`, `…GoalHandle`, `GoalRef`) or a
+ * goal target of a reader (`Goal…Target`, `Goal…Location`). Issue 31: below `ops/` there is one, the `GoalRef`.
+ */
+const GOAL_TYPE_NAME = /Goal(Place|Location|Handle|Ref)?$|^Goal\w*(Target|Location)$/;
+
+/**
+ * Exported interfaces and type aliases of src/core outside `ops/` whose name says they are a goal type
+ * (`GOAL_TYPE_NAME`), as `file: Name`: what the goal-type rule compares with its allow-list.
+ */
+export function goalTypes(): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles(join('src', 'core'))) {
+    if (file.startsWith(join('src', 'core', 'ops') + sep)) continue;
+    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    source.forEachChild((node) => {
+      if (!ts.isInterfaceDeclaration(node) && !ts.isTypeAliasDeclaration(node)) return;
+      if (!(node.modifiers ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return;
+      if (GOAL_TYPE_NAME.test(node.name.text))
+        found.push(`${relative(join('src', 'core'), file).split(sep).join('/')}: ${node.name.text}`);
+    });
   }
   return found.sort();
 }

@@ -1,5 +1,6 @@
 import { gateInbox, shortDuration, type GateInboxResult } from '../../core/ops/gate';
-import { gateSetDue, type TodoEditOutput } from '../../core/ops/todo';
+import { gateSetDue } from '../../core/ops/todo';
+import type { TodoEditOutput } from '../../core/ops/todoFields';
 import { markdownTable } from '../output';
 import { operationCommand } from '../operationHandler';
 

@@ -1,16 +1,7 @@
-import type { TodoSchema } from '../../core/ops/resultSchemas';
+import type { TodoListResult, TodoSchema } from '../../core/ops/resultSchemas';
 import type { z } from 'zod';
-import {
-  todoAdd,
-  todoClaim,
-  todoComplete,
-  todoDefer,
-  todoList,
-  todoSupersede,
-  todoUpdate,
-  type TodoEditOutput,
-  type TodoListOutput,
-} from '../../core/ops/todo';
+import { todoAdd, todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from '../../core/ops/todo';
+import type { TodoEditOutput } from '../../core/ops/todoFields';
 import { markdownTable } from '../output';
 import { operationCommand } from '../operationHandler';
 
@@ -36,7 +27,7 @@ function todoLine(todo: z.infer<typeof TodoSchema>): string {
   return `- [${box}] \`${todo.todo_id}\` ${todo.text} — ${todo.role}, ${todo.status}${claim}`;
 }
 
-function listMarkdown(result: TodoListOutput): string {
+function listMarkdown(result: TodoListResult): string {
   const lines = [`# Todos of ${result.goal_id}`, ''];
   if (result.todos.length === 0) lines.push('No todos match.');
   else {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { HostRequest } from '../protocol/contract';
 import { renderTurnPrompt } from '../protocol/prompt';
 import {
-  ProcessAgentExecutor,
+  cliPresetExecutor,
+  type ProcessAgentExecutor,
   sessionToResume,
   type AgentProtocol,
   type CliPresetOptions,
@@ -144,13 +145,5 @@ export function claudeCodeProtocol(options: CliPresetOptions = {}): AgentProtoco
 export function createClaudeCodeExecutor(
   options: CliPresetOptions & Omit<ProcessExecutorOptions, 'protocol'> = {},
 ): ProcessAgentExecutor {
-  const { command, args, resume, ...rest } = options;
-  return new ProcessAgentExecutor({
-    ...rest,
-    protocol: claudeCodeProtocol({
-      ...(command ? { command } : {}),
-      ...(args ? { args } : {}),
-      ...(resume ? { resume } : {}),
-    }),
-  });
+  return cliPresetExecutor(claudeCodeProtocol, options);
 }

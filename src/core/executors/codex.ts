@@ -1,7 +1,9 @@
 import type { HostRequest } from '../protocol/contract';
 import { renderTurnPrompt } from '../protocol/prompt';
 import {
-  ProcessAgentExecutor,
+  cliPresetExecutor,
+  readingOfFinalMessage,
+  type ProcessAgentExecutor,
   sessionToResume,
   type AgentProtocol,
   type CliPresetOptions,
@@ -9,7 +11,7 @@ import {
   type ProtocolReading,
 } from './command';
 import { codexConfigEnvKeys, PROVIDER_ENV } from './environment';
-import { extractObjectFromMessage, jsonLines, type JsonObject } from './extract';
+import { jsonLines, type JsonObject } from './extract';
 
 /**
  * Codex CLI non-interactively: `codex exec --json [--add-dir <dir>…] [args…] -`, the turn prompt
@@ -87,15 +89,14 @@ export function readCodexOutput(stdout: string): ProtocolReading {
           estimated: false,
           source: 'codex' as const,
         };
-  if (agentError !== null) return { candidate: null, missing: null, agentError, usage, sessionId };
-  const candidate = lastMessage === null ? null : extractObjectFromMessage(lastMessage);
-  const missing =
-    candidate !== null
-      ? null
-      : lastMessage === null
-        ? 'Codex printed no agent_message event; run it as codex exec --json'
-        : "Codex's final message holds no JSON result object; the prompt asks it to end with one";
-  return { candidate, missing, agentError: null, usage, sessionId };
+  return readingOfFinalMessage(
+    lastMessage,
+    { agentError, usage, sessionId },
+    {
+      noMessage: 'Codex printed no agent_message event; run it as codex exec --json',
+      noObject: "Codex's final message holds no JSON result object; the prompt asks it to end with one",
+    },
+  );
 }
 
 export function codexProtocol(options: CliPresetOptions = {}): AgentProtocol {
@@ -126,13 +127,5 @@ export function codexProtocol(options: CliPresetOptions = {}): AgentProtocol {
 export function createCodexExecutor(
   options: CliPresetOptions & Omit<ProcessExecutorOptions, 'protocol'> = {},
 ): ProcessAgentExecutor {
-  const { command, args, resume, ...rest } = options;
-  return new ProcessAgentExecutor({
-    ...rest,
-    protocol: codexProtocol({
-      ...(command ? { command } : {}),
-      ...(args ? { args } : {}),
-      ...(resume ? { resume } : {}),
-    }),
-  });
+  return cliPresetExecutor(codexProtocol, options);
 }

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ScrubContext } from '../privacy/scrub';
 import { checkHostResult, type HostFailureReason, type HostRequest } from '../protocol/contract';
-import { extractMachineObject } from './extract';
+import { extractMachineObject, extractObjectFromMessage } from './extract';
 import { checkClaimedChanges, type PermissionDenial } from './claimedChanges';
 import { authFailureHint, envNameMatches, looksLikeAuthFailure } from './environment';
 import {
@@ -78,6 +78,38 @@ export interface CliPresetOptions {
   args?: readonly string[];
   /** `auto` (default): continue the session the plan names when it says `resume`; `never`: always a new one. */
   resume?: ResumePolicy;
+}
+
+/** An agent CLI preset's executor: its protocol (built from the preset options) run as a bounded process. */
+export function cliPresetExecutor(
+  protocol: (preset: CliPresetOptions) => AgentProtocol,
+  options: CliPresetOptions & Omit<ProcessExecutorOptions, 'protocol'>,
+): ProcessAgentExecutor {
+  const { command, args, resume, ...rest } = options;
+  return new ProcessAgentExecutor({
+    ...rest,
+    protocol: protocol({
+      ...(command ? { command } : {}),
+      ...(args ? { args } : {}),
+      ...(resume ? { resume } : {}),
+    }),
+  });
+}
+
+/**
+ * The reading of a CLI whose answer is its final message: the result object in it, or why there is none
+ * (`noMessage` when the CLI printed no final message, `noObject` when the message holds no result object).
+ */
+export function readingOfFinalMessage(
+  finalMessage: string | null,
+  found: Pick<ProtocolReading, 'agentError' | 'usage' | 'sessionId'>,
+  why: { noMessage: string; noObject: string },
+): ProtocolReading {
+  const { agentError, usage, sessionId } = found;
+  if (agentError !== null) return { candidate: null, missing: null, agentError, usage, sessionId };
+  const candidate = finalMessage === null ? null : extractObjectFromMessage(finalMessage);
+  const missing = candidate !== null ? null : finalMessage === null ? why.noMessage : why.noObject;
+  return { candidate, missing, agentError: null, usage, sessionId };
 }
 
 /** The session to continue, when the plan says `resume` and the policy allows it. */

@@ -1,14 +1,16 @@
 import type { HostRequest } from '../protocol/contract';
 import { renderTurnPrompt } from '../protocol/prompt';
 import {
-  ProcessAgentExecutor,
+  cliPresetExecutor,
+  readingOfFinalMessage,
+  type ProcessAgentExecutor,
   sessionToResume,
   type AgentProtocol,
   type CliPresetOptions,
   type ProcessExecutorOptions,
   type ProtocolReading,
 } from './command';
-import { extractObjectFromMessage, jsonLines, type JsonObject } from './extract';
+import { jsonLines, type JsonObject } from './extract';
 import { PROVIDER_ENV } from './environment';
 
 /**
@@ -80,15 +82,14 @@ export function readOpencodeOutput(stdout: string): ProtocolReading {
           estimated: false,
           source: 'opencode' as const,
         };
-  if (agentError !== null) return { candidate: null, missing: null, agentError, usage, sessionId };
-  const candidate = lastText === null ? null : extractObjectFromMessage(lastText);
-  const missing =
-    candidate !== null
-      ? null
-      : lastText === null
-        ? 'opencode printed no text event; run it as opencode run --format json'
-        : "opencode's final message holds no JSON result object; the prompt asks it to end with one";
-  return { candidate, missing, agentError: null, usage, sessionId };
+  return readingOfFinalMessage(
+    lastText,
+    { agentError, usage, sessionId },
+    {
+      noMessage: 'opencode printed no text event; run it as opencode run --format json',
+      noObject: "opencode's final message holds no JSON result object; the prompt asks it to end with one",
+    },
+  );
 }
 
 export function opencodeProtocol(options: CliPresetOptions = {}): AgentProtocol {
@@ -109,13 +110,5 @@ export function opencodeProtocol(options: CliPresetOptions = {}): AgentProtocol 
 export function createOpencodeExecutor(
   options: CliPresetOptions & Omit<ProcessExecutorOptions, 'protocol'> = {},
 ): ProcessAgentExecutor {
-  const { command, args, resume, ...rest } = options;
-  return new ProcessAgentExecutor({
-    ...rest,
-    protocol: opencodeProtocol({
-      ...(command ? { command } : {}),
-      ...(args ? { args } : {}),
-      ...(resume ? { resume } : {}),
-    }),
-  });
+  return cliPresetExecutor(opencodeProtocol, options);
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock';
 import { activeLeaseHolders } from '../leases/store';
 import { LoopxError } from '../errors';
-import type { QuotaGoal } from '../quota/goal';
+import { quotaConfigOf } from '../quota/goal';
 import { resolveGoalStatePath } from '../registry/locate';
 import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
@@ -11,7 +11,7 @@ import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';
-import { quotaGoalOfRef, type GoalRef } from './ref';
+import type { GoalRef } from './ref';
 import type { GoalSnapshot, LoadedRuns, LoadedState } from './snapshot';
 
 export interface LoadOptions {
@@ -31,14 +31,15 @@ export interface LoadOptions {
 export class GoalLoader {
   constructor(private readonly cache: GoalCache = processGoalCache()) {}
 
-  async load(ref: GoalRef | QuotaGoal, options: LoadOptions): Promise<GoalSnapshot> {
-    const goal = 'entry' in ref ? quotaGoalOfRef(ref) : ref;
+  async load(goal: GoalRef, options: LoadOptions): Promise<GoalSnapshot> {
+    // A quota window no date can hold is refused before anything is read (`quota_window_out_of_range`).
+    quotaConfigOf(goal);
     const loadedAt = options.clock.now();
     const runs = await this.runs(goal, options);
     const quota = await readQuotaView(
       goal,
       options.clock,
-      runs.kind === 'history' ? { facts: runs.history.facts } : {},
+      runs.kind === 'history' ? { kind: 'facts', facts: runs.history.facts } : { kind: 'read' },
     );
     const loaded: LoadedRuns = runs.kind === 'rows' ? { kind: 'rows', rows: quota.rows } : runs;
     const state = await this.state(goal);
@@ -87,11 +88,11 @@ export class GoalLoader {
    * Every row of the goal's run index (newest first), read now in full and not kept: what a writer
    * searches for a record of its own (a resumed turn's run record) before appending one.
    */
-  async runRows(goal: Pick<QuotaGoal, 'runtimeRoot' | 'goalId' | 'projectRoot'>): Promise<RunIndexEntry[]> {
+  async runRows(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId' | 'projectRoot'>): Promise<RunIndexEntry[]> {
     return (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot })).rows;
   }
 
-  private async runs(goal: QuotaGoal, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
+  private async runs(goal: GoalRef, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
     if (options.indexCache === 'off') return { kind: 'rows' };
     const read = await this.cache.runHistory.read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
       // The decision admits, with or without a turn id: verified like admission (the whole prefix checked;
@@ -107,7 +108,7 @@ export class GoalLoader {
     };
   }
 
-  private async state(goal: QuotaGoal): Promise<LoadedState> {
+  private async state(goal: GoalRef): Promise<LoadedState> {
     if (goal.statePath === null) return { kind: 'unresolved' };
     try {
       return { kind: 'read', file: await this.cache.stateFile(goal.statePath) };

@@ -1,5 +1,5 @@
 import type { LeaseHolder } from '../leases/store';
-import type { QuotaGoal } from '../quota/goal';
+import type { GoalRef } from '../registry/goalRef';
 import type { QuotaView } from '../quota/quotaView';
 import type { RunHistory } from '../quota/runHistory';
 import type { RunIndexEntry } from '../runtime/runIndex';
@@ -29,8 +29,8 @@ export type LoadedRuns =
  * decisions (`shouldRun`, the quota summary) are functions of this and the clock: they read nothing.
  */
 export interface GoalSnapshot {
-  /** The goal: raw registry entry, quota config, paths. */
-  goal: QuotaGoal;
+  /** The goal: paths, typed and raw registry entry (its quota config: `quotaConfigOf(goal)`). */
+  goal: GoalRef;
   state: LoadedState;
   runs: LoadedRuns;
   /** Ledger (spends in the window) and reservations, as of `loadedAt`. */

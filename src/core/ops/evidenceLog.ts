@@ -53,7 +53,7 @@ export const evidenceLog = defineOperation({
     const goal = await resolveGoal(env, args.goalId);
     const turn = args.turnInstanceId === undefined ? null : checkTurnInstanceId(args.turnInstanceId.trim());
     const agent = args.agentId === undefined ? null : (normalizeAgentId(args.agentId) ?? args.agentId.trim());
-    const read = await readRolloutEvents(rolloutEventLogOf(quotaGoalOf(goal).goalRuntimeDir));
+    const read = await readRolloutEvents(rolloutEventLogOf(quotaGoalOf(goal).runtimeDir));
     const kind = args.eventKind?.trim().toLowerCase().replace(/-/g, '_') ?? null;
     const matched = read.events.filter(
       (event) =>

@@ -9,8 +9,7 @@ import {
   resolveGoalStatePath,
   resolveRuntimeRoot,
 } from '../registry/locate';
-import type { QuotaGoal } from '../quota/goal';
-import { quotaGoalOfRef } from '../goal/ref';
+import { quotaConfigOf } from '../quota/goal';
 import type { GoalRef, RegistryPlace } from '../registry/goalRef';
 import { findRawRegistryGoal, readRegistry, registryGoals } from '../registry/read';
 import { RegistryGoalSchema } from '../registry/schema';
@@ -111,9 +110,13 @@ export function goalOf(registry: ResolvedRegistry, goalId: string): ResolvedGoal
   };
 }
 
-/** The quota view of a resolved goal (what quota and turn code take), without reading anything again. */
-export function quotaGoalOf(goal: ResolvedGoal): QuotaGoal {
-  return quotaGoalOfRef(goal);
+/**
+ * The resolved goal for quota and turn code: the same handle, its quota window checked first
+ * (`quota_window_out_of_range`), without reading anything again.
+ */
+export function quotaGoalOf(goal: ResolvedGoal): ResolvedGoal {
+  quotaConfigOf(goal);
+  return goal;
 }
 
 /** The goal's state file, or `state_file_unresolved` with the fix. */

@@ -4,12 +4,10 @@ import { requireRegisteredAgent } from '../registry/agentIds';
 import { heartbeatSteps } from '../protocol/heartbeat';
 import { LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig } from '../executors/config';
-import { readQuotaConfig } from '../quota/config';
-import { checkQuotaWindow } from '../quota/goal';
+import { quotaConfigOf } from '../quota/goal';
 import { computeLedger } from '../quota/ledger';
-import { selectTodo } from '../scheduling/todoSelection';
-import { readGoalRuns } from '../runtime/runIndex';
-import { readStateFile } from '../state/stateFile';
+import { selectTodo } from '../todo/runnable';
+import { readGoalRunIndex, readGoalStateFile } from '../goal/reads';
 import { budgetBrief, buildTurnBrief, PROMPT_SIZES, renderTurnPrompt, type PromptSize } from '../protocol/prompt';
 import type { TurnBrief } from '../protocol/contract';
 import { goalIdArg } from './common';
@@ -50,9 +48,10 @@ export const heartbeatPrompt = defineOperation({
     const goal = await resolveGoal(env, args.goalId);
     const goalId = goal.goalId;
     const agentId = requireRegisteredAgent(goal.rawEntry, args.agentId, { field: 'agent_id' });
-    const state = await readStateFile(requireStatePath(goal));
-    const runs = (await readGoalRuns(goal.runtimeRoot, goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
-      .rows;
+    const state = await readGoalStateFile(requireStatePath(goal));
+    const runs = (
+      await readGoalRunIndex(goal.runtimeRoot, goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 })
+    ).rows;
     const selection = selectTodo({
       doc: state.document,
       agentId,
@@ -60,8 +59,7 @@ export const heartbeatPrompt = defineOperation({
       now: env.clock.now().getTime(),
       leaseHolders: activeLeaseHolders(goal, env.clock.now()),
     });
-    const quota = readQuotaConfig(goal.rawEntry);
-    checkQuotaWindow(quota, goalId, goal.registryPath);
+    const quota = quotaConfigOf(goal);
     const ledger = computeLedger({
       rows: runs,
       projectRoot: goal.projectRoot,

@@ -19,7 +19,7 @@ import { leaseIsActive, normalizeWriteScopes } from '../leases/rules';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { parseStateDocument } from '../state/document';
-import { readStateFile } from '../state/stateFile';
+import { readGoalStateFile } from '../goal/reads';
 import type { OperationContext } from '../state/todos';
 import { agentIdArg, goalIdArg } from './common';
 import { requireStatePath, resolveGoal, type ResolvedGoal } from './goalHandle';
@@ -122,7 +122,7 @@ export interface LaneListResult {
 /** Every lane of the goal with what it holds that main lacks. */
 export async function listLanes(goal: ResolvedGoal, env: OperationEnvironment): Promise<LaneListResult> {
   const agents = await laneAgents(goal, env.env);
-  const statusText = goal.statePath === null ? null : (await readStateFile(goal.statePath)).text;
+  const statusText = goal.statePath === null ? null : (await readGoalStateFile(goal.statePath)).text;
   const doc = statusText === null ? null : parseStateDocument(statusText);
   const statuses = await Promise.all(agents.map((agent) => laneStatus(refOf(goal, agent), env.env)));
   const overlaps = laneOverlaps(statuses);

@@ -2,7 +2,9 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { isoSeconds } from '../clock';
 import { checkTurnInstanceId, settlementIdentity, type SettlementIdentity } from '../quota/identity';
-import type { QuotaGoal } from '../quota/goal';
+import type { GoalRef } from '../registry/goalRef';
+import { checkGoalIdSegment } from '../registry/goalId';
+import { quotaConfigOf } from '../quota/goal';
 import { readRolloutEvents, rolloutEventLogOf, ofTurn } from '../evidence/rolloutLog';
 import { findHeartbeatReceipt } from '../evidence/receipts';
 import type { TurnUsage } from '../quota/ledger';
@@ -12,13 +14,9 @@ import { SPEND_SOURCES, type SpendSource } from '../quota/settlement';
 import { voidReservation } from '../quota/voids';
 import { spendSlot, voidSlot, type SpendSlotResult, type VoidSlotResult } from '../quota/spend';
 import { normalizeAgentId } from '../registry/agentIds';
-import {
-  shouldRun,
-  shouldRunOnGoal,
-  shouldRunRefusal,
-  type ShouldRunDecision,
-  type ShouldRunRefusal,
-} from '../scheduling/shouldRun';
+import { shouldRunOnGoal } from '../scheduling/shouldRun';
+import { goalNotFoundDecision, shouldRunRefusal } from '../scheduling/decisionAssembly';
+import type { ShouldRunDecision, ShouldRunRefusal } from '../scheduling/decisionContract';
 import { isLoopxError } from '../errors';
 import { GoalLoader } from '../goal/loader';
 import { goalQuotaSummary } from '../goal/quotaSummary';
@@ -162,12 +160,8 @@ async function decideShouldRun(
   const turnInstanceId = turnOf(args.turnInstanceId);
   const registry = await resolveRegistry(env);
   const common = {
-    registryPath: registry.registryPath,
-    goalId: args.goalId,
     agentId: agentOf(args.agentId),
     clock: env.clock,
-    homeDir: registry.homeDir,
-    runtimeRootOverride: env.runtimeRootOverride,
     ...(args.availableCapabilities === undefined ? {} : { availableCapabilities: args.availableCapabilities }),
     ...(turnInstanceId === null ? {} : { turnInstanceId }),
     nextActionWarning: shouldRunNextActionWarning,
@@ -175,8 +169,21 @@ async function decideShouldRun(
     indexCache: persistentCacheEnabled(env.env) ? ('memory' as const) : ('off' as const),
   };
   // An unknown goal or an agent that may not ask is an answer (should_run false, ok false), not an error.
-  if (findRawRegistryGoal(registry.document, args.goalId) === undefined)
-    return shouldRunRefusal(await shouldRun(common));
+  if (findRawRegistryGoal(registry.document, args.goalId) === undefined) {
+    // An id that is no goal id is `invalid_goal_id`; one the registry lists once trimmed is still refused as
+    // not found, with what the decision on it says.
+    const trimmed = checkGoalIdSegment(args.goalId);
+    if (findRawRegistryGoal(registry.document, trimmed) !== undefined)
+      return shouldRunRefusal(await shouldRunOnGoal(quotaGoalOf(goalOf(registry, trimmed)), common));
+    const requested = common.agentId;
+    return shouldRunRefusal(
+      goalNotFoundDecision(
+        args.goalId,
+        requested === null ? null : (normalizeAgentId(requested) ?? requested),
+        isoSeconds(env.clock.now()),
+      ),
+    );
+  }
   const goal = goalOf(registry, args.goalId);
   const quotaGoal = quotaGoalOf(goal);
   const requestedTodo = blankless(args.todoId);
@@ -243,11 +250,11 @@ async function decideShouldRun(
 
 /** The settlement identity the turn's heartbeat receipt binds, or null when it has none yet. */
 async function receiptIdentity(
-  goal: QuotaGoal,
+  goal: GoalRef,
   agentId: string,
   turnInstanceId: string,
 ): Promise<SettlementIdentity | null> {
-  const read = await readRolloutEvents(rolloutEventLogOf(goal.goalRuntimeDir), ofTurn(turnInstanceId));
+  const read = await readRolloutEvents(rolloutEventLogOf(goal.runtimeDir), ofTurn(turnInstanceId));
   const receipt = findHeartbeatReceipt(read.events, goal.goalId, agentId, turnInstanceId);
   if (receipt === null) return null;
   return settlementIdentity({
@@ -335,7 +342,7 @@ export const quotaSpendSlot = defineOperation({
     const quotaGoal = quotaGoalOf(goal);
     const step: TurnStep | null =
       agentId !== null && turnInstanceId !== null
-        ? { goalId: goal.goalId, goalDir: quotaGoal.goalRuntimeDir, agentId, turnInstanceId }
+        ? { goalId: goal.goalId, goalDir: quotaGoal.runtimeDir, agentId, turnInstanceId }
         : null;
     // The heartbeat receipt of the turn binds the todo: an explicit other one is refused, a missing one is taken from it.
     const chain =
@@ -359,7 +366,9 @@ export const quotaSpendSlot = defineOperation({
       ...(reported ? { usage } : {}),
       // Nothing reported on a goal with a cost or token budget counts as unknown, never as free.
       ...(args.usageUnknown ||
-      (!reported && (quotaGoal.config.budgets.max_cost_usd !== null || quotaGoal.config.budgets.max_tokens !== null))
+      (!reported &&
+        (quotaConfigOf(quotaGoal).budgets.max_cost_usd !== null ||
+          quotaConfigOf(quotaGoal).budgets.max_tokens !== null))
         ? { usageUnknown: true }
         : {}),
     });
@@ -435,7 +444,7 @@ export const quotaVoidSlot = defineOperation({
   },
 });
 
-export type { ShouldRunDecision, ShouldRunRefusal } from '../scheduling/shouldRun';
+export type { ShouldRunDecision, ShouldRunRefusal } from '../scheduling/decisionContract';
 export type { GoalQuotaSummary } from '../quota/summary';
 export type { SpendSlotResult, VoidSlotResult } from '../quota/spend';
 

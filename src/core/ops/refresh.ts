@@ -95,7 +95,7 @@ export const refreshState = defineOperation({
     const quotaGoal = quotaGoalOf(goal);
     const step: TurnStep | null =
       agentId !== null && turn !== null && !args.dryRun
-        ? { goalId: goal.goalId, goalDir: quotaGoal.goalRuntimeDir, agentId, turnInstanceId: turn }
+        ? { goalId: goal.goalId, goalDir: quotaGoal.runtimeDir, agentId, turnInstanceId: turn }
         : null;
     const chain =
       step === null ? null : await resolveChainBinding(step, { todoId, replanObligationId }, 'refresh-state');
@@ -148,7 +148,7 @@ export const refreshState = defineOperation({
       ((row['replan_obligation_id'] as string | undefined) ?? null) === chain.replanObligationId &&
       row.classification !== QUOTA_SLOT_SPENT &&
       row.classification !== QUOTA_SLOT_VOIDED;
-    const view = await readQuotaView(quotaGoal, env.clock);
+    const view = await readQuotaView(quotaGoal, env.clock, { kind: 'read' });
     let done = view.rows.some(isThisStep);
     let payload: RefreshStatePayload;
     if (done) payload = await request(true);

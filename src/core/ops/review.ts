@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { LoopxError } from '../errors';
 import { registryGoals } from '../registry/read';
-import { readGoalRuns, type RunIndexRow } from '../runtime/runIndex';
+import type { RunIndexRow } from '../runtime/runIndex';
+import { readGoalRunIndex } from '../goal/reads';
 import {
   changedLineRanges,
   RunSnapshotSchema,
@@ -161,7 +162,7 @@ export async function listReviewTurns(
   for (const goalId of goalIds) {
     const goal = goalOf(registry, goalId);
     const projectRoot = snapshotProjectRoot(goal.rawEntry, registry.homeDir, registry.projectRoot);
-    const read = await readGoalRuns(registry.runtimeRoot, goalId, {
+    const read = await readGoalRunIndex(registry.runtimeRoot, goalId, {
       projectRoot: registry.projectRoot,
       artifactChecks: 0,
     });

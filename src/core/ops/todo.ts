@@ -1,479 +1,50 @@
-import type { GoalRef } from '../registry/goalRef';
 import { z } from 'zod';
-import { registeredAgentsForGoal } from '../registry/agentIds';
-import { TodoListResultSchema, TodoSchema } from './resultSchemas';
-import { isoSeconds } from '../clock';
+import { TodoListResultSchema, type TodoListResult } from './resultSchemas';
 import { turnInstanceIdArg } from './common';
-import { isLoopxError, LoopxError } from '../errors';
-import { checkGoalIdSegment } from '../registry/goalId';
-import { PRIORITIES, TODO_STATUSES, type Priority } from '../state/document';
-import { analyzeGates, DECISION_OUTCOMES, isUserGate, parseDuration, type GateBlock } from '../state/gates';
-import { applyStateEdit, readStateFile } from '../state/stateFile';
-import { diagnoseStateDocument } from '../state/structured';
+import { LoopxError } from '../errors';
+import { TODO_STATUSES } from '../state/document';
+import { DECISION_OUTCOMES, isUserGate } from '../state/gates';
 import {
   addTodo,
   claimTodo,
   completeTodo,
   deferTodo,
-  listTodos,
-  parsePriority,
   supersedeTodo,
   TASK_CLASSES,
   updateTodo,
-  type GateFields,
   type NewTodoInput,
-  type OperationContext,
-  type TodoEditResult,
 } from '../state/todos';
-import { withAgentLease, withCompletionFence, type FenceReceipt } from '../leases/completionFence';
-import type { LeaseResult } from '../leases/verbs';
-import { handoffModeOf, leasePath } from '../leases/store';
-import { compactUtcStamp } from '../runtime/time';
 import { parseStateDocument } from '../state/document';
-import * as fs from 'node:fs';
-import { quotaGoalOf, requireStatePath, resolveGoal, type ResolvedGoal } from './goalHandle';
-import { defineOperation, type OperationEnvironment } from './operation';
-import { recordStepEvent, resolveChainBinding, stepEventRecorded, type TurnStep } from '../evidence/heartbeatChain';
-import type { HeartbeatReceipt } from '../evidence/receipts';
-import { appendRolloutEvents, buildRolloutEvent, rolloutEventLogOf, type RolloutEvent } from '../evidence/rolloutLog';
-import { LOCK_FILE_SUFFIX, reclaimAbandonedLock } from '../fs/fileLock';
-import { checkTurnInstanceId } from '../quota/identity';
-import { normalizeAgentId } from '../registry/agentIds';
-import { crashCheckpoint } from '../turn/crashHook';
+import { listTodosWithGates } from '../todo/list';
+import { readGoalStateFile } from '../goal/reads';
+import { requireStatePath, resolveGoal } from './goalHandle';
+import { defineOperation } from './operation';
+import {
+  agentId,
+  dueInstantOf,
+  gateFields,
+  gateOf,
+  goalId,
+  leaseFields,
+  priority,
+  scopes,
+  successorFields,
+  successorOf,
+  text,
+  todoErrorFields,
+  todoId,
+} from './todoFields';
+import { editTodos } from './todoEdit';
+import { completeInTurn } from './todoInTurn';
+import { claimLease, completionFence } from './todoLease';
 
 /**
  * The todo lifecycle of a goal's ACTIVE_GOAL_STATE.md: add, list, claim, update, complete,
- * supersede, defer. Every edit is one locked compare-and-swap write of the state file; `list` only
- * reads.
+ * supersede, defer, and a gate's due time. Every edit is one locked compare-and-swap write of the state
+ * file; `list` only reads. This file holds the operation definitions; their shared fields and result
+ * schema are `todoFields.ts`, the locked edit pipeline `todoEdit.ts`, lease fencing `todoLease.ts`, a
+ * completion inside a heartbeat `todoInTurn.ts`, the pure edits `state/todos.ts` and the listing `todo/list.ts`.
  */
-
-const goalId = z
-  .string()
-  .refine((value) => {
-    try {
-      checkGoalIdSegment(value);
-      return true;
-    } catch {
-      return false;
-    }
-  })
-  .describe('the goal id (one path segment, e.g. "my-goal")');
-const todoId = z.string().trim().min(1).describe('the todo id, e.g. todo_a1b2c3');
-const agentId = z.string().trim().min(1);
-/** The priorities the todo operations take (`priority`, `successorPriority`), most urgent first: a palette offers these. */
-export const TODO_PRIORITIES: readonly Priority[] = PRIORITIES;
-
-const priority = z
-  .string()
-  .transform((value) => parsePriority(value) ?? value)
-  .pipe(z.enum(PRIORITIES))
-  .meta({ placeholder: 'P' });
-const text = z.string().trim().min(1);
-const scopes = z
-  .array(z.string())
-  .optional()
-  .meta({ split: true, placeholder: 'scope' })
-  .describe('a decision this agent todo needs, kind:granularity:key');
-
-const gateFields = {
-  blocksAgent: agentId.optional().meta({ placeholder: 'agent' }).describe('gate: the agent lane this gate concerns'),
-  globalGate: z.boolean().default(false).describe('gate: every agent todo waits for this gate'),
-  unblocksTodoId: z
-    .array(z.string())
-    .optional()
-    .meta({ split: true, placeholder: 'id' })
-    .describe('gate: an agent todo this gate holds back until approved'),
-  decisionScope: z
-    .string()
-    .optional()
-    .meta({ placeholder: 'scope' })
-    .describe('gate: the decision it grants, kind:granularity:key (e.g. public_claim:project:release)'),
-  dueAt: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .meta({ placeholder: 'instant' })
-    .describe('gate: when the person should decide, an ISO-8601 instant (e.g. 2026-01-31T12:00:00Z)'),
-  dueIn: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .meta({ placeholder: 'duration' })
-    .describe('gate: due this long from now, e.g. 30m, 4h, 2d, 1w'),
-};
-
-const leaseFields = {
-  leaseKey: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .meta({ placeholder: 'key' })
-    .describe("the todo's task lease idempotency key (needed when the todo is leased)"),
-  taskLeaseIdempotencyKey: z
-    .string()
-    .trim()
-    .min(1)
-    .optional()
-    .meta({ placeholder: 'key' })
-    .describe("same as --lease-key (the original's name)"),
-  expectedVersion: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .meta({ placeholder: 'n' })
-    .describe('the task lease version you hold (compare-and-swap: a stale version is refused, nothing is written)'),
-  taskLeaseExpectedVersion: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .meta({ placeholder: 'n' })
-    .describe("same as --expected-version (the original's name)"),
-};
-
-function oneOf<T>(a: T | undefined, b: T | undefined, names: string): T | undefined {
-  if (a !== undefined && b !== undefined && a !== b)
-    throw new LoopxError('usage', `${names} name the same value; give only one`);
-  return a ?? b;
-}
-
-/** The goal's handoff mode read outside any lock (the locked paths read it again). */
-function handoffModeNow(goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>) {
-  if (goal.statePath === null) return handoffModeOf(goal, null);
-  let text: string;
-  try {
-    text = fs.readFileSync(goal.statePath, 'utf8');
-  } catch {
-    return handoffModeOf(goal, null);
-  }
-  return handoffModeOf(goal, parseStateDocument(text));
-}
-
-function leaseFileExists(
-  goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
-  todoId: string,
-): boolean {
-  try {
-    return fs.existsSync(leasePath(goal, todoId));
-  } catch {
-    return false; // not a structured todo id: no lease can name it
-  }
-}
-
-/**
- * complete / supersede behind the todo's task lease (docs/leases.md): with no lease file, no key
- * and no hard_lease mode there is nothing to check and no lock is taken.
- */
-function completionFence(
-  env: OperationEnvironment,
-  todoId: string,
-  agentId: string | undefined,
-  lease: {
-    leaseKey?: string | undefined;
-    taskLeaseIdempotencyKey?: string | undefined;
-    expectedVersion?: number | undefined;
-    taskLeaseExpectedVersion?: number | undefined;
-  },
-): LeaseWrap {
-  const key = oneOf(lease.leaseKey, lease.taskLeaseIdempotencyKey, '--lease-key and --task-lease-idempotency-key');
-  const version = oneOf(
-    lease.expectedVersion,
-    lease.taskLeaseExpectedVersion,
-    '--expected-version and --task-lease-expected-version',
-  );
-  return async (goal, write) => {
-    const leaseGoal = goal;
-    if (
-      key === undefined &&
-      version === undefined &&
-      !leaseFileExists(leaseGoal, todoId) &&
-      handoffModeNow(leaseGoal) !== 'hard_lease'
-    )
-      return write();
-    const { value, fence } = await withCompletionFence(
-      leaseGoal,
-      { todoId, actorAgentId: agentId ?? null, idempotencyKey: key, expectedVersion: version },
-      env.clock,
-      write,
-    );
-    return { ...value, task_lease_fence: fenceFields(fence) };
-  };
-}
-
-function fenceFields(fence: FenceReceipt): Record<string, unknown> {
-  return { ...fence };
-}
-
-/** claim in hard_lease mode: the claimant acquires the todo's lease first (refused when another agent holds it). */
-function claimLease(env: OperationEnvironment, todoId: string, claimant: string, takeover: boolean): LeaseWrap {
-  return async (goal, write) => {
-    const leaseGoal = goal;
-    if (handoffModeNow(leaseGoal) !== 'hard_lease') return write();
-    return withAgentLease(
-      leaseGoal,
-      { todoId, agentId: claimant, idempotencyKey: `claim:${claimant}:${compactUtcStamp(env.clock.now())}`, takeover },
-      env.clock,
-      async (lease: LeaseResult | null) => ({ ...(await write()), task_lease: lease?.lease ?? null }),
-    );
-  };
-}
-
-function successorFields(what: string) {
-  return {
-    successorText: text.optional().meta({ placeholder: 'text' }).describe(`the ${what} todo to add`),
-    nextAgentTodo: text
-      .optional()
-      .meta({ placeholder: 'text' })
-      .describe("same as --successor-text (the original's name)"),
-    successorPriority: priority.optional().describe(`priority of the ${what} todo, P0…P4`),
-    nextClaimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe(`agent that claims the ${what} todo`),
-    nextActionKind: z.string().optional().meta({ placeholder: 'kind' }).describe(`action kind of the ${what} todo`),
-  };
-}
-
-/**
- * The original's goal-not-found text for todo commands comes first (agents match it), then ours.
- */
-function withOriginalGoalText(error: unknown): unknown {
-  if (isLoopxError(error, 'goal_not_found'))
-    return new LoopxError(
-      'goal_not_found',
-      `state file is required when the goal is not resolvable from registry: ${error.message}`,
-      error.details,
-    );
-  return error;
-}
-
-/**
- * The JSON contract of a todo edit. The original's fields: `todo_id`, `role`, `section`, `status`,
- * `claimed_by`, `task_class`, `todo` (the text); for add `added` (a new todo was written) and
- * `already_exists` (an unfinished todo with this text was found) and no `changed`; for complete
- * `completed: true`; for the other edits `changed`. Ours beside them: `written`, `changed_fields`,
- * the todo as `todo_item`, the todos an edit created as `added_todos`, `released_todo_ids`.
- */
-export const TodoEditResultSchema = z.object({
-  ok: z.literal(true),
-  goal_id: z.string(),
-  state_file: z.string(),
-  operation: z.string(),
-  todo_id: z.string(),
-  role: z.enum(['user', 'agent']),
-  section: z.string(),
-  status: z.string(),
-  claimed_by: z.string().nullable(),
-  task_class: z.string().nullable(),
-  todo: z.string(),
-  added: z.boolean().optional(),
-  already_exists: z.boolean().optional(),
-  metadata_updated: z.boolean().optional(),
-  completed: z.literal(true).optional(),
-  changed: z.boolean().optional(),
-  agent_id: z.string().nullable().optional(),
-  updated_at: z.string().nullable(),
-  written: z.boolean(),
-  changed_fields: z.array(z.string()),
-  todo_item: TodoSchema,
-  added_todos: z.array(TodoSchema),
-  released_todo_ids: z.array(z.string()),
-  /** complete/supersede: how the todo's task lease was checked (and released after the write). */
-  task_lease_fence: z.record(z.string(), z.unknown()).optional(),
-  /** claim in hard_lease mode: the lease the claimant holds now (its key and version complete the todo). */
-  task_lease: z.record(z.string(), z.unknown()).nullable().optional(),
-});
-export type TodoEditOutput = z.infer<typeof TodoEditResultSchema>;
-
-/** `todo complete --turn-instance-id T --agent-id A`: the edit plus its place in the heartbeat's receipt chain. */
-export type TodoCompleteOutput = TodoEditOutput & {
-  /** True when a retry of the same turn step found its completion already recorded (nothing was written). */
-  idempotent_replay?: boolean;
-  heartbeat_receipt?: HeartbeatReceipt | null;
-  rollout_event?: RolloutEvent;
-};
-
-/** Edits whose rollout event (docs/turns.md#the-rollout-event-log) is appended after a written edit. */
-const EVENT_KINDS = {
-  todo_add: 'added',
-  todo_claim: 'claimed',
-  todo_update: 'updated',
-  todo_complete: 'completed',
-} as const;
-
-/** What the original prints beside `error` when a todo command fails (stdout JSON, exit 1). */
-export function todoErrorFields(input: Record<string, unknown>): Record<string, unknown> {
-  return {
-    dry_run: false,
-    added: false,
-    already_exists: false,
-    goal_id: typeof input['goalId'] === 'string' ? input['goalId'] : null,
-    role: typeof input['role'] === 'string' ? input['role'] : null,
-    // The original also echoes the text as `todo`; we do not, since a refused text may hold a credential.
-  };
-}
-
-/** `--due-at` / `--due-in` as one instant (ISO seconds, UTC); undefined when neither is given. */
-export function dueInstantOf(
-  args: { dueAt?: string | undefined; dueIn?: string | undefined },
-  now: Date,
-): string | undefined {
-  if (args.dueAt !== undefined && args.dueIn !== undefined)
-    throw new LoopxError('usage', '--due-at and --due-in both set the due time; give only one');
-  if (args.dueIn === undefined) return args.dueAt;
-  const ms = parseDuration(args.dueIn);
-  if (ms === null)
-    throw new LoopxError(
-      'invalid_todo_field',
-      `--due-in ${JSON.stringify(args.dueIn)} must be a duration such as 30m, 4h, 2d or 1w`,
-      { field: 'due_in', value: args.dueIn },
-    );
-  return isoSeconds(new Date(now.getTime() + ms));
-}
-
-function gateOf(
-  args: {
-    blocksAgent?: string | undefined;
-    globalGate: boolean;
-    unblocksTodoId?: string[] | undefined;
-    decisionScope?: string | undefined;
-    dueAt?: string | undefined;
-    dueIn?: string | undefined;
-  },
-  now: Date,
-): GateFields | undefined {
-  const gate: GateFields = {};
-  const due = dueInstantOf(args, now);
-  if (due !== undefined) gate.dueAt = due;
-  if (args.blocksAgent !== undefined) gate.blocksAgent = args.blocksAgent;
-  if (args.globalGate) gate.globalGate = true;
-  if (args.unblocksTodoId !== undefined) gate.unblocksTodoIds = args.unblocksTodoId;
-  if (args.decisionScope !== undefined) gate.decisionScope = args.decisionScope;
-  return Object.keys(gate).length > 0 ? gate : undefined;
-}
-
-function successorOf(args: {
-  successorText?: string | undefined;
-  nextAgentTodo?: string | undefined;
-  successorPriority?: NewTodoInput['priority'] | undefined;
-  nextClaimedBy?: string | undefined;
-  nextActionKind?: string | undefined;
-}): NewTodoInput | undefined {
-  if (
-    args.successorText !== undefined &&
-    args.nextAgentTodo !== undefined &&
-    args.successorText !== args.nextAgentTodo
-  ) {
-    throw new LoopxError('usage', '--successor-text and --next-agent-todo name the same successor; give only one');
-  }
-  const successor = args.successorText ?? args.nextAgentTodo;
-  if (successor === undefined) return undefined;
-  const input: NewTodoInput = { text: successor };
-  if (args.successorPriority !== undefined) input.priority = args.successorPriority;
-  if (args.nextClaimedBy !== undefined) input.claimedBy = args.nextClaimedBy;
-  if (args.nextActionKind !== undefined) input.actionKind = args.nextActionKind;
-  return input;
-}
-
-/** Runs one edit as a locked compare-and-swap write of the goal's state file. */
-async function editTodos(
-  env: OperationEnvironment,
-  id: string,
-  operation: string,
-  edit: (stateText: string, context: OperationContext) => TodoEditResult,
-  actorAgentId?: string,
-  around?: LeaseWrap,
-  options: { goal?: ResolvedGoal; recordEvent?: boolean } = {},
-): Promise<TodoEditOutput> {
-  let goal: ResolvedGoal;
-  try {
-    goal = options.goal ?? (await resolveGoal(env, id));
-  } catch (error) {
-    throw withOriginalGoalText(error);
-  }
-  const write = () => writeEdit(env, goal, operation, edit, actorAgentId, options.recordEvent !== false);
-  return around === undefined ? write() : around(goal, write);
-}
-
-/** Runs a todo write behind the todo's task lease (the completion fence, or hard_lease's acquire-on-claim). */
-type LeaseWrap = (goal: ResolvedGoal, write: () => Promise<TodoEditOutput>) => Promise<TodoEditOutput>;
-
-async function writeEdit(
-  env: OperationEnvironment,
-  goal: ResolvedGoal,
-  operation: string,
-  edit: (stateText: string, context: OperationContext) => TodoEditResult,
-  actorAgentId: string | undefined,
-  recordEvent: boolean,
-): Promise<TodoEditOutput> {
-  const statePath = requireStatePath(goal);
-  const context = operationContextOf(goal, env, actorAgentId);
-  // This command may append to the event log. A run of it killed while holding that lock left the
-  // lock behind, and a rerun whose edit is a no-op would never take it: reclaim it now (dead holders only).
-  if (recordEvent) reclaimAbandonedLock(`${rolloutEventLogOf(quotaGoalOf(goal).goalRuntimeDir)}${LOCK_FILE_SUFFIX}`);
-  const result = await applyStateEdit(statePath, (stateText) => edit(stateText, context), {
-    operation,
-    lock: { clock: env.clock, env: env.env },
-  });
-  const { todo, added_todos, ...summary } = result.summary;
-  const kind = summary.operation;
-  if (result.written && recordEvent && kind in EVENT_KINDS) {
-    const eventKind = kind as keyof typeof EVENT_KINDS;
-    await appendRolloutEvents(
-      quotaGoalOf(goal).goalRuntimeDir,
-      [
-        buildRolloutEvent({
-          goalId: goal.goalId,
-          eventKind,
-          recordedAt: context.now,
-          agentId: context.actorAgentId ?? todo.claimed_by ?? null,
-          todoId: summary.todo_id,
-          status: EVENT_KINDS[eventKind],
-          summary: `${operation} ${summary.todo_id}`,
-          details: { todo_id: summary.todo_id, role: todo.role, todo_status: todo.status },
-        }),
-      ],
-      { lock: { clock: env.clock, env: env.env, operation } },
-    );
-  }
-  return TodoEditResultSchema.parse({
-    ok: true,
-    goal_id: goal.goalId,
-    state_file: statePath,
-    ...summary,
-    role: todo.role,
-    section: todo.section,
-    status: todo.status,
-    claimed_by: todo.claimed_by,
-    task_class: todo.task_class,
-    todo: todo.text,
-    ...(kind === 'todo_add'
-      ? {
-          added: result.added ?? true,
-          already_exists: result.added === false,
-          metadata_updated: result.added === false && result.changed,
-          changed: undefined,
-        }
-      : {}),
-    ...(kind === 'todo_complete' ? { completed: true } : {}),
-    agent_id: context.actorAgentId ?? null,
-    updated_at: result.changed ? context.now : null,
-    written: result.written,
-    todo_item: todo,
-    added_todos,
-  });
-}
-
-function operationContextOf(goal: ResolvedGoal, env: OperationEnvironment, actorAgentId?: string): OperationContext {
-  const registered = registeredAgentsForGoal(goal.rawEntry);
-  return {
-    now: isoSeconds(env.clock.now()),
-    goalId: goal.goalId,
-    roster: registered.length > 0 ? registered : null,
-    actorAgentId: actorAgentId ?? null,
-  };
-}
 
 export const todoAdd = defineOperation({
   key: 'todoAdd',
@@ -546,9 +117,6 @@ export const todoAdd = defineOperation({
   },
 });
 
-export const TodoListOutputSchema = TodoListResultSchema;
-export type TodoListOutput = z.infer<typeof TodoListOutputSchema> & { ok: true };
-
 export const todoList = defineOperation({
   key: 'todoList',
   args: z.strictObject({
@@ -558,32 +126,27 @@ export const todoList = defineOperation({
     claimedBy: agentId.optional().meta({ placeholder: 'agent' }).describe('only todos claimed by this agent'),
     includeTerminal: z.boolean().default(false).meta({ flag: '--all' }).describe('include done and deferred todos'),
   }),
-  run: async (args, env): Promise<TodoListOutput> => {
+  run: async (args, env): Promise<TodoListResult> => {
     const goal = await resolveGoal(env, args.goalId);
     const statePath = requireStatePath(goal);
-    const snapshot = await readStateFile(statePath);
-    const gates = analyzeGates(snapshot.document);
-    const blockedBy = new Map<string, GateBlock[]>(gates.agent_todos.map((t) => [t.todo_id, t.blocked_by]));
-    const todos = listTodos(snapshot.document, {
+    const snapshot = await readGoalStateFile(statePath);
+    const listing = listTodosWithGates(snapshot.document, {
       includeTerminal: args.includeTerminal,
       ...(args.role === undefined ? {} : { role: args.role }),
       ...(args.status === undefined ? {} : { status: args.status }),
       ...(args.claimedBy === undefined ? {} : { claimedBy: args.claimedBy }),
-    }).map((todo) => ({
-      ...todo,
-      blocked_by: todo.role === 'agent' ? (blockedBy.get(todo.todo_id) ?? []) : [],
-    }));
-    return TodoListOutputSchema.parse({
+    });
+    return TodoListResultSchema.parse({
       ok: true,
       goal_id: goal.goalId,
       state_file: statePath,
-      count: todos.length,
-      todos,
-      open_gates: gates.open_gates,
-      holding_gates: gates.holding_gates,
-      lane_gates_by_agent: gates.lane_gates_by_agent,
-      diagnostics: diagnoseStateDocument(snapshot.document),
-    }) as TodoListOutput;
+      count: listing.todos.length,
+      todos: listing.todos,
+      open_gates: listing.open_gates,
+      holding_gates: listing.holding_gates,
+      lane_gates_by_agent: listing.lane_gates_by_agent,
+      diagnostics: listing.diagnostics,
+    });
   },
 });
 
@@ -731,78 +294,6 @@ export const todoComplete = defineOperation({
     );
   },
 });
-
-/**
- * A completion inside a heartbeat (docs/quota.md#heartbeat-receipts): the todo must be the one the
- * turn's receipt binds; the `todo_complete` event carries the settlement effect id; a retry of the
- * same step finds that event and writes nothing (the todo is not re-stamped).
- */
-async function completeInTurn(
-  env: OperationEnvironment,
-  args: {
-    goalId: string;
-    todoId: string;
-    agentId?: string | undefined;
-    turnInstanceId?: string | undefined;
-    noFollowUp: boolean;
-    leaseKey?: string | undefined;
-    taskLeaseIdempotencyKey?: string | undefined;
-    expectedVersion?: number | undefined;
-    taskLeaseExpectedVersion?: number | undefined;
-  },
-  input: Parameters<typeof completeTodo>[1],
-): Promise<TodoCompleteOutput> {
-  if (args.agentId === undefined)
-    throw new LoopxError(
-      'usage',
-      'todo complete --turn-instance-id checks the heartbeat receipt of one agent: pass --agent-id too',
-    );
-  const turnInstanceId = checkTurnInstanceId((args.turnInstanceId ?? '').trim());
-  let goal: ResolvedGoal;
-  try {
-    goal = await resolveGoal(env, args.goalId);
-  } catch (error) {
-    throw withOriginalGoalText(error);
-  }
-  const agent = normalizeAgentId(args.agentId) ?? args.agentId;
-  const step: TurnStep = {
-    goalId: goal.goalId,
-    goalDir: quotaGoalOf(goal).goalRuntimeDir,
-    agentId: agent,
-    turnInstanceId,
-  };
-  const chain = await resolveChainBinding(step, { todoId: args.todoId, replanObligationId: null }, 'todo complete');
-  const replay = await stepEventRecorded(step, chain, 'todo_complete');
-  const output = await editTodos(
-    env,
-    args.goalId,
-    'todo complete',
-    (stateText, context) => {
-      const result = completeTodo(stateText, input, context);
-      // A replay keeps the file as it is: the completion of this turn is already recorded.
-      return replay ? { ...result, text: stateText, changed: false } : result;
-    },
-    args.agentId,
-    completionFence(env, args.todoId, args.agentId, args),
-    { goal, recordEvent: false },
-  );
-  if (!replay) crashCheckpoint(env.env, 'todo_complete:effect');
-  const recorded = await recordStepEvent(step, chain, {
-    kind: 'todo_complete',
-    clock: env.clock,
-    status: 'completed',
-    summary: `todo ${args.todoId} completed in turn ${turnInstanceId}`,
-    details: { no_followup: args.noFollowUp },
-    lock: { clock: env.clock, env: env.env, operation: 'todo complete' },
-  });
-  return {
-    ...output,
-    ...(replay ? { written: false, updated_at: null } : {}),
-    idempotent_replay: replay,
-    heartbeat_receipt: chain.receipt,
-    rollout_event: recorded.event,
-  };
-}
 
 export const todoSupersede = defineOperation({
   key: 'todoSupersede',

@@ -3,7 +3,8 @@ import { LoopxError } from '../errors';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { agentProfileForGoal } from '../registry/agentIds';
 import { BUDGET_FIELDS } from './config';
-import type { QuotaGoal } from './goal';
+import type { GoalRef } from '../registry/goalRef';
+import { quotaConfigOf, type QuotaRefKeys } from './goal';
 import { SettlementIdentitySchema, type SettlementIdentity } from './identity';
 import type { QuotaLedger } from './ledger';
 import { computeQuotaStatus, exhaustedBudget, type GoalFacts, type ReservedTotals } from './state';
@@ -29,7 +30,7 @@ import {
 
 /** Writes the reservation's hold, then counts again what every writer holds (see reserveTurn). */
 async function holdAndRecheck(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
   identity: SettlementIdentity,
   slots: number,
@@ -53,19 +54,20 @@ const ADMISSION_FACTS: GoalFacts = {
 
 /** Why `slots` more (and `estimate`) would not fit, or null when they fit. */
 export function capacityProblem(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   ledger: QuotaLedger,
   held: ReservedTotals,
   slots: number,
   estimate: UsageEstimate,
 ): string | null {
-  const allowed = goal.config.slots.allowed_slots;
+  const config = quotaConfigOf(goal);
+  const allowed = config.slots.allowed_slots;
   const committed = ledger.spent_slots + held.slots;
-  if (goal.config.slots.compute <= 0) return 'the goal has 0 compute quota (paused)';
+  if (config.slots.compute <= 0) return 'the goal has 0 compute quota (paused)';
   if (committed + slots > allowed) {
-    return `${ledger.spent_slots} spent + ${held.slots} reserved + ${slots} requested exceeds the ${allowed} allowed slots in the last ${goal.config.slots.window_hours} h`;
+    return `${ledger.spent_slots} spent + ${held.slots} reserved + ${slots} requested exceeds the ${allowed} allowed slots in the last ${config.slots.window_hours} h`;
   }
-  const status = computeQuotaStatus(goal.config, ledger, held, ADMISSION_FACTS);
+  const status = computeQuotaStatus(config, ledger, held, ADMISSION_FACTS);
   const full = exhaustedBudget(status.budgets);
   if (full !== null)
     return `the ${full} budget is used up (${status.budgets[full].used} spent + ${status.budgets[full].reserved} reserved of ${status.budgets[full].limit ?? 0})`;
@@ -98,16 +100,17 @@ export type EstimateBasis = 'profile' | 'average' | 'remaining';
  * to go on, one turn runs alone until its spend gives the average, so the limit still holds.
  */
 export function estimateTurnUsage(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   ledger: QuotaLedger,
   held: ReservedTotals,
   given: UsageEstimate,
 ): { estimate: UsageEstimate; basis: Partial<Record<keyof typeof BUDGET_USAGE, EstimateBasis>> } {
   const estimate: UsageEstimate = { ...given };
   const basis: Partial<Record<keyof typeof BUDGET_USAGE, EstimateBasis>> = {};
+  const budgets = quotaConfigOf(goal).budgets;
   for (const field of BUDGET_FIELDS) {
     const key = BUDGET_USAGE[field];
-    const limit = goal.config.budgets[field];
+    const limit = budgets[field];
     if (given[key] !== undefined) {
       basis[field] = 'profile';
       continue;
@@ -140,9 +143,9 @@ export function estimateTurnUsage(
  * The estimate the agent's profile gives (`coordination.agent_profiles.<agent>.executor`:
  * `estimated_cost_usd`, `estimated_tokens`), read from the registry entry; {} when none is set.
  */
-export function profileEstimate(goal: QuotaGoal, agentId: string | null): UsageEstimate {
+export function profileEstimate(goal: Pick<GoalRef, QuotaRefKeys>, agentId: string | null): UsageEstimate {
   if (agentId === null) return {};
-  const executor = agentProfileForGoal(goal.goal, agentId)?.['executor'];
+  const executor = agentProfileForGoal(goal.rawEntry, agentId)?.['executor'];
   if (typeof executor !== 'object' || executor === null) return {};
   const fields = executor as Record<string, unknown>;
   const cost = fields['estimated_cost_usd'];
@@ -159,7 +162,7 @@ export function profileEstimate(goal: QuotaGoal, agentId: string | null): UsageE
  * {@link estimateTurnUsage}) fits beside what is spent and reserved. Null when it fits.
  */
 export function admissionProblem(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   ledger: QuotaLedger,
   held: ReservedTotals,
   given: UsageEstimate,
@@ -197,7 +200,11 @@ export interface ReserveTurnResult {
 }
 
 /** Admits one turn: holds its slot(s) and budget estimate until settled, voided or expired. */
-export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveTurnInput): Promise<ReserveTurnResult> {
+export async function reserveTurn(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  clock: Clock,
+  input: ReserveTurnInput,
+): Promise<ReserveTurnResult> {
   const identity = SettlementIdentitySchema.parse(input.identity);
   const slots = input.slots ?? 1;
   if (!Number.isInteger(slots) || slots < 1)
@@ -271,12 +278,13 @@ export async function reserveTurn(goal: QuotaGoal, clock: Clock, input: ReserveT
     // pays for a delivery already in the index (its spend needs one), so the second read sees that delivery
     // (or its spend) and this turn backs off; a spend that reads after the hold sees the hold.
     const recheck = mixed ? await holdAndRecheck(goal, clock, identity, slots, input.lock, reservation, live) : null;
-    if (recheck !== null && recheck.committed > goal.config.slots.allowed_slots) {
+    const allowed = quotaConfigOf(goal).slots.allowed_slots;
+    if (recheck !== null && recheck.committed > allowed) {
       await releaseHold(goal, clock, reservation);
       await saveReservations(goal, snapshot, live, clock);
       return done(
         'refused',
-        `quota refused: the original LoopX took the slot meanwhile (${recheck.spent} spent + ${held.slots} reserved + ${recheck.pending} pending + ${slots} requested exceeds the ${goal.config.slots.allowed_slots} allowed slots)`,
+        `quota refused: the original LoopX took the slot meanwhile (${recheck.spent} spent + ${held.slots} reserved + ${recheck.pending} pending + ${slots} requested exceeds the ${allowed} allowed slots)`,
         null,
         live,
       );

@@ -1,90 +1,27 @@
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
-import { registryProjectRoot, resolveGoalStatePath, resolveRuntimeRoot } from '../registry/locate';
-import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import type { GoalRef } from '../registry/goalRef';
+import { resolveGoalStatePath } from '../registry/locate';
 import { goalRuntimeDir } from '../runtime/layout';
 import { readQuotaConfig, type QuotaConfig } from './config';
 
-/** Everything quota code needs to know about one registered goal, loaded once per operation. */
-export interface QuotaGoal {
-  goalId: string;
-  registryPath: string;
-  /** The registry's project: relative run-artifact paths resolve against it. */
-  projectRoot: string;
-  runtimeRoot: string;
-  /** `<runtime>/goals/<goal>`: holds `runs/` and the reservations file. */
-  goalRuntimeDir: string;
-  /** The raw registry entry (unknown fields kept). */
-  goal: Record<string, unknown>;
-  config: QuotaConfig;
-  /** Absolute path of ACTIVE_GOAL_STATE.md, or null when the goal has none that can be resolved. */
-  statePath: string | null;
-}
-
-export interface LoadQuotaGoalOptions {
-  registryPath: string;
-  goalId: string;
-  /** `--runtime-root`; default: the registry's `common_runtime_root`. */
-  runtimeRootOverride?: string | undefined;
-  /** For `~` expansion; default the OS home directory. */
-  homeDir?: string | undefined;
-}
-
-/** Loads the goal, or null when the registry has no goal with this id. */
-export async function findQuotaGoal(options: LoadQuotaGoalOptions): Promise<QuotaGoal | null> {
-  return quotaGoalFromRegistry(await readRegistry(path.resolve(options.registryPath)), options);
-}
+/**
+ * What quota code reads of a goal: these fields of its `GoalRef` (quota code takes
+ * `Pick<GoalRef, QuotaRefKeys>`, so status can hand in the part of a reference it builds from a registry entry).
+ * The quota configuration is read from `rawEntry` (`quotaConfigOf`).
+ */
+export type QuotaRefKeys =
+  'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'runtimeDir' | 'statePath' | 'rawEntry';
 
 /**
- * The goal from a registry document the caller already read (`options.registryPath` is where it
- * came from), or null when it has no goal with this id. Reads no file.
+ * The goal's quota configuration (its registry entry's `quota`, normalized), refused when its window is
+ * longer than any date can hold (`quota_window_out_of_range`). Reads no file.
  */
-export function quotaGoalFromRegistry(
-  registry: Record<string, unknown>,
-  options: LoadQuotaGoalOptions,
-): QuotaGoal | null {
-  const goalId = checkGoalIdSegment(options.goalId);
-  const homeDir = options.homeDir ?? os.homedir();
-  const registryPath = path.resolve(options.registryPath);
-  const goal = findRawRegistryGoal(registry, goalId);
-  if (goal === undefined) return null;
-  const runtimeRoot = resolveRuntimeRoot({ registryPath, registry, override: options.runtimeRootOverride, homeDir });
-  return quotaGoalFromEntry(goal, {
-    goalId,
-    registryPath,
-    projectRoot: registryProjectRoot(registryPath),
-    runtimeRoot,
-    homeDir,
-  });
-}
-
-/**
- * The quota goal of a raw registry entry (the object in `registry.goals`, e.g. from
- * `rawRegistryGoalsById`) at the place its reader resolved (a `GoalRef`'s fields: the runtime root with
- * any override applied, the project the registry belongs to, the home `~` expands to). Reads no file.
- */
-export function quotaGoalFromEntry(
-  goal: Record<string, unknown>,
-  place: Pick<QuotaGoal, 'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot'> & { homeDir: string },
-): QuotaGoal {
-  const goalId = checkGoalIdSegment(place.goalId);
-  const { homeDir, runtimeRoot } = place;
-  const registryPath = path.resolve(place.registryPath);
-  const statePath = resolveGoalStatePath(goal, goalId, homeDir);
-  const config = readQuotaConfig(goal);
-  checkQuotaWindow(config, goalId, registryPath);
-  return {
-    goalId,
-    registryPath,
-    projectRoot: place.projectRoot,
-    runtimeRoot,
-    goalRuntimeDir: goalRuntimeDir(runtimeRoot, goalId),
-    goal,
-    config,
-    statePath,
-  };
+export function quotaConfigOf(goal: Pick<GoalRef, QuotaRefKeys>): QuotaConfig {
+  const config = readQuotaConfig(goal.rawEntry);
+  checkQuotaWindow(config, goal);
+  return config;
 }
 
 /**
@@ -94,9 +31,11 @@ export function quotaGoalFromEntry(
 export const MAX_WINDOW_HOURS = 1_000_000;
 
 /** Refuses a quota window no date can hold (`quota_window_out_of_range`, naming the registry, the goal and the field). */
-export function checkQuotaWindow(config: QuotaConfig, goalId: string, registryPath: string): void {
+function checkQuotaWindow(config: QuotaConfig, goal: Pick<GoalRef, QuotaRefKeys>): void {
   const hours = config.slots.window_hours;
   if (hours <= MAX_WINDOW_HOURS) return;
+  const goalId = goal.goalId;
+  const registryPath = path.resolve(goal.registryPath);
   throw new LoopxError(
     'quota_window_out_of_range',
     `${registryPath}: goal '${goalId}' has quota.window_hours ${hours}, more than the ${MAX_WINDOW_HOURS} hours LoopX can account. ` +
@@ -106,51 +45,26 @@ export function checkQuotaWindow(config: QuotaConfig, goalId: string, registryPa
 }
 
 /**
- * The goal as the registry says it now: its entry is read again from `goal.registryPath` (stop flag,
- * quota, budgets, executors), at the place the caller resolved (runtime root, project). Admission
- * decides on this, never on the snapshot an operation took when it started (a running loop would
- * otherwise ignore a pause or a lowered limit). A goal removed meanwhile is `goal_not_found`.
+ * The part of a `GoalRef` quota code reads, from a raw registry entry (the object in `registry.goals`) at the
+ * place its reader resolved (the runtime root with any override applied, the project the registry belongs
+ * to, the home `~` expands to), its quota window checked (`quotaConfigOf`). Reads no file.
  */
-export async function reloadQuotaGoal(
-  goal: QuotaGoal,
-  homeDir: string,
-): Promise<{
-  goal: QuotaGoal;
-  document: Record<string, unknown>;
-}> {
-  const document = await readRegistry(goal.registryPath);
-  const entry = findRawRegistryGoal(document, goal.goalId);
-  if (entry === undefined) {
-    throw new LoopxError(
-      'goal_not_found',
-      `goal '${goal.goalId}' is no longer in the registry ${goal.registryPath}; no new turn starts`,
-      { goal_id: goal.goalId, registry: goal.registryPath },
-    );
-  }
-  return {
-    goal: quotaGoalFromEntry(entry, {
-      goalId: goal.goalId,
-      registryPath: goal.registryPath,
-      projectRoot: goal.projectRoot,
-      runtimeRoot: goal.runtimeRoot,
-      homeDir,
-    }),
-    document,
+export function quotaRefOfEntry(
+  entry: Record<string, unknown>,
+  place: Pick<GoalRef, 'goalId' | 'registryPath' | 'projectRoot' | 'runtimeRoot' | 'homeDir'>,
+): Pick<GoalRef, QuotaRefKeys> {
+  const { runtimeRoot, homeDir } = place;
+  const goalId = checkGoalIdSegment(place.goalId);
+  const runtimeDir = goalRuntimeDir(runtimeRoot, goalId);
+  const ref = {
+    goalId,
+    registryPath: path.resolve(place.registryPath),
+    projectRoot: place.projectRoot,
+    runtimeRoot,
+    runtimeDir,
+    statePath: resolveGoalStatePath(entry, goalId, homeDir),
+    rawEntry: entry,
   };
-}
-
-/** Loads the goal; a goal missing from the registry is LoopxError `goal_not_found`. */
-export async function loadQuotaGoal(options: LoadQuotaGoalOptions): Promise<QuotaGoal> {
-  const loaded = await findQuotaGoal(options);
-  if (loaded === null) {
-    throw new LoopxError(
-      'goal_not_found',
-      `goal '${options.goalId}' is not in the registry ${options.registryPath}; check --goal-id or add the goal with loopx bootstrap`,
-      {
-        goal_id: options.goalId,
-        registry: options.registryPath,
-      },
-    );
-  }
-  return loaded;
+  quotaConfigOf(ref);
+  return ref;
 }

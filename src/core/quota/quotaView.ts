@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { runIndexPath } from '../runtime/layout';
 import type { RunIndexEntry, RunIndexRead } from '../runtime/runIndex';
-import type { QuotaGoal } from './goal';
+import type { GoalRef } from '../registry/goalRef';
+import type { QuotaRefKeys } from './goal';
 import type { IndexDigest, LedgerFacts, QuotaLedger } from './ledger';
 import type { ReservedTotals } from './state';
 import { reservedTotals, takeSnapshot, type Reservation } from './reservations';
@@ -18,36 +19,38 @@ export interface QuotaView {
   reserved: ReservedTotals;
 }
 
-export interface ReadQuotaViewOptions {
-  /**
-   * The goal's run index as the caller just read it (status reads it anyway), instead of reading
-   * it again; used only when it is this goal's index file. Null: the index does not exist.
-   */
-  runIndex?: RunIndexRead | null;
-  /** The ledger facts of the goal's index as a cache kept them: the index is not read (and `rows` is empty). */
-  facts?: LedgerFacts;
-  /** The digest of the goal's index as the persistent cache kept it (wins over `facts`): its ledger memo is used and updated. */
-  digest?: IndexDigest;
-}
+/**
+ * Where the view's ledger comes from, a required input: the goal's run index read now (`read`), or what the
+ * caller loaded of it: its rows (`rows`; null when the index does not exist; used only when it is this goal's
+ * index file, else the index is read), its ledger facts (`facts`: `rows` stays empty) or the persistent cache's
+ * digest (`digest`: its ledger memo is used and updated, `rows` stays empty).
+ */
+export type QuotaViewIndex =
+  | { kind: 'read' }
+  | { kind: 'rows'; runIndex: RunIndexRead | null }
+  | { kind: 'facts'; facts: LedgerFacts }
+  | { kind: 'digest'; digest: IndexDigest };
 
 /** Reads ledger and reservations without the lock and without writing (status views, previews). */
 export async function readQuotaView(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
-  options: ReadQuotaViewOptions = {},
+  index: QuotaViewIndex,
 ): Promise<QuotaView> {
   const indexFile = path.resolve(runIndexPath(goal.runtimeRoot, goal.goalId));
   const given =
-    options.runIndex === null
-      ? { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] }
-      : options.runIndex;
+    index.kind !== 'rows'
+      ? undefined
+      : index.runIndex === null
+        ? { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] }
+        : index.runIndex;
   const snapshot = await takeSnapshot(
     goal,
     clock,
     given !== undefined && path.resolve(given.index_file) === indexFile ? given : undefined,
-    options.facts,
-    options.facts === undefined && options.digest === undefined,
-    options.digest,
+    index.kind === 'facts' ? index.facts : undefined,
+    index.kind === 'read' || index.kind === 'rows',
+    index.kind === 'digest' ? index.digest : undefined,
   );
   return {
     ledger: snapshot.ledger,

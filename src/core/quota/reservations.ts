@@ -11,7 +11,8 @@ import { parseIsoInstant } from '../isoTime';
 import { readGoalRuns, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
 import { appendRun } from '../runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../runtime/time';
-import type { QuotaGoal } from './goal';
+import type { GoalRef } from '../registry/goalRef';
+import { quotaConfigOf, type QuotaRefKeys } from './goal';
 import { SettlementIdentitySchema, type SettlementIdentity } from './identity';
 import { pendingDeliveries } from './deliveryScan';
 import {
@@ -88,8 +89,8 @@ export const ReservationsFileSchema = z.looseObject({
 const RECLAIMED_MEMORY = 100;
 export type ReservationsFile = z.infer<typeof ReservationsFileSchema>;
 
-export function reservationsPath(goal: QuotaGoal): string {
-  return path.join(goal.goalRuntimeDir, RESERVATIONS_FILE);
+export function reservationsPath(goal: Pick<GoalRef, QuotaRefKeys>): string {
+  return path.join(goal.runtimeDir, RESERVATIONS_FILE);
 }
 
 export interface QuotaLockOptions {
@@ -150,7 +151,7 @@ export interface QuotaSnapshot {
 }
 
 export async function takeSnapshot(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
   readIndex?: RunIndexRead,
   facts?: LedgerFacts,
@@ -162,7 +163,7 @@ export async function takeSnapshot(
   let ledgerInput = facts;
   if (digest !== undefined) {
     // A kept digest: its memo gives the ledger without unpacking the facts while the window holds the same spends.
-    return snapshotOf(file, ledgerOfDigest(digest, goal.config.slots.window_hours, clock), rows, clock);
+    return snapshotOf(file, ledgerOfDigest(digest, quotaConfigOf(goal).slots.window_hours, clock), rows, clock);
   }
   if (ledgerInput === undefined) {
     // Reserving, settling and voiding (a writer's read inside its lock) read the whole index: the
@@ -174,7 +175,7 @@ export async function takeSnapshot(
     if (needRows || readIndex !== undefined) rows = read.rows;
     ledgerInput = ledgerFacts(read.rows, goal.projectRoot);
   }
-  return snapshotOf(file, ledgerFromFacts(ledgerInput, goal.config.slots.window_hours, clock), rows, clock);
+  return snapshotOf(file, ledgerFromFacts(ledgerInput, quotaConfigOf(goal).slots.window_hours, clock), rows, clock);
 }
 
 function snapshotOf(
@@ -196,7 +197,7 @@ function snapshotOf(
 }
 
 export async function saveReservations(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   snapshot: QuotaSnapshot,
   live: Reservation[],
   clock: Clock,
@@ -238,7 +239,7 @@ export const PENDING_DELIVERY_MINUTES = DEFAULT_RESERVATION_TTL_MINUTES;
  * `generated_at`, the key its void names.
  */
 export async function appendHold(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
   identity: SettlementIdentity,
   slots: number,
@@ -269,7 +270,11 @@ export async function appendHold(
 }
 
 /** Appends the void that releases a reservation's hold (nothing when it has none). */
-export async function releaseHold(goal: QuotaGoal, clock: Clock, reservation: Reservation): Promise<void> {
+export async function releaseHold(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  clock: Clock,
+  reservation: Reservation,
+): Promise<void> {
   const heldAt = reservation['hold_generated_at'];
   if (typeof heldAt !== 'string' || heldAt === '') return;
   const quotaEvent = {
@@ -313,8 +318,8 @@ export async function releaseHold(goal: QuotaGoal, clock: Clock, reservation: Re
  * leaves in the goal's runtime folder beside `rollout-event-log.jsonl`. Only then are reservations written as holds:
  * a goal only we work on keeps its index free of them.
  */
-export function originalFootprint(goal: QuotaGoal): string | null {
-  return originalFootprintIn(goal.goalRuntimeDir);
+export function originalFootprint(goal: Pick<GoalRef, QuotaRefKeys>): string | null {
+  return originalFootprintIn(goal.runtimeDir);
 }
 
 /** The same, given the goal's runtime folder (`<runtime>/goals/<goal>`): what `doctor` reads. */
@@ -330,7 +335,12 @@ export function originalFootprintIn(goalRuntimeDir: string): string | null {
 }
 
 /** Accountable deliveries of agents without a live reservation whose spend is still to come. */
-export async function pendingSpends(goal: QuotaGoal, clock: Clock, live: readonly Reservation[], agentId: string) {
+export async function pendingSpends(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  clock: Clock,
+  live: readonly Reservation[],
+  agentId: string,
+) {
   const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
     .rows;
   const skip = new Set([agentId, ...live.map((r) => r.settlement_identity.agent_id)]);
@@ -338,13 +348,13 @@ export async function pendingSpends(goal: QuotaGoal, clock: Clock, live: readonl
 }
 
 export async function underQuotaLock<T>(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
   operation: string,
   lock: QuotaLockOptions | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
-  await mkdirInside(goal.runtimeRoot, goal.goalRuntimeDir);
+  await mkdirInside(goal.runtimeRoot, goal.runtimeDir);
   const options: Parameters<typeof withFileLock>[1] = { operation, clock };
   if (lock?.agentId !== undefined) options.agentId = lock.agentId;
   if (lock?.timeoutMs !== undefined) options.timeoutMs = lock.timeoutMs;
@@ -359,13 +369,18 @@ export interface QuotaCounts {
   remaining_slots: number;
 }
 
-export function quotaCounts(goal: QuotaGoal, ledger: QuotaLedger, live: readonly Reservation[]): QuotaCounts {
+export function quotaCounts(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  ledger: QuotaLedger,
+  live: readonly Reservation[],
+): QuotaCounts {
   const reserved = reservedTotals(live).slots;
+  const allowed = quotaConfigOf(goal).slots.allowed_slots;
   return {
-    allowed_slots: goal.config.slots.allowed_slots,
+    allowed_slots: allowed,
     spent_slots: ledger.spent_slots,
     reserved_slots: reserved,
-    remaining_slots: Math.max(0, goal.config.slots.allowed_slots - ledger.spent_slots - reserved),
+    remaining_slots: Math.max(0, allowed - ledger.spent_slots - reserved),
   };
 }
 

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { appendRun, type AppendRunResult } from '../runtime/runIndexWrite';
-import type { QuotaGoal } from './goal';
+import type { GoalRef } from '../registry/goalRef';
+import { quotaConfigOf, type QuotaRefKeys } from './goal';
 import { SettlementIdentitySchema, type SettlementIdentity } from './identity';
 import { QUOTA_SLOT_SPENT, type QuotaLedger, type TurnUsage } from './ledger';
 import {
@@ -77,7 +78,7 @@ export interface SettleResult {
 const DEFAULT_DECISION: DecisionSnapshot = { should_run: true, state: 'eligible', effective_action: 'normal_run' };
 
 function buildSpendRecord(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   identity: SettlementIdentity,
   slots: number,
   ledger: QuotaLedger,
@@ -85,7 +86,11 @@ function buildSpendRecord(
   reservation: Reservation | null,
 ): { record: Record<string, unknown>; indexFields: Record<string, unknown> } {
   const decision = input.decision ?? DEFAULT_DECISION;
-  const before = { ...decision, spent_slots: ledger.spent_slots, allowed_slots: goal.config.slots.allowed_slots };
+  const before = {
+    ...decision,
+    spent_slots: ledger.spent_slots,
+    allowed_slots: quotaConfigOf(goal).slots.allowed_slots,
+  };
   const after = { ...before, spent_slots: before.spent_slots + slots };
   const reasonSummary =
     decision.state === 'eligible'
@@ -133,7 +138,7 @@ function buildSpendRecord(
 }
 
 function spendMarkdown(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   identity: SettlementIdentity,
   slots: number,
   ledger: QuotaLedger,
@@ -146,7 +151,7 @@ function spendMarkdown(
     `# ${goal.goalId} — ${QUOTA_SLOT_SPENT}`,
     '',
     `- agent: ${identity.agent_id}, todo: ${binding}, turn: ${identity.turn_instance_id}`,
-    `- slots: ${slots} (${ledger.spent_slots} → ${ledger.spent_slots + slots} of ${goal.config.slots.allowed_slots})`,
+    `- slots: ${slots} (${ledger.spent_slots} → ${ledger.spent_slots + slots} of ${quotaConfigOf(goal).slots.allowed_slots})`,
   ];
   if (usage !== undefined) {
     const parts = [
@@ -162,7 +167,7 @@ function spendMarkdown(
 }
 
 async function settleWith(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
   input: SettleInput,
   snapshot: QuotaSnapshot,
@@ -289,7 +294,11 @@ async function settleWith(
  * settlement identity: a replay writes nothing. Without a live reservation the slot is admitted
  * now, and refused when it would exceed the limit.
  */
-export async function settleReservation(goal: QuotaGoal, clock: Clock, input: SettleInput): Promise<SettleResult> {
+export async function settleReservation(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  clock: Clock,
+  input: SettleInput,
+): Promise<SettleResult> {
   if (input.dryRun === true) return settleWith(goal, clock, input, await takeSnapshot(goal, clock), false);
   return underQuotaLock(goal, clock, 'quota_settle', input.lock, async () =>
     settleWith(goal, clock, input, await takeSnapshot(goal, clock), true),

@@ -1,7 +1,8 @@
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import type { RunIndexEntry } from '../runtime/runIndex';
-import type { QuotaGoal } from './goal';
+import type { GoalRef } from '../registry/goalRef';
+import { quotaConfigOf, type QuotaRefKeys } from './goal';
 import { settlementIdentity, type SettlementIdentity } from './identity';
 import { ACCOUNTABLE_OUTCOMES, isAccountable, isTransparent } from './deliveryScan';
 import { isReservationHoldRow, QUOTA_SLOT_SPENT, type TurnUsage } from './ledger';
@@ -310,13 +311,18 @@ export interface SpendSlotResult {
 }
 
 /** Checks and (with `execute`) writes one spend for a turn; previews by default. */
-export async function spendSlot(goal: QuotaGoal, clock: Clock, input: SpendSlotInput): Promise<SpendSlotResult> {
-  const view = await readQuotaView(goal, clock);
+export async function spendSlot(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  clock: Clock,
+  input: SpendSlotInput,
+): Promise<SpendSlotResult> {
+  const view = await readQuotaView(goal, clock, { kind: 'read' });
+  const allowed = quotaConfigOf(goal).slots.allowed_slots;
   const quotaNow: QuotaCounts = {
-    allowed_slots: goal.config.slots.allowed_slots,
+    allowed_slots: allowed,
     spent_slots: view.ledger.spent_slots,
     reserved_slots: view.reserved.slots,
-    remaining_slots: Math.max(0, goal.config.slots.allowed_slots - view.ledger.spent_slots - view.reserved.slots),
+    remaining_slots: Math.max(0, allowed - view.ledger.spent_slots - view.reserved.slots),
   };
   let turn = input.turnInstanceId;
   let recovered = false;
@@ -474,7 +480,11 @@ export interface VoidSlotResult {
  * `quota void-slot`: releases a turn's live reservation, or appends a `quota_slot_voided` record
  * that cancels a spend (by turn identity or `--void-generated-at`). Previews by default.
  */
-export async function voidSlot(goal: QuotaGoal, clock: Clock, input: VoidSlotInput): Promise<VoidSlotResult> {
+export async function voidSlot(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  clock: Clock,
+  input: VoidSlotInput,
+): Promise<VoidSlotResult> {
   if (input.turnInstanceId === null && input.generatedAt === null) {
     throw new LoopxError(
       'usage',
@@ -492,14 +502,15 @@ export async function voidSlot(goal: QuotaGoal, clock: Clock, input: VoidSlotInp
       todoId: input.todoId,
     }).effect_id;
   }
-  const view = await readQuotaView(goal, clock);
+  const view = await readQuotaView(goal, clock, { kind: 'read' });
   const reservation = effectId === null ? undefined : view.live.find((r) => r.effect_id === effectId);
   if (reservation !== undefined) {
+    const allowed = quotaConfigOf(goal).slots.allowed_slots;
     const quota: QuotaCounts = {
-      allowed_slots: goal.config.slots.allowed_slots,
+      allowed_slots: allowed,
       spent_slots: view.ledger.spent_slots,
       reserved_slots: view.reserved.slots,
-      remaining_slots: Math.max(0, goal.config.slots.allowed_slots - view.ledger.spent_slots - view.reserved.slots),
+      remaining_slots: Math.max(0, allowed - view.ledger.spent_slots - view.reserved.slots),
     };
     if (!input.execute) {
       return {

@@ -1,4 +1,5 @@
-import type { QuotaGoal } from './goal';
+import type { GoalRef } from '../registry/goalRef';
+import { quotaConfigOf, type QuotaRefKeys } from './goal';
 import type { QuotaView } from './quotaView';
 import { asRecord, computeQuotaStatus, deriveWaitingOn, focusMarkerOf, goalStopped, type QuotaStatus } from './state';
 
@@ -27,7 +28,7 @@ export interface GoalQuotaSummary {
  * `GoalSnapshot` gives all three (`goalQuotaSummary` in `core/goal/quotaSummary.ts`).
  */
 export interface QuotaSummaryInput {
-  goal: QuotaGoal;
+  goal: Pick<GoalRef, QuotaRefKeys>;
   quota: Pick<QuotaView, 'ledger' | 'reserved'>;
   /** The goal's newest status run (`latestStatusRun`), or null when it has none. */
   latestStatusRun: object | null;
@@ -36,11 +37,11 @@ export interface QuotaSummaryInput {
 /** Quota state and usage of a goal without its todos (cheap enough for every refresh). Pure: it reads nothing. */
 export function quotaSummary(input: QuotaSummaryInput): GoalQuotaSummary {
   const { goal, quota: view, latestStatusRun: latest } = input;
-  const quota = computeQuotaStatus(goal.config, view.ledger, view.reserved, {
-    stopped: goalStopped(goal.goal),
+  const quota = computeQuotaStatus(quotaConfigOf(goal), view.ledger, view.reserved, {
+    stopped: goalStopped(goal.rawEntry),
     health: { ok: true, reason: '' },
-    waitingOn: deriveWaitingOn(goal.goal, latest === null ? null : asRecord(latest)),
-    focusMarker: focusMarkerOf(goal.goal),
+    waitingOn: deriveWaitingOn(goal.rawEntry, latest === null ? null : asRecord(latest)),
+    focusMarker: focusMarkerOf(goal.rawEntry),
   });
   return {
     goal_id: goal.goalId,

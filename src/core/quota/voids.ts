@@ -2,7 +2,8 @@ import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { parseIsoInstant } from '../isoTime';
 import { appendRun } from '../runtime/runIndexWrite';
-import type { QuotaGoal } from './goal';
+import type { GoalRef } from '../registry/goalRef';
+import type { QuotaRefKeys } from './goal';
 import { QUOTA_SLOT_SPENT, QUOTA_SLOT_VOIDED } from './ledger';
 import {
   lockTimeouts,
@@ -29,7 +30,7 @@ export interface VoidReservationResult {
 
 /** Releases a turn's reservation without spending (the turn failed or stopped). */
 export async function voidReservation(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
   input: { effectId: string; lock?: QuotaLockOptions },
 ): Promise<VoidReservationResult> {
@@ -50,7 +51,7 @@ export async function voidReservation(
 
 /** Releases expired reservations (and ones already spent); returns the expired ones. */
 export async function reclaimExpiredReservations(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   clock: Clock,
   lock?: QuotaLockOptions,
 ): Promise<Reservation[]> {
@@ -88,7 +89,11 @@ export interface VoidSpendResult {
  * Appends a `quota_slot_voided` record that cancels one spend (the spend itself stays: voids never
  * delete). Refuses when the spend cannot be found or is already fully voided.
  */
-export async function voidSpend(goal: QuotaGoal, clock: Clock, input: VoidSpendInput): Promise<VoidSpendResult> {
+export async function voidSpend(
+  goal: Pick<GoalRef, QuotaRefKeys>,
+  clock: Clock,
+  input: VoidSpendInput,
+): Promise<VoidSpendResult> {
   const run = async (write: boolean): Promise<VoidSpendResult> => {
     const snapshot = await takeSnapshot(goal, clock);
     const { ledger } = snapshot;

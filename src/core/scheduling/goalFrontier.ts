@@ -1,5 +1,6 @@
 import type { StateDocument, TodoItem } from '../state/document';
 import { metaFlag, metaList } from '../state/gates';
+import { resumesOnTodo } from '../todo/resume';
 
 /**
  * The goal frontier as LoopX reads it from the todos (its `goal_frontier` terminal and replan rules):
@@ -55,7 +56,7 @@ function hasSuccessor(item: TodoItem, todos: readonly TodoItem[]): boolean {
       other !== item &&
       taskClass(other) === 'advancement_task' &&
       (metaList(other.meta['unblocks_todo_id']).includes(item.todoId) ||
-        other.meta['resume_when'] === `todo_done:${item.todoId}`),
+        resumesOnTodo(other.meta['resume_when'], item.todoId)),
   );
 }
 

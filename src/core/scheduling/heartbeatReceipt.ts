@@ -3,11 +3,13 @@ import { LoopxError } from '../errors';
 import { findHeartbeatReceipt, type HeartbeatReceipt } from '../evidence/receipts';
 import { appendRolloutEventsChecked, buildRolloutEvent, ofTurn, type RolloutEvent } from '../evidence/rolloutLog';
 import type { LockOptions } from '../fs/fileLock';
-import type { QuotaGoal } from '../quota/goal';
+import type { GoalRef } from '../registry/goalRef';
+import type { QuotaRefKeys } from '../quota/goal';
 import { settlementIdentity } from '../quota/identity';
-import { readStateFile } from '../state/stateFile';
-import { spendCommand, type ShouldRunDecision } from './shouldRun';
-import { selectedTodoView } from './todoSelection';
+import { readGoalStateFile } from '../goal/reads';
+import { spendCommand } from './decisionAssembly';
+import type { ShouldRunDecision } from './decisionContract';
+import { selectedTodoView } from '../todo/runnable';
 import { deliveryWorkspaceCausality, deliveryWorkspaceCausalityFields } from '../snapshots/deliveryWorkspace';
 
 /**
@@ -38,7 +40,7 @@ export interface BindReceiptInput {
 }
 
 export async function bindHeartbeatReceipt(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   decision: ShouldRunDecision,
   input: BindReceiptInput,
 ): Promise<ReceiptDecision> {
@@ -48,7 +50,7 @@ export async function bindHeartbeatReceipt(
   // Read before the log's lock (the state file is not the log): only a fresh receipt of this todo uses it.
   const causality = candidate === null || !decision.should_run ? null : await receiptCausality(goal, candidate);
   const fresh = await appendRolloutEventsChecked(
-    goal.goalRuntimeDir,
+    goal.runtimeDir,
     (read): { append: RolloutEvent[]; result: { receipt: HeartbeatReceipt | null; replayed: boolean } } => {
       const existing = findHeartbeatReceipt(read.events, goal.goalId, agentId, turnInstanceId);
       if (existing !== null) return { append: [], result: { receipt: existing, replayed: true } };
@@ -118,7 +120,7 @@ export async function bindHeartbeatReceipt(
 
 /** The decision as the receipt binds it: the bound todo, its settlement identity and spend command. */
 async function replayedDecision(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   decision: ShouldRunDecision,
   receipt: HeartbeatReceiptView,
   agentId: string,
@@ -134,7 +136,7 @@ async function replayedDecision(
   if (receipt.todo_id !== null && selected?.todo_id !== receipt.todo_id) {
     selected = null;
     if (goal.statePath !== null) {
-      const snapshot = await readStateFile(goal.statePath).catch(() => null);
+      const snapshot = await readGoalStateFile(goal.statePath).catch(() => null);
       const item = snapshot?.document.todos.find((t) => t.todoId === receipt.todo_id && t.role === 'agent');
       if (item !== undefined)
         selected = selectedTodoView(item, `bound by the heartbeat receipt of turn ${receipt.turn_instance_id}`);
@@ -157,11 +159,11 @@ async function replayedDecision(
 
 /** The selected todo's delivery workspace causality (snapshots/deliveryWorkspace.ts), read from the state file. */
 async function receiptCausality(
-  goal: QuotaGoal,
+  goal: Pick<GoalRef, QuotaRefKeys>,
   todoId: string,
 ): Promise<ReturnType<typeof deliveryWorkspaceCausality> | null> {
   if (goal.statePath === null) return null;
-  const snapshot = await readStateFile(goal.statePath).catch(() => null);
+  const snapshot = await readGoalStateFile(goal.statePath).catch(() => null);
   const item = snapshot?.document.todos.find((t) => t.todoId === todoId && t.role === 'agent');
   return item === undefined ? null : deliveryWorkspaceCausality(item);
 }

@@ -3,6 +3,7 @@ import { scrubValue, type ScrubContext } from '../privacy/scrub';
 import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry } from '../runtime/runIndex';
 import type { TodoItem } from '../state/document';
 import { analyzeGates, gateRelation, gateState, isUserGate, type GateView } from '../state/gates';
+import { deferredTodoDueWithQuota } from '../todo/resume';
 import { activationState } from './goalChannel';
 import { todosOrEmpty } from './goalStatus';
 import type { DeadLockFinding } from './globalLocks';
@@ -250,27 +251,6 @@ export function globalGates(snapshot: GlobalSnapshot, options: GlobalViewOptions
 // ---------------------------------------------------------------------------------------------
 // global-todos
 
-/**
- * Whether a deferred todo's resume condition holds now. `todo_done:<id>` is checked in the same
- * state file and `capacity_available` against the goal's quota; `pr_merged:#N` needs a forge
- * LoopX does not ask, so such a todo stays deferred until someone resumes it.
- */
-function resumeConditionMet(condition: string | undefined, goal: GlobalGoalView, todos: readonly TodoItem[]): boolean {
-  if (condition === undefined) return false;
-  if (condition.startsWith('todo_done:')) {
-    const id = condition.slice('todo_done:'.length);
-    return todos.some((todo) => todo.todoId === id && todo.status === 'done');
-  }
-  // Capacity is the quota's: slots left in the window and the goal not paused. An open gate (operator_gate) does
-  // not take capacity away; it is reported by the todo's own gate reasons.
-  // A bare `capacity_available` (written before the original's rule was followed): the goal's quota.
-  if (condition === 'capacity_available') {
-    const state = goal.item.quota?.state;
-    return state !== undefined && state !== 'throttled' && state !== 'paused';
-  }
-  return false;
-}
-
 function todoRow(goal: GlobalGoalView, todo: TodoItem, reasons: string[]): TodoRow {
   return {
     goal_id: goal.item.goal_id,
@@ -346,7 +326,8 @@ export function globalTodos(snapshot: GlobalSnapshot, options: GlobalViewOptions
         ...(claimedBy !== null && gatedLanes.has(claimedBy) ? [`lane_gate:${claimedBy}`] : []),
       ];
       const resumeWhen = todo.meta['resume_when'];
-      const resumeReady = todo.status === 'deferred' && resumeConditionMet(resumeWhen, goal, doc.todos);
+      const resumeReady =
+        todo.status === 'deferred' && deferredTodoDueWithQuota(resumeWhen, doc.todos, goal.item.quota?.state);
       if (todo.status === 'deferred' && !resumeReady) {
         deferredWaiting += 1;
         continue;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cleanCopyOf } from '../privacy/scrub';
 import { goalStopped } from '../quota/state';
 import type { RegistryGoal } from '../registry/schema';
-import { OPERATOR_WAITS } from './attentionRoute';
+import { OPERATOR_WAITS } from '../todo/attention';
 import { StatusTodoItemSchema, todosOrEmpty, type GoalStatusItem, type StatusTodoItem } from './goalStatus';
 
 /**

@@ -10,7 +10,7 @@ import {
   monitorQuietDisplay,
   quietMonitorAction,
   type OpenTodoFacts,
-} from './attentionRoute';
+} from '../todo/attention';
 import { processStateFiles } from '../goal/cache';
 import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
 import type { PersistentCache } from '../goal/persistentCache';
@@ -21,7 +21,9 @@ import { firstSectionOf, type StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
 import type { TodoRole } from '../state/sections';
 import { projectStateDocument, type StructuredTodoItem } from '../state/structured';
-import { todoContractDiagnostics, type ContractDiagnostic } from './contractCheck';
+import type { ContractDiagnostic } from './contractCheck';
+import { statusTodoContractDiagnostics } from '../todo/contract';
+import { openTodoResumeHolds } from '../todo/resume';
 import { replanObligationWithRuns } from '../scheduling/replanObligation';
 import {
   DEFAULT_STATUS_ACTION,
@@ -148,16 +150,9 @@ function isOpen(item: Pick<StructuredTodoItem, 'status'>): boolean {
   return item.status !== 'done' && item.status !== 'deferred';
 }
 
-/**
- * LoopX's `todo_item_is_actionable_open`: open, and a `resume_when` (on an open todo) only when it holds; of the
- * conditions only `todo_done:<id>` can be checked here.
- */
+/** LoopX's `todo_item_is_actionable_open`: open, and a `resume_when` (on an open todo) only when it holds. */
 function actionableOpen(item: StructuredTodoItem, doc: StateDocument): boolean {
-  if (item.status !== 'open') return false;
-  const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
-  if (resumeWhen === '') return true;
-  const match = /^todo_done:(.+)$/.exec(resumeWhen);
-  return match !== null && doc.todos.some((todo) => todo.todoId === match[1] && todo.status === 'done');
+  return item.status === 'open' && openTodoResumeHolds(item.metadata['resume_when'], doc.todos);
 }
 
 function todoSummary(
@@ -432,7 +427,7 @@ function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null):
     ];
   }
   if (doc === null) return [];
-  return todoContractDiagnostics(doc, {
+  return statusTodoContractDiagnostics(doc, {
     goalId: target.goalId,
     registeredAgents: target.agents,
     stateFileLabel: labelPaths(target.stateFile ?? '', input),

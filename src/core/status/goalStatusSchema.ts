@@ -6,7 +6,7 @@ import {
   staleLatestRunWarningSchema,
   stateProjectionGapSchema,
 } from './projection/schemas';
-import { AttentionSeveritySchema, WaitingOnSchema } from './attentionRoute';
+import { AttentionSeveritySchema, WaitingOnSchema } from '../todo/attention';
 import { StateDiagnosticsSchema } from '../state/structured';
 import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
@@ -106,7 +106,7 @@ export const StatusItemQuotaSchema = z.looseObject({
 });
 export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
 
-export { WaitingOnSchema, AttentionSeveritySchema } from './attentionRoute';
+export { WaitingOnSchema, AttentionSeveritySchema } from '../todo/attention';
 export const RecommendedActionOriginSchema = z.enum([
   'active_state',
   'latest_run',
@@ -146,7 +146,7 @@ export const GoalStatusItemSchema = z.object({
   display_name: z.string(),
   /**
    * LoopX's attention status: `active_state_user_gate`, `active_state_user_todo`, `connected_without_run`,
-   * `run_artifact_missing`, the latest status run's classification, … (attentionRoute.ts).
+   * `run_artifact_missing`, the latest status run's classification, … (todo/attention.ts).
    */
   status: z.string(),
   /** The goal's status in the registry. */
@@ -155,7 +155,7 @@ export const GoalStatusItemSchema = z.object({
   waiting_on: WaitingOnSchema,
   severity: AttentionSeveritySchema,
   /**
-   * Set on a quiet-monitor item (`waiting_on: monitor_signal`, attentionRoute.ts `monitorQuietDisplay`): the
+   * Set on a quiet-monitor item (`waiting_on: monitor_signal`, todo/attention.ts `monitorQuietDisplay`): the
    * route it had before, which its quota state follows.
    */
   execution_waiting_on: WaitingOnSchema.optional(),

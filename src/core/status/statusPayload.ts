@@ -26,7 +26,7 @@ import {
   type GoalStatusItem,
   type GoalStatusTarget,
 } from './goalStatus';
-import { OPERATOR_WAITS } from './attentionRoute';
+import { OPERATOR_WAITS } from '../todo/attention';
 import {
   contractAttentionItem,
   ContractAttentionItemSchema,

@@ -1,12 +1,13 @@
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { quotaGoalFromEntry, type QuotaGoal } from '../quota/goal';
+import { quotaRefOfEntry, type QuotaRefKeys } from '../quota/goal';
+import type { GoalRef } from '../registry/goalRef';
 import type { IndexDigest } from '../quota/ledger';
 import { readQuotaView } from '../quota/quotaView';
 import { focusMarkerOf, type QuotaState } from '../quota/state';
 import { quotaSummary, type GoalQuotaSummary } from '../quota/summary';
 import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
-import { OPERATOR_WAITS } from './attentionRoute';
+import { OPERATOR_WAITS } from '../todo/attention';
 import type { FileStamp } from '../goal/files';
 import type { RecentRunRow } from '../goal/recentRuns';
 import type { GoalStatusTarget } from './goalStatusSchema';
@@ -33,7 +34,7 @@ export type StatusIndexRead =
 
 /** What a goal's quota summary in status is computed from: the goal and its run index as status read them. */
 export interface StatusQuotaReads {
-  goal: QuotaGoal;
+  goal: Pick<GoalRef, QuotaRefKeys>;
   index: StatusIndexRead;
 }
 
@@ -47,7 +48,7 @@ export function statusQuotaReads(
     throw new LoopxError('goal_not_found', `goal '${target.goalId}' is not in the registry ${place.registryPath}`, {
       goal_id: target.goalId,
     });
-  const goal = quotaGoalFromEntry(sources.registryEntry, {
+  const goal = quotaRefOfEntry(sources.registryEntry, {
     goalId: target.goalId,
     registryPath: place.registryPath,
     projectRoot: target.projectRoot,
@@ -66,7 +67,11 @@ export async function statusGoalQuotaSummary(reads: StatusQuotaReads, clock: Clo
   const view = await readQuotaView(
     goal,
     clock,
-    index.kind === 'digest' ? { digest: index.digest } : index.kind === 'rows' ? { runIndex: index.runIndex } : {},
+    index.kind === 'digest'
+      ? { kind: 'digest', digest: index.digest }
+      : index.kind === 'rows'
+        ? { kind: 'rows', runIndex: index.runIndex }
+        : { kind: 'read' },
   );
   const latest =
     index.kind === 'digest'

@@ -1,5 +1,4 @@
 import { withTurnLease } from './leases';
-import { quotaGoalOfRef } from '../goal/ref';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
@@ -153,13 +152,11 @@ export async function requireJournal(turnGoal: TurnSetup, turnKey: string): Prom
 export async function reserveTurnSlot(turnGoal: TurnSetup, journal: TurnJournal, clock: Clock) {
   const config = turnGoal.executorConfig;
   const timeout = config === null ? 0 : executorTimeoutMinutes(config);
-  // Quota code takes its view of the goal (`QuotaGoal`) until it takes the `GoalRef` itself.
-  const quotaGoal = quotaGoalOfRef(turnGoal.goal);
-  return reserveTurn(quotaGoal, clock, {
+  return reserveTurn(turnGoal.goal, clock, {
     identity: journal.settlement_identity,
     // The agent's profile estimate, as `quota should-run` applies it (a command override keeps it).
     estimate: {
-      ...profileEstimate(quotaGoal, journal.agent_id),
+      ...profileEstimate(turnGoal.goal, journal.agent_id),
       ...(config?.estimated_cost_usd !== undefined ? { cost_usd: config.estimated_cost_usd } : {}),
       ...(config?.estimated_tokens !== undefined ? { tokens: config.estimated_tokens } : {}),
     },

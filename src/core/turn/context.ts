@@ -8,10 +8,12 @@ import { isoSeconds } from '../clock';
 import { errorMessage, LoopxError } from '../errors';
 import { DEFAULT_TIMEOUT_MINUTES, readAgentExecutorConfig, type ExecutorConfig } from '../executors/config';
 import { readValidationCommand } from '../registry/validationCommand';
-import { decideShouldRun, type ShouldRunDecision } from '../scheduling/shouldRun';
+import { decideShouldRun } from '../scheduling/shouldRun';
+import type { ShouldRunDecision } from '../scheduling/decisionContract';
 import { GoalLoader } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
-import { quotaGoalOfRef, type GoalRef } from '../goal/ref';
+import type { GoalRef } from '../goal/ref';
+import { quotaConfigOf } from '../quota/goal';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
@@ -78,7 +80,7 @@ export function loadTurnGoal(options: TurnSetupOptions): TurnSetup {
   const goal = options.goal;
   const homeDir = options.homeDir ?? goal.homeDir;
   // Its quota window is refused up front (`quota_window_out_of_range`), before anything is planned or read.
-  quotaGoalOfRef(goal);
+  quotaConfigOf(goal);
   const agentId = requireRegisteredAgent(goal.rawEntry, options.agentId, { field: 'agent_id' });
   if (goal.statePath === null) {
     throw new LoopxError(

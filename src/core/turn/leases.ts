@@ -9,7 +9,7 @@ import { executorTimeoutMinutes, type TurnSetup } from './context';
 
 /**
  * How the turn driver honors hard task leases (docs/leases.md): selection skips todos leased to
- * other agents (todoSelection), admission in `hard_lease` mode acquires the selected todo's lease
+ * other agents (todo/runnable.ts), admission in `hard_lease` mode acquires the selected todo's lease
  * for the turn's agent, and a writeback that completes a leased todo goes through the completion
  * fence, which releases the lease once the todo is done.
  */

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { errorMessage } from '../errors';
 import { RouteSchema, type Route } from '../scheduling/route';
-import type { ShouldRunDecision } from '../scheduling/shouldRun';
+import type { ShouldRunDecision } from '../scheduling/decisionContract';
 import {
   checkTurnInstanceId,
   settlementIdentity,
   SettlementIdentitySchema,
   type SettlementIdentity,
 } from '../quota/identity';
-import { selectTodo, type SelectedTodo } from '../scheduling/todoSelection';
+import { selectTodo, type SelectedTodo } from '../todo/runnable';
 import { ReplanObligationSchema, type ReplanObligation } from '../scheduling/replanObligation';
 import type { RunIndexRow } from '../runtime/runIndex';
 import type { StateDocument } from '../state/document';

@@ -6,7 +6,6 @@ import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
 import { writeJsonAtomic } from '../fs/atomicWrite';
 import { mkdirInside } from '../fs/contain';
 import { writeScopeForGoal } from '../registry/agentIds';
-import { quotaGoalOfRef } from '../goal/ref';
 import { settleReservation } from '../quota/settlement';
 import { voidReservation } from '../quota/voids';
 import { formatLocalIsoSeconds } from '../runtime/time';
@@ -449,7 +448,7 @@ export class TurnTransaction {
     const writeback = this.journal.phases.durable_writeback;
     const usage = journalUsage(this.journal);
     try {
-      const settled = await settleReservation(quotaGoalOfRef(this.turnGoal.goal), this.options.clock, {
+      const settled = await settleReservation(this.turnGoal.goal, this.options.clock, {
         identity: this.journal.settlement_identity,
         source: 'heartbeat',
         recommendedAction: result.recommended_action ?? result.next_action,
@@ -796,7 +795,7 @@ export class TurnTransaction {
 
   private async release(): Promise<void> {
     if (this.journal.reservation.status !== 'reserved') return;
-    await voidReservation(quotaGoalOfRef(this.turnGoal.goal), this.options.clock, {
+    await voidReservation(this.turnGoal.goal, this.options.clock, {
       effectId: this.journal.settlement_identity.effect_id,
       lock: { agentId: this.journal.agent_id },
     });

@@ -5,14 +5,14 @@
 import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../../../src/core/clock';
-import { loadQuotaGoal } from '../../../src/core/quota/goal';
+import { loadGoalRef } from '../../support/goalRef';
 import { settlementIdentity } from '../../../src/core/quota/identity';
 import { reserveTurn } from '../../../src/core/quota/admission';
 import { settleReservation } from '../../../src/core/quota/settlement';
 
 async function main(): Promise<void> {
   const [registryPath = '', goalId = '', agentId = '', turn = '', settleFile = ''] = process.argv.slice(2);
-  const goal = await loadQuotaGoal({ registryPath, goalId });
+  const goal = await loadGoalRef({ registryPath, goalId });
   const identity = settlementIdentity({ goalId, agentId, turnInstanceId: turn, todoId: 'todo_aaaaaaaaaaaa' });
   const lock = { agentId, timeoutMs: 60_000 };
   const reserved = await reserveTurn(goal, systemClock, { identity, lock });

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createClaudeCodeExecutor } from '../../../src/core/executors/claudeCode';
-import { createCodexExecutor } from '../../../src/core/executors/codex';
+import { createCodexExecutor, readCodexOutput } from '../../../src/core/executors/codex';
+import { readOpencodeOutput } from '../../../src/core/executors/opencode';
 import {
   createAgentExecutor,
   installDemoAgent,
@@ -264,5 +265,39 @@ describe('executor configuration in the registry', () => {
       createAgentExecutor({ preset: 'demo' }, { demoAgentArgv: [process.execPath, 'demo.js'] }).kind,
       'demo',
     );
+  });
+});
+
+describe('reading a final-message CLI (Codex, opencode)', () => {
+  const codexEvents = (...events: object[]): string => events.map((event) => JSON.stringify(event)).join('\n');
+  const codexMessage = (text: string): object => ({ type: 'item.completed', item: { type: 'agent_message', text } });
+  const opencodeText = (text: string): object => ({ type: 'text', sessionID: 's1', part: { text } });
+
+  it('takes the result object from the final message', () => {
+    const codex = readCodexOutput(codexEvents(codexMessage('Done.\n{"result_kind":"no_progress"}')));
+    assert.deepEqual(codex.candidate, { result_kind: 'no_progress' });
+    assert.equal(codex.missing, null);
+    const opencode = readOpencodeOutput(codexEvents(opencodeText('{"result_kind":"no_progress"}')));
+    assert.deepEqual(opencode.candidate, { result_kind: 'no_progress' });
+    assert.equal(opencode.sessionId, 's1');
+  });
+
+  it('says how to run the CLI when it printed no final message, and what the prompt asks when the message holds no object', () => {
+    assert.match(readCodexOutput(codexEvents({ type: 'turn.started' })).missing ?? '', /run it as codex exec --json/);
+    assert.match(readCodexOutput(codexEvents(codexMessage('all done'))).missing ?? '', /Codex's final message/);
+    assert.match(readOpencodeOutput('').missing ?? '', /run it as opencode run --format json/);
+    assert.match(readOpencodeOutput(codexEvents(opencodeText('all done'))).missing ?? '', /opencode's final message/);
+  });
+
+  it("reports the agent's own error instead of a missing result, even beside a final message", () => {
+    const codex = readCodexOutput(
+      codexEvents(codexMessage('{"result_kind":"no_progress"}'), { type: 'turn.failed', error: { message: 'boom' } }),
+    );
+    assert.deepEqual([codex.candidate, codex.missing, codex.agentError], [null, null, 'boom']);
+    const opencode = readOpencodeOutput(
+      codexEvents(opencodeText('{"result_kind":"no_progress"}'), { type: 'error', error: { message: 'bad key' } }),
+    );
+    assert.equal(opencode.candidate, null);
+    assert.match(opencode.agentError ?? '', /bad key/);
   });
 });

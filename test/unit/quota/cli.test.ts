@@ -44,6 +44,49 @@ describe('loopx quota CLI', () => {
     assert.equal(bad.code, 1, 'a malformed id is refused by the operation: exit 1, as the original');
   });
 
+  it('the should-run operation answers an unknown goal itself: the refusal names the id asked; a padded id of a goal is refused with its decision', async () => {
+    const ws = makeWorkspace();
+    const ask = (goalId: string) =>
+      runLoopx(
+        [
+          '--registry',
+          ws.registryPath,
+          '--format',
+          'json',
+          'quota',
+          'should-run',
+          '--goal-id',
+          goalId,
+          '--agent-id',
+          'agent-a',
+        ],
+        {
+          cwd: ws.dir,
+          env: { HOME: ws.dir },
+        },
+      );
+    const missing = await ask('nope');
+    assert.equal(missing.code, 1);
+    const refusal = missing.json();
+    assert.deepEqual(
+      [refusal['status'], refusal['goal_id'], refusal['agent_id'], refusal['state'], refusal['reason']],
+      [
+        'goal_not_found',
+        'nope',
+        'agent-a',
+        'unknown',
+        "goal 'nope' is not in the quota plan (registry); check --goal-id",
+      ],
+    );
+    // As before the goal lookup moved into the operation: the registry lists the id once trimmed, so the goal is
+    // decided on, and the answer is still the not-found refusal, carrying that decision's goal id and reason.
+    const padded = await ask(` ${ws.goalId}`);
+    assert.equal(padded.code, 1);
+    const answer = padded.json();
+    assert.deepEqual([answer['status'], answer['goal_id']], ['goal_not_found', ws.goalId]);
+    assert.doesNotMatch(String(answer['reason']), /is not in the quota plan/);
+  });
+
   it('case 11: an unregistered agent exits 1 with quota_agent_not_registered', async () => {
     const ws = makeWorkspace();
     const run = await runLoopx(

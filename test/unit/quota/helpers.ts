@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { fixedClock, type Clock } from '../../../src/core/clock';
-import { loadQuotaGoal, type QuotaGoal } from '../../../src/core/quota/goal';
+import type { GoalRef } from '../../../src/core/registry/goalRef';
+import { loadGoalRef } from '../../support/goalRef';
 import { settlementIdentity, type SettlementIdentity } from '../../../src/core/quota/identity';
 import {
   appendRunRow,
@@ -67,8 +68,8 @@ export function makeWorkspace(
   };
 }
 
-export function loadGoal(ws: Workspace): Promise<QuotaGoal> {
-  return loadQuotaGoal({ registryPath: ws.registryPath, goalId: ws.goalId, homeDir: ws.dir });
+export function loadGoal(ws: Workspace): Promise<GoalRef> {
+  return loadGoalRef({ registryPath: ws.registryPath, goalId: ws.goalId, homeDir: ws.dir });
 }
 
 export function identityFor(

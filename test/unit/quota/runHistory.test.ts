@@ -11,7 +11,8 @@ import {
   type RunHistory,
 } from '../../../src/core/quota/runHistory';
 import { REPLAN_SCAN_DEPTH } from '../../../src/core/scheduling/replanObligation';
-import { shouldRun, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
+import { type ShouldRunDecision } from '../../../src/core/scheduling/decisionContract';
+import { shouldRunFor } from '../../support/goalRef';
 import { shouldRunNextActionWarning } from '../../../src/core/status/projection/shouldRunWarning';
 import { clockAt, makeWorkspace, type Workspace } from './helpers';
 
@@ -130,7 +131,7 @@ async function uncached(ws: Workspace): Promise<unknown> {
 }
 
 async function decide(ws: Workspace, agentId: string | null, indexCache: 'off' | 'memory'): Promise<ShouldRunDecision> {
-  return (await shouldRun({
+  return (await shouldRunFor({
     registryPath: ws.registryPath,
     goalId: ws.goalId,
     agentId,

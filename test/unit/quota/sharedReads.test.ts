@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { quotaGoalFromEntry, quotaGoalFromRegistry } from '../../../src/core/quota/goal';
+import { quotaRefOfEntry } from '../../../src/core/quota/goal';
+import { loadGoalRef } from '../../support/goalRef';
 import { readQuotaLedger } from '../../../src/core/quota/ledger';
 import { readQuotaView } from '../../../src/core/quota/quotaView';
 import { registryProjectRoot } from '../../../src/core/registry/locate';
@@ -21,14 +22,23 @@ describe('quota from what the caller already read', () => {
     const registry = await readRegistry(ws.registryPath);
     const entry = rawRegistryGoalsById(registry).get(ws.goalId);
     assert.ok(entry !== undefined);
-    const goal = quotaGoalFromEntry(entry, {
+    const goal = quotaRefOfEntry(entry, {
       goalId: ws.goalId,
       registryPath: ws.registryPath,
       projectRoot: registryProjectRoot(ws.registryPath),
       runtimeRoot: ws.runtimeRoot,
       homeDir: ws.dir,
     });
-    assert.deepEqual(goal, quotaGoalFromRegistry(registry, base));
+    const ref = await loadGoalRef(base);
+    assert.deepEqual(goal, {
+      goalId: ref.goalId,
+      registryPath: ref.registryPath,
+      projectRoot: ref.projectRoot,
+      runtimeRoot: ref.runtimeRoot,
+      runtimeDir: ref.runtimeDir,
+      statePath: ref.statePath,
+      rawEntry: ref.rawEntry,
+    });
     const runIndex = await readGoalRuns(ws.runtimeRoot, ws.goalId, { projectRoot: ws.dir });
     assert.deepEqual(await statusGoalQuotaSummary({ goal, index: { kind: 'unread' } }, base.clock), loaded);
     assert.deepEqual(
@@ -52,15 +62,15 @@ describe('quota from what the caller already read', () => {
         { generated_at: NOW, classification: 'quota_slot_spent', slots: 3, json_exists: false, markdown_exists: false },
       ],
     };
-    assert.equal((await readQuotaView(goal, clockAt(), { runIndex: given })).ledger.spent_slots, 3);
+    assert.equal((await readQuotaView(goal, clockAt(), { kind: 'rows', runIndex: given })).ledger.spent_slots, 3);
     assert.equal(
-      (await readQuotaView(goal, clockAt(), { runIndex: null })).ledger.spent_slots,
+      (await readQuotaView(goal, clockAt(), { kind: 'rows', runIndex: null })).ledger.spent_slots,
       0,
       'null: the index does not exist',
     );
     const otherGoals = { ...given, index_file: path.join(ws.runtimeRoot, 'goals', 'other', 'runs', 'index.jsonl') };
     assert.equal(
-      (await readQuotaView(goal, clockAt(), { runIndex: otherGoals })).ledger.spent_slots,
+      (await readQuotaView(goal, clockAt(), { kind: 'rows', runIndex: otherGoals })).ledger.spent_slots,
       0,
       "another goal's index is not used",
     );

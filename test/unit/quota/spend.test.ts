@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { shouldRun, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
+import { type ShouldRunDecision } from '../../../src/core/scheduling/decisionContract';
+import { shouldRunFor } from '../../support/goalRef';
 import { effectIdsMatch, settlementIdentity } from '../../../src/core/quota/identity';
 import { evaluateSpend, spendSlot, voidSlot, type SpendEvaluationInput } from '../../../src/core/quota/spend';
 import { reserveTurn } from '../../../src/core/quota/admission';
@@ -165,7 +166,7 @@ describe('quota spend-slot: when a spend is allowed (§5.6)', () => {
 });
 
 async function decideFor(ws: Workspace, agentId = 'agent-a'): Promise<ShouldRunDecision> {
-  return shouldRun({ registryPath: ws.registryPath, goalId: ws.goalId, agentId, clock: clockAt(), homeDir: ws.dir });
+  return shouldRunFor({ registryPath: ws.registryPath, goalId: ws.goalId, agentId, clock: clockAt(), homeDir: ws.dir });
 }
 
 const TWO_TODOS = [

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { quotaShouldRun } from '../../../src/core/ops/quota';
-import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
+import { ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/decisionContract';
+import { shouldRunFor } from '../../support/goalRef';
 import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from '../quota/helpers';
 
 /** One fixture per rule of LoopX's should-run contract (docs/compatibility.md, "Kit: quota"). */
@@ -17,7 +18,7 @@ function todo(text: string, meta: string, marker = ' '): string {
 const WORK = todo('[P1] Work.', 'todo_id=todo_work status=open task_class=advancement_task');
 
 async function decide(ws: Workspace, agentId: string | null = 'agent-a'): Promise<ShouldRunDecision> {
-  const decision = await shouldRun({ registryPath: ws.registryPath, goalId: ws.goalId, agentId, clock: clockAt() });
+  const decision = await shouldRunFor({ registryPath: ws.registryPath, goalId: ws.goalId, agentId, clock: clockAt() });
   ShouldRunDecisionSchema.parse(decision);
   return decision;
 }

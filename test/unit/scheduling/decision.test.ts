@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
+import { ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/decisionContract';
+import { shouldRunFor } from '../../support/goalRef';
 import { planRoute } from '../../../src/core/scheduling/route';
 import { reserveTurn } from '../../../src/core/quota/admission';
 import { addRun, clockAt, hoursBefore, identityFor, loadGoal, makeWorkspace, type Workspace } from '../quota/helpers';
@@ -18,7 +19,7 @@ async function decide(
   agentId: string | null = 'agent-a',
   extra: { availableCapabilities?: string[]; turnInstanceId?: string } = {},
 ): Promise<ShouldRunDecision> {
-  const decision = await shouldRun({
+  const decision = await shouldRunFor({
     registryPath: ws.registryPath,
     goalId: ws.goalId,
     agentId,
@@ -121,7 +122,11 @@ describe('quota should-run decision', () => {
   });
 
   it('a goal missing from the registry: ok=false, state unknown, status goal_not_found', async () => {
-    const decision = await shouldRun({ registryPath: makeWorkspace().registryPath, goalId: 'nope', clock: clockAt() });
+    const decision = await shouldRunFor({
+      registryPath: makeWorkspace().registryPath,
+      goalId: 'nope',
+      clock: clockAt(),
+    });
     assert.deepEqual(
       [decision.ok, decision.should_run, decision.state, decision.status],
       [false, false, 'unknown', 'goal_not_found'],

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { quotaShouldRun } from '../../../src/core/ops/quota';
-import { shouldRun, ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/shouldRun';
+import { ShouldRunDecisionSchema, type ShouldRunDecision } from '../../../src/core/scheduling/decisionContract';
+import { shouldRunFor } from '../../support/goalRef';
 import { addRun, clockAt, hoursBefore, makeWorkspace, type Workspace } from '../quota/helpers';
 
 /**
@@ -23,7 +24,7 @@ const MONITOR = todo('[P0] Watch CI.', 'todo_id=todo_watch status=open task_clas
 
 /** The library's decision (no status projectors). */
 async function decide(ws: Workspace, agentId: string | null = 'agent-a'): Promise<ShouldRunDecision> {
-  const decision = await shouldRun({ registryPath: ws.registryPath, goalId: ws.goalId, agentId, clock: clockAt() });
+  const decision = await shouldRunFor({ registryPath: ws.registryPath, goalId: ws.goalId, agentId, clock: clockAt() });
   ShouldRunDecisionSchema.parse(decision);
   return decision;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { heartbeatSteps } from '../../../src/core/protocol/heartbeat';
-import { shouldRun } from '../../../src/core/scheduling/shouldRun';
+import { shouldRunFor } from '../../support/goalRef';
 import { cli, ONE_TODO } from '../evidence/helpers';
 import { clockAt, makeWorkspace } from '../quota/helpers';
 
@@ -23,7 +23,7 @@ describe('the settlement plan spends like the heartbeat prompt: with the turn us
     assert.match(prompt, /--cost-usd <cost_usd> --tokens <tokens>$/);
     assert.match(step.when ?? '', /--usage-unknown/);
 
-    const decision = await shouldRun({
+    const decision = await shouldRunFor({
       registryPath: ws.registryPath,
       goalId: 'g',
       agentId: 'agent-a',

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Clock } from '../../../src/core/clock';
-import { findQuotaGoal, loadQuotaGoal } from '../../../src/core/quota/goal';
+import { loadGoalRef } from '../../support/goalRef';
 import { settlementIdentity } from '../../../src/core/quota/identity';
 import { reserveTurn } from '../../../src/core/quota/admission';
 import { QuotaSummaryCache, RESERVATION_RECHECK_MS } from '../../../src/core/status/quotaCache';
@@ -43,7 +43,7 @@ describe('quota summary cache of the status server', () => {
     const cache = new QuotaSummaryCache({ registryPath, clock });
     /** What status would hand the cache: the goal, with no run index read (the summary reads it). */
     const reads = async (): Promise<StatusQuotaReads> => ({
-      goal: await loadQuotaGoal({ registryPath, goalId: 'tidy-notes', homeDir: os.homedir() }),
+      goal: await loadGoalRef({ registryPath, goalId: 'tidy-notes', homeDir: os.homedir() }),
       index: { kind: 'unread' },
     });
     return { dir, registryPath, runtimeRoot, target, clock, cache, reads };
@@ -86,7 +86,7 @@ describe('quota summary cache of the status server', () => {
     assert.notEqual(second, first);
 
     // A real reservation: written atomically into the goal folder, live for an hour.
-    const goal = await findQuotaGoal({ registryPath, goalId: 'tidy-notes', homeDir: os.homedir() });
+    const goal = await loadGoalRef({ registryPath, goalId: 'tidy-notes', homeDir: os.homedir() });
     assert.ok(goal);
     const reserved = await reserveTurn(goal, clock, {
       identity: settlementIdentity({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { parseStateDocument } from '../../../src/core/state/document';
 import { analyzeGates, GATE_DUE_META_KEY, parseDuration } from '../../../src/core/state/gates';
 import { addTodo, completeTodo, updateTodo, type OperationContext } from '../../../src/core/state/todos';
-import { dueInstantOf } from '../../../src/core/ops/todo';
+import { dueInstantOf } from '../../../src/core/ops/todoFields';
 
 const context: OperationContext = { now: '2026-07-01T00:00:00Z', goalId: 'g', roster: null };
 

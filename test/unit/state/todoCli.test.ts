@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  TodoEditResultSchema as TodoEditJsonSchema,
-  TodoListOutputSchema as TodoListJsonSchema,
-} from '../../../src/core/ops/todo';
+import { TodoEditResultSchema as TodoEditJsonSchema } from '../../../src/core/ops/todoFields';
+import { TodoListResultSchema as TodoListJsonSchema } from '../../../src/core/ops/resultSchemas';
 import { runLoopx } from '../cli/run';
 
 const STATE = [

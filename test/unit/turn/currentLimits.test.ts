@@ -48,7 +48,7 @@ async function loopWithEdit(d: Demo, edit: (goal: Record<string, unknown>) => vo
 }
 
 async function spentSlots(d: Demo): Promise<number> {
-  return (await readQuotaView(goalOf(d.registryPath), clock)).ledger.spent_slots;
+  return (await readQuotaView(goalOf(d.registryPath), clock, { kind: 'read' })).ledger.spent_slots;
 }
 
 describe('a running loop decides every turn on the current registry (issue 34, defect 1)', function () {

@@ -7,9 +7,8 @@ import { createAgentExecutor, type ExecutorConfig } from '../../../src/core/exec
 import type { AgentExecutor } from '../../../src/core/executors/types';
 import { QUOTA_SLOT_SPENT } from '../../../src/core/quota/ledger';
 import { readGoalRuns, type RunIndexEntry } from '../../../src/core/runtime/runIndex';
-import type { QuotaGoal } from '../../../src/core/quota/goal';
 import type { GoalRef } from '../../../src/core/registry/goalRef';
-import { goalRefOf as goalOfFixture } from '../../support/goalRef';
+import { goalRefOf } from '../../support/goalRef';
 import type { RunOnceOptions } from '../../../src/core/turn/runOnce';
 import { materializeDemoWorkspace, REPO_ROOT } from '../../support/demoWorkspace';
 import { tempDir } from '../../support/tempDir';
@@ -57,8 +56,8 @@ export function demo(edit?: (goal: Record<string, unknown>) => void): Demo {
 }
 
 /** The goal as an operation's handle gives it to the turn driver (the registry read once, now). */
-export function goalOf(registryPath: string, goalId = 'tidy-notes'): GoalRef & QuotaGoal {
-  return goalOfFixture(registryPath, goalId);
+export function goalOf(registryPath: string, goalId = 'tidy-notes'): GoalRef {
+  return goalRefOf({ registryPath, goalId });
 }
 
 /** Options for runOnce on the demo goal with the scripted fixture agent in `mode`. */

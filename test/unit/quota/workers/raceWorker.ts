@@ -3,7 +3,7 @@
  * slot and, when admitted, settles it; prints one JSON summary line.
  */
 import { fixedClock } from '../../../../src/core/clock';
-import { loadQuotaGoal } from '../../../../src/core/quota/goal';
+import { loadGoalRef } from '../../../support/goalRef';
 import { settlementIdentity } from '../../../../src/core/quota/identity';
 import { reserveTurn } from '../../../../src/core/quota/admission';
 import { settleReservation } from '../../../../src/core/quota/settlement';
@@ -12,7 +12,7 @@ import { awaitGo } from '../../../support/barrier';
 async function main(): Promise<void> {
   const [registryPath = '', goalId = '', agentId = '', turns = '0'] = process.argv.slice(2);
   const clock = fixedClock('2026-01-15T10:00:00Z');
-  const goal = await loadQuotaGoal({ registryPath, goalId });
+  const goal = await loadGoalRef({ registryPath, goalId });
   const lock = { agentId, timeoutMs: 120_000, pollMs: 3 };
   await awaitGo();
   let admitted = 0;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { parseStateDocument } from '../../../src/core/state/document';
-import { todoContractDiagnostics } from '../../../src/core/state/todoContract';
+import { todoContractDiagnostics } from '../../../src/core/todo/contract';
 
 /** The per-todo metadata contract (the original's `loopx contract` todo rules) that gates should-run. */
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { parseStateDocument } from '../../../src/core/state/document';
-import { selectTodo } from '../../../src/core/scheduling/todoSelection';
+import { selectTodo } from '../../../src/core/todo/runnable';
 
 // The original's claim-scoped view applies only to a named agent: an unscoped should-run (no --agent-id) lists a
 // todo claimed by any agent, a stale claim of an agent off the roster included, as executable (kit seeds 1

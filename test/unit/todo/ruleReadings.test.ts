@@ -1,22 +1,26 @@
 import assert from 'node:assert/strict';
 import { parseStateDocument } from '../../../src/core/state/document';
-import { todoContractDiagnostics as shouldRunContract } from '../../../src/core/state/todoContract';
 import {
+  statusTodoContractDiagnostics as statusContract,
+  todoContractDiagnostics as shouldRunContract,
+} from '../../../src/core/todo/contract';
+import {
+  attentionRoute,
   BLOCKING_CLASSIFICATIONS,
   CONNECTED_ADAPTER_STATUSES,
   goalAttention,
   OWNER_CLASSIFICATIONS,
-} from '../../../src/core/scheduling/goalAttention';
-import { attentionRoute, type AttentionRouteInput } from '../../../src/core/status/attentionRoute';
-import { todoContractDiagnostics as statusContract } from '../../../src/core/status/contractCheck';
+  type AttentionRouteInput,
+} from '../../../src/core/todo/attention';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
 
 /**
- * Known debt (docs/architecture.md): `quota should-run` and `status` read the goal's attention route
- * and the per-todo contract rules each their own way. The compatibility kit passes with both, yet they
- * differ on the inputs below; merging either pair into one module changes one command's
- * JSON on these inputs, so a merge is a compatibility decision (which reading the original has),
- * documented in docs/compatibility.md. When a merge lands, this file goes with it.
+ * Two readings (docs/architecture.md): `quota should-run` and `status` read the goal's attention route
+ * (src/core/todo/attention.ts) and the per-todo contract rules (src/core/todo/contract.ts) each their own
+ * way, side by side in one file each. The compatibility kit passes with both, yet they differ on the inputs
+ * below; merging either pair changes one command's JSON on these inputs, so a merge is a compatibility
+ * decision (which reading the original has), documented in docs/compatibility.md. When a merge lands, the
+ * case it settles goes with it. The readings of `resume_when` are pinned in resume.test.ts.
  */
 
 const run = (fields: Record<string, unknown>): RunIndexEntry =>

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { TERMINAL_STATUSES, type StateDocument, type TodoItem } from '../state/document';
 import { analyzeGates, metaList, type GateAnalysis } from '../state/gates';
 import { parseIsoInstant } from '../isoTime';
+import { deferredTodoDue } from './resume';
 
 /**
- * Todo selection (docs/turns.md, step 1). Among the goal's agent todos: drop done/deferred and blocked ones,
+ * Which todo is runnable: todo selection (docs/turns.md, step 1) and the first executable todo. Among the goal's agent todos: drop done/deferred and blocked ones,
  * todos claimed by another agent, todos whose `excluded_agents` names this agent, todos held back
  * by a user gate (explicit relations only, via `analyzeGates`), and classes that are not work;
  * keep `advancement_task` todos and only due `continuous_monitor` todos whose required
@@ -139,16 +140,6 @@ function ownershipProblem(
   return null;
 }
 
-/** Whether a deferred todo's `resume_when` holds now (`pr_merged:#n` cannot be checked locally: never). */
-function resumeConditionMet(item: TodoItem, doc: StateDocument): boolean {
-  const condition = item.meta['resume_when'];
-  if (condition === undefined) return false;
-  // `capacity_available:<capability>` resumes when the host has the capability, which LoopX is not told here.
-  const match = /^todo_done:(.+)$/.exec(condition);
-  if (match === null) return false;
-  return doc.todos.some((t) => t.todoId === match[1] && t.status === 'done');
-}
-
 export function selectTodo(input: SelectionInput): SelectionResult {
   const gates = analyzeGates(input.doc);
   const gateStatus = new Map(gates.agent_todos.map((t) => [t.todo_id, t]));
@@ -225,7 +216,7 @@ export function selectTodo(input: SelectionInput): SelectionResult {
           t.role === 'agent' &&
           t.status === 'deferred' &&
           ownershipProblem(t, input.agentId, input.leaseHolders) === null &&
-          resumeConditionMet(t, input.doc),
+          deferredTodoDue(t.meta['resume_when'], input.doc.todos),
       )
       .sort(compareCandidates(input.agentId));
     const ready = deferred[0];

@@ -1,5 +1,5 @@
 import { fixedClock } from '../../src/core/clock';
-import { loadStatus } from '../../src/core/status/statusPayload';
+import { loadStatus, readStatusRegistry } from '../../src/core/status/statusPayload';
 import { statusQuotaSummaries } from '../../src/core/status/statusQuota';
 import { scalingCases } from '../core/cases';
 import { rawRead, requireWorkspace } from '../core/files';
@@ -96,8 +96,7 @@ export const statusInProcess: RunnableBenchmark = {
     return {
       run: async () => {
         const payload = await loadStatus({
-          registryPath: workspace.registryPath,
-          homeDir: ctx.homeDir,
+          registry: await readStatusRegistry({ registryPath: workspace.registryPath, homeDir: ctx.homeDir }),
           quotaSummary: statusQuotaSummaries({ registryPath: workspace.registryPath, clock, homeDir: ctx.homeDir }),
         });
         const goals = payload.goal_count;

@@ -54,16 +54,32 @@ export function profileCacheName(cacheName: string, profile: string): string {
   return cacheName.replace(/\.bin$/, `-${profile}.bin`);
 }
 
-/** At most this many command caches of one bundle are written (a cache is 1–2 MB; typos make new profiles). */
+/** At most this many command caches of one bundle are kept (a cache is 1–2 MB; typos make new profiles). */
 export const MAX_PROFILE_CACHES = 16;
 
-/** Whether another command cache of the bundle named `cacheName` may be written into `dir`. */
-export function mayAddProfileCache(dir: string, cacheName: string): boolean {
+/**
+ * Makes room for one more command cache of the bundle named `cacheName` in `dir`: at the limit, the oldest
+ * caches of the bundle are removed (a command whose cache goes makes it again on its next start). Refusing
+ * instead would leave a command first run after the limit (say `status` after every command's `--help`)
+ * compiling everything at every start. False when no room could be made.
+ */
+export function makeRoomForProfileCache(dir: string, cacheName: string): boolean {
   const prefix = cacheName.replace(/\.bin$/, '-');
+  let files: string[];
   try {
-    return fs.readdirSync(dir).filter((file) => file.startsWith(prefix)).length < MAX_PROFILE_CACHES;
+    files = fs.readdirSync(dir).filter((file) => file.startsWith(prefix));
   } catch {
+    return true; // no folder yet: the write makes (and checks) it
+  }
+  try {
+    const oldestFirst = files
+      .map((file) => ({ file, mtimeMs: fs.lstatSync(path.join(dir, file)).mtimeMs }))
+      .sort((a, b) => a.mtimeMs - b.mtimeMs);
+    for (const { file } of oldestFirst.slice(0, Math.max(0, oldestFirst.length - MAX_PROFILE_CACHES + 1)))
+      fs.unlinkSync(path.join(dir, file));
     return true;
+  } catch {
+    return false;
   }
 }
 

@@ -16,7 +16,7 @@ import {
   commandProfile,
   compileCacheDir,
   compileCacheName,
-  mayAddProfileCache,
+  makeRoomForProfileCache,
   profileCacheName,
   readTrustedCache,
   recordCacheName,
@@ -63,7 +63,7 @@ run(bundleModule.exports, createRequire(bundle), bundleModule, bundle, __dirname
 if (uid >= 0 && (cachedData === undefined || script.cachedDataRejected === true)) {
   // At exit, with what the command compiled (a cache made here would hold the top level only).
   process.once('exit', () => {
-    if (cachedData !== undefined || mayAddProfileCache(cacheDir, cacheName))
+    if (cachedData !== undefined || makeRoomForProfileCache(cacheDir, cacheName))
       writeTrustedCache(cacheDir, profileName, uid, script.createCachedData());
   });
 }

@@ -201,7 +201,6 @@ export const GOAL_FILE_READERS: Readonly<Record<string, readonly string[]>> = {
   'src/core/state/stateFile': ['readStateFile', 'readStateText'],
   'src/core/runtime/runIndex': ['readRunIndex', 'readGoalRuns'],
   'src/core/quota/runHistory': ['RunHistoryReader'],
-  'src/core/quota/goal': ['reloadGoalRef'],
 };
 
 const NAMED_IMPORT = /^import\s+(?:type\s+)?\{([^}]*)\}\s*from\s+['"](\.{1,2}\/[^'"]*)['"]/gm;

@@ -1,8 +1,14 @@
 import type { Clock } from '../clock';
 import { activeLeaseHolders } from '../leases/store';
+import { LoopxError } from '../errors';
 import { quotaConfigOf } from '../quota/goal';
+import { resolveGoalStatePath } from '../registry/locate';
+import { RegistryGoalSchema } from '../registry/schema';
+import { goalRuntimeDir } from '../runtime/layout';
 import { readQuotaView } from '../quota/quotaView';
 import { runHistoryRows } from '../quota/runHistory';
+import { findRawRegistryGoal, readRegistry } from '../registry/read';
+import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 import type { GoalCache } from './cache';
 import { processGoalCache } from './cache';
 import type { GoalRef } from './ref';
@@ -38,6 +44,52 @@ export class GoalLoader {
     const loaded: LoadedRuns = runs.kind === 'rows' ? { kind: 'rows', rows: quota.rows } : runs;
     const state = await this.state(goal);
     return { goal, state, runs: loaded, quota, leases: activeLeaseHolders(goal, loadedAt), loadedAt };
+  }
+
+  /**
+   * A registry document, read now (a missing file reads as `{}`; bad JSON, or a document that is not an
+   * object, is a LoopxError with the line and column): for the readers that list a registry's goals.
+   */
+  async registry(registryPath: string): Promise<Record<string, unknown>> {
+    return readRegistry(registryPath);
+  }
+
+  /**
+   * The goal as the registry says it now (its entry read again, at the place `goal` was resolved): what
+   * admission decides on, so a pause, a lowered limit or a changed executor holds for the next turn of a
+   * running loop. A goal removed meanwhile is `goal_not_found`. With the registry document it came from.
+   */
+  async reload(goal: GoalRef): Promise<{ goal: GoalRef; document: Record<string, unknown> }> {
+    const document = await readRegistry(goal.registryPath);
+    const entry = findRawRegistryGoal(document, goal.goalId);
+    if (entry === undefined) {
+      throw new LoopxError(
+        'goal_not_found',
+        `goal '${goal.goalId}' is no longer in the registry ${goal.registryPath}; no new turn starts`,
+        { goal_id: goal.goalId, registry: goal.registryPath },
+      );
+    }
+    const parsed = RegistryGoalSchema.safeParse(entry);
+    return {
+      goal: {
+        ...goal,
+        runtimeDir: goalRuntimeDir(goal.runtimeRoot, goal.goalId),
+        statePath: resolveGoalStatePath(entry, goal.goalId, goal.homeDir),
+        // The typed view as the operation parsed it when the entry no longer parses (readers of a
+        // reloaded goal take the raw entry; the operation refused an unparsable one before any turn).
+        entry: parsed.success ? parsed.data : goal.entry,
+        rawEntry: entry,
+      },
+      document,
+    };
+  }
+
+  /**
+   * Every row of the goal's run index (newest first), read now in full and not kept: what a writer
+   * searches for a record of its own (a resumed turn's run record) before appending one.
+   */
+  async runRows(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId' | 'projectRoot'>): Promise<RunIndexEntry[]> {
+    return (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot })).rows;
   }
 
   private async runs(goal: GoalRef, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {

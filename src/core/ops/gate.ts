@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { gateInboxRows, GateInboxRowSchema, todoAddedTimes, type InboxGateInput } from '../status/gateInbox';
-import { goalItems, loadStatus } from '../status/statusPayload';
+import { goalItems, loadStatus, readStatusRegistry } from '../status/statusPayload';
 import { persistentCacheEnabled } from '../goal/persistentCache';
 import { redactCredentialsShared } from '../privacy/scrub';
 import { locateRegistryOf } from './goalHandle';
@@ -28,9 +28,11 @@ export const gateInbox = defineOperation({
     const registryPath = locateRegistryOf(env).path;
     const payload = redactCredentialsShared(
       await loadStatus({
-        registryPath,
-        homeDir: env.homeDir,
-        runtimeRootOverride: env.runtimeRootOverride ?? null,
+        registry: await readStatusRegistry({
+          registryPath,
+          homeDir: env.homeDir,
+          runtimeRootOverride: env.runtimeRootOverride ?? null,
+        }),
         goalId: null,
         agentId: null,
         persistentCache: persistentCacheEnabled(env.env),

@@ -1,7 +1,7 @@
 import type { ExecutorConfig } from '../executors/config';
 import { writeScopeForGoal } from '../registry/agentIds';
 import { loadTurnGoal } from '../turn/context';
-import { quotaGoalOf, resolveGoal } from './goalHandle';
+import { resolveGoal } from './goalHandle';
 import type { OperationEnvironment } from './operation';
 
 // The composition root's set-up (where the demo agent is installed) lives in hostSetup.ts, which
@@ -66,7 +66,7 @@ export async function agentTurnSetup(
     clock: env.clock,
     homeDir: goal.homeDir,
     runtimeRootOverride: env.runtimeRootOverride,
-    goal: quotaGoalOf(goal),
+    goal,
   });
   return {
     projectRoot: turnGoal.projectRoot,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isLoopxError, LoopxError } from '../errors';
 import { redactCredentialsShared, scrubValue } from '../privacy/scrub';
 import { registryProjectRoot } from '../registry/locate';
-import { loadStatus, type StatusPayload } from '../status/statusPayload';
+import { loadStatus, readStatusRegistry, type StatusPayload } from '../status/statusPayload';
 import { persistentCacheEnabled } from '../goal/persistentCache';
 import { statusQuotaSummaries } from '../status/statusQuota';
 import { agentIdArg, goalIdArg, limitArg } from './common';
@@ -24,14 +24,17 @@ export const status = defineOperation({
     limit: limitArg('latest runs listed per goal (default 5)').optional(),
   }),
   run: async (args, env): Promise<StatusPayload> => {
-    // loadStatus reads the registry itself (through its per-call cache) and says when it is missing.
+    // readStatusRegistry says when the registry is missing.
     const registryPath = locateRegistryOf(env).path;
     try {
       // A state file may hold a secret someone else wrote; every display keeps paths but not secrets.
-      const payload = await loadStatus({
+      const registry = await readStatusRegistry({
         registryPath,
         homeDir: env.homeDir,
         runtimeRootOverride: env.runtimeRootOverride ?? null,
+      });
+      const payload = await loadStatus({
+        registry,
         goalId: args.goalId ?? null,
         agentId: args.agentId ?? null,
         ...(args.limit !== undefined ? { limit: args.limit } : {}),

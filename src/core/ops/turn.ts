@@ -6,7 +6,7 @@ import { runLoop, type LoopResult } from '../turn/loop';
 import { runOnce, type TurnRunResult } from '../turn/runOnce';
 import type { TurnPlan } from '../turn/plan';
 import { goalIdArg, turnInstanceIdArg } from './common';
-import { quotaGoalOf, resolveGoal } from './goalHandle';
+import { resolveGoal } from './goalHandle';
 import { defineOperation, type OperationEnvironment } from './operation';
 
 /**
@@ -66,7 +66,7 @@ export const turnPlan = defineOperation({
       hostAdapterCommand: args.hostAdapterCommand,
       validationCommand: args.validationCommand,
       availableCapabilities: args.availableCapabilities,
-      goal: quotaGoalOf(goal),
+      goal,
     });
     const { plan } = await planGoalTurn(turnGoal, {
       clock: env.clock,
@@ -85,7 +85,7 @@ export const turnInspectJournal = defineOperation({
   }),
   run: async (args, env): Promise<JournalInspection> => {
     const goal = await resolveGoal(env, args.goalId);
-    return inspectJournal(quotaGoalOf(goal), blankless(args.turnKey));
+    return inspectJournal(goal, blankless(args.turnKey));
   },
 });
 
@@ -102,7 +102,7 @@ async function turnExecution(
 ) {
   const goal = await resolveGoal(env, args.goalId);
   return {
-    goal: quotaGoalOf(goal),
+    goal,
     registryDocument: goal.document,
     clock: env.clock,
     homeDir: goal.homeDir,

@@ -1,10 +1,8 @@
 import * as path from 'node:path';
 import { LoopxError } from '../errors';
 import { checkGoalIdSegment } from '../registry/goalId';
-import type { GoalRef, RegistryPlace } from '../registry/goalRef';
+import type { GoalRef } from '../registry/goalRef';
 import { resolveGoalStatePath } from '../registry/locate';
-import { findRawRegistryGoal, readRegistry } from '../registry/read';
-import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
 import { readQuotaConfig, type QuotaConfig } from './config';
 
@@ -44,45 +42,6 @@ function checkQuotaWindow(config: QuotaConfig, goal: Pick<GoalRef, QuotaRefKeys>
       `Set quota.window_hours to a whole number of hours from 1 to ${MAX_WINDOW_HOURS} (e.g. loopx configure-goal), then retry.`,
     { path: registryPath, goal_id: goalId, field: 'quota.window_hours', value: hours, max: MAX_WINDOW_HOURS },
   );
-}
-
-/**
- * The goal as the registry says it now: its entry is read again from `goal.registryPath` (stop flag,
- * quota, budgets, executors), at the place the caller resolved (runtime root, project). Admission
- * decides on this, never on the snapshot an operation took when it started (a running loop would
- * otherwise ignore a pause or a lowered limit). A goal removed meanwhile is `goal_not_found`; its quota
- * window is checked (`quotaConfigOf`).
- */
-export async function reloadGoalRef(goal: GoalRef): Promise<{ goal: GoalRef; document: Record<string, unknown> }> {
-  const document = await readRegistry(goal.registryPath);
-  const entry = findRawRegistryGoal(document, goal.goalId);
-  if (entry === undefined) {
-    throw new LoopxError(
-      'goal_not_found',
-      `goal '${goal.goalId}' is no longer in the registry ${goal.registryPath}; no new turn starts`,
-      { goal_id: goal.goalId, registry: goal.registryPath },
-    );
-  }
-  const current = goalRefOfEntry(goal, entry);
-  quotaConfigOf(current);
-  return { goal: current, document };
-}
-
-/** The reference of the goal `entry` (a raw registry entry) at `place`'s registry, as the operations' `goalOf` builds it. Reads no file. */
-function goalRefOfEntry(place: GoalRef, entry: Record<string, unknown>): GoalRef {
-  const { registryPath, source, projectRoot, runtimeRoot, homeDir, goalId }: RegistryPlace & { goalId: string } = place;
-  return {
-    registryPath,
-    source,
-    projectRoot,
-    runtimeRoot,
-    homeDir,
-    goalId,
-    runtimeDir: goalRuntimeDir(runtimeRoot, goalId),
-    statePath: resolveGoalStatePath(entry, goalId, homeDir),
-    entry: RegistryGoalSchema.parse(entry),
-    rawEntry: entry,
-  };
 }
 
 /**

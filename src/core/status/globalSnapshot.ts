@@ -2,8 +2,15 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { statusQuotaSummaries } from './statusQuota';
 import type { StateRead } from '../goal/files';
-import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
-import { goalItems, loadStatus, statusTargets, type StatusPayload, type StatusPayloadItem } from './statusPayload';
+import { GoalStatusCache } from './goalStatus';
+import {
+  goalItems,
+  loadStatus,
+  readStatusRegistry,
+  statusTargets,
+  type StatusPayload,
+  type StatusPayloadItem,
+} from './statusPayload';
 import { registryProjectRoot, resolveRepo } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
@@ -18,9 +25,9 @@ import { findDeadLocks, type DeadLockFinding } from './globalLocks';
  * around them. The views themselves (views.ts) are pure functions of this snapshot.
  */
 
-export interface GlobalGoal {
+/** What the global views look at of one goal: its status item, its typed registry entry, its state file and runs. */
+export interface GlobalGoalView {
   item: StatusPayloadItem;
-  target: GoalStatusTarget;
   registryGoal: RegistryGoal | undefined;
   state: StateRead;
   /** Every run of the goal, newest first. */
@@ -32,7 +39,7 @@ export interface GlobalSnapshot {
   runtimeRoot: string;
   now: Date;
   payload: StatusPayload;
-  goals: GlobalGoal[];
+  goals: GlobalGoalView[];
   deadLocks: DeadLockFinding[];
   /** What outward-facing output of this snapshot is scrubbed with. */
   scrubContext: ScrubContext;
@@ -48,15 +55,17 @@ export interface GlobalSnapshotOptions {
   isProcessAlive?: (pid: number) => boolean;
 }
 
-/** Reads the snapshot; throws what `loadStatus` throws when the registry cannot be read. */
+/** Reads the snapshot; throws what `readStatusRegistry` throws when the registry cannot be read. */
 export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promise<GlobalSnapshot> {
   const cache = options.cache ?? new GoalStatusCache();
   const registryPath = path.resolve(options.registryPath);
   const runtimeRootOverride = options.runtimeRootOverride ?? null;
+  const statusRegistry = await readStatusRegistry(
+    { registryPath, homeDir: options.homeDir, runtimeRootOverride },
+    cache,
+  );
   const payload = await loadStatus({
-    registryPath,
-    homeDir: options.homeDir,
-    runtimeRootOverride,
+    registry: statusRegistry,
     cache,
     // Reuses the registry and run index status already read, instead of re-reading them per goal.
     quotaSummary: statusQuotaSummaries({
@@ -65,20 +74,19 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
       homeDir: options.homeDir,
     }),
   });
-  const { registry } = await cache.registry(registryPath);
+  const registry = statusRegistry.document;
   const targets = statusTargets(registry, registryPath, { homeDir: options.homeDir, runtimeRootOverride });
   const entries = new Map<string, RegistryGoal>();
   for (const goal of registryGoals(registry)) if (!entries.has(goal.id)) entries.set(goal.id, goal);
   const items = new Map(goalItems(payload).map((item) => [item.goal_id, item]));
 
-  const goals: GlobalGoal[] = [];
+  const goals: GlobalGoalView[] = [];
   for (const target of targets) {
     const item = items.get(target.goalId);
     if (item === undefined) continue;
     const sources = await cache.goalSources(target);
     goals.push({
       item,
-      target,
       registryGoal: entries.get(target.goalId),
       state: sources.state,
       runs: sources.runs?.rows ?? [],

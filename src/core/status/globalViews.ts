@@ -7,7 +7,7 @@ import { deferredTodoDueWithQuota } from '../todo/resume';
 import { activationState } from './goalChannel';
 import { todosOrEmpty } from './goalStatus';
 import type { DeadLockFinding } from './globalLocks';
-import type { GlobalGoal, GlobalSnapshot } from './globalSnapshot';
+import type { GlobalGoalView, GlobalSnapshot } from './globalSnapshot';
 import {
   DEFAULT_GLOBAL_LIMIT,
   DEFAULT_TIME_RANGE,
@@ -105,7 +105,7 @@ function runTime(run: RunIndexEntry): number {
   return Number.isNaN(time) ? NaN : time;
 }
 
-function runsInRange(goal: GlobalGoal, now: Date, hours: number): RunIndexEntry[] {
+function runsInRange(goal: GlobalGoalView, now: Date, hours: number): RunIndexEntry[] {
   const from = now.getTime() - hours * 3_600_000;
   return goal.runs.filter((run) => {
     const time = runTime(run);
@@ -117,7 +117,7 @@ function isProgressRun(run: RunIndexEntry): boolean {
   return !STATUS_NEUTRAL_CLASSIFICATIONS.has(run.classification ?? '');
 }
 
-function agentMayAct(goal: GlobalGoal, agentId: string | null): boolean {
+function agentMayAct(goal: GlobalGoalView, agentId: string | null): boolean {
   return agentId === null || goal.item.registered_agents.includes(agentId);
 }
 
@@ -189,7 +189,7 @@ export function globalSummary(snapshot: GlobalSnapshot, options: GlobalViewOptio
 // ---------------------------------------------------------------------------------------------
 // global-gates
 
-function gateRow(goal: GlobalGoal, gate: GateView, priority: string | null): GateRow {
+function gateRow(goal: GlobalGoalView, gate: GateView, priority: string | null): GateRow {
   return {
     goal_id: goal.item.goal_id,
     display_name: goal.item.display_name,
@@ -251,7 +251,7 @@ export function globalGates(snapshot: GlobalSnapshot, options: GlobalViewOptions
 // ---------------------------------------------------------------------------------------------
 // global-todos
 
-function todoRow(goal: GlobalGoal, todo: TodoItem, reasons: string[]): TodoRow {
+function todoRow(goal: GlobalGoalView, todo: TodoItem, reasons: string[]): TodoRow {
   return {
     goal_id: goal.item.goal_id,
     display_name: goal.item.display_name,
@@ -272,7 +272,7 @@ function todoRow(goal: GlobalGoal, todo: TodoItem, reasons: string[]): TodoRow {
  * among them) and its quota is not paused. Agent todos of other goals are visible in the state
  * file but not listed: nobody may pick them up.
  */
-function hasDeliveryAuthority(goal: GlobalGoal, agentId: string | null): boolean {
+function hasDeliveryAuthority(goal: GlobalGoalView, agentId: string | null): boolean {
   if (activationState(goal.registryGoal) === 'stopped') return false;
   if (goal.item.registered_agents.length === 0) return false;
   if (agentId !== null && !goal.item.registered_agents.includes(agentId)) return false;
@@ -397,7 +397,7 @@ function risk(
 }
 
 function goalRisks(
-  goal: GlobalGoal,
+  goal: GlobalGoalView,
   snapshot: GlobalSnapshot,
   hours: number,
 ): Record<'state_errors' | 'failing_validations' | 'stale_runs' | 'projection_warnings' | 'quota', RiskRow[]> {

@@ -17,9 +17,11 @@ import { registryGoalEntries } from '../registry/read';
 import {
   goalItems,
   loadStatus,
+  readStatusRegistry,
   statusTargets,
   type StatusPayload,
   type StatusPayloadItem,
+  type StatusRegistry,
   type StatusRequest,
 } from './statusPayload';
 import { STATUS_NEUTRAL_CLASSIFICATIONS, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
@@ -202,7 +204,9 @@ export class LiveStatusModel {
     for (const goalId of new Set(goalIds)) {
       quota.delete(goalId);
       recentRuns.delete(goalId);
-      const payload = await loadStatus({ ...this.statusRequest(quota, recentRuns, true), goalId }).catch(() => null);
+      const payload = await this.statusRegistry()
+        .then((read) => loadStatus({ ...this.statusRequest(read, quota, recentRuns, true), goalId }))
+        .catch(() => null);
       const item = payload === null ? undefined : goalItems(payload).find((found) => found.goal_id === goalId);
       if (item === undefined) {
         // The goal could not be projected alone (its registry entry moved meanwhile): rebuild everything.
@@ -388,7 +392,7 @@ export class LiveStatusModel {
     const quota = new Map<string, GoalQuotaSummary>();
     const recentRuns = new Map<string, readonly RecentRunRow[]>();
     try {
-      const payload = await loadStatus(this.statusRequest(quota, recentRuns));
+      const payload = await loadStatus(this.statusRequest(await this.statusRegistry(), quota, recentRuns));
       const { registry } = await this.cache.registry(this.registryPath);
       const targets = statusTargets(registry, this.registryPath, {
         homeDir: this.options.homeDir,
@@ -416,16 +420,27 @@ export class LiveStatusModel {
    * until the snapshot is out (a rebuild would otherwise wait for the whole cache to be written),
    * and each goal's quota summary collected into `quota`, its parsed history released once built.
    */
+  /** The registry as every build of this model reads it: through the shared cache (read again only when changed). */
+  private statusRegistry(): Promise<StatusRegistry> {
+    return readStatusRegistry(
+      {
+        registryPath: this.registryPath,
+        homeDir: this.options.homeDir,
+        runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+      },
+      this.cache,
+    );
+  }
+
   private statusRequest(
+    registry: StatusRegistry,
     quota: Map<string, GoalQuotaSummary>,
     recentRuns: Map<string, readonly RecentRunRow[]>,
     /** One-goal rebuilds keep the goal's index read for its next one (see GoalStatusCache.release). */
     keepIndexReads = false,
   ): StatusRequest {
     return {
-      registryPath: this.registryPath,
-      homeDir: this.options.homeDir,
-      runtimeRootOverride: this.options.runtimeRootOverride ?? null,
+      registry,
       cache: this.cache,
       persistentCache: this.options.persistentCache ?? true,
       deferCacheSave: (save) => this.scheduleCacheSave(save),
@@ -441,7 +456,8 @@ export class LiveStatusModel {
           sources.registryEntry,
         );
         quota.set(goal.goalId, summary);
-        if (sources.recentRuns !== undefined) recentRuns.set(goal.goalId, sources.recentRuns);
+        if (sources.index.kind === 'digest' && sources.index.recentRuns !== null)
+          recentRuns.set(goal.goalId, sources.index.recentRuns);
         this.cache.release(goal, { keepIndexRead: keepIndexReads });
         return summary;
       },

@@ -13,10 +13,8 @@ import { validateRegistryDocument } from '../registry/validate';
 import { registryGoalEntries, registryGoalsOfDocument } from '../registry/read';
 import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
-import type { RunIndexRead } from '../runtime/runIndex';
-import type { FileStamp } from '../goal/files';
-import { PersistentCache, statusCachePath, type IndexDigest } from '../goal/persistentCache';
-import type { RecentRunRow } from '../goal/recentRuns';
+import { PersistentCache, statusCachePath } from '../goal/persistentCache';
+import type { StatusIndexRead } from './statusQuota';
 import { errorMessage } from '../errors';
 import { cleanCopyOf, redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
@@ -159,10 +157,53 @@ export function contractItem(payload: Pick<StatusPayload, 'attention_queue'>): C
   return payload.attention_queue.items.find(isContractAttentionItem);
 }
 
-export interface StatusRequest {
+/**
+ * A registry as status reads it (`readStatusRegistry`): its document, through the status cache's stamped
+ * read, and the runtime root it resolves to.
+ */
+export interface StatusRegistry {
   registryPath: string;
   homeDir: string;
-  runtimeRootOverride?: string | null;
+  runtimeRootOverride: string | null;
+  runtimeRoot: string;
+  document: Record<string, unknown>;
+}
+
+/**
+ * Reads the registry for a status (through `cache`, default one of its own) and resolves its runtime root.
+ * Throws `registry_missing` when the file does not exist, and what the read throws when it cannot be
+ * parsed (bad JSON, not an object).
+ */
+export async function readStatusRegistry(
+  place: { registryPath: string; homeDir: string; runtimeRootOverride?: string | null },
+  cache: GoalStatusCache = new GoalStatusCache(),
+): Promise<StatusRegistry> {
+  const { exists, registry } = await cache.registry(place.registryPath);
+  if (!exists) {
+    throw new LoopxError(
+      'registry_missing',
+      `registry file does not exist: ${place.registryPath}; connect a project with loopx bootstrap, or pass --registry`,
+      { registry: place.registryPath },
+    );
+  }
+  const runtimeRootOverride = place.runtimeRootOverride ?? null;
+  return {
+    registryPath: place.registryPath,
+    homeDir: place.homeDir,
+    runtimeRootOverride,
+    runtimeRoot: resolveRuntimeRoot({
+      registryPath: place.registryPath,
+      registry,
+      override: runtimeRootOverride ?? undefined,
+      homeDir: place.homeDir,
+    }),
+    document: registry,
+  };
+}
+
+export interface StatusRequest {
+  /** The registry, as read for this status (`readStatusRegistry`, through the same cache as `cache`). */
+  registry: StatusRegistry;
   /** Only this goal. */
   goalId?: string | null;
   agentId?: string | null;
@@ -195,23 +236,17 @@ export interface StatusRequest {
   redact?: boolean;
 }
 
-/** What status already read that a quota summary may reuse instead of reading it again. */
+/** The goal as status loaded it, which its quota summary is computed from. */
 export interface StatusQuotaSources {
   /** The registry document the targets come from (read from `registryPath`). */
   registry: Record<string, unknown>;
   /** The goal's raw entry in it (the first of its id). */
   registryEntry: Record<string, unknown> | undefined;
-  /** The goal's run index as status read it (null: it does not exist); undefined when status holds none. */
-  runIndex: RunIndexRead | null | undefined;
   /**
-   * The stamp of the goal's run index that `runIndex` and `indexDigest` were read at (null: no
-   * index). A summary derived from them is keyed by it: a stat taken later may be of rows appended since.
+   * The goal's run index as status holds it, with the stamp it was read at: its rows, the persistent
+   * cache's digest of it (with the persistent cache), or `unread` when status holds neither.
    */
-  indexStamp: FileStamp | null;
-  /** With the persistent cache: the digest of the goal's run index (its ledger facts), read or kept. */
-  indexDigest?: IndexDigest;
-  /** With the persistent cache: the goal's newest runs (the editor's Recent runs), read or kept. */
-  recentRuns?: readonly RecentRunRow[];
+  index: StatusIndexRead;
   /** Who the goal's status item waits on and how severe it is: the status view's quota state follows them. */
   attention: Pick<GoalStatusItem, 'waiting_on' | 'severity'>;
 }
@@ -285,29 +320,15 @@ function resolveStatusTargets(
 }
 
 /**
- * Reads the registry and projects the status of its goals (or of one). Throws only when the
- * registry cannot be read (missing, bad JSON, not an object) or the asked-for goal is not in it;
- * anything wrong with a goal's own files shows up in its item instead.
+ * Projects the status of the registry's goals (or of one) from their files. Throws only when the
+ * asked-for goal is not in the registry; anything wrong with a goal's own files shows up in its item instead.
  */
 export async function loadStatus(request: StatusRequest): Promise<StatusPayload> {
   // A cache of our own serves this call only: each goal's files are let go once its item is built.
   const ownCache = request.cache === undefined;
   const cache = request.cache ?? new GoalStatusCache();
-  const { exists, registry } = await cache.registry(request.registryPath);
-  if (!exists) {
-    throw new LoopxError(
-      'registry_missing',
-      `registry file does not exist: ${request.registryPath}; connect a project with loopx bootstrap, or pass --registry`,
-      { registry: request.registryPath },
-    );
-  }
-  const runtimeRoot = resolveRuntimeRoot({
-    registryPath: request.registryPath,
-    registry,
-    override: request.runtimeRootOverride ?? undefined,
-    homeDir: request.homeDir,
-  });
-  let targets = statusTargets(registry, request.registryPath, request);
+  const { registryPath, homeDir, runtimeRoot, document: registry } = request.registry;
+  let targets = statusTargets(registry, registryPath, request.registry);
   // Looked at before anything is saved into it (the persistent cache): a contract warning when missing.
   const runtimeRootExists = fs.existsSync(runtimeRoot);
   const diskFile = request.persistentCache === true && runtimeRootExists ? statusCachePath(runtimeRoot) : null;
@@ -317,11 +338,10 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   if (request.goalId !== undefined && request.goalId !== null) {
     targets = targets.filter((target) => target.goalId === request.goalId);
     if (targets.length === 0) {
-      throw new LoopxError(
-        'goal_not_found',
-        `goal '${request.goalId}' is not in the registry ${request.registryPath}`,
-        { goal_id: request.goalId, registry: request.registryPath },
-      );
+      throw new LoopxError('goal_not_found', `goal '${request.goalId}' is not in the registry ${registryPath}`, {
+        goal_id: request.goalId,
+        registry: registryPath,
+      });
     }
   }
   const registryEntries = new Map<string, RegistryGoal>();
@@ -331,7 +351,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const quotaWarnings: string[] = [];
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, {
-      homeDir: request.homeDir,
+      homeDir,
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });
@@ -345,17 +365,18 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         const indexStamp = held !== undefined ? held.stamp : await cache.files.reader.stat(indexFile);
         const digested =
           disk === undefined ? undefined : await disk.digestOf(indexFile, target.projectRoot, indexStamp, runIndex);
-        const indexDigest = digested?.digest;
-        const recentRuns = digested?.recentRuns;
+        const index: StatusIndexRead =
+          digested !== undefined
+            ? { kind: 'digest', digest: digested.digest, recentRuns: digested.recentRuns ?? null, stamp: indexStamp }
+            : runIndex !== undefined
+              ? { kind: 'rows', runIndex, stamp: indexStamp }
+              : { kind: 'unread' };
         item = withQuota(
           item,
           await request.quotaSummary(target, {
             registry,
             registryEntry: rawEntryById?.get(target.goalId),
-            runIndex,
-            indexStamp,
-            ...(indexDigest !== undefined ? { indexDigest } : {}),
-            ...(recentRuns !== undefined ? { recentRuns } : {}),
+            index,
             // A quiet-monitor item's quota follows its route, as in LoopX (the display is applied after the quota).
             attention: {
               waiting_on: item.execution_waiting_on ?? item.waiting_on,
@@ -388,8 +409,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const agentId = request.agentId ?? null;
   const contract = statusContract({
     registry,
-    registryPath: request.registryPath,
-    homeDir: request.homeDir,
+    registryPath: registryPath,
+    homeDir,
     goalId: request.goalId ?? null,
     items,
     runtimeRoot,
@@ -402,7 +423,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   // cached item, so it is assembled as typed instead.
   return {
     ok: contract.ok,
-    registry: request.registryPath,
+    registry: registryPath,
     runtime_root: runtimeRoot,
     goal_count: items.length,
     run_count: runCount,

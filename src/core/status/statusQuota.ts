@@ -9,6 +9,7 @@ import { quotaSummary, type GoalQuotaSummary } from '../quota/summary';
 import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
 import { OPERATOR_WAITS } from '../todo/attention';
 import type { FileStamp } from '../goal/files';
+import type { RecentRunRow } from '../goal/recentRuns';
 import type { GoalStatusTarget } from './goalStatusSchema';
 import type { StatusQuotaSources } from './statusPayload';
 
@@ -20,13 +21,15 @@ export interface StatusQuotaOptions {
 }
 
 /**
- * The goal's run index as status holds it, read at `stamp` (null: no index): its rows (`runIndex`, null when
- * the index does not exist) or the persistent cache's digest of it; `unread` when status holds neither (the
- * summary then reads the index itself).
+ * The goal's run index as status holds it, read at `stamp` (null: no index; a summary derived from it is
+ * keyed by it, as a stat taken later may be of rows appended since): its rows (`runIndex`, null when the
+ * index does not exist) or the persistent cache's digest of it with the goal's newest runs (the editor's
+ * Recent runs; null when the cache entry holds none); `unread` when status holds neither (the summary
+ * then reads the index itself).
  */
 export type StatusIndexRead =
   | { kind: 'rows'; runIndex: RunIndexRead | null; stamp: FileStamp | null }
-  | { kind: 'digest'; digest: IndexDigest; stamp: FileStamp | null }
+  | { kind: 'digest'; digest: IndexDigest; recentRuns: readonly RecentRunRow[] | null; stamp: FileStamp | null }
   | { kind: 'unread' };
 
 /** What a goal's quota summary in status is computed from: the goal and its run index as status read them. */
@@ -38,7 +41,7 @@ export interface StatusQuotaReads {
 /** The reads of one goal `loadStatus` hands its quota summary (`StatusQuotaSources`), as `StatusQuotaReads`. */
 export function statusQuotaReads(
   target: GoalStatusTarget,
-  sources: Pick<StatusQuotaSources, 'registryEntry' | 'runIndex' | 'indexDigest' | 'indexStamp'>,
+  sources: Pick<StatusQuotaSources, 'registryEntry' | 'index'>,
   place: { registryPath: string; homeDir: string },
 ): StatusQuotaReads {
   if (sources.registryEntry === undefined)
@@ -52,13 +55,7 @@ export function statusQuotaReads(
     runtimeRoot: target.runtimeRoot,
     homeDir: place.homeDir,
   });
-  const index: StatusIndexRead =
-    sources.indexDigest !== undefined
-      ? { kind: 'digest', digest: sources.indexDigest, stamp: sources.indexStamp }
-      : sources.runIndex !== undefined
-        ? { kind: 'rows', runIndex: sources.runIndex, stamp: sources.indexStamp }
-        : { kind: 'unread' };
-  return { goal, index };
+  return { goal, index: sources.index };
 }
 
 /**

@@ -3,7 +3,8 @@ import { registeredAgentsForGoal } from '../registry/agentIds';
 import { LOOPX_ERROR_CODES } from '../errorCodes';
 import { errorMessage, isLoopxError } from '../errors';
 import { registryProjectRoot, resolveRuntimeRoot, resolveStateFile } from '../registry/locate';
-import { readRegistry, registryGoals } from '../registry/read';
+import { GoalLoader } from '../goal/loader';
+import { registryGoals } from '../registry/read';
 import { NormalizedQuotaSchema, normalizeQuota } from '../registry/schema';
 
 /** One goal as the editor surfaces and the read models show it. */
@@ -39,7 +40,7 @@ export async function loadRegistrySnapshot(
 ): Promise<RegistrySnapshot> {
   let registry: Record<string, unknown>;
   try {
-    registry = await readRegistry(registryPath);
+    registry = await new GoalLoader().registry(registryPath);
   } catch (error) {
     const details = isLoopxError(error) ? error.details : {};
     const line = typeof details['line'] === 'number' ? details['line'] : undefined;

@@ -14,7 +14,7 @@ import {
   planGoalTurn,
   reloadTurnGoal,
   turnConcurrencyLimit,
-  type TurnGoal,
+  type TurnSetup,
 } from './context';
 import { journalPath, readJournal, TURN_JOURNAL_SCHEMA, turnsDir, writeJournal, type TurnJournal } from './journal';
 import type { TurnPlan } from './plan';
@@ -26,7 +26,7 @@ import type { TurnPlan } from './plan';
  */
 
 /** Makes the goal's turns folder and sweeps what a killed run left (a dead holder's lock, temp files, an unindexed spend). */
-export async function prepareTurnsDir(turnGoal: TurnGoal, clock: Clock): Promise<void> {
+export async function prepareTurnsDir(turnGoal: TurnSetup, clock: Clock): Promise<void> {
   const { goal } = turnGoal;
   await mkdirInside(goal.runtimeRoot, turnsDir(goal.runtimeDir));
   // The state file's leftovers too: a loop killed mid-writeback leaves its lock there.
@@ -37,7 +37,7 @@ export async function prepareTurnsDir(turnGoal: TurnGoal, clock: Clock): Promise
  * Runs `fn` holding this agent's turn lock and one of the goal's turn lanes (the spawn policy's
  * `maxConcurrentTurns`), or returns null at once when the agent is busy or every lane is taken.
  */
-export async function withTurnSlot<T>(turnGoal: TurnGoal, clock: Clock, fn: () => Promise<T>): Promise<T | null> {
+export async function withTurnSlot<T>(turnGoal: TurnSetup, clock: Clock, fn: () => Promise<T>): Promise<T | null> {
   const dir = turnsDir(turnGoal.goal.runtimeDir);
   const lockOptions = { agentId: turnGoal.agentId, clock };
   const limit = turnConcurrencyLimit(turnGoal.goal);
@@ -60,7 +60,7 @@ export async function withTurnSlot<T>(turnGoal: TurnGoal, clock: Clock, fn: () =
 }
 
 /** Why no slot was free, for people. */
-export function noSlotMessage(turnGoal: TurnGoal): string {
+export function noSlotMessage(turnGoal: TurnSetup): string {
   const limit = turnConcurrencyLimit(turnGoal.goal);
   return `no turn started: ${limit === 1 ? 'another turn of this goal (or of this agent) is running' : `${limit} turns of this goal are already running (or this agent is busy)`}; the goal's spawn policy allows ${limit} at once`;
 }
@@ -71,9 +71,9 @@ export function noSlotMessage(turnGoal: TurnGoal): string {
  * executor): the turn is admitted on the current files, and runs with the goal it was admitted on.
  */
 export async function admitNewTurn(
-  snapshot: TurnGoal,
+  snapshot: TurnSetup,
   options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
-): Promise<{ journal: TurnJournal; stateText?: string; turnGoal: TurnGoal } | { notRun: TurnPlan }> {
+): Promise<{ journal: TurnJournal; stateText: string | null; turnGoal: TurnSetup } | { notRun: TurnPlan }> {
   return withFileLock(
     path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
     { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
@@ -89,7 +89,7 @@ export async function admitNewTurn(
       });
       if (!plan.would_invoke_host || plan.settlement_identity === null) return { notRun: plan };
       const existing = await readJournal(journalPath(goal.runtimeDir, plan.turn_key));
-      if (existing !== null) return { journal: existing, turnGoal };
+      if (existing !== null) return { journal: existing, stateText: null, turnGoal };
       const todoId = plan.selected_todo?.todo_id ?? null;
       const settlementIdentity = plan.settlement_identity;
       // hard_lease: the agent takes the todo's lease before the turn exists (refused when another agent holds it).
@@ -126,7 +126,7 @@ export async function admitNewTurn(
 }
 
 /** The journal of `turnKey`, which must belong to the turn goal's agent. */
-export async function requireJournal(turnGoal: TurnGoal, turnKey: string): Promise<TurnJournal> {
+export async function requireJournal(turnGoal: TurnSetup, turnKey: string): Promise<TurnJournal> {
   const journal = await readJournal(journalPath(turnGoal.goal.runtimeDir, turnKey));
   if (journal === null) {
     throw new LoopxError(
@@ -149,7 +149,7 @@ export async function requireJournal(turnGoal: TurnGoal, turnKey: string): Promi
  * Reserves the turn's quota slot (`reserveTurn`: the limit can never be exceeded) with its budget
  * estimate, so parallel turns cannot overspend max_cost_usd / max_tokens.
  */
-export async function reserveTurnSlot(turnGoal: TurnGoal, journal: TurnJournal, clock: Clock) {
+export async function reserveTurnSlot(turnGoal: TurnSetup, journal: TurnJournal, clock: Clock) {
   const config = turnGoal.executorConfig;
   const timeout = config === null ? 0 : executorTimeoutMinutes(config);
   return reserveTurn(turnGoal.goal, clock, {

@@ -1,7 +1,5 @@
-import { activeLeaseHolders } from '../leases/store';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { registeredAgentsForGoal, requireRegisteredAgent } from '../registry/agentIds';
 import { maxConcurrentTurns } from '../registry/orchestration';
@@ -14,14 +12,14 @@ import { decideShouldRun } from '../scheduling/shouldRun';
 import type { ShouldRunDecision } from '../scheduling/decisionContract';
 import { GoalLoader } from '../goal/loader';
 import type { GoalSnapshot } from '../goal/snapshot';
-import { reloadGoalRef } from '../quota/goal';
-import type { GoalRef } from '../registry/goalRef';
+import type { GoalRef } from '../goal/ref';
+import { quotaConfigOf } from '../quota/goal';
 import type { QuotaStatus } from '../quota/state';
 import { resolveRepo } from '../registry/locate';
 import { runIndexPath } from '../runtime/layout';
 import { RunIndexRow } from '../runtime/runIndex';
 import type { BudgetBrief } from '../protocol/contract';
-import { readStateFile, type StateFileSnapshot } from '../state/stateFile';
+import type { StateFileSnapshot } from '../state/stateFile';
 import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
 import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
@@ -31,13 +29,14 @@ import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
  * validator, the decision, the state file, the runs and the journals of turns in flight.
  */
 
-export interface TurnGoalOptions {
-  /** The goal as the caller resolved it (the operation's goal handle, `quotaGoalOf`): never read again here. */
+export interface TurnSetupOptions {
+  /** The goal as the caller resolved it (the operation's goal handle): never read again here. */
   goal: GoalRef;
   /** The registry document the goal was resolved from, when the caller has it (the run record reuses it). */
   registryDocument?: Record<string, unknown> | undefined;
   agentId: string;
   clock: Clock;
+  /** For `~` in the registry's paths; default the goal reference's. */
   homeDir?: string | undefined;
   runtimeRootOverride?: string | undefined;
   /** Replaces the agent's registry executor by a `command` executor with this argv (`--host-adapter-command-json`). */
@@ -47,7 +46,11 @@ export interface TurnGoalOptions {
   availableCapabilities?: readonly string[] | undefined;
 }
 
-export interface TurnGoal {
+/**
+ * How one agent runs turns of a goal: the goal (its `GoalRef`, as resolved or last reloaded), the
+ * agent, where it works, its executor and the validator (or why they are unusable).
+ */
+export interface TurnSetup {
   goal: GoalRef;
   registryDocument: Record<string, unknown> | undefined;
   agentId: string;
@@ -61,21 +64,23 @@ export interface TurnGoal {
   validationCommand: string[] | null;
   validationProblem: string | null;
   /** The options it was loaded with (overrides kept), to load it again from the current registry. */
-  source: TurnGoalOptions;
+  source: TurnSetupOptions;
 }
 
 /**
- * The turn goal as the registry says it now (see `reloadGoalRef`): every admission decides on
+ * The turn goal as the registry says it now (`GoalLoader.reload`): every admission decides on
  * this, so a pause, a lowered limit or a changed executor holds for the next turn of a running loop.
  */
-export async function reloadTurnGoal(turnGoal: TurnGoal): Promise<TurnGoal> {
-  const current = await reloadGoalRef(turnGoal.goal);
+export async function reloadTurnGoal(turnGoal: TurnSetup): Promise<TurnSetup> {
+  const current = await new GoalLoader().reload({ ...turnGoal.goal, homeDir: turnGoal.homeDir });
   return loadTurnGoal({ ...turnGoal.source, goal: current.goal, registryDocument: current.document });
 }
 
-export function loadTurnGoal(options: TurnGoalOptions): TurnGoal {
-  const homeDir = options.homeDir ?? os.homedir();
+export function loadTurnGoal(options: TurnSetupOptions): TurnSetup {
   const goal = options.goal;
+  const homeDir = options.homeDir ?? goal.homeDir;
+  // Its quota window is refused up front (`quota_window_out_of_range`), before anything is planned or read.
+  quotaConfigOf(goal);
   const agentId = requireRegisteredAgent(goal.rawEntry, options.agentId, { field: 'agent_id' });
   if (goal.statePath === null) {
     throw new LoopxError(
@@ -129,7 +134,7 @@ export function executorTimeoutMinutes(config: ExecutorConfig): number {
 }
 
 /** How many turns of this goal may run at once: its spawn policy, bounded by its registered agents. */
-export function turnConcurrencyLimit(goal: GoalRef): number {
+export function turnConcurrencyLimit(goal: Pick<GoalRef, 'rawEntry'>): number {
   return maxConcurrentTurns(goal.rawEntry['spawn_policy'], registeredAgentsForGoal(goal.rawEntry).length);
 }
 
@@ -140,17 +145,19 @@ export interface PlanContext {
   stateText: string;
 }
 
-/** The state file a turn plans on: the loaded one, or the error reading it met (read again when the goal names another path). */
-async function loadedStateFile(loaded: GoalSnapshot, statePath: string): Promise<StateFileSnapshot> {
-  if (loaded.goal.statePath !== statePath) return readStateFile(statePath);
+/** The state file a turn plans on, as the goal was loaded: parsed, or the error reading it met. */
+function loadedStateFile(loaded: GoalSnapshot): StateFileSnapshot {
   if (loaded.state.kind === 'unreadable') throw loaded.state.error;
   if (loaded.state.kind === 'read') return loaded.state.file;
-  return readStateFile(statePath);
+  // A turn goal always has a state file (`loadTurnGoal`); kept for the type.
+  throw new LoopxError('state_file_unresolved', `goal '${loaded.goal.goalId}' has no state_file LoopX can find`, {
+    goal_id: loaded.goal.goalId,
+  });
 }
 
 /** Reads the goal's files and plans one turn (read-only). */
 export async function planGoalTurn(
-  turnGoal: TurnGoal,
+  turnGoal: TurnSetup,
   options: {
     clock: Clock;
     turnInstanceId?: string | undefined;
@@ -161,7 +168,7 @@ export async function planGoalTurn(
   const { goal, agentId } = turnGoal;
   // One load of the goal serves the decision and the plan.
   const loaded = await new GoalLoader().load(goal, { clock: options.clock });
-  const snapshot = await loadedStateFile(loaded, turnGoal.statePath);
+  const snapshot = loadedStateFile(loaded);
   const decision = decideShouldRun(loaded, agentId, options.clock.now(), {
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
   });
@@ -185,7 +192,7 @@ export async function planGoalTurn(
     validationCommand: turnGoal.validationCommand,
     validationProblem: turnGoal.validationProblem,
     inFlightTodoIds: options.inFlightTodoIds ?? new Set(),
-    leaseHolders: activeLeaseHolders(goal, now),
+    leaseHolders: loaded.leases,
     sessionBinding: selectedId === null ? null : readSessionBinding(goal, agentId, selectedId),
     turnInstanceId,
     generatedAt: isoSeconds(now),
@@ -194,11 +201,15 @@ export async function planGoalTurn(
   return { decision, plan, stateText: snapshot.text };
 }
 
-export function sessionBindingPath(goal: GoalRef, agentId: string, todoId: string | null): string {
+export function sessionBindingPath(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>,
+  agentId: string,
+  todoId: string | null,
+): string {
   return path.join(goal.runtimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
 }
 
-function readSessionBinding(goal: GoalRef, agentId: string, todoId: string): unknown {
+function readSessionBinding(goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>, agentId: string, todoId: string): unknown {
   try {
     return JSON.parse(
       readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES }),
@@ -210,7 +221,7 @@ function readSessionBinding(goal: GoalRef, agentId: string, todoId: string): unk
 }
 
 /** Todos that unfinished turns of OTHER agents hold. */
-export async function inFlightTodoIds(goal: GoalRef, agentId: string): Promise<Set<string>> {
+export async function inFlightTodoIds(goal: Pick<GoalRef, 'runtimeDir'>, agentId: string): Promise<Set<string>> {
   const journals = await listActiveJournals(goal.runtimeDir);
   return new Set(journals.filter((j) => j.agent_id !== agentId && j.todo_id !== null).map((j) => j.todo_id as string));
 }
@@ -242,7 +253,7 @@ const RECENT_RUNS_BYTES = 64 * 1024;
  * The newest rows of the goal's run index (newest first), read from the file's last 64 KB only:
  * the brief shows the latest evidence, and a turn should not cost more as the history grows.
  */
-export async function recentRuns(goal: GoalRef): Promise<RunIndexRow[]> {
+export async function recentRuns(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>): Promise<RunIndexRow[]> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(runIndexPath(goal.runtimeRoot, goal.goalId), 'r');

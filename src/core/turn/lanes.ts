@@ -1,13 +1,13 @@
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { laneIsolationOf, laneRef, type LaneRef } from '../lanes/lane';
 import type { OperationContext } from '../state/todos';
-import type { TurnGoal } from './context';
+import type { TurnSetup } from './context';
 
 /**
  * How a turn uses its agent's lane (docs/lanes.md): the lane of an agent whose profile says
  * `isolation: "worktree"`, or null for an agent working in the main checkout.
  */
-export function turnLaneOf(turnGoal: TurnGoal): LaneRef | null {
+export function turnLaneOf(turnGoal: TurnSetup): LaneRef | null {
   if (laneIsolationOf(turnGoal.goal.rawEntry, turnGoal.agentId) !== 'worktree') return null;
   return laneRef({
     goalId: turnGoal.goal.goalId,
@@ -19,7 +19,7 @@ export function turnLaneOf(turnGoal: TurnGoal): LaneRef | null {
 }
 
 /** The todo-edit context of a lane's gate written by a turn. */
-export function laneGateContext(turnGoal: TurnGoal, now: string): OperationContext {
+export function laneGateContext(turnGoal: TurnSetup, now: string): OperationContext {
   const roster = registeredAgentsForGoal(turnGoal.goal.rawEntry);
   return { now, goalId: turnGoal.goal.goalId, roster: roster.length > 0 ? roster : null };
 }

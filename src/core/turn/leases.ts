@@ -5,7 +5,7 @@ import { handoffModeOf, leasePath } from '../leases/store';
 import { DEFAULT_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from '../leases/rules';
 import { withAgentLease, withCompletionFence } from '../leases/completionFence';
 import { parseStateDocument } from '../state/document';
-import { executorTimeoutMinutes, type TurnGoal } from './context';
+import { executorTimeoutMinutes, type TurnSetup } from './context';
 
 /**
  * How the turn driver honors hard task leases (docs/leases.md): selection skips todos leased to
@@ -14,7 +14,7 @@ import { executorTimeoutMinutes, type TurnGoal } from './context';
  * fence, which releases the lease once the todo is done.
  */
 
-export function turnLeaseGoal(turnGoal: TurnGoal): Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> {
+export function turnLeaseGoal(turnGoal: TurnSetup): Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'> {
   const { goal } = turnGoal;
   return {
     goalId: goal.goalId,
@@ -30,17 +30,17 @@ export function turnLeaseKey(turnKey: string): string {
 }
 
 /** The turn's lease lasts the default 45 minutes, or the executor's timeout plus 10 minutes when longer (at most 24 h). */
-function turnLeaseTtl(turnGoal: TurnGoal): number {
+function turnLeaseTtl(turnGoal: TurnSetup): number {
   const timeout = turnGoal.executorConfig === null ? 0 : executorTimeoutMinutes(turnGoal.executorConfig);
   return Math.min(MAX_LEASE_TTL_SECONDS, Math.max(DEFAULT_LEASE_TTL_SECONDS, (timeout + 10) * 60));
 }
 
 function hardLease(
   goal: Pick<GoalRef, 'goalId' | 'runtimeRoot' | 'statePath' | 'rawEntry'>,
-  stateText: string | undefined,
+  stateText: string | null,
 ): boolean {
   let text = stateText;
-  if (text === undefined) {
+  if (text === null) {
     try {
       text = fs.readFileSync(goal.statePath ?? '', 'utf8');
     } catch {
@@ -52,8 +52,8 @@ function hardLease(
 
 /** Admission: in hard_lease mode the agent takes the selected todo's lease (under the lease lock) before `admit` runs. */
 export async function withTurnLease<T>(
-  turnGoal: TurnGoal,
-  input: { todoId: string | null; turnKey: string; stateText: string | undefined },
+  turnGoal: TurnSetup,
+  input: { todoId: string | null; turnKey: string; stateText: string },
   clock: Clock,
   admit: () => Promise<T>,
 ): Promise<T> {
@@ -78,8 +78,8 @@ export async function withTurnLease<T>(
  * agent runs) and takes the lease's current version.
  */
 export async function withTurnCompletionFence<T>(
-  turnGoal: TurnGoal,
-  input: { todoId: string; stateText: string | undefined },
+  turnGoal: TurnSetup,
+  input: { todoId: string; stateText: string | null },
   clock: Clock,
   write: () => Promise<T>,
 ): Promise<T> {

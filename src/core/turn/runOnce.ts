@@ -3,7 +3,7 @@ import type { ExecutorConfig } from '../executors/config';
 import type { AgentExecutor } from '../executors/types';
 import { tryWithFileLock } from '../fs/fileLock';
 import { admitNewTurn, noSlotMessage, prepareTurnsDir, requireJournal, withTurnSlot } from './admission';
-import { loadTurnGoal, planGoalTurn, type TurnGoal, type TurnGoalOptions } from './context';
+import { loadTurnGoal, planGoalTurn, type TurnSetup, type TurnSetupOptions } from './context';
 import type { TurnEventSink } from './events';
 import { journalPath, listActiveJournals, readJournal, type RecoveryKind, type TurnJournal } from './journal';
 import { turnResult, type TurnRunResult } from './result';
@@ -43,7 +43,7 @@ export interface ExecutorTurnContext {
 
 export type ExecutorFactory = (config: ExecutorConfig, agentId: string, turn: ExecutorTurnContext) => AgentExecutor;
 
-export interface RunOnceOptions extends TurnGoalOptions {
+export interface RunOnceOptions extends TurnSetupOptions {
   /** The environment agents and validators pick their allowlisted variables from. */
   env: NodeJS.ProcessEnv;
   /** Without it: a preview, nothing is invoked or written. */
@@ -113,13 +113,13 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnRunResult> {
 }
 
 /** Holding a turn slot: resume this agent's unfinished turn (or the one asked for), else admit a new one, then run it. */
-async function turnInSlot(resolved: TurnGoal, options: RunOnceOptions): Promise<TurnRunResult> {
+async function turnInSlot(resolved: TurnSetup, options: RunOnceOptions): Promise<TurnRunResult> {
   // A turn in flight keeps the goal it started with; a new one runs with the goal it was admitted on.
   let turnGoal = resolved;
   const goalRuntimeDir = turnGoal.goal.runtimeDir;
   let journal: TurnJournal | null = null;
   let resumed = false;
-  let stateText: string | undefined;
+  let stateText: string | null = null;
   if (options.resumeTurnKey !== undefined) {
     journal = await requireJournal(turnGoal, options.resumeTurnKey);
     resumed = true;

@@ -19,7 +19,7 @@ import {
   type TurnPhase,
 } from '../protocol/contract';
 import { reserveTurnSlot } from './admission';
-import { sessionBindingPath, type TurnGoal } from './context';
+import { sessionBindingPath, type TurnSetup } from './context';
 import { crashCheckpoint } from './crashHook';
 import { emitTo } from './events';
 import { ValidationReceiptSchema, writeJournal, type TurnFailure, type TurnJournal, type TurnReceipt } from './journal';
@@ -141,12 +141,12 @@ export class TurnTransaction {
   private readonly dir: string;
 
   constructor(
-    private readonly turnGoal: TurnGoal,
+    private readonly turnGoal: TurnSetup,
     private readonly options: RunOnceOptions,
     private journal: TurnJournal,
     private readonly resumed: boolean,
-    /** The state file's text the new turn was planned from (unknown when the turn is resumed). */
-    stateText?: string,
+    /** The state file's text the new turn was planned from (null: unknown, the turn is resumed). */
+    stateText: string | null,
   ) {
     this.dir = turnGoal.goal.runtimeDir;
     this.ctx = {
@@ -576,7 +576,7 @@ export class TurnTransaction {
       lock: { agentId: this.journal.agent_id },
     });
     // The state file changed under the writeback's cached text: the next edit reads it afresh.
-    this.ctx.stateText = undefined;
+    this.ctx.stateText = null;
   }
 
   /** A failed or voided turn: the lane's worktree goes back to the commit before the turn. */

@@ -15,7 +15,8 @@ import {
   readRefreshBase,
   type RefreshStateRequest,
 } from '../refresh/refreshState';
-import { readGoalRuns, type RunIndexRow } from '../runtime/runIndex';
+import { GoalLoader } from '../goal/loader';
+import type { RunIndexRow } from '../runtime/runIndex';
 import { appendRun } from '../runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import { compactText, parseStateDocument, truncate } from '../state/document';
@@ -23,7 +24,7 @@ import { applyStateEdit, type StateEditOutcome } from '../state/stateFile';
 import { addTodo, completeTodo, findTodo, updateTodo, type OperationContext } from '../state/todos';
 import type { HostResult, TodoDisposition } from '../protocol/contract';
 import type { RunSnapshot } from '../snapshots/gitSnapshot';
-import type { TurnGoal } from './context';
+import type { TurnSetup } from './context';
 import type { RecoveryKind, ValidationReceipt, WritebackRecord } from './journal';
 
 /**
@@ -133,7 +134,7 @@ export function validationPassed(receipt: ValidationReceipt): boolean {
 // State edits
 
 export interface WritebackContext {
-  turnGoal: TurnGoal;
+  turnGoal: TurnSetup;
   clock: Clock;
   identity: SettlementIdentity;
   turnKey: string;
@@ -145,11 +146,11 @@ export interface WritebackContext {
    */
   mayHaveRecords: boolean;
   /**
-   * The state file's text as this turn last knew it (read for its plan, or written by it under the
-   * lock): the first compare-and-swap edit starts from it instead of reading the file again; a
-   * file changed meanwhile fails the swap, and the retry reads it afresh.
+   * The compare-and-swap base of the next state edit: the text this turn's plan was made from, then
+   * each text the writeback wrote under the lock; null when unknown (a resumed turn, or after a failed
+   * swap or another writer's edit), when the edit starts from the file as it is.
    */
-  stateText?: string | undefined;
+  stateText: string | null;
   /** The turn's working-tree snapshot (base at its start, head now), stored on its run record; absent without git. */
   snapshot?: RunSnapshot | null | undefined;
 }
@@ -187,11 +188,11 @@ async function editState<T>(
 ): Promise<{ value: T; written: boolean }> {
   return withCasRetry(async () => {
     const known = ctx.stateText;
-    ctx.stateText = undefined; // a failed swap means the file changed: the retry reads it
+    ctx.stateText = null; // a failed swap means the file changed: the retry reads it
     const outcome = await applyStateEdit(ctx.turnGoal.statePath, edit, {
       operation,
       lock: { agentId: ctx.identity.agent_id, clock: ctx.clock },
-      ...(known === undefined ? {} : { expectedText: known }),
+      ...(known === null ? {} : { expectedText: known }),
     });
     // What the file holds now: the text just written under the lock, or the unchanged text the edit started from.
     ctx.stateText = outcome.text;
@@ -388,7 +389,7 @@ async function findTurnRow(
 ): Promise<RunIndexRow | null> {
   if (!ctx.mayHaveRecords) return null;
   const { goal } = ctx.turnGoal;
-  const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot })).rows;
+  const rows = await new GoalLoader().runRows(goal);
   return (
     rows.find(
       (row) =>
@@ -451,8 +452,8 @@ export async function recordMaterialRun(
   }
   const { turnGoal } = ctx;
   return withCasRetry(async () => {
-    const stateText = ctx.stateText;
-    ctx.stateText = undefined;
+    const stateText = ctx.stateText ?? undefined;
+    ctx.stateText = null;
     const target = { ...turnGoal.goal, homeDir: turnGoal.homeDir };
     const request: RefreshStateRequest = {
       classification: result.result_kind,

@@ -9,7 +9,7 @@ import {
   compileCacheDir,
   compileCacheName,
   MAX_PROFILE_CACHES,
-  mayAddProfileCache,
+  makeRoomForProfileCache,
   nameRecordFile,
   profileCacheName,
   RACY_MS,
@@ -222,13 +222,28 @@ describe('CLI compile cache: one cache per command, made at exit', () => {
     assert.equal(profileCacheName('cli-v20-x64-abc.bin', 'status'), 'cli-v20-x64-abc-status.bin');
   });
 
-  it('adds at most MAX_PROFILE_CACHES command caches of one bundle', () => {
+  it("keeps at most MAX_PROFILE_CACHES command caches of one bundle, the newest: a new command's cache takes the oldest's place", () => {
     const { dir, name } = setup();
-    for (let i = 0; i < MAX_PROFILE_CACHES - 1; i++) writeTrustedCache(dir, profileCacheName(name, `c${i}`), uid, DATA);
-    writeTrustedCache(dir, profileCacheName(compileCacheName('another bundle'), 'x'), uid, DATA);
-    assert.equal(mayAddProfileCache(dir, name), true, "another bundle's caches do not count");
-    writeTrustedCache(dir, profileCacheName(name, 'last'), uid, DATA);
-    assert.equal(mayAddProfileCache(dir, name), false);
+    const cache = (profile: string): string => profileCacheName(name, profile);
+    const age = (profile: string, secondsAgo: number): void => {
+      const at = Date.now() / 1000 - secondsAgo;
+      fs.utimesSync(path.join(dir, cache(profile)), at, at);
+    };
+    for (let i = 0; i < MAX_PROFILE_CACHES; i++) {
+      writeTrustedCache(dir, cache(`c${i}`), uid, DATA);
+      age(`c${i}`, 100 - i);
+    }
+    const other = profileCacheName(compileCacheName('another bundle'), 'x');
+    writeTrustedCache(dir, other, uid, DATA);
+    assert.equal(makeRoomForProfileCache(dir, name), true);
+    writeTrustedCache(dir, cache('status'), uid, DATA);
+    const left = fs.readdirSync(dir);
+    assert.equal(left.filter((file) => file.startsWith(name.replace(/\.bin$/, '-'))).length, MAX_PROFILE_CACHES);
+    assert.ok(!left.includes(cache('c0')), 'the oldest cache made room');
+    assert.ok(left.includes(cache('c1')) && left.includes(cache('status')));
+    assert.ok(left.includes(other), "another bundle's caches are not this bundle's to remove");
+    assert.equal(makeRoomForProfileCache(dir, name), true, 'again at the limit: room again');
+    assert.ok(!fs.readdirSync(dir).includes(cache('c1')));
   });
 
   it("the launcher (real processes) writes the command's cache when the command is done, and reads it next time", () => {

@@ -12,7 +12,8 @@ import {
 } from '../../../src/core/goal/persistentCache';
 import { fileSystemGoalReader, type FileStamp, type GoalFileReader } from '../../../src/core/goal/files';
 import { GoalStatusCache, type GoalStatusItem } from '../../../src/core/status/goalStatus';
-import { goalItems, loadStatus, type StatusPayload } from '../../../src/core/status/statusPayload';
+import { goalItems, type StatusPayload } from '../../../src/core/status/statusPayload';
+import { loadStatusAt } from '../../support/status';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { ageFiles, materializeDemoWorkspace } from '../../support/demoWorkspace';
 import { isCredentialClean, redactCredentials, redactCredentialsShared } from '../../../src/core/privacy/scrub';
@@ -76,7 +77,7 @@ async function status(d: Demo, persistentCache: boolean, clock = CLOCK): Promise
   const previous = observeSafeReads((file) => safeReads.push(file));
   const cache = new GoalStatusCache(reader);
   try {
-    const payload = await loadStatus({
+    const payload = await loadStatusAt({
       registryPath: d.registryPath,
       homeDir: d.dir,
       cache,
@@ -482,7 +483,7 @@ describe('persistent status cache (runtime root)', () => {
   it('a deferred save (the live model) writes nothing until the caller runs it, then the same cache as an awaited save', async () => {
     const d = demo();
     const saves: (() => Promise<boolean>)[] = [];
-    const payload = await loadStatus({
+    const payload = await loadStatusAt({
       registryPath: d.registryPath,
       homeDir: d.dir,
       cache: new GoalStatusCache(),
@@ -605,7 +606,7 @@ describe('persistent status cache (runtime root)', () => {
     ageEverything(d);
     const load = async (): Promise<StatusPayload> =>
       redactCredentialsShared(
-        await loadStatus({
+        await loadStatusAt({
           registryPath: d.registryPath,
           homeDir: d.dir,
           cache: new GoalStatusCache(),

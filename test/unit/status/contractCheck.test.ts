@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { indexDuplicateSummary } from '../../../src/core/status/contractCheck';
-import { contractItem, goalItems, loadStatus } from '../../../src/core/status/statusPayload';
+import { contractItem, goalItems } from '../../../src/core/status/statusPayload';
+import { loadStatusAt } from '../../support/status';
 import { runLoopx } from '../cli/run';
 
 /**
@@ -93,7 +94,7 @@ const broken = stateWith(
 describe('contract check in the status payload', () => {
   it('a clean workspace: ok, no contract item, no errors or warnings', async () => {
     const { dir, registryPath } = workspace([{ id: 'alpha', state: clean }]);
-    const payload = await loadStatus({ registryPath, homeDir: dir });
+    const payload = await loadStatusAt({ registryPath, homeDir: dir });
     assert.equal(payload.ok, true);
     assert.deepEqual(payload.contract_summary, { errors: 0, warnings: 0, checks: 4 });
     assert.equal(contractItem(payload), undefined);
@@ -105,7 +106,7 @@ describe('contract check in the status payload', () => {
       { id: 'alpha', state: clean },
       { id: 'beta', state: broken },
     ]);
-    const payload = await loadStatus({ registryPath, homeDir: dir });
+    const payload = await loadStatusAt({ registryPath, homeDir: dir });
     assert.equal(payload.ok, false);
     assert.equal(payload.contract.ok, false);
     assert.equal(payload.contract_summary.errors, 1);
@@ -148,14 +149,14 @@ describe('contract check in the status payload', () => {
       { id: 'alpha', state: clean },
       { id: 'beta', state: broken },
     ]);
-    assert.equal((await loadStatus({ registryPath, homeDir: dir, goalId: 'alpha' })).ok, true);
-    assert.equal((await loadStatus({ registryPath, homeDir: dir, goalId: 'beta' })).ok, false);
+    assert.equal((await loadStatusAt({ registryPath, homeDir: dir, goalId: 'alpha' })).ok, true);
+    assert.equal((await loadStatusAt({ registryPath, homeDir: dir, goalId: 'beta' })).ok, false);
     // A registry problem of a goal (no domain) counts for that goal only.
     const registry = JSON.parse(fs.readFileSync(registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
     delete registry.goals[1]?.['domain'];
     fs.writeFileSync(registryPath, JSON.stringify(registry));
-    assert.deepEqual((await loadStatus({ registryPath, homeDir: dir, goalId: 'alpha' })).contract.errors, []);
-    const beta = await loadStatus({ registryPath, homeDir: dir, goalId: 'beta' });
+    assert.deepEqual((await loadStatusAt({ registryPath, homeDir: dir, goalId: 'alpha' })).contract.errors, []);
+    const beta = await loadStatusAt({ registryPath, homeDir: dir, goalId: 'beta' });
     assert.equal(beta.contract.errors[0], 'beta: missing domain');
     assert.equal(beta.contract.errors.length, 2);
   });
@@ -170,7 +171,7 @@ describe('contract check in the status payload', () => {
       markdown_path: 'a.md',
     });
     const { dir, registryPath } = workspace([{ id: 'alpha', state: gap }], { runtime: false });
-    const first = await loadStatus({ registryPath, homeDir: dir, persistentCache: true });
+    const first = await loadStatusAt({ registryPath, homeDir: dir, persistentCache: true });
     assert.equal(first.ok, true, 'warnings do not fail the status');
     assert.equal(first.contract_summary.warnings, 2);
     assert.match(first.contract.warnings[0] ?? '', /^alpha: active state has a state_projection_gap for agent/);
@@ -180,7 +181,7 @@ describe('contract check in the status payload', () => {
     const rows = path.join(dir, 'runtime', 'goals', 'alpha', 'runs');
     fs.mkdirSync(rows, { recursive: true });
     fs.writeFileSync(path.join(rows, 'index.jsonl'), `${row}\n${row}\n`);
-    const second = await loadStatus({ registryPath, homeDir: dir });
+    const second = await loadStatusAt({ registryPath, homeDir: dir });
     assert.equal(second.contract_summary.warnings, 2);
     assert.match(
       second.contract.warnings[1] ?? '',
@@ -238,7 +239,7 @@ describe('status route of an older latest status run', () => {
     for (let hour = 10; hour < 14; hour++)
       write(`2026-05-01T${hour}-00-00-00-00-quota`, `2026-05-01T${hour}:00:00+00:00`, 'quota_slot_spent');
     fs.writeFileSync(path.join(runs, 'index.jsonl'), `${rows.join('\n')}\n`);
-    const payload = await loadStatus({ registryPath, homeDir: dir, limit: 2 });
+    const payload = await loadStatusAt({ registryPath, homeDir: dir, limit: 2 });
     assert.equal(goalItems(payload)[0]?.status, 'validated_progress');
   });
 });

@@ -9,7 +9,8 @@ import {
   GoalStatusItemSchema,
   loadGoalStatus,
 } from '../../../src/core/status/goalStatus';
-import { goalItems, loadStatus, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
+import { goalItems, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
+import { loadStatusAt } from '../../support/status';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const DEMO_NEXT_ACTION = 'Add a "Related" section linking notes that share a tag.';
@@ -98,7 +99,7 @@ function replaceFile(file: string, text: string): void {
 describe('status read model', () => {
   it('projects the demo workspace: route, latest run, todos, gate, stale warning', async () => {
     const { dir, registryPath } = demo();
-    const payload = await loadStatus({ registryPath, homeDir: dir });
+    const payload = await loadStatusAt({ registryPath, homeDir: dir });
     StatusPayloadSchema.parse(payload);
     assert.equal(payload.goal_count, 1);
     assert.equal(payload.run_count, 3);
@@ -206,7 +207,7 @@ describe('status read model', () => {
 
   it('emits the fields the dashboards always require, with their types', async () => {
     const { dir, registryPath } = demo();
-    const payload = JSON.parse(JSON.stringify(await loadStatus({ registryPath, homeDir: dir }))) as StatusPayload;
+    const payload = JSON.parse(JSON.stringify(await loadStatusAt({ registryPath, homeDir: dir }))) as StatusPayload;
     const always: [string, string][] = [
       ['ok', 'boolean'],
       ['registry', 'string'],
@@ -254,14 +255,14 @@ describe('status read model', () => {
       .replace('- [ ] [P3] Publish', '- [-] [P3] Publish')
       .replace('todo_id=todo_publish status=open', 'todo_id=todo_publish status=deferred');
     fs.writeFileSync(statePath, state);
-    const payload = await loadStatus({ registryPath, homeDir: os.homedir() });
+    const payload = await loadStatusAt({ registryPath, homeDir: os.homedir() });
     const agent = goalItems(payload)[0]?.agent_todos;
     assert.deepEqual([agent?.open_count, agent?.done_count, agent?.deferred_count], [3, 2, 1]);
   });
 
   it('seen as one agent: its lane and unclaimed todos are listed, other claims are not', async () => {
     const { dir, registryPath } = demo();
-    const payload = await loadStatus({ registryPath, homeDir: dir, agentId: 'demo' });
+    const payload = await loadStatusAt({ registryPath, homeDir: dir, agentId: 'demo' });
     const item = goalItems(payload)[0];
     assert.equal(payload.agent_id, 'demo');
     assert.equal(item?.agent_id, 'demo');
@@ -275,7 +276,7 @@ describe('status read model', () => {
   it('a goal whose state file is missing is reported in its item, with paths labelled, and the rest still projects', async () => {
     const { dir, registryPath } = demo();
     fs.rmSync(path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'));
-    const payload = await loadStatus({ registryPath, homeDir: dir });
+    const payload = await loadStatusAt({ registryPath, homeDir: dir });
     const item = goalItems(payload)[0];
     assert.ok(item);
     assert.equal(item.active_state.available, false);
@@ -301,7 +302,7 @@ describe('status read model', () => {
       index,
       `${JSON.stringify({ generated_at: '2026-11-28T10:00:00+00:00', goal_id: 'tidy-notes', classification: 'state_refreshed', recommended_action: 'deploy with token=abcdefghijklmnop' })}\n`,
     );
-    const item = goalItems(await loadStatus({ registryPath, homeDir: dir }))[0];
+    const item = goalItems(await loadStatusAt({ registryPath, homeDir: dir }))[0];
     assert.equal(item?.latest_runs[0]?.recommended_action, null);
     assert.equal(item?.latest_run_recommended_action, null);
     assert.equal(item?.source, 'active_state');
@@ -317,11 +318,11 @@ describe('status read model', () => {
       calls++;
       return { state: 'eligible', allowed_slots: 24, spent_slots: calls };
     };
-    const first = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
-    const second = await loadStatus({ registryPath, homeDir: dir, cache, quotaSummary });
+    const first = await loadStatusAt({ registryPath, homeDir: dir, cache, quotaSummary });
+    const second = await loadStatusAt({ registryPath, homeDir: dir, cache, quotaSummary });
     assert.equal(goalItems(first)[0]?.quota?.spent_slots, 1);
     assert.equal(goalItems(second)[0]?.quota?.spent_slots, 2, 'quota is time-dependent, so never cached');
-    const failing = await loadStatus({
+    const failing = await loadStatusAt({
       registryPath,
       homeDir: dir,
       cache,
@@ -355,7 +356,7 @@ describe('status read model', () => {
     for (const goal of ['alpha', 'beta']) settle(project.statePath(goal));
     const counter = countingReader();
     const cache = new GoalStatusCache(counter.reader);
-    const load = () => loadStatus({ registryPath: project.registryPath, homeDir: project.dir, cache });
+    const load = () => loadStatusAt({ registryPath: project.registryPath, homeDir: project.dir, cache });
     const byId = (payload: StatusPayload, id: string) => goalItems(payload).find((item) => item.goal_id === id);
 
     const first = await load();

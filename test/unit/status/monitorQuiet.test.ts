@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { goalItems, loadStatus, type StatusQuotaSources } from '../../../src/core/status/statusPayload';
+import { goalItems, type StatusQuotaSources } from '../../../src/core/status/statusPayload';
+import { loadStatusAt } from '../../support/status';
 import { tempDir } from '../../support/tempDir';
 
 /**
@@ -73,7 +74,7 @@ function workspace(todos: { user?: string[]; agent: string[] }): string {
 async function statusOf(todos: { user?: string[]; agent: string[] }) {
   const dir = workspace(todos);
   const attention: StatusQuotaSources['attention'][] = [];
-  const payload = await loadStatus({
+  const payload = await loadStatusAt({
     registryPath: path.join(dir, '.loopx', 'registry.json'),
     homeDir: dir,
     quotaSummary: (_goal, sources) => {

@@ -8,7 +8,7 @@ import { fixedClock } from '../../../src/core/clock';
 import type { LedgerFacts } from '../../../src/core/quota/ledger';
 import { PersistentCache, statusCachePath } from '../../../src/core/goal/persistentCache';
 import { GoalStatusCache, type GoalStatusTarget } from '../../../src/core/status/goalStatus';
-import { loadStatus } from '../../../src/core/status/statusPayload';
+import { loadStatusAt } from '../../support/status';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -74,7 +74,7 @@ describe('what the status caches keep alive', () => {
 
   it('once saved, a run index digest keeps its facts packed: the parsed spends are not held, and read back equal', async () => {
     const cache = new GoalStatusCache();
-    await loadStatus({
+    await loadStatusAt({
       registryPath,
       homeDir: dir,
       cache,

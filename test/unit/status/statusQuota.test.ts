@@ -6,7 +6,8 @@ import { fixedClock } from '../../../src/core/clock';
 import { loadedQuotaSummary } from '../../support/quotaSummary';
 import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { GoalStatusCache } from '../../../src/core/status/goalStatus';
-import { goalItems, loadStatus } from '../../../src/core/status/statusPayload';
+import { goalItems } from '../../../src/core/status/statusPayload';
+import { loadStatusAt } from '../../support/status';
 import { statusQuotaState, statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -22,7 +23,7 @@ function demo(): { dir: string; registryPath: string } {
 describe('status quota from the reads status already made', () => {
   it('attaches the same quota as a standalone summary, for every goal', async () => {
     const { dir, registryPath } = demo();
-    const payload = await loadStatus({
+    const payload = await loadStatusAt({
       registryPath,
       homeDir: dir,
       quotaSummary: statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir }),
@@ -66,14 +67,14 @@ describe('status quota from the reads status already made', () => {
     };
     const seen: { entry: unknown; rows: number | undefined; registryGoals: unknown }[] = [];
     const provider = statusQuotaSummaries({ registryPath, clock: CLOCK, homeDir: dir });
-    const payload = await loadStatus({
+    const payload = await loadStatusAt({
       registryPath,
       homeDir: dir,
       cache: new GoalStatusCache(reader),
       quotaSummary: (goal, sources) => {
         seen.push({
           entry: sources.registryEntry,
-          rows: sources.runIndex?.rows.length,
+          rows: sources.index.kind === 'rows' ? sources.index.runIndex?.rows.length : undefined,
           registryGoals: sources.registry['goals'],
         });
         return provider(goal, sources);
@@ -94,7 +95,7 @@ describe('status quota from the reads status already made', () => {
   it("a caller's cache keeps each goal's run index for its quota; release lets it go", async () => {
     const { dir, registryPath } = demo();
     const cache = new GoalStatusCache();
-    await loadStatus({ registryPath, homeDir: dir, cache });
+    await loadStatusAt({ registryPath, homeDir: dir, cache });
     const target = {
       goalId: 'tidy-notes',
       displayName: 'x',

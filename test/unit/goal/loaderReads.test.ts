@@ -1,0 +1,57 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { GoalLoader } from '../../../src/core/goal/loader';
+import { isLoopxError } from '../../../src/core/errors';
+import { demo, goalOf } from '../turn/helpers';
+
+/** The goal loader's reads for the turn driver: the registry entry as it is now, and a goal's run rows. */
+describe('GoalLoader: reload and run rows', () => {
+  it('reload gives the goal as the registry says it now, at the place the reference was resolved', async () => {
+    const d = demo();
+    const before = goalOf(d.registryPath);
+    const registry = JSON.parse(fs.readFileSync(d.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+    const entry = registry.goals[0] as Record<string, unknown>;
+    entry['stop_condition'] = 'edited while the loop ran';
+    entry['state_file'] = path.join(d.workspace, 'moved', 'ACTIVE_GOAL_STATE.md');
+    fs.writeFileSync(d.registryPath, JSON.stringify(registry, null, 2));
+
+    const { goal, document } = await new GoalLoader().reload(before);
+    assert.equal(goal.rawEntry['stop_condition'], 'edited while the loop ran');
+    assert.equal(goal.statePath, path.join(d.workspace, 'moved', 'ACTIVE_GOAL_STATE.md'), 'paths follow the entry');
+    assert.equal(goal.runtimeRoot, before.runtimeRoot, 'the place stays as resolved');
+    assert.equal(goal.runtimeDir, path.join(before.runtimeRoot, 'goals', 'tidy-notes'));
+    assert.equal(goal.entry.id, 'tidy-notes');
+    assert.equal((document['goals'] as unknown[])[0], goal.rawEntry, 'the entry is the document read');
+  });
+
+  it('reload refuses a goal removed from the registry meanwhile (goal_not_found)', async () => {
+    const d = demo();
+    const before = goalOf(d.registryPath);
+    fs.writeFileSync(d.registryPath, JSON.stringify({ schema_version: 1, goals: [] }));
+    await assert.rejects(
+      new GoalLoader().reload(before),
+      (error: unknown) =>
+        isLoopxError(error, 'goal_not_found') &&
+        /is no longer in the registry .*; no new turn starts/.test(error.message),
+    );
+  });
+
+  it('runRows reads every row of the run index now, newest first (nothing kept between calls)', async () => {
+    const d = demo();
+    const goal = goalOf(d.registryPath);
+    const loader = new GoalLoader();
+    const first = await loader.runRows(goal);
+    assert.ok(first.length > 0, 'the demo has runs');
+    const index = path.join(goal.runtimeDir, 'runs', 'index.jsonl');
+    const row = {
+      generated_at: '2099-01-01T00:00:00+00:00',
+      classification: 'validated_progress',
+      turn_instance_id: 't-new',
+    };
+    fs.appendFileSync(index, `${JSON.stringify(row)}\n`);
+    const second = await loader.runRows(goal);
+    assert.equal(second.length, first.length + 1);
+    assert.equal((second[0] as Record<string, unknown>)['turn_instance_id'], 't-new');
+  });
+});

@@ -7,6 +7,7 @@ import { lifecycleFields } from './projection/lifecycle';
 import { routeOwnAction } from './projection/routeAction';
 import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
+import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
@@ -402,6 +403,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
   const laneRecommendation = agentLaneRecommendation(listedRuns);
   const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
+  const standingAuthority = doc !== null ? standingDecisionAuthority(doc.todos) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
     display_name: target.displayName,
@@ -431,6 +433,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       latestRuns: listedRuns,
     }),
     ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
+    ...(standingAuthority !== null ? { standing_decision_authority: standingAuthority } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,
     ...(input.agentId !== null ? { agent_id: input.agentId } : {}),

@@ -12,6 +12,7 @@ import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
 import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffReadiness';
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
+import { StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 
 /**
@@ -179,6 +180,8 @@ export const GoalStatusItemSchema = z.object({
   long_task_cadence_hint: CadenceHintSchema,
   /** Durable work in Next Action / Operating Lessons with no open agent todo (projection/backlogHygiene.ts). */
   backlog_hygiene_warning: BacklogHygieneWarningSchema.optional(),
+  /** Completed, unlinked user gates with a decision scope and an outcome (projection/standingDecisionAuthority.ts). */
+  standing_decision_authority: StandingDecisionAuthoritySchema.optional(),
   registry_member: z.boolean(),
   registered_agents: z.array(z.string()),
   /** Set when the status was asked for one agent (`--agent-id`). */

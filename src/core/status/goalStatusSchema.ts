@@ -25,6 +25,12 @@ import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendat
 // Output contract
 
 export const StatusTodoItemSchema = z.object({
+  /** The original's per-todo fields (goalStatus.ts `statusTodoItem`). */
+  schema_version: z.literal('todo_item_v0'),
+  role: z.enum(['user', 'agent']),
+  archive_state: z.literal('active'),
+  /** The first heading of the todo's role, as the summary's `source_section`. */
+  source_section: z.string().nullable(),
   index: z.number().int(),
   done: z.boolean(),
   text: z.string(),

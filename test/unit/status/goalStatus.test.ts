@@ -139,6 +139,10 @@ describe('status read model', () => {
       ['todo_related', 'todo_index', 'todo_links', 'todo_publish'],
     );
     assert.deepEqual(item.agent_todos!.items[0], {
+      schema_version: 'todo_item_v0',
+      role: 'agent',
+      archive_state: 'active',
+      source_section: 'Agent Todo',
       index: 2,
       done: false,
       text: `[P1] ${DEMO_NEXT_ACTION}`,
@@ -152,6 +156,14 @@ describe('status read model', () => {
     assert.deepEqual(
       [item.user_todos!.source_section, item.user_todos!.open_count],
       ['User Todo / Owner Review Reading Queue', 2],
+    );
+    // Each todo carries the original's role and its role's first heading (the summary's source_section).
+    assert.deepEqual(
+      item.user_todos!.items.map((todo) => [todo.role, todo.source_section, todo.archive_state]),
+      [
+        ['user', 'User Todo / Owner Review Reading Queue', 'active'],
+        ['user', 'User Todo / Owner Review Reading Queue', 'active'],
+      ],
     );
 
     assert.equal(item.open_gates.length, 1);

@@ -8,6 +8,7 @@ import { routeOwnAction } from './projection/routeAction';
 import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
+import { claimedCounts } from './projection/claimedCounts';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
@@ -216,6 +217,7 @@ function todoSummary(
     items: byPriority(visible)
       .slice(0, input.todoItemLimit)
       .map((item) => statusTodoItem(item, role, sourceSection)),
+    ...claimedCounts(summary.items),
   };
 }
 

@@ -56,6 +56,9 @@ export const StatusTodoSummarySchema = z.object({
   deferred_count: z.number().int().nonnegative(),
   /** The first open todos in document order (for `--agent-id`, agent todos claimed by it or unclaimed). */
   items: z.array(StatusTodoItemSchema),
+  /** Open todos claimed and not, when at least one is claimed (projection/claimedCounts.ts). */
+  claimed_open_count: z.number().int().nonnegative().optional(),
+  unclaimed_open_count: z.number().int().nonnegative().optional(),
 });
 export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
 

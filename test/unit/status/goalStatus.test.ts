@@ -157,6 +157,9 @@ describe('status read model', () => {
       [item.user_todos!.source_section, item.user_todos!.open_count],
       ['User Todo / Owner Review Reading Queue', 2],
     );
+    // One claimed open agent todo (todo_links): the original's claimed counts; no user todo is claimed.
+    assert.deepEqual([item.agent_todos!.claimed_open_count, item.agent_todos!.unclaimed_open_count], [1, 3]);
+    assert.equal(Object.hasOwn(item.user_todos!, 'claimed_open_count'), false);
     // Each todo carries the original's role and its role's first heading (the summary's source_section).
     assert.deepEqual(
       item.user_todos!.items.map((todo) => [todo.role, todo.source_section, todo.archive_state]),

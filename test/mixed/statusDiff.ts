@@ -46,7 +46,7 @@ export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   // `schema_version`, `role`, `archive_state` and `source_section` are compared, and the claimed/unclaimed counts.
   {
     pattern:
-      /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count|claimed_open_count|unclaimed_open_count|items\[\]\.(schema_version|role|archive_state|source_section))$)/,
+      /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count|claimed_open_count|unclaimed_open_count|claimed_advancement_open_count|claimed_monitor_open_count|items\[\]\.(schema_version|role|archive_state|source_section))$)/,
     rule: 'todo-summary-lists',
   },
   { pattern: /^quota\.reason$/, rule: 'quota-reason-text' },

@@ -217,7 +217,13 @@ function todoSummary(
     items: byPriority(visible)
       .slice(0, input.todoItemLimit)
       .map((item) => statusTodoItem(item, role, sourceSection)),
-    ...claimedCounts(summary.items),
+    ...claimedCounts(
+      summary.items.map((item) => ({
+        ...item,
+        action_kind: item.metadata['action_kind'],
+        actionable: actionableOpen(item, doc),
+      })),
+    ),
   };
 }
 

@@ -59,6 +59,8 @@ export const StatusTodoSummarySchema = z.object({
   /** Open todos claimed and not, when at least one is claimed (projection/claimedCounts.ts). */
   claimed_open_count: z.number().int().nonnegative().optional(),
   unclaimed_open_count: z.number().int().nonnegative().optional(),
+  claimed_advancement_open_count: z.number().int().nonnegative().optional(),
+  claimed_monitor_open_count: z.number().int().nonnegative().optional(),
 });
 export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
 

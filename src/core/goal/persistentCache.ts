@@ -50,7 +50,7 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 9: items carry the original's lifecycle, handoff readiness, cadence hint, backlog hygiene warning and agent-lane
 // recommendation; todo summaries their `schema_version` and the projection order (issue 30).
 // 10: items carry the original's `standing_decision_authority` (issue 30). 11: summary todos carry its
-// `schema_version`, `role`, `archive_state` and `source_section`, summaries its claimed/unclaimed open counts.
+// `schema_version`, `role`, `archive_state` and `source_section`, summaries its claimed counts.
 export const STATUS_CACHE_SCHEMA = 11;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';

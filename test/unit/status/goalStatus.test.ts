@@ -158,7 +158,15 @@ describe('status read model', () => {
       ['User Todo / Owner Review Reading Queue', 2],
     );
     // One claimed open agent todo (todo_links): the original's claimed counts; no user todo is claimed.
-    assert.deepEqual([item.agent_todos!.claimed_open_count, item.agent_todos!.unclaimed_open_count], [1, 3]);
+    assert.deepEqual(
+      [
+        item.agent_todos!.claimed_open_count,
+        item.agent_todos!.unclaimed_open_count,
+        item.agent_todos!.claimed_advancement_open_count,
+        item.agent_todos!.claimed_monitor_open_count,
+      ],
+      [1, 3, 1, 0],
+    );
     assert.equal(Object.hasOwn(item.user_todos!, 'claimed_open_count'), false);
     // Each todo carries the original's role and its role's first heading (the summary's source_section).
     assert.deepEqual(

@@ -18,7 +18,8 @@ import {
  * top level. A difference is allowed only when it falls under a rule listed in statusDiff.ts `ITEM_RULES` (each
  * explained in docs/compatibility.md); a top-level key only the original has must be in `PAYLOAD_KEYS_NOT_CARRIED`.
  * Scenarios: the demo workspace, a two-agent goal, a goal at an operator gate beside one whose agent todo is next,
- * deferred and monitor todos, and a goal with runs written by both programs. `/status.json` serves our `status` items
+ * deferred and monitor todos, a goal with runs written by both programs, and user gates decided by both (standing
+ * decision receipts). `/status.json` serves our `status` items
  * field by field (test/unit/server/statusServer.test.ts, "one status model").
  */
 
@@ -224,6 +225,93 @@ describe('mixed team: status payloads equal field by field (every key the origin
     );
     const ours = compare(w, 'runs');
     assert.equal(ours['busy']?.['lifecycle_phase'], 'adapter_inspected');
+  });
+
+  it('standing decision receipts: completed, unlinked user gates with a decision scope and an outcome', () => {
+    w = mixedWorkspace('status-standing');
+    writeGoal(w, 'decided', { compute: 1, window_hours: 24 }, ['codex-a', 'codex-b']);
+    const gate = (program: 'ours' | 'original', text: string, extra: readonly string[]): string => {
+      const added = run(program, w!, [
+        'todo',
+        'add',
+        '--goal-id',
+        'decided',
+        '--role',
+        'user',
+        '--task-class',
+        'user_gate',
+        '--text',
+        text,
+        ...extra,
+      ]);
+      ok(added, `${program} todo add (${text})`);
+      const id = JSON.stringify(added.json).match(/todo_[a-z0-9]{12}/)?.[0];
+      assert.ok(id !== undefined, added.stdout);
+      return id;
+    };
+    const complete = (program: 'ours' | 'original', id: string, outcome: string, agent = 'codex-a'): void =>
+      ok(
+        run(program, w!, [
+          'todo',
+          'complete',
+          '--goal-id',
+          'decided',
+          '--todo-id',
+          id,
+          '--decision-outcome',
+          outcome,
+          '--agent-id',
+          agent,
+        ]),
+        `${program} todo complete ${id} (${outcome})`,
+      );
+    // A goal-wide approval (a receipt, active), an agent-scoped rejection (a receipt, inactive), the same scope and
+    // owner decided again later (the later receipt replaces the earlier), an action-granularity gate (no receipt) and
+    // a still-open scoped gate (no receipt).
+    complete(
+      'ours',
+      gate('ours', 'Approve reading the private corpus', [
+        '--global-gate',
+        '--decision-scope',
+        'private_read:project:corpus',
+      ]),
+      'approve',
+    );
+    complete(
+      'original',
+      gate('original', 'Allow production writes for codex-b', [
+        '--blocks-agent',
+        'codex-b',
+        '--decision-scope',
+        'production:goal:deploy',
+      ]),
+      'approve',
+      'codex-b',
+    );
+    complete(
+      'ours',
+      gate('ours', 'Allow production writes for codex-b again', [
+        '--blocks-agent',
+        'codex-b',
+        '--decision-scope',
+        'production:goal:deploy',
+      ]),
+      'reject',
+      'codex-b',
+    );
+    complete(
+      'ours',
+      gate('ours', 'Approve one write', ['--global-gate', '--decision-scope', 'write_scope:action:one']),
+      'approve',
+    );
+    gate('original', 'Approve the public claim', ['--global-gate', '--decision-scope', 'public_claim:project:paper']);
+    const ours = compare(w, 'standing decisions');
+    const authority = ours['decided']?.['standing_decision_authority'] as
+      { active_count?: number; inactive_count?: number; entries?: { outcome?: string }[] } | undefined;
+    assert.deepEqual(
+      [authority?.active_count, authority?.inactive_count, authority?.entries?.map((e) => e.outcome)],
+      [1, 1, ['approve', 'reject']],
+    );
   });
 
   it('a generated 6-goal workspace (seed 3: gates by priority, lane runs, spends, claimed and done todos)', () => {

@@ -42,10 +42,11 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
-  // Below the counts: the original's extra lists and per-todo fields (its `items` lists every todo).
+  // Below the counts: the original's extra lists and per-todo fields (its `items` lists every todo); each todo's
+  // `schema_version`, `role`, `archive_state` and `source_section` are compared, and the claimed counts.
   {
     pattern:
-      /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count)$)/,
+      /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count|claimed_open_count|unclaimed_open_count|claimed_advancement_open_count|claimed_monitor_open_count|items\[\]\.(schema_version|role|archive_state|source_section))$)/,
     rule: 'todo-summary-lists',
   },
   { pattern: /^quota\.reason$/, rule: 'quota-reason-text' },

@@ -7,6 +7,8 @@ import { lifecycleFields } from './projection/lifecycle';
 import { routeOwnAction } from './projection/routeAction';
 import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
+import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
+import { claimedCounts } from './projection/claimedCounts';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
@@ -89,8 +91,17 @@ interface ProjectionInput {
   homeDir: string;
 }
 
-function statusTodoItem(item: StructuredTodoItem): StatusTodoItem {
+/**
+ * One todo of a status summary. Besides our fields, the original's per-todo `schema_version: todo_item_v0`, its
+ * `role`, `archive_state` (`active`: a summary lists the User/Agent Todo sections, never the archive) and
+ * `source_section`, which the original's parser sets to the **first** heading of the todo's role, as the summary's.
+ */
+function statusTodoItem(item: StructuredTodoItem, role: TodoRole, sourceSection: string | null): StatusTodoItem {
   return {
+    schema_version: 'todo_item_v0',
+    role,
+    archive_state: 'active',
+    source_section: sourceSection,
     index: item.index,
     done: item.done,
     text: item.text,
@@ -195,15 +206,25 @@ function todoSummary(
       isOpen(item) &&
       (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId),
   );
+  const sourceSection = firstSectionOf(doc, role)?.title ?? null;
   return {
     schema_version: 'todo_summary_v0',
-    source_section: firstSectionOf(doc, role)?.title ?? null,
+    source_section: sourceSection,
     total_count: summary.total_count,
     open_count: summary.open_count,
     done_count: summary.done_count + summary.deferred_count,
     blocked_count: summary.blocked_count,
     deferred_count: summary.deferred_count,
-    items: byPriority(visible).slice(0, input.todoItemLimit).map(statusTodoItem),
+    items: byPriority(visible)
+      .slice(0, input.todoItemLimit)
+      .map((item) => statusTodoItem(item, role, sourceSection)),
+    ...claimedCounts(
+      summary.items.map((item) => ({
+        ...item,
+        action_kind: item.metadata['action_kind'],
+        actionable: actionableOpen(item, doc),
+      })),
+    ),
   };
 }
 
@@ -403,6 +424,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
   const laneRecommendation = agentLaneRecommendation(listedRuns);
   const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
+  const standingAuthority = doc !== null ? standingDecisionAuthority(doc.todos) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
     display_name: target.displayName,
@@ -432,6 +454,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       latestRuns: listedRuns,
     }),
     ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
+    ...(standingAuthority !== null ? { standing_decision_authority: standingAuthority } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,
     ...(input.agentId !== null ? { agent_id: input.agentId } : {}),

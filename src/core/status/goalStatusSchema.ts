@@ -12,6 +12,7 @@ import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
 import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffReadiness';
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
+import { StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 
 /**
@@ -24,6 +25,12 @@ import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendat
 // Output contract
 
 export const StatusTodoItemSchema = z.object({
+  /** The original's per-todo fields (goalStatus.ts `statusTodoItem`). */
+  schema_version: z.literal('todo_item_v0'),
+  role: z.enum(['user', 'agent']),
+  archive_state: z.literal('active'),
+  /** The first heading of the todo's role, as the summary's `source_section`. */
+  source_section: z.string().nullable(),
   index: z.number().int(),
   done: z.boolean(),
   text: z.string(),
@@ -49,6 +56,11 @@ export const StatusTodoSummarySchema = z.object({
   deferred_count: z.number().int().nonnegative(),
   /** The first open todos in document order (for `--agent-id`, agent todos claimed by it or unclaimed). */
   items: z.array(StatusTodoItemSchema),
+  /** Open todos claimed and not, when at least one is claimed (projection/claimedCounts.ts). */
+  claimed_open_count: z.number().int().nonnegative().optional(),
+  unclaimed_open_count: z.number().int().nonnegative().optional(),
+  claimed_advancement_open_count: z.number().int().nonnegative().optional(),
+  claimed_monitor_open_count: z.number().int().nonnegative().optional(),
 });
 export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
 
@@ -179,6 +191,8 @@ export const GoalStatusItemSchema = z.object({
   long_task_cadence_hint: CadenceHintSchema,
   /** Durable work in Next Action / Operating Lessons with no open agent todo (projection/backlogHygiene.ts). */
   backlog_hygiene_warning: BacklogHygieneWarningSchema.optional(),
+  /** Completed, unlinked user gates with a decision scope and an outcome (projection/standingDecisionAuthority.ts). */
+  standing_decision_authority: StandingDecisionAuthoritySchema.optional(),
   registry_member: z.boolean(),
   registered_agents: z.array(z.string()),
   /** Set when the status was asked for one agent (`--agent-id`). */

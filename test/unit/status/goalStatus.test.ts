@@ -140,6 +140,10 @@ describe('status read model', () => {
       ['todo_related', 'todo_index', 'todo_links', 'todo_publish'],
     );
     assert.deepEqual(item.agent_todos!.items[0], {
+      schema_version: 'todo_item_v0',
+      role: 'agent',
+      archive_state: 'active',
+      source_section: 'Agent Todo',
       index: 2,
       done: false,
       text: `[P1] ${DEMO_NEXT_ACTION}`,
@@ -153,6 +157,25 @@ describe('status read model', () => {
     assert.deepEqual(
       [item.user_todos!.source_section, item.user_todos!.open_count],
       ['User Todo / Owner Review Reading Queue', 2],
+    );
+    // One claimed open agent todo (todo_links): the original's claimed counts; no user todo is claimed.
+    assert.deepEqual(
+      [
+        item.agent_todos!.claimed_open_count,
+        item.agent_todos!.unclaimed_open_count,
+        item.agent_todos!.claimed_advancement_open_count,
+        item.agent_todos!.claimed_monitor_open_count,
+      ],
+      [1, 3, 1, 0],
+    );
+    assert.equal(Object.hasOwn(item.user_todos!, 'claimed_open_count'), false);
+    // Each todo carries the original's role and its role's first heading (the summary's source_section).
+    assert.deepEqual(
+      item.user_todos!.items.map((todo) => [todo.role, todo.source_section, todo.archive_state]),
+      [
+        ['user', 'User Todo / Owner Review Reading Queue', 'active'],
+        ['user', 'User Todo / Owner Review Reading Queue', 'active'],
+      ],
     );
 
     assert.equal(item.open_gates.length, 1);

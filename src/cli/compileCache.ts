@@ -56,27 +56,50 @@ export function profileCacheName(cacheName: string, profile: string): string {
 
 /** At most this many command caches of one bundle are kept (a cache is 1–2 MB; typos make new profiles). */
 export const MAX_PROFILE_CACHES = 16;
+/**
+ * At most this many bundles keep caches: the extension's CLI, an npm-installed one and a few updates. Every
+ * update (or build) is a new bundle whose caches would otherwise stay in the temp folder for good.
+ */
+export const MAX_CACHED_BUNDLES = 4;
+
+/** The bundle part of a command cache's name (`cli-<node>-<arch>-<hash>`), or null for other files. */
+function bundleOfCacheFile(file: string): string | null {
+  return /^(cli-v[^-]+-[^-]+-[0-9a-f]{32})-[a-z0-9-]+\.bin$/.exec(file)?.[1] ?? null;
+}
 
 /**
  * Makes room for one more command cache of the bundle named `cacheName` in `dir`: at the limit, the oldest
  * caches of the bundle are removed (a command whose cache goes makes it again on its next start). Refusing
  * instead would leave a command first run after the limit (say `status` after every command's `--help`)
- * compiling everything at every start. False when no room could be made.
+ * compiling everything at every start. The caches of all but the `MAX_CACHED_BUNDLES` bundles written to
+ * most recently (this one among them) are removed too. False when no room could be made.
  */
 export function makeRoomForProfileCache(dir: string, cacheName: string): boolean {
-  const prefix = cacheName.replace(/\.bin$/, '-');
-  let files: string[];
+  const bundle = cacheName.replace(/\.bin$/, '');
+  let files: { file: string; bundle: string; mtimeMs: number }[];
   try {
-    files = fs.readdirSync(dir).filter((file) => file.startsWith(prefix));
+    files = fs.readdirSync(dir).flatMap((file) => {
+      const of = bundleOfCacheFile(file);
+      return of === null ? [] : [{ file, bundle: of, mtimeMs: fs.lstatSync(path.join(dir, file)).mtimeMs }];
+    });
   } catch {
     return true; // no folder yet: the write makes (and checks) it
   }
+  const newestWrite = new Map<string, number>([[bundle, Infinity]]);
+  for (const { bundle: of, mtimeMs } of files) newestWrite.set(of, Math.max(newestWrite.get(of) ?? 0, mtimeMs));
+  const kept = new Set(
+    [...newestWrite.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, MAX_CACHED_BUNDLES)
+      .map(([of]) => of),
+  );
+  const ours = files.filter((entry) => entry.bundle === bundle).sort((a, b) => a.mtimeMs - b.mtimeMs);
+  const removed = [
+    ...files.filter((entry) => !kept.has(entry.bundle)),
+    ...ours.slice(0, Math.max(0, ours.length - MAX_PROFILE_CACHES + 1)),
+  ];
   try {
-    const oldestFirst = files
-      .map((file) => ({ file, mtimeMs: fs.lstatSync(path.join(dir, file)).mtimeMs }))
-      .sort((a, b) => a.mtimeMs - b.mtimeMs);
-    for (const { file } of oldestFirst.slice(0, Math.max(0, oldestFirst.length - MAX_PROFILE_CACHES + 1)))
-      fs.unlinkSync(path.join(dir, file));
+    for (const { file } of removed) fs.unlinkSync(path.join(dir, file));
     return true;
   } catch {
     return false;

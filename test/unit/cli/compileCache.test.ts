@@ -8,6 +8,7 @@ import {
   commandProfile,
   compileCacheDir,
   compileCacheName,
+  MAX_CACHED_BUNDLES,
   MAX_PROFILE_CACHES,
   makeRoomForProfileCache,
   nameRecordFile,
@@ -244,6 +245,26 @@ describe('CLI compile cache: one cache per command, made at exit', () => {
     assert.ok(left.includes(other), "another bundle's caches are not this bundle's to remove");
     assert.equal(makeRoomForProfileCache(dir, name), true, 'again at the limit: room again');
     assert.ok(!fs.readdirSync(dir).includes(cache('c1')));
+  });
+
+  it('keeps the caches of the MAX_CACHED_BUNDLES bundles written to most recently (this one among them), and nothing else is touched', () => {
+    const { dir, name } = setup();
+    const others = Array.from({ length: MAX_CACHED_BUNDLES + 1 }, (_, i) => compileCacheName(`bundle ${i}`));
+    others.forEach((other, i) => {
+      for (const profile of ['status', 'todo-add']) {
+        const file = profileCacheName(other, profile);
+        writeTrustedCache(dir, file, uid, DATA);
+        const at = Date.now() / 1000 - 1000 + i * 10; // bundle i+1 written after bundle i
+        fs.utimesSync(path.join(dir, file), at, at);
+      }
+    });
+    fs.writeFileSync(path.join(dir, 'name-v20-x64-0000.json'), '{}');
+    assert.equal(makeRoomForProfileCache(dir, name), true);
+    const left = fs.readdirSync(dir);
+    const keptOthers = others.filter((other) => left.includes(profileCacheName(other, 'status')));
+    assert.deepEqual(keptOthers, others.slice(-(MAX_CACHED_BUNDLES - 1)), 'the newest others, beside this bundle');
+    for (const other of keptOthers) assert.ok(left.includes(profileCacheName(other, 'todo-add')));
+    assert.ok(left.includes('name-v20-x64-0000.json'), 'name records are not caches');
   });
 
   it("the launcher (real processes) writes the command's cache when the command is done, and reads it next time", () => {

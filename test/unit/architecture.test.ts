@@ -58,12 +58,7 @@ const GOAL_LOOKUP_OFFENDERS: readonly string[] = [];
 /** Where a goal's files are read for deciding: the goal loader, and the stores that own each file (their locked re-reads). */
 const GOAL_READER_HOMES = ['registry/', 'state/', 'runtime/', 'quota/', 'leases/', 'goal/'];
 /** Code outside the loader and the stores that still imports a goal-file reader (issue 31). Shrink this list; never grow it. */
-const GOAL_READER_OFFENDERS: readonly string[] = [
-  'ops/goalHandle.ts -> readRegistry',
-  // The library's `readRegistry` (the original's `load_registry`) is the registry reader under its documented
-  // name; moved here from api/registry.ts by the core/api fold.
-  'ops/libraryFunctions.ts -> readRegistry',
-];
+const GOAL_READER_OFFENDERS: readonly string[] = [];
 
 /**
  * Optional pre-read parameters below `ops/` (issue 31: "as the caller already read it: not read again"): a second

@@ -13,7 +13,8 @@ import {
 import { quotaConfigOf } from '../quota/goal';
 import type { GoalRef, RegistryPlace } from '../registry/goalRef';
 import { goalMissing, registryMissing } from '../registry/goalWrite';
-import { findRawRegistryGoal, readRegistry, registryGoals } from '../registry/read';
+import { findRawRegistryGoal, registryGoals } from '../registry/read';
+import { GoalLoader } from '../goal/loader';
 import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
 import type { OperationEnvironment } from './operation';
@@ -64,7 +65,7 @@ export async function resolveRegistry(env: OperationEnvironment): Promise<Resolv
       { registry: located.path },
     );
   }
-  const document = await readRegistry(located.path);
+  const document = await new GoalLoader().registry(located.path);
   return {
     registryPath: located.path,
     source: located.source,
@@ -99,7 +100,7 @@ export async function resolveGoalToWrite(
 ): Promise<ResolvedGoal> {
   const registryPath = at.path;
   if (!fs.existsSync(registryPath)) throw registryMissing(registryPath);
-  const document = await readRegistry(registryPath);
+  const document = await new GoalLoader().registry(registryPath);
   const registry: ResolvedRegistry = {
     registryPath,
     source: at.source,

@@ -8,11 +8,8 @@ import { shouldRunOnGoal } from '../scheduling/shouldRun';
 import { goalItems } from '../status/statusPayload';
 import { isPlainObject } from '../registry/agentIds';
 import { compactOrchestrationPolicy as compactPolicy } from '../registry/orchestration';
-import {
-  findRegistryGoal as findGoalEntry,
-  parseRegistryText,
-  readRegistry as readRegistryFile,
-} from '../registry/read';
+import { findRegistryGoal as findGoalEntry, parseRegistryText } from '../registry/read';
+import { GoalLoader } from '../goal/loader';
 import type { RegistryGoal } from '../registry/schema';
 import {
   archiveRuntimeGoal as archiveGoalFolder,
@@ -278,7 +275,7 @@ export async function readRegistry(registryPath: string): Promise<Record<string,
     { registryPath },
     { functionName: 'readRegistry' },
   );
-  return readRegistryFile(resolvedPath(args.registryPath));
+  return new GoalLoader().registry(resolvedPath(args.registryPath));
 }
 
 /**

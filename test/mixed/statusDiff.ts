@@ -33,6 +33,70 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
   return found;
 }
 
+const TODO_SUMMARY_COMPARED = [
+  'schema_version',
+  'source_section',
+  'total_count',
+  'open_count',
+  'done_count',
+  'deferred_count',
+  'claimed_open_count',
+  'unclaimed_open_count',
+  'claimed_advancement_open_count',
+  'claimed_monitor_open_count',
+  'blocker_open_count',
+  'resume_blocked_count',
+].join('|');
+const TODO_LISTS = [
+  'first_open_items',
+  'first_executable_items',
+  'monitor_open_items',
+  'unclaimed_priority_open_items',
+  'claimed_open_items',
+  'claimed_advancement_open_items',
+  'claimed_monitor_open_items',
+  'backlog_items',
+  'executable_backlog_items',
+  'deferred_items',
+  'deferred_resume_candidates',
+  'blocker_items',
+  'resume_blocked_items',
+].join('|');
+const COMPACT_TODO_COMPARED = [
+  'index',
+  'done',
+  'text',
+  'schema_version',
+  'todo_id',
+  'role',
+  'status',
+  'priority',
+  'title',
+  'archive_state',
+  'source_section',
+  'task_class',
+  'action_kind',
+  'claimed_by',
+  'bound_agent',
+  'goal_bound',
+  'blocks_agent',
+  'global_gate',
+  'unblocks_todo_id',
+  'created_by',
+  'last_actor_agent_id',
+  'note',
+  'evidence',
+  'reason',
+  'completed_at',
+  'completion_turn_key',
+  'updated_at',
+  'superseded_by',
+].join('|');
+/** A todo-summary path ours leaves different: anything below `user_todos`/`agent_todos` but the compared ones. */
+const TODO_SUMMARY_LEFT = new RegExp(
+  `^(user|agent)_todos\\.(?!((${TODO_SUMMARY_COMPARED})|(${TODO_LISTS})|(${TODO_LISTS})\\[\\]\\.(${COMPACT_TODO_COMPARED})|items\\[\\]\\.(schema_version|role|archive_state|source_section))$)`,
+);
+
 /**
  * The differences left, by rule (docs/compatibility.md, "Status items field by field"): a difference is accepted when
  * its path matches one of these. Each names a block whose rule we read differently or do not have; everything else of
@@ -42,13 +106,11 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
-  // Below the counts: the original's extra lists and per-todo fields (its `items` lists every todo); each todo's
-  // `schema_version`, `role`, `archive_state` and `source_section` are compared, and the claimed counts.
-  {
-    pattern:
-      /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count|claimed_open_count|unclaimed_open_count|claimed_advancement_open_count|claimed_monitor_open_count|items\[\]\.(schema_version|role|archive_state|source_section))$)/,
-    rule: 'todo-summary-lists',
-  },
+  // The todo summaries' counts and lists are compared (projection/todoLists.ts), and in each listed todo the fields of
+  // the original's `compact_todo_item` that ours carries; left: the monitor-due counts and lists (time of the read),
+  // the closure proofs and succession reports, the per-todo decision scopes, handoff notes and resume readiness, and
+  // `items` (the original's lists every todo, ours the first open ones: their per-todo fields beyond the four below).
+  { pattern: TODO_SUMMARY_LEFT, rule: 'todo-summary-lists' },
   { pattern: /^quota\.reason$/, rule: 'quota-reason-text' },
   { pattern: /^quota\.(blocked_action_scope|safe_bypass_\w+)$/, rule: 'quota-gate-bypass' },
 ];

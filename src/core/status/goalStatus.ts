@@ -9,6 +9,7 @@ import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
+import { todoLists } from './projection/todoLists';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
@@ -124,6 +125,17 @@ export const NO_TODOS: StatusTodoSummary = {
   blocked_count: 0,
   deferred_count: 0,
   items: [],
+  first_open_items: [],
+  first_executable_items: [],
+  monitor_open_items: [],
+  unclaimed_priority_open_items: [],
+  claimed_open_items: [],
+  claimed_advancement_open_items: [],
+  claimed_monitor_open_items: [],
+  backlog_items: [],
+  executable_backlog_items: [],
+  deferred_items: [],
+  deferred_resume_candidates: [],
 };
 
 export function todosOrEmpty(summary: StatusTodoSummary | null | undefined): StatusTodoSummary {
@@ -224,6 +236,19 @@ function todoSummary(
         action_kind: item.metadata['action_kind'],
         actionable: actionableOpen(item, doc),
       })),
+    ),
+    ...todoLists(
+      summary.items.map((item) => {
+        const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
+        return {
+          ...item,
+          action_kind: item.metadata['action_kind'],
+          hasResumeWhen: resumeWhen !== '',
+          resumeHolds: openTodoResumeHolds(resumeWhen, doc.todos),
+        };
+      }),
+      role,
+      sourceSection,
     ),
   };
 }

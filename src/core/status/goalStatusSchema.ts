@@ -43,6 +43,38 @@ export const StatusTodoItemSchema = z.object({
 });
 export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
 
+/** The original's `compact_todo_item` for the fields ours reads (projection/todoLists.ts). */
+export const CompactTodoSchema = z.object({
+  index: z.number().int(),
+  done: z.boolean(),
+  text: z.string(),
+  schema_version: z.literal('todo_item_v0'),
+  todo_id: z.string(),
+  role: z.enum(['user', 'agent']),
+  status: z.string(),
+  priority: z.string().optional(),
+  title: z.string().optional(),
+  archive_state: z.literal('active'),
+  source_section: z.string().nullable(),
+  task_class: z.string(),
+  action_kind: z.string().optional(),
+  claimed_by: z.string().optional(),
+  bound_agent: z.string().optional(),
+  goal_bound: z.boolean().optional(),
+  blocks_agent: z.string().optional(),
+  global_gate: z.boolean().optional(),
+  unblocks_todo_id: z.string().optional(),
+  created_by: z.string().optional(),
+  last_actor_agent_id: z.string().optional(),
+  note: z.string().optional(),
+  evidence: z.string().optional(),
+  reason: z.string().optional(),
+  completed_at: z.string().optional(),
+  completion_turn_key: z.string().optional(),
+  updated_at: z.string().optional(),
+  superseded_by: z.string().optional(),
+});
+
 export const StatusTodoSummarySchema = z.object({
   /** The original's summary version. */
   schema_version: z.literal('todo_summary_v0'),
@@ -61,6 +93,22 @@ export const StatusTodoSummarySchema = z.object({
   unclaimed_open_count: z.number().int().nonnegative().optional(),
   claimed_advancement_open_count: z.number().int().nonnegative().optional(),
   claimed_monitor_open_count: z.number().int().nonnegative().optional(),
+  /** The original's lists (projection/todoLists.ts), each todo in its `compact_todo_item` shape. */
+  first_open_items: z.array(CompactTodoSchema),
+  first_executable_items: z.array(CompactTodoSchema),
+  monitor_open_items: z.array(CompactTodoSchema),
+  unclaimed_priority_open_items: z.array(CompactTodoSchema),
+  claimed_open_items: z.array(CompactTodoSchema),
+  claimed_advancement_open_items: z.array(CompactTodoSchema),
+  claimed_monitor_open_items: z.array(CompactTodoSchema),
+  backlog_items: z.array(CompactTodoSchema),
+  executable_backlog_items: z.array(CompactTodoSchema),
+  deferred_items: z.array(CompactTodoSchema),
+  deferred_resume_candidates: z.array(CompactTodoSchema),
+  blocker_open_count: z.number().int().nonnegative().optional(),
+  blocker_items: z.array(CompactTodoSchema).optional(),
+  resume_blocked_count: z.number().int().nonnegative().optional(),
+  resume_blocked_items: z.array(CompactTodoSchema).optional(),
 });
 export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
 

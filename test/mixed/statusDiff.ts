@@ -77,6 +77,8 @@ const COMPACT_TODO_COMPARED = [
   'task_class',
   'action_kind',
   'claimed_by',
+  'decision_scope',
+  'required_decision_scopes',
   'bound_agent',
   'goal_bound',
   'blocks_agent',

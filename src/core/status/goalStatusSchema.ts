@@ -12,7 +12,7 @@ import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
 import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffReadiness';
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
-import { StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
+import { DecisionScopeSchema, StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 
 /**
@@ -59,6 +59,8 @@ export const CompactTodoSchema = z.object({
   task_class: z.string(),
   action_kind: z.string().optional(),
   claimed_by: z.string().optional(),
+  decision_scope: DecisionScopeSchema.optional(),
+  required_decision_scopes: z.array(DecisionScopeSchema).optional(),
   bound_agent: z.string().optional(),
   goal_bound: z.boolean().optional(),
   blocks_agent: z.string().optional(),

@@ -49,12 +49,13 @@ const GATE_ACTION_KIND_HINTS = [
   'public_claim',
 ];
 
-const DecisionScopeSchema = z.object({
+export const DecisionScopeSchema = z.object({
   schema_version: z.literal('decision_scope_v0'),
   kind: z.string(),
   granularity: z.string(),
   scope_key: z.string(),
 });
+export type DecisionScope = z.infer<typeof DecisionScopeSchema>;
 
 export const StandingDecisionReceiptSchema = z.object({
   schema_version: z.literal(STANDING_DECISION_RECEIPT_SCHEMA_VERSION),
@@ -83,7 +84,7 @@ function token(value: string | undefined): string {
 }
 
 /** contract.py `normalize_todo_id` (strip, lower, pattern). */
-function todoId(value: string | undefined): string | null {
+export function todoId(value: string | undefined): string | null {
   const candidate = (value ?? '').trim().toLowerCase();
   return candidate !== '' && TODO_ID.test(candidate) ? candidate : null;
 }
@@ -100,7 +101,7 @@ function globalGate(value: string | undefined): boolean {
 }
 
 /** contract.py `normalize_todo_decision_scope` on the metadata's `kind:granularity:scope_key` text. */
-function decisionScope(value: string | undefined): z.infer<typeof DecisionScopeSchema> | null {
+export function decisionScope(value: string | undefined): z.infer<typeof DecisionScopeSchema> | null {
   const candidate = token(value);
   const first = candidate.indexOf(':');
   const second = first < 0 ? -1 : candidate.indexOf(':', first + 1);

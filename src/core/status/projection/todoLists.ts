@@ -1,4 +1,5 @@
 import { normalizedClaim } from './claimedCounts';
+import { decisionScope, todoId, type DecisionScope } from './standingDecisionAuthority';
 import { todoTaskClass } from './todoTaskClass';
 
 /**
@@ -55,6 +56,8 @@ export interface CompactTodo {
   task_class: string;
   action_kind?: string;
   claimed_by?: string;
+  decision_scope?: DecisionScope;
+  required_decision_scopes?: DecisionScope[];
   bound_agent?: string;
   goal_bound?: boolean;
   blocks_agent?: string;
@@ -92,15 +95,28 @@ function flag(value: string | undefined): boolean | undefined {
   return undefined;
 }
 
-/** contract.py `normalize_todo_id`. */
-function todoId(value: string | undefined): string | null {
-  const candidate = (value ?? '').trim().toLowerCase();
-  return /^todo_[a-z0-9_-]+$/.test(candidate) ? candidate : null;
+/** contract.py `normalize_todo_required_decision_scopes`: split on `,;|`, each read as a scope, the first of each. */
+function requiredScopes(value: string | undefined): DecisionScope[] {
+  const scopes: DecisionScope[] = [];
+  const seen = new Set<string>();
+  for (const raw of (value ?? '').split(/[,;|]/u)) {
+    const scope = decisionScope(raw);
+    if (scope === null) continue;
+    const identity = `${scope.kind}\u0000${scope.granularity}\u0000${scope.scope_key}`;
+    if (seen.has(identity)) continue;
+    seen.add(identity);
+    scopes.push(scope);
+  }
+  return scopes;
 }
 
 /** The per-todo fields of `compact_todo_item` after `claimed_by`, each only when the original reads a value. */
 function metadataFields(meta: Readonly<Record<string, string>>): Partial<CompactTodo> {
   const out: Partial<CompactTodo> = {};
+  const scope = decisionScope(meta['decision_scope']);
+  if (scope !== null) out.decision_scope = scope;
+  const required = requiredScopes(meta['required_decision_scopes']);
+  if (required.length > 0) out.required_decision_scopes = required;
   const boundAgent = normalizedClaim(meta['bound_agent'] ?? null);
   if (boundAgent !== null) out.bound_agent = boundAgent;
   const goalBound = flag(meta['goal_bound']);

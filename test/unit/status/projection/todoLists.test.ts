@@ -92,6 +92,8 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
             unblocks_todo_id: 'TODO_publish',
             updated_at: '2026-12-04T20:58:30Z',
             goal_bound: 'maybe',
+            decision_scope: 'Public_Claim:goal:wiki',
+            required_decision_scopes: 'write_scope:goal:main;bogus|write_scope:goal:main,production:goal:deploy',
           },
         }),
         todo({ text: 'Read the summary', title: 'Read the summary', metadata: { goal_bound: 'true' } }),
@@ -112,6 +114,16 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
       archive_state: 'active',
       source_section: 'User Todo',
       task_class: 'user_gate',
+      decision_scope: {
+        schema_version: 'decision_scope_v0',
+        kind: 'public_claim',
+        granularity: 'goal',
+        scope_key: 'wiki',
+      },
+      required_decision_scopes: [
+        { schema_version: 'decision_scope_v0', kind: 'write_scope', granularity: 'goal', scope_key: 'main' },
+        { schema_version: 'decision_scope_v0', kind: 'production', granularity: 'goal', scope_key: 'deploy' },
+      ],
       blocks_agent: 'codex-main',
       global_gate: true,
       unblocks_todo_id: 'todo_publish',
@@ -120,6 +132,8 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
     assert.equal(plain?.title, undefined);
     assert.equal(plain?.goal_bound, true);
     assert.equal(plain?.task_class, 'advancement_task');
+    assert.equal(plain?.decision_scope, undefined);
+    assert.equal(plain?.required_decision_scopes, undefined);
   });
 
   it('the claimed lists share their 16 places between claimants, then fill in list order', () => {

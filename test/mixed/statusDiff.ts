@@ -49,8 +49,6 @@ export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
       /^(user|agent)_todos\.(?!(schema_version|source_section|total_count|open_count|done_count|deferred_count|claimed_open_count|unclaimed_open_count|claimed_advancement_open_count|claimed_monitor_open_count|items\[\]\.(schema_version|role|archive_state|source_section))$)/,
     rule: 'todo-summary-lists',
   },
-  { pattern: /^quota\.reason$/, rule: 'quota-reason-text' },
-  { pattern: /^quota\.(blocked_action_scope|safe_bypass_\w+)$/, rule: 'quota-gate-bypass' },
 ];
 
 /** Top-level keys of the original's status payload that ours does not carry (docs/compatibility.md). */

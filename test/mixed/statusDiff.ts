@@ -110,11 +110,9 @@ export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
   // The todo summaries' counts and lists are compared (projection/todoLists.ts), and in each listed todo the fields of
   // the original's `compact_todo_item` that ours carries; left: the monitor-due counts and lists (time of the read),
-  // the closure proofs and succession reports, the per-todo decision scopes, handoff notes and resume readiness, and
-  // `items` (the original's lists every todo, ours the first open ones: their per-todo fields beyond the four below).
+  // the closure proofs and succession reports, the per-todo handoff notes and resume readiness, and `items` (the
+  // original's lists every todo, ours the first open ones: their per-todo fields beyond the four below).
   { pattern: TODO_SUMMARY_LEFT, rule: 'todo-summary-lists' },
-  { pattern: /^quota\.reason$/, rule: 'quota-reason-text' },
-  { pattern: /^quota\.(blocked_action_scope|safe_bypass_\w+)$/, rule: 'quota-gate-bypass' },
 ];
 
 /** Top-level keys of the original's status payload that ours does not carry (docs/compatibility.md). */

@@ -170,6 +170,11 @@ export const StatusItemQuotaSchema = z.looseObject({
   spent_slots: z.number().optional(),
   state: z.string().optional(),
   reason: z.string().optional(),
+  // The state's gate fields, as the original's status item carries them (status/statusQuota.ts `statusQuotaState`).
+  blocked_action_scope: z.string().optional(),
+  safe_bypass_allowed: z.boolean().optional(),
+  safe_bypass_policy: z.string().optional(),
+  focus_wait: z.boolean().optional(),
 });
 export type StatusItemQuota = z.infer<typeof StatusItemQuotaSchema>;
 

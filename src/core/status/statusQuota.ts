@@ -89,7 +89,7 @@ export async function statusGoalQuotaSummary(reads: StatusQuotaReads, clock: Clo
  */
 export function statusQuotaSummaries(
   options: StatusQuotaOptions,
-): (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<GoalQuotaSummary> {
+): (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<StatusItemQuotaSummary> {
   return async (target, sources) =>
     statusQuotaState(
       await statusGoalQuotaSummary(statusQuotaReads(target, sources, options), options.clock),
@@ -103,12 +103,12 @@ export function statusQuotaSummaries(
  * it shows the same quota state as `loopx status`: the same projected object while the summary and the
  * item's route are unchanged, so items built from it are reused as they are.
  */
-const projectedOf = new WeakMap<GoalQuotaSummary, { key: string; value: GoalQuotaSummary }>();
+const projectedOf = new WeakMap<GoalQuotaSummary, { key: string; value: StatusItemQuotaSummary }>();
 export function projectedStatusQuota(
   summary: GoalQuotaSummary,
   attention: StatusQuotaSources['attention'],
   registryEntry: Record<string, unknown> | undefined,
-): GoalQuotaSummary {
+): StatusItemQuotaSummary {
   const focusMarker = registryEntry === undefined ? null : focusMarkerOf(registryEntry);
   const key = JSON.stringify([attention.waiting_on, attention.severity, focusMarker]);
   const kept = projectedOf.get(summary);
@@ -119,35 +119,85 @@ export function projectedStatusQuota(
 }
 
 /**
- * The quota state the status view shows for a goal, by LoopX's rule for status items: it follows the
- * item's attention route rather than the registry's `waiting_on` alone. First match wins:
- *   paused (goal stopped, compute 0; kept from the summary) → `blocked_health` when the item is
- *   `high` (a missing run artifact, a contract failure) → `operator_gate` when it waits on the
- *   controller or the owner (an open user gate or user todo) → `waiting` on external evidence →
- *   `focus_wait` (codex, focus marker) → `throttled` when the slots or a budget are used up (our
- *   reservations count as used) → `eligible` (codex) → `waiting`.
+ * The policy the original LoopX states on a status item at an operator gate (`quota_status` in its `loopx/quota.py`,
+ * word for word): what the gate blocks and the one bounded turn a heartbeat may still spend.
+ */
+export const OPERATOR_GATE_BYPASS_POLICY =
+  'Do not execute agent_command, adapter work, write-control, production actions, or the gated path. A heartbeat may ' +
+  'spend one bounded turn on read-only steering, analysis, documentation, or another priority-stack item that does ' +
+  'not depend on this gate.';
+
+/** The original's focus-wait reason (`FOCUS_WAIT_REASON`, its `control_plane/quota/policy_constants.py`). */
+export const FOCUS_WAIT_REASON =
+  'focus wait: delivery lane has a continuation boundary or missing novelty; wait for new evidence, owner input, ' +
+  'external eval, or a clean baseline before spending delivery compute';
+
+/** A status item's quota: the goal's summary with the state, the words and the gate fields of its item's route. */
+export type StatusItemQuotaSummary = GoalQuotaSummary & {
+  /** What the state blocks: `gated_delivery` at an operator gate, `delivery_focus` in a focus wait. */
+  blocked_action_scope?: string;
+  /** At an operator gate: one bounded non-gated turn may run, under `safe_bypass_policy`. */
+  safe_bypass_allowed?: boolean;
+  safe_bypass_policy?: string;
+  focus_wait?: boolean;
+};
+
+/** A number as Python's `f"{x:g}"` writes it (6 significant digits, no trailing zeros), as the original's reasons do. */
+export function pythonG(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const [mantissa = '', exponentText = '0'] = x.toExponential(5).split('e');
+  const exponent = Number(exponentText);
+  const trim = (digits: string): string => (digits.includes('.') ? digits.replace(/\.?0+$/, '') : digits);
+  if (exponent < -4 || exponent >= 6)
+    return `${trim(mantissa)}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  return trim(x.toFixed(Math.max(0, 5 - exponent)));
+}
+
+/**
+ * The quota state the status view shows for a goal, by LoopX's rule for status items (the original's `quota_status`):
+ * it follows the item's attention route rather than the registry's `waiting_on` alone, and words each state as the
+ * original does. First match wins:
+ *   paused (goal stopped, compute 0; kept from the summary) → `blocked_health` when the item is `high` (a missing run
+ *   artifact, a contract failure) → `operator_gate` when it waits on the controller or the owner (an open user gate
+ *   or user todo), with the gate's bypass policy (`blocked_action_scope: gated_delivery`, `safe_bypass_allowed`,
+ *   `safe_bypass_policy`) → `waiting` on external evidence → `focus_wait` (codex, focus marker; `blocked_action_scope:
+ *   delivery_focus`) → `throttled` when the slots or a budget are used up (our reservations count as used; the
+ *   original's words when the spent slots alone use them up, ours for a reservation or a budget) → `eligible`
+ *   (codex) → `waiting`.
  */
 export function statusQuotaState(
   summary: GoalQuotaSummary,
   attention: StatusQuotaSources['attention'],
   focusMarker: string | null,
-): GoalQuotaSummary {
+): StatusItemQuotaSummary {
   if (summary.state === 'paused') return summary;
-  const at = (state: QuotaState, reason: string): GoalQuotaSummary => ({ ...summary, state, reason });
+  const at = (
+    state: QuotaState,
+    reason: string,
+    extra: Omit<StatusItemQuotaSummary, keyof GoalQuotaSummary> = {},
+  ): StatusItemQuotaSummary => ({ ...summary, ...extra, state, reason });
   if (attention.severity === 'high')
-    return at('blocked_health', 'a health or contract problem of the goal must clear before compute is spent');
+    return at('blocked_health', 'health or contract blocker must clear before compute is spent');
   if (OPERATOR_WAITS.has(attention.waiting_on))
-    return at(
-      'operator_gate',
-      `waiting on the ${attention.waiting_on.replace(/_/g, ' ')}; one bounded non-gated step may run`,
-    );
+    return at('operator_gate', 'operator gate blocks gated delivery; safe non-gated steering may continue', {
+      blocked_action_scope: 'gated_delivery',
+      safe_bypass_allowed: true,
+      safe_bypass_policy: OPERATOR_GATE_BYPASS_POLICY,
+    });
   if (attention.waiting_on === 'external_evidence')
-    return at('waiting', 'external evidence is still pending; no delivery compute is spent yet');
-  if (attention.waiting_on !== 'codex') return at('waiting', `waiting on ${attention.waiting_on}`);
+    return at('waiting', 'external evidence is still pending; do not spend delivery compute yet');
+  if (attention.waiting_on !== 'codex') return at('waiting', 'no active Codex-ready work is currently selected');
   if (focusMarker !== null)
-    return at('focus_wait', `focus marker ${focusMarker}: the goal waits at a continuation boundary`);
-  if (summary.exceeded) return summary.state === 'throttled' ? summary : at('throttled', 'the quota window is used up');
-  return summary.state === 'eligible'
-    ? summary
-    : at('eligible', `${summary.compute} compute quota; eligible for the next automatic agent turn`);
+    return at('focus_wait', FOCUS_WAIT_REASON, { blocked_action_scope: 'delivery_focus', focus_wait: true });
+  if (summary.exceeded) {
+    if (summary.spent_slots >= summary.allowed_slots)
+      return at(
+        'throttled',
+        `${pythonG(summary.compute)} compute quota spent ${summary.spent_slots}/${summary.allowed_slots} slots in this window`,
+      );
+    return summary.state === 'throttled' ? summary : at('throttled', 'the quota window is used up');
+  }
+  return at('eligible', `${pythonG(summary.compute)} compute quota; eligible for the next automatic agent turn`);
 }

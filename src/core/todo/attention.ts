@@ -142,7 +142,8 @@ export type AttentionSeverity = z.infer<typeof AttentionSeveritySchema>;
 /** Waits that need the owner or the controller (they count as `needs_user_or_controller`). */
 export const OPERATOR_WAITS: ReadonlySet<string> = new Set(['controller', 'user_or_controller']);
 
-const CODEX_READY = new Set([
+/** Run classifications after which the goal's next step is the agent's (the original's CODEX_READY_CLASSIFICATIONS). */
+export const CODEX_READY_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'controller_opted_in_waiting_for_run',
   'design_next_experiment',
   'inspect_eval_result',
@@ -272,7 +273,7 @@ function runRoute(input: AttentionRouteInput): AttentionRoute | null {
   });
   if (BLOCKING_CLASSIFICATIONS.has(classification)) return fromRun('user_or_controller', 'high');
   if (OWNER_CLASSIFICATIONS.has(classification)) return fromRun('user_or_controller', 'action');
-  if (CODEX_READY.has(classification)) return fromRun('codex', 'action');
+  if (CODEX_READY_CLASSIFICATIONS.has(classification)) return fromRun('codex', 'action');
   if (CONNECTED_DELIVERY_ADAPTER_STATUSES.has(adapter)) return fromRun('codex', 'action');
   if (hasExternalEvidenceSignal(run)) return fromRun('external_evidence', 'watch');
   if (CONNECTED_READING_ADAPTER_STATUSES.has(adapter)) return fromRun('codex', 'action');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseIsoInstant } from '../../isoTime';
+import { CODEX_READY_CLASSIFICATIONS } from '../../todo/attention';
 import { STATUS_NEUTRAL_CLASSIFICATIONS } from './latestRunRecommendation';
 
 /**
@@ -18,20 +19,6 @@ import { STATUS_NEUTRAL_CLASSIFICATIONS } from './latestRunRecommendation';
 
 export const HANDOFF_INTERFACE_BUDGET = { mode: 'project_agent_handoff', max_lines: 16, max_chars: 1800 } as const;
 
-const CODEX_READY_CLASSIFICATIONS: ReadonlySet<string> = new Set([
-  'controller_opted_in_waiting_for_run',
-  'design_next_experiment',
-  'inspect_eval_result',
-  'inspect_result',
-  'needs_more_read_only_evidence',
-  'needs_validation',
-  'public_harness_healthy',
-  'read_only_project_map',
-  'run_validation',
-  'state_refreshed',
-  'operator_gate_approved',
-  'monitor_todo_repeat_dedupe_deployed',
-]);
 const HANDOFF_READY_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'operator_gate_approved',
   'controller_opted_in_waiting_for_run',

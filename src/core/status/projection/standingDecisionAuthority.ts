@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { statusFromMarker, type TodoItem } from '../../state/document';
+import { DECISION_GRANULARITIES, DECISION_KINDS } from '../../state/gates';
 import { collapseWhitespace } from './text';
 
 /**
@@ -18,16 +19,8 @@ export const STANDING_DECISION_AUTHORITY_SCHEMA_VERSION = 'standing_decision_aut
 export const STANDING_DECISION_RECEIPT_SCHEMA_VERSION = 'standing_decision_receipt_v0';
 const STANDING_GRANULARITIES = new Set(['goal', 'project', 'global']);
 
-const DECISION_KINDS = new Set([
-  'private_read',
-  'write_scope',
-  'resource',
-  'production',
-  'public_claim',
-  'direction',
-  'other',
-]);
-const DECISION_GRANULARITIES = new Set(['action', 'lane', 'goal', 'project', 'global']);
+const DECISION_KIND_SET: ReadonlySet<string> = new Set(DECISION_KINDS);
+const DECISION_GRANULARITY_SET: ReadonlySet<string> = new Set(DECISION_GRANULARITIES);
 const DECISION_OUTCOMES = new Set(['approve', 'reject', 'cancel']);
 const TODO_STATUSES = new Set(['open', 'done', 'blocked', 'deferred']);
 const TASK_CLASSES = new Set(['advancement_task', 'continuous_monitor', 'user_gate', 'user_action', 'blocker']);
@@ -109,7 +102,8 @@ export function decisionScope(value: string | undefined): z.infer<typeof Decisio
   const kind = token(candidate.slice(0, first));
   const granularity = token(candidate.slice(first + 1, second));
   const scopeKey = token(candidate.slice(second + 1));
-  if (!DECISION_KINDS.has(kind) || !DECISION_GRANULARITIES.has(granularity) || !SCOPE_KEY.test(scopeKey)) return null;
+  if (!DECISION_KIND_SET.has(kind) || !DECISION_GRANULARITY_SET.has(granularity) || !SCOPE_KEY.test(scopeKey))
+    return null;
   return { schema_version: 'decision_scope_v0', kind, granularity, scope_key: scopeKey };
 }
 

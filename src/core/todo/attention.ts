@@ -157,7 +157,8 @@ export const CODEX_READY_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'operator_gate_approved',
   'monitor_todo_repeat_dedupe_deployed',
 ]);
-const EXTERNAL_EVIDENCE_PREFIXES = ['await_', 'external_evidence_observation_'];
+/** Run classifications that watch external evidence start with one of these. */
+export const EXTERNAL_EVIDENCE_PREFIXES: readonly string[] = ['await_', 'external_evidence_observation_'];
 
 export type AttentionSource = 'active_state' | 'latest_run' | 'run_history' | 'registry' | 'none';
 

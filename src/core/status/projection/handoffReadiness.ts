@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { parseIsoInstant } from '../../isoTime';
-import { CODEX_READY_CLASSIFICATIONS } from '../../todo/attention';
+import {
+  BLOCKING_CLASSIFICATIONS,
+  CODEX_READY_CLASSIFICATIONS,
+  EXTERNAL_EVIDENCE_PREFIXES,
+  OWNER_CLASSIFICATIONS,
+} from '../../todo/attention';
 import { STATUS_NEUTRAL_CLASSIFICATIONS } from './latestRunRecommendation';
 
 /**
@@ -23,21 +28,6 @@ const HANDOFF_READY_CLASSIFICATIONS: ReadonlySet<string> = new Set([
   'operator_gate_approved',
   'controller_opted_in_waiting_for_run',
 ]);
-const USER_OR_CONTROLLER_CLASSIFICATIONS: ReadonlySet<string> = new Set([
-  'needs_human_reward',
-  'needs_controller_opt_in',
-  'needs_user_relay',
-  'ready_for_controller_opt_in',
-  'ready_for_user_relay',
-  'operator_gate_deferred',
-  'operator_gate_rejected',
-  'dreaming_exploration_proposal',
-  'dreaming_memory_consolidation',
-  'dreaming_refactor_warning',
-  'dreaming_archive_suggestion',
-]);
-const BLOCKING_CLASSIFICATIONS: ReadonlySet<string> = new Set(['blocked_by_safety']);
-const LEGACY_EXTERNAL_EVIDENCE_PREFIXES = ['await_', 'external_evidence_observation_'];
 
 const BATCH_SCALES = ['test_only', 'single_surface', 'multi_surface', 'implementation'] as const;
 const BATCH_SCALE_ALIASES: Record<string, string> = {
@@ -192,7 +182,7 @@ function watchesExternalEvidence(run: Run): boolean {
     if (text(event['monitor_kind']).trim() === 'external_evidence') return true;
   }
   const classification = text(run['classification']);
-  return LEGACY_EXTERNAL_EVIDENCE_PREFIXES.some((prefix) => classification.startsWith(prefix));
+  return EXTERNAL_EVIDENCE_PREFIXES.some((prefix) => classification.startsWith(prefix));
 }
 
 function isCustomPostHandoffWorkRun(run: Run): boolean {
@@ -200,8 +190,7 @@ function isCustomPostHandoffWorkRun(run: Run): boolean {
   if (classification === '') return false;
   if (isStatusNeutral(run) || isHandoffReadyRun(run)) return false;
   if (CODEX_READY_CLASSIFICATIONS.has(classification)) return false;
-  if (USER_OR_CONTROLLER_CLASSIFICATIONS.has(classification) || BLOCKING_CLASSIFICATIONS.has(classification))
-    return false;
+  if (OWNER_CLASSIFICATIONS.has(classification) || BLOCKING_CLASSIFICATIONS.has(classification)) return false;
   return !watchesExternalEvidence(run);
 }
 

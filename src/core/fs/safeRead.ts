@@ -99,17 +99,35 @@ function checkStat(file: string, stat: fs.Stats, maxBytes: number): void {
   if (stat.size > maxBytes) throw tooLarge(file, stat.size, maxBytes);
 }
 
-/** Reads the whole regular file `file` as bytes; see the module comment for what is refused. */
-export function readFileBytesSafeSync(file: string, options: SafeReadOptions = {}): Buffer {
+/**
+ * Opens `file` for a synchronous read after the checks every reader makes (stat first, so a device is refused
+ * without being opened: opening some devices has effects; the open file's fstat checked again), runs `use` on
+ * it and closes it; errors are rethrown as the readers' LoopxErrors.
+ */
+function withCheckedFileSync<T>(
+  file: string,
+  options: SafeReadOptions,
+  use: (fd: number, stat: fs.Stats, maxBytes: number) => T,
+): T {
   readObserver?.(file);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
   let fd: number | undefined;
   try {
-    // stat first so a device is refused without being opened (opening some devices has effects).
     checkStat(file, options.noFollow === true ? fs.lstatSync(file) : fs.statSync(file), maxBytes);
     fd = fs.openSync(file, flagsFor(options));
     const stat = fs.fstatSync(fd);
     checkStat(file, stat, maxBytes);
+    return use(fd, stat, maxBytes);
+  } catch (error) {
+    return rethrow(file, error);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Reads the whole regular file `file` as bytes; see the module comment for what is refused. */
+export function readFileBytesSafeSync(file: string, options: SafeReadOptions = {}): Buffer {
+  return withCheckedFileSync(file, options, (fd, stat, maxBytes) => {
     // One byte more than the size seen, to notice a file that grew since fstat (the read then fills the buffer).
     let buffer = Buffer.allocUnsafe(Math.min(stat.size, maxBytes) + 1);
     let length = 0;
@@ -128,11 +146,7 @@ export function readFileBytesSafeSync(file: string, options: SafeReadOptions = {
       if (read < wanted && length === stat.size) break;
     }
     return buffer.subarray(0, length);
-  } catch (error) {
-    return rethrow(file, error);
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+  });
 }
 
 /** What identifies the file a read was made of: any other file at the path (or this one rewritten) differs. */
@@ -150,14 +164,7 @@ export function readFilePartsSafeSync<T>(
   use: (stat: fs.Stats, readAt: (position: number, length: number) => Buffer) => T,
   options: SafeReadOptions & { expected?: FileIdentity } = {},
 ): T | null {
-  readObserver?.(file);
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
-  let fd: number | undefined;
-  try {
-    checkStat(file, options.noFollow === true ? fs.lstatSync(file) : fs.statSync(file), maxBytes);
-    fd = fs.openSync(file, flagsFor(options));
-    const stat = fs.fstatSync(fd);
-    checkStat(file, stat, maxBytes);
+  return withCheckedFileSync(file, options, (fd, stat) => {
     const expected = options.expected;
     if (
       expected !== undefined &&
@@ -167,22 +174,17 @@ export function readFilePartsSafeSync<T>(
         stat.mtimeMs !== expected.mtimeMs)
     )
       return null;
-    const opened = fd;
     return use(stat, (position, length) => {
       const buffer = Buffer.allocUnsafe(length);
       let done = 0;
       while (done < length) {
-        const read = fs.readSync(opened, buffer, done, length - done, position + done);
+        const read = fs.readSync(fd, buffer, done, length - done, position + done);
         if (read === 0) break;
         done += read;
       }
       return done === length ? buffer : buffer.subarray(0, done);
     });
-  } catch (error) {
-    return rethrow(file, error);
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+  });
 }
 
 export function readFileSafeSync(file: string, options: SafeReadOptions = {}): string {

@@ -474,13 +474,24 @@ export class LiveStatusModel {
     this.saveTimer.unref();
   }
 
+  private lastSave: Promise<void> = Promise.resolve();
+
   private flushCacheSave(): void {
     if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     const save = this.pendingSave;
     this.pendingSave = undefined;
     // A cache that cannot be written is a miss next time, never an error (save() swallows its failures).
-    if (save !== undefined) void save().catch(() => undefined);
+    if (save !== undefined)
+      this.lastSave = save().then(
+        () => undefined,
+        () => undefined,
+      );
+  }
+
+  /** Resolves when the last cache save started (by `close()` or a build) has ended: before removing the files. */
+  saved(): Promise<void> {
+    return this.lastSave;
   }
 
   /** Watches the folders of every input; events for unrelated files in them are ignored. */

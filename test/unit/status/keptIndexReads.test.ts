@@ -43,6 +43,7 @@ describe('run-index reads kept by the live model', () => {
       return await use(model);
     } finally {
       model.close();
+      await model.saved(); // the close's cache save, before afterEach removes the folder
     }
   };
   /** What a model that never saw the goal before reads now. */
@@ -65,7 +66,6 @@ describe('run-index reads kept by the live model', () => {
     ageFiles(dir, HOUR_AGO);
     afterIndexRead = undefined;
   });
-  // The model's close() starts its last cache save; removing the folder may race it: retried.
   afterEach(() => fs.rmSync(path.dirname(dir), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 }));
 
   it('rows appended while a build runs are not hidden behind the newer stamp (recent runs, quota)', () =>

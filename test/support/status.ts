@@ -1,3 +1,6 @@
+import type { GoalRef } from '../../src/core/registry/goalRef';
+import { RegistryGoalSchema } from '../../src/core/registry/schema';
+import type { StatusRefKeys } from '../../src/core/status/goalStatusSchema';
 import {
   loadStatus,
   readStatusRegistry,
@@ -22,4 +25,24 @@ export async function loadStatusAt(
     rest.cache,
   );
   return loadStatus({ ...rest, registry });
+}
+
+/**
+ * The part of a goal's `GoalRef` status reads, for a goal written as a registry entry (`entry`: its fields besides
+ * the id, e.g. `state_file` as an absolute path, `display_name`, `adapter`). `homeDir` defaults to `projectRoot`.
+ */
+export function statusRef(goal: {
+  goalId: string;
+  projectRoot: string;
+  runtimeRoot: string;
+  homeDir?: string;
+  entry?: Record<string, unknown>;
+}): Pick<GoalRef, StatusRefKeys> {
+  return {
+    goalId: goal.goalId,
+    projectRoot: goal.projectRoot,
+    runtimeRoot: goal.runtimeRoot,
+    homeDir: goal.homeDir ?? goal.projectRoot,
+    entry: RegistryGoalSchema.parse({ ...goal.entry, id: goal.goalId }),
+  };
 }

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { statusQuotaSummaries } from './statusQuota';
 import type { StateRead } from '../goal/files';
-import { GoalStatusCache } from './goalStatus';
+import { GoalStatusCache, statusStateFile } from './goalStatus';
 import {
   goalItems,
   loadStatus,
@@ -96,7 +96,8 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
   const lockDirs = [path.dirname(registryPath)];
   for (const target of targets) {
     lockDirs.push(goalRuntimeDir(target.runtimeRoot, target.goalId), goalRunsDir(target.runtimeRoot, target.goalId));
-    if (target.stateFile !== null) lockDirs.push(path.dirname(target.stateFile));
+    const stateFile = statusStateFile(target);
+    if (stateFile !== null) lockDirs.push(path.dirname(stateFile));
   }
   const now = options.clock.now();
   const deadLocks = await findDeadLocks(lockDirs, {

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { projectGoalWarnings } from './projection/goalWarnings';
 import { pickLatestRuns, selectLatestRunRecommendedAction } from './projection/latestRunRecommendation';
 import type { ProjectionWarning } from './projection/schemas';
@@ -33,15 +32,16 @@ import type { ContractDiagnostic } from './contractCheck';
 import { statusTodoContractDiagnostics } from '../todo/contract';
 import { openTodoResumeHolds } from '../todo/resume';
 import { replanObligationWithRuns } from '../scheduling/replanObligation';
-import type { GoalStatusTargetSchema } from './goalStatusSchema';
+import { registeredAgentsForGoal } from '../registry/agentIds';
+import type { GoalRef } from '../registry/goalRef';
+import { resolveStateFile } from '../registry/locate';
 import {
   DEFAULT_STATUS_ACTION,
   DEFAULT_STATUS_RUN_LIMIT,
   DEFAULT_STATUS_TODO_ITEM_LIMIT,
   GoalStatusItemSchema,
-  parseGoalStatusTarget,
   type GoalStatusItem,
-  type GoalStatusTarget,
+  type StatusRefKeys,
   type StatusGate,
   type StatusReplanObligation,
   type StatusRun,
@@ -83,7 +83,7 @@ export interface GoalStatusOptions {
 // Projection (pure)
 
 interface ProjectionInput {
-  target: z.output<typeof GoalStatusTargetSchema>;
+  goal: Pick<GoalRef, StatusRefKeys>;
   state: StateRead;
   runs: RunIndexRead | null;
   agentId: string | null;
@@ -274,13 +274,13 @@ function replanObligations(rows: readonly RunIndexEntry[], input: ProjectionInpu
   const lanes: (string | null)[] =
     input.agentId !== null
       ? [input.agentId]
-      : input.target.agents.length > 0
-        ? [...new Set(input.target.agents)]
+      : statusFieldsOf(input.goal).agents.length > 0
+        ? [...new Set(statusFieldsOf(input.goal).agents)]
         : [null];
   const owed: StatusReplanObligation[] = [];
   const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
   for (const agentId of lanes) {
-    const found = replanObligationWithRuns({ goalId: input.target.goalId, agentId, rowsNewestFirst: rows });
+    const found = replanObligationWithRuns({ goalId: input.goal.goalId, agentId, rowsNewestFirst: rows });
     if (found === null) continue;
     const { obligation, stalledRuns } = found;
     owed.push({
@@ -304,15 +304,16 @@ function replanObligations(rows: readonly RunIndexEntry[], input: ProjectionInpu
 
 function labelPaths(message: string, input: ProjectionInput): string {
   return scrubText(message, {
-    projectRoots: [input.target.projectRoot],
+    projectRoots: [input.goal.projectRoot],
     homeDir: input.homeDir,
-    runtimeRoot: input.target.runtimeRoot,
+    runtimeRoot: input.goal.runtimeRoot,
   });
 }
 
 /** Builds the status item of one goal from what was read. Pure: same inputs, same item. */
 export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
-  const { target, state, runs } = input;
+  const { state, runs } = input;
+  const target = statusFieldsOf(input.goal);
   const rows = runs?.rows ?? [];
   const { latestStatusRun, agentLaneRuns } = pickLatestRuns(rows);
   const doc = state.kind === 'ok' ? state.doc : null;
@@ -527,7 +528,8 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
 
 /** The goal's contract errors: a state file that exists but cannot be read, or its todos' metadata rules. */
 function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null): ContractDiagnostic[] {
-  const { target, state } = input;
+  const { state } = input;
+  const target = statusFieldsOf(input.goal);
   if (state.kind === 'error') {
     // A missing or unresolvable state file is no contract error (LoopX skips the goal); the item says why.
     if (state.code === 'state_file_missing' || state.code === 'state_file_unresolved') return [];
@@ -549,29 +551,77 @@ function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null):
 // ---------------------------------------------------------------------------------------------
 // The item cache
 
-/** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
-const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
-function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
-  let target = parsedTargets.get(goal);
-  if (target === undefined) {
-    target = parseGoalStatusTarget(goal);
-    parsedTargets.set(goal, target);
+/**
+ * What status shows of a goal's entry, with where its files are: the item cache's key holds it (its fields in
+ * this order, so the persistent cache's keys are those of `STATUS_CACHE_SCHEMA`), and the projection reads it.
+ * Status projects registry members only (`registryMember`).
+ */
+interface StatusFields {
+  goalId: string;
+  displayName: string;
+  status: string;
+  domain: string | null;
+  projectRoot: string;
+  runtimeRoot: string;
+  /** The entry's `state_file` resolved (without bootstrap's default place: a goal without one has none here). */
+  stateFile: string | null;
+  agents: string[];
+  registryMember: true;
+  /** The registry entry's `adapter.status`/`adapter.kind`, `waiting_on` and `attention_status` (attention routing). */
+  adapterStatus: string | null;
+  adapterKind: string | null;
+  registryWaitingOn: string | null;
+  attentionStatus: string | null;
+}
+
+/** Per goal ref: status asks about the same refs on every call (`statusTargets` keeps them per registry document). */
+const fieldsOfRef = new WeakMap<Pick<GoalRef, StatusRefKeys>, StatusFields>();
+function statusFieldsOf(goal: Pick<GoalRef, StatusRefKeys>): StatusFields {
+  let fields = fieldsOfRef.get(goal);
+  if (fields === undefined) {
+    const entry = goal.entry;
+    fields = {
+      goalId: goal.goalId,
+      displayName: entry.display_name || goal.goalId,
+      status: entry.status || 'unknown',
+      domain: entry.domain || null,
+      projectRoot: goal.projectRoot,
+      runtimeRoot: goal.runtimeRoot,
+      stateFile: resolveStateFile(entry, goal.homeDir),
+      agents: registeredAgentsForGoal(entry),
+      registryMember: true,
+      adapterStatus: entry.adapter?.status || null,
+      adapterKind: entry.adapter?.kind || null,
+      registryWaitingOn: entry.waiting_on || null,
+      attentionStatus: entry.attention_status || null,
+    };
+    fieldsOfRef.set(goal, fields);
   }
-  return target;
+  return fields;
+}
+
+/** The goal's state file as status reads it (`state_file` resolved; null without one). */
+export function statusStateFile(goal: Pick<GoalRef, StatusRefKeys>): string | null {
+  return statusFieldsOf(goal).stateFile;
+}
+
+/** The item cache's key of a goal's entry (exported for the test that pins it: a change bumps `STATUS_CACHE_SCHEMA`). */
+export function statusEntryKey(goal: Pick<GoalRef, StatusRefKeys>): string {
+  return JSON.stringify(statusFieldsOf(goal));
 }
 
 type GoalPaths = { stateFile: string | null; indexFile: string; projectRoot: string };
-/** Per parsed target (each goal is looked at several times a call). */
-const targetPaths = new WeakMap<z.output<typeof GoalStatusTargetSchema>, GoalPaths>();
-function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): GoalPaths {
-  let paths = targetPaths.get(target);
+/** Per goal ref (each goal is looked at several times a call). */
+const refPaths = new WeakMap<Pick<GoalRef, StatusRefKeys>, GoalPaths>();
+function pathsOf(goal: Pick<GoalRef, StatusRefKeys>): GoalPaths {
+  let paths = refPaths.get(goal);
   if (paths === undefined) {
     paths = {
-      stateFile: target.stateFile,
-      indexFile: runIndexPath(target.runtimeRoot, target.goalId),
-      projectRoot: target.projectRoot,
+      stateFile: statusFieldsOf(goal).stateFile,
+      indexFile: runIndexPath(goal.runtimeRoot, goal.goalId),
+      projectRoot: goal.projectRoot,
     };
-    targetPaths.set(target, paths);
+    refPaths.set(goal, paths);
   }
   return paths;
 }
@@ -601,8 +651,8 @@ export class GoalStatusCache {
    * The goal's state file and run index as held (read again only when changed), for read models
    * that need every todo and run rather than the item's first few.
    */
-  goalSources(goal: GoalStatusTarget): Promise<{ state: StateRead; runs: RunIndexRead | null }> {
-    return this.files.sources(pathsOf(parsedTarget(goal)));
+  goalSources(goal: Pick<GoalRef, StatusRefKeys>): Promise<{ state: StateRead; runs: RunIndexRead | null }> {
+    return this.files.sources(pathsOf(goal));
   }
 
   /**
@@ -610,21 +660,21 @@ export class GoalStatusCache {
    * (`GoalFiles.held`): for the quota summary status attaches right after projecting the goal, so
    * the index is not read twice.
    */
-  heldRunIndex(goal: GoalStatusTarget): { stamp: FileStamp | null; read: RunIndexRead | null } | undefined {
-    return this.files.held(pathsOf(parsedTarget(goal)).indexFile);
+  heldRunIndex(goal: Pick<GoalRef, StatusRefKeys>): { stamp: FileStamp | null; read: RunIndexRead | null } | undefined {
+    return this.files.held(pathsOf(goal).indexFile);
   }
 
   /** Drops the goal's file reads (its status item stays): see `GoalFiles.release`. */
-  release(goal: GoalStatusTarget, options: { keepIndexRead?: boolean } = {}): void {
-    this.files.release(pathsOf(parsedTarget(goal)), options);
+  release(goal: Pick<GoalRef, StatusRefKeys>, options: { keepIndexRead?: boolean } = {}): void {
+    this.files.release(pathsOf(goal), options);
   }
 
   async goalStatus(
-    goal: GoalStatusTarget,
+    goal: Pick<GoalRef, StatusRefKeys>,
     options: Omit<GoalStatusOptions, 'cache' | 'reader'>,
   ): Promise<GoalStatusItem> {
-    const target = parsedTarget(goal);
-    const paths = pathsOf(target);
+    const target = statusFieldsOf(goal);
+    const paths = pathsOf(goal);
     const stamps = await this.files.stamps(paths);
     const [stateStamp, indexStamp] = stamps;
     const agentId = options.agentId ?? null;
@@ -645,7 +695,7 @@ export class GoalStatusCache {
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
     const projected = projectGoalStatus({
-      target,
+      goal,
       state,
       runs,
       agentId,
@@ -665,7 +715,10 @@ export class GoalStatusCache {
 }
 
 /** The status item of one goal; pass `cache` to reuse reads across calls. */
-export async function loadGoalStatus(goal: GoalStatusTarget, options: GoalStatusOptions): Promise<GoalStatusItem> {
+export async function loadGoalStatus(
+  goal: Pick<GoalRef, StatusRefKeys>,
+  options: GoalStatusOptions,
+): Promise<GoalStatusItem> {
   const cache = options.cache ?? new GoalStatusCache(options.reader);
   return cache.goalStatus(goal, options);
 }

@@ -17,7 +17,7 @@ import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendat
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
- * status needs to know about a goal (`GoalStatusTarget`). The projection that fills it is
+ * status reads of a goal's `GoalRef` (`StatusRefKeys`). The projection that fills it is
  * `goalStatus.ts`; the files it is projected from are read through `core/goal` (`GoalFiles`).
  */
 
@@ -291,75 +291,12 @@ export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
-/** What status needs to know about a goal; a `GoalSummary` of the workspace read model fits. */
-export const GoalStatusTargetSchema = z.object({
-  goalId: z.string().min(1),
-  displayName: z.string(),
-  status: z.string(),
-  domain: z.string().nullable(),
-  projectRoot: z.string(),
-  runtimeRoot: z.string(),
-  stateFile: z.string().nullable(),
-  agents: z.array(z.string()),
-  registryMember: z.boolean().default(true),
-  /** The registry entry's `adapter.status`/`adapter.kind`, `waiting_on` and `attention_status` (attention routing). */
-  adapterStatus: z.string().nullable().default(null),
-  adapterKind: z.string().nullable().default(null),
-  registryWaitingOn: z.string().nullable().default(null),
-  attentionStatus: z.string().nullable().default(null),
-});
-export type GoalStatusTarget = z.input<typeof GoalStatusTargetSchema>;
-
-const nullableText = (value: unknown): value is string | null => value === null || typeof value === 'string';
-
-/** An array whose every index holds a string (a hole does not). */
-function allText(value: unknown): value is string[] {
-  if (!Array.isArray(value)) return false;
-  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
-  return true;
-}
-
 /**
- * `GoalStatusTargetSchema.parse(goal)`, without zod for a target whose every field already has its
- * output type (status's own targets, `statusTargets`, always do): the same object zod makes (its
- * fields in the schema's order, no other field, the agents copied). Anything else is parsed by the
- * schema, which fills the defaults or throws.
+ * What status reads of a goal's `GoalRef` (`registry/goalRef.ts`): where its files are and its typed registry
+ * entry. Status takes `Pick<GoalRef, StatusRefKeys>`; the display name, status, agents and attention fields it
+ * shows are the entry's (`goalStatus.ts`: `statusFieldsOf`).
  */
-export function parseGoalStatusTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
-  const g = goal as Record<keyof GoalStatusTarget, unknown>;
-  if (
-    typeof g.goalId === 'string' &&
-    g.goalId.length > 0 &&
-    typeof g.displayName === 'string' &&
-    typeof g.status === 'string' &&
-    nullableText(g.domain) &&
-    typeof g.projectRoot === 'string' &&
-    typeof g.runtimeRoot === 'string' &&
-    nullableText(g.stateFile) &&
-    allText(g.agents) &&
-    typeof g.registryMember === 'boolean' &&
-    nullableText(g.adapterStatus) &&
-    nullableText(g.adapterKind) &&
-    nullableText(g.registryWaitingOn) &&
-    nullableText(g.attentionStatus)
-  )
-    return {
-      goalId: g.goalId,
-      displayName: g.displayName,
-      status: g.status,
-      domain: g.domain,
-      projectRoot: g.projectRoot,
-      runtimeRoot: g.runtimeRoot,
-      stateFile: g.stateFile,
-      agents: [...g.agents],
-      registryMember: g.registryMember,
-      adapterStatus: g.adapterStatus,
-      adapterKind: g.adapterKind,
-      registryWaitingOn: g.registryWaitingOn,
-      attentionStatus: g.attentionStatus,
-    };
-  return GoalStatusTargetSchema.parse(goal);
-}
+export type StatusRefKeys = 'goalId' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'entry';
 
 export const DEFAULT_STATUS_RUN_LIMIT = 5;
 export const DEFAULT_STATUS_TODO_ITEM_LIMIT = 5;

@@ -6,7 +6,8 @@ import { errorMessage } from '../errors';
 import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from '../runtime/layout';
 import type { GoalQuotaSummary } from '../quota/summary';
 import type { GoalFileReader, StateRead } from '../goal/files';
-import { GoalStatusCache, type GoalStatusTarget } from './goalStatus';
+import type { GoalRef } from '../registry/goalRef';
+import { GoalStatusCache, statusEntryKey, statusStateFile, type StatusRefKeys } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
 import { projectedStatusQuota, statusQuotaReads } from './statusQuota';
 import { RebuildStats } from './rebuildStats';
@@ -61,7 +62,7 @@ export interface ReadyLiveSnapshot {
   quota: ReadonlyMap<string, GoalQuotaSummary>;
   /** Each goal's newest runs, from the persistent cache (absent without it, or when not kept: read the index). */
   recentRuns: ReadonlyMap<string, readonly RecentRunRow[]>;
-  targets: readonly GoalStatusTarget[];
+  targets: readonly Pick<GoalRef, StatusRefKeys>[];
   /** The registry document the snapshot was built from (parsed once). */
   registry: Readonly<Record<string, unknown>>;
 }
@@ -314,8 +315,9 @@ export class LiveStatusModel {
     const reader = this.cache.files.reader;
     const parts = await Promise.all(
       targets.map(async (target) => {
+        const stateFile = statusStateFile(target);
         const [state, index, quotaKey] = await Promise.all([
-          target.stateFile === null ? null : reader.stat(target.stateFile),
+          stateFile === null ? null : reader.stat(stateFile),
           reader.stat(path.join(goalRunsDir(target.runtimeRoot, target.goalId), RUN_INDEX_FILE)),
           this.quotaCache.inputsKey(target),
         ]);
@@ -326,7 +328,11 @@ export class LiveStatusModel {
       }),
     );
     return {
-      fingerprint: JSON.stringify([await reader.stat(this.registryPath), targets, parts.map((part) => part.stamps)]),
+      fingerprint: JSON.stringify([
+        await reader.stat(this.registryPath),
+        targets.map(statusEntryKey),
+        parts.map((part) => part.stamps),
+      ]),
       quotaExpired: parts.some((part) => !part.quotaFresh),
     };
   }
@@ -495,15 +501,16 @@ export class LiveStatusModel {
   }
 
   /** Watches the folders of every input; events for unrelated files in them are ignored. */
-  private syncWatchers(targets: readonly GoalStatusTarget[]): void {
+  private syncWatchers(targets: readonly Pick<GoalRef, StatusRefKeys>[]): void {
     const wanted = new Map<string, ((file: string) => boolean) | null>();
     const only = (name: string) => (file: string) => file === name || file.startsWith(`.${name}.`);
     wanted.set(path.dirname(this.registryPath), only(path.basename(this.registryPath)));
     for (const target of targets) {
-      if (target.stateFile !== null) {
-        const dir = path.dirname(target.stateFile);
+      const stateFile = statusStateFile(target);
+      if (stateFile !== null) {
+        const dir = path.dirname(stateFile);
         const previous = wanted.get(dir);
-        const mine = only(path.basename(target.stateFile));
+        const mine = only(path.basename(stateFile));
         wanted.set(
           dir,
           previous === undefined ? mine : previous === null ? null : (file) => previous(file) || mine(file),

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock';
 import { fileSystemGoalReader, type FileStamp, type GoalFileReader } from '../goal/files';
-import type { GoalStatusTarget } from './goalStatusSchema';
+import type { GoalRef } from '../registry/goalRef';
+import type { StatusRefKeys } from './goalStatusSchema';
 import type { GoalQuotaSummary } from '../quota/summary';
 import { goalRuntimeDir, runIndexPath } from '../runtime/layout';
 import { statusGoalQuotaSummary, type StatusQuotaReads } from './statusQuota';
@@ -42,7 +43,7 @@ export class QuotaSummaryCache {
    * The stamps a summary of `target` depends on, as one comparable key. `indexStamp`: the run
    * index's stamp when the caller read it (its summary is of that read), instead of a stat now.
    */
-  async inputsKey(target: GoalStatusTarget, indexStamp?: FileStamp | null): Promise<string> {
+  async inputsKey(target: Pick<GoalRef, 'runtimeRoot' | 'goalId'>, indexStamp?: FileStamp | null): Promise<string> {
     const stamps: (FileStamp | null)[] = await Promise.all([
       this.reader.stat(this.options.registryPath),
       indexStamp !== undefined ? indexStamp : this.reader.stat(runIndexPath(target.runtimeRoot, target.goalId)),
@@ -61,7 +62,7 @@ export class QuotaSummaryCache {
    * The goal's summary, recomputed only when its inputs changed or its window moved, from the reads status
    * holds (`reads`: the goal, and its run index or digest with the stamp it was read at).
    */
-  async summary(target: GoalStatusTarget, reads: StatusQuotaReads): Promise<GoalQuotaSummary> {
+  async summary(target: Pick<GoalRef, StatusRefKeys>, reads: StatusQuotaReads): Promise<GoalQuotaSummary> {
     const key = await this.inputsKey(target, reads.index.kind === 'unread' ? undefined : reads.index.stamp);
     const kept = this.entries.get(target.goalId);
     if (kept !== undefined && this.isFresh(target.goalId, key)) return kept.summary;

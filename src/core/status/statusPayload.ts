@@ -1,16 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { registeredAgentsForGoal } from '../registry/agentIds';
 import { LoopxError } from '../errors';
-import {
-  DEFAULT_RUNTIME_ROOT_RELATIVE_TO_HOME,
-  registryProjectRoot,
-  resolveRuntimeRoot,
-  resolveStateFile,
-} from '../registry/locate';
+import { DEFAULT_RUNTIME_ROOT_RELATIVE_TO_HOME, registryProjectRoot, resolveRuntimeRoot } from '../registry/locate';
 import { validateRegistryDocument } from '../registry/validate';
 import { registryGoalEntries, registryGoalsOfDocument } from '../registry/read';
+import type { GoalRef } from '../registry/goalRef';
 import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
 import { PersistentCache, statusCachePath } from '../goal/persistentCache';
@@ -24,7 +19,7 @@ import {
   GoalStatusItemSchema,
   StatusRunSchema,
   type GoalStatusItem,
-  type GoalStatusTarget,
+  type StatusRefKeys,
 } from './goalStatus';
 import { OPERATOR_WAITS } from '../todo/attention';
 import { withQuotaSignals } from './projection/quotaSignals';
@@ -216,7 +211,7 @@ export interface StatusRequest {
    * whose summary fails keeps no `quota` and gets a contract warning. Summaries are never mutated:
    * handing out the same object again means the same summary (the item is then reused as it was).
    */
-  quotaSummary?: (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<object>;
+  quotaSummary?: (goal: Pick<GoalRef, StatusRefKeys>, sources: StatusQuotaSources) => Promise<object>;
   /**
    * Use the persistent cache in the runtime root (goal/persistentCache.ts): items and run-index digests of
    * unchanged files are taken from it, and it is saved when anything changed. Off by default.
@@ -265,14 +260,17 @@ function parsedGoals(registry: Record<string, unknown>): readonly RegistryGoal[]
  * long-lived reader keeps the same document while the registry file is unchanged, and the same
  * target objects let the per-target memos below (and the status cache's) hold.
  */
-const targetsOf = new WeakMap<object, { key: string; targets: readonly GoalStatusTarget[] }>();
+const targetsOf = new WeakMap<object, { key: string; targets: readonly Pick<GoalRef, StatusRefKeys>[] }>();
 
-/** The status targets of a registry document: its goals in order, the first entry of a repeated id only. */
+/**
+ * The status targets of a registry document: its goals in order, the first entry of a repeated id only, each as
+ * the part of its `GoalRef` status reads (where its files are and its typed entry).
+ */
 export function statusTargets(
   registry: Record<string, unknown>,
   registryPath: string,
   options: { homeDir: string; runtimeRootOverride?: string | null },
-): GoalStatusTarget[] {
+): Pick<GoalRef, StatusRefKeys>[] {
   // The project root follows symlinks, so it is part of the key, not derived from it.
   const projectRoot = registryProjectRoot(registryPath);
   const key = JSON.stringify([registryPath, projectRoot, options.homeDir, options.runtimeRootOverride ?? null]);
@@ -288,7 +286,7 @@ function resolveStatusTargets(
   registryPath: string,
   projectRoot: string,
   options: { homeDir: string; runtimeRootOverride?: string | null },
-): GoalStatusTarget[] {
+): Pick<GoalRef, StatusRefKeys>[] {
   const runtimeRoot = resolveRuntimeRoot({
     registryPath,
     registry,
@@ -296,25 +294,11 @@ function resolveStatusTargets(
     homeDir: options.homeDir,
   });
   const seen = new Set<string>();
-  const targets: GoalStatusTarget[] = [];
+  const targets: Pick<GoalRef, StatusRefKeys>[] = [];
   for (const goal of parsedGoals(registry)) {
     if (seen.has(goal.id)) continue;
     seen.add(goal.id);
-    targets.push({
-      goalId: goal.id,
-      displayName: goal.display_name || goal.id,
-      status: goal.status || 'unknown',
-      domain: goal.domain || null,
-      projectRoot,
-      runtimeRoot,
-      stateFile: resolveStateFile(goal, options.homeDir),
-      agents: registeredAgentsForGoal(goal),
-      registryMember: true,
-      adapterStatus: goal.adapter?.status || null,
-      adapterKind: goal.adapter?.kind || null,
-      registryWaitingOn: goal.waiting_on || null,
-      attentionStatus: goal.attention_status || null,
-    });
+    targets.push({ goalId: goal.id, projectRoot, runtimeRoot, homeDir: options.homeDir, entry: goal });
   }
   return targets;
 }

@@ -10,7 +10,7 @@ import { latestStatusRun, type RunIndexRead } from '../runtime/runIndex';
 import { OPERATOR_WAITS } from '../todo/attention';
 import type { FileStamp } from '../goal/files';
 import type { RecentRunRow } from '../goal/recentRuns';
-import type { GoalStatusTarget } from './goalStatusSchema';
+import type { StatusRefKeys } from './goalStatusSchema';
 import type { StatusQuotaSources } from './statusPayload';
 
 export interface StatusQuotaOptions {
@@ -40,7 +40,7 @@ export interface StatusQuotaReads {
 
 /** The reads of one goal `loadStatus` hands its quota summary (`StatusQuotaSources`), as `StatusQuotaReads`. */
 export function statusQuotaReads(
-  target: GoalStatusTarget,
+  target: Pick<GoalRef, StatusRefKeys>,
   sources: Pick<StatusQuotaSources, 'registryEntry' | 'index'>,
   place: { registryPath: string; homeDir: string },
 ): StatusQuotaReads {
@@ -89,7 +89,7 @@ export async function statusGoalQuotaSummary(reads: StatusQuotaReads, clock: Clo
  */
 export function statusQuotaSummaries(
   options: StatusQuotaOptions,
-): (goal: GoalStatusTarget, sources: StatusQuotaSources) => Promise<StatusItemQuotaSummary> {
+): (goal: Pick<GoalRef, StatusRefKeys>, sources: StatusQuotaSources) => Promise<StatusItemQuotaSummary> {
   return async (target, sources) =>
     statusQuotaState(
       await statusGoalQuotaSummary(statusQuotaReads(target, sources, options), options.clock),

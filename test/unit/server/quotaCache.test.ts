@@ -9,6 +9,7 @@ import { reserveTurn } from '../../../src/core/quota/admission';
 import { QuotaSummaryCache, RESERVATION_RECHECK_MS } from '../../../src/core/status/quotaCache';
 import type { StatusQuotaReads } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
+import { statusRef } from '../../support/status';
 
 /** A clock the test moves by hand. */
 function movableClock(start: string): Clock & { set(iso: string): void; advance(ms: number): void } {
@@ -29,16 +30,7 @@ describe('quota summary cache of the status server', () => {
     const dir = materializeDemoWorkspace(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-quota-cache-')), 'ws'));
     const registryPath = path.join(dir, '.loopx', 'registry.json');
     const runtimeRoot = path.join(dir, '.loopx', 'runtime');
-    const target = {
-      goalId: 'tidy-notes',
-      displayName: 'Tidy',
-      status: 'active',
-      domain: null,
-      projectRoot: dir,
-      runtimeRoot,
-      stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
-      agents: ['demo'],
-    };
+    const target = statusRef({ goalId: 'tidy-notes', projectRoot: dir, runtimeRoot, entry: { display_name: 'Tidy' } });
     const clock = movableClock('2026-11-28T09:30:00Z');
     const cache = new QuotaSummaryCache({ registryPath, clock });
     /** What status would hand the cache: the goal, with no run index read (the summary reads it). */

@@ -10,7 +10,7 @@ import {
   loadGoalStatus,
 } from '../../../src/core/status/goalStatus';
 import { goalItems, StatusPayloadSchema, type StatusPayload } from '../../../src/core/status/statusPayload';
-import { loadStatusAt } from '../../support/status';
+import { loadStatusAt, statusRef } from '../../support/status';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 const DEMO_NEXT_ACTION = 'Add a "Related" section linking notes that share a tag.';
@@ -355,19 +355,19 @@ describe('status read model', () => {
     assert.ok(failing.contract.warnings.includes('tidy-notes: quota summary unavailable: ledger unreadable'));
   });
 
-  it('loadGoalStatus takes a workspace goal summary and validates its output', async () => {
+  it("loadGoalStatus takes the part of a goal's GoalRef status reads and validates its output", async () => {
     const { dir } = demo();
     const item = await loadGoalStatus(
-      {
+      statusRef({
         goalId: 'tidy-notes',
-        displayName: 'Tidy',
-        status: 'active',
-        domain: null,
         projectRoot: dir,
         runtimeRoot: path.join(dir, '.loopx', 'runtime'),
-        stateFile: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
-        agents: ['demo'],
-      },
+        entry: {
+          display_name: 'Tidy',
+          status: 'active',
+          state_file: path.join(dir, '.codex', 'goals', 'tidy-notes', 'ACTIVE_GOAL_STATE.md'),
+        },
+      }),
       { homeDir: dir, limit: 1 },
     );
     assert.equal(GoalStatusItemSchema.parse(item).latest_runs.length, 1);

@@ -4,10 +4,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fixedClock } from '../../../src/core/clock';
 import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
+import { statusStateFile } from '../../../src/core/status/goalStatus';
 import { LiveStatusModel, type StatusDiff } from '../../../src/core/status/liveStatus';
+import type { GoalRef } from '../../../src/core/registry/goalRef';
+import type { StatusRefKeys } from '../../../src/core/status/goalStatusSchema';
 
 const NOW = '2026-11-29T10:00:00Z';
 const STATE = '# Goal\n\n## Agent Todo\n\n- [ ] first todo\n';
+/** A status target with the state file status reads for it. */
+const withStateFile = (target: Pick<GoalRef, StatusRefKeys>) => ({ ...target, stateFile: statusStateFile(target) });
 
 /** A project with three goals, each with its own state file. */
 function threeGoalProject(dir: string): string {
@@ -122,7 +127,7 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   it("neither reads nor stats another goal's state file, and reports the change of that goal only", async () => {
     const first = await model.current();
     assert.ok(first.ok);
-    const withState = first.targets.filter((target) => target.stateFile !== null);
+    const withState = first.targets.map(withStateFile).filter((target) => target.stateFile !== null);
     assert.ok(withState.length >= 2, 'the project has goals with state files');
     const [changed, ...others] = withState;
     assert.ok(changed !== undefined && changed.stateFile !== null && changed.stateFile !== undefined);
@@ -170,7 +175,7 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   it('leaves the model stale, so the next current() re-checks every goal and rebuilds the aggregate payload', async () => {
     const first = await model.current();
     assert.ok(first.ok);
-    const [changed] = first.targets.filter((target) => target.stateFile !== null);
+    const [changed] = first.targets.map(withStateFile).filter((target) => target.stateFile !== null);
     assert.ok(changed?.stateFile !== null && changed?.stateFile !== undefined);
     fs.appendFileSync(changed.stateFile, '\n- [ ] another todo\n');
     const partial = await model.refreshGoals([changed.goalId]);
@@ -183,7 +188,7 @@ describe('the live status model re-reading one goal (issue 16)', function () {
   it('a full refresh that finishes while one goal is re-read is not undone: the other goals keep its newer items', async () => {
     const first = await model.current();
     assert.ok(first.ok);
-    const [alpha, beta] = first.targets.filter((target) => target.stateFile !== null);
+    const [alpha, beta] = first.targets.map(withStateFile).filter((target) => target.stateFile !== null);
     assert.ok(alpha?.stateFile && beta?.stateFile);
     fs.appendFileSync(alpha.stateFile, '\n- [ ] alpha todo\n');
     fs.appendFileSync(beta.stateFile, '\n- [ ] beta todo\n');

@@ -7,6 +7,7 @@ import { LiveStatusModel } from '../../../src/core/status/liveStatus';
 import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { RebuildStats } from '../../../src/core/status/rebuildStats';
 import { statusTargets } from '../../../src/core/status/statusPayload';
+import { statusStateFile } from '../../../src/core/status/goalStatus';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 describe('stats kept for one rebuild of the live model', () => {
@@ -63,9 +64,9 @@ describe('stats kept for one rebuild of the live model', () => {
     try {
       const first = await model.current();
       assert.ok(first.ok);
-      const target = first.targets.find((t) => t.stateFile !== null);
-      assert.ok(target?.stateFile);
-      const stateFile = target.stateFile;
+      const target = first.targets.find((t) => statusStateFile(t) !== null);
+      const stateFile = target === undefined ? null : statusStateFile(target);
+      assert.ok(target !== undefined && stateFile !== null);
       const text = fs.readFileSync(stateFile, 'utf8');
       assert.ok(text.includes('## Next Action\n'));
       fs.writeFileSync(stateFile, `${text}\n`); // a first change: the running refresh reads this one
@@ -91,7 +92,7 @@ describe('stats kept for one rebuild of the live model', () => {
     const one = statusTargets(registry, registryPath, { homeDir: '/home/one' });
     assert.equal(statusTargets(registry, registryPath, { homeDir: '/home/one' })[0], one[0], 'the same target object');
     assert.equal(
-      statusTargets(registry, registryPath, { homeDir: '/home/two' })[0]?.stateFile,
+      statusStateFile(statusTargets(registry, registryPath, { homeDir: '/home/two' })[0]!),
       '/home/two/project/STATE.md',
     );
     assert.equal(
@@ -99,6 +100,6 @@ describe('stats kept for one rebuild of the live model', () => {
         ?.runtimeRoot,
       '/elsewhere',
     );
-    assert.equal(one[0]?.stateFile, '/home/one/project/STATE.md');
+    assert.equal(statusStateFile(one[0]!), '/home/one/project/STATE.md');
   });
 });

@@ -7,8 +7,8 @@ import * as vm from 'node:vm';
 import { fixedClock } from '../../../src/core/clock';
 import type { LedgerFacts } from '../../../src/core/quota/ledger';
 import { PersistentCache, statusCachePath } from '../../../src/core/goal/persistentCache';
-import { GoalStatusCache, type GoalStatusTarget } from '../../../src/core/status/goalStatus';
-import { loadStatusAt } from '../../support/status';
+import { GoalStatusCache } from '../../../src/core/status/goalStatus';
+import { loadStatusAt, statusRef } from '../../support/status';
 import { statusQuotaSummaries } from '../../../src/core/status/statusQuota';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
@@ -32,16 +32,13 @@ describe('what the status caches keep alive', () => {
   let dir = '';
   let registryPath = '';
   let stateFile = '';
-  const target = (): GoalStatusTarget => ({
-    goalId: 'tidy-notes',
-    displayName: 'Tidy the notes folder',
-    status: 'active',
-    domain: 'docs',
-    projectRoot: dir,
-    runtimeRoot: path.join(dir, '.loopx', 'runtime'),
-    stateFile,
-    agents: [],
-  });
+  const target = () =>
+    statusRef({
+      goalId: 'tidy-notes',
+      projectRoot: dir,
+      runtimeRoot: path.join(dir, '.loopx', 'runtime'),
+      entry: { display_name: 'Tidy the notes folder', status: 'active', domain: 'docs', state_file: stateFile },
+    });
 
   beforeEach(() => {
     dir = materializeDemoWorkspace(

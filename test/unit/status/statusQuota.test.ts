@@ -7,7 +7,7 @@ import { loadedQuotaSummary } from '../../support/quotaSummary';
 import { fileSystemGoalReader, type GoalFileReader } from '../../../src/core/goal/files';
 import { GoalStatusCache } from '../../../src/core/status/goalStatus';
 import { goalItems } from '../../../src/core/status/statusPayload';
-import { loadStatusAt } from '../../support/status';
+import { loadStatusAt, statusRef } from '../../support/status';
 import {
   FOCUS_WAIT_REASON,
   OPERATOR_GATE_BYPASS_POLICY,
@@ -114,16 +114,11 @@ describe('status quota from the reads status already made', () => {
     const { dir, registryPath } = demo();
     const cache = new GoalStatusCache();
     await loadStatusAt({ registryPath, homeDir: dir, cache });
-    const target = {
+    const target = statusRef({
       goalId: 'tidy-notes',
-      displayName: 'x',
-      status: 'active',
-      domain: null,
       projectRoot: dir,
       runtimeRoot: path.join(dir, '.loopx', 'runtime'),
-      stateFile: null,
-      agents: [],
-    };
+    });
     assert.equal(cache.heldRunIndex(target)?.read?.rows.length, 3);
     assert.equal(
       cache.heldRunIndex(target)?.stamp?.size,

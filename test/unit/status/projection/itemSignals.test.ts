@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadGoalStatus } from '../../../../src/core/status/goalStatus';
+import { statusRef } from '../../../support/status';
 import { agentLaneRecommendation } from '../../../../src/core/status/projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from '../../../../src/core/status/projection/backlogHygiene';
 import { dependencyBlockers } from '../../../../src/core/status/projection/dependencyBlockers';
@@ -312,21 +313,12 @@ describe('status item: open todos in the projection order (priority, then positi
           '- [ ] [P2] Ranked work\n  <!-- loopx:todo todo_id=todo_four status=open task_class=advancement_task -->\n',
       );
       const item = await loadGoalStatus(
-        {
+        statusRef({
           goalId: 'g',
-          displayName: 'g',
-          status: 'active',
-          domain: null,
           projectRoot: dir,
           runtimeRoot: path.join(dir, 'runtime'),
-          stateFile,
-          agents: [],
-          registryMember: true,
-          adapterStatus: 'connected',
-          adapterKind: null,
-          registryWaitingOn: null,
-          attentionStatus: null,
-        },
+          entry: { status: 'active', state_file: stateFile, adapter: { status: 'connected' } },
+        }),
         { homeDir: dir },
       );
       assert.deepEqual(

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseStateDocument } from '../../../../src/core/state/document';
 import { loadGoalStatus } from '../../../../src/core/status/goalStatus';
+import { statusRef } from '../../../support/status';
 import { standingDecisionAuthority } from '../../../../src/core/status/projection/standingDecisionAuthority';
 import { tempDir } from '../../../support/tempDir';
 
@@ -161,21 +162,12 @@ describe('status item: standing_decision_authority', () => {
       const stateFile = path.join(dir, 'ACTIVE_GOAL_STATE.md');
       const load = () =>
         loadGoalStatus(
-          {
+          statusRef({
             goalId: 'g',
-            displayName: 'g',
-            status: 'active',
-            domain: null,
             projectRoot: dir,
             runtimeRoot: path.join(dir, 'runtime'),
-            stateFile,
-            agents: [],
-            registryMember: true,
-            adapterStatus: 'connected',
-            adapterKind: null,
-            registryWaitingOn: null,
-            attentionStatus: null,
-          },
+            entry: { status: 'active', state_file: stateFile, adapter: { status: 'connected' } },
+          }),
           { homeDir: dir },
         );
       fs.writeFileSync(

@@ -5,7 +5,7 @@ import { listGates, listTodos } from '../core/ops/library';
 import { getGoalStatus } from '../core/ops/libraryFunctions';
 import { LOOPX_VERSION as version } from '../core/version';
 import type { GoalStatusItem } from '../core/status/goalStatus';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { LoopxExtensionApi, LoopxGoal, LoopxQuotaChanged, LoopxTurnEnded } from './types';
 
 /**

@@ -7,7 +7,7 @@ import { quotaShouldRun } from '../core/ops/quota';
 import { runOperation } from '../core/ops/run';
 import { status, statusForLanguageModel, statusMarkdown } from '../core/ops/status';
 import { turnRunOnce } from '../core/ops/turn';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { commandTitle } from '../commands/commandTitles';
 import { editorEnvironment } from '../commands/operationRunner';

@@ -21,7 +21,7 @@ import {
   type DoctorResult,
 } from '../core/ops/doctor';
 import { runOperation } from '../core/ops/run';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment, folderEnvironment, previewThenApply } from './operationRunner';
 import { agentIdProblem } from '../core/ops/registerAgent';

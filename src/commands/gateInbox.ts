@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { gateSetDue, todoUpdate } from '../core/ops/todo';
 import { runOperation } from '../core/ops/run';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import { inboxDescription, type GateInboxView, type InboxNode } from '../views/gateInboxView';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';

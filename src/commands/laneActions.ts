@@ -12,7 +12,7 @@ import {
   type MergeStrategy,
 } from '../core/ops/lanes';
 import { runOperation } from '../core/ops/run';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { agentIdOf, goalForAgentCommand } from './agentSetup';
 import { editorEnvironment, previewThenApply } from './operationRunner';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { runOperation } from '../core/ops/run';
 import { taskLeaseInspect, taskLeaseRelease, taskLeaseRenew, taskLeaseTransfer } from '../core/ops/taskLease';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment } from './operationRunner';
 import { argumentField, Cancelled, confirm, isTrue, pickGoal } from './pickers';

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import { projectRegistryPath as registryOfProject } from '../core/ops/goalHandle';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import { presentIndicator, type IndicatorInput } from '../statusBar/presentation';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { Cancelled } from './pickers';

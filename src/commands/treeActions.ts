@@ -4,7 +4,7 @@ import { todoStatusWord } from '../common/words';
 import { archiveRuntime, type ArchiveRuntimeOutput } from '../core/ops/archiveRuntime';
 import { runOperation } from '../core/ops/run';
 import { todoClaim, todoComplete, todoDefer, todoList, todoSupersede, todoUpdate } from '../core/ops/todo';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { WorkspaceModel } from '../workspace/workspaceModel';
 import { editorEnvironment, previewThenApply } from './operationRunner';
 import { argumentField, askText, Cancelled, confirm, isTrue, pickGoal } from './pickers';

@@ -13,7 +13,7 @@ import {
   type TurnRunResult,
 } from '../core/ops/turn';
 import { agentTurnSetup, type AgentTurnSetup } from '../core/ops/host';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import { languageModelUnavailable, type LanguageModelUnavailable } from '../lm/languageModelExecutor';
 import { reviewChangesButton, type TurnReviews, type TurnReviewSummary } from '../review/turnReview';
 import type { TurnTerminal, TurnTerminals } from '../terminal/turnTerminal';

@@ -90,6 +90,6 @@ export {
 } from './ops/resultSchemas';
 export type { ArchiveRuntimeResult } from './runtime/archive';
 export type { NextActionProjectionWarning, ProjectionWarning } from './status/projection/schemas';
-export type { GoalSummary } from './status/workspaceGoals';
+export type { GoalSummary } from './ops/goalRows';
 export type { RegistryGoal } from './registry/schema';
 export type { NormalizedQuota } from './registry/schema';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { paletteCommandId, paletteCommands } from '../core/commands/catalog';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import { goalKey, type WorkspaceModel } from '../workspace/workspaceModel';
 import { leastHeadroom, presentIndicator, type IndicatorInput, type IndicatorPresentation } from './presentation';
 

@@ -4,7 +4,7 @@ import { paletteCommandId } from '../core/commands/catalog';
 import { hostClock } from '../core/ops/hostSetup';
 import { shortDuration, type GateInboxRow } from '../core/ops/gate';
 import type { StatusGate } from '../core/status/goalStatus';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { GateNode } from './nodes';
 import { GateInboxSource, type InboxEntry } from '../workspace/attention';
 import type { WorkspaceModel } from '../workspace/workspaceModel';

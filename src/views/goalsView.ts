@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import type { ProjectionWarning } from '../core/status/projection/schemas';
 import type { StatusReplanObligation, StatusTodoItem } from '../core/status/goalStatus';
-import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
+import type { GoalSummary, RegistrySnapshot } from '../core/ops/goalRows';
 import { gateStateWord, goalStatusWord, quotaStateWord, todoStatusWord } from '../common/words';
 import { leaseLabel, type RecentRun } from '../workspace/goalExtras';
 import type { FolderGoals } from '../workspace/registrySources';

@@ -1,5 +1,5 @@
 import type { StatusGate, StatusTodoItem } from '../core/status/goalStatus';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 
 /**
  * The one node of a goal, a todo and a gate, whichever tree shows it (Goals, Agents, Gate Inbox):

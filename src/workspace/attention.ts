@@ -1,7 +1,7 @@
 import type { AttentionGoalFacts, AttentionSnapshot } from '../core/status/attentionEvents';
 import type { GateInboxRow, InboxGateInput } from '../core/status/gateInbox';
 import { FAILURE_RESULT_KINDS, gateInboxRows, STOPPED_GOAL_STATUSES, todoAddedTimes } from '../core/ops/editorHost';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { GoalDetails } from './workspaceModel';
 import type { RecentRun, TodoLease } from './goalExtras';
 

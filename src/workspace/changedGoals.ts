@@ -1,6 +1,6 @@
 import { relative, resolve, sep } from 'node:path';
 import { GOALS_DIR, STATUS_CACHE_DIR } from '../core/ops/editorHost';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 
 /**
  * Which goals a set of changed files touches, so a reload re-reads only them: a goal's state file

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as l10n from '@vscode/l10n';
 import type { GoalStatusItem } from '../core/status/goalStatus';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import type { RunIndexEntry } from '../core/runtime/runIndex';
 import type { RecentRunRow } from '../core/goal/recentRuns';
 import { RECENT_RUNS_KEPT, recentRunRows } from '../core/ops/editorHost';

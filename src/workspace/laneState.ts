@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { Disposable } from '../common/disposable';
 import { laneList, type LaneListResult } from '../core/ops/lanes';
 import { runOperation } from '../core/ops/run';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 import { editorEnvironment } from '../commands/operationRunner';
 import { goalKey, type WorkspaceModel } from './workspaceModel';
 

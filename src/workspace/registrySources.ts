@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { PROJECT_REGISTRY_RELATIVE_PATH } from '../core/ops/editorHost';
-import type { GoalSummary } from '../core/status/workspaceGoals';
+import type { GoalSummary } from '../core/ops/goalRows';
 
 /** A workspace folder as the registry lookup needs it: its name, its path and its own `loopx.registryPath`. */
 export interface FolderSetting {

@@ -8,7 +8,7 @@ import type { GoalQuotaSummary } from '../core/quota/summary';
 import type { GoalStatusItem } from '../core/status/goalStatus';
 import type { LiveStatusModel, ReadyLiveSnapshot, StatusDiff } from '../core/status/liveStatus';
 import type { RecentRunRow } from '../core/goal/recentRuns';
-import type { GoalSummary, RegistrySnapshot } from '../core/status/workspaceGoals';
+import type { GoalSummary, RegistrySnapshot } from '../core/ops/goalRows';
 import { LiveStatusModel as LiveModel, loadRegistrySnapshot } from '../core/ops/editorHost';
 import {
   agentDetailsOf,

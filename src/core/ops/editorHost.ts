@@ -9,7 +9,7 @@
 
 // The live status model (one per registry) and the registry listing it starts from.
 export { LiveStatusModel } from '../status/liveStatus';
-export { loadRegistrySnapshot } from '../status/workspaceGoals';
+export { loadRegistrySnapshot } from './goalRows';
 export { PROJECT_REGISTRY_RELATIVE_PATH } from '../registry/locate';
 
 // Where a goal's files are, for the watchers (changedGoals.ts maps a changed file to its goal).

@@ -1,7 +1,7 @@
 import type { StatusTodoSummary } from '../status/goalStatus';
 import { isStatusNeutralRun } from '../status/projection/latestRunRecommendation';
 import type { GoalStatusItem } from '../status/goalStatus';
-import type { GoalSummary } from '../status/workspaceGoals';
+import type { GoalSummary } from './goalRows';
 import { GoalStatusSchema, type GoalStatus } from './resultSchemas';
 
 /**

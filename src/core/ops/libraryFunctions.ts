@@ -20,7 +20,7 @@ import { projectStateDocument } from '../state/structured';
 import { agentLaneNextActionSchema } from '../status/projection/inputs';
 import { nextActionProjectionWarning as projectNextActionWarning } from '../status/projection/nextActionWarning';
 import type { NextActionProjectionWarning } from '../status/projection/schemas';
-import { loadRegistrySnapshot, type GoalSummary } from '../status/workspaceGoals';
+import { loadRegistrySnapshot, type GoalSummary } from './goalRows';
 import { parseArguments } from './arguments';
 import { quotaGoalOf, requireStatePath, resolveGoal } from './goalHandle';
 import {

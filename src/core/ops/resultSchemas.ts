@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nextActionProjectionWarningSchema, projectionWarningSchema } from '../status/projection/schemas';
-import { GoalSummarySchema } from '../status/workspaceGoals';
+import { GoalSummarySchema } from './goalRows';
 import { RegistryGoalRowSchema } from '../registry/validate';
 import { ArchiveRuntimeResult } from '../runtime/archive';
 import { RunIndexEntry } from '../runtime/runIndex';

@@ -5,7 +5,7 @@ import { Disposable } from '../../common/disposable';
 import { evidenceLog } from '../../core/ops/evidenceLog';
 import { quotaHistory } from '../../core/ops/quota';
 import { runOperation } from '../../core/ops/run';
-import type { GoalSummary } from '../../core/status/workspaceGoals';
+import type { GoalSummary } from '../../core/ops/goalRows';
 import { editorEnvironment } from '../../commands/operationRunner';
 import { goalKey, type WorkspaceModel } from '../../workspace/workspaceModel';
 import { shellHtml, webviewOptions } from '../shared/html';

@@ -9,7 +9,7 @@ import { getGoalStatus, isLoopxError, version } from '../../../src/core/index';
 import { fixedClock } from '../../../src/core/clock';
 import type { GoalStatusItem } from '../../../src/core/status/goalStatus';
 import { LiveStatusModel } from '../../../src/core/status/liveStatus';
-import { loadRegistrySnapshot, type GoalSummary } from '../../../src/core/status/workspaceGoals';
+import { loadRegistrySnapshot, type GoalSummary } from '../../../src/core/ops/goalRows';
 import { materializeDemoWorkspace } from '../../support/demoWorkspace';
 
 /** A minimal stand-in for vscode.EventEmitter (the API only needs the Event function shape). */

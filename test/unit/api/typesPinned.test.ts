@@ -27,7 +27,7 @@ import {
 import type { ProjectionWarning } from '../../../src/core/status/projection/schemas';
 import { NormalizedQuotaSchema, type NormalizedQuota } from '../../../src/core/registry/schema';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
-import { GoalSummarySchema, type GoalSummary } from '../../../src/core/status/workspaceGoals';
+import { GoalSummarySchema, type GoalSummary } from '../../../src/core/ops/goalRows';
 
 /**
  * src/api/types.ts copies the API's shapes so other extensions can copy that one file without our

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
+import type { GoalSummary } from '../../../src/core/ops/goalRows';
 import { goalsOfChangedFiles, PendingChanges } from '../../../src/workspace/changedGoals';
 
 const ROOT = path.resolve('/work/project');

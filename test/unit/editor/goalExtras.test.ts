@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunIndexEntry } from '../../../src/core/runtime/runIndex';
 import type { RecentRunRow } from '../../../src/core/goal/recentRuns';
-import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
+import type { GoalSummary } from '../../../src/core/ops/goalRows';
 import {
   agentDetailsOf,
   changedGoalKeys,

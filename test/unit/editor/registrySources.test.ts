@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { GoalSummary } from '../../../src/core/status/workspaceGoals';
+import type { GoalSummary } from '../../../src/core/ops/goalRows';
 import { goalsOfChangedFiles } from '../../../src/workspace/changedGoals';
 import { goalsByFolder, registrySources, watchTargets } from '../../../src/workspace/registrySources';
 

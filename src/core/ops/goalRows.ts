@@ -7,7 +7,11 @@ import { GoalLoader } from '../goal/loader';
 import { registryGoals } from '../registry/read';
 import { NormalizedQuotaSchema, normalizeQuota } from '../registry/schema';
 
-/** One goal as the editor surfaces and the read models show it. */
+/**
+ * One goal as the editor's rows and the extension API show it (`LoopxGoal`, `listGoals`): a view of the registry
+ * entry for the surfaces, made here in the operations layer from the registry as read. Code below `ops/` takes the
+ * `GoalRef` instead (issue 31: one goal type below the operations).
+ */
 export const GoalSummarySchema = z.object({
   goalId: z.string(),
   displayName: z.string(),

@@ -146,8 +146,11 @@ for (const f of kept)
       }
     }
 const keys = [...new Set(kept.map((f) => analyse(f).key))];
+// Folder pairs: the distinct (from folder, to folder) edges among the crossings; "each folder crossed once" is one call
+// per pair.
+const folderPairs = new Set(crossList.map((c) => c.split(' -> ').map(folder).join(' -> ')));
 console.log(
-  `places ${keys.length + 1} (the op + ${keys.length} core functions), folder crossings ${crossings + 1} (op -> turn + ${crossings}), folders ${new Set(keys.map(folder)).size}`,
+  `places ${keys.length + 1} (the op + ${keys.length} core functions), folder crossings ${crossings + 1} (op -> turn + ${crossings}), folders ${new Set(keys.map(folder)).size}, folder pairs ${folderPairs.size + 1}`,
 );
 if (process.argv.includes('-v')) {
   console.log(keys.sort().join('\n'));

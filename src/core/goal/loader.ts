@@ -6,7 +6,6 @@ import { resolveGoalStatePath } from '../registry/locate';
 import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
 import { readQuotaView } from '../quota/quotaView';
-import { runHistoryRows } from '../quota/runHistory';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 import type { GoalCache } from './cache';
@@ -94,17 +93,17 @@ export class GoalLoader {
 
   private async runs(goal: GoalRef, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
     if (options.indexCache === 'off') return { kind: 'rows' };
-    const read = await this.cache.runHistory.read(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
+    const read = await this.cache.runHistory.readWithRows(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
       // The decision admits, with or without a turn id: verified like admission (the whole prefix checked;
       // the reader holds only what this process read itself, never a file anyone could rewrite).
       verify: 'own',
     });
-    const rows = runHistoryRows(read.history, null, goal.projectRoot);
     return {
       kind: 'history',
       history: read.history,
-      latestStatusRun: rows.latestStatusRun,
-      latestRuns: rows.latestRuns,
+      latestStatusRun: read.rows.latestStatusRun,
+      latestRuns: read.rows.latestRuns,
+      replanRows: read.rows.replanRows,
     };
   }
 

@@ -20,6 +20,11 @@ export type LoadedRuns =
       latestStatusRun: RunIndexEntry | null;
       /** The newest status run and the newest agent-lane run (what the next-action warning picks from). */
       latestRuns: RunIndexEntry[];
+      /**
+       * The replan scan's rows, of every lane and of each agent's (newest first): the decision picks its agent's
+       * without reading (their artifact flags are lazy: stat'ed when the scan first looks at them).
+       */
+      replanRows: { all: RunIndexEntry[]; byAgent: ReadonlyMap<string, RunIndexEntry[]> };
     }
   | { kind: 'rows'; rows: RunIndexEntry[] };
 

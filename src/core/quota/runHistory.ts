@@ -126,30 +126,34 @@ export interface RunHistoryRows {
    * (what the next-action warning picks from all rows).
    */
   latestRuns: RunIndexEntry[];
-  /** For the replan scan of `agentId` (null: every lane). */
-  replanRows: RunIndexEntry[];
+  /** For the replan scan: of every lane (`all`), and of each agent's lane (`byAgent`), newest first. */
+  replanRows: { all: RunIndexEntry[]; byAgent: ReadonlyMap<string, RunIndexEntry[]> };
 }
 
-export function runHistoryRows(history: RunHistory, agentId: string | null, projectRoot: string): RunHistoryRows {
-  const flagged = (row: RunIndexRow): RunIndexEntry => withLazyArtifactFlags(row, projectRoot);
-  const latest = history.latest_status_run === null ? null : flagged(history.latest_status_run);
+/** A history row with lazy artifact flags (`json_exists`/`markdown_exists` stat'ed when first read). */
+function flaggedRow(row: RunIndexRow, projectRoot: string): RunIndexEntry {
+  return withLazyArtifactFlags(row, projectRoot);
+}
+
+function runHistoryRows(history: RunHistory, projectRoot: string): RunHistoryRows {
+  const latest = history.latest_status_run === null ? null : flaggedRow(history.latest_status_run, projectRoot);
   const latestRuns: RunIndexEntry[] = [];
   if (latest !== null) latestRuns.push(latest);
-  if (history.newest_lane_run !== null) latestRuns.push(flagged(history.newest_lane_run));
+  if (history.newest_lane_run !== null) latestRuns.push(flaggedRow(history.newest_lane_run, projectRoot));
   // The newest lane run is already its agent's newest.
   for (const row of history.newest_lane_run_by_agent)
-    if (row.agent_id !== history.newest_lane_run?.agent_id) latestRuns.push(flagged(row));
+    if (row.agent_id !== history.newest_lane_run?.agent_id) latestRuns.push(flaggedRow(row, projectRoot));
+  const byAgent = new Map<string, RunIndexEntry[]>();
+  for (const [agentId, rows] of history.recent_by_agent)
+    byAgent.set(
+      agentId,
+      rows.map((row) => flaggedRow(row, projectRoot)),
+    );
   return {
     latestStatusRun: latest,
     latestRuns,
-    replanRows: replanRowsOf(history, agentId, projectRoot),
+    replanRows: { all: history.recent_all.map((row) => flaggedRow(row, projectRoot)), byAgent },
   };
-}
-
-/** The rows the replan scan of `agentId` reads (null: every lane), newest first, with fresh lazy artifact flags. */
-export function replanRowsOf(history: RunHistory, agentId: string | null, projectRoot: string): RunIndexEntry[] {
-  const recent = agentId === null ? history.recent_all : (history.recent_by_agent.get(agentId) ?? []);
-  return recent.map((row) => withLazyArtifactFlags(row, projectRoot));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -317,6 +321,20 @@ export class RunHistoryReader {
   /** Forgets what this process read (the cache files stay). */
   clear(): void {
     this.memo.clear();
+  }
+
+  /**
+   * `read`, with the rows a decision takes from the history (`RunHistoryRows`: the latest runs and every lane's
+   * replan rows, with lazy artifact flags): what the goal loader keeps in a snapshot, so the decision reads nothing.
+   */
+  async readWithRows(
+    runtimeRoot: string,
+    goalId: string,
+    projectRoot: string,
+    options: { verify?: HistoryVerification } = {},
+  ): Promise<HistoryRead & { rows: RunHistoryRows }> {
+    const read = await this.read(runtimeRoot, goalId, projectRoot, options);
+    return { ...read, rows: runHistoryRows(read.history, projectRoot) };
   }
 
   /**

@@ -3,7 +3,6 @@ import type { GoalRef } from '../registry/goalRef';
 import { quotaConfigOf, type QuotaRefKeys } from '../quota/goal';
 import { admissionProblem, profileEstimate } from '../quota/admission';
 import type { QuotaView } from '../quota/quotaView';
-import { replanRowsOf } from '../quota/runHistory';
 import type { QuotaStatus } from '../quota/state';
 import { latestStatusRun, type RunIndexEntry } from '../runtime/runIndex';
 import type { DecisionOptions } from './decisionContract';
@@ -78,6 +77,6 @@ export function decisionRuns(snapshot: GoalSnapshot, agentId: string | null): De
   return {
     latestStatusRun: runs.latestStatusRun,
     warningRows: runs.latestRuns,
-    replanRows: replanRowsOf(runs.history, agentId, snapshot.goal.projectRoot),
+    replanRows: agentId === null ? runs.replanRows.all : (runs.replanRows.byAgent.get(agentId) ?? []),
   };
 }

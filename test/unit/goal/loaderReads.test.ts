@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GoalLoader } from '../../../src/core/goal/loader';
 import { isLoopxError } from '../../../src/core/errors';
+import { fixedClock } from '../../../src/core/clock';
+import { decisionRuns } from '../../../src/core/scheduling/decisionQuota';
 import { demo, goalOf } from '../turn/helpers';
 
 /** The goal loader's reads for the turn driver: the registry entry as it is now, and a goal's run rows. */
@@ -53,5 +55,34 @@ describe('GoalLoader: reload and run rows', () => {
     const second = await loader.runRows(goal);
     assert.equal(second.length, first.length + 1);
     assert.equal((second[0] as Record<string, unknown>)['turn_instance_id'], 't-new');
+  });
+
+  it("keeps every lane's replan rows in the snapshot: the decision picks its agent's and reads nothing", async () => {
+    const d = demo();
+    const goal = goalOf(d.registryPath);
+    const index = path.join(goal.runtimeDir, 'runs', 'index.jsonl');
+    const row = (agentId: string, minute: number) => ({
+      generated_at: `2026-11-28T09:${String(minute).padStart(2, '0')}:00+00:00`,
+      goal_id: 'tidy-notes',
+      classification: 'validated_progress',
+      agent_id: agentId,
+      json_path: `.loopx/runtime/goals/tidy-notes/runs/${agentId}-${minute}.json`,
+      turn_instance_id: `${agentId}-${minute}`,
+    });
+    fs.appendFileSync(index, [row('other', 10), row('demo', 11)].map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const loaded = await new GoalLoader().load(goal, { clock: fixedClock('2026-11-28T10:00:00Z') });
+    assert.equal(loaded.runs.kind, 'history');
+    if (loaded.runs.kind !== 'history') return;
+    const ids = (rows: readonly Record<string, unknown>[]) => rows.map((r) => r['turn_instance_id']);
+    assert.deepEqual(ids(loaded.runs.replanRows.byAgent.get('other') ?? []), ['other-10']);
+    assert.equal(ids(loaded.runs.replanRows.byAgent.get('demo') ?? [])[0], 'demo-11', 'newest first');
+    assert.deepEqual(ids(loaded.runs.replanRows.all).slice(0, 2), ['demo-11', 'other-10']);
+
+    // The run index gone: the decision's rows still come from the snapshot, flags included (lazy, as before).
+    fs.rmSync(path.join(goal.runtimeDir, 'runs'), { recursive: true });
+    assert.deepEqual(ids(decisionRuns(loaded, 'other').replanRows), ['other-10']);
+    assert.deepEqual(ids(decisionRuns(loaded, 'nobody').replanRows), []);
+    assert.deepEqual(ids(decisionRuns(loaded, null).replanRows), ids(loaded.runs.replanRows.all));
+    assert.equal(decisionRuns(loaded, 'other').replanRows[0]?.json_exists, false, "the artifact is stat'ed now: gone");
   });
 });

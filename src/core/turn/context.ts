@@ -63,7 +63,10 @@ export interface TurnSetup {
   executorProblem: string | null;
   validationCommand: string[] | null;
   validationProblem: string | null;
-  /** The options it was loaded with (overrides kept), to load it again from the current registry. */
+  /**
+   * What it was loaded with (the agent and the overrides), to load it again from the current registry: the setup's
+   * own fields only, never the caller's wider options (a run-once's environment, signal or executor factory).
+   */
   source: TurnSetupOptions;
 }
 
@@ -113,6 +116,18 @@ export function loadTurnGoal(options: TurnSetupOptions): TurnSetup {
       validationProblem = errorMessage(error);
     }
   }
+  // Every field of TurnSetupOptions named (the compiler checks a new one is not dropped on reload), nothing else.
+  const source: { [K in keyof Required<TurnSetupOptions>]: TurnSetupOptions[K] } = {
+    goal,
+    registryDocument: options.registryDocument,
+    agentId: options.agentId,
+    clock: options.clock,
+    homeDir: options.homeDir,
+    runtimeRootOverride: options.runtimeRootOverride,
+    hostAdapterCommand: options.hostAdapterCommand,
+    validationCommand: options.validationCommand,
+    availableCapabilities: options.availableCapabilities,
+  };
   return {
     goal,
     registryDocument: options.registryDocument,
@@ -125,7 +140,7 @@ export function loadTurnGoal(options: TurnSetupOptions): TurnSetup {
     executorProblem,
     validationCommand,
     validationProblem,
-    source: options,
+    source,
   };
 }
 

@@ -12,7 +12,7 @@ const DAY_US = 86_400_000_000;
 
 type ClassCounts = Record<EventClass, number>;
 
-export interface EventLedgerGoal {
+export interface EventLedgerRow {
   goal_id: string;
   events_24h: number;
   events_7d: number;
@@ -30,7 +30,7 @@ export interface EventLedgerSummary {
   proxy_note: string;
   event_classes: EventClass[];
   totals: { events_24h: number; events_7d: number; by_class_24h: ClassCounts; by_class_7d: ClassCounts };
-  goals: EventLedgerGoal[];
+  goals: EventLedgerRow[];
 }
 
 export function blankClassCounts(): ClassCounts {
@@ -42,7 +42,7 @@ export function eventLedgerSummary(sample: readonly SampleRun[], now: number): E
   const cutoff24h = now - DAY_US;
   const cutoff7d = now - 7 * DAY_US;
   const totals = { events_24h: 0, events_7d: 0, by_class_24h: blankClassCounts(), by_class_7d: blankClassCounts() };
-  const goals = new Map<string, EventLedgerGoal & { latestUs: number | null }>();
+  const goals = new Map<string, EventLedgerRow & { latestUs: number | null }>();
   for (const run of sample) {
     if (run.us === null) continue;
     let goal = goals.get(run.goal);

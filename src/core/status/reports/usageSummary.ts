@@ -17,7 +17,7 @@ const WINDOWS = ['24h', '7d'] as const;
 type Window = (typeof WINDOWS)[number];
 
 export type UsageCounts = Record<string, number>;
-export type UsageGoal = { goal_id: string } & UsageCounts;
+export type UsageRow = { goal_id: string } & UsageCounts;
 
 export interface UsageSummary {
   available: true;
@@ -26,7 +26,7 @@ export interface UsageSummary {
   sample_run_count: number;
   proxy_note: string;
   totals: UsageCounts;
-  goals: UsageGoal[];
+  goals: UsageRow[];
 }
 
 function counts(): UsageCounts {
@@ -107,11 +107,11 @@ export function usageSummary(sample: readonly SampleRun[], now: number): UsageSu
   if (runs24h > 0)
     for (const goal of goals.values()) goal['project_share_24h'] = pyRound(goal['runs_24h']! / runs24h, 3);
   roundCost(totals);
-  const rows: UsageGoal[] = [...goals.entries()].map(([id, goal]) => {
+  const rows: UsageRow[] = [...goals.entries()].map(([id, goal]) => {
     roundCost(goal);
-    return { goal_id: id, ...goal } as UsageGoal;
+    return { goal_id: id, ...goal } as UsageRow;
   });
-  const num = (row: UsageGoal, key: string): number => row[key] as number;
+  const num = (row: UsageRow, key: string): number => row[key] as number;
   rows.sort(
     (a, b) =>
       num(b, 'runs_24h') - num(a, 'runs_24h') ||

@@ -205,7 +205,7 @@ export class LiveStatusModel {
       quota.delete(goalId);
       recentRuns.delete(goalId);
       const payload = await this.statusRegistry()
-        .then((read) => loadStatus({ ...this.statusRequest(read, quota, recentRuns, true), goalId }))
+        .then((read) => loadStatus({ ...this.statusRequest(read, quota, recentRuns, true), goalId, reports: false }))
         .catch(() => null);
       const item = payload === null ? undefined : goalItems(payload).find((found) => found.goal_id === goalId);
       if (item === undefined) {

@@ -254,6 +254,11 @@ export interface StatusRequest {
   redact?: boolean;
   /** "Now" for the run-history reports (default the system clock). */
   clock?: Clock;
+  /**
+   * Compute the top-level reports (default true). A caller that takes only one goal's item from the payload (the
+   * live model's one-goal refresh) skips them: their readiness scan looks at every goal's index.
+   */
+  reports?: boolean;
   /** `LOOPX_RUNTIME_ROOT` of the caller's environment: a candidate runtime of the projection routes. */
   envRuntimeRoot?: string | null;
 }
@@ -393,19 +398,20 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
           disk === undefined ? undefined : await disk.digestOf(indexFile, target.projectRoot, indexStamp, runIndex);
         keptFacts = digested?.reportFacts;
         // Before the quota summary: a caller's summary may let go of the goal's held rows.
-        reportFacts.set(
-          target.goalId,
-          await goalReportFacts({
-            goalId: target.goalId,
-            indexFile,
-            projectRoot: target.projectRoot,
-            stamp: indexStamp,
-            held: runIndex,
-            kept: keptFacts,
-            disk,
-            limit: sampleLimit,
-          }),
-        );
+        if (request.reports !== false)
+          reportFacts.set(
+            target.goalId,
+            await goalReportFacts({
+              goalId: target.goalId,
+              indexFile,
+              projectRoot: target.projectRoot,
+              stamp: indexStamp,
+              held: runIndex,
+              kept: keptFacts,
+              disk,
+              limit: sampleLimit,
+            }),
+          );
         const index: StatusIndexRead =
           digested !== undefined
             ? { kind: 'digest', digest: digested.digest, recentRuns: digested.recentRuns ?? null, stamp: indexStamp }
@@ -429,7 +435,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
       }
     }
-    if (!reportFacts.has(target.goalId))
+    if (request.reports !== false && !reportFacts.has(target.goalId))
       reportFacts.set(
         target.goalId,
         await goalReportFacts({
@@ -475,22 +481,27 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   });
   const queue: AttentionItem[] = contract.ok ? items : [contractAttentionItem(contract.errors), ...items];
   const goalFilter = request.goalId?.trim() || null;
-  const globalRegistry = globalRegistryHealth({ registryPath, runtimeRoot, current: registry, homeDir });
-  const reportInputs = await runtimeReportInputs({
-    all: allTargets,
-    loaded: reportFacts,
-    disk,
-    registryPath,
-    runtimeRoot,
-    goalFilter,
-    sampleLimit,
-    stat: (file) => cache.files.reader.stat(file),
-  });
-  const reports = runtimeReports(reportInputs, (request.clock ?? systemClock).now().getTime());
+  const globalRegistry =
+    request.reports === false ? null : globalRegistryHealth({ registryPath, runtimeRoot, current: registry, homeDir });
+  const withReports = request.reports !== false;
+  const reportInputs = !withReports
+    ? null
+    : await runtimeReportInputs({
+        all: allTargets,
+        loaded: reportFacts,
+        disk,
+        registryPath,
+        runtimeRoot,
+        goalFilter,
+        sampleLimit,
+        stat: (file) => cache.files.reader.stat(file),
+      });
+  const reports =
+    reportInputs === null ? null : runtimeReports(reportInputs, (request.clock ?? systemClock).now().getTime());
   // Items were validated when they were projected; parsing the payload again would copy every
   // cached item, so it is assembled as typed instead.
   const payload: StatusPayload = {
-    ok: contract.ok && globalRegistry.ok,
+    ok: contract.ok && (globalRegistry?.ok ?? true),
     registry: registryPath,
     runtime_root: runtimeRoot,
     goal_count: items.length,
@@ -501,7 +512,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     contract_summary: contract.summary,
     ...contractHealth(contract),
     goal_filter: goalFilter,
-    global_registry: globalRegistry,
+    ...(globalRegistry !== null ? { global_registry: globalRegistry } : {}),
     attention_queue: {
       available: true,
       item_count: queue.length,
@@ -517,21 +528,21 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       run_count: runCount,
       goals: items.map(runHistoryGoal),
     },
-    event_ledger_summary: reports.event_ledger_summary,
-    promotion_readiness_summary: reports.promotion_readiness_summary,
-    decision_freshness_summary: reports.decision_freshness_summary,
-    usage_summary: reports.usage_summary,
-    promotion_gate: reports.promotion_gate,
-    runtime_projection_routes: runtimeProjectionRoutes({
-      registryPath,
-      runtimeRoot,
-      registry,
-      goalId: goalFilter,
-      homeDir,
-      envRuntimeRoot: request.envRuntimeRoot ?? null,
-    }),
+    ...(reports === null
+      ? {}
+      : {
+          ...reports,
+          runtime_projection_routes: runtimeProjectionRoutes({
+            registryPath,
+            runtimeRoot,
+            registry,
+            goalId: goalFilter,
+            homeDir,
+            envRuntimeRoot: request.envRuntimeRoot ?? null,
+          }),
+        }),
   };
-  reportInputsOf.set(payload, reportInputs);
+  if (reportInputs !== null) reportInputsOf.set(payload, reportInputs);
   return payload;
 }
 

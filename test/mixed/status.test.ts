@@ -18,10 +18,12 @@ import {
  * `status` read the same by both programs (issue 30): on one workspace the original's `status --format json` and ours
  * are compared on **every key the original emits** on each item, at every depth (statusDiff.ts), and on the payload's
  * top level. A difference is allowed only when it falls under a rule listed in statusDiff.ts `ITEM_RULES` (each
- * explained in docs/compatibility.md); a top-level key only the original has must be in `PAYLOAD_KEYS_NOT_CARRIED`.
+ * explained in docs/compatibility.md); a top-level key only the original has must be in `PAYLOAD_KEYS_NOT_CARRIED`;
+ * the top-level reports (`PAYLOAD_KEYS_COMPARED_AT_ANSWER_TIME`) are compared by value, their answer-time fields aside.
  * Scenarios: the demo workspace, a two-agent goal, a goal at an operator gate beside one whose agent todo is next,
- * deferred and monitor todos, a goal with runs written by both programs, and user gates decided by both (standing
- * decision receipts). `/status.json` serves our `status` items
+ * deferred and monitor todos, a goal with runs written by both programs, user gates decided by both (standing
+ * decision receipts), and the run-history reports (runs across both windows, spends, decisions, usage, readiness runs,
+ * a global registry, a release ledger, a projection route another runtime claims). `/status.json` serves our `status` items
  * field by field (test/unit/server/statusServer.test.ts, "one status model").
  */
 

@@ -7,8 +7,10 @@ import { GOAL_STATE, mixedWorkspace, run, stopLeftovers, writeGoal, type MixedWo
 import {
   differences,
   PAYLOAD_KEYS_COMPARED,
+  PAYLOAD_KEYS_COMPARED_AT_ANSWER_TIME,
   PAYLOAD_KEYS_NOT_CARRIED,
   unexplained,
+  withoutAnswerTime,
   type Difference,
 } from './statusDiff';
 
@@ -16,10 +18,12 @@ import {
  * `status` read the same by both programs (issue 30): on one workspace the original's `status --format json` and ours
  * are compared on **every key the original emits** on each item, at every depth (statusDiff.ts), and on the payload's
  * top level. A difference is allowed only when it falls under a rule listed in statusDiff.ts `ITEM_RULES` (each
- * explained in docs/compatibility.md); a top-level key only the original has must be in `PAYLOAD_KEYS_NOT_CARRIED`.
+ * explained in docs/compatibility.md); a top-level key only the original has must be in `PAYLOAD_KEYS_NOT_CARRIED`;
+ * the top-level reports (`PAYLOAD_KEYS_COMPARED_AT_ANSWER_TIME`) are compared by value, their answer-time fields aside.
  * Scenarios: the demo workspace, a two-agent goal, a goal at an operator gate beside one whose agent todo is next,
- * deferred and monitor todos, a goal with runs written by both programs, and user gates decided by both (standing
- * decision receipts). `/status.json` serves our `status` items
+ * deferred and monitor todos, a goal with runs written by both programs, user gates decided by both (standing
+ * decision receipts), and the run-history reports (runs across both windows, spends, decisions, usage, readiness runs,
+ * a global registry, a release ledger, a projection route another runtime claims). `/status.json` serves our `status` items
  * field by field (test/unit/server/statusServer.test.ts, "one status model").
  */
 
@@ -49,6 +53,12 @@ function compare(w: MixedWorkspace, label: string): Record<string, Record<string
   );
   for (const key of PAYLOAD_KEYS_COMPARED)
     assert.deepEqual(ours[key], theirs[key], `${label}: top-level ${key} (ours vs the original)`);
+  for (const key of PAYLOAD_KEYS_COMPARED_AT_ANSWER_TIME)
+    assert.deepEqual(
+      withoutAnswerTime(ours[key], key),
+      withoutAnswerTime(theirs[key], key),
+      `${label}: top-level ${key} (ours vs the original, answer-time fields aside)`,
+    );
   // The contract's checks (a count only) differ by rule: the original also runs its registry-boundary, gate-scope and
   // public-boundary scans (docs/compatibility.md); its errors and warnings must be ours.
   const summary = (p: Payload): unknown[] => {
@@ -79,6 +89,18 @@ function addGoal(w: MixedWorkspace, goalId: string, state: string): void {
   fs.writeFileSync(path.join(w.ws, stateRel), state);
   registry.goals.push({ ...first, id: goalId, state_file: stateRel });
   fs.writeFileSync(w.registry, `${JSON.stringify(registry, null, 2)}\n`);
+}
+
+/** An ISO time `hours` before now, as the original writes times (seconds, `+00:00`). */
+function hoursAgo(hours: number): string {
+  return new Date(Date.now() - hours * 3_600_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/** Appends rows to a goal's run index (as either program would have written them). */
+function writeRuns(w: MixedWorkspace, goalId: string, rows: readonly Record<string, unknown>[]): void {
+  const dir = path.join(w.ws, 'runtime', 'goals', goalId, 'runs');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.appendFileSync(path.join(dir, 'index.jsonl'), rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
 }
 
 function ok(result: { code: number; stdout: string; stderr: string }, what: string): void {
@@ -312,6 +334,94 @@ describe('mixed team: status payloads equal field by field (every key the origin
       [authority?.active_count, authority?.inactive_count, authority?.entries?.map((e) => e.outcome)],
       [1, 1, ['approve', 'reject']],
     );
+  });
+
+  it('run-history reports: runs in the last 24 h and 7 days, spends, decisions, usage, readiness runs, a global registry', () => {
+    w = mixedWorkspace('status-reports');
+    const alphaState = writeGoal(w, 'alpha', { compute: 1, window_hours: 24 }, ['codex-a']);
+    addGoal(w, 'beta', GOAL_STATE);
+    writeRuns(w, 'alpha', [
+      { generated_at: hoursAgo(240), classification: 'operator_gate_approved', operator_gate: { decision: 'approve' } },
+      { generated_at: hoursAgo(192), classification: 'quota_slot_voided', quota_event: { slots: 1 } },
+      { generated_at: hoursAgo(72), classification: 'state_refreshed' },
+      { generated_at: hoursAgo(50), classification: 'ci_validation_passed', artifact: 'report.json' },
+      { generated_at: hoursAgo(30), classification: 'needs_human_reward', human_reward: { score: 1 } },
+      {
+        generated_at: hoursAgo(29),
+        classification: 'quota_slot_spent',
+        quota_event: { slots: 2, source: 'heartbeat' },
+      },
+      {
+        generated_at: hoursAgo(2),
+        classification: 'canary_promotion_readiness_smoke_group',
+        evidence_scope: 'goal_run_history',
+        dashboard_readiness: 'passed',
+        json_path: 'runtime/missing.json',
+      },
+      {
+        generated_at: hoursAgo(1),
+        classification: 'implementation_progress',
+        usage: { input_tokens: 1200, output_tokens: 300, cost_usd: 0.0123, duration_ms: 5000 },
+      },
+      { classification: 'implementation_progress', note: 'a row without a time' },
+    ]);
+    writeRuns(w, 'beta', [
+      ...Array.from({ length: 9 }, (_, i) => ({
+        generated_at: hoursAgo(24 * (12 + i)),
+        classification: 'implementation_progress',
+      })),
+      { generated_at: hoursAgo(144), classification: 'dreaming_exploration_proposal' },
+      { generated_at: hoursAgo(26), classification: 'canary_promotion_readiness_smoke_group' },
+      { generated_at: hoursAgo(4), classification: 'reward_overlay_applied' },
+      {
+        generated_at: hoursAgo(3),
+        classification: 'implementation_progress',
+        source: 'automation',
+        usage: { input_tokens: 10, output_tokens: 5, cache_tokens: 3, cost_usd: 0.5 },
+      },
+    ]);
+    // A global registry in the runtime: this project's goal (synced after the registry was written) and a goal of
+    // another project (an info finding: the current registry does not list it).
+    const synced = new Date(Date.now() + 60_000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+    fs.writeFileSync(
+      path.join(w.ws, 'runtime', 'registry.global.json'),
+      `${JSON.stringify({
+        registry_role: 'global-local',
+        goals: [
+          { id: 'alpha', source_registry: w.registry, state_file: alphaState, synced_at: synced },
+          { id: 'elsewhere', source_registry: w.registry, state_file: alphaState, synced_at: synced },
+        ],
+      })}\n`,
+    );
+    compare(w, 'reports');
+  });
+
+  it('run-history reports: a release readiness ledger, and a projection route another runtime claims', () => {
+    w = mixedWorkspace('status-release');
+    writeGoal(w, 'solo', { compute: 1, window_hours: 24 }, ['codex-a']);
+    writeRuns(w, 'solo', [
+      { generated_at: hoursAgo(1), classification: 'canary_promotion_readiness_smoke_group' },
+      { generated_at: hoursAgo(0.5), classification: 'implementation_progress' },
+    ]);
+    const ledger = path.join(w.ws, 'runtime', 'release', 'promotion-readiness', 'runs');
+    fs.mkdirSync(ledger, { recursive: true });
+    fs.writeFileSync(
+      path.join(ledger, 'index.jsonl'),
+      `${JSON.stringify({
+        generated_at: hoursAgo(30),
+        classification: 'canary_promotion_readiness_smoke_group',
+        evidence_scope: 'runtime_release',
+        dashboard_readiness: 'skipped',
+      })}\n`,
+    );
+    // The default runtime (~/.codex/loopx) lists the goal with another project's registry as its source.
+    const other = path.join(w.home, '.codex', 'loopx');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(
+      path.join(other, 'registry.global.json'),
+      `${JSON.stringify({ goals: [{ id: 'solo', source_registry: path.join(w.dir, 'elsewhere.json') }] })}\n`,
+    );
+    compare(w, 'release ledger');
   });
 
   it('a generated 6-goal workspace (seed 3: gates by priority, lane runs, spends, claimed and done todos)', () => {

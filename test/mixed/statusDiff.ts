@@ -116,17 +116,51 @@ export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
 ];
 
 /** Top-level keys of the original's status payload that ours does not carry (docs/compatibility.md). */
-export const PAYLOAD_KEYS_NOT_CARRIED: readonly string[] = [
+export const PAYLOAD_KEYS_NOT_CARRIED: readonly string[] = ['todo_index', 'agent_management_projection'];
+
+/**
+ * Payload keys compared by value with their time fields left out (rule `answer-time-fields`, docs/compatibility.md):
+ * each program computes them at the time of its own answer (`generated_at`, a decision's `age_days`, the readiness
+ * run's `age_seconds`/`age_hours`/`freshness_reference_time`, and the age in the gate's warning); every other field,
+ * the windowed counts included, must be equal.
+ */
+export const PAYLOAD_KEYS_COMPARED_AT_ANSWER_TIME: readonly string[] = [
   'global_registry',
   'event_ledger_summary',
   'promotion_readiness_summary',
   'decision_freshness_summary',
   'usage_summary',
-  'todo_index',
   'promotion_gate',
   'runtime_projection_routes',
-  'agent_management_projection',
 ];
+
+const ANSWER_TIME_FIELDS = new Set([
+  'generated_at',
+  'age_days',
+  'age_seconds',
+  'age_hours',
+  'freshness_reference_time',
+]);
+
+/**
+ * A report without its answer-time fields. A summary's own `generated_at` is the answer's time; the readiness
+ * summary's (and any deeper one) is a run's, and kept.
+ */
+export function withoutAnswerTime(value: unknown, key = '', depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutAnswerTime(v, key, depth + 1));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [field, v] of Object.entries(value as Record<string, unknown>)) {
+    // The summaries' own `generated_at` (depth 0) is the answer's time; a readiness run's is the run's.
+    if (field === 'generated_at' && depth === 0 && key !== 'promotion_readiness_summary') continue;
+    if (field !== 'generated_at' && ANSWER_TIME_FIELDS.has(field)) continue;
+    out[field] =
+      field === 'warning_message' && typeof v === 'string'
+        ? v.replace(/, age_hours=[0-9.]+/, '')
+        : withoutAnswerTime(v, key, depth + 1);
+  }
+  return out;
+}
 
 /** Payload keys compared by value (the rest are per-run paths and times). */
 export const PAYLOAD_KEYS_COMPARED: readonly string[] = [

@@ -11,6 +11,7 @@ import { LOOPX_VERSION } from '../version';
 import type { FileStamp } from './files';
 import { packJson, unpackJson } from './packedJson';
 import { keptRecentRunRows, recentRunRows, type RecentRunRow } from './recentRuns';
+import { keptReportFacts, reportFactsOfRows, type GoalReportFacts } from './runSample';
 
 /**
  * LoopX's one persistent cache: what `status`, `should-run`'s quota summary and the status server
@@ -52,7 +53,7 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 10: items carry the original's `standing_decision_authority` (issue 30). 11: summary todos carry its
 // `schema_version`, `role`, `archive_state` and `source_section`, summaries its claimed counts. 12: summaries carry
 // the original's lists (`first_open_items`, `backlog_items`, …; projection/todoLists.ts).
-export const STATUS_CACHE_SCHEMA = 12;
+export const STATUS_CACHE_SCHEMA = 13;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -70,6 +71,11 @@ export function persistentCacheEnabled(env: NodeJS.ProcessEnv): boolean {
     if (value === 'off' || value === '0' || value === 'false') return false;
   }
   return true;
+}
+
+/** The goal id of `<runtime>/goals/<id>/runs/index.jsonl`. */
+function goalIdOfIndex(indexFile: string): string {
+  return path.basename(path.dirname(path.dirname(indexFile)));
 }
 
 export function statusCachePath(runtimeRoot: string): string {
@@ -104,6 +110,8 @@ interface IndexRecord {
   memo?: LedgerMemo;
   /** The index's newest runs (recentRuns.ts): the editor's Recent runs without reading the index. */
   recent_runs?: RecentRunRow[];
+  /** The index's newest runs and readiness run as the status reports take them (runSample.ts). */
+  report_facts?: GoalReportFacts;
   facts: [number, number];
   /** The SHA-256 of the facts' packed bytes, checked when they are first read. */
   facts_sha256: string;
@@ -127,6 +135,8 @@ interface IndexEntry {
   savedMemo: LedgerMemo | undefined;
   /** Its newest runs, when known (computed from a read of the index, or loaded and well-formed). */
   recentRuns: RecentRunRow[] | undefined;
+  /** Its report facts (runSample.ts), when known. */
+  reportFacts: GoalReportFacts | undefined;
   /** The SHA-256 of `packed` (as loaded, or computed at the first save that writes them). */
   packedSha256?: string | undefined;
   /** The project its spend records resolve against, once a caller named it (a damaged segment is re-read with it). */
@@ -397,6 +407,7 @@ export class PersistentCache {
       packedSha256: record.facts_sha256,
       savedMemo: record.memo,
       recentRuns: keptRecentRunRows(record.recent_runs),
+      reportFacts: keptReportFacts(record.report_facts),
       projectRoot: undefined,
     };
     readFactsFromPacked(digest, () => packedBytes(entry), {
@@ -482,6 +493,7 @@ export class PersistentCache {
     stamp: FileStamp | null,
     digest: IndexDigest,
     recentRuns: RecentRunRow[] | undefined = undefined,
+    reportFacts: GoalReportFacts | undefined = undefined,
   ): void {
     this.indexes.set(indexFile, {
       file: this.fileEntry(indexFile, stamp),
@@ -489,6 +501,7 @@ export class PersistentCache {
       packed: undefined,
       savedMemo: undefined,
       recentRuns,
+      reportFacts,
       projectRoot: undefined,
     });
     this.dirty = true;
@@ -503,9 +516,16 @@ export class PersistentCache {
     projectRoot: string,
     stamp: FileStamp | null,
     held: RunIndexRead | null | undefined,
-  ): Promise<{ digest: IndexDigest; recentRuns: RecentRunRow[] | undefined }> {
+  ): Promise<{
+    digest: IndexDigest;
+    recentRuns: RecentRunRow[] | undefined;
+    reportFacts: GoalReportFacts | undefined;
+  }> {
     const kept = this.indexDigest(indexFile, stamp, projectRoot);
-    if (kept !== undefined) return { digest: kept, recentRuns: this.indexes.get(indexFile)?.recentRuns };
+    if (kept !== undefined) {
+      const entry = this.indexes.get(indexFile);
+      return { digest: kept, recentRuns: entry?.recentRuns, reportFacts: entry?.reportFacts };
+    }
     const runs =
       held !== undefined
         ? held
@@ -514,8 +534,22 @@ export class PersistentCache {
           : await readRunIndex(indexFile, { projectRoot, artifactChecks: 0 });
     const digest = digestRunIndex(runs, projectRoot);
     const recentRuns = recentRunRows(runs?.rows ?? []);
-    this.setIndexDigest(indexFile, stamp, digest, recentRuns);
-    return { digest, recentRuns };
+    const reportFacts = reportFactsOfRows(runs?.rows ?? [], goalIdOfIndex(indexFile), projectRoot);
+    this.setIndexDigest(indexFile, stamp, digest, recentRuns, reportFacts);
+    return { digest, recentRuns, reportFacts };
+  }
+
+  /** The report facts kept with an index's entry (ask `indexDigest` first: it checks the entry holds). */
+  keptReportFacts(indexFile: string): GoalReportFacts | undefined {
+    return this.indexes.get(indexFile)?.reportFacts;
+  }
+
+  /** Keeps report facts computed for a kept entry that had none (an index read for them). */
+  setReportFacts(indexFile: string, stamp: FileStamp | null, facts: GoalReportFacts): void {
+    const entry = this.indexes.get(indexFile);
+    if (entry === undefined || !sameStamp(entry.file.stamp, stamp)) return;
+    entry.reportFacts = facts;
+    this.dirty = true;
   }
 
   /** Forgets entries of goals and indexes no longer listed (so the file does not grow forever). */
@@ -567,6 +601,7 @@ export class PersistentCache {
         has_latest: entry.digest.has_latest,
         ...(entry.savedMemo !== undefined ? { memo: entry.savedMemo } : {}),
         ...(entry.recentRuns !== undefined ? { recent_runs: entry.recentRuns } : {}),
+        ...(entry.reportFacts !== undefined ? { report_facts: entry.reportFacts } : {}),
         facts: [offset, packed.length],
         facts_sha256: entry.packedSha256,
       };

@@ -40,6 +40,8 @@ export const status = defineOperation({
         ...(args.limit !== undefined ? { limit: args.limit } : {}),
         persistentCache: persistentCacheEnabled(env.env),
         redact: true,
+        clock: env.clock,
+        envRuntimeRoot: env.env['LOOPX_RUNTIME_ROOT'] ?? null,
         quotaSummary: statusQuotaSummaries({
           registryPath,
           clock: env.clock,

@@ -5,7 +5,7 @@ import { gzip } from 'node:zlib';
 import type { Clock } from '../clock';
 import { scrubValue, type ScrubContext } from '../privacy/scrub';
 import { LiveStatusModel, type ReadyLiveSnapshot } from '../status/liveStatus';
-import { goalItems, type StatusPayload, type StatusPayloadItem } from '../status/statusPayload';
+import { goalItems, withRuntimeReports, type StatusPayload, type StatusPayloadItem } from '../status/statusPayload';
 import { registryProjectRoot, resolveRepo, resolveRuntimeRoot } from '../registry/locate';
 import { registryGoals } from '../registry/read';
 import { analyzeGates } from '../state/gates';
@@ -121,7 +121,7 @@ export class StatusSource {
   readonly model: LiveStatusModel;
   private readonly ownsModel: boolean;
   private readonly registryPath: string;
-  private built: { modelVersion: number; snapshot: StatusSnapshot } | undefined;
+  private built: { modelVersion: number; snapshot: StatusSnapshot; reportsAtMs: number } | undefined;
   private building: Promise<StatusSnapshot> | undefined;
   private version = 0;
   private readonly goalBodyCache = new Map<string, { version: number; detail: CachedBody; projection: CachedBody }>();
@@ -164,7 +164,14 @@ export class StatusSource {
 
   async current(): Promise<StatusSnapshot> {
     const live = await this.model.current();
-    if (this.built !== undefined && this.built.modelVersion === live.version) return this.built.snapshot;
+    // The run-history reports count from the time of the answer: an unchanged snapshot is served with them
+    // recomputed once they are a TTL old (their items' bytes are reused).
+    if (
+      this.built !== undefined &&
+      this.built.modelVersion === live.version &&
+      this.options.clock.now().getTime() - this.built.reportsAtMs < (this.options.ttlMs ?? DEFAULT_STATUS_TTL_MS)
+    )
+      return this.built.snapshot;
     this.building ??= this.bodiesOf(live).finally(() => {
       this.building = undefined;
     });
@@ -238,14 +245,17 @@ export class StatusSource {
 
   private async bodiesOf(live: Awaited<ReturnType<LiveStatusModel['current']>>): Promise<StatusSnapshot> {
     const version = ++this.version;
-    const snapshot = live.ok ? await this.readyBodies(live, version) : await this.failedBody(live.error, version);
+    const reportsAtMs = this.options.clock.now().getTime();
+    const snapshot = live.ok
+      ? await this.readyBodies(live, version, reportsAtMs)
+      : await this.failedBody(live.error, version);
     this.goalBodyCache.clear();
-    this.built = { modelVersion: live.version, snapshot };
+    this.built = { modelVersion: live.version, snapshot, reportsAtMs };
     return snapshot;
   }
 
-  private async readyBodies(live: ReadyLiveSnapshot, version: number): Promise<StatusSnapshot> {
-    const payload = live.payload;
+  private async readyBodies(live: ReadyLiveSnapshot, version: number, nowMs: number): Promise<StatusSnapshot> {
+    const payload = withRuntimeReports(live.payload, nowMs);
     const repos = registryGoals(live.registry)
       .map((goal) => resolveRepo(goal, this.options.homeDir))
       .filter((repo): repo is string => repo !== null);

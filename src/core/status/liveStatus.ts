@@ -206,7 +206,7 @@ export class LiveStatusModel {
       quota.delete(goalId);
       recentRuns.delete(goalId);
       const payload = await this.statusRegistry()
-        .then((read) => loadStatus({ ...this.statusRequest(read, quota, recentRuns, true), goalId }))
+        .then((read) => loadStatus({ ...this.statusRequest(read, quota, recentRuns, true), goalId, reports: false }))
         .catch(() => null);
       const item = payload === null ? undefined : goalItems(payload).find((found) => found.goal_id === goalId);
       if (item === undefined) {
@@ -449,6 +449,7 @@ export class LiveStatusModel {
       registry,
       cache: this.cache,
       persistentCache: this.options.persistentCache ?? true,
+      clock: this.options.clock,
       deferCacheSave: (save) => this.scheduleCacheSave(save),
       quotaSummary: async (goal, sources) => {
         // The quota state as `loopx status` shows it (following the item's route: an operator gate, a

@@ -10,6 +10,7 @@ import type { RegistryGoal } from '../registry/schema';
 import { runIndexPath } from '../runtime/layout';
 import { PersistentCache, statusCachePath } from '../goal/persistentCache';
 import type { StatusIndexRead } from './statusQuota';
+import type { FileStamp } from '../goal/files';
 import { errorMessage } from '../errors';
 import { cleanCopyOf, redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
@@ -24,6 +25,13 @@ import {
 import { OPERATOR_WAITS } from '../todo/attention';
 import { withQuotaSignals } from './projection/quotaSignals';
 import { dependencyBlockers, DependencyBlockersSchema, type DependencyBlockers } from './projection/dependencyBlockers';
+import { systemClock, type Clock } from '../clock';
+import { REPORT_SAMPLE_LIMIT, type GoalReportFacts, type ReadinessEvent, type SampleRun } from '../goal/runSample';
+import { goalReportFacts, readinessExtras } from '../goal/reportReads';
+import { DEFAULT_STATUS_RUN_LIMIT } from './goalStatusSchema';
+import { globalRegistryHealth } from './reports/globalRegistryHealth';
+import { runtimeProjectionRoutes } from './reports/runtimeProjectionRoutes';
+import { runtimeReports, type RuntimeReportInputs } from './reports/runtimeReports';
 import {
   contractAttentionItem,
   ContractAttentionItemSchema,
@@ -137,8 +145,18 @@ export const StatusPayloadSchema = z.object({
   contract_warnings_truncated: z.boolean(),
   /** The goal asked for (`--goal-id`), or null. */
   goal_filter: z.string().nullable(),
+  /** The runtime's global registry checked against this one (reports/globalRegistryHealth.ts). */
+  global_registry: z.record(z.string(), z.unknown()).optional(),
   attention_queue: AttentionQueueSchema,
   run_history: RunHistorySchema,
+  /** The run-history reports, windowed on the time of the answer (reports/runtimeReports.ts). */
+  event_ledger_summary: z.record(z.string(), z.unknown()).optional(),
+  promotion_readiness_summary: z.record(z.string(), z.unknown()).optional(),
+  decision_freshness_summary: z.record(z.string(), z.unknown()).optional(),
+  usage_summary: z.record(z.string(), z.unknown()).optional(),
+  promotion_gate: z.record(z.string(), z.unknown()).optional(),
+  /** Whether the goals' runtime projection routes are healthy (null: none looked at). */
+  runtime_projection_routes: z.object({ healthy: z.boolean().nullable() }).optional(),
 });
 export type StatusPayload = z.infer<typeof StatusPayloadSchema>;
 
@@ -229,6 +247,15 @@ export interface StatusRequest {
    * nothing to redact and a warm call redacts only what is new in this call.
    */
   redact?: boolean;
+  /** "Now" for the run-history reports (default the system clock). */
+  clock?: Clock;
+  /**
+   * Compute the top-level reports (default true). A caller that takes only one goal's item from the payload (the
+   * live model's one-goal refresh) skips them: their readiness scan looks at every goal's index.
+   */
+  reports?: boolean;
+  /** `LOOPX_RUNTIME_ROOT` of the caller's environment: a candidate runtime of the projection routes. */
+  envRuntimeRoot?: string | null;
 }
 
 /** The goal as status loaded it, which its quota summary is computed from. */
@@ -333,6 +360,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const rawEntryById = request.quotaSummary === undefined ? null : registryGoalEntries(registry);
   const items: StatusPayloadItem[] = [];
   const quotaWarnings: string[] = [];
+  const sampleLimit = Math.max(request.limit ?? DEFAULT_STATUS_RUN_LIMIT, REPORT_SAMPLE_LIMIT);
+  const reportFacts = new Map<string, GoalReportFacts>();
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, {
       homeDir,
@@ -340,15 +369,33 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });
     if (request.redact === true) redactCredentialsShared(item);
+    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
+    // What is derived from the read is keyed by the stamp it was read at (see heldRunIndex).
+    const held = cache.heldRunIndex(target);
+    let indexStamp: FileStamp | null | undefined = held?.stamp;
+    let keptFacts: GoalReportFacts | undefined;
     if (request.quotaSummary !== undefined) {
       try {
-        const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
-        // What is derived from the read is keyed by the stamp it was read at (see heldRunIndex).
-        const held = cache.heldRunIndex(target);
         const runIndex = held?.read;
-        const indexStamp = held !== undefined ? held.stamp : await cache.files.reader.stat(indexFile);
+        indexStamp = held !== undefined ? held.stamp : await cache.files.reader.stat(indexFile);
         const digested =
           disk === undefined ? undefined : await disk.digestOf(indexFile, target.projectRoot, indexStamp, runIndex);
+        keptFacts = digested?.reportFacts;
+        // Before the quota summary: a caller's summary may let go of the goal's held rows.
+        if (request.reports !== false)
+          reportFacts.set(
+            target.goalId,
+            await goalReportFacts({
+              goalId: target.goalId,
+              indexFile,
+              projectRoot: target.projectRoot,
+              stamp: indexStamp,
+              held: runIndex,
+              kept: keptFacts,
+              disk,
+              limit: sampleLimit,
+            }),
+          );
         const index: StatusIndexRead =
           digested !== undefined
             ? { kind: 'digest', digest: digested.digest, recentRuns: digested.recentRuns ?? null, stamp: indexStamp }
@@ -372,6 +419,20 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         quotaWarnings.push(`${target.goalId}: quota summary unavailable: ${errorMessage(error)}`);
       }
     }
+    if (request.reports !== false && !reportFacts.has(target.goalId))
+      reportFacts.set(
+        target.goalId,
+        await goalReportFacts({
+          goalId: target.goalId,
+          indexFile,
+          projectRoot: target.projectRoot,
+          stamp: indexStamp,
+          held: cache.heldRunIndex(target)?.read,
+          kept: keptFacts,
+          disk,
+          limit: sampleLimit,
+        }),
+      );
     if (ownCache) cache.release(target);
     items.push(withDashboardFields(item, registryEntries.get(target.goalId)));
   }
@@ -403,10 +464,28 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     extraWarnings: quotaWarnings,
   });
   const queue: AttentionItem[] = contract.ok ? items : [contractAttentionItem(contract.errors), ...items];
+  const goalFilter = request.goalId?.trim() || null;
+  const globalRegistry =
+    request.reports === false ? null : globalRegistryHealth({ registryPath, runtimeRoot, current: registry, homeDir });
+  const withReports = request.reports !== false;
+  const reportInputs = !withReports
+    ? null
+    : await runtimeReportInputs({
+        all: allTargets,
+        loaded: reportFacts,
+        disk,
+        registryPath,
+        runtimeRoot,
+        goalFilter,
+        sampleLimit,
+        stat: (file) => cache.files.reader.stat(file),
+      });
+  const reports =
+    reportInputs === null ? null : runtimeReports(reportInputs, (request.clock ?? systemClock).now().getTime());
   // Items were validated when they were projected; parsing the payload again would copy every
   // cached item, so it is assembled as typed instead.
-  return {
-    ok: contract.ok,
+  const payload: StatusPayload = {
+    ok: contract.ok && (globalRegistry?.ok ?? true),
     registry: registryPath,
     runtime_root: runtimeRoot,
     goal_count: items.length,
@@ -416,7 +495,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     contract,
     contract_summary: contract.summary,
     ...contractHealth(contract),
-    goal_filter: request.goalId?.trim() || null,
+    goal_filter: goalFilter,
+    ...(globalRegistry !== null ? { global_registry: globalRegistry } : {}),
     attention_queue: {
       available: true,
       item_count: queue.length,
@@ -432,6 +512,93 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       run_count: runCount,
       goals: items.map(runHistoryGoal),
     },
+    ...(reports === null
+      ? {}
+      : {
+          ...reports,
+          runtime_projection_routes: runtimeProjectionRoutes({
+            registryPath,
+            runtimeRoot,
+            registry,
+            goalId: goalFilter,
+            homeDir,
+            envRuntimeRoot: request.envRuntimeRoot ?? null,
+          }),
+        }),
+  };
+  if (reportInputs !== null) reportInputsOf.set(payload, reportInputs);
+  return payload;
+}
+
+/** The inputs of a payload's run-history reports, to compute them again at another time (`withRuntimeReports`). */
+const reportInputsOf = new WeakMap<StatusPayload, RuntimeReportInputs>();
+
+/**
+ * The payload with its run-history reports computed at `nowMs` (a long-lived reader answering later than it loaded:
+ * the windows and ages move with the time of the answer); the payload itself when it carries none.
+ */
+export function withRuntimeReports(payload: StatusPayload, nowMs: number): StatusPayload {
+  const inputs = reportInputsOf.get(payload);
+  if (inputs === undefined) return payload;
+  const refreshed: StatusPayload = { ...payload, ...runtimeReports(inputs, nowMs) };
+  reportInputsOf.set(refreshed, inputs);
+  return refreshed;
+}
+
+/**
+ * What the reports read beyond the loaded goals: the full readiness scan covers every goal folder of the runtime
+ * (the release ledger, registry goals a `--goal-id` filtered out, folders the registry does not list), and the
+ * sample only the goals loaded.
+ */
+async function runtimeReportInputs(input: {
+  all: readonly GoalStatusTarget[];
+  loaded: ReadonlyMap<string, GoalReportFacts>;
+  disk: PersistentCache | undefined;
+  registryPath: string;
+  runtimeRoot: string;
+  goalFilter: string | null;
+  sampleLimit: number;
+  stat: (file: string) => Promise<FileStamp | null>;
+}): Promise<RuntimeReportInputs> {
+  const goals = new Map<string, ReadinessEvent | null>();
+  const perGoal = new Map<string, readonly SampleRun[]>();
+  for (const [goalId, facts] of input.loaded) {
+    perGoal.set(goalId, facts.sample);
+    goals.set(goalId, facts.readiness);
+  }
+  const projectRoot = registryProjectRoot(input.registryPath);
+  for (const target of input.all) {
+    if (goals.has(target.goalId)) continue;
+    const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
+    const stamp = input.disk === undefined ? undefined : await input.stat(indexFile);
+    const kept = stamp === undefined ? undefined : input.disk?.indexDigest(indexFile, stamp, target.projectRoot);
+    const facts = await goalReportFacts({
+      goalId: target.goalId,
+      indexFile,
+      projectRoot: target.projectRoot,
+      stamp,
+      held: undefined,
+      kept: kept === undefined ? undefined : input.disk?.keptReportFacts(indexFile),
+      disk: input.disk,
+      limit: REPORT_SAMPLE_LIMIT,
+    });
+    goals.set(target.goalId, facts.readiness);
+  }
+  const extras = readinessExtras(input.runtimeRoot, projectRoot, new Set(goals.keys()));
+  for (const [goalId, event] of extras.others) goals.set(goalId, event);
+  return {
+    perGoal,
+    limit: input.sampleLimit,
+    scan: {
+      runtimeRoot: input.runtimeRoot,
+      goalsDirExists: extras.goalsDirExists,
+      releaseLedgerExists: extras.releaseLedgerExists,
+      release: extras.release,
+      goals,
+    },
+    goalFilter: input.goalFilter,
+    registry: input.registryPath,
+    runtimeRoot: input.runtimeRoot,
   };
 }
 

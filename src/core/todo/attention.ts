@@ -214,7 +214,8 @@ function activeStateRoute(input: AttentionRouteInput): AttentionRoute | null {
   return null;
 }
 
-function hasExternalEvidenceSignal(run: Record<string, unknown>): boolean {
+/** `run_has_external_evidence_watch_signal`: the run watches external evidence (its state, or a legacy prefix). */
+export function hasExternalEvidenceSignal(run: Record<string, unknown>): boolean {
   if (text(run['waiting_on']) === 'external_evidence' || text(run['execution_waiting_on']) === 'external_evidence')
     return true;
   const observation = run['external_evidence_observation'];

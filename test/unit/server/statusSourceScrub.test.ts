@@ -80,3 +80,42 @@ describe('status source: incremental scrubbing', () => {
     }
   });
 });
+
+describe('status source: the top-level reports at the time of the answer', () => {
+  it('serves an unchanged snapshot with its reports recomputed once they are a TTL old', async () => {
+    const { registryPath } = twoGoals();
+    let now = Date.parse('2026-11-28T12:00:00Z');
+    const source = new StatusSource({
+      registryPath,
+      homeDir: os.homedir(),
+      clock: { now: () => new Date(now) },
+      watch: false,
+      ttlMs: 5_000,
+    });
+    const generatedAt = (snapshot: Awaited<ReturnType<StatusSource['current']>>): unknown => {
+      assert.ok(snapshot.ok);
+      const body = JSON.parse(snapshot.bodies.status.json.toString('utf8')) as Record<
+        string,
+        { generated_at?: string }
+      >;
+      return [body['usage_summary']?.generated_at, body['event_ledger_summary']?.generated_at];
+    };
+    try {
+      const first = await source.current();
+      assert.deepEqual(generatedAt(first), ['2026-11-28T12:00:00+00:00', '2026-11-28T12:00:00+00:00']);
+      now += 2_000;
+      assert.equal(await source.current(), first, 'within the TTL: the same snapshot');
+      now += 8_000;
+      const later = await source.current();
+      assert.notEqual(later, first);
+      assert.deepEqual(generatedAt(later), ['2026-11-28T12:00:10+00:00', '2026-11-28T12:00:10+00:00']);
+      assert.ok(later.ok && first.ok);
+      assert.deepEqual(
+        later.payload.attention_queue.items.map((item) => item.goal_id),
+        first.payload.attention_queue.items.map((item) => item.goal_id),
+      );
+    } finally {
+      source.close();
+    }
+  });
+});

@@ -551,7 +551,7 @@ export function withRuntimeReports(payload: StatusPayload, nowMs: number): Statu
  * sample only the goals loaded.
  */
 async function runtimeReportInputs(input: {
-  all: readonly GoalStatusTarget[];
+  all: readonly Pick<GoalRef, StatusRefKeys>[];
   loaded: ReadonlyMap<string, GoalReportFacts>;
   disk: PersistentCache | undefined;
   registryPath: string;

@@ -82,6 +82,7 @@ async function status(d: Demo, persistentCache: boolean, clock = CLOCK): Promise
       homeDir: d.dir,
       cache,
       persistentCache,
+      clock,
       quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock, homeDir: d.dir }),
     });
     return { payload, stateReads, indexReads, safeReads, disk: cache.disk };

@@ -245,6 +245,7 @@ function todoSummary(
   },
   records: Map<StructuredTodoItem, TodoRecord>,
   role: TodoRole,
+  agentId: string | null,
 ): StatusTodoSummary {
   const sourceSection = firstSectionOf(doc, role)?.title ?? null;
   const listed = summary.items.map((item) => {
@@ -267,9 +268,14 @@ function todoSummary(
     done_count: summary.done_count + summary.deferred_count,
     blocked_count: summary.blocked_count,
     deferred_count: summary.deferred_count,
-    items: budgetedItems(listed.map((item) => item.structured)).map((record) =>
-      statusTodoItem(record, byRecord.get(record) as StructuredTodoItem),
-    ),
+    // Seen as one agent (`--agent-id`, ours), its own and unclaimed agent todos only; the lists stay the goal's.
+    items: budgetedItems(
+      listed
+        .filter(
+          (item) => role === 'user' || agentId === null || item.claimed_by === null || item.claimed_by === agentId,
+        )
+        .map((item) => item.structured),
+    ).map((record) => statusTodoItem(record, byRecord.get(record) as StructuredTodoItem)),
     ...claimedCounts(listed.map((item) => ({ ...item, actionable: item.status === 'open' && item.resumeHolds }))),
     // The lists' todos are the original's compact todos, checked against CompactTodoSchema when the item is parsed.
     ...(todoLists(listed) as unknown as Pick<StatusTodoSummary, keyof ReturnType<typeof todoLists>>),
@@ -352,9 +358,12 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     preferredAgentId: input.agentId,
   });
   const records = doc && structured ? todoRecords(doc, structured) : null;
-  const userTodos = doc && structured && records ? todoSummary(doc, structured.todos.user, records.user, 'user') : null;
+  const userTodos =
+    doc && structured && records ? todoSummary(doc, structured.todos.user, records.user, 'user', input.agentId) : null;
   const agentTodos =
-    doc && structured && records ? todoSummary(doc, structured.todos.agent, records.agent, 'agent') : null;
+    doc && structured && records
+      ? todoSummary(doc, structured.todos.agent, records.agent, 'agent', input.agentId)
+      : null;
   const warnings: ProjectionWarning[] = projectGoalWarnings({
     goalId: target.goalId,
     registryMember: target.registryMember,

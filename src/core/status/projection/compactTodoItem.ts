@@ -210,60 +210,75 @@ export function normalizedResumeWhen(value: string | undefined): string | null {
   return RESUME_PR_MERGED.test(candidate) || RESUME_WHEN.test(candidate) ? candidate : null;
 }
 
-/** The metadata keys of the original's todo schema, normalized as its parser reads them (absent when not present). */
+type Normalizer = (value: string) => unknown;
+
+const enumOf =
+  (values: ReadonlySet<string>): Normalizer =>
+  (value) => {
+    const candidate = lower(value);
+    return values.has(candidate) ? candidate : null;
+  };
+
+/** The original's todo metadata schema (contract.py `_TODO_METADATA_FIELD_SCHEMA`): each key it reads, and how. */
+const NORMALIZERS: Readonly<Record<string, Normalizer>> = {
+  task_domain: (v) => patterned(v, TASK_DOMAIN),
+  capability_binding_ref: (v) => patterned(v, CAPABILITY_BINDING_REF),
+  task_repository: (v) => repositoryIdentity(v),
+  removed_continuation_policy: enumOf(REMOVED_CONTINUATION_POLICIES),
+  required_write_scopes: writeScopes,
+  required_capabilities: capabilities,
+  target_capabilities: capabilities,
+  explore_result_node_refs: exploreRefs,
+  decision_scope: (v) => decisionScope(v),
+  required_decision_scopes: requiredDecisionScopes,
+  decision_outcome: (v) => {
+    const outcome = compact(v).toLowerCase();
+    return DECISION_OUTCOMES.has(outcome) ? outcome : null;
+  },
+  decision_scope_outcomes: decisionScopeOutcomes,
+  claimed_by: (v) => normalizedClaim(v),
+  bound_agent: (v) => normalizedClaim(v),
+  goal_bound: metadataFlag,
+  blocks_agent: (v) => normalizedClaim(v),
+  excluded_agents: excludedAgents,
+  global_gate: metadataFlag,
+  unblocks_todo_id: (v) => todoId(v),
+  successor_todo_ids: todoIdList,
+  completion_continuation: enumOf(COMPLETION_CONTINUATIONS),
+  completion_recovery: enumOf(new Set(['same_turn_terminal_closeout'])),
+  replan_obligation_id: (v) => (REPLAN_OBLIGATION_ID.test(v.trim()) ? v.trim() : null),
+  resume_when: normalizedResumeWhen,
+  no_followup: noFollowup,
+  superseded_by: (v) => todoId(v),
+  ...Object.fromEntries(TEXT_KEYS.map((key) => [key, compact])),
+};
+
+/**
+ * The metadata keys of the original's todo schema, normalized as its parser reads them (absent when not present), in
+ * the order they were written: a `continuation_policy` of a removed value is kept as `removed_continuation_policy`; a
+ * validation command becomes `completion_validation_required`. Only the keys the todo has are looked at.
+ */
 function metadataFields(meta: Readonly<Record<string, string>>): TodoRecord {
   const out: TodoRecord = {};
-  const put = (key: string, value: unknown): void => {
-    if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) return;
-    out[key] = value;
-  };
-  put('task_domain', patterned(meta['task_domain'], TASK_DOMAIN));
-  put('capability_binding_ref', patterned(meta['capability_binding_ref'], CAPABILITY_BINDING_REF));
-  put('task_repository', repositoryIdentity(meta['task_repository']));
-  if (meta['continuation_policy'] !== undefined) {
-    const policy = lower(meta['continuation_policy']);
-    if (CONTINUATION_POLICIES.has(policy)) out['continuation_policy'] = policy;
-    else if (REMOVED_CONTINUATION_POLICIES.has(policy)) out['removed_continuation_policy'] = policy;
+  for (const key in meta) {
+    const value = meta[key] ?? '';
+    if (key === 'continuation_policy') {
+      const policy = lower(value);
+      if (CONTINUATION_POLICIES.has(policy)) out['continuation_policy'] = policy;
+      else if (REMOVED_CONTINUATION_POLICIES.has(policy)) out['removed_continuation_policy'] = policy;
+      continue;
+    }
+    if (key === 'validation_command' || key === 'validation_command_argv') {
+      if ((key === 'validation_command' ? compact(value) : value.trim()) !== '')
+        out['completion_validation_required'] = true;
+      continue;
+    }
+    const normalize = Object.hasOwn(NORMALIZERS, key) ? NORMALIZERS[key] : undefined;
+    if (normalize === undefined) continue;
+    const normalized = normalize(value);
+    if (normalized === null || normalized === '' || (Array.isArray(normalized) && normalized.length === 0)) continue;
+    out[key] = normalized;
   }
-  if (meta['removed_continuation_policy'] !== undefined) {
-    const removed = lower(meta['removed_continuation_policy']);
-    if (REMOVED_CONTINUATION_POLICIES.has(removed)) out['removed_continuation_policy'] = removed;
-  }
-  put('required_write_scopes', writeScopes(meta['required_write_scopes']));
-  put('required_capabilities', capabilities(meta['required_capabilities']));
-  put('target_capabilities', capabilities(meta['target_capabilities']));
-  put('explore_result_node_refs', exploreRefs(meta['explore_result_node_refs']));
-  put('decision_scope', decisionScope(meta['decision_scope']));
-  put('required_decision_scopes', requiredDecisionScopes(meta['required_decision_scopes']));
-  const outcome = compact(meta['decision_outcome']).toLowerCase();
-  put('decision_outcome', DECISION_OUTCOMES.has(outcome) ? outcome : null);
-  put('decision_scope_outcomes', decisionScopeOutcomes(meta['decision_scope_outcomes']));
-  put('claimed_by', normalizedClaim(meta['claimed_by'] ?? null));
-  put('bound_agent', normalizedClaim(meta['bound_agent'] ?? null));
-  put('goal_bound', metadataFlag(meta['goal_bound']));
-  put('blocks_agent', normalizedClaim(meta['blocks_agent'] ?? null));
-  put('excluded_agents', excludedAgents(meta['excluded_agents']));
-  put('global_gate', metadataFlag(meta['global_gate']));
-  put('unblocks_todo_id', todoId(meta['unblocks_todo_id']));
-  put('successor_todo_ids', todoIdList(meta['successor_todo_ids']));
-  const continuation = lower(meta['completion_continuation']);
-  put('completion_continuation', COMPLETION_CONTINUATIONS.has(continuation) ? continuation : null);
-  put(
-    'completion_recovery',
-    lower(meta['completion_recovery']) === 'same_turn_terminal_closeout' ? 'same_turn_terminal_closeout' : null,
-  );
-  put(
-    'replan_obligation_id',
-    REPLAN_OBLIGATION_ID.test((meta['replan_obligation_id'] ?? '').trim())
-      ? (meta['replan_obligation_id'] ?? '').trim()
-      : null,
-  );
-  put('resume_when', normalizedResumeWhen(meta['resume_when']));
-  put('no_followup', noFollowup(meta['no_followup']));
-  for (const key of TEXT_KEYS) put(key, meta[key] === undefined ? null : compact(meta[key]));
-  put('superseded_by', todoId(meta['superseded_by']));
-  if (compact(meta['validation_command']) !== '' || (meta['validation_command_argv'] ?? '').trim() !== '')
-    out['completion_validation_required'] = true;
   return out;
 }
 

@@ -112,18 +112,17 @@ const structuredTodoShape = {
 };
 
 /** One todo of a summary's `items`: the structured todo, and ours beside it: `title` always, `priority` and `claimed_by` null when none. */
-const statusTodoItemShape = {
-  ...structuredTodoShape,
-  title: z.string(),
-  priority: z.string().nullable(),
-  claimed_by: z.string().nullable(),
+type StatusTodoItemShape = Omit<typeof structuredTodoShape, 'title' | 'priority' | 'claimed_by'> & {
+  title: z.ZodString;
+  priority: z.ZodNullable<z.ZodString>;
+  claimed_by: z.ZodNullable<z.ZodString>;
 };
-const compactTodoShape = {
-  ...structuredTodoShape,
-  handoff_note: z
-    .looseObject({ schema_version: z.literal('handoff_note_v0'), handoff_id: z.string(), intent: z.string() })
-    .optional(),
-};
+const HandoffNoteSchema = z.looseObject({
+  schema_version: z.literal('handoff_note_v0'),
+  handoff_id: z.string(),
+  intent: z.string(),
+});
+type CompactTodoShape = typeof structuredTodoShape & { handoff_note: z.ZodOptional<typeof HandoffNoteSchema> };
 /** The keys every todo has, checked when an item is parsed; the others are typed above and pass through as built. */
 const CHECKED = [
   'index',
@@ -152,11 +151,14 @@ export const StatusTodoItemSchema = z.looseObject({
   title: z.string(),
   priority: z.string().nullable(),
   claimed_by: z.string().nullable(),
-}) as unknown as z.ZodObject<typeof statusTodoItemShape>;
+}) as unknown as z.ZodObject<StatusTodoItemShape>;
 export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
 
 /** The original's `compact_todo_item` (projection/compactTodoItem.ts), checked as `StatusTodoItemSchema`. */
-export const CompactTodoSchema = z.looseObject(checkedShape) as unknown as z.ZodObject<typeof compactTodoShape>;
+export const CompactTodoSchema = z.looseObject({
+  ...checkedShape,
+  handoff_note: HandoffNoteSchema.optional(),
+}) as unknown as z.ZodObject<CompactTodoShape>;
 
 export const StatusTodoSummarySchema = z.object({
   /** The original's summary version. */

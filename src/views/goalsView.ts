@@ -382,7 +382,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
         label: vscode.l10n.t('Agent Todos'),
         count: (status.agent_todos?.open_count ?? 0) + (status.agent_todos?.blocked_count ?? 0),
       });
-      const userTodos = (status.user_todos?.items ?? []).filter((t) => t.task_class !== 'user_gate');
+      const userTodos = (status.user_todos?.items ?? []).filter((t) => !t.done && t.task_class !== 'user_gate');
       if (userTodos.length > 0)
         nodes.push({
           kind: 'group',
@@ -465,7 +465,7 @@ export class GoalsView extends Disposable implements vscode.TreeDataProvider<Goa
           .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo, role: 'agent' as const }));
       case 'userTodos':
         return (status.user_todos?.items ?? [])
-          .filter((t) => t.task_class !== 'user_gate')
+          .filter((t) => !t.done && t.task_class !== 'user_gate')
           .map((todo) => ({ kind: 'todo' as const, goal: node.goal, todo, role: 'user' as const }));
       case 'gates':
         return status.open_gates.map((gate) => ({ kind: 'gate' as const, goal: node.goal, gate }));

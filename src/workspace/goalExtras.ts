@@ -170,7 +170,7 @@ export function agentDetailsOf(facts: readonly GoalFacts[]): AgentDetails[] {
       if (!details.executors.includes(executor)) details.executors.push(executor);
     }
     for (const todo of status?.agent_todos?.items ?? []) {
-      if (todo.claimed_by === null || todo.status === 'done') continue;
+      if (todo.claimed_by === null || todo.done) continue;
       entry(todo.claimed_by).claims.push({
         goalId: goal.goalId,
         registryPath: goal.registryPath,

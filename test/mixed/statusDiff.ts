@@ -33,70 +33,39 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
   return found;
 }
 
-const TODO_SUMMARY_COMPARED = [
-  'schema_version',
-  'source_section',
-  'total_count',
-  'open_count',
-  'done_count',
-  'deferred_count',
-  'claimed_open_count',
-  'unclaimed_open_count',
-  'claimed_advancement_open_count',
-  'claimed_monitor_open_count',
-  'blocker_open_count',
-  'resume_blocked_count',
+/**
+ * The todo-summary keys ours leaves different (the other reports of `compact_todo_group`, docs/compatibility.md): the
+ * monitor-due counts and lists (time of the read), the watch-only counts, the closure proofs and succession reports,
+ * the hand-off gates, the active Next Action's todos, the task orchestration authority and the monitor write-back
+ * contract. Every other key (the counts, `items` and every list, each todo field by field) must be equal.
+ */
+const TODO_SUMMARY_REPORTS = [
+  'monitor_due_count',
+  'monitor_due_items',
+  'monitor_schedule_gap_count',
+  'monitor_schedule_gap_items',
+  'watch_only_monitor_count',
+  'watch_only_monitor_due_count',
+  'convergence_open_count',
+  'source_proof',
+  'terminal_closure_proof',
+  'closure_intent',
+  'recent_completed_advancement_items',
+  'handoff_gates',
+  'completed_without_successor_count',
+  'completed_without_successor_items',
+  'todo_succession_warning',
+  'active_next_action_items',
+  'active_next_action_executable_items',
+  'task_orchestration_authority',
+  'monitor_writeback',
 ].join('|');
-const TODO_LISTS = [
-  'first_open_items',
-  'first_executable_items',
-  'monitor_open_items',
-  'unclaimed_priority_open_items',
-  'claimed_open_items',
-  'claimed_advancement_open_items',
-  'claimed_monitor_open_items',
-  'backlog_items',
-  'executable_backlog_items',
-  'deferred_items',
-  'deferred_resume_candidates',
-  'blocker_items',
-  'resume_blocked_items',
-].join('|');
-const COMPACT_TODO_COMPARED = [
-  'index',
-  'done',
-  'text',
-  'schema_version',
-  'todo_id',
-  'role',
-  'status',
-  'priority',
-  'title',
-  'archive_state',
-  'source_section',
-  'task_class',
-  'action_kind',
-  'claimed_by',
-  'decision_scope',
-  'required_decision_scopes',
-  'bound_agent',
-  'goal_bound',
-  'blocks_agent',
-  'global_gate',
-  'unblocks_todo_id',
-  'created_by',
-  'last_actor_agent_id',
-  'note',
-  'evidence',
-  'reason',
-  'completed_at',
-  'completion_turn_key',
-  'updated_at',
-  'superseded_by',
-].join('|');
-/** A todo-summary path ours leaves different: anything below `user_todos`/`agent_todos` but the compared ones. */
+/**
+ * A todo-summary path ours leaves different: a report above, or a listed todo's `review_materials` (the markdown files
+ * its text links, each with whether it exists: a file look-up per link that status does not make).
+ */
 const TODO_SUMMARY_LEFT = new RegExp(
-  `^(user|agent)_todos\\.(?!((${TODO_SUMMARY_COMPARED})|(${TODO_LISTS})|(${TODO_LISTS})\\[\\]\\.(${COMPACT_TODO_COMPARED})|items\\[\\]\\.(schema_version|role|archive_state|source_section))$)`,
+  `^(user|agent)_todos\\.((${TODO_SUMMARY_REPORTS})|items\\[\\]\\.review_materials)(\\.|\\[|$)`,
 );
 
 /**
@@ -108,10 +77,8 @@ const TODO_SUMMARY_LEFT = new RegExp(
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
-  // The todo summaries' counts and lists are compared (projection/todoLists.ts), and in each listed todo the fields of
-  // the original's `compact_todo_item` that ours carries; left: the monitor-due counts and lists (time of the read),
-  // the closure proofs and succession reports, the per-todo handoff notes and resume readiness, and `items` (the
-  // original's lists every todo, ours the first open ones: their per-todo fields beyond the four below).
+  // The todo summaries' counts, `items` and lists are compared, each todo field by field (projection/todoLists.ts,
+  // projection/compactTodoItem.ts); left: the summaries' other reports and a todo's review materials (above).
   { pattern: TODO_SUMMARY_LEFT, rule: 'todo-summary-lists' },
 ];
 

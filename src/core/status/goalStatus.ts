@@ -9,6 +9,7 @@ import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
+import { applyResumeConditions, budgetedItems, structuredTodo, type TodoRecord } from './projection/compactTodoItem';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
@@ -27,7 +28,7 @@ import { stateDigest16 } from '../state/digest';
 import { firstSectionOf, type StateDocument } from '../state/document';
 import { analyzeGates } from '../state/gates';
 import type { TodoRole } from '../state/sections';
-import { projectStateDocument, type StructuredTodoItem } from '../state/structured';
+import { projectStateDocument, type StructuredProjection, type StructuredTodoItem } from '../state/structured';
 import type { ContractDiagnostic } from './contractCheck';
 import { statusTodoContractDiagnostics } from '../todo/contract';
 import { openTodoResumeHolds } from '../todo/resume';
@@ -38,7 +39,6 @@ import { resolveStateFile } from '../registry/locate';
 import {
   DEFAULT_STATUS_ACTION,
   DEFAULT_STATUS_RUN_LIMIT,
-  DEFAULT_STATUS_TODO_ITEM_LIMIT,
   GoalStatusItemSchema,
   type GoalStatusItem,
   type StatusRefKeys,
@@ -71,8 +71,6 @@ export interface GoalStatusOptions {
   agentId?: string | null;
   /** Latest runs listed (default 5). */
   limit?: number;
-  /** Open todos listed per role (default 5). */
-  todoItemLimit?: number;
   /** Reuse reads and projections across calls. */
   cache?: GoalStatusCache;
   /** Where files are read from; default the file system (tests count reads through it). */
@@ -88,31 +86,54 @@ interface ProjectionInput {
   runs: RunIndexRead | null;
   agentId: string | null;
   limit: number;
-  todoItemLimit: number;
   homeDir: string;
 }
 
 /**
- * One todo of a status summary. Besides our fields, the original's per-todo `schema_version: todo_item_v0`, its
- * `role`, `archive_state` (`active`: a summary lists the User/Agent Todo sections, never the archive) and
- * `source_section`, which the original's parser sets to the **first** heading of the todo's role, as the summary's.
+ * One todo of a summary's `items`: the original's structured todo (projection/compactTodoItem.ts), and ours beside it
+ * for our readers: `title` (the text when it has no priority), `priority` and `claimed_by` (null when none).
  */
-function statusTodoItem(item: StructuredTodoItem, role: TodoRole, sourceSection: string | null): StatusTodoItem {
-  return {
-    schema_version: 'todo_item_v0',
-    role,
-    archive_state: 'active',
-    source_section: sourceSection,
-    index: item.index,
-    done: item.done,
-    text: item.text,
-    title: item.title,
-    todo_id: item.todo_id,
-    priority: item.priority,
-    status: item.status,
-    claimed_by: item.claimed_by,
-    task_class: item.task_class,
+function statusTodoItem(record: TodoRecord, item: StructuredTodoItem): StatusTodoItem {
+  return { ...record, title: item.title, priority: item.priority, claimed_by: item.claimed_by } as StatusTodoItem;
+}
+
+/**
+ * Every todo of the state file as the original structures it, by role, each with its resume condition: the active
+ * todos' `source_section` is the first heading of their role; an archive todo with an explicit id is a `todo_done`
+ * target only (its own heading, `archive_state: archive`, no role).
+ */
+function todoRecords(
+  doc: StateDocument,
+  projection: StructuredProjection,
+): Record<TodoRole, Map<StructuredTodoItem, TodoRecord>> {
+  const of = (role: TodoRole): Map<StructuredTodoItem, TodoRecord> => {
+    const section = firstSectionOf(doc, role)?.title ?? null;
+    return new Map(projection.todos[role].items.map((item) => [item, structuredTodo(item, role, section)]));
   };
+  const user = of('user');
+  const agent = of('agent');
+  const archive = doc.todos
+    .filter((t) => t.role === 'archive' && t.todoIdSource === 'metadata')
+    .map((t) =>
+      structuredTodo(
+        {
+          index: t.index,
+          status: t.status,
+          text: t.text,
+          todo_id: t.todoId,
+          priority: t.priority,
+          title: t.title,
+          metadata: t.meta,
+        },
+        null,
+        t.section.title,
+        'archive',
+      ),
+    );
+  const sources = [...user.values(), ...agent.values(), ...archive];
+  applyResumeConditions([...user.values()], sources);
+  applyResumeConditions([...agent.values()], sources);
+  return { user, agent };
 }
 
 /** A goal's todo summary for readers that show counts either way: an empty one when the state file could not be read. */
@@ -200,6 +221,18 @@ function actionableOpen(item: StructuredTodoItem, doc: StateDocument): boolean {
   return item.status === 'open' && openTodoResumeHolds(item.metadata['resume_when'], doc.todos);
 }
 
+/** The first open todo by priority the item's reader may act on (for `--agent-id`, agent todos claimed by it or none). */
+function firstVisibleOpen(
+  items: readonly StructuredTodoItem[],
+  agentId: string | null,
+): StructuredTodoItem | undefined {
+  return byPriority(
+    items.filter(
+      (item) => isOpen(item) && (agentId === null || item.claimed_by === null || item.claimed_by === agentId),
+    ),
+  )[0];
+}
+
 function todoSummary(
   doc: StateDocument,
   summary: {
@@ -210,15 +243,23 @@ function todoSummary(
     deferred_count: number;
     items: StructuredTodoItem[];
   },
+  records: Map<StructuredTodoItem, TodoRecord>,
   role: TodoRole,
-  input: ProjectionInput,
+  agentId: string | null,
 ): StatusTodoSummary {
-  const visible = summary.items.filter(
-    (item) =>
-      isOpen(item) &&
-      (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId),
-  );
   const sourceSection = firstSectionOf(doc, role)?.title ?? null;
+  const listed = summary.items.map((item) => {
+    const structured = records.get(item) ?? {};
+    const hasResumeWhen = typeof structured['resume_when'] === 'string';
+    return {
+      ...item,
+      action_kind: item.metadata['action_kind'],
+      structured,
+      hasResumeWhen,
+      resumeHolds: !hasResumeWhen || structured['resume_ready'] === true,
+    };
+  });
+  const byRecord = new Map(listed.map((item) => [item.structured, item]));
   return {
     schema_version: 'todo_summary_v0',
     source_section: sourceSection,
@@ -227,29 +268,17 @@ function todoSummary(
     done_count: summary.done_count + summary.deferred_count,
     blocked_count: summary.blocked_count,
     deferred_count: summary.deferred_count,
-    items: byPriority(visible)
-      .slice(0, input.todoItemLimit)
-      .map((item) => statusTodoItem(item, role, sourceSection)),
-    ...claimedCounts(
-      summary.items.map((item) => ({
-        ...item,
-        action_kind: item.metadata['action_kind'],
-        actionable: actionableOpen(item, doc),
-      })),
-    ),
-    ...todoLists(
-      summary.items.map((item) => {
-        const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
-        return {
-          ...item,
-          action_kind: item.metadata['action_kind'],
-          hasResumeWhen: resumeWhen !== '',
-          resumeHolds: openTodoResumeHolds(resumeWhen, doc.todos),
-        };
-      }),
-      role,
-      sourceSection,
-    ),
+    // Seen as one agent (`--agent-id`, ours), its own and unclaimed agent todos only; the lists stay the goal's.
+    items: budgetedItems(
+      listed
+        .filter(
+          (item) => role === 'user' || agentId === null || item.claimed_by === null || item.claimed_by === agentId,
+        )
+        .map((item) => item.structured),
+    ).map((record) => statusTodoItem(record, byRecord.get(record) as StructuredTodoItem)),
+    ...claimedCounts(listed.map((item) => ({ ...item, actionable: item.status === 'open' && item.resumeHolds }))),
+    // The lists' todos are the original's compact todos, checked against CompactTodoSchema when the item is parsed.
+    ...(todoLists(listed) as unknown as Pick<StatusTodoSummary, keyof ReturnType<typeof todoLists>>),
   };
 }
 
@@ -329,8 +358,13 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     latestAgentLaneRun: agentLaneRuns[0] ?? null,
     preferredAgentId: input.agentId,
   });
-  const userTodos = doc && structured ? todoSummary(doc, structured.todos.user, 'user', input) : null;
-  const agentTodos = doc && structured ? todoSummary(doc, structured.todos.agent, 'agent', input) : null;
+  const records = doc && structured ? todoRecords(doc, structured) : null;
+  const userTodos =
+    doc && structured && records ? todoSummary(doc, structured.todos.user, records.user, 'user', input.agentId) : null;
+  const agentTodos =
+    doc && structured && records
+      ? todoSummary(doc, structured.todos.agent, records.agent, 'agent', input.agentId)
+      : null;
   const warnings: ProjectionWarning[] = projectGoalWarnings({
     goalId: target.goalId,
     registryMember: target.registryMember,
@@ -405,7 +439,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   });
   const ownAction = routeOwnAction(route, {
     hasStatusRun: latestStatusRun !== null,
-    firstOpenAgentTodoText: agentTodos?.items[0]?.text ?? null,
+    firstOpenAgentTodoText: firstVisibleOpen(structured?.todos.agent.items ?? [], input.agentId)?.text ?? null,
   });
   const [routedAction, source] =
     fromActiveState !== null
@@ -679,8 +713,7 @@ export class GoalStatusCache {
     const [stateStamp, indexStamp] = stamps;
     const agentId = options.agentId ?? null;
     const limit = options.limit ?? DEFAULT_STATUS_RUN_LIMIT;
-    const todoItemLimit = options.todoItemLimit ?? DEFAULT_STATUS_TODO_ITEM_LIMIT;
-    const key = JSON.stringify([target, agentId, limit, todoItemLimit, options.homeDir, stateStamp, indexStamp]);
+    const key = JSON.stringify([target, agentId, limit, options.homeDir, stateStamp, indexStamp]);
     const cachedItem = this.items.get(target.goalId);
     if (cachedItem && cachedItem.key === key) return cachedItem.item;
     const files: [string, FileStamp | null][] = [
@@ -700,7 +733,6 @@ export class GoalStatusCache {
       runs,
       agentId,
       limit,
-      todoItemLimit,
       homeDir: options.homeDir,
     });
     // The item outlives the texts it was projected from: V8 keeps a whole string alive for any slice

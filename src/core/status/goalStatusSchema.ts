@@ -24,58 +24,141 @@ import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendat
 // ---------------------------------------------------------------------------------------------
 // Output contract
 
-export const StatusTodoItemSchema = z.object({
-  /** The original's per-todo fields (goalStatus.ts `statusTodoItem`). */
+const optionalText = z.string().optional();
+const optionalTexts = z.array(z.string()).optional();
+
+/**
+ * The original's structured todo (projection/compactTodoItem.ts): its parser's todo, every metadata key of its schema
+ * normalized, a validation command as `completion_validation_required`, a `resume_when`'s condition.
+ */
+const structuredTodoShape = {
+  index: z.number().int(),
+  done: z.boolean(),
+  text: z.string(),
   schema_version: z.literal('todo_item_v0'),
+  todo_id: z.string(),
   role: z.enum(['user', 'agent']),
+  status: z.enum(['open', 'done', 'blocked', 'deferred']),
+  priority: optionalText,
+  title: optionalText,
   archive_state: z.literal('active'),
   /** The first heading of the todo's role, as the summary's `source_section`. */
   source_section: z.string().nullable(),
-  index: z.number().int(),
-  done: z.boolean(),
-  text: z.string(),
-  title: z.string(),
-  todo_id: z.string(),
-  priority: z.string().nullable(),
-  status: z.enum(['open', 'done', 'blocked', 'deferred']),
-  claimed_by: z.string().nullable(),
-  task_class: z.string().nullable(),
-});
-export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
-
-/** The original's `compact_todo_item` for the fields ours reads (projection/todoLists.ts). */
-export const CompactTodoSchema = z.object({
-  index: z.number().int(),
-  done: z.boolean(),
-  text: z.string(),
-  schema_version: z.literal('todo_item_v0'),
-  todo_id: z.string(),
-  role: z.enum(['user', 'agent']),
-  status: z.string(),
-  priority: z.string().optional(),
-  title: z.string().optional(),
-  archive_state: z.literal('active'),
-  source_section: z.string().nullable(),
   task_class: z.string(),
-  action_kind: z.string().optional(),
-  claimed_by: z.string().optional(),
+  action_kind: optionalText,
+  task_domain: optionalText,
+  capability_binding_ref: optionalText,
+  task_repository: optionalText,
+  continuation_policy: optionalText,
+  removed_continuation_policy: optionalText,
+  required_write_scopes: optionalTexts,
+  required_capabilities: optionalTexts,
+  target_capabilities: optionalTexts,
+  explore_result_node_refs: optionalTexts,
   decision_scope: DecisionScopeSchema.optional(),
   required_decision_scopes: z.array(DecisionScopeSchema).optional(),
-  bound_agent: z.string().optional(),
+  decision_outcome: optionalText,
+  decision_scope_outcomes: z
+    .array(
+      z.object({
+        schema_version: z.literal('todo_decision_scope_outcome_v0'),
+        outcome: z.string(),
+        decision_scope: DecisionScopeSchema,
+        source_todo_id: z.string(),
+      }),
+    )
+    .optional(),
+  claimed_by: optionalText,
+  bound_agent: optionalText,
   goal_bound: z.boolean().optional(),
-  blocks_agent: z.string().optional(),
+  blocks_agent: optionalText,
+  excluded_agents: optionalTexts,
   global_gate: z.boolean().optional(),
-  unblocks_todo_id: z.string().optional(),
-  created_by: z.string().optional(),
-  last_actor_agent_id: z.string().optional(),
-  note: z.string().optional(),
-  evidence: z.string().optional(),
-  reason: z.string().optional(),
-  completed_at: z.string().optional(),
-  completion_turn_key: z.string().optional(),
-  updated_at: z.string().optional(),
-  superseded_by: z.string().optional(),
+  unblocks_todo_id: optionalText,
+  resume_when: optionalText,
+  /** `todo_resume_condition_v0`: kind, target and what was found (projection/compactTodoItem.ts). */
+  resume_condition: z
+    .looseObject({
+      schema_version: z.literal('todo_resume_condition_v0'),
+      resume_when: z.string(),
+      satisfied: z.boolean(),
+      kind: z.string(),
+    })
+    .optional(),
+  resume_ready: z.boolean().optional(),
+  no_followup: z.boolean().optional(),
+  successor_todo_ids: optionalTexts,
+  completion_continuation: optionalText,
+  completion_recovery: optionalText,
+  replan_obligation_id: optionalText,
+  target_key: optionalText,
+  cadence: optionalText,
+  next_due_at: optionalText,
+  expires_at: optionalText,
+  watch_only: optionalText,
+  last_checked_at: optionalText,
+  result_hash: optionalText,
+  consecutive_no_change: optionalText,
+  material_change: optionalText,
+  max_no_change_before_replan: optionalText,
+  note: optionalText,
+  evidence: optionalText,
+  reason: optionalText,
+  completed_at: optionalText,
+  completion_turn_key: optionalText,
+  updated_at: optionalText,
+  superseded_by: optionalText,
+  completion_validation_required: z.literal(true).optional(),
+};
+
+/** One todo of a summary's `items`: the structured todo, and ours beside it: `title` always, `priority` and `claimed_by` null when none. */
+type StatusTodoItemShape = Omit<typeof structuredTodoShape, 'title' | 'priority' | 'claimed_by'> & {
+  title: z.ZodString;
+  priority: z.ZodNullable<z.ZodString>;
+  claimed_by: z.ZodNullable<z.ZodString>;
+};
+const HandoffNoteSchema = z.looseObject({
+  schema_version: z.literal('handoff_note_v0'),
+  handoff_id: z.string(),
+  intent: z.string(),
 });
+type CompactTodoShape = typeof structuredTodoShape & { handoff_note: z.ZodOptional<typeof HandoffNoteSchema> };
+/** The keys every todo has, checked when an item is parsed; the others are typed above and pass through as built. */
+const CHECKED = [
+  'index',
+  'done',
+  'text',
+  'schema_version',
+  'todo_id',
+  'role',
+  'status',
+  'archive_state',
+  'source_section',
+  'task_class',
+] as const;
+const checkedShape = Object.fromEntries(CHECKED.map((key) => [key, structuredTodoShape[key]])) as Pick<
+  typeof structuredTodoShape,
+  (typeof CHECKED)[number]
+>;
+
+/**
+ * One todo of a summary's `items` (its type: every key above). Parsing checks the keys every todo has and ours beside
+ * them; the ~50 optional keys pass as `projection/compactTodoItem.ts` built them (checking each absent key of every
+ * listed todo cost a tenth of an uncached `status` on a 100-goal workspace).
+ */
+export const StatusTodoItemSchema = z.looseObject({
+  ...checkedShape,
+  title: z.string(),
+  priority: z.string().nullable(),
+  claimed_by: z.string().nullable(),
+}) as unknown as z.ZodObject<StatusTodoItemShape>;
+export type StatusTodoItem = z.infer<typeof StatusTodoItemSchema>;
+
+/** The original's `compact_todo_item` (projection/compactTodoItem.ts), checked as `StatusTodoItemSchema`. */
+export const CompactTodoSchema = z.looseObject({
+  ...checkedShape,
+  handoff_note: HandoffNoteSchema.optional(),
+}) as unknown as z.ZodObject<CompactTodoShape>;
 
 export const StatusTodoSummarySchema = z.object({
   /** The original's summary version. */
@@ -88,7 +171,10 @@ export const StatusTodoSummarySchema = z.object({
   done_count: z.number().int().nonnegative(),
   blocked_count: z.number().int().nonnegative(),
   deferred_count: z.number().int().nonnegative(),
-  /** The first open todos in document order (for `--agent-id`, agent todos claimed by it or unclaimed). */
+  /**
+   * The original's `items`: up to 12 todos of the role, the open ones by priority then position, then the deferred
+   * ones likewise, then the done ones in document order (readers wanting open todos filter on `done`).
+   */
   items: z.array(StatusTodoItemSchema),
   /** Open todos claimed and not, when at least one is claimed (projection/claimedCounts.ts). */
   claimed_open_count: z.number().int().nonnegative().optional(),
@@ -299,4 +385,3 @@ export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 export type StatusRefKeys = 'goalId' | 'projectRoot' | 'runtimeRoot' | 'homeDir' | 'entry';
 
 export const DEFAULT_STATUS_RUN_LIMIT = 5;
-export const DEFAULT_STATUS_TODO_ITEM_LIMIT = 5;

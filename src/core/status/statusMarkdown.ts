@@ -102,11 +102,15 @@ function todoCounts(todos: StatusTodoSummary): string {
   return `${todos.open_count} open, ${todos.done_count - todos.deferred_count} done of ${todos.total_count}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`;
 }
 
+/** The first five open todos of the summary's `items` (open ones come first, by priority). */
 function todoItems(todos: StatusTodoSummary): string[] {
-  return todos.items.map(
-    (todo) =>
-      `  - [${todo.status === 'blocked' ? '!' : ' '}] \`${todo.todo_id}\` ${todo.text}${todo.claimed_by !== null ? ` (claimed by ${todo.claimed_by})` : ''}`,
-  );
+  return todos.items
+    .filter((todo) => !todo.done)
+    .slice(0, 5)
+    .map(
+      (todo) =>
+        `  - [${todo.status === 'blocked' ? '!' : ' '}] \`${todo.todo_id}\` ${todo.text}${todo.claimed_by !== null ? ` (claimed by ${todo.claimed_by})` : ''}`,
+    );
 }
 
 function warningMarkdown(goalId: string, warning: ProjectionWarning): string[] {

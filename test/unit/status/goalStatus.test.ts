@@ -137,7 +137,8 @@ describe('status read model', () => {
     );
     assert.deepEqual(
       item.agent_todos!.items.map((todo) => todo.todo_id),
-      ['todo_related', 'todo_index', 'todo_links', 'todo_publish'],
+      // The original's items: the open todos by priority, then the done one.
+      ['todo_related', 'todo_index', 'todo_links', 'todo_publish', 'todo_titles'],
     );
     assert.deepEqual(item.agent_todos!.items[0], {
       schema_version: 'todo_item_v0',
@@ -291,7 +292,7 @@ describe('status read model', () => {
     assert.equal(item?.agent_id, 'demo');
     assert.deepEqual(
       item?.agent_todos?.items.map((todo) => todo.todo_id),
-      ['todo_related', 'todo_index', 'todo_publish'],
+      ['todo_related', 'todo_index', 'todo_publish', 'todo_titles'],
     );
     assert.equal(item?.agent_todos.open_count, 4, 'counts stay goal-wide');
   });

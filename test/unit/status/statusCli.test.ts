@@ -64,7 +64,7 @@ describe('loopx status (CLI)', () => {
     assert.equal(item?.latest_runs.length, 1);
     assert.deepEqual(
       item?.agent_todos?.items.map((todo) => todo.todo_id),
-      ['todo_related', 'todo_index', 'todo_links', 'todo_publish'],
+      ['todo_related', 'todo_index', 'todo_links', 'todo_publish', 'todo_titles'],
     );
   });
 

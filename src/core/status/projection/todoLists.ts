@@ -1,5 +1,5 @@
 import { normalizedClaim } from './claimedCounts';
-import { decisionScope, todoId, type DecisionScope } from './standingDecisionAuthority';
+import { compactTodoItem, type TodoRecord } from './compactTodoItem';
 import { todoTaskClass } from './todoTaskClass';
 
 /**
@@ -38,101 +38,12 @@ export interface ListedTodo {
   hasResumeWhen: boolean;
   /** Its metadata comment's keys, decoded. */
   metadata: Readonly<Record<string, string>>;
+  /** The original's structured todo (projection/compactTodoItem.ts), which the lists show compacted. */
+  structured: TodoRecord;
 }
 
-/** The original's `compact_todo_item`, for the fields ours reads: absent keys are the original's `None`. */
-export interface CompactTodo {
-  index: number;
-  done: boolean;
-  text: string;
-  schema_version: 'todo_item_v0';
-  todo_id: string;
-  role: 'user' | 'agent';
-  status: string;
-  priority?: string;
-  title?: string;
-  archive_state: 'active';
-  source_section: string | null;
-  task_class: string;
-  action_kind?: string;
-  claimed_by?: string;
-  decision_scope?: DecisionScope;
-  required_decision_scopes?: DecisionScope[];
-  bound_agent?: string;
-  goal_bound?: boolean;
-  blocks_agent?: string;
-  global_gate?: boolean;
-  unblocks_todo_id?: string;
-  created_by?: string;
-  last_actor_agent_id?: string;
-  note?: string;
-  evidence?: string;
-  reason?: string;
-  completed_at?: string;
-  completion_turn_key?: string;
-  updated_at?: string;
-  superseded_by?: string;
-}
-
-/** Keys the original's `compact_todo_item` copies as the parser read them. */
-const RAW_KEYS = [
-  'created_by',
-  'last_actor_agent_id',
-  'note',
-  'evidence',
-  'reason',
-  'completed_at',
-  'completion_turn_key',
-  'updated_at',
-  'superseded_by',
-] as const;
-
-/** contract.py `normalize_todo_global_gate` (also `goal_bound`'s). */
-function flag(value: string | undefined): boolean | undefined {
-  const candidate = (value ?? '').trim().split(/\s+/u).join(' ').toLowerCase();
-  if (['1', 'true', 'yes', 'y', 'global_gate', 'global-gate'].includes(candidate)) return true;
-  if (['0', 'false', 'no', 'n'].includes(candidate)) return false;
-  return undefined;
-}
-
-/** contract.py `normalize_todo_required_decision_scopes`: split on `,;|`, each read as a scope, the first of each. */
-function requiredScopes(value: string | undefined): DecisionScope[] {
-  const scopes: DecisionScope[] = [];
-  const seen = new Set<string>();
-  for (const raw of (value ?? '').split(/[,;|]/u)) {
-    const scope = decisionScope(raw);
-    if (scope === null) continue;
-    const identity = `${scope.kind}\u0000${scope.granularity}\u0000${scope.scope_key}`;
-    if (seen.has(identity)) continue;
-    seen.add(identity);
-    scopes.push(scope);
-  }
-  return scopes;
-}
-
-/** The per-todo fields of `compact_todo_item` after `claimed_by`, each only when the original reads a value. */
-function metadataFields(meta: Readonly<Record<string, string>>): Partial<CompactTodo> {
-  const out: Partial<CompactTodo> = {};
-  const scope = decisionScope(meta['decision_scope']);
-  if (scope !== null) out.decision_scope = scope;
-  const required = requiredScopes(meta['required_decision_scopes']);
-  if (required.length > 0) out.required_decision_scopes = required;
-  const boundAgent = normalizedClaim(meta['bound_agent'] ?? null);
-  if (boundAgent !== null) out.bound_agent = boundAgent;
-  const goalBound = flag(meta['goal_bound']);
-  if (goalBound !== undefined) out.goal_bound = goalBound;
-  const blocksAgent = normalizedClaim(meta['blocks_agent'] ?? null);
-  if (blocksAgent !== null) out.blocks_agent = blocksAgent;
-  const globalGate = flag(meta['global_gate']);
-  if (globalGate !== undefined) out.global_gate = globalGate;
-  const unblocks = todoId(meta['unblocks_todo_id']);
-  if (unblocks !== null) out.unblocks_todo_id = unblocks;
-  for (const key of RAW_KEYS) {
-    const value = meta[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
-}
+/** The original's `compact_todo_item` (projection/compactTodoItem.ts). */
+export type CompactTodo = TodoRecord;
 
 export interface TodoLists {
   first_open_items: CompactTodo[];
@@ -194,31 +105,15 @@ export function claimedVisibility<T extends ListedTodo>(items: readonly T[], lim
   return items.filter((item) => selected.has(item)).slice(0, limit);
 }
 
-export function todoLists(
-  todos: readonly ListedTodo[],
-  role: 'user' | 'agent',
-  sourceSection: string | null,
-): TodoLists {
+export function todoLists(todos: readonly ListedTodo[]): TodoLists {
+  const compacted = new Map<ListedTodo, CompactTodo>();
   const compact = (item: ListedTodo): CompactTodo => {
-    const claim = normalizedClaim(item.claimed_by);
-    return {
-      index: item.index,
-      done: item.status === 'done' || item.status === 'deferred',
-      text: item.text,
-      schema_version: 'todo_item_v0',
-      todo_id: item.todo_id,
-      role,
-      status: item.status,
-      ...(item.priority !== null ? { priority: item.priority, title: item.title } : {}),
-      archive_state: 'active',
-      source_section: sourceSection,
-      task_class: todoTaskClass(item),
-      ...(item.action_kind !== undefined && item.action_kind.trim() !== ''
-        ? { action_kind: item.action_kind.trim().toLowerCase() }
-        : {}),
-      ...(claim !== null ? { claimed_by: claim } : {}),
-      ...metadataFields(item.metadata),
-    };
+    let found = compacted.get(item);
+    if (found === undefined) {
+      found = compactTodoItem(item.structured);
+      compacted.set(item, found);
+    }
+    return found;
   };
   const list = (items: readonly ListedTodo[]): CompactTodo[] => items.map(compact);
   const open = projected(todos.filter((t) => t.status !== 'done' && t.status !== 'deferred'));

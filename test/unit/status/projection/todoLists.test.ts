@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { claimedVisibility, todoLists, type ListedTodo } from '../../../../src/core/status/projection/todoLists';
+import { structuredTodo } from '../../../../src/core/status/projection/compactTodoItem';
 
 /**
  * The original's todo lists on a status summary (todo_summary.py `compact_todo_group`): which todos each list holds,
@@ -8,9 +9,13 @@ import { claimedVisibility, todoLists, type ListedTodo } from '../../../../src/c
  */
 
 let nextIndex = 1;
-function todo(over: Partial<ListedTodo> & { metadata?: Record<string, string> }): ListedTodo {
+function todo(
+  over: Partial<ListedTodo> & { metadata?: Record<string, string> },
+  role: 'user' | 'agent' = 'agent',
+  section = 'Agent Todo',
+): ListedTodo {
   const index = over.index ?? nextIndex++;
-  return {
+  const base = {
     index,
     status: 'open',
     text: `Implement step ${index}`,
@@ -24,9 +29,15 @@ function todo(over: Partial<ListedTodo> & { metadata?: Record<string, string> })
     metadata: {},
     ...over,
   };
+  const metadata = {
+    ...(base.task_class !== null ? { task_class: base.task_class } : {}),
+    ...(base.claimed_by !== null ? { claimed_by: base.claimed_by } : {}),
+    ...base.metadata,
+  };
+  return { ...base, metadata, structured: structuredTodo({ ...base, metadata }, role, section) };
 }
 
-const ids = (items: readonly { todo_id: string }[]): string[] => items.map((item) => item.todo_id);
+const ids = (items: readonly Record<string, unknown>[]): unknown[] => items.map((item) => item['todo_id']);
 
 describe('status todo summary: the original lists (first_open_items, backlog_items, claimed_*, deferred_*, …)', () => {
   beforeEach(() => {
@@ -40,7 +51,7 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
       todo({ priority: 'P0', title: 'First', text: '[P0] First' }),
       todo({ status: 'done' }),
     ];
-    const lists = todoLists(todos, 'agent', 'Agent Todo');
+    const lists = todoLists(todos);
     assert.deepEqual(ids(lists.first_open_items), ['todo_t12', 'todo_t11', 'todo_t1']);
     assert.deepEqual(ids(lists.first_executable_items), ['todo_t12', 'todo_t11', 'todo_t1']);
     assert.equal(lists.backlog_items.length, 8);
@@ -63,7 +74,7 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
       todo({ status: 'deferred', hasResumeWhen: true, resumeHolds: false }),
       todo({ status: 'deferred' }),
     ];
-    const lists = todoLists(todos, 'agent', 'Agent Todo');
+    const lists = todoLists(todos);
     assert.deepEqual(ids(lists.first_executable_items), ['todo_t2']);
     assert.deepEqual(ids(lists.monitor_open_items), ['todo_t1', 'todo_t3']);
     assert.deepEqual(ids(lists.claimed_open_items), ['todo_t2', 'todo_t3', 'todo_t4']);
@@ -79,9 +90,9 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
   });
 
   it("shapes each todo as the original's compact_todo_item (title only with a priority, fields only when read)", () => {
-    const [gate, plain] = todoLists(
-      [
-        todo({
+    const [gate, plain] = todoLists([
+      todo(
+        {
           priority: 'P0',
           title: 'Approve the release',
           text: '[P0] Approve the release',
@@ -95,12 +106,16 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
             decision_scope: 'Public_Claim:goal:wiki',
             required_decision_scopes: 'write_scope:goal:main;bogus|write_scope:goal:main,production:goal:deploy',
           },
-        }),
-        todo({ text: 'Read the summary', title: 'Read the summary', metadata: { goal_bound: 'true' } }),
-      ],
-      'user',
-      'User Todo',
-    ).first_open_items;
+        },
+        'user',
+        'User Todo',
+      ),
+      todo(
+        { text: 'Read the summary', title: 'Read the summary', metadata: { goal_bound: 'true' } },
+        'user',
+        'User Todo',
+      ),
+    ]).first_open_items;
     assert.deepEqual(gate, {
       index: 1,
       done: false,
@@ -128,12 +143,27 @@ describe('status todo summary: the original lists (first_open_items, backlog_ite
       global_gate: true,
       unblocks_todo_id: 'todo_publish',
       updated_at: '2026-12-04T20:58:30Z',
+      handoff_note: {
+        schema_version: 'handoff_note_v0',
+        // todo_t1 is no valid todo id (3 to 64 characters after todo_): the id is a digest of (goal, role, index, text).
+        handoff_id: 'handoff_cd4db0103140',
+        intent: 'user_gate',
+        summary: 'Approve the release',
+        unresolved_decisions: [
+          { schema_version: 'decision_scope_v0', kind: 'write_scope', granularity: 'goal', scope_key: 'main' },
+          { schema_version: 'decision_scope_v0', kind: 'production', granularity: 'goal', scope_key: 'deploy' },
+          { schema_version: 'decision_scope_v0', kind: 'public_claim', granularity: 'goal', scope_key: 'wiki' },
+        ],
+        blocked_on: 'todo:todo_publish',
+        suggested_next_action: 'Approve the release',
+        unblocks_todo_id: 'todo_publish',
+      },
     });
-    assert.equal(plain?.title, undefined);
-    assert.equal(plain?.goal_bound, true);
-    assert.equal(plain?.task_class, 'advancement_task');
-    assert.equal(plain?.decision_scope, undefined);
-    assert.equal(plain?.required_decision_scopes, undefined);
+    assert.equal(plain?.['title'], undefined);
+    assert.equal(plain?.['goal_bound'], true);
+    assert.equal(plain?.['task_class'], 'advancement_task');
+    assert.equal(plain?.['decision_scope'], undefined);
+    assert.equal(plain?.['required_decision_scopes'], undefined);
   });
 
   it('the claimed lists share their 16 places between claimants, then fill in list order', () => {

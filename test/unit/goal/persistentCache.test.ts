@@ -489,6 +489,7 @@ describe('persistent status cache (runtime root)', () => {
       homeDir: d.dir,
       cache: new GoalStatusCache(),
       persistentCache: true,
+      clock: CLOCK,
       deferCacheSave: (save) => saves.push(save),
       quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
     });

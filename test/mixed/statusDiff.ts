@@ -106,7 +106,6 @@ const TODO_SUMMARY_LEFT = new RegExp(
  * counts, the quota's numbers and state) must be equal.
  */
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
-  { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
   // The todo summaries' counts and lists are compared (projection/todoLists.ts), and in each listed todo the fields of
   // the original's `compact_todo_item` that ours carries; left: the monitor-due counts and lists (time of the read),

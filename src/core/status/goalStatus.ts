@@ -11,6 +11,8 @@ import { standingDecisionAuthority } from './projection/standingDecisionAuthorit
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
+import { itemAttentionFields, latestValidation } from './projection/projectAsset';
+import { resumeFields } from './projection/resumeCondition';
 import { scrubText } from '../privacy/scrub';
 import {
   attentionRoute,
@@ -245,6 +247,7 @@ function todoSummary(
           action_kind: item.metadata['action_kind'],
           hasResumeWhen: resumeWhen !== '',
           resumeHolds: openTodoResumeHolds(resumeWhen, doc.todos),
+          resume: resumeFields(item.metadata['resume_when'], doc),
         };
       }),
       role,
@@ -521,8 +524,37 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     state_diagnostics: structured?.diagnostics ?? null,
     contract_diagnostics: contractDiagnostics(input, doc),
     ...(owed.length > 0 ? { replan_obligations: owed } : {}),
+    // The project asset's inputs from the raw latest status run (projection/projectAsset.ts).
+    ...projectAssetRunFields(route, latestStatusRun as Record<string, unknown> | null, target),
   };
   return GoalStatusItemSchema.parse(item);
+}
+
+function projectAssetRunFields(
+  route: { attention_source: string; status: string },
+  run: Record<string, unknown> | null,
+  target: ProjectionInput['target'],
+): Pick<
+  GoalStatusItem,
+  | 'latest_validation'
+  | 'operator_question'
+  | 'agent_command'
+  | 'controller_stage'
+  | 'missing_gates'
+  | 'next_handoff_condition'
+> {
+  const validation = latestValidation(run);
+  return {
+    ...(validation !== null ? { latest_validation: validation } : {}),
+    ...itemAttentionFields({
+      goalId: target.goalId,
+      attentionSource: route.attention_source,
+      status: route.status,
+      latestStatusRun: run,
+      adapterStatus: target.adapterStatus,
+      adapterKind: target.adapterKind,
+    }),
+  };
 }
 
 /** The goal's contract errors: a state file that exists but cannot be read, or its todos' metadata rules. */

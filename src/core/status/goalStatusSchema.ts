@@ -14,6 +14,8 @@ import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffR
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
 import { DecisionScopeSchema, StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
+import { AttentionFieldsSchema, LatestValidationSchema } from './projection/projectAsset';
+import { ResumeFieldsSchema } from './projection/resumeCondition';
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
@@ -75,6 +77,7 @@ export const CompactTodoSchema = z.object({
   completion_turn_key: z.string().optional(),
   updated_at: z.string().optional(),
   superseded_by: z.string().optional(),
+  ...ResumeFieldsSchema.shape,
 });
 
 export const StatusTodoSummarySchema = z.object({
@@ -285,6 +288,10 @@ export const GoalStatusItemSchema = z.object({
   /** Replan obligations the goal's lanes owe now (one per registered agent at most); absent when none. */
   replan_obligations: z.array(StatusReplanObligationSchema).optional(),
   quota: StatusItemQuotaSchema.optional(),
+  /** The latest status run's validation signal (projection/projectAsset.ts; the original's `project_asset` only). */
+  latest_validation: LatestValidationSchema.optional(),
+  /** The original's run attention fields: operator question, agent command, controller stage, missing gates, … */
+  ...AttentionFieldsSchema.shape,
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 

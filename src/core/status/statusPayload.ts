@@ -528,8 +528,8 @@ const extendedItems = new WeakMap<GoalStatusItem, { key: string; value: StatusPa
 
 function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefined): StatusPayloadItem {
   const key = JSON.stringify([
-    goal?.['owner'],
-    goal?.['stop_condition'],
+    goal?.['execution_profile'],
+    goal?.['spawn_policy'],
     goal?.status,
     goal?.coordination?.write_scope,
   ]);

@@ -1,6 +1,7 @@
 import { normalizedClaim } from './claimedCounts';
 import { decisionScope, todoId, type DecisionScope } from './standingDecisionAuthority';
 import { todoTaskClass } from './todoTaskClass';
+import type { ResumeFields } from './resumeCondition';
 
 /**
  * The original's todo lists on a status todo summary (loopx/control_plane/todos/todo_summary.py `compact_todo_group`
@@ -38,6 +39,8 @@ export interface ListedTodo {
   hasResumeWhen: boolean;
   /** Its metadata comment's keys, decoded. */
   metadata: Readonly<Record<string, string>>;
+  /** Its resume condition (projection/resumeCondition.ts), when it has a `resume_when`. */
+  resume?: ResumeFields;
 }
 
 /** The original's `compact_todo_item`, for the fields ours reads: absent keys are the original's `None`. */
@@ -72,6 +75,9 @@ export interface CompactTodo {
   completion_turn_key?: string;
   updated_at?: string;
   superseded_by?: string;
+  resume_when?: string;
+  resume_condition?: Record<string, unknown>;
+  resume_ready?: boolean;
 }
 
 /** Keys the original's `compact_todo_item` copies as the parser read them. */
@@ -218,6 +224,7 @@ export function todoLists(
         : {}),
       ...(claim !== null ? { claimed_by: claim } : {}),
       ...metadataFields(item.metadata),
+      ...item.resume,
     };
   };
   const list = (items: readonly ListedTodo[]): CompactTodo[] => items.map(compact);

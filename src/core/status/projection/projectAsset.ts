@@ -363,7 +363,9 @@ export function latestValidation(run: Json | null): LatestValidation | null {
     if (truthy(value)) signal[field] = typeof value === 'string' ? value : String(value);
   }
   const summary = truthy(run['health_check']) ? run['health_check'] : run['recommended_action'];
-  if (truthy(summary)) signal.summary = compactText(summary, 260);
+  // Public-safe (ours): a summary naming a local path or a credential is left out, as the run list leaves it.
+  const safe = truthy(summary) ? publicSafeCompact(typeof summary === 'string' ? summary : String(summary), 260) : null;
+  if (safe !== null) signal.summary = safe;
   return Object.keys(signal).length > 0 ? signal : null;
 }
 

@@ -288,6 +288,9 @@ describe('status items: the project_asset block (the original project_asset.py, 
     assert.deepEqual(route('registry'), { operator_question: 'Q?' });
     assert.deepEqual(route('run_history', 'run_artifact_missing'), { operator_question: 'Q?' });
     assert.deepEqual(route('active_state'), {});
+    assert.deepEqual(route('run_history', 'connected_without_run'), {});
+    // An approved gate asks nothing.
+    assert.deepEqual(attentionRunFields({ operator_gate: { decision: 'approve', operator_question: 'Q?' } }, 'g'), {});
     assert.deepEqual(
       itemAttentionFields({
         goalId: 'g',
@@ -337,6 +340,10 @@ describe('status items: the project_asset block (the original project_asset.py, 
     // A todo shows only the display fields it has: no `null` claim, no note.
     const first = overview.items?.[0] ?? {};
     assert.equal('claimed_by' in first, false);
+    // At most 3, whatever the list holds.
+    const long = summary(todos, 'agent');
+    long.first_open_items = [...long.first_open_items, ...long.backlog_items];
+    assert.equal(todoOverview(long, 'agent').items?.length, 3);
     // Nothing open: no items, no next.
     const none = todoOverview(summary([todo({ status: 'done' })], 'user', 'User Todo'), 'user');
     assert.deepEqual([none.items, none.next, none.claimed_open_count], [undefined, undefined, undefined]);

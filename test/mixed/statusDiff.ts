@@ -93,6 +93,9 @@ const COMPACT_TODO_COMPARED = [
   'completion_turn_key',
   'updated_at',
   'superseded_by',
+  'resume_when',
+  'resume_condition',
+  'resume_ready',
 ].join('|');
 /** A todo-summary path ours leaves different: anything below `user_todos`/`agent_todos` but the compared ones. */
 const TODO_SUMMARY_LEFT = new RegExp(

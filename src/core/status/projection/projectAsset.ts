@@ -190,10 +190,11 @@ function isRecord(value: unknown): value is Json {
 
 /** The original's `compact_text`: whitespace collapsed, cut at `limit` with `…`. */
 export function compactText(value: unknown, limit: number): string {
-  return truncateText(
-    collapseWhitespace(typeof value === 'string' ? value : value == null ? '' : String(value)),
-    limit,
-  );
+  const text = typeof value === 'string' ? value : value == null ? '' : String(value);
+  // Most texts are short single-spaced lines: kept as they are (a UTF-16 length within the limit is within it).
+  if (text.length <= limit && !/^\s|\s$|\s\s|[^\S ]/u.test(text)) return text;
+  const collapsed = collapseWhitespace(text);
+  return collapsed.length <= limit ? collapsed : truncateText(collapsed, limit);
 }
 
 /** Python truthiness of a JSON value. */
@@ -482,14 +483,16 @@ export function itemAttentionFields(input: {
 type Summary = NonNullable<GoalStatusItem['user_todos']>;
 type Listed = Summary['first_open_items'][number];
 
+/** A todo as the overview shows it: the display fields it has (not null), then `text` and `title` compacted to 220. */
 function displayTodo(todo: Json, overrides: { done?: boolean; text?: string } = {}): AssetTodo {
-  const source: Json = { ...todo, ...overrides };
   const display: Json = {};
-  for (const field of DISPLAY_FIELDS)
-    if (source[field] !== undefined && source[field] !== null) display[field] = source[field];
-  const text = compactText(source['text'], 220);
+  for (const field of DISPLAY_FIELDS) {
+    const value = field === 'done' && overrides.done !== undefined ? overrides.done : todo[field];
+    if (value !== undefined && value !== null) display[field] = value;
+  }
+  const text = compactText(overrides.text ?? todo['text'], 220);
   if (text !== '') display['text'] = text;
-  const title = compactText(source['title'], 220);
+  const title = compactText(todo['title'], 220);
   if (title !== '') display['title'] = title;
   return display as AssetTodo;
 }

@@ -225,7 +225,7 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
 
 export function dashboardGoalFields(item: GoalStatusItem, goal: RegistryGoal | undefined): DashboardGoalFields {
   return {
-    project_asset: projectAsset(item, goal as { execution_profile?: unknown; spawn_policy?: unknown } | undefined),
+    project_asset: projectAsset(item, goal),
     activation_state: activationState(goal),
     goal_channel_projection: goalChannelProjection(item, goal),
   };

@@ -639,14 +639,12 @@ function assetQuota(quota: GoalStatusItem['quota']): ProjectAsset['quota'] {
   };
 }
 
-/** The registry entry fields the block reads. */
-export interface AssetRegistryGoal {
-  execution_profile?: unknown;
-  spawn_policy?: unknown;
-}
-
 /** The `project_asset` block of a status item (see the module comment for each rule). */
-export function projectAsset(item: ProjectAssetItem, goal: AssetRegistryGoal | undefined): ProjectAsset {
+export function projectAsset(
+  item: ProjectAssetItem,
+  /** The goal's registry entry: its `execution_profile` and `spawn_policy` are read. */
+  registryEntry: Readonly<Record<string, unknown>> | undefined,
+): ProjectAsset {
   const quiet = item.waiting_on === MONITOR_SIGNAL && item.execution_waiting_on !== undefined;
   const route: AssetRoute = {
     status: item.status,
@@ -683,8 +681,9 @@ export function projectAsset(item: ProjectAssetItem, goal: AssetRegistryGoal | u
     if (truthy(item.latest_run_recommended_action_source))
       asset.latest_run_recommended_action_source = item.latest_run_recommended_action_source as string;
   }
-  asset.execution_profile = compactExecutionProfile(goal?.execution_profile);
-  if (isRecord(goal?.spawn_policy)) asset.orchestration = { ...compactOrchestrationPolicy(goal.spawn_policy) };
+  asset.execution_profile = compactExecutionProfile(registryEntry?.['execution_profile']);
+  const spawnPolicy = registryEntry?.['spawn_policy'];
+  if (isRecord(spawnPolicy)) asset.orchestration = { ...compactOrchestrationPolicy(spawnPolicy) };
   if (item.latest_validation !== undefined) asset.latest_validation = item.latest_validation;
   const optional: Json = {
     agent_lane_recommendation: item.agent_lane_recommendation,

@@ -28,6 +28,7 @@ import {
 } from './goalStatus';
 import { OPERATOR_WAITS } from '../todo/attention';
 import { withQuotaSignals } from './projection/quotaSignals';
+import { TodoProjectionGapSchema } from './projection/projectAsset';
 import { dependencyBlockers, DependencyBlockersSchema, type DependencyBlockers } from './projection/dependencyBlockers';
 import {
   contractAttentionItem,
@@ -68,6 +69,8 @@ const STATUS_CONTRACT_VERSION: StatusContractVersion = {
 export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoalFieldsSchema.shape).extend({
   /** Open user todos of the other goals (projection/dependencyBlockers.ts); absent when none. */
   dependency_blockers: DependencyBlockersSchema.optional(),
+  /** The roles without a todo summary, as `project_asset.todo_projection_gap` (projection/projectAsset.ts). */
+  todo_projection_gap: TodoProjectionGapSchema.optional(),
 });
 export type StatusPayloadItem = z.infer<typeof StatusPayloadItemSchema>;
 
@@ -535,7 +538,9 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
   ]);
   const cached = extendedItems.get(item);
   if (cached !== undefined && cached.key === key) return cached.value;
-  const value: StatusPayloadItem = { ...item, ...dashboardGoalFields(item, goal) };
+  const fields = dashboardGoalFields(item, goal);
+  const gap = fields.project_asset.todo_projection_gap;
+  const value: StatusPayloadItem = { ...item, ...fields, ...(gap !== undefined ? { todo_projection_gap: gap } : {}) };
   extendedItems.set(item, { key, value });
   return value;
 }

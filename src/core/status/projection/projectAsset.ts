@@ -144,6 +144,15 @@ export const AssetTodoOverviewSchema = z.looseObject({
 });
 export type AssetTodoOverview = z.infer<typeof AssetTodoOverviewSchema>;
 
+/** The roles whose todo summary the state file lacks (also on the item, as the original has it). */
+export const TodoProjectionGapSchema = z.object({
+  schema_version: z.literal('project_asset_todo_projection_gap_v0'),
+  kind: z.literal('project_asset_todo_projection_gap'),
+  missing_roles: z.array(z.enum(['user', 'agent'])),
+  source: z.literal('active_state_todo_projection'),
+  recommended_action: z.string(),
+});
+
 export const ProjectAssetSchema = z.looseObject({
   owner: z.string(),
   /** A code: `none`, `operator_question`, a missing gate, or the item's status when the owner must act. */
@@ -160,15 +169,7 @@ export const ProjectAssetSchema = z.looseObject({
   long_task_cadence_hint: z.unknown(),
   user_todos: AssetTodoOverviewSchema.optional(),
   agent_todos: AssetTodoOverviewSchema.optional(),
-  todo_projection_gap: z
-    .object({
-      schema_version: z.literal('project_asset_todo_projection_gap_v0'),
-      kind: z.literal('project_asset_todo_projection_gap'),
-      missing_roles: z.array(z.enum(['user', 'agent'])),
-      source: z.literal('active_state_todo_projection'),
-      recommended_action: z.string(),
-    })
-    .optional(),
+  todo_projection_gap: TodoProjectionGapSchema.optional(),
   quota: z
     .looseObject({
       compute: z.unknown(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { compactOrchestrationPolicy } from '../../registry/orchestration';
 import type { GoalStatusItem } from '../goalStatusSchema';
 import { collapseWhitespace, publicSafeCompact, truncateText } from './text';
+import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
 
 /**
  * The original's `project_asset` block of a status item (loopx/control_plane/work_items/project_asset.py
@@ -14,7 +15,7 @@ import { collapseWhitespace, publicSafeCompact, truncateText } from './text';
  *   else the item's `status` when it waits on the controller or the user (`active_state_user_gate`, …), else
  *   `external_evidence` when it waits on outside evidence, else `none`.
  * - `support_mode`: `reward_capture` when "reward" appears in the status, the action, the agent command or the missing
- *   gates; else `decision_support` (an operator question, missing gates, or a controller/user wait); else
+ *   gates (a connected goal without runs: the route's own words, not its todo); else `decision_support` (an operator question, missing gates, or a controller/user wait); else
  *   `read_only_observer` (outside evidence, a monitor); else `selective_assist` (an agent command, or a codex wait);
  *   else `read_only_observer`.
  * - `next_action`: the item's `recommended_action`.
@@ -650,7 +651,10 @@ export function projectAsset(
   const route: AssetRoute = {
     status: item.status,
     waiting_on: item.waiting_on,
-    recommended_action: item.recommended_action,
+    // A connected goal without runs recommends its first agent todo, set after the block's support mode was read
+    // from the route's own words (the original's `sync_connected_attention_action_from_todos`).
+    recommended_action:
+      item.status === 'connected_without_run' ? CONNECTED_WITHOUT_RUN_ACTION : item.recommended_action,
     operator_question: item.operator_question,
     agent_command: item.agent_command,
     missing_gates: item.missing_gates,

@@ -134,6 +134,15 @@ describe('status items: the project_asset block (the original project_asset.py, 
     assert.equal(handoff.stop_condition, 'after the review');
     const reward = projectAsset(item({ recommended_action: 'Record the human Reward for the run' }), undefined);
     assert.equal(reward.support_mode, 'reward_capture');
+    // A connected goal without runs: the mode was read from the route's words, before its todo became the action.
+    const connected = projectAsset(
+      item({ status: 'connected_without_run', recommended_action: 'Record the human Reward for the run' }),
+      undefined,
+    );
+    assert.deepEqual(
+      [connected.support_mode, connected.next_action],
+      ['selective_assist', 'Record the human Reward for the run'],
+    );
   });
 
   it('an approved agent command is the next safe command (public-safe) and changes the stop condition', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cleanCopyOf, isCredentialClean } from '../../privacy/scrub';
 import { compactOrchestrationPolicy } from '../../registry/orchestration';
 import type { GoalStatusItem } from '../goalStatusSchema';
 import { collapseWhitespace, publicSafeCompact, truncateText } from './text';
@@ -496,6 +497,8 @@ function displayTodo(todo: Json, overrides: { done?: boolean; text?: string } = 
   if (text !== '') display['text'] = text;
   const title = compactText(todo['title'], 220);
   if (title !== '') display['title'] = title;
+  // Compacting could join what the credential redaction reads apart: the copy stays unmarked then.
+  if (text === (todo['text'] ?? '') && title === (todo['title'] ?? '')) cleanCopyOf(display, todo);
   return display as AssetTodo;
 }
 
@@ -597,6 +600,14 @@ export function todoOverview(summary: Summary, role: 'user' | 'agent'): AssetTod
   if (advancement !== undefined) overview.claimed_advancement_open_count = advancement;
   const monitor = laneCount(summary.claimed_monitor_open_count, summary.claimed_monitor_open_items);
   if (monitor !== undefined) overview.claimed_monitor_open_count = monitor;
+  // Made of the summary's values, its todos' (each marked when unchanged) and constants: clean when they are.
+  const todos = [
+    ...(overview.items ?? []),
+    ...(overview.deferred_items ?? []),
+    ...(overview.deferred_resume_candidates ?? []),
+    ...(overview.first_executable_items ?? []),
+  ];
+  if (todos.every((todo) => isCredentialClean(todo))) cleanCopyOf(overview, summary);
   return overview;
 }
 

@@ -75,7 +75,6 @@ const TODO_SUMMARY_LEFT = new RegExp(
  * counts, the quota's numbers and state) must be equal.
  */
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
-  { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
   // The todo summaries' counts, `items` and lists are compared, each todo field by field (projection/todoLists.ts,
   // projection/compactTodoItem.ts); left: the summaries' other reports and a todo's review materials (above).

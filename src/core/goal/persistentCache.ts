@@ -54,8 +54,8 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // `schema_version`, `role`, `archive_state` and `source_section`, summaries its claimed counts. 12: summaries carry
 // the original's lists (`first_open_items`, `backlog_items`, …; projection/todoLists.ts). 13: summaries' `items` are
 // the original's (up to 12, open, deferred, then done) and each listed todo has every `compact_todo_item` key
-// (projection/compactTodoItem.ts). 14: each index digest keeps the run-history reports' facts (`report_facts`).
-export const STATUS_CACHE_SCHEMA = 14;
+// (projection/compactTodoItem.ts). 14: each index digest keeps the run-history reports' facts (`report_facts`). 15: items carry the original's `project_asset` block (projection/projectAsset.ts).
+export const STATUS_CACHE_SCHEMA = 15;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

@@ -3,7 +3,8 @@ import { cleanCopyOf } from '../privacy/scrub';
 import { goalStopped } from '../quota/state';
 import type { RegistryGoal } from '../registry/schema';
 import { OPERATOR_WAITS } from '../todo/attention';
-import { StatusTodoItemSchema, todosOrEmpty, type GoalStatusItem, type StatusTodoItem } from './goalStatus';
+import { todosOrEmpty, type GoalStatusItem, type StatusTodoItem } from './goalStatus';
+import { projectAsset, ProjectAssetSchema } from './projection/projectAsset';
 
 /**
  * The per-goal blocks existing LoopX dashboards read from every `attention_queue.items[]` entry
@@ -18,26 +19,7 @@ export const GOAL_CHANNEL_PROJECTION_SCHEMA = 'goal_channel_projection_v0' as co
 export const ActivationStateSchema = z.enum(['active', 'stopped']);
 export type ActivationState = z.infer<typeof ActivationStateSchema>;
 
-export const ProjectAssetQuotaSchema = z.object({
-  state: z.string(),
-  compute: z.number(),
-  window_hours: z.number(),
-  slot_minutes: z.number(),
-  allowed_slots: z.number(),
-  spent_slots: z.number(),
-});
-export type ProjectAssetQuota = z.infer<typeof ProjectAssetQuotaSchema>;
-
-export const ProjectAssetSchema = z.object({
-  owner: z.string(),
-  gate: z.string(),
-  next_action: z.string(),
-  stop_condition: z.string(),
-  quota: ProjectAssetQuotaSchema.optional(),
-  user_todos: z.object({ items: z.array(StatusTodoItemSchema) }),
-  agent_todos: z.object({ items: z.array(StatusTodoItemSchema) }),
-});
-export type ProjectAsset = z.infer<typeof ProjectAssetSchema>;
+export { ProjectAssetSchema, type ProjectAsset } from './projection/projectAsset';
 
 /** A scalar: the only values the dashboards accept in the projection's `quota`, `source_refs` and `artifacts[]`. */
 const ScalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -116,9 +98,6 @@ export const DashboardGoalFieldsSchema = z.object({
 });
 export type DashboardGoalFields = z.infer<typeof DashboardGoalFieldsSchema>;
 
-const DEFAULT_STOP_CONDITION =
-  'stop when every agent todo is done or deferred, or when the remaining work waits on an open user gate';
-
 const TRUTH_CONTRACT: GoalChannelProjection['truth_contract'] = {
   event_ledger_is_source_of_truth: true,
   projection_is_writable: false,
@@ -126,10 +105,6 @@ const TRUTH_CONTRACT: GoalChannelProjection['truth_contract'] = {
     'recomputed from the registry entry, ACTIVE_GOAL_STATE.md and the run index whenever one of them changes',
   write_authority: 'loopx CLI and LoopX editor commands (todo, refresh-state, quota); never this projection',
 };
-
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
-}
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value)
@@ -139,35 +114,6 @@ function stringList(value: unknown): string[] {
 
 export function activationState(goal: Record<string, unknown> | undefined): ActivationState {
   return goal !== undefined && goalStopped(goal) ? 'stopped' : 'active';
-}
-
-function assetQuota(quota: GoalStatusItem['quota']): ProjectAssetQuota | undefined {
-  if (quota === undefined) return undefined;
-  const {
-    state,
-    compute,
-    window_hours: windowHours,
-    slot_minutes: slotMinutes,
-    allowed_slots: allowed,
-    spent_slots: spent,
-  } = quota;
-  if (
-    typeof state !== 'string' ||
-    compute === undefined ||
-    windowHours === undefined ||
-    slotMinutes === undefined ||
-    allowed === undefined ||
-    spent === undefined
-  )
-    return undefined;
-  return {
-    state,
-    compute,
-    window_hours: windowHours,
-    slot_minutes: slotMinutes,
-    allowed_slots: allowed,
-    spent_slots: spent,
-  };
 }
 
 function channelTodo(todo: StatusTodoItem): GoalChannelTodo {
@@ -196,21 +142,6 @@ function scalarEntries(record: Record<string, unknown> | undefined): Record<stri
 /** Present only when it is a string: the dashboards accept a string or no key, never `null`. */
 function optionalText<K extends string>(key: K, value: string | null | undefined): Partial<Record<K, string>> {
   return typeof value === 'string' ? ({ [key]: value } as Record<K, string>) : {};
-}
-
-/** `project_asset`: who owns the goal, what gates it, its route, when to stop, its quota and its first open todos. */
-export function projectAsset(item: GoalStatusItem, goal: RegistryGoal | undefined): ProjectAsset {
-  const firstGate = item.open_gates[0];
-  const quota = assetQuota(item.quota);
-  return {
-    owner: text(goal?.['owner']) ?? 'user',
-    gate: firstGate === undefined ? 'none' : `${firstGate.todo_id}: ${firstGate.title}`,
-    next_action: item.active_state_next_action ?? item.recommended_action,
-    stop_condition: text(goal?.['stop_condition']) ?? DEFAULT_STOP_CONDITION,
-    ...(quota !== undefined ? { quota } : {}),
-    user_todos: { items: todosOrEmpty(item.user_todos).items },
-    agent_todos: { items: todosOrEmpty(item.agent_todos).items },
-  };
 }
 
 /** The read-only goal channel projection of one status item. */

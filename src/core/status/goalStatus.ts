@@ -11,6 +11,7 @@ import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
 import { applyResumeConditions, budgetedItems, structuredTodo, type TodoRecord } from './projection/compactTodoItem';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
+import { itemAttentionFields, latestValidation } from './projection/projectAsset';
 import { scrubText } from '../privacy/scrub';
 import {
   attentionRoute,
@@ -556,8 +557,37 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     state_diagnostics: structured?.diagnostics ?? null,
     contract_diagnostics: contractDiagnostics(input, doc),
     ...(owed.length > 0 ? { replan_obligations: owed } : {}),
+    // The project asset's inputs from the raw latest status run (projection/projectAsset.ts).
+    ...projectAssetRunFields(route, latestStatusRun as Record<string, unknown> | null, target),
   };
   return GoalStatusItemSchema.parse(item);
+}
+
+function projectAssetRunFields(
+  route: { attention_source: string; status: string },
+  run: Record<string, unknown> | null,
+  target: ReturnType<typeof statusFieldsOf>,
+): Pick<
+  GoalStatusItem,
+  | 'latest_validation'
+  | 'operator_question'
+  | 'agent_command'
+  | 'controller_stage'
+  | 'missing_gates'
+  | 'next_handoff_condition'
+> {
+  const validation = latestValidation(run);
+  return {
+    ...(validation !== null ? { latest_validation: validation } : {}),
+    ...itemAttentionFields({
+      goalId: target.goalId,
+      attentionSource: route.attention_source,
+      status: route.status,
+      latestStatusRun: run,
+      adapterStatus: target.adapterStatus,
+      adapterKind: target.adapterKind,
+    }),
+  };
 }
 
 /** The goal's contract errors: a state file that exists but cannot be read, or its todos' metadata rules. */

@@ -14,6 +14,7 @@ import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffR
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
 import { DecisionScopeSchema, StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
+import { AttentionFieldsSchema, LatestValidationSchema } from './projection/projectAsset';
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
@@ -371,6 +372,10 @@ export const GoalStatusItemSchema = z.object({
   /** Replan obligations the goal's lanes owe now (one per registered agent at most); absent when none. */
   replan_obligations: z.array(StatusReplanObligationSchema).optional(),
   quota: StatusItemQuotaSchema.optional(),
+  /** The latest status run's validation signal (projection/projectAsset.ts; the original's `project_asset` only). */
+  latest_validation: LatestValidationSchema.optional(),
+  /** The original's run attention fields: operator question, agent command, controller stage, missing gates, … */
+  ...AttentionFieldsSchema.shape,
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 

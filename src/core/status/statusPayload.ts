@@ -24,6 +24,7 @@ import {
 } from './goalStatus';
 import { OPERATOR_WAITS } from '../todo/attention';
 import { withQuotaSignals } from './projection/quotaSignals';
+import { TodoProjectionGapSchema } from './projection/projectAsset';
 import { dependencyBlockers, DependencyBlockersSchema, type DependencyBlockers } from './projection/dependencyBlockers';
 import { systemClock, type Clock } from '../clock';
 import { REPORT_SAMPLE_LIMIT, type GoalReportFacts, type ReadinessEvent, type SampleRun } from '../goal/runSample';
@@ -71,6 +72,8 @@ const STATUS_CONTRACT_VERSION: StatusContractVersion = {
 export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoalFieldsSchema.shape).extend({
   /** Open user todos of the other goals (projection/dependencyBlockers.ts); absent when none. */
   dependency_blockers: DependencyBlockersSchema.optional(),
+  /** The roles without a todo summary, as `project_asset.todo_projection_gap` (projection/projectAsset.ts). */
+  todo_projection_gap: TodoProjectionGapSchema.optional(),
 });
 export type StatusPayloadItem = z.infer<typeof StatusPayloadItemSchema>;
 
@@ -679,14 +682,16 @@ const extendedItems = new WeakMap<GoalStatusItem, { key: string; value: StatusPa
 
 function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefined): StatusPayloadItem {
   const key = JSON.stringify([
-    goal?.['owner'],
-    goal?.['stop_condition'],
+    goal?.['execution_profile'],
+    goal?.['spawn_policy'],
     goal?.status,
     goal?.coordination?.write_scope,
   ]);
   const cached = extendedItems.get(item);
   if (cached !== undefined && cached.key === key) return cached.value;
-  const value: StatusPayloadItem = { ...item, ...dashboardGoalFields(item, goal) };
+  const fields = dashboardGoalFields(item, goal);
+  const gap = fields.project_asset.todo_projection_gap;
+  const value: StatusPayloadItem = { ...item, ...fields, ...(gap !== undefined ? { todo_projection_gap: gap } : {}) };
   extendedItems.set(item, { key, value });
   return value;
 }

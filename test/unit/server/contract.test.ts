@@ -152,11 +152,22 @@ describe('the /status.json contract of LoopX dashboards (status-contract-fields.
     assert.deepEqual(asset['quota'], {
       state: 'operator_gate',
       compute: 0.5,
+      reason: 'operator gate blocks gated delivery; safe non-gated steering may continue',
       window_hours: 24,
       slot_minutes: 30,
       allowed_slots: 24,
       spent_slots: 1,
     });
+    // The original's block (projection/projectAsset.ts): who acts, the gate code, how to support, when to stop.
+    assert.deepEqual(
+      [asset['owner'], asset['gate'], asset['support_mode'], asset['stop_condition']],
+      [
+        'controller',
+        'active_state_user_gate',
+        'decision_support',
+        'stop until the controller or owner resolves this gate',
+      ],
+    );
     const goals = (payload['run_history'] as { goals: Record<string, unknown>[] }).goals;
     assert.equal(goals[0]?.['display_name'], item['display_name'] as string);
     assert.equal((goals[0]?.['quota'] as Record<string, unknown>)['allowed_slots'], 24);

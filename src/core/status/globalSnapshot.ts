@@ -67,6 +67,7 @@ export async function loadGlobalSnapshot(options: GlobalSnapshotOptions): Promis
   const payload = await loadStatus({
     registry: statusRegistry,
     cache,
+    clock: options.clock,
     // Reuses the registry and run index status already read, instead of re-reading them per goal.
     quotaSummary: statusQuotaSummaries({
       registryPath,

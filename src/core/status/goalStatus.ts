@@ -10,8 +10,10 @@ import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
+import { nextActionTodoIds, todoSuccession } from './projection/todoSuccession';
+import { withMonitorDue } from './projection/monitorDue';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
-import { scrubText } from '../privacy/scrub';
+import { cleanCopyOf, scrubText } from '../privacy/scrub';
 import {
   attentionRoute,
   MONITOR_SIGNAL_WAITING_ON,
@@ -77,6 +79,11 @@ export interface GoalStatusOptions {
   cache?: GoalStatusCache;
   /** Where files are read from; default the file system (tests count reads through it). */
   reader?: GoalFileReader;
+  /**
+   * The time of the read: the summaries' monitor-due fields (projection/monitorDue.ts) are derived for it when the
+   * item is answered, never cached. Default: the system clock.
+   */
+  now?: Date;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,6 +219,7 @@ function todoSummary(
   },
   role: TodoRole,
   input: ProjectionInput,
+  nextActionIds: ReadonlySet<string>,
 ): StatusTodoSummary {
   const visible = summary.items.filter(
     (item) =>
@@ -219,6 +227,15 @@ function todoSummary(
       (role === 'user' || input.agentId === null || item.claimed_by === null || item.claimed_by === input.agentId),
   );
   const sourceSection = firstSectionOf(doc, role)?.title ?? null;
+  const listed = summary.items.map((item) => {
+    const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
+    return {
+      ...item,
+      action_kind: item.metadata['action_kind'],
+      hasResumeWhen: resumeWhen !== '',
+      resumeHolds: openTodoResumeHolds(resumeWhen, doc.todos),
+    };
+  });
   return {
     schema_version: 'todo_summary_v0',
     source_section: sourceSection,
@@ -237,18 +254,8 @@ function todoSummary(
         actionable: actionableOpen(item, doc),
       })),
     ),
-    ...todoLists(
-      summary.items.map((item) => {
-        const resumeWhen = (item.metadata['resume_when'] ?? '').trim();
-        return {
-          ...item,
-          action_kind: item.metadata['action_kind'],
-          hasResumeWhen: resumeWhen !== '',
-          resumeHolds: openTodoResumeHolds(resumeWhen, doc.todos),
-        };
-      }),
-      role,
-      sourceSection,
+    ...todoLists(listed, role, sourceSection, (compact) =>
+      todoSuccession(listed, { role, sourceSection, nextActionIds, compact }),
     ),
   };
 }
@@ -328,8 +335,9 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     latestAgentLaneRun: agentLaneRuns[0] ?? null,
     preferredAgentId: input.agentId,
   });
-  const userTodos = doc && structured ? todoSummary(doc, structured.todos.user, 'user', input) : null;
-  const agentTodos = doc && structured ? todoSummary(doc, structured.todos.agent, 'agent', input) : null;
+  const nextActionIds = nextActionTodoIds(entries);
+  const userTodos = doc && structured ? todoSummary(doc, structured.todos.user, 'user', input, nextActionIds) : null;
+  const agentTodos = doc && structured ? todoSummary(doc, structured.todos.agent, 'agent', input, nextActionIds) : null;
   const warnings: ProjectionWarning[] = projectGoalWarnings({
     goalId: target.goalId,
     registryMember: target.registryMember,
@@ -631,8 +639,10 @@ export class GoalStatusCache {
     const limit = options.limit ?? DEFAULT_STATUS_RUN_LIMIT;
     const todoItemLimit = options.todoItemLimit ?? DEFAULT_STATUS_TODO_ITEM_LIMIT;
     const key = JSON.stringify([target, agentId, limit, todoItemLimit, options.homeDir, stateStamp, indexStamp]);
+    const nowMs = (options.now ?? new Date()).getTime();
+    const answer = (cached: GoalStatusItem): GoalStatusItem => withMonitorDue(cached, nowMs, cleanCopyOf);
     const cachedItem = this.items.get(target.goalId);
-    if (cachedItem && cachedItem.key === key) return cachedItem.item;
+    if (cachedItem && cachedItem.key === key) return answer(cachedItem.item);
     const files: [string, FileStamp | null][] = [
       [target.stateFile ?? '', stateStamp],
       [paths.indexFile, indexStamp],
@@ -640,7 +650,7 @@ export class GoalStatusCache {
     const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
     if (kept !== undefined) {
       this.items.set(target.goalId, { key, item: kept });
-      return kept;
+      return answer(kept);
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
@@ -660,7 +670,7 @@ export class GoalStatusCache {
     const item = JSON.parse(json) as GoalStatusItem;
     this.items.set(target.goalId, { key, item });
     this.disk?.setItem(target.goalId, key, files, item, json);
-    return item;
+    return answer(item);
   }
 }
 

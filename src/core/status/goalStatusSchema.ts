@@ -75,7 +75,23 @@ export const CompactTodoSchema = z.object({
   completion_turn_key: z.string().optional(),
   updated_at: z.string().optional(),
   superseded_by: z.string().optional(),
+  // The monitor metadata as read (projection/monitorDue.ts `MONITOR_KEYS`).
+  target_key: z.string().optional(),
+  cadence: z.string().optional(),
+  next_due_at: z.string().optional(),
+  expires_at: z.string().optional(),
+  watch_only: z.string().optional(),
+  last_checked_at: z.string().optional(),
+  result_hash: z.string().optional(),
+  consecutive_no_change: z.string().optional(),
+  material_change: z.string().optional(),
+  max_no_change_before_replan: z.string().optional(),
 });
+
+/** A compact todo as a closure or succession report lists it (projection/todoSuccession.ts): its extra keys kept. */
+const ReportedTodoSchema = CompactTodoSchema.partial().passthrough();
+/** A report object of the original's (projection/todoSuccession.ts), kept as projected. */
+const ReportSchema = z.record(z.string(), z.unknown());
 
 export const StatusTodoSummarySchema = z.object({
   /** The original's summary version. */
@@ -111,6 +127,27 @@ export const StatusTodoSummarySchema = z.object({
   blocker_items: z.array(CompactTodoSchema).optional(),
   resume_blocked_count: z.number().int().nonnegative().optional(),
   resume_blocked_items: z.array(CompactTodoSchema).optional(),
+  /**
+   * Derived when status answers, for the time of the read (projection/monitorDue.ts): never in the cached item.
+   */
+  monitor_due_count: z.number().int().nonnegative().optional(),
+  monitor_due_items: z.array(CompactTodoSchema).optional(),
+  monitor_schedule_gap_count: z.number().int().nonnegative().optional(),
+  monitor_schedule_gap_items: z.array(CompactTodoSchema).optional(),
+  watch_only_monitor_due_count: z.number().int().nonnegative().optional(),
+  /** The closure and succession reports (projection/todoSuccession.ts). */
+  watch_only_monitor_count: z.number().int().nonnegative().optional(),
+  convergence_open_count: z.number().int().nonnegative().optional(),
+  recent_completed_advancement_items: z.array(ReportedTodoSchema).optional(),
+  source_proof: ReportSchema.optional(),
+  terminal_closure_proof: ReportSchema.optional(),
+  closure_intent: ReportSchema.optional(),
+  handoff_gates: z.array(ReportSchema).optional(),
+  completed_without_successor_count: z.number().int().nonnegative().optional(),
+  completed_without_successor_items: z.array(ReportedTodoSchema).optional(),
+  todo_succession_warning: ReportSchema.optional(),
+  active_next_action_items: z.array(ReportedTodoSchema).optional(),
+  active_next_action_executable_items: z.array(ReportedTodoSchema).optional(),
 });
 export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
 

@@ -442,6 +442,7 @@ export class LiveStatusModel {
     return {
       registry,
       cache: this.cache,
+      clock: this.options.clock,
       persistentCache: this.options.persistentCache ?? true,
       deferCacheSave: (save) => this.scheduleCacheSave(save),
       quotaSummary: async (goal, sources) => {

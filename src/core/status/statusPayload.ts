@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { Clock } from '../clock';
 import { registeredAgentsForGoal } from '../registry/agentIds';
 import { LoopxError } from '../errors';
 import {
@@ -234,6 +235,8 @@ export interface StatusRequest {
    * nothing to redact and a warm call redacts only what is new in this call.
    */
   redact?: boolean;
+  /** The time of the read (the summaries' monitor-due fields, projection/monitorDue.ts); default the system clock. */
+  clock?: Clock;
 }
 
 /** The goal as status loaded it, which its quota summary is computed from. */
@@ -352,6 +355,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, {
       homeDir,
+      ...(request.clock !== undefined ? { now: request.clock.now() } : {}),
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });

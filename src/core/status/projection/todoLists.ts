@@ -1,4 +1,5 @@
 import { normalizedClaim } from './claimedCounts';
+import { monitorFields, type MonitorFields } from './monitorDue';
 import { decisionScope, todoId, type DecisionScope } from './standingDecisionAuthority';
 import { todoTaskClass } from './todoTaskClass';
 
@@ -19,7 +20,8 @@ import { todoTaskClass } from './todoTaskClass';
  * `claimed_monitor_open_items` (16 each), `backlog_items` (8), `executable_backlog_items` (8), `deferred_items` (8),
  * `deferred_resume_candidates` (deferred todos whose `resume_when` holds, 8). Only when not empty: `blocker_open_count`
  * and `blocker_items`, `resume_blocked_count` and `resume_blocked_items` (8).
- * Not carried: the monitor-due lists and counts (they depend on the time of the read).
+ * The monitor-due lists and counts are projection/monitorDue.ts (they depend on the time of the read); the closure
+ * and succession reports projection/todoSuccession.ts (`more`: built with the same `compact_todo_item`).
  */
 
 export interface ListedTodo {
@@ -41,7 +43,7 @@ export interface ListedTodo {
 }
 
 /** The original's `compact_todo_item`, for the fields ours reads: absent keys are the original's `None`. */
-export interface CompactTodo {
+export interface CompactTodo extends MonitorFields {
   index: number;
   done: boolean;
   text: string;
@@ -194,11 +196,12 @@ export function claimedVisibility<T extends ListedTodo>(items: readonly T[], lim
   return items.filter((item) => selected.has(item)).slice(0, limit);
 }
 
-export function todoLists(
+export function todoLists<M extends object = object>(
   todos: readonly ListedTodo[],
   role: 'user' | 'agent',
   sourceSection: string | null,
-): TodoLists {
+  more: (compact: (item: ListedTodo) => CompactTodo) => M = () => ({}) as M,
+): TodoLists & M {
   const compact = (item: ListedTodo): CompactTodo => {
     const claim = normalizedClaim(item.claimed_by);
     return {
@@ -218,6 +221,7 @@ export function todoLists(
         : {}),
       ...(claim !== null ? { claimed_by: claim } : {}),
       ...metadataFields(item.metadata),
+      ...monitorFields(item.metadata),
     };
   };
   const list = (items: readonly ListedTodo[]): CompactTodo[] => items.map(compact);
@@ -248,5 +252,6 @@ export function todoLists(
     ...(resumeBlocked.length > 0
       ? { resume_blocked_count: resumeBlocked.length, resume_blocked_items: list(resumeBlocked.slice(0, DEFERRED)) }
       : {}),
+    ...more(compact),
   };
 }

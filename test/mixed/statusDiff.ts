@@ -46,7 +46,16 @@ const TODO_SUMMARY_COMPARED = [
   'claimed_monitor_open_count',
   'blocker_open_count',
   'resume_blocked_count',
+  // projection/monitorDue.ts (derived when status answers) and projection/todoSuccession.ts.
+  'monitor_due_count',
+  'monitor_schedule_gap_count',
+  'watch_only_monitor_count',
+  'watch_only_monitor_due_count',
+  'convergence_open_count',
+  'completed_without_successor_count',
 ].join('|');
+/** Reports of projection/todoSuccession.ts compared whole, at every depth. */
+const TODO_REPORTS = ['source_proof', 'terminal_closure_proof', 'closure_intent', 'handoff_gates'].join('|');
 const TODO_LISTS = [
   'first_open_items',
   'first_executable_items',
@@ -61,6 +70,13 @@ const TODO_LISTS = [
   'deferred_resume_candidates',
   'blocker_items',
   'resume_blocked_items',
+  'monitor_due_items',
+  'monitor_schedule_gap_items',
+  'recent_completed_advancement_items',
+  'completed_without_successor_items',
+  'todo_succession_warning\\.items',
+  'active_next_action_items',
+  'active_next_action_executable_items',
 ].join('|');
 const COMPACT_TODO_COMPARED = [
   'index',
@@ -93,10 +109,23 @@ const COMPACT_TODO_COMPARED = [
   'completion_turn_key',
   'updated_at',
   'superseded_by',
+  'target_key',
+  'cadence',
+  'next_due_at',
+  'expires_at',
+  'watch_only',
+  'last_checked_at',
+  'result_hash',
+  'consecutive_no_change',
+  'material_change',
+  'max_no_change_before_replan',
+  // On the succession gaps (`completed_without_successor_items`, the warning's `items`).
+  'succession_tracked',
+  'recommended_action',
 ].join('|');
 /** A todo-summary path ours leaves different: anything below `user_todos`/`agent_todos` but the compared ones. */
 const TODO_SUMMARY_LEFT = new RegExp(
-  `^(user|agent)_todos\\.(?!((${TODO_SUMMARY_COMPARED})|(${TODO_LISTS})|(${TODO_LISTS})\\[\\]\\.(${COMPACT_TODO_COMPARED})|items\\[\\]\\.(schema_version|role|archive_state|source_section))$)`,
+  `^(user|agent)_todos\\.(?!((${TODO_SUMMARY_COMPARED})|(${TODO_LISTS})|(${TODO_LISTS})\\[\\]\\.(${COMPACT_TODO_COMPARED})|todo_succession_warning(\\.(schema_version|reason_code|count|recommended_action))?|(${TODO_REPORTS})((\\.|\\[\\]).*)?|items\\[\\]\\.(schema_version|role|archive_state|source_section))$)`,
 );
 
 /**
@@ -108,10 +137,13 @@ const TODO_SUMMARY_LEFT = new RegExp(
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   { pattern: /^project_asset(\.|$)/, rule: 'project-asset-block' },
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
-  // The todo summaries' counts and lists are compared (projection/todoLists.ts), and in each listed todo the fields of
-  // the original's `compact_todo_item` that ours carries; left: the monitor-due counts and lists (time of the read),
-  // the closure proofs and succession reports, the per-todo handoff notes and resume readiness, and `items` (the
-  // original's lists every todo, ours the first open ones: their per-todo fields beyond the four below).
+  // The todo summaries' counts and lists are compared (projection/todoLists.ts), their monitor-due counts and lists
+  // (projection/monitorDue.ts), closure proofs and succession reports (projection/todoSuccession.ts), and in each
+  // listed todo the fields of the original's `compact_todo_item` that ours carries; left: the per-todo handoff notes,
+  // resume readiness and completion links (`successor_todo_ids`, `no_followup`, `excluded_agents`, …), `items` (the
+  // original's lists every todo, ours the first open ones: their per-todo fields beyond the four below), and the two
+  // summary keys ours does not build: `task_orchestration_authority` (goals whose spawn policy allows sub-agents) and
+  // `monitor_writeback` (todos read from the event projection).
   { pattern: TODO_SUMMARY_LEFT, rule: 'todo-summary-lists' },
 ];
 

@@ -11,7 +11,7 @@ import { standingDecisionAuthority } from './projection/standingDecisionAuthorit
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
 import { nextActionTodoIds, todoSuccession } from './projection/todoSuccession';
-import { withMonitorDue } from './projection/monitorDue';
+import { monitorDueKey, withMonitorDue } from './projection/monitorDue';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { cleanCopyOf, scrubText } from '../privacy/scrub';
 import {
@@ -592,7 +592,11 @@ function pathsOf(target: z.output<typeof GoalStatusTargetSchema>): GoalPaths {
 export class GoalStatusCache {
   /** The registry, state files and run indexes as last read, by stamp. */
   readonly files: GoalFiles;
-  private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
+  /** Each goal's projected item (no time-dependent field), and its last answer with the `monitorDueKey` it was for. */
+  private readonly items = new Map<
+    string,
+    { key: string; item: GoalStatusItem; answered?: { dueKey: string; item: GoalStatusItem } }
+  >();
   /** The persistent cache behind this one (`goal/persistentCache.ts`), when the caller opened one. */
   disk: PersistentCache | undefined;
 
@@ -640,17 +644,25 @@ export class GoalStatusCache {
     const todoItemLimit = options.todoItemLimit ?? DEFAULT_STATUS_TODO_ITEM_LIMIT;
     const key = JSON.stringify([target, agentId, limit, todoItemLimit, options.homeDir, stateStamp, indexStamp]);
     const nowMs = (options.now ?? new Date()).getTime();
-    const answer = (cached: GoalStatusItem): GoalStatusItem => withMonitorDue(cached, nowMs, cleanCopyOf);
+    // The monitor-due fields for the time of this read (projection/monitorDue.ts); the same answer object while they
+    // are unchanged, so an unchanged goal is the same item call after call.
+    const answer = (entry: { item: GoalStatusItem; answered?: { dueKey: string; item: GoalStatusItem } }) => {
+      const dueKey = monitorDueKey(entry.item, nowMs);
+      if (entry.answered?.dueKey !== dueKey)
+        entry.answered = { dueKey, item: withMonitorDue(entry.item, nowMs, cleanCopyOf) };
+      return entry.answered.item;
+    };
     const cachedItem = this.items.get(target.goalId);
-    if (cachedItem && cachedItem.key === key) return answer(cachedItem.item);
+    if (cachedItem && cachedItem.key === key) return answer(cachedItem);
     const files: [string, FileStamp | null][] = [
       [target.stateFile ?? '', stateStamp],
       [paths.indexFile, indexStamp],
     ];
     const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
     if (kept !== undefined) {
-      this.items.set(target.goalId, { key, item: kept });
-      return answer(kept);
+      const entry = { key, item: kept };
+      this.items.set(target.goalId, entry);
+      return answer(entry);
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
@@ -668,9 +680,10 @@ export class GoalStatusCache {
     // A copy through JSON (the form the persistent cache keeps it in anyway) holds none of them.
     const json = JSON.stringify(projected);
     const item = JSON.parse(json) as GoalStatusItem;
-    this.items.set(target.goalId, { key, item });
+    const entry = { key, item };
+    this.items.set(target.goalId, entry);
     this.disk?.setItem(target.goalId, key, files, item, json);
-    return answer(item);
+    return answer(entry);
   }
 }
 

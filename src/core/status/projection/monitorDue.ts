@@ -124,6 +124,21 @@ export function monitorDueChangesAt(summary: MonitorLaneSummary | null | undefin
 }
 
 /**
+ * What `withMonitorDue` of the item answers at `nowMs`, as a short key: each listed monitor due, a gap or neither. Equal
+ * keys, equal answers (a reader keeps its last answer while the key holds, so an unchanged goal is the same object).
+ */
+export function monitorDueKey(item: { user_todos?: unknown; agent_todos?: unknown }, nowMs: number): string {
+  let key = '';
+  for (const summary of [item.user_todos, item.agent_todos]) {
+    key += '|';
+    if (summary === null || typeof summary !== 'object') continue;
+    for (const monitor of (summary as MonitorLaneSummary).monitor_open_items)
+      key += monitorIsDue(monitor, nowMs) ? 'd' : monitorMissesSchedule(monitor, nowMs) ? 'g' : '-';
+  }
+  return key;
+}
+
+/**
  * The item with its summaries' time-dependent fields for `nowMs` (a new item; the one given, cached, is left as it
  * is). `copy`: how to make a new object from the old one's fields (the caller's credential-clean marking).
  */

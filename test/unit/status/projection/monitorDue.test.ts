@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import {
   monitorDue,
   monitorDueChangesAt,
+  monitorDueKey,
   monitorFields,
   withMonitorDue,
   type MonitorFields,
@@ -85,10 +86,18 @@ describe('status todo summary: monitor-due counts and lists (time of the read)',
   });
 
   it('answers a new item: the cached one keeps no time-dependent field', () => {
-    const cached = { goal_id: 'g', user_todos: null, agent_todos: { monitor_open_items: lane } };
+    const cached: { goal_id: string; user_todos: unknown; agent_todos: object } = {
+      goal_id: 'g',
+      user_todos: null,
+      agent_todos: { monitor_open_items: lane },
+    };
     const answered = withMonitorDue(cached, at('2026-07-01T11:00:00Z'));
     assert.equal((answered.agent_todos as { monitor_due_count: number }).monitor_due_count, 3);
     assert.equal(answered.user_todos, null);
     assert.equal('monitor_due_count' in cached.agent_todos, false);
+    // Its key changes exactly when the answer does.
+    const keyAt = (iso: string): string => monitorDueKey(cached, at(iso));
+    assert.equal(keyAt('2026-07-01T09:10:00Z'), keyAt('2026-07-01T09:29:59Z'));
+    assert.notEqual(keyAt('2026-07-01T09:29:59Z'), keyAt('2026-07-01T09:30:00Z'));
   });
 });

@@ -13,7 +13,7 @@ import { todoLists } from './projection/todoLists';
 import { nextActionTodoIds, todoSuccession } from './projection/todoSuccession';
 import { monitorDueKey, withMonitorDue } from './projection/monitorDue';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
-import { cleanCopyOf, scrubText } from '../privacy/scrub';
+import { cleanCopyOf, redactCredentialsShared, scrubText } from '../privacy/scrub';
 import {
   attentionRoute,
   MONITOR_SIGNAL_WAITING_ON,
@@ -84,6 +84,8 @@ export interface GoalStatusOptions {
    * item is answered, never cached. Default: the system clock.
    */
   now?: Date;
+  /** The caller redacts the answer (`redactCredentialsShared`): the kept item is marked as it is looked at. */
+  redact?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -648,8 +650,12 @@ export class GoalStatusCache {
     // are unchanged, so an unchanged goal is the same item call after call.
     const answer = (entry: { item: GoalStatusItem; answered?: { dueKey: string; item: GoalStatusItem } }) => {
       const dueKey = monitorDueKey(entry.item, nowMs);
-      if (entry.answered?.dueKey !== dueKey)
+      if (entry.answered?.dueKey !== dueKey) {
+        // The kept item is looked at for credentials first (marked clean when clean, which the persistent cache
+        // records), so its answer, a copy of it, is known clean as well.
+        if (options.redact === true) redactCredentialsShared(entry.item);
         entry.answered = { dueKey, item: withMonitorDue(entry.item, nowMs, cleanCopyOf) };
+      }
       return entry.answered.item;
     };
     const cachedItem = this.items.get(target.goalId);

@@ -356,6 +356,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     let item: GoalStatusItem = await cache.goalStatus(target, {
       homeDir,
       ...(request.clock !== undefined ? { now: request.clock.now() } : {}),
+      ...(request.redact === true ? { redact: true } : {}),
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });

@@ -153,8 +153,15 @@ function isDone(todo: ListedTodo): boolean {
   return todo.status === 'done' || todo.status === 'deferred';
 }
 
+/** The task class of a todo, read once per todo (its text patterns are looked at by several rules). */
+const classes = new WeakMap<ListedTodo, string>();
 function classOf(todo: ListedTodo): string {
-  return todoTaskClass(todo);
+  let taskClass = classes.get(todo);
+  if (taskClass === undefined) {
+    taskClass = todoTaskClass(todo);
+    classes.set(todo, taskClass);
+  }
+  return taskClass;
 }
 
 /** Whether `candidate` (an advancement todo) unblocks or resumes on the todo `id`. */
@@ -165,18 +172,39 @@ function continues(candidate: ListedTodo, id: string): boolean {
   return colon >= 0 && resume.slice(0, colon) === 'todo_done' && todoId(resume.slice(colon + 1)) === id;
 }
 
-/** `todo_successor_todo_ids`. */
-function successorIds(todo: ListedTodo, todos: readonly ListedTodo[]): string[] {
+/**
+ * The advancement todos of the role that continue each todo id (their `unblocks_todo_id` or `resume_when=todo_done:`
+ * names it), in list order: read once for all the todos `todo_successor_todo_ids` looks at.
+ */
+function continuations(todos: readonly ListedTodo[]): Map<string, string[]> {
+  const byTarget = new Map<string, string[]>();
+  for (const candidate of todos) {
+    const id = todoId(candidate.todo_id);
+    if (id === null || classOf(candidate) !== 'advancement_task') continue;
+    const resume = resumeWhen(candidate.metadata['resume_when']) ?? '';
+    const colon = resume.indexOf(':');
+    const targets = [
+      todoId(candidate.metadata['unblocks_todo_id']),
+      colon >= 0 && resume.slice(0, colon) === 'todo_done' ? todoId(resume.slice(colon + 1)) : null,
+    ];
+    for (const target of targets) {
+      if (target === null) continue;
+      const list = byTarget.get(target) ?? [];
+      if (!list.includes(id)) list.push(id);
+      byTarget.set(target, list);
+    }
+  }
+  return byTarget;
+}
+
+/** `todo_successor_todo_ids` (`continued`: `continuations` of the role's todos). */
+function successorIds(todo: ListedTodo, continued: ReadonlyMap<string, readonly string[]>): string[] {
   const ids = todoIdList(todo.metadata['successor_todo_ids']);
   const superseded = todoId(todo.metadata['superseded_by']);
   if (superseded !== null && !ids.includes(superseded)) ids.push(superseded);
   const own = todoId(todo.todo_id);
   if (own === null) return ids;
-  for (const candidate of todos) {
-    const id = todoId(candidate.todo_id);
-    if (id === null || id === own || classOf(candidate) !== 'advancement_task') continue;
-    if (continues(candidate, own) && !ids.includes(id)) ids.push(id);
-  }
+  for (const id of continued.get(own) ?? []) if (id !== own && !ids.includes(id)) ids.push(id);
   return ids;
 }
 
@@ -320,6 +348,7 @@ export function todoSuccession(
   const watchOnlyIds = new Set(watchOnly.map((t) => todoId(t.todo_id)));
   const convergent = open.filter((t) => !watchOnlyIds.has(todoId(t.todo_id)));
   const noFollowUps = todos.filter((t) => isDone(t) && noFollowUp(t.metadata));
+  const continued = continuations(todos);
   const gaps = newestFirst(
     done
       .filter(
@@ -327,7 +356,7 @@ export function todoSuccession(
           classOf(t) === 'advancement_task' &&
           succession_tracked_keys(t.metadata) &&
           !noFollowUp(t.metadata) &&
-          successorIds(t, todos).length === 0,
+          successorIds(t, continued).length === 0,
       )
       .map((t) => ({
         ...without(compact(t), ['note', 'evidence', 'reason']),

@@ -424,6 +424,124 @@ describe('mixed team: status payloads equal field by field (every key the origin
     compare(w, 'release ledger');
   });
 
+  it('monitors on schedules, completed todos with and without successors, terminal closure and a handoff gate', () => {
+    w = mixedWorkspace('status-closure');
+    const head = `---\nstatus: active\nobjective: "Closure fixture."\nupdated_at: 2026-07-03T09:55:53+00:00\n---\n\n# Active Goal State\n\n`;
+    const todo = (box: ' ' | 'x', text: string, meta: string): string =>
+      `- [${box}] ${text}\n  <!-- loopx:todo ${meta} -->\n`;
+    const tail = (next: string): string => `\n## Next Action\n\n- ${next}\n\n## Progress Ledger\n\n- Fixture.\n`;
+    // Due (next_due_at passed), not yet due, without a schedule (a gap), expired, and a due watch-only monitor; an
+    // advancement todo the Next Action names; done ones without a successor, with one, with no follow-up; a handoff
+    // gate (excluded agent, unblocks a todo).
+    writeGoal(
+      w,
+      'watching',
+      { compute: 1, window_hours: 24 },
+      ['codex-a', 'codex-b'],
+      head +
+        `## User Todo\n\n` +
+        todo(
+          ' ',
+          'Approve the deploy',
+          'todo_id=todo_user_gate01 status=open task_class=user_gate goal_bound=true global_gate=true',
+        ) +
+        `\n## Agent Todo\n\n` +
+        todo(
+          ' ',
+          '[P1] Watch the nightly build',
+          'todo_id=todo_mon_due001 status=open task_class=continuous_monitor cadence=1h next_due_at=2020-01-01T00:00:00Z',
+        ) +
+        todo(
+          ' ',
+          '[P1] Watch the weekly build',
+          'todo_id=todo_mon_later1 status=open task_class=continuous_monitor cadence=1d next_due_at=2099-01-01T00:00:00Z',
+        ) +
+        todo(' ', '[P2] Watch the release feed', 'todo_id=todo_mon_gap001 status=open task_class=continuous_monitor') +
+        todo(
+          ' ',
+          '[P2] Watch the old feed',
+          'todo_id=todo_mon_exp001 status=open task_class=continuous_monitor next_due_at=2020-01-01T00:00:00Z expires_at=2021-01-01T00:00:00Z',
+        ) +
+        todo(
+          ' ',
+          '[P3] Watch the dashboard',
+          'todo_id=todo_mon_wo0001 status=open task_class=continuous_monitor watch_only=true next_due_at=2020-01-01T00:00:00Z',
+        ) +
+        todo(' ', '[P0] Implement the parser', 'todo_id=todo_adv_open01 status=open task_class=advancement_task') +
+        todo(
+          'x',
+          'Implement the lexer',
+          'todo_id=todo_adv_gap001 status=done task_class=advancement_task completed_at=2026-07-01T00:00:00Z note=done%20well',
+        ) +
+        todo(
+          'x',
+          'Implement the reader',
+          'todo_id=todo_adv_succ01 status=done task_class=advancement_task successor_todo_ids=todo_adv_open01 completed_at=2026-07-02T00:00:00Z updated_at=2026-07-02T01:00:00Z',
+        ) +
+        todo(
+          'x',
+          'Implement the writer',
+          'todo_id=todo_adv_nofu01 status=done task_class=advancement_task no_followup=true completed_at=2026-06-30T00:00:00Z',
+        ) +
+        todo(
+          'x',
+          'Fix the build',
+          'todo_id=todo_adv_unbl01 status=done task_class=advancement_task claimed_by=codex-a',
+        ) +
+        todo(
+          ' ',
+          'Repair the build again',
+          'todo_id=todo_adv_next01 status=open task_class=advancement_task unblocks_todo_id=todo_adv_unbl01',
+        ) +
+        todo(
+          ' ',
+          'Review the handoff',
+          'todo_id=todo_handoff01 status=open task_class=advancement_task excluded_agents=codex-b unblocks_todo_id=todo_adv_open01',
+        ) +
+        tail('Continue todo_adv_open01 and todo_mon_due001.'),
+    );
+    // Every todo done, one with no follow-up (terminal closure, closure intent; an empty User Todo section).
+    addGoal(
+      w,
+      'closed',
+      head +
+        `## User Todo\n\n## Agent Todo\n\n` +
+        todo(
+          'x',
+          'Implement the lexer',
+          'todo_id=todo_cl_done01 status=done task_class=advancement_task completed_at=2026-07-01T00:00:00Z no_followup=true',
+        ) +
+        todo('x', 'Fix the docs', 'todo_id=todo_cl_done02 status=done') +
+        tail('Nothing left.'),
+    );
+    // Every todo done, one completion without a successor (no terminal closure). (A watch-only monitor left open makes
+    // the item a quiet monitor, whose display ours differs on by another rule: unit fixtures pin that closure.)
+    addGoal(
+      w,
+      'gap',
+      head +
+        `## User Todo\n\n` +
+        todo('x', 'Approve', 'todo_id=todo_cw_user01 status=done task_class=user_gate') +
+        `\n## Agent Todo\n\n` +
+        todo(
+          'x',
+          'Implement the lexer',
+          'todo_id=todo_cw_done01 status=done task_class=advancement_task completed_at=2026-07-01T00:00:00Z',
+        ) +
+        tail('Nothing left.'),
+    );
+    const ours = compare(w, 'closure');
+    const agent = ours['watching']?.['agent_todos'] as Record<string, unknown>;
+    assert.deepEqual(
+      [agent['monitor_due_count'], agent['monitor_schedule_gap_count'], agent['completed_without_successor_count']],
+      [2, 1, 1],
+    );
+    assert.equal(
+      (ours['closed']?.['agent_todos'] as Record<string, unknown>)['terminal_closure_proof'] !== undefined,
+      true,
+    );
+  });
+
   it('a generated 6-goal workspace (seed 3: gates by priority, lane runs, spends, claimed and done todos)', () => {
     w = mixedWorkspace('status-generated');
     fs.rmSync(w.ws, { recursive: true, force: true });

@@ -34,32 +34,12 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
 }
 
 /**
- * The todo-summary keys ours leaves different (the other reports of `compact_todo_group`, docs/compatibility.md): the
- * monitor-due counts and lists (time of the read), the watch-only counts, the closure proofs and succession reports,
- * the hand-off gates, the active Next Action's todos, the task orchestration authority and the monitor write-back
- * contract. Every other key (the counts, `items` and every list, each todo field by field) must be equal.
+ * The todo-summary keys ours does not build (docs/compatibility.md): the task orchestration authority (goals whose
+ * spawn policy allows sub-agents) and the monitor write-back contract (todos read from the event projection). Every
+ * other key (the counts, `items` and every list, each todo field by field, the monitor-due fields, the closure and
+ * succession reports) must be equal.
  */
-const TODO_SUMMARY_REPORTS = [
-  'monitor_due_count',
-  'monitor_due_items',
-  'monitor_schedule_gap_count',
-  'monitor_schedule_gap_items',
-  'watch_only_monitor_count',
-  'watch_only_monitor_due_count',
-  'convergence_open_count',
-  'source_proof',
-  'terminal_closure_proof',
-  'closure_intent',
-  'recent_completed_advancement_items',
-  'handoff_gates',
-  'completed_without_successor_count',
-  'completed_without_successor_items',
-  'todo_succession_warning',
-  'active_next_action_items',
-  'active_next_action_executable_items',
-  'task_orchestration_authority',
-  'monitor_writeback',
-].join('|');
+const TODO_SUMMARY_REPORTS = ['task_orchestration_authority', 'monitor_writeback'].join('|');
 /**
  * A todo-summary path ours leaves different: a report above, or a listed todo's `review_materials` (the markdown files
  * its text links, each with whether it exists: a file look-up per link that status does not make).
@@ -76,8 +56,9 @@ const TODO_SUMMARY_LEFT = new RegExp(
  */
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   { pattern: /^goal_channel_projection(\.|$)/, rule: 'goal-channel-block' },
-  // The todo summaries' counts, `items` and lists are compared, each todo field by field (projection/todoLists.ts,
-  // projection/compactTodoItem.ts); left: the summaries' other reports and a todo's review materials (above).
+  // The todo summaries' counts, `items`, lists, monitor-due fields (projection/monitorDue.ts) and closure and
+  // succession reports (projection/todoSuccession.ts) are compared, each todo field by field; left: the two summary
+  // keys ours does not build and a todo's review materials (above).
   { pattern: TODO_SUMMARY_LEFT, rule: 'todo-summary-lists' },
 ];
 

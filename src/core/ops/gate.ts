@@ -37,6 +37,7 @@ export const gateInbox = defineOperation({
         agentId: null,
         persistentCache: persistentCacheEnabled(env.env),
         redact: true,
+        clock: env.clock,
       }),
     );
     const inputs: InboxGateInput[] = [];

@@ -8,11 +8,13 @@ import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
-import { todoLists } from './projection/todoLists';
+import { todoLists, type TodoLists } from './projection/todoLists';
 import { applyResumeConditions, budgetedItems, structuredTodo, type TodoRecord } from './projection/compactTodoItem';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { itemAttentionFields, latestValidation } from './projection/projectAsset';
-import { scrubText } from '../privacy/scrub';
+import { cleanCopyOf, redactCredentialsShared, scrubText } from '../privacy/scrub';
+import { nextActionTodoIds, todoSuccession } from './projection/todoSuccession';
+import { monitorDueKey, withMonitorDue } from './projection/monitorDue';
 import {
   attentionRoute,
   MONITOR_SIGNAL_WAITING_ON,
@@ -76,6 +78,13 @@ export interface GoalStatusOptions {
   cache?: GoalStatusCache;
   /** Where files are read from; default the file system (tests count reads through it). */
   reader?: GoalFileReader;
+  /**
+   * The time of the read: the summaries' monitor-due fields (projection/monitorDue.ts) are derived for it when the
+   * item is answered, never cached. Default: the system clock.
+   */
+  now?: Date;
+  /** The caller redacts the answer (`redactCredentialsShared`): the kept item is marked as it is looked at. */
+  redact?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -247,6 +256,7 @@ function todoSummary(
   records: Map<StructuredTodoItem, TodoRecord>,
   role: TodoRole,
   agentId: string | null,
+  nextActionIds: ReadonlySet<string>,
 ): StatusTodoSummary {
   const sourceSection = firstSectionOf(doc, role)?.title ?? null;
   const listed = summary.items.map((item) => {
@@ -279,7 +289,9 @@ function todoSummary(
     ).map((record) => statusTodoItem(record, byRecord.get(record) as StructuredTodoItem)),
     ...claimedCounts(listed.map((item) => ({ ...item, actionable: item.status === 'open' && item.resumeHolds }))),
     // The lists' todos are the original's compact todos, checked against CompactTodoSchema when the item is parsed.
-    ...(todoLists(listed) as unknown as Pick<StatusTodoSummary, keyof ReturnType<typeof todoLists>>),
+    ...(todoLists(listed, (compact) =>
+      todoSuccession(listed, { role, sourceSection, nextActionIds, compact }),
+    ) as unknown as Pick<StatusTodoSummary, keyof TodoLists>),
   };
 }
 
@@ -359,12 +371,15 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     latestAgentLaneRun: agentLaneRuns[0] ?? null,
     preferredAgentId: input.agentId,
   });
+  const nextActionIds = nextActionTodoIds(entries);
   const records = doc && structured ? todoRecords(doc, structured) : null;
   const userTodos =
-    doc && structured && records ? todoSummary(doc, structured.todos.user, records.user, 'user', input.agentId) : null;
+    doc && structured && records
+      ? todoSummary(doc, structured.todos.user, records.user, 'user', input.agentId, nextActionIds)
+      : null;
   const agentTodos =
     doc && structured && records
-      ? todoSummary(doc, structured.todos.agent, records.agent, 'agent', input.agentId)
+      ? todoSummary(doc, structured.todos.agent, records.agent, 'agent', input.agentId, nextActionIds)
       : null;
   const warnings: ProjectionWarning[] = projectGoalWarnings({
     goalId: target.goalId,
@@ -698,7 +713,11 @@ function pathsOf(goal: Pick<GoalRef, StatusRefKeys>): GoalPaths {
 export class GoalStatusCache {
   /** The registry, state files and run indexes as last read, by stamp. */
   readonly files: GoalFiles;
-  private readonly items = new Map<string, { key: string; item: GoalStatusItem }>();
+  /** Each goal's projected item (no time-dependent field), and its last answer with the `monitorDueKey` it was for. */
+  private readonly items = new Map<
+    string,
+    { key: string; item: GoalStatusItem; answered?: { dueKey: string; item: GoalStatusItem } }
+  >();
   /** The persistent cache behind this one (`goal/persistentCache.ts`), when the caller opened one. */
   disk: PersistentCache | undefined;
 
@@ -744,16 +763,30 @@ export class GoalStatusCache {
     const agentId = options.agentId ?? null;
     const limit = options.limit ?? DEFAULT_STATUS_RUN_LIMIT;
     const key = JSON.stringify([target, agentId, limit, options.homeDir, stateStamp, indexStamp]);
+    const nowMs = (options.now ?? new Date()).getTime();
+    // The monitor-due fields for the time of this read (projection/monitorDue.ts); the same answer object while they
+    // are unchanged, so an unchanged goal is the same item call after call.
+    const answer = (entry: { item: GoalStatusItem; answered?: { dueKey: string; item: GoalStatusItem } }) => {
+      const dueKey = monitorDueKey(entry.item, nowMs);
+      if (entry.answered?.dueKey !== dueKey) {
+        // The kept item is looked at for credentials first (marked clean when clean, which the persistent cache
+        // records), so its answer, a copy of it, is known clean as well.
+        if (options.redact === true) redactCredentialsShared(entry.item);
+        entry.answered = { dueKey, item: withMonitorDue(entry.item, nowMs, cleanCopyOf) };
+      }
+      return entry.answered.item;
+    };
     const cachedItem = this.items.get(target.goalId);
-    if (cachedItem && cachedItem.key === key) return cachedItem.item;
+    if (cachedItem && cachedItem.key === key) return answer(cachedItem);
     const files: [string, FileStamp | null][] = [
       [target.stateFile ?? '', stateStamp],
       [paths.indexFile, indexStamp],
     ];
     const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
     if (kept !== undefined) {
-      this.items.set(target.goalId, { key, item: kept });
-      return kept;
+      const entry = { key, item: kept };
+      this.items.set(target.goalId, entry);
+      return answer(entry);
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
@@ -770,9 +803,10 @@ export class GoalStatusCache {
     // A copy through JSON (the form the persistent cache keeps it in anyway) holds none of them.
     const json = JSON.stringify(projected);
     const item = JSON.parse(json) as GoalStatusItem;
-    this.items.set(target.goalId, { key, item });
+    const entry = { key, item };
+    this.items.set(target.goalId, entry);
     this.disk?.setItem(target.goalId, key, files, item, json);
-    return item;
+    return answer(entry);
   }
 }
 

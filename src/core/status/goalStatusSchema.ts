@@ -161,6 +161,11 @@ export const CompactTodoSchema = z.looseObject({
   handoff_note: HandoffNoteSchema.optional(),
 }) as unknown as z.ZodObject<CompactTodoShape>;
 
+/** A compact todo as a closure or succession report lists it (projection/todoSuccession.ts): its extra keys kept. */
+const ReportedTodoSchema = CompactTodoSchema.partial().passthrough();
+/** A report object of the original's (projection/todoSuccession.ts), kept as projected. */
+const ReportSchema = z.record(z.string(), z.unknown());
+
 export const StatusTodoSummarySchema = z.object({
   /** The original's summary version. */
   schema_version: z.literal('todo_summary_v0'),
@@ -198,6 +203,27 @@ export const StatusTodoSummarySchema = z.object({
   blocker_items: z.array(CompactTodoSchema).optional(),
   resume_blocked_count: z.number().int().nonnegative().optional(),
   resume_blocked_items: z.array(CompactTodoSchema).optional(),
+  /**
+   * Derived when status answers, for the time of the read (projection/monitorDue.ts): never in the cached item.
+   */
+  monitor_due_count: z.number().int().nonnegative().optional(),
+  monitor_due_items: z.array(CompactTodoSchema).optional(),
+  monitor_schedule_gap_count: z.number().int().nonnegative().optional(),
+  monitor_schedule_gap_items: z.array(CompactTodoSchema).optional(),
+  watch_only_monitor_due_count: z.number().int().nonnegative().optional(),
+  /** The closure and succession reports (projection/todoSuccession.ts). */
+  watch_only_monitor_count: z.number().int().nonnegative().optional(),
+  convergence_open_count: z.number().int().nonnegative().optional(),
+  recent_completed_advancement_items: z.array(ReportedTodoSchema).optional(),
+  source_proof: ReportSchema.optional(),
+  terminal_closure_proof: ReportSchema.optional(),
+  closure_intent: ReportSchema.optional(),
+  handoff_gates: z.array(ReportSchema).optional(),
+  completed_without_successor_count: z.number().int().nonnegative().optional(),
+  completed_without_successor_items: z.array(ReportedTodoSchema).optional(),
+  todo_succession_warning: ReportSchema.optional(),
+  active_next_action_items: z.array(ReportedTodoSchema).optional(),
+  active_next_action_executable_items: z.array(ReportedTodoSchema).optional(),
 });
 export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
 

@@ -9,6 +9,7 @@ import type { GoalFileReader, StateRead } from '../goal/files';
 import type { GoalRef } from '../registry/goalRef';
 import { GoalStatusCache, statusEntryKey, statusStateFile, type StatusRefKeys } from './goalStatus';
 import { QuotaSummaryCache } from './quotaCache';
+import { monitorDueChangesAt } from './projection/monitorDue';
 import { projectedStatusQuota, statusQuotaReads } from './statusQuota';
 import { RebuildStats } from './rebuildStats';
 import type { RecentRunRow } from '../goal/recentRuns';
@@ -129,6 +130,8 @@ export class LiveStatusModel {
   /** The persistent cache's save of the latest build, run after the snapshot is published (one at a time). */
   private pendingSave: (() => Promise<boolean>) | undefined;
   private saveTimer: NodeJS.Timeout | undefined;
+  /** When a summary's monitor-due fields of the snapshot next change (projection/monitorDue.ts): rebuilt after. */
+  private monitorChangesAtMs = Infinity;
 
   constructor(private readonly options: LiveStatusOptions) {
     this.registryPath = path.resolve(options.registryPath);
@@ -352,10 +355,12 @@ export class LiveStatusModel {
       previous !== undefined &&
       fingerprint !== null &&
       fingerprint === this.fingerprint &&
-      !(previous.ok && quotaExpired)
+      !(previous.ok && quotaExpired) &&
+      this.options.clock.now().getTime() < this.monitorChangesAtMs
     )
       return previous;
     const snapshot = await this.build();
+    this.monitorChangesAtMs = snapshot.ok ? monitorChangesAt(snapshot.items.values(), this.options.clock) : Infinity;
     this.fingerprint = fingerprint ?? '';
     this.snapshot = snapshot;
     if (!this.closed && this.options.watch === true && snapshot.ok) this.syncWatchers(snapshot.targets);
@@ -448,8 +453,8 @@ export class LiveStatusModel {
     return {
       registry,
       cache: this.cache,
-      persistentCache: this.options.persistentCache ?? true,
       clock: this.options.clock,
+      persistentCache: this.options.persistentCache ?? true,
       deferCacheSave: (save) => this.scheduleCacheSave(save),
       quotaSummary: async (goal, sources) => {
         // The quota state as `loopx status` shows it (following the item's route: an operator gate, a
@@ -586,6 +591,15 @@ export function diffSnapshots(before: LiveSnapshot | undefined, after: LiveSnaps
     newRuns: [],
     quotaChanged,
   };
+}
+
+/** The first instant after now at which an item's monitor-due fields change. */
+function monitorChangesAt(items: Iterable<StatusPayloadItem>, clock: Clock): number {
+  const now = clock.now().getTime();
+  let next = Infinity;
+  for (const item of items)
+    next = Math.min(next, monitorDueChangesAt(item.user_todos, now), monitorDueChangesAt(item.agent_todos, now));
+  return next;
 }
 
 /** The parts of a quota summary that mean a change to people (not the moving clock). */

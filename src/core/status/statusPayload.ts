@@ -250,7 +250,7 @@ export interface StatusRequest {
    * nothing to redact and a warm call redacts only what is new in this call.
    */
   redact?: boolean;
-  /** "Now" for the run-history reports (default the system clock). */
+  /** "Now": the run-history reports and the summaries' monitor-due fields (projection/monitorDue.ts); default the system clock. */
   clock?: Clock;
   /**
    * Compute the top-level reports (default true). A caller that takes only one goal's item from the payload (the
@@ -368,6 +368,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, {
       homeDir,
+      ...(request.clock !== undefined ? { now: request.clock.now() } : {}),
+      ...(request.redact === true ? { redact: true } : {}),
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });

@@ -19,7 +19,8 @@ import { todoTaskClass } from './todoTaskClass';
  * `claimed_monitor_open_items` (16 each), `backlog_items` (8), `executable_backlog_items` (8), `deferred_items` (8),
  * `deferred_resume_candidates` (deferred todos whose `resume_when` holds, 8). Only when not empty: `blocker_open_count`
  * and `blocker_items`, `resume_blocked_count` and `resume_blocked_items` (8).
- * Not carried: the monitor-due lists and counts (they depend on the time of the read).
+ * The monitor-due lists and counts are projection/monitorDue.ts (they depend on the time of the read); the closure
+ * and succession reports projection/todoSuccession.ts (`more`: built with the same `compact_todo_item`).
  */
 
 export interface ListedTodo {
@@ -105,7 +106,10 @@ export function claimedVisibility<T extends ListedTodo>(items: readonly T[], lim
   return items.filter((item) => selected.has(item)).slice(0, limit);
 }
 
-export function todoLists(todos: readonly ListedTodo[]): TodoLists {
+export function todoLists<M extends object = object>(
+  todos: readonly ListedTodo[],
+  more: (compact: (item: ListedTodo) => CompactTodo) => M = () => ({}) as M,
+): TodoLists & M {
   const compacted = new Map<ListedTodo, CompactTodo>();
   const compact = (item: ListedTodo): CompactTodo => {
     let found = compacted.get(item);
@@ -143,5 +147,6 @@ export function todoLists(todos: readonly ListedTodo[]): TodoLists {
     ...(resumeBlocked.length > 0
       ? { resume_blocked_count: resumeBlocked.length, resume_blocked_items: list(resumeBlocked.slice(0, DEFERRED)) }
       : {}),
+    ...more(compact),
   };
 }

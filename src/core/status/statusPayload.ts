@@ -531,7 +531,11 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
     goal?.['owner'],
     goal?.['stop_condition'],
     goal?.status,
-    goal?.coordination?.write_scope,
+    // The goal channel's raw-material scan reads these (channelProjection.ts).
+    goal?.coordination,
+    goal?.['spawn_policy'],
+    goal?.['guards'],
+    goal?.['next_probe'],
   ]);
   const cached = extendedItems.get(item);
   if (cached !== undefined && cached.key === key) return cached.value;

@@ -1,0 +1,345 @@
+import { z } from 'zod';
+import { cleanCopyOf } from '../privacy/scrub';
+import type { RegistryGoal } from '../registry/schema';
+import type { GoalStatusItem, StatusRun } from './goalStatusSchema';
+
+/**
+ * `goal_channel_projection`: the read-only channel snapshot of one status item, built by the original's rules
+ * (`control_plane/goals/goal_channel_projection.py` `build_goal_channel_projection`, fed by `goal_channel.py` with
+ * the item, its quota and the goal's latest runs). Each field's rule is in docs/compatibility.md ("Status items field
+ * by field", `goal_channel_projection`). The one deliberate deviation: the original passes every compacted value
+ * through Python's `str()`, so the projection's quota counts and todo flags reach clients as strings (`"0"`,
+ * `"True"`); ours keeps them JSON numbers and booleans.
+ */
+
+export const GOAL_CHANNEL_PROJECTION_SCHEMA = 'goal_channel_projection_v0' as const;
+
+/** A value the projection copies: a compact text, or (our deviation) the number or boolean itself. */
+const ChannelValueSchema = z.union([z.string(), z.number(), z.boolean()]);
+type ChannelValue = z.infer<typeof ChannelValueSchema>;
+
+const GoalChannelTodoSchema = z.object({
+  title: z.string(),
+  status: z.string(),
+  todo_id: z.string().optional(),
+  priority: z.string().optional(),
+  claimed_by: z.string().optional(),
+  bound_agent: z.string().optional(),
+  goal_bound: z.boolean().optional(),
+  task_class: z.string().optional(),
+  action_kind: z.string().optional(),
+  task_repository: z.string().optional(),
+});
+export type GoalChannelTodo = z.infer<typeof GoalChannelTodoSchema>;
+
+export const GoalChannelProjectionSchema = z.object({
+  schema_version: z.literal(GOAL_CHANNEL_PROJECTION_SCHEMA),
+  goal_id: z.string(),
+  mode: z.literal('read_only'),
+  display_name: z.string(),
+  source_refs: z.object({
+    status_generated_at: z.null(),
+    active_state_updated_at: z.null(),
+    latest_run_generated_at: z.string().nullable(),
+    review_packet_generated_at: z.null(),
+    event_ledger_source: z.literal('run_history'),
+  }),
+  waiting_on: z.string(),
+  latest_status: z.string(),
+  next_action: z.string(),
+  decision_frame: z.object({
+    user_action_required: z.boolean(),
+    agent_action_required: z.boolean(),
+    quiet_noop_allowed: z.boolean(),
+  }),
+  /** `state`, `reason`, `spend_policy`, `spent_slots`, `allowed_slots` of the item's quota, when set. */
+  quota: z.record(z.string(), ChannelValueSchema),
+  user_todos: z.array(GoalChannelTodoSchema),
+  agent_todos: z.array(GoalChannelTodoSchema),
+  /** One entry when an open user gate is listed: the original reads gates from its todo list only. */
+  open_gates: z.array(
+    z.object({
+      gate_id: z.literal('project_asset_user_gate_todos'),
+      kind: z.literal('user_todo'),
+      status: z.literal('action_required'),
+      blocks: z.array(z.string()),
+    }),
+  ),
+  /** Always empty: the status path passes the original's builder no artifacts. */
+  artifacts: z.array(z.record(z.string(), z.string())),
+  /** The soft claims of the listed agent todos. */
+  active_leases: z.array(z.object({ todo_id: z.string(), owner_agent: z.string(), status: z.literal('soft_claim') })),
+  recent_events: z.array(
+    z.object({
+      generated_at: z.string().optional(),
+      classification: z.string().optional(),
+      summary: z.string().optional(),
+    }),
+  ),
+  source_warnings: z.array(
+    z.object({
+      kind: z.literal('raw_or_private_material_omitted'),
+      key_names: z.array(z.string()),
+      message: z.string(),
+    }),
+  ),
+  truth_contract: z.object({
+    event_ledger_is_source_of_truth: z.literal(true),
+    projection_is_writable: z.literal(false),
+    write_authority: z.literal('none'),
+    recompute_rule: z.string(),
+  }),
+});
+export type GoalChannelProjection = z.infer<typeof GoalChannelProjectionSchema>;
+
+const TRUTH_CONTRACT: GoalChannelProjection['truth_contract'] = {
+  event_ledger_is_source_of_truth: true,
+  projection_is_writable: false,
+  write_authority: 'none',
+  recompute_rule: 'refresh from LoopX status/quota/run history; do not edit the channel projection as project truth',
+};
+
+const RAW_MATERIAL_WARNING =
+  'raw/private-looking fields were omitted; inspect the compact source references instead of copying raw material into the frontstage channel projection';
+
+/** Key names the original omits as raw material (a key whose lowercased name contains one). */
+const RAW_MATERIAL_KEY_HINTS = [
+  'credential',
+  'local_path',
+  'log',
+  'raw',
+  'secret',
+  'stderr',
+  'stdout',
+  'token',
+  'trace',
+  'transcript',
+] as const;
+
+/** Values the original treats as private (lowercased text containing one): dropped, and their keys reported. */
+const PRIVATE_VALUE_HINTS = [
+  '/private/',
+  '/users/',
+  'credential-value',
+  'secret-value',
+  'token-value',
+  ['byte' + 'dance', 'lark' + 'office'].join('.'),
+] as const;
+
+const CLOSED_GATE_STATUSES = new Set(['done', 'closed', 'resolved']);
+
+/** The flags copied onto a projection todo, in the original's order, when set. */
+const TODO_FLAGS = [
+  'todo_id',
+  'priority',
+  'claimed_by',
+  'bound_agent',
+  'goal_bound',
+  'task_class',
+  'action_kind',
+  'task_repository',
+] as const;
+
+function privateText(text: string): boolean {
+  const lowered = text.toLowerCase();
+  return PRIVATE_VALUE_HINTS.some((hint) => lowered.includes(hint));
+}
+
+/**
+ * The original's `compact_goal_channel_text`: whitespace collapsed, cut to `limit` characters ending in `...`; none for
+ * a missing, empty or private-looking value. Numbers and booleans stay themselves (the original makes them `str()`).
+ */
+export function compactChannelValue(value: unknown, limit: number): ChannelValue | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return null;
+  if (privateText(value)) return null;
+  const text = value
+    .split(/\s+/u)
+    .filter((part) => part !== '')
+    .join(' ');
+  if (text === '') return null;
+  const chars = Array.from(text);
+  if (chars.length <= limit) return text;
+  return `${chars
+    .slice(0, Math.max(0, limit - 1))
+    .join('')
+    .trimEnd()}...`;
+}
+
+function compactText(value: unknown, limit: number): string | null {
+  const compact = compactChannelValue(value, limit);
+  return compact === null ? null : String(compact);
+}
+
+function firstText(limit: number, ...values: unknown[]): string | null {
+  for (const value of values) {
+    const text = compactText(value, limit);
+    if (text !== null) return text;
+  }
+  return null;
+}
+
+/** Whether a value, read whole (every nested key and text), looks private: what the original's `str(value)` finds. */
+function holdsPrivate(value: unknown): boolean {
+  if (typeof value === 'string') return privateText(value);
+  if (Array.isArray(value)) return value.some(holdsPrivate);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).some(([key, child]) => privateText(key) || holdsPrivate(child));
+  return false;
+}
+
+/** The original's `_raw_material_keys`: every key, at any depth, named like raw material or holding a private value. */
+export function rawMaterialKeys(...sources: unknown[]): string[] {
+  const keys = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const child of value) visit(child);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    for (const [key, child] of Object.entries(value)) {
+      const lowered = key.toLowerCase();
+      if (RAW_MATERIAL_KEY_HINTS.some((hint) => lowered.includes(hint)) || holdsPrivate(child)) keys.add(key);
+      visit(child);
+    }
+  };
+  for (const source of sources) visit(source);
+  // Python's sorted(): by code point.
+  return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function channelTodo(todo: Record<string, unknown>): GoalChannelTodo | null {
+  const title = firstText(220, todo['title'], todo['text']);
+  if (title === null) return null;
+  const compact: Record<string, ChannelValue> = { title, status: firstText(40, todo['status']) ?? 'open' };
+  for (const key of TODO_FLAGS) {
+    const value = compactChannelValue(todo[key], 120);
+    // The original keeps a truthy text: `str(False)` is "False", so a false flag stays (ours as `false`).
+    if (value !== null && value !== '') compact[key] = value;
+  }
+  // Made of the todo's texts only: clean when the todo is (the status redaction need not walk it).
+  return cleanCopyOf(compact as GoalChannelTodo, todo);
+}
+
+/**
+ * A role's projection todos: the original reads them from its `project_asset` todo overview, whose first lane is the
+ * first three executable todos (`first_executable_items`) and, when there is none, the first three open ones
+ * (`items`, from `first_open_items`: a deferred todo counts as done there). Both are lists of our summary already.
+ */
+function channelTodos(summary: GoalStatusItem['user_todos']): GoalChannelTodo[] {
+  if (summary === null || summary === undefined) return [];
+  const lane = summary.first_executable_items.length > 0 ? summary.first_executable_items : summary.first_open_items;
+  return lane
+    .map((todo) => channelTodo(todo as unknown as Record<string, unknown>))
+    .filter((todo): todo is GoalChannelTodo => todo !== null);
+}
+
+function recentEvent(run: StatusRun): GoalChannelProjection['recent_events'][number] | null {
+  const event: GoalChannelProjection['recent_events'][number] = {};
+  const generatedAt = compactText(run.generated_at, 160);
+  if (generatedAt !== null) event.generated_at = generatedAt;
+  const classification = compactText(run.classification, 160);
+  if (classification !== null) event.classification = classification;
+  const summary = firstText(260, run.health_check, run.recommended_action);
+  if (summary !== null) event.summary = summary;
+  return Object.keys(event).length > 0 ? cleanCopyOf(event, run) : null;
+}
+
+/** The projection's quota: these keys of the item's quota, compacted, when set. */
+const QUOTA_KEYS = ['state', 'reason', 'spend_policy', 'spent_slots', 'allowed_slots'] as const;
+
+function channelQuota(quota: GoalStatusItem['quota']): Record<string, ChannelValue> {
+  const compact: Record<string, ChannelValue> = {};
+  const source = (quota ?? {}) as Record<string, unknown>;
+  for (const key of QUOTA_KEYS) {
+    const value = compactChannelValue(source[key], 220);
+    if (value !== null) compact[key] = value;
+  }
+  return compact;
+}
+
+/**
+ * What the original scans for raw material besides the item: its run-history entry of the goal (the registry's
+ * coordination, spawn policy, guards and next probe, and always `raw_index_records`) and the goal's latest runs.
+ */
+function runHistorySources(item: GoalStatusItem, goal: RegistryGoal | undefined): unknown {
+  const entry = (goal ?? {}) as Record<string, unknown>;
+  return {
+    raw_index_records: item.raw_index_records,
+    coordination: entry['coordination'],
+    spawn_policy: entry['spawn_policy'],
+    guards: entry['guards'],
+    next_probe: entry['next_probe'],
+  };
+}
+
+/**
+ * The item as the original's scan sees it: without the blocks only ours carries whose key names would read as raw
+ * material (the quota's `budgets`, whose `max_tokens` the original's item has no counterpart for).
+ */
+function scannedItem(item: GoalStatusItem): unknown {
+  if (item.quota === undefined || !('budgets' in item.quota)) return item;
+  const { budgets: _budgets, ...quota } = item.quota;
+  return { ...item, quota };
+}
+
+/** The read-only goal channel projection of one status item. */
+export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal | undefined): GoalChannelProjection {
+  const userTodos = channelTodos(item.user_todos);
+  const agentTodos = channelTodos(item.agent_todos);
+  const userGateTodos = userTodos.filter(
+    (todo) => todo.task_class === 'user_gate' && !CLOSED_GATE_STATUSES.has(todo.status),
+  );
+  const latestRun = item.latest_runs[0];
+  const rawKeys = rawMaterialKeys(scannedItem(item), runHistorySources(item, goal), item.latest_runs);
+  return {
+    schema_version: GOAL_CHANNEL_PROJECTION_SCHEMA,
+    goal_id: item.goal_id,
+    mode: 'read_only',
+    // The original's item carries no display name or domain: its goal id stands in.
+    display_name: compactText(item.goal_id, 120) ?? item.goal_id,
+    source_refs: {
+      status_generated_at: null,
+      active_state_updated_at: null,
+      latest_run_generated_at: compactText(latestRun?.generated_at, 80),
+      review_packet_generated_at: null,
+      event_ledger_source: 'run_history',
+    },
+    waiting_on: compactText(item.waiting_on, 80) ?? item.waiting_on,
+    latest_status: compactText(item.status, 160) ?? item.status,
+    next_action: firstText(260, item.recommended_action, item.active_state_next_action) ?? item.recommended_action,
+    decision_frame: {
+      user_action_required: userGateTodos.length > 0,
+      agent_action_required: false,
+      quiet_noop_allowed: false,
+    },
+    quota: channelQuota(item.quota),
+    user_todos: userTodos,
+    agent_todos: agentTodos,
+    open_gates:
+      userGateTodos.length > 0
+        ? [
+            {
+              gate_id: 'project_asset_user_gate_todos',
+              kind: 'user_todo',
+              status: 'action_required',
+              blocks: userGateTodos.map((todo) => todo.todo_id ?? todo.title),
+            },
+          ]
+        : [],
+    artifacts: [],
+    active_leases: agentTodos
+      .filter((todo) => todo.claimed_by !== undefined)
+      .map((todo) => ({ todo_id: todo.todo_id ?? '', owner_agent: todo.claimed_by ?? '', status: 'soft_claim' })),
+    recent_events: item.latest_runs
+      .slice(0, 5)
+      .map(recentEvent)
+      .filter((event): event is GoalChannelProjection['recent_events'][number] => event !== null),
+    source_warnings:
+      rawKeys.length > 0
+        ? [{ kind: 'raw_or_private_material_omitted', key_names: rawKeys, message: RAW_MATERIAL_WARNING }]
+        : [],
+    truth_contract: TRUTH_CONTRACT,
+  };
+}

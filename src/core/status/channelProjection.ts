@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cleanCopyOf } from '../privacy/scrub';
 import type { RegistryGoal } from '../registry/schema';
 import type { GoalStatusItem, StatusRun } from './goalStatusSchema';
+import { collapseWhitespace, truncateText } from './projection/text';
 
 /**
  * `goal_channel_projection`: the read-only channel snapshot of one status item, built by the original's rules
@@ -209,8 +210,13 @@ export function rawMaterialKeys(...sources: unknown[]): string[] {
   return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+function overviewText(value: unknown): string | null {
+  return typeof value === 'string' ? truncateText(collapseWhitespace(value), 220) : null;
+}
+
 function channelTodo(todo: Record<string, unknown>): GoalChannelTodo | null {
-  const title = firstText(220, todo['title'], todo['text']);
+  // The original's todo overview has already cut each text to 220 characters, ending in `…`.
+  const title = firstText(220, overviewText(todo['title']), overviewText(todo['text']));
   if (title === null) return null;
   const compact: Record<string, ChannelValue> = { title, status: firstText(40, todo['status']) ?? 'open' };
   for (const key of TODO_FLAGS) {
@@ -275,13 +281,25 @@ function runHistorySources(item: GoalStatusItem, goal: RegistryGoal | undefined)
 }
 
 /**
- * The item as the original's scan sees it: without the blocks only ours carries whose key names would read as raw
- * material (the quota's `budgets`, whose `max_tokens` the original's item has no counterpart for).
+ * The item as the original's scan sees it: with its `project_asset` (which holds the todo summaries and the next action
+ * again), and without the blocks only ours carries whose key names would read as raw material (the quota's
+ * `budgets`, whose `max_tokens` the original's item has no counterpart for).
  */
 function scannedItem(item: GoalStatusItem): unknown {
-  if (item.quota === undefined || !('budgets' in item.quota)) return item;
-  const { budgets: _budgets, ...quota } = item.quota;
-  return { ...item, quota };
+  let quota = item.quota;
+  if (quota !== undefined && 'budgets' in quota) {
+    const { budgets: _budgets, ...rest } = quota;
+    quota = rest;
+  }
+  return {
+    ...item,
+    quota,
+    project_asset: {
+      next_action: item.active_state_next_action ?? item.recommended_action,
+      user_todos: item.user_todos,
+      agent_todos: item.agent_todos,
+    },
+  };
 }
 
 /** The read-only goal channel projection of one status item. */

@@ -1,4 +1,6 @@
+import * as path from 'node:path';
 import { z } from 'zod';
+import { leaseEpoch, leaseIsActive, type TaskLeaseRecord } from '../leases/rules';
 import { cleanCopyOf } from '../privacy/scrub';
 import type { RegistryGoal } from '../registry/schema';
 import type { GoalStatusItem, StatusRun } from './goalStatusSchema';
@@ -68,8 +70,19 @@ export const GoalChannelProjectionSchema = z.object({
   ),
   /** Always empty: the status path passes the original's builder no artifacts. */
   artifacts: z.array(z.record(z.string(), z.string())),
-  /** The soft claims of the listed agent todos. */
-  active_leases: z.array(z.object({ todo_id: z.string(), owner_agent: z.string(), status: z.literal('soft_claim') })),
+  /** The soft claims of the listed agent todos, then the goal's active hard task leases (`hardLeaseEntries`). */
+  active_leases: z.array(
+    z.object({
+      todo_id: z.string(),
+      owner_agent: z.string().optional(),
+      status: z.enum(['soft_claim', 'hard_lease', 'hard_lease_unreadable']),
+      lease_version: z.number().optional(),
+      lease_epoch: z.number().optional(),
+      expires_at: z.string().optional(),
+      reason: z.string().optional(),
+      claimed_by: z.string().optional(),
+    }),
+  ),
   recent_events: z.array(
     z.object({
       generated_at: z.string().optional(),
@@ -302,8 +315,57 @@ function scannedItem(item: GoalStatusItem): unknown {
   };
 }
 
-/** The read-only goal channel projection of one status item. */
-export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal | undefined): GoalChannelProjection {
+type ActiveLease = GoalChannelProjection['active_leases'][number];
+
+/** One hard task lease file as read when answering: its record, or unreadable. */
+export type HardLeaseRead = { file: string; record: TaskLeaseRecord | null } | { file: string; unreadable: true };
+
+/**
+ * The original's hard-lease entries: each active lease (`task_lease_v0`, status `active`, not expired at `now`) of the
+ * goal's `task-leases/` folder, by file name; an unreadable file as `hard_lease_unreadable`; a lease whose owner is not
+ * the agent that claims its todo (among the projection's agent todos) says so.
+ */
+export function hardLeaseEntries(
+  reads: readonly HardLeaseRead[],
+  agentTodos: readonly GoalChannelTodo[],
+  now: Date,
+): ActiveLease[] {
+  const claims = new Map<string, string>();
+  for (const todo of agentTodos)
+    if (todo.todo_id !== undefined && todo.claimed_by !== undefined) claims.set(todo.todo_id, todo.claimed_by);
+  const entries: ActiveLease[] = [];
+  for (const read of reads) {
+    const stem = path.basename(read.file, '.json');
+    if ('unreadable' in read) {
+      entries.push({ todo_id: stem, status: 'hard_lease_unreadable', reason: 'corrupt_lease' });
+      continue;
+    }
+    const lease = read.record;
+    if (lease === null || !leaseIsActive(lease, now)) continue;
+    const todoId = compactText(lease.todo_id, 120) ?? stem;
+    const entry: ActiveLease = { todo_id: todoId, status: 'hard_lease' };
+    const owner = compactText(lease.owner, 120);
+    if (owner !== null) entry.owner_agent = owner;
+    if (lease.version !== undefined) entry.lease_version = lease.version;
+    entry.lease_epoch = leaseEpoch(lease);
+    const expiresAt = compactText(lease.expires_at, 80);
+    if (expiresAt !== null) entry.expires_at = expiresAt;
+    const claimedBy = claims.get(todoId);
+    if (owner !== null && claimedBy !== undefined && claimedBy !== owner) {
+      entry.reason = 'owner_conflicts_with_claim';
+      entry.claimed_by = claimedBy;
+    }
+    entries.push(entry);
+  }
+  return entries;
+}
+
+/** The read-only goal channel projection of one status item (`hardLeases`: its goal's lease files, read now). */
+export function goalChannelProjection(
+  item: GoalStatusItem,
+  goal: RegistryGoal | undefined,
+  hardLeases: { reads: readonly HardLeaseRead[]; now: Date } = { reads: [], now: new Date(0) },
+): GoalChannelProjection {
   const userTodos = channelTodos(item.user_todos);
   const agentTodos = channelTodos(item.agent_todos);
   const userGateTodos = userTodos.filter(
@@ -349,7 +411,12 @@ export function goalChannelProjection(item: GoalStatusItem, goal: RegistryGoal |
     artifacts: [],
     active_leases: agentTodos
       .filter((todo) => todo.claimed_by !== undefined)
-      .map((todo) => ({ todo_id: todo.todo_id ?? '', owner_agent: todo.claimed_by ?? '', status: 'soft_claim' })),
+      .map((todo): ActiveLease => ({
+        todo_id: todo.todo_id ?? '',
+        owner_agent: todo.claimed_by ?? '',
+        status: 'soft_claim',
+      }))
+      .concat(hardLeaseEntries(hardLeases.reads, agentTodos, hardLeases.now)),
     recent_events: item.latest_runs
       .slice(0, 5)
       .map(recentEvent)

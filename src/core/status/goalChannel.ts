@@ -105,10 +105,14 @@ export function projectAsset(item: GoalStatusItem, goal: RegistryGoal | undefine
   };
 }
 
-export function dashboardGoalFields(item: GoalStatusItem, goal: RegistryGoal | undefined): DashboardGoalFields {
+export function dashboardGoalFields(
+  item: GoalStatusItem,
+  goal: RegistryGoal | undefined,
+  hardLeases?: Parameters<typeof goalChannelProjection>[2],
+): DashboardGoalFields {
   return {
     project_asset: projectAsset(item, goal),
     activation_state: activationState(goal),
-    goal_channel_projection: goalChannelProjection(item, goal),
+    goal_channel_projection: goalChannelProjection(item, goal, hardLeases),
   };
 }

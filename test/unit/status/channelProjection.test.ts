@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   compactChannelValue,
   goalChannelProjection,
+  hardLeaseEntries,
   rawMaterialKeys,
 } from '../../../src/core/status/channelProjection';
+import { readHardLeases } from '../../../src/core/status/hardLeaseReads';
+import { tempDir } from '../../support/tempDir';
 import type { GoalStatusItem } from '../../../src/core/status/goalStatusSchema';
 import type { RegistryGoal } from '../../../src/core/registry/schema';
 import { pythonStr, STRINGIFIED_VALUE_PATHS, differences } from '../../mixed/statusDiff';
@@ -210,6 +215,68 @@ describe('goal_channel_projection (the original rules)', () => {
       undefined,
     );
     assert.deepEqual(channel.active_leases, [{ todo_id: 'todo_b', owner_agent: 'codex-b', status: 'soft_claim' }]);
+  });
+
+  it('hard task leases: each active one after the soft claims, an unreadable file, an owner at odds with the claim', () => {
+    const root = tempDir('loopx-channel-leases-');
+    const dir = path.join(root, 'goals', 'g', 'task-leases');
+    fs.mkdirSync(dir, { recursive: true });
+    const lease = (todoId: string, extra: Record<string, unknown> = {}): string =>
+      JSON.stringify({
+        schema_version: 'task_lease_v0',
+        goal_id: 'g',
+        todo_id: todoId,
+        owner: 'codex-a',
+        version: 2,
+        status: 'active',
+        expires_at: '2026-12-01T12:00:00Z',
+        ...extra,
+      });
+    fs.writeFileSync(path.join(dir, 'todo_a.json'), lease('todo_a'));
+    fs.writeFileSync(path.join(dir, 'todo_b.json'), lease('todo_b', { lease_epoch: 3 }));
+    fs.writeFileSync(path.join(dir, 'todo_c.json'), lease('todo_c', { expires_at: '2026-12-01T09:00:00Z' }));
+    fs.writeFileSync(path.join(dir, 'todo_d.json'), lease('todo_d', { status: 'released' }));
+    fs.writeFileSync(path.join(dir, 'todo_e.json'), '{ not json');
+    fs.writeFileSync(path.join(dir, 'other.json'), lease('todo_x'));
+    const reads = readHardLeases({ runtimeRoot: root, goalId: 'g' });
+    const now = new Date('2026-12-01T10:00:00Z');
+    const channel = goalChannelProjection(
+      item({ agent_todos: summary([todo('todo_b', { claimed_by: 'codex-b' })]) }),
+      undefined,
+      {
+        reads,
+        now,
+      },
+    );
+    assert.deepEqual(channel.active_leases, [
+      { todo_id: 'todo_b', owner_agent: 'codex-b', status: 'soft_claim' },
+      {
+        todo_id: 'todo_a',
+        status: 'hard_lease',
+        owner_agent: 'codex-a',
+        lease_version: 2,
+        lease_epoch: 1,
+        expires_at: '2026-12-01T12:00:00Z',
+      },
+      {
+        todo_id: 'todo_b',
+        status: 'hard_lease',
+        owner_agent: 'codex-a',
+        lease_version: 2,
+        lease_epoch: 3,
+        expires_at: '2026-12-01T12:00:00Z',
+        reason: 'owner_conflicts_with_claim',
+        claimed_by: 'codex-b',
+      },
+      { todo_id: 'todo_e', status: 'hard_lease_unreadable', reason: 'corrupt_lease' },
+    ]);
+    // Two hours later every lease has expired: only the unreadable file is left.
+    assert.deepEqual(
+      hardLeaseEntries(reads, [], new Date('2026-12-01T12:00:01Z')).map((e) => e.status),
+      ['hard_lease_unreadable'],
+    );
+    assert.deepEqual(readHardLeases({ runtimeRoot: root, goalId: 'none' }), []);
+    fs.rmSync(root, { recursive: true, force: true });
   });
 
   it('recent events: the first five runs, the health check before the recommended action as the summary', () => {

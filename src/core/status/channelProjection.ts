@@ -4,7 +4,7 @@ import { leaseEpoch, leaseIsActive, type TaskLeaseRecord } from '../leases/rules
 import { cleanCopyOf } from '../privacy/scrub';
 import type { RegistryGoal } from '../registry/schema';
 import type { GoalStatusItem, StatusRun } from './goalStatusSchema';
-import { collapseWhitespace, truncateText } from './projection/text';
+import { truncateText } from './projection/text';
 
 /**
  * `goal_channel_projection`: the read-only channel snapshot of one status item, built by the original's rules
@@ -116,29 +116,16 @@ const TRUTH_CONTRACT: GoalChannelProjection['truth_contract'] = {
 const RAW_MATERIAL_WARNING =
   'raw/private-looking fields were omitted; inspect the compact source references instead of copying raw material into the frontstage channel projection';
 
-/** Key names the original omits as raw material (a key whose lowercased name contains one). */
-const RAW_MATERIAL_KEY_HINTS = [
-  'credential',
-  'local_path',
-  'log',
-  'raw',
-  'secret',
-  'stderr',
-  'stdout',
-  'token',
-  'trace',
-  'transcript',
-] as const;
+/** Key names the original omits as raw material: a key whose lowercased name contains one of these. */
+const RAW_MATERIAL_KEY = /credential|local_path|log|raw|secret|stderr|stdout|token|trace|transcript/iu;
 
 /** Values the original treats as private (lowercased text containing one): dropped, and their keys reported. */
-const PRIVATE_VALUE_HINTS = [
-  '/private/',
-  '/users/',
-  'credential-value',
-  'secret-value',
-  'token-value',
-  ['byte' + 'dance', 'lark' + 'office'].join('.'),
-] as const;
+const PRIVATE_VALUE = new RegExp(
+  ['/private/', '/users/', 'credential-value', 'secret-value', 'token-value', `byte${'dance'}.lark${'office'}`]
+    .map((hint) => hint.replace(/[.]/gu, '\\.'))
+    .join('|'),
+  'iu',
+);
 
 const CLOSED_GATE_STATUSES = new Set(['done', 'closed', 'resolved']);
 
@@ -154,9 +141,11 @@ const TODO_FLAGS = [
   'task_repository',
 ] as const;
 
+/** The shortest private hint ("/users/"): a shorter text cannot hold one. */
+const PRIVATE_MIN_LENGTH = 7;
+
 function privateText(text: string): boolean {
-  const lowered = text.toLowerCase();
-  return PRIVATE_VALUE_HINTS.some((hint) => lowered.includes(hint));
+  return PRIVATE_VALUE.test(text);
 }
 
 /**
@@ -168,17 +157,29 @@ export function compactChannelValue(value: unknown, limit: number): ChannelValue
   if (typeof value === 'number' || typeof value === 'boolean') return value;
   if (typeof value !== 'string') return null;
   if (privateText(value)) return null;
-  const text = value
-    .split(/\s+/u)
-    .filter((part) => part !== '')
-    .join(' ');
+  const text = collapsed(value);
   if (text === '') return null;
+  // A string no longer in UTF-16 units than the limit is no longer in characters either.
+  if (text.length <= limit) return text;
   const chars = Array.from(text);
   if (chars.length <= limit) return text;
   return `${chars
     .slice(0, Math.max(0, limit - 1))
     .join('')
     .trimEnd()}...`;
+}
+
+/** Runs of whitespace, or whitespace other than one space, or at either end: what collapsing changes. */
+const UNCOLLAPSED = /\s{2}|[^\S ]|^\s|\s$/u;
+
+/** Whitespace collapsed (Python's `" ".join(text.split())`); most texts already are, and are returned as they are. */
+function collapsed(text: string): string {
+  return UNCOLLAPSED.test(text)
+    ? text
+        .split(/\s+/u)
+        .filter((part) => part !== '')
+        .join(' ')
+    : text;
 }
 
 function compactText(value: unknown, limit: number): string | null {
@@ -194,37 +195,57 @@ function firstText(limit: number, ...values: unknown[]): string | null {
   return null;
 }
 
-/** Whether a value, read whole (every nested key and text), looks private: what the original's `str(value)` finds. */
-function holdsPrivate(value: unknown): boolean {
-  if (typeof value === 'string') return privateText(value);
-  if (Array.isArray(value)) return value.some(holdsPrivate);
-  if (typeof value === 'object' && value !== null)
-    return Object.entries(value).some(([key, child]) => privateText(key) || holdsPrivate(child));
-  return false;
-}
-
-/** The original's `_raw_material_keys`: every key, at any depth, named like raw material or holding a private value. */
+/**
+ * The original's `_raw_material_keys`: every key, at any depth, named like raw material or holding a private value
+ * (anywhere below it, keys included: what Python's `str(value)` shows). One pass over each object, however often it
+ * is reached (the todo summaries are reached twice, as the item's and as its project asset's).
+ */
 export function rawMaterialKeys(...sources: unknown[]): string[] {
   const keys = new Set<string>();
-  const visit = (value: unknown): void => {
+  const seen = new Map<object, boolean>();
+  /** Whether the value holds a private text; adds the keys below it. */
+  const visit = (value: unknown): boolean => {
+    if (typeof value === 'string') return value.length >= PRIVATE_MIN_LENGTH && privateText(value);
+    if (typeof value !== 'object' || value === null) return false;
+    const known = seen.get(value);
+    if (known !== undefined) return known;
+    seen.set(value, false);
+    let holds = false;
     if (Array.isArray(value)) {
-      for (const child of value) visit(child);
-      return;
+      for (const child of value) if (visit(child)) holds = true;
+    } else {
+      const record = value as Record<string, unknown>;
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        const childHolds = visit(record[key]);
+        if (childHolds || rawMaterialKeyName(key)) keys.add(key);
+        if (childHolds || privateText(key)) holds = true;
+      }
     }
-    if (typeof value !== 'object' || value === null) return;
-    for (const [key, child] of Object.entries(value)) {
-      const lowered = key.toLowerCase();
-      if (RAW_MATERIAL_KEY_HINTS.some((hint) => lowered.includes(hint)) || holdsPrivate(child)) keys.add(key);
-      visit(child);
-    }
+    seen.set(value, holds);
+    return holds;
   };
   for (const source of sources) visit(source);
   // Python's sorted(): by code point.
   return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/** Key names repeat across items and todos: each is tested once per process. */
+const keyNameVerdicts = new Map<string, boolean>();
+
+function rawMaterialKeyName(key: string): boolean {
+  let verdict = keyNameVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = RAW_MATERIAL_KEY.test(key);
+    if (keyNameVerdicts.size < 10_000) keyNameVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
 function overviewText(value: unknown): string | null {
-  return typeof value === 'string' ? truncateText(collapseWhitespace(value), 220) : null;
+  if (typeof value !== 'string') return null;
+  const text = collapsed(value);
+  return text.length <= 220 ? text : truncateText(text, 220);
 }
 
 function channelTodo(todo: Record<string, unknown>): GoalChannelTodo | null {

@@ -57,7 +57,8 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // (projection/compactTodoItem.ts). 14: each index digest keeps the run-history reports' facts (`report_facts`). 15: items carry the original's `project_asset` block (projection/projectAsset.ts).
 // 16: summaries carry the closure and succession reports (projection/todoSuccession.ts), listed todos their monitor
 // metadata (the monitor-due fields are derived from it when status answers, never kept: projection/monitorDue.ts).
-export const STATUS_CACHE_SCHEMA = 16;
+// 17: items carry the original's `goal_channel_projection` (channelProjection.ts).
+export const STATUS_CACHE_SCHEMA = 17;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

@@ -14,6 +14,8 @@ import type { FileStamp } from '../goal/files';
 import { errorMessage } from '../errors';
 import { cleanCopyOf, redactCredentialsShared } from '../privacy/scrub';
 import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
+import type { HardLeaseRead } from './channelProjection';
+import { readHardLeases } from './hardLeaseReads';
 import {
   StatusItemQuotaSchema,
   GoalStatusCache,
@@ -439,7 +441,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         }),
       );
     if (ownCache) cache.release(target);
-    items.push(withDashboardFields(item, registryEntries.get(target.goalId)));
+    items.push(withDashboardFields(item, registryEntries.get(target.goalId), readHardLeases(target)));
   }
   if (disk !== undefined) {
     if (request.goalId === undefined || request.goalId === null)
@@ -682,12 +684,22 @@ function runHistoryGoal(item: StatusPayloadItem): RunHistoryGoal {
  */
 const extendedItems = new WeakMap<GoalStatusItem, { key: string; value: StatusPayloadItem }>();
 
-function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefined): StatusPayloadItem {
+function withDashboardFields(
+  item: GoalStatusItem,
+  goal: RegistryGoal | undefined,
+  leases: readonly HardLeaseRead[],
+): StatusPayloadItem {
+  // A goal with hard task leases: its channel projection depends on the time (lease expiry), built on every answer.
+  if (leases.length > 0) return { ...item, ...dashboardGoalFields(item, goal, { reads: leases, now: new Date() }) };
   const key = JSON.stringify([
     goal?.['execution_profile'],
     goal?.['spawn_policy'],
     goal?.status,
-    goal?.coordination?.write_scope,
+    // The goal channel's raw-material scan reads these (channelProjection.ts).
+    goal?.coordination,
+    goal?.['spawn_policy'],
+    goal?.['guards'],
+    goal?.['next_probe'],
   ]);
   const cached = extendedItems.get(item);
   if (cached !== undefined && cached.key === key) return cached.value;

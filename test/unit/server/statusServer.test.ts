@@ -291,14 +291,16 @@ describe('status server over HTTP (127.0.0.1)', function () {
     const channel = projection['goal_channel_projection'] as Record<string, unknown>;
     assert.equal(channel['schema_version'], 'goal_channel_projection_v0');
     assert.equal(channel['mode'], 'read_only');
-    assert.deepEqual((channel['open_gates'] as { gate_id: string; blocks: string[] }[])[0], {
-      gate_id: 'todo_gate_publish',
-      kind: 'user_gate',
-      status: 'open',
-      title: 'Approve publishing the knowledge base to the team wiki.',
-      blocks: ['todo_publish', 'agent:demo'],
-      decision_scope: 'public_claim:goal:wiki',
-    });
+    // The original's rule: one entry for the open user gates of the projection's todos (each gate's title and scope
+    // are the detail's `gates.open` above).
+    assert.deepEqual(channel['open_gates'], [
+      {
+        gate_id: 'project_asset_user_gate_todos',
+        kind: 'user_todo',
+        status: 'action_required',
+        blocks: ['todo_gate_publish'],
+      },
+    ]);
     const quota = (await request(server.port, '/quota', { headers: auth() })).json();
     assert.deepEqual(
       (quota['goals'] as { goal_id: string; spent_slots: number; state: string }[]).map((g) => [

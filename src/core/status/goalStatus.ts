@@ -10,6 +10,9 @@ import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
+import { goalTodoIndex } from './reports/todoIndex';
+import { rolloutEventLogPath } from '../evidence/rolloutLog';
+import { readFileBytesSafe } from '../fs/safeRead';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { scrubText } from '../privacy/scrub';
 import {
@@ -90,6 +93,8 @@ interface ProjectionInput {
   limit: number;
   todoItemLimit: number;
   homeDir: string;
+  /** The goal's rollout event log's text (null: none), for its part of the todo index (reports/todoIndex.ts). */
+  rolloutLog?: string | null;
 }
 
 /**
@@ -521,6 +526,20 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     state_diagnostics: structured?.diagnostics ?? null,
     contract_diagnostics: contractDiagnostics(input, doc),
     ...(owed.length > 0 ? { replan_obligations: owed } : {}),
+    todo_index: goalTodoIndex(
+      target.goalId,
+      {
+        user: {
+          items: structured?.todos.user.items ?? [],
+          sourceSection: doc ? (firstSectionOf(doc, 'user')?.title ?? null) : null,
+        },
+        agent: {
+          items: structured?.todos.agent.items ?? [],
+          sourceSection: doc ? (firstSectionOf(doc, 'agent')?.title ?? null) : null,
+        },
+      },
+      input.rolloutLog ?? null,
+    ),
   };
   return GoalStatusItemSchema.parse(item);
 }
@@ -627,15 +646,28 @@ export class GoalStatusCache {
     const paths = pathsOf(target);
     const stamps = await this.files.stamps(paths);
     const [stateStamp, indexStamp] = stamps;
+    // The rollout event log: its todo events are the item's part of the todo index (reports/todoIndex.ts).
+    const logFile = rolloutEventLogPath(target.runtimeRoot, target.goalId);
+    const logStamp = await this.files.reader.stat(logFile);
     const agentId = options.agentId ?? null;
     const limit = options.limit ?? DEFAULT_STATUS_RUN_LIMIT;
     const todoItemLimit = options.todoItemLimit ?? DEFAULT_STATUS_TODO_ITEM_LIMIT;
-    const key = JSON.stringify([target, agentId, limit, todoItemLimit, options.homeDir, stateStamp, indexStamp]);
+    const key = JSON.stringify([
+      target,
+      agentId,
+      limit,
+      todoItemLimit,
+      options.homeDir,
+      stateStamp,
+      indexStamp,
+      logStamp,
+    ]);
     const cachedItem = this.items.get(target.goalId);
     if (cachedItem && cachedItem.key === key) return cachedItem.item;
     const files: [string, FileStamp | null][] = [
       [target.stateFile ?? '', stateStamp],
       [paths.indexFile, indexStamp],
+      [logFile, logStamp],
     ];
     const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
     if (kept !== undefined) {
@@ -644,7 +676,9 @@ export class GoalStatusCache {
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
+    const rolloutLog = logStamp === null ? null : await readRolloutLogText(logFile);
     const projected = projectGoalStatus({
+      rolloutLog,
       target,
       state,
       runs,
@@ -661,6 +695,15 @@ export class GoalStatusCache {
     this.items.set(target.goalId, { key, item });
     this.disk?.setItem(target.goalId, key, files, item, json);
     return item;
+  }
+}
+
+/** A rollout event log's text, or null when it is gone or unreadable (its todo events are then not indexed). */
+async function readRolloutLogText(file: string): Promise<string | null> {
+  try {
+    return (await readFileBytesSafe(file)).toString('utf8');
+  } catch {
+    return null;
   }
 }
 

@@ -14,6 +14,7 @@ import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffR
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
 import { DecisionScopeSchema, StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
+import { GoalTodoIndexSchema } from './reports/todoIndex';
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
@@ -285,6 +286,11 @@ export const GoalStatusItemSchema = z.object({
   /** Replan obligations the goal's lanes owe now (one per registered agent at most); absent when none. */
   replan_obligations: z.array(StatusReplanObligationSchema).optional(),
   quota: StatusItemQuotaSchema.optional(),
+  /**
+   * The goal's part of the payload's `todo_index` (reports/todoIndex.ts), cached with the item; the payload's items
+   * do not carry it (statusPayload.ts).
+   */
+  todo_index: GoalTodoIndexSchema.optional(),
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 

@@ -36,6 +36,7 @@ import {
   isContractAttentionItem,
   type ContractAttentionItem,
 } from './contractCheck';
+import { statusReports, type StatusReports } from './reports/statusReports';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -144,8 +145,11 @@ export const StatusPayloadSchema = z.object({
   goal_filter: z.string().nullable(),
   attention_queue: AttentionQueueSchema,
   run_history: RunHistorySchema,
+  /** The original's top-level reports built from the items (reports/statusReports.ts). */
+  todo_index: z.record(z.string(), z.unknown()),
+  agent_management_projection: z.record(z.string(), z.unknown()).optional(),
 });
-export type StatusPayload = z.infer<typeof StatusPayloadSchema>;
+export type StatusPayload = z.infer<typeof StatusPayloadSchema> & StatusReports;
 
 /** The goals' items of a status payload, without the contract item. */
 export function goalItems(payload: Pick<StatusPayload, 'attention_queue'>): StatusPayloadItem[] {
@@ -348,6 +352,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   for (const goal of parsedGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
   const rawEntryById = request.quotaSummary === undefined ? null : registryGoalEntries(registry);
   const items: StatusPayloadItem[] = [];
+  const goalIndexes: (GoalStatusItem['todo_index'] | undefined)[] = [];
   const quotaWarnings: string[] = [];
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, {
@@ -389,6 +394,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       }
     }
     if (ownCache) cache.release(target);
+    goalIndexes.push(item.todo_index);
     items.push(withDashboardFields(item, registryEntries.get(target.goalId)));
   }
   if (disk !== undefined) {
@@ -448,6 +454,14 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       run_count: runCount,
       goals: items.map(runHistoryGoal),
     },
+    ...statusReports({
+      items,
+      goalIndexes,
+      registry,
+      goalFilter: request.goalId?.trim() || null,
+      agentLane: agentId !== null,
+      limit: request.limit,
+    }),
   };
 }
 
@@ -535,7 +549,9 @@ function withDashboardFields(item: GoalStatusItem, goal: RegistryGoal | undefine
   ]);
   const cached = extendedItems.get(item);
   if (cached !== undefined && cached.key === key) return cached.value;
-  const value: StatusPayloadItem = { ...item, ...dashboardGoalFields(item, goal) };
+  // The goal's part of the todo index is the payload's `todo_index`, not the item's.
+  const { todo_index: _index, ...emitted } = item;
+  const value: StatusPayloadItem = { ...emitted, ...dashboardGoalFields(item, goal) };
   extendedItems.set(item, { key, value });
   return value;
 }

@@ -194,33 +194,36 @@ export function claimedVisibility<T extends ListedTodo>(items: readonly T[], lim
   return items.filter((item) => selected.has(item)).slice(0, limit);
 }
 
+/** The original's `compact_todo_item` of one todo, for the fields ours reads. */
+export function compactTodo(item: ListedTodo, role: 'user' | 'agent', sourceSection: string | null): CompactTodo {
+  const claim = normalizedClaim(item.claimed_by);
+  return {
+    index: item.index,
+    done: item.status === 'done' || item.status === 'deferred',
+    text: item.text,
+    schema_version: 'todo_item_v0',
+    todo_id: item.todo_id,
+    role,
+    status: item.status,
+    ...(item.priority !== null ? { priority: item.priority, title: item.title } : {}),
+    archive_state: 'active',
+    source_section: sourceSection,
+    task_class: todoTaskClass(item),
+    ...(item.action_kind !== undefined && item.action_kind.trim() !== ''
+      ? { action_kind: item.action_kind.trim().toLowerCase() }
+      : {}),
+    ...(claim !== null ? { claimed_by: claim } : {}),
+    ...metadataFields(item.metadata),
+  };
+}
+
 export function todoLists(
   todos: readonly ListedTodo[],
   role: 'user' | 'agent',
   sourceSection: string | null,
 ): TodoLists {
-  const compact = (item: ListedTodo): CompactTodo => {
-    const claim = normalizedClaim(item.claimed_by);
-    return {
-      index: item.index,
-      done: item.status === 'done' || item.status === 'deferred',
-      text: item.text,
-      schema_version: 'todo_item_v0',
-      todo_id: item.todo_id,
-      role,
-      status: item.status,
-      ...(item.priority !== null ? { priority: item.priority, title: item.title } : {}),
-      archive_state: 'active',
-      source_section: sourceSection,
-      task_class: todoTaskClass(item),
-      ...(item.action_kind !== undefined && item.action_kind.trim() !== ''
-        ? { action_kind: item.action_kind.trim().toLowerCase() }
-        : {}),
-      ...(claim !== null ? { claimed_by: claim } : {}),
-      ...metadataFields(item.metadata),
-    };
-  };
-  const list = (items: readonly ListedTodo[]): CompactTodo[] => items.map(compact);
+  const list = (items: readonly ListedTodo[]): CompactTodo[] =>
+    items.map((item) => compactTodo(item, role, sourceSection));
   const open = projected(todos.filter((t) => t.status !== 'done' && t.status !== 'deferred'));
   const deferred = projected(todos.filter((t) => t.status === 'deferred'));
   const actionable = (t: ListedTodo): boolean => t.status === 'open' && t.resumeHolds;

@@ -37,6 +37,13 @@ import {
   type ContractAttentionItem,
 } from './contractCheck';
 import { statusReports, type StatusReports } from './reports/statusReports';
+import {
+  PUBLIC_BOUNDARY_SCAN_DEFERRED,
+  probeRegistryGit,
+  registryBoundaryFindings,
+  userGateScopesCheck,
+} from './reports/contractScans';
+import type { GitProbe } from '../privacy/gitProbe';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -333,6 +340,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const cache = request.cache ?? new GoalStatusCache();
   const { registryPath, homeDir, runtimeRoot, document: registry } = request.registry;
   let targets = statusTargets(registry, registryPath, request.registry);
+  // The contract's registry-boundary scan asks git about the registry file; its processes run while the goals load.
+  const registryGit = probeRegistryGit(registryPath);
   // Looked at before anything is saved into it (the persistent cache): a contract warning when missing.
   const runtimeRootExists = fs.existsSync(runtimeRoot);
   const diskFile = request.persistentCache === true && runtimeRootExists ? statusCachePath(runtimeRoot) : null;
@@ -423,6 +432,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     runtimeRootExists,
     runCount,
     extraWarnings: quotaWarnings,
+    registryGit: await registryGit,
   });
   const queue: AttentionItem[] = contract.ok ? items : [contractAttentionItem(contract.errors), ...items];
   // Items were validated when they were projected; parsing the payload again would copy every
@@ -580,6 +590,8 @@ interface StatusContractInput {
   runtimeRootExists: boolean;
   runCount: number;
   extraWarnings: readonly string[];
+  /** Git's view of the registry file, for the registry-boundary scan. */
+  registryGit: GitProbe;
 }
 
 /**
@@ -605,6 +617,13 @@ function statusContract(input: StatusContractInput): StatusContract {
   } catch (error) {
     errors.push(errorMessage(error));
   }
+  // The original's registry-boundary and user-gate scope scans (reports/contractScans.ts).
+  const boundary = registryBoundaryFindings(input.registryPath, input.registry, input.registryGit);
+  if (boundary.check !== null) checks.push(boundary.check);
+  warnings.push(...boundary.warnings);
+  errors.push(...boundary.errors);
+  const gateScopes = userGateScopesCheck(items);
+  if (gateScopes !== null) checks.push(gateScopes);
   for (const item of items) for (const diagnostic of item.contract_diagnostics) errors.push(diagnostic.message);
   for (const item of items) {
     const gap = item.state_projection_gap;
@@ -636,7 +655,7 @@ function statusContract(input: StatusContractInput): StatusContract {
     if (finding.check !== null) checks.push(finding.check);
   }
   warnings.push(...input.extraWarnings);
-  checks.push(`state files readable: ${items.filter((item) => item.active_state.available).length}/${items.length}`);
+  checks.push(PUBLIC_BOUNDARY_SCAN_DEFERRED);
   return {
     ok: errors.length === 0,
     summary: { errors: errors.length, warnings: warnings.length, checks: checks.length },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { StructuredTodoItem } from '../../state/structured';
 import { compactTodo } from '../projection/todoLists';
 import { todoId } from '../projection/standingDecisionAuthority';
+import { normalizedClaim } from '../projection/claimedCounts';
 import { publicSafeCompact } from '../projection/text';
 import { attachHandoffNote, type TodoRow } from './handoffNote';
 
@@ -92,6 +93,37 @@ function idList(value: string | undefined): string[] {
   return out;
 }
 
+const MONITOR_FIELDS = [
+  'target_key',
+  'cadence',
+  'next_due_at',
+  'expires_at',
+  'last_checked_at',
+  'result_hash',
+  'consecutive_no_change',
+  'material_change',
+  'max_no_change_before_replan',
+  'watch_only',
+] as const;
+
+/** contract.py's boolean metadata (`no_followup`, as `global_gate`). */
+function flag(value: string | undefined): boolean | undefined {
+  const candidate = (value ?? '').trim().split(/\s+/u).join(' ').toLowerCase();
+  if (['1', 'true', 'yes', 'y'].includes(candidate)) return true;
+  if (['0', 'false', 'no', 'n'].includes(candidate)) return false;
+  return undefined;
+}
+
+/** `normalize_required_write_scopes`/`_capabilities`: split on `,;|`, compacted, each once. */
+function textList(value: string | undefined, normalize: (raw: string) => string): string[] {
+  const out: string[] = [];
+  for (const raw of (value ?? '').split(/[,;|]/u)) {
+    const item = normalize(raw.trim().split(/\s+/u).filter(Boolean).join(' '));
+    if (item !== '' && !out.includes(item)) out.push(item);
+  }
+  return out;
+}
+
 /**
  * A todo as the original's summary `items` hold it (its `structured_todo_item` after `apply_resume_conditions`), in
  * the `compact_todo_item` shape for the fields ours reads.
@@ -150,9 +182,29 @@ function budgetRow(
   }
   const successors = idList(meta['successor_todo_ids']);
   if (successors.length > 0) row['successor_todo_ids'] = successors;
-  for (const key of ['completion_continuation', 'decision_outcome'] as const) {
+  for (const key of ['completion_continuation', 'completion_recovery', 'decision_outcome'] as const) {
     const value = (meta[key] ?? '').trim().toLowerCase();
     if (value !== '') row[key] = value;
+  }
+  const excluded = [
+    ...new Set(
+      (meta['excluded_agents'] ?? '')
+        .split(',')
+        .map((agent) => normalizedClaim(agent))
+        .filter((agent): agent is string => agent !== null),
+    ),
+  ].sort();
+  if (excluded.length > 0) row['excluded_agents'] = excluded;
+  const scopes = textList(meta['required_write_scopes'], (raw) => raw);
+  if (scopes.length > 0) row['required_write_scopes'] = scopes;
+  const capabilities = textList(meta['required_capabilities'], (raw) => raw.toLowerCase().replace(/[- ]/gu, '_'));
+  if (capabilities.length > 0) row['required_capabilities'] = capabilities;
+  const noFollowup = flag(meta['no_followup']);
+  if (noFollowup !== undefined) row['no_followup'] = noFollowup;
+  // The parser keeps the monitor fields as written (non-empty text).
+  for (const key of MONITOR_FIELDS) {
+    const value = meta[key];
+    if (value !== undefined && value.trim() !== '') row[key] = value;
   }
   return row;
 }

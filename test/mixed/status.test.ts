@@ -74,8 +74,13 @@ function compare(w: MixedWorkspace, label: string): Record<string, Record<string
   );
   const theirItems = itemsOf(theirs);
   const ourItems = itemsOf(ours);
-  // The same goals; their order is not compared (the original sorts goal ids, ours keeps the registry's order).
-  assert.deepEqual(Object.keys(ourItems).sort(), Object.keys(theirItems).sort(), `${label}: the items' goals`);
+  // The same goals in the same order (both sort goal ids), and the run history's likewise.
+  const order = (p: Payload, key: 'attention_queue' | 'run_history'): unknown[] =>
+    key === 'attention_queue'
+      ? (p['attention_queue'] as { items: Record<string, unknown>[] }).items.map((item) => item['goal_id'])
+      : (p['run_history'] as { goals: Record<string, unknown>[] }).goals.map((goal) => goal['id']);
+  assert.deepEqual(order(ours, 'attention_queue'), order(theirs, 'attention_queue'), `${label}: the items' order`);
+  assert.deepEqual(order(ours, 'run_history'), order(theirs, 'run_history'), `${label}: the run history's order`);
   for (const [goal, item] of Object.entries(theirItems)) {
     const found: Set<Difference> = differences(item, ourItems[goal]);
     assert.deepEqual(

@@ -44,6 +44,7 @@ import {
   userGateScopesCheck,
 } from './reports/contractScans';
 import type { GitProbe } from '../privacy/gitProbe';
+import { byGoalId } from './reports/statusOrder';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -339,7 +340,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const ownCache = request.cache === undefined;
   const cache = request.cache ?? new GoalStatusCache();
   const { registryPath, homeDir, runtimeRoot, document: registry } = request.registry;
-  let targets = statusTargets(registry, registryPath, request.registry);
+  // The original's order: goal ids sorted (code points), as its run history discovers them (statusOrder.ts).
+  let targets = statusTargets(registry, registryPath, request.registry).sort(byGoalId);
   // The contract's registry-boundary scan asks git about the registry file; its processes run while the goals load.
   const registryGit = probeRegistryGit(registryPath);
   // Looked at before anything is saved into it (the persistent cache): a contract warning when missing.
@@ -579,6 +581,22 @@ function withDependencyBlockers(item: StatusPayloadItem, blockers: DependencyBlo
   return value;
 }
 
+/**
+ * The goals the original's contract check reads history of (`discover_goal_ids` with runtime goals): the asked-for
+ * goal, else the registry's goal ids and every folder under `<runtime_root>/goals`, each once (one directory read).
+ */
+function historyGoalCount(input: StatusContractInput): number {
+  if (input.goalId !== null) return 1;
+  const ids = new Set(input.items.map((item) => item.goal_id));
+  try {
+    for (const entry of fs.readdirSync(path.join(input.runtimeRoot, 'goals'), { withFileTypes: true }))
+      if (entry.isDirectory()) ids.add(entry.name);
+  } catch {
+    // No runtime goals folder: the registry's goals only.
+  }
+  return ids.size;
+}
+
 interface StatusContractInput {
   registry: Record<string, unknown>;
   registryPath: string;
@@ -637,7 +655,7 @@ function statusContract(input: StatusContractInput): StatusContract {
   if (input.runtimeRootExists || path.resolve(runtimeRoot) === path.resolve(defaultRoot))
     checks.push(`runtime root resolved: ${runtimeRoot}`);
   else warnings.push(`runtime root does not exist yet: ${runtimeRoot}`);
-  checks.push(`run-history goals=${items.filter((item) => item.index_exists).length} runs=${runCount}`);
+  checks.push(`run-history goals=${historyGoalCount(input)} runs=${runCount}`);
   for (const item of items) {
     if (item.run_index_unreadable !== undefined)
       warnings.push(

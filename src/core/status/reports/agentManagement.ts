@@ -2,6 +2,7 @@ import { normalizedClaim } from '../projection/claimedCounts';
 import { todoId } from '../projection/standingDecisionAuthority';
 import { publicSafeCompact } from '../projection/text';
 import { attachHandoffNote, type TodoRow } from './handoffNote';
+import { compareCodePoints } from './statusOrder';
 
 /**
  * The status payload's `agent_management_projection` (the original's `agent_management_projection_v0`,
@@ -319,7 +320,7 @@ export function agentManagementProjection(input: {
   now: Date;
 }): Record<string, unknown> | null {
   const rows = new Map<string, AgentAccumulator>();
-  const byGoalId = [...input.goals].sort((a, b) => (a.goalId < b.goalId ? -1 : a.goalId > b.goalId ? 1 : 0));
+  const byGoalId = [...input.goals].sort((a, b) => compareCodePoints(a.goalId, b.goalId));
   for (const goal of byGoalId) {
     const goalId = compact(goal.goalId, 180);
     for (const raw of goal.registeredAgents) {

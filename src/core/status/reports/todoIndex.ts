@@ -5,6 +5,7 @@ import { todoId } from '../projection/standingDecisionAuthority';
 import { normalizedClaim } from '../projection/claimedCounts';
 import { publicSafeCompact } from '../projection/text';
 import { attachHandoffNote, type TodoRow } from './handoffNote';
+import { compareCodePoints } from './statusOrder';
 
 /**
  * The status payload's `todo_index` (the original's `todo_index_v0`, loopx/control_plane/todos/todo_index.py
@@ -376,19 +377,6 @@ function sortText(value: unknown): string {
   return value === null || value === undefined || value === '' ? '' : String(value);
 }
 
-/** Code-point order, as Python compares strings. */
-function compareText(a: string, b: string): number {
-  if (a === b) return 0;
-  const ca = Array.from(a);
-  const cb = Array.from(b);
-  for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
-    const x = ca[i]!.codePointAt(0)!;
-    const y = cb[i]!.codePointAt(0)!;
-    if (x !== y) return x - y;
-  }
-  return ca.length - cb.length;
-}
-
 /** The top-level index over the goals' parts, in the items' order; `agentLane`: the original's `--agent-id` compaction. */
 export function todoIndex(
   goals: readonly GoalTodoIndex[],
@@ -409,9 +397,9 @@ export function todoIndex(
   keyed.sort(
     (a, b) =>
       a.key[0] - b.key[0] ||
-      compareText(a.key[1], b.key[1]) ||
-      compareText(a.key[2], b.key[2]) ||
-      compareText(a.key[3], b.key[3]) ||
+      compareCodePoints(a.key[1], b.key[1]) ||
+      compareCodePoints(a.key[2], b.key[2]) ||
+      compareCodePoints(a.key[3], b.key[3]) ||
       a.position - b.position,
   );
   const items = keyed.slice(0, Math.max(0, limit)).map((entry) => entry.row);

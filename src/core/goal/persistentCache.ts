@@ -51,8 +51,9 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // recommendation; todo summaries their `schema_version` and the projection order (issue 30).
 // 10: items carry the original's `standing_decision_authority` (issue 30). 11: summary todos carry its
 // `schema_version`, `role`, `archive_state` and `source_section`, summaries its claimed counts. 12: summaries carry
-// the original's lists (`first_open_items`, `backlog_items`, …; projection/todoLists.ts).
-export const STATUS_CACHE_SCHEMA = 12;
+// the original's lists (`first_open_items`, `backlog_items`, …; projection/todoLists.ts). 13: items carry their part of
+// the todo index (reports/todoIndex.ts) and name the goal's rollout event log among their files.
+export const STATUS_CACHE_SCHEMA = 13;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

@@ -46,7 +46,7 @@ const LIST_KEYS_AFTER_ITEMS = ['executable_backlog_items', 'deferred_items', 'de
 
 const PRIORITY_RANK: Record<string, number> = { P0: 0, 'P0-LOCAL': 0, 'P0-USER': 0, 'P0-DECISION': 0, P1: 1, P2: 2 };
 
-export interface AgentManagementGoal {
+export interface AgentManagementSource {
   goalId: string;
   /** The registry goal's `coordination.registered_agents` as written. */
   registeredAgents: readonly unknown[];
@@ -314,7 +314,7 @@ interface AgentAccumulator {
 
 /** The projection, or null when it has no agents (the original leaves the key out then). */
 export function agentManagementProjection(input: {
-  goals: readonly AgentManagementGoal[];
+  goals: readonly AgentManagementSource[];
   todoIndexItems: readonly TodoRow[];
   goalFilter: string | null;
   now: Date;

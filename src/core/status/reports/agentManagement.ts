@@ -142,8 +142,17 @@ function sortedBy(todos: readonly TodoRow[], key: (todo: TodoRow) => (number | s
     .map((entry) => entry.todo);
 }
 
+/** Claims as normalized, per text (the same few agent ids on every listed todo). */
+const claims = new Map<string, string | null>();
 function claimOf(value: unknown): string | null {
-  return normalizedClaim(typeof value === 'string' ? value : null);
+  if (typeof value !== 'string') return null;
+  let claim = claims.get(value);
+  if (claim === undefined) {
+    claim = normalizedClaim(value);
+    if (claims.size > 1024) claims.clear();
+    claims.set(value, claim);
+  }
+  return claim;
 }
 function identity(todo: TodoRow): string {
   return JSON.stringify([
@@ -353,20 +362,26 @@ export function agentManagementProjection(input: {
   for (const goal of input.goals) {
     const goalId = compact(goal.goalId, 180);
     const budgetAgent = goal.budget.filter((row) => row['role'] === 'agent');
-    const budgetById = new Map(budgetAgent.map((row) => [str(row['todo_id']), row]));
+    let budgetById: Map<string, TodoRow> | undefined;
     const group = goal.agentTodos ?? {};
     const fromList = (key: string, entry: TodoRow): TodoRow => {
       // Our lists carry the fields ours reads; the budgeted row of the same todo has the rest.
+      budgetById ??= new Map(budgetAgent.map((row) => [str(row['todo_id']), row]));
       const full = budgetById.get(str(entry['todo_id']));
       const row = attachHandoffNote({ ...(full ?? {}), ...entry });
       return { ...row, goal_id: goalId, source: `attention_queue.agent_todos.${key}` };
     };
-    for (const key of LIST_KEYS_BEFORE_ITEMS)
-      for (const entry of Array.isArray(group[key]) ? (group[key] as TodoRow[]) : []) add(fromList(key, entry));
+    // A todo no agent claims is no agent's (list rows carry no `agent_id`): skipped before it is built.
+    const claimedEntries = (key: string): TodoRow[] =>
+      (Array.isArray(group[key]) ? (group[key] as TodoRow[]) : []).filter(
+        (entry) => claimOf(entry['claimed_by']) !== null,
+      );
+    for (const key of LIST_KEYS_BEFORE_ITEMS) for (const entry of claimedEntries(key)) add(fromList(key, entry));
     if (goal.agentTodos !== null)
-      for (const row of budgetAgent) add({ ...row, goal_id: goalId, source: 'attention_queue.agent_todos' });
-    for (const key of LIST_KEYS_AFTER_ITEMS)
-      for (const entry of Array.isArray(group[key]) ? (group[key] as TodoRow[]) : []) add(fromList(key, entry));
+      for (const row of budgetAgent)
+        if (claimOf(row['claimed_by']) !== null)
+          add({ ...row, goal_id: goalId, source: 'attention_queue.agent_todos' });
+    for (const key of LIST_KEYS_AFTER_ITEMS) for (const entry of claimedEntries(key)) add(fromList(key, entry));
   }
   for (const todo of input.todoIndexItems)
     if (todo['role'] === 'agent' && todo['source'] !== 'rollout_event_log')

@@ -5,6 +5,7 @@ import { loadStatusAt } from '../../../support/status';
 import { registryGoal, stateFileText, writeRegistry, writeStateFile } from '../../../support/fixtureBuilders';
 import { tempDir } from '../../../support/tempDir';
 import { goalItems } from '../../../../src/core/status/statusPayload';
+import { compareCodePoints } from '../../../../src/core/status/reports/statusOrder';
 
 /** The status payload's order (the original's sorted goal ids) and its run-history check's goal count. */
 
@@ -27,6 +28,12 @@ describe('status: item order and the run-history check', () => {
       payload.run_history.goals.map((goal) => goal.id),
       expected,
     );
+  });
+
+  it('code points, as Python compares strings (not UTF-16 units)', () => {
+    assert.ok(compareCodePoints('a\u{1F600}', 'a\uFFFF') > 0);
+    assert.ok(compareCodePoints('B', 'a') < 0);
+    assert.equal(compareCodePoints('x', 'x'), 0);
   });
 
   it('run-history goals: the registry goals and the runtime goal folders, each once; the checks end with the deferred scan', async () => {

@@ -154,13 +154,12 @@ function claimOf(value: unknown): string | null {
   }
   return claim;
 }
+/** `_todo_identity`: goal, todo id, index and text (or title), as text. */
+function identityOf(goalId: unknown, todo: TodoRow): string {
+  return `${str(goalId)}\u0000${str(todo['todo_id'])}\u0000${str(todo['index'])}\u0000${str(todo['text'] || todo['title'])}`;
+}
 function identity(todo: TodoRow): string {
-  return JSON.stringify([
-    str(todo['goal_id']),
-    str(todo['todo_id']),
-    str(todo['index']),
-    str(todo['text'] || todo['title']),
-  ]);
+  return identityOf(todo['goal_id'], todo);
 }
 
 function todoRow(todo: TodoRow): Record<string, unknown> {
@@ -344,6 +343,7 @@ export function agentManagementProjection(input: {
     }
   }
   const seen = new Set<string>();
+  const goalIds = new Map<string, string | null>();
   const add = (todo: TodoRow): void => {
     const agentId = claimOf(todo['claimed_by']) ?? claimOf(todo['agent_id']);
     if (agentId === null) return;
@@ -355,7 +355,12 @@ export function agentManagementProjection(input: {
       row = { agentId, model: null, goalIds: [], todos: [] };
       rows.set(agentId, row);
     }
-    const goalId = compact(todo['goal_id'], 180);
+    const goalText = str(todo['goal_id']);
+    let goalId = goalIds.get(goalText);
+    if (goalId === undefined) {
+      goalId = compact(todo['goal_id'], 180);
+      goalIds.set(goalText, goalId);
+    }
     if (goalId !== null && !row.goalIds.includes(goalId)) row.goalIds.push(goalId);
     row.todos.push(todo);
   };

@@ -52,7 +52,7 @@ export interface AgentManagementSource {
   registeredAgents: readonly unknown[];
   /** The item's agent todo summary (its lists), or null. */
   agentTodos: Record<string, unknown> | null;
-  /** The goal's budgeted todos (reports/todoIndex.ts `GoalTodoIndex.budget`). */
+  /** The goal's budgeted agent todos an agent claims (reports/todoIndex.ts `GoalTodoIndex.budget`). */
   budget: readonly TodoRow[];
 }
 

@@ -39,7 +39,10 @@ const ROLLOUT_EVENT_SCHEMA = 'loopx_rollout_event_v0';
 
 /** A goal's part of the index, cached with its status item. */
 export const GoalTodoIndexSchema = z.object({
-  /** Its budgeted todos per role as the original's summary `items` hold them (no handoff note), for the agent view. */
+  /**
+   * Its budgeted agent todos that an agent claims, as the original's summary `items` hold them (no handoff note): the
+   * agent view reads only claimed ones (reports/agentManagement.ts), so the cache keeps no others.
+   */
   budget: z.array(z.record(z.string(), z.unknown())),
   /** Its index rows, events merged. */
   rows: z.array(z.record(z.string(), z.unknown())),
@@ -326,7 +329,7 @@ export function goalTodoIndex(
     const done = items.filter((t) => t.status === 'done');
     for (const todo of [...open, ...deferred, ...done].slice(0, TODO_INDEX_TODOS_PER_ROLE)) {
       const base = budgetRow(todo, role, sourceSection, all);
-      budget.push(base);
+      if (role === 'agent' && typeof base['claimed_by'] === 'string') budget.push(base);
       const text = publicSafeCompact(String(base['title'] || base['text'] || ''), 320);
       if (text === null) continue;
       // compact_todo_item attaches a note first; the index's second note reads it as the raw handoff.

@@ -47,6 +47,16 @@ describe('status: todo_index', () => {
     const part = goalTodoIndex('g', todosOf([], agent), null);
     const ids = part.rows.map((row) => row['todo_id']);
     assert.equal(part.current_count, 12);
+    assert.deepEqual(part.budget, [], 'the agent view keeps claimed todos only');
+    const claimed = goalTodoIndex(
+      'g',
+      todosOf([], [{ id: 'todo_mine1', text: 'Mine', meta: { claimed_by: 'codex-a' } }]),
+      null,
+    );
+    assert.deepEqual(
+      claimed.budget.map((row) => row['todo_id']),
+      ['todo_mine1'],
+    );
     assert.equal(ids[0], 'todo_open11', 'P0 first');
     assert.ok(!ids.includes('todo_done1') && !ids.includes('todo_later'), 'beyond the 12 of the role');
     const row = part.rows[0]!;

@@ -40,6 +40,7 @@ export const status = defineOperation({
         ...(args.limit !== undefined ? { limit: args.limit } : {}),
         persistentCache: persistentCacheEnabled(env.env),
         redact: true,
+        clock: env.clock,
         quotaSummary: statusQuotaSummaries({
           registryPath,
           clock: env.clock,

@@ -443,6 +443,7 @@ export class LiveStatusModel {
       registry,
       cache: this.cache,
       persistentCache: this.options.persistentCache ?? true,
+      clock: this.options.clock,
       deferCacheSave: (save) => this.scheduleCacheSave(save),
       quotaSummary: async (goal, sources) => {
         // The quota state as `loopx status` shows it (following the item's route: an operator gate, a

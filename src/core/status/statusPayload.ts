@@ -45,6 +45,7 @@ import {
 } from './reports/contractScans';
 import type { GitProbe } from '../privacy/gitProbe';
 import { byGoalId } from './reports/statusOrder';
+import { systemClock, type Clock } from '../clock';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -246,6 +247,11 @@ export interface StatusRequest {
    * nothing to redact and a warm call redacts only what is new in this call.
    */
   redact?: boolean;
+  /**
+   * The clock of the answer: the time-dependent parts of the top-level reports (`agent_management_projection`'s
+   * `generated_at` and stale-claim hints) are computed at its `now()` (default the system clock).
+   */
+  clock?: Clock;
 }
 
 /** The goal as status loaded it, which its quota summary is computed from. */
@@ -473,6 +479,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       goalFilter: request.goalId?.trim() || null,
       agentLane: agentId !== null,
       limit: request.limit,
+      now: (request.clock ?? systemClock).now(),
     }),
   };
 }

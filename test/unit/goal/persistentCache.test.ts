@@ -82,6 +82,7 @@ async function status(d: Demo, persistentCache: boolean, clock = CLOCK): Promise
       homeDir: d.dir,
       cache,
       persistentCache,
+      clock,
       quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock, homeDir: d.dir }),
     });
     return { payload, stateReads, indexReads, safeReads, disk: cache.disk };
@@ -489,6 +490,7 @@ describe('persistent status cache (runtime root)', () => {
       cache: new GoalStatusCache(),
       persistentCache: true,
       deferCacheSave: (save) => saves.push(save),
+      clock: CLOCK,
       quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
     });
     assert.equal(saves.length, 1);

@@ -9,8 +9,11 @@ import {
   PAYLOAD_KEYS_COMPARED,
   PAYLOAD_KEYS_COMPARED_AT_ANSWER_TIME,
   PAYLOAD_KEYS_NOT_CARRIED,
+  PAYLOAD_REPORTS_COMPARED,
+  ownChecksOf,
   unexplained,
   withoutAnswerTime,
+  withoutTimes,
   type Difference,
 } from './statusDiff';
 
@@ -59,17 +62,35 @@ function compare(w: MixedWorkspace, label: string): Record<string, Record<string
       withoutAnswerTime(theirs[key], key),
       `${label}: top-level ${key} (ours vs the original, answer-time fields aside)`,
     );
-  // The contract's checks (a count only) differ by rule: the original also runs its registry-boundary, gate-scope and
-  // public-boundary scans (docs/compatibility.md); its errors and warnings must be ours.
-  const summary = (p: Payload): unknown[] => {
+  for (const { key, times } of PAYLOAD_REPORTS_COMPARED)
+    assert.deepEqual(
+      withoutTimes(ours[key], times),
+      withoutTimes(theirs[key], times),
+      `${label}: top-level ${key} (ours vs the original, times aside)`,
+    );
+  // The contract's checks, list and count: the original's public-boundary scan of its own installed package (its
+  // default scan root) is ours deferred, as its status hot path defers it (statusDiff.ts `ownChecksOf`).
+  const contractOf = (p: Payload): { checks?: string[] } => (p['contract'] ?? {}) as { checks?: string[] };
+  const theirChecks = ownChecksOf(contractOf(theirs).checks ?? []);
+  assert.deepEqual(contractOf(ours).checks, theirChecks, `${label}: contract checks`);
+  const summary = (p: Payload, checks: number): unknown[] => {
     const s = p['contract_summary'] as { errors?: unknown; warnings?: unknown } | undefined;
-    return [s?.errors, s?.warnings];
+    return [s?.errors, s?.warnings, checks];
   };
-  assert.deepEqual(summary(ours), summary(theirs), `${label}: contract_summary errors and warnings`);
+  assert.deepEqual(
+    summary(ours, (ours['contract_summary'] as { checks: number }).checks),
+    summary(theirs, theirChecks.length),
+    `${label}: contract_summary errors, warnings and checks`,
+  );
   const theirItems = itemsOf(theirs);
   const ourItems = itemsOf(ours);
-  // The same goals; their order is not compared (the original sorts goal ids, ours keeps the registry's order).
-  assert.deepEqual(Object.keys(ourItems).sort(), Object.keys(theirItems).sort(), `${label}: the items' goals`);
+  // The same goals in the same order (both sort goal ids), and the run history's likewise.
+  const order = (p: Payload, key: 'attention_queue' | 'run_history'): unknown[] =>
+    key === 'attention_queue'
+      ? (p['attention_queue'] as { items: Record<string, unknown>[] }).items.map((item) => item['goal_id'])
+      : (p['run_history'] as { goals: Record<string, unknown>[] }).goals.map((goal) => goal['id']);
+  assert.deepEqual(order(ours, 'attention_queue'), order(theirs, 'attention_queue'), `${label}: the items' order`);
+  assert.deepEqual(order(ours, 'run_history'), order(theirs, 'run_history'), `${label}: the run history's order`);
   for (const [goal, item] of Object.entries(theirItems)) {
     const found: Set<Difference> = differences(item, ourItems[goal]);
     assert.deepEqual(

@@ -130,6 +130,21 @@ export function withoutAnswerTime(value: unknown, key = '', depth = 0): unknown 
   return out;
 }
 
+/**
+ * Top-level reports compared by value, every key at every depth, but the named time fields (the answer's time in
+ * each program: `generated_at`).
+ */
+export const PAYLOAD_REPORTS_COMPARED: readonly { key: string; times: readonly string[] }[] = [
+  { key: 'todo_index', times: [] },
+  { key: 'agent_management_projection', times: ['generated_at'] },
+];
+
+/** A report without its named time fields (top-level keys of it). */
+export function withoutTimes(report: unknown, times: readonly string[]): unknown {
+  if (!isRecord(report)) return report;
+  return Object.fromEntries(Object.entries(report).filter(([key]) => !times.includes(key)));
+}
+
 /** Payload keys compared by value (the rest are per-run paths and times). */
 export const PAYLOAD_KEYS_COMPARED: readonly string[] = [
   'ok',
@@ -143,6 +158,26 @@ export const PAYLOAD_KEYS_COMPARED: readonly string[] = [
   'contract_warnings_total_count',
   'contract_warnings_truncated',
 ];
+
+/** The original's check lines of its public-boundary scan (contract.py `check_contract`, `include_public_boundary_scan`). */
+const PUBLIC_SCAN_CHECKS = [
+  'public boundary scan clean: ',
+  'credential references downgraded: ',
+  'private state scan skipped: ',
+  'public boundary policy allowed: ',
+];
+
+/**
+ * The original's contract checks as ours carries them: its public-boundary scan (of its scan roots, by default its own
+ * installed package, so the counts are its install's) replaced by the line its status hot path writes instead.
+ */
+export function ownChecksOf(checks: readonly string[]): string[] {
+  const kept = checks.filter((check) => !PUBLIC_SCAN_CHECKS.some((prefix) => check.startsWith(prefix)));
+  const at = checks.findIndex((check) => PUBLIC_SCAN_CHECKS.some((prefix) => check.startsWith(prefix)));
+  if (at < 0) return kept;
+  const before = checks.slice(0, at).filter((check) => !PUBLIC_SCAN_CHECKS.some((p) => check.startsWith(p))).length;
+  return [...kept.slice(0, before), 'public boundary scan deferred for status hot path', ...kept.slice(before)];
+}
 
 export function unexplained(found: Iterable<Difference>): Difference[] {
   return [...found].filter((d) => !ITEM_RULES.some((r) => r.pattern.test(d.slice(d.indexOf(' ') + 1))));

@@ -58,7 +58,9 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 16: summaries carry the closure and succession reports (projection/todoSuccession.ts), listed todos their monitor
 // metadata (the monitor-due fields are derived from it when status answers, never kept: projection/monitorDue.ts).
 // 17: items carry the original's `goal_channel_projection` (channelProjection.ts).
-export const STATUS_CACHE_SCHEMA = 17;
+// 18: items carry their part of the todo index (reports/todoIndex.ts) and name the goal's rollout event log among
+// their files.
+export const STATUS_CACHE_SCHEMA = 18;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

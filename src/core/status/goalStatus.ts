@@ -10,6 +10,9 @@ import { standingDecisionAuthority } from './projection/standingDecisionAuthorit
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists, type TodoLists } from './projection/todoLists';
 import { applyResumeConditions, budgetedItems, structuredTodo, type TodoRecord } from './projection/compactTodoItem';
+import { goalTodoIndex } from './reports/todoIndex';
+import { rolloutEventLogPath } from '../evidence/rolloutLog';
+import { readFileBytesSafe } from '../fs/safeRead';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { itemAttentionFields, latestValidation } from './projection/projectAsset';
 import { cleanCopyOf, redactCredentialsShared, scrubText } from '../privacy/scrub';
@@ -97,6 +100,8 @@ interface ProjectionInput {
   agentId: string | null;
   limit: number;
   homeDir: string;
+  /** The goal's rollout event log's text (null: none), for its part of the todo index (reports/todoIndex.ts). */
+  rolloutLog?: string | null;
 }
 
 /**
@@ -574,6 +579,20 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     ...(owed.length > 0 ? { replan_obligations: owed } : {}),
     // The project asset's inputs from the raw latest status run (projection/projectAsset.ts).
     ...projectAssetRunFields(route, latestStatusRun as Record<string, unknown> | null, target),
+    todo_index: goalTodoIndex(
+      target.goalId,
+      {
+        user: {
+          items: structured?.todos.user.items ?? [],
+          sourceSection: doc ? (firstSectionOf(doc, 'user')?.title ?? null) : null,
+        },
+        agent: {
+          items: structured?.todos.agent.items ?? [],
+          sourceSection: doc ? (firstSectionOf(doc, 'agent')?.title ?? null) : null,
+        },
+      },
+      input.rolloutLog ?? null,
+    ),
   };
   return GoalStatusItemSchema.parse(item);
 }
@@ -760,9 +779,12 @@ export class GoalStatusCache {
     const paths = pathsOf(goal);
     const stamps = await this.files.stamps(paths);
     const [stateStamp, indexStamp] = stamps;
+    // The rollout event log: its todo events are the item's part of the todo index (reports/todoIndex.ts).
+    const logFile = rolloutEventLogPath(target.runtimeRoot, target.goalId);
+    const logStamp = await this.files.reader.stat(logFile);
     const agentId = options.agentId ?? null;
     const limit = options.limit ?? DEFAULT_STATUS_RUN_LIMIT;
-    const key = JSON.stringify([target, agentId, limit, options.homeDir, stateStamp, indexStamp]);
+    const key = JSON.stringify([target, agentId, limit, options.homeDir, stateStamp, indexStamp, logStamp]);
     const nowMs = (options.now ?? new Date()).getTime();
     // The monitor-due fields for the time of this read (projection/monitorDue.ts); the same answer object while they
     // are unchanged, so an unchanged goal is the same item call after call.
@@ -781,6 +803,7 @@ export class GoalStatusCache {
     const files: [string, FileStamp | null][] = [
       [target.stateFile ?? '', stateStamp],
       [paths.indexFile, indexStamp],
+      [logFile, logStamp],
     ];
     const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
     if (kept !== undefined) {
@@ -790,8 +813,10 @@ export class GoalStatusCache {
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
+    const rolloutLog = logStamp === null ? null : await readRolloutLogText(logFile);
     const projected = projectGoalStatus({
       goal,
+      rolloutLog,
       state,
       runs,
       agentId,
@@ -807,6 +832,15 @@ export class GoalStatusCache {
     this.items.set(target.goalId, entry);
     this.disk?.setItem(target.goalId, key, files, item, json);
     return answer(entry);
+  }
+}
+
+/** A rollout event log's text, or null when it is gone or unreadable (its todo events are then not indexed). */
+async function readRolloutLogText(file: string): Promise<string | null> {
+  try {
+    return (await readFileBytesSafe(file)).toString('utf8');
+  } catch {
+    return null;
   }
 }
 

@@ -15,6 +15,7 @@ import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
 import { DecisionScopeSchema, StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 import { AttentionFieldsSchema, LatestValidationSchema } from './projection/projectAsset';
+import { GoalTodoIndexSchema } from './reports/todoIndex';
 
 /**
  * The per-goal status item's contract (what `loopx status --format json` prints per goal) and what
@@ -402,6 +403,11 @@ export const GoalStatusItemSchema = z.object({
   latest_validation: LatestValidationSchema.optional(),
   /** The original's run attention fields: operator question, agent command, controller stage, missing gates, … */
   ...AttentionFieldsSchema.shape,
+  /**
+   * The goal's part of the payload's `todo_index` (reports/todoIndex.ts), cached with the item; the payload's items
+   * do not carry it (statusPayload.ts).
+   */
+  todo_index: GoalTodoIndexSchema.optional(),
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 

@@ -42,6 +42,15 @@ import {
   isContractAttentionItem,
   type ContractAttentionItem,
 } from './contractCheck';
+import { statusReports, type StatusReports } from './reports/statusReports';
+import {
+  PUBLIC_BOUNDARY_SCAN_DEFERRED,
+  probeRegistryGit,
+  registryBoundaryFindings,
+  userGateScopesCheck,
+} from './reports/contractScans';
+import type { GitProbe } from '../privacy/gitProbe';
+import { byGoalId } from './reports/statusOrder';
 
 /**
  * The status payload (`loopx status --format json`, and `/status.json` of the status server): the
@@ -162,8 +171,11 @@ export const StatusPayloadSchema = z.object({
   promotion_gate: z.record(z.string(), z.unknown()).optional(),
   /** Whether the goals' runtime projection routes are healthy (null: none looked at). */
   runtime_projection_routes: z.object({ healthy: z.boolean().nullable() }).optional(),
+  /** The original's top-level reports built from the items (reports/statusReports.ts). */
+  todo_index: z.record(z.string(), z.unknown()),
+  agent_management_projection: z.record(z.string(), z.unknown()).optional(),
 });
-export type StatusPayload = z.infer<typeof StatusPayloadSchema>;
+export type StatusPayload = z.infer<typeof StatusPayloadSchema> & StatusReports;
 
 /** The goals' items of a status payload, without the contract item. */
 export function goalItems(payload: Pick<StatusPayload, 'attention_queue'>): StatusPayloadItem[] {
@@ -344,7 +356,10 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const ownCache = request.cache === undefined;
   const cache = request.cache ?? new GoalStatusCache();
   const { registryPath, homeDir, runtimeRoot, document: registry } = request.registry;
-  let targets = statusTargets(registry, registryPath, request.registry);
+  // The original's order: goal ids sorted (code points), as its run history discovers them (statusOrder.ts).
+  let targets = statusTargets(registry, registryPath, request.registry).sort(byGoalId);
+  // The contract's registry-boundary scan asks git about the registry file; its processes run while the goals load.
+  const registryGit = probeRegistryGit(registryPath);
   // Looked at before anything is saved into it (the persistent cache): a contract warning when missing.
   const runtimeRootExists = fs.existsSync(runtimeRoot);
   const diskFile = request.persistentCache === true && runtimeRootExists ? statusCachePath(runtimeRoot) : null;
@@ -364,6 +379,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   for (const goal of parsedGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
   const rawEntryById = request.quotaSummary === undefined ? null : registryGoalEntries(registry);
   const items: StatusPayloadItem[] = [];
+  const goalIndexes: (GoalStatusItem['todo_index'] | undefined)[] = [];
   const quotaWarnings: string[] = [];
   const sampleLimit = Math.max(request.limit ?? DEFAULT_STATUS_RUN_LIMIT, REPORT_SAMPLE_LIMIT);
   const reportFacts = new Map<string, GoalReportFacts>();
@@ -441,6 +457,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         }),
       );
     if (ownCache) cache.release(target);
+    goalIndexes.push(item.todo_index);
     items.push(withDashboardFields(item, registryEntries.get(target.goalId), readHardLeases(target)));
   }
   if (disk !== undefined) {
@@ -469,6 +486,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     runtimeRootExists,
     runCount,
     extraWarnings: quotaWarnings,
+    registryGit: await registryGit,
   });
   const queue: AttentionItem[] = contract.ok ? items : [contractAttentionItem(contract.errors), ...items];
   const goalFilter = request.goalId?.trim() || null;
@@ -532,6 +550,15 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
             envRuntimeRoot: request.envRuntimeRoot ?? null,
           }),
         }),
+    ...statusReports({
+      items,
+      goalIndexes,
+      registry,
+      goalFilter: request.goalId?.trim() || null,
+      agentLane: agentId !== null,
+      limit: request.limit,
+      now: (request.clock ?? systemClock).now(),
+    }),
   };
   if (reportInputs !== null) reportInputsOf.set(payload, reportInputs);
   return payload;
@@ -689,8 +716,15 @@ function withDashboardFields(
   goal: RegistryGoal | undefined,
   leases: readonly HardLeaseRead[],
 ): StatusPayloadItem {
+  const build = (): StatusPayloadItem => {
+    const fields = dashboardGoalFields(item, goal, leases.length > 0 ? { reads: leases, now: new Date() } : undefined);
+    const gap = fields.project_asset.todo_projection_gap;
+    // The goal's part of the todo index is the payload's `todo_index`, not the item's.
+    const { todo_index: _index, ...emitted } = item;
+    return { ...emitted, ...fields, ...(gap !== undefined ? { todo_projection_gap: gap } : {}) };
+  };
   // A goal with hard task leases: its channel projection depends on the time (lease expiry), built on every answer.
-  if (leases.length > 0) return { ...item, ...dashboardGoalFields(item, goal, { reads: leases, now: new Date() }) };
+  if (leases.length > 0) return build();
   const key = JSON.stringify([
     goal?.['execution_profile'],
     goal?.['spawn_policy'],
@@ -703,9 +737,7 @@ function withDashboardFields(
   ]);
   const cached = extendedItems.get(item);
   if (cached !== undefined && cached.key === key) return cached.value;
-  const fields = dashboardGoalFields(item, goal);
-  const gap = fields.project_asset.todo_projection_gap;
-  const value: StatusPayloadItem = { ...item, ...fields, ...(gap !== undefined ? { todo_projection_gap: gap } : {}) };
+  const value = build();
   extendedItems.set(item, { key, value });
   return value;
 }
@@ -723,6 +755,22 @@ function withDependencyBlockers(item: StatusPayloadItem, blockers: DependencyBlo
   return value;
 }
 
+/**
+ * The goals the original's contract check reads history of (`discover_goal_ids` with runtime goals): the asked-for
+ * goal, else the registry's goal ids and every folder under `<runtime_root>/goals`, each once (one directory read).
+ */
+function historyGoalCount(input: StatusContractInput): number {
+  if (input.goalId !== null) return 1;
+  const ids = new Set(input.items.map((item) => item.goal_id));
+  try {
+    for (const entry of fs.readdirSync(path.join(input.runtimeRoot, 'goals'), { withFileTypes: true }))
+      if (entry.isDirectory()) ids.add(entry.name);
+  } catch {
+    // No runtime goals folder: the registry's goals only.
+  }
+  return ids.size;
+}
+
 interface StatusContractInput {
   registry: Record<string, unknown>;
   registryPath: string;
@@ -734,6 +782,8 @@ interface StatusContractInput {
   runtimeRootExists: boolean;
   runCount: number;
   extraWarnings: readonly string[];
+  /** Git's view of the registry file, for the registry-boundary scan. */
+  registryGit: GitProbe;
 }
 
 /**
@@ -759,6 +809,13 @@ function statusContract(input: StatusContractInput): StatusContract {
   } catch (error) {
     errors.push(errorMessage(error));
   }
+  // The original's registry-boundary and user-gate scope scans (reports/contractScans.ts).
+  const boundary = registryBoundaryFindings(input.registryPath, input.registry, input.registryGit);
+  if (boundary.check !== null) checks.push(boundary.check);
+  warnings.push(...boundary.warnings);
+  errors.push(...boundary.errors);
+  const gateScopes = userGateScopesCheck(items);
+  if (gateScopes !== null) checks.push(gateScopes);
   for (const item of items) for (const diagnostic of item.contract_diagnostics) errors.push(diagnostic.message);
   for (const item of items) {
     const gap = item.state_projection_gap;
@@ -772,7 +829,7 @@ function statusContract(input: StatusContractInput): StatusContract {
   if (input.runtimeRootExists || path.resolve(runtimeRoot) === path.resolve(defaultRoot))
     checks.push(`runtime root resolved: ${runtimeRoot}`);
   else warnings.push(`runtime root does not exist yet: ${runtimeRoot}`);
-  checks.push(`run-history goals=${items.filter((item) => item.index_exists).length} runs=${runCount}`);
+  checks.push(`run-history goals=${historyGoalCount(input)} runs=${runCount}`);
   for (const item of items) {
     if (item.run_index_unreadable !== undefined)
       warnings.push(
@@ -790,7 +847,7 @@ function statusContract(input: StatusContractInput): StatusContract {
     if (finding.check !== null) checks.push(finding.check);
   }
   warnings.push(...input.extraWarnings);
-  checks.push(`state files readable: ${items.filter((item) => item.active_state.available).length}/${items.length}`);
+  checks.push(PUBLIC_BOUNDARY_SCAN_DEFERRED);
   return {
     ok: errors.length === 0,
     summary: { errors: errors.length, warnings: warnings.length, checks: checks.length },

@@ -39,18 +39,18 @@ async function servedStatus(registryPath: string, now: string): Promise<Json> {
   }
 }
 
-/** The demo with budgets (one clamped value, so a config warning), a second claimed todo and a goal without a state file. */
+/** The demo with budgets (one clamped value, so a config warning), a second claimed todo and a goal without a state file (its id sorts after the demo's, so the demo's item stays first). */
 function richWorkspace(): string {
   const { registryPath, statePath } = seededWorkspace();
   const registry = JSON.parse(fs.readFileSync(registryPath, 'utf8')) as { goals: Json[] };
   const goal = registry.goals[0] as Json;
   goal['quota'] = { compute: 2, window_hours: 24, slot_minutes: 30, max_cost_usd: 5, max_tokens: 200000 };
   registry.goals.push({
-    id: 'bare-goal',
+    id: 'zz-bare-goal',
     domain: 'docs',
     status: 'active',
     repo: goal['repo'],
-    state_file: '.codex/goals/bare-goal/ACTIVE_GOAL_STATE.md',
+    state_file: '.codex/goals/zz-bare-goal/ACTIVE_GOAL_STATE.md',
     adapter: { kind: 'generic_project_goal_v0' },
   });
   fs.writeFileSync(registryPath, JSON.stringify(registry, null, 2));
@@ -78,7 +78,7 @@ describe('the /status.json types and nullability the LoopX web dashboard checks'
     assert.deepEqual(dashboardSchemaProblems(payload), []);
     // The fixture reaches what the dashboard refused before.
     const main = items(payload).find((item) => item['goal_id'] === 'tidy-notes') as Json;
-    const bare = items(payload).find((item) => item['goal_id'] === 'bare-goal') as Json;
+    const bare = items(payload).find((item) => item['goal_id'] === 'zz-bare-goal') as Json;
     assert.ok(bare, 'the goal without a state file is an item');
     assert.equal(main['quota'].budgets.max_cost_usd.limit ?? main['quota'].budgets.max_cost_usd, 5);
     assert.ok(main['quota'].config_warnings.length > 0, 'compute 2 is clamped with a warning');

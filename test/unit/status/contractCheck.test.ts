@@ -96,7 +96,7 @@ describe('contract check in the status payload', () => {
     const { dir, registryPath } = workspace([{ id: 'alpha', state: clean }]);
     const payload = await loadStatusAt({ registryPath, homeDir: dir });
     assert.equal(payload.ok, true);
-    assert.deepEqual(payload.contract_summary, { errors: 0, warnings: 0, checks: 4 });
+    assert.deepEqual(payload.contract_summary, { errors: 0, warnings: 0, checks: 6 });
     assert.equal(contractItem(payload), undefined);
     assert.equal(payload.attention_queue.items.length, 1);
   });

@@ -161,7 +161,7 @@ describe('loopx status JSON contract (attention routes, quota state, todo counts
     assert.equal(noState?.user_todos, null);
     assert.equal(noState?.agent_todos, null);
     assert.deepEqual(route(noState), ['connected_without_run', 'codex', 'action', 'eligible']);
-    assert.deepEqual(payload['contract_summary'], { errors: 1, warnings: 0, checks: 4 });
+    assert.deepEqual(payload['contract_summary'], { errors: 1, warnings: 0, checks: 6 });
     const queue = payload['attention_queue'] as Record<string, number>;
     assert.deepEqual(
       [queue['needs_user_or_controller'], queue['needs_codex'], queue['watching_external_evidence']],

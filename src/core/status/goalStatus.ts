@@ -11,7 +11,8 @@ import { standingDecisionAuthority } from './projection/standingDecisionAuthorit
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
-import { scrubText } from '../privacy/scrub';
+import { markCredentialClean, scrubText } from '../privacy/scrub';
+import { prettyJsonAt, setItemText, STATUS_ITEM_LEVEL } from './itemText';
 import {
   attentionRoute,
   MONITOR_SIGNAL_WAITING_ON,
@@ -549,6 +550,19 @@ function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null):
 // ---------------------------------------------------------------------------------------------
 // The item cache
 
+/**
+ * Marks an item the persistent cache recorded clean (nothing for `redactCredentials` to change) where the
+ * status answer meets its parts: the item, its members and theirs (the answer's item is a spread of it, the
+ * run history and the dashboards' blocks copy its runs and warnings), and the todos of its summaries' `items`
+ * (the goal channel's todos are copies of them). Its texts down to its members' are remembered clean. The
+ * deeper objects (the summaries' lists) are not marked: the answer reaches them only through marked parents.
+ */
+function markCleanItem(item: GoalStatusItem): void {
+  markCredentialClean(item, 1, 2);
+  for (const summary of [item.user_todos, item.agent_todos])
+    if (summary !== null && summary !== undefined) for (const todo of summary.items) markCredentialClean(todo, -1, 0);
+}
+
 /** Targets as parsed, per target object: status asks the cache about the same targets on every call. */
 const parsedTargets = new WeakMap<GoalStatusTarget, z.output<typeof GoalStatusTargetSchema>>();
 function parsedTarget(goal: GoalStatusTarget): z.output<typeof GoalStatusTargetSchema> {
@@ -639,8 +653,10 @@ export class GoalStatusCache {
     ];
     const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
     if (kept !== undefined) {
-      this.items.set(target.goalId, { key, item: kept });
-      return kept;
+      setItemText(kept.item, kept.text);
+      if (kept.clean) markCleanItem(kept.item);
+      this.items.set(target.goalId, { key, item: kept.item });
+      return kept.item;
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
@@ -655,9 +671,11 @@ export class GoalStatusCache {
     });
     // The item outlives the texts it was projected from: V8 keeps a whole string alive for any slice
     // of it, so an item holding a todo's title would hold its state file's text (20 KB a goal on L).
-    // A copy through JSON (the form the persistent cache keeps it in anyway) holds none of them.
-    const json = JSON.stringify(projected);
+    // A copy through JSON holds none of them. Its text is the one the JSON answer prints (itemText.ts),
+    // the form the persistent cache keeps it in.
+    const json = prettyJsonAt(projected, STATUS_ITEM_LEVEL) as string;
     const item = JSON.parse(json) as GoalStatusItem;
+    setItemText(item, json);
     this.items.set(target.goalId, { key, item });
     this.disk?.setItem(target.goalId, key, files, item, json);
     return item;

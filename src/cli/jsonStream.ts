@@ -11,17 +11,8 @@
 export function writeJsonPretty(
   value: unknown,
   write: (text: string) => void,
-  options: {
-    depth?: number;
-    chunkChars?: number;
-    /**
-     * The text of an object at `level` when the caller holds it already (exactly what would be written
-     * there: `JSON.stringify`'s text of it, indented for its level), else undefined.
-     */
-    knownText?: (value: object, level: number) => string | undefined;
-  } = {},
+  options: { depth?: number; chunkChars?: number } = {},
 ): void {
-  const knownText = options.knownText;
   const depth = options.depth ?? 3;
   const chunkChars = options.chunkChars ?? 1 << 18;
   let pending: string[] = [];
@@ -44,13 +35,6 @@ export function writeJsonPretty(
    */
   const walk = (raw: unknown, resolved: unknown, indent: string, level: number): boolean => {
     if (resolved === undefined || typeof resolved === 'function' || typeof resolved === 'symbol') return false;
-    if (knownText !== undefined && raw === resolved && isWalkable(resolved)) {
-      const known = knownText(resolved, level);
-      if (known !== undefined) {
-        emit(known);
-        return true;
-      }
-    }
     // A value that came out of a toJSON is walked on whatever its depth (JSON.stringify would call a
     // toJSON of that result again; the walk, like JSON.stringify, does not).
     if (!isWalkable(resolved) || (level >= depth && raw === resolved)) {

@@ -1,12 +1,10 @@
 import type { CliContext, CommandOutput, OutputFormat } from './context';
-import { knownJsonText } from '../core/ops/status';
 import { writeJsonPretty } from './jsonStream';
 
 export function printOutput(ctx: CliContext, format: OutputFormat, output: CommandOutput): void {
   if (format === 'json') {
     // In pieces: a status over thousands of goals is tens of megabytes of text.
-    // Status items come pre-serialized (the same bytes): spliced, not serialized again.
-    writeJsonPretty(output.json, ctx.stdout, { knownText: knownJsonText });
+    writeJsonPretty(output.json, ctx.stdout);
   } else {
     ctx.stdout(output.markdown.endsWith('\n') ? output.markdown : `${output.markdown}\n`);
   }

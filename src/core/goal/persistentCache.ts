@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { readFileBytesSafeSync, readFilePartsSafeSync, type FileIdentity } from '../fs/safeRead';
-import { isCredentialClean } from '../privacy/scrub';
+import { isCredentialClean, markCredentialClean } from '../privacy/scrub';
 import { digestRunIndex, type IndexDigest, type LedgerFacts, type LedgerMemo } from '../quota/ledger';
 import { readRunIndex, readRunIndexSync, type RunIndexRead } from '../runtime/runIndex';
 import { LOOPX_VERSION } from '../version';
@@ -51,9 +51,8 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // recommendation; todo summaries their `schema_version` and the projection order (issue 30).
 // 10: items carry the original's `standing_decision_authority` (issue 30). 11: summary todos carry its
 // `schema_version`, `role`, `archive_state` and `source_section`, summaries its claimed counts. 12: summaries carry
-// the original's lists (`first_open_items`, `backlog_items`, …; projection/todoLists.ts). 13: each item is kept as
-// its JSON text (`text`, the caller's pretty form: status splices it into its answer), parsed when read.
-export const STATUS_CACHE_SCHEMA = 13;
+// the original's lists (`first_open_items`, `backlog_items`, …; projection/todoLists.ts).
+export const STATUS_CACHE_SCHEMA = 12;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -110,21 +109,9 @@ interface IndexRecord {
   facts_sha256: string;
 }
 
-/**
- * A goal's item. `text`: the item's JSON as its caller gave it (any JSON layout: status keeps the pretty
- * text it prints), parsed into `item` when first read (`item` is never written). `clean`: the item holds
- * nothing `redactCredentials` would change (so a warm `status` redacts nothing).
- */
-interface ItemEntry {
-  key: string;
-  files: FileEntry[];
-  text: string;
-  clean?: true;
-  item?: object;
-}
-
 interface Body {
-  items: Record<string, ItemEntry>;
+  /** `clean`: the item holds nothing `redactCredentials` would change (so a warm `status` redacts nothing). */
+  items: Record<string, { key: string; files: FileEntry[]; item: unknown; clean?: true }>;
   indexes: Record<string, IndexRecord>;
 }
 
@@ -254,24 +241,23 @@ function sha256Of(file: string): string | null {
 }
 
 /**
- * Each kept item's text as the body line holds it (a JSON string, UTF-8), by entry: an entry is never
- * changed once made (a new one replaces it), so a save re-encodes only the entries new since the last one.
+ * Each kept item's JSON as UTF-8, by item object: a status item is never changed once made (a new
+ * one replaces it), so a save re-encodes only the items that are new since the last one.
  */
-const itemTextBytes = new WeakMap<ItemEntry, Buffer>();
+const itemJsonBytes = new WeakMap<object, Buffer | string>();
 
-function itemTextJson(entry: ItemEntry): Buffer {
-  let bytes = itemTextBytes.get(entry);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(entry.text), 'utf8');
-    itemTextBytes.set(entry, bytes);
-  }
+function itemJson(item: object): Buffer {
+  const kept = itemJsonBytes.get(item);
+  if (kept !== undefined && typeof kept !== 'string') return kept;
+  const bytes = Buffer.from(kept ?? JSON.stringify(item), 'utf8');
+  itemJsonBytes.set(item, bytes);
   return bytes;
 }
 
 /**
  * The body line, `JSON.stringify({ items, indexes })` and a newline, as chunks: every entry's small
- * fields are encoded each time (they change: `clean`, a verified file's hash dropped), its text's
- * bytes come from {@link itemTextJson}; its parsed `item` is not written.
+ * fields are encoded each time (they change: `clean`, a verified file's hash dropped), its item's
+ * bytes come from {@link itemJson}.
  */
 function bodyLine(items: Body['items'], indexes: Record<string, IndexRecord>): Buffer[] {
   const chunks: Buffer[] = [];
@@ -282,11 +268,11 @@ function bodyLine(items: Body['items'], indexes: Record<string, IndexRecord>): B
     firstItem = false;
     let firstField = true;
     for (const [field, value] of Object.entries(entry)) {
-      if (value === undefined || field === 'item') continue;
+      if (value === undefined) continue;
       text += `${firstField ? '' : ','}${JSON.stringify(field)}:`;
       firstField = false;
-      if (field === 'text') {
-        chunks.push(Buffer.from(text, 'utf8'), itemTextJson(entry));
+      if (field === 'item' && typeof value === 'object' && value !== null) {
+        chunks.push(Buffer.from(text, 'utf8'), itemJson(value));
         text = '';
       } else {
         text += JSON.stringify(value);
@@ -385,8 +371,6 @@ export class PersistentCache {
       // against its own hash when it is read.
       const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
       if (!isBody(body, header.data.segments)) return PersistentCache.empty(file, 'corrupt');
-      // An entry's parsed item is never written: only its text is trusted.
-      for (const entry of Object.values(body.items)) if (isObject(entry)) delete entry.item;
       const cache = new PersistentCache(file, 'loaded', { items: body.items }, new Map(), stat.mtimeMs);
       const segments = new LazySegments(file, stat, segmentsAt, header.data.segments);
       for (const [indexFile, record] of Object.entries(body.indexes))
@@ -459,42 +443,37 @@ export class PersistentCache {
   }
 
   /**
-   * The kept item of a goal for `key`, if every file it came from is unchanged: the item (parsed from its
-   * text once, the same object on every call) with the text it was kept as, and whether it was recorded
-   * clean (nothing for `redactCredentials` to change: the caller marks what it needs marked).
+   * The kept status item of a goal for `key`, if every file it came from is unchanged. An item recorded
+   * clean is marked clean with `markClean` (default: the item and its parts, its texts to its members');
+   * a caller that knows where the redaction meets the item's parts can mark fewer.
    */
   item<T extends object>(
     goalId: string,
     key: string,
     files: readonly [string, FileStamp | null][],
-  ): { item: T; text: string; clean: boolean } | undefined {
+    markClean: (item: T) => void = (item) => markCredentialClean(item, 1),
+  ): T | undefined {
     const entry = this.body.items[goalId];
     if (entry === undefined || entry.key !== key || entry.files.length !== files.length) return undefined;
-    if (typeof entry.text !== 'string') return undefined;
     for (let i = 0; i < files.length; i++) {
       const [file, stamp] = files[i] as [string, FileStamp | null];
       if (!this.trusted(entry.files[i] as FileEntry, file, stamp)) return undefined;
     }
-    if (entry.item === undefined) {
-      try {
-        const parsed: unknown = JSON.parse(entry.text);
-        if (typeof parsed !== 'object' || parsed === null) return undefined;
-        entry.item = parsed;
-      } catch {
-        return undefined;
-      }
-    }
-    return { item: entry.item as T, text: entry.text, clean: entry.clean === true };
+    // Texts below the item's fields and their direct children are met again only inside marked copies.
+    if (entry.clean === true) markClean(entry.item as T);
+    return entry.item as T;
   }
 
-  /** `text`: the item's JSON (any layout), what a save writes and a later `item` parses and returns. */
-  setItem(goalId: string, key: string, files: readonly [string, FileStamp | null][], item: object, text: string): void {
-    this.body.items[goalId] = {
-      key,
-      files: files.map(([file, stamp]) => this.fileEntry(file, stamp)),
-      text,
-      item,
-    };
+  /** `json`: the item's JSON when the caller has it (it is what a save writes). */
+  setItem(
+    goalId: string,
+    key: string,
+    files: readonly [string, FileStamp | null][],
+    item: object,
+    json?: string,
+  ): void {
+    if (json !== undefined && !itemJsonBytes.has(item)) itemJsonBytes.set(item, json);
+    this.body.items[goalId] = { key, files: files.map(([file, stamp]) => this.fileEntry(file, stamp)), item };
     this.dirty = true;
   }
 
@@ -569,7 +548,7 @@ export class PersistentCache {
    */
   async save(within: string): Promise<boolean> {
     for (const entry of Object.values(this.body.items))
-      if (entry.clean !== true && entry.item !== undefined && isCredentialClean(entry.item)) {
+      if (entry.clean !== true && isCredentialClean(entry.item)) {
         entry.clean = true;
         this.dirty = true;
       }

@@ -76,6 +76,3 @@ export function statusForLanguageModel(
 // chat's reply): a surface renders it through this export, not from core/status.
 export { statusMarkdown } from '../status/statusMarkdown';
 export type { StatusPayload } from '../status/statusPayload';
-// The JSON text status already holds of a value of its answer (a goal's item, kept pre-serialized): a surface
-// printing the answer as pretty JSON splices it instead of serializing the item again (status/itemText.ts).
-export { knownJsonText } from '../status/itemText';

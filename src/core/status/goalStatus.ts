@@ -12,7 +12,6 @@ import { claimedCounts } from './projection/claimedCounts';
 import { todoLists } from './projection/todoLists';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { markCredentialClean, scrubText } from '../privacy/scrub';
-import { prettyJsonAt, setItemText, STATUS_ITEM_LEVEL } from './itemText';
 import {
   attentionRoute,
   MONITOR_SIGNAL_WAITING_ON,
@@ -555,7 +554,8 @@ function contractDiagnostics(input: ProjectionInput, doc: StateDocument | null):
  * status answer meets its parts: the item, its members and theirs (the answer's item is a spread of it, the
  * run history and the dashboards' blocks copy its runs and warnings), and the todos of its summaries' `items`
  * (the goal channel's todos are copies of them). Its texts down to its members' are remembered clean. The
- * deeper objects (the summaries' lists) are not marked: the answer reaches them only through marked parents.
+ * deeper objects (the summaries' lists, most of the item) are not marked: the answer reaches them only
+ * through marked parents, and a redaction stops at a marked object.
  */
 function markCleanItem(item: GoalStatusItem): void {
   markCredentialClean(item, 1, 2);
@@ -651,12 +651,10 @@ export class GoalStatusCache {
       [target.stateFile ?? '', stateStamp],
       [paths.indexFile, indexStamp],
     ];
-    const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
+    const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files, markCleanItem);
     if (kept !== undefined) {
-      setItemText(kept.item, kept.text);
-      if (kept.clean) markCleanItem(kept.item);
-      this.items.set(target.goalId, { key, item: kept.item });
-      return kept.item;
+      this.items.set(target.goalId, { key, item: kept });
+      return kept;
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
@@ -671,11 +669,9 @@ export class GoalStatusCache {
     });
     // The item outlives the texts it was projected from: V8 keeps a whole string alive for any slice
     // of it, so an item holding a todo's title would hold its state file's text (20 KB a goal on L).
-    // A copy through JSON holds none of them. Its text is the one the JSON answer prints (itemText.ts),
-    // the form the persistent cache keeps it in.
-    const json = prettyJsonAt(projected, STATUS_ITEM_LEVEL) as string;
+    // A copy through JSON (the form the persistent cache keeps it in anyway) holds none of them.
+    const json = JSON.stringify(projected);
     const item = JSON.parse(json) as GoalStatusItem;
-    setItemText(item, json);
     this.items.set(target.goalId, { key, item });
     this.disk?.setItem(target.goalId, key, files, item, json);
     return item;

@@ -27,7 +27,6 @@ import {
   type GoalStatusTarget,
 } from './goalStatus';
 import { OPERATOR_WAITS } from '../todo/attention';
-import { deriveItemText } from './itemText';
 import { withQuotaSignals } from './projection/quotaSignals';
 import { dependencyBlockers, DependencyBlockersSchema, type DependencyBlockers } from './projection/dependencyBlockers';
 import {
@@ -349,8 +348,6 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   for (const goal of parsedGoals(registry)) if (!registryEntries.has(goal.id)) registryEntries.set(goal.id, goal);
   const rawEntryById = request.quotaSummary === undefined ? null : registryGoalEntries(registry);
   const items: StatusPayloadItem[] = [];
-  /** Each item's cached item (goalStatus.ts), which its JSON text is composed from (itemText.ts). */
-  const cachedItems: GoalStatusItem[] = [];
   const quotaWarnings: string[] = [];
   for (const target of targets) {
     let item: GoalStatusItem = await cache.goalStatus(target, {
@@ -358,7 +355,6 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });
-    cachedItems.push(item);
     if (request.redact === true) redactCredentialsShared(item);
     if (request.quotaSummary !== undefined) {
       try {
@@ -406,13 +402,8 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   }
   const blockers = dependencyBlockers(items);
   for (let i = 0; i < items.length; i++) {
-    const item = withDependencyBlockers(
-      items[i] as StatusPayloadItem,
-      blockers.get((items[i] as StatusPayloadItem).goal_id),
-    );
-    items[i] = item;
-    // Its JSON text: the cached item's members spliced, the members added or replaced since serialized.
-    deriveItemText(item, cachedItems[i] as GoalStatusItem);
+    const item = items[i] as StatusPayloadItem;
+    items[i] = withDependencyBlockers(item, blockers.get(item.goal_id));
   }
   const runCount = items.reduce((sum, item) => sum + item.unique_runs, 0);
   const agentId = request.agentId ?? null;

@@ -460,8 +460,17 @@ export class PersistentCache {
     return entry;
   }
 
-  /** The kept status item of a goal for `key`, if every file it came from is unchanged. */
-  item<T extends object>(goalId: string, key: string, files: readonly [string, FileStamp | null][]): T | undefined {
+  /**
+   * The kept status item of a goal for `key`, if every file it came from is unchanged. An item recorded
+   * clean is marked clean with `markClean` (default: the item and its parts, its texts to its members');
+   * a caller that knows where the redaction meets the item's parts can mark fewer.
+   */
+  item<T extends object>(
+    goalId: string,
+    key: string,
+    files: readonly [string, FileStamp | null][],
+    markClean: (item: T) => void = (item) => markCredentialClean(item, 1),
+  ): T | undefined {
     const entry = this.body.items[goalId];
     if (entry === undefined || entry.key !== key || entry.files.length !== files.length) return undefined;
     for (let i = 0; i < files.length; i++) {
@@ -469,7 +478,7 @@ export class PersistentCache {
       if (!this.trusted(entry.files[i] as FileEntry, file, stamp)) return undefined;
     }
     // Texts below the item's fields and their direct children are met again only inside marked copies.
-    if (entry.clean === true) markCredentialClean(entry.item, 1);
+    if (entry.clean === true) markClean(entry.item as T);
     return entry.item as T;
   }
 

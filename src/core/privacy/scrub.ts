@@ -548,17 +548,23 @@ export function isCredentialClean(value: unknown): boolean {
  * Marks `value` and every object and text inside it as holding nothing to redact, without looking: for a
  * value read back from a store that recorded it clean (the persistent status cache). `textDepth`: texts
  * deeper than this many levels are not remembered (a marked object is never walked, so its texts are
- * met again only in copies: the rest are scanned if a walk reaches them, the same answer).
+ * met again only in copies: the rest are scanned if a walk reaches them, the same answer). `objectDepth`:
+ * objects deeper than this many levels are not marked (nor walked): for a caller that knows which parts a
+ * redaction can reach other than through a marked parent.
  */
-export function markCredentialClean(value: unknown, textDepth = Infinity): void {
+export function markCredentialClean(value: unknown, textDepth = Infinity, objectDepth = Infinity): void {
   if (typeof value === 'string') {
     if (textDepth >= 0) rememberCleanText(value);
     return;
   }
-  if (typeof value !== 'object' || value === null || credentialClean.has(value)) return;
+  if (typeof value !== 'object' || value === null || objectDepth < 0 || credentialClean.has(value)) return;
   credentialClean.add(value);
-  if (Array.isArray(value)) for (const child of value) markCredentialClean(child, textDepth - 1);
-  else for (const child of Object.values(value as Record<string, unknown>)) markCredentialClean(child, textDepth - 1);
+  // Nothing below is marked or remembered: not walked.
+  if (textDepth < 1 && objectDepth < 1) return;
+  if (Array.isArray(value)) for (const child of value) markCredentialClean(child, textDepth - 1, objectDepth - 1);
+  else
+    for (const child of Object.values(value as Record<string, unknown>))
+      markCredentialClean(child, textDepth - 1, objectDepth - 1);
 }
 
 /**

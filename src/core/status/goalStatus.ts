@@ -15,7 +15,7 @@ import { rolloutEventLogPath } from '../evidence/rolloutLog';
 import { readFileBytesSafe } from '../fs/safeRead';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { itemAttentionFields, latestValidation } from './projection/projectAsset';
-import { cleanCopyOf, redactCredentialsShared, scrubText } from '../privacy/scrub';
+import { cleanCopyOf, markCredentialClean, redactCredentialsShared, scrubText } from '../privacy/scrub';
 import { nextActionTodoIds, todoSuccession } from './projection/todoSuccession';
 import { monitorDueKey, withMonitorDue } from './projection/monitorDue';
 import {
@@ -805,7 +805,7 @@ export class GoalStatusCache {
       [paths.indexFile, indexStamp],
       [logFile, logStamp],
     ];
-    const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files);
+    const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files, markCleanItem);
     if (kept !== undefined) {
       const entry = { key, item: kept };
       this.items.set(target.goalId, entry);
@@ -851,4 +851,18 @@ export async function loadGoalStatus(
 ): Promise<GoalStatusItem> {
   const cache = options.cache ?? new GoalStatusCache(options.reader);
   return cache.goalStatus(goal, options);
+}
+
+/**
+ * Marks an item the persistent cache recorded clean (nothing for `redactCredentials` to change) where the
+ * status answer meets its parts: the item, its members and theirs (the answer's item is a spread of it, the
+ * run history and the dashboards' blocks copy its runs and warnings), and the todos of its summaries' `items`
+ * (the goal channel's todos are copies of them). Its texts down to its members' are remembered clean. The
+ * deeper objects (the summaries' lists, most of the item) are not marked: the answer reaches them only
+ * through marked parents, and a redaction stops at a marked object.
+ */
+function markCleanItem(item: GoalStatusItem): void {
+  markCredentialClean(item, 1, 2);
+  for (const summary of [item.user_todos, item.agent_todos])
+    if (summary !== null && summary !== undefined) for (const todo of summary.items) markCredentialClean(todo, -1, 0);
 }

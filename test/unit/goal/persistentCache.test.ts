@@ -599,6 +599,43 @@ describe('persistent status cache (runtime root)', () => {
     assert.equal(warmClean.stdout, (await cli({ LOOPX_STATUS_CACHE: 'off' })).stdout);
   });
 
+  it("a clean kept item is marked where the answer meets it (its members and theirs, its summaries' todos), not in every object", async () => {
+    const d = demo();
+    ageEverything(d);
+    // As `loopx status` asks: each item redacted as it is built, so the cache records it clean.
+    const call = () =>
+      loadStatusAt({
+        registryPath: d.registryPath,
+        homeDir: d.dir,
+        cache: new GoalStatusCache(),
+        persistentCache: true,
+        redact: true,
+        quotaSummary: statusQuotaSummaries({ registryPath: d.registryPath, clock: CLOCK, homeDir: d.dir }),
+      });
+    await call(); // Cold: projects, redacts (nothing to change) and saves the items clean.
+    const warm = { payload: await call() };
+    const item = goalItems(warm.payload).find((goal) => goal.goal_id === 'tidy-notes');
+    assert.ok(item !== undefined);
+    const summary = item.agent_todos;
+    assert.ok(summary !== null && summary !== undefined && summary.items.length > 0);
+    assert.equal(isCredentialClean(summary), true, 'a member of the kept item');
+    assert.equal(isCredentialClean(summary.items), true, "a member's member");
+    assert.equal(isCredentialClean(summary.items[0]), true, "a summary's todo (the goal channel copies it)");
+    assert.equal(isCredentialClean(item.latest_runs[0]), true, 'a run (the run history copies it)');
+    // The lists below the summaries are reached only through their marked arrays: not walked, not marked.
+    const listed = [summary.first_open_items, summary.backlog_items, summary.claimed_open_items].find(
+      (list) => list.length > 0,
+    );
+    assert.ok(listed !== undefined, 'the demo lists an agent todo');
+    assert.equal(isCredentialClean(listed), true);
+    assert.equal(isCredentialClean(listed[0]), false);
+    // And the redaction keeps every part of the kept item as it is.
+    const redacted = redactCredentialsShared(warm.payload);
+    const again = goalItems(redacted).find((goal) => goal.goal_id === 'tidy-notes');
+    assert.equal(again?.agent_todos, summary);
+    assert.equal(JSON.stringify(redacted), JSON.stringify(redactCredentials(warm.payload)));
+  });
+
   it('every object of a warm redacted payload that is marked clean is unchanged by the full redaction (copies of cached parts included)', async () => {
     const d = demo();
     // One todo holds a secret (its item is never recorded clean); the other goal parts are clean.

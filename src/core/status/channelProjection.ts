@@ -325,8 +325,10 @@ function scannedItem(item: GoalStatusItem): unknown {
     const { budgets: _budgets, ...rest } = quota;
     quota = rest;
   }
+  // Ours only, not the original's item: the todo index part and the runs' raw keys (scanned as their keys).
+  const { todo_index: _index, latest_run_raw_keys: _rawKeys, ...original } = item;
   return {
-    ...item,
+    ...original,
     quota,
     project_asset: {
       next_action: item.active_state_next_action ?? item.recommended_action,
@@ -393,7 +395,13 @@ export function goalChannelProjection(
     (todo) => todo.task_class === 'user_gate' && !CLOSED_GATE_STATUSES.has(todo.status),
   );
   const latestRun = item.latest_runs[0];
-  const rawKeys = rawMaterialKeys(scannedItem(item), runHistorySources(item, goal), item.latest_runs);
+  // The original scans its raw run rows too: their key names were taken when the item was projected.
+  const rawKeys = rawMaterialKeys(
+    scannedItem(item),
+    runHistorySources(item, goal),
+    item.latest_runs,
+    Object.fromEntries((item.latest_run_raw_keys ?? []).map((key) => [key, null])),
+  );
   return {
     schema_version: GOAL_CHANNEL_PROJECTION_SCHEMA,
     goal_id: item.goal_id,

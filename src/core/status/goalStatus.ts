@@ -13,6 +13,7 @@ import { applyResumeConditions, budgetedItems, structuredTodo, type TodoRecord }
 import { goalTodoIndex } from './reports/todoIndex';
 import { rolloutEventLogPath } from '../evidence/rolloutLog';
 import { readFileBytesSafe } from '../fs/safeRead';
+import { rawMaterialKeys } from './channelProjection';
 import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projection/handoffReadiness';
 import { itemAttentionFields, latestValidation } from './projection/projectAsset';
 import { cleanCopyOf, markCredentialClean, redactCredentialsShared, scrubText } from '../privacy/scrub';
@@ -553,6 +554,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     agent_todos: agentTodos,
     open_gates: openGates,
     latest_runs: rows.slice(0, input.limit).map((row) => statusRun(row, target.goalId)),
+    ...rawRunKeys(listedRuns),
     index_exists: runs?.exists ?? false,
     raw_index_records: runs?.raw_count ?? 0,
     unique_runs: rows.length,
@@ -865,4 +867,10 @@ function markCleanItem(item: GoalStatusItem): void {
   markCredentialClean(item, 1, 2);
   for (const summary of [item.user_todos, item.agent_todos])
     if (summary !== null && summary !== undefined) for (const todo of summary.items) markCredentialClean(todo, -1, 0);
+}
+
+/** The raw-material keys of the listed runs as written, only when there are some (channelProjection.ts reads them). */
+function rawRunKeys(runs: readonly unknown[]): { latest_run_raw_keys?: string[] } {
+  const keys = rawMaterialKeys(runs);
+  return keys.length > 0 ? { latest_run_raw_keys: keys } : {};
 }

@@ -408,6 +408,11 @@ export const GoalStatusItemSchema = z.object({
    * do not carry it (statusPayload.ts).
    */
   todo_index: GoalTodoIndexSchema.optional(),
+  /**
+   * The raw-material key names of the goal's listed runs as written (the goal channel's scan of the original's raw
+   * run rows, channelProjection.ts), cached with the item; the payload's items do not carry it (statusPayload.ts).
+   */
+  latest_run_raw_keys: z.array(z.string()).optional(),
 });
 export type GoalStatusItem = z.infer<typeof GoalStatusItemSchema>;
 

@@ -720,7 +720,7 @@ function withDashboardFields(
     const fields = dashboardGoalFields(item, goal, leases.length > 0 ? { reads: leases, now: new Date() } : undefined);
     const gap = fields.project_asset.todo_projection_gap;
     // The goal's part of the todo index is the payload's `todo_index`, not the item's.
-    const { todo_index: _index, ...emitted } = item;
+    const { todo_index: _index, latest_run_raw_keys: _rawKeys, ...emitted } = item;
     return { ...emitted, ...fields, ...(gap !== undefined ? { todo_projection_gap: gap } : {}) };
   };
   // A goal with hard task leases: its channel projection depends on the time (lease expiry), built on every answer.

@@ -320,6 +320,16 @@ describe('goal_channel_projection (the original rules)', () => {
       'executable_backlog_items',
       'raw_index_records',
     ]);
+    // The raw run rows' key names (the item keeps them as projected: a run's usage tokens) are scanned too; the
+    // fields of ours only (the todo index part, those names) are not.
+    const used = item({ latest_run_raw_keys: ['input_tokens', 'output_tokens'], todo_index: { items: [] } } as never);
+    assert.deepEqual(goalChannelProjection(used, undefined).source_warnings[0]?.key_names, [
+      'backlog_items',
+      'executable_backlog_items',
+      'input_tokens',
+      'output_tokens',
+      'raw_index_records',
+    ]);
     // A private value names every key above it.
     assert.deepEqual(rawMaterialKeys({ a: { b: ['/private/tmp/x'] }, c: 1 }), ['a', 'b']);
     assert.deepEqual(rawMaterialKeys({ Stdout: 1, catalogue: 2, drawer: 3 }), ['Stdout', 'catalogue', 'drawer']);

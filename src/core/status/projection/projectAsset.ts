@@ -141,6 +141,8 @@ export const AssetTodoOverviewSchema = z.looseObject({
   deferred_items: z.array(AssetTodoSchema).optional(),
   deferred_resume_candidates: z.array(AssetTodoSchema).optional(),
   first_executable_items: z.array(AssetTodoSchema).optional(),
+  active_next_action_items: z.array(AssetTodoSchema).optional(),
+  active_next_action_executable_items: z.array(AssetTodoSchema).optional(),
   claimed_advancement_open_count: z.number().optional(),
   claimed_monitor_open_count: z.number().optional(),
 });
@@ -594,6 +596,11 @@ export function todoOverview(summary: Summary, role: 'user' | 'agent'): AssetTod
     ASSET_TODO_ITEM_LIMIT,
   ).filter((todo) => todo['status'] === 'open' && todo['task_class'] === 'advancement_task');
   if (executable.length > 0) overview.first_executable_items = executable;
+  // `todo_lane_items` of the lanes ours has (the agent-scoped `gate_open_items`, `current_agent_claimed_open_items` not).
+  for (const lane of ['active_next_action_items', 'active_next_action_executable_items'] as const) {
+    const laneItems = openTodos([summary[lane] as readonly Listed[] | undefined], ASSET_TODO_ITEM_LIMIT);
+    if (laneItems.length > 0) overview[lane] = laneItems;
+  }
   const laneCount = (count: number | undefined, lane: readonly unknown[]): number | undefined =>
     count ?? (lane.length > 0 ? lane.length : undefined);
   const advancement = laneCount(summary.claimed_advancement_open_count, summary.claimed_advancement_open_items);
@@ -606,6 +613,8 @@ export function todoOverview(summary: Summary, role: 'user' | 'agent'): AssetTod
     ...(overview.deferred_items ?? []),
     ...(overview.deferred_resume_candidates ?? []),
     ...(overview.first_executable_items ?? []),
+    ...(overview.active_next_action_items ?? []),
+    ...(overview.active_next_action_executable_items ?? []),
   ];
   if (todos.every((todo) => isCredentialClean(todo))) cleanCopyOf(overview, summary);
   return overview;

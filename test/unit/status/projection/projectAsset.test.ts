@@ -364,6 +364,20 @@ describe('status items: the project_asset block (the original project_asset.py, 
       [['todo_t6', true, false]],
     );
     assert.equal(overview.claimed_advancement_open_count, 1);
+    // The Next Action's todos (its lanes), 3 at most, only when the summary has some.
+    assert.equal('active_next_action_items' in overview, false);
+    const named = summary(todos, 'agent');
+    named.active_next_action_items = [...named.backlog_items];
+    named.active_next_action_executable_items = named.first_executable_items.slice(0, 1);
+    const withLanes = todoOverview(named, 'agent');
+    assert.deepEqual(
+      withLanes.active_next_action_items?.map((t) => t['todo_id']),
+      ['todo_t2', 'todo_t1', 'todo_t3'],
+    );
+    assert.deepEqual(
+      withLanes.active_next_action_executable_items?.map((t) => t['todo_id']),
+      ['todo_t2'],
+    );
     // A todo shows only the display fields it has: no `null` claim, no note.
     const first = overview.items?.[0] ?? {};
     assert.equal('claimed_by' in first, false);

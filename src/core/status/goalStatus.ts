@@ -18,6 +18,7 @@ import { handoffReadiness, handoffRunState, longTaskCadenceHint } from './projec
 import { itemAttentionFields, latestValidation } from './projection/projectAsset';
 import { cleanCopyOf, markCredentialClean, redactCredentialsShared, scrubText } from '../privacy/scrub';
 import { nextActionTodoIds, todoSuccession } from './projection/todoSuccession';
+import { allowsSubAgents, taskOrchestrationAuthority } from './projection/taskOrchestrationAuthority';
 import { monitorDueKey, withMonitorDue } from './projection/monitorDue';
 import {
   attentionRoute,
@@ -263,6 +264,7 @@ function todoSummary(
   role: TodoRole,
   agentId: string | null,
   nextActionIds: ReadonlySet<string>,
+  subAgents: boolean,
 ): StatusTodoSummary {
   const sourceSection = firstSectionOf(doc, role)?.title ?? null;
   const listed = summary.items.map((item) => {
@@ -295,9 +297,10 @@ function todoSummary(
     ).map((record) => statusTodoItem(record, byRecord.get(record) as StructuredTodoItem)),
     ...claimedCounts(listed.map((item) => ({ ...item, actionable: item.status === 'open' && item.resumeHolds }))),
     // The lists' todos are the original's compact todos, checked against CompactTodoSchema when the item is parsed.
-    ...(todoLists(listed, (compact) =>
-      todoSuccession(listed, { role, sourceSection, nextActionIds, compact }),
-    ) as unknown as Pick<StatusTodoSummary, keyof TodoLists>),
+    ...(todoLists(listed, (compact) => ({
+      ...todoSuccession(listed, { role, sourceSection, nextActionIds, compact }),
+      ...(subAgents ? { task_orchestration_authority: taskOrchestrationAuthority(listed, role, compact) } : {}),
+    })) as unknown as Pick<StatusTodoSummary, keyof TodoLists>),
   };
 }
 
@@ -381,11 +384,11 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const records = doc && structured ? todoRecords(doc, structured) : null;
   const userTodos =
     doc && structured && records
-      ? todoSummary(doc, structured.todos.user, records.user, 'user', input.agentId, nextActionIds)
+      ? todoSummary(doc, structured.todos.user, records.user, 'user', input.agentId, nextActionIds, target.subAgents)
       : null;
   const agentTodos =
     doc && structured && records
-      ? todoSummary(doc, structured.todos.agent, records.agent, 'agent', input.agentId, nextActionIds)
+      ? todoSummary(doc, structured.todos.agent, records.agent, 'agent', input.agentId, nextActionIds, target.subAgents)
       : null;
   const warnings: ProjectionWarning[] = projectGoalWarnings({
     goalId: target.goalId,
@@ -672,6 +675,8 @@ interface StatusFields {
   adapterKind: string | null;
   registryWaitingOn: string | null;
   attentionStatus: string | null;
+  /** The entry's `spawn_policy` allows sub-agents: the todo summaries' task orchestration authority. */
+  subAgents: boolean;
 }
 
 /** Per goal ref: status asks about the same refs on every call (`statusTargets` keeps them per registry document). */
@@ -694,6 +699,7 @@ function statusFieldsOf(goal: Pick<GoalRef, StatusRefKeys>): StatusFields {
       adapterKind: entry.adapter?.kind || null,
       registryWaitingOn: entry.waiting_on || null,
       attentionStatus: entry.attention_status || null,
+      subAgents: allowsSubAgents(entry),
     };
     fieldsOfRef.set(goal, fields);
   }

@@ -225,6 +225,15 @@ export const StatusTodoSummarySchema = z.object({
   todo_succession_warning: ReportSchema.optional(),
   active_next_action_items: z.array(ReportedTodoSchema).optional(),
   active_next_action_executable_items: z.array(ReportedTodoSchema).optional(),
+  /** Only for a goal whose spawn policy allows sub-agents (projection/taskOrchestrationAuthority.ts). */
+  task_orchestration_authority: z
+    .object({
+      schema_version: z.literal('task_orchestration_authority_v0'),
+      role: z.enum(['user', 'agent']),
+      candidate_items: z.array(z.record(z.string(), z.unknown())),
+      user_blocker_items: z.array(z.record(z.string(), z.unknown())),
+    })
+    .optional(),
 });
 export type StatusTodoSummary = z.infer<typeof StatusTodoSummarySchema>;
 

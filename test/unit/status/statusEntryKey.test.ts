@@ -39,6 +39,7 @@ describe('statusEntryKey: what status shows of a goal entry, keyed as before', (
         adapterKind: 'loopx',
         registryWaitingOn: null,
         attentionStatus: null,
+        subAgents: false,
       }),
     );
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cleanCopyOf, isCredentialClean } from '../../privacy/scrub';
-import { compactOrchestrationPolicy } from '../../registry/orchestration';
+import { compactOrchestrationPolicy, type CompactOrchestration } from '../../registry/orchestration';
 import type { GoalStatusItem } from '../goalStatusSchema';
 import { collapseWhitespace, publicSafeCompact, truncateText } from './text';
 import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
@@ -661,6 +661,18 @@ function assetQuota(quota: GoalStatusItem['quota']): ProjectAsset['quota'] {
   };
 }
 
+/**
+ * The registry entry's `spawn_policy` compacted (registry/orchestration.ts), null when the entry has none (not an
+ * object): `project_asset.orchestration`, and whether the todo summaries carry the task orchestration authority
+ * (projection/taskOrchestrationAuthority.ts).
+ */
+export function registryOrchestration(
+  registryEntry: Readonly<Record<string, unknown>> | undefined,
+): CompactOrchestration | null {
+  const spawnPolicy = registryEntry?.['spawn_policy'];
+  return isRecord(spawnPolicy) ? compactOrchestrationPolicy(spawnPolicy) : null;
+}
+
 /** The `project_asset` block of a status item (see the module comment for each rule). */
 export function projectAsset(
   item: ProjectAssetItem,
@@ -707,8 +719,8 @@ export function projectAsset(
       asset.latest_run_recommended_action_source = item.latest_run_recommended_action_source as string;
   }
   asset.execution_profile = compactExecutionProfile(registryEntry?.['execution_profile']);
-  const spawnPolicy = registryEntry?.['spawn_policy'];
-  if (isRecord(spawnPolicy)) asset.orchestration = { ...compactOrchestrationPolicy(spawnPolicy) };
+  const orchestration = registryOrchestration(registryEntry);
+  if (orchestration !== null) asset.orchestration = { ...orchestration };
   if (item.latest_validation !== undefined) asset.latest_validation = item.latest_validation;
   const optional: Json = {
     agent_lane_recommendation: item.agent_lane_recommendation,

@@ -118,6 +118,11 @@ export function compactTodo(
   return compactTodoItem(structuredTodo(item, role, sourceSection));
 }
 
+/** The original's `projected_open_items`: the todos not done and not deferred, by priority then position. */
+export function projectedOpenTodos<T extends ListedTodo>(todos: readonly T[]): T[] {
+  return projected(todos.filter((t) => t.status !== 'done' && t.status !== 'deferred'));
+}
+
 export function todoLists<M extends object = object>(
   todos: readonly ListedTodo[],
   more: (compact: (item: ListedTodo) => CompactTodo) => M = () => ({}) as M,
@@ -132,7 +137,7 @@ export function todoLists<M extends object = object>(
     return found;
   };
   const list = (items: readonly ListedTodo[]): CompactTodo[] => items.map(compact);
-  const open = projected(todos.filter((t) => t.status !== 'done' && t.status !== 'deferred'));
+  const open = projectedOpenTodos(todos);
   const deferred = projected(todos.filter((t) => t.status === 'deferred'));
   const actionable = (t: ListedTodo): boolean => t.status === 'open' && t.resumeHolds;
   const executable = open.filter((t) => actionable(t) && todoTaskClass(t) === 'advancement_task');

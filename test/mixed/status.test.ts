@@ -563,6 +563,99 @@ describe('mixed team: status payloads equal field by field (every key the origin
     );
   });
 
+  it('a goal whose spawn policy allows sub-agents (task orchestration authority), with a monitor todo', () => {
+    w = mixedWorkspace('status-orchestration');
+    const todo = (box: ' ' | 'x', text: string, meta: string): string =>
+      `- [${box}] ${text}\n  <!-- loopx:todo ${meta} -->\n`;
+    writeGoal(
+      w,
+      'spawning',
+      { compute: 1, window_hours: 24 },
+      ['codex-a'],
+      `---\nstatus: active\nobjective: "Orchestration fixture."\nupdated_at: 2026-07-03T09:55:53+00:00\n---\n\n` +
+        `# Active Goal State\n\n## User Todo\n\n` +
+        todo(
+          ' ',
+          'Approve the release',
+          'todo_id=todo_gate_ship01 status=open task_class=user_gate unblocks_todo_id=todo_ship_it001',
+        ) +
+        todo(' ', 'Answer a question', 'todo_id=todo_question01 status=open task_class=user_gate') +
+        `\n## Agent Todo\n\n` +
+        todo(' ', '[P2] Write the notes', 'todo_id=todo_notes_0001 status=open task_class=advancement_task') +
+        todo(
+          ' ',
+          '[P0] Ship it',
+          'todo_id=todo_ship_it001 status=blocked task_class=advancement_task claimed_by=codex-a',
+        ) +
+        todo(' ', 'Watch the nightly build', 'todo_id=todo_watch_0001 status=open task_class=continuous_monitor') +
+        todo('x', 'Done step', 'todo_id=todo_done_00001 status=done task_class=advancement_task no_followup=true') +
+        `\n## Next Action\n\n- Ship it.\n\n## Progress Ledger\n\n- Fixture.\n`,
+    );
+    addGoal(w, 'single', GOAL_STATE);
+    const registry = JSON.parse(fs.readFileSync(w.registry, 'utf8')) as { goals: Record<string, unknown>[] };
+    (registry.goals[0] as Record<string, unknown>)['spawn_policy'] = { allowed: true, max_children: 2 };
+    (registry.goals[1] as Record<string, unknown>)['spawn_policy'] = { allowed: true, max_children: 0 };
+    fs.writeFileSync(w.registry, `${JSON.stringify(registry, null, 2)}\n`);
+    // A monitor added by the original, one by ours: todos read from the markdown state carry no write-back contract.
+    ok(
+      run('original', w, [
+        'todo',
+        'add',
+        '--goal-id',
+        'spawning',
+        '--role',
+        'agent',
+        '--task-class',
+        'continuous_monitor',
+        '--watch-only',
+        '--text',
+        'Watch the deploy',
+      ]),
+      'original todo add (monitor)',
+    );
+    ok(
+      run('ours', w, [
+        'todo',
+        'add',
+        '--goal-id',
+        'single',
+        '--role',
+        'agent',
+        '--task-class',
+        'continuous_monitor',
+        '--watch-only',
+        '--text',
+        'Watch the queue',
+      ]),
+      'ours todo add (monitor)',
+    );
+    const theirs = itemsOf(payload(w, 'original'));
+    const ours = compare(w, 'orchestration');
+    const authority = (items: typeof ours, goal: string, role: 'user_todos' | 'agent_todos') =>
+      (items[goal]?.[role] as Record<string, unknown> | undefined)?.['task_orchestration_authority'] as
+        { candidate_items: { todo_id: string }[]; user_blocker_items: { todo_id: string }[] } | undefined;
+    assert.deepEqual(
+      authority(ours, 'spawning', 'agent_todos')?.candidate_items.map((item) => item.todo_id),
+      ['todo_ship_it001', 'todo_notes_0001'],
+    );
+    assert.deepEqual(
+      authority(ours, 'spawning', 'user_todos')?.user_blocker_items.map((item) => item.todo_id),
+      ['todo_gate_ship01'],
+    );
+    assert.equal(authority(ours, 'single', 'agent_todos'), undefined);
+    // The original emits it there too (so the field-by-field comparison above covers it), and not on `single`.
+    assert.deepEqual(authority(theirs, 'spawning', 'agent_todos'), authority(ours, 'spawning', 'agent_todos'));
+    assert.deepEqual(authority(theirs, 'spawning', 'user_todos'), authority(ours, 'spawning', 'user_todos'));
+    assert.equal(authority(theirs, 'single', 'agent_todos'), undefined);
+    for (const goal of ['spawning', 'single'])
+      for (const role of ['user_todos', 'agent_todos'])
+        assert.equal(
+          Object.hasOwn((theirs[goal]?.[role] ?? {}) as object, 'monitor_writeback'),
+          false,
+          `${goal} ${role}`,
+        );
+  });
+
   it('a generated 6-goal workspace (seed 3: gates by priority, lane runs, spends, claimed and done todos)', () => {
     w = mixedWorkspace('status-generated');
     fs.rmSync(w.ws, { recursive: true, force: true });

@@ -62,13 +62,8 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
  * succession reports) must be equal.
  */
 const TODO_SUMMARY_REPORTS = ['task_orchestration_authority', 'monitor_writeback'].join('|');
-/**
- * A todo-summary path ours leaves different: a report above, or a listed todo's `review_materials` (the markdown files
- * its text links, each with whether it exists: a file look-up per link that status does not make).
- */
-const TODO_SUMMARY_LEFT = new RegExp(
-  `^(user|agent)_todos\\.((${TODO_SUMMARY_REPORTS})|items\\[\\]\\.review_materials)(\\.|\\[|$)`,
-);
+/** A todo-summary path ours leaves different: a report above. */
+const TODO_SUMMARY_LEFT = new RegExp(`^(user|agent)_todos\\.(${TODO_SUMMARY_REPORTS})(\\.|\\[|$)`);
 
 /**
  * The differences left, by rule (docs/compatibility.md, "Status items field by field"): a difference is accepted when
@@ -79,7 +74,7 @@ const TODO_SUMMARY_LEFT = new RegExp(
 export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
   // The todo summaries' counts, `items`, lists, monitor-due fields (projection/monitorDue.ts) and closure and
   // succession reports (projection/todoSuccession.ts) are compared, each todo field by field; left: the two summary
-  // keys ours does not build and a todo's review materials (above).
+  // keys ours does not build (above).
   { pattern: TODO_SUMMARY_LEFT, rule: 'todo-summary-lists' },
 ];
 

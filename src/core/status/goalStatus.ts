@@ -825,6 +825,16 @@ export class GoalStatusCache {
     return this.files.held(pathsOf(goal).indexFile);
   }
 
+  /**
+   * The files besides its state file and run index the goal's kept item came from: its rollout event log, then the
+   * files its todos link (`review_materials`), for a watcher's fingerprint (liveStatus.ts).
+   */
+  itemInputFiles(goal: Pick<GoalRef, StatusRefKeys>): string[] {
+    const target = statusFieldsOf(goal);
+    const materials = this.items.get(target.goalId)?.materials ?? [];
+    return [rolloutEventLogPath(target.runtimeRoot, target.goalId), ...materials.map(([file]) => file)];
+  }
+
   /** Drops the goal's file reads (its status item stays): see `GoalFiles.release`. */
   release(goal: Pick<GoalRef, StatusRefKeys>, options: { keepIndexRead?: boolean } = {}): void {
     this.files.release(pathsOf(goal), options);

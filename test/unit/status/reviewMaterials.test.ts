@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GoalStatusCache } from '../../../src/core/status/goalStatus';
+import { LiveStatusModel } from '../../../src/core/status/liveStatus';
 import { materialRoots, reviewMaterials } from '../../../src/core/status/projection/reviewMaterials';
 import { goalItems, type StatusPayload } from '../../../src/core/status/statusPayload';
 import { loadStatusAt } from '../../support/status';
@@ -102,5 +103,29 @@ describe('status: review materials (the markdown files a todo links)', () => {
     assert.deepEqual(materials(await status()), listed(true, true));
     fs.rmSync(path.join(dir, 'notes', 'later.md'));
     assert.deepEqual(materials(await status()), listed(true, false));
+  });
+
+  it('the live model (/status.json) rebuilds when a linked file is created, though nothing else changed', async () => {
+    const { dir, registryPath } = workspace();
+    const model = new LiveStatusModel({
+      registryPath,
+      homeDir: dir,
+      clock: { now: () => new Date() },
+      watch: false,
+      persistentCache: false,
+    });
+    try {
+      const first = await model.refresh();
+      assert.ok(first.ok);
+      assert.deepEqual(materials(first.payload), listed(true, false));
+      assert.equal((await model.refresh()).version, first.version, 'nothing changed: the snapshot is kept');
+      fs.mkdirSync(path.join(dir, 'notes'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'notes', 'later.md'), '# Later\n');
+      const second = await model.refresh();
+      assert.ok(second.ok);
+      assert.deepEqual(materials(second.payload), listed(true, true));
+    } finally {
+      model.close();
+    }
   });
 });

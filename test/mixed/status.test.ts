@@ -26,7 +26,8 @@ import {
  * Scenarios: the demo workspace, a two-agent goal, a goal at an operator gate beside one whose agent todo is next,
  * deferred and monitor todos, a goal with runs written by both programs, user gates decided by both (standing
  * decision receipts), and the run-history reports (runs across both windows, spends, decisions, usage, readiness runs,
- * a global registry, a release ledger, a projection route another runtime claims). `/status.json` serves our `status` items
+ * a global registry, a release ledger, a projection route another runtime claims), a todo's review materials and
+ * `pr_merged:` resume conditions matched in the rollout event log. `/status.json` serves our `status` items
  * field by field (test/unit/server/statusServer.test.ts, "one status model").
  */
 
@@ -654,6 +655,61 @@ describe('mixed team: status payloads equal field by field (every key the origin
           false,
           `${goal} ${role}`,
         );
+  });
+
+  it('review materials (an existing and a missing linked markdown file) and pr_merged resume conditions', () => {
+    w = mixedWorkspace('status-materials');
+    const todo = (box: ' ' | 'x', text: string, meta: string): string =>
+      `- [${box}] ${text}\n  <!-- loopx:todo ${meta} -->\n`;
+    fs.mkdirSync(path.join(w.ws, 'docs'), { recursive: true });
+    fs.writeFileSync(path.join(w.ws, 'docs', 'plan.md'), '# Plan\n');
+    writeGoal(
+      w,
+      'linked',
+      { compute: 1, window_hours: 24 },
+      ['codex'],
+      `---\nstatus: active\nobjective: "Materials fixture."\nupdated_at: 2026-07-03T09:55:53+00:00\n---\n\n# Active Goal State\n\n` +
+        `## User Todo\n\n` +
+        todo(
+          ' ',
+          'Review [the plan](docs/plan.md#scope) and `docs/missing.md`',
+          'todo_id=todo_review001 status=open task_class=user_gate',
+        ) +
+        `\n## Agent Todo\n\n` +
+        todo(
+          ' ',
+          'Ship after the merge',
+          'todo_id=todo_prwait001 status=deferred resume_when=pr_merged:acme/widgets#12',
+        ) +
+        todo(
+          ' ',
+          'Ship after the other merge',
+          'todo_id=todo_prwait002 status=deferred resume_when=pr_merged:#13 task_repository=git:github.com/acme/widgets',
+        ) +
+        todo(' ', 'Ship after an unknown merge', 'todo_id=todo_prwait003 status=deferred resume_when=pr_merged:#14') +
+        `\n## Next Action\n\n- Review the plan.\n\n## Progress Ledger\n\n- Fixture.\n`,
+    );
+    const log = path.join(w.ws, 'runtime', 'goals', 'linked', 'rollout-event-log.jsonl');
+    fs.mkdirSync(path.dirname(log), { recursive: true });
+    const event = (id: string, kind: string, extra: Record<string, unknown>): string =>
+      `${JSON.stringify({ schema_version: 'loopx_rollout_event_v0', event_id: id, event_kind: kind, recorded_at: hoursAgo(1), goal_id: 'linked', ...extra })}\n`;
+    fs.writeFileSync(
+      log,
+      event('evt_1', 'pr_merged', { pr_ref: 'acme/widgets#12' }) +
+        event('evt_2', 'pull_request_merged', { code_refs: { pr_ref: 'https://github.com/acme/widgets/pull/13' } }) +
+        event('evt_3', 'pr_merged', { source_refs: [{ kind: 'pull_request', ref: 'other/repo#14' }] }),
+    );
+    const ours = compare(w, 'materials');
+    const user = ours['linked']?.['user_todos'] as { items: Record<string, unknown>[] };
+    assert.deepEqual(
+      (user.items[0]?.['review_materials'] as { exists: boolean }[]).map((m) => m.exists),
+      [true, false],
+    );
+    const agent = ours['linked']?.['agent_todos'] as { items: Record<string, unknown>[] };
+    assert.deepEqual(
+      agent.items.map((item) => item['resume_ready']),
+      [true, true, false],
+    );
   });
 
   it('a generated 6-goal workspace (seed 3: gates by priority, lane runs, spends, claimed and done todos)', () => {

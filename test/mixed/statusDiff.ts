@@ -56,28 +56,17 @@ export function differences(theirs: unknown, ours: unknown, path = ''): Set<Diff
 }
 
 /**
- * A todo-summary path ours leaves different: a listed todo's `review_materials` (the markdown files its text links,
- * each with whether it exists: a file look-up per link that status does not make). The task orchestration authority
- * (projection/taskOrchestrationAuthority.ts) is compared; the original's `monitor_writeback` contract appears only on
- * summaries read from its event log (`events.jsonl`), which no scenario has (docs/compatibility.md).
+ * The differences left, by rule (docs/compatibility.md, "Status items field by field"): a difference would be accepted
+ * when its path matches one of these. None is left: every key the original emits on an item must be equal (the
+ * stringified values of the goal channel, a documented deviation, are read by `differences` itself), the todo
+ * summaries' counts, `items`, lists, monitor-due fields, closure and succession reports, task orchestration authority
+ * and each todo's review materials included. (The original's `monitor_writeback` appears only on summaries read from
+ * its event log, `events.jsonl`, which no scenario has: docs/compatibility.md.)
  */
-const TODO_SUMMARY_LEFT = /^(user|agent)_todos\.items\[\]\.review_materials(\.|\[|$)/u;
-
-/**
- * The differences left, by rule (docs/compatibility.md, "Status items field by field"): a difference is accepted when
- * its path matches one of these. Each names a block whose rule we read differently or do not have; everything else of
- * an item (its route, action, source, lifecycle, handoff readiness, cadence hint, warnings, the todo summaries'
- * counts, the quota's numbers and state) must be equal.
- */
-export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [
-  // The todo summaries' counts, `items`, lists, monitor-due fields (projection/monitorDue.ts), closure and
-  // succession reports (projection/todoSuccession.ts) and task orchestration authority are compared, each todo field
-  // by field; left: a todo's review materials (above).
-  { pattern: TODO_SUMMARY_LEFT, rule: 'todo-summary-lists' },
-];
+export const ITEM_RULES: readonly { pattern: RegExp; rule: string }[] = [];
 
 /** Top-level keys of the original's status payload that ours does not carry (docs/compatibility.md). */
-export const PAYLOAD_KEYS_NOT_CARRIED: readonly string[] = ['todo_index', 'agent_management_projection'];
+export const PAYLOAD_KEYS_NOT_CARRIED: readonly string[] = [];
 
 /**
  * Payload keys compared by value with their time fields left out (rule `answer-time-fields`, docs/compatibility.md):

@@ -61,7 +61,9 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 18: items carry their part of the todo index (reports/todoIndex.ts) and name the goal's rollout event log among
 // their files. 19: summaries carry the original's `task_orchestration_authority` for goals whose spawn policy allows
 // sub-agents, and the item cache's entry key names it (`subAgents`; projection/taskOrchestrationAuthority.ts).
-export const STATUS_CACHE_SCHEMA = 19;
+// 20: summaries' todos carry their `review_materials` (projection/reviewMaterials.ts), items name the files their
+// todos link among their files, and `pr_merged:` resume conditions are read against the rollout event log.
+export const STATUS_CACHE_SCHEMA = 20;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -481,6 +483,11 @@ export class PersistentCache {
     // Texts below the item's fields and their direct children are met again only inside marked copies.
     if (entry.clean === true) markClean(entry.item as T);
     return entry.item as T;
+  }
+
+  /** The files a goal's kept item came from after its first `from` (the files its todos link), to stat for `item`. */
+  itemFiles(goalId: string, from: number): string[] {
+    return (this.body.items[goalId]?.files ?? []).slice(from).map((entry) => entry.path);
   }
 
   /** `json`: the item's JSON when the caller has it (it is what a save writes). */

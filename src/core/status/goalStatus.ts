@@ -10,7 +10,8 @@ import { standingDecisionAuthority } from './projection/standingDecisionAuthorit
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists, type TodoLists } from './projection/todoLists';
 import { applyResumeConditions, budgetedItems, structuredTodo, type TodoRecord } from './projection/compactTodoItem';
-import { goalTodoIndex } from './reports/todoIndex';
+import { goalTodoIndex, rolloutEventsOfLog } from './reports/todoIndex';
+import { materialRoots, reviewMaterials, type ReviewMaterial } from './projection/reviewMaterials';
 import { rolloutEventLogPath } from '../evidence/rolloutLog';
 import { readFileBytesSafe } from '../fs/safeRead';
 import { rawMaterialKeys } from './channelProjection';
@@ -27,8 +28,16 @@ import {
   quietMonitorAction,
   type OpenTodoFacts,
 } from '../todo/attention';
+import { existsSync } from 'node:fs';
 import { processGoalCache } from '../goal/cache';
-import { fileSystemGoalReader, GoalFiles, type FileStamp, type GoalFileReader, type StateRead } from '../goal/files';
+import {
+  fileSystemGoalReader,
+  GoalFiles,
+  sameStamp,
+  type FileStamp,
+  type GoalFileReader,
+  type StateRead,
+} from '../goal/files';
 import type { PersistentCache } from '../goal/persistentCache';
 import { runIndexPath } from '../runtime/layout';
 import type { RunIndexEntry, RunIndexRead } from '../runtime/runIndex';
@@ -102,8 +111,13 @@ interface ProjectionInput {
   agentId: string | null;
   limit: number;
   homeDir: string;
-  /** The goal's rollout event log's text (null: none), for its part of the todo index (reports/todoIndex.ts). */
+  /**
+   * The goal's rollout event log's text (null: none), for its part of the todo index (reports/todoIndex.ts) and its
+   * `pr_merged:` resume conditions (projection/compactTodoItem.ts).
+   */
   rolloutLog?: string | null;
+  /** Whether a file a todo links is there (projection/reviewMaterials.ts); none is without it. */
+  materialExists?: (file: string) => boolean;
 }
 
 /**
@@ -122,10 +136,24 @@ function statusTodoItem(record: TodoRecord, item: StructuredTodoItem): StatusTod
 function todoRecords(
   doc: StateDocument,
   projection: StructuredProjection,
+  materials: { roots: readonly string[]; homeDir: string; exists: (file: string) => boolean },
+  rolloutEvents: readonly Record<string, unknown>[],
 ): Record<TodoRole, Map<StructuredTodoItem, TodoRecord>> {
   const of = (role: TodoRole): Map<StructuredTodoItem, TodoRecord> => {
     const section = firstSectionOf(doc, role)?.title ?? null;
-    return new Map(projection.todos[role].items.map((item) => [item, structuredTodo(item, role, section)]));
+    const lineTexts = new Map(doc.todos.filter((t) => t.role === role).map((t) => [t.index, t.lineText]));
+    return new Map(
+      projection.todos[role].items.map((item) => {
+        const record = structuredTodo(item, role, section);
+        const linked = reviewMaterials(
+          (lineTexts.get(item.index) ?? '').trim(),
+          materials.roots,
+          materials.homeDir,
+          materials.exists,
+        );
+        return [item, linked.length > 0 ? withReviewMaterials(record, linked) : record];
+      }),
+    );
   };
   const user = of('user');
   const agent = of('agent');
@@ -148,9 +176,19 @@ function todoRecords(
       ),
     );
   const sources = [...user.values(), ...agent.values(), ...archive];
-  applyResumeConditions([...user.values()], sources);
-  applyResumeConditions([...agent.values()], sources);
+  applyResumeConditions([...user.values()], sources, rolloutEvents);
+  applyResumeConditions([...agent.values()], sources, rolloutEvents);
   return { user, agent };
+}
+
+/** The parser's todo order: `review_materials` right after `role`, before the metadata keys. */
+function withReviewMaterials(record: TodoRecord, materials: ReviewMaterial[]): TodoRecord {
+  const out: TodoRecord = {};
+  for (const [key, value] of Object.entries(record)) {
+    out[key] = value;
+    if (key === 'role') out['review_materials'] = materials;
+  }
+  return out;
 }
 
 /** A goal's todo summary for readers that show counts either way: an empty one when the state file could not be read. */
@@ -381,7 +419,20 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     preferredAgentId: input.agentId,
   });
   const nextActionIds = nextActionTodoIds(entries);
-  const records = doc && structured ? todoRecords(doc, structured) : null;
+  const rolloutEvents = input.rolloutLog ? rolloutEventsOfLog(input.rolloutLog) : [];
+  const records =
+    doc && structured
+      ? todoRecords(
+          doc,
+          structured,
+          {
+            roots: materialRoots(input.goal.entry.repo, target.stateFile, input.homeDir),
+            homeDir: input.homeDir,
+            exists: input.materialExists ?? (() => false),
+          },
+          rolloutEvents as unknown as readonly Record<string, unknown>[],
+        )
+      : null;
   const userTodos =
     doc && structured && records
       ? todoSummary(doc, structured.todos.user, records.user, 'user', input.agentId, nextActionIds, target.subAgents)
@@ -743,7 +794,13 @@ export class GoalStatusCache {
   /** Each goal's projected item (no time-dependent field), and its last answer with the `monitorDueKey` it was for. */
   private readonly items = new Map<
     string,
-    { key: string; item: GoalStatusItem; answered?: { dueKey: string; item: GoalStatusItem } }
+    {
+      key: string;
+      item: GoalStatusItem;
+      /** The files its todos link (`review_materials`) with their stamps when projected: a change re-projects it. */
+      materials: readonly [string, FileStamp | null][];
+      answered?: { dueKey: string; item: GoalStatusItem };
+    }
   >();
   /** The persistent cache behind this one (`goal/persistentCache.ts`), when the caller opened one. */
   disk: PersistentCache | undefined;
@@ -772,6 +829,16 @@ export class GoalStatusCache {
    */
   heldRunIndex(goal: Pick<GoalRef, StatusRefKeys>): { stamp: FileStamp | null; read: RunIndexRead | null } | undefined {
     return this.files.held(pathsOf(goal).indexFile);
+  }
+
+  /**
+   * The files besides its state file and run index the goal's kept item came from: its rollout event log, then the
+   * files its todos link (`review_materials`), for a watcher's fingerprint (liveStatus.ts).
+   */
+  itemInputFiles(goal: Pick<GoalRef, StatusRefKeys>): string[] {
+    const target = statusFieldsOf(goal);
+    const materials = this.items.get(target.goalId)?.materials ?? [];
+    return [rolloutEventLogPath(target.runtimeRoot, target.goalId), ...materials.map(([file]) => file)];
   }
 
   /** Drops the goal's file reads (its status item stays): see `GoalFiles.release`. */
@@ -806,22 +873,32 @@ export class GoalStatusCache {
       }
       return entry.answered.item;
     };
+    // The files the todos link (`review_materials`) were looked up when projecting: the item holds while each is as
+    // it was then (one stat a link).
+    const restat = (kept: readonly string[]): Promise<[string, FileStamp | null][]> =>
+      Promise.all(kept.map(async (file) => [file, await this.files.reader.stat(file)] as [string, FileStamp | null]));
     const cachedItem = this.items.get(target.goalId);
-    if (cachedItem && cachedItem.key === key) return answer(cachedItem);
+    if (cachedItem && cachedItem.key === key) {
+      const now = await restat(cachedItem.materials.map(([file]) => file));
+      if (now.every(([, stamp], i) => sameStamp(stamp, cachedItem.materials[i]?.[1] ?? null)))
+        return answer(cachedItem);
+    }
     const files: [string, FileStamp | null][] = [
       [target.stateFile ?? '', stateStamp],
       [paths.indexFile, indexStamp],
       [logFile, logStamp],
     ];
-    const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, files, markCleanItem);
+    const keptMaterials = await restat(this.disk?.itemFiles(target.goalId, files.length) ?? []);
+    const kept = this.disk?.item<GoalStatusItem>(target.goalId, key, [...files, ...keptMaterials], markCleanItem);
     if (kept !== undefined) {
-      const entry = { key, item: kept };
+      const entry = { key, item: kept, materials: keptMaterials };
       this.items.set(target.goalId, entry);
       return answer(entry);
     }
 
     const { state, runs } = await this.files.sources(paths, stamps, limit);
     const rolloutLog = logStamp === null ? null : await readRolloutLogText(logFile);
+    const looked = new Map<string, boolean>();
     const projected = projectGoalStatus({
       goal,
       rolloutLog,
@@ -830,15 +907,24 @@ export class GoalStatusCache {
       agentId,
       limit,
       homeDir: options.homeDir,
+      materialExists: (file) => {
+        const found = existsSync(file);
+        looked.set(file, found);
+        return found;
+      },
     });
+    const materials = await restat([...looked.keys()]);
+    // A linked file created or removed while projecting: the item is answered but not kept.
+    const settled = materials.every(([file, stamp]) => (stamp !== null) === looked.get(file));
     // The item outlives the texts it was projected from: V8 keeps a whole string alive for any slice
     // of it, so an item holding a todo's title would hold its state file's text (20 KB a goal on L).
     // A copy through JSON (the form the persistent cache keeps it in anyway) holds none of them.
     const json = JSON.stringify(projected);
     const item = JSON.parse(json) as GoalStatusItem;
-    const entry = { key, item };
+    const entry = { key, item, materials };
+    if (!settled) return answer(entry);
     this.items.set(target.goalId, entry);
-    this.disk?.setItem(target.goalId, key, files, item, json);
+    this.disk?.setItem(target.goalId, key, [...files, ...materials], item, json);
     return answer(entry);
   }
 }

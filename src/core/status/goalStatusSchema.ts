@@ -78,6 +78,10 @@ const structuredTodoShape = {
   global_gate: z.boolean().optional(),
   unblocks_todo_id: optionalText,
   resume_when: optionalText,
+  /** The markdown files its text links, each with whether it exists (projection/reviewMaterials.ts). */
+  review_materials: z
+    .array(z.object({ label: z.string(), path: z.string(), exists: z.boolean(), anchor: z.string().optional() }))
+    .optional(),
   /** `todo_resume_condition_v0`: kind, target and what was found (projection/compactTodoItem.ts). */
   resume_condition: z
     .looseObject({

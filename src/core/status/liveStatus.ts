@@ -308,9 +308,9 @@ export class LiveStatusModel {
   }
 
   /** Stamps of every input, and whether a kept quota summary has expired (its window moved). */
-  private async inputsFingerprint(): Promise<{ fingerprint: string; quotaExpired: boolean }> {
+  private async inputsFingerprint(): Promise<{ fingerprint: string; quotaExpired: boolean; linkedFiles: string }> {
     const { exists, registry } = await this.cache.registry(this.registryPath);
-    if (!exists) return { fingerprint: 'registry-missing', quotaExpired: false };
+    if (!exists) return { fingerprint: 'registry-missing', quotaExpired: false, linkedFiles: '' };
     const targets = statusTargets(registry, this.registryPath, {
       homeDir: this.options.homeDir,
       runtimeRootOverride: this.options.runtimeRootOverride ?? null,
@@ -319,13 +319,16 @@ export class LiveStatusModel {
     const parts = await Promise.all(
       targets.map(async (target) => {
         const stateFile = statusStateFile(target);
-        const [state, index, quotaKey] = await Promise.all([
+        const [state, index, quotaKey, linked] = await Promise.all([
           stateFile === null ? null : reader.stat(stateFile),
           reader.stat(path.join(goalRunsDir(target.runtimeRoot, target.goalId), RUN_INDEX_FILE)),
           this.quotaCache.inputsKey(target),
+          // The item's other inputs: its rollout event log and the files its todos link (`review_materials`).
+          Promise.all(this.cache.itemInputFiles(target).map(async (file) => [file, await reader.stat(file)] as const)),
         ]);
         return {
-          stamps: [target.goalId, state, index, quotaKey],
+          stamps: [target.goalId, state, index, quotaKey, linked],
+          linkedFiles: linked.map(([file]) => file),
           quotaFresh: this.quotaCache.isFresh(target.goalId, quotaKey),
         };
       }),
@@ -337,6 +340,7 @@ export class LiveStatusModel {
         parts.map((part) => part.stamps),
       ]),
       quotaExpired: parts.some((part) => !part.quotaFresh),
+      linkedFiles: JSON.stringify(parts.map((part) => part.linkedFiles)),
     };
   }
 
@@ -344,8 +348,9 @@ export class LiveStatusModel {
     this.dirty = false;
     let fingerprint: string | null = null;
     let quotaExpired = false;
+    let linkedFiles = '';
     try {
-      ({ fingerprint, quotaExpired } = await this.inputsFingerprint());
+      ({ fingerprint, quotaExpired, linkedFiles } = await this.inputsFingerprint());
     } catch {
       fingerprint = null; // Unreadable registry: the rebuild reports it.
     }
@@ -361,6 +366,11 @@ export class LiveStatusModel {
       return previous;
     const snapshot = await this.build();
     this.monitorChangesAtMs = snapshot.ok ? monitorChangesAt(snapshot.items.values(), this.options.clock) : Infinity;
+    // The build may name other files its items came from (the files their todos link): their stamps as of now.
+    if (fingerprint !== null) {
+      const after = await this.inputsFingerprint().catch(() => null);
+      if (after !== null && after.linkedFiles !== linkedFiles) fingerprint = after.fingerprint;
+    }
     this.fingerprint = fingerprint ?? '';
     this.snapshot = snapshot;
     if (!this.closed && this.options.watch === true && snapshot.ok) this.syncWatchers(snapshot.targets);

@@ -24,8 +24,8 @@ import { todoTaskClass } from './todoTaskClass';
  * - a controller validation command (`validation_command`, `validation_command_argv`) becomes
  *   `completion_validation_required: true`, the command itself never shown;
  * - a `resume_when` gets its `resume_condition` (`todo_resume_condition_v0`) and `resume_ready`: `todo_done:<id>`
- *   holds when that todo (any section, the archive included) is done; `pr_merged:<ref>` is read against the rollout
- *   event log, which status does not read here (never satisfied: see docs/compatibility.md); `capacity_available:<c>`
+ *   holds when that todo (any section, the archive included) is done; `pr_merged:<ref>` holds when the goal's rollout
+ *   event log (its last 500 events) has a merge event for that PR and repository; `capacity_available:<c>`
  *   needs a runtime capability provider (never satisfied); any other kind, or one without a target, is unsupported;
  * - `handoff_note` (handoff_note.py `build_todo_handoff_note`) only when the todo has a hand-off signal: excluded
  *   agents, successors, an unblocked todo or a superseding one.
@@ -315,37 +315,136 @@ export function structuredTodo(
 }
 
 const PR_REF = /^(?:([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)#|#|pr[-_\s]*)([0-9]+)/iu;
+const GITHUB_PULL_URL = /^https:\/\/github\.com\/([^/]+\/[^/]+)\/pull\/([0-9]+)(?:\b|\/|#|\?)/iu;
+const PR_MERGED_EVENT_KINDS = new Set(['pr_merge', 'pr_merged', 'pull_request_merge', 'pull_request_merged']);
 
-/** todo_summary.py `pr_merged_condition` without rollout events (status does not read the event log). */
-function prMergedCondition(target: string, taskRepository: unknown): TodoRecord {
+interface PrRef {
+  repo: string | null;
+  number: number;
+  normalized: string;
+}
+
+/** todo_summary.py `normalized_pr_ref_parts`: a GitHub pull URL, `owner/repo#n`, `#n` or `pr n`, lowercased. */
+function prRefParts(value: unknown): PrRef | null {
+  const candidate = (typeof value === 'string' ? value : value == null ? '' : String(value)).trim().toLowerCase();
+  if (candidate === '') return null;
+  const url = GITHUB_PULL_URL.exec(candidate);
+  if (url !== null) {
+    const repo = url[1] ?? '';
+    return { repo, number: Number(url[2]), normalized: `${repo}#${url[2]}` };
+  }
+  const match = PR_REF.exec(candidate);
+  if (match === null) return null;
+  const repo = match[1] ?? null;
+  const number = Number(match[2]);
+  return { repo, number, normalized: repo !== null ? `${repo}#${number}` : `#${number}` };
+}
+
+/** todo_summary.py `rollout_event_pr_refs`: its `code_refs.pr_ref`, `pr_ref` and pull-request source refs, each once. */
+function eventPrRefs(event: TodoRecord): PrRef[] {
+  const codeRefs = event['code_refs'];
+  const values: unknown[] = [
+    typeof codeRefs === 'object' && codeRefs !== null && !Array.isArray(codeRefs)
+      ? (codeRefs as TodoRecord)['pr_ref']
+      : undefined,
+    event['pr_ref'],
+  ];
+  const sourceRefs = event['source_refs'];
+  if (Array.isArray(sourceRefs))
+    for (const ref of sourceRefs) {
+      if (typeof ref !== 'object' || ref === null || Array.isArray(ref)) continue;
+      const kind = String((ref as TodoRecord)['kind'] ?? '')
+        .trim()
+        .toLowerCase();
+      if (kind === 'pull_request' || kind === 'pr') values.push((ref as TodoRecord)['ref']);
+    }
+  const refs: PrRef[] = [];
+  const seen = new Set<string>();
+  for (const value of values) {
+    const ref = prRefParts(value);
+    if (ref === null) continue;
+    const key = `${ref.repo ?? ''}\u0000${ref.number}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    refs.push(ref);
+  }
+  return refs;
+}
+
+const isMergeEvent = (event: TodoRecord): boolean =>
+  PR_MERGED_EVENT_KINDS.has(
+    String(event['event_kind'] ?? '')
+      .trim()
+      .toLowerCase(),
+  );
+
+/**
+ * todo_summary.py `pr_merged_condition`: the PR the target names, its repository (qualified, else the todo's
+ * `task_repository` on github.com, else ambiguous with the repositories of merge events for that number), and the
+ * first merge event of the rollout log (`events`: its last 500, as the todo index reads them) for that number and
+ * repository, which satisfies it.
+ */
+export function prMergedCondition(target: string, taskRepository: unknown, events: readonly TodoRecord[]): TodoRecord {
   const condition: TodoRecord = { pr_number: null, pr_repo: null, source: 'rollout_event_log' };
-  const match = PR_REF.exec(target.trim().toLowerCase());
-  if (match === null) return { ...condition, invalid_target: true };
-  condition['pr_number'] = Number(match[2]);
-  if (match[1] !== undefined)
-    return { ...condition, pr_repo: match[1], repository_binding_source: 'qualified_resume_when' };
-  const repository = typeof taskRepository === 'string' ? taskRepository : null;
-  const prefix = 'git:github.com/';
-  const repoPath =
-    repository !== null && repository.toLowerCase().startsWith(prefix)
-      ? repository.slice(prefix.length).replace(/^\/+|\/+$/gu, '')
-      : null;
-  if (repoPath !== null && repoPath.split('/').length === 2)
-    return { ...condition, pr_repo: repoPath.toLowerCase(), repository_binding_source: 'task_repository' };
-  return {
-    ...condition,
-    repository_binding_state: 'ambiguous',
-    repository_binding_reason: repository === null ? 'task_repository_missing' : 'task_repository_not_github',
-    candidate_pr_refs: [],
-  };
+  const targetRef = prRefParts(target);
+  if (targetRef === null) return { ...condition, invalid_target: true };
+  condition['pr_number'] = targetRef.number;
+  let targetRepo = targetRef.repo;
+  if (targetRepo !== null) {
+    condition['pr_repo'] = targetRepo;
+    condition['repository_binding_source'] = 'qualified_resume_when';
+  } else {
+    const repository = typeof taskRepository === 'string' && taskRepository !== '' ? taskRepository : null;
+    const prefix = 'git:github.com/';
+    const repoPath =
+      repository !== null && repository.toLowerCase().startsWith(prefix)
+        ? repository.slice(prefix.length).replace(/^\/+|\/+$/gu, '')
+        : null;
+    if (repoPath !== null && repoPath.split('/').length === 2) {
+      targetRepo = repoPath.toLowerCase();
+      condition['pr_repo'] = targetRepo;
+      condition['repository_binding_source'] = 'task_repository';
+    } else {
+      const candidates = new Set<string>();
+      for (const event of events)
+        if (isMergeEvent(event))
+          for (const ref of eventPrRefs(event))
+            if (ref.number === targetRef.number && ref.repo) candidates.add(ref.normalized);
+      return {
+        ...condition,
+        repository_binding_state: 'ambiguous',
+        repository_binding_reason: repository === null ? 'task_repository_missing' : 'task_repository_not_github',
+        candidate_pr_refs: [...candidates].sort().slice(0, 8),
+      };
+    }
+  }
+  for (const event of events) {
+    if (!isMergeEvent(event)) continue;
+    for (const ref of eventPrRefs(event)) {
+      if (ref.number !== targetRef.number || ref.repo !== targetRepo) continue;
+      return {
+        ...condition,
+        satisfied: true,
+        matched_event_id: event['event_id'] ?? null,
+        matched_event_kind: event['event_kind'] ?? null,
+        matched_pr_ref: ref.normalized,
+        matched_event_at: event['recorded_at'] ?? null,
+      };
+    }
+  }
+  return condition;
 }
 
 /**
  * todo_summary.py `apply_resume_conditions`: each todo of `items` with a `resume_when` gets its `resume_condition` and
  * `resume_ready`. A `todo_done:<id>` target is looked up among `sources` (every active todo of both roles, then the
- * archive's todos with an explicit id) and then `items`, the later winning.
+ * archive's todos with an explicit id) and then `items`, the later winning; a `pr_merged:<ref>` among `rolloutEvents`.
  */
-export function applyResumeConditions(items: readonly TodoRecord[], sources: readonly TodoRecord[]): void {
+export function applyResumeConditions(
+  items: readonly TodoRecord[],
+  sources: readonly TodoRecord[],
+  rolloutEvents: readonly TodoRecord[] = [],
+): void {
   let byId: Map<string, TodoRecord> | null = null;
   const lookup = (id: string): TodoRecord | undefined => {
     if (byId === null) {
@@ -382,7 +481,7 @@ export function applyResumeConditions(items: readonly TodoRecord[], sources: rea
       }
       condition['satisfied'] = condition['target_status'] === 'done';
     } else if (kind === 'pr_merged' && target !== '') {
-      condition = { ...condition, ...prMergedCondition(target, item['task_repository']) };
+      condition = { ...condition, ...prMergedCondition(target, item['task_repository'], rolloutEvents) };
     } else if (kind === 'capacity_available' && target !== '') {
       condition = {
         ...condition,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { StructuredTodoItem } from '../../state/structured';
 import { compactTodo } from '../projection/todoLists';
+import { prMergedCondition } from '../projection/compactTodoItem';
+import { repositoryIdentity } from '../../snapshots/deliveryWorkspace';
 import { todoId } from '../projection/standingDecisionAuthority';
 import { normalizedClaim } from '../projection/claimedCounts';
 import { publicSafeCompact } from '../projection/text';
@@ -137,6 +139,7 @@ function budgetRow(
   role: 'user' | 'agent',
   sourceSection: string | null,
   all: readonly StructuredTodoItem[],
+  rolloutEvents: readonly Record<string, unknown>[],
 ): TodoRow {
   const row: TodoRow = {
     ...compactTodo(
@@ -180,7 +183,12 @@ function budgetRow(
         provider_required: true,
         capability: target,
       });
-    } else if (kind !== 'pr_merged' || target === '') condition['unsupported'] = true;
+    } else if (kind === 'pr_merged' && target !== '') {
+      Object.assign(
+        condition,
+        prMergedCondition(target, repositoryIdentity(meta['task_repository'] ?? null), rolloutEvents),
+      );
+    } else condition['unsupported'] = true;
     row['resume_condition'] = condition;
     row['resume_ready'] = condition['satisfied'] === true;
   }
@@ -322,13 +330,14 @@ export function goalTodoIndex(
   const budget: TodoRow[] = [];
   let currentCount = 0;
   const all = [...todos.user.items, ...todos.agent.items];
+  const events = rolloutLog === null ? [] : rolloutEventsOfLog(rolloutLog);
   for (const role of ['user', 'agent'] as const) {
     const { items, sourceSection } = todos[role];
     const open = projected(items.filter((t) => t.status !== 'done' && t.status !== 'deferred'));
     const deferred = projected(items.filter((t) => t.status === 'deferred'));
     const done = items.filter((t) => t.status === 'done');
     for (const todo of [...open, ...deferred, ...done].slice(0, TODO_INDEX_TODOS_PER_ROLE)) {
-      const base = budgetRow(todo, role, sourceSection, all);
+      const base = budgetRow(todo, role, sourceSection, all, events as unknown as readonly Record<string, unknown>[]);
       if (role === 'agent' && typeof base['claimed_by'] === 'string') budget.push(base);
       const text = publicSafeCompact(String(base['title'] || base['text'] || ''), 320);
       if (text === null) continue;
@@ -348,7 +357,7 @@ export function goalTodoIndex(
     }
   }
   let rolloutEventCount = 0;
-  for (const event of rolloutLog === null ? [] : rolloutEventsOfLog(rolloutLog)) {
+  for (const event of events) {
     if (!String(event.event_kind ?? '').startsWith('todo_')) continue;
     rolloutEventCount += 1;
     const row = eventRow(event);

@@ -259,6 +259,73 @@ describe('status todo items: the original structured todo and its compact_todo_i
     assert.equal(done['resume_condition'], undefined, 'no resume_when, no condition');
   });
 
+  it('satisfies pr_merged from the rollout event log: a merge event of that PR and repository, the first one', () => {
+    const event = (id: string, kind: string, extra: TodoRecord): TodoRecord => ({
+      event_id: id,
+      event_kind: kind,
+      recorded_at: `2026-07-0${id.slice(-1)}T00:00:00+00:00`,
+      ...extra,
+    });
+    const events = [
+      event('evt_1', 'todo_complete', { pr_ref: 'acme/notes#7' }),
+      event('evt_2', 'pr_merged', { pr_ref: 'other/notes#7' }),
+      event('evt_3', 'PR_Merged', { pr_ref: 'Acme/Notes#7' }),
+      event('evt_4', 'pull_request_merged', { code_refs: { pr_ref: 'https://github.com/acme/notes/pull/532' } }),
+      event('evt_5', 'pr_merge', {
+        source_refs: [
+          { kind: 'PR', ref: 'zeta/repo#9' },
+          { kind: 'issue', ref: 'x/y#9' },
+        ],
+      }),
+      event('evt_6', 'pull_request_merge', { source_refs: [{ kind: 'pull_request', ref: 'alpha/repo#9' }] }),
+      event('evt_7', 'pr_merged', { pr_ref: 'acme/notes#7' }),
+    ];
+    const [qualified, byRepository, wrongRepository, ambiguous] = [
+      agent({ status: 'deferred', metadata: { resume_when: 'pr_merged:acme/notes#7' } }),
+      agent({
+        status: 'deferred',
+        metadata: { resume_when: 'pr_merged:#532', task_repository: 'https://github.com/Acme/Notes.git' },
+      }),
+      agent({ status: 'deferred', metadata: { resume_when: 'pr_merged:acme/other#7' } }),
+      agent({ status: 'deferred', metadata: { resume_when: 'pr_merged:#9' } }),
+    ] as [TodoRecord, TodoRecord, TodoRecord, TodoRecord];
+    applyResumeConditions([qualified, byRepository, wrongRepository, ambiguous], [], events);
+    const pr = { schema_version: 'todo_resume_condition_v0', kind: 'pr_merged', source: 'rollout_event_log' };
+    // The first merge event naming the PR in that repository (case aside): not a todo event, not another repository.
+    assert.deepEqual(qualified['resume_condition'], {
+      ...pr,
+      resume_when: 'pr_merged:acme/notes#7',
+      target: 'acme/notes#7',
+      satisfied: true,
+      pr_number: 7,
+      pr_repo: 'acme/notes',
+      repository_binding_source: 'qualified_resume_when',
+      matched_event_id: 'evt_3',
+      matched_event_kind: 'PR_Merged',
+      matched_pr_ref: 'acme/notes#7',
+      matched_event_at: '2026-07-03T00:00:00+00:00',
+    });
+    assert.equal(qualified['resume_ready'], true);
+    assert.equal((byRepository['resume_condition'] as TodoRecord)['matched_event_id'], 'evt_4');
+    assert.equal((byRepository['resume_condition'] as TodoRecord)['matched_pr_ref'], 'acme/notes#532');
+    assert.equal(byRepository['resume_ready'], true);
+    assert.equal(wrongRepository['resume_ready'], false);
+    assert.equal((wrongRepository['resume_condition'] as TodoRecord)['matched_event_id'], undefined);
+    // Without a repository: never satisfied, the merged PRs of that number listed (sorted; pull-request refs only).
+    assert.deepEqual(ambiguous['resume_condition'], {
+      ...pr,
+      resume_when: 'pr_merged:#9',
+      target: '#9',
+      satisfied: false,
+      pr_number: 9,
+      pr_repo: null,
+      repository_binding_state: 'ambiguous',
+      repository_binding_reason: 'task_repository_missing',
+      candidate_pr_refs: ['alpha/repo#9', 'zeta/repo#9'],
+    });
+    assert.equal(ambiguous['resume_ready'], false);
+  });
+
   it('compacts a todo: its keys in order, and a handoff note only when it hands off', () => {
     const plain = compactTodoItem(agent({ metadata: { claimed_by: 'codex-a', note: 'half way' } }));
     assert.deepEqual(plain, {

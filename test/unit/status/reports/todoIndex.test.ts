@@ -104,6 +104,37 @@ describe('status: todo_index', () => {
     );
   });
 
+  it("a todo waiting on a merged PR: its row's resume condition read against the same log", () => {
+    const part = goalTodoIndex(
+      'g',
+      todosOf(
+        [],
+        [
+          { id: 'todo_waits1', text: 'After 12', meta: { status: 'deferred', resume_when: 'pr_merged:acme/app#12' } },
+          { id: 'todo_waits2', text: 'After 13', meta: { status: 'deferred', resume_when: 'pr_merged:acme/app#13' } },
+        ],
+      ),
+      [
+        event({
+          event_id: 'evt_m',
+          event_kind: 'pr_merged',
+          pr_ref: 'acme/app#12',
+          recorded_at: '2026-01-03T00:00:00Z',
+        }),
+      ].join('\n'),
+    );
+    const row = (id: string) => part.rows.find((r) => r['todo_id'] === id)!;
+    assert.deepEqual(
+      [
+        row('todo_waits1')['resume_ready'],
+        (row('todo_waits1')['resume_condition'] as Record<string, unknown>)['matched_event_id'],
+      ],
+      [true, 'evt_m'],
+    );
+    assert.equal(row('todo_waits2')['resume_ready'], false);
+    assert.equal((row('todo_waits2')['resume_condition'] as Record<string, unknown>)['pr_number'], 13);
+  });
+
   it('reads only the last 500 lines of the log (blank ones counted)', () => {
     const lines = [event({ event_kind: 'todo_add', todo_id: 'todo_first' }), ...Array(500).fill('')];
     assert.equal(rolloutEventsOfLog(`${lines.join('\n')}\n`).length, 0);

@@ -59,8 +59,9 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // metadata (the monitor-due fields are derived from it when status answers, never kept: projection/monitorDue.ts).
 // 17: items carry the original's `goal_channel_projection` (channelProjection.ts).
 // 18: items carry their part of the todo index (reports/todoIndex.ts) and name the goal's rollout event log among
-// their files.
-export const STATUS_CACHE_SCHEMA = 18;
+// their files. 19: the todo index's rows are the summaries' structured todos compacted (projection/compactTodoItem.ts:
+// the resume condition of every kind, the metadata normalized once), its budgeted todos those todos as they are.
+export const STATUS_CACHE_SCHEMA = 19;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

@@ -63,7 +63,9 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // sub-agents, and the item cache's entry key names it (`subAgents`; projection/taskOrchestrationAuthority.ts).
 // 20: summaries' todos carry their `review_materials` (projection/reviewMaterials.ts), items name the files their
 // todos link among their files, and `pr_merged:` resume conditions are read against the rollout event log.
-export const STATUS_CACHE_SCHEMA = 20;
+// 21: the todo index's rows are the summaries' structured todos compacted (projection/compactTodoItem.ts: the resume
+// condition of every kind, the metadata normalized once), its budgeted todos those todos as they are.
+export const STATUS_CACHE_SCHEMA = 21;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

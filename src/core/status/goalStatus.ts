@@ -133,7 +133,7 @@ function statusTodoItem(record: TodoRecord, item: StructuredTodoItem): StatusTod
  * todos' `source_section` is the first heading of their role; an archive todo with an explicit id is a `todo_done`
  * target only (its own heading, `archive_state: archive`, no role).
  */
-function todoRecords(
+export function todoRecords(
   doc: StateDocument,
   projection: StructuredProjection,
   materials: { roots: readonly string[]; homeDir: string; exists: (file: string) => boolean },
@@ -635,18 +635,10 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     ...(owed.length > 0 ? { replan_obligations: owed } : {}),
     // The project asset's inputs from the raw latest status run (projection/projectAsset.ts).
     ...projectAssetRunFields(route, latestStatusRun as Record<string, unknown> | null, target),
+    // The index lists the same structured todos as the summaries' `items` (every one, not the agent's view).
     todo_index: goalTodoIndex(
       target.goalId,
-      {
-        user: {
-          items: structured?.todos.user.items ?? [],
-          sourceSection: doc ? (firstSectionOf(doc, 'user')?.title ?? null) : null,
-        },
-        agent: {
-          items: structured?.todos.agent.items ?? [],
-          sourceSection: doc ? (firstSectionOf(doc, 'agent')?.title ?? null) : null,
-        },
-      },
+      { user: records ? [...records.user.values()] : [], agent: records ? [...records.agent.values()] : [] },
       input.rolloutLog ?? null,
     ),
   };

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { repositoryIdentity } from '../../snapshots/deliveryWorkspace';
 import { normalizedClaim } from './claimedCounts';
+import { attachHandoffNote } from './handoffNote';
 import { decisionScope, todoId, type DecisionScope } from './standingDecisionAuthority';
 import { collapseWhitespace } from './text';
 import { todoTaskClass } from './todoTaskClass';
@@ -27,8 +27,9 @@ import { todoTaskClass } from './todoTaskClass';
  *   holds when that todo (any section, the archive included) is done; `pr_merged:<ref>` holds when the goal's rollout
  *   event log (its last 500 events) has a merge event for that PR and repository; `capacity_available:<c>`
  *   needs a runtime capability provider (never satisfied); any other kind, or one without a target, is unsupported;
- * - `handoff_note` (handoff_note.py `build_todo_handoff_note`) only when the todo has a hand-off signal: excluded
- *   agents, successors, an unblocked todo or a superseding one.
+ * - `handoff_note` (handoff_note.py `build_todo_handoff_note`, ours projection/handoffNote.ts: one rule for every
+ *   reader) only when the todo has a hand-off signal: excluded agents, successors, an unblocked todo or a superseding
+ *   one.
  */
 
 export type TodoRecord = Record<string, unknown>;
@@ -559,106 +560,17 @@ const COMPACT_KEYS = [
   'completion_validation_required',
 ] as const;
 
-const CREDENTIAL =
-  /(?:\bbearer\s+\S+|\bauthorization\s*:|\b(?:ak|sk|api[_-]?key|access[_-]?key(?:[_-]?id)?|secret(?:[_-]?key)?|token|password)\b\s*[:=]\s*\S+)/iu;
-
-/** handoff_note.py `_compact_text`: collapsed, null when empty or credential-like, cut to `limit` code points with `...`. */
-function noteText(value: unknown, limit: number): string | null {
-  const text = collapseWhitespace(
-    typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value),
-  );
-  if (text === '' || CREDENTIAL.test(text)) return null;
-  const points = [...text];
-  if (points.length <= limit) return text;
-  return `${points
-    .slice(0, limit - 1)
-    .join('')
-    .trimEnd()}...`;
-}
-
-function firstText(item: TodoRecord, keys: readonly string[], limit: number): string | null {
-  for (const key of keys) {
-    const text = noteText(item[key], limit);
-    if (text !== null) return text;
-  }
-  return null;
-}
-
-/** Python's `repr` of a str or None (the original hashes a tuple's text). */
-function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return 'None';
-  if (typeof value === 'number') return String(value);
-  const text = String(value);
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  const escaped = text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\r', '\\r').replaceAll('\t', '\\t');
-  return quote + (quote === "'" ? escaped.replaceAll("'", "\\'") : escaped) + quote;
-}
-
-/** handoff_note.py `_handoff_id`: from the todo id, else a digest of (goal, role, index, text). */
-function handoffId(item: TodoRecord, id: string | null): string {
-  if (id !== null) return `handoff_${id.replace(/^todo_/u, '')}`;
-  const text = item['text'] !== undefined && item['text'] !== '' ? item['text'] : item['title'];
-  const tuple = `(None, ${pyRepr(item['role'])}, ${pyRepr(item['index'])}, ${pyRepr(text)})`;
-  return `handoff_${createHash('sha1').update(tuple, 'utf8').digest('hex').slice(0, 12)}`;
-}
-
-/** handoff_note.py `build_todo_handoff_note` over a compact todo (no raw hand-off, goal or source there). */
-export function handoffNote(item: TodoRecord): TodoRecord | null {
-  const id = typeof item['todo_id'] === 'string' ? todoId(item['todo_id']) : null;
-  const strings = (value: unknown): string[] => (Array.isArray(value) ? (value as string[]) : []);
-  const excluded = strings(item['excluded_agents']);
-  const successors = strings(item['successor_todo_ids']);
-  const unblocks = typeof item['unblocks_todo_id'] === 'string' ? item['unblocks_todo_id'] : null;
-  const supersededBy = typeof item['superseded_by'] === 'string' ? item['superseded_by'] : null;
-  if (excluded.length === 0 && successors.length === 0 && unblocks === null && supersededBy === null) return null;
-  const decisions: DecisionScope[] = [...((item['required_decision_scopes'] as DecisionScope[] | undefined) ?? [])];
-  const single = item['decision_scope'] as DecisionScope | undefined;
-  if (
-    single !== undefined &&
-    !decisions.some(
-      (d) => d.kind === single.kind && d.granularity === single.granularity && d.scope_key === single.scope_key,
-    )
-  )
-    decisions.push(single);
-  const evidenceRefs: string[] = [];
-  if (item['evidence'] !== undefined && id !== null) evidenceRefs.push(`todo:${id}:evidence`);
-  if (item['note'] !== undefined && id !== null) evidenceRefs.push(`todo:${id}:note`);
-  const payload: TodoRecord = {
-    schema_version: 'handoff_note_v0',
-    handoff_id: handoffId(item, id),
-    todo_id: id,
-    to_agent: typeof item['claimed_by'] === 'string' ? item['claimed_by'] : null,
-    intent:
-      (typeof item['action_kind'] === 'string' ? item['action_kind'] : null) ??
-      noteText(item['task_class'], 80) ??
-      'continue',
-    summary: firstText(item, ['note', 'reason', 'evidence', 'title', 'text'], 280),
-    evidence_refs: evidenceRefs,
-    unresolved_decisions: decisions,
-    blocked_on:
-      (typeof item['resume_when'] === 'string' ? item['resume_when'] : null) ??
-      (unblocks !== null ? `todo:${unblocks}` : null) ??
-      (supersededBy !== null ? `todo:${supersededBy}` : null),
-    suggested_next_action: firstText(item, ['title', 'text'], 260),
-    successor_todo_ids: successors,
-    unblocks_todo_id: unblocks,
-    excluded_agents: excluded,
-  };
-  for (const [key, value] of Object.entries(payload))
-    if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) delete payload[key];
-  return payload;
-}
-
-/** todo_summary.py `compact_todo_item`: `index`, `done`, `text`, then each of its keys the todo has, and the hand-off note. */
+/**
+ * todo_summary.py `compact_todo_item`: `index`, `done`, `text`, then each of its keys the todo has, and its hand-off note
+ * (handoffNote.ts, without a goal or source).
+ */
 export function compactTodoItem(item: TodoRecord): TodoRecord {
   const out: TodoRecord = { index: item['index'], done: item['done'] === true, text: item['text'] };
   for (const key of COMPACT_KEYS) {
     const value = item[key];
     if (value !== undefined && value !== null) out[key] = value;
   }
-  const note = handoffNote(out);
-  if (note !== null) out['handoff_note'] = note;
-  return out;
+  return attachHandoffNote(out);
 }
 
 /** todo_summary.py `MAX_STATUS_TODOS_PER_ROLE`. */

@@ -1,5 +1,5 @@
 import { normalizedClaim } from './claimedCounts';
-import { compactTodoItem, structuredTodo, type TodoRecord } from './compactTodoItem';
+import { compactTodoItem, type TodoRecord } from './compactTodoItem';
 import { todoTaskClass } from './todoTaskClass';
 
 /**
@@ -104,18 +104,6 @@ export function claimedVisibility<T extends ListedTodo>(items: readonly T[], lim
     selected.add(item);
   }
   return items.filter((item) => selected.has(item)).slice(0, limit);
-}
-
-/**
- * The original's `compact_todo_item` of one todo read from its section (the todo index's rows, reports/todoIndex.ts):
- * its structured todo (projection/compactTodoItem.ts), compacted.
- */
-export function compactTodo(
-  item: Omit<ListedTodo, 'structured'>,
-  role: 'user' | 'agent',
-  sourceSection: string | null,
-): CompactTodo {
-  return compactTodoItem(structuredTodo(item, role, sourceSection));
 }
 
 /** The original's `projected_open_items`: the todos not done and not deferred, by priority then position. */

@@ -1,7 +1,7 @@
 import { normalizedClaim } from '../projection/claimedCounts';
 import { todoId } from '../projection/standingDecisionAuthority';
 import { publicSafeCompact } from '../projection/text';
-import { attachHandoffNote, type TodoRow } from './handoffNote';
+import { attachHandoffNote, type TodoRow } from '../projection/handoffNote';
 import { compareCodePoints } from './statusOrder';
 
 /**

@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import type { StructuredTodoItem } from '../../state/structured';
-import { compactTodo } from '../projection/todoLists';
-import { prMergedCondition } from '../projection/compactTodoItem';
-import { repositoryIdentity } from '../../snapshots/deliveryWorkspace';
+import { budgetedItems, compactTodoItem, type TodoRecord } from '../projection/compactTodoItem';
 import { todoId } from '../projection/standingDecisionAuthority';
-import { normalizedClaim } from '../projection/claimedCounts';
 import { publicSafeCompact } from '../projection/text';
-import { attachHandoffNote, type TodoRow } from './handoffNote';
+import { attachHandoffNote, type TodoRow } from '../projection/handoffNote';
 import { compareCodePoints } from './statusOrder';
 
 /**
@@ -73,152 +69,6 @@ function normalStatus(value: unknown): string | null {
 }
 function doneFor(status: string | null): boolean {
   return status === 'done' || status === 'deferred';
-}
-
-function priorityRank(priority: string | null): number {
-  const match = /^P([0-4])/.exec((priority ?? '').trim().toUpperCase());
-  return match === null ? 50 : Number(match[1]);
-}
-function projected(items: readonly StructuredTodoItem[]): StructuredTodoItem[] {
-  return [...items].sort((a, b) => priorityRank(a.priority) - priorityRank(b.priority) || a.index - b.index);
-}
-
-const RESUME_WHEN = /^[a-z][a-z0-9_-]{0,31}(?::[a-z0-9_.:@-]{1,96})?$/u;
-const RESUME_PR = /^pr_merged:(?:(?:[a-z0-9_.-]{1,80})\/(?:[a-z0-9_.-]{1,100}))?#[1-9][0-9]{0,8}$/u;
-function resumeWhenOf(value: string | undefined): string | null {
-  const candidate = (value ?? '').trim().split(/\s+/u).filter(Boolean).join(' ').toLowerCase();
-  return candidate !== '' && (RESUME_PR.test(candidate) || RESUME_WHEN.test(candidate)) ? candidate : null;
-}
-
-function idList(value: string | undefined): string[] {
-  const out: string[] = [];
-  for (const match of (value ?? '').matchAll(/\btodo_[A-Za-z0-9_-]+\b/gu)) {
-    const id = todoId(match[0]);
-    if (id !== null && !out.includes(id)) out.push(id);
-  }
-  return out;
-}
-
-const MONITOR_FIELDS = [
-  'target_key',
-  'cadence',
-  'next_due_at',
-  'expires_at',
-  'last_checked_at',
-  'result_hash',
-  'consecutive_no_change',
-  'material_change',
-  'max_no_change_before_replan',
-  'watch_only',
-] as const;
-
-/** contract.py's boolean metadata (`no_followup`, as `global_gate`). */
-function flag(value: string | undefined): boolean | undefined {
-  const candidate = (value ?? '').trim().split(/\s+/u).join(' ').toLowerCase();
-  if (['1', 'true', 'yes', 'y'].includes(candidate)) return true;
-  if (['0', 'false', 'no', 'n'].includes(candidate)) return false;
-  return undefined;
-}
-
-/** `normalize_required_write_scopes`/`_capabilities`: split on `,;|`, compacted, each once. */
-function textList(value: string | undefined, normalize: (raw: string) => string): string[] {
-  const out: string[] = [];
-  for (const raw of (value ?? '').split(/[,;|]/u)) {
-    const item = normalize(raw.trim().split(/\s+/u).filter(Boolean).join(' '));
-    if (item !== '' && !out.includes(item)) out.push(item);
-  }
-  return out;
-}
-
-/**
- * A todo as the original's summary `items` hold it (its `structured_todo_item` after `apply_resume_conditions`), in
- * the `compact_todo_item` shape for the fields ours reads.
- */
-function budgetRow(
-  item: StructuredTodoItem,
-  role: 'user' | 'agent',
-  sourceSection: string | null,
-  all: readonly StructuredTodoItem[],
-  rolloutEvents: readonly Record<string, unknown>[],
-): TodoRow {
-  const row: TodoRow = {
-    ...compactTodo(
-      { ...item, action_kind: item.metadata['action_kind'], resumeHolds: true, hasResumeWhen: false },
-      role,
-      sourceSection,
-    ),
-  };
-  const meta = item.metadata;
-  const resumeWhen = resumeWhenOf(meta['resume_when']);
-  if (resumeWhen !== null) {
-    row['resume_when'] = resumeWhen;
-    const separator = resumeWhen.indexOf(':');
-    const kind = separator < 0 ? resumeWhen : resumeWhen.slice(0, separator);
-    const target = separator < 0 ? '' : resumeWhen.slice(separator + 1);
-    const condition: Record<string, unknown> = {
-      schema_version: 'todo_resume_condition_v0',
-      resume_when: resumeWhen,
-      satisfied: false,
-      kind,
-    };
-    if (separator >= 0) condition['target'] = target;
-    if (kind === 'todo_done' && target !== '') {
-      const found = [...all].reverse().find((t) => t.todo_id === target);
-      condition['target_todo_id'] = target;
-      condition['target_status'] = found?.status ?? null;
-      if (found !== undefined) {
-        condition['target_archive_state'] = 'active';
-        condition['target_source_section'] = found.source_section;
-        condition['target_task_class'] = compactTodo(
-          { ...found, action_kind: found.metadata['action_kind'], resumeHolds: true, hasResumeWhen: false },
-          found.role,
-          found.source_section,
-        ).task_class;
-        if (found.claimed_by !== null) condition['target_claimed_by'] = found.claimed_by;
-      }
-      condition['satisfied'] = condition['target_status'] === 'done';
-    } else if (kind === 'capacity_available' && target !== '') {
-      Object.assign(condition, {
-        provider: 'runtime_available_capabilities',
-        provider_required: true,
-        capability: target,
-      });
-    } else if (kind === 'pr_merged' && target !== '') {
-      Object.assign(
-        condition,
-        prMergedCondition(target, repositoryIdentity(meta['task_repository'] ?? null), rolloutEvents),
-      );
-    } else condition['unsupported'] = true;
-    row['resume_condition'] = condition;
-    row['resume_ready'] = condition['satisfied'] === true;
-  }
-  const successors = idList(meta['successor_todo_ids']);
-  if (successors.length > 0) row['successor_todo_ids'] = successors;
-  for (const key of ['completion_continuation', 'completion_recovery', 'decision_outcome'] as const) {
-    const value = (meta[key] ?? '').trim().toLowerCase();
-    if (value !== '') row[key] = value;
-  }
-  const excluded = [
-    ...new Set(
-      (meta['excluded_agents'] ?? '')
-        .split(',')
-        .map((agent) => normalizedClaim(agent))
-        .filter((agent): agent is string => agent !== null),
-    ),
-  ].sort();
-  if (excluded.length > 0) row['excluded_agents'] = excluded;
-  const scopes = textList(meta['required_write_scopes'], (raw) => raw);
-  if (scopes.length > 0) row['required_write_scopes'] = scopes;
-  const capabilities = textList(meta['required_capabilities'], (raw) => raw.toLowerCase().replace(/[- ]/gu, '_'));
-  if (capabilities.length > 0) row['required_capabilities'] = capabilities;
-  const noFollowup = flag(meta['no_followup']);
-  if (noFollowup !== undefined) row['no_followup'] = noFollowup;
-  // The parser keeps the monitor fields as written (non-empty text).
-  for (const key of MONITOR_FIELDS) {
-    const value = meta[key];
-    if (value !== undefined && value.trim() !== '') row[key] = value;
-  }
-  return row;
 }
 
 interface RolloutEventLike {
@@ -315,41 +165,32 @@ function indexKey(goalId: string, row: TodoRow): string {
 }
 
 /**
- * A goal's part of the index from its parsed todos (`user`, `agent`: every todo of the role with its section's
- * title) and its rollout event log's text (null: no log).
+ * A goal's part of the index from its structured todos (`user`, `agent`: every todo of the role as the original's
+ * summary structures it, resume condition included: projection/compactTodoItem.ts `structuredTodo` and
+ * `applyResumeConditions`) and its rollout event log's text (null: no log).
  */
 export function goalTodoIndex(
   goalId: string,
-  todos: {
-    user: { items: readonly StructuredTodoItem[]; sourceSection: string | null };
-    agent: { items: readonly StructuredTodoItem[]; sourceSection: string | null };
-  },
+  todos: { user: readonly TodoRecord[]; agent: readonly TodoRecord[] },
   rolloutLog: string | null,
 ): GoalTodoIndex {
   const indexed = new Map<string, TodoRow>();
   const budget: TodoRow[] = [];
   let currentCount = 0;
-  const all = [...todos.user.items, ...todos.agent.items];
-  const events = rolloutLog === null ? [] : rolloutEventsOfLog(rolloutLog);
   for (const role of ['user', 'agent'] as const) {
-    const { items, sourceSection } = todos[role];
-    const open = projected(items.filter((t) => t.status !== 'done' && t.status !== 'deferred'));
-    const deferred = projected(items.filter((t) => t.status === 'deferred'));
-    const done = items.filter((t) => t.status === 'done');
-    for (const todo of [...open, ...deferred, ...done].slice(0, TODO_INDEX_TODOS_PER_ROLE)) {
-      const base = budgetRow(todo, role, sourceSection, all, events as unknown as readonly Record<string, unknown>[]);
-      if (role === 'agent' && typeof base['claimed_by'] === 'string') budget.push(base);
-      const text = publicSafeCompact(String(base['title'] || base['text'] || ''), 320);
+    for (const todo of budgetedItems(todos[role])) {
+      if (role === 'agent' && typeof todo['claimed_by'] === 'string') budget.push(todo);
+      const text = publicSafeCompact(String(todo['title'] || todo['text'] || ''), 320);
       if (text === null) continue;
       // compact_todo_item attaches a note first; the index's second note reads it as the raw handoff.
-      const row = attachHandoffNote({ ...base });
+      const row = compactTodoItem(todo);
       Object.assign(row, {
         schema_version: TODO_INDEX_ITEM_SCHEMA_VERSION,
         goal_id: goalId,
         role,
         source: 'attention_queue',
         text,
-        title: publicSafeCompact(typeof base['title'] === 'string' ? base['title'] : null, 320) ?? text,
+        title: publicSafeCompact(typeof todo['title'] === 'string' ? todo['title'] : null, 320) ?? text,
       });
       attachHandoffNote(row, { goalId, source: 'attention_queue' });
       indexed.set(indexKey(goalId, row), row);
@@ -357,7 +198,7 @@ export function goalTodoIndex(
     }
   }
   let rolloutEventCount = 0;
-  for (const event of events) {
+  for (const event of rolloutLog === null ? [] : rolloutEventsOfLog(rolloutLog)) {
     if (!String(event.event_kind ?? '').startsWith('todo_')) continue;
     rolloutEventCount += 1;
     const row = eventRow(event);

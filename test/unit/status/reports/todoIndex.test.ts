@@ -5,6 +5,7 @@ import { loadStatusAt } from '../../../support/status';
 import {
   registryGoal,
   stateFileText,
+  todoLines,
   writeRegistry,
   writeStateFile,
   type TodoFixture,
@@ -13,19 +14,24 @@ import { tempDir } from '../../../support/tempDir';
 import { goalTodoIndex, todoIndex, rolloutEventsOfLog } from '../../../../src/core/status/reports/todoIndex';
 import { parseStateDocument } from '../../../../src/core/state/document';
 import { projectStateDocument } from '../../../../src/core/state/structured';
+import { todoRecords } from '../../../../src/core/status/goalStatus';
 
 /**
  * The status payload's `todo_index` (the original's todo_index.py `build_todo_index`; the mixed tier compares it with
  * the original's on seven workspaces, test/mixed/status.test.ts). Each rule pinned on a fixture of ours.
  */
 
-function todosOf(user: TodoFixture[], agent: TodoFixture[]) {
-  const doc = parseStateDocument(stateFileText({ userTodos: user, agentTodos: agent }));
-  const structured = projectStateDocument(doc, { goalId: 'g', nextActionLimit: 3 });
-  return {
-    user: { items: structured.todos.user.items, sourceSection: 'User Todo' },
-    agent: { items: structured.todos.agent.items, sourceSection: 'Agent Todo' },
-  };
+/** The goal's structured todos as status builds them (their resume conditions read against the rollout log given). */
+function todosOf(user: TodoFixture[], agent: TodoFixture[], archive: TodoFixture[] = [], log: string | null = null) {
+  const text = stateFileText({ userTodos: user, agentTodos: agent });
+  const doc = parseStateDocument(`${text}## Agent Todo Archive\n${archive.flatMap(todoLines).join('\n')}\n`);
+  const records = todoRecords(
+    doc,
+    projectStateDocument(doc, { goalId: 'g', nextActionLimit: 3 }),
+    { roots: [], homeDir: '/', exists: () => false },
+    (log === null ? [] : rolloutEventsOfLog(log)) as unknown as readonly Record<string, unknown>[],
+  );
+  return { user: [...records.user.values()], agent: [...records.agent.values()] };
 }
 
 function event(fields: Record<string, unknown>): string {
@@ -63,6 +69,151 @@ describe('status: todo_index', () => {
     assert.deepEqual(
       [row['schema_version'], row['goal_id'], row['source'], row['text'], row['title']],
       ['todo_index_item_v0', 'g', 'attention_queue', 'Open 11', 'Open 11'],
+    );
+  });
+
+  it("each row is the summary's structured todo compacted: every key normalized once, the resume condition, key order", () => {
+    // The original's rows on this fixture (status --format json, its todo_index), field by field.
+    const part = goalTodoIndex(
+      'g',
+      todosOf(
+        [],
+        [
+          {
+            id: 'todo_fields',
+            text: 'Ship the fields',
+            priority: 'P1',
+            meta: {
+              task_class: 'advancement_task',
+              task_domain: 'Web.ui',
+              task_repository: 'https://github.com/o/r.git',
+              capability_binding_ref: 'cap:thing.x',
+              continuation_policy: 'independent_handoff',
+              decision_scope_outcomes: 'approve|write_scope:goal:docs|todo_gate1',
+              required_write_scopes: 'src,/abs,../up',
+              required_capabilities: 'Web-Search,bad!cap',
+              resume_when: 'pr_merged:#12',
+              excluded_agents: 'codex-b',
+              evidence: 'ci-green',
+              no_followup: 'no_followup',
+              created_by: 'someone',
+            },
+          },
+          {
+            id: 'todo_prev1',
+            text: 'Done before',
+            done: true,
+            meta: { claimed_by: 'codex-a', successor_todo_ids: 'todo_after', task_class: 'advancement_task' },
+          },
+          {
+            id: 'todo_after',
+            text: 'After the archive',
+            meta: { status: 'deferred', resume_when: 'todo_done:todo_archived', claimed_by: 'codex-a' },
+          },
+        ],
+        [{ id: 'todo_archived', text: 'Old work', done: true, meta: { task_class: 'advancement_task' } }],
+      ),
+      null,
+    );
+    const byId = new Map(part.rows.map((row) => [row['todo_id'], row]));
+    const fields = byId.get('todo_fields')!;
+    assert.deepEqual(Object.keys(fields), [
+      'index',
+      'done',
+      'text',
+      'schema_version',
+      'todo_id',
+      'role',
+      'status',
+      'priority',
+      'title',
+      'archive_state',
+      'source_section',
+      'task_class',
+      'task_domain',
+      'capability_binding_ref',
+      'task_repository',
+      'continuation_policy',
+      'required_write_scopes',
+      'required_capabilities',
+      'decision_scope_outcomes',
+      'excluded_agents',
+      'resume_when',
+      'resume_condition',
+      'resume_ready',
+      'no_followup',
+      'evidence',
+      'handoff_note',
+      'goal_id',
+      'source',
+    ]);
+    assert.deepEqual(
+      [
+        fields['task_domain'],
+        fields['capability_binding_ref'],
+        fields['task_repository'],
+        fields['continuation_policy'],
+        fields['required_write_scopes'],
+        fields['required_capabilities'],
+        fields['no_followup'],
+      ],
+      ['web.ui', 'cap:thing.x', 'git:github.com/o/r', 'independent_handoff', ['src'], ['web_search'], true],
+    );
+    assert.deepEqual(fields['decision_scope_outcomes'], [
+      {
+        schema_version: 'todo_decision_scope_outcome_v0',
+        outcome: 'approve',
+        decision_scope: {
+          schema_version: 'decision_scope_v0',
+          kind: 'write_scope',
+          granularity: 'goal',
+          scope_key: 'docs',
+        },
+        source_todo_id: 'todo_gate1',
+      },
+    ]);
+    assert.deepEqual(fields['resume_condition'], {
+      schema_version: 'todo_resume_condition_v0',
+      resume_when: 'pr_merged:#12',
+      satisfied: false,
+      kind: 'pr_merged',
+      target: '#12',
+      pr_number: 12,
+      pr_repo: 'o/r',
+      source: 'rollout_event_log',
+      repository_binding_source: 'task_repository',
+    });
+    // The compact note, read as the raw handoff by the index's own note: its evidence ref is listed twice, as the original's.
+    assert.deepEqual((fields['handoff_note'] as Record<string, unknown>)['evidence_refs'], [
+      'todo:todo_fields:evidence',
+      'todo:todo_fields:evidence',
+    ]);
+    const after = byId.get('todo_after')!;
+    assert.deepEqual(
+      [after['resume_ready'], after['resume_condition']],
+      [
+        true,
+        {
+          schema_version: 'todo_resume_condition_v0',
+          resume_when: 'todo_done:todo_archived',
+          satisfied: true,
+          kind: 'todo_done',
+          target: 'todo_archived',
+          target_todo_id: 'todo_archived',
+          target_status: 'done',
+          target_archive_state: 'archive',
+          target_source_section: 'Agent Todo Archive',
+          target_task_class: 'advancement_task',
+        },
+      ],
+    );
+    // The agent view's budgeted todos are the summary's items as they are: structured, no handoff note.
+    assert.deepEqual(
+      part.budget.map((row) => [row['todo_id'], row['schema_version'], 'handoff_note' in row]),
+      [
+        ['todo_after', 'todo_item_v0', false],
+        ['todo_prev1', 'todo_item_v0', false],
+      ],
     );
   });
 
@@ -105,6 +256,14 @@ describe('status: todo_index', () => {
   });
 
   it("a todo waiting on a merged PR: its row's resume condition read against the same log", () => {
+    const log = [
+      event({
+        event_id: 'evt_m',
+        event_kind: 'pr_merged',
+        pr_ref: 'acme/app#12',
+        recorded_at: '2026-01-03T00:00:00Z',
+      }),
+    ].join('\n');
     const part = goalTodoIndex(
       'g',
       todosOf(
@@ -113,15 +272,10 @@ describe('status: todo_index', () => {
           { id: 'todo_waits1', text: 'After 12', meta: { status: 'deferred', resume_when: 'pr_merged:acme/app#12' } },
           { id: 'todo_waits2', text: 'After 13', meta: { status: 'deferred', resume_when: 'pr_merged:acme/app#13' } },
         ],
+        [],
+        log,
       ),
-      [
-        event({
-          event_id: 'evt_m',
-          event_kind: 'pr_merged',
-          pr_ref: 'acme/app#12',
-          recorded_at: '2026-01-03T00:00:00Z',
-        }),
-      ].join('\n'),
+      log,
     );
     const row = (id: string) => part.rows.find((r) => r['todo_id'] === id)!;
     assert.deepEqual(

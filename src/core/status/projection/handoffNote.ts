@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { normalizedClaim } from '../projection/claimedCounts';
-import { todoId } from '../projection/standingDecisionAuthority';
+import { normalizedClaim } from './claimedCounts';
+import { todoId } from './standingDecisionAuthority';
 
 /**
  * The original's typed handoff note of a todo row (loopx/control_plane/todos/handoff_note.py

@@ -22,7 +22,10 @@ import { assetGate, assetOwner, assetStopCondition, assetSupportMode } from './p
 export const GLOBAL_REGISTRY_SOURCE = 'global_registry';
 
 /** The finding kinds that shadow a goal's own item instead of adding one (`SOURCE_REGISTRY_SHADOW_FINDINGS`). */
-const SOURCE_REGISTRY_SHADOW_FINDINGS: ReadonlySet<string> = new Set(['source_registry_missing', 'stale_source_registry']);
+const SOURCE_REGISTRY_SHADOW_FINDINGS: ReadonlySet<string> = new Set([
+  'source_registry_missing',
+  'stale_source_registry',
+]);
 
 export const GlobalRegistryShadowFindingSchema = z.object({
   kind: z.string(),
@@ -119,7 +122,10 @@ function findingItem(goalId: string, finding: Record<string, unknown>): GlobalRe
 /** A copy of the item with the shadow attached (`attach_global_registry_shadow_finding`). */
 function withShadow<T extends ShadowedItem>(item: T, finding: Record<string, unknown>): T {
   const shadow = shadowOf(finding);
-  const out: T = { ...item, global_registry_shadow_findings: [...(item.global_registry_shadow_findings ?? []), shadow] };
+  const out: T = {
+    ...item,
+    global_registry_shadow_findings: [...(item.global_registry_shadow_findings ?? []), shadow],
+  };
   const asset = item.project_asset;
   if (!isRecord(asset)) return out;
   const previous = asset['global_registry_shadow_findings'];

@@ -26,7 +26,8 @@ import {
  * Scenarios: the demo workspace, a two-agent goal, a goal at an operator gate beside one whose agent todo is next,
  * deferred and monitor todos, a goal with runs written by both programs, user gates decided by both (standing
  * decision receipts), and the run-history reports (runs across both windows, spends, decisions, usage, readiness runs,
- * a global registry, a release ledger, a projection route another runtime claims). `/status.json` serves our `status` items
+ * a global registry, a release ledger, a projection route another runtime claims), and a stale global registry whose
+ * findings become attention items (shadows on the goals' items, items of their own). `/status.json` serves our `status` items
  * field by field (test/unit/server/statusServer.test.ts, "one status model").
  */
 

@@ -27,7 +27,8 @@ import {
  * deferred and monitor todos, a goal with runs written by both programs, user gates decided by both (standing
  * decision receipts), and the run-history reports (runs across both windows, spends, decisions, usage, readiness runs,
  * a global registry, a release ledger, a projection route another runtime claims), a todo's review materials and
- * `pr_merged:` resume conditions matched in the rollout event log. `/status.json` serves our `status` items
+ * `pr_merged:` resume conditions matched in the rollout event log, and a stale global registry whose findings become
+ * attention items (shadows on the goals' items, items of their own). `/status.json` serves our `status` items
  * field by field (test/unit/server/statusServer.test.ts, "one status model").
  */
 
@@ -83,7 +84,6 @@ function compare(w: MixedWorkspace, label: string): Record<string, Record<string
     summary(theirs, theirChecks.length),
     `${label}: contract_summary errors, warnings and checks`,
   );
-  const theirItems = itemsOf(theirs);
   const ourItems = itemsOf(ours);
   // The same goals in the same order (both sort goal ids), and the run history's likewise.
   const order = (p: Payload, key: 'attention_queue' | 'run_history'): unknown[] =>
@@ -92,14 +92,20 @@ function compare(w: MixedWorkspace, label: string): Record<string, Record<string
       : (p['run_history'] as { goals: Record<string, unknown>[] }).goals.map((goal) => goal['id']);
   assert.deepEqual(order(ours, 'attention_queue'), order(theirs, 'attention_queue'), `${label}: the items' order`);
   assert.deepEqual(order(ours, 'run_history'), order(theirs, 'run_history'), `${label}: the run history's order`);
-  for (const [goal, item] of Object.entries(theirItems)) {
-    const found: Set<Difference> = differences(item, ourItems[goal]);
+  // Item by item in the queue's order (asserted the same above): a global registry finding's own item may carry the
+  // id of a goal that has its item too.
+  const queueOf = (p: Payload): Record<string, unknown>[] =>
+    (p['attention_queue'] as { items: Record<string, unknown>[] }).items;
+  const ourQueue = queueOf(ours);
+  queueOf(theirs).forEach((item, at) => {
+    const goal = `${String(item['goal_id'])}#${at}`;
+    const found: Set<Difference> = differences(item, ourQueue[at]);
     assert.deepEqual(
       unexplained(found),
       [],
-      `${label}/${goal}: differences no listed rule explains: ${unexplained(found).join(', ')}\ntheirs: ${JSON.stringify(item)}\nours: ${JSON.stringify(ourItems[goal])}`,
+      `${label}/${goal}: differences no listed rule explains: ${unexplained(found).join(', ')}\ntheirs: ${JSON.stringify(item)}\nours: ${JSON.stringify(ourQueue[at])}`,
     );
-  }
+  });
   return ourItems;
 }
 
@@ -416,6 +422,43 @@ describe('mixed team: status payloads equal field by field (every key the origin
       })}\n`,
     );
     compare(w, 'reports');
+  });
+
+  it('a stale global registry: its source-registry findings shadow the goal items, the others are items of their own', () => {
+    w = mixedWorkspace('status-global');
+    const alphaState = writeGoal(w, 'alpha', { compute: 1, window_hours: 24 }, ['codex-a']);
+    addGoal(w, 'beta', GOAL_STATE);
+    // Synced before the project registry last changed (stale: a shadow on alpha's and beta's items); beta's global
+    // state file is gone (an item of its own before beta's); a goal of another project whose source registry is
+    // missing (an item of its own); an info finding (the global goals this registry does not list) stays a report.
+    const long = '2026-01-01T00:00:00+00:00';
+    fs.mkdirSync(path.join(w.ws, 'runtime'), { recursive: true });
+    fs.writeFileSync(
+      path.join(w.ws, 'runtime', 'registry.global.json'),
+      `${JSON.stringify({
+        registry_role: 'global-local',
+        goals: [
+          { id: 'alpha', source_registry: w.registry, state_file: alphaState, synced_at: long },
+          { id: 'beta', source_registry: w.registry, state_file: path.join(w.ws, 'moved.md'), synced_at: long },
+          { id: 'elsewhere', source_registry: path.join(w.dir, 'moved.json'), state_file: alphaState },
+        ],
+      })}\n`,
+    );
+    compare(w, 'stale global registry');
+    const queue = (payload(w, 'ours')['attention_queue'] as { items: Record<string, unknown>[] }).items;
+    assert.deepEqual(
+      queue.map((item) => [item['goal_id'], item['source'] === 'global_registry' ? item['status'] : 'goal']),
+      [
+        ['beta', 'state_file_missing'],
+        ['elsewhere', 'source_registry_missing'],
+        ['alpha', 'goal'],
+        ['beta', 'goal'],
+      ],
+    );
+    assert.deepEqual(
+      (queue[2]?.['global_registry_shadow_findings'] as { kind: string }[]).map((f) => f.kind),
+      ['stale_source_registry'],
+    );
   });
 
   it('run-history reports: a release readiness ledger, and a projection route another runtime claims', () => {

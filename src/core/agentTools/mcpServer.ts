@@ -19,6 +19,7 @@ import { heartbeatPrompt } from '../ops/heartbeat';
 import type { OperationEnvironment } from '../ops/operation';
 import { runOperation } from '../ops/run';
 import { status, type StatusPayload } from '../ops/status';
+import { isGlobalRegistryAttentionItem } from '../status/globalRegistryAttention';
 import { LOOPX_VERSION } from '../version';
 import { AGENT_TOOLS } from './catalog';
 import { agentToolFailure, invokeAgentTool } from './invoke';
@@ -204,7 +205,11 @@ function goalItems(payload: StatusPayload): GoalItem[] {
   const queue = (payload as unknown as { attention_queue?: { items?: unknown[] } }).attention_queue;
   return (queue?.items ?? []).filter(
     (item): item is GoalItem =>
-      typeof item === 'object' && item !== null && typeof (item as GoalItem).goal_id === 'string',
+      typeof item === 'object' &&
+      item !== null &&
+      typeof (item as GoalItem).goal_id === 'string' &&
+      // A global registry finding's own item may carry a goal's id: the goal's resources are its own item's.
+      !isGlobalRegistryAttentionItem(item as { source?: unknown }),
   );
 }
 

@@ -33,6 +33,13 @@ import { REPORT_SAMPLE_LIMIT, type GoalReportFacts, type ReadinessEvent, type Sa
 import { goalReportFacts, readinessExtras } from '../goal/reportReads';
 import { DEFAULT_STATUS_RUN_LIMIT } from './goalStatusSchema';
 import { globalRegistryHealth } from './reports/globalRegistryHealth';
+import {
+  GlobalRegistryAttentionItemSchema,
+  GlobalRegistryShadowFindingSchema,
+  isGlobalRegistryAttentionItem,
+  mergeGlobalRegistryFindings,
+  type GlobalRegistryAttentionItem,
+} from './globalRegistryAttention';
 import { runtimeProjectionRoutes } from './reports/runtimeProjectionRoutes';
 import { runtimeReports, type RuntimeReportInputs } from './reports/runtimeReports';
 import {
@@ -85,6 +92,8 @@ export const StatusPayloadItemSchema = GoalStatusItemSchema.extend(DashboardGoal
   dependency_blockers: DependencyBlockersSchema.optional(),
   /** The roles without a todo summary, as `project_asset.todo_projection_gap` (projection/projectAsset.ts). */
   todo_projection_gap: TodoProjectionGapSchema.optional(),
+  /** The global registry's findings about this goal's source registry (globalRegistryAttention.ts); absent when none. */
+  global_registry_shadow_findings: z.array(GlobalRegistryShadowFindingSchema).optional(),
 });
 export type StatusPayloadItem = z.infer<typeof StatusPayloadItemSchema>;
 
@@ -97,9 +106,16 @@ export const StatusContractSchema = z.object({
 });
 export type StatusContract = z.infer<typeof StatusContractSchema>;
 
-/** An attention item: a goal's, or the `loopx-contract` item of a failed contract check (contractCheck.ts). */
-export const AttentionItemSchema = z.union([StatusPayloadItemSchema, ContractAttentionItemSchema]);
-export type AttentionItem = StatusPayloadItem | ContractAttentionItem;
+/**
+ * An attention item: a goal's, the `loopx-contract` item of a failed contract check (contractCheck.ts), or a global
+ * registry finding's own item (globalRegistryAttention.ts).
+ */
+export const AttentionItemSchema = z.union([
+  StatusPayloadItemSchema,
+  ContractAttentionItemSchema,
+  GlobalRegistryAttentionItemSchema,
+]);
+export type AttentionItem = StatusPayloadItem | ContractAttentionItem | GlobalRegistryAttentionItem;
 
 export const AttentionQueueSchema = z.object({
   available: z.boolean(),
@@ -177,9 +193,11 @@ export const StatusPayloadSchema = z.object({
 });
 export type StatusPayload = z.infer<typeof StatusPayloadSchema> & StatusReports;
 
-/** The goals' items of a status payload, without the contract item. */
+/** The goals' items of a status payload, without the contract item and the global registry findings' items. */
 export function goalItems(payload: Pick<StatusPayload, 'attention_queue'>): StatusPayloadItem[] {
-  return payload.attention_queue.items.filter((item): item is StatusPayloadItem => !isContractAttentionItem(item));
+  return payload.attention_queue.items.filter(
+    (item): item is StatusPayloadItem => !isContractAttentionItem(item) && !isGlobalRegistryAttentionItem(item),
+  );
 }
 
 /** The contract item of a status payload, when the contract check failed. */
@@ -488,10 +506,16 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
     extraWarnings: quotaWarnings,
     registryGit: await registryGit,
   });
-  const queue: AttentionItem[] = contract.ok ? items : [contractAttentionItem(contract.errors), ...items];
   const goalFilter = request.goalId?.trim() || null;
   const globalRegistry =
     request.reports === false ? null : globalRegistryHealth({ registryPath, runtimeRoot, current: registry, homeDir });
+  // The global registry's action findings: a shadow on a goal's item, or an item of their own (globalRegistryAttention.ts).
+  const merged = mergeGlobalRegistryFindings({ items, findings: globalRegistry?.['findings'], goalFilter });
+  const queue: AttentionItem[] = [
+    ...(contract.ok ? [] : [contractAttentionItem(contract.errors)]),
+    ...merged.findingItems,
+    ...merged.items,
+  ];
   const withReports = request.reports !== false;
   const reportInputs = !withReports
     ? null

@@ -270,6 +270,30 @@ describe('mixed team: status payloads equal field by field (every key the origin
     assert.equal(ours['busy']?.['lifecycle_phase'], 'adapter_inspected');
   });
 
+  it("a registry wait over a run: the registry's own operator question and handoff condition", () => {
+    w = mixedWorkspace('status-registry-wait');
+    writeGoal(w, 'asks', { compute: 1, window_hours: 24 }, ['codex-a']);
+    addGoal(w, 'legacy', GOAL_STATE);
+    for (const goal of ['asks', 'legacy']) ok(run('ours', w, ['refresh-state', '--goal-id', goal]), 'refresh-state');
+    const registry = JSON.parse(fs.readFileSync(w.registry, 'utf8')) as { goals: Record<string, unknown>[] };
+    Object.assign(registry.goals[0] as Record<string, unknown>, {
+      waiting_on: 'controller',
+      operator_question: 'Ship the beta to the pilot group?',
+      next_handoff_condition: 'stop until the pilot owner answers',
+    });
+    Object.assign(registry.goals[1] as Record<string, unknown>, {
+      waiting_on: 'user_or_controller',
+      operator_question: 'Approve a read-only map opt-in for `legacy`?',
+    });
+    fs.writeFileSync(w.registry, `${JSON.stringify(registry, null, 2)}\n`);
+    const ours = compare(w, 'registry wait');
+    const asset = (goal: string) => ours[goal]?.['project_asset'] as { gate?: string; stop_condition?: string };
+    assert.deepEqual(
+      [ours['asks']?.['operator_question'], asset('asks').gate, asset('asks').stop_condition],
+      ['Ship the beta to the pilot group?', 'operator_question', 'stop until the pilot owner answers'],
+    );
+    assert.equal(ours['legacy']?.['operator_question'], '是否同意 `legacy` 先执行 read-only map opt-in？');
+  });
   it('standing decision receipts: completed, unlinked user gates with a decision scope and an outcome', () => {
     w = mixedWorkspace('status-standing');
     writeGoal(w, 'decided', { compute: 1, window_hours: 24 }, ['codex-a', 'codex-b']);

@@ -60,7 +60,9 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 17: items carry the original's `goal_channel_projection` (channelProjection.ts).
 // 18: items carry their part of the todo index (reports/todoIndex.ts) and name the goal's rollout event log among
 // their files.
-export const STATUS_CACHE_SCHEMA = 18;
+// 19: the item cache key holds the registry entry's own `operator_question`/`next_handoff_condition` (a registry
+// wait over a run carries them: projection/projectAsset.ts `itemAttentionFields`).
+export const STATUS_CACHE_SCHEMA = 19;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

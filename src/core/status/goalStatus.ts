@@ -469,7 +469,11 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : ownAction !== null
         ? [ownAction, route.attention_source as 'run_history' | 'registry']
         : latest.latest_run_recommended_action !== null
-          ? [latest.latest_run_recommended_action, 'latest_run' as const]
+          ? // A registry wait over a run keeps the registry as its source (the original's `goal_attention` override).
+            [
+              latest.latest_run_recommended_action,
+              route.attention_source === 'registry' ? ('registry' as const) : ('latest_run' as const),
+            ]
           : activeNextAction !== null
             ? [activeNextAction, 'active_state_next_action' as const]
             : [DEFAULT_STATUS_ACTION, 'default' as const];
@@ -622,6 +626,8 @@ function projectAssetRunFields(
       latestStatusRun: run,
       adapterStatus: target.adapterStatus,
       adapterKind: target.adapterKind,
+      registryOperatorQuestion: target.registryOperatorQuestion,
+      registryNextHandoffCondition: target.registryNextHandoffCondition,
     }),
   };
 }
@@ -672,6 +678,9 @@ interface StatusFields {
   adapterKind: string | null;
   registryWaitingOn: string | null;
   attentionStatus: string | null;
+  /** The registry entry's own `operator_question` and `next_handoff_condition` (a registry wait over a run). */
+  registryOperatorQuestion: string | null;
+  registryNextHandoffCondition: string | null;
 }
 
 /** Per goal ref: status asks about the same refs on every call (`statusTargets` keeps them per registry document). */
@@ -694,6 +703,8 @@ function statusFieldsOf(goal: Pick<GoalRef, StatusRefKeys>): StatusFields {
       adapterKind: entry.adapter?.kind || null,
       registryWaitingOn: entry.waiting_on || null,
       attentionStatus: entry.attention_status || null,
+      registryOperatorQuestion: entry.operator_question || null,
+      registryNextHandoffCondition: entry.next_handoff_condition || null,
     };
     fieldsOfRef.set(goal, fields);
   }

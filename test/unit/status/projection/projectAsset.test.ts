@@ -334,6 +334,52 @@ describe('status items: the project_asset block (the original project_asset.py, 
     );
   });
 
+  it("a registry wait over a run: the registry's own question (normalized) and handoff condition replace the run's", () => {
+    const run = {
+      operator_gate: { decision: 'defer', operator_question: 'Run Q?', follow_up: 'run follow-up' },
+      controller_readiness: { classification: 'stage', missing_gates: ['g1'] },
+    };
+    const fields = (attentionSource: string, over: Record<string, string | null> = {}) =>
+      itemAttentionFields({
+        goalId: 'g',
+        attentionSource,
+        status: 's',
+        latestStatusRun: run,
+        adapterStatus: null,
+        adapterKind: null,
+        registryOperatorQuestion: 'Registry Q?',
+        registryNextHandoffCondition: 'registry handoff',
+        ...over,
+      });
+    assert.deepEqual(fields('registry'), {
+      controller_stage: 'stage',
+      missing_gates: ['g1'],
+      operator_question: 'Registry Q?',
+      next_handoff_condition: 'registry handoff',
+    });
+    // Only on the registry route; the run's own fields elsewhere, and when the entry has none.
+    assert.deepEqual(fields('latest_run'), {
+      controller_stage: 'stage',
+      missing_gates: ['g1'],
+      operator_question: 'Run Q?',
+      next_handoff_condition: 'run follow-up',
+    });
+    assert.deepEqual(fields('registry', { registryOperatorQuestion: '', registryNextHandoffCondition: null }), {
+      controller_stage: 'stage',
+      missing_gates: ['g1'],
+      operator_question: 'Run Q?',
+      next_handoff_condition: 'run follow-up',
+    });
+    // A legacy default question reads as the default gate's question.
+    assert.equal(
+      fields('registry', { registryOperatorQuestion: 'Approve a read-only map opt-in for `g`?' }).operator_question,
+      '是否同意 `g` 先执行 read-only map opt-in？',
+    );
+    // The block then asks the registry's question and stops at its handoff condition.
+    const asset = projectAsset(item({ waiting_on: 'controller', status: 's', ...fields('registry') }), undefined);
+    assert.deepEqual([asset.gate, asset.stop_condition], ['operator_question', 'registry handoff']);
+  });
+
   it('a todo overview: counts, the first 3 open todos, next, claims, deferred and executable todos', () => {
     const todos = [
       todo({ claimed_by: 'codex-a' }),

@@ -294,6 +294,25 @@ describe('mixed team: status payloads equal field by field (every key the origin
     );
     assert.equal(ours['legacy']?.['operator_question'], '是否同意 `legacy` 先执行 read-only map opt-in？');
   });
+  it('a goal with more than 12 done agent todos (completed_todo_archive_warning) beside one with 12', () => {
+    w = mixedWorkspace('status-archive');
+    const done = (count: number): string =>
+      Array.from(
+        { length: count },
+        (_, i) =>
+          `- [x] [P2] Finished step ${i + 1}\n  <!-- loopx:todo todo_id=todo_done${String(i).padStart(7, '0')} status=done task_class=advancement_task -->\n`,
+      ).join('');
+    const withDone = (count: number): string => GOAL_STATE.replace('## Next Action', `${done(count)}\n## Next Action`);
+    writeGoal(w, 'full', { compute: 1, window_hours: 24 }, ['codex-a'], withDone(13));
+    addGoal(w, 'tidy', withDone(12));
+    const ours = compare(w, 'archive');
+    const warning = (goal: string) =>
+      (ours[goal]?.['project_asset'] as Record<string, unknown>)['completed_todo_archive_warning'] as
+        { active_done_count?: number } | undefined;
+    assert.equal(warning('full')?.active_done_count, 13);
+    assert.equal(warning('tidy'), undefined);
+  });
+
   it('standing decision receipts: completed, unlinked user gates with a decision scope and an outcome', () => {
     w = mixedWorkspace('status-standing');
     writeGoal(w, 'decided', { compute: 1, window_hours: 24 }, ['codex-a', 'codex-b']);

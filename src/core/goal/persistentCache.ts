@@ -61,7 +61,8 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 18: items carry their part of the todo index (reports/todoIndex.ts) and name the goal's rollout event log among
 // their files.
 // 19: the item cache key holds the registry entry's own `operator_question`/`next_handoff_condition` (a registry
-// wait over a run carries them: projection/projectAsset.ts `itemAttentionFields`).
+// wait over a run carries them: projection/projectAsset.ts `itemAttentionFields`); items carry
+// `completed_todo_archive_warning` (projection/completedTodoArchive.ts).
 export const STATUS_CACHE_SCHEMA = 19;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';

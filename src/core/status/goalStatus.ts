@@ -6,6 +6,7 @@ import { lifecycleFields } from './projection/lifecycle';
 import { routeOwnAction } from './projection/routeAction';
 import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
+import { completedTodoArchiveWarning } from './projection/completedTodoArchive';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists, type TodoLists } from './projection/todoLists';
@@ -510,6 +511,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
   const laneRecommendation = agentLaneRecommendation(listedRuns);
   const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
+  const archiveWarning = completedTodoArchiveWarning(agentTodos);
   const standingAuthority = doc !== null ? standingDecisionAuthority(doc.todos) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
@@ -540,6 +542,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       latestRuns: listedRuns,
     }),
     ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
+    ...(archiveWarning !== null ? { completed_todo_archive_warning: archiveWarning } : {}),
     ...(standingAuthority !== null ? { standing_decision_authority: standingAuthority } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,

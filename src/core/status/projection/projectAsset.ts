@@ -26,7 +26,8 @@ import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
  *   `none`, `read_only_observer`, the monitor stop condition, and `monitor_display`.
  * - Copied from the item when set: `latest_run_recommended_action(_source)`, `long_task_cadence_hint`,
  *   `agent_lane_recommendation`, `stale_latest_run_warning`, `active_state_next_action`,
- *   `next_action_projection_warning`, `backlog_hygiene_warning`, `state_projection_gap`.
+ *   `next_action_projection_warning`, `backlog_hygiene_warning`, `state_projection_gap`,
+ *   `completed_todo_archive_warning`.
  * - `execution_profile`: the registry's `execution_profile` compacted over the default (`compactExecutionProfile`);
  *   `orchestration`: the registry's `spawn_policy` compacted (registry/orchestration.ts), only when it has one.
  * - `latest_validation`: the latest status run's `generated_at`, `classification` and `summary` (its health check,
@@ -38,7 +39,7 @@ import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
  * A registry wait over a run carries the entry's own question and handoff condition (`itemAttentionFields`).
  * Not carried (we do not project them yet): `dreaming_proposal`/`dreaming_lane_badge`, `control_plane`,
  * `subagent_activity`, `interface_budget_cadence`, `autonomous_replan_ack`/`_obligation(s_by_agent)`,
- * `completed_todo_archive_warning`, `issue_meta_surface`, and the agent-scoped todo lanes (`gate_open_items`, …).
+ * `issue_meta_surface`, and the agent-scoped todo lanes (`gate_open_items`, …).
  */
 
 const MONITOR_SIGNAL = 'monitor_signal';
@@ -658,6 +659,7 @@ export type ProjectAssetItem = Pick<
   | 'active_state_next_action'
   | 'next_action_projection_warning'
   | 'backlog_hygiene_warning'
+  | 'completed_todo_archive_warning'
   | 'state_projection_gap'
   | 'user_todos'
   | 'agent_todos'
@@ -735,6 +737,7 @@ export function projectAsset(
     next_action_projection_warning: item.next_action_projection_warning,
     backlog_hygiene_warning: item.backlog_hygiene_warning,
     state_projection_gap: item.state_projection_gap,
+    completed_todo_archive_warning: item.completed_todo_archive_warning,
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) (asset as Json)[key] = value;
   const missing: ('user' | 'agent')[] = [];

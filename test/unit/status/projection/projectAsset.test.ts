@@ -208,16 +208,23 @@ describe('status items: the project_asset block (the original project_asset.py, 
         latest_run_recommended_action_source: 'latest_status_run',
         active_state_next_action: 'Do it',
         stale_latest_run_warning: warning as never,
+        completed_todo_archive_warning: { kind: 'completed_agent_todo_archive_required' } as never,
       }),
       undefined,
     );
+    assert.deepEqual(asset['completed_todo_archive_warning'], { kind: 'completed_agent_todo_archive_required' });
     assert.equal(asset['latest_run_recommended_action'], 'Next');
     assert.equal(asset['latest_run_recommended_action_source'], 'latest_status_run');
     assert.equal(asset['active_state_next_action'], 'Do it');
     assert.deepEqual(asset['stale_latest_run_warning'], warning);
     assert.deepEqual(asset['long_task_cadence_hint'], CADENCE);
     const bare = projectAsset(item(), undefined);
-    for (const key of ['latest_run_recommended_action', 'active_state_next_action', 'stale_latest_run_warning'])
+    for (const key of [
+      'latest_run_recommended_action',
+      'active_state_next_action',
+      'stale_latest_run_warning',
+      'completed_todo_archive_warning',
+    ])
       assert.equal(key in bare, false, key);
   });
 

@@ -39,6 +39,8 @@ describe('statusEntryKey: what status shows of a goal entry, keyed as before', (
         adapterKind: 'loopx',
         registryWaitingOn: null,
         attentionStatus: null,
+        registryOperatorQuestion: null,
+        registryNextHandoffCondition: null,
       }),
     );
   });

@@ -313,6 +313,27 @@ describe('mixed team: status payloads equal field by field (every key the origin
     assert.equal(warning('tidy'), undefined);
   });
 
+  it('issue/PR anchors in the state file (issue_meta_surface)', () => {
+    w = mixedWorkspace('status-issue-meta');
+    const section =
+      '## Issue Meta Surface\n\n' +
+      '- repo=acme/widgets issue=#12 owner=platform validation="npm test" promotion=release labels="ui, a11y"\n' +
+      '- id=api-7 repo=acme/api issue_or_pr=PR-7 owner-route=api-team\n' +
+      '  validation_surface=ci promotion=main code=src/api status=open\n' +
+      '- repo=acme/x owner=o validation=v\n\n';
+    writeGoal(
+      w,
+      'anchored',
+      { compute: 1, window_hours: 24 },
+      ['codex-a'],
+      GOAL_STATE.replace('## Next Action', `${section}## Next Action`),
+    );
+    const ours = compare(w, 'issue meta');
+    const surface = (ours['anchored']?.['project_asset'] as Record<string, unknown>)['issue_meta_surface'] as
+      { item_count?: number } | undefined;
+    assert.equal(surface?.item_count, 2);
+  });
+
   it('standing decision receipts: completed, unlinked user gates with a decision scope and an outcome', () => {
     w = mixedWorkspace('status-standing');
     writeGoal(w, 'decided', { compute: 1, window_hours: 24 }, ['codex-a', 'codex-b']);

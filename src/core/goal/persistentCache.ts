@@ -62,7 +62,7 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // their files.
 // 19: the item cache key holds the registry entry's own `operator_question`/`next_handoff_condition` (a registry
 // wait over a run carries them: projection/projectAsset.ts `itemAttentionFields`); items carry
-// `completed_todo_archive_warning` (projection/completedTodoArchive.ts).
+// `completed_todo_archive_warning` (projection/completedTodoArchive.ts) and `issue_meta_surface` (issueMetaSurface.ts).
 export const STATUS_CACHE_SCHEMA = 19;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';

@@ -7,6 +7,7 @@ import { routeOwnAction } from './projection/routeAction';
 import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
 import { completedTodoArchiveWarning } from './projection/completedTodoArchive';
+import { issueMetaSurface } from './projection/issueMetaSurface';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists, type TodoLists } from './projection/todoLists';
@@ -512,6 +513,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const laneRecommendation = agentLaneRecommendation(listedRuns);
   const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
   const archiveWarning = completedTodoArchiveWarning(agentTodos);
+  const issueMeta = state.kind === 'ok' ? issueMetaSurface(state.text) : null;
   const standingAuthority = doc !== null ? standingDecisionAuthority(doc.todos) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
@@ -543,6 +545,7 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
     }),
     ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
     ...(archiveWarning !== null ? { completed_todo_archive_warning: archiveWarning } : {}),
+    ...(issueMeta !== null ? { issue_meta_surface: issueMeta } : {}),
     ...(standingAuthority !== null ? { standing_decision_authority: standingAuthority } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,

@@ -27,7 +27,7 @@ import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
  * - Copied from the item when set: `latest_run_recommended_action(_source)`, `long_task_cadence_hint`,
  *   `agent_lane_recommendation`, `stale_latest_run_warning`, `active_state_next_action`,
  *   `next_action_projection_warning`, `backlog_hygiene_warning`, `state_projection_gap`,
- *   `completed_todo_archive_warning`.
+ *   `completed_todo_archive_warning`, `issue_meta_surface`.
  * - `execution_profile`: the registry's `execution_profile` compacted over the default (`compactExecutionProfile`);
  *   `orchestration`: the registry's `spawn_policy` compacted (registry/orchestration.ts), only when it has one.
  * - `latest_validation`: the latest status run's `generated_at`, `classification` and `summary` (its health check,
@@ -38,8 +38,7 @@ import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
  *   `window_hours` and `slot_minutes` beside them).
  * A registry wait over a run carries the entry's own question and handoff condition (`itemAttentionFields`).
  * Not carried (we do not project them yet): `dreaming_proposal`/`dreaming_lane_badge`, `control_plane`,
- * `subagent_activity`, `interface_budget_cadence`, `autonomous_replan_ack`/`_obligation(s_by_agent)`,
- * `issue_meta_surface`, and the agent-scoped todo lanes (`gate_open_items`, …).
+ * `subagent_activity`, `interface_budget_cadence`, `autonomous_replan_ack`/`_obligation(s_by_agent)`, and the agent-scoped todo lanes (`gate_open_items`, …).
  */
 
 const MONITOR_SIGNAL = 'monitor_signal';
@@ -660,6 +659,7 @@ export type ProjectAssetItem = Pick<
   | 'next_action_projection_warning'
   | 'backlog_hygiene_warning'
   | 'completed_todo_archive_warning'
+  | 'issue_meta_surface'
   | 'state_projection_gap'
   | 'user_todos'
   | 'agent_todos'
@@ -734,6 +734,7 @@ export function projectAsset(
     agent_lane_recommendation: item.agent_lane_recommendation,
     stale_latest_run_warning: item.stale_latest_run_warning,
     active_state_next_action: truthy(item.active_state_next_action) ? item.active_state_next_action : undefined,
+    issue_meta_surface: item.issue_meta_surface,
     next_action_projection_warning: item.next_action_projection_warning,
     backlog_hygiene_warning: item.backlog_hygiene_warning,
     state_projection_gap: item.state_projection_gap,

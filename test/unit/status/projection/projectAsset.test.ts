@@ -209,10 +209,12 @@ describe('status items: the project_asset block (the original project_asset.py, 
         active_state_next_action: 'Do it',
         stale_latest_run_warning: warning as never,
         completed_todo_archive_warning: { kind: 'completed_agent_todo_archive_required' } as never,
+        issue_meta_surface: { schema_version: 'issue_meta_surface_v0' } as never,
       }),
       undefined,
     );
     assert.deepEqual(asset['completed_todo_archive_warning'], { kind: 'completed_agent_todo_archive_required' });
+    assert.deepEqual(asset['issue_meta_surface'], { schema_version: 'issue_meta_surface_v0' });
     assert.equal(asset['latest_run_recommended_action'], 'Next');
     assert.equal(asset['latest_run_recommended_action_source'], 'latest_status_run');
     assert.equal(asset['active_state_next_action'], 'Do it');
@@ -224,6 +226,7 @@ describe('status items: the project_asset block (the original project_asset.py, 
       'active_state_next_action',
       'stale_latest_run_warning',
       'completed_todo_archive_warning',
+      'issue_meta_surface',
     ])
       assert.equal(key in bare, false, key);
   });

@@ -277,6 +277,70 @@ describe('mixed team: status payloads equal field by field (every key the origin
     assert.equal(ours['busy']?.['lifecycle_phase'], 'adapter_inspected');
   });
 
+  it("a registry wait over a run: the registry's own operator question and handoff condition", () => {
+    w = mixedWorkspace('status-registry-wait');
+    writeGoal(w, 'asks', { compute: 1, window_hours: 24 }, ['codex-a']);
+    addGoal(w, 'legacy', GOAL_STATE);
+    for (const goal of ['asks', 'legacy']) ok(run('ours', w, ['refresh-state', '--goal-id', goal]), 'refresh-state');
+    const registry = JSON.parse(fs.readFileSync(w.registry, 'utf8')) as { goals: Record<string, unknown>[] };
+    Object.assign(registry.goals[0] as Record<string, unknown>, {
+      waiting_on: 'controller',
+      operator_question: 'Ship the beta to the pilot group?',
+      next_handoff_condition: 'stop until the pilot owner answers',
+    });
+    Object.assign(registry.goals[1] as Record<string, unknown>, {
+      waiting_on: 'user_or_controller',
+      operator_question: 'Approve a read-only map opt-in for `legacy`?',
+    });
+    fs.writeFileSync(w.registry, `${JSON.stringify(registry, null, 2)}\n`);
+    const ours = compare(w, 'registry wait');
+    const asset = (goal: string) => ours[goal]?.['project_asset'] as { gate?: string; stop_condition?: string };
+    assert.deepEqual(
+      [ours['asks']?.['operator_question'], asset('asks').gate, asset('asks').stop_condition],
+      ['Ship the beta to the pilot group?', 'operator_question', 'stop until the pilot owner answers'],
+    );
+    assert.equal(ours['legacy']?.['operator_question'], '是否同意 `legacy` 先执行 read-only map opt-in？');
+  });
+  it('a goal with more than 12 done agent todos (completed_todo_archive_warning) beside one with 12', () => {
+    w = mixedWorkspace('status-archive');
+    const done = (count: number): string =>
+      Array.from(
+        { length: count },
+        (_, i) =>
+          `- [x] [P2] Finished step ${i + 1}\n  <!-- loopx:todo todo_id=todo_done${String(i).padStart(7, '0')} status=done task_class=advancement_task -->\n`,
+      ).join('');
+    const withDone = (count: number): string => GOAL_STATE.replace('## Next Action', `${done(count)}\n## Next Action`);
+    writeGoal(w, 'full', { compute: 1, window_hours: 24 }, ['codex-a'], withDone(13));
+    addGoal(w, 'tidy', withDone(12));
+    const ours = compare(w, 'archive');
+    const warning = (goal: string) =>
+      (ours[goal]?.['project_asset'] as Record<string, unknown>)['completed_todo_archive_warning'] as
+        { active_done_count?: number } | undefined;
+    assert.equal(warning('full')?.active_done_count, 13);
+    assert.equal(warning('tidy'), undefined);
+  });
+
+  it('issue/PR anchors in the state file (issue_meta_surface)', () => {
+    w = mixedWorkspace('status-issue-meta');
+    const section =
+      '## Issue Meta Surface\n\n' +
+      '- repo=acme/widgets issue=#12 owner=platform validation="npm test" promotion=release labels="ui, a11y"\n' +
+      '- id=api-7 repo=acme/api issue_or_pr=PR-7 owner-route=api-team\n' +
+      '  validation_surface=ci promotion=main code=src/api status=open\n' +
+      '- repo=acme/x owner=o validation=v\n\n';
+    writeGoal(
+      w,
+      'anchored',
+      { compute: 1, window_hours: 24 },
+      ['codex-a'],
+      GOAL_STATE.replace('## Next Action', `${section}## Next Action`),
+    );
+    const ours = compare(w, 'issue meta');
+    const surface = (ours['anchored']?.['project_asset'] as Record<string, unknown>)['issue_meta_surface'] as
+      { item_count?: number } | undefined;
+    assert.equal(surface?.item_count, 2);
+  });
+
   it('standing decision receipts: completed, unlinked user gates with a decision scope and an outcome', () => {
     w = mixedWorkspace('status-standing');
     writeGoal(w, 'decided', { compute: 1, window_hours: 24 }, ['codex-a', 'codex-b']);

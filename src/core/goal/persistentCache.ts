@@ -65,7 +65,10 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // todos link among their files, and `pr_merged:` resume conditions are read against the rollout event log.
 // 21: the todo index's rows are the summaries' structured todos compacted (projection/compactTodoItem.ts: the resume
 // condition of every kind, the metadata normalized once), its budgeted todos those todos as they are.
-export const STATUS_CACHE_SCHEMA = 21;
+// 22: the item cache key holds the registry entry's own `operator_question`/`next_handoff_condition` (a registry
+// wait over a run carries them: projection/projectAsset.ts `itemAttentionFields`); items carry
+// `completed_todo_archive_warning` (projection/completedTodoArchive.ts) and `issue_meta_surface` (issueMetaSurface.ts).
+export const STATUS_CACHE_SCHEMA = 22;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */

@@ -6,6 +6,8 @@ import { lifecycleFields } from './projection/lifecycle';
 import { routeOwnAction } from './projection/routeAction';
 import { agentLaneRecommendation } from './projection/agentLaneRecommendation';
 import { backlogHygieneWarning } from './projection/backlogHygiene';
+import { completedTodoArchiveWarning } from './projection/completedTodoArchive';
+import { issueMetaSurface } from './projection/issueMetaSurface';
 import { standingDecisionAuthority } from './projection/standingDecisionAuthority';
 import { claimedCounts } from './projection/claimedCounts';
 import { todoLists, type TodoLists } from './projection/todoLists';
@@ -523,7 +525,11 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       : ownAction !== null
         ? [ownAction, route.attention_source as 'run_history' | 'registry']
         : latest.latest_run_recommended_action !== null
-          ? [latest.latest_run_recommended_action, 'latest_run' as const]
+          ? // A registry wait over a run keeps the registry as its source (the original's `goal_attention` override).
+            [
+              latest.latest_run_recommended_action,
+              route.attention_source === 'registry' ? ('registry' as const) : ('latest_run' as const),
+            ]
           : activeNextAction !== null
             ? [activeNextAction, 'active_state_next_action' as const]
             : [DEFAULT_STATUS_ACTION, 'default' as const];
@@ -560,6 +566,8 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
   const handoff = handoffReadiness(handoffState, undefined, route.waiting_on);
   const laneRecommendation = agentLaneRecommendation(listedRuns);
   const backlogWarning = state.kind === 'ok' ? backlogHygieneWarning(state.text, agentTodos?.open_count ?? 0) : null;
+  const archiveWarning = completedTodoArchiveWarning(agentTodos);
+  const issueMeta = state.kind === 'ok' ? issueMetaSurface(state.text) : null;
   const standingAuthority = doc !== null ? standingDecisionAuthority(doc.todos) : null;
   const item: GoalStatusItem = {
     goal_id: target.goalId,
@@ -590,6 +598,8 @@ export function projectGoalStatus(input: ProjectionInput): GoalStatusItem {
       latestRuns: listedRuns,
     }),
     ...(backlogWarning !== null ? { backlog_hygiene_warning: backlogWarning } : {}),
+    ...(archiveWarning !== null ? { completed_todo_archive_warning: archiveWarning } : {}),
+    ...(issueMeta !== null ? { issue_meta_surface: issueMeta } : {}),
     ...(standingAuthority !== null ? { standing_decision_authority: standingAuthority } : {}),
     registry_member: target.registryMember,
     registered_agents: target.agents,
@@ -668,6 +678,8 @@ function projectAssetRunFields(
       latestStatusRun: run,
       adapterStatus: target.adapterStatus,
       adapterKind: target.adapterKind,
+      registryOperatorQuestion: target.registryOperatorQuestion,
+      registryNextHandoffCondition: target.registryNextHandoffCondition,
     }),
   };
 }
@@ -720,6 +732,9 @@ interface StatusFields {
   attentionStatus: string | null;
   /** The entry's `spawn_policy` allows sub-agents: the todo summaries' task orchestration authority. */
   subAgents: boolean;
+  /** The registry entry's own `operator_question` and `next_handoff_condition` (a registry wait over a run). */
+  registryOperatorQuestion: string | null;
+  registryNextHandoffCondition: string | null;
 }
 
 /** Per goal ref: status asks about the same refs on every call (`statusTargets` keeps them per registry document). */
@@ -743,6 +758,8 @@ function statusFieldsOf(goal: Pick<GoalRef, StatusRefKeys>): StatusFields {
       registryWaitingOn: entry.waiting_on || null,
       attentionStatus: entry.attention_status || null,
       subAgents: allowsSubAgents(entry),
+      registryOperatorQuestion: entry.operator_question || null,
+      registryNextHandoffCondition: entry.next_handoff_condition || null,
     };
     fieldsOfRef.set(goal, fields);
   }

@@ -12,6 +12,8 @@ import { ContractDiagnosticSchema } from './contractCheck';
 import { ReplanObligationSchema } from '../scheduling/replanObligation';
 import { CadenceHintSchema, HandoffReadinessSchema } from './projection/handoffReadiness';
 import { BacklogHygieneWarningSchema } from './projection/backlogHygiene';
+import { CompletedTodoArchiveWarningSchema } from './projection/completedTodoArchive';
+import { IssueMetaSurfaceSchema } from './projection/issueMetaSurface';
 import { DecisionScopeSchema, StandingDecisionAuthoritySchema } from './projection/standingDecisionAuthority';
 import { AgentLaneRecommendationSchema } from './projection/agentLaneRecommendation';
 import { AttentionFieldsSchema, LatestValidationSchema } from './projection/projectAsset';
@@ -373,6 +375,10 @@ export const GoalStatusItemSchema = z.object({
   long_task_cadence_hint: CadenceHintSchema,
   /** Durable work in Next Action / Operating Lessons with no open agent todo (projection/backlogHygiene.ts). */
   backlog_hygiene_warning: BacklogHygieneWarningSchema.optional(),
+  /** More than 12 done agent todos in the active section: archive them (projection/completedTodoArchive.ts). */
+  completed_todo_archive_warning: CompletedTodoArchiveWarningSchema.optional(),
+  /** The state file's issue/PR anchors (projection/issueMetaSurface.ts). */
+  issue_meta_surface: IssueMetaSurfaceSchema.optional(),
   /** Completed, unlinked user gates with a decision scope and an outcome (projection/standingDecisionAuthority.ts). */
   standing_decision_authority: StandingDecisionAuthoritySchema.optional(),
   registry_member: z.boolean(),

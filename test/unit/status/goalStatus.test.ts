@@ -465,3 +465,44 @@ describe('status read model', () => {
     );
   });
 });
+
+describe("status read model: a registry wait over a run (the original's goal_attention override)", () => {
+  it("carries the registry's own question and handoff condition, and follows a change of the question", async () => {
+    const project = twoGoals();
+    const cache = new GoalStatusCache(fileSystemGoalReader);
+    const setRegistry = (question: string) => {
+      const registry = JSON.parse(fs.readFileSync(project.registryPath, 'utf8')) as {
+        goals: Record<string, unknown>[];
+      };
+      Object.assign(registry.goals[0] as Record<string, unknown>, {
+        waiting_on: 'controller',
+        operator_question: question,
+        next_handoff_condition: 'stop until the owner answers',
+      });
+      replaceFile(project.registryPath, JSON.stringify(registry, null, 2));
+    };
+    const alpha = async () =>
+      goalItems(await loadStatusAt({ registryPath: project.registryPath, homeDir: project.dir, cache })).find(
+        (item) => item.goal_id === 'alpha',
+      );
+    // The run's artifacts exist (else the route is `run_artifact_missing`).
+    for (const ext of ['json', 'md']) fs.writeFileSync(path.join(project.dir, `run.${ext}`), '{}');
+    fs.writeFileSync(
+      project.indexPath('alpha'),
+      `${JSON.stringify({ generated_at: '2026-07-01T00:00:00+00:00', goal_id: 'alpha', classification: 'state_refreshed', recommended_action: 'Build the alpha report.', json_path: path.join(project.dir, 'run.json'), markdown_path: path.join(project.dir, 'run.md') })}\n`,
+    );
+    setRegistry('Ship it?');
+    const first = await alpha();
+    assert.deepEqual(
+      [first?.waiting_on, first?.source, first?.operator_question, first?.next_handoff_condition],
+      ['controller', 'registry', 'Ship it?', 'stop until the owner answers'],
+    );
+    assert.deepEqual(
+      [first?.project_asset?.gate, first?.project_asset?.stop_condition],
+      ['operator_question', 'stop until the owner answers'],
+    );
+    // Only the registry's question changes: the next answer has the new one.
+    setRegistry('Ship it now?');
+    assert.equal((await alpha())?.operator_question, 'Ship it now?');
+  });
+});

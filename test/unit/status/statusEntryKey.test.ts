@@ -40,6 +40,8 @@ describe('statusEntryKey: what status shows of a goal entry, keyed as before', (
         registryWaitingOn: null,
         attentionStatus: null,
         subAgents: false,
+        registryOperatorQuestion: null,
+        registryNextHandoffCondition: null,
       }),
     );
   });

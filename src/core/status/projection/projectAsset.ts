@@ -26,7 +26,8 @@ import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
  *   `none`, `read_only_observer`, the monitor stop condition, and `monitor_display`.
  * - Copied from the item when set: `latest_run_recommended_action(_source)`, `long_task_cadence_hint`,
  *   `agent_lane_recommendation`, `stale_latest_run_warning`, `active_state_next_action`,
- *   `next_action_projection_warning`, `backlog_hygiene_warning`, `state_projection_gap`.
+ *   `next_action_projection_warning`, `backlog_hygiene_warning`, `state_projection_gap`,
+ *   `completed_todo_archive_warning`, `issue_meta_surface`.
  * - `execution_profile`: the registry's `execution_profile` compacted over the default (`compactExecutionProfile`);
  *   `orchestration`: the registry's `spawn_policy` compacted (registry/orchestration.ts), only when it has one.
  * - `latest_validation`: the latest status run's `generated_at`, `classification` and `summary` (its health check,
@@ -35,9 +36,9 @@ import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
  *   summary the state file has (a section, or todos); `todo_projection_gap` names the roles that have none.
  * - `quota`: `compute`, `state`, `spent_slots`, `allowed_slots`, and `reason` compacted to 220 when set (ours keeps
  *   `window_hours` and `slot_minutes` beside them).
+ * A registry wait over a run carries the entry's own question and handoff condition (`itemAttentionFields`).
  * Not carried (we do not project them yet): `dreaming_proposal`/`dreaming_lane_badge`, `control_plane`,
- * `subagent_activity`, `interface_budget_cadence`, `autonomous_replan_ack`/`_obligation(s_by_agent)`,
- * `completed_todo_archive_warning`, `issue_meta_surface`, and the agent-scoped todo lanes (`gate_open_items`, …).
+ * `subagent_activity`, `interface_budget_cadence`, `autonomous_replan_ack`/`_obligation(s_by_agent)`, and the agent-scoped todo lanes (`gate_open_items`, …).
  */
 
 const MONITOR_SIGNAL = 'monitor_signal';
@@ -451,8 +452,8 @@ export function attentionRunFields(run: Json | null, goalId: string): AttentionF
  * The attention fields of an item by its route (the original's `goal_attention` branches): a route from the latest
  * status run (its classification, the registry's wait over it, or its missing artifacts) carries the run's fields; a
  * planned read-only-map goal without runs asks the default operator question with the dry-run map command; other
- * routes (the active state, no run) carry none. The registry's own `operator_question` and `next_handoff_condition`
- * over a run are not read (docs/compatibility.md).
+ * routes (the active state, no run) carry none. A registry wait over a run takes the registry's own
+ * `operator_question` and `next_handoff_condition` over the run's when the entry has them.
  */
 export function itemAttentionFields(input: {
   goalId: string;
@@ -461,6 +462,9 @@ export function itemAttentionFields(input: {
   latestStatusRun: Json | null;
   adapterStatus: string | null;
   adapterKind: string | null;
+  /** The registry entry's own `operator_question` and `next_handoff_condition` (read on a registry route over a run). */
+  registryOperatorQuestion?: string | null;
+  registryNextHandoffCondition?: string | null;
 }): AttentionFields {
   const { latestStatusRun: run } = input;
   if (run === null) {
@@ -479,7 +483,21 @@ export function itemAttentionFields(input: {
     input.attentionSource === 'latest_run' ||
     input.attentionSource === 'registry' ||
     (input.attentionSource === 'run_history' && input.status === 'run_artifact_missing');
-  return fromRun ? attentionRunFields(run, input.goalId) : {};
+  if (!fromRun) return {};
+  const fields = attentionRunFields(run, input.goalId);
+  // A registry wait over a run: the registry's own question (normalized against the default gate: the loaded goal
+  // carries no `operator_gate`) and handoff condition replace the run's (`goal_attention`'s registry override).
+  if (input.attentionSource === 'registry') {
+    if (truthy(input.registryOperatorQuestion))
+      fields.operator_question = normalizeOperatorQuestion(
+        input.registryOperatorQuestion as string,
+        input.goalId,
+        DEFAULT_OPERATOR_GATE,
+      );
+    if (truthy(input.registryNextHandoffCondition))
+      fields.next_handoff_condition = input.registryNextHandoffCondition as string;
+  }
+  return fields;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -640,6 +658,8 @@ export type ProjectAssetItem = Pick<
   | 'active_state_next_action'
   | 'next_action_projection_warning'
   | 'backlog_hygiene_warning'
+  | 'completed_todo_archive_warning'
+  | 'issue_meta_surface'
   | 'state_projection_gap'
   | 'user_todos'
   | 'agent_todos'
@@ -726,9 +746,11 @@ export function projectAsset(
     agent_lane_recommendation: item.agent_lane_recommendation,
     stale_latest_run_warning: item.stale_latest_run_warning,
     active_state_next_action: truthy(item.active_state_next_action) ? item.active_state_next_action : undefined,
+    issue_meta_surface: item.issue_meta_surface,
     next_action_projection_warning: item.next_action_projection_warning,
     backlog_hygiene_warning: item.backlog_hygiene_warning,
     state_projection_gap: item.state_projection_gap,
+    completed_todo_archive_warning: item.completed_todo_archive_warning,
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) (asset as Json)[key] = value;
   const missing: ('user' | 'agent')[] = [];

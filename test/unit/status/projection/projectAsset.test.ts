@@ -208,16 +208,26 @@ describe('status items: the project_asset block (the original project_asset.py, 
         latest_run_recommended_action_source: 'latest_status_run',
         active_state_next_action: 'Do it',
         stale_latest_run_warning: warning as never,
+        completed_todo_archive_warning: { kind: 'completed_agent_todo_archive_required' } as never,
+        issue_meta_surface: { schema_version: 'issue_meta_surface_v0' } as never,
       }),
       undefined,
     );
+    assert.deepEqual(asset['completed_todo_archive_warning'], { kind: 'completed_agent_todo_archive_required' });
+    assert.deepEqual(asset['issue_meta_surface'], { schema_version: 'issue_meta_surface_v0' });
     assert.equal(asset['latest_run_recommended_action'], 'Next');
     assert.equal(asset['latest_run_recommended_action_source'], 'latest_status_run');
     assert.equal(asset['active_state_next_action'], 'Do it');
     assert.deepEqual(asset['stale_latest_run_warning'], warning);
     assert.deepEqual(asset['long_task_cadence_hint'], CADENCE);
     const bare = projectAsset(item(), undefined);
-    for (const key of ['latest_run_recommended_action', 'active_state_next_action', 'stale_latest_run_warning'])
+    for (const key of [
+      'latest_run_recommended_action',
+      'active_state_next_action',
+      'stale_latest_run_warning',
+      'completed_todo_archive_warning',
+      'issue_meta_surface',
+    ])
       assert.equal(key in bare, false, key);
   });
 
@@ -332,6 +342,52 @@ describe('status items: the project_asset block (the original project_asset.py, 
         agent_command: 'loopx read-only-map --goal-id g --dry-run',
       },
     );
+  });
+
+  it("a registry wait over a run: the registry's own question (normalized) and handoff condition replace the run's", () => {
+    const run = {
+      operator_gate: { decision: 'defer', operator_question: 'Run Q?', follow_up: 'run follow-up' },
+      controller_readiness: { classification: 'stage', missing_gates: ['g1'] },
+    };
+    const fields = (attentionSource: string, over: Record<string, string | null> = {}) =>
+      itemAttentionFields({
+        goalId: 'g',
+        attentionSource,
+        status: 's',
+        latestStatusRun: run,
+        adapterStatus: null,
+        adapterKind: null,
+        registryOperatorQuestion: 'Registry Q?',
+        registryNextHandoffCondition: 'registry handoff',
+        ...over,
+      });
+    assert.deepEqual(fields('registry'), {
+      controller_stage: 'stage',
+      missing_gates: ['g1'],
+      operator_question: 'Registry Q?',
+      next_handoff_condition: 'registry handoff',
+    });
+    // Only on the registry route; the run's own fields elsewhere, and when the entry has none.
+    assert.deepEqual(fields('latest_run'), {
+      controller_stage: 'stage',
+      missing_gates: ['g1'],
+      operator_question: 'Run Q?',
+      next_handoff_condition: 'run follow-up',
+    });
+    assert.deepEqual(fields('registry', { registryOperatorQuestion: '', registryNextHandoffCondition: null }), {
+      controller_stage: 'stage',
+      missing_gates: ['g1'],
+      operator_question: 'Run Q?',
+      next_handoff_condition: 'run follow-up',
+    });
+    // A legacy default question reads as the default gate's question.
+    assert.equal(
+      fields('registry', { registryOperatorQuestion: 'Approve a read-only map opt-in for `g`?' }).operator_question,
+      '是否同意 `g` 先执行 read-only map opt-in？',
+    );
+    // The block then asks the registry's question and stops at its handoff condition.
+    const asset = projectAsset(item({ waiting_on: 'controller', status: 's', ...fields('registry') }), undefined);
+    assert.deepEqual([asset.gate, asset.stop_condition], ['operator_question', 'registry handoff']);
   });
 
   it('a todo overview: counts, the first 3 open todos, next, claims, deferred and executable todos', () => {

@@ -1,6 +1,12 @@
 import type { AttentionGoalFacts, AttentionSnapshot } from '../core/status/attentionEvents';
 import type { GateInboxRow, InboxGateInput } from '../core/status/gateInbox';
-import { FAILURE_RESULT_KINDS, gateInboxRows, STOPPED_GOAL_STATUSES, todoAddedTimes } from '../core/ops/editorHost';
+import {
+  FAILURE_RESULT_KINDS,
+  gateInboxRows,
+  rolloutLogStamp,
+  STOPPED_GOAL_STATUSES,
+  todoAddedTimes,
+} from '../core/ops/editorHost';
 import type { GoalSummary } from '../core/ops/goalRows';
 import type { GoalDetails } from './workspaceModel';
 import type { RecentRun, TodoLease } from './goalExtras';
@@ -65,10 +71,14 @@ export interface InboxEntry {
 
 /**
  * The gate inbox of the workspace from the model's status items, each gate's open time from its
- * goal's rollout event log (read once per gate: the time a gate was added never changes).
+ * goal's rollout event log (kept once found: the time a gate was added never changes). A gate whose
+ * event was not found is looked for again when the log changes: the CLI writes the state file
+ * before it appends the `todo_add` event, so a rebuild between the two finds the gate, not its time.
  */
 export class GateInboxSource {
-  private readonly added = new Map<string, string | null>();
+  private readonly added = new Map<string, string>();
+  /** Gates whose `todo_add` event the log did not hold, with the log's stamp when it was read. */
+  private readonly missed = new Map<string, string>();
 
   constructor(private readonly source: AttentionSource) {}
 
@@ -79,12 +89,18 @@ export class GateInboxSource {
       const status = this.source.detailsOf(goal)?.status;
       if (status === undefined || status.open_gates.length === 0) continue;
       goalsByKey.set(keyOf(goal), goal);
-      const unknown = status.open_gates
+      const pending = status.open_gates
         .map((gate) => gate.todo_id)
         .filter((id) => !this.added.has(`${keyOf(goal)}#${id}`));
-      if (unknown.length > 0) {
-        const found = await todoAddedTimes(goal.runtimeRoot, goal.goalId, unknown);
-        for (const id of unknown) this.added.set(`${keyOf(goal)}#${id}`, found.get(id) ?? null);
+      if (pending.length > 0) {
+        const stamp = await rolloutLogStamp(goal.runtimeRoot, goal.goalId);
+        const unknown = pending.filter((id) => this.missed.get(`${keyOf(goal)}#${id}`) !== stamp);
+        const found = unknown.length > 0 ? await todoAddedTimes(goal.runtimeRoot, goal.goalId, unknown) : new Map();
+        for (const id of unknown) {
+          const at = found.get(id);
+          if (at !== undefined) this.added.set(`${keyOf(goal)}#${id}`, at);
+          else this.missed.set(`${keyOf(goal)}#${id}`, stamp);
+        }
       }
       for (const gate of status.open_gates)
         inputs.push({

@@ -23,7 +23,7 @@ export { RECENT_RUNS_KEPT, recentRunRows } from '../goal/recentRuns';
 // The attention notifier's vocabulary and the Gate Inbox's rows.
 export { FAILURE_RESULT_KINDS } from '../protocol/contract';
 export { STOPPED_GOAL_STATUSES } from '../quota/state';
-export { gateInboxRows, todoAddedTimes } from '../status/gateInbox';
+export { gateInboxRows, rolloutLogStamp, todoAddedTimes } from '../status/gateInbox';
 
 // Turn snapshots (src/review): the git plumbing of the review's before/after trees.
 export { writeFileAtomic } from '../fs/atomicWrite';

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { z } from 'zod';
 import { readRolloutEvents, rolloutEventLogPath } from '../evidence/rolloutLog';
 import { parseIsoInstant } from '../isoTime';
@@ -117,6 +118,19 @@ export function overdueRows(rows: readonly GateInboxRow[]): GateInboxRow[] {
  * When each of these todos was added, from the goal's rollout event log (`todo_add` rows; the first
  * row per todo wins). A missing or unreadable log gives an empty map: the inbox falls back to `updated_at`.
  */
+/**
+ * The goal's rollout event log as it stands (size and modification time; `missing` when there is none): a gate whose
+ * `todo_add` event was not found is looked for again only once the log has changed.
+ */
+export async function rolloutLogStamp(runtimeRoot: string, goalId: string): Promise<string> {
+  try {
+    const stat = await fs.promises.stat(rolloutEventLogPath(runtimeRoot, goalId));
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
 export async function todoAddedTimes(
   runtimeRoot: string,
   goalId: string,

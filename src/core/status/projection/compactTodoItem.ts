@@ -1,4 +1,5 @@
 import { repositoryIdentity } from '../../snapshots/deliveryWorkspace';
+import { MONITOR_KEYS } from './monitorDue';
 import { normalizedClaim } from './claimedCounts';
 import { attachHandoffNote } from './handoffNote';
 import { decisionScope, todoId, type DecisionScope } from './standingDecisionAuthority';
@@ -57,17 +58,9 @@ const CONTINUATION_POLICIES = new Set(['independent_handoff', 'same_agent_non_de
 const REMOVED_CONTINUATION_POLICIES = new Set(['primary_review', 'review_handoff']);
 const COMPLETION_CONTINUATIONS = new Set(['active_goal', 'successor', 'no_followup']);
 const DECISION_OUTCOMES = new Set(['approve', 'reject', 'cancel']);
+/** Kept as whitespace-collapsed text: the monitor fields (monitorDue.ts reads the same) and the written notes. */
 const TEXT_KEYS = [
-  'target_key',
-  'cadence',
-  'next_due_at',
-  'expires_at',
-  'last_checked_at',
-  'result_hash',
-  'consecutive_no_change',
-  'material_change',
-  'max_no_change_before_replan',
-  'watch_only',
+  ...MONITOR_KEYS,
   'note',
   'evidence',
   'reason',

@@ -37,7 +37,8 @@ const CONNECTED_ADAPTER_STATUSES: ReadonlySet<string> = new Set([
   'pre-tick-runnable',
 ]);
 const HUMAN_REWARD_FIELDS = ['recorded_at', 'decision', 'reward', 'reason_summary', 'follow_up', 'lesson'];
-const OPERATOR_GATE_FIELDS = [
+/** The fields of a run's operator gate and controller readiness the original compacts (projectAsset.ts reads them too). */
+export const OPERATOR_GATE_FIELDS = [
   'recorded_at',
   'gate',
   'decision',
@@ -46,7 +47,7 @@ const OPERATOR_GATE_FIELDS = [
   'follow_up',
   'agent_command',
 ];
-const CONTROLLER_READINESS_FIELDS = [
+export const CONTROLLER_READINESS_FIELDS = [
   'classification',
   'read_only_observer_ready',
   'decision_advisor_ready',

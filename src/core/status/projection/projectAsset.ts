@@ -3,6 +3,7 @@ import { cleanCopyOf, isCredentialClean } from '../../privacy/scrub';
 import { compactOrchestrationPolicy, type CompactOrchestration } from '../../registry/orchestration';
 import type { GoalStatusItem } from '../goalStatusSchema';
 import { collapseWhitespace, publicSafeCompact, truncateText } from './text';
+import { CONTROLLER_READINESS_FIELDS, OPERATOR_GATE_FIELDS } from './lifecycle';
 import { CONNECTED_WITHOUT_RUN_ACTION } from './routeAction';
 
 /**
@@ -376,24 +377,6 @@ export function latestValidation(run: Json | null): LatestValidation | null {
   return Object.keys(signal).length > 0 ? signal : null;
 }
 
-const OPERATOR_GATE_FIELDS = [
-  'recorded_at',
-  'gate',
-  'decision',
-  'operator_question',
-  'reason_summary',
-  'follow_up',
-  'agent_command',
-];
-const CONTROLLER_READINESS_FIELDS = [
-  'classification',
-  'read_only_observer_ready',
-  'decision_advisor_ready',
-  'write_controller_ready',
-  'missing_gates',
-  'review_judgment',
-  'next_handoff_condition',
-];
 const DEFAULT_OPERATOR_GATE = 'read_only_map_opt_in';
 
 function compactBlock(value: unknown, fields: readonly string[]): Json | null {

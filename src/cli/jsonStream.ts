@@ -3,7 +3,8 @@
  * (status over thousands of goals prints tens of megabytes) is never held whole as one string and
  * again as its encoded bytes. The top levels are walked here; below `depth` each value is stringified
  * alone, nested in as many arrays as it is deep so that JSON.stringify indents it for its place, and
- * the arrays' brackets cut off. Pieces are gathered up to `chunkChars` before each write.
+ * the arrays' brackets cut off. Small pieces are gathered up to `chunkChars` before each write; a piece
+ * of an eighth of that or more is written alone.
  *
  * Walked levels follow JSON.stringify's rules: `toJSON(key)` first, object members whose value is
  * undefined, a function or a symbol left out, the same in an array written as `null`.
@@ -15,9 +16,17 @@ export function writeJsonPretty(
 ): void {
   const depth = options.depth ?? 3;
   const chunkChars = options.chunkChars ?? 1 << 18;
+  const aloneChars = Math.max(1, chunkChars >> 3);
   let pending: string[] = [];
   let pendingChars = 0;
   const emit = (text: string): void => {
+    // A large piece (a value stringified whole below the walk) goes out as it is: gathering it would
+    // only copy it once more (a status answer's items are ~90 kB each, 10 MB in all on M).
+    if (text.length >= aloneChars) {
+      flush();
+      write(text);
+      return;
+    }
     pending.push(text);
     pendingChars += text.length;
     if (pendingChars >= chunkChars) flush();

@@ -74,6 +74,57 @@ describe('CLI JSON output in pieces', () => {
     assert.ok(Math.max(...pieces.map((piece) => piece.length)) < 2 * (1 << 18));
   });
 
+  it('prints what JSON.stringify prints for any text, number and key: lone surrogates, escapes, -0, large and tiny numbers', () => {
+    const anyLeaf = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({
+        unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '😀'),
+      }),
+      fc.double({ noNaN: false }),
+      fc.constantFrom(-0, 0, Number.MAX_SAFE_INTEGER + 2, 2 ** 64, 1e21, 1e-7, 5e-324, Number.MAX_VALUE),
+      fc.bigInt().map((n) => Number(n)),
+    );
+    const { anyTree } = fc.letrec((tie) => ({
+      anyTree: fc.oneof(
+        { depthSize: 'small' },
+        anyLeaf,
+        tie('array'),
+        tie('object'),
+        fc.constantFrom({}, [], [[]], { a: {} }),
+      ),
+      array: fc.array(tie('anyTree'), { maxLength: 4 }),
+      object: fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), tie('anyTree'), { maxKeys: 4 }),
+    }));
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), anyTree),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 1, max: 300 }),
+        (value, depth, chunk) => {
+          assert.equal(streamed(value, depth, chunk).text, expected(value));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a value stringified whole below the walk goes out as its own write, not copied into a gathered one', () => {
+    const items = Array.from({ length: 20 }, (_, i) => ({ goal_id: `goal-${i}`, text: 'y'.repeat(40_000 + i) }));
+    const value = { ok: true, attention_queue: { items } };
+    const pieces: string[] = [];
+    writeJsonPretty(value, (piece) => pieces.push(piece));
+    assert.equal(pieces.join(''), expected(value));
+    // Each item is 3 levels deep: JSON.stringify indents it by 6 spaces, and its text is written alone.
+    for (const item of items) {
+      const text = JSON.stringify([[[item]]], null, 2)
+        .split('\n')
+        .slice(3, -3)
+        .join('\n')
+        .slice(6);
+      assert.ok(pieces.includes(text), `${item.goal_id} written alone`);
+    }
+  });
+
   it('the edge shapes: empty containers, a toJSON that answers undefined in an array, a nested empty object', () => {
     for (const value of [
       {},

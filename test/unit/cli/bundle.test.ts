@@ -1,0 +1,23 @@
+/**
+ * The CLI bundle as scripts/build.mjs writes it (out/cli-main.js): what every start of `loopx` pays for.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const bundlePath = path.join(process.cwd(), 'out', 'cli-main.js');
+
+describe('the CLI bundle', () => {
+  it('turns each Node built-in the sources import into a namespace object once, not once per importing module', () => {
+    if (!fs.existsSync(bundlePath)) return; // Needs a build (npm run build).
+    const bundle = fs.readFileSync(bundlePath, 'utf8');
+    // esbuild's per-module copy of a built-in (`__toESM(require("node:fs"))`) is left only where a bundled
+    // package (not src/) imports one.
+    const perModule = [...bundle.matchAll(/__toESM\(require\("(node:[a-z_/]+)"\)\)/g)].map((m) => m[1]);
+    assert.deepEqual(perModule, [], `per-module copies: ${perModule.join(', ')}`);
+    const shared = [...bundle.matchAll(/__reExport\(\w+, require\("(node:[a-z_/]+)"\)\)/g)].map((m) => m[1] ?? '');
+    for (const name of ['node:fs', 'node:path', 'node:os'])
+      assert.equal(shared.filter((s) => s === name).length, 1, `${name} copied once`);
+    assert.equal(new Set(shared).size, shared.length, `copied twice: ${shared.join(', ')}`);
+  });
+});

@@ -6,6 +6,7 @@
  * bundle's stamp, so most starts do not hash) and by the command (each command's cache is made at
  * its first exit and holds what it compiled); any doubt just means a normal compile. Node 22's module.enableCompileCache does this natively; Node 20 has no such switch.
  */
+import { isAscii } from 'node:buffer';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
@@ -29,21 +30,24 @@ const bundle = path.join(__dirname, 'cli-main.js');
 // The stamp is taken of the file the bytes were read from, before and after the read: a bundle
 // that changed meanwhile gets no stamp (it is hashed, and no name is recorded for it).
 const fd = fs.openSync(bundle, 'r');
-let source: string;
+let bytes: Buffer;
 let stamp: BundleStamp | undefined;
 try {
   const before = bundleStamp(fs.fstatSync(fd));
-  source = fs.readFileSync(fd, 'utf8');
+  bytes = fs.readFileSync(fd);
   const after = bundleStamp(fs.fstatSync(fd));
   stamp = JSON.stringify(before) === JSON.stringify(after) ? after : undefined;
 } finally {
   fs.closeSync(fd);
 }
+// The build writes the bundle in ASCII (scripts/build.mjs): read as Latin-1 it is the same text, copied
+// (0.5 ms) instead of decoded as UTF-8 (4–6 ms). Any other bundle is decoded as UTF-8.
+const source = typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 // Windows has no uid (-1): no cache there rather than one without an owner check.
 const uid = typeof process.getuid === 'function' ? process.getuid() : -1;
 const cacheDir = compileCacheDir(os.tmpdir(), uid);
 const recorded = uid >= 0 && stamp !== undefined ? recordedCacheName(cacheDir, uid, bundle, stamp) : undefined;
-const cacheName = recorded ?? compileCacheName(source);
+const cacheName = recorded ?? compileCacheName(bytes);
 // One cache per command (compileCache.ts, commandProfile): made when the command is done, it holds
 // every function the command ran, so the next start of the same command compiles none of them.
 const profileName = profileCacheName(cacheName, commandProfile(process.argv.slice(2)));

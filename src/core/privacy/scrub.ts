@@ -106,7 +106,8 @@ const redactAs = (kind: string) => (): string => `[redacted:${kind}]`;
 const PLACEHOLDER_VALUE = new RegExp(
   [
     String.raw`\[redacted:[a-z0-9_]+\]`,
-    String.raw`\*+|x{3,}|\.{3}|…`,
+    // `\u2026` (…) is read by RegExp: the bundle stays ASCII (scripts/build.mjs).
+    String.raw`\*+|x{3,}|\.{3}|\u2026`,
     String.raw`<[^<>]*>`,
     String.raw`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?`,
     String.raw`\{\{[^{}]*\}\}`,

@@ -15,9 +15,16 @@ describe('the CLI bundle', () => {
     // package (not src/) imports one.
     const perModule = [...bundle.matchAll(/__toESM\(require\("(node:[a-z_/]+)"\)\)/g)].map((m) => m[1]);
     assert.deepEqual(perModule, [], `per-module copies: ${perModule.join(', ')}`);
-    const shared = [...bundle.matchAll(/__reExport\(\w+, require\("(node:[a-z_/]+)"\)\)/g)].map((m) => m[1] ?? '');
+    const shared = [...bundle.matchAll(/__reExport\(\w+, ?require\("(node:[a-z_/]+)"\)\)/g)].map((m) => m[1] ?? '');
     for (const name of ['node:fs', 'node:path', 'node:os'])
       assert.equal(shared.filter((s) => s === name).length, 1, `${name} copied once`);
     assert.equal(new Set(shared).size, shared.length, `copied twice: ${shared.join(', ')}`);
+  });
+
+  it('is ASCII, so the launcher reads it as Latin-1 instead of decoding UTF-8 (regex literals escaped by the build)', () => {
+    if (!fs.existsSync(bundlePath)) return; // Needs a build (npm run build).
+    const bundle = fs.readFileSync(bundlePath);
+    const at = bundle.findIndex((byte) => byte > 0x7f);
+    assert.equal(at, -1, `non-ASCII at byte ${at}: ${bundle.subarray(Math.max(0, at - 60), at + 20).toString('utf8')}`);
   });
 });

@@ -209,6 +209,28 @@ describe('CLI compile cache: the name record (no hash when the bundle is unchang
   });
 });
 
+describe('CLI launcher: the bundle text', () => {
+  it('runs a bundle with non-ASCII text as UTF-8, and an ASCII one the same as before', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-text-'));
+    const tmp = path.join(root, 'tmp');
+    fs.mkdirSync(tmp);
+    const launcher = path.join(process.cwd(), 'out', 'cli.js');
+    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    fs.copyFileSync(launcher, path.join(root, 'cli.js'));
+    const bundle = path.join(root, 'cli-main.js');
+    const run = () =>
+      spawnSync(process.execPath, [path.join(root, 'cli.js')], {
+        env: { ...process.env, TMPDIR: tmp },
+        encoding: 'utf8',
+      });
+    // Raw UTF-8 in a string and in a regex literal: read as Latin-1 they would print mojibake.
+    fs.writeFileSync(bundle, 'process.stdout.write("é…等待 " + /[，。]/u.test("。"));', 'utf8');
+    assert.equal(run().stdout, 'é…等待 true');
+    fs.writeFileSync(bundle, 'process.stdout.write("\\u00e9 plain");', 'utf8');
+    assert.equal(run().stdout, 'é plain');
+  });
+});
+
 describe('CLI compile cache: one cache per command, made at exit', () => {
   it('names the command by its first one or two words, skipping global options before it', () => {
     assert.equal(

@@ -26,7 +26,10 @@ for (let i = 0; i < profile.samples.length; i++) {
 }
 const label = (node) => {
   const f = node.callFrame;
-  const where = f.url ? `${f.url.replace(/^.*\/(out|node_modules)\//, '$1/')}:${f.lineNumber + 1}` : '';
+  // line:column: the CLI bundle is written without line breaks (scripts/build.mjs), so the column places a function.
+  const where = f.url
+    ? `${f.url.replace(/^.*\/(out|node_modules)\//, '$1/')}:${f.lineNumber + 1}:${f.columnNumber + 1}`
+    : '';
   return `${f.functionName || '(anonymous)'}  ${where}`;
 };
 const self = new Map();

@@ -126,7 +126,7 @@ const asciiRegexLiterals = {
     build.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (!args.path.startsWith(sourceDir)) return undefined;
       const text = await readFile(args.path, 'utf8');
-      if (!/[^\x00-\x7f]/.test(text)) return undefined;
+      if (!/[\u0080-\uffff]/.test(text)) return undefined;
       const { default: ts } = await import('typescript');
       const source = ts.createSourceFile(args.path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
       const edits = [];
@@ -136,8 +136,8 @@ const asciiRegexLiterals = {
           const flags = literal.slice(literal.lastIndexOf('/') + 1);
           const unicode = /[uv]/.test(flags);
           // A character escaped as it is (`\，`) is left alone: its escape would escape the backslash.
-          if (/\\[^\x00-\x7f]/.test(literal)) return;
-          const escaped = literal.replace(/[^\x00-\x7f]/gu, (char) => {
+          if (/\\[\u0080-\uffff]/.test(literal)) return;
+          const escaped = literal.replace(/[\u{80}-\u{10ffff}]/gu, (char) => {
             const code = char.codePointAt(0);
             if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
             if (unicode) return `\\u{${code.toString(16)}}`;

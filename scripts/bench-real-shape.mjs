@@ -6,7 +6,7 @@
 //
 //   npm run bench:real -- --size M [--runs 5] [--dir /tmp/loopx-real-M] [--against /tmp/out-before/cli.js]
 //                          [--python /path/to/loopx-checkout [--python-node /dir/with/node22+] [--python-runs 1]]
-//                          [--keep-ca-env]
+//                          [--keep-ca-env] [--shared-tmp]
 //
 // Each row: wall time (median, min, max), CPU time of the process (user + system, median: steadier
 // than wall time on a loaded machine), peak RSS (max), and the load average when the row ended.
@@ -50,6 +50,15 @@ const pythonNode = option('python-node', undefined);
 const pythonRuns = Number(option('python-runs', '1'));
 const baseEnv = { ...process.env };
 if (!args.includes('--keep-ca-env')) delete baseEnv['NODE_EXTRA_CA_CERTS'];
+// The CLI's code caches live in $TMPDIR/loopx-compile-cache-<uid>, which keeps the caches of the four bundles
+// written to most recently (src/cli/compileCache.ts): on a machine where other checkouts build and run `loopx`,
+// theirs evict ours between runs, and a row then times a compile instead of a cached start. Each bench run
+// gets its own TMPDIR (its first run of each command makes the cache) unless `--shared-tmp`.
+const privateTmp = args.includes('--shared-tmp') ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-bench-tmp-'));
+if (privateTmp !== null) baseEnv['TMPDIR'] = privateTmp;
+process.on('exit', () => {
+  if (privateTmp !== null) fs.rmSync(privateTmp, { recursive: true, force: true });
+});
 
 if (!fs.existsSync(registry)) {
   const [goals, todos, rows] = SIZES[size];
@@ -241,7 +250,7 @@ const load = os
   .map((v) => v.toFixed(1))
   .join(' / ');
 console.log(
-  `Real-shaped ${size} (${SIZES[size].join(' × ')}, seed 11) at ${dir}; ${runs} runs each; load ${load}; NODE_EXTRA_CA_CERTS ${'NODE_EXTRA_CA_CERTS' in baseEnv ? 'kept' : 'removed'}\n`,
+  `Real-shaped ${size} (${SIZES[size].join(' × ')}, seed 11) at ${dir}; ${runs} runs each; load ${load}; NODE_EXTRA_CA_CERTS ${'NODE_EXTRA_CA_CERTS' in baseEnv ? 'kept' : 'removed'}; ${privateTmp === null ? 'shared TMPDIR' : 'private TMPDIR (code caches)'}\n`,
 );
 console.log('| Case | Median | Min | Max | CPU (median) | Peak RSS | Load |\n|---|---|---|---|---|---|---|');
 for (const row of rows)

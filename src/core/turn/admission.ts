@@ -2,8 +2,6 @@ import { withTurnLease } from './leases';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { tryWithFileLock, withFileLock } from '../fs/fileLock';
-import { mkdirInside } from '../fs/contain';
 import { DEFAULT_RESERVATION_TTL_MINUTES } from '../quota/reservations';
 import { profileEstimate, reserveTurn } from '../quota/admission';
 import { sweepGoalLeftovers } from '../runtime/sweep';
@@ -16,6 +14,7 @@ import {
   turnConcurrencyLimit,
   type TurnSetup,
 } from './context';
+import { turnFileIo } from './files';
 import { journalPath, readJournal, TURN_JOURNAL_SCHEMA, turnsDir, writeJournal, type TurnJournal } from './journal';
 import type { TurnPlan } from './plan';
 
@@ -28,7 +27,7 @@ import type { TurnPlan } from './plan';
 /** Makes the goal's turns folder and sweeps what a killed run left (a dead holder's lock, temp files, an unindexed spend). */
 export async function prepareTurnsDir(turnGoal: TurnSetup, clock: Clock): Promise<void> {
   const { goal } = turnGoal;
-  await mkdirInside(goal.runtimeRoot, turnsDir(goal.runtimeDir));
+  await turnFileIo(goal.runtimeDir, { kind: 'mkdir', dir: turnsDir(goal.runtimeDir) });
   // The state file's leftovers too: a loop killed mid-writeback leaves its lock there.
   await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock, files: [turnGoal.statePath] });
 }
@@ -41,21 +40,23 @@ export async function withTurnSlot<T>(turnGoal: TurnSetup, clock: Clock, fn: () 
   const dir = turnsDir(turnGoal.goal.runtimeDir);
   const lockOptions = { agentId: turnGoal.agentId, clock };
   const limit = turnConcurrencyLimit(turnGoal.goal);
-  const held = await tryWithFileLock(
-    path.join(dir, `.agent-${turnGoal.agentId}`),
-    { ...lockOptions, operation: 'turn_agent' },
-    async () => {
+  const held = await turnFileIo(turnGoal.goal.runtimeDir, {
+    kind: 'tryLock',
+    file: path.join(dir, `.agent-${turnGoal.agentId}`),
+    lock: { ...lockOptions, operation: 'turn_agent' },
+    work: async () => {
       for (let lane = 0; lane < limit; lane++) {
-        const inLane = await tryWithFileLock(
-          path.join(dir, `.lane-${lane}`),
-          { ...lockOptions, operation: 'turn_lane' },
-          fn,
-        );
+        const inLane = await turnFileIo(turnGoal.goal.runtimeDir, {
+          kind: 'tryLock',
+          file: path.join(dir, `.lane-${lane}`),
+          lock: { ...lockOptions, operation: 'turn_lane' },
+          work: fn,
+        });
         if (inLane !== null) return inLane;
       }
       return null;
     },
-  );
+  });
   return held?.value?.value ?? null;
 }
 
@@ -74,10 +75,11 @@ export async function admitNewTurn(
   snapshot: TurnSetup,
   options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
 ): Promise<{ journal: TurnJournal; stateText: string | null; turnGoal: TurnSetup } | { notRun: TurnPlan }> {
-  return withFileLock(
-    path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
-    { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
-    async () => {
+  return turnFileIo(snapshot.goal.runtimeDir, {
+    kind: 'lock',
+    file: path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
+    lock: { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
+    work: async () => {
       const turnGoal = await reloadTurnGoal(snapshot);
       const { goal } = turnGoal;
       const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
@@ -122,7 +124,7 @@ export async function admitNewTurn(
         return { journal, stateText, turnGoal };
       });
     },
-  );
+  });
 }
 
 /** The journal of `turnKey`, which must belong to the turn goal's agent. */

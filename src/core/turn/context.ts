@@ -22,7 +22,8 @@ import type { BudgetBrief } from '../protocol/contract';
 import type { StateFileSnapshot } from '../state/stateFile';
 import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
-import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
+import { SMALL_FILE_BYTES } from '../fs/safeRead';
+import { turnFileIo } from './files';
 
 /**
  * Loading what a turn needs from disk: the goal (registry), the agent, its executor config, the
@@ -191,6 +192,7 @@ export async function planGoalTurn(
   const now = options.clock.now();
   const turnInstanceId = options.turnInstanceId ?? newTurnInstanceId(now, randomBytes(4).toString('hex'));
   const selectedId = decision.selected_todo?.todo_id ?? null;
+  const sessionBinding = selectedId === null ? null : await readSessionBinding(goal, agentId, selectedId);
   const plan = planTurn({
     goalId: goal.goalId,
     agentId,
@@ -208,7 +210,7 @@ export async function planGoalTurn(
     validationProblem: turnGoal.validationProblem,
     inFlightTodoIds: options.inFlightTodoIds ?? new Set(),
     leaseHolders: loaded.leases,
-    sessionBinding: selectedId === null ? null : readSessionBinding(goal, agentId, selectedId),
+    sessionBinding,
     turnInstanceId,
     generatedAt: isoSeconds(now),
     now: now.getTime(),
@@ -224,10 +226,15 @@ export function sessionBindingPath(
   return path.join(goal.runtimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
 }
 
-function readSessionBinding(goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>, agentId: string, todoId: string): unknown {
+async function readSessionBinding(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>,
+  agentId: string,
+  todoId: string,
+): Promise<unknown> {
   try {
+    const file = sessionBindingPath(goal, agentId, todoId);
     return JSON.parse(
-      readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES }),
+      await turnFileIo(goal.runtimeDir, { kind: 'readText', file, read: { maxBytes: SMALL_FILE_BYTES } }),
     ) as unknown;
   } catch {
     // No binding (or an unreadable one): the agent starts a new session.

@@ -8,7 +8,8 @@ import { mkdirInside } from '../fs/contain';
 import { withFileLock } from '../fs/fileLock';
 import { readJsonFile } from '../fs/jsonFile';
 import { parseIsoInstant } from '../isoTime';
-import { readGoalRuns, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
+import { runIndexPath } from '../runtime/layout';
+import type { RunIndexEntry, RunIndexRead } from '../runtime/runIndex';
 import { appendRun } from '../runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import type { GoalRef } from '../registry/goalRef';
@@ -26,6 +27,7 @@ import {
   RESERVATION_HOLD_FIELD,
   type QuotaLedger,
 } from './ledger';
+import { readIndexInFull } from './runHistory';
 import type { ReservedTotals } from './state';
 
 /**
@@ -169,9 +171,7 @@ export async function takeSnapshot(
     // Reserving, settling and voiding (a writer's read inside its lock) read the whole index: the
     // plain reader, never a cache (a cache file never decides admission). The ledger reads no
     // artifact flag: none is stat'ed unless a caller reads it on a row.
-    const read =
-      readIndex ??
-      (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }));
+    const read = readIndex ?? (await readIndexInFull(runIndexPath(goal.runtimeRoot, goal.goalId), goal.projectRoot));
     if (needRows || readIndex !== undefined) rows = read.rows;
     ledgerInput = ledgerFacts(read.rows, goal.projectRoot);
   }
@@ -341,8 +341,7 @@ export async function pendingSpends(
   live: readonly Reservation[],
   agentId: string,
 ) {
-  const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
-    .rows;
+  const rows = (await readIndexInFull(runIndexPath(goal.runtimeRoot, goal.goalId), goal.projectRoot)).rows;
   const skip = new Set([agentId, ...live.map((r) => r.settlement_identity.agent_id)]);
   return pendingDeliveries(rows, skip, clock.now().getTime(), PENDING_DELIVERY_MINUTES).length;
 }

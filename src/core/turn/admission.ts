@@ -9,8 +9,9 @@ import { formatLocalIsoSeconds } from '../runtime/time';
 import {
   executorTimeoutMinutes,
   inFlightTodoIds,
-  planGoalTurn,
-  reloadTurnGoal,
+  loadTurnGoal,
+  loadTurnSnapshot,
+  planLoadedTurn,
   turnConcurrencyLimit,
   type TurnSetup,
 } from './context';
@@ -80,10 +81,16 @@ export async function admitNewTurn(
     file: path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
     lock: { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
     work: async () => {
-      const turnGoal = await reloadTurnGoal(snapshot);
+      // The goal as the registry says it now, with its files: one load serves the setup, the decision and the plan.
+      const loaded = await loadTurnSnapshot(snapshot, options.clock, true);
+      const turnGoal = loadTurnGoal({
+        ...snapshot.source,
+        goal: loaded.goal,
+        registryDocument: loaded.registryDocument,
+      });
       const { goal } = turnGoal;
       const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
-      const { plan, stateText } = await planGoalTurn(turnGoal, {
+      const { plan, stateText } = await planLoadedTurn(turnGoal, loaded, {
         clock: options.clock,
         turnInstanceId: options.turnInstanceId,
         availableCapabilities: options.availableCapabilities,

@@ -72,8 +72,9 @@ export interface TurnSetup {
 }
 
 /**
- * The turn goal as the registry says it now (`GoalLoader.reload`): every admission decides on
- * this, so a pause, a lowered limit or a changed executor holds for the next turn of a running loop.
+ * The turn goal as the registry says it now (`GoalLoader.reload`), for the loop between turns, so a pause, a
+ * lowered limit or a changed executor holds for the next turn of a running loop. Admission reads the entry again
+ * together with the goal's files (`loadTurnSnapshot`).
  */
 export async function reloadTurnGoal(turnGoal: TurnSetup): Promise<TurnSetup> {
   const current = await new GoalLoader().reload({ ...turnGoal.goal, homeDir: turnGoal.homeDir });
@@ -171,19 +172,36 @@ function loadedStateFile(loaded: GoalSnapshot): StateFileSnapshot {
   });
 }
 
+export interface PlanOptions {
+  clock: Clock;
+  turnInstanceId?: string | undefined;
+  availableCapabilities?: readonly string[] | undefined;
+  inFlightTodoIds?: ReadonlySet<string>;
+}
+
+/**
+ * The turn's one read of its goal through the loader: the goal's files as the setup has it, or (`reread`,
+ * admission) with its registry entry read again first (`GoalLoader.reload`): the snapshot's `goal` is then the
+ * goal as the registry says it now, and its `registryDocument` the document it came from.
+ */
+export async function loadTurnSnapshot(turnGoal: TurnSetup, clock: Clock, reread: boolean): Promise<GoalSnapshot> {
+  const goal = reread ? { ...turnGoal.goal, homeDir: turnGoal.homeDir } : turnGoal.goal;
+  return new GoalLoader().load(goal, { clock, reread });
+}
+
 /** Reads the goal's files and plans one turn (read-only). */
-export async function planGoalTurn(
+export async function planGoalTurn(turnGoal: TurnSetup, options: PlanOptions): Promise<PlanContext> {
+  // One load of the goal serves the decision and the plan.
+  return planLoadedTurn(turnGoal, await loadTurnSnapshot(turnGoal, options.clock, false), options);
+}
+
+/** Plans one turn on the goal as loaded (`loadTurnSnapshot`); reads the brief's recent runs and the session binding. */
+export async function planLoadedTurn(
   turnGoal: TurnSetup,
-  options: {
-    clock: Clock;
-    turnInstanceId?: string | undefined;
-    availableCapabilities?: readonly string[] | undefined;
-    inFlightTodoIds?: ReadonlySet<string>;
-  },
+  loaded: GoalSnapshot,
+  options: PlanOptions,
 ): Promise<PlanContext> {
   const { goal, agentId } = turnGoal;
-  // One load of the goal serves the decision and the plan.
-  const loaded = await new GoalLoader().load(goal, { clock: options.clock });
   const snapshot = loadedStateFile(loaded);
   const decision = decideShouldRun(loaded, agentId, options.clock.now(), {
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),

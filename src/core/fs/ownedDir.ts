@@ -1,21 +1,30 @@
 import * as fs from 'node:fs';
 import { writeJsonAtomic } from './atomicWrite';
 import { assertInside, mkdirInside } from './contain';
-import { tryWithFileLock, withFileLock, type LockOptions } from './fileLock';
-import { readJsonFile } from './jsonFile';
+import { reclaimAbandonedLock, tryWithFileLock, withFileLock, type LockOptions } from './fileLock';
+import { readJsonFile, readJsonFileSync } from './jsonFile';
 import { readFileSafe, readFileSafeSync, type SafeReadOptions } from './safeRead';
 
 /**
- * A folder LoopX owns (a runtime root), as one I/O port: a store describes each file operation as a
- * `DirOp` and hands it to `run` (or `runSync` for the few synchronous reads), the only way that store
- * reaches the disk. What each operation does is what the store did with the `fs/` helpers before:
+ * A folder LoopX owns (a runtime root, a project), as one I/O port: a store describes each file operation as a
+ * `DirOp` and hands it to `run`, the only way that store reaches the disk. The few synchronous operations (for
+ * readers that cannot wait: `readTextSync`, `readJsonSync`, `reclaimLock`) answer at once, the others a promise. What each operation does is what the store did with the `fs/` helpers before:
  * reads are safe reads (`readFileSafe`: a regular file only, bounded, `noFollow` refusing a symlink
  * as the last component), writes are atomic (`writeJsonAtomic`) and land inside the operation's `within` (by default the
  * target's own folder) once every symlink is resolved, folders are made inside the root
  * (`mkdirInside`), a plain write is checked with `assertInside`, and locks are LoopX's file locks,
  * held around the work the operation carries (read-modify-write stays under one lock).
  */
-export type DirOp<T = unknown> =
+export type DirOp<T = unknown> = AsyncDirOp<T> | SyncDirOp;
+
+/** Operations `run` answers synchronously. */
+export type SyncDirOp =
+  | { kind: 'readTextSync'; file: string; read?: SafeReadOptions }
+  | { kind: 'readJsonSync'; file: string }
+  /** A lock file whose holder is gone (`reclaimAbandonedLock`): true when it was removed. */
+  | { kind: 'reclaimLock'; file: string };
+
+export type AsyncDirOp<T = unknown> =
   | { kind: 'readText'; file: string; read?: SafeReadOptions }
   | { kind: 'readJson'; file: string }
   | { kind: 'writeJson'; file: string; value: unknown; within?: string }
@@ -28,12 +37,15 @@ export type DirOp<T = unknown> =
   | { kind: 'lock'; file: string; lock: LockOptions; work: () => Promise<T> | T }
   | { kind: 'tryLock'; file: string; lock: LockOptions; work: () => Promise<T> | T };
 
-/** What `run` answers for an operation. */
-export type DirResult<O> = O extends { kind: 'readText' }
+/** What `run` answers for an operation: a promise of `DirResult`, or the value itself for a `SyncDirOp`. */
+export type DirAnswer<O> = O extends SyncDirOp ? DirResult<O> : Promise<DirResult<O>>;
+
+/** What an operation gives. */
+export type DirResult<O> = O extends { kind: 'readText' | 'readTextSync' }
   ? string
-  : O extends { kind: 'readJson' }
+  : O extends { kind: 'readJson' | 'readJsonSync' }
     ? unknown
-    : O extends { kind: 'exists' }
+    : O extends { kind: 'exists' | 'reclaimLock' }
       ? boolean
       : O extends { kind: 'list' }
         ? string[]
@@ -48,16 +60,20 @@ export type DirResult<O> = O extends { kind: 'readText' }
 export class OwnedDir {
   constructor(readonly root: string) {}
 
-  async run<O extends DirOp>(op: O): Promise<DirResult<O>> {
-    return (await this.perform(op)) as DirResult<O>;
+  run<O extends DirOp>(op: O): DirAnswer<O> {
+    switch (op.kind) {
+      case 'readTextSync':
+        return readFileSafeSync(op.file, op.read) as DirAnswer<O>;
+      case 'readJsonSync':
+        return readJsonFileSync(op.file) as DirAnswer<O>;
+      case 'reclaimLock':
+        return reclaimAbandonedLock(op.file) as DirAnswer<O>;
+      default:
+        return this.perform(op as AsyncDirOp) as DirAnswer<O>;
+    }
   }
 
-  /** The synchronous reads (`readText` only): for readers that cannot wait. */
-  runSync(op: Extract<DirOp, { kind: 'readText' }>): string {
-    return readFileSafeSync(op.file, op.read);
-  }
-
-  private async perform(op: DirOp): Promise<unknown> {
+  private async perform(op: AsyncDirOp): Promise<unknown> {
     switch (op.kind) {
       case 'readText':
         return readFileSafe(op.file, op.read);

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { parseJsonText } from '../fs/jsonFile';
-import { OwnedDir, type DirOp, type DirResult } from '../fs/ownedDir';
+import { OwnedDir, type DirAnswer, type DirOp } from '../fs/ownedDir';
 import { parseStateDocument, type StateDocument, type TodoItem } from '../state/document';
 import { readStateText } from '../state/stateFile';
 import { goalRuntimeDir } from '../runtime/layout';
@@ -21,13 +21,8 @@ export const TASK_LEASES_DIR = 'task-leases';
  * The lease store's one way to the disk: lease files and the lease lock are read, written and locked
  * through `leaseFileIo`, as operations on `root` (the runtime root, or the lease folder itself).
  */
-function leaseFileIo<O extends DirOp>(root: string, op: O): Promise<DirResult<O>> {
+function leaseFileIo<O extends DirOp>(root: string, op: O): DirAnswer<O> {
   return new OwnedDir(root).run(op);
-}
-
-/** The store's synchronous read (for readers that cannot wait: the tree, the lanes view). */
-function leaseFileReadSync(file: string): string {
-  return new OwnedDir(path.dirname(file)).runSync({ kind: 'readText', file, read: { noFollow: true } });
 }
 const TODO_ID = /^todo_[A-Za-z0-9_-]{1,64}$/;
 
@@ -104,7 +99,7 @@ export async function readLease(file: string): Promise<TaskLeaseRecord | null> {
 export function readLeaseSync(file: string): TaskLeaseRecord | null {
   let text: string;
   try {
-    text = leaseFileReadSync(file);
+    text = leaseFileIo(path.dirname(file), { kind: 'readTextSync', file, read: { noFollow: true } });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as LoopxError).code === 'file_not_found')
       return null;

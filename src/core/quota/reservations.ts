@@ -6,7 +6,7 @@ import { LoopxError } from '../errors';
 import { writeJsonAtomic } from '../fs/atomicWrite';
 import { mkdirInside } from '../fs/contain';
 import { withFileLock } from '../fs/fileLock';
-import { readJsonFile } from '../fs/jsonFile';
+import { quotaFileIo } from './files';
 import { parseIsoInstant } from '../isoTime';
 import { runIndexPath } from '../runtime/layout';
 import type { RunIndexEntry, RunIndexRead } from '../runtime/runIndex';
@@ -106,7 +106,7 @@ async function readReservationsFile(file: string, goalId: string): Promise<Reser
   if (!fs.existsSync(file)) return { schema_version: RESERVATIONS_SCHEMA, goal_id: goalId, reservations: [] };
   let raw: unknown;
   try {
-    raw = await readJsonFile(file);
+    raw = await quotaFileIo(path.dirname(file), { kind: 'readJson', file });
   } catch (error) {
     if (error instanceof LoopxError && error.code === 'file_not_found')
       return { schema_version: RESERVATIONS_SCHEMA, goal_id: goalId, reservations: [] };

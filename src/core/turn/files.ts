@@ -1,4 +1,4 @@
-import { OwnedDir, type DirOp, type DirResult } from '../fs/ownedDir';
+import { OwnedDir, type DirAnswer, type DirOp } from '../fs/ownedDir';
 import { runtimeRootOfGoalDir } from '../runtime/layout';
 
 /**
@@ -7,6 +7,6 @@ import { runtimeRootOfGoalDir } from '../runtime/layout';
  * written or locked through `turnFileIo`, as an operation on the goal's runtime root
  * (`OwnedDir`: folders and plain writes checked inside the root, atomic writes, LoopX's file locks).
  */
-export function turnFileIo<O extends DirOp>(goalRuntimeDir: string, op: O): Promise<DirResult<O>> {
+export function turnFileIo<O extends DirOp>(goalRuntimeDir: string, op: O): DirAnswer<O> {
   return new OwnedDir(runtimeRootOfGoalDir(goalRuntimeDir)).run(op);
 }

@@ -75,7 +75,11 @@ function analyse(fn) {
       if (tainted.size > before) changed = true;
     };
     for (const d of decls) taint(d.initializer, d.name);
-    for (const l of loops) taint(l.expression, l.initializer.declarations.map((d) => d.name));
+    for (const l of loops)
+      taint(
+        l.expression,
+        l.initializer.declarations.map((d) => d.name),
+      );
   }
   (function walk(n) {
     if (ts.isCallExpression(n)) {

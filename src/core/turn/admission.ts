@@ -81,6 +81,9 @@ export async function admitNewTurn(
     file: path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
     lock: { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
     work: async () => {
+      // Other agents' turns in flight first, then the files: a turn commits its writeback before its journal, so a
+      // todo no journal holds any longer is already written back in the state file read next.
+      const inFlight = await inFlightTodoIds(snapshot.goal, snapshot.agentId);
       // The goal as the registry says it now, with its files: one load serves the setup, the decision and the plan.
       const loaded = await loadTurnSnapshot(snapshot, options.clock, true);
       const turnGoal = loadTurnGoal({
@@ -89,7 +92,6 @@ export async function admitNewTurn(
         registryDocument: loaded.registryDocument,
       });
       const { goal } = turnGoal;
-      const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
       const { plan, stateText } = await planLoadedTurn(turnGoal, loaded, {
         clock: options.clock,
         turnInstanceId: options.turnInstanceId,

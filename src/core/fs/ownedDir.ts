@@ -6,14 +6,16 @@ import { readJsonFile, readJsonFileSync } from './jsonFile';
 import { readFileSafe, readFileSafeSync, type SafeReadOptions } from './safeRead';
 
 /**
- * A folder LoopX owns (a runtime root, a project), as one I/O port: a store describes each file operation as a
- * `DirOp` and hands it to `run`, the only way that store reaches the disk. The few synchronous operations (for
- * readers that cannot wait: `readTextSync`, `readJsonSync`, `reclaimLock`) answer at once, the others a promise. What each operation does is what the store did with the `fs/` helpers before:
- * reads are safe reads (`readFileSafe`: a regular file only, bounded, `noFollow` refusing a symlink
- * as the last component), writes are atomic (`writeJsonAtomic`) and land inside the operation's `within` (by default the
- * target's own folder) once every symlink is resolved, folders are made inside the root
- * (`mkdirInside`), a plain write is checked with `assertInside`, and locks are LoopX's file locks,
- * held around the work the operation carries (read-modify-write stays under one lock).
+ * A folder LoopX owns (a runtime root, a project), as one I/O port: a store describes each file operation
+ * as a `DirOp` and hands it to `run`, the only way that store reaches the disk. The few synchronous
+ * operations (for readers that cannot wait: `readTextSync`, `readJsonSync`, `listSync`, `reclaimLock`)
+ * answer at once, the others a promise. Each operation does what the store did with the `fs/` helpers
+ * before, with the same helpers: reads are safe reads (`readFileSafe`: a regular file only, bounded,
+ * `noFollow` refusing a symlink as the last component), JSON writes are atomic (`writeJsonAtomic`) and land
+ * inside the operation's `within` (by default the target's own folder) once every symlink is resolved,
+ * folders are made inside the root (`mkdirInside`), a plain write is checked inside it (`assertInside`),
+ * and locks are LoopX's file locks, held around the work the operation carries (a read-modify-write stays
+ * under one lock). Nothing here follows a symlink out of the root on a write.
  */
 export type DirOp<T = unknown> = AsyncDirOp<T> | SyncDirOp;
 
@@ -21,6 +23,7 @@ export type DirOp<T = unknown> = AsyncDirOp<T> | SyncDirOp;
 export type SyncDirOp =
   | { kind: 'readTextSync'; file: string; read?: SafeReadOptions }
   | { kind: 'readJsonSync'; file: string }
+  | { kind: 'listSync'; dir: string }
   /** A lock file whose holder is gone (`reclaimAbandonedLock`): true when it was removed. */
   | { kind: 'reclaimLock'; file: string };
 
@@ -47,7 +50,7 @@ export type DirResult<O> = O extends { kind: 'readText' | 'readTextSync' }
     ? unknown
     : O extends { kind: 'exists' | 'reclaimLock' }
       ? boolean
-      : O extends { kind: 'list' }
+      : O extends { kind: 'list' | 'listSync' }
         ? string[]
         : O extends { kind: 'mtimeMs' }
           ? number
@@ -68,6 +71,8 @@ export class OwnedDir {
         return readJsonFileSync(op.file) as DirAnswer<O>;
       case 'reclaimLock':
         return reclaimAbandonedLock(op.file) as DirAnswer<O>;
+      case 'listSync':
+        return fs.readdirSync(op.dir) as DirAnswer<O>;
       default:
         return this.perform(op as AsyncDirOp) as DirAnswer<O>;
     }

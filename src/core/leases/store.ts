@@ -1,5 +1,4 @@
 import type { GoalRef } from '../registry/goalRef';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
@@ -142,7 +141,7 @@ export function leaseFiles(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>): strin
   const dir = leaseDir(goal);
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    names = leaseFileIo(dir, { kind: 'listSync', dir });
   } catch {
     return [];
   }

@@ -53,6 +53,7 @@ describe('OwnedDir (one I/O port over a folder LoopX owns)', () => {
     fs.writeFileSync(path.join(root, 't'), 'text');
     assert.equal(dir.run({ kind: 'readTextSync', file: path.join(root, 't') }), 'text');
     assert.equal(dir.run({ kind: 'reclaimLock', file: path.join(root, 'none.loopx-lock') }), false);
+    assert.deepEqual(dir.run({ kind: 'listSync', dir: root }).sort(), ['out', 't']);
     const pending = dir.run({ kind: 'exists', file: path.join(root, 't') });
     assert.ok(pending instanceof Promise);
     return pending.then((exists) => assert.equal(exists, true));

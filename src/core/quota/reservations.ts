@@ -3,9 +3,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { writeJsonAtomic } from '../fs/atomicWrite';
-import { mkdirInside } from '../fs/contain';
-import { withFileLock } from '../fs/fileLock';
+import type { LockOptions } from '../fs/fileLock';
 import { quotaFileIo } from './files';
 import { parseIsoInstant } from '../isoTime';
 import { runIndexPath } from '../runtime/layout';
@@ -221,7 +219,12 @@ export async function saveReservations(
   ].slice(-RECLAIMED_MEMORY);
   const next: ReservationsFile = { ...snapshot.file, reservations: live };
   if (reclaimed.length > 0) next.reclaimed = reclaimed;
-  await writeJsonAtomic(reservationsPath(goal), next, { within: goal.runtimeRoot });
+  await quotaFileIo(goal.runtimeRoot, {
+    kind: 'writeJson',
+    file: reservationsPath(goal),
+    value: next,
+    within: goal.runtimeRoot,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,12 +356,12 @@ export async function underQuotaLock<T>(
   lock: QuotaLockOptions | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
-  await mkdirInside(goal.runtimeRoot, goal.runtimeDir);
-  const options: Parameters<typeof withFileLock>[1] = { operation, clock };
+  await quotaFileIo(goal.runtimeRoot, { kind: 'mkdir', dir: goal.runtimeDir });
+  const options: LockOptions = { operation, clock };
   if (lock?.agentId !== undefined) options.agentId = lock.agentId;
   if (lock?.timeoutMs !== undefined) options.timeoutMs = lock.timeoutMs;
   if (lock?.pollMs !== undefined) options.pollMs = lock.pollMs;
-  return withFileLock(reservationsPath(goal), options, fn);
+  return quotaFileIo(goal.runtimeRoot, { kind: 'lock', file: reservationsPath(goal), lock: options, work: fn });
 }
 
 export interface QuotaCounts {

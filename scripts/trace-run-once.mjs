@@ -59,15 +59,27 @@ function analyse(fn) {
     if (ts.isVariableDeclaration(n) && n.initializer) decls.push(n);
     n.forEachChild(walk);
   })(fn.body);
+  // and loop variables over tainted collections (`for (const file of leaseFiles(goal))`)
+  const loops = [];
+  (function walk(n) {
+    if ((ts.isForOfStatement(n) || ts.isForInStatement(n)) && ts.isVariableDeclarationList(n.initializer))
+      loops.push(n);
+    n.forEachChild(walk);
+  })(fn.body);
   for (let changed = true; changed;) {
     changed = false;
-    for (const d of decls) {
-      if (mentions(d.initializer, tainted)) {
-        const before = tainted.size;
-        collectNames(d.name, tainted);
-        if (tainted.size > before) changed = true;
-      }
-    }
+    const taint = (from, names) => {
+      if (!mentions(from, tainted)) return;
+      const before = tainted.size;
+      collectNames(names, tainted);
+      if (tainted.size > before) changed = true;
+    };
+    for (const d of decls) taint(d.initializer, d.name);
+    for (const l of loops)
+      taint(
+        l.expression,
+        l.initializer.declarations.map((d) => d.name),
+      );
   }
   (function walk(n) {
     if (ts.isCallExpression(n)) {
@@ -84,7 +96,10 @@ function analyse(fn) {
       )
         entry.reads = true;
       const target = declOf(callee);
-      if (target && target !== fn && n.arguments.some((a) => mentions(a, tainted))) entry.edges.push(target);
+      // A method called on an object built from the inputs carries them too (`dir.run(op)`, `handle.read()`).
+      const receiver = ts.isPropertyAccessExpression(callee) ? [callee.expression] : [];
+      if (target && target !== fn && [...receiver, ...n.arguments].some((a) => mentions(a, tainted)))
+        entry.edges.push(target);
     }
     n.forEachChild(walk);
   })(fn.body);

@@ -5,7 +5,7 @@ import { quotaConfigOf } from '../quota/goal';
 import { resolveGoalStatePath } from '../registry/locate';
 import { RegistryGoalSchema } from '../registry/schema';
 import { goalRuntimeDir } from '../runtime/layout';
-import { readQuotaView } from '../quota/quotaView';
+import { readGoalQuota } from '../quota/quotaView';
 import { findRawRegistryGoal, readRegistry } from '../registry/read';
 import { readGoalRuns, type RunIndexEntry } from '../runtime/runIndex';
 import type { GoalCache } from './cache';
@@ -20,6 +20,12 @@ export interface LoadOptions {
    * memory (`'memory'`, default), or in full from scratch (`'off'`: `LOOPX_STATUS_CACHE=off`).
    */
   indexCache?: 'off' | 'memory' | undefined;
+  /**
+   * Read the goal's registry entry again first (`reload`): what admission decides on, so a pause, a lowered
+   * limit or a changed executor holds for the next turn of a running loop. The snapshot's `goal` is then the
+   * entry as re-read, and its `registryDocument` the document it came from.
+   */
+  reread?: boolean | undefined;
 }
 
 /**
@@ -30,19 +36,38 @@ export interface LoadOptions {
 export class GoalLoader {
   constructor(private readonly cache: GoalCache = processGoalCache()) {}
 
-  async load(goal: GoalRef, options: LoadOptions): Promise<GoalSnapshot> {
+  async load(given: GoalRef, options: LoadOptions): Promise<GoalSnapshot> {
+    const current = options.reread === true ? await this.reload(given) : null;
+    const goal = current?.goal ?? given;
     // A quota window no date can hold is refused before anything is read (`quota_window_out_of_range`).
     quotaConfigOf(goal);
     const loadedAt = options.clock.now();
-    const runs = await this.runs(goal, options);
-    const quota = await readQuotaView(
+    const { history, view: quota } = await readGoalQuota(
       goal,
       options.clock,
-      runs.kind === 'history' ? { kind: 'facts', facts: runs.history.facts } : { kind: 'read' },
+      options.indexCache === 'off' ? null : this.cache.runHistory,
     );
-    const loaded: LoadedRuns = runs.kind === 'rows' ? { kind: 'rows', rows: quota.rows } : runs;
+    const runs: LoadedRuns =
+      history === null
+        ? { kind: 'rows', rows: quota.rows }
+        : {
+            kind: 'history',
+            history: history.history,
+            latestStatusRun: history.rows.latestStatusRun,
+            latestRuns: history.rows.latestRuns,
+            replanRows: history.rows.replanRows,
+          };
     const state = await this.state(goal);
-    return { goal, state, runs: loaded, quota, leases: activeLeaseHolders(goal, loadedAt), loadedAt };
+    const leases = activeLeaseHolders(goal, loadedAt);
+    return {
+      goal,
+      state,
+      runs,
+      quota,
+      leases,
+      loadedAt,
+      ...(current === null ? {} : { registryDocument: current.document }),
+    };
   }
 
   /**
@@ -89,22 +114,6 @@ export class GoalLoader {
    */
   async runRows(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId' | 'projectRoot'>): Promise<RunIndexEntry[]> {
     return (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot })).rows;
-  }
-
-  private async runs(goal: GoalRef, options: LoadOptions): Promise<LoadedRuns | { kind: 'rows' }> {
-    if (options.indexCache === 'off') return { kind: 'rows' };
-    const read = await this.cache.runHistory.readWithRows(goal.runtimeRoot, goal.goalId, goal.projectRoot, {
-      // The decision admits, with or without a turn id: verified like admission (the whole prefix checked;
-      // the reader holds only what this process read itself, never a file anyone could rewrite).
-      verify: 'own',
-    });
-    return {
-      kind: 'history',
-      history: read.history,
-      latestStatusRun: read.rows.latestStatusRun,
-      latestRuns: read.rows.latestRuns,
-      replanRows: read.rows.replanRows,
-    };
   }
 
   private async state(goal: GoalRef): Promise<LoadedState> {

@@ -44,4 +44,6 @@ export interface GoalSnapshot {
   leases: ReadonlyMap<string, LeaseHolder>;
   /** The clock reading the window and expiries were taken at. */
   loadedAt: Date;
+  /** The registry document the entry was re-read from (`LoadOptions.reread`), else absent. */
+  registryDocument?: Record<string, unknown>;
 }

@@ -1,13 +1,9 @@
 import type { GoalRef } from '../registry/goalRef';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { writeJsonAtomic } from '../fs/atomicWrite';
-import { mkdirInside } from '../fs/contain';
-import { withFileLock } from '../fs/fileLock';
 import { parseJsonText } from '../fs/jsonFile';
-import { readFileSafe, readFileSafeSync } from '../fs/safeRead';
+import { OwnedDir, type DirAnswer, type DirOp } from '../fs/ownedDir';
 import { parseStateDocument, type StateDocument, type TodoItem } from '../state/document';
 import { readStateText } from '../state/stateFile';
 import { goalRuntimeDir } from '../runtime/layout';
@@ -19,6 +15,14 @@ import { HANDOFF_MODES, leaseIsActive, TaskLeaseRecord, type HandoffMode } from 
  */
 
 export const TASK_LEASES_DIR = 'task-leases';
+
+/**
+ * The lease store's one way to the disk: lease files and the lease lock are read, written and locked
+ * through `leaseFileIo`, as operations on `root` (the runtime root, or the lease folder itself).
+ */
+function leaseFileIo<O extends DirOp>(root: string, op: O): DirAnswer<O> {
+  return new OwnedDir(root).run(op);
+}
 const TODO_ID = /^todo_[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -78,7 +82,7 @@ function corrupt(error: unknown, file: string): never {
 export async function readLease(file: string): Promise<TaskLeaseRecord | null> {
   let text: string;
   try {
-    text = await readFileSafe(file, { noFollow: true });
+    text = await leaseFileIo(path.dirname(file), { kind: 'readText', file, read: { noFollow: true } });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as LoopxError).code === 'file_not_found')
       return null;
@@ -94,7 +98,7 @@ export async function readLease(file: string): Promise<TaskLeaseRecord | null> {
 export function readLeaseSync(file: string): TaskLeaseRecord | null {
   let text: string;
   try {
-    text = readFileSafeSync(file, { noFollow: true });
+    text = leaseFileIo(path.dirname(file), { kind: 'readTextSync', file, read: { noFollow: true } });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as LoopxError).code === 'file_not_found')
       return null;
@@ -112,7 +116,8 @@ export async function writeLease(
   file: string,
   lease: TaskLeaseRecord,
 ): Promise<void> {
-  await writeJsonAtomic(file, lease, { within: leaseDir(goal) });
+  const within = leaseDir(goal);
+  await leaseFileIo(within, { kind: 'writeJson', file, value: lease, within });
 }
 
 /** Runs `fn` under the goal's lease lock (made on first use inside the runtime root). */
@@ -122,12 +127,13 @@ export async function withLeaseLock<T>(
   fn: () => Promise<T>,
 ): Promise<T> {
   const dir = leaseDir(goal);
-  await mkdirInside(goal.runtimeRoot, dir);
-  return withFileLock(
-    path.join(dir, '.task-leases'),
-    { clock: options.clock, agentId: options.agentId ?? null, operation: options.operation },
-    fn,
-  );
+  await leaseFileIo(goal.runtimeRoot, { kind: 'mkdir', dir });
+  return leaseFileIo(goal.runtimeRoot, {
+    kind: 'lock',
+    file: path.join(dir, '.task-leases'),
+    lock: { clock: options.clock, agentId: options.agentId ?? null, operation: options.operation },
+    work: fn,
+  });
 }
 
 /** Every lease file of the goal (todo_*.json), sorted by name; a missing folder has none. */
@@ -135,7 +141,7 @@ export function leaseFiles(goal: Pick<GoalRef, 'runtimeRoot' | 'goalId'>): strin
   const dir = leaseDir(goal);
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    names = leaseFileIo(dir, { kind: 'listSync', dir });
   } catch {
     return [];
   }

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
-import { readFileSafeSync } from '../fs/safeRead';
+import { quotaFileIo } from './files';
 import { parseIsoInstant } from '../isoTime';
 import { isRecord } from '../registry/schema';
 import { latestStatusRun, readGoalRuns, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
@@ -107,8 +107,9 @@ function readDetail(row: RunIndexEntry, projectRoot: string): Record<string, unk
   if (row.json_path === undefined || row.json_path === '') return {};
   try {
     // A row is written by whoever can write the project: its path may name a FIFO or a device.
+    const file = path.resolve(projectRoot, row.json_path);
     const parsed: unknown = JSON.parse(
-      readFileSafeSync(path.resolve(projectRoot, row.json_path), { maxBytes: ARTIFACT_BYTES }),
+      quotaFileIo(projectRoot, { kind: 'readTextSync', file, read: { maxBytes: ARTIFACT_BYTES } }),
     );
     return isRecord(parsed) ? parsed : {};
   } catch {

@@ -7,6 +7,7 @@ import type { QuotaRefKeys } from './goal';
 import type { IndexDigest, LedgerFacts, QuotaLedger } from './ledger';
 import type { ReservedTotals } from './state';
 import { reservedTotals, takeSnapshot, type Reservation } from './reservations';
+import type { HistoryRead, RunHistoryReader, RunHistoryRows } from './runHistory';
 
 /** The lock-free read of a goal's quota (status views, previews, the goal loader): ledger and reservations, written nowhere. */
 
@@ -59,4 +60,34 @@ export async function readQuotaView(
     expired: snapshot.expired,
     reserved: reservedTotals(snapshot.live),
   };
+}
+
+/** What the goal loader reads of quota/: the run history (unless read in full) and the quota view over it. */
+export interface GoalQuotaRead {
+  /** The incremental reader's history with the decision's rows; null when the index was read in full. */
+  history: (HistoryRead & { rows: RunHistoryRows }) | null;
+  view: QuotaView;
+}
+
+/**
+ * The goal loader's one read of quota/: the run index through the process's incremental reader (`reader`; null
+ * reads it in full, `LOOPX_STATUS_CACHE=off`), then ledger and reservations over that history's facts (or over
+ * the rows read in full). The reader verifies like admission (`'own'`: the whole prefix checked; it holds only
+ * what this process read itself, never a file anyone could rewrite): the decision admits, with or without a turn.
+ */
+export async function readGoalQuota(
+  goal: Pick<GoalRef, QuotaRefKeys | 'projectRoot'>,
+  clock: Clock,
+  reader: RunHistoryReader | null,
+): Promise<GoalQuotaRead> {
+  const history =
+    reader === null
+      ? null
+      : await reader.readWithRows(goal.runtimeRoot, goal.goalId, goal.projectRoot, { verify: 'own' });
+  const view = await readQuotaView(
+    goal,
+    clock,
+    history === null ? { kind: 'read' } : { kind: 'facts', facts: history.history.facts },
+  );
+  return { history, view };
 }

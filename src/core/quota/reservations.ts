@@ -3,12 +3,11 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { writeJsonAtomic } from '../fs/atomicWrite';
-import { mkdirInside } from '../fs/contain';
-import { withFileLock } from '../fs/fileLock';
-import { readJsonFile } from '../fs/jsonFile';
+import type { LockOptions } from '../fs/fileLock';
+import { quotaFileIo } from './files';
 import { parseIsoInstant } from '../isoTime';
-import { readGoalRuns, type RunIndexEntry, type RunIndexRead } from '../runtime/runIndex';
+import { runIndexPath } from '../runtime/layout';
+import type { RunIndexEntry, RunIndexRead } from '../runtime/runIndex';
 import { appendRun } from '../runtime/runIndexWrite';
 import { formatLocalIsoSeconds } from '../runtime/time';
 import type { GoalRef } from '../registry/goalRef';
@@ -26,6 +25,7 @@ import {
   RESERVATION_HOLD_FIELD,
   type QuotaLedger,
 } from './ledger';
+import { readIndexInFull } from './runHistory';
 import type { ReservedTotals } from './state';
 
 /**
@@ -104,7 +104,7 @@ async function readReservationsFile(file: string, goalId: string): Promise<Reser
   if (!fs.existsSync(file)) return { schema_version: RESERVATIONS_SCHEMA, goal_id: goalId, reservations: [] };
   let raw: unknown;
   try {
-    raw = await readJsonFile(file);
+    raw = await quotaFileIo(path.dirname(file), { kind: 'readJson', file });
   } catch (error) {
     if (error instanceof LoopxError && error.code === 'file_not_found')
       return { schema_version: RESERVATIONS_SCHEMA, goal_id: goalId, reservations: [] };
@@ -169,9 +169,7 @@ export async function takeSnapshot(
     // Reserving, settling and voiding (a writer's read inside its lock) read the whole index: the
     // plain reader, never a cache (a cache file never decides admission). The ledger reads no
     // artifact flag: none is stat'ed unless a caller reads it on a row.
-    const read =
-      readIndex ??
-      (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }));
+    const read = readIndex ?? (await readIndexInFull(runIndexPath(goal.runtimeRoot, goal.goalId), goal.projectRoot));
     if (needRows || readIndex !== undefined) rows = read.rows;
     ledgerInput = ledgerFacts(read.rows, goal.projectRoot);
   }
@@ -221,7 +219,12 @@ export async function saveReservations(
   ].slice(-RECLAIMED_MEMORY);
   const next: ReservationsFile = { ...snapshot.file, reservations: live };
   if (reclaimed.length > 0) next.reclaimed = reclaimed;
-  await writeJsonAtomic(reservationsPath(goal), next, { within: goal.runtimeRoot });
+  await quotaFileIo(goal.runtimeRoot, {
+    kind: 'writeJson',
+    file: reservationsPath(goal),
+    value: next,
+    within: goal.runtimeRoot,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,8 +344,7 @@ export async function pendingSpends(
   live: readonly Reservation[],
   agentId: string,
 ) {
-  const rows = (await readGoalRuns(goal.runtimeRoot, goal.goalId, { projectRoot: goal.projectRoot, artifactChecks: 0 }))
-    .rows;
+  const rows = (await readIndexInFull(runIndexPath(goal.runtimeRoot, goal.goalId), goal.projectRoot)).rows;
   const skip = new Set([agentId, ...live.map((r) => r.settlement_identity.agent_id)]);
   return pendingDeliveries(rows, skip, clock.now().getTime(), PENDING_DELIVERY_MINUTES).length;
 }
@@ -354,12 +356,12 @@ export async function underQuotaLock<T>(
   lock: QuotaLockOptions | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
-  await mkdirInside(goal.runtimeRoot, goal.runtimeDir);
-  const options: Parameters<typeof withFileLock>[1] = { operation, clock };
+  await quotaFileIo(goal.runtimeRoot, { kind: 'mkdir', dir: goal.runtimeDir });
+  const options: LockOptions = { operation, clock };
   if (lock?.agentId !== undefined) options.agentId = lock.agentId;
   if (lock?.timeoutMs !== undefined) options.timeoutMs = lock.timeoutMs;
   if (lock?.pollMs !== undefined) options.pollMs = lock.pollMs;
-  return withFileLock(reservationsPath(goal), options, fn);
+  return quotaFileIo(goal.runtimeRoot, { kind: 'lock', file: reservationsPath(goal), lock: options, work: fn });
 }
 
 export interface QuotaCounts {

@@ -12,6 +12,7 @@ import {
   withLazyArtifactFlags,
   type IndexLineEntry,
   type RunIndexEntry,
+  type RunIndexRead,
   type RunIndexRow,
 } from '../runtime/runIndex';
 import { runIndexPath } from '../runtime/layout';
@@ -116,6 +117,15 @@ export function mergeRunHistory(newer: RunHistory, older: RunHistory): RunHistor
     recent_all: [...newer.recent_all, ...older.recent_all].slice(0, RECENT_LANE_ROWS),
     recent_by_agent: recentByAgent,
   };
+}
+
+/**
+ * The plain reader of a run index, in full from scratch and never from a cache (a cache file never decides
+ * admission): what the incremental reader falls back to, and what reserving, settling and voiding read inside
+ * their lock. No artifact flag is stat'ed unless a caller reads it on a row.
+ */
+export async function readIndexInFull(indexFile: string, projectRoot: string): Promise<RunIndexRead> {
+  return readRunIndex(indexFile, { projectRoot, artifactChecks: 0 });
 }
 
 /** The rows a decision reads from the history, each with fresh lazy artifact flags. */
@@ -402,7 +412,7 @@ export class RunHistoryReader {
   }
 
   private async uncached(indexFile: string, projectRoot: string): Promise<HistoryRead> {
-    const read = await readRunIndex(indexFile, { projectRoot, artifactChecks: 0 });
+    const read = await readIndexInFull(indexFile, projectRoot);
     return { exists: read.exists, history: summarizeRunRows(read.rows, projectRoot), kind: 'full' };
   }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseIsoInstant } from '../isoTime';
 import { goalRunsDir, RUN_INDEX_FILE } from './layout';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../fs/jsonFile';
-import { readFileSafeSync } from '../fs/safeRead';
+import { runtimeFileIo } from './files';
 
 /**
  * The run history of a goal: `<rt>/goals/<id>/runs/index.jsonl`, one compact JSON row per line,
@@ -290,7 +290,7 @@ export function readRunIndexSync(indexFile: string, options: ReadRunIndexOptions
   let text: string;
   try {
     // Sync: one read of a whole small file; the promise API costs more than the read itself here.
-    text = readFileSafeSync(indexFile);
+    text = runtimeFileIo(path.dirname(indexFile), { kind: 'readTextSync', file: indexFile });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       return { index_file: indexFile, exists: false, raw_count: 0, skipped: [], rows: [] };

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
 import { parseTempName, TEMP_HOST_TAG } from '../fs/atomicWrite';
-import { isPidAlive, LOCK_FILE_SUFFIX, reclaimAbandonedLock, withFileLock } from '../fs/fileLock';
+import { isPidAlive, LOCK_FILE_SUFFIX } from '../fs/fileLock';
+import { runtimeFileIo } from './files';
 import { isRecord } from '../registry/schema';
 import { goalRunsDir, goalRuntimeDir, RUN_INDEX_FILE } from './layout';
 
@@ -88,14 +89,14 @@ function sweepLocks(dir: string, removed: string[]): void {
   for (const name of listDir(dir)) {
     if (!name.endsWith(LOCK_FILE_SUFFIX)) continue;
     const file = path.join(dir, name);
-    if (reclaimAbandonedLock(file)) removed.push(file);
+    if (runtimeFileIo(dir, { kind: 'reclaimLock', file })) removed.push(file);
   }
 }
 
 /** A dead holder's lock on `file`, and our dead writers' temp files of `file` (nothing else in its folder). */
 function sweepFileLeftovers(file: string, result: SweepResult): void {
   const lock = `${file}${LOCK_FILE_SUFFIX}`;
-  if (reclaimAbandonedLock(lock)) result.locks.push(lock);
+  if (runtimeFileIo(path.dirname(file), { kind: 'reclaimLock', file: lock })) result.locks.push(lock);
   sweepTempFiles(path.dirname(file), result.temp_files, path.basename(file));
 }
 
@@ -258,10 +259,11 @@ async function sweepOrphanSpends(runsDir: string, options: SweepOptions, removed
   const named = namedByIndex(indexFile);
   if (unnamedSpendStems(runsDir, named).length === 0 && unnamedEmptyRecords(runsDir, named).length === 0) return;
   try {
-    await withFileLock(
-      indexFile,
-      { operation: 'sweep_orphan_spends', clock: options.clock, timeoutMs: options.indexLockTimeoutMs ?? 1000 },
-      () => {
+    await runtimeFileIo(runsDir, {
+      kind: 'lock',
+      file: indexFile,
+      lock: { operation: 'sweep_orphan_spends', clock: options.clock, timeoutMs: options.indexLockTimeoutMs ?? 1000 },
+      work: () => {
         // Decided on the whole text, read under the lock.
         for (const stem of unnamedSpendStems(runsDir, textNames(readText(indexFile)))) {
           const json = path.join(runsDir, `${stem}.json`);
@@ -273,7 +275,7 @@ async function sweepOrphanSpends(runsDir: string, options: SweepOptions, removed
         for (const file of unnamedEmptyRecords(runsDir, textNames(readText(indexFile))))
           if (removeIfExists(file)) removed.push(file);
       },
-    );
+    });
   } catch (error) {
     if (error instanceof LoopxError && error.code === 'lock_acquire_timeout') return; // a writer is busy: next time
     throw error;

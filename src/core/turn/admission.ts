@@ -2,8 +2,6 @@ import { withTurnLease } from './leases';
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { LoopxError } from '../errors';
-import { tryWithFileLock, withFileLock } from '../fs/fileLock';
-import { mkdirInside } from '../fs/contain';
 import { DEFAULT_RESERVATION_TTL_MINUTES } from '../quota/reservations';
 import { profileEstimate, reserveTurn } from '../quota/admission';
 import { sweepGoalLeftovers } from '../runtime/sweep';
@@ -11,11 +9,13 @@ import { formatLocalIsoSeconds } from '../runtime/time';
 import {
   executorTimeoutMinutes,
   inFlightTodoIds,
-  planGoalTurn,
-  reloadTurnGoal,
+  loadTurnGoal,
+  loadTurnSnapshot,
+  planLoadedTurn,
   turnConcurrencyLimit,
   type TurnSetup,
 } from './context';
+import { turnFileIo } from './files';
 import { journalPath, readJournal, TURN_JOURNAL_SCHEMA, turnsDir, writeJournal, type TurnJournal } from './journal';
 import type { TurnPlan } from './plan';
 
@@ -28,7 +28,7 @@ import type { TurnPlan } from './plan';
 /** Makes the goal's turns folder and sweeps what a killed run left (a dead holder's lock, temp files, an unindexed spend). */
 export async function prepareTurnsDir(turnGoal: TurnSetup, clock: Clock): Promise<void> {
   const { goal } = turnGoal;
-  await mkdirInside(goal.runtimeRoot, turnsDir(goal.runtimeDir));
+  await turnFileIo(goal.runtimeDir, { kind: 'mkdir', dir: turnsDir(goal.runtimeDir) });
   // The state file's leftovers too: a loop killed mid-writeback leaves its lock there.
   await sweepGoalLeftovers(goal.runtimeRoot, goal.goalId, { clock, files: [turnGoal.statePath] });
 }
@@ -41,21 +41,23 @@ export async function withTurnSlot<T>(turnGoal: TurnSetup, clock: Clock, fn: () 
   const dir = turnsDir(turnGoal.goal.runtimeDir);
   const lockOptions = { agentId: turnGoal.agentId, clock };
   const limit = turnConcurrencyLimit(turnGoal.goal);
-  const held = await tryWithFileLock(
-    path.join(dir, `.agent-${turnGoal.agentId}`),
-    { ...lockOptions, operation: 'turn_agent' },
-    async () => {
+  const held = await turnFileIo(turnGoal.goal.runtimeDir, {
+    kind: 'tryLock',
+    file: path.join(dir, `.agent-${turnGoal.agentId}`),
+    lock: { ...lockOptions, operation: 'turn_agent' },
+    work: async () => {
       for (let lane = 0; lane < limit; lane++) {
-        const inLane = await tryWithFileLock(
-          path.join(dir, `.lane-${lane}`),
-          { ...lockOptions, operation: 'turn_lane' },
-          fn,
-        );
+        const inLane = await turnFileIo(turnGoal.goal.runtimeDir, {
+          kind: 'tryLock',
+          file: path.join(dir, `.lane-${lane}`),
+          lock: { ...lockOptions, operation: 'turn_lane' },
+          work: fn,
+        });
         if (inLane !== null) return inLane;
       }
       return null;
     },
-  );
+  });
   return held?.value?.value ?? null;
 }
 
@@ -74,14 +76,23 @@ export async function admitNewTurn(
   snapshot: TurnSetup,
   options: { clock: Clock; turnInstanceId?: string | undefined; availableCapabilities?: readonly string[] | undefined },
 ): Promise<{ journal: TurnJournal; stateText: string | null; turnGoal: TurnSetup } | { notRun: TurnPlan }> {
-  return withFileLock(
-    path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
-    { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
-    async () => {
-      const turnGoal = await reloadTurnGoal(snapshot);
+  return turnFileIo(snapshot.goal.runtimeDir, {
+    kind: 'lock',
+    file: path.join(turnsDir(snapshot.goal.runtimeDir), '.admission'),
+    lock: { operation: 'turn_admission', agentId: snapshot.agentId, clock: options.clock },
+    work: async () => {
+      // Other agents' turns in flight first, then the files: a turn commits its writeback before its journal, so a
+      // todo no journal holds any longer is already written back in the state file read next.
+      const inFlight = await inFlightTodoIds(snapshot.goal, snapshot.agentId);
+      // The goal as the registry says it now, with its files: one load serves the setup, the decision and the plan.
+      const loaded = await loadTurnSnapshot(snapshot, options.clock, true);
+      const turnGoal = loadTurnGoal({
+        ...snapshot.source,
+        goal: loaded.goal,
+        registryDocument: loaded.registryDocument,
+      });
       const { goal } = turnGoal;
-      const inFlight = await inFlightTodoIds(goal, turnGoal.agentId);
-      const { plan, stateText } = await planGoalTurn(turnGoal, {
+      const { plan, stateText } = await planLoadedTurn(turnGoal, loaded, {
         clock: options.clock,
         turnInstanceId: options.turnInstanceId,
         availableCapabilities: options.availableCapabilities,
@@ -122,7 +133,7 @@ export async function admitNewTurn(
         return { journal, stateText, turnGoal };
       });
     },
-  );
+  });
 }
 
 /** The journal of `turnKey`, which must belong to the turn goal's agent. */

@@ -22,7 +22,8 @@ import type { BudgetBrief } from '../protocol/contract';
 import type { StateFileSnapshot } from '../state/stateFile';
 import { listActiveJournals, SESSIONS_DIR } from './journal';
 import { newTurnInstanceId, planTurn, sessionBindingName, type TurnPlan } from './plan';
-import { readFileSafeSync, SMALL_FILE_BYTES } from '../fs/safeRead';
+import { SMALL_FILE_BYTES } from '../fs/safeRead';
+import { turnFileIo } from './files';
 
 /**
  * Loading what a turn needs from disk: the goal (registry), the agent, its executor config, the
@@ -71,8 +72,9 @@ export interface TurnSetup {
 }
 
 /**
- * The turn goal as the registry says it now (`GoalLoader.reload`): every admission decides on
- * this, so a pause, a lowered limit or a changed executor holds for the next turn of a running loop.
+ * The turn goal as the registry says it now (`GoalLoader.reload`), for the loop between turns, so a pause, a
+ * lowered limit or a changed executor holds for the next turn of a running loop. Admission reads the entry again
+ * together with the goal's files (`loadTurnSnapshot`).
  */
 export async function reloadTurnGoal(turnGoal: TurnSetup): Promise<TurnSetup> {
   const current = await new GoalLoader().reload({ ...turnGoal.goal, homeDir: turnGoal.homeDir });
@@ -170,19 +172,36 @@ function loadedStateFile(loaded: GoalSnapshot): StateFileSnapshot {
   });
 }
 
+export interface PlanOptions {
+  clock: Clock;
+  turnInstanceId?: string | undefined;
+  availableCapabilities?: readonly string[] | undefined;
+  inFlightTodoIds?: ReadonlySet<string>;
+}
+
+/**
+ * The turn's one read of its goal through the loader: the goal's files as the setup has it, or (`reread`,
+ * admission) with its registry entry read again first (`GoalLoader.reload`): the snapshot's `goal` is then the
+ * goal as the registry says it now, and its `registryDocument` the document it came from.
+ */
+export async function loadTurnSnapshot(turnGoal: TurnSetup, clock: Clock, reread: boolean): Promise<GoalSnapshot> {
+  const goal = reread ? { ...turnGoal.goal, homeDir: turnGoal.homeDir } : turnGoal.goal;
+  return new GoalLoader().load(goal, { clock, reread });
+}
+
 /** Reads the goal's files and plans one turn (read-only). */
-export async function planGoalTurn(
+export async function planGoalTurn(turnGoal: TurnSetup, options: PlanOptions): Promise<PlanContext> {
+  // One load of the goal serves the decision and the plan.
+  return planLoadedTurn(turnGoal, await loadTurnSnapshot(turnGoal, options.clock, false), options);
+}
+
+/** Plans one turn on the goal as loaded (`loadTurnSnapshot`); reads the brief's recent runs and the session binding. */
+export async function planLoadedTurn(
   turnGoal: TurnSetup,
-  options: {
-    clock: Clock;
-    turnInstanceId?: string | undefined;
-    availableCapabilities?: readonly string[] | undefined;
-    inFlightTodoIds?: ReadonlySet<string>;
-  },
+  loaded: GoalSnapshot,
+  options: PlanOptions,
 ): Promise<PlanContext> {
   const { goal, agentId } = turnGoal;
-  // One load of the goal serves the decision and the plan.
-  const loaded = await new GoalLoader().load(goal, { clock: options.clock });
   const snapshot = loadedStateFile(loaded);
   const decision = decideShouldRun(loaded, agentId, options.clock.now(), {
     ...(options.availableCapabilities === undefined ? {} : { availableCapabilities: options.availableCapabilities }),
@@ -191,6 +210,7 @@ export async function planGoalTurn(
   const now = options.clock.now();
   const turnInstanceId = options.turnInstanceId ?? newTurnInstanceId(now, randomBytes(4).toString('hex'));
   const selectedId = decision.selected_todo?.todo_id ?? null;
+  const sessionBinding = selectedId === null ? null : await readSessionBinding(goal, agentId, selectedId);
   const plan = planTurn({
     goalId: goal.goalId,
     agentId,
@@ -208,7 +228,7 @@ export async function planGoalTurn(
     validationProblem: turnGoal.validationProblem,
     inFlightTodoIds: options.inFlightTodoIds ?? new Set(),
     leaseHolders: loaded.leases,
-    sessionBinding: selectedId === null ? null : readSessionBinding(goal, agentId, selectedId),
+    sessionBinding,
     turnInstanceId,
     generatedAt: isoSeconds(now),
     now: now.getTime(),
@@ -224,10 +244,15 @@ export function sessionBindingPath(
   return path.join(goal.runtimeDir, SESSIONS_DIR, sessionBindingName(goal.goalId, agentId, todoId));
 }
 
-function readSessionBinding(goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>, agentId: string, todoId: string): unknown {
+async function readSessionBinding(
+  goal: Pick<GoalRef, 'goalId' | 'runtimeDir'>,
+  agentId: string,
+  todoId: string,
+): Promise<unknown> {
   try {
+    const file = sessionBindingPath(goal, agentId, todoId);
     return JSON.parse(
-      readFileSafeSync(sessionBindingPath(goal, agentId, todoId), { maxBytes: SMALL_FILE_BYTES }),
+      await turnFileIo(goal.runtimeDir, { kind: 'readText', file, read: { maxBytes: SMALL_FILE_BYTES } }),
     ) as unknown;
   } catch {
     // No binding (or an unreadable one): the agent starts a new session.

@@ -1,14 +1,11 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { LoopxError } from '../errors';
-import { writeJsonAtomic } from '../fs/atomicWrite';
-import { assertInside, mkdirInside } from '../fs/contain';
 import { runtimeRootOfGoalDir } from '../runtime/layout';
-import { readJsonFile } from '../fs/jsonFile';
 import { SettlementIdentitySchema } from '../quota/identity';
 import { UsageEstimateSchema } from '../quota/reservations';
 import { HostResultSchema, TURN_KEY_PATTERN, TURN_PHASES, UsageSchema } from '../protocol/contract';
+import { turnFileIo } from './files';
 import { TurnPlanSchema } from './plan';
 
 /**
@@ -196,7 +193,8 @@ export function journalPath(goalRuntimeDir: string, turnKey: string): string {
 export async function readJournal(file: string): Promise<TurnJournal | null> {
   let raw: unknown;
   try {
-    raw = await readJsonFile(file);
+    // turns/<hex>.json: the goal's runtime folder is two up.
+    raw = await turnFileIo(path.dirname(path.dirname(file)), { kind: 'readJson', file });
   } catch (error) {
     if (error instanceof LoopxError && error.code === 'file_not_found') return null;
     throw error;
@@ -217,7 +215,10 @@ export async function readJournal(file: string): Promise<TurnJournal | null> {
 export async function writeJournal(goalRuntimeDir: string, journal: TurnJournal): Promise<void> {
   const parsed = TurnJournalSchema.parse(journal);
   if (parsed.status === 'in_progress') await syncActiveMarker(goalRuntimeDir, parsed);
-  await writeJsonAtomic(journalPath(goalRuntimeDir, journal.turn_key), parsed, {
+  await turnFileIo(goalRuntimeDir, {
+    kind: 'writeJson',
+    file: journalPath(goalRuntimeDir, journal.turn_key),
+    value: parsed,
     within: runtimeRootOfGoalDir(goalRuntimeDir),
   });
   if (parsed.status !== 'in_progress') await syncActiveMarker(goalRuntimeDir, parsed);
@@ -230,7 +231,7 @@ export async function listJournals(goalRuntimeDir: string): Promise<TurnJournal[
   const dir = turnsDir(goalRuntimeDir);
   let names: string[];
   try {
-    names = await fs.promises.readdir(dir);
+    names = await turnFileIo(goalRuntimeDir, { kind: 'list', dir });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -251,17 +252,17 @@ function activeMarker(goalRuntimeDir: string, turnKey: string): string {
 export async function syncActiveMarker(goalRuntimeDir: string, journal: TurnJournal): Promise<void> {
   const marker = activeMarker(goalRuntimeDir, journal.turn_key);
   if (journal.status !== 'in_progress') {
-    await fs.promises.rm(marker, { force: true });
+    await turnFileIo(goalRuntimeDir, { kind: 'remove', file: marker });
     return;
   }
-  if (fs.existsSync(marker)) return;
-  const root = runtimeRootOfGoalDir(goalRuntimeDir);
-  await mkdirInside(root, path.dirname(marker));
-  // A hint, not a record (the journal is): a plain write is enough.
-  await fs.promises.writeFile(
-    assertInside(root, marker),
-    `${JSON.stringify({ turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id })}\n`,
-  );
+  if (await turnFileIo(goalRuntimeDir, { kind: 'exists', file: marker })) return;
+  await turnFileIo(goalRuntimeDir, { kind: 'mkdir', dir: path.dirname(marker) });
+  // A hint, not a record (the journal is): a plain write (checked inside the runtime root) is enough.
+  await turnFileIo(goalRuntimeDir, {
+    kind: 'writeText',
+    file: marker,
+    data: `${JSON.stringify({ turn_key: journal.turn_key, agent_id: journal.agent_id, todo_id: journal.todo_id })}\n`,
+  });
 }
 
 /**
@@ -280,7 +281,7 @@ export async function listActiveJournals(goalRuntimeDir: string, now = Date.now(
   const dir = path.join(turnsDir(goalRuntimeDir), ACTIVE_DIR);
   let names: string[];
   try {
-    names = await fs.promises.readdir(dir);
+    names = await turnFileIo(goalRuntimeDir, { kind: 'list', dir });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -289,15 +290,15 @@ export async function listActiveJournals(goalRuntimeDir: string, now = Date.now(
   for (const name of names.filter((n) => /^[0-9a-f]{64}$/.test(n))) {
     const journal = await readJournal(path.join(turnsDir(goalRuntimeDir), `${name}.json`));
     if (journal !== null && journal.status === 'in_progress') journals.push(journal);
-    else await removeIfStale(path.join(dir, name), now);
+    else await removeIfStale(goalRuntimeDir, path.join(dir, name), now);
   }
   return journals.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.turn_key.localeCompare(b.turn_key));
 }
 
-async function removeIfStale(marker: string, now: number): Promise<void> {
+async function removeIfStale(goalRuntimeDir: string, marker: string, now: number): Promise<void> {
   try {
-    const { mtimeMs } = await fs.promises.stat(marker);
-    if (now - mtimeMs > STALE_MARKER_MS) await fs.promises.rm(marker, { force: true });
+    const mtimeMs = await turnFileIo(goalRuntimeDir, { kind: 'mtimeMs', file: marker });
+    if (now - mtimeMs > STALE_MARKER_MS) await turnFileIo(goalRuntimeDir, { kind: 'remove', file: marker });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }

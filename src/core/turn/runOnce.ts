@@ -1,11 +1,11 @@
 import { LoopxError } from '../errors';
 import type { ExecutorConfig } from '../executors/config';
 import type { AgentExecutor } from '../executors/types';
-import { tryWithFileLock } from '../fs/fileLock';
 import { admitNewTurn, noSlotMessage, prepareTurnsDir, requireJournal, withTurnSlot } from './admission';
 import { loadTurnGoal, planGoalTurn, type TurnSetup, type TurnSetupOptions } from './context';
 import type { TurnEventSink } from './events';
 import { journalPath, listActiveJournals, readJournal, type RecoveryKind, type TurnJournal } from './journal';
+import { turnFileIo } from './files';
 import { turnResult, type TurnRunResult } from './result';
 import { TurnTransaction } from './transaction';
 
@@ -139,14 +139,15 @@ async function turnInSlot(resolved: TurnSetup, options: RunOnceOptions): Promise
   }
   const file = journalPath(goalRuntimeDir, journal.turn_key);
   const admittedJournal = journal;
-  const held = await tryWithFileLock(
+  const held = await turnFileIo(goalRuntimeDir, {
+    kind: 'tryLock',
     file,
-    { operation: 'turn_run', agentId: turnGoal.agentId, clock: options.clock },
-    async () => {
+    lock: { operation: 'turn_run', agentId: turnGoal.agentId, clock: options.clock },
+    work: async () => {
       const current = (await readJournal(file)) ?? admittedJournal;
       return new TurnTransaction(turnGoal, options, current, resumed, stateText).run();
     },
-  );
+  });
   return (
     held?.value ??
     turnResult(

@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { errorMessage, isLoopxError, LoopxError, withReadOnlyHint } from '../errors';
 import { createAgentExecutor, executorTimeoutMs, type ExecutorConfig } from '../executors/config';
 import type { AgentExecutor, ExecutorOutcome } from '../executors/types';
-import { writeJsonAtomic } from '../fs/atomicWrite';
-import { mkdirInside } from '../fs/contain';
 import { writeScopeForGoal } from '../registry/agentIds';
 import { settleReservation } from '../quota/settlement';
 import { voidReservation } from '../quota/voids';
@@ -21,6 +19,7 @@ import {
 import { reserveTurnSlot } from './admission';
 import { sessionBindingPath, type TurnSetup } from './context';
 import { crashCheckpoint } from './crashHook';
+import { turnFileIo } from './files';
 import { emitTo } from './events';
 import { ValidationReceiptSchema, writeJournal, type TurnFailure, type TurnJournal, type TurnReceipt } from './journal';
 import { SCHEDULER_OWNER, SESSION_BINDING_SCHEMA, type Effects } from './plan';
@@ -742,14 +741,19 @@ export class TurnTransaction {
 
   private async bindSession(sessionId: string): Promise<void> {
     const file = sessionBindingPath(this.turnGoal.goal, this.journal.agent_id, this.journal.todo_id);
-    await mkdirInside(this.turnGoal.goal.runtimeRoot, path.dirname(file));
-    await writeJsonAtomic(file, {
-      schema_version: SESSION_BINDING_SCHEMA,
-      goal_id: this.journal.goal_id,
-      agent_id: this.journal.agent_id,
-      todo_id: this.journal.todo_id,
-      session_id: sessionId,
-      updated_at: nowText(this.options),
+    const goalDir = this.turnGoal.goal.runtimeDir;
+    await turnFileIo(goalDir, { kind: 'mkdir', dir: path.dirname(file) });
+    await turnFileIo(goalDir, {
+      kind: 'writeJson',
+      file,
+      value: {
+        schema_version: SESSION_BINDING_SCHEMA,
+        goal_id: this.journal.goal_id,
+        agent_id: this.journal.agent_id,
+        todo_id: this.journal.todo_id,
+        session_id: sessionId,
+        updated_at: nowText(this.options),
+      },
     });
   }
 

@@ -27,6 +27,35 @@ describe('GoalLoader: reload and run rows', () => {
     assert.equal((document['goals'] as unknown[])[0], goal.rawEntry, 'the entry is the document read');
   });
 
+  it('load with reread decides on the entry as the registry says it now, and the snapshot carries its document', async () => {
+    const d = demo();
+    const before = goalOf(d.registryPath);
+    const registry = JSON.parse(fs.readFileSync(d.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+    const entry = registry.goals[0] as Record<string, unknown>;
+    entry['stop_condition'] = 'edited between two turns';
+    fs.writeFileSync(d.registryPath, JSON.stringify(registry, null, 2));
+    const clock = fixedClock('2026-11-28T10:00:00Z');
+
+    const plain = await new GoalLoader().load(before, { clock });
+    assert.equal(plain.goal, before, 'without reread the reference is used as given');
+    assert.equal(plain.registryDocument, undefined);
+    const current = await new GoalLoader().load(before, { clock, reread: true });
+    assert.equal(current.goal.rawEntry['stop_condition'], 'edited between two turns');
+    assert.equal(current.goal.runtimeRoot, before.runtimeRoot, 'the place stays as resolved');
+    assert.equal((current.registryDocument?.['goals'] as unknown[])[0], current.goal.rawEntry);
+    assert.equal(current.state.kind, 'read', 'and the goal files are read with it');
+  });
+
+  it('load with reread refuses a goal removed from the registry before reading its files', async () => {
+    const d = demo();
+    const before = goalOf(d.registryPath);
+    fs.writeFileSync(d.registryPath, JSON.stringify({ schema_version: 1, goals: [] }));
+    await assert.rejects(
+      new GoalLoader().load(before, { clock: fixedClock('2026-11-28T10:00:00Z'), reread: true }),
+      (error: unknown) => isLoopxError(error, 'goal_not_found'),
+    );
+  });
+
   it('reload refuses a goal removed from the registry meanwhile (goal_not_found)', async () => {
     const d = demo();
     const before = goalOf(d.registryPath);

@@ -68,7 +68,10 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 22: the item cache key holds the registry entry's own `operator_question`/`next_handoff_condition` (a registry
 // wait over a run carries them: projection/projectAsset.ts `itemAttentionFields`); items carry
 // `completed_todo_archive_warning` (projection/completedTodoArchive.ts) and `issue_meta_surface` (issueMetaSurface.ts).
-export const STATUS_CACHE_SCHEMA = 22;
+// 23: an item's entry may carry `parts`, what status derived from the item when answering (the dashboards' blocks
+// without their time-dependent parts, the agent-management rows: statusPayload.ts `goalParts`), with their key and
+// whether they are clean.
+export const STATUS_CACHE_SCHEMA = 23;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -132,9 +135,17 @@ interface IndexRecord {
   facts_sha256: string;
 }
 
+/** What a reader derived from a kept item when answering, kept with it (`PersistentCache.itemParts`). */
+interface PartsEntry {
+  key: string;
+  value: unknown;
+  /** Holds nothing `redactCredentials` would change. */
+  clean?: true;
+}
+
 interface Body {
   /** `clean`: the item holds nothing `redactCredentials` would change (so a warm `status` redacts nothing). */
-  items: Record<string, { key: string; files: FileEntry[]; item: unknown; clean?: true }>;
+  items: Record<string, { key: string; files: FileEntry[]; item: unknown; clean?: true; parts?: PartsEntry }>;
   indexes: Record<string, IndexRecord>;
 }
 
@@ -299,6 +310,12 @@ function bodyLine(items: Body['items'], indexes: Record<string, IndexRecord>): B
       if (field === 'item' && typeof value === 'object' && value !== null) {
         chunks.push(Buffer.from(text, 'utf8'), itemJson(value));
         text = '';
+      } else if (field === 'parts' && typeof value === 'object' && value !== null) {
+        // Like the item: the value's bytes kept from the last save.
+        const parts = value as PartsEntry;
+        text += `{"key":${JSON.stringify(parts.key)}${parts.clean === true ? ',"clean":true' : ''},"value":`;
+        chunks.push(Buffer.from(text, 'utf8'), itemJson(parts.value as object));
+        text = '}';
       } else {
         text += JSON.stringify(value);
       }
@@ -488,6 +505,40 @@ export class PersistentCache {
     // Texts below the item's fields and their direct children are met again only inside marked copies.
     if (entry.clean === true) markClean(entry.item as T);
     return entry.item as T;
+  }
+
+  /**
+   * What a reader derived from the kept item `item` of a goal (the object `item()` returned) for `key`, kept with it:
+   * gone with the item (a new item, or none). Marked clean with `markClean` when it was recorded clean. Its value is
+   * shared: never mutated.
+   */
+  itemParts<T extends object>(
+    goalId: string,
+    item: object,
+    key: string,
+    markClean: (value: T) => void = (value) => markCredentialClean(value, 1),
+  ): { value: T; clean: boolean } | undefined {
+    const entry = this.body.items[goalId];
+    const parts = entry?.parts;
+    if (entry?.item !== item || !isObject(parts) || parts.key !== key || !isObject(parts.value)) return undefined;
+    if (parts.clean === true) markClean(parts.value as T);
+    return { value: parts.value as T, clean: parts.clean === true };
+  }
+
+  /** Keeps `value`, derived from the kept item `item` of a goal for `key` (nothing when the goal keeps another item). */
+  setItemParts(goalId: string, item: object, key: string, value: object, clean: boolean): void {
+    const entry = this.body.items[goalId];
+    if (entry?.item !== item) return;
+    entry.parts = { key, value, ...(clean ? { clean: true as const } : {}) };
+    this.dirty = true;
+  }
+
+  /** Records the parts kept with the item `item` of a goal as holding nothing to redact. */
+  setItemPartsClean(goalId: string, item: object): void {
+    const parts = this.body.items[goalId]?.item === item ? this.body.items[goalId]?.parts : undefined;
+    if (parts === undefined || parts.clean === true) return;
+    parts.clean = true;
+    this.dirty = true;
   }
 
   /** The files a goal's kept item came from after its first `from` (the files its todos link), to stat for `item`. */

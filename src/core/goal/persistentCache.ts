@@ -291,39 +291,84 @@ function itemJson(item: object): Buffer {
 }
 
 /**
- * The body line, `JSON.stringify({ items, indexes })` and a newline, as chunks: every entry's small
- * fields are encoded each time (they change: `clean`, a verified file's hash dropped), its item's
- * bytes come from {@link itemJson}.
+ * The body line, `JSON.stringify({ items, indexes, spans })` and a newline, as chunks: every entry's small
+ * fields are encoded each time (they change: `clean`, a verified file's hash dropped), its item's and its parts'
+ * bytes come from {@link itemJson}. `spans` says where each goal's item and parts are in the line (byte offset and
+ * length; -1 for parts it has none of), so a cache opened from the file keeps each one's bytes
+ * (`keepLoadedBytes`) and a save writes an unchanged one without encoding it again.
  */
 function bodyLine(items: Body['items'], indexes: Record<string, IndexRecord>): Buffer[] {
   const chunks: Buffer[] = [];
+  let size = 0;
+  const push = (bytes: Buffer): void => {
+    chunks.push(bytes);
+    size += bytes.length;
+  };
+  const spans: Record<string, [number, number, number, number]> = {};
   let text = '{"items":{';
   let firstItem = true;
   for (const [goalId, entry] of Object.entries(items)) {
     text += `${firstItem ? '' : ','}${JSON.stringify(goalId)}:{`;
     firstItem = false;
     let firstField = true;
+    const span: [number, number, number, number] = [-1, -1, -1, -1];
     for (const [field, value] of Object.entries(entry)) {
       if (value === undefined) continue;
       text += `${firstField ? '' : ','}${JSON.stringify(field)}:`;
       firstField = false;
       if (field === 'item' && typeof value === 'object' && value !== null) {
-        chunks.push(Buffer.from(text, 'utf8'), itemJson(value));
+        push(Buffer.from(text, 'utf8'));
+        const bytes = itemJson(value);
+        span[0] = size;
+        span[1] = bytes.length;
+        push(bytes);
         text = '';
       } else if (field === 'parts' && typeof value === 'object' && value !== null) {
-        // Like the item: the value's bytes kept from the last save.
+        // Like the item: the value's bytes kept from the last save (or the file).
         const parts = value as PartsEntry;
         text += `{"key":${JSON.stringify(parts.key)}${parts.clean === true ? ',"clean":true' : ''},"value":`;
-        chunks.push(Buffer.from(text, 'utf8'), itemJson(parts.value as object));
+        push(Buffer.from(text, 'utf8'));
+        const bytes = itemJson(parts.value as object);
+        span[2] = size;
+        span[3] = bytes.length;
+        push(bytes);
         text = '}';
       } else {
         text += JSON.stringify(value);
       }
     }
     text += '}';
+    spans[goalId] = span;
   }
-  chunks.push(Buffer.from(`${text}},"indexes":${JSON.stringify(indexes)}}\n`, 'utf8'));
+  push(Buffer.from(`${text}},"indexes":${JSON.stringify(indexes)},"spans":${JSON.stringify(spans)}}\n`, 'utf8'));
   return chunks;
+}
+
+/**
+ * Keeps the bytes of each loaded item and parts value as the body line holds them (`spans`, checked to lie in the
+ * line), so a save writes them as they are: they are `JSON.stringify` of what was parsed from them (the writer wrote
+ * that, and JSON text parsed and written again is the same text), and kept items are never changed.
+ */
+function keepLoadedBytes(items: Body['items'], spans: unknown, line: Buffer): void {
+  if (!isObject(spans)) return;
+  const slice = (at: unknown, length: unknown): Buffer | undefined =>
+    Number.isInteger(at) &&
+    Number.isInteger(length) &&
+    (at as number) >= 0 &&
+    (length as number) > 0 &&
+    (at as number) + (length as number) <= line.length
+      ? line.subarray(at as number, (at as number) + (length as number))
+      : undefined;
+  for (const [goalId, entry] of Object.entries(items)) {
+    const span = spans[goalId];
+    if (!Array.isArray(span) || !isObject(entry)) continue;
+    const item = slice(span[0], span[1]);
+    if (item !== undefined && isObject(entry.item) && !itemJsonBytes.has(entry.item))
+      itemJsonBytes.set(entry.item, item);
+    const parts = slice(span[2], span[3]);
+    const value = isObject(entry.parts) ? entry.parts.value : undefined;
+    if (parts !== undefined && isObject(value) && !itemJsonBytes.has(value)) itemJsonBytes.set(value, parts);
+  }
 }
 
 function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
@@ -413,6 +458,7 @@ export class PersistentCache {
       // against its own hash when it is read.
       const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
       if (!isBody(body, header.data.segments)) return PersistentCache.empty(file, 'corrupt');
+      keepLoadedBytes(body.items, (body as { spans?: unknown }).spans, bodyBytes);
       const cache = new PersistentCache(file, 'loaded', { items: body.items }, new Map(), stat.mtimeMs);
       const segments = new LazySegments(file, stat, segmentsAt, header.data.segments);
       for (const [indexFile, record] of Object.entries(body.indexes))

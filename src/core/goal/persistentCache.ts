@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -262,6 +263,14 @@ class LazySegments {
   }
 }
 
+/**
+ * UTF-8 bytes as text: an ASCII-only buffer (the usual body line: JSON.stringify escapes no character, but status
+ * texts are mostly ASCII) through the faster one-byte decoder, which gives the same text for ASCII.
+ */
+function decodeText(bytes: Buffer): string {
+  return typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 /** The header line is short (a format tag, two numbers, a hash): read with the first bytes of the file. */
 const HEAD_BYTES = 64 * 1024;
 
@@ -456,7 +465,7 @@ export class PersistentCache {
       // The checksum proves the body is as this code wrote it: only its envelope is checked here
       // (validating every kept item again would cost what the cache saves). Each segment is checked
       // against its own hash when it is read.
-      const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
+      const body: unknown = JSON.parse(decodeText(bodyBytes));
       if (!isBody(body, header.data.segments)) return PersistentCache.empty(file, 'corrupt');
       keepLoadedBytes(body.items, (body as { spans?: unknown }).spans, bodyBytes);
       const cache = new PersistentCache(file, 'loaded', { items: body.items }, new Map(), stat.mtimeMs);

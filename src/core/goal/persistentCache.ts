@@ -38,10 +38,12 @@ import { keptReportFacts, reportFactsOfRows, type GoalReportFacts } from './runS
  *   are read again from the run index, as without a cache. Deleting the file is always safe. It is
  *   written atomically; losing a race to another writer only loses that writer's entries (misses,
  *   never wrong answers).
- * - Layout (schema 8): the header line, the body line (items; per run index its file entry, its
- *   newest status run's facts, its newest runs as the editor lists them, its ledger memo and where
- *   its packed facts are, with their hash), then the packed facts of every index back to back,
- *   hashed and parsed only when read (the memo answers a warm `status` without them).
+ * - Layout (schema 8, 23): the header line, the body line (items, each with the parts a reader derived
+ *   from it when answering (`itemParts`); per run index its file entry, its newest status run's facts,
+ *   its newest runs as the editor lists them, its ledger memo and where its packed facts are, with
+ *   their hash; where each item and its parts are in the line, so a save writes unchanged ones as
+ *   loaded), then the packed facts of every index back to back, hashed and parsed only when read (the
+ *   memo answers a warm `status` without them).
  */
 
 export type { IndexDigest } from '../quota/ledger';

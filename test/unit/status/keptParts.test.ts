@@ -177,4 +177,32 @@ describe('status: the parts kept with each item move with the clock', () => {
       counter.restore();
     }
   });
+
+  it("one goal changed: only its parts are built again, the other goals' are taken as kept", async () => {
+    const d = demo();
+    // A second goal beside the demo's, with a state file of its own.
+    const registry = JSON.parse(fs.readFileSync(d.registryPath, 'utf8')) as { goals: Record<string, unknown>[] };
+    const first = registry.goals[0] as Record<string, unknown>;
+    const stateFile = path.join(d.dir, '.codex', 'goals', 'second', 'ACTIVE_GOAL_STATE.md');
+    fs.mkdirSync(path.dirname(stateFile), { recursive: true });
+    fs.copyFileSync(path.join(d.dir, first['state_file'] as string), stateFile);
+    registry.goals.push({ ...first, id: 'second', state_file: '.codex/goals/second/ACTIVE_GOAL_STATE.md' });
+    fs.writeFileSync(d.registryPath, JSON.stringify(registry));
+    ageFiles(d.dir, new Date(Date.now() - 3_600_000), d.cacheFile);
+    const clock = fixedClock('2026-11-28T12:00:00Z');
+    await status(d, true, clock);
+    const counter = countKeptParts();
+    try {
+      await status(d, true, clock);
+      assert.equal(counter.hits(), 2, 'warm: both goals take their kept parts');
+      fs.appendFileSync(stateFile, '\n<!-- an edit -->\n');
+      const changed = await status(d, true, clock);
+      assert.equal(counter.hits(), 3, "one goal changed: the other goal's parts are kept, its own built again");
+      assert.equal(JSON.stringify(changed), JSON.stringify(await status(d, false, clock)));
+      await status(d, true, clock);
+      assert.equal(counter.hits(), 5, 'and kept again for the next call');
+    } finally {
+      counter.restore();
+    }
+  });
 });

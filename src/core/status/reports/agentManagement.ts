@@ -348,6 +348,15 @@ interface AgentAccumulator {
  */
 export function goalAgentRows(goal: AgentTodoSource): TodoRow[] {
   const rows: TodoRow[] = [];
+  // A todo listed again (its lists overlap) is taken once: its first row (every row has an agent, so `add` keeps the
+  // first of an identity and skips the rest anyway).
+  const identities = new Set<string>();
+  const push = (row: TodoRow): void => {
+    const key = identity(row);
+    if (identities.has(key)) return;
+    identities.add(key);
+    rows.push(row);
+  };
   const goalId = compact(goal.goalId, 180);
   const budgetAgent = goal.budget.filter((row) => row['role'] === 'agent');
   let budgetById: Map<string, TodoRow> | undefined;
@@ -364,12 +373,11 @@ export function goalAgentRows(goal: AgentTodoSource): TodoRow[] {
     (Array.isArray(group[key]) ? (group[key] as TodoRow[]) : []).filter(
       (entry) => claimOf(entry['claimed_by']) !== null,
     );
-  for (const key of LIST_KEYS_BEFORE_ITEMS) for (const entry of claimedEntries(key)) rows.push(fromList(key, entry));
+  for (const key of LIST_KEYS_BEFORE_ITEMS) for (const entry of claimedEntries(key)) push(fromList(key, entry));
   if (goal.agentTodos !== null)
     for (const row of budgetAgent)
-      if (claimOf(row['claimed_by']) !== null)
-        rows.push({ ...row, goal_id: goalId, source: 'attention_queue.agent_todos' });
-  for (const key of LIST_KEYS_AFTER_ITEMS) for (const entry of claimedEntries(key)) rows.push(fromList(key, entry));
+      if (claimOf(row['claimed_by']) !== null) push({ ...row, goal_id: goalId, source: 'attention_queue.agent_todos' });
+  for (const key of LIST_KEYS_AFTER_ITEMS) for (const entry of claimedEntries(key)) push(fromList(key, entry));
   return rows;
 }
 

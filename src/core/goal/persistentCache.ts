@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -37,10 +38,12 @@ import { keptReportFacts, reportFactsOfRows, type GoalReportFacts } from './runS
  *   are read again from the run index, as without a cache. Deleting the file is always safe. It is
  *   written atomically; losing a race to another writer only loses that writer's entries (misses,
  *   never wrong answers).
- * - Layout (schema 8): the header line, the body line (items; per run index its file entry, its
- *   newest status run's facts, its newest runs as the editor lists them, its ledger memo and where
- *   its packed facts are, with their hash), then the packed facts of every index back to back,
- *   hashed and parsed only when read (the memo answers a warm `status` without them).
+ * - Layout (schema 8, 23): the header line, the body line (items, each with the parts a reader derived
+ *   from it when answering (`itemParts`); per run index its file entry, its newest status run's facts,
+ *   its newest runs as the editor lists them, its ledger memo and where its packed facts are, with
+ *   their hash; where each item and its parts are in the line, so a save writes unchanged ones as
+ *   loaded), then the packed facts of every index back to back, hashed and parsed only when read (the
+ *   memo answers a warm `status` without them).
  */
 
 export type { IndexDigest } from '../quota/ledger';
@@ -68,7 +71,10 @@ export const STATUS_CACHE_FORMAT = 'loopx-vscode-status-cache';
 // 22: the item cache key holds the registry entry's own `operator_question`/`next_handoff_condition` (a registry
 // wait over a run carries them: projection/projectAsset.ts `itemAttentionFields`); items carry
 // `completed_todo_archive_warning` (projection/completedTodoArchive.ts) and `issue_meta_surface` (issueMetaSurface.ts).
-export const STATUS_CACHE_SCHEMA = 22;
+// 23: an item's entry may carry `parts`, what status derived from the item when answering (the dashboards' blocks
+// without their time-dependent parts, the agent-management rows: statusPayload.ts `goalParts`), with their key and
+// whether they are clean.
+export const STATUS_CACHE_SCHEMA = 23;
 export const STATUS_CACHE_DIR = 'cache';
 export const STATUS_CACHE_FILE = 'status-cache.json';
 /** Files modified this close to (or after) the cache's own write need their content hash to be trusted. */
@@ -132,9 +138,17 @@ interface IndexRecord {
   facts_sha256: string;
 }
 
+/** What a reader derived from a kept item when answering, kept with it (`PersistentCache.itemParts`). */
+interface PartsEntry {
+  key: string;
+  value: unknown;
+  /** Holds nothing `redactCredentials` would change. */
+  clean?: true;
+}
+
 interface Body {
   /** `clean`: the item holds nothing `redactCredentials` would change (so a warm `status` redacts nothing). */
-  items: Record<string, { key: string; files: FileEntry[]; item: unknown; clean?: true }>;
+  items: Record<string, { key: string; files: FileEntry[]; item: unknown; clean?: true; parts?: PartsEntry }>;
   indexes: Record<string, IndexRecord>;
 }
 
@@ -251,6 +265,14 @@ class LazySegments {
   }
 }
 
+/**
+ * UTF-8 bytes as text: an ASCII-only buffer (the usual body line: JSON.stringify escapes no character, but status
+ * texts are mostly ASCII) through the faster one-byte decoder, which gives the same text for ASCII.
+ */
+function decodeText(bytes: Buffer): string {
+  return typeof isAscii === 'function' && isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 /** The header line is short (a format tag, two numbers, a hash): read with the first bytes of the file. */
 const HEAD_BYTES = 64 * 1024;
 
@@ -280,33 +302,84 @@ function itemJson(item: object): Buffer {
 }
 
 /**
- * The body line, `JSON.stringify({ items, indexes })` and a newline, as chunks: every entry's small
- * fields are encoded each time (they change: `clean`, a verified file's hash dropped), its item's
- * bytes come from {@link itemJson}.
+ * The body line, `JSON.stringify({ items, indexes, spans })` and a newline, as chunks: every entry's small
+ * fields are encoded each time (they change: `clean`, a verified file's hash dropped), its item's and its parts'
+ * bytes come from {@link itemJson}. `spans` says where each goal's item and parts are in the line (byte offset and
+ * length; -1 for parts it has none of), so a cache opened from the file keeps each one's bytes
+ * (`keepLoadedBytes`) and a save writes an unchanged one without encoding it again.
  */
 function bodyLine(items: Body['items'], indexes: Record<string, IndexRecord>): Buffer[] {
   const chunks: Buffer[] = [];
+  let size = 0;
+  const push = (bytes: Buffer): void => {
+    chunks.push(bytes);
+    size += bytes.length;
+  };
+  const spans: Record<string, [number, number, number, number]> = {};
   let text = '{"items":{';
   let firstItem = true;
   for (const [goalId, entry] of Object.entries(items)) {
     text += `${firstItem ? '' : ','}${JSON.stringify(goalId)}:{`;
     firstItem = false;
     let firstField = true;
+    const span: [number, number, number, number] = [-1, -1, -1, -1];
     for (const [field, value] of Object.entries(entry)) {
       if (value === undefined) continue;
       text += `${firstField ? '' : ','}${JSON.stringify(field)}:`;
       firstField = false;
       if (field === 'item' && typeof value === 'object' && value !== null) {
-        chunks.push(Buffer.from(text, 'utf8'), itemJson(value));
+        push(Buffer.from(text, 'utf8'));
+        const bytes = itemJson(value);
+        span[0] = size;
+        span[1] = bytes.length;
+        push(bytes);
         text = '';
+      } else if (field === 'parts' && typeof value === 'object' && value !== null) {
+        // Like the item: the value's bytes kept from the last save (or the file).
+        const parts = value as PartsEntry;
+        text += `{"key":${JSON.stringify(parts.key)}${parts.clean === true ? ',"clean":true' : ''},"value":`;
+        push(Buffer.from(text, 'utf8'));
+        const bytes = itemJson(parts.value as object);
+        span[2] = size;
+        span[3] = bytes.length;
+        push(bytes);
+        text = '}';
       } else {
         text += JSON.stringify(value);
       }
     }
     text += '}';
+    spans[goalId] = span;
   }
-  chunks.push(Buffer.from(`${text}},"indexes":${JSON.stringify(indexes)}}\n`, 'utf8'));
+  push(Buffer.from(`${text}},"indexes":${JSON.stringify(indexes)},"spans":${JSON.stringify(spans)}}\n`, 'utf8'));
   return chunks;
+}
+
+/**
+ * Keeps the bytes of each loaded item and parts value as the body line holds them (`spans`, checked to lie in the
+ * line), so a save writes them as they are: they are `JSON.stringify` of what was parsed from them (the writer wrote
+ * that, and JSON text parsed and written again is the same text), and kept items are never changed.
+ */
+function keepLoadedBytes(items: Body['items'], spans: unknown, line: Buffer): void {
+  if (!isObject(spans)) return;
+  const slice = (at: unknown, length: unknown): Buffer | undefined =>
+    Number.isInteger(at) &&
+    Number.isInteger(length) &&
+    (at as number) >= 0 &&
+    (length as number) > 0 &&
+    (at as number) + (length as number) <= line.length
+      ? line.subarray(at as number, (at as number) + (length as number))
+      : undefined;
+  for (const [goalId, entry] of Object.entries(items)) {
+    const span = spans[goalId];
+    if (!Array.isArray(span) || !isObject(entry)) continue;
+    const item = slice(span[0], span[1]);
+    if (item !== undefined && isObject(entry.item) && !itemJsonBytes.has(entry.item))
+      itemJsonBytes.set(entry.item, item);
+    const parts = slice(span[2], span[3]);
+    const value = isObject(entry.parts) ? entry.parts.value : undefined;
+    if (parts !== undefined && isObject(value) && !itemJsonBytes.has(value)) itemJsonBytes.set(value, parts);
+  }
 }
 
 function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
@@ -394,8 +467,9 @@ export class PersistentCache {
       // The checksum proves the body is as this code wrote it: only its envelope is checked here
       // (validating every kept item again would cost what the cache saves). Each segment is checked
       // against its own hash when it is read.
-      const body: unknown = JSON.parse(bodyBytes.toString('utf8'));
+      const body: unknown = JSON.parse(decodeText(bodyBytes));
       if (!isBody(body, header.data.segments)) return PersistentCache.empty(file, 'corrupt');
+      keepLoadedBytes(body.items, (body as { spans?: unknown }).spans, bodyBytes);
       const cache = new PersistentCache(file, 'loaded', { items: body.items }, new Map(), stat.mtimeMs);
       const segments = new LazySegments(file, stat, segmentsAt, header.data.segments);
       for (const [indexFile, record] of Object.entries(body.indexes))
@@ -488,6 +562,40 @@ export class PersistentCache {
     // Texts below the item's fields and their direct children are met again only inside marked copies.
     if (entry.clean === true) markClean(entry.item as T);
     return entry.item as T;
+  }
+
+  /**
+   * What a reader derived from the kept item `item` of a goal (the object `item()` returned) for `key`, kept with it:
+   * gone with the item (a new item, or none). Marked clean with `markClean` when it was recorded clean. Its value is
+   * shared: never mutated.
+   */
+  itemParts<T extends object>(
+    goalId: string,
+    item: object,
+    key: string,
+    markClean: (value: T) => void = (value) => markCredentialClean(value, 1),
+  ): { value: T; clean: boolean } | undefined {
+    const entry = this.body.items[goalId];
+    const parts = entry?.parts;
+    if (entry?.item !== item || !isObject(parts) || parts.key !== key || !isObject(parts.value)) return undefined;
+    if (parts.clean === true) markClean(parts.value as T);
+    return { value: parts.value as T, clean: parts.clean === true };
+  }
+
+  /** Keeps `value`, derived from the kept item `item` of a goal for `key` (nothing when the goal keeps another item). */
+  setItemParts(goalId: string, item: object, key: string, value: object, clean: boolean): void {
+    const entry = this.body.items[goalId];
+    if (entry?.item !== item) return;
+    entry.parts = { key, value, ...(clean ? { clean: true as const } : {}) };
+    this.dirty = true;
+  }
+
+  /** Records the parts kept with the item `item` of a goal as holding nothing to redact. */
+  setItemPartsClean(goalId: string, item: object): void {
+    const parts = this.body.items[goalId]?.item === item ? this.body.items[goalId]?.parts : undefined;
+    if (parts === undefined || parts.clean === true) return;
+    parts.clean = true;
+    this.dirty = true;
   }
 
   /** The files a goal's kept item came from after its first `from` (the files its todos link), to stat for `item`. */

@@ -317,25 +317,41 @@ function runHistorySources(item: GoalStatusItem, goal: RegistryGoal | undefined)
 /**
  * The item as the original's scan sees it: with its `project_asset` (which holds the todo summaries and the next action
  * again), and without the blocks only ours carries whose key names would read as raw material (the quota's
- * `budgets`, whose `max_tokens` the original's item has no counterpart for).
+ * `budgets`, whose `max_tokens` the original's item has no counterpart for). Without the members its quota decides
+ * (`quotaScanned`): those are scanned when answering.
  */
 function scannedItem(item: GoalStatusItem): unknown {
-  let quota = item.quota;
-  if (quota !== undefined && 'budgets' in quota) {
-    const { budgets: _budgets, ...rest } = quota;
-    quota = rest;
-  }
   // Ours only, not the original's item: the todo index part and the runs' raw keys (scanned as their keys).
-  const { todo_index: _index, latest_run_raw_keys: _rawKeys, ...original } = item;
+  const {
+    todo_index: _index,
+    latest_run_raw_keys: _rawKeys,
+    quota: _quota,
+    handoff_readiness: _readiness,
+    long_task_cadence_hint: _hint,
+    ...original
+  } = item;
   return {
     ...original,
-    quota,
     project_asset: {
       next_action: item.active_state_next_action ?? item.recommended_action,
       user_todos: item.user_todos,
       agent_todos: item.agent_todos,
     },
   };
+}
+
+/**
+ * The item's members its quota decides (the quota itself, and the handoff readiness and cadence hint its state sets:
+ * projection/quotaSignals.ts), as the original's scan sees them among the item's. A key's verdict depends only on what
+ * is below it, so the scan of the whole item is the union of this one's keys and the rest's (`scannedItem`).
+ */
+function quotaScanned(item: Pick<GoalStatusItem, 'quota' | 'handoff_readiness' | 'long_task_cadence_hint'>): unknown {
+  let quota = item.quota;
+  if (quota !== undefined && 'budgets' in quota) {
+    const { budgets: _budgets, ...rest } = quota;
+    quota = rest;
+  }
+  return { quota, handoff_readiness: item.handoff_readiness, long_task_cadence_hint: item.long_task_cadence_hint };
 }
 
 type ActiveLease = GoalChannelProjection['active_leases'][number];
@@ -389,6 +405,23 @@ export function goalChannelProjection(
   goal: RegistryGoal | undefined,
   hardLeases: { reads: readonly HardLeaseRead[]; now: Date } = { reads: [], now: new Date(0) },
 ): GoalChannelProjection {
+  return withChannelTime(goalChannelBase(item, goal), item, hardLeases);
+}
+
+/**
+ * The projection without what changes with the time, kept with the item between calls: its `quota`, `source_warnings`
+ * (the raw-material keys of the quota's members join `raw_keys`, those of the rest of the item) and the hard leases of
+ * `active_leases` are put in when answering ({@link withChannelTime}).
+ */
+export interface GoalChannelBase {
+  /** `quota` and `source_warnings` empty, `active_leases` the soft claims only. */
+  projection: GoalChannelProjection;
+  /** The raw-material keys of the item without the members its quota decides, sorted. */
+  raw_keys: string[];
+}
+
+/** The projection's base (see {@link GoalChannelBase}) of an item, with or without its quota. */
+export function goalChannelBase(item: GoalStatusItem, goal: RegistryGoal | undefined): GoalChannelBase {
   const userTodos = channelTodos(item.user_todos);
   const agentTodos = channelTodos(item.agent_todos);
   const userGateTodos = userTodos.filter(
@@ -402,7 +435,7 @@ export function goalChannelProjection(
     item.latest_runs,
     Object.fromEntries((item.latest_run_raw_keys ?? []).map((key) => [key, null])),
   );
-  return {
+  const projection: GoalChannelProjection = {
     schema_version: GOAL_CHANNEL_PROJECTION_SCHEMA,
     goal_id: item.goal_id,
     mode: 'read_only',
@@ -423,7 +456,7 @@ export function goalChannelProjection(
       agent_action_required: false,
       quiet_noop_allowed: false,
     },
-    quota: channelQuota(item.quota),
+    quota: {},
     user_todos: userTodos,
     agent_todos: agentTodos,
     open_gates:
@@ -444,16 +477,42 @@ export function goalChannelProjection(
         todo_id: todo.todo_id ?? '',
         owner_agent: todo.claimed_by ?? '',
         status: 'soft_claim',
-      }))
-      .concat(hardLeaseEntries(hardLeases.reads, agentTodos, hardLeases.now)),
+      })),
     recent_events: item.latest_runs
       .slice(0, 5)
       .map(recentEvent)
       .filter((event): event is GoalChannelProjection['recent_events'][number] => event !== null),
+    source_warnings: [],
+    truth_contract: TRUTH_CONTRACT,
+  };
+  return { projection, raw_keys: rawKeys };
+}
+
+/**
+ * The projection of an item from its base (`goalChannelBase` of the same item): the item's quota, the raw-material
+ * warning over the whole item, and the goal's hard leases active at `hardLeases.now`. A new object.
+ */
+export function withChannelTime(
+  base: GoalChannelBase,
+  item: Pick<GoalStatusItem, 'quota' | 'handoff_readiness' | 'long_task_cadence_hint'>,
+  hardLeases: { reads: readonly HardLeaseRead[]; now: Date } = { reads: [], now: new Date(0) },
+): GoalChannelProjection {
+  const { projection } = base;
+  const timed = rawMaterialKeys(quotaScanned(item));
+  const rawKeys =
+    timed.length === 0
+      ? base.raw_keys
+      : [...new Set([...base.raw_keys, ...timed])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    ...projection,
+    quota: channelQuota(item.quota),
+    active_leases:
+      hardLeases.reads.length === 0
+        ? projection.active_leases
+        : projection.active_leases.concat(hardLeaseEntries(hardLeases.reads, projection.agent_todos, hardLeases.now)),
     source_warnings:
       rawKeys.length > 0
         ? [{ kind: 'raw_or_private_material_omitted', key_names: rawKeys, message: RAW_MATERIAL_WARNING }]
         : [],
-    truth_contract: TRUTH_CONTRACT,
   };
 }

@@ -809,7 +809,14 @@ export class GoalStatusCache {
       /** The files its todos link (`review_materials`) with their stamps when projected: a change re-projects it. */
       materials: readonly [string, FileStamp | null][];
       answered?: { dueKey: string; item: GoalStatusItem };
+      /** What the reader derived from the answer when answering (`itemParts`), for the key it was derived for. */
+      parts?: { key: string; value: object };
     }
+  >();
+  /** Each answer with the entry it came from: the parts kept with it (`itemParts`). */
+  private readonly answers = new WeakMap<
+    GoalStatusItem,
+    { goalId: string; dueKey: string; entry: { item: GoalStatusItem; parts?: { key: string; value: object } } }
   >();
   /** The persistent cache behind this one (`goal/persistentCache.ts`), when the caller opened one. */
   disk: PersistentCache | undefined;
@@ -850,6 +857,43 @@ export class GoalStatusCache {
     return [rolloutEventLogPath(target.runtimeRoot, target.goalId), ...materials.map(([file]) => file)];
   }
 
+  /**
+   * What the caller derives from an answer of `goalStatus` that depends on nothing else than the answer and `key`
+   * (statusPayload.ts: the dashboards' blocks without their time-dependent parts, the agent-management rows): built
+   * once per kept item, monitor-due state and key, and kept with the item, in memory and in the persistent cache, so
+   * a warm call does not build it again. Built and not kept for an answer this cache did not give.
+   *
+   * `redact`: the caller redacts what it shows of it (`redactCredentialsShared`): it is looked at once when built, and
+   * recorded clean when it holds nothing to redact; then, read back, it is marked with `markClean` (where the
+   * redaction meets it) instead of being looked at again. The value is shared: never mutate it.
+   */
+  itemParts<T extends object>(
+    answered: GoalStatusItem,
+    key: string,
+    build: () => T,
+    options: { redact?: boolean; markClean?: (value: T) => void } = {},
+  ): T {
+    const at = this.answers.get(answered);
+    if (at === undefined) return build();
+    const { entry } = at;
+    // The monitor-due state is the answer's: a part built for another one is another part.
+    const fullKey = `${at.dueKey}\u0000${key}`;
+    if (entry.parts?.key === fullKey) return entry.parts.value as T;
+    const redact = options.redact === true;
+    const kept = this.disk?.itemParts<T>(at.goalId, entry.item, fullKey, options.markClean);
+    if (kept !== undefined) {
+      if (redact && !kept.clean && redactCredentialsShared(kept.value) === kept.value)
+        this.disk?.setItemPartsClean(at.goalId, entry.item);
+      entry.parts = { key: fullKey, value: kept.value };
+      return kept.value;
+    }
+    const value = build();
+    const clean = redact && redactCredentialsShared(value) === value;
+    entry.parts = { key: fullKey, value };
+    this.disk?.setItemParts(at.goalId, entry.item, fullKey, value, clean);
+    return value;
+  }
+
   /** Drops the goal's file reads (its status item stays): see `GoalFiles.release`. */
   release(goal: Pick<GoalRef, StatusRefKeys>, options: { keepIndexRead?: boolean } = {}): void {
     this.files.release(pathsOf(goal), options);
@@ -872,13 +916,18 @@ export class GoalStatusCache {
     const nowMs = (options.now ?? new Date()).getTime();
     // The monitor-due fields for the time of this read (projection/monitorDue.ts); the same answer object while they
     // are unchanged, so an unchanged goal is the same item call after call.
-    const answer = (entry: { item: GoalStatusItem; answered?: { dueKey: string; item: GoalStatusItem } }) => {
+    const answer = (entry: {
+      item: GoalStatusItem;
+      answered?: { dueKey: string; item: GoalStatusItem };
+      parts?: { key: string; value: object };
+    }) => {
       const dueKey = monitorDueKey(entry.item, nowMs);
       if (entry.answered?.dueKey !== dueKey) {
         // The kept item is looked at for credentials first (marked clean when clean, which the persistent cache
         // records), so its answer, a copy of it, is known clean as well.
         if (options.redact === true) redactCredentialsShared(entry.item);
         entry.answered = { dueKey, item: withMonitorDue(entry.item, nowMs, cleanCopyOf) };
+        this.answers.set(entry.answered.item, { goalId: target.goalId, dueKey, entry });
       }
       return entry.answered.item;
     };

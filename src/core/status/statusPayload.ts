@@ -12,8 +12,8 @@ import { PersistentCache, statusCachePath } from '../goal/persistentCache';
 import type { StatusIndexRead } from './statusQuota';
 import type { FileStamp } from '../goal/files';
 import { errorMessage } from '../errors';
-import { cleanCopyOf, redactCredentialsShared } from '../privacy/scrub';
-import { dashboardGoalFields, DashboardGoalFieldsSchema } from './goalChannel';
+import { cleanCopyOf, markCredentialClean, redactCredentialsShared } from '../privacy/scrub';
+import { dashboardBase, dashboardFieldsOf, DashboardGoalFieldsSchema, type DashboardBase } from './goalChannel';
 import type { HardLeaseRead } from './channelProjection';
 import { readHardLeases } from './hardLeaseReads';
 import {
@@ -50,6 +50,8 @@ import {
   type ContractAttentionItem,
 } from './contractCheck';
 import { statusReports, type StatusReports } from './reports/statusReports';
+import { goalAgentRows } from './reports/agentManagement';
+import type { TodoRow } from './projection/handoffNote';
 import {
   PUBLIC_BOUNDARY_SCAN_DEFERRED,
   probeRegistryGit,
@@ -398,17 +400,19 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
   const rawEntryById = request.quotaSummary === undefined ? null : registryGoalEntries(registry);
   const items: StatusPayloadItem[] = [];
   const goalIndexes: (GoalStatusItem['todo_index'] | undefined)[] = [];
+  const agentRows: (readonly TodoRow[])[] = [];
   const quotaWarnings: string[] = [];
   const sampleLimit = Math.max(request.limit ?? DEFAULT_STATUS_RUN_LIMIT, REPORT_SAMPLE_LIMIT);
   const reportFacts = new Map<string, GoalReportFacts>();
   for (const target of targets) {
-    let item: GoalStatusItem = await cache.goalStatus(target, {
+    const answered = await cache.goalStatus(target, {
       homeDir,
       ...(request.clock !== undefined ? { now: request.clock.now() } : {}),
       ...(request.redact === true ? { redact: true } : {}),
       agentId: request.agentId ?? null,
       ...(request.limit !== undefined ? { limit: request.limit } : {}),
     });
+    let item: GoalStatusItem = answered;
     if (request.redact === true) redactCredentialsShared(item);
     const indexFile = runIndexPath(target.runtimeRoot, target.goalId);
     // What is derived from the read is keyed by the stamp it was read at (see heldRunIndex).
@@ -476,7 +480,16 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
       );
     if (ownCache) cache.release(target);
     goalIndexes.push(item.todo_index);
-    items.push(withDashboardFields(item, registryEntries.get(target.goalId), readHardLeases(target)));
+    const registryGoal = registryEntries.get(target.goalId);
+    // What is derived from the answer alone, kept with the goal's item (the registry entry is read by the blocks).
+    const parts = cache.itemParts(
+      answered,
+      JSON.stringify(registryGoal ?? null),
+      () => goalParts(answered, registryGoal),
+      { redact: request.redact === true, markClean: markCleanParts },
+    );
+    agentRows.push(parts.agent_rows);
+    items.push(withDashboardFields(item, parts.dashboard, readHardLeases(target)));
   }
   if (disk !== undefined) {
     if (request.goalId === undefined || request.goalId === null)
@@ -576,6 +589,7 @@ export async function loadStatus(request: StatusRequest): Promise<StatusPayload>
         }),
     ...statusReports({
       items,
+      agentRows,
       goalIndexes,
       registry,
       goalFilter: request.goalId?.trim() || null,
@@ -730,18 +744,49 @@ function runHistoryGoal(item: StatusPayloadItem): RunHistoryGoal {
 }
 
 /**
- * Extended items of cached status items, so an unchanged goal yields the same item object on every
- * call (callers compare by identity to skip work; see `withQuota` for items with a quota).
+ * What status derives from a goal's answer alone (goalStatus.ts `itemParts`: kept with its item, in the persistent
+ * cache too): the dashboards' blocks without their time-dependent parts (`DashboardBase`: the quota, what its state
+ * sets, the hard leases are put in when answering) and the goal's agent-management rows (reports/agentManagement.ts).
  */
-const extendedItems = new WeakMap<GoalStatusItem, { key: string; value: StatusPayloadItem }>();
+interface GoalParts {
+  dashboard: DashboardBase;
+  agent_rows: TodoRow[];
+}
+
+function goalParts(answered: GoalStatusItem, goal: RegistryGoal | undefined): GoalParts {
+  return {
+    dashboard: dashboardBase(answered, goal),
+    agent_rows: goalAgentRows({
+      goalId: answered.goal_id,
+      agentTodos: (answered.agent_todos as Record<string, unknown> | null | undefined) ?? null,
+      budget: answered.todo_index?.budget ?? [],
+    }),
+  };
+}
+
+/**
+ * Marks parts read back clean where the redaction meets them: the answer's blocks are copies of the kept blocks (their
+ * members, and theirs, are the kept ones), and the agent rows are copied into the (small) agent view.
+ */
+function markCleanParts(parts: GoalParts): void {
+  markCredentialClean(parts.dashboard.project_asset, 1, 1);
+  markCredentialClean(parts.dashboard.goal_channel.projection, 1, 1);
+  markCredentialClean(parts.dashboard.goal_channel.raw_keys, 1, 0);
+}
+
+/**
+ * Extended items of status items, so an unchanged goal yields the same item object on every call (callers compare by
+ * identity to skip work; see `withQuota` for items with a quota).
+ */
+const extendedItems = new WeakMap<GoalStatusItem, { base: DashboardBase; value: StatusPayloadItem }>();
 
 function withDashboardFields(
   item: GoalStatusItem,
-  goal: RegistryGoal | undefined,
+  base: DashboardBase,
   leases: readonly HardLeaseRead[],
 ): StatusPayloadItem {
   const build = (): StatusPayloadItem => {
-    const fields = dashboardGoalFields(item, goal, leases.length > 0 ? { reads: leases, now: new Date() } : undefined);
+    const fields = dashboardFieldsOf(base, item, leases.length > 0 ? { reads: leases, now: new Date() } : undefined);
     const gap = fields.project_asset.todo_projection_gap;
     // The goal's part of the todo index is the payload's `todo_index`, not the item's.
     const { todo_index: _index, latest_run_raw_keys: _rawKeys, ...emitted } = item;
@@ -749,20 +794,10 @@ function withDashboardFields(
   };
   // A goal with hard task leases: its channel projection depends on the time (lease expiry), built on every answer.
   if (leases.length > 0) return build();
-  const key = JSON.stringify([
-    goal?.['execution_profile'],
-    goal?.['spawn_policy'],
-    goal?.status,
-    // The goal channel's raw-material scan reads these (channelProjection.ts).
-    goal?.coordination,
-    goal?.['spawn_policy'],
-    goal?.['guards'],
-    goal?.['next_probe'],
-  ]);
   const cached = extendedItems.get(item);
-  if (cached !== undefined && cached.key === key) return cached.value;
+  if (cached !== undefined && cached.base === base) return cached.value;
   const value = build();
-  extendedItems.set(item, { key, value });
+  extendedItems.set(item, { base, value });
   return value;
 }
 

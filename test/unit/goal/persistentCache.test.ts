@@ -675,3 +675,74 @@ describe('persistent status cache (runtime root)', () => {
     }
   });
 });
+
+describe('persistent cache: items and parts written again as loaded', () => {
+  it('a save after a load writes the unchanged items and parts from their loaded bytes, byte for byte their JSON', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cache-spans-')));
+    const file = path.join(dir, 'cache', 'status-cache.json');
+    const input = path.join(dir, 'input.txt');
+    fs.writeFileSync(input, 'x');
+    fs.utimesSync(input, HOUR_AGO, HOUR_AGO);
+    const files: [string, FileStamp | null][] = [[input, await fileSystemGoalReader.stat(input)]];
+    const items: Record<string, Record<string, unknown>> = {
+      a: { goal_id: 'a', text: 'with "quotes", a newline\n and ünïcödé …', list: [1, 2.5, null, { deep: true }] },
+      b: { goal_id: 'b', text: 'plain' },
+      c: { goal_id: 'c', nested: { '10': 'ten', '2': 'two', key: [] } },
+    };
+    const parts = { dashboard: { block: 'of a', values: [0, -1, 1e21] } };
+    const written = PersistentCache.empty(file);
+    for (const [id, item] of Object.entries(items)) written.setItem(id, `key-${id}`, files, item);
+    written.setItemParts('a', items['a'] as object, 'parts-key', parts, true);
+    assert.equal(await written.save(dir), true);
+
+    const bodyOf = (): { line: string; body: Record<string, Record<string, Record<string, unknown>>> } => {
+      const line = fs.readFileSync(file, 'utf8').split('\n')[1] as string;
+      return { line, body: JSON.parse(line) as Record<string, Record<string, Record<string, unknown>>> };
+    };
+    const loaded = PersistentCache.open(file);
+    assert.equal(loaded.origin, 'loaded');
+    const kept = (id: string): object => {
+      const item = loaded.item<object>(id, `key-${id}`, files);
+      assert.ok(item, `${id} is kept`);
+      return item;
+    };
+    // Each span names the item's (and the parts') JSON in the line as written.
+    const { line, body } = bodyOf();
+    const bytes = Buffer.from(line, 'utf8');
+    for (const id of Object.keys(items)) {
+      const span = body['spans']?.[id] as unknown as number[];
+      assert.equal(bytes.subarray(span[0], span[0]! + span[1]!).toString('utf8'), JSON.stringify(items[id]), id);
+    }
+    const partsSpan = body['spans']?.['a'] as unknown as number[];
+    assert.equal(bytes.subarray(partsSpan[2], partsSpan[2]! + partsSpan[3]!).toString('utf8'), JSON.stringify(parts));
+    assert.deepEqual(loaded.itemParts('a', kept('a'), 'parts-key')?.value, parts);
+
+    // One item replaced: the others (and a's parts) are written from their loaded bytes.
+    kept('a');
+    kept('c');
+    const replaced = { goal_id: 'b', text: 'replaced' };
+    loaded.setItem('b', 'key-b', files, replaced);
+    const stringify = JSON.stringify;
+    let itemsEncoded = 0;
+    JSON.stringify = ((value: unknown, ...rest: unknown[]) => {
+      if (typeof value === 'object' && value !== null && 'goal_id' in value) itemsEncoded++;
+      return (stringify as (...args: unknown[]) => string)(value, ...rest);
+    }) as typeof JSON.stringify;
+    try {
+      assert.equal(await loaded.save(dir), true);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    assert.equal(itemsEncoded, 1, 'only the replaced item was encoded');
+    const again = bodyOf();
+    assert.equal(again.line, stringify(JSON.parse(again.line)), 'the line is the JSON of its values');
+    assert.deepEqual(again.body['items']?.['a']?.['item'], items['a']);
+    assert.deepEqual(again.body['items']?.['c']?.['item'], items['c']);
+    assert.deepEqual(again.body['items']?.['b']?.['item'], replaced);
+    assert.deepEqual((again.body['items']?.['a']?.['parts'] as { value: unknown }).value, parts);
+    const reopened = PersistentCache.open(file);
+    assert.equal(reopened.origin, 'loaded', 'the checksum covers the bytes as written');
+    assert.deepEqual(reopened.item('c', 'key-c', files), items['c']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

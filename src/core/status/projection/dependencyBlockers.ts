@@ -52,15 +52,19 @@ export function dependencyBlockers(items: readonly BlockerSource[]): Map<string,
       }))
       .filter((blocker) => blocker.text !== ''),
   );
+  // Per goal: every other goal's blockers are counted, and the first few listed (not all of them filtered per goal).
+  const own = new Map<string, number>();
+  for (const blocker of all) own.set(blocker.goal_id, (own.get(blocker.goal_id) ?? 0) + 1);
   const result = new Map<string, DependencyBlockers>();
   for (const item of items) {
-    const others = all.filter((blocker) => blocker.goal_id !== item.goal_id);
-    if (others.length === 0) continue;
-    result.set(item.goal_id, {
-      source: 'attention_queue.user_todos',
-      open_count: others.length,
-      items: others.slice(0, MAX_DEPENDENCY_BLOCKERS),
-    });
+    const openCount = all.length - (own.get(item.goal_id) ?? 0);
+    if (openCount === 0) continue;
+    const listed: (typeof all)[number][] = [];
+    for (const blocker of all) {
+      if (listed.length >= MAX_DEPENDENCY_BLOCKERS) break;
+      if (blocker.goal_id !== item.goal_id) listed.push(blocker);
+    }
+    result.set(item.goal_id, { source: 'attention_queue.user_todos', open_count: openCount, items: listed });
   }
   return result;
 }

@@ -682,6 +682,45 @@ export function projectAsset(
   /** The goal's registry entry: its `execution_profile` and `spawn_policy` are read. */
   registryEntry: Readonly<Record<string, unknown>> | undefined,
 ): ProjectAsset {
+  return withAssetQuota(projectAssetBase(item, registryEntry), item);
+}
+
+/**
+ * The block without what the item's quota decides (the quota changes with the time: a rolling window), kept with
+ * the item between calls: `long_task_cadence_hint` and `quota` hold null where {@link withAssetQuota} puts the
+ * item's (so the keys keep the block's order, also through JSON). Never shown as it is.
+ */
+export type ProjectAssetBase = Omit<ProjectAsset, 'long_task_cadence_hint' | 'quota'> & {
+  long_task_cadence_hint: null;
+  /** Null (set after the todo overviews, where the quota goes). */
+  quota?: null;
+};
+
+/**
+ * The block of an item from its base (`projectAssetBase` of the same item, with or without its quota): its quota
+ * and its cadence hint (which a blocking quota state replaces: projection/quotaSignals.ts) put in. A new object.
+ */
+export function withAssetQuota(
+  base: ProjectAssetBase,
+  item: Pick<ProjectAssetItem, 'quota' | 'long_task_cadence_hint'>,
+): ProjectAsset {
+  const quota = assetQuota(item.quota);
+  const asset: Json = {};
+  // Key by key (a `delete` would leave the copy a slow dictionary object).
+  for (const key in base) {
+    if (key === 'long_task_cadence_hint') asset[key] = item.long_task_cadence_hint;
+    else if (key !== 'quota') asset[key] = (base as Json)[key];
+    else if (quota !== undefined) asset[key] = quota;
+  }
+  return asset as ProjectAsset;
+}
+
+/** The block without its quota-decided parts (see {@link ProjectAssetBase}): what status keeps with the item. */
+export function projectAssetBase(
+  item: Omit<ProjectAssetItem, 'quota' | 'long_task_cadence_hint'>,
+  /** The goal's registry entry: its `execution_profile` and `spawn_policy` are read. */
+  registryEntry: Readonly<Record<string, unknown>> | undefined,
+): ProjectAssetBase {
   const quiet = item.waiting_on === MONITOR_SIGNAL && item.execution_waiting_on !== undefined;
   const route: AssetRoute = {
     status: item.status,
@@ -696,7 +735,7 @@ export function projectAsset(
     next_handoff_condition: item.next_handoff_condition,
   };
   const nextSafeCommand = truthy(item.agent_command) ? publicSafeCompact(item.agent_command, 320) : null;
-  const asset: ProjectAsset = quiet
+  const asset: ProjectAssetBase = quiet
     ? {
         owner: MONITOR_SIGNAL,
         gate: 'none',
@@ -704,7 +743,7 @@ export function projectAsset(
         next_action: item.recommended_action,
         stop_condition: MONITOR_STOP_CONDITION,
         execution_profile: {},
-        long_task_cadence_hint: item.long_task_cadence_hint,
+        long_task_cadence_hint: null,
       }
     : {
         owner: assetOwner(item.waiting_on),
@@ -713,7 +752,7 @@ export function projectAsset(
         next_action: item.recommended_action,
         stop_condition: assetStopCondition(route),
         execution_profile: {},
-        long_task_cadence_hint: item.long_task_cadence_hint,
+        long_task_cadence_hint: null,
       };
   if (nextSafeCommand !== null) asset.next_safe_command = nextSafeCommand;
   if (truthy(item.latest_run_recommended_action)) {
@@ -751,8 +790,8 @@ export function projectAsset(
         'add parseable User Todo / Agent Todo sections or repair the active state_file ' +
         'before treating this project_asset as first-screen complete',
     };
-  const quota = assetQuota(item.quota);
-  if (quota !== undefined) asset.quota = quota;
+  // Where the quota goes (withAssetQuota).
+  asset.quota = null;
   if (quiet)
     asset.monitor_display = {
       schema_version: MONITOR_DISPLAY_SCHEMA,

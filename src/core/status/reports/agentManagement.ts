@@ -46,14 +46,23 @@ const LIST_KEYS_AFTER_ITEMS = ['executable_backlog_items', 'deferred_items', 'de
 
 const PRIORITY_RANK: Record<string, number> = { P0: 0, 'P0-LOCAL': 0, 'P0-USER': 0, 'P0-DECISION': 0, P1: 1, P2: 2 };
 
-export interface AgentManagementSource {
+/** A goal's todos as the projection reads them: its agent todo lists and its budgeted todos (`goalAgentRows`). */
+export interface AgentTodoSource {
   goalId: string;
-  /** The registry goal's `coordination.registered_agents` as written. */
-  registeredAgents: readonly unknown[];
   /** The item's agent todo summary (its lists), or null. */
   agentTodos: Record<string, unknown> | null;
   /** The goal's budgeted agent todos an agent claims (reports/todoIndex.ts `GoalTodoIndex.budget`). */
   budget: readonly TodoRow[];
+}
+
+export interface AgentManagementSource extends AgentTodoSource {
+  /** The registry goal's `coordination.registered_agents` as written. */
+  registeredAgents: readonly unknown[];
+  /**
+   * `goalAgentRows` of this source, when the caller keeps them (status keeps them with the goal's item: they depend on
+   * nothing else); computed here otherwise.
+   */
+  rows?: readonly TodoRow[];
 }
 
 function compact(value: unknown, limit = 220): string | null {
@@ -135,11 +144,22 @@ function currentKey(todo: TodoRow): (number | string)[] {
     str(todo['todo_id']),
   ];
 }
-function sortedBy(todos: readonly TodoRow[], key: (todo: TodoRow) => (number | string)[]): TodoRow[] {
-  return todos
-    .map((todo, position) => ({ todo, position, key: key(todo) }))
-    .sort((a, b) => compareKeys(a.key, b.key) || a.position - b.position)
-    .map((entry) => entry.todo);
+/**
+ * The first `count` todos of a stable sort by `key` (ties keep their order), without sorting them all: an agent
+ * may hold thousands of todos, the projection lists 8.
+ */
+function firstSorted(todos: readonly TodoRow[], key: (todo: TodoRow) => (number | string)[], count: number): TodoRow[] {
+  const best: { todo: TodoRow; key: (number | string)[] }[] = [];
+  for (const todo of todos) {
+    const entry = { todo, key: key(todo) };
+    // After every kept entry of an equal key (those came first); not kept when after the last of a full list.
+    let at = best.length;
+    while (at > 0 && compareKeys(entry.key, best[at - 1]!.key) < 0) at--;
+    if (at >= count) continue;
+    best.splice(at, 0, entry);
+    if (best.length > count) best.pop();
+  }
+  return best.map((entry) => entry.todo);
 }
 
 /** Claims as normalized, per text (the same few agent ids on every listed todo). */
@@ -320,6 +340,47 @@ interface AgentAccumulator {
   todos: TodoRow[];
 }
 
+/**
+ * The todos of one goal the projection gives its agents, in the order they are taken (each identity once, the first
+ * kept): its agent lists before the summary's `items` (`LIST_KEYS_BEFORE_ITEMS`), its budgeted todos, the lists after
+ * (`LIST_KEYS_AFTER_ITEMS`); only todos an agent claims, each with its handoff note, `goal_id` and `source`. A pure
+ * function of the goal's item: status keeps it with the item. Never mutated.
+ */
+export function goalAgentRows(goal: AgentTodoSource): TodoRow[] {
+  const rows: TodoRow[] = [];
+  // A todo listed again (its lists overlap) is taken once: its first row (every row has an agent, so `add` keeps the
+  // first of an identity and skips the rest anyway).
+  const identities = new Set<string>();
+  const push = (row: TodoRow): void => {
+    const key = identity(row);
+    if (identities.has(key)) return;
+    identities.add(key);
+    rows.push(row);
+  };
+  const goalId = compact(goal.goalId, 180);
+  const budgetAgent = goal.budget.filter((row) => row['role'] === 'agent');
+  let budgetById: Map<string, TodoRow> | undefined;
+  const group = goal.agentTodos ?? {};
+  const fromList = (key: string, entry: TodoRow): TodoRow => {
+    // Our lists carry the fields ours reads; the budgeted row of the same todo has the rest.
+    budgetById ??= new Map(budgetAgent.map((row) => [str(row['todo_id']), row]));
+    const full = budgetById.get(str(entry['todo_id']));
+    const row = attachHandoffNote({ ...(full ?? {}), ...entry });
+    return { ...row, goal_id: goalId, source: `attention_queue.agent_todos.${key}` };
+  };
+  // A todo no agent claims is no agent's (list rows carry no `agent_id`): skipped before it is built.
+  const claimedEntries = (key: string): TodoRow[] =>
+    (Array.isArray(group[key]) ? (group[key] as TodoRow[]) : []).filter(
+      (entry) => claimOf(entry['claimed_by']) !== null,
+    );
+  for (const key of LIST_KEYS_BEFORE_ITEMS) for (const entry of claimedEntries(key)) push(fromList(key, entry));
+  if (goal.agentTodos !== null)
+    for (const row of budgetAgent)
+      if (claimOf(row['claimed_by']) !== null) push({ ...row, goal_id: goalId, source: 'attention_queue.agent_todos' });
+  for (const key of LIST_KEYS_AFTER_ITEMS) for (const entry of claimedEntries(key)) push(fromList(key, entry));
+  return rows;
+}
+
 /** The projection, or null when it has no agents (the original leaves the key out then). */
 export function agentManagementProjection(input: {
   goals: readonly AgentManagementSource[];
@@ -364,30 +425,7 @@ export function agentManagementProjection(input: {
     if (goalId !== null && !row.goalIds.includes(goalId)) row.goalIds.push(goalId);
     row.todos.push(todo);
   };
-  for (const goal of input.goals) {
-    const goalId = compact(goal.goalId, 180);
-    const budgetAgent = goal.budget.filter((row) => row['role'] === 'agent');
-    let budgetById: Map<string, TodoRow> | undefined;
-    const group = goal.agentTodos ?? {};
-    const fromList = (key: string, entry: TodoRow): TodoRow => {
-      // Our lists carry the fields ours reads; the budgeted row of the same todo has the rest.
-      budgetById ??= new Map(budgetAgent.map((row) => [str(row['todo_id']), row]));
-      const full = budgetById.get(str(entry['todo_id']));
-      const row = attachHandoffNote({ ...(full ?? {}), ...entry });
-      return { ...row, goal_id: goalId, source: `attention_queue.agent_todos.${key}` };
-    };
-    // A todo no agent claims is no agent's (list rows carry no `agent_id`): skipped before it is built.
-    const claimedEntries = (key: string): TodoRow[] =>
-      (Array.isArray(group[key]) ? (group[key] as TodoRow[]) : []).filter(
-        (entry) => claimOf(entry['claimed_by']) !== null,
-      );
-    for (const key of LIST_KEYS_BEFORE_ITEMS) for (const entry of claimedEntries(key)) add(fromList(key, entry));
-    if (goal.agentTodos !== null)
-      for (const row of budgetAgent)
-        if (claimOf(row['claimed_by']) !== null)
-          add({ ...row, goal_id: goalId, source: 'attention_queue.agent_todos' });
-    for (const key of LIST_KEYS_AFTER_ITEMS) for (const entry of claimedEntries(key)) add(fromList(key, entry));
-  }
+  for (const goal of input.goals) for (const todo of goal.rows ?? goalAgentRows(goal)) add(todo);
   for (const todo of input.todoIndexItems)
     if (todo['role'] === 'agent' && todo['source'] !== 'rollout_event_log')
       add({ ...todo, source: todo['source'] ?? 'todo_index' });
@@ -398,12 +436,13 @@ export function agentManagementProjection(input: {
     const raw = rows.get(agentId)!;
     const all = raw.todos;
     const openTodos = all.filter((todo) => !isDone(todo));
-    const current = openTodos.length === 0 ? null : sortedBy(openTodos, currentKey)[0]!;
+    const current = firstSorted(openTodos, currentKey, 1)[0] ?? null;
     const blockedTodos = all.filter(
       (todo) => !isDone(todo) && (todoStatus(todo) === 'blocked' || todo['task_class'] === 'blocker'),
     );
-    const blocked = blockedTodos.length === 0 ? null : sortedBy(blockedTodos, sortKey)[0]!;
-    let todos = sortedBy(all, sortKey);
+    const blocked = firstSorted(blockedTodos, sortKey, 1)[0] ?? null;
+    // Each identity is listed once (`add`), so putting the current todo first drops at most one of the sorted ones.
+    let todos = firstSorted(all, sortKey, MAX_AGENT_TODOS + 1);
     if (current !== null) {
       const currentIdentity = identity(current);
       todos = [current, ...todos.filter((todo) => identity(todo) !== currentIdentity)];

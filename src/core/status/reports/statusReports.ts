@@ -2,6 +2,7 @@ import { registryGoalEntries } from '../../registry/read';
 import type { GoalStatusItem } from '../goalStatus';
 import { agentManagementProjection } from './agentManagement';
 import { todoIndex, TODO_INDEX_ITEM_LIMIT, type GoalTodoIndex, type TodoIndex } from './todoIndex';
+import type { TodoRow } from '../projection/handoffNote';
 
 /**
  * The original's top-level status reports built from the goals' items (no file is read here: each goal's part was
@@ -16,6 +17,8 @@ export interface StatusReports {
 
 export function statusReports(input: {
   items: readonly Pick<GoalStatusItem, 'goal_id' | 'agent_todos'>[];
+  /** Each item's `goalAgentRows` when the caller keeps them (in the items' order); computed here otherwise. */
+  agentRows?: readonly (readonly TodoRow[] | undefined)[];
   /** Each item's part of the todo index, in the items' order. */
   goalIndexes: readonly (GoalTodoIndex | undefined)[];
   registry: Record<string, unknown>;
@@ -44,6 +47,7 @@ export function statusReports(input: {
         registeredAgents: Array.isArray(agents) ? agents : [],
         agentTodos: (item.agent_todos as Record<string, unknown> | null) ?? null,
         budget: parts[i]?.budget ?? [],
+        ...(input.agentRows?.[i] !== undefined ? { rows: input.agentRows[i] } : {}),
       };
     }),
     todoIndexItems: full.items,

@@ -132,6 +132,9 @@ export const MAX_JSON_DEPTH = 512;
 export function jsonNestingExceeds(text: string, limit = MAX_JSON_DEPTH): boolean {
   // Each level opens with a character of its own, so shorter text cannot be deeper.
   if (text.length <= limit) return false;
+  // Nor can text with no more opening characters than `limit` (those inside strings only add to the count): a
+  // run index row has a handful, and `indexOf` counts them far faster than the scan below walks every character.
+  if (!moreOpenersThan(text, limit)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -144,6 +147,14 @@ export function jsonNestingExceeds(text: string, limit = MAX_JSON_DEPTH): boolea
       if (++depth > limit) return true;
     } else if (c === 125 || c === 93) depth--;
   }
+  return false;
+}
+
+/** Whether `text` holds more than `limit` of the characters `{` and `[` together. */
+function moreOpenersThan(text: string, limit: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('{'); at !== -1; at = text.indexOf('{', at + 1)) if (++count > limit) return true;
+  for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) if (++count > limit) return true;
   return false;
 }
 

@@ -3,7 +3,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isLoopxError, type LoopxError } from '../../../src/core/errors';
 import { formatJson, writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '../../../src/core/fs/atomicWrite';
-import { jsonErrorOffset, readJsonFile, readJsonFileSync, updateJsonFile } from '../../../src/core/fs/jsonFile';
+import {
+  jsonErrorOffset,
+  jsonNestingExceeds,
+  readJsonFile,
+  readJsonFileSync,
+  updateJsonFile,
+} from '../../../src/core/fs/jsonFile';
 import { readLockHolder } from '../../../src/core/fs/fileLock';
 import { expectSuccess, startTogether, startWorker, waitForOutput, type Worker } from '../../support/barrier';
 import { removeTempDirs, tempDir } from '../../support/tempDir';
@@ -84,6 +90,27 @@ function assertCompleteVersion(text: string): void {
   assert.equal(doc.filler.length, 4_000_000);
   assert.equal(doc.filler, String(doc.version % 10).repeat(4_000_000));
 }
+
+describe('JSON nesting check', () => {
+  const nested = (depth: number, open = '[', close = ']'): string => `${open.repeat(depth)}${close.repeat(depth)}`;
+
+  it('finds nesting one level past the limit, and none at the limit', () => {
+    assert.equal(jsonNestingExceeds(nested(512)), false);
+    assert.equal(jsonNestingExceeds(nested(513)), true);
+    assert.equal(jsonNestingExceeds(`{"a":${nested(513, '{"b":', '}')}}`.replace(/}$/, '')), true);
+    assert.equal(jsonNestingExceeds(nested(5), 4), true);
+    assert.equal(jsonNestingExceeds(nested(4), 4), false);
+  });
+
+  it('reads many shallow openers as shallow, and openers inside strings as text', () => {
+    // More openers than the limit in all, none deeper than 2: the quick count does not decide, the scan does.
+    assert.equal(jsonNestingExceeds(`[${Array.from({ length: 600 }, () => '{"a":[1]}').join(',')}]`), false);
+    assert.equal(jsonNestingExceeds(JSON.stringify({ text: '['.repeat(600) })), false);
+    assert.equal(jsonNestingExceeds(JSON.stringify({ text: '"\\[' + '{'.repeat(600) })), false);
+    // A long row with a handful of openers (a run index row) is not deep.
+    assert.equal(jsonNestingExceeds(JSON.stringify({ a: 'x'.repeat(10_000), b: { c: [1, 2] } })), false);
+  });
+});
 
 describe('JSON files', function () {
   this.timeout(180_000);

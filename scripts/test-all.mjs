@@ -80,6 +80,9 @@ const tiers = [
     name,
     run() {
       const file = join(scratch, `${name}.json`);
+      // The unit tier tests the built CLI bundle and its launcher too (test/unit/cli): built first, so a fresh
+      // clone's `npm test` finds it.
+      if (name === 'unit' && !run(npm, ['run', '-s', 'build']).ok) return { ...summaryOf(file), ok: false };
       const result = run(npm, ['run', '-s', script], { LOOPX_TEST_SUMMARY: file });
       const counts = summaryOf(file);
       return { ...counts, ok: result.ok };

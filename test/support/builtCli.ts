@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 /** What one run of the built CLI printed and how it exited. */
 export interface BuiltCliRun {
@@ -34,4 +36,17 @@ export function builtCliJson(
   const run = runBuiltCli(cliJs, [...args, '--format', 'json'], options);
   assert.equal(run.status, 0, `loopx ${args.join(' ')}: ${run.stdout}\n${run.stderr}`);
   return JSON.parse(run.stdout) as Record<string, unknown>;
+}
+
+/**
+ * The path of a file the build writes under `out/` (`npm run build`), asserted to exist: a test of the built
+ * bundle fails with what to run, never passes by having nothing to test.
+ */
+export function builtFile(...parts: string[]): string {
+  const file = path.join(process.cwd(), 'out', ...parts);
+  assert.ok(
+    fs.existsSync(file),
+    `${file} is missing: run \`npm run build\` first (npm test builds before the unit tier)`,
+  );
+  return file;
 }

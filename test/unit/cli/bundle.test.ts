@@ -3,14 +3,13 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { builtFile } from '../../support/builtCli';
 
-const bundlePath = path.join(process.cwd(), 'out', 'cli-main.js');
+const bundlePath = (): string => builtFile('cli-main.js');
 
 describe('the CLI bundle', () => {
   it('turns each Node built-in the sources import into a namespace object once, not once per importing module', () => {
-    if (!fs.existsSync(bundlePath)) return; // Needs a build (npm run build).
-    const bundle = fs.readFileSync(bundlePath, 'utf8');
+    const bundle = fs.readFileSync(bundlePath(), 'utf8');
     // esbuild's per-module copy of a built-in (`__toESM(require("node:fs"))`) is left only where a bundled
     // package (not src/) imports one.
     const perModule = [...bundle.matchAll(/__toESM\(require\("(node:[a-z_/]+)"\)\)/g)].map((m) => m[1]);
@@ -22,8 +21,7 @@ describe('the CLI bundle', () => {
   });
 
   it('is ASCII, so the launcher reads it as Latin-1 instead of decoding UTF-8 (regex literals escaped by the build)', () => {
-    if (!fs.existsSync(bundlePath)) return; // Needs a build (npm run build).
-    const bundle = fs.readFileSync(bundlePath);
+    const bundle = fs.readFileSync(bundlePath());
     const at = bundle.findIndex((byte) => byte > 0x7f);
     assert.equal(at, -1, `non-ASCII at byte ${at}: ${bundle.subarray(Math.max(0, at - 60), at + 20).toString('utf8')}`);
   });

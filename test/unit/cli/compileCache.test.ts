@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { builtFile } from '../../support/builtCli';
 import {
   bundleStamp,
   commandProfile,
@@ -171,8 +172,7 @@ describe('CLI compile cache: the name record (no hash when the bundle is unchang
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-launch-'));
     const tmp = path.join(root, 'tmp');
     fs.mkdirSync(tmp);
-    const launcher = path.join(process.cwd(), 'out', 'cli.js');
-    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    const launcher = builtFile('cli.js');
     fs.copyFileSync(launcher, path.join(root, 'cli.js'));
     const bundle = path.join(root, 'cli-main.js');
     const write = (text: string) => {
@@ -214,8 +214,7 @@ describe('CLI launcher: the bundle text', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-text-'));
     const tmp = path.join(root, 'tmp');
     fs.mkdirSync(tmp);
-    const launcher = path.join(process.cwd(), 'out', 'cli.js');
-    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    const launcher = builtFile('cli.js');
     fs.copyFileSync(launcher, path.join(root, 'cli.js'));
     const bundle = path.join(root, 'cli-main.js');
     const run = () =>
@@ -293,8 +292,7 @@ describe('CLI compile cache: one cache per command, made at exit', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-exit-'));
     const tmp = path.join(root, 'tmp');
     fs.mkdirSync(tmp);
-    const launcher = path.join(process.cwd(), 'out', 'cli.js');
-    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    const launcher = builtFile('cli.js');
     fs.copyFileSync(launcher, path.join(root, 'cli.js'));
     const bundle = path.join(root, 'cli-main.js');
     // A function compiled only after the top level ran (from a timer): a cache made at exit holds it.
@@ -324,8 +322,7 @@ describe('CLI compile cache: one cache per command, made at exit', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'loopx-cc-held-'));
     const tmp = path.join(root, 'tmp');
     fs.mkdirSync(tmp);
-    const launcher = path.join(process.cwd(), 'out', 'cli.js');
-    if (!fs.existsSync(launcher)) return; // Needs a build (npm run build).
+    const launcher = builtFile('cli.js');
     fs.copyFileSync(launcher, path.join(root, 'cli.js'));
     const bundle = path.join(root, 'cli-main.js');
     const body = Array.from({ length: 200 }, (_, i) => `total += String(${i}).length * ${i};`).join('\n');

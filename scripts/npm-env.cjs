@@ -10,7 +10,19 @@
 'use strict';
 
 /** npm_config_* names (lower case, after the prefix) kept for a child npm. */
-const KEPT_NPM_CONFIG = ['registry', 'proxy', 'http_proxy', 'https_proxy', 'noproxy', 'cafile', 'ca', 'strict_ssl'];
+// `cache`: npm's download cache as the outer npm resolved it (the user's setting, or ~/.npm), which the child
+// would otherwise not see and replace with the default: a CI runner's or an empty cache given on purpose holds.
+const KEPT_NPM_CONFIG = [
+  'registry',
+  'proxy',
+  'http_proxy',
+  'https_proxy',
+  'noproxy',
+  'cafile',
+  'ca',
+  'strict_ssl',
+  'cache',
+];
 
 // NODE is the outer npm's node binary (npm sets it for scripts); the rest name the outer npm run.
 const DROPPED_NAMES = new Set(['npm_execpath', 'npm_node_execpath', 'npm_command', 'INIT_CWD', 'NODE']);

@@ -12,13 +12,13 @@ set -euo pipefail
 # Run from an npm script (`npm start`, `npm run setup:vscode-test`), this inherits the outer npm's identity:
 # npm_config_user_agent names the outer Node 20, and the inner `npm install` below would read it back as its
 # own, so code-server's postinstall refuses Node 24 ("currently requires node v24"). Drop the outer npm's
-# variables before any npm runs, keeping the few registry settings a user may give through the environment
+# variables before any npm runs, keeping the few registry settings (and the download cache) a user may give through the environment
 # (the same rule as scripts/npm-env.cjs; a unit test checks both).
 for name in $(compgen -e); do
   lower="${name,,}"
   case "$lower" in
     npm_config_registry | npm_config_proxy | npm_config_http_proxy | npm_config_https_proxy | npm_config_noproxy | \
-      npm_config_cafile | npm_config_ca | npm_config_strict_ssl) ;;
+      npm_config_cafile | npm_config_ca | npm_config_strict_ssl | npm_config_cache) ;;
     npm_config_* | npm_lifecycle_* | npm_package_* | npm_execpath | npm_node_execpath | npm_command) unset "$name" ;;
   esac
 done

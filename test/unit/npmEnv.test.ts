@@ -34,6 +34,8 @@ const outer: NodeJS.ProcessEnv = {
   npm_config_noproxy: 'localhost',
   npm_config_cafile: '/etc/ssl/certs/ca-certificates.crt',
   'npm_config_strict-ssl': 'true',
+  // npm's download cache as npm run resolved it (the user's setting, else ~/.npm).
+  npm_config_cache: '/ci/npm-cache',
 };
 const kept = [
   'PATH',
@@ -46,6 +48,7 @@ const kept = [
   'npm_config_noproxy',
   'npm_config_cafile',
   'npm_config_strict-ssl',
+  'npm_config_cache',
 ];
 
 describe('npm child environment', () => {

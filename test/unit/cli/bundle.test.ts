@@ -7,9 +7,22 @@ import { builtFile } from '../../support/builtCli';
 
 const bundlePath = (): string => builtFile('cli-main.js');
 
+/**
+ * The development build's bundle (`npm run build`), whose esbuild helpers keep their names; `npm pack`'s prepack
+ * leaves the production build in out/ (names minified), which these patterns cannot read: said, not passed.
+ */
+function developmentBundle(): string {
+  const bundle = fs.readFileSync(bundlePath(), 'utf8');
+  assert.ok(
+    bundle.trimEnd().endsWith('//# sourceMappingURL=cli-main.js.map'),
+    'out/ holds the production build (npm pack runs it): run `npm run build` first',
+  );
+  return bundle;
+}
+
 describe('the CLI bundle', () => {
   it('turns each Node built-in the sources import into a namespace object once, not once per importing module', () => {
-    const bundle = fs.readFileSync(bundlePath(), 'utf8');
+    const bundle = developmentBundle();
     // esbuild's per-module copy of a built-in (`__toESM(require("node:fs"))`) is left only where a bundled
     // package (not src/) imports one.
     const perModule = [...bundle.matchAll(/__toESM\(require\("(node:[a-z_/]+)"\)\)/g)].map((m) => m[1]);
